@@ -1,0 +1,415 @@
+import type { CstElement, CstNode, IToken } from "chevrotain";
+import semver from "semver";
+import type { Verdict } from "@writ/runtime";
+import type {
+  ArithOperator,
+  CompareOperator,
+  ConstDecl,
+  ConstValue,
+  Expr,
+  Ident,
+  ListItem,
+  NumberConstraint,
+  NumberLit,
+  PolicyAst,
+  RegexLit,
+  RuleDecl,
+  SignalDecl,
+  SignalTypeExpr,
+  StringConstraint,
+  StringLit,
+  StringOperator,
+} from "../syntax/ast.js";
+import type { Span } from "../diagnostics/source.js";
+import { joinSpans, spanOf, type PhaseContext } from "./context.js";
+
+/**
+ * Phase build-ast. Guarantees: every node has a span; string escapes, numbers and regular expressions are
+ * decoded and valid; the policy id, version and governed action are well formed; signal constraints are
+ * consistent (bounds ordered, integer bounds integral, no constraint twice, no enum value twice).
+ */
+export function buildAst(ctx: PhaseContext, cst: CstNode, comments: readonly IToken[]): PolicyAst {
+  return new AstBuilder(ctx).policy(cst, comments);
+}
+
+const POLICY_ID = /^[a-z0-9]+(?:[._-][a-z0-9]+)*$/;
+const ACTION = /^[A-Za-z0-9]+(?:[._:-][A-Za-z0-9]+)*$/;
+const MAX_NAME = 128;
+
+class AstBuilder {
+  constructor(private readonly ctx: PhaseContext) {}
+
+  policy(cst: CstNode, comments: readonly IToken[]): PolicyAst {
+    const header = node(cst, "header");
+    const policyId = this.string(token(header, "policyId"));
+    const version = this.string(token(header, "version"));
+    if (policyId.value.length > MAX_NAME || !POLICY_ID.test(policyId.value)) {
+      this.ctx.sink.report(
+        "E304",
+        policyId.span,
+        `invalid policy id \`${policyId.value}\`: use lowercase letters and digits, separated by single \`.\`, \`_\` or \`-\``,
+      );
+    }
+    if (semver.valid(version.value) !== version.value) {
+      this.ctx.sink.report("E305", version.span, `invalid policy version \`${version.value}\`: expected a semantic version such as \`1.2.0\``);
+    }
+    const governs = node(cst, "governsClause");
+    const action = this.string(token(governs, "action"));
+    if (action.value.length > MAX_NAME || !ACTION.test(action.value)) {
+      this.ctx.sink.report(
+        "E307",
+        action.span,
+        `invalid action name \`${action.value}\`: use letters and digits, separated by single \`.\`, \`_\`, \`:\` or \`-\``,
+      );
+    }
+    const signalsBlock = node(cst, "signalsBlock");
+    return {
+      policyId,
+      version,
+      governs: { action, binding: tokens(governs, "bound").map((t) => this.ident(t)), span: this.nodeSpan(governs) },
+      signals: nodes(signalsBlock, "signalDecl").map((n) => this.signal(n)),
+      consts: nodes(cst, "constDecl").map((n) => this.constDecl(n)),
+      rules: nodes(cst, "ruleDecl").map((n) => this.rule(n)),
+      otherwise: optionalNode(cst, "otherwiseDecl", (n) => ({
+        verdict: this.verdict(node(n, "verdict")),
+        reason: this.reason(token(n, "reason")),
+        span: this.nodeSpan(n),
+      })),
+      comments: comments.map((t) => ({ text: t.image, span: this.tokenSpan(t) })),
+      span: spanOf(this.ctx, 0, this.ctx.text.length),
+    };
+  }
+
+  private signal(n: CstNode): SignalDecl {
+    return {
+      name: this.ident(token(n, "name")),
+      optional: tokens(n, "optional").length > 0,
+      type: this.signalType(node(n, "signalType")),
+      span: this.nodeSpan(n),
+    };
+  }
+
+  private signalType(n: CstNode): SignalTypeExpr {
+    const span = this.nodeSpan(n);
+    if (has(n, "String")) {
+      const constraints = nodes(n, "stringConstraint").map((c) => this.stringConstraint(c));
+      this.noRepeats(constraints.map((c) => ({ key: c.kind, span: c.span })), "string");
+      return { kind: "string", constraints, span };
+    }
+    if (has(n, "Number") || has(n, "Integer")) {
+      const kind = has(n, "Integer") ? "integer" : "number";
+      const constraints = nodes(n, "numberConstraint").map((c) => this.numberConstraint(c, kind));
+      this.noRepeats(
+        constraints.flatMap((c) =>
+          c.kind === "range"
+            ? [{ key: "lower bound", span: c.span }, { key: "upper bound", span: c.span }]
+            : [{ key: c.op.startsWith(">") ? "lower bound" : "upper bound", span: c.span }],
+        ),
+        kind,
+      );
+      return { kind, constraints, span };
+    }
+    if (has(n, "Boolean")) return { kind: "boolean", span };
+    if (has(n, "Timestamp")) return { kind: "timestamp", span };
+    const values = tokens(n, "enumValue").map((t) => this.string(t));
+    const seen = new Set<string>();
+    for (const v of values) {
+      if (seen.has(v.value)) this.ctx.sink.report("E308", v.span, `enum value \`${v.value}\` is listed twice`);
+      seen.add(v.value);
+    }
+    return { kind: "enum", values, span };
+  }
+
+  private noRepeats(items: readonly { key: string; span: Span }[], type: string): void {
+    const seen = new Set<string>();
+    for (const { key, span } of items) {
+      if (seen.has(key)) this.ctx.sink.report("E306", span, `a ${type} signal takes at most one ${key} constraint`);
+      seen.add(key);
+    }
+  }
+
+  private stringConstraint(n: CstNode): StringConstraint {
+    const span = this.nodeSpan(n);
+    if (has(n, "Matching")) return { kind: "matching", regex: this.regex(token(n, "RegexLiteral")), span };
+    const min = this.signedNumber(node(n, "min"));
+    const max = this.signedNumber(node(n, "max"));
+    for (const b of [min, max]) {
+      if (!Number.isSafeInteger(b.value) || b.value < 0) {
+        this.ctx.sink.report("E306", b.span, `length bound \`${b.value}\` must be a whole number of zero or more`);
+      }
+    }
+    this.ordered(min, max);
+    return { kind: "length", min, max, span };
+  }
+
+  private numberConstraint(n: CstNode, kind: "number" | "integer"): NumberConstraint {
+    const span = this.nodeSpan(n);
+    const bound = tokens(n, "bound")[0];
+    const values: NumberLit[] = [];
+    let result: NumberConstraint;
+    if (bound) {
+      const value = this.signedNumber(node(n, "value"));
+      values.push(value);
+      result = { kind: "bound", op: bound.image as ">=" | ">" | "<=" | "<", value, span };
+    } else {
+      const min = this.signedNumber(node(n, "min"));
+      const max = this.signedNumber(node(n, "max"));
+      values.push(min, max);
+      this.ordered(min, max);
+      result = { kind: "range", min, max, span };
+    }
+    if (kind === "integer") {
+      for (const v of values) {
+        if (!Number.isSafeInteger(v.value)) {
+          this.ctx.sink.report("E306", v.span, `bound \`${v.value}\` of an integer signal must be a safe integer`);
+        }
+      }
+    }
+    return result;
+  }
+
+  private ordered(min: NumberLit, max: NumberLit): void {
+    if (min.value > max.value) {
+      this.ctx.sink.report("E306", joinSpans(min.span, max.span), `range \`${min.value}..${max.value}\` is empty: the lower bound exceeds the upper`);
+    }
+  }
+
+  private constDecl(n: CstNode): ConstDecl {
+    const list = optionalNode(n, "listLiteral", (l) => this.list(l));
+    const value: ConstValue = list ?? { kind: "scalar", value: this.scalar(node(n, "scalarLiteral")), span: this.nodeSpan(node(n, "scalarLiteral")) };
+    return { name: this.ident(token(n, "name")), value, span: this.nodeSpan(n) };
+  }
+
+  private list(n: CstNode): { kind: "list"; items: ListItem[]; span: Span } {
+    const items = (n.children["item"] ?? []).map((el): ListItem => {
+      if (isToken(el)) return { kind: "ref", name: el.image, span: this.tokenSpan(el) };
+      return { kind: "scalar", value: this.scalar(el), span: this.nodeSpan(el) };
+    });
+    return { kind: "list", items, span: this.nodeSpan(n) };
+  }
+
+  private scalar(n: CstNode): string | number | boolean {
+    if (has(n, "signedNumber")) return this.signedNumber(node(n, "signedNumber")).value;
+    if (has(n, "StringLiteral")) return this.string(token(n, "StringLiteral")).value;
+    return has(n, "True");
+  }
+
+  private rule(n: CstNode): RuleDecl {
+    return {
+      name: this.ident(token(n, "name")),
+      when: this.expression(node(n, "expression")),
+      verdict: this.verdict(node(n, "verdict")),
+      reason: this.reason(token(n, "reason")),
+      span: this.nodeSpan(n),
+    };
+  }
+
+  private verdict(n: CstNode): Verdict {
+    if (has(n, "Approve")) return "approve";
+    if (has(n, "Escalate")) return "escalate";
+    return "reject";
+  }
+
+  private reason(t: IToken): StringLit {
+    const reason = this.string(t);
+    if (reason.value.trim() === "") this.ctx.sink.report("E309", reason.span, "a reason must say something: it is shown to the caller");
+    return reason;
+  }
+
+  private expression(n: CstNode): Expr {
+    return this.logical(n, "or", (c) => this.logical(c, "and", (a) => this.notExpr(a)));
+  }
+
+  private logical(n: CstNode, kind: "or" | "and", operand: (c: CstNode) => Expr): Expr {
+    const args = nodes(n, "operand").map(operand);
+    if (args.length === 1) return args[0]!;
+    return { kind, args, span: joinSpans(args[0]!.span, args[args.length - 1]!.span) };
+  }
+
+  private notExpr(n: CstNode): Expr {
+    const inner = optionalNode(n, "notExpr", (c) => this.notExpr(c));
+    if (inner) return { kind: "not", arg: inner, span: this.nodeSpan(n) };
+    return this.predicate(node(n, "predicate"));
+  }
+
+  private predicate(n: CstNode): Expr {
+    const subject = this.additive(node(n, "subject"));
+    const span = this.nodeSpan(n);
+    const compare = optionalNode(n, "compareOp", (c) => firstToken(c).image as CompareOperator);
+    if (compare) return { kind: "compare", op: compare, left: subject, right: this.additive(node(n, "object")), span };
+    if (has(n, "In")) {
+      const negated = tokens(n, "negated").length > 0;
+      const target = node(n, "membershipTarget");
+      const list = optionalNode(target, "listLiteral", (l) => this.list(l));
+      if (list) return { kind: "in", negated, value: subject, set: list, span };
+      const low = this.additive(node(target, "low"));
+      const high = optionalNode(target, "high", (h) => this.additive(h));
+      if (high) return { kind: "range", negated, value: subject, min: low, max: high, span };
+      return { kind: "in", negated, value: subject, set: low, span };
+    }
+    const stringOp = tokens(n, "stringOp")[0];
+    if (stringOp) {
+      return { kind: "string-op", op: stringOp.image as StringOperator, left: subject, right: this.additive(node(n, "object")), span };
+    }
+    if (has(n, "Matches")) return { kind: "matches", value: subject, regex: this.regex(token(n, "RegexLiteral")), span };
+    return subject;
+  }
+
+  private additive(n: CstNode): Expr {
+    return this.binary(n, (c) => this.multiplicative(c));
+  }
+
+  private multiplicative(n: CstNode): Expr {
+    return this.binary(n, (c) => this.unary(c));
+  }
+
+  /** Left-associative chain: `a - b - c` is `(a - b) - c`. */
+  private binary(n: CstNode, operand: (c: CstNode) => Expr): Expr {
+    const operands = nodes(n, "operand").map(operand);
+    const operators = tokens(n, "operator");
+    let acc = operands[0]!;
+    operators.forEach((op, i) => {
+      const right = operands[i + 1]!;
+      acc = { kind: "arith", op: op.image as ArithOperator, left: acc, right, span: joinSpans(acc.span, right.span) };
+    });
+    return acc;
+  }
+
+  private unary(n: CstNode): Expr {
+    const inner = optionalNode(n, "unary", (c) => this.unary(c));
+    if (inner) return { kind: "neg", arg: inner, span: this.nodeSpan(n) };
+    return this.primary(node(n, "primary"));
+  }
+
+  private primary(n: CstNode): Expr {
+    const span = this.nodeSpan(n);
+    if (has(n, "NumberLiteral")) return { kind: "literal", value: this.number(token(n, "NumberLiteral")).value, span };
+    if (has(n, "StringLiteral")) return { kind: "literal", value: this.string(token(n, "StringLiteral")).value, span };
+    if (has(n, "True")) return { kind: "literal", value: true, span };
+    if (has(n, "False")) return { kind: "literal", value: false, span };
+    const inner = optionalNode(n, "inner", (c) => this.expression(c));
+    if (inner) return inner;
+    const name = this.ident(token(n, "Identifier"));
+    if (has(n, "LParen")) return { kind: "call", fn: name, args: nodes(n, "argument").map((a) => this.expression(a)), span };
+    return { kind: "ref", name: name.name, span };
+  }
+
+  private signedNumber(n: CstNode): NumberLit {
+    const lit = this.number(token(n, "NumberLiteral"));
+    if (!has(n, "Minus")) return lit;
+    return { value: lit.value === 0 ? 0 : -lit.value, span: this.nodeSpan(n) };
+  }
+
+  private number(t: IToken): NumberLit {
+    const span = this.tokenSpan(t);
+    const value = Number(t.image);
+    if (!Number.isFinite(value)) {
+      this.ctx.sink.report("E302", span, `number \`${t.image}\` is too large`);
+      return { value: 0, span };
+    }
+    if (/^\d+$/.test(t.image) && !Number.isSafeInteger(value)) {
+      this.ctx.sink.report("E302", span, `integer \`${t.image}\` cannot be represented exactly (the limit is 9007199254740991)`);
+    }
+    return { value, span };
+  }
+
+  private regex(t: IToken): RegexLit {
+    const span = this.tokenSpan(t);
+    const pattern = t.image.slice(1, -1);
+    try {
+      new RegExp(pattern, "u");
+    } catch (e) {
+      const why = e instanceof Error ? e.message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /, "") : "";
+      this.ctx.sink.report("E303", span, `invalid regular expression \`${t.image}\`: ${why.toLowerCase()}`);
+    }
+    return { pattern, span };
+  }
+
+  private string(t: IToken): StringLit {
+    const span = this.tokenSpan(t);
+    const decoded = decodeString(t.image);
+    if (typeof decoded !== "string") {
+      this.ctx.sink.report("E301", spanOf(this.ctx, t.startOffset + decoded.at, t.startOffset + decoded.at + decoded.length), decoded.message);
+      return { value: "", span };
+    }
+    return { value: decoded, span };
+  }
+
+  private ident(t: IToken): Ident {
+    return { name: t.image, span: this.tokenSpan(t) };
+  }
+
+  private tokenSpan(t: IToken): Span {
+    return spanOf(this.ctx, t.startOffset, t.startOffset + t.image.length);
+  }
+
+  private nodeSpan(n: CstNode): Span {
+    const loc = n.location;
+    if (!loc || Number.isNaN(loc.startOffset)) return spanOf(this.ctx, 0, 0);
+    return spanOf(this.ctx, loc.startOffset, (loc.endOffset ?? loc.startOffset) + 1);
+  }
+}
+
+/**
+ * Decodes a string literal with JSON's escapes. Raw control characters and lone surrogates are refused:
+ * reasons end up in signed attestations, which must canonicalize (RFC 8785) without loss.
+ */
+export function decodeString(image: string): string | { message: string; at: number; length: number } {
+  let out = "";
+  const end = image.length - 1;
+  for (let i = 1; i < end; i++) {
+    const c = image[i]!;
+    const code = c.charCodeAt(0);
+    if (code < 0x20) return { message: "control characters must be written as escapes such as `\\t`", at: i, length: 1 };
+    if (c !== "\\") {
+      out += c;
+      continue;
+    }
+    const e = image[i + 1] ?? "";
+    const simple: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+    if (e in simple) {
+      out += simple[e];
+      i++;
+    } else if (e === "u" && /^[0-9a-fA-F]{4}$/.test(image.slice(i + 2, i + 6))) {
+      out += String.fromCharCode(parseInt(image.slice(i + 2, i + 6), 16));
+      i += 5;
+    } else {
+      return { message: `invalid escape \`\\${e}\`: use \\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\uXXXX`, at: i, length: 2 };
+    }
+  }
+  if (!out.isWellFormed()) return { message: "string contains a lone surrogate `\\uD800`-`\\uDFFF`", at: 0, length: image.length };
+  return out;
+}
+
+function isToken(el: CstElement): el is IToken {
+  return (el as IToken).image !== undefined;
+}
+
+function has(n: CstNode, key: string): boolean {
+  return (n.children[key]?.length ?? 0) > 0;
+}
+
+function node(n: CstNode, key: string): CstNode {
+  return n.children[key]![0] as CstNode;
+}
+
+function nodes(n: CstNode, key: string): CstNode[] {
+  return (n.children[key] ?? []) as CstNode[];
+}
+
+function optionalNode<R>(n: CstNode, key: string, f: (c: CstNode) => R): R | null {
+  const c = n.children[key]?.[0];
+  return c ? f(c as CstNode) : null;
+}
+
+function token(n: CstNode, key: string): IToken {
+  return n.children[key]![0] as IToken;
+}
+
+function tokens(n: CstNode, key: string): IToken[] {
+  return (n.children[key] ?? []) as IToken[];
+}
+
+function firstToken(n: CstNode): IToken {
+  return Object.values(n.children).flat()[0] as IToken;
+}

@@ -1,0 +1,195 @@
+import {
+  IR_VERSION,
+  type ArithOp,
+  type CompareOp,
+  type IrExpr,
+  type IrRule,
+  type IrSignal,
+  type PolicyIr,
+  type Scalar,
+} from "@writ/runtime";
+import type { ArithOperator, CompareOperator, Expr, ListItem, PolicyAst } from "../syntax/ast.js";
+import type { PhaseContext } from "./context.js";
+import type { Symbols } from "./resolve.js";
+import type { Typing } from "./type-check.js";
+
+const COMPARE: Record<CompareOperator, CompareOp> = { "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge" };
+const ARITH: Record<ArithOperator, ArithOp> = { "+": "add", "-": "sub", "*": "mul", "/": "div" };
+
+/**
+ * Phase lower. Guarantees: the IR evaluates exactly as the source reads (docs/language.md "Evaluation"):
+ * constants are inlined; constant subexpressions are folded only where the result is certain (finite
+ * arithmetic, Kleene identities); rules that can never fire (condition folded to `false`) and rules after
+ * one that always fires (condition folded to `true`) are dropped, which changes no decision.
+ * The IR carries no source positions, so reformatting a policy leaves its IR unchanged.
+ */
+export function lower(_ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, typing: Typing): PolicyIr {
+  const lowering = new Lowering(symbols, typing);
+  const rules: IrRule[] = [];
+  for (const r of ast.rules) {
+    const when = lowering.expr(r.when);
+    if (when.op === "lit" && when.value === false) continue;
+    rules.push({ id: r.name.name, verdict: r.verdict, reason: r.reason.value, when });
+    if (when.op === "lit" && when.value === true) break;
+  }
+  const signals: Record<string, IrSignal> = {};
+  for (const s of ast.signals) signals[s.name.name] = { type: s.type.kind, optional: s.optional };
+  return {
+    irVersion: IR_VERSION,
+    policyId: ast.policyId.value,
+    version: ast.version.value,
+    governs: { action: ast.governs.action.value, binding: ast.governs.binding.map((b) => b.name) },
+    signals,
+    rules,
+    otherwise: ast.otherwise ? { verdict: ast.otherwise.verdict, reason: ast.otherwise.reason.value } : null,
+  };
+}
+
+class Lowering {
+  constructor(
+    private readonly symbols: Symbols,
+    private readonly typing: Typing,
+  ) {}
+
+  expr(e: Expr): IrExpr {
+    switch (e.kind) {
+      case "literal":
+        return lit(e.value);
+      case "ref": {
+        const c = this.symbols.consts.get(e.name);
+        if (c && c.value.kind === "scalar") return lit(c.value.value);
+        return { op: "signal", name: e.name };
+      }
+      case "call": {
+        const arg = e.args[0]!;
+        if (e.fn.name === "present") {
+          const name = arg.kind === "ref" ? arg.name : "";
+          // A required signal is always present once the signals validate.
+          return this.symbols.signals.get(name)?.optional ? { op: "present", name } : lit(true);
+        }
+        const inner = this.expr(arg);
+        if (inner.op === "lit" && typeof inner.value === "string") return lit([...inner.value].length);
+        return { op: "len", arg: inner };
+      }
+      case "not":
+        return negate(this.expr(e.arg));
+      case "and":
+      case "or":
+        return logical(e.kind, e.args.map((a) => this.expr(a)));
+      case "neg": {
+        const arg = this.expr(e.arg);
+        return arg.op === "lit" && typeof arg.value === "number" ? lit(arg.value === 0 ? 0 : -arg.value) : { op: "neg", arg };
+      }
+      case "arith": {
+        const left = this.expr(e.left);
+        const right = this.expr(e.right);
+        const fn = ARITH[e.op];
+        if (left.op === "lit" && right.op === "lit" && typeof left.value === "number" && typeof right.value === "number") {
+          const v = fold(fn, left.value, right.value);
+          if (Number.isFinite(v)) return lit(v === 0 ? 0 : v);
+        }
+        return { op: "arith", fn, left, right };
+      }
+      case "compare": {
+        const kind = this.typing.kinds.get(e)!;
+        const left = this.expr(e.left);
+        const right = this.expr(e.right);
+        const cmp = COMPARE[e.op];
+        if (left.op === "lit" && right.op === "lit" && kind !== "timestamp") return lit(compareScalars(cmp, left.value, right.value));
+        return { op: "cmp", cmp, kind, left, right };
+      }
+      case "in": {
+        const kind = this.typing.kinds.get(e)!;
+        const value = this.expr(e.value);
+        const items = e.set.kind === "list" ? e.set.items : this.listOf(e.set);
+        const set = dedupe(items.map((i) => this.item(i)));
+        const test: IrExpr = { op: "in", kind, value, set };
+        return e.negated ? negate(test) : test;
+      }
+      case "range": {
+        const value = this.expr(e.value);
+        const range: IrExpr = { op: "range", value, min: this.expr(e.min), max: this.expr(e.max) };
+        return e.negated ? negate(range) : range;
+      }
+      case "string-op":
+        return { op: "str", fn: e.op, left: this.expr(e.left), right: this.expr(e.right) };
+      case "matches":
+        return { op: "matches", value: this.expr(e.value), pattern: e.regex.pattern };
+    }
+  }
+
+  private listOf(e: Expr): readonly ListItem[] {
+    const c = e.kind === "ref" ? this.symbols.consts.get(e.name) : undefined;
+    return c?.value.kind === "list" ? c.value.items : [];
+  }
+
+  private item(i: ListItem): Scalar {
+    if (i.kind === "scalar") return i.value;
+    const c = this.symbols.consts.get(i.name);
+    return c?.value.kind === "scalar" ? c.value.value : "";
+  }
+}
+
+function lit(value: Scalar): IrExpr {
+  return { op: "lit", value };
+}
+
+function negate(e: IrExpr): IrExpr {
+  if (e.op === "lit" && typeof e.value === "boolean") return lit(!e.value);
+  if (e.op === "not") return e.arg;
+  return { op: "not", arg: e };
+}
+
+/**
+ * Flattens nested and/or and applies the identities that hold in Kleene logic:
+ * `false` absorbs `and`, `true` absorbs `or`, and the identity element disappears.
+ */
+function logical(op: "and" | "or", args: readonly IrExpr[]): IrExpr {
+  const absorbing = op === "or";
+  const out: IrExpr[] = [];
+  for (const a of args) {
+    if (a.op === "lit" && typeof a.value === "boolean") {
+      if (a.value === absorbing) return lit(absorbing);
+      continue;
+    }
+    if (a.op === op) out.push(...a.args);
+    else out.push(a);
+  }
+  if (out.length === 0) return lit(!absorbing);
+  if (out.length === 1) return out[0]!;
+  return { op, args: out };
+}
+
+function fold(fn: ArithOp, a: number, b: number): number {
+  switch (fn) {
+    case "add":
+      return a + b;
+    case "sub":
+      return a - b;
+    case "mul":
+      return a * b;
+    case "div":
+      return a / b;
+  }
+}
+
+function compareScalars(cmp: CompareOp, a: Scalar, b: Scalar): boolean {
+  switch (cmp) {
+    case "eq":
+      return a === b;
+    case "ne":
+      return a !== b;
+    case "lt":
+      return a < b;
+    case "le":
+      return a <= b;
+    case "gt":
+      return a > b;
+    case "ge":
+      return a >= b;
+  }
+}
+
+function dedupe(values: readonly Scalar[]): Scalar[] {
+  return [...new Set(values)];
+}

@@ -1,0 +1,138 @@
+import type { ConstDecl, Expr, Ident, ListItem, PolicyAst, SignalDecl } from "../syntax/ast.js";
+import type { PhaseContext } from "./context.js";
+
+export interface Symbols {
+  readonly signals: ReadonlyMap<string, SignalDecl>;
+  readonly consts: ReadonlyMap<string, ConstDecl>;
+}
+
+/** The functions a condition may call. */
+export const BUILTINS = ["len", "present"] as const;
+
+/**
+ * Phase resolve. Guarantees: names are declared once (signals, constants and rules each in their own
+ * namespace; a constant may not reuse a signal's name); every name in a condition, list or binding refers
+ * to a declaration; every call names a builtin. Warns about signals and constants nothing uses.
+ */
+export function resolve(ctx: PhaseContext, ast: PolicyAst): Symbols {
+  const signals = declareOnce(ctx, ast.signals, "E401", "signal");
+  const consts = new Map<string, ConstDecl>();
+  for (const c of ast.consts) {
+    const earlier = consts.get(c.name.name);
+    if (earlier || signals.has(c.name.name)) {
+      const what = earlier ? "a constant" : "a signal";
+      ctx.sink.report("E402", c.name.span, `\`${c.name.name}\` is already declared as ${what}`);
+    } else {
+      consts.set(c.name.name, c);
+    }
+  }
+  declareOnce(ctx, ast.rules, "E403", "rule");
+
+  const used = new Set<string>();
+  const known = [...signals.keys(), ...consts.keys()];
+  const use = (name: string, span: Ident["span"]): void => {
+    if (!signals.has(name) && !consts.has(name)) {
+      ctx.sink.report("E404", span, `unknown name \`${name}\``, suggest(name, known));
+    }
+    used.add(name);
+  };
+  const useItems = (items: readonly ListItem[]): void => {
+    for (const item of items) if (item.kind === "ref") use(item.name, item.span);
+  };
+  const visit = (e: Expr): void => {
+    switch (e.kind) {
+      case "ref":
+        return use(e.name, e.span);
+      case "call":
+        if (!(BUILTINS as readonly string[]).includes(e.fn.name)) {
+          ctx.sink.report("E407", e.fn.span, `unknown function \`${e.fn.name}\``, [`the functions are ${BUILTINS.map((b) => `\`${b}\``).join(" and ")}`]);
+        }
+        return e.args.forEach(visit);
+      case "in":
+        visit(e.value);
+        return e.set.kind === "list" ? useItems(e.set.items) : visit(e.set);
+      case "range":
+        return [e.value, e.min, e.max].forEach(visit);
+      case "or":
+      case "and":
+        return e.args.forEach(visit);
+      case "not":
+      case "neg":
+        return visit(e.arg);
+      case "compare":
+      case "string-op":
+      case "arith":
+        visit(e.left);
+        return visit(e.right);
+      case "matches":
+        return visit(e.value);
+      case "literal":
+        return;
+    }
+  };
+  for (const c of ast.consts) if (c.value.kind === "list") useItems(c.value.items);
+  for (const r of ast.rules) visit(r.when);
+
+  const bound = new Set<string>();
+  for (const b of ast.governs.binding) {
+    if (!signals.has(b.name)) {
+      ctx.sink.report("E405", b.span, `binding names \`${b.name}\`, which is not a declared signal`, suggest(b.name, [...signals.keys()]));
+    } else if (bound.has(b.name)) {
+      ctx.sink.report("E406", b.span, `signal \`${b.name}\` is bound twice`);
+    }
+    bound.add(b.name);
+    used.add(b.name);
+  }
+  for (const s of ast.signals) {
+    if (!used.has(s.name.name) && signals.get(s.name.name) === s) {
+      ctx.sink.report("W401", s.name.span, `signal \`${s.name.name}\` is declared but no rule or binding uses it`);
+    }
+  }
+  for (const c of ast.consts) {
+    if (!used.has(c.name.name) && consts.get(c.name.name) === c) {
+      ctx.sink.report("W402", c.name.span, `constant \`${c.name.name}\` is declared but never used`);
+    }
+  }
+  return { signals, consts };
+}
+
+function declareOnce<T extends { readonly name: Ident }>(
+  ctx: PhaseContext,
+  decls: readonly T[],
+  code: "E401" | "E403",
+  what: string,
+): Map<string, T> {
+  const map = new Map<string, T>();
+  for (const d of decls) {
+    if (map.has(d.name.name)) ctx.sink.report(code, d.name.span, `${what} \`${d.name.name}\` is declared twice`);
+    else map.set(d.name.name, d);
+  }
+  return map;
+}
+
+/** "did you mean" for a name within two edits of a declared one. */
+function suggest(name: string, known: readonly string[]): string[] {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const k of known) {
+    const d = editDistance(name.toLowerCase(), k.toLowerCase());
+    if (d < bestDistance) {
+      best = k;
+      bestDistance = d;
+    }
+  }
+  return best === undefined ? [] : [`did you mean \`${best}\`?`];
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length]!;
+}

@@ -1,0 +1,335 @@
+import type { CompareKind } from "@writ/runtime";
+import type { ConstDecl, Expr, ListItem, PolicyAst, ScalarValue, SignalDecl } from "../syntax/ast.js";
+import type { Span } from "../diagnostics/source.js";
+import { isTimestamp } from "../syntax/timestamp.js";
+import type { PhaseContext } from "./context.js";
+import type { Symbols } from "./resolve.js";
+
+/** `enumOf` remembers which enum a string came from, so `currency == "YEN"` is caught at compile time. */
+export type Type =
+  | { readonly t: "number"; readonly integer: boolean }
+  | { readonly t: "string"; readonly enumOf?: { readonly name: string; readonly values: readonly string[] } }
+  | { readonly t: "boolean" }
+  | { readonly t: "timestamp" }
+  | { readonly t: "list"; readonly elem: Type | null }
+  | { readonly t: "error" };
+
+export interface Typing {
+  /** The type of every expression node. */
+  readonly types: ReadonlyMap<Expr, Type>;
+  /** The comparison domain of each `compare` and `in` node (a string literal beside a timestamp is one). */
+  readonly kinds: ReadonlyMap<Expr, CompareKind>;
+}
+
+const NUMBER: Type = { t: "number", integer: false };
+const INTEGER: Type = { t: "number", integer: true };
+const STRING: Type = { t: "string" };
+const BOOLEAN: Type = { t: "boolean" };
+const ERROR: Type = { t: "error" };
+
+/**
+ * Phase type-check. Guarantees: every expression has a type; every condition is boolean; every operator
+ * gets operands it is defined for; literals compared with an enum are among its values; literals compared
+ * with a timestamp are RFC 3339 instants; lists are homogeneous; `in NAME` names a list constant.
+ * An ill-typed subexpression is reported once and typed `error`, which silences errors that follow from it.
+ */
+export function typeCheck(ctx: PhaseContext, ast: PolicyAst, symbols: Symbols): Typing {
+  return new Checker(ctx, symbols).run(ast);
+}
+
+export function signalType(s: SignalDecl): Type {
+  switch (s.type.kind) {
+    case "number":
+      return NUMBER;
+    case "integer":
+      return INTEGER;
+    case "string":
+      return STRING;
+    case "boolean":
+      return BOOLEAN;
+    case "timestamp":
+      return { t: "timestamp" };
+    case "enum":
+      return { t: "string", enumOf: { name: s.name.name, values: s.type.values.map((v) => v.value) } };
+  }
+}
+
+export function describeType(t: Type): string {
+  switch (t.t) {
+    case "number":
+      return t.integer ? "integer" : "number";
+    case "string":
+      return t.enumOf ? `enum \`${t.enumOf.name}\`` : "string";
+    case "list":
+      return t.elem ? `list of ${describeType(t.elem)}` : "empty list";
+    case "error":
+      return "invalid";
+    default:
+      return t.t;
+  }
+}
+
+function scalarType(v: ScalarValue): Type {
+  if (typeof v === "number") return Number.isInteger(v) ? INTEGER : NUMBER;
+  return typeof v === "string" ? STRING : BOOLEAN;
+}
+
+class Checker {
+  private readonly types = new Map<Expr, Type>();
+  private readonly kinds = new Map<Expr, CompareKind>();
+  private readonly constTypes = new Map<string, Type>();
+
+  constructor(
+    private readonly ctx: PhaseContext,
+    private readonly symbols: Symbols,
+  ) {}
+
+  run(ast: PolicyAst): Typing {
+    for (const c of ast.consts) this.constTypes.set(c.name.name, this.constType(c));
+    for (const r of ast.rules) {
+      const t = this.expr(r.when);
+      if (t.t !== "boolean" && t.t !== "error") {
+        this.ctx.sink.report("E501", r.when.span, `the condition of rule \`${r.name.name}\` is a ${describeType(t)}, not a boolean`);
+      }
+    }
+    return { types: this.types, kinds: this.kinds };
+  }
+
+  private constType(c: ConstDecl): Type {
+    if (c.value.kind === "scalar") return scalarType(c.value.value);
+    return { t: "list", elem: this.listElem(c.value.items) };
+  }
+
+  /** The element type of a list; literal scalars and scalar constants only, all of one type. */
+  private listElem(items: readonly ListItem[]): Type | null {
+    let elem: Type | null = null;
+    for (const item of items) {
+      const t = item.kind === "scalar" ? scalarType(item.value) : this.itemRef(item.name, item.span);
+      if (t.t === "error") return ERROR;
+      if (elem === null) elem = t;
+      else if (elem.t !== t.t) {
+        this.ctx.sink.report("E507", item.span, `list mixes ${describeType(elem)} and ${describeType(t)} items`);
+        return ERROR;
+      } else if (elem.t === "number" && t.t === "number" && !t.integer) elem = t;
+    }
+    return elem;
+  }
+
+  private itemRef(name: string, span: Span): Type {
+    const decl = this.symbols.consts.get(name);
+    if (!decl) {
+      if (this.symbols.signals.has(name)) {
+        this.ctx.sink.report("E508", span, `list items must be literals or constants, and \`${name}\` is a signal`);
+      }
+      return ERROR;
+    }
+    if (decl.value.kind === "list") {
+      this.ctx.sink.report("E508", span, `constant \`${name}\` is a list and cannot be an item of another list`);
+      return ERROR;
+    }
+    return scalarType(decl.value.value);
+  }
+
+  private expr(e: Expr): Type {
+    const t = this.infer(e);
+    this.types.set(e, t);
+    return t;
+  }
+
+  private infer(e: Expr): Type {
+    switch (e.kind) {
+      case "literal":
+        return scalarType(e.value);
+      case "ref": {
+        const signal = this.symbols.signals.get(e.name);
+        if (signal) return signalType(signal);
+        return this.constTypes.get(e.name) ?? ERROR;
+      }
+      case "or":
+      case "and": {
+        let ok = true;
+        for (const a of e.args) ok = this.expect(a, "boolean", `\`${e.kind}\``) && ok;
+        return ok ? BOOLEAN : ERROR;
+      }
+      case "not":
+        return this.expect(e.arg, "boolean", "`not`") ? BOOLEAN : ERROR;
+      case "neg":
+        return this.expect(e.arg, "number", "unary `-`") ? this.types.get(e.arg)! : ERROR;
+      case "arith": {
+        const l = this.expect(e.left, "number", `\`${e.op}\``);
+        const r = this.expect(e.right, "number", `\`${e.op}\``);
+        if (!l || !r) return ERROR;
+        const integer = e.op !== "/" && isInteger(this.types.get(e.left)!) && isInteger(this.types.get(e.right)!);
+        return integer ? INTEGER : NUMBER;
+      }
+      case "string-op": {
+        const l = this.expect(e.left, "string", `\`${e.op}\``);
+        const r = this.expect(e.right, "string", `\`${e.op}\``);
+        return l && r ? BOOLEAN : ERROR;
+      }
+      case "matches":
+        return this.expect(e.value, "string", "`matches`") ? BOOLEAN : ERROR;
+      case "range": {
+        const ok = [e.value, e.min, e.max].map((x) => this.expect(x, "number", "a range `a..b`")).every(Boolean);
+        return ok ? BOOLEAN : ERROR;
+      }
+      case "compare":
+        return this.compare(e, e.left, e.right, e.op === "==" || e.op === "!=" ? "equality" : "ordering");
+      case "in":
+        return this.membership(e);
+      case "call":
+        return this.call(e);
+    }
+  }
+
+  private call(e: Extract<Expr, { kind: "call" }>): Type {
+    const name = e.fn.name;
+    if (e.args.length !== 1) {
+      this.ctx.sink.report("E506", e.span, `\`${name}\` takes exactly one argument, given ${e.args.length}`);
+      e.args.forEach((a) => this.expr(a));
+      return ERROR;
+    }
+    const arg = e.args[0]!;
+    if (name === "present") {
+      if (arg.kind !== "ref" || !this.symbols.signals.has(arg.name)) {
+        this.expr(arg);
+        this.ctx.sink.report("E506", arg.span, "`present` takes the name of a signal");
+        return ERROR;
+      }
+      this.expr(arg);
+      return BOOLEAN;
+    }
+    if (name === "len") return this.expect(arg, "string", "`len`") ? INTEGER : ERROR;
+    this.expr(arg);
+    return ERROR; // unknown function, reported by resolve
+  }
+
+  private membership(e: Extract<Expr, { kind: "in" }>): Type {
+    const value = this.expr(e.value);
+    let elem: Type | null;
+    let literals: readonly { value: ScalarValue; span: Span }[] = [];
+    if (e.set.kind === "list") {
+      elem = this.listElem(e.set.items);
+      literals = this.listLiterals(e.set.items);
+    } else {
+      const set = this.expr(e.set);
+      if (set.t === "error") return ERROR;
+      if (set.t !== "list" || e.set.kind !== "ref") {
+        this.ctx.sink.report("E508", e.set.span, `\`in\` needs a list or a range \`a..b\`, found ${describeType(set)}`);
+        return ERROR;
+      }
+      elem = set.elem;
+      const decl = this.symbols.consts.get(e.set.name);
+      if (decl?.value.kind === "list") literals = this.listLiterals(decl.value.items);
+    }
+    if (value.t === "error" || elem?.t === "error") return ERROR;
+    const kind = elem === null ? kindOf(value) : this.unify(value, elem, e.span, "equality", literals);
+    if (kind === null) return ERROR;
+    this.kinds.set(e, kind);
+    return BOOLEAN;
+  }
+
+  private listLiterals(items: readonly ListItem[]): { value: ScalarValue; span: Span }[] {
+    return items.flatMap((item) => {
+      if (item.kind === "scalar") return [{ value: item.value, span: item.span }];
+      const decl = this.symbols.consts.get(item.name);
+      return decl?.value.kind === "scalar" ? [{ value: decl.value.value, span: item.span }] : [];
+    });
+  }
+
+  private compare(e: Expr, left: Expr, right: Expr, mode: "equality" | "ordering"): Type {
+    const l = this.expr(left);
+    const r = this.expr(right);
+    if (l.t === "error" || r.t === "error") return ERROR;
+    const literals = [left, right].flatMap((x) => this.literalOf(x));
+    const kind = this.unify(l, r, e.span, mode, literals);
+    if (kind === null) return ERROR;
+    this.kinds.set(e, kind);
+    return BOOLEAN;
+  }
+
+  /** A literal, or a scalar constant, whose value the checker can test against an enum or a timestamp. */
+  private literalOf(e: Expr): { value: ScalarValue; span: Span }[] {
+    if (e.kind === "literal") return [{ value: e.value, span: e.span }];
+    if (e.kind === "ref") {
+      const decl = this.symbols.consts.get(e.name);
+      if (decl?.value.kind === "scalar") return [{ value: decl.value.value, span: e.span }];
+    }
+    return [];
+  }
+
+  /**
+   * The comparison domain of two operand types, or null after reporting why there is none.
+   * A string literal beside a timestamp is read as an instant; beside an enum it must be one of its values.
+   */
+  private unify(
+    a: Type,
+    b: Type,
+    span: Span,
+    mode: "equality" | "ordering",
+    literals: readonly { value: ScalarValue; span: Span }[],
+  ): CompareKind | null {
+    const timestamp = a.t === "timestamp" || b.t === "timestamp";
+    if (timestamp && (a.t === "timestamp" || a.t === "string") && (b.t === "timestamp" || b.t === "string")) {
+      if (a.t === "string" && a.enumOf) return this.mismatch(a, b, span);
+      if (b.t === "string" && b.enumOf) return this.mismatch(a, b, span);
+      for (const lit of literals) {
+        if (typeof lit.value === "string" && !isTimestamp(lit.value)) {
+          this.ctx.sink.report("E505", lit.span, `\`${lit.value}\` is not an RFC 3339 timestamp such as \`2025-01-31T00:00:00Z\``);
+          return null;
+        }
+      }
+      if (a.t !== b.t && literals.length === 0) return this.mismatch(a, b, span);
+      return "timestamp";
+    }
+    if (a.t !== b.t) return this.mismatch(a, b, span);
+    if (mode === "ordering" && a.t !== "number") {
+      this.ctx.sink.report("E503", span, `\`<\`, \`<=\`, \`>\` and \`>=\` compare numbers and timestamps, not ${describeType(a)} values`);
+      return null;
+    }
+    if (a.t === "string" && b.t === "string") {
+      const enumOf = a.enumOf ?? b.enumOf;
+      const other = b.enumOf;
+      if (a.enumOf && other && a.enumOf.name !== other.name && !a.enumOf.values.some((v) => other.values.includes(v))) {
+        return this.mismatch(a, b, span);
+      }
+      if (enumOf) {
+        for (const lit of literals) {
+          if (typeof lit.value === "string" && !enumOf.values.includes(lit.value)) {
+            this.ctx.sink.report(
+              "E504",
+              lit.span,
+              `\`${lit.value}\` is not a value of \`${enumOf.name}\``,
+              [`its values are ${enumOf.values.map((v) => `\`${v}\``).join(", ")}`],
+            );
+            return null;
+          }
+        }
+      }
+    }
+    return kindOf(a);
+  }
+
+  private mismatch(a: Type, b: Type, span: Span): null {
+    this.ctx.sink.report("E502", span, `cannot compare ${describeType(a)} with ${describeType(b)}`);
+    return null;
+  }
+
+  private expect(e: Expr, want: "boolean" | "number" | "string", what: string): boolean {
+    const t = this.expr(e);
+    if (t.t === "error") return false;
+    if (t.t !== want) {
+      this.ctx.sink.report("E503", e.span, `${what} needs a ${want}, found ${describeType(t)}`);
+      return false;
+    }
+    return true;
+  }
+}
+
+function isInteger(t: Type): boolean {
+  return t.t === "number" && t.integer;
+}
+
+function kindOf(t: Type): CompareKind | null {
+  return t.t === "number" || t.t === "string" || t.t === "boolean" || t.t === "timestamp" ? t.t : null;
+}

@@ -1,0 +1,116 @@
+import type { Verdict } from "@writ/runtime";
+import type { Span } from "../diagnostics/source.js";
+
+/** The typed tree the build-ast phase produces. Every node has a span; literal values are decoded. */
+export interface Ident {
+  readonly name: string;
+  readonly span: Span;
+}
+
+export interface StringLit {
+  readonly value: string;
+  readonly span: Span;
+}
+
+export interface NumberLit {
+  readonly value: number;
+  readonly span: Span;
+}
+
+export interface RegexLit {
+  readonly pattern: string;
+  readonly span: Span;
+}
+
+export type NumberBound = ">=" | ">" | "<=" | "<";
+export type NumberConstraint =
+  | { readonly kind: "bound"; readonly op: NumberBound; readonly value: NumberLit; readonly span: Span }
+  | { readonly kind: "range"; readonly min: NumberLit; readonly max: NumberLit; readonly span: Span };
+export type StringConstraint =
+  | { readonly kind: "matching"; readonly regex: RegexLit; readonly span: Span }
+  | { readonly kind: "length"; readonly min: NumberLit; readonly max: NumberLit; readonly span: Span };
+
+export type SignalTypeExpr =
+  | { readonly kind: "string"; readonly constraints: readonly StringConstraint[]; readonly span: Span }
+  | { readonly kind: "number" | "integer"; readonly constraints: readonly NumberConstraint[]; readonly span: Span }
+  | { readonly kind: "boolean" | "timestamp"; readonly span: Span }
+  | { readonly kind: "enum"; readonly values: readonly StringLit[]; readonly span: Span };
+
+export interface SignalDecl {
+  readonly name: Ident;
+  readonly optional: boolean;
+  readonly type: SignalTypeExpr;
+  readonly span: Span;
+}
+
+export type ScalarValue = string | number | boolean;
+
+export type ConstValue =
+  | { readonly kind: "scalar"; readonly value: ScalarValue; readonly span: Span }
+  | { readonly kind: "list"; readonly items: readonly ListItem[]; readonly span: Span };
+
+/** A list item is a literal or the name of a scalar constant. */
+export type ListItem =
+  | { readonly kind: "scalar"; readonly value: ScalarValue; readonly span: Span }
+  | { readonly kind: "ref"; readonly name: string; readonly span: Span };
+
+export interface ConstDecl {
+  readonly name: Ident;
+  readonly value: ConstValue;
+  readonly span: Span;
+}
+
+export type CompareOperator = "==" | "!=" | "<" | "<=" | ">" | ">=";
+export type ArithOperator = "+" | "-" | "*" | "/";
+export type StringOperator = "starts_with" | "ends_with" | "contains";
+
+export type Expr =
+  | { readonly kind: "or" | "and"; readonly args: readonly Expr[]; readonly span: Span }
+  | { readonly kind: "not"; readonly arg: Expr; readonly span: Span }
+  | { readonly kind: "compare"; readonly op: CompareOperator; readonly left: Expr; readonly right: Expr; readonly span: Span }
+  | {
+      readonly kind: "in";
+      readonly negated: boolean;
+      readonly value: Expr;
+      readonly set: { readonly kind: "list"; readonly items: readonly ListItem[]; readonly span: Span } | Expr;
+      readonly span: Span;
+    }
+  | { readonly kind: "range"; readonly negated: boolean; readonly value: Expr; readonly min: Expr; readonly max: Expr; readonly span: Span }
+  | { readonly kind: "string-op"; readonly op: StringOperator; readonly left: Expr; readonly right: Expr; readonly span: Span }
+  | { readonly kind: "matches"; readonly value: Expr; readonly regex: RegexLit; readonly span: Span }
+  | { readonly kind: "arith"; readonly op: ArithOperator; readonly left: Expr; readonly right: Expr; readonly span: Span }
+  | { readonly kind: "neg"; readonly arg: Expr; readonly span: Span }
+  | { readonly kind: "call"; readonly fn: Ident; readonly args: readonly Expr[]; readonly span: Span }
+  | { readonly kind: "ref"; readonly name: string; readonly span: Span }
+  | { readonly kind: "literal"; readonly value: ScalarValue; readonly span: Span };
+
+export interface RuleDecl {
+  readonly name: Ident;
+  readonly when: Expr;
+  readonly verdict: Verdict;
+  readonly reason: StringLit;
+  readonly span: Span;
+}
+
+export interface OtherwiseDecl {
+  readonly verdict: Verdict;
+  readonly reason: StringLit;
+  readonly span: Span;
+}
+
+export interface Comment {
+  readonly text: string;
+  readonly span: Span;
+}
+
+export interface PolicyAst {
+  readonly policyId: StringLit;
+  readonly version: StringLit;
+  readonly governs: { readonly action: StringLit; readonly binding: readonly Ident[]; readonly span: Span };
+  readonly signals: readonly SignalDecl[];
+  readonly consts: readonly ConstDecl[];
+  readonly rules: readonly RuleDecl[];
+  readonly otherwise: OtherwiseDecl | null;
+  readonly comments: readonly Comment[];
+  readonly span: Span;
+}

@@ -1,0 +1,385 @@
+import {
+  CstParser,
+  EOF,
+  type CstNode,
+  type IParserErrorMessageProvider,
+  type IRecognitionException,
+  type IToken,
+  type TokenType,
+} from "chevrotain";
+import * as T from "./tokens.js";
+
+/** What a person calls each token, for messages such as "expected a string, found `{`". */
+export function tokenLabel(t: TokenType): string {
+  if (t === EOF) return "the end of the file";
+  switch (t.name) {
+    case "Identifier":
+      return "a name";
+    case "StringLiteral":
+      return "a string";
+    case "NumberLiteral":
+      return "a number";
+    case "RegexLiteral":
+      return "a regular expression `/.../`";
+  }
+  const pattern = t.PATTERN;
+  return pattern instanceof RegExp ? `\`${pattern.source.replace(/\\/g, "")}\`` : t.name;
+}
+
+function describeToken(tok: IToken): string {
+  return tok.tokenType === EOF ? "the end of the file" : `\`${tok.image}\``;
+}
+
+function listLabels(paths: TokenType[][]): string {
+  const labels = [...new Set(paths.map((p) => (p[0] ? tokenLabel(p[0]) : "the end of the file")))];
+  if (labels.length <= 1) return labels[0] ?? "something else";
+  return `${labels.slice(0, -1).join(", ")} or ${labels[labels.length - 1]}`;
+}
+
+const ORDER_HINT = "sections come in the order: policy, governs, signals, const, rule, otherwise";
+
+const messages: IParserErrorMessageProvider = {
+  buildMismatchTokenMessage: ({ expected, actual }) => `expected ${tokenLabel(expected)}, found ${describeToken(actual)}`,
+  buildNotAllInputParsedMessage: ({ firstRedundant }) =>
+    `unexpected ${describeToken(firstRedundant)} after the last rule; ${ORDER_HINT}`,
+  buildNoViableAltMessage: ({ expectedPathsPerAlt, actual }) =>
+    `expected ${listLabels(expectedPathsPerAlt.flat())}, found ${describeToken(actual[0]!)}`,
+  buildEarlyExitMessage: ({ expectedIterationPaths, actual }) =>
+    `expected ${listLabels(expectedIterationPaths)}, found ${describeToken(actual[0]!)}`,
+};
+
+/**
+ * The writ grammar (docs/language.md "Grammar" mirrors it). Text to CST only: no semantic actions, so the
+ * build-ast phase is the one place that gives the tree meaning.
+ */
+class WritParser extends CstParser {
+  constructor() {
+    super(T.allTokens, { recoveryEnabled: true, maxLookahead: 3, nodeLocationTracking: "onlyOffset", errorMessageProvider: messages });
+    this.performSelfAnalysis();
+  }
+
+  policyFile = this.RULE("policyFile", () => {
+    this.SUBRULE(this.header);
+    this.SUBRULE(this.governsClause);
+    this.SUBRULE(this.signalsBlock);
+    this.MANY(() => this.SUBRULE(this.constDecl));
+    this.MANY2(() => this.SUBRULE(this.ruleDecl));
+    this.OPTION(() => this.SUBRULE(this.otherwiseDecl));
+  });
+
+  header = this.RULE("header", () => {
+    this.CONSUME(T.Policy);
+    this.CONSUME(T.StringLiteral, { LABEL: "policyId" });
+    this.CONSUME(T.Version);
+    this.CONSUME2(T.StringLiteral, { LABEL: "version" });
+  });
+
+  governsClause = this.RULE("governsClause", () => {
+    this.CONSUME(T.Governs);
+    this.CONSUME(T.StringLiteral, { LABEL: "action" });
+    this.OPTION(() => {
+      this.CONSUME(T.Binding);
+      this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => this.CONSUME(T.Identifier, { LABEL: "bound" }) });
+    });
+  });
+
+  signalsBlock = this.RULE("signalsBlock", () => {
+    this.CONSUME(T.Signals);
+    this.CONSUME(T.LCurly);
+    this.MANY(() => this.SUBRULE(this.signalDecl));
+    this.CONSUME(T.RCurly);
+  });
+
+  signalDecl = this.RULE("signalDecl", () => {
+    this.CONSUME(T.Identifier, { LABEL: "name" });
+    this.OPTION(() => this.CONSUME(T.Question, { LABEL: "optional" }));
+    this.CONSUME(T.Colon);
+    this.SUBRULE(this.signalType);
+  });
+
+  signalType = this.RULE("signalType", () => {
+    this.OR([
+      {
+        ALT: () => {
+          this.CONSUME(T.StringType);
+          this.MANY(() => this.SUBRULE(this.stringConstraint));
+        },
+      },
+      {
+        ALT: () => {
+          this.OR2([{ ALT: () => this.CONSUME(T.NumberType) }, { ALT: () => this.CONSUME(T.IntegerType) }]);
+          this.MANY2(() => this.SUBRULE(this.numberConstraint));
+        },
+      },
+      { ALT: () => this.CONSUME(T.BooleanType) },
+      { ALT: () => this.CONSUME(T.TimestampType) },
+      {
+        ALT: () =>
+          this.AT_LEAST_ONE_SEP({ SEP: T.Pipe, DEF: () => this.CONSUME(T.StringLiteral, { LABEL: "enumValue" }) }),
+      },
+    ]);
+  });
+
+  stringConstraint = this.RULE("stringConstraint", () => {
+    this.OR([
+      {
+        ALT: () => {
+          this.CONSUME(T.Matching);
+          this.CONSUME(T.RegexLiteral);
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME(T.Length);
+          this.SUBRULE(this.signedNumber, { LABEL: "min" });
+          this.CONSUME(T.DotDot);
+          this.SUBRULE2(this.signedNumber, { LABEL: "max" });
+        },
+      },
+    ]);
+  });
+
+  numberConstraint = this.RULE("numberConstraint", () => {
+    this.OR([
+      {
+        ALT: () => {
+          this.OR2([
+            { ALT: () => this.CONSUME(T.GtEq, { LABEL: "bound" }) },
+            { ALT: () => this.CONSUME(T.Gt, { LABEL: "bound" }) },
+            { ALT: () => this.CONSUME(T.LtEq, { LABEL: "bound" }) },
+            { ALT: () => this.CONSUME(T.Lt, { LABEL: "bound" }) },
+          ]);
+          this.SUBRULE(this.signedNumber, { LABEL: "value" });
+        },
+      },
+      {
+        ALT: () => {
+          this.SUBRULE2(this.signedNumber, { LABEL: "min" });
+          this.CONSUME(T.DotDot);
+          this.SUBRULE3(this.signedNumber, { LABEL: "max" });
+        },
+      },
+    ]);
+  });
+
+  signedNumber = this.RULE("signedNumber", () => {
+    this.OPTION(() => this.CONSUME(T.Minus));
+    this.CONSUME(T.NumberLiteral);
+  });
+
+  constDecl = this.RULE("constDecl", () => {
+    this.CONSUME(T.Const);
+    this.CONSUME(T.Identifier, { LABEL: "name" });
+    this.CONSUME(T.Equals);
+    this.OR([{ ALT: () => this.SUBRULE(this.scalarLiteral) }, { ALT: () => this.SUBRULE(this.listLiteral) }]);
+  });
+
+  scalarLiteral = this.RULE("scalarLiteral", () => {
+    this.OR([
+      { ALT: () => this.SUBRULE(this.signedNumber) },
+      { ALT: () => this.CONSUME(T.StringLiteral) },
+      { ALT: () => this.CONSUME(T.True) },
+      { ALT: () => this.CONSUME(T.False) },
+    ]);
+  });
+
+  /** List items are literals or names of scalar constants. */
+  listLiteral = this.RULE("listLiteral", () => {
+    this.CONSUME(T.LBracket);
+    this.MANY_SEP({
+      SEP: T.Comma,
+      DEF: () =>
+        this.OR([
+          { ALT: () => this.SUBRULE(this.scalarLiteral, { LABEL: "item" }) },
+          { ALT: () => this.CONSUME(T.Identifier, { LABEL: "item" }) },
+        ]),
+    });
+    this.CONSUME(T.RBracket);
+  });
+
+  ruleDecl = this.RULE("ruleDecl", () => {
+    this.CONSUME(T.Rule);
+    this.CONSUME(T.Identifier, { LABEL: "name" });
+    this.CONSUME(T.When);
+    this.SUBRULE(this.expression);
+    this.SUBRULE(this.verdict);
+    this.CONSUME(T.StringLiteral, { LABEL: "reason" });
+  });
+
+  otherwiseDecl = this.RULE("otherwiseDecl", () => {
+    this.CONSUME(T.Otherwise);
+    this.SUBRULE(this.verdict);
+    this.CONSUME(T.StringLiteral, { LABEL: "reason" });
+  });
+
+  verdict = this.RULE("verdict", () => {
+    this.OR([
+      { ALT: () => this.CONSUME(T.Approve) },
+      { ALT: () => this.CONSUME(T.Escalate) },
+      { ALT: () => this.CONSUME(T.Reject) },
+    ]);
+  });
+
+  expression = this.RULE("expression", () => {
+    this.AT_LEAST_ONE_SEP({ SEP: T.Or, DEF: () => this.SUBRULE(this.andExpr, { LABEL: "operand" }) });
+  });
+
+  andExpr = this.RULE("andExpr", () => {
+    this.AT_LEAST_ONE_SEP({ SEP: T.And, DEF: () => this.SUBRULE(this.notExpr, { LABEL: "operand" }) });
+  });
+
+  notExpr = this.RULE("notExpr", () => {
+    this.OR([
+      {
+        ALT: () => {
+          this.CONSUME(T.Not);
+          this.SUBRULE(this.notExpr);
+        },
+      },
+      { ALT: () => this.SUBRULE(this.predicate) },
+    ]);
+  });
+
+  predicate = this.RULE("predicate", () => {
+    this.SUBRULE(this.additive, { LABEL: "subject" });
+    this.OPTION(() =>
+      this.OR([
+        {
+          ALT: () => {
+            this.SUBRULE(this.compareOp);
+            this.SUBRULE2(this.additive, { LABEL: "object" });
+          },
+        },
+        {
+          ALT: () => {
+            this.OPTION2(() => this.CONSUME(T.Not, { LABEL: "negated" }));
+            this.CONSUME(T.In);
+            this.SUBRULE(this.membershipTarget);
+          },
+        },
+        {
+          ALT: () => {
+            this.OR2([
+              { ALT: () => this.CONSUME(T.StartsWith, { LABEL: "stringOp" }) },
+              { ALT: () => this.CONSUME(T.EndsWith, { LABEL: "stringOp" }) },
+              { ALT: () => this.CONSUME(T.Contains, { LABEL: "stringOp" }) },
+            ]);
+            this.SUBRULE3(this.additive, { LABEL: "object" });
+          },
+        },
+        {
+          ALT: () => {
+            this.CONSUME(T.Matches);
+            this.CONSUME(T.RegexLiteral);
+          },
+        },
+      ]),
+    );
+  });
+
+  compareOp = this.RULE("compareOp", () => {
+    this.OR([
+      { ALT: () => this.CONSUME(T.EqEq) },
+      { ALT: () => this.CONSUME(T.NotEq) },
+      { ALT: () => this.CONSUME(T.LtEq) },
+      { ALT: () => this.CONSUME(T.GtEq) },
+      { ALT: () => this.CONSUME(T.Lt) },
+      { ALT: () => this.CONSUME(T.Gt) },
+    ]);
+  });
+
+  membershipTarget = this.RULE("membershipTarget", () => {
+    this.OR([
+      { ALT: () => this.SUBRULE(this.listLiteral) },
+      {
+        ALT: () => {
+          this.SUBRULE(this.additive, { LABEL: "low" });
+          this.OPTION(() => {
+            this.CONSUME(T.DotDot);
+            this.SUBRULE2(this.additive, { LABEL: "high" });
+          });
+        },
+      },
+    ]);
+  });
+
+  additive = this.RULE("additive", () => {
+    this.SUBRULE(this.multiplicative, { LABEL: "operand" });
+    this.MANY(() => {
+      this.OR([
+        { ALT: () => this.CONSUME(T.Plus, { LABEL: "operator" }) },
+        { ALT: () => this.CONSUME(T.Minus, { LABEL: "operator" }) },
+      ]);
+      this.SUBRULE2(this.multiplicative, { LABEL: "operand" });
+    });
+  });
+
+  multiplicative = this.RULE("multiplicative", () => {
+    this.SUBRULE(this.unary, { LABEL: "operand" });
+    this.MANY(() => {
+      this.OR([
+        { ALT: () => this.CONSUME(T.Star, { LABEL: "operator" }) },
+        { ALT: () => this.CONSUME(T.Slash, { LABEL: "operator" }) },
+      ]);
+      this.SUBRULE2(this.unary, { LABEL: "operand" });
+    });
+  });
+
+  unary = this.RULE("unary", () => {
+    this.OR([
+      {
+        ALT: () => {
+          this.CONSUME(T.Minus);
+          this.SUBRULE(this.unary);
+        },
+      },
+      { ALT: () => this.SUBRULE(this.primary) },
+    ]);
+  });
+
+  primary = this.RULE("primary", () => {
+    this.OR([
+      { ALT: () => this.CONSUME(T.NumberLiteral) },
+      { ALT: () => this.CONSUME(T.StringLiteral) },
+      { ALT: () => this.CONSUME(T.True) },
+      { ALT: () => this.CONSUME(T.False) },
+      {
+        ALT: () => {
+          this.CONSUME(T.Identifier);
+          this.OPTION(() => {
+            this.CONSUME(T.LParen);
+            this.MANY_SEP({ SEP: T.Comma, DEF: () => this.SUBRULE(this.expression, { LABEL: "argument" }) });
+            this.CONSUME(T.RParen);
+          });
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME2(T.LParen, { LABEL: "open" });
+          this.SUBRULE2(this.expression, { LABEL: "inner" });
+          this.CONSUME2(T.RParen, { LABEL: "close" });
+        },
+      },
+    ]);
+  });
+}
+
+let parser: WritParser | undefined;
+
+/** The parser is built once per process: Chevrotain's self-analysis is the expensive part. */
+export function getParser(): WritParser {
+  parser ??= new WritParser();
+  return parser;
+}
+
+export interface ParseResult {
+  readonly cst: CstNode;
+  readonly errors: readonly IRecognitionException[];
+}
+
+export function parseTokens(tokens: IToken[]): ParseResult {
+  const p = getParser();
+  p.input = tokens;
+  const cst = p.policyFile();
+  return { cst, errors: p.errors };
+}

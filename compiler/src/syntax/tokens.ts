@@ -1,0 +1,126 @@
+import { createToken, Lexer, type CustomPatternMatcherFunc, type IToken, type TokenType } from "chevrotain";
+
+export const Identifier = createToken({ name: "Identifier", pattern: /[A-Za-z_][A-Za-z0-9_]*/ });
+
+const keyword = (word: string): TokenType =>
+  createToken({ name: word[0]!.toUpperCase() + word.slice(1), pattern: new RegExp(word), longer_alt: Identifier });
+
+/** Reserved words: a signal, constant or rule cannot take these names. */
+export const KEYWORDS = [
+  "policy", "version", "governs", "binding", "signals", "const", "rule", "when", "otherwise",
+  "approve", "escalate", "reject", "and", "or", "not", "in", "true", "false",
+  "string", "number", "integer", "boolean", "timestamp", "matching", "length", "matches",
+  "starts_with", "ends_with", "contains",
+] as const;
+export type Keyword = (typeof KEYWORDS)[number];
+
+// Longest words first so `starts_with` is never read as a prefix of another keyword.
+const keywordTokens = new Map<Keyword, TokenType>(
+  [...KEYWORDS].sort((a, b) => b.length - a.length).map((w) => [w, keyword(w)]),
+);
+const kw = (w: Keyword): TokenType => keywordTokens.get(w)!;
+
+export const Policy = kw("policy");
+export const Version = kw("version");
+export const Governs = kw("governs");
+export const Binding = kw("binding");
+export const Signals = kw("signals");
+export const Const = kw("const");
+export const Rule = kw("rule");
+export const When = kw("when");
+export const Otherwise = kw("otherwise");
+export const Approve = kw("approve");
+export const Escalate = kw("escalate");
+export const Reject = kw("reject");
+export const And = kw("and");
+export const Or = kw("or");
+export const Not = kw("not");
+export const In = kw("in");
+export const True = kw("true");
+export const False = kw("false");
+export const StringType = kw("string");
+export const NumberType = kw("number");
+export const IntegerType = kw("integer");
+export const BooleanType = kw("boolean");
+export const TimestampType = kw("timestamp");
+export const Matching = kw("matching");
+export const Length = kw("length");
+export const Matches = kw("matches");
+export const StartsWith = kw("starts_with");
+export const EndsWith = kw("ends_with");
+export const Contains = kw("contains");
+
+export const WhiteSpace = createToken({ name: "WhiteSpace", pattern: /[ \t\r\n]+/, group: Lexer.SKIPPED });
+export const Comment = createToken({ name: "Comment", pattern: /#[^\r\n]*/, group: "comments" });
+
+/** Escapes are checked when the AST is built, so a bad escape gets its own precise diagnostic. */
+export const StringLiteral = createToken({ name: "StringLiteral", pattern: /"(?:[^"\\\r\n]|\\[^\r\n])*"/ });
+export const UnterminatedString = createToken({ name: "UnterminatedString", pattern: /"(?:[^"\\\r\n]|\\[^\r\n])*\\?/ });
+export const NumberLiteral = createToken({ name: "NumberLiteral", pattern: /\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/ });
+
+/**
+ * `/.../` is a regular expression only right after `matches` or `matching`; everywhere else `/` divides.
+ * A custom matcher looks at the previous token to decide, which keeps one lexer mode.
+ */
+const afterRegexKeyword = (tokens: IToken[]): boolean => {
+  const prev = tokens[tokens.length - 1];
+  return prev !== undefined && (prev.tokenType === Matches || prev.tokenType === Matching);
+};
+const regexBody = /\/(?:[^/\\\r\n]|\\[^\r\n])+\//y;
+const unterminatedRegexBody = /\/(?:[^/\\\r\n]|\\[^\r\n])*\\?/y;
+const stickyMatcher =
+  (re: RegExp): CustomPatternMatcherFunc =>
+  (text, offset, tokens) => {
+    if (!afterRegexKeyword(tokens)) return null;
+    re.lastIndex = offset;
+    return re.exec(text);
+  };
+export const RegexLiteral = createToken({
+  name: "RegexLiteral",
+  pattern: stickyMatcher(regexBody),
+  line_breaks: false,
+  start_chars_hint: ["/"],
+});
+export const UnterminatedRegex = createToken({
+  name: "UnterminatedRegex",
+  pattern: stickyMatcher(unterminatedRegexBody),
+  line_breaks: false,
+  start_chars_hint: ["/"],
+});
+
+export const LCurly = createToken({ name: "LCurly", pattern: /\{/ });
+export const RCurly = createToken({ name: "RCurly", pattern: /\}/ });
+export const LParen = createToken({ name: "LParen", pattern: /\(/ });
+export const RParen = createToken({ name: "RParen", pattern: /\)/ });
+export const LBracket = createToken({ name: "LBracket", pattern: /\[/ });
+export const RBracket = createToken({ name: "RBracket", pattern: /\]/ });
+export const Comma = createToken({ name: "Comma", pattern: /,/ });
+export const Colon = createToken({ name: "Colon", pattern: /:/ });
+export const Question = createToken({ name: "Question", pattern: /\?/ });
+export const Pipe = createToken({ name: "Pipe", pattern: /\|/ });
+export const DotDot = createToken({ name: "DotDot", pattern: /\.\./ });
+export const EqEq = createToken({ name: "EqEq", pattern: /==/ });
+export const NotEq = createToken({ name: "NotEq", pattern: /!=/ });
+export const LtEq = createToken({ name: "LtEq", pattern: /<=/ });
+export const GtEq = createToken({ name: "GtEq", pattern: />=/ });
+export const Lt = createToken({ name: "Lt", pattern: /</ });
+export const Gt = createToken({ name: "Gt", pattern: />/ });
+export const Equals = createToken({ name: "Equals", pattern: /=/ });
+export const Plus = createToken({ name: "Plus", pattern: /\+/ });
+export const Minus = createToken({ name: "Minus", pattern: /-/ });
+export const Star = createToken({ name: "Star", pattern: /\*/ });
+export const Slash = createToken({ name: "Slash", pattern: /\// });
+
+export const allTokens: TokenType[] = [
+  WhiteSpace,
+  Comment,
+  StringLiteral,
+  UnterminatedString,
+  RegexLiteral,
+  UnterminatedRegex,
+  NumberLiteral,
+  ...keywordTokens.values(),
+  Identifier,
+  LCurly, RCurly, LParen, RParen, LBracket, RBracket, Comma, Colon, Question, Pipe, DotDot,
+  EqEq, NotEq, LtEq, GtEq, Lt, Gt, Equals, Plus, Minus, Star, Slash,
+];

@@ -1,0 +1,64 @@
+import { canonicalJson } from "../canonical/jcs.js";
+import { sha256Hex } from "../canonical/digest.js";
+import { PAYLOAD_TYPES } from "../signing/payload-types.js";
+
+/**
+ * The bundle under `policies/{policyId}/{version}/`. Only the files the manifest names are bundle content;
+ * anything else in the directory (a policy's test file, for instance) is ignored by the runtime.
+ *
+ * INVARIANT (bundle digest covers every file): `bundle_hash` is SHA-256 over the JCS form of the manifest
+ * without `bundle_hash`, and the manifest carries the SHA-256 of every bundle file's exact bytes, so
+ * changing any byte of any bundle file changes `bundle_hash`. Upheld by the compiler's emit phase
+ * (`buildManifest`) and checked by `loadBundle`.
+ */
+export const MANIFEST_VERSION = 1;
+
+/** The signals-schema and IR contract a runtime must support to load the bundle (`supportedSchemaVersions`). */
+export const SCHEMA_VERSION = "1.0.0";
+
+export const BUNDLE_FILES = {
+  source: "policy.writ",
+  schema: "signals.schema.json",
+  ir: "policy.ir.json",
+} as const;
+export const MANIFEST_FILE = "bundle.manifest.json";
+export const SIGNATURE_FILE = "bundle.sig";
+
+export interface BundleManifest {
+  readonly manifestVersion: typeof MANIFEST_VERSION;
+  readonly policyId: string;
+  readonly version: string;
+  readonly schemaVersion: string;
+  readonly governs: string;
+  readonly compiler: { readonly name: string; readonly version: string };
+  /** File name to lowercase hex SHA-256 of its bytes, for every file in BUNDLE_FILES. */
+  readonly files: Readonly<Record<string, string>>;
+  readonly bundle_hash: string;
+}
+
+/** `bundle.sig`: one Ed25519 signature over the manifest in the bundle signing domain (docs/signing.md). */
+export interface BundleSignature {
+  readonly payloadType: typeof PAYLOAD_TYPES.bundle;
+  readonly keyId: string;
+  readonly signature: string;
+}
+
+/** The policy id names a directory: lowercase segments joined by single `.`, `_` or `-`; never `..`. */
+export const POLICY_ID_PATTERN = /^[a-z0-9]+(?:[._-][a-z0-9]+)*$/;
+
+export function computeBundleHash(manifest: Omit<BundleManifest, "bundle_hash">): string {
+  const { bundle_hash: _ignored, ...rest } = manifest as BundleManifest;
+  return sha256Hex(canonicalJson(rest));
+}
+
+export function buildManifest(fields: Omit<BundleManifest, "bundle_hash" | "manifestVersion" | "files" | "schemaVersion">, files: ReadonlyMap<string, Uint8Array>): BundleManifest {
+  const hashes: Record<string, string> = {};
+  for (const [name, bytes] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) hashes[name] = sha256Hex(bytes);
+  const body = { manifestVersion: MANIFEST_VERSION, ...fields, schemaVersion: SCHEMA_VERSION, files: hashes } as const;
+  return { ...body, bundle_hash: computeBundleHash(body) };
+}
+
+/** Bundle JSON files are pretty-printed with a final newline; they are hashed as written. */
+export function serializeJson(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}

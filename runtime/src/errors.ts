@@ -1,0 +1,72 @@
+/**
+ * One error base class for the runtime package, a closed union of codes, one subclass per failure.
+ * Messages are lowercase, without a final period, with user input in backticks.
+ */
+export type RuntimeErrorCode =
+  | "JSON_INVALID"
+  | "CANONICALIZATION_FAILED"
+  | "KEY_INVALID"
+  | "KEY_SMALL_ORDER"
+  | "SIGNATURE_MALFORMED"
+  | "BUNDLE_NOT_FOUND"
+  | "BUNDLE_INVALID"
+  | "BUNDLE_TAMPERED"
+  | "BUNDLE_SIGNATURE_INVALID"
+  | "BUNDLE_UNSIGNED"
+  | "IR_UNSUPPORTED";
+
+export class WritRuntimeError extends Error {
+  readonly code: RuntimeErrorCode;
+  constructor(code: RuntimeErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** Untrusted JSON that a strict parser refuses; `line` and `column` are 1-based. */
+export class StrictJsonError extends WritRuntimeError {
+  readonly line: number;
+  readonly column: number;
+  constructor(message: string, line: number, column: number) {
+    super("JSON_INVALID", `${message} at line ${line} column ${column}`);
+    this.line = line;
+    this.column = column;
+  }
+}
+
+export class CanonicalizationError extends WritRuntimeError {
+  constructor(message = "value cannot be canonicalized (RFC 8785)") {
+    super("CANONICALIZATION_FAILED", message);
+  }
+}
+
+export class KeyError extends WritRuntimeError {
+  constructor(message = "key is not a valid Ed25519 key", code: "KEY_INVALID" | "KEY_SMALL_ORDER" = "KEY_INVALID") {
+    super(code, message);
+  }
+}
+
+export class SignatureFormatError extends WritRuntimeError {
+  constructor(message = "signature is not 64 bytes of standard padded base64") {
+    super("SIGNATURE_MALFORMED", message);
+  }
+}
+
+export class BundleError extends WritRuntimeError {
+  readonly bundleDir: string;
+  constructor(
+    code: "BUNDLE_NOT_FOUND" | "BUNDLE_INVALID" | "BUNDLE_TAMPERED" | "BUNDLE_SIGNATURE_INVALID" | "BUNDLE_UNSIGNED",
+    message: string,
+    bundleDir: string,
+  ) {
+    super(code, message);
+    this.bundleDir = bundleDir;
+  }
+}
+
+export class IrUnsupportedError extends WritRuntimeError {
+  constructor(message: string) {
+    super("IR_UNSUPPORTED", message);
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * @writ/runtime: the core every other package builds on. It imports no other writ package.
+ */
+export * from "./errors.js";
+export * from "./ir/types.js";
+export { preparePolicy, codePointLength, type Decision, type PreparedPolicy } from "./ir/evaluate.js";
+export { parseStrictJson, type StrictParseOptions } from "./json/strict-parse.js";
+export { canonicalJson, canonicalBytes } from "./canonical/jcs.js";
+export { sha256Hex } from "./canonical/digest.js";
+export { PAYLOAD_TYPES, type PayloadType } from "./signing/payload-types.js";
+export { pae, signingInput } from "./signing/pae.js";
+export {
+  keyIdOf,
+  loadSigningKeyPem,
+  loadPublicKeyPem,
+  publicKeyFromRaw,
+  generateSigningKeyPair,
+  type PublicKey,
+  type SigningKey,
+} from "./signing/keys.js";
+export { signObject, verifyObject, decodeSignature } from "./signing/sign.js";
+export {
+  MANIFEST_VERSION,
+  SCHEMA_VERSION,
+  BUNDLE_FILES,
+  MANIFEST_FILE,
+  SIGNATURE_FILE,
+  POLICY_ID_PATTERN,
+  buildManifest,
+  computeBundleHash,
+  serializeJson,
+  type BundleManifest,
+  type BundleSignature,
+} from "./bundle/format.js";
+export { loadBundle, type BundleTrust, type LoadedBundle } from "./bundle/load.js";
+export { createSignalValidator, type SignalError, type SignalValidation, type SignalValidator } from "./signals/validate.js";

@@ -1,0 +1,72 @@
+/**
+ * The policy IR: the only thing the compiler and the runtime share (with the bundle manifest).
+ * It is plain JSON so a bundle can be read by any tool; `IR_VERSION` changes whenever its meaning does,
+ * and the runtime refuses versions it does not know rather than guessing.
+ *
+ * Semantics (docs/language.md "Evaluation"): values are JSON scalars; an optional signal that is absent
+ * is *unknown*. Every operator given an unknown operand yields unknown, except `present`, and `and` / `or`,
+ * which follow Kleene's three-valued logic (false and unknown = false, true or unknown = true).
+ * A rule fires only when its condition is exactly true; rules are tried in order and the first that fires
+ * decides. Arithmetic that is not finite (overflow, division by zero) yields unknown.
+ */
+export const IR_VERSION = 1;
+
+export type Verdict = "approve" | "escalate" | "reject";
+export type SignalType = "string" | "number" | "integer" | "boolean" | "timestamp" | "enum";
+
+/** The comparison domain decides how operands are compared: timestamps compare as instants. */
+export type CompareKind = "number" | "string" | "boolean" | "timestamp";
+export type CompareOp = "eq" | "ne" | "lt" | "le" | "gt" | "ge";
+export type ArithOp = "add" | "sub" | "mul" | "div";
+export type StringOp = "starts_with" | "ends_with" | "contains";
+export type Scalar = string | number | boolean;
+
+export type IrExpr =
+  | { readonly op: "lit"; readonly value: Scalar }
+  | { readonly op: "signal"; readonly name: string }
+  | { readonly op: "present"; readonly name: string }
+  | { readonly op: "not"; readonly arg: IrExpr }
+  | { readonly op: "and"; readonly args: readonly IrExpr[] }
+  | { readonly op: "or"; readonly args: readonly IrExpr[] }
+  | { readonly op: "cmp"; readonly cmp: CompareOp; readonly kind: CompareKind; readonly left: IrExpr; readonly right: IrExpr }
+  | { readonly op: "in"; readonly kind: CompareKind; readonly value: IrExpr; readonly set: readonly Scalar[] }
+  | { readonly op: "range"; readonly value: IrExpr; readonly min: IrExpr; readonly max: IrExpr }
+  | { readonly op: "str"; readonly fn: StringOp; readonly left: IrExpr; readonly right: IrExpr }
+  | { readonly op: "matches"; readonly value: IrExpr; readonly pattern: string }
+  | { readonly op: "arith"; readonly fn: ArithOp; readonly left: IrExpr; readonly right: IrExpr }
+  | { readonly op: "neg"; readonly arg: IrExpr }
+  | { readonly op: "len"; readonly arg: IrExpr };
+
+export interface IrSignal {
+  readonly type: SignalType;
+  readonly optional: boolean;
+}
+
+export interface IrRule {
+  /** The rule's name in the source; reported as `ruleMatched`. */
+  readonly id: string;
+  readonly verdict: Verdict;
+  readonly reason: string;
+  readonly when: IrExpr;
+}
+
+export interface IrOutcome {
+  readonly verdict: Verdict;
+  readonly reason: string;
+}
+
+export interface PolicyIr {
+  readonly irVersion: typeof IR_VERSION;
+  readonly policyId: string;
+  readonly version: string;
+  /** The action this policy governs and the signals an executed action must echo (confirm-execution). */
+  readonly governs: { readonly action: string; readonly binding: readonly string[] };
+  /** Declared signals in declaration order. */
+  readonly signals: Readonly<Record<string, IrSignal>>;
+  readonly rules: readonly IrRule[];
+  /** The catch-all; null when the policy has none (the runtime may then answer SYS-006). */
+  readonly otherwise: IrOutcome | null;
+}
+
+/** The name reported as the matched rule when the catch-all decides. */
+export const OTHERWISE_RULE_ID = "otherwise";

@@ -1,0 +1,41 @@
+/**
+ * DSSE pre-authentication encoding (DESIGN.md section 3):
+ *
+ *     signing input = PAE(payloadType, JCS(object without its "signature" member))
+ *     PAE(type, body) = "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body
+ *
+ * LEN is the decimal ASCII byte length (of the UTF-8 type, of the body bytes); SP is one 0x20 byte.
+ */
+import { canonicalBytes } from "../canonical/jcs.js";
+import type { PayloadType } from "./payload-types.js";
+
+const utf8 = new TextEncoder();
+
+export function pae(payloadType: string, body: Uint8Array): Uint8Array {
+  const type = utf8.encode(payloadType);
+  const header = utf8.encode(`DSSEv1 ${type.length} `);
+  const middle = utf8.encode(` ${body.length} `);
+  const out = new Uint8Array(header.length + type.length + middle.length + body.length);
+  let at = 0;
+  for (const part of [header, type, middle, body]) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/**
+ * The bytes an Ed25519 writ signature covers. Only the object's own top-level `signature` member is left out;
+ * `object` is not mutated (a shallow copy with the same prototype is canonicalized, so a non-plain object is still
+ * refused by the canonicalizer).
+ * @throws CanonicalizationError when the object is not plain JSON data
+ */
+export function signingInput(payloadType: PayloadType, object: object): Uint8Array {
+  let unsigned: object = object;
+  if (object !== null && typeof object === "object" && Object.hasOwn(object, "signature")) {
+    const descriptors = Object.getOwnPropertyDescriptors(object) as Record<string, PropertyDescriptor>;
+    delete descriptors["signature"];
+    unsigned = Object.create(Object.getPrototypeOf(object) as object | null, descriptors) as object;
+  }
+  return pae(payloadType, canonicalBytes(unsigned));
+}

@@ -1,0 +1,85 @@
+/**
+ * Sign and verify writ objects: Ed25519 over PAE(payloadType, JCS(object without "signature")), DESIGN.md section 3.
+ */
+import { sign as edSign, verify as edVerify, type KeyObject } from "node:crypto";
+import { KeyError, SignatureFormatError } from "../errors.js";
+import { assertUsablePublicKey, type PublicKey, type SigningKey } from "./keys.js";
+import { signingInput } from "./pae.js";
+import type { PayloadType } from "./payload-types.js";
+
+const SIGNATURE_B64 = /^[A-Za-z0-9+/]{86}==$/;
+
+/**
+ * Strictly decodes a writ signature: exactly 88 characters of standard-alphabet base64 ending in `==`, decoding to
+ * 64 bytes, in its one canonical spelling (the unused low bits of the last character are zero). Anything else,
+ * including URL-safe base64, missing padding, whitespace, or a different length, is refused.
+ * @throws SignatureFormatError
+ */
+export function decodeSignature(b64: string): Uint8Array {
+  if (typeof b64 !== "string" || b64.length !== 88 || !SIGNATURE_B64.test(b64)) {
+    throw new SignatureFormatError();
+  }
+  const bytes = Buffer.from(b64, "base64");
+  if (bytes.length !== 64 || bytes.toString("base64") !== b64) {
+    throw new SignatureFormatError("signature is not canonical base64 of 64 bytes");
+  }
+  return new Uint8Array(bytes);
+}
+
+function assertSigningKey(key: SigningKey): KeyObject {
+  const privateKey = key.privateKey as KeyObject | undefined;
+  if (privateKey?.type !== "private" || privateKey.asymmetricKeyType !== "ed25519") {
+    throw new KeyError("signing key is not an Ed25519 private key");
+  }
+  assertUsablePublicKey(key.publicKey);
+  return privateKey;
+}
+
+/**
+ * Signs `object` (its own `signature` member, if any, is left out) in the domain `payloadType` and returns the
+ * standard padded base64 signature. The signature is verified with `key.publicKey` before it is returned.
+ * @throws CanonicalizationError when the object is not plain JSON data
+ * @throws KeyError when the key is unusable or its halves do not match (self-verification failed)
+ */
+export function signObject(payloadType: PayloadType, object: object, key: SigningKey): string {
+  const privateKey = assertSigningKey(key);
+  const input = signingInput(payloadType, object);
+  const signature = edSign(null, input, privateKey);
+  if (signature.length !== 64 || !edVerify(null, input, key.publicKey.key, signature)) {
+    throw new KeyError("signature failed self-verification: private and public key do not match");
+  }
+  return signature.toString("base64");
+}
+
+/**
+ * Verifies `signatureB64` over `object` in the domain `payloadType` against pinned `trusted` keys.
+ * Returns the trusted key that verifies, or null: also null for a malformed signature (use
+ * {@link decodeSignature} to learn why). Every trusted key is tried (no early exit), so timing does not reveal
+ * which key matched beyond the returned value.
+ * @throws KeyError when a trusted key is not a usable Ed25519 public key (e.g. small order); a configuration error
+ * @throws CanonicalizationError when the object is not plain JSON data
+ */
+export function verifyObject(
+  payloadType: PayloadType,
+  object: object,
+  signatureB64: string,
+  trusted: readonly PublicKey[],
+): PublicKey | null {
+  for (const key of trusted) assertUsablePublicKey(key);
+  const input = signingInput(payloadType, object);
+  let signature: Uint8Array;
+  let wellFormed = true;
+  try {
+    signature = decodeSignature(signatureB64);
+  } catch (error) {
+    if (!(error instanceof SignatureFormatError)) throw error;
+    signature = new Uint8Array(64);
+    wellFormed = false;
+  }
+  let match: PublicKey | null = null;
+  for (const key of trusted) {
+    const ok = edVerify(null, input, key.key, signature);
+    if (ok && match === null) match = key;
+  }
+  return wellFormed ? match : null;
+}

@@ -1,0 +1,18 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    alias: {
+      "@writ/runtime": here("./runtime/src/index.ts"),
+      "@writ/compiler": here("./compiler/src/index.ts"),
+    },
+  },
+  test: {
+    include: ["runtime/test/**/*.test.ts", "compiler/test/**/*.test.ts", "test/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});
