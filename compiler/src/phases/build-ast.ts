@@ -68,6 +68,7 @@ class AstBuilder {
       version,
       governs: { action, binding: tokens(governs, "bound").map((t) => this.ident(t)), span: this.nodeSpan(governs) },
       signals: nodes(signalsBlock, "signalDecl").map((n) => this.signal(n)),
+      signalsBlock: this.nodeSpan(signalsBlock),
       consts: nodes(cst, "constDecl").map((n) => this.constDecl(n)),
       rules: nodes(cst, "ruleDecl").map((n) => this.rule(n)),
       otherwise: optionalNode(cst, "otherwiseDecl", (n) => ({

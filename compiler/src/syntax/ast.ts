@@ -108,6 +108,8 @@ export interface PolicyAst {
   readonly version: StringLit;
   readonly governs: { readonly action: StringLit; readonly binding: readonly Ident[]; readonly span: Span };
   readonly signals: readonly SignalDecl[];
+  /** From `signals` to its closing `}`. */
+  readonly signalsBlock: Span;
   readonly consts: readonly ConstDecl[];
   readonly rules: readonly RuleDecl[];
   readonly otherwise: OtherwiseDecl | null;

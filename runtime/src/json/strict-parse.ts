@@ -183,11 +183,11 @@ class Parser {
         result += text.slice(runStart, pos) + this.parseEscape(pos, start);
         pos = runStart = this.pos;
       } else if (c < SPACE) {
-        throw this.error(`unescaped control character \`${quote(text[pos] ?? "")}\` in string`, pos);
+        throw this.error(`unescaped control character \`${quote(text.charAt(pos))}\` in string`, pos);
       } else if (c >= 0xd800 && c <= 0xdfff) {
         // Input that arrived as UTF-8 cannot hold an unpaired surrogate; one here was made in JS.
         if (c > 0xdbff || !isLowSurrogate(text.charCodeAt(pos + 1))) {
-          throw this.error(`lone surrogate \`${quote(text[pos] ?? "")}\` in string`, pos);
+          throw this.error(`lone surrogate \`${quote(text.charAt(pos))}\` in string`, pos);
         }
         pos += 2;
       } else {

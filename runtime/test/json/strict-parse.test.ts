@@ -181,6 +181,7 @@ describe("parseStrictJson refuses", () => {
     { name: "a raw tab in a string", text: '"a\tb"', message: "unescaped control character `\\u0009` in string", line: 1, column: 3 },
     { name: "a raw line feed in a string", text: '[\n"a\nb"]', message: "unescaped control character `\\u000a` in string", line: 2, column: 3 },
     { name: "a raw NUL in a string", text: '"\u0000"', message: "unescaped control character `\\u0000` in string", line: 1, column: 2 },
+    { name: "a raw unit separator in a string", text: '"\u001f"', message: "unescaped control character `\\u001f` in string", line: 1, column: 2 },
     { name: "an invalid escape", text: String.raw`"\x41"`, message: "invalid escape `\\x` in string", line: 1, column: 2 },
     { name: "an escaped single quote", text: String.raw`"\'"`, message: "invalid escape `\\'` in string", line: 1, column: 2 },
     { name: "an upper-case unicode escape", text: String.raw`"\U0041"`, message: "invalid escape `\\U` in string", line: 1, column: 2 },
@@ -262,7 +263,7 @@ describe("properties", () => {
 
   it("on any string, throws nothing but a well-formed StrictJsonError and accepts only what JSON.parse accepts", () => {
     // Characters that JSON syntax, and the refusals above, turn on.
-    const alphabet = [..."{}[],:\"\\/ \t\n\r0123456789-+.eEtrufalsnxu'`", "\ud800", "\udc00", "\u0000", "\u00a0", "\ufeff", "😀"];
+    const alphabet = [..."{}[],:\"\\/ \t\n\r0123456789-+.eEtrufalsnxu'`", "\ud800", "\udc00", "\u0000", "\u001f", "\u00a0", "\ufeff", "😀"];
     const unit = fc.oneof(fc.constantFrom(...alphabet), fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)));
     const mutatedJson = fc
       .tuple(fc.jsonValue({ maxDepth: 3 }), fc.nat(), fc.nat({ max: 2 }), unit)

@@ -1,0 +1,122 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { COMPILER } from "../version.js";
+import { runCompile } from "./commands/compile.js";
+import { runFmt } from "./commands/fmt.js";
+import { runKeygen } from "./commands/keygen.js";
+import { runTest } from "./commands/test.js";
+import { CliError, EXIT, type CliIo } from "./io.js";
+import type { DiagnosticFormat } from "./report.js";
+
+const USAGE = `writ ${COMPILER.version}: the writ policy compiler
+
+usage: writ <command> [options] <path>...
+
+commands (paths are .writ files or directories searched for them):
+  compile <path>...   compile policies into bundles under --out/{policyId}/{version}/
+      --out DIR         bundle root (default: policies)
+      --sign-key FILE   sign each bundle with this Ed25519 PKCS8 PEM key (bundle.sig)
+      --timings         print the time each of the eight phases took
+  check <path>...     run every phase but emit; write nothing
+      --format F        pretty (default), short (file:line:col: ...) or json (one object per line)
+      --deny-warnings   fail when there are warnings
+  fmt <path>...       rewrite policies in canonical form
+      --check           change nothing; exit 1 when a file is not formatted
+  test <path>...      run the policy.test.json beside each policy and report rule coverage
+      --require-coverage  fail when a rule is reached by no case
+      --verbose         list passing cases too
+  keygen              create an Ed25519 signing key pair
+      --out PREFIX      write PREFIX.key (mode 0600) and PREFIX.pub (default: writ-signing)
+      --force           replace existing files
+  help                this text
+
+exit codes: 0 ok, 1 not formatted (fmt --check), 2 bad arguments, 3 compile failed, 4 tests failed`;
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+function args(argv: readonly string[], options: Options, command: string) {
+  try {
+    return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (e) {
+    const message = e instanceof Error ? e.message.split("\n")[0]!.replace(/^Unknown option '([^']*)'.*$/, "unknown option `$1`") : String(e);
+    throw new CliError(`${command}: ${message.charAt(0).toLowerCase()}${message.slice(1).replace(/\.$/, "")} (see \`writ help\`)`);
+  }
+}
+
+function noPositionals(positionals: readonly string[], command: string): void {
+  if (positionals.length > 0) throw new CliError(`${command} takes no paths, given \`${positionals[0]}\``);
+}
+
+/** Runs one `writ` invocation and returns its exit code; user errors are one line on stderr. */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case "compile": {
+        const { values, positionals } = args(rest, { out: { type: "string" }, "sign-key": { type: "string" }, timings: { type: "boolean" } }, command);
+        return await runCompile({
+          io,
+          paths: positionals,
+          format: "pretty",
+          denyWarnings: false,
+          outRoot: (values.out as string | undefined) ?? "policies",
+          signKeyPath: (values["sign-key"] as string | undefined) ?? null,
+          timings: values.timings === true,
+        });
+      }
+      case "check": {
+        const { values, positionals } = args(rest, { format: { type: "string" }, "deny-warnings": { type: "boolean" } }, command);
+        const format = (values.format as string | undefined) ?? "pretty";
+        if (!["pretty", "short", "json"].includes(format)) throw new CliError(`check: --format must be pretty, short or json, given \`${format}\``);
+        return await runCompile({
+          io,
+          paths: positionals,
+          format: format as DiagnosticFormat,
+          denyWarnings: values["deny-warnings"] === true,
+          outRoot: null,
+          signKeyPath: null,
+          timings: false,
+        });
+      }
+      case "fmt": {
+        const { values, positionals } = args(rest, { check: { type: "boolean" } }, command);
+        return await runFmt(io, positionals, values.check === true);
+      }
+      case "test": {
+        const { values, positionals } = args(rest, { "require-coverage": { type: "boolean" }, verbose: { type: "boolean" } }, command);
+        return await runTest(io, positionals, values["require-coverage"] === true, values.verbose === true);
+      }
+      case "keygen": {
+        const { values, positionals } = args(rest, { out: { type: "string" }, force: { type: "boolean" } }, command);
+        noPositionals(positionals, command);
+        return await runKeygen(io, (values.out as string | undefined) ?? "writ-signing", values.force === true);
+      }
+      case "help":
+      case "--help":
+      case "-h":
+        io.out(USAGE);
+        return EXIT.ok;
+      case "--version":
+      case "-v":
+        io.out(COMPILER.version);
+        return EXIT.ok;
+      case undefined:
+        io.err(USAGE);
+        return EXIT.badArguments;
+      default:
+        throw new CliError(`unknown command \`${command}\` (see \`writ help\`)`);
+    }
+  } catch (e) {
+    if (e instanceof CliError) {
+      io.err(`writ: ${e.message}`);
+      return e.exitCode;
+    }
+    const code = (e as { code?: unknown } | null)?.code;
+    if (typeof code === "string" && /^E[A-Z]+$/.test(code)) {
+      // A file-system failure (EACCES, ENOSPC, ...) is the user's to fix: say which, without a trace.
+      io.err(`writ: ${(e as Error).message}`);
+      return EXIT.badArguments;
+    }
+    io.err(`writ: internal error: ${e instanceof Error ? e.message : String(e)} (please report this with the policy that caused it)`);
+    return EXIT.internal;
+  }
+}

@@ -1,0 +1,70 @@
+import {
+  BUNDLE_FILES,
+  OTHERWISE_RULE_ID,
+  createSignalValidator,
+  parseStrictJson,
+  preparePolicy,
+  type PolicyIr,
+} from "@writ/runtime";
+import type { Bundle } from "../phases/emit.js";
+import type { PolicyAst } from "../syntax/ast.js";
+import type { PolicyTestFile } from "./test-file.js";
+
+export interface CaseResult {
+  readonly name: string;
+  readonly passed: boolean;
+  /** Why it failed, e.g. "expected verdict `approve`, got `reject` (rule `risky`)". */
+  readonly failure?: string;
+}
+
+export interface TestReport {
+  readonly cases: readonly CaseResult[];
+  /** Every rule in source order, then `otherwise` when the policy has one. */
+  readonly rules: readonly string[];
+  readonly covered: readonly string[];
+  readonly uncovered: readonly string[];
+}
+
+/**
+ * Runs a policy's test cases against its emitted bundle, read back the way the runtime reads it (schema
+ * with the runtime's strict validator, IR with the runtime's evaluator), so a passing test speaks for
+ * what a sidecar will decide.
+ */
+export function runPolicyTests(ast: PolicyAst, bundle: Bundle, tests: PolicyTestFile): TestReport {
+  const read = (name: string): unknown => parseStrictJson(new TextDecoder().decode(bundle.files.get(name)!));
+  const validate = createSignalValidator(read(BUNDLE_FILES.schema) as object);
+  const policy = preparePolicy(read(BUNDLE_FILES.ir) as PolicyIr);
+  const hit = new Set<string>();
+
+  const cases = tests.cases.map((c): CaseResult => {
+    const validation = validate(c.signals);
+    if ("invalid" in c.expect) {
+      const want = [...new Set(c.expect.invalid)].sort();
+      const got = validation.valid ? [] : [...new Set(validation.errors.map((e) => e.code))].sort();
+      if (want.join() === got.join()) return { name: c.name, passed: true };
+      return { name: c.name, passed: false, failure: `expected signal errors ${list(want)}, got ${got.length ? list(got) : "none"}` };
+    }
+    if (!validation.valid) {
+      return { name: c.name, passed: false, failure: `signals are invalid: ${validation.errors.map((e) => `${e.code} ${e.message}`).join("; ")}` };
+    }
+    const d = policy.evaluate(c.signals);
+    if (d.decided) hit.add(d.ruleId);
+    const verdict = d.decided ? d.verdict : "undecided";
+    const problems: string[] = [];
+    if (verdict !== c.expect.verdict) problems.push(`expected verdict \`${c.expect.verdict}\`, got \`${verdict}\``);
+    if (c.expect.rule !== undefined && (!d.decided || d.ruleId !== c.expect.rule)) {
+      problems.push(`expected rule \`${c.expect.rule}\`, got ${d.decided ? `\`${d.ruleId}\`` : "no rule"}`);
+    }
+    if (c.expect.reason !== undefined && (!d.decided || d.reason !== c.expect.reason)) {
+      problems.push(`expected reason ${JSON.stringify(c.expect.reason)}, got ${d.decided ? JSON.stringify(d.reason) : "none"}`);
+    }
+    return problems.length === 0 ? { name: c.name, passed: true } : { name: c.name, passed: false, failure: problems.join("; ") };
+  });
+
+  const rules = [...ast.rules.map((r) => r.name.name), ...(ast.otherwise ? [OTHERWISE_RULE_ID] : [])];
+  return { cases, rules, covered: rules.filter((r) => hit.has(r)), uncovered: rules.filter((r) => !hit.has(r)) };
+}
+
+function list(codes: readonly string[]): string {
+  return codes.map((c) => `\`${c}\``).join(", ");
+}

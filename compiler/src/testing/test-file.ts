@@ -1,0 +1,82 @@
+import { parseStrictJson, type Verdict } from "@writ/runtime";
+
+/** `policy.test.json`, beside `policy.writ` (docs/language.md "Policy tests"). */
+export interface PolicyTestFile {
+  readonly cases: readonly PolicyTestCase[];
+}
+
+export type ExpectedVerdict = Verdict | "undecided";
+
+export interface PolicyTestCase {
+  readonly name: string;
+  readonly signals: Readonly<Record<string, unknown>>;
+  readonly expect:
+    | { readonly verdict: ExpectedVerdict; readonly rule?: string; readonly reason?: string }
+    | { readonly invalid: readonly string[] };
+}
+
+export class TestFileError extends Error {}
+
+const VERDICTS: readonly string[] = ["approve", "escalate", "reject", "undecided"];
+
+/** Parses a test file strictly and checks its shape; a problem is one clear sentence with its JSON path. */
+export function parseTestFile(text: string): PolicyTestFile {
+  let value: unknown;
+  try {
+    value = parseStrictJson(text);
+  } catch (e) {
+    throw new TestFileError(e instanceof Error ? e.message : String(e));
+  }
+  const root = object(value, "$");
+  only(root, ["cases"], "$");
+  if (!Array.isArray(root["cases"]) || root["cases"].length === 0) throw new TestFileError("`$.cases` must be a non-empty array");
+  const names = new Set<string>();
+  const cases = root["cases"].map((c: unknown, i: number): PolicyTestCase => {
+    const at = `$.cases[${i}]`;
+    const o = object(c, at);
+    only(o, ["name", "signals", "expect"], at);
+    const name = o["name"];
+    if (typeof name !== "string" || name.trim() === "") throw new TestFileError(`\`${at}.name\` must be a non-empty string`);
+    if (names.has(name)) throw new TestFileError(`\`${at}.name\` repeats the case name \`${name}\``);
+    names.add(name);
+    const signals = object(o["signals"], `${at}.signals`);
+    const expect = object(o["expect"], `${at}.expect`);
+    if ("invalid" in expect) {
+      only(expect, ["invalid"], `${at}.expect`);
+      const codes = expect["invalid"];
+      if (!Array.isArray(codes) || codes.length === 0 || !codes.every((c) => typeof c === "string" && /^VAL-\d{3}$/.test(c))) {
+        throw new TestFileError(`\`${at}.expect.invalid\` must be a non-empty list of codes such as "VAL-004"`);
+      }
+      return { name, signals, expect: { invalid: codes as string[] } };
+    }
+    only(expect, ["verdict", "rule", "reason"], `${at}.expect`);
+    const verdict = expect["verdict"];
+    if (typeof verdict !== "string" || !VERDICTS.includes(verdict)) {
+      throw new TestFileError(`\`${at}.expect.verdict\` must be one of ${VERDICTS.join(", ")}, or give \`invalid\` instead`);
+    }
+    for (const key of ["rule", "reason"] as const) {
+      if (key in expect && typeof expect[key] !== "string") throw new TestFileError(`\`${at}.expect.${key}\` must be a string`);
+    }
+    return {
+      name,
+      signals,
+      expect: {
+        verdict: verdict as ExpectedVerdict,
+        ...(typeof expect["rule"] === "string" ? { rule: expect["rule"] } : {}),
+        ...(typeof expect["reason"] === "string" ? { reason: expect["reason"] } : {}),
+      },
+    };
+  });
+  return { cases };
+}
+
+function object(v: unknown, at: string): Record<string, unknown> {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new TestFileError(`\`${at}\` must be a JSON object`);
+  return v as Record<string, unknown>;
+}
+
+function only(o: Record<string, unknown>, keys: readonly string[], at: string): void {
+  for (const k of Object.keys(o)) {
+    if (!keys.includes(k)) throw new TestFileError(`\`${at}\` has unknown member \`${k}\` (expected ${keys.map((x) => `\`${x}\``).join(", ")})`);
+  }
+}
