@@ -26,6 +26,25 @@ export interface CompileResult {
  * `valid` is true when no phase reported an error; warnings do not make a policy invalid.
  */
 export function compile(path: string, text: string, options: CompileOptions = {}): CompileResult {
+  const { state, diagnostics: all, timings } = runPipeline(path, text, options);
+  const errors = all.filter((d) => d.severity === "error");
+  return {
+    valid: errors.length === 0,
+    errors,
+    warnings: all.filter((d) => d.severity === "warning"),
+    ast: errors.length === 0 ? (state.ast ?? null) : null,
+    ir: errors.length === 0 ? (state.ir ?? null) : null,
+    bundle: errors.length === 0 ? (state.bundle ?? null) : null,
+    timings,
+  };
+}
+
+/** The phases in order, with what each handed on; the golden tests read a phase's own output here. */
+export function runPipeline(
+  path: string,
+  text: string,
+  options: CompileOptions = {},
+): { state: PipelineState; diagnostics: Diagnostic[]; timings: { phase: PhaseName; ms: number }[] } {
   const ctx = createContext(path, text);
   const state: PipelineState = {};
   const timings: { phase: PhaseName; ms: number }[] = [];
@@ -37,15 +56,5 @@ export function compile(path: string, text: string, options: CompileOptions = {}
     // A tolerant phase's errors stop the pipeline at the next halting phase, after it has added its own.
     if (phase.haltOnError && ctx.sink.errorCount > 0) break;
   }
-  const all = ctx.sink.all();
-  const errors = all.filter((d) => d.severity === "error");
-  return {
-    valid: errors.length === 0,
-    errors,
-    warnings: all.filter((d) => d.severity === "warning"),
-    ast: errors.length === 0 ? (state.ast ?? null) : null,
-    ir: errors.length === 0 ? (state.ir ?? null) : null,
-    bundle: errors.length === 0 ? (state.bundle ?? null) : null,
-    timings,
-  };
+  return { state, diagnostics: ctx.sink.all(), timings };
 }

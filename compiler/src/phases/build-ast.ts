@@ -124,7 +124,7 @@ class AstBuilder {
   private noRepeats(items: readonly { key: string; span: Span }[], type: string): void {
     const seen = new Set<string>();
     for (const { key, span } of items) {
-      if (seen.has(key)) this.ctx.sink.report("E306", span, `a ${type} signal takes at most one ${key} constraint`);
+      if (seen.has(key)) this.ctx.sink.report("E306", span, `${type === "integer" ? "an" : "a"} ${type} signal takes at most one ${key} constraint`);
       seen.add(key);
     }
   }
@@ -213,7 +213,8 @@ class AstBuilder {
 
   private reason(t: IToken): StringLit {
     const reason = this.string(t);
-    if (reason.value.trim() === "") this.ctx.sink.report("E309", reason.span, "a reason must say something: it is shown to the caller");
+    const decodes = typeof decodeString(t.image) === "string";
+    if (decodes && reason.value.trim() === "") this.ctx.sink.report("E309", reason.span, "a reason must say something: it is shown to the caller");
     return reason;
   }
 
@@ -304,12 +305,14 @@ class AstBuilder {
   private number(t: IToken): NumberLit {
     const span = this.tokenSpan(t);
     const value = Number(t.image);
+    // An unusable number becomes NaN, which no bound check or fold accepts, so it is reported once.
     if (!Number.isFinite(value)) {
       this.ctx.sink.report("E302", span, `number \`${t.image}\` is too large`);
-      return { value: 0, span };
+      return { value: NaN, span };
     }
     if (/^\d+$/.test(t.image) && !Number.isSafeInteger(value)) {
       this.ctx.sink.report("E302", span, `integer \`${t.image}\` cannot be represented exactly (the limit is 9007199254740991)`);
+      return { value: NaN, span };
     }
     return { value, span };
   }

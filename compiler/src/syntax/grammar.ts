@@ -36,12 +36,15 @@ function listLabels(paths: TokenType[][]): string {
   return `${labels.slice(0, -1).join(", ")} or ${labels[labels.length - 1]}`;
 }
 
+const SECTION_KEYWORDS = ["policy", "governs", "signals", "const", "rule", "otherwise"];
 const ORDER_HINT = "sections come in the order: policy, governs, signals, const, rule, otherwise";
 
 const messages: IParserErrorMessageProvider = {
   buildMismatchTokenMessage: ({ expected, actual }) => `expected ${tokenLabel(expected)}, found ${describeToken(actual)}`,
   buildNotAllInputParsedMessage: ({ firstRedundant }) =>
-    `unexpected ${describeToken(firstRedundant)} after the last rule; ${ORDER_HINT}`,
+    SECTION_KEYWORDS.includes(firstRedundant.image)
+      ? `unexpected ${describeToken(firstRedundant)} here; ${ORDER_HINT}`
+      : `unexpected ${describeToken(firstRedundant)}: expected another declaration, \`otherwise\` or the end of the file`,
   buildNoViableAltMessage: ({ expectedPathsPerAlt, actual }) =>
     `expected ${listLabels(expectedPathsPerAlt.flat())}, found ${describeToken(actual[0]!)}`,
   buildEarlyExitMessage: ({ expectedIterationPaths, actual }) =>

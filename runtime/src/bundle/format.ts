@@ -1,6 +1,6 @@
 import { canonicalJson } from "../canonical/jcs.js";
 import { sha256Hex } from "../canonical/digest.js";
-import { PAYLOAD_TYPES } from "../signing/payload-types.js";
+import type { PAYLOAD_TYPES } from "../signing/payload-types.js";
 
 /**
  * The bundle under `policies/{policyId}/{version}/`. Only the files the manifest names are bundle content;

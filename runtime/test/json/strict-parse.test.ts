@@ -281,9 +281,9 @@ describe("properties", () => {
         } catch (error) {
           if (!(error instanceof StrictJsonError)) throw error;
           if (!(Number.isInteger(error.line) && error.line >= 1 && Number.isInteger(error.column) && error.column >= 1)) {
-            throw new Error(`bad position ${error.line}:${error.column}`);
+            throw new Error(`bad position ${error.line}:${error.column}`, { cause: error });
           }
-          if (/[\p{C}\p{Zl}\p{Zp}]/u.test(error.message)) throw new Error(`unquoted input in ${error.message}`);
+          if (/[\p{C}\p{Zl}\p{Zp}]/u.test(error.message)) throw new Error(`unquoted input in ${error.message}`, { cause: error });
           return;
         }
         // JSON.parse must accept it too (it throws otherwise) and agree up to the sign of zero.
