@@ -51,15 +51,15 @@ class Printer {
     this.section([
       this.item(a.policyId.span.start.offset, a.version.span, [`policy ${JSON.stringify(a.policyId.value)} version ${JSON.stringify(a.version.value)}`]),
       this.item(a.governs.span.start.offset, a.governs.span, [printGoverns(a)]),
-    ], false);
+    ]);
     this.blank();
-    this.section([this.item(a.signalsBlock.start.offset, a.signals[0]?.span ?? a.signalsBlock, ["signals {"])], false);
-    this.section(a.signals.map((s) => this.item(s.span.start.offset, s.span, [printSignal(s)], "  ")), true);
-    this.leadingComments(a.signalsBlock.end.offset, "  ");
+    this.section([this.item(a.signalsBlock.start.offset, a.signalsBlock.start, ["signals {"])]);
+    this.section(a.signals.map((s) => this.item(s.span.start.offset, s.span, [printSignal(s)], "  ")));
+    this.leadingComments(a.signalsBlock.end.offset, "  ", a.signals[a.signals.length - 1]?.span.end.offset ?? -1);
     this.out.push("}");
     if (a.consts.length > 0) {
       this.blank();
-      this.section(a.consts.map((c) => this.item(c.span.start.offset, c.span, printConst(c.name.name, c.value))), true);
+      this.section(a.consts.map((c) => this.item(c.span.start.offset, c.span, printConst(c.name.name, c.value))));
     }
     const decisions = [
       ...a.rules.map((r) => this.item(r.span.start.offset, r.span, printDecision(`rule ${r.name.name}`, `when ${printExpr(r.when)}`, r.verdict, r.reason.value))),
@@ -67,7 +67,7 @@ class Printer {
     ];
     if (decisions.length > 0) {
       this.blank();
-      this.section(decisions, true);
+      this.section(decisions);
     }
     const rest = this.comments.splice(0);
     if (rest.length > 0) {
@@ -77,16 +77,16 @@ class Printer {
     return `${this.out.join("\n")}\n`;
   }
 
-  private item(start: number, endSpan: { end: { offset: number } }, lines: string[], indent = ""): Item {
-    return { start, end: endSpan.end.offset, lines, indent };
+  private item(start: number, end: { offset: number } | { end: { offset: number } }, lines: string[], indent = ""): Item {
+    return { start, end: "end" in end ? end.end.offset : end.offset, lines, indent };
   }
 
   /** Prints items in order with their comments; keeps one blank line where the source had any. */
-  private section(items: readonly Item[], keepBlankLines: boolean): void {
+  private section(items: readonly Item[]): void {
     let previousEnd = -1;
     for (const item of items) {
-      if (keepBlankLines && previousEnd >= 0 && this.blankBetween(previousEnd, item.start)) this.blank();
-      this.leadingComments(item.start, item.indent);
+      const after = this.leadingComments(item.start, item.indent, previousEnd);
+      if (after >= 0 && this.blankBetween(after, item.start)) this.blank();
       const lines = item.lines.map((l) => item.indent + l);
       const trailing = this.trailingComment(item.end);
       if (trailing) lines[lines.length - 1] += `  ${trailing.text.trimEnd()}`;
@@ -95,11 +95,20 @@ class Printer {
     }
   }
 
-  /** Comments that start before `offset` and were not yet printed go on their own lines. */
-  private leadingComments(offset: number, indent: string): void {
+  /**
+   * Comments that start before `offset` and were not yet printed go on their own lines, keeping one blank
+   * line wherever the source had one between them (or between the previous item and the first of them).
+   * Returns where the last of them ends, or `previousEnd` when there were none.
+   */
+  private leadingComments(offset: number, indent: string, previousEnd: number): number {
+    let end = previousEnd;
     while (this.comments.length > 0 && this.comments[0]!.span.start.offset < offset) {
-      this.out.push(indent + this.comments.shift()!.text.trimEnd());
+      const c = this.comments.shift()!;
+      if (end >= 0 && this.blankBetween(end, c.span.start.offset)) this.blank();
+      this.out.push(indent + c.text.trimEnd());
+      end = c.span.end.offset;
     }
+    return end;
   }
 
   /** A comment on the same line as the end of an item stays at the end of that line. */

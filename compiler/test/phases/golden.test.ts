@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runPipeline } from "../../src/compile.js";
 import { renderDiagnostic } from "../../src/diagnostics/diagnostic.js";
-import { LineIndex } from "../../src/diagnostics/source.js";
+import { LineIndex, type Span } from "../../src/diagnostics/source.js";
 import { PHASES, type PhaseName, type PipelineState } from "../../src/phases/index.js";
 import { describeType } from "../../src/phases/type-check.js";
 import { signingKeyForTests } from "../support/keys.js";
@@ -21,7 +21,7 @@ const update = process.env["UPDATE_GOLDEN"] === "1";
 const snapshot: Record<PhaseName, (s: PipelineState) => string> = {
   lex: (s) => (s.tokens ?? []).map((t) => `${t.startLine}:${t.startColumn} ${t.tokenType.name} ${t.image}`).join("\n"),
   parse: (s) => (s.cst ? `policyFile with ${Object.keys(s.cst.children).sort().join(", ")}` : "no tree"),
-  "build-ast": (s) => json(s.ast, (k, v) => (k === "span" && v ? `${v.start.line}:${v.start.column}-${v.end.line}:${v.end.column}` : v)),
+  "build-ast": (s) => json(s.ast, (k, v) => (k === "span" && v ? compactSpan(v as Span) : v)),
   resolve: (s) => (s.symbols ? `signals: ${[...s.symbols.signals.keys()].join(", ")}\nconstants: ${[...s.symbols.consts.keys()].join(", ")}` : ""),
   "type-check": (s) =>
     (s.ast?.rules ?? [])
@@ -35,8 +35,12 @@ const snapshot: Record<PhaseName, (s: PipelineState) => string> = {
       : "",
 };
 
-function json(v: unknown, replacer?: (k: string, v: never) => unknown): string {
-  return v === undefined ? "" : JSON.stringify(v, replacer as never, 2);
+function json(v: unknown, replacer?: (k: string, v: unknown) => unknown): string {
+  return v === undefined ? "" : JSON.stringify(v, replacer, 2);
+}
+
+function compactSpan(s: Span): string {
+  return `${s.start.line}:${s.start.column}-${s.end.line}:${s.end.column}`;
 }
 
 function render(phase: PhaseName, file: string, text: string): string {

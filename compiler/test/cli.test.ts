@@ -1,0 +1,178 @@
+/**
+ * The policy authors' CLI as a user meets it: exit codes, one-line errors, files written where promised.
+ * Most cases call `main` in-process; a few run the built binary to check what a shell sees.
+ */
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadBundle, loadPublicKeyPem } from "@writ/runtime";
+import { main } from "../src/cli/main.js";
+
+const repo = new URL("../../", import.meta.url).pathname;
+let cwd: string;
+let out: string[];
+let err: string[];
+
+beforeEach(() => {
+  cwd = mkdtempSync(join(tmpdir(), "writ-cli-"));
+  cpSync(join(repo, "policies"), join(cwd, "policies"), { recursive: true, filter: (src) => !/bundle|\.json$/.test(src) || src.endsWith("policy.test.json") });
+  out = [];
+  err = [];
+});
+afterEach(() => rmSync(cwd, { recursive: true, force: true }));
+
+const run = (...argv: string[]): Promise<number> => main(argv, { cwd, out: (l) => out.push(l), err: (l) => err.push(l) });
+const PAY = "policies/payments.transfer/1.2.0";
+
+describe("writ compile", () => {
+  it("writes a bundle beside each policy and says where", async () => {
+    expect(await run("compile", "policies")).toBe(0);
+    for (const f of ["policy.writ", "signals.schema.json", "policy.ir.json", "bundle.manifest.json"]) expect(existsSync(join(cwd, PAY, f))).toBe(true);
+    expect(existsSync(join(cwd, PAY, "bundle.sig"))).toBe(false);
+    expect(out.join("\n")).toMatch(/payments\.transfer@1\.2\.0 -> policies\/payments\.transfer\/1\.2\.0 \(bundle_hash [0-9a-f]{16}…, unsigned\)/);
+    await expect(loadBundle(join(cwd, "policies"), "payments.transfer", "1.2.0")).resolves.toBeTruthy();
+  });
+
+  it("signs with a key from keygen; the bundle loads with the public key pinned", async () => {
+    expect(await run("keygen", "--out", "k")).toBe(0);
+    expect(statSync(join(cwd, "k.key")).mode & 0o777).toBe(0o600);
+    expect(await run("compile", PAY, "--sign-key", "k.key")).toBe(0);
+    const pub = loadPublicKeyPem(readFileSync(join(cwd, "k.pub"), "utf8"));
+    const loaded = await loadBundle(join(cwd, "policies"), "payments.transfer", "1.2.0", { trustedKeys: [pub], requireSignature: true });
+    expect(loaded.signedBy).toBe(pub.keyId);
+    // Recompiling unsigned removes the old signature rather than leaving it beside a new manifest.
+    expect(await run("compile", PAY)).toBe(0);
+    expect(existsSync(join(cwd, PAY, "bundle.sig"))).toBe(false);
+  });
+
+  it("exits 3 with diagnostics when a policy does not compile", async () => {
+    const bad = join(cwd, "bad.writ");
+    writeFileSync(bad, 'policy "x" version "1.0.0"\ngoverns "a"\nsignals {\n  n: integer\n}\nrule r when m > 1 approve "x"\n');
+    expect(await run("compile", "bad.writ")).toBe(3);
+    expect(err.join("\n")).toContain("error[E404]: unknown name `m`");
+    expect(err.join("\n")).toContain("bad.writ:6:13");
+  });
+
+  it("refuses a policy.writ inside the output root that sits under another id or version", async () => {
+    const wrong = join(cwd, "policies/payments.transfer/9.9.9");
+    mkdirSync(wrong, { recursive: true });
+    cpSync(join(cwd, PAY, "policy.writ"), join(wrong, "policy.writ"));
+    expect(await run("compile", "policies/payments.transfer/9.9.9")).toBe(3);
+    expect(err.join("\n")).toContain("belongs in `policies/payments.transfer/1.2.0/`");
+  });
+
+  it.each([
+    [["compile"], "no policy given"],
+    [["compile", "nowhere"], "`nowhere` does not exist"],
+    [["compile", "package.json"], "is not a `.writ` file or a directory"],
+    [["compile", "--frobnicate", "policies"], "unknown option `--frobnicate`"],
+    [["compile", "policies", "--sign-key", "missing.key"], "cannot read signing key `missing.key`"],
+    [["check", "--format", "xml", "policies"], "--format must be pretty, short or json"],
+    [["keygen", "extra"], "keygen takes no paths"],
+    [["frobnicate"], "unknown command `frobnicate`"],
+  ])("`writ %j` is a bad invocation: exit 2 and one line", async (argv, message) => {
+    writeFileSync(join(cwd, "package.json"), "{}");
+    expect(await run(...argv)).toBe(2);
+    expect(err).toHaveLength(1);
+    expect(err[0]).toContain(message);
+  });
+
+  it("refuses a signing key that is not an Ed25519 PKCS8 key", async () => {
+    writeFileSync(join(cwd, "bad.key"), "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n");
+    expect(await run("compile", "policies", "--sign-key", "bad.key")).toBe(2);
+    expect(err[0]).toMatch(/^writ: signing key `bad.key` is unusable: /);
+    expect(err[0]).not.toContain("AAAA");
+  });
+});
+
+describe("writ check", () => {
+  it("writes nothing and reports ok", async () => {
+    expect(await run("check", "policies")).toBe(0);
+    expect(existsSync(join(cwd, PAY, "bundle.manifest.json"))).toBe(false);
+    expect(out).toContain(`${PAY}/policy.writ: ok`);
+  });
+
+  it("prints machine-readable diagnostics with --format json and fails warnings with --deny-warnings", async () => {
+    writeFileSync(join(cwd, "w.writ"), 'policy "x" version "1.0.0"\ngoverns "a"\nsignals {\n  n: integer\n  unused: boolean\n}\nrule r when n > 1 approve "x"\n');
+    expect(await run("check", "w.writ", "--format", "json")).toBe(0);
+    const codes = out.map((l) => (JSON.parse(l) as { code: string }).code).sort();
+    expect(codes).toEqual(["W401", "W601"]);
+    expect(await run("check", "w.writ", "--deny-warnings")).toBe(3);
+  });
+});
+
+describe("writ fmt", () => {
+  it("--check exits 1 for an unformatted file and fmt rewrites it into canonical form", async () => {
+    const file = join(cwd, PAY, "policy.writ");
+    const canonical = readFileSync(file, "utf8");
+    writeFileSync(file, canonical.replace(/^rule (\w+) when/m, "rule   $1\n   when"));
+    expect(await run("fmt", "--check", "policies")).toBe(1);
+    expect(out).toContain(`${PAY}/policy.writ: not formatted`);
+    expect(await run("fmt", "policies")).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe(canonical);
+    expect(await run("fmt", "--check", "policies")).toBe(0);
+  });
+
+  it("exits 3 and leaves a file with syntax errors untouched", async () => {
+    writeFileSync(join(cwd, "broken.writ"), "policy ");
+    expect(await run("fmt", "broken.writ")).toBe(3);
+    expect(readFileSync(join(cwd, "broken.writ"), "utf8")).toBe("policy ");
+  });
+});
+
+describe("writ test", () => {
+  it("passes the shipped policies with full rule coverage", async () => {
+    expect(await run("test", "policies", "--require-coverage")).toBe(0);
+    expect(out.filter((l) => l.includes("cases passed"))).toHaveLength(3);
+    for (const line of out.filter((l) => l.includes("cases passed"))) {
+      const m = /(\d+)\/(\d+) cases passed, rules covered (\d+)\/(\d+)/.exec(line)!;
+      expect(m[1]).toBe(m[2]);
+      expect(m[3]).toBe(m[4]);
+    }
+  });
+
+  it("exits 4 and names the case when an expectation is wrong", async () => {
+    const path = join(cwd, PAY, "policy.test.json");
+    const tests = JSON.parse(readFileSync(path, "utf8")) as { cases: { name: string; expect: { verdict?: string } }[] };
+    const target = tests.cases.find((c) => c.expect.verdict === "approve")!;
+    target.expect.verdict = "reject";
+    writeFileSync(path, JSON.stringify(tests));
+    expect(await run("test", PAY)).toBe(4);
+    expect(out.join("\n")).toContain(`FAIL ${target.name}: expected verdict \`reject\`, got \`approve\``);
+  });
+
+  it("exits 4 when a test file is missing, malformed, or coverage is required and incomplete", async () => {
+    rmSync(join(cwd, PAY, "policy.test.json"));
+    expect(await run("test", PAY)).toBe(4);
+    expect(err.join("\n")).toContain("no test file (expected `policies/payments.transfer/1.2.0/policy.test.json`)");
+    writeFileSync(join(cwd, PAY, "policy.test.json"), '{"cases": [{"name": "a", "name": "b"}]}');
+    expect(await run("test", PAY)).toBe(4);
+    expect(err.join("\n")).toContain("duplicate key `name`");
+    writeFileSync(join(cwd, PAY, "policy.test.json"), JSON.stringify({ cases: [{ name: "only", signals: {}, expect: { invalid: ["VAL-004"] } }] }));
+    expect(await run("test", PAY)).toBe(0);
+    expect(await run("test", PAY, "--require-coverage")).toBe(4);
+    expect(out.join("\n")).toContain("not covered:");
+  });
+});
+
+describe("the built binary", () => {
+  const bin = join(repo, "compiler/dist/cli.js");
+  it("is built (npm test builds before testing)", () => {
+    expect(existsSync(bin), "run `npm run build` first").toBe(true);
+  });
+
+  it.runIf(existsSync(bin))("prints one line, no stack trace, and exits 2 for a bad path", () => {
+    const r = spawnSync(process.execPath, [bin, "compile", "does/not/exist.writ"], { cwd, encoding: "utf8" });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split("\n")).toEqual(["writ: `does/not/exist.writ` does not exist"]);
+  });
+
+  it.runIf(existsSync(bin))("exits 4 from a shell when a policy test fails", () => {
+    writeFileSync(join(cwd, PAY, "policy.test.json"), JSON.stringify({ cases: [{ name: "wrong", signals: {}, expect: { verdict: "approve" } }] }));
+    const r = spawnSync(process.execPath, [bin, "test", PAY], { cwd, encoding: "utf8" });
+    expect(r.status).toBe(4);
+    expect(r.stdout).toContain("FAIL wrong: signals are invalid");
+  });
+});
