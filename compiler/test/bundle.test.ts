@@ -159,3 +159,15 @@ describe("loadBundle", () => {
     expect(loadPublicKeyPem(key.publicKey.pem).keyId).toBe(key.keyId);
   });
 });
+
+describe("signing failures", () => {
+  it("reports E801 and emits no bundle when the key's halves do not match", () => {
+    const other = loadSigningKeyPem(generateSigningKeyPair().privateKeyPem);
+    const mismatched: SigningKey = { ...key, publicKey: other.publicKey, keyId: other.keyId };
+    const r = compile("policy.writ", source, { signingKey: mismatched });
+    expect(r.valid).toBe(false);
+    expect(r.bundle).toBeNull();
+    expect(r.errors.map((d) => d.code)).toEqual(["E801"]);
+    expect(r.errors[0]!.message).toMatch(/^bundle could not be signed: /);
+  });
+});

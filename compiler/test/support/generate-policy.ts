@@ -25,6 +25,12 @@ export interface PolicyOptions {
   readonly signals?: number | { readonly min: number; readonly max: number };
   /** Always (true) or never (false) end with `otherwise`; random when omitted. */
   readonly otherwise?: boolean;
+  /**
+   * Realistic mode, for benchmarks: no constant conditions (`true`, literal-vs-literal, `x not in []`), number
+   * literals inside the compared signal's declared bounds, enums of two or more values, so no rule is
+   * always true and a long policy is not cut short. Default: on when the policy may have 100 rules or more.
+   */
+  readonly realistic?: boolean;
 }
 
 export interface Bound {
@@ -281,14 +287,14 @@ const REASONS = [
 // ---------------------------------------------------------------------------------------------------------
 // Signals
 
-function numberSignal(name: string, optional: boolean, kind: "number" | "integer"): fc.Arbitrary<SignalSpec> {
+function numberSignal(name: string, optional: boolean, kind: "number" | "integer", realistic: boolean): fc.Arbitrary<SignalSpec> {
   const value = kind === "integer" ? fc.integer({ min: -1000, max: 100_000 }) : fc.oneof(
     fc.integer({ min: -1000, max: 100_000 }),
     fc.double({ min: -1000, max: 100_000, noNaN: true, noDefaultInfinity: true }).map((d) => Math.round(d * 100) / 100),
   );
-  const shape = fc.constantFrom("none", "lower", "upper", "both", "range", "range", "point");
+  const shape = realistic ? fc.constantFrom("none", "lower", "upper", "both", "range", "range") : fc.constantFrom("none", "lower", "upper", "both", "range", "range", "point");
   return fc
-    .record({ shape, a: value, gap: fc.integer({ min: 2, max: 10_000 }), loIncl: fc.boolean(), hiIncl: fc.boolean(), upperFirst: fc.boolean() })
+    .record({ shape, a: value, gap: fc.integer({ min: realistic ? 4 : 2, max: 10_000 }), loIncl: fc.boolean(), hiIncl: fc.boolean(), upperFirst: fc.boolean() })
     .map(({ shape, a, gap, loIncl, hiIncl, upperFirst }) => {
       const b = a + gap;
       let lo: Bound | null = null;
@@ -352,22 +358,22 @@ function stringSignal(name: string, optional: boolean): fc.Arbitrary<SignalSpec>
     });
 }
 
-function enumSignal(name: string, optional: boolean): fc.Arbitrary<SignalSpec> {
-  return fc.uniqueArray(fc.constantFrom(...ENUM_POOL), { minLength: 1, maxLength: 5 }).chain((values) =>
+function enumSignal(name: string, optional: boolean, realistic: boolean): fc.Arbitrary<SignalSpec> {
+  return fc.uniqueArray(fc.constantFrom(...ENUM_POOL), { minLength: realistic ? 2 : 1, maxLength: 5 }).chain((values) =>
     fc.tuple(fc.tuple(...values.map((v) => stringLit(v))), fc.constantFrom(" | ", "|", " |\n    ")).map(
       ([lits, sep]): SignalSpec => ({ name, optional, kind: "enum", values, constraintText: lits.join(sep) }),
     ),
   );
 }
 
-function signalSpec(name: string): fc.Arbitrary<SignalSpec> {
+function signalSpec(name: string, realistic: boolean): fc.Arbitrary<SignalSpec> {
   const optionalArb = fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) });
   return optionalArb.chain((optional) => {
     return fc.oneof(
-      { weight: 3, arbitrary: numberSignal(name, optional, "number") },
-      { weight: 3, arbitrary: numberSignal(name, optional, "integer") },
+      { weight: 3, arbitrary: numberSignal(name, optional, "number", realistic) },
+      { weight: 3, arbitrary: numberSignal(name, optional, "integer", realistic) },
       { weight: 3, arbitrary: stringSignal(name, optional) },
-      { weight: 2, arbitrary: enumSignal(name, optional) },
+      { weight: 2, arbitrary: enumSignal(name, optional, realistic) },
       { weight: 2, arbitrary: fc.constant<SignalSpec>({ name, optional, kind: "boolean", constraintText: "boolean" }) },
       { weight: 2, arbitrary: fc.constant<SignalSpec>({ name, optional, kind: "timestamp", constraintText: "timestamp" }) },
     );
@@ -377,7 +383,7 @@ function signalSpec(name: string): fc.Arbitrary<SignalSpec> {
 // ---------------------------------------------------------------------------------------------------------
 // Constants
 
-function constSpecs(signals: readonly SignalSpec[], count: number): fc.Arbitrary<ConstSpec[]> {
+function constSpecs(signals: readonly SignalSpec[], count: number, realistic: boolean): fc.Arbitrary<ConstSpec[]> {
   const enums = signals.flatMap((s) => (s.kind === "enum" ? [s.values] : []));
   const names: string[] = [];
   for (let i = 0; i < count; i++) names.push(`${CONST_WORDS[i % CONST_WORDS.length]!}${i >= CONST_WORDS.length ? `_${i}` : ""}`);
@@ -416,9 +422,10 @@ function constSpecs(signals: readonly SignalSpec[], count: number): fc.Arbitrary
       [2, build("string", stringItem(["KP", "IR", "SY", "CU", "admin", "root", "é", ""]), refsOf("string", (v) => !isTimestampText(v)))],
       [2, build("string", timestampArb.chain((v) => stringLit(v).map((text): Item => ({ value: v, text }))), refsOf("string", isTimestampText))],
       when(enums.length > 0, 3, () =>
-        fc.constantFrom(...enums).chain((vs) => build("string", stringItem(vs), refsOf("string", (v) => vs.includes(v as string))))),
-      [1, build("boolean", fc.boolean().map((v): Item => ({ value: v, text: String(v) })), refsOf("boolean", () => true))],
-      [1, fc.constant<ConstSpec>({ name, kind: "list", elem: "empty", values: [], text: "[]" })],
+        fc.constantFrom(...enums).chain((vs) =>
+          build("string", stringItem(realistic ? vs.slice(1) : vs), refsOf("string", (v) => (realistic ? vs.slice(1) : vs).includes(v as string))))),
+      when(!realistic, 1, () => build("boolean", fc.boolean().map((v): Item => ({ value: v, text: String(v) })), refsOf("boolean", () => true))),
+      when(!realistic, 1, () => fc.constant<ConstSpec>({ name, kind: "list", elem: "empty", values: [], text: "[]" })),
     );
   };
 
@@ -461,7 +468,11 @@ class Exprs {
 
   readonly condition: fc.Arbitrary<string>;
 
-  constructor(signals: readonly SignalSpec[], consts: readonly ConstSpec[]) {
+  constructor(
+    signals: readonly SignalSpec[],
+    consts: readonly ConstSpec[],
+    private readonly realistic: boolean,
+  ) {
     this.nums = signals.filter((s): s is NumSig => s.kind === "number" || s.kind === "integer");
     this.strs = signals.filter((s) => s.kind === "string");
     this.enums = signals.filter((s): s is EnumSig => s.kind === "enum");
@@ -484,8 +495,14 @@ class Exprs {
       [4, numberLiteralText],
       [1, numberLiteralText.map((t) => `-${t}`)],
       when(this.numConsts.length > 0, 2, () => fc.constantFrom(...this.numConsts).map((c) => c.name)),
-      [1, this.strOperand().map((s) => `len(${s})`)],
+      when(!this.realistic || this.strs.length + this.enums.length > 0, 1, () => this.lenOperand().map((s) => `len(${s})`)),
     );
+  }
+
+  /** What `len()` measures; realistic policies measure signals, not constants the compiler folds. */
+  private lenOperand(): fc.Arbitrary<string> {
+    if (!this.realistic) return this.strOperand();
+    return fc.constantFrom(...this.strs, ...this.enums).map((s) => s.name);
   }
 
   private numExpr(depth: number): fc.Arbitrary<string> {
@@ -507,6 +524,16 @@ class Exprs {
     const left = this.numExpr(1);
     const simpleLeft = this.nums.length > 0 ? fc.constantFrom(...this.nums).map((s) => s.name) : this.numLeaf();
     const notIn = fc.constantFrom("in", "in", "not in");
+    if (this.realistic && this.nums.length > 0) {
+      // `signal op literal` and `signal in lo..hi` with literals strictly inside the declared bounds.
+      const inside = fc.constantFrom(...this.nums).chain((s) => fc.tuple(fc.constant(s.name), insideValues(s)));
+      return weighted(
+        [10, fc.tuple(inside, cmp).map(([[name, [v]], op]) => `${name} ${op} ${literalExpr(v)}`)],
+        [2, fc.tuple(simpleLeft, fc.constantFrom("+", "-", "*", "/"), this.numExpr(0), cmp, this.numExpr(1)).map(([a, op, b, c, d]) => `${a} ${op} ${b} ${c} ${d}`)],
+        [2, fc.tuple(inside, notIn).map(([[name, [v, w]], op]) => `${name} ${op} ${literalExpr(Math.min(v, w))}..${literalExpr(Math.max(v, w))}`)],
+        [1, fc.tuple(simpleLeft, notIn, fc.array(fc.integer({ min: -10, max: 100_000 }).map(signedNumberText), { minLength: 1, maxLength: 6 })).map(([a, op, xs]) => `${a} ${op} [${xs.join(", ")}]`)],
+      );
+    }
     const numberLists = this.lists.filter((l) => l.elem === "number" || l.elem === "empty");
     const listItem = fc.oneof(
       { weight: 4, arbitrary: fc.integer({ min: -10, max: 100_000 }).map(signedNumberText) },
@@ -563,38 +590,45 @@ class Exprs {
     const notIn = fc.constantFrom("in", "in", "not in");
     const plain = this.plainStrOperand();
     const strLists = this.lists.filter((l) => l.elem === "string" || l.elem === "empty");
-    const listLit = (values: readonly string[], consts: readonly StrConst[]) =>
-      fc
+    // Realistic lists are non-empty and, for an enum, leave out its first value (never all of them).
+    const listLit = (all: readonly string[], allConsts: readonly StrConst[], isEnum: boolean) => {
+      const values = this.realistic && isEnum ? all.slice(1) : all;
+      const consts = allConsts.filter((c) => values.includes(c.value) || !isEnum);
+      if (values.length === 0) return fc.constant("[]");
+      return fc
         .array(
           consts.length > 0
             ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...values).chain(stringLit) }, { weight: 1, arbitrary: fc.constantFrom(...consts).map((c) => c.name) })
             : fc.constantFrom(...values).chain(stringLit),
-          { maxLength: 5 },
+          { minLength: this.realistic ? 1 : 0, maxLength: 5 },
         )
         .map((xs) => `[${xs.join(", ")}]`);
+    };
     const enumAtom = (e: EnumSig): fc.Arbitrary<string> => {
       const consts = this.strConsts.filter((c) => e.values.includes(c.value));
       const lists = this.lists.filter((l) => l.elem === "empty" || (l.elem === "string" && l.values.every((v) => e.values.includes(v as string))));
       return weighted(
         [5, fc.tuple(fc.constant(e.name), eq, this.enumPartner(e), fc.boolean()).map(this.swap)],
-        [3, fc.tuple(notIn, listLit(e.values, consts)).map(([op, l]) => `${e.name} ${op} ${l}`)],
+        [3, fc.tuple(notIn, listLit(e.values, consts, true)).map(([op, l]) => `${e.name} ${op} ${l}`)],
         when(lists.length > 0, 2, () => fc.tuple(notIn, fc.constantFrom(...lists)).map(([op, l]) => `${e.name} ${op} ${l.name}`)),
       );
     };
     return weighted(
       when(this.enums.length > 0, 5, () => fc.constantFrom(...this.enums).chain(enumAtom)),
-      [4, fc.tuple(plain, eq, plain, fc.boolean()).map(this.swap)],
+      [4, fc.tuple(this.realistic && this.strs.length > 0 ? fc.constantFrom(...this.strs).map((s) => s.name) : plain, eq, plain, fc.boolean()).map(this.swap)],
       [3, fc.tuple(this.strOperand(), fc.constantFrom("starts_with", "ends_with", "contains"), this.strOperand()).map(([a, op, b]) => `${a} ${op} ${b}`)],
       [3, fc.tuple(this.strOperand(), fc.constantFrom(...MATCH_PATTERNS)).map(([a, p]) => `${a} matches /${p}/`)],
-      [2, fc.tuple(plain, notIn, listLit(["KP", "IR", "a", "", "é", "admin", "😀"], this.strConsts)).map(([a, op, l]) => `${a} ${op} ${l}`)],
+      [2, fc.tuple(plain, notIn, listLit(["KP", "IR", "a", "", "é", "admin", "😀"], this.strConsts, false)).map(([a, op, l]) => `${a} ${op} ${l}`)],
       when(strLists.length > 0, 2, () => fc.tuple(plain, notIn, fc.constantFrom(...strLists)).map(([a, op, l]) => `${a} ${op} ${l.name}`)),
-      [2, fc.tuple(this.strOperand(), fc.constantFrom("==", "!=", "<", "<=", ">", ">="), this.numExpr(0)).map(([s, op, n]) => `len(${s}) ${op} ${n}`)],
+      when(!this.realistic || this.strs.length + this.enums.length > 0, 2, () =>
+        fc.tuple(this.lenOperand(), fc.constantFrom("==", "!=", "<", "<=", ">", ">="), this.numExpr(0)).map(([s, op, n]) => `len(${s}) ${op} ${n}`)),
     );
   }
 
   // --- booleans ------------------------------------------------------------------------------------------
 
   private booleanAtom(): fc.Arbitrary<string> | null {
+    if (this.realistic && this.bools.length === 0) return null;
     const boolOperand = weighted(
       when(this.bools.length > 0, 4, () => fc.constantFrom(...this.bools).map((s) => s.name)),
       [2, fc.constantFrom("true", "false")],
@@ -605,11 +639,17 @@ class Exprs {
       when(this.bools.length > 0, 6, () => fc.constantFrom(...this.bools).map((s) => s.name)),
       when(this.bools.length > 0, 3, () => fc.tuple(fc.constantFrom(...this.bools).map((s) => s.name), fc.constantFrom("==", "!="), boolOperand, fc.boolean()).map(this.swap)),
       when(this.bools.length > 0, 1, () =>
-        fc.tuple(fc.constantFrom(...this.bools).map((s) => s.name), fc.constantFrom("in", "not in"), fc.array(fc.constantFrom("true", "false"), { maxLength: 2 })).map(([a, op, xs]) => `${a} ${op} [${xs.join(", ")}]`)),
-      when(this.bools.length > 0 && boolLists.length > 0, 1, () =>
+        fc
+          .tuple(
+            fc.constantFrom(...this.bools).map((s) => s.name),
+            fc.constantFrom("in", "not in"),
+            fc.array(fc.constantFrom("true", "false"), this.realistic ? { minLength: 1, maxLength: 1 } : { maxLength: 2 }),
+          )
+          .map(([a, op, xs]) => `${a} ${op} [${xs.join(", ")}]`)),
+      when(this.bools.length > 0 && boolLists.length > 0 && !this.realistic, 1, () =>
         fc.tuple(fc.constantFrom(...this.bools).map((s) => s.name), fc.constantFrom("in", "not in"), fc.constantFrom(...boolLists)).map(([a, op, l]) => `${a} ${op} ${l.name}`)),
-      when(this.boolConsts.length > 0, 1, () => fc.constantFrom(...this.boolConsts).map((c) => c.name)),
-      [1, fc.constantFrom("true", "false")],
+      when(this.boolConsts.length > 0 && !this.realistic, 1, () => fc.constantFrom(...this.boolConsts).map((c) => c.name)),
+      when(!this.realistic, 1, () => fc.constantFrom("true", "false")),
     );
   }
 
@@ -688,6 +728,28 @@ class Exprs {
   }
 }
 
+/** Two numbers strictly inside a number signal's declared bounds (or near zero when unbounded). */
+function insideValues(s: NumSig): fc.Arbitrary<readonly [number, number]> {
+  const lo = s.lo?.value ?? (s.hi ? s.hi.value - 10_000 : -1000);
+  const hi = s.hi?.value ?? lo + 10_000;
+  // Integer signals: the smallest and largest values the bounds admit, then strictly between those.
+  const min = s.lo && !s.lo.inclusive ? lo + 1 : lo;
+  const max = s.hi && !s.hi.inclusive ? hi - 1 : hi;
+  const one =
+    s.kind === "integer"
+      ? fc.integer({ min: min + 1, max: Math.max(min + 1, max - 1) })
+      : fc.double({ min: lo, max: hi, noNaN: true, minExcluded: true, maxExcluded: true }).map((d) => {
+          const r = Math.round(d * 100) / 100;
+          return r > lo && r < hi ? r : (lo + hi) / 2;
+        });
+  return fc.tuple(one, one);
+}
+
+/** A number in a condition: negative values as unary minus. */
+function literalExpr(v: number): string {
+  return v < 0 ? `-${numberText(-v)}` : numberText(v);
+}
+
 function flip(op: string): string {
   return ({ "<": ">", "<=": ">=", ">": "<", ">=": "<=" } as Record<string, string>)[op] ?? op;
 }
@@ -712,6 +774,7 @@ const ACTIONS = fc.constantFrom("transfer.execute", "payments:refund", "deploy",
 export function policyModel(options: PolicyOptions = {}): fc.Arbitrary<PolicyModel> {
   const ruleRange = range(options.rules, { min: 1, max: 8 });
   const big = ruleRange.max >= 100;
+  const realistic = options.realistic ?? big;
   const signalRange = range(options.signals, big ? { min: 30, max: 40 } : { min: 3, max: 8 });
   const constRange = big ? { min: 12, max: 16 } : { min: 0, max: 5 };
 
@@ -728,11 +791,11 @@ export function policyModel(options: PolicyOptions = {}): fc.Arbitrary<PolicyMod
         return i < SIGNAL_WORDS.length ? w : `${w}_${i}`;
       });
       return fc
-        .tuple(...names.map(signalSpec))
-        .chain((signals) => constSpecs(signals, constCount).map((consts) => ({ signals, consts, ruleCount })));
+        .tuple(...names.map((n) => signalSpec(n, realistic)))
+        .chain((signals) => constSpecs(signals, constCount, realistic).map((consts) => ({ signals, consts, ruleCount })));
     })
     .chain(({ signals, consts, ruleCount }) => {
-      const exprs = new Exprs(signals, consts);
+      const exprs = new Exprs(signals, consts, realistic);
       const rule = fc.record({
         word: fc.constantFrom(...RULE_WORDS),
         when: exprs.condition,
@@ -798,8 +861,22 @@ export function policySource(options: PolicyOptions = {}): fc.Arbitrary<string> 
 }
 
 /** One deterministic policy source: the same seed and options always give the same text. */
-export function generatePolicy({ seed, rules, otherwise }: { readonly seed: number; readonly rules?: number; readonly otherwise?: boolean }): string {
-  const options: PolicyOptions = { ...(rules === undefined ? {} : { rules }), ...(otherwise === undefined ? {} : { otherwise }) };
+export function generatePolicy({
+  seed,
+  rules,
+  otherwise,
+  realistic,
+}: {
+  readonly seed: number;
+  readonly rules?: number;
+  readonly otherwise?: boolean;
+  readonly realistic?: boolean;
+}): string {
+  const options: PolicyOptions = {
+    ...(rules === undefined ? {} : { rules }),
+    ...(otherwise === undefined ? {} : { otherwise }),
+    ...(realistic === undefined ? {} : { realistic }),
+  };
   const [source] = fc.sample(policySource(options), { seed, numRuns: 1 });
   return source!;
 }

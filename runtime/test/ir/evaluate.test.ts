@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import { IrUnsupportedError, preparePolicy, type IrExpr, type PolicyIr } from "../../src/index.js";
+
+const sig = (name: string): IrExpr => ({ op: "signal", name });
+const lit = (value: string | number | boolean): IrExpr => ({ op: "lit", value });
+
+/** A one-rule policy: `decides` is true when the rule fires, false when the catch-all answers. */
+function fires(when: IrExpr, signals: Record<string, unknown>): boolean {
+  const ir: PolicyIr = {
+    irVersion: 1,
+    policyId: "t",
+    version: "1.0.0",
+    governs: { action: "a", binding: [] },
+    signals: {},
+    rules: [{ id: "r", verdict: "approve", reason: "fired", when }],
+    otherwise: { verdict: "reject", reason: "fell through" },
+  };
+  const d = preparePolicy(ir).evaluate(signals);
+  if (!d.decided) throw new Error("undecided");
+  return d.ruleId === "r";
+}
+
+describe("Kleene three-valued logic: an absent optional signal is unknown", () => {
+  // `u` is absent, so `u == 1` is unknown; T and F are plain truths.
+  const T = lit(true);
+  const F = lit(false);
+  const U: IrExpr = { op: "cmp", cmp: "eq", kind: "number", left: sig("u"), right: lit(1) };
+  const not = (arg: IrExpr): IrExpr => ({ op: "not", arg });
+  const and = (...args: IrExpr[]): IrExpr => ({ op: "and", args });
+  const or = (...args: IrExpr[]): IrExpr => ({ op: "or", args });
+
+  it.each([
+    ["unknown", U, false],
+    ["not unknown", not(U), false],
+    ["false and unknown", and(F, U), false],
+    ["unknown and false", and(U, F), false],
+    ["true and unknown", and(T, U), false],
+    ["true or unknown", or(T, U), true],
+    ["unknown or true", or(U, T), true],
+    ["false or unknown", or(F, U), false],
+    ["not (false and unknown)", not(and(F, U)), true],
+    ["not (true and unknown)", not(and(T, U)), false],
+    ["not (unknown or false)", not(or(U, F)), false],
+  ])("%s fires: %s", (_name, expr, expected) => {
+    expect(fires(expr as IrExpr, {})).toBe(expected);
+  });
+
+  it("present() is the one test that is never unknown", () => {
+    expect(fires({ op: "present", name: "u" }, {})).toBe(false);
+    expect(fires(not({ op: "present", name: "u" }), {})).toBe(true);
+    expect(fires({ op: "present", name: "u" }, { u: 0 })).toBe(true);
+  });
+});
+
+describe("operators", () => {
+  it.each([
+    ["division by zero is unknown, not Infinity", { op: "cmp", cmp: "gt", kind: "number", left: { op: "arith", fn: "div", left: sig("n"), right: lit(0) }, right: lit(0) }, { n: 1 }, false],
+    ["overflow is unknown", { op: "cmp", cmp: "gt", kind: "number", left: { op: "arith", fn: "mul", left: sig("n"), right: lit(1e308) }, right: lit(0) }, { n: 10 }, false],
+    ["range is inclusive at both ends", { op: "range", value: sig("n"), min: lit(1), max: lit(3) }, { n: 3 }, true],
+    ["timestamps compare as instants across offsets", { op: "cmp", cmp: "eq", kind: "timestamp", left: sig("t"), right: lit("2026-01-01T01:00:00+01:00") }, { t: "2026-01-01T00:00:00Z" }, true],
+    ["timestamps in a set compare as instants", { op: "in", kind: "timestamp", value: sig("t"), set: ["2026-01-01T00:00:00.000Z"] }, { t: "2026-01-01T00:00:00Z" }, true],
+    ["len counts code points", { op: "cmp", cmp: "eq", kind: "number", left: { op: "len", arg: sig("s") }, right: lit(2) }, { s: "a😀" }, true],
+    ["matches is unanchored", { op: "matches", value: sig("s"), pattern: "b+" }, { s: "abbbc" }, true],
+    ["matches uses the u flag", { op: "matches", value: sig("s"), pattern: "^.$" }, { s: "😀" }, true],
+    ["in does not match across types", { op: "in", kind: "string", value: sig("n"), set: ["1"] }, { n: 1 }, false],
+    ["an empty set holds nothing", { op: "in", kind: "string", value: sig("s"), set: [] }, { s: "" }, false],
+    ["a signal that is not a scalar is unknown", { op: "cmp", cmp: "eq", kind: "string", left: sig("s"), right: lit("x") }, { s: ["x"] }, false],
+    ["an inherited property is not a signal", { op: "present", name: "toString" }, {}, false],
+  ])("%s", (_name, expr, signals, expected) => {
+    expect(fires(expr as IrExpr, signals)).toBe(expected);
+  });
+});
+
+it("first match wins, and no match without a catch-all is undecided", () => {
+  const ir: PolicyIr = {
+    irVersion: 1,
+    policyId: "t",
+    version: "1.0.0",
+    governs: { action: "a", binding: [] },
+    signals: {},
+    rules: [
+      { id: "first", verdict: "reject", reason: "one", when: { op: "cmp", cmp: "gt", kind: "number", left: sig("n"), right: lit(1) } },
+      { id: "second", verdict: "approve", reason: "two", when: { op: "cmp", cmp: "gt", kind: "number", left: sig("n"), right: lit(0) } },
+    ],
+    otherwise: null,
+  };
+  const p = preparePolicy(ir);
+  expect(p.evaluate({ n: 5 })).toEqual({ decided: true, verdict: "reject", ruleId: "first", reason: "one" });
+  expect(p.evaluate({ n: 1 })).toEqual({ decided: true, verdict: "approve", ruleId: "second", reason: "two" });
+  expect(p.evaluate({ n: 0 })).toEqual({ decided: false });
+});
+
+it("refuses an IR version or operator it does not know", () => {
+  const base = { policyId: "t", version: "1.0.0", governs: { action: "a", binding: [] }, signals: {}, otherwise: null };
+  expect(() => preparePolicy({ ...base, irVersion: 2, rules: [] } as unknown as PolicyIr)).toThrow(IrUnsupportedError);
+  const unknownOp = { ...base, irVersion: 1, rules: [{ id: "r", verdict: "approve", reason: "x", when: { op: "xor" } }] };
+  expect(() => preparePolicy(unknownOp as unknown as PolicyIr)).toThrow("IR operator `xor` is not supported");
+});

@@ -1,0 +1,49 @@
+/**
+ * Repository rules that no single package can check: the dependency direction in package manifests, one
+ * public entry per package, pinned toolchain, and no private key anywhere in the tracked tree.
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = new URL("../", import.meta.url).pathname;
+const readJson = (p: string): Record<string, unknown> => JSON.parse(readFileSync(join(root, p), "utf8")) as Record<string, unknown>;
+const rootPkg = readJson("package.json") as { workspaces: string[]; engines: { node: string }; devDependencies: Record<string, string> };
+
+/** DESIGN.md section 2: runtime is the core; the others may depend on runtime only. */
+const ALLOWED: Record<string, string[]> = { runtime: [], compiler: ["@writ/runtime"], sidecar: ["@writ/runtime"], sdk: ["@writ/runtime"], conformance: [] };
+
+describe.each(rootPkg.workspaces)("package %s", (ws) => {
+  const pkg = readJson(`${ws}/package.json`) as {
+    dependencies?: Record<string, string>;
+    exports: Record<string, unknown>;
+    engines: { node: string };
+    type: string;
+  };
+
+  it("depends only on the writ packages its place in the layering allows", () => {
+    const writDeps = Object.keys(pkg.dependencies ?? {}).filter((d) => d.startsWith("@writ/"));
+    expect(writDeps.filter((d) => !ALLOWED[ws]!.includes(d))).toEqual([]);
+  });
+
+  it("is ESM with one public entry and the same engines as the root", () => {
+    expect(pkg.type).toBe("module");
+    expect(Object.keys(pkg.exports)).toEqual(["."]);
+    expect(pkg.engines.node).toBe(rootPkg.engines.node);
+  });
+});
+
+it("pins TypeScript to an exact version", () => {
+  expect(rootPkg.devDependencies["typescript"]).toMatch(/^\d+\.\d+\.\d+$/);
+});
+
+it("tracks no private key", () => {
+  const files = execFileSync("git", ["ls-files", "-z"], { cwd: root, encoding: "utf8" }).split("\0").filter(Boolean);
+  const offenders = files.filter((f) => {
+    const text = readFileSync(join(root, f), "latin1");
+    // A PEM block with a body: mentions of the header in docs and tiny malformed test inputs are not keys.
+    return /-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----\r?\n[A-Za-z0-9+/=\r\n]{40,}-----END/.test(text);
+  });
+  expect(offenders).toEqual([]);
+});
