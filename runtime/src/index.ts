@@ -33,4 +33,5 @@ export {
   type BundleSignature,
 } from "./bundle/format.js";
 export { loadBundle, type BundleTrust, type LoadedBundle } from "./bundle/load.js";
+export { TIMESTAMP_PATTERN, isTimestamp } from "./signals/timestamp.js";
 export { createSignalValidator, type SignalError, type SignalValidation, type SignalValidator } from "./signals/validate.js";

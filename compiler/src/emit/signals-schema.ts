@@ -1,5 +1,5 @@
 import type { PolicyAst, SignalDecl } from "../syntax/ast.js";
-import { TIMESTAMP_PATTERN } from "../syntax/timestamp.js";
+import { TIMESTAMP_PATTERN } from "@writ/runtime";
 
 /**
  * The signals schema: JSON Schema draft-07, closed (`additionalProperties: false`), one property per signal,
@@ -25,7 +25,7 @@ function property(s: SignalDecl): Record<string, unknown> {
     case "boolean":
       return { type: "boolean" };
     case "timestamp":
-      return { type: "string", pattern: TIMESTAMP_PATTERN };
+      return { type: "string", format: "date-time", pattern: TIMESTAMP_PATTERN };
     case "enum":
       return { type: "string", enum: t.values.map((v) => v.value) };
     case "string": {

@@ -21,6 +21,7 @@ import type {
   StringOperator,
 } from "../syntax/ast.js";
 import type { Span } from "../diagnostics/source.js";
+import { declaredInterval, isEmptyInterval } from "../analysis/domain.js";
 import { joinSpans, spanOf, type PhaseContext } from "./context.js";
 
 /**
@@ -82,12 +83,18 @@ class AstBuilder {
   }
 
   private signal(n: CstNode): SignalDecl {
-    return {
+    const decl: SignalDecl = {
       name: this.ident(token(n, "name")),
       optional: tokens(n, "optional").length > 0,
       type: this.signalType(node(n, "signalType")),
       span: this.nodeSpan(n),
     };
+    // Bounds that are each fine may still leave no value, e.g. `> 10 < 5`, or `integer > 1 < 2`.
+    const t = decl.type;
+    if ((t.kind === "number" || t.kind === "integer") && t.constraints.length > 1 && isEmptyInterval(declaredInterval(decl))) {
+      this.ctx.sink.report("E306", t.span, `no ${t.kind} satisfies all the bounds of \`${decl.name.name}\`, so no request could ever validate`);
+    }
+    return decl;
   }
 
   private signalType(n: CstNode): SignalTypeExpr {
@@ -310,8 +317,10 @@ class AstBuilder {
       this.ctx.sink.report("E302", span, `number \`${t.image}\` is too large`);
       return { value: NaN, span };
     }
-    if (/^\d+$/.test(t.image) && !Number.isSafeInteger(value)) {
-      this.ctx.sink.report("E302", span, `integer \`${t.image}\` cannot be represented exactly (the limit is 9007199254740991)`);
+    // Past 2^53 every double is an integer standing for many decimal numbers; the strict JSON parser
+    // refuses such values in signals, so a policy may not compare with them either.
+    if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
+      this.ctx.sink.report("E302", span, `number \`${t.image}\` is beyond the exact integer range of ±9007199254740991`);
       return { value: NaN, span };
     }
     return { value, span };
@@ -320,6 +329,10 @@ class AstBuilder {
   private regex(t: IToken): RegexLit {
     const span = this.tokenSpan(t);
     const pattern = t.image.slice(1, -1);
+    if (pattern === "") {
+      this.ctx.sink.report("E303", span, "empty regular expression `//`: it matches every string, so leave the test out");
+      return { pattern, span };
+    }
     try {
       new RegExp(pattern, "u");
     } catch (e) {

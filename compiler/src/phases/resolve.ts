@@ -75,10 +75,10 @@ export function resolve(ctx: PhaseContext, ast: PolicyAst): Symbols {
 
   const bound = new Set<string>();
   for (const b of ast.governs.binding) {
-    if (!signals.has(b.name)) {
-      ctx.sink.report("E405", b.span, `binding names \`${b.name}\`, which is not a declared signal`, suggest(b.name, [...signals.keys()]));
-    } else if (bound.has(b.name)) {
+    if (bound.has(b.name)) {
       ctx.sink.report("E406", b.span, `signal \`${b.name}\` is bound twice`);
+    } else if (!signals.has(b.name)) {
+      ctx.sink.report("E405", b.span, `binding names \`${b.name}\`, which is not a declared signal`, suggest(b.name, [...signals.keys()]));
     }
     bound.add(b.name);
     used.add(b.name);

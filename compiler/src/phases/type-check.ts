@@ -1,7 +1,6 @@
-import type { CompareKind } from "@writ/runtime";
+import { isTimestamp, type CompareKind } from "@writ/runtime";
 import type { ConstDecl, Expr, ListItem, PolicyAst, ScalarValue, SignalDecl } from "../syntax/ast.js";
 import type { Span } from "../diagnostics/source.js";
-import { isTimestamp } from "../syntax/timestamp.js";
 import type { PhaseContext } from "./context.js";
 import type { Symbols } from "./resolve.js";
 
@@ -275,7 +274,7 @@ class Checker {
       if (b.t === "string" && b.enumOf) return this.mismatch(a, b, span);
       for (const lit of literals) {
         if (typeof lit.value === "string" && !isTimestamp(lit.value)) {
-          this.ctx.sink.report("E505", lit.span, `\`${lit.value}\` is not an RFC 3339 timestamp such as \`2025-01-31T00:00:00Z\``);
+          this.ctx.sink.report("E505", lit.span, `\`${lit.value}\` is not a timestamp: write an RFC 3339 date and time with an offset, such as \`2025-01-31T00:00:00Z\` (a real calendar date, no leap second)`);
           return null;
         }
       }

@@ -66,8 +66,9 @@ const afterRegexKeyword = (tokens: IToken[]): boolean => {
   const prev = tokens[tokens.length - 1];
   return prev !== undefined && (prev.tokenType === Matches || prev.tokenType === Matching);
 };
-const regexBody = /\/(?:[^/\\\r\n]|\\[^\r\n])+\//y;
-const unterminatedRegexBody = /\/(?:[^/\\\r\n]|\\[^\r\n])*\\?/y;
+// As in JavaScript, a `/` inside a character class `[...]` does not end the expression.
+const regexBody = /\/(?:[^/\\[\r\n]|\\[^\r\n]|\[(?:[^\]\\\r\n]|\\[^\r\n])*\])*\//y;
+const unterminatedRegexBody = /\/(?:[^/\\[\r\n]|\\[^\r\n]|\[(?:[^\]\\\r\n]|\\[^\r\n])*\]?)*\\?/y;
 const stickyMatcher =
   (re: RegExp): CustomPatternMatcherFunc =>
   (text, offset, tokens) => {

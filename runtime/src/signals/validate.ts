@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { isTimestamp } from "./timestamp.js";
 
 /** One failed signal; `code` is a VAL code of docs/errors (DESIGN.md section 5). */
 export interface SignalError {
@@ -22,6 +23,8 @@ const ajv = new Ajv({
   removeAdditional: false,
   unicodeRegExp: true,
 });
+// `timestamp` signals carry `format: date-time`; writ's definition (RFC 3339, real dates, no leap second).
+ajv.addFormat("date-time", { type: "string", validate: isTimestamp });
 
 export function createSignalValidator(schema: object): SignalValidator {
   const validate: ValidateFunction = ajv.compile(schema);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createSignalValidator } from "../../src/index.js";
+import { TIMESTAMP_PATTERN, createSignalValidator, isTimestamp } from "../../src/index.js";
 
 const schema = {
   $schema: "http://json-schema.org/draft-07/schema#",
@@ -42,6 +42,26 @@ describe("signal validation with the VAL codes of DESIGN.md section 5", () => {
     expect(r.valid).toBe(false);
     if (!r.valid) expect(r.errors.map((e) => e.code).sort()).toEqual(["VAL-003", "VAL-007", "VAL-009", "VAL-010"]);
     expect(signals).toEqual(copy);
+  });
+
+  it.each([
+    ["2024-02-29T23:59:59.999+05:30", true],
+    ["2025-02-29T00:00:00Z", false],
+    ["2025-04-31T00:00:00Z", false],
+    ["2025-12-31T23:59:60Z", false],
+    ["2025-01-01T00:00:00", false],
+    ["2025-01-01 00:00:00Z", false],
+  ])("timestamp %s is valid: %s", (at, ok) => {
+    const v = createSignalValidator({
+      type: "object",
+      properties: { at: { type: "string", format: "date-time", pattern: TIMESTAMP_PATTERN } },
+      required: ["at"],
+      additionalProperties: false,
+    });
+    const r = v({ at });
+    expect(r.valid).toBe(ok);
+    if (!r.valid) expect(r.errors.map((e) => e.code)).toContain("VAL-012");
+    expect(isTimestamp(at)).toBe(ok);
   });
 
   it("accepts valid signals unchanged and refuses a non-object", () => {
