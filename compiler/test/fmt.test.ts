@@ -1,0 +1,90 @@
+/**
+ * `writ fmt` is idempotent and meaning-preserving: formatting twice changes nothing more, and the formatted
+ * policy compiles to the same IR (the IR carries no positions, so equal IR means equal decisions).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { compile } from "../src/compile.js";
+import { formatSource } from "../src/fmt/format.js";
+import { createContext } from "../src/phases/context.js";
+import { lex } from "../src/phases/lex.js";
+import { policySource } from "./support/generate-policy.js";
+
+const policiesRoot = new URL("../../policies/", import.meta.url).pathname;
+const shipped = readdirSync(policiesRoot, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".writ"));
+
+function formatted(text: string): string {
+  const r = formatSource("p.writ", text);
+  if (!r.ok) throw new Error(`not formattable: ${r.errors.map((e) => e.message).join("; ")}`);
+  return r.text;
+}
+
+function assertFormatLaws(text: string): void {
+  const once = formatted(text);
+  expect(formatted(once)).toBe(once);
+  const before = compile("p.writ", text, { until: "lower" });
+  const after = compile("p.writ", once, { until: "lower" });
+  expect(after.valid).toBe(before.valid);
+  expect(after.ir).toEqual(before.ir);
+  expect(after.warnings.map((w) => w.code)).toEqual(before.warnings.map((w) => w.code));
+}
+
+describe("shipped policies", () => {
+  it.each(shipped)("%s is already in canonical form and formats to the same meaning", (file) => {
+    const text = readFileSync(join(policiesRoot, file), "utf8");
+    expect(formatted(text)).toBe(text);
+    assertFormatLaws(text);
+  });
+});
+
+it("keeps every comment and at most one blank line", () => {
+  const text = [
+    "# file header",
+    "",
+    "",
+    'policy "c.demo" version "1.0.0"  # trailing on the header',
+    'governs "a"',
+    "signals {",
+    "  # before n",
+    "  n: integer",
+    "  # closing the block",
+    "}",
+    "rule r when n > 1   # trailing on a rule",
+    '  approve "x"',
+    "# between rules",
+    'otherwise reject "y"',
+    "# at the end",
+  ].join("\n");
+  const out = formatted(text);
+  for (const c of ["# file header", "# trailing on the header", "# before n", "# closing the block", "# trailing on a rule", "# between rules", "# at the end"]) {
+    expect(out).toContain(c);
+  }
+  expect(out).not.toMatch(/\n\n\n/);
+  assertFormatLaws(text);
+});
+
+it("is idempotent and meaning-preserving on generated policies", () => {
+  fc.assert(
+    fc.property(policySource(), (text) => {
+      assertFormatLaws(text);
+    }),
+    { numRuns: 300, seed: 20261122 },
+  );
+});
+
+it("gives one layout whatever the whitespace between tokens", () => {
+  fc.assert(
+    fc.property(policySource(), fc.array(fc.constantFrom(" ", "  ", "\t", "\n", "\n    ", " \r\n"), { minLength: 1 }), (text, gaps) => {
+      // Rebuilt from the tokens with other whitespace (comments dropped): the same policy, laid out anew.
+      const { tokens } = lex(createContext("p.writ", text));
+      const scrambled = tokens.map((t, i) => t.image + gaps[i % gaps.length]!).join("");
+      const withoutComments = tokens.map((t) => t.image).join(" ");
+      expect(formatted(scrambled)).toBe(formatted(withoutComments));
+      assertFormatLaws(scrambled);
+      expect(compile("p.writ", scrambled, { until: "lower" }).ir).toEqual(compile("p.writ", text, { until: "lower" }).ir);
+    }),
+    { numRuns: 200, seed: 20261123 },
+  );
+});
