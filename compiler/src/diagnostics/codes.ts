@@ -16,6 +16,8 @@ export const DIAGNOSTICS = {
   E102: { severity: "error", phase: "lex", title: "unterminated string literal" },
   E103: { severity: "error", phase: "lex", title: "unterminated regular expression" },
   E201: { severity: "error", phase: "parse", title: "syntax error" },
+  E202: { severity: "error", phase: "parse", title: "expression nested too deeply" },
+  E203: { severity: "error", phase: "parse", title: "condition too long" },
   E301: { severity: "error", phase: "build-ast", title: "invalid string escape" },
   E302: { severity: "error", phase: "build-ast", title: "invalid number literal" },
   E303: { severity: "error", phase: "build-ast", title: "invalid regular expression" },

@@ -21,7 +21,7 @@ export function formatSource(path: string, text: string): FormatResult {
   const ctx = createContext(path, text);
   const { tokens, comments } = lex(ctx);
   const cst = ctx.sink.errorCount === 0 ? parse(ctx, tokens) : null;
-  const ast = cst && ctx.sink.errorCount === 0 ? buildAst(ctx, cst, comments) : null;
+  const ast = cst !== null && cst !== undefined && ctx.sink.errorCount === 0 ? buildAst(ctx, cst, comments) : null;
   const errors = ctx.sink.all().filter((d) => d.severity === "error");
   if (!ast || errors.length > 0) return { ok: false, errors };
   return { ok: true, text: new Printer(ast, text).print() };

@@ -11,7 +11,9 @@ import {
   type Term,
 } from "../analysis/domain.js";
 import { DnfBuilder } from "../analysis/dnf.js";
-import type { PolicyAst, SignalDecl } from "../syntax/ast.js";
+import { TRUE_TERM } from "../analysis/domain.js";
+import { lowerCondition } from "./lower.js";
+import type { PolicyAst } from "../syntax/ast.js";
 import type { PhaseContext } from "./context.js";
 import type { Symbols } from "./resolve.js";
 import type { Typing } from "./type-check.js";
@@ -22,10 +24,11 @@ import type { Typing } from "./type-check.js";
  * and a missing catch-all. The analysis is sound, not complete: it never warns about a rule that can
  * decide, and it may miss some that cannot. It changes nothing.
  */
-export function analyze(ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, _typing: Typing): void {
+export function analyze(ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, typing: Typing): void {
   const builder = new DnfBuilder(symbols);
-  const normalize = (terms: Term[]): Term[] => terms.map((t) => normalizeTerm(t, symbols)).filter((t): t is Term => t !== null);
-  const earlier: { name: string; terms: Term[] }[] = [];
+  const normalize = (terms: Term[]): Keyed[] =>
+    terms.map((t) => normalizeTerm(t, symbols)).filter((t): t is Term => t !== null).map((term) => ({ term, keys: keysOf(term) }));
+  const earlier: { name: string; terms: Keyed[] }[] = [];
   let decidedBy: string | null = null;
 
   for (const rule of ast.rules) {
@@ -34,17 +37,20 @@ export function analyze(ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, _ty
       ctx.sink.report("W602", rule.name.span, `rule \`${name}\` is unreachable: rule \`${decidedBy}\` always decides first`);
       continue;
     }
-    const terms = normalize(builder.dnf(rule.when));
+    // What lowering folds to a constant is decided here the same way, so no rule is dropped unwarned.
+    const lowered = lowerCondition(rule.when, symbols, typing);
+    const constant = lowered.op === "lit" ? lowered.value : null;
+    const terms = constant === false ? [] : normalize(constant === true ? [TRUE_TERM] : builder.dnf(rule.when));
     if (terms.length === 0) {
       ctx.sink.report("W605", rule.when.span, `the condition of rule \`${name}\` is never true, so the rule never decides`);
       continue;
     }
-    if (terms.some((t) => isUniversal(t, symbols))) {
+    if (terms.some((t) => t.keys.size === 0)) {
       ctx.sink.report("W604", rule.when.span, `the condition of rule \`${name}\` is always true for valid signals`);
       decidedBy = name;
       continue;
     }
-    const shadow = earlier.find((e) => terms.every((b) => e.terms.some((a) => implies(b, a, symbols))));
+    const shadow = earlier.find((e) => terms.every((b) => e.terms.some((a) => implies(b, a))));
     if (shadow) {
       ctx.sink.report("W603", rule.name.span, `rule \`${name}\` is shadowed: whenever it matches, rule \`${shadow.name}\` matches first`);
     }
@@ -63,24 +69,46 @@ export function analyze(ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, _ty
   }
 }
 
+/** A normalized term and the names of what it constrains (`i:x`, `s:x`, `p:x`, `a:x`, `o:key`). */
+interface Keyed {
+  readonly term: Term;
+  readonly keys: ReadonlySet<string>;
+}
+
+function keysOf(t: Term): Set<string> {
+  return new Set([
+    ...[...t.intervals.keys()].map((n) => `i:${n}`),
+    ...[...t.sets.keys()].map((n) => `s:${n}`),
+    ...[...t.present].map((n) => `p:${n}`),
+    ...[...t.absent].map((n) => `a:${n}`),
+    ...[...t.opaque].map((k) => `o:${k}`),
+  ]);
+}
+
 /**
  * Intersects a term with what the schema guarantees; null when the term cannot hold for any valid signals.
  * Required signals are always present; a value set that is empty, or a signal both present and absent,
- * or an atom beside its own negation, makes the term impossible.
+ * or an atom beside its own negation, makes the term impossible. A constraint the schema already
+ * guarantees is dropped, so what remains in a term always narrows it: a term with nothing left holds for
+ * all valid signals, and a term can only imply another that constrains a subset of what it constrains.
  */
 function normalizeTerm(t: Term, symbols: Symbols): Term | null {
   const intervals = new Map(t.intervals);
   for (const [name, i] of t.intervals) {
     const s = symbols.signals.get(name)!;
-    const narrowed = tighten(intersectIntervals(i, declaredInterval(s)), s.type.kind === "integer");
+    const declared = declaredInterval(s);
+    const narrowed = tighten(intersectIntervals(i, declared), s.type.kind === "integer");
     if (isEmptyInterval(narrowed)) return null;
-    intervals.set(name, narrowed);
+    if (intervalWithin(declared, narrowed)) intervals.delete(name);
+    else intervals.set(name, narrowed);
   }
   const sets = new Map(t.sets);
   for (const [name, v] of t.sets) {
-    const narrowed = intersectSets(v, declaredSet(symbols.signals.get(name)!));
+    const declared = declaredSet(symbols.signals.get(name)!);
+    const narrowed = intersectSets(v, declared);
     if (isEmptySet(narrowed)) return null;
-    sets.set(name, narrowed);
+    if (setWithin(declared, narrowed)) sets.delete(name);
+    else sets.set(name, narrowed);
   }
   const present = new Set([...t.present].filter((n) => symbols.signals.get(n)?.optional));
   for (const name of t.absent) {
@@ -90,32 +118,18 @@ function normalizeTerm(t: Term, symbols: Symbols): Term | null {
   return { intervals, sets, present, absent: t.absent, opaque: t.opaque };
 }
 
-/** True when every valid set of signals satisfies the term. */
-function isUniversal(t: Term, symbols: Symbols): boolean {
-  if (t.opaque.size > 0 || t.absent.size > 0 || t.present.size > 0) return false;
-  for (const [name, i] of t.intervals) if (!intervalWithin(declaredInterval(signal(symbols, name)), i)) return false;
-  for (const [name, v] of t.sets) if (!setWithin(declaredSet(signal(symbols, name)), v)) return false;
-  return true;
-}
-
-/** True when term `b` implies term `a`: whenever `b` holds, `a` holds. Both are normalized. */
-function implies(b: Term, a: Term, symbols: Symbols): boolean {
-  for (const key of a.opaque) if (!b.opaque.has(key)) return false;
-  for (const name of a.absent) if (!b.absent.has(name)) return false;
-  for (const name of a.present) if (!b.present.has(name)) return false;
-  for (const [name, i] of a.intervals) {
-    const s = signal(symbols, name);
-    if (s.optional && !b.present.has(name)) return false;
-    if (!intervalWithin(b.intervals.get(name) ?? declaredInterval(s), i)) return false;
+/**
+ * True when term `b` implies term `a`: whenever `b` holds, `a` holds. Both are normalized, so `a` can only be
+ * implied when `b` constrains everything `a` does (the key check, which rejects most pairs cheaply).
+ */
+function implies(b: Keyed, a: Keyed): boolean {
+  if (a.keys.size > b.keys.size) return false;
+  for (const k of a.keys) if (!b.keys.has(k)) return false;
+  for (const [name, i] of a.term.intervals) {
+    if (!intervalWithin(b.term.intervals.get(name)!, i)) return false;
   }
-  for (const [name, v] of a.sets) {
-    const s = signal(symbols, name);
-    if (s.optional && !b.present.has(name)) return false;
-    if (!setWithin(b.sets.get(name) ?? declaredSet(s), v)) return false;
+  for (const [name, v] of a.term.sets) {
+    if (!setWithin(b.term.sets.get(name)!, v)) return false;
   }
   return true;
-}
-
-function signal(symbols: Symbols, name: string): SignalDecl {
-  return symbols.signals.get(name)!;
 }

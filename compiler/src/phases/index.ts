@@ -47,11 +47,12 @@ export const PHASES: readonly Phase[] = [
   },
   {
     name: "parse",
-    guarantee: "the tokens form a complete policy per the grammar, sections in order",
+    guarantee: "the tokens form a complete policy per the grammar, sections in order, within the nesting and length limits",
     after: ["lex"],
     haltOnError: true,
     run: (ctx, s) => {
-      s.cst = parse(ctx, s.tokens!);
+      const cst = parse(ctx, s.tokens!);
+      if (cst) s.cst = cst;
     },
   },
   {

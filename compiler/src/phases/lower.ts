@@ -45,6 +45,14 @@ export function lower(_ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, typi
   };
 }
 
+/**
+ * One condition as the IR will have it. The analyze phase asks this too, so every rule lowering drops
+ * (condition folded to `false`, or after one folded to `true`) has had its warning.
+ */
+export function lowerCondition(e: Expr, symbols: Symbols, typing: Typing): IrExpr {
+  return new Lowering(symbols, typing).expr(e);
+}
+
 class Lowering {
   constructor(
     private readonly symbols: Symbols,
