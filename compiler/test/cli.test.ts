@@ -55,6 +55,12 @@ describe("writ compile", () => {
     expect(err.join("\n")).toContain("bad.writ:6:13");
   });
 
+  it("refuses a source that is not UTF-8 with one line and exit 3", async () => {
+    writeFileSync(join(cwd, "latin1.writ"), Buffer.from([0x70, 0x6f, 0x6c, 0xe9, 0x0a]));
+    expect(await run("compile", "latin1.writ")).toBe(3);
+    expect(err).toEqual(["writ: `latin1.writ` is not UTF-8 text"]);
+  });
+
   it("refuses a policy.writ inside the output root that sits under another id or version", async () => {
     const wrong = join(cwd, "policies/payments.transfer/9.9.9");
     mkdirSync(wrong, { recursive: true });

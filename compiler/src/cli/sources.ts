@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { CliError } from "./io.js";
+import { CliError, EXIT } from "./io.js";
 
 export interface SourceFile {
   /** As the user should see it: relative to the working directory. */
@@ -32,9 +32,16 @@ export async function collectSources(cwd: string, args: readonly string[]): Prom
   }
   const files: SourceFile[] = [];
   for (const abs of [...found].sort()) {
-    const bytes = await readFile(abs);
-    const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
-    files.push({ display: relative(cwd, abs) || basename(abs), absolute: abs, text });
+    const display = relative(cwd, abs) || basename(abs);
+    let text: string;
+    try {
+      // Fatal decoding: a replacement character would make the bundle's copy of the source differ from the file.
+      text = new TextDecoder("utf-8", { fatal: true }).decode(await readFile(abs));
+    } catch (e) {
+      if (e instanceof TypeError) throw new CliError(`\`${display}\` is not UTF-8 text`, EXIT.compileFailed);
+      throw e;
+    }
+    files.push({ display, absolute: abs, text });
   }
   return files;
 }
