@@ -3,7 +3,7 @@
  */
 export * from "./errors.js";
 export * from "./ir/types.js";
-export { preparePolicy, codePointLength, type Decision, type PreparedPolicy } from "./ir/evaluate.js";
+export { preparePolicy, comparator, arithmetic, codePointLength, type Decision, type PreparedPolicy } from "./ir/evaluate.js";
 export { parseStrictJson, type StrictParseOptions } from "./json/strict-parse.js";
 export { canonicalJson, canonicalBytes } from "./canonical/jcs.js";
 export { sha256Hex } from "./canonical/digest.js";

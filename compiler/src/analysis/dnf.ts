@@ -1,3 +1,5 @@
+import { comparator } from "@writ/runtime";
+import { COMPARE } from "../phases/lower.js";
 import type { CompareOperator, Expr, ScalarValue, SignalDecl } from "../syntax/ast.js";
 import type { Symbols } from "../phases/resolve.js";
 import { FULL, TRUE_TERM, intersectIntervals, intersectSets, type Interval, type Term, type ValueSet } from "./domain.js";
@@ -116,20 +118,7 @@ export class DnfBuilder {
     const a = this.constant(l);
     const b = this.constant(r);
     if (a === undefined || b === undefined || typeof a !== typeof b) return null;
-    switch (op) {
-      case "==":
-        return a === b;
-      case "!=":
-        return a !== b;
-      case "<":
-        return a < b;
-      case "<=":
-        return a <= b;
-      case ">":
-        return a > b;
-      case ">=":
-        return a >= b;
-    }
+    return comparator(COMPARE[op])(a, b);
   }
 
   private numeric(s: SignalDecl): boolean {

@@ -1,5 +1,7 @@
 import {
   IR_VERSION,
+  arithmetic,
+  comparator,
   type ArithOp,
   type CompareOp,
   type IrExpr,
@@ -13,7 +15,7 @@ import type { PhaseContext } from "./context.js";
 import type { Symbols } from "./resolve.js";
 import type { Typing } from "./type-check.js";
 
-const COMPARE: Record<CompareOperator, CompareOp> = { "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge" };
+export const COMPARE: Record<CompareOperator, CompareOp> = { "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge" };
 const ARITH: Record<ArithOperator, ArithOp> = { "+": "add", "-": "sub", "*": "mul", "/": "div" };
 
 /**
@@ -93,7 +95,7 @@ class Lowering {
         const right = this.expr(e.right);
         const fn = ARITH[e.op];
         if (left.op === "lit" && right.op === "lit" && typeof left.value === "number" && typeof right.value === "number") {
-          const v = fold(fn, left.value, right.value);
+          const v = arithmetic(fn)(left.value, right.value);
           if (Number.isFinite(v)) return lit(v === 0 ? 0 : v);
         }
         return { op: "arith", fn, left, right };
@@ -103,7 +105,7 @@ class Lowering {
         const left = this.expr(e.left);
         const right = this.expr(e.right);
         const cmp = COMPARE[e.op];
-        if (left.op === "lit" && right.op === "lit" && kind !== "timestamp") return lit(compareScalars(cmp, left.value, right.value));
+        if (left.op === "lit" && right.op === "lit" && kind !== "timestamp") return lit(comparator(cmp)(left.value, right.value));
         return { op: "cmp", cmp, kind, left, right };
       }
       case "in": {
@@ -166,36 +168,6 @@ function logical(op: "and" | "or", args: readonly IrExpr[]): IrExpr {
   if (out.length === 0) return lit(!absorbing);
   if (out.length === 1) return out[0]!;
   return { op, args: out };
-}
-
-function fold(fn: ArithOp, a: number, b: number): number {
-  switch (fn) {
-    case "add":
-      return a + b;
-    case "sub":
-      return a - b;
-    case "mul":
-      return a * b;
-    case "div":
-      return a / b;
-  }
-}
-
-function compareScalars(cmp: CompareOp, a: Scalar, b: Scalar): boolean {
-  switch (cmp) {
-    case "eq":
-      return a === b;
-    case "ne":
-      return a !== b;
-    case "lt":
-      return a < b;
-    case "le":
-      return a <= b;
-    case "gt":
-      return a > b;
-    case "ge":
-      return a >= b;
-  }
 }
 
 function dedupe(values: readonly Scalar[]): Scalar[] {

@@ -2,7 +2,9 @@ import { IrUnsupportedError } from "../errors.js";
 import {
   IR_VERSION,
   OTHERWISE_RULE_ID,
+  type ArithOp,
   type CompareKind,
+  type CompareOp,
   type IrExpr,
   type PolicyIr,
   type Scalar,
@@ -206,7 +208,8 @@ function keyOf(kind: CompareKind): (v: Value) => Value {
   }
 }
 
-function comparator(op: "eq" | "ne" | "lt" | "le" | "gt" | "ge"): (a: Scalar, b: Scalar) => boolean {
+/** The comparison operators, shared with the compiler's constant folding so both agree by construction. */
+export function comparator(op: CompareOp): (a: Scalar, b: Scalar) => boolean {
   switch (op) {
     case "eq":
       return (a, b) => a === b;
@@ -223,7 +226,8 @@ function comparator(op: "eq" | "ne" | "lt" | "le" | "gt" | "ge"): (a: Scalar, b:
   }
 }
 
-function arithmetic(fn: "add" | "sub" | "mul" | "div"): (a: number, b: number) => number {
+/** The arithmetic operators, shared with the compiler's constant folding (results may be non-finite). */
+export function arithmetic(fn: ArithOp): (a: number, b: number) => number {
   switch (fn) {
     case "add":
       return (a, b) => a + b;

@@ -4,17 +4,13 @@ import { IrUnsupportedError, preparePolicy, type IrExpr, type PolicyIr } from ".
 const sig = (name: string): IrExpr => ({ op: "signal", name });
 const lit = (value: string | number | boolean): IrExpr => ({ op: "lit", value });
 
-/** A one-rule policy: `decides` is true when the rule fires, false when the catch-all answers. */
+function policy(rules: PolicyIr["rules"], otherwise: PolicyIr["otherwise"]): PolicyIr {
+  return { irVersion: 1, policyId: "t", version: "1.0.0", governs: { action: "a", binding: [] }, signals: {}, rules, otherwise };
+}
+
+/** A one-rule policy: true when the rule fires, false when the catch-all answers. */
 function fires(when: IrExpr, signals: Record<string, unknown>): boolean {
-  const ir: PolicyIr = {
-    irVersion: 1,
-    policyId: "t",
-    version: "1.0.0",
-    governs: { action: "a", binding: [] },
-    signals: {},
-    rules: [{ id: "r", verdict: "approve", reason: "fired", when }],
-    otherwise: { verdict: "reject", reason: "fell through" },
-  };
+  const ir = policy([{ id: "r", verdict: "approve", reason: "fired", when }], { verdict: "reject", reason: "fell through" });
   const d = preparePolicy(ir).evaluate(signals);
   if (!d.decided) throw new Error("undecided");
   return d.ruleId === "r";
@@ -72,27 +68,22 @@ describe("operators", () => {
 });
 
 it("first match wins, and no match without a catch-all is undecided", () => {
-  const ir: PolicyIr = {
-    irVersion: 1,
-    policyId: "t",
-    version: "1.0.0",
-    governs: { action: "a", binding: [] },
-    signals: {},
-    rules: [
-      { id: "first", verdict: "reject", reason: "one", when: { op: "cmp", cmp: "gt", kind: "number", left: sig("n"), right: lit(1) } },
-      { id: "second", verdict: "approve", reason: "two", when: { op: "cmp", cmp: "gt", kind: "number", left: sig("n"), right: lit(0) } },
-    ],
-    otherwise: null,
-  };
-  const p = preparePolicy(ir);
+  const p = preparePolicy(
+    policy(
+      [
+        { id: "first", verdict: "reject", reason: "one", when: { op: "cmp", cmp: "gt", kind: "number", left: sig("n"), right: lit(1) } },
+        { id: "second", verdict: "approve", reason: "two", when: { op: "cmp", cmp: "gt", kind: "number", left: sig("n"), right: lit(0) } },
+      ],
+      null,
+    ),
+  );
   expect(p.evaluate({ n: 5 })).toEqual({ decided: true, verdict: "reject", ruleId: "first", reason: "one" });
   expect(p.evaluate({ n: 1 })).toEqual({ decided: true, verdict: "approve", ruleId: "second", reason: "two" });
   expect(p.evaluate({ n: 0 })).toEqual({ decided: false });
 });
 
 it("refuses an IR version or operator it does not know", () => {
-  const base = { policyId: "t", version: "1.0.0", governs: { action: "a", binding: [] }, signals: {}, otherwise: null };
-  expect(() => preparePolicy({ ...base, irVersion: 2, rules: [] } as unknown as PolicyIr)).toThrow(IrUnsupportedError);
-  const unknownOp = { ...base, irVersion: 1, rules: [{ id: "r", verdict: "approve", reason: "x", when: { op: "xor" } }] };
-  expect(() => preparePolicy(unknownOp as unknown as PolicyIr)).toThrow("IR operator `xor` is not supported");
+  expect(() => preparePolicy({ ...policy([], null), irVersion: 2 } as unknown as PolicyIr)).toThrow(IrUnsupportedError);
+  const unknownOp = policy([{ id: "r", verdict: "approve", reason: "x", when: { op: "xor" } as unknown as IrExpr }], null);
+  expect(() => preparePolicy(unknownOp)).toThrow("IR operator `xor` is not supported");
 });
