@@ -8,13 +8,13 @@ import {
   isEmptySet,
   setWithin,
   tighten,
+  TRUE_TERM,
   type Term,
 } from "../analysis/domain.js";
 import { DnfBuilder } from "../analysis/dnf.js";
-import { TRUE_TERM } from "../analysis/domain.js";
-import { lowerCondition } from "./lower.js";
 import type { PolicyAst } from "../syntax/ast.js";
 import type { PhaseContext } from "./context.js";
+import { lowerCondition } from "./lower.js";
 import type { Symbols } from "./resolve.js";
 import type { Typing } from "./type-check.js";
 
