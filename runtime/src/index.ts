@@ -35,3 +35,50 @@ export {
 export { loadBundle, type BundleTrust, type LoadedBundle } from "./bundle/load.js";
 export { TIMESTAMP_PATTERN, isTimestamp } from "./signals/timestamp.js";
 export { createSignalValidator, type SignalError, type SignalValidation, type SignalValidator } from "./signals/validate.js";
+export {
+  createTrustRoot,
+  trustRootFromDocument,
+  trustedKey,
+  createSigner,
+  type TrustRoot,
+  type TrustRootDocument,
+  type Signer,
+} from "./attest/trust-root.js";
+export {
+  PROVENANCE_VERSION,
+  RUNTIME_VERSION,
+  RUNTIME_HASH,
+  SUPPORTED_SCHEMA_VERSIONS,
+  CAPABILITIES,
+  EVALUATOR_SEMANTICS,
+  EVALUATOR_SEMANTIC_HASH,
+  runtimeDefinition,
+  createRuntimeIdentity,
+  type RuntimeManifest,
+  type RuntimeIdentity,
+} from "./attest/identity.js";
+export {
+  VERDICT_STATUS,
+  executionFingerprint,
+  signalsHash,
+  createAttestation,
+  createLegacyAttestation,
+  evaluatorHash,
+  releaseManifestHash,
+  type Attestation,
+  type AttestationV1,
+  type AttestationV2,
+  type DecisionRecord,
+  type DecisionStatus,
+  type ExecutionState,
+  type Outcome,
+} from "./attest/attestation.js";
+export {
+  verifyAttestation,
+  toEndpointVerification,
+  type AttestationVerification,
+  type CheckResult,
+  type EndpointVerification,
+  type VerificationChecks,
+  type VerifierOptions,
+} from "./attest/verify.js";

@@ -1,0 +1,176 @@
+import type { BundleManifest } from "../bundle/format.js";
+import { BUNDLE_FILES } from "../bundle/format.js";
+import { canonicalJson } from "../canonical/jcs.js";
+import { sha256Hex } from "../canonical/digest.js";
+import type { Verdict } from "../ir/types.js";
+import { PAYLOAD_TYPES } from "../signing/payload-types.js";
+import { signObject } from "../signing/sign.js";
+import { EVALUATOR_SEMANTIC_HASH, PROVENANCE_VERSION, RUNTIME_HASH, RUNTIME_VERSION, type RuntimeIdentity } from "./identity.js";
+import type { Signer } from "./trust-root.js";
+
+/** The three response states (spec 1.3). */
+export type DecisionStatus = "approved" | "pending_override" | "rejected";
+export type ExecutionState = "completed" | "pending_override";
+
+/**
+ * How a policy verdict reads in an attestation. Only `approve` authorizes; `escalate` waits for a human
+ * (spec 1.4: a pending decision is not authorized); `reject` is final.
+ */
+export const VERDICT_STATUS: Readonly<Record<Verdict, { status: DecisionStatus; executionState: ExecutionState; requiresOverride: boolean }>> = {
+  approve: { status: "approved", executionState: "completed", requiresOverride: false },
+  escalate: { status: "pending_override", executionState: "pending_override", requiresOverride: true },
+  reject: { status: "rejected", executionState: "completed", requiresOverride: false },
+};
+
+/**
+ * The replay key of an execution: SHA-256 over the JCS form of `{domain, executionId}`. It depends on the
+ * executionId alone, so an executionId is consumed once whatever policy or signals it is sent with (INV-013),
+ * and the store key is fixed-length whatever the caller's id looks like.
+ */
+export function executionFingerprint(executionId: string): string {
+  return sha256Hex(canonicalJson({ domain: "writ.execution-fingerprint.v1", executionId }));
+}
+
+/** `signalsHash` (DESIGN.md section 3): lowercase hex SHA-256 of the JCS form of the signal values. */
+export function signalsHash(signals: Readonly<Record<string, unknown>>): string {
+  return sha256Hex(canonicalJson(signals));
+}
+
+/** The decided outcome; `action` is the verdict (approve / escalate / reject). */
+export interface Outcome {
+  readonly action: Verdict;
+  readonly requires_override: boolean;
+  readonly reason: string;
+}
+
+/** Spec 2.2 variant 1, returned by `POST /evaluate`. `actionType` is writ's addition: the governed action. */
+export interface AttestationV1 {
+  readonly executionId: string;
+  readonly execution_fingerprint: string;
+  readonly policyId: string;
+  readonly policyVersion: string;
+  readonly schemaVersion: string;
+  readonly runtimeVersion: string;
+  readonly actionType: string;
+  readonly signalsHash: string;
+  readonly decision: { readonly status: "decided"; readonly outcome: Outcome };
+  readonly execution_state: ExecutionState;
+  readonly runtimeHash: string;
+  readonly provenance: {
+    readonly provenanceVersion: typeof PROVENANCE_VERSION;
+    readonly bundleHash: string;
+    readonly manifestHash: string;
+    readonly trustRootVersion: string;
+    readonly signerKeyId: string;
+  };
+  readonly signature: string;
+}
+
+/** Spec 2.2 variant 2, the legacy `POST /execute` shape: provenance flat, `decision` holding the outcome. */
+export interface AttestationV2 {
+  readonly executionId: string;
+  readonly execution_fingerprint: string;
+  readonly policyId: string;
+  readonly policyVersion: string;
+  readonly schemaVersion: string;
+  readonly runtimeVersion: string;
+  readonly runtimeHash: string;
+  readonly actionType: string;
+  readonly signalsHash: string;
+  readonly decision: Outcome;
+  readonly execution_state: ExecutionState;
+  readonly bundleHash: string;
+  readonly manifestHash: string;
+  readonly manifestSignature: string;
+  readonly trustRootVersion: string;
+  readonly signerKeyId: string;
+  readonly evaluatorHash: string;
+  readonly evaluatorSemanticHash: string;
+  readonly evaluatorArtifactHash: string;
+  readonly releaseManifestHash: string;
+  readonly signature: string;
+}
+
+export type Attestation = AttestationV1 | AttestationV2;
+
+/** What was decided, for which execution, under which bundle. */
+export interface DecisionRecord {
+  readonly executionId: string;
+  readonly bundle: BundleManifest;
+  readonly signals: Readonly<Record<string, unknown>>;
+  readonly verdict: Verdict;
+  readonly reason: string;
+}
+
+function common(d: DecisionRecord) {
+  return {
+    executionId: d.executionId,
+    execution_fingerprint: executionFingerprint(d.executionId),
+    policyId: d.bundle.policyId,
+    policyVersion: d.bundle.version,
+    schemaVersion: d.bundle.schemaVersion,
+    runtimeVersion: RUNTIME_VERSION,
+  };
+}
+
+function outcomeOf(d: DecisionRecord): Outcome {
+  return { action: d.verdict, requires_override: VERDICT_STATUS[d.verdict].requiresOverride, reason: d.reason };
+}
+
+/**
+ * Signs a variant 1 attestation. The signature is verified against the signer's public key before this
+ * returns (spec 2.2 self-verify; `signObject` throws otherwise), so no unverifiable attestation leaves.
+ */
+export function createAttestation(d: DecisionRecord, signer: Signer, runtime: RuntimeIdentity): AttestationV1 {
+  const body = {
+    ...common(d),
+    actionType: d.bundle.governs,
+    signalsHash: signalsHash(d.signals),
+    decision: { status: "decided" as const, outcome: outcomeOf(d) },
+    execution_state: VERDICT_STATUS[d.verdict].executionState,
+    runtimeHash: RUNTIME_HASH,
+    provenance: {
+      provenanceVersion: PROVENANCE_VERSION,
+      bundleHash: d.bundle.bundle_hash,
+      manifestHash: runtime.manifestHash,
+      trustRootVersion: signer.trustRoot.version,
+      signerKeyId: signer.key.keyId,
+    },
+  };
+  return { ...body, signature: signObject(PAYLOAD_TYPES.attestation, body, signer.key) };
+}
+
+/**
+ * The evaluator hashes of the legacy shape: the semantics (what any runtime of this evaluator version
+ * decides), the artifact (the IR file evaluated, by its SHA-256 in the bundle manifest), their combination,
+ * and the release (this runtime with this bundle).
+ */
+export function evaluatorHash(evaluatorArtifactHash: string): string {
+  return sha256Hex(canonicalJson({ evaluatorSemanticHash: EVALUATOR_SEMANTIC_HASH, evaluatorArtifactHash }));
+}
+
+export function releaseManifestHash(runtimeHash: string, bundleHash: string): string {
+  return sha256Hex(canonicalJson({ runtimeHash, bundleHash }));
+}
+
+/** Signs a variant 2 (legacy) attestation, in the same signing domain as variant 1. */
+export function createLegacyAttestation(d: DecisionRecord, signer: Signer, runtime: RuntimeIdentity): AttestationV2 {
+  const body = {
+    ...common(d),
+    runtimeHash: RUNTIME_HASH,
+    actionType: d.bundle.governs,
+    signalsHash: signalsHash(d.signals),
+    decision: outcomeOf(d),
+    execution_state: VERDICT_STATUS[d.verdict].executionState,
+    bundleHash: d.bundle.bundle_hash,
+    manifestHash: runtime.manifestHash,
+    manifestSignature: runtime.manifest.signature,
+    trustRootVersion: signer.trustRoot.version,
+    signerKeyId: signer.key.keyId,
+    evaluatorHash: evaluatorHash(d.bundle.files[BUNDLE_FILES.ir] ?? ""),
+    evaluatorSemanticHash: EVALUATOR_SEMANTIC_HASH,
+    evaluatorArtifactHash: d.bundle.files[BUNDLE_FILES.ir] ?? "",
+    releaseManifestHash: releaseManifestHash(RUNTIME_HASH, d.bundle.bundle_hash),
+  };
+  return { ...body, signature: signObject(PAYLOAD_TYPES.attestation, body, signer.key) };
+}

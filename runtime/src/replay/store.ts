@@ -1,0 +1,68 @@
+/**
+ * Replay protection (spec 2.12, DESIGN.md section 7). Every operation is one atomic conditional write, so
+ * the interface can be implemented on a shared engine (Redis, PostgreSQL) for a fleet of sidecars: no
+ * caller ever reads, decides and writes back across two calls.
+ *
+ * Lifecycle of one execution fingerprint:
+ *
+ *   (none) --reserve--> reserved --startExecution--> executing --confirm--> consumed          (final)
+ *                          |                            |
+ *                          |                            +--fail--> failed (TTL, then free again)
+ *                          +--markPendingOverride--> pending_override --resolveOverride--> consumed | rejected (final)
+ *   reserved and failed entries expire after their TTL (expire / sweep), which frees the fingerprint.
+ *
+ * INVARIANT (a fingerprint is consumed once, INV-013): once `consumed`, `rejected` or `pending_override`, an
+ * entry never returns to a reservable state, and `reserve` of it answers `conflict`.
+ * INVARIANT (acknowledged means durable): a durable store resolves a write only after it is on disk, so a
+ * caller that answers its client after the promise resolves never loses an acknowledged transition.
+ */
+export type ReplayState = "reserved" | "executing" | "consumed" | "failed" | "pending_override" | "rejected";
+
+export interface ReplayEntry {
+  readonly fingerprint: string;
+  readonly state: ReplayState;
+  /** Random token handed out by `reserve`; every later transition must present it (override lineage). */
+  readonly token: string;
+  /** Unix milliseconds. */
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  /** Unix milliseconds after which a `reserved` or `failed` entry no longer blocks; null when it never expires. */
+  readonly expiresAt: number | null;
+  /** Opaque JSON the caller attaches (e.g. the pending decision's context for an override). */
+  readonly context?: unknown;
+}
+
+export type ReplayResult =
+  | { readonly ok: true; readonly entry: ReplayEntry }
+  | { readonly ok: false; readonly reason: "conflict" | "not_found" | "token_mismatch" | "wrong_state"; readonly entry?: ReplayEntry };
+
+export interface ReserveOptions {
+  /** Default 300,000 (spec: reservation TTL 300 s). */
+  readonly ttlMs?: number;
+  /** For tests and for engines with their own clock; default Date.now(). */
+  readonly now?: number;
+}
+
+export interface ReplayStore {
+  /** Creates a `reserved` entry when the fingerprint is free (absent, or its reserved/failed TTL has passed). */
+  reserve(fingerprint: string, options?: ReserveOptions): Promise<ReplayResult>;
+  /** reserved -> executing. */
+  startExecution(fingerprint: string, token: string, now?: number): Promise<ReplayResult>;
+  /** reserved | executing -> consumed. */
+  confirm(fingerprint: string, token: string, now?: number): Promise<ReplayResult>;
+  /** reserved | executing -> failed, blocking for `ttlMs` (default 30,000: spec failed-entry TTL 30 s). */
+  fail(fingerprint: string, token: string, options?: { readonly ttlMs?: number; readonly now?: number }): Promise<ReplayResult>;
+  /** reserved | executing -> pending_override, keeping `context` for the override's lineage checks. */
+  markPendingOverride(fingerprint: string, token: string, context: unknown, now?: number): Promise<ReplayResult>;
+  /** pending_override -> consumed (approved) or rejected; `wrong_state` when already resolved. */
+  resolveOverride(fingerprint: string, token: string, approved: boolean, now?: number): Promise<ReplayResult>;
+  /** Removes the entry if its TTL has passed; true when something was removed. */
+  expire(fingerprint: string, now?: number): Promise<boolean>;
+  /** Removes every expired entry; returns how many. */
+  sweep(now?: number): Promise<number>;
+  read(fingerprint: string): Promise<ReplayEntry | null>;
+  close(): Promise<void>;
+}
+
+export const RESERVATION_TTL_MS = 300_000;
+export const FAILED_TTL_MS = 30_000;
