@@ -52,6 +52,8 @@ export interface AttestationV1 {
   readonly schemaVersion: string;
   readonly runtimeVersion: string;
   readonly actionType: string;
+  readonly actionBinding: Readonly<Record<string, unknown>>;
+  readonly issuedAt: string;
   readonly signalsHash: string;
   readonly decision: { readonly status: "decided"; readonly outcome: Outcome };
   readonly execution_state: ExecutionState;
@@ -76,6 +78,8 @@ export interface AttestationV2 {
   readonly runtimeVersion: string;
   readonly runtimeHash: string;
   readonly actionType: string;
+  readonly actionBinding: Readonly<Record<string, unknown>>;
+  readonly issuedAt: string;
   readonly signalsHash: string;
   readonly decision: Outcome;
   readonly execution_state: ExecutionState;
@@ -93,13 +97,17 @@ export interface AttestationV2 {
 
 export type Attestation = AttestationV1 | AttestationV2;
 
-/** What was decided, for which execution, under which bundle. */
+/** What was decided, for which execution, under which bundle, and when. */
 export interface DecisionRecord {
   readonly executionId: string;
   readonly bundle: BundleManifest;
+  /** The signals the policy binds to its action (`governs … binding`), which an executed action must echo. */
+  readonly binding: readonly string[];
   readonly signals: Readonly<Record<string, unknown>>;
   readonly verdict: Verdict;
   readonly reason: string;
+  /** ISO 8601 instant of the decision: an action stamped before it is outside the time window. */
+  readonly issuedAt: string;
 }
 
 function common(d: DecisionRecord) {
@@ -111,6 +119,13 @@ function common(d: DecisionRecord) {
     schemaVersion: d.bundle.schemaVersion,
     runtimeVersion: RUNTIME_VERSION,
   };
+}
+
+/** The bound signals' values, in binding order; an absent optional signal is left out. */
+function actionBinding(d: DecisionRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of d.binding) if (Object.prototype.hasOwnProperty.call(d.signals, name)) out[name] = d.signals[name];
+  return out;
 }
 
 function outcomeOf(d: DecisionRecord): Outcome {
@@ -125,6 +140,8 @@ export function createAttestation(d: DecisionRecord, signer: Signer, runtime: Ru
   const body = {
     ...common(d),
     actionType: d.bundle.governs,
+    actionBinding: actionBinding(d),
+    issuedAt: d.issuedAt,
     signalsHash: signalsHash(d.signals),
     decision: { status: "decided" as const, outcome: outcomeOf(d) },
     execution_state: VERDICT_STATUS[d.verdict].executionState,
@@ -159,6 +176,8 @@ export function createLegacyAttestation(d: DecisionRecord, signer: Signer, runti
     ...common(d),
     runtimeHash: RUNTIME_HASH,
     actionType: d.bundle.governs,
+    actionBinding: actionBinding(d),
+    issuedAt: d.issuedAt,
     signalsHash: signalsHash(d.signals),
     decision: outcomeOf(d),
     execution_state: VERDICT_STATUS[d.verdict].executionState,

@@ -59,6 +59,7 @@ interface View {
   readonly runtimeVersion: string;
   readonly runtimeHash: string;
   readonly actionType: string;
+  readonly issuedAt: string;
   readonly outcome: { readonly action: string; readonly requires_override: unknown; readonly reason: unknown };
   readonly decisionStatus: unknown;
   readonly executionState: string;
@@ -198,6 +199,9 @@ function checkGoverned(view: View, errors: string[]): boolean {
   if (!view.legacy && view.decisionStatus !== "decided") problems.push("`decision.status` is not `decided`");
   if (view.fingerprint !== executionFingerprint(view.executionId)) problems.push("`execution_fingerprint` is not the fingerprint of `executionId`");
   if (view.actionType === "") problems.push("no governed `actionType`");
+  if (Number.isNaN(Date.parse(view.issuedAt))) problems.push("`issuedAt` is not an ISO 8601 instant");
+  const binding = view.raw["actionBinding"];
+  if (typeof binding !== "object" || binding === null || Array.isArray(binding)) problems.push("`actionBinding` is not an object");
   errors.push(...problems);
   return problems.length === 0;
 }
@@ -227,6 +231,7 @@ function readView(value: unknown, errors: string[]): View | null {
     runtimeVersion: str(r, "runtimeVersion"),
     runtimeHash: str(r, "runtimeHash"),
     actionType: str(r, "actionType"),
+    issuedAt: str(r, "issuedAt"),
     outcome: { action: str(outcome, "action", "decision outcome action"), requires_override: outcome["requires_override"], reason: outcome["reason"] },
     decisionStatus: d["status"],
     executionState: str(r, "execution_state"),

@@ -55,9 +55,11 @@ const bundle = buildManifest(
 const decision = (verdict: DecisionRecord["verdict"]): DecisionRecord => ({
   executionId: "exec-42",
   bundle,
-  signals: { amount: 250, currency: "EUR" },
+  binding: ["amount", "currency", "destination"],
+  signals: { amount: 250, currency: "EUR", kyc: true },
   verdict,
   reason: "verified customer within limits",
+  issuedAt: "2026-11-22T03:00:00.000Z",
 });
 const options = { trustRoot, acceptedManifestHashes: [runtime.manifestHash] };
 
@@ -123,7 +125,10 @@ describe.each(shapes)("%s", (_name, make) => {
     const r = att as unknown as Record<string, unknown>;
     expect(r["actionType"]).toBe("transfer.execute");
     expect(r["execution_fingerprint"]).toBe(executionFingerprint("exec-42"));
-    expect(r["signalsHash"]).toBe(signalsHash({ currency: "EUR", amount: 250 }));
+    expect(r["signalsHash"]).toBe(signalsHash({ kyc: true, currency: "EUR", amount: 250 }));
+    // The bound signals an executed action must echo; the absent optional `destination` is left out.
+    expect(r["actionBinding"]).toEqual({ amount: 250, currency: "EUR" });
+    expect(r["issuedAt"]).toBe("2026-11-22T03:00:00.000Z");
     expect(r["runtimeHash"]).toBe(RUNTIME_HASH);
   });
 });
