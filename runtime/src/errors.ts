@@ -13,7 +13,9 @@ export type RuntimeErrorCode =
   | "BUNDLE_TAMPERED"
   | "BUNDLE_SIGNATURE_INVALID"
   | "BUNDLE_UNSIGNED"
-  | "IR_UNSUPPORTED";
+  | "IR_UNSUPPORTED"
+  | "INTEGRITY_INVALID_ATTESTATION"
+  | "INTEGRITY_ALREADY_CONFIRMED";
 
 export class WritRuntimeError extends Error {
   readonly code: RuntimeErrorCode;
@@ -68,5 +70,12 @@ export class BundleError extends WritRuntimeError {
 export class IrUnsupportedError extends WritRuntimeError {
   constructor(message: string) {
     super("IR_UNSUPPORTED", message);
+  }
+}
+
+/** Confirm-execution refusals (spec 3): a bad attestation, or an executionId already confirmed. */
+export class IntegrityError extends WritRuntimeError {
+  constructor(code: "INTEGRITY_INVALID_ATTESTATION" | "INTEGRITY_ALREADY_CONFIRMED", message: string) {
+    super(code, message);
   }
 }

@@ -82,3 +82,23 @@ export {
   type VerificationChecks,
   type VerifierOptions,
 } from "./attest/verify.js";
+export * from "./errors/codes.js";
+export {
+  RESERVATION_TTL_MS,
+  FAILED_TTL_MS,
+  type ReplayStore,
+  type ReplayEntry,
+  type ReplayResult,
+  type ReplayState,
+  type ReserveOptions,
+} from "./replay/store.js";
+export { MemoryReplayStore } from "./replay/memory-store.js";
+export {
+  confirmExecution,
+  confirmationKey,
+  DEFAULT_TIME_WINDOW_SECONDS,
+  type ConfirmDependencies,
+  type ExecutedAction,
+  type ExecutionProof,
+  type MatchDetails,
+} from "./attest/proof.js";

@@ -3,7 +3,7 @@
  * independent Ed25519 library following docs/signing.md alone; every signed field is covered; the attack
  * vectors below (kept as data) all fail.
  */
-import { createPrivateKey, sign as edSign } from "node:crypto";
+import { sign as edSign } from "node:crypto";
 import * as ed from "@noble/ed25519";
 import canonicalize from "canonicalize";
 import { describe, expect, it } from "vitest";
@@ -32,14 +32,10 @@ import {
   type DecisionRecord,
   type SigningKey,
 } from "../../src/index.js";
+import { TEST_SEED_1, TEST_SEED_2, keyFromSeed } from "../support/signer.js";
 
-/** Deterministic keys from RFC 8032 section 7.1 seeds, built at run time: no key file is committed. */
-function keyFromSeed(seedHex: string): SigningKey {
-  const der = Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), Buffer.from(seedHex, "hex")]);
-  return loadSigningKeyPem(createPrivateKey({ key: der, format: "der", type: "pkcs8" }).export({ format: "pem", type: "pkcs8" }).toString());
-}
-const key = keyFromSeed("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");
-const otherKey = keyFromSeed("4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb");
+const key = keyFromSeed(TEST_SEED_1);
+const otherKey = keyFromSeed(TEST_SEED_2);
 const trustRoot = createTrustRoot("tr-1", [key.publicKey, otherKey.publicKey]);
 const signer = createSigner(key, trustRoot);
 const runtime = createRuntimeIdentity(signer);

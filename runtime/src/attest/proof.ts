@@ -1,0 +1,140 @@
+import { canonicalJson } from "../canonical/jcs.js";
+import { sha256Hex } from "../canonical/digest.js";
+import { IntegrityError } from "../errors.js";
+import type { Verdict } from "../ir/types.js";
+import { FAILED_TTL_MS, type ReplayStore } from "../replay/store.js";
+import { PAYLOAD_TYPES } from "../signing/payload-types.js";
+import { signObject } from "../signing/sign.js";
+import { executionFingerprint, type Attestation } from "./attestation.js";
+import type { Signer } from "./trust-root.js";
+import { verifyAttestation, type VerifierOptions } from "./verify.js";
+
+/** The library form of an executed action (spec 2.9). */
+export interface ExecutedAction {
+  readonly type: string;
+  readonly payload: Readonly<Record<string, unknown>>;
+  /** ISO 8601. */
+  readonly executedAt: string;
+  readonly executedBy?: string;
+}
+
+export interface MatchDetails {
+  readonly actionTypeMatch: boolean;
+  readonly payloadConsistent: boolean;
+  readonly withinTimeWindow: boolean;
+  readonly timeWindowSeconds: number;
+  /** writ's addition: the attestation authorized execution (an approval, or an escalation whose override was approved). */
+  readonly executionAuthorized: boolean;
+}
+
+/** The Execution Integrity Proof (spec 2.9), signed in the execution-proof domain. */
+export interface ExecutionProof {
+  readonly executionId: string;
+  /** SHA-256 of the JCS form of the whole signed attestation: names the authorization confirmed. */
+  readonly authorizationId: string;
+  /** SHA-256 of JCS(`{authorizationId, executed}`): binds what ran to what was authorized. */
+  readonly integrityHash: string;
+  readonly authorized: { readonly action: Verdict; readonly actionType: string; readonly reason: string; readonly policyId: string; readonly policyVersion: string };
+  readonly executed: ExecutedAction;
+  readonly match: boolean;
+  readonly matchDetails: MatchDetails;
+  readonly confirmedAt: string;
+  readonly verified: true;
+  readonly signature: string;
+}
+
+export const DEFAULT_TIME_WINDOW_SECONDS = 300;
+
+export interface ConfirmDependencies {
+  readonly verifier: VerifierOptions;
+  readonly signer: Signer;
+  /** Holds decisions (for override outcomes) and confirmations (once per executionId). */
+  readonly store: ReplayStore;
+  readonly now?: () => Date;
+}
+
+/** The key of a confirmation in the replay store: its own domain, so it never collides with an execution. */
+export function confirmationKey(executionId: string): string {
+  return sha256Hex(canonicalJson({ domain: "writ.confirmation.v1", executionId }));
+}
+
+/**
+ * Confirms that an executed action matches the one authorized, once per executionId.
+ * INVARIANT (one confirmation per executionId): the confirmation key is reserved before the proof is made
+ * and confirmed, durably, only after it is signed; a crash in between leaves a reservation that expires, so
+ * a confirmation is either acknowledged and permanent or may be retried.
+ * @throws IntegrityError INTEGRITY_INVALID_ATTESTATION when the attestation does not verify,
+ *   INTEGRITY_ALREADY_CONFIRMED when this executionId was confirmed before
+ */
+export async function confirmExecution(
+  attestation: unknown,
+  executed: ExecutedAction,
+  timeWindowSeconds: number,
+  deps: ConfirmDependencies,
+): Promise<ExecutionProof> {
+  const verification = verifyAttestation(attestation, deps.verifier);
+  if (!verification.valid) {
+    throw new IntegrityError("INTEGRITY_INVALID_ATTESTATION", `attestation does not verify: ${verification.errors.join("; ")}`);
+  }
+  const att = attestation as Attestation;
+  const key = confirmationKey(att.executionId);
+  const reserved = await deps.store.reserve(key);
+  if (!reserved.ok) {
+    throw new IntegrityError("INTEGRITY_ALREADY_CONFIRMED", `execution \`${att.executionId}\` is already confirmed`);
+  }
+  try {
+    const confirmedAt = (deps.now ?? (() => new Date()))();
+    const outcome = "outcome" in att.decision ? att.decision.outcome : att.decision;
+    const executionAuthorized = outcome.action === "approve" || (outcome.action === "escalate" && (await overrideApproved(deps.store, att.executionId)));
+    const matchDetails: MatchDetails = {
+      actionTypeMatch: executed.type === att.actionType,
+      payloadConsistent: echoes(executed.payload, att.actionBinding),
+      withinTimeWindow: withinWindow(att.issuedAt, executed.executedAt, confirmedAt, timeWindowSeconds),
+      timeWindowSeconds,
+      executionAuthorized,
+    };
+    const authorizationId = sha256Hex(canonicalJson(att));
+    const body = {
+      executionId: att.executionId,
+      authorizationId,
+      integrityHash: sha256Hex(canonicalJson({ authorizationId, executed })),
+      authorized: { action: outcome.action, actionType: att.actionType, reason: outcome.reason, policyId: att.policyId, policyVersion: att.policyVersion },
+      executed,
+      // INVARIANT (match means authorized and as authorized): all three checks and the authorization.
+      match: matchDetails.actionTypeMatch && matchDetails.payloadConsistent && matchDetails.withinTimeWindow && executionAuthorized,
+      matchDetails,
+      confirmedAt: confirmedAt.toISOString(),
+      verified: true as const,
+    };
+    const proof: ExecutionProof = { ...body, signature: signObject(PAYLOAD_TYPES.executionProof, body, deps.signer.key) };
+    const done = await deps.store.confirm(key, reserved.entry.token);
+    if (!done.ok) throw new IntegrityError("INTEGRITY_ALREADY_CONFIRMED", `execution \`${att.executionId}\` is already confirmed`);
+    return proof;
+  } catch (e) {
+    // Free the key for a retry after the failed-entry TTL, unless another confirmation already holds it.
+    if (!(e instanceof IntegrityError)) await deps.store.fail(key, reserved.entry.token, { ttlMs: FAILED_TTL_MS });
+    throw e;
+  }
+}
+
+/** An escalated decision authorizes execution only once a human approved it: its entry was consumed by the override. */
+async function overrideApproved(store: ReplayStore, executionId: string): Promise<boolean> {
+  const entry = await store.read(executionFingerprint(executionId));
+  return entry?.state === "consumed";
+}
+
+/** Every bound signal appears in the executed payload with the same value (compared in canonical form). */
+function echoes(payload: Readonly<Record<string, unknown>>, binding: Readonly<Record<string, unknown>>): boolean {
+  return Object.entries(binding).every(
+    ([name, value]) => Object.prototype.hasOwnProperty.call(payload, name) && canonicalJson(payload[name]) === canonicalJson(value),
+  );
+}
+
+/** Executed no earlier than authorized, no later than confirmed, and confirmed within the window. */
+function withinWindow(issuedAt: string, executedAt: string, confirmedAt: Date, windowSeconds: number): boolean {
+  const issued = Date.parse(issuedAt);
+  const executed = Date.parse(executedAt);
+  const confirmed = confirmedAt.getTime();
+  if (Number.isNaN(issued) || Number.isNaN(executed)) return false;
+  return executed >= issued && executed <= confirmed && confirmed - executed <= windowSeconds * 1000;
+}

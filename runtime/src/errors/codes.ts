@@ -1,0 +1,386 @@
+/**
+ * Every error the service answers with, in one table: HTTP status, the exact `error` string of the body,
+ * whether a client retries, and what it means. docs/errors.md documents the same table; a test checks that
+ * the two agree row for row (runtime/test/errors/codes.test.ts).
+ *
+ * Three kinds of entry:
+ * - plain HTTP conditions (`UNAUTHORIZED`, `BODY_TOO_LARGE`, ...): the body is `{error: message}`; the spec's
+ *   wording is kept exactly where the spec gives it, writ's own messages are lowercase;
+ * - named codes (`INV-013`, `SYS-0xx`, `INTEGRITY_*`): they carry a default `context`, and the message starts
+ *   with `[CODE@context]`, e.g. `[INV-013@replay] execution already consumed: use a new executionId`;
+ * - signal validation codes (`VAL-*`, `carrier: "details"`): never a body of their own; they travel as
+ *   `{code, signal, message}` inside the `details` of a 422 `Signal validation failed` body.
+ */
+import type { SignalError } from "../signals/validate.js";
+
+/** The HTTP statuses the service answers errors with. */
+export type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 422 | 429 | 500 | 503;
+
+export interface ErrorCodeEntry {
+  readonly status: ErrorStatus;
+  /** The `error` string of the HTTP body (without the `[CODE@context]` prefix; `<name>` is a placeholder). */
+  readonly message: string;
+  /** Spec 7: 400, 401, 413 and 422 are not retried; 429 and 5xx are retried with backoff. */
+  readonly retryable: boolean;
+  readonly meaning: string;
+  /** Default context of the `[CODE@context]` prefix; present exactly on the named codes. */
+  readonly context?: string;
+  /** `body`: the code forms an `{error}` body; `details`: it travels inside a signal validation body. */
+  readonly carrier: "body" | "details";
+}
+
+const VAL = (meaning: string) =>
+  ({ status: 422, message: "Signal validation failed", retryable: false, meaning, carrier: "details" }) as const;
+
+export const ERROR_CODES = {
+  // 400
+  BAD_REQUEST: {
+    status: 400,
+    message: "Invalid request",
+    retryable: false,
+    meaning: "malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate",
+    carrier: "body",
+  },
+  MISSING_PROPERTY: {
+    status: 400,
+    message: "body must have required property '<name>'",
+    retryable: false,
+    meaning: "a required request field is missing; <name> is the field",
+    carrier: "body",
+  },
+  INVALID_BUSINESS_TRANSACTION_ID: {
+    status: 400,
+    message: "businessTransactionId must be a valid UUID.",
+    retryable: false,
+    meaning: "Surface B POST /execute: businessTransactionId is not a UUID (checked before any execution)",
+    carrier: "body",
+  },
+  // 401
+  UNAUTHORIZED: {
+    status: 401,
+    message: "Unauthorized",
+    retryable: false,
+    meaning: "Authorization header missing or the Bearer key does not match SERVICE_API_KEY",
+    carrier: "body",
+  },
+  // 404
+  NOT_FOUND: {
+    status: 404,
+    message: "not found",
+    retryable: false,
+    meaning: "no such route",
+    carrier: "body",
+  },
+  POLICY_NOT_FOUND: {
+    status: 404,
+    message: "Policy not found",
+    retryable: false,
+    meaning: "the policy version does not exist (/evaluate with verifiedSignals, GET policy schema)",
+    carrier: "body",
+  },
+  DECISION_NOT_FOUND: {
+    status: 404,
+    message: "decision not found",
+    retryable: false,
+    meaning: "no audited decision for the executionId (GET /audit/decisions/:executionId)",
+    carrier: "body",
+  },
+  PENDING_OVERRIDE_NOT_FOUND: {
+    status: 404,
+    message: "Pending override not found",
+    retryable: false,
+    meaning: "no pending override for the executionId (POST /override)",
+    carrier: "body",
+  },
+  TRANSACTION_NOT_FOUND: {
+    status: 404,
+    message: "transaction not found",
+    retryable: false,
+    meaning: "Surface B: no business transaction with this id",
+    carrier: "body",
+  },
+  TRUST_RECORD_NOT_FOUND: {
+    status: 404,
+    message: "trust record not found",
+    retryable: false,
+    meaning: "Surface B: no Execution Trust Record with this id",
+    carrier: "body",
+  },
+  VERIFICATION_NOT_FOUND: {
+    status: 404,
+    message: "verification not found",
+    retryable: false,
+    meaning: "Surface B: the trust record or its verification history is missing",
+    carrier: "body",
+  },
+  RECEIPT_NOT_FOUND: {
+    status: 404,
+    message: "receipt not found",
+    retryable: false,
+    meaning: "Surface B: no receipt has been generated for this id",
+    carrier: "body",
+  },
+  // 409
+  OVERRIDE_ALREADY_RESOLVED: {
+    status: 409,
+    message: "Override already resolved",
+    retryable: false,
+    meaning: "the pending override for the executionId was already approved or rejected",
+    carrier: "body",
+  },
+  INTEGRITY_ALREADY_CONFIRMED: {
+    status: 409,
+    message: "execution already confirmed",
+    retryable: false,
+    meaning: "confirm-execution already issued a proof for this executionId (once per executionId)",
+    context: "confirm-execution",
+    carrier: "body",
+  },
+  // 413
+  BODY_TOO_LARGE: {
+    status: 413,
+    message: "Request body too large",
+    retryable: false,
+    meaning: "the request body is larger than 65,536 bytes",
+    carrier: "body",
+  },
+  // 422: signal validation envelopes and the policy bundle
+  SIGNAL_VALIDATION_FAILED: {
+    status: 422,
+    message: "Signal validation failed",
+    retryable: false,
+    meaning: "verifiedSignals fail the policy signalsSchema (/evaluate with verifiedSignals); VAL codes in details",
+    carrier: "body",
+  },
+  SIGNALS_VALIDATION_FAILED: {
+    status: 422,
+    message: "Signals validation failed",
+    retryable: false,
+    meaning: "signals fail the policy signalsSchema (/execute, /evaluate dry run, /simulate); VAL codes in details",
+    carrier: "body",
+  },
+  POLICY_BUNDLE_MISSING: {
+    status: 422,
+    message: "Policy not found",
+    retryable: false,
+    meaning: "the policy bundle is missing from SERVICE_POLICIES_ROOT (/execute, /evaluate dry run, /simulate)",
+    carrier: "body",
+  },
+  // 422: named codes
+  "INV-013": {
+    status: 422,
+    message: "execution already consumed: use a new executionId",
+    retryable: false,
+    meaning: "the execution_fingerprint or executionId was already consumed; the same id blocks again, a new executionId is needed",
+    context: "replay",
+    carrier: "body",
+  },
+  "INV-REPLAY-001": {
+    status: 422,
+    message: "no replay store configured",
+    retryable: false,
+    meaning: "the execution path has no replay store, so it fails closed",
+    context: "replay",
+    carrier: "body",
+  },
+  "SYS-006": {
+    status: 422,
+    message: "policy evaluation undecided: no rule matched and the policy has no catch-all",
+    retryable: false,
+    meaning: "the policy yields no decision for these signals (no catch-all rule)",
+    context: "evaluate",
+    carrier: "body",
+  },
+  "SYS-021": {
+    status: 422,
+    message: "no pending execution found for override",
+    retryable: false,
+    meaning: "the replay store holds no pending execution for the override",
+    context: "override",
+    carrier: "body",
+  },
+  "SYS-022": {
+    status: 422,
+    message: "execution_fingerprint missing in the pending context",
+    retryable: false,
+    meaning: "the pending override context carries no execution_fingerprint",
+    context: "override",
+    carrier: "body",
+  },
+  "SYS-023": {
+    status: 422,
+    message: "override lineage mismatch",
+    retryable: false,
+    meaning: "the override token or fingerprint does not match the pending execution",
+    context: "override",
+    carrier: "body",
+  },
+  "SYS-024": {
+    status: 422,
+    message: "replay store does not support override transitions",
+    retryable: false,
+    meaning: "the configured replay store cannot perform the override transition",
+    context: "override",
+    carrier: "body",
+  },
+  "SYS-025": {
+    status: 422,
+    message: "provenance missing in the pending override",
+    retryable: false,
+    meaning: "the pending override carries no provenance",
+    context: "override",
+    carrier: "body",
+  },
+  INTEGRITY_INVALID_ATTESTATION: {
+    status: 422,
+    message: "attestation signature verification failed",
+    retryable: false,
+    meaning: "confirm-execution: the attestation signature does not verify, so no proof is issued",
+    context: "confirm-execution",
+    carrier: "body",
+  },
+  // 422: signal validation details
+  "VAL-001": VAL("signals must be a JSON object (writ addition)"),
+  "VAL-003": VAL("unknown signal (not declared)"),
+  "VAL-004": VAL("required signal missing"),
+  "VAL-006": VAL("expected a string"),
+  "VAL-007": VAL("expected a finite number"),
+  "VAL-008": VAL("expected an integer"),
+  "VAL-009": VAL("expected a boolean"),
+  "VAL-010": VAL("not one of the allowed values"),
+  "VAL-011": VAL("outside the declared bounds (min/max, length)"),
+  "VAL-012": VAL("does not match the declared pattern or format"),
+  // 429
+  RATE_LIMITED: {
+    status: 429,
+    message: "Rate limit exceeded",
+    retryable: true,
+    meaning: "more than 100 requests per minute to POST /execute; the body adds limit, remaining and reset",
+    carrier: "body",
+  },
+  // 500
+  EVALUATION_FAILED: {
+    status: 500,
+    message: "Evaluation failed",
+    retryable: true,
+    meaning: "unexpected runtime error during evaluate",
+    carrier: "body",
+  },
+  INTERNAL_ERROR: {
+    status: 500,
+    message: "internal error",
+    retryable: true,
+    meaning: "unexpected error outside evaluate; the cause is logged, never sent to the client",
+    carrier: "body",
+  },
+  // 503
+  RUNTIME_NOT_CONFIGURED: {
+    status: 503,
+    message: "Governed execution runtime not configured",
+    retryable: true,
+    meaning: "signer, verifier or replay store not configured",
+    carrier: "body",
+  },
+  REPLAY_STORE_UNAVAILABLE: {
+    status: 503,
+    message: "replay store unavailable",
+    retryable: true,
+    meaning: "the replay store is configured but failed (write error, capacity reached); execution fails closed",
+    carrier: "body",
+  },
+} as const satisfies Record<string, ErrorCodeEntry>;
+
+type Table = typeof ERROR_CODES;
+
+/** Every code the service can answer with (closed union). */
+export type ErrorCode = keyof Table;
+
+/** Codes that travel inside a signal validation body's `details` (the VAL codes). */
+export type DetailErrorCode = { [K in ErrorCode]: Table[K] extends { carrier: "details" } ? K : never }[ErrorCode];
+/** Codes that form an `{error}` body of their own. */
+export type BodyErrorCode = Exclude<ErrorCode, DetailErrorCode>;
+/** Named codes whose message starts with `[CODE@context]`. */
+export type ContextErrorCode = { [K in ErrorCode]: Table[K] extends { context: string } ? K : never }[ErrorCode];
+
+type ContextArgs<C extends BodyErrorCode> = C extends "MISSING_PROPERTY"
+  ? [name: string]
+  : C extends ContextErrorCode
+    ? [context?: string]
+    : [];
+
+export interface ErrorBody {
+  readonly error: string;
+}
+
+export interface SignalValidationBody {
+  readonly error: "Signal validation failed" | "Signals validation failed";
+  readonly details: readonly SignalError[];
+}
+
+export interface RateLimitedBody {
+  readonly error: "Rate limit exceeded";
+  readonly limit: number;
+  readonly remaining: number;
+  /** Unix timestamp (seconds) when the window resets. */
+  readonly reset: number;
+}
+
+const CONTEXT = /^[a-z0-9][a-z0-9._/-]*$/;
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(ERROR_CODES, value);
+}
+
+function entryOf(code: ErrorCode): ErrorCodeEntry {
+  if (!isErrorCode(code)) throw new TypeError(`unknown error code \`${String(code)}\``);
+  return ERROR_CODES[code];
+}
+
+export function statusOf(code: ErrorCode): ErrorStatus {
+  return entryOf(code).status;
+}
+
+export function isRetryable(code: ErrorCode): boolean {
+  return entryOf(code).retryable;
+}
+
+/**
+ * The exact JSON body for `code`. Named codes get `[CODE@context]` in front of the message (`context` defaults
+ * to the table's); `MISSING_PROPERTY` takes the missing field's name. VAL codes have no body of their own:
+ * use `signalValidationBody`.
+ */
+export function errorBody<C extends BodyErrorCode>(code: C, ...args: ContextArgs<C>): ErrorBody {
+  const entry = entryOf(code);
+  const [arg] = args as [string?];
+  if (entry.carrier === "details") {
+    throw new TypeError(`\`${code}\` travels inside a signal validation body: use signalValidationBody`);
+  }
+  if (code === "MISSING_PROPERTY") {
+    if (arg === undefined || arg === "") throw new TypeError("MISSING_PROPERTY needs the name of the missing property");
+    return { error: entry.message.replace("<name>", () => arg) };
+  }
+  if (entry.context === undefined) return { error: entry.message };
+  const context = arg ?? entry.context;
+  if (!CONTEXT.test(context)) throw new TypeError(`error context \`${context}\` must match ${String(CONTEXT)}`);
+  return { error: `[${code}@${context}] ${entry.message}` };
+}
+
+/**
+ * The 422 body of a failed signal validation, every failure at once. `envelope` picks the spec's wording:
+ * `SIGNAL_VALIDATION_FAILED` for /evaluate with `verifiedSignals`, `SIGNALS_VALIDATION_FAILED` for the
+ * endpoints that take `signals`.
+ */
+export function signalValidationBody(
+  errors: readonly SignalError[],
+  envelope: "SIGNAL_VALIDATION_FAILED" | "SIGNALS_VALIDATION_FAILED" = "SIGNAL_VALIDATION_FAILED",
+): SignalValidationBody {
+  return {
+    error: ERROR_CODES[envelope].message,
+    details: errors.map(({ code, signal, message }) => ({ code, signal, message })),
+  };
+}
+
+/** The 429 body: `Rate limit exceeded` plus the window's `limit`, `remaining` and `reset`. */
+export function rateLimitedBody(window: { limit: number; remaining: number; reset: number }): RateLimitedBody {
+  return { error: ERROR_CODES.RATE_LIMITED.message, limit: window.limit, remaining: window.remaining, reset: window.reset };
+}
