@@ -7,8 +7,10 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeF
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import * as rt from "@writ/runtime";
 import { loadBundle, loadPublicKeyPem } from "@writ/runtime";
 import { main } from "../src/cli/main.js";
+import { signingKeyForTests } from "./support/keys.js";
 
 const repo = new URL("../../", import.meta.url).pathname;
 let cwd: string;
@@ -160,6 +162,64 @@ describe("writ test", () => {
     expect(await run("test", PAY)).toBe(0);
     expect(await run("test", PAY, "--require-coverage")).toBe(4);
     expect(out.join("\n")).toContain("not covered:");
+  });
+});
+
+describe("writ verify", () => {
+  it("verifies a signed bundle against a pinned key and refuses it after tampering or with another key", async () => {
+    expect(await run("keygen", "--out", "k")).toBe(0);
+    expect(await run("keygen", "--out", "other")).toBe(0);
+    expect(await run("compile", PAY, "--sign-key", "k.key")).toBe(0);
+    out.length = 0;
+    expect(await run("verify", PAY, "--key", "k.pub")).toBe(0);
+    expect(out[0]).toMatch(/^bundle payments\.transfer@1\.2\.0: verified \(bundle_hash [0-9a-f]{64}, signed by [0-9a-f]{32}\)$/);
+    expect(await run("verify", PAY, "--key", "other.pub")).toBe(5);
+    const ir = join(cwd, PAY, "policy.ir.json");
+    writeFileSync(ir, readFileSync(ir, "utf8").replace('"reject"', '"approve"'));
+    expect(await run("verify", `${PAY}/bundle.manifest.json`, "--key", "k.pub")).toBe(5);
+    expect(out.at(-1)).toContain("NOT verified: file `policy.ir.json` does not match its hash in the manifest");
+  });
+
+  it("verifies an attestation and an execution proof offline, and fails them when changed", async () => {
+    const key = signingKeyForTests();
+    writeFileSync(join(cwd, "k.pub"), key.publicKey.pem);
+    const root = rt.createTrustRoot("tr-1", [key.publicKey]);
+    const signer = rt.createSigner(key, root);
+    const manifest = rt.buildManifest(
+      { policyId: "p", version: "1.0.0", governs: "a.b", compiler: { name: "writ", version: "0" } },
+      new Map([["policy.writ", new Uint8Array()], ["signals.schema.json", new Uint8Array()], ["policy.ir.json", new Uint8Array()]]),
+    );
+    const att = rt.createAttestation(
+      { executionId: "e1", bundle: manifest, binding: [], signals: {}, verdict: "approve", reason: "ok", issuedAt: new Date().toISOString() },
+      signer,
+      rt.createRuntimeIdentity(signer),
+    );
+    writeFileSync(join(cwd, "att.json"), JSON.stringify(att));
+    expect(await run("verify", "att.json", "--key", "k.pub")).toBe(0);
+    expect(out.join("\n")).toContain("attestation: valid (signature verified, runtime verified, schema verified)");
+    writeFileSync(join(cwd, "att.json"), JSON.stringify({ ...att, policyVersion: "1.0.1" }));
+    expect(await run("verify", "att.json", "--key", "k.pub")).toBe(5);
+    expect(out.join("\n")).toContain("FAIL signature_verified");
+
+    const proof = await rt.confirmExecution(att, { type: "a.b", payload: {}, executedAt: new Date().toISOString() }, 300, {
+      verifier: { trustRoot: root },
+      signer,
+      store: new rt.MemoryReplayStore(),
+    });
+    writeFileSync(join(cwd, "proof.json"), JSON.stringify(proof));
+    expect(await run("verify", "proof.json", "--key", "k.pub")).toBe(0);
+    writeFileSync(join(cwd, "proof.json"), JSON.stringify({ ...proof, match: !proof.match }));
+    expect(await run("verify", "proof.json", "--key", "k.pub")).toBe(5);
+  });
+
+  it.each([
+    [["verify", "x.json"], "verify needs the keys to trust"],
+    [["verify", "--key", "k.pub"], "verify takes exactly one path"],
+    [["verify", "x.json", "--key", "missing.pub"], "cannot read `missing.pub`"],
+  ])("`writ %j` is a bad invocation: exit 2", async (argv, message) => {
+    writeFileSync(join(cwd, "x.json"), "{}");
+    expect(await run(...argv)).toBe(2);
+    expect(err[0]).toContain(message);
   });
 });
 

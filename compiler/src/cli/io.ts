@@ -13,6 +13,8 @@ export const EXIT = {
   badArguments: 2,
   compileFailed: 3,
   testsFailed: 4,
+  /** `writ verify`: the artifact does not verify against the pinned keys. */
+  notVerified: 5,
   internal: 70,
 } as const;
 

@@ -4,6 +4,7 @@ import { runCompile } from "./commands/compile.js";
 import { runFmt } from "./commands/fmt.js";
 import { runKeygen } from "./commands/keygen.js";
 import { runTest } from "./commands/test.js";
+import { runVerify } from "./commands/verify.js";
 import { CliError, EXIT, type CliIo } from "./io.js";
 import type { DiagnosticFormat } from "./report.js";
 
@@ -27,9 +28,14 @@ commands (paths are .writ files or directories searched for them):
   keygen              create an Ed25519 signing key pair
       --out PREFIX      write PREFIX.key (mode 0600) and PREFIX.pub (default: writ-signing)
       --force           replace existing files
+  verify <path>       check a bundle directory, attestation or execution proof offline
+      --key FILE        a pinned Ed25519 public key (SPKI PEM); repeatable
+      --trust-root FILE a trust root document instead of --key
+      --accept-runtime HASH  accept attestations of this runtimeHash (default: this runtime's own); repeatable
   help                this text
 
-exit codes: 0 ok, 1 not formatted (fmt --check), 2 bad arguments, 3 compile failed, 4 tests failed`;
+exit codes: 0 ok, 1 not formatted (fmt --check), 2 bad arguments, 3 compile failed, 4 tests failed,
+            5 not verified (verify)`;
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -89,6 +95,21 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         const { values, positionals } = args(rest, { out: { type: "string" }, force: { type: "boolean" } }, command);
         noPositionals(positionals, command);
         return await runKeygen(io, (values.out as string | undefined) ?? "writ-signing", values.force === true);
+      }
+      case "verify": {
+        const { values, positionals } = args(
+          rest,
+          { key: { type: "string", multiple: true }, "trust-root": { type: "string" }, "accept-runtime": { type: "string", multiple: true } },
+          command,
+        );
+        if (positionals.length !== 1) throw new CliError("verify takes exactly one path: a bundle directory, an attestation or a proof");
+        return await runVerify({
+          io,
+          path: positionals[0]!,
+          keyPaths: (values.key as string[] | undefined) ?? [],
+          trustRootPath: (values["trust-root"] as string | undefined) ?? null,
+          acceptRuntimes: (values["accept-runtime"] as string[] | undefined) ?? [],
+        });
       }
       case "help":
       case "--help":

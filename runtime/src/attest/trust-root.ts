@@ -30,13 +30,16 @@ export function createTrustRoot(version: string, keys: readonly PublicKey[]): Tr
   return Object.freeze({ version, keys: Object.freeze([...keys]) });
 }
 
-export function trustRootFromDocument(doc: TrustRootDocument): TrustRoot {
+/** Reads a trust root document (strictly parsed JSON) and loads every key in it. @throws KeyError */
+export function trustRootFromDocument(value: unknown): TrustRoot {
+  const doc = value as Partial<TrustRootDocument> | null;
   if (typeof doc !== "object" || doc === null || !Array.isArray(doc.keys) || typeof doc.trustRootVersion !== "string") {
     throw new KeyError("trust root must be an object with `trustRootVersion` (string) and `keys` (list of SPKI PEM strings)");
   }
   return createTrustRoot(
     doc.trustRootVersion,
-    doc.keys.map((pem, i) => {
+    doc.keys.map((pem: unknown, i) => {
+      if (typeof pem !== "string") throw new KeyError(`trust root key ${i} is not a PEM string`);
       try {
         return loadPublicKeyPem(pem);
       } catch (e) {
