@@ -92,7 +92,9 @@ export {
   type ReplayState,
   type ReserveOptions,
 } from "./replay/store.js";
-export { MemoryReplayStore } from "./replay/memory-store.js";
+export { MemoryReplayStore, DEFAULT_MEMORY_CAPACITY, type MemoryReplayStoreOptions } from "./replay/memory-store.js";
+export { LmdbReplayStore, DEFAULT_REPLAY_DB_NAME, type LmdbReplayStoreOptions } from "./replay/lmdb-store.js";
+export { ReplayCapacityError, ReplayStoreClosedError } from "./replay/errors.js";
 export {
   confirmExecution,
   confirmationKey,

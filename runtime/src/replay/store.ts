@@ -26,12 +26,21 @@ export interface ReplayEntry {
   /** Unix milliseconds. */
   readonly createdAt: number;
   readonly updatedAt: number;
-  /** Unix milliseconds after which a `reserved` or `failed` entry no longer blocks; null when it never expires. */
+  /**
+   * Unix milliseconds after which a `reserved` or `failed` entry no longer blocks; null when it never expires.
+   * Boundary shared by every implementation (lifecycle.ts): expired when `now >= expiresAt`, so a TTL of N ms
+   * blocks for exactly N ms; an expired entry counts as absent for every operation but `read` until expire or
+   * sweep removes it.
+   */
   readonly expiresAt: number | null;
   /** Opaque JSON the caller attaches (e.g. the pending decision's context for an override). */
   readonly context?: unknown;
 }
 
+/**
+ * Refusals, checked in this order: `not_found` (no live entry), `token_mismatch`, `wrong_state`; `conflict` is
+ * `reserve`'s only refusal. `entry` is the stored live entry, present whenever there is one (lifecycle.ts).
+ */
 export type ReplayResult =
   | { readonly ok: true; readonly entry: ReplayEntry }
   | { readonly ok: false; readonly reason: "conflict" | "not_found" | "token_mismatch" | "wrong_state"; readonly entry?: ReplayEntry };

@@ -1,0 +1,242 @@
+/**
+ * The default replay store, on LMDB through lmdb-js (DESIGN.md section 7). One LMDB environment (a
+ * directory) can be shared with the audit and Surface B databases: this store only uses its own named database
+ * (`replay` by default), and may be handed an already-open `RootDatabase`.
+ *
+ * ATOMICITY. Every operation that may write is one `db.transaction(callback)`: lmdb-js runs the callback
+ * inside an LMDB write transaction, where `get` reads the transaction's own view, and commits it afterwards.
+ * LMDB admits one write transaction per environment at a time, across threads AND processes (a robust
+ * process-shared mutex in lock.mdb, released by the OS if the holder dies), so the read-check-write of one
+ * callback cannot interleave with any other writer. Several callbacks queued in the same event turn share one
+ * LMDB transaction; they run one after another, each seeing the writes of the ones before it.
+ *
+ * DURABILITY (acknowledged means durable). Every method resolves only after `await root.flushed`. From the
+ * lmdb-js 3.x README (node_modules/lmdb/README.md):
+ * - `overlappingSync` "is enabled by default on non-Windows operating systems": a commit is made visible first
+ *   and flushed to disk afterwards, outside the write lock. "The write actions return a promise for when they are
+ *   committed. The database includes a `flushed` property with a promise-like object that resolves when the
+ *   last commit is fully flushed/synced to disk and is durable."
+ * - `db.flushed`: "resolves when all previous writes have been committed and fully flushed/synced to disk".
+ * So the promise of `transaction()` alone only means "committed and visible"; awaiting `flushed` after it
+ * means "fsynced". (When `flushed` is read, it refers to the batch holding our transaction or to a later one;
+ * LMDB flushes in commit order and an fsync covers every earlier page of the file, so either way our commit is
+ * on disk.) Without overlappingSync (Windows, or an environment opened with `overlappingSync: false`) LMDB
+ * syncs inside the commit and `flushed` equals `committed`: still durable. An environment opened with
+ * `noSync`, `mapAsync` or `noMetaSync` voids the guarantee: never hand this store such a `RootDatabase`
+ * (a path is always opened with the durable defaults).
+ * Refusals also wait for `flushed`, so an answer never rests on a state that a crash could still undo.
+ *
+ * Values are stored with the `json` encoding: plain JSON objects, readable by any other LMDB client.
+ */
+import { randomUUID } from "node:crypto";
+import { open, type Database, type RootDatabase } from "lmdb";
+import { ReplayStoreClosedError } from "./errors.js";
+import {
+  checkApproved,
+  checkFailedTtl,
+  checkFingerprint,
+  checkNow,
+  checkReserveTtl,
+  checkToken,
+  decideConfirm,
+  decideFail,
+  decideMarkPendingOverride,
+  decideReserve,
+  decideResolveOverride,
+  decideStartExecution,
+  isExpired,
+  normalizeContext,
+  parseStoredEntry,
+  type Transition,
+} from "./lifecycle.js";
+import type { ReplayEntry, ReplayResult, ReplayStore, ReserveOptions } from "./store.js";
+
+export const DEFAULT_REPLAY_DB_NAME = "replay";
+
+export interface LmdbReplayStoreOptions {
+  /** Name of the LMDB database inside the environment; default `replay`. */
+  readonly dbName?: string;
+}
+
+/** How many expired entries `sweep` removes per write transaction, to keep the write lock short. */
+const SWEEP_CHUNK = 1_000;
+
+export class LmdbReplayStore implements ReplayStore {
+  readonly #root: RootDatabase;
+  readonly #db: Database<unknown, string>;
+  readonly #ownsRoot: boolean;
+  #closed = false;
+
+  /**
+   * @param source a directory for the LMDB environment (created when missing; this store then owns the
+   *   environment and closes it), or an already-open `RootDatabase` (its owner closes it).
+   */
+  constructor(source: string | RootDatabase, options: LmdbReplayStoreOptions = {}) {
+    if (typeof source === "string") {
+      // Durable defaults on purpose: no noSync / mapAsync; overlappingSync as lmdb-js chooses per platform.
+      this.#root = open({ path: source });
+      this.#ownsRoot = true;
+    } else {
+      this.#root = source;
+      this.#ownsRoot = false;
+    }
+    try {
+      this.#db = this.#root.openDB<unknown, string>(options.dbName ?? DEFAULT_REPLAY_DB_NAME, { encoding: "json" });
+    } catch (error) {
+      if (this.#ownsRoot) void this.#root.close();
+      throw error;
+    }
+  }
+
+  static open(source: string | RootDatabase, options: LmdbReplayStoreOptions = {}): LmdbReplayStore {
+    return new LmdbReplayStore(source, options);
+  }
+
+  async reserve(fingerprint: string, options: ReserveOptions = {}): Promise<ReplayResult> {
+    const fp = checkFingerprint(fingerprint);
+    const ttlMs = checkReserveTtl(options.ttlMs);
+    const now = checkNow(options.now);
+    const token = randomUUID();
+    return this.#transition(fp, (current) => decideReserve(fp, current, token, ttlMs, now));
+  }
+
+  async startExecution(fingerprint: string, token: string, now?: number): Promise<ReplayResult> {
+    const fp = checkFingerprint(fingerprint);
+    const tok = checkToken(token);
+    const at = checkNow(now);
+    return this.#transition(fp, (current) => decideStartExecution(current, tok, at));
+  }
+
+  async confirm(fingerprint: string, token: string, now?: number): Promise<ReplayResult> {
+    const fp = checkFingerprint(fingerprint);
+    const tok = checkToken(token);
+    const at = checkNow(now);
+    return this.#transition(fp, (current) => decideConfirm(current, tok, at));
+  }
+
+  async fail(fingerprint: string, token: string, options: { readonly ttlMs?: number; readonly now?: number } = {}): Promise<ReplayResult> {
+    const fp = checkFingerprint(fingerprint);
+    const tok = checkToken(token);
+    const ttlMs = checkFailedTtl(options.ttlMs);
+    const at = checkNow(options.now);
+    return this.#transition(fp, (current) => decideFail(current, tok, ttlMs, at));
+  }
+
+  async markPendingOverride(fingerprint: string, token: string, context: unknown, now?: number): Promise<ReplayResult> {
+    const fp = checkFingerprint(fingerprint);
+    const tok = checkToken(token);
+    const at = checkNow(now);
+    // Normalized (and checked for cycles/BigInt) before the transaction: nothing may throw after a write in it.
+    const normalized = normalizeContext(context);
+    return this.#transition(fp, (current) => decideMarkPendingOverride(current, tok, normalized, at));
+  }
+
+  async resolveOverride(fingerprint: string, token: string, approved: boolean, now?: number): Promise<ReplayResult> {
+    const fp = checkFingerprint(fingerprint);
+    const tok = checkToken(token);
+    const ok = checkApproved(approved);
+    const at = checkNow(now);
+    return this.#transition(fp, (current) => decideResolveOverride(current, tok, ok, at));
+  }
+
+  async expire(fingerprint: string, now?: number): Promise<boolean> {
+    const fp = checkFingerprint(fingerprint);
+    const at = checkNow(now);
+    this.#assertOpen();
+    return this.#write(() => {
+      const current = this.#load(fp);
+      if (current === undefined || !isExpired(current, at)) return false;
+      return this.#db.removeSync(fp);
+    });
+  }
+
+  /**
+   * Finds expired entries with a read-only scan (no write lock held), then removes them in write transactions
+   * of at most 1,000 keys, checking each again inside the transaction: an entry re-reserved or transitioned by
+   * another writer in between is left alone.
+   */
+  async sweep(now?: number): Promise<number> {
+    const at = checkNow(now);
+    this.#assertOpen();
+    const candidates: string[] = [];
+    for (const { key, value } of this.#db.getRange()) {
+      if (isExpired(parseStoredEntry(value, key), at)) candidates.push(key);
+    }
+    let removed = 0;
+    for (let i = 0; i < candidates.length; i += SWEEP_CHUNK) {
+      const chunk = candidates.slice(i, i + SWEEP_CHUNK);
+      removed += await this.#write(() => {
+        let n = 0;
+        for (const fp of chunk) {
+          const current = this.#load(fp);
+          if (current !== undefined && isExpired(current, at) && this.#db.removeSync(fp)) n += 1;
+        }
+        return n;
+      });
+    }
+    // Each chunk was flushed by #write; with no candidates, still wait for earlier writes of this process.
+    if (candidates.length === 0) await this.#root.flushed;
+    return removed;
+  }
+
+  /**
+   * The stored entry (expired or not: `read` has no clock). Waits for `flushed` first, so it never reports a
+   * write of this process that a crash could still undo.
+   */
+  async read(fingerprint: string): Promise<ReplayEntry | null> {
+    const fp = checkFingerprint(fingerprint);
+    this.#assertOpen();
+    await this.#root.flushed;
+    return this.#load(fp) ?? null;
+  }
+
+  /**
+   * Waits until every write is flushed. Closes the environment when this store opened it; a `RootDatabase`
+   * handed in stays open (and the named database too: LMDB database handles are shared by the environment).
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#ownsRoot) await this.#root.close();
+    else await this.#root.flushed;
+  }
+
+  #transition(fingerprint: string, decide: (current: ReplayEntry | undefined) => Transition): Promise<ReplayResult> {
+    return this.#write(() => {
+      const t = decide(this.#load(fingerprint));
+      // Inside a transaction callback, putSync writes into the current write transaction.
+      if (t.next !== undefined) this.#db.putSync(fingerprint, t.next);
+      return t.result;
+    });
+  }
+
+  /**
+   * Runs `body` inside one LMDB write transaction and resolves once that transaction is flushed to disk.
+   * `body` must only throw before its first write (the callbacks of one batch share the LMDB transaction, so a
+   * throw could not roll back a write of its own); errors are carried out of the callback as values and
+   * rethrown here, so a throwing callback never disturbs the other callbacks of the batch.
+   */
+  async #write<T>(body: () => T): Promise<T> {
+    this.#assertOpen();
+    const outcome = await this.#db.transaction((): { readonly value: T } | { readonly error: unknown } => {
+      try {
+        return { value: body() };
+      } catch (error) {
+        return { error };
+      }
+    });
+    // Committed is not durable (see the header): wait for the fsync before answering.
+    await this.#root.flushed;
+    if ("error" in outcome) throw outcome.error;
+    return outcome.value;
+  }
+
+  #load(fingerprint: string): ReplayEntry | undefined {
+    const value = this.#db.get(fingerprint);
+    return value === undefined ? undefined : parseStoredEntry(value, fingerprint);
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new ReplayStoreClosedError();
+  }
+}

@@ -1,0 +1,489 @@
+/**
+ * The ReplayStore contract (runtime/src/replay/store.ts, spec 2.12, DESIGN.md section 7) as one suite that
+ * every implementation runs: `replayStoreContract("memory", factory)`. Time is passed explicitly through the
+ * `now` parameters; nothing sleeps.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ReplayStoreClosedError } from "../../src/replay/errors.js";
+import type { ReplayEntry, ReplayResult, ReplayState, ReplayStore } from "../../src/replay/store.js";
+import { FAILED_TTL_MS, RESERVATION_TTL_MS } from "../../src/replay/store.js";
+
+export interface StoreHarness {
+  readonly store: ReplayStore;
+  /** Called after `store.close()`; removes whatever the factory created (e.g. a temporary directory). */
+  dispose(): Promise<void>;
+}
+
+export const T0 = 1_700_000_000_000;
+const YEAR = 365 * 24 * 3600 * 1000;
+
+export function ok(result: ReplayResult): ReplayEntry {
+  if (!result.ok) throw new Error(`expected ok, got ${result.reason}`);
+  return result.entry;
+}
+
+/** Brings `fp` into `state` at time T0 (+1 ms per step); returns the token. */
+export async function into(store: ReplayStore, fp: string, state: ReplayState): Promise<string> {
+  const { token } = ok(await store.reserve(fp, { now: T0 }));
+  switch (state) {
+    case "reserved":
+      break;
+    case "executing":
+      ok(await store.startExecution(fp, token, T0 + 1));
+      break;
+    case "consumed":
+      ok(await store.startExecution(fp, token, T0 + 1));
+      ok(await store.confirm(fp, token, T0 + 2));
+      break;
+    case "failed":
+      ok(await store.startExecution(fp, token, T0 + 1));
+      ok(await store.fail(fp, token, { now: T0 + 2 }));
+      break;
+    case "pending_override":
+      ok(await store.markPendingOverride(fp, token, { why: "escalate" }, T0 + 1));
+      break;
+    case "rejected":
+      ok(await store.markPendingOverride(fp, token, { why: "escalate" }, T0 + 1));
+      ok(await store.resolveOverride(fp, token, false, T0 + 2));
+      break;
+  }
+  return token;
+}
+
+const ALL_STATES: readonly ReplayState[] = ["reserved", "executing", "consumed", "failed", "pending_override", "rejected"];
+const FINAL_OR_BLOCKING: readonly ReplayState[] = ["executing", "consumed", "pending_override", "rejected"];
+
+type Op = "startExecution" | "confirm" | "fail" | "markPendingOverride" | "resolveOverride";
+const OPS: readonly Op[] = ["startExecution", "confirm", "fail", "markPendingOverride", "resolveOverride"];
+const ALLOWED_FROM: Record<Op, readonly ReplayState[]> = {
+  startExecution: ["reserved"],
+  confirm: ["reserved", "executing"],
+  fail: ["reserved", "executing"],
+  markPendingOverride: ["reserved", "executing"],
+  resolveOverride: ["pending_override"],
+};
+
+function run(store: ReplayStore, op: Op, fp: string, token: string, now: number): Promise<ReplayResult> {
+  switch (op) {
+    case "startExecution":
+      return store.startExecution(fp, token, now);
+    case "confirm":
+      return store.confirm(fp, token, now);
+    case "fail":
+      return store.fail(fp, token, { now });
+    case "markPendingOverride":
+      return store.markPendingOverride(fp, token, { k: 1 }, now);
+    case "resolveOverride":
+      return store.resolveOverride(fp, token, true, now);
+  }
+}
+
+export function replayStoreContract(label: string, create: () => Promise<StoreHarness>): void {
+  describe(`ReplayStore contract: ${label}`, () => {
+    let harness: StoreHarness;
+    let store: ReplayStore;
+
+    beforeEach(async () => {
+      harness = await create();
+      store = harness.store;
+    });
+    afterEach(async () => {
+      await store.close();
+      await harness.dispose();
+    });
+
+    describe("reserve", () => {
+      it("creates a reserved entry with the 300 s default TTL and a fresh token", async () => {
+        const entry = ok(await store.reserve("fp-1", { now: T0 }));
+        expect(entry).toEqual({
+          fingerprint: "fp-1",
+          state: "reserved",
+          token: expect.any(String),
+          createdAt: T0,
+          updatedAt: T0,
+          expiresAt: T0 + RESERVATION_TTL_MS,
+        });
+        expect(RESERVATION_TTL_MS).toBe(300_000);
+        expect(entry.token.length).toBeGreaterThanOrEqual(16);
+        expect(await store.read("fp-1")).toEqual(entry);
+        const other = ok(await store.reserve("fp-2", { now: T0 }));
+        expect(other.token).not.toBe(entry.token);
+      });
+
+      it("uses Date.now() when no `now` is given", async () => {
+        const before = Date.now();
+        const entry = ok(await store.reserve("fp-clock"));
+        const after = Date.now();
+        expect(entry.createdAt).toBeGreaterThanOrEqual(before);
+        expect(entry.createdAt).toBeLessThanOrEqual(after);
+        expect(entry.expiresAt).toBe(entry.createdAt + RESERVATION_TTL_MS);
+      });
+
+      it("honours a custom TTL", async () => {
+        const entry = ok(await store.reserve("fp", { ttlMs: 5_000, now: T0 }));
+        expect(entry.expiresAt).toBe(T0 + 5_000);
+        expect(await store.reserve("fp", { now: T0 + 4_999 })).toMatchObject({ ok: false, reason: "conflict" });
+        expect(ok(await store.reserve("fp", { now: T0 + 5_000 })).createdAt).toBe(T0 + 5_000);
+      });
+
+      it("answers conflict (with the stored entry) while the reservation is live, up to its last millisecond", async () => {
+        const first = ok(await store.reserve("fp", { now: T0 }));
+        for (const now of [T0, T0 + 1, T0 + RESERVATION_TTL_MS - 1]) {
+          const again = await store.reserve("fp", { now });
+          expect(again).toEqual({ ok: false, reason: "conflict", entry: first });
+        }
+        expect(await store.read("fp")).toEqual(first);
+      });
+
+      it("replaces a reservation once its TTL has passed, with a new token; the old token is dead", async () => {
+        const first = ok(await store.reserve("fp", { now: T0 }));
+        const second = ok(await store.reserve("fp", { now: T0 + RESERVATION_TTL_MS }));
+        expect(second.token).not.toBe(first.token);
+        expect(second).toMatchObject({ state: "reserved", createdAt: T0 + RESERVATION_TTL_MS, expiresAt: T0 + 2 * RESERVATION_TTL_MS });
+        expect(await store.startExecution("fp", first.token, T0 + RESERVATION_TTL_MS + 1)).toMatchObject({
+          ok: false,
+          reason: "token_mismatch",
+        });
+        ok(await store.startExecution("fp", second.token, T0 + RESERVATION_TTL_MS + 1));
+      });
+
+      it.each(["executing", "consumed", "pending_override", "rejected", "failed", "reserved"] as const)(
+        "answers conflict for a fingerprint in state %s",
+        async (state) => {
+          await into(store, "fp", state);
+          const stored = await store.read("fp");
+          expect(await store.reserve("fp", { now: T0 + 3 })).toEqual({ ok: false, reason: "conflict", entry: stored });
+        },
+      );
+
+      it("rejects invalid arguments", async () => {
+        await expect(store.reserve("")).rejects.toBeInstanceOf(TypeError);
+        await expect(store.reserve(42 as unknown as string)).rejects.toBeInstanceOf(TypeError);
+        await expect(store.reserve("x".repeat(513))).rejects.toBeInstanceOf(RangeError);
+        await expect(store.reserve("fp", { ttlMs: 0 })).rejects.toBeInstanceOf(RangeError);
+        await expect(store.reserve("fp", { ttlMs: -1 })).rejects.toBeInstanceOf(RangeError);
+        await expect(store.reserve("fp", { ttlMs: Number.NaN })).rejects.toBeInstanceOf(RangeError);
+        await expect(store.reserve("fp", { now: Number.POSITIVE_INFINITY })).rejects.toBeInstanceOf(TypeError);
+        expect(await store.read("fp")).toBeNull();
+        ok(await store.reserve("x".repeat(512), { now: T0 }));
+      });
+    });
+
+    describe("transitions", () => {
+      it("reserved -> executing -> consumed", async () => {
+        const { token } = ok(await store.reserve("fp", { now: T0 }));
+        const executing = ok(await store.startExecution("fp", token, T0 + 10));
+        expect(executing).toEqual({
+          fingerprint: "fp",
+          state: "executing",
+          token,
+          createdAt: T0,
+          updatedAt: T0 + 10,
+          expiresAt: null,
+        });
+        expect(await store.read("fp")).toEqual(executing);
+        const consumed = ok(await store.confirm("fp", token, T0 + 20));
+        expect(consumed).toEqual({ ...executing, state: "consumed", updatedAt: T0 + 20 });
+        expect(await store.read("fp")).toEqual(consumed);
+      });
+
+      it("reserved -> consumed directly", async () => {
+        const { token } = ok(await store.reserve("fp", { now: T0 }));
+        expect(ok(await store.confirm("fp", token, T0 + 5))).toMatchObject({ state: "consumed", expiresAt: null, updatedAt: T0 + 5 });
+      });
+
+      it("an executing entry never expires (an execution with an unknown outcome stays blocked)", async () => {
+        const token = await into(store, "fp", "executing");
+        const later = T0 + 100 * YEAR;
+        expect(await store.reserve("fp", { now: later })).toMatchObject({ ok: false, reason: "conflict" });
+        expect(await store.expire("fp", later)).toBe(false);
+        expect(await store.sweep(later)).toBe(0);
+        expect(ok(await store.confirm("fp", token, later)).state).toBe("consumed");
+      });
+
+      it.each(["reserved", "executing"] as const)("%s -> failed blocks for the 30 s default, then frees the fingerprint", async (from) => {
+        const token = await into(store, "fp", from);
+        const failed = ok(await store.fail("fp", token, { now: T0 + 100 }));
+        expect(FAILED_TTL_MS).toBe(30_000);
+        expect(failed).toMatchObject({ state: "failed", token, createdAt: T0, updatedAt: T0 + 100, expiresAt: T0 + 100 + FAILED_TTL_MS });
+        expect(await store.reserve("fp", { now: T0 + 100 + FAILED_TTL_MS - 1 })).toMatchObject({ ok: false, reason: "conflict" });
+        const again = ok(await store.reserve("fp", { now: T0 + 100 + FAILED_TTL_MS }));
+        expect(again.token).not.toBe(token);
+        expect(again.state).toBe("reserved");
+      });
+
+      it("fail honours a custom TTL, including 0 (free at once)", async () => {
+        const token = await into(store, "fp", "executing");
+        expect(ok(await store.fail("fp", token, { ttlMs: 1_000, now: T0 + 10 })).expiresAt).toBe(T0 + 1_010);
+        const token2 = await into(store, "fp2", "executing");
+        expect(ok(await store.fail("fp2", token2, { ttlMs: 0, now: T0 + 10 })).expiresAt).toBe(T0 + 10);
+        ok(await store.reserve("fp2", { now: T0 + 10 }));
+        await expect(store.fail("fp3", "t", { ttlMs: -5 })).rejects.toBeInstanceOf(RangeError);
+      });
+
+      it.each(["reserved", "executing"] as const)("%s -> pending_override keeps the context as JSON", async (from) => {
+        const token = await into(store, "fp", from);
+        const context = { decisionId: "d-1", amount: 12.5, nested: { list: [1, "two", null], skipped: undefined }, at: new Date(T0) };
+        const pending = ok(await store.markPendingOverride("fp", token, context, T0 + 50));
+        const json = { decisionId: "d-1", amount: 12.5, nested: { list: [1, "two", null] }, at: new Date(T0).toISOString() };
+        expect(pending).toEqual({
+          fingerprint: "fp",
+          state: "pending_override",
+          token,
+          createdAt: T0,
+          updatedAt: T0 + 50,
+          expiresAt: null,
+          context: json,
+        });
+        context.nested.list.push(4);
+        expect((await store.read("fp"))?.context).toEqual(json);
+      });
+
+      it("pending_override without a context stores none", async () => {
+        const token = await into(store, "fp", "reserved");
+        const pending = ok(await store.markPendingOverride("fp", token, undefined, T0 + 1));
+        expect("context" in pending).toBe(false);
+        await expect(store.markPendingOverride("fp2", "t", { big: 1n })).rejects.toBeInstanceOf(TypeError);
+      });
+
+      it("resolveOverride approved -> consumed, keeping the context", async () => {
+        const token = await into(store, "fp", "pending_override");
+        const consumed = ok(await store.resolveOverride("fp", token, true, T0 + 99));
+        expect(consumed).toMatchObject({ state: "consumed", token, updatedAt: T0 + 99, expiresAt: null, context: { why: "escalate" } });
+        expect(await store.read("fp")).toEqual(consumed);
+      });
+
+      it("resolveOverride rejected -> rejected; resolving again answers wrong_state", async () => {
+        const token = await into(store, "fp", "pending_override");
+        const rejected = ok(await store.resolveOverride("fp", token, false, T0 + 99));
+        expect(rejected).toMatchObject({ state: "rejected", expiresAt: null, context: { why: "escalate" } });
+        expect(await store.resolveOverride("fp", token, true, T0 + 100)).toEqual({ ok: false, reason: "wrong_state", entry: rejected });
+        expect(await store.resolveOverride("fp", token, false, T0 + 100)).toEqual({ ok: false, reason: "wrong_state", entry: rejected });
+      });
+
+      it("returned entries cannot be used to change the store", async () => {
+        const entry = ok(await store.reserve("fp", { now: T0 }));
+        expect(() => {
+          (entry as { state: string }).state = "consumed";
+        }).toThrow(TypeError);
+        expect((await store.read("fp"))?.state).toBe("reserved");
+      });
+    });
+
+    describe("refusals", () => {
+      it.each(OPS)("%s of an unknown fingerprint answers not_found and stores nothing", async (op) => {
+        expect(await run(store, op, "nope", "token", T0)).toEqual({ ok: false, reason: "not_found" });
+        expect(await store.read("nope")).toBeNull();
+      });
+
+      it.each(OPS)("%s with a wrong token answers token_mismatch in every state", async (op) => {
+        for (const state of ALL_STATES) {
+          const fp = `fp-${state}`;
+          await into(store, fp, state);
+          const before = await store.read(fp);
+          expect(await run(store, op, fp, "not-the-token", T0 + 3)).toEqual({ ok: false, reason: "token_mismatch", entry: before });
+          expect(await store.read(fp)).toEqual(before);
+        }
+      });
+
+      it.each(OPS)("%s from a state it does not leave answers wrong_state and changes nothing", async (op) => {
+        const refused = ALL_STATES.filter((s) => !ALLOWED_FROM[op].includes(s));
+        expect(refused.length).toBeGreaterThan(0);
+        for (const state of refused) {
+          const fp = `fp-${state}`;
+          const token = await into(store, fp, state);
+          const before = await store.read(fp);
+          const refusal = await run(store, op, fp, token, T0 + 3);
+          expect(refusal, `${op} from ${state}`).toEqual({ ok: false, reason: "wrong_state", entry: before });
+          expect(await store.read(fp)).toEqual(before);
+        }
+        for (const state of ALLOWED_FROM[op]) {
+          const fp = `fp-ok-${state}`;
+          const token = await into(store, fp, state);
+          ok(await run(store, op, fp, token, T0 + 3));
+        }
+      });
+
+      it.each(OPS)("%s of an expired reservation answers not_found (the fingerprint is free)", async (op) => {
+        const { token } = ok(await store.reserve("fp", { now: T0 }));
+        expect(await run(store, op, "fp", token, T0 + RESERVATION_TTL_MS)).toEqual({ ok: false, reason: "not_found" });
+        expect((await store.read("fp"))?.state).toBe("reserved");
+      });
+
+      it("a failed entry refuses transitions with its token: wrong_state while blocking, not_found once expired", async () => {
+        const token = await into(store, "fp", "failed");
+        expect(await store.confirm("fp", token, T0 + 3)).toMatchObject({ ok: false, reason: "wrong_state" });
+        expect(await store.confirm("fp", token, T0 + 2 + FAILED_TTL_MS)).toEqual({ ok: false, reason: "not_found" });
+      });
+
+      it("rejects an invalid token or approved argument", async () => {
+        const token = await into(store, "fp", "pending_override");
+        await expect(store.confirm("fp", undefined as unknown as string)).rejects.toBeInstanceOf(TypeError);
+        await expect(store.resolveOverride("fp", token, "yes" as unknown as boolean)).rejects.toBeInstanceOf(TypeError);
+        expect((await store.read("fp"))?.state).toBe("pending_override");
+      });
+    });
+
+    describe("expire and sweep", () => {
+      it("expire removes a reservation only once its TTL has passed", async () => {
+        await into(store, "fp", "reserved");
+        expect(await store.expire("fp", T0 + RESERVATION_TTL_MS - 1)).toBe(false);
+        expect(await store.read("fp")).not.toBeNull();
+        expect(await store.expire("fp", T0 + RESERVATION_TTL_MS)).toBe(true);
+        expect(await store.read("fp")).toBeNull();
+        expect(await store.expire("fp", T0 + RESERVATION_TTL_MS)).toBe(false);
+      });
+
+      it("expire removes a failed entry once its TTL has passed", async () => {
+        await into(store, "fp", "failed");
+        expect(await store.expire("fp", T0 + 2 + FAILED_TTL_MS - 1)).toBe(false);
+        expect(await store.expire("fp", T0 + 2 + FAILED_TTL_MS)).toBe(true);
+        expect(await store.read("fp")).toBeNull();
+      });
+
+      it.each(FINAL_OR_BLOCKING)("expire never removes a %s entry", async (state) => {
+        await into(store, "fp", state);
+        expect(await store.expire("fp", T0 + 100 * YEAR)).toBe(false);
+        expect((await store.read("fp"))?.state).toBe(state);
+      });
+
+      it("expire of an unknown fingerprint is false", async () => {
+        expect(await store.expire("nope", T0)).toBe(false);
+      });
+
+      it("sweep removes exactly the expired entries and counts them", async () => {
+        for (const state of ALL_STATES) await into(store, `old-${state}`, state);
+        const later = T0 + RESERVATION_TTL_MS + 10;
+        ok(await store.reserve("fresh-reserved", { now: later - 1 }));
+        const { token } = ok(await store.reserve("fresh-failed", { now: later - 1 }));
+        ok(await store.fail("fresh-failed", token, { now: later - 1 }));
+
+        expect(await store.sweep(T0 + 1)).toBe(0);
+        expect(await store.sweep(later)).toBe(2);
+        expect(await store.read("old-reserved")).toBeNull();
+        expect(await store.read("old-failed")).toBeNull();
+        for (const state of FINAL_OR_BLOCKING) expect((await store.read(`old-${state}`))?.state).toBe(state);
+        expect((await store.read("fresh-reserved"))?.state).toBe("reserved");
+        expect((await store.read("fresh-failed"))?.state).toBe("failed");
+        expect(await store.sweep(later)).toBe(0);
+        expect(await store.sweep(later + 100 * YEAR)).toBe(2);
+      });
+
+      it("sweep handles many entries", async () => {
+        const ttl = (i: number): number => (i % 2 === 0 ? 10 : 1_000);
+        await Promise.all(Array.from({ length: 2_500 }, (_, i) => store.reserve(`bulk-${i}`, { now: T0, ttlMs: ttl(i) })));
+        expect(await store.sweep(T0 + 10)).toBe(1_250);
+        expect(await store.sweep(T0 + 1_000)).toBe(1_250);
+        expect(await store.read("bulk-1")).toBeNull();
+      });
+
+      it("read returns an expired entry as stored until it is removed (read has no clock)", async () => {
+        const entry = ok(await store.reserve("fp", { now: T0, ttlMs: 1 }));
+        expect(await store.read("fp")).toEqual(entry);
+      });
+    });
+
+    describe("INV-013: a consumed fingerprint is consumed once", () => {
+      const paths: ReadonlyArray<readonly [string, (fp: string) => Promise<void>]> = [
+        ["confirm", async (fp) => void (await into(store, fp, "consumed"))],
+        ["confirm from reserved", async (fp) => void ok(await store.confirm(fp, await into(store, fp, "reserved"), T0 + 1))],
+        [
+          "approved override",
+          async (fp) => void ok(await store.resolveOverride(fp, await into(store, fp, "pending_override"), true, T0 + 2)),
+        ],
+      ];
+      it.each(paths)("after %s, no reserve ever succeeds again, long past any TTL", async (_name, consume) => {
+        await consume("fp");
+        const consumed = await store.read("fp");
+        expect(consumed?.state).toBe("consumed");
+        for (const now of [T0 + 3, T0 + RESERVATION_TTL_MS, T0 + FAILED_TTL_MS + 10, T0 + RESERVATION_TTL_MS * 2 + 1, T0 + 100 * YEAR]) {
+          expect(await store.reserve("fp", { now })).toEqual({ ok: false, reason: "conflict", entry: consumed });
+          expect(await store.reserve("fp", { now, ttlMs: 1 })).toMatchObject({ ok: false, reason: "conflict" });
+          expect(await store.expire("fp", now)).toBe(false);
+          expect(await store.sweep(now)).toBe(0);
+        }
+        for (const op of OPS) {
+          expect(await run(store, op, "fp", consumed?.token ?? "", T0 + 100 * YEAR)).toMatchObject({ ok: false, reason: "wrong_state" });
+        }
+        expect(await store.read("fp")).toEqual(consumed);
+      });
+
+      it.each(["rejected", "pending_override"] as const)("a %s fingerprint is never reservable again either", async (state) => {
+        await into(store, "fp", state);
+        expect(await store.reserve("fp", { now: T0 + 100 * YEAR })).toMatchObject({ ok: false, reason: "conflict", entry: { state } });
+        expect(await store.sweep(T0 + 100 * YEAR)).toBe(0);
+      });
+    });
+
+    describe("read", () => {
+      it("answers null for an unknown fingerprint and the entry otherwise", async () => {
+        expect(await store.read("nope")).toBeNull();
+        const token = await into(store, "fp", "pending_override");
+        expect(await store.read("fp")).toEqual({
+          fingerprint: "fp",
+          state: "pending_override",
+          token,
+          createdAt: T0,
+          updatedAt: T0 + 1,
+          expiresAt: null,
+          context: { why: "escalate" },
+        });
+      });
+
+      it("keeps fingerprints apart, including unusual characters", async () => {
+        const fps = ["a", "A", "a ", "é", "😀", "sha256:" + "0".repeat(64), "a/b", "a\u0000b"];
+        for (const fp of fps) ok(await store.reserve(fp, { now: T0 }));
+        for (const fp of fps) expect((await store.read(fp))?.fingerprint).toBe(fp);
+      });
+    });
+
+    describe("concurrency", () => {
+      it("1,000 concurrent reserves of one fingerprint: exactly one ok, 999 conflicts naming the winner", async () => {
+        const results = await Promise.all(Array.from({ length: 1_000 }, () => store.reserve("hot", { now: T0 })));
+        const wins = results.filter((r) => r.ok);
+        expect(wins).toHaveLength(1);
+        const winner = ok(wins[0] as ReplayResult);
+        for (const r of results) if (!r.ok) expect(r).toEqual({ ok: false, reason: "conflict", entry: winner });
+        expect(await store.read("hot")).toEqual(winner);
+      });
+
+      it("concurrent transitions with the right token: exactly one confirm, one resolveOverride wins", async () => {
+        const token = await into(store, "fp", "executing");
+        const confirms = await Promise.all(Array.from({ length: 200 }, () => store.confirm("fp", token, T0 + 5)));
+        expect(confirms.filter((r) => r.ok)).toHaveLength(1);
+        expect(confirms.filter((r) => !r.ok && r.reason === "wrong_state")).toHaveLength(199);
+
+        const t2 = await into(store, "fp2", "pending_override");
+        const resolutions = await Promise.all(Array.from({ length: 200 }, (_, i) => store.resolveOverride("fp2", t2, i % 2 === 0, T0 + 5)));
+        expect(resolutions.filter((r) => r.ok)).toHaveLength(1);
+      });
+
+      it("a freed fingerprint is won once by concurrent re-reservers", async () => {
+        await into(store, "fp", "failed");
+        const after = T0 + 2 + FAILED_TTL_MS;
+        const results = await Promise.all(
+          Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? store.expire("fp", after) : store.reserve("fp", { now: after }))),
+        );
+        expect(results.filter((r) => typeof r !== "boolean" && r.ok)).toHaveLength(1);
+        expect((await store.read("fp"))?.state).toBe("reserved");
+      });
+    });
+
+    describe("close", () => {
+      it("rejects every operation after close, and close is idempotent", async () => {
+        const token = await into(store, "fp", "reserved");
+        await store.close();
+        await store.close();
+        await expect(store.reserve("x")).rejects.toBeInstanceOf(ReplayStoreClosedError);
+        await expect(store.startExecution("fp", token)).rejects.toBeInstanceOf(ReplayStoreClosedError);
+        await expect(store.confirm("fp", token)).rejects.toBeInstanceOf(ReplayStoreClosedError);
+        await expect(store.fail("fp", token)).rejects.toBeInstanceOf(ReplayStoreClosedError);
+        await expect(store.markPendingOverride("fp", token, {})).rejects.toBeInstanceOf(ReplayStoreClosedError);
+        await expect(store.resolveOverride("fp", token, true)).rejects.toBeInstanceOf(ReplayStoreClosedError);
+        await expect(store.expire("fp")).rejects.toBeInstanceOf(ReplayStoreClosedError);
+        await expect(store.sweep()).rejects.toBeInstanceOf(ReplayStoreClosedError);
+        await expect(store.read("fp")).rejects.toBeInstanceOf(ReplayStoreClosedError);
+      });
+    });
+  });
+}
