@@ -93,15 +93,22 @@ interface EntryFields {
   readonly updatedAt: number;
   readonly expiresAt: number | null;
   readonly context?: unknown;
+  readonly resolution?: unknown;
 }
 
-/** Builds a frozen entry with a fixed member order, leaving `context` out when it is undefined. */
+/** Builds a frozen entry with a fixed member order, leaving `context` and `resolution` out when undefined. */
 export function makeEntry(fields: EntryFields): ReplayEntry {
-  const { fingerprint, state, token, createdAt, updatedAt, expiresAt, context } = fields;
-  const entry: ReplayEntry =
-    context === undefined
-      ? { fingerprint, state, token, createdAt, updatedAt, expiresAt }
-      : { fingerprint, state, token, createdAt, updatedAt, expiresAt, context };
+  const { fingerprint, state, token, createdAt, updatedAt, expiresAt, context, resolution } = fields;
+  const entry: ReplayEntry = {
+    fingerprint,
+    state,
+    token,
+    createdAt,
+    updatedAt,
+    expiresAt,
+    ...(context === undefined ? {} : { context }),
+    ...(resolution === undefined ? {} : { resolution }),
+  };
   return deepFreeze(entry);
 }
 
@@ -131,6 +138,7 @@ export function parseStoredEntry(value: unknown, fingerprint: string): ReplayEnt
     updatedAt: v.updatedAt,
     expiresAt: v.expiresAt,
     context: v.context,
+    resolution: v.resolution,
   });
 }
 
@@ -151,7 +159,7 @@ function gated(
   token: string,
   now: number,
   from: readonly ReplayState[],
-  change: (entry: ReplayEntry) => Pick<EntryFields, "state" | "expiresAt" | "context">,
+  change: (entry: ReplayEntry) => Pick<EntryFields, "state" | "expiresAt" | "context" | "resolution">,
 ): Transition {
   if (current === undefined || isExpired(current, now)) return { result: { ok: false, reason: "not_found" } };
   if (current.token !== token) return { result: { ok: false, reason: "token_mismatch", entry: current } };
@@ -177,14 +185,17 @@ export const decideMarkPendingOverride = (
   now: number,
 ): Transition => gated(current, token, now, ["reserved", "executing"], () => ({ state: "pending_override", expiresAt: null, context }));
 
+/** `resolution` (the override record) must already be normalized; it is kept beside the original `context`. */
 export const decideResolveOverride = (
   current: ReplayEntry | undefined,
   token: string,
   approved: boolean,
+  resolution: unknown,
   now: number,
 ): Transition =>
   gated(current, token, now, ["pending_override"], (entry) => ({
     state: approved ? "consumed" : "rejected",
     expiresAt: null,
     context: entry.context,
+    resolution,
   }));

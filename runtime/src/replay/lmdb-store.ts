@@ -131,12 +131,13 @@ export class LmdbReplayStore implements ReplayStore {
     return this.#transition(fp, (current) => decideMarkPendingOverride(current, tok, normalized, at));
   }
 
-  async resolveOverride(fingerprint: string, token: string, approved: boolean, now?: number): Promise<ReplayResult> {
+  async resolveOverride(fingerprint: string, token: string, approved: boolean, resolution?: unknown, now?: number): Promise<ReplayResult> {
     const fp = checkFingerprint(fingerprint);
     const tok = checkToken(token);
     const ok = checkApproved(approved);
     const at = checkNow(now);
-    return this.#transition(fp, (current) => decideResolveOverride(current, tok, ok, at));
+    const normalized = normalizeContext(resolution);
+    return this.#transition(fp, (current) => decideResolveOverride(current, tok, ok, normalized, at));
   }
 
   async expire(fingerprint: string, now?: number): Promise<boolean> {

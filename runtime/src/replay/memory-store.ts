@@ -93,10 +93,11 @@ export class MemoryReplayStore implements ReplayStore {
     return this.#apply(fp, decideMarkPendingOverride(this.#entries.get(fp), checkToken(token), normalized, checkNow(now)));
   }
 
-  async resolveOverride(fingerprint: string, token: string, approved: boolean, now?: number): Promise<ReplayResult> {
+  async resolveOverride(fingerprint: string, token: string, approved: boolean, resolution?: unknown, now?: number): Promise<ReplayResult> {
     this.#assertOpen();
     const fp = checkFingerprint(fingerprint);
-    return this.#apply(fp, decideResolveOverride(this.#entries.get(fp), checkToken(token), checkApproved(approved), checkNow(now)));
+    const normalized = normalizeContext(resolution);
+    return this.#apply(fp, decideResolveOverride(this.#entries.get(fp), checkToken(token), checkApproved(approved), normalized, checkNow(now)));
   }
 
   async expire(fingerprint: string, now?: number): Promise<boolean> {

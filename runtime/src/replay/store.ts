@@ -35,6 +35,8 @@ export interface ReplayEntry {
   readonly expiresAt: number | null;
   /** Opaque JSON the caller attaches (e.g. the pending decision's context for an override). */
   readonly context?: unknown;
+  /** Opaque JSON stored when a pending override is resolved (the override record), beside `context`. */
+  readonly resolution?: unknown;
 }
 
 /**
@@ -64,7 +66,7 @@ export interface ReplayStore {
   /** reserved | executing -> pending_override, keeping `context` for the override's lineage checks. */
   markPendingOverride(fingerprint: string, token: string, context: unknown, now?: number): Promise<ReplayResult>;
   /** pending_override -> consumed (approved) or rejected; `wrong_state` when already resolved. */
-  resolveOverride(fingerprint: string, token: string, approved: boolean, now?: number): Promise<ReplayResult>;
+  resolveOverride(fingerprint: string, token: string, approved: boolean, resolution?: unknown, now?: number): Promise<ReplayResult>;
   /** Removes the entry if its TTL has passed; true when something was removed. */
   expire(fingerprint: string, now?: number): Promise<boolean>;
   /** Removes every expired entry; returns how many. */
