@@ -2,6 +2,8 @@
  * One error base class for the runtime package, a closed union of codes, one subclass per failure.
  * Messages are lowercase, without a final period, with user input in backticks.
  */
+import type { ErrorCode } from "./errors/codes.js";
+
 export type RuntimeErrorCode =
   | "JSON_INVALID"
   | "CANONICALIZATION_FAILED"
@@ -15,7 +17,12 @@ export type RuntimeErrorCode =
   | "BUNDLE_UNSIGNED"
   | "IR_UNSUPPORTED"
   | "INTEGRITY_INVALID_ATTESTATION"
-  | "INTEGRITY_ALREADY_CONFIRMED";
+  | "INTEGRITY_ALREADY_CONFIRMED"
+  | OverrideErrorCode
+  | ErrorCode;
+
+/** Override refusals: the spec's lineage codes, and a second resolution of the same decision. */
+export type OverrideErrorCode = "SYS-021" | "SYS-022" | "SYS-023" | "SYS-024" | "SYS-025" | "OVERRIDE_ALREADY_RESOLVED";
 
 export class WritRuntimeError extends Error {
   readonly code: RuntimeErrorCode;
@@ -77,5 +84,23 @@ export class IrUnsupportedError extends WritRuntimeError {
 export class IntegrityError extends WritRuntimeError {
   constructor(code: "INTEGRITY_INVALID_ATTESTATION" | "INTEGRITY_ALREADY_CONFIRMED", message: string) {
     super(code, message);
+  }
+}
+
+export class OverrideError extends WritRuntimeError {
+  constructor(code: OverrideErrorCode, message: string) {
+    super(code, message);
+  }
+}
+
+/**
+ * A refusal of the authorizer, named by its code in the error table (runtime/src/errors/codes.ts), which
+ * gives its HTTP status and body. `details` holds every signal validation failure at once.
+ */
+export class AuthorizationError extends WritRuntimeError {
+  readonly details: readonly { readonly code: string; readonly signal: string; readonly message: string }[];
+  constructor(code: ErrorCode, message: string, details: AuthorizationError["details"] = []) {
+    super(code, message);
+    this.details = details;
   }
 }

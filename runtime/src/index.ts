@@ -104,3 +104,14 @@ export {
   type ExecutionProof,
   type MatchDetails,
 } from "./attest/proof.js";
+export {
+  resolveOverride,
+  pendingContext,
+  type OverrideRequest,
+  type OverrideRecord,
+  type OverrideOutcome,
+  type OverrideDependencies,
+  type PendingContext,
+} from "./attest/override.js";
+export { PolicyRegistry } from "./authorizer/registry.js";
+export { Authorizer, type AuthorizerOptions, type DryRun, type EvaluateRequest, type Evaluated } from "./authorizer/authorizer.js";

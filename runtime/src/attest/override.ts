@@ -1,0 +1,131 @@
+import { randomUUID } from "node:crypto";
+import { canonicalJson } from "../canonical/jcs.js";
+import { sha256Hex } from "../canonical/digest.js";
+import { OverrideError } from "../errors.js";
+import type { ReplayStore } from "../replay/store.js";
+import { PAYLOAD_TYPES } from "../signing/payload-types.js";
+import { signObject } from "../signing/sign.js";
+import { executionFingerprint, type Attestation } from "./attestation.js";
+import type { Signer } from "./trust-root.js";
+
+/** Spec 2.8: the human decision on a pending decision. */
+export interface OverrideRequest {
+  readonly executionId: string;
+  readonly approved: boolean;
+  readonly approvedBy: string;
+  readonly approverRole: string;
+  readonly reason: string;
+}
+
+/**
+ * What a pending decision keeps in the replay store for its override: the lineage the override is checked
+ * against (SYS-022, SYS-023, SYS-025) and the original signed attestation, which stays readable beside the
+ * override record once resolved (spec 1.8).
+ */
+export interface PendingContext {
+  readonly execution_fingerprint: string;
+  readonly executionId: string;
+  readonly provenance: { readonly bundleHash: string; readonly signerKeyId: string; readonly trustRootVersion: string };
+  readonly attestation: Attestation;
+}
+
+/** The override record, signed in the override domain when a signer is given, else carrying a SHA-256 digest. */
+export interface OverrideRecord {
+  readonly overrideId: string;
+  readonly executionId: string;
+  readonly execution_fingerprint: string;
+  readonly approved: boolean;
+  readonly approved_by: string;
+  readonly approver_role: string;
+  readonly reason: string;
+  readonly decidedAt: string;
+  /** SHA-256 of the JCS form of the original signed attestation: the decision this record resolves. */
+  readonly attestationHash: string;
+  readonly signature?: string;
+  readonly digest?: string;
+}
+
+export type OverrideOutcome =
+  | {
+      readonly status: "approved";
+      readonly overrideId: string;
+      readonly resolution: { readonly status: "executed"; readonly execution_fingerprint: string; readonly signature: string };
+      readonly record: OverrideRecord;
+    }
+  | { readonly status: "rejected"; readonly executionId: string; readonly record: OverrideRecord };
+
+export function pendingContext(attestation: Attestation): PendingContext {
+  const p = "provenance" in attestation ? attestation.provenance : attestation;
+  return {
+    execution_fingerprint: attestation.execution_fingerprint,
+    executionId: attestation.executionId,
+    provenance: { bundleHash: p.bundleHash, signerKeyId: p.signerKeyId, trustRootVersion: p.trustRootVersion },
+    attestation,
+  };
+}
+
+export interface OverrideDependencies {
+  readonly store: ReplayStore;
+  readonly signer?: Signer;
+  readonly now?: () => Date;
+}
+
+/**
+ * Resolves a pending decision once, approved or rejected.
+ * INVARIANT (an override resolves a decision once): the store's `resolveOverride` is one conditional write
+ * from `pending_override`, so of two racing overrides one wins and the other gets OVERRIDE_ALREADY_RESOLVED.
+ * @throws OverrideError SYS-021 no pending decision, SYS-022 / SYS-023 / SYS-025 lineage, SYS-024 store
+ *   without override transitions, OVERRIDE_ALREADY_RESOLVED
+ */
+export async function resolveOverride(request: OverrideRequest, deps: OverrideDependencies): Promise<OverrideOutcome> {
+  const { store } = deps;
+  if (typeof store.markPendingOverride !== "function" || typeof store.resolveOverride !== "function") {
+    throw new OverrideError("SYS-024", "the replay store does not support override transitions");
+  }
+  const fingerprint = executionFingerprint(request.executionId);
+  const entry = await store.read(fingerprint);
+  if (entry && (entry.state === "consumed" || entry.state === "rejected") && entry.resolution !== undefined) {
+    throw new OverrideError("OVERRIDE_ALREADY_RESOLVED", `the decision for \`${request.executionId}\` is already resolved`);
+  }
+  if (!entry || entry.state !== "pending_override") {
+    throw new OverrideError("SYS-021", `no pending decision for \`${request.executionId}\``);
+  }
+  const context = (entry.context ?? {}) as Partial<PendingContext>;
+  if (typeof context.execution_fingerprint !== "string") {
+    throw new OverrideError("SYS-022", "the pending decision has no execution_fingerprint");
+  }
+  if (context.execution_fingerprint !== fingerprint || context.executionId !== request.executionId) {
+    throw new OverrideError("SYS-023", "the pending decision belongs to another execution");
+  }
+  if (!context.provenance || !context.attestation) {
+    throw new OverrideError("SYS-025", "the pending decision has no provenance");
+  }
+  const body = {
+    overrideId: randomUUID(),
+    executionId: request.executionId,
+    execution_fingerprint: fingerprint,
+    approved: request.approved,
+    approved_by: request.approvedBy,
+    approver_role: request.approverRole,
+    reason: request.reason,
+    decidedAt: (deps.now ?? (() => new Date()))().toISOString(),
+    attestationHash: sha256Hex(canonicalJson(context.attestation)),
+  };
+  const record: OverrideRecord = deps.signer
+    ? { ...body, signature: signObject(PAYLOAD_TYPES.override, body, deps.signer.key) }
+    : { ...body, digest: sha256Hex(canonicalJson(body)) };
+
+  const result = await store.resolveOverride(fingerprint, entry.token, request.approved, record);
+  if (!result.ok) {
+    if (result.reason === "wrong_state") throw new OverrideError("OVERRIDE_ALREADY_RESOLVED", `the decision for \`${request.executionId}\` is already resolved`);
+    if (result.reason === "token_mismatch") throw new OverrideError("SYS-023", "override lineage token does not match");
+    throw new OverrideError("SYS-021", `no pending decision for \`${request.executionId}\``);
+  }
+  if (!request.approved) return { status: "rejected", executionId: request.executionId, record };
+  return {
+    status: "approved",
+    overrideId: record.overrideId,
+    resolution: { status: "executed", execution_fingerprint: fingerprint, signature: record.signature ?? record.digest ?? "" },
+    record,
+  };
+}
