@@ -176,8 +176,12 @@ describe("overrides", () => {
   });
 
   it.each([
-    ["no decision at all", async () => "never-evaluated", "SYS-021"],
-    ["an approved (not pending) decision", async () => (await authorizer.evaluate(request({ amount: 1, currency: "USD" }))).attestation.executionId, "SYS-021"],
+    ["no decision at all", async (): Promise<string> => "never-evaluated", "SYS-021"],
+    [
+      "an approved (not pending) decision",
+      async (): Promise<string> => (await authorizer.evaluate(request({ amount: 1, currency: "USD" }))).attestation.executionId,
+      "SYS-021",
+    ],
   ] as const)("refuses %s with %s", async (_name, setup, code) => {
     const executionId = await setup();
     await expect(resolveOverride({ executionId, approved: true, ...human }, { store, signer })).rejects.toMatchObject({ code });
