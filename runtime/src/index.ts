@@ -62,6 +62,7 @@ export {
   executionFingerprint,
   signalsHash,
   createAttestation,
+  attestationBody,
   createLegacyAttestation,
   evaluatorHash,
   releaseManifestHash,
@@ -114,4 +115,4 @@ export {
   type PendingContext,
 } from "./attest/override.js";
 export { PolicyRegistry } from "./authorizer/registry.js";
-export { Authorizer, type AuthorizerOptions, type DryRun, type EvaluateRequest, type Evaluated } from "./authorizer/authorizer.js";
+export { Authorizer, SIMULATION_EXECUTION_ID, type AuthorizerOptions, type DryRun, type EvaluateRequest, type Evaluated, type Simulation } from "./authorizer/authorizer.js";

@@ -137,7 +137,13 @@ function outcomeOf(d: DecisionRecord): Outcome {
  * returns (spec 2.2 self-verify; `signObject` throws otherwise), so no unverifiable attestation leaves.
  */
 export function createAttestation(d: DecisionRecord, signer: Signer, runtime: RuntimeIdentity): AttestationV1 {
-  const body = {
+  const body = attestationBody(d, signer.trustRoot.version, signer.key.keyId, runtime.manifestHash);
+  return { ...body, signature: signObject(PAYLOAD_TYPES.attestation, body, signer.key) };
+}
+
+/** The variant 1 attestation before signing: what `createAttestation` signs and `simulate` previews. */
+export function attestationBody(d: DecisionRecord, trustRootVersion: string, signerKeyId: string, manifestHash: string): Omit<AttestationV1, "signature"> {
+  return {
     ...common(d),
     actionType: d.bundle.governs,
     actionBinding: actionBinding(d),
@@ -146,15 +152,8 @@ export function createAttestation(d: DecisionRecord, signer: Signer, runtime: Ru
     decision: { status: "decided" as const, outcome: outcomeOf(d) },
     execution_state: VERDICT_STATUS[d.verdict].executionState,
     runtimeHash: RUNTIME_HASH,
-    provenance: {
-      provenanceVersion: PROVENANCE_VERSION,
-      bundleHash: d.bundle.bundle_hash,
-      manifestHash: runtime.manifestHash,
-      trustRootVersion: signer.trustRoot.version,
-      signerKeyId: signer.key.keyId,
-    },
+    provenance: { provenanceVersion: PROVENANCE_VERSION, bundleHash: d.bundle.bundle_hash, manifestHash, trustRootVersion, signerKeyId },
   };
-  return { ...body, signature: signObject(PAYLOAD_TYPES.attestation, body, signer.key) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import {
   VERDICT_STATUS,
   createAttestation,
+  attestationBody,
   createLegacyAttestation,
   executionFingerprint,
   type Attestation,
@@ -14,6 +15,7 @@ import type { Signer } from "../attest/trust-root.js";
 import type { LoadedBundle } from "../bundle/load.js";
 import { AuthorizationError, BundleError } from "../errors.js";
 import type { Decision } from "../ir/evaluate.js";
+import type { Verdict } from "../ir/types.js";
 import type { ReplayStore } from "../replay/store.js";
 import type { PolicyRegistry } from "./registry.js";
 
@@ -38,6 +40,19 @@ export interface DryRun {
   readonly reason: string;
   readonly signalsValidated: true;
 }
+
+/** Spec 2.7: what evaluate would do, with no signing, replay write or audit record. */
+export interface Simulation {
+  readonly simulation: true;
+  readonly decision: { readonly action: Verdict; readonly reason: string; readonly ruleMatched: string };
+  readonly signalsValidated: true;
+  readonly policyLoaded: true;
+  readonly wouldSign: boolean;
+  /** The variant 1 attestation that would be signed, without its signature (and with a placeholder executionId). */
+  readonly attestationPreview: Omit<AttestationV1, "signature">;
+}
+
+export const SIMULATION_EXECUTION_ID = "simulation";
 
 export interface AuthorizerOptions {
   readonly registry: PolicyRegistry;
@@ -82,6 +97,32 @@ export class Authorizer {
     return { wouldDecide: VERDICT_STATUS[decided.verdict].status, ruleMatched: decided.ruleId, reason: decided.reason, signalsValidated: true };
   }
 
+  /** `POST /simulate`. */
+  async simulate(policyId: string, policyVersion: string, signals: Readonly<Record<string, unknown>>): Promise<Simulation> {
+    const { bundle, decided } = await this.#decide(policyId, policyVersion, signals, "signals");
+    const record = this.#record(SIMULATION_EXECUTION_ID, bundle, signals, decided);
+    return {
+      simulation: true,
+      decision: { action: decided.verdict, reason: decided.reason, ruleMatched: decided.ruleId },
+      signalsValidated: true,
+      policyLoaded: true,
+      wouldSign: this.options.signer !== null && this.options.store !== null,
+      attestationPreview: attestationBody(record, this.options.signer?.trustRoot.version ?? "", this.options.signer?.key.keyId ?? "", this.runtime?.manifestHash ?? ""),
+    };
+  }
+
+  #record(executionId: string, bundle: LoadedBundle, signals: Readonly<Record<string, unknown>>, decided: { verdict: Verdict; reason: string }): DecisionRecord {
+    return {
+      executionId,
+      bundle: bundle.manifest,
+      binding: bundle.ir.governs.binding,
+      signals,
+      verdict: decided.verdict,
+      reason: decided.reason,
+      issuedAt: this.#now().toISOString(),
+    };
+  }
+
   async #execute<A extends Attestation>(
     request: EvaluateRequest,
     field: SignalsField,
@@ -97,19 +138,7 @@ export class Authorizer {
     if (!reserved.ok) throw new AuthorizationError("INV-013", `execution \`${request.executionId}\` was already consumed`);
     const token = reserved.entry.token;
     try {
-      const attestation = sign(
-        {
-          executionId: request.executionId,
-          bundle: bundle.manifest,
-          binding: bundle.ir.governs.binding,
-          signals: request.signals,
-          verdict: decided.verdict,
-          reason: decided.reason,
-          issuedAt: this.#now().toISOString(),
-        },
-        signer,
-        this.runtime,
-      );
+      const attestation = sign(this.#record(request.executionId, bundle, request.signals, decided), signer, this.runtime);
       // INVARIANT (acknowledged means durable): the attestation leaves only after its transition is stored.
       const stored =
         decided.verdict === "escalate"

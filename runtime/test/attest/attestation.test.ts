@@ -26,6 +26,7 @@ import {
   publicKeyFromRaw,
   signObject,
   signalsHash,
+  verifyObject,
   toEndpointVerification,
   verifyAttestation,
   type Attestation,
@@ -212,6 +213,13 @@ describe.each(shapes)("attack vectors against %s", (_name, make) => {
     expect(v.valid).toBe(false);
     expect(v.checks.signature_verified).toBe(false);
   });
+});
+
+it("signs the runtime manifest in its own domain, apart from attestations", () => {
+  const { signature, ...body } = runtime.manifest;
+  expect(verifyObject(PAYLOAD_TYPES.runtimeManifest, body, signature, [key.publicKey])).not.toBeNull();
+  expect(verifyObject(PAYLOAD_TYPES.attestation, body, signature, [key.publicKey])).toBeNull();
+  expect(runtime.manifest).toMatchObject({ runtimeHash: RUNTIME_HASH, trustRootVersion: "tr-1", signerKeyId: key.keyId });
 });
 
 describe("keys and rotation", () => {

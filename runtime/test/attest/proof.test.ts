@@ -2,6 +2,8 @@
  * Execution integrity proofs (spec 2.9): the three checks, authorization (approval, or an approved override),
  * once per executionId, a bad attestation refused, and a proof that verifies in its own signing domain.
  */
+import * as ed from "@noble/ed25519";
+import canonicalize from "canonicalize";
 import { describe, expect, it } from "vitest";
 import {
   IntegrityError,
@@ -63,6 +65,13 @@ describe("confirmExecution", () => {
     expect(proof.confirmedAt).toBe("2026-11-22T10:02:00.000Z");
     expect(verifyObject(PAYLOAD_TYPES.executionProof, proof, proof.signature, [key.publicKey])).not.toBeNull();
     expect(verifyObject(PAYLOAD_TYPES.attestation, proof, proof.signature, [key.publicKey])).toBeNull();
+    // An independent Ed25519 library, from docs/signing.md alone.
+    const { signature, ...body } = proof;
+    const utf8 = new TextEncoder();
+    const jcs = utf8.encode(canonicalize(body)!);
+    const type = "application/vnd.writ.execution-proof.v1+json";
+    const msg = new Uint8Array([...utf8.encode(`DSSEv1 ${type.length} ${type} ${jcs.length} `), ...jcs]);
+    expect(await ed.verifyAsync(new Uint8Array(Buffer.from(signature, "base64")), msg, key.publicKey.raw, { zip215: false })).toBe(true);
   });
 
   it.each([

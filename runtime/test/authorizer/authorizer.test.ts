@@ -130,6 +130,24 @@ describe("evaluate", () => {
   });
 });
 
+describe("simulate", () => {
+  it("previews the attestation without signing, replay write or anything stored", async () => {
+    const sim = await authorizer.simulate("payments.transfer", "1.2.0", { amount: 500, currency: "EUR", country: "FR" });
+    expect(sim).toMatchObject({
+      simulation: true,
+      decision: { action: "approve", reason: "within limits", ruleMatched: "small" },
+      signalsValidated: true,
+      policyLoaded: true,
+      wouldSign: true,
+    });
+    expect(sim.attestationPreview).not.toHaveProperty("signature");
+    expect(sim.attestationPreview).toMatchObject({ actionType: "transfer.execute", actionBinding: { amount: 500, currency: "EUR" }, execution_state: "completed" });
+    expect(await store.sweep(Number.MAX_SAFE_INTEGER)).toBe(0);
+    const unsigned = new Authorizer({ registry: new PolicyRegistry(root), signer: null, store: null });
+    expect((await unsigned.simulate("payments.transfer", "1.2.0", { amount: 1, currency: "USD" })).wouldSign).toBe(false);
+  });
+});
+
 describe("overrides", () => {
   const human = { approvedBy: "alice@example.com", approverRole: "risk-officer", reason: "known customer" };
 
