@@ -15,22 +15,20 @@ type JsonSnapshot = null | boolean | number | string | JsonSnapshot[] | { [key: 
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-function childPath(path: string, key: string): string {
-  return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+/**
+ * Where a value sits, as a linked list rendered only when an error names it: building a JSON path string
+ * for every node made the walk cost more than the serialization (this runs on every signature).
+ */
+interface At {
+  readonly parent: At | null;
+  readonly key: string | number;
 }
 
-function hasLoneSurrogate(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const next = i + 1 < s.length ? s.charCodeAt(i + 1) : -1;
-      if (next < 0xdc00 || next > 0xdfff) return true;
-      i++;
-    } else if (c >= 0xdc00 && c <= 0xdfff) {
-      return true;
-    }
-  }
-  return false;
+function pathOf(at: At | null): string {
+  if (at === null) return "$";
+  const { parent, key } = at;
+  if (typeof key === "number") return `${pathOf(parent)}[${key}]`;
+  return IDENTIFIER.test(key) ? `${pathOf(parent)}.${key}` : `${pathOf(parent)}[${JSON.stringify(key)}]`;
 }
 
 function describe(value: object): string {
@@ -42,54 +40,53 @@ function describe(value: object): string {
   return "unknown prototype";
 }
 
-function snapshot(value: unknown, path: string, ancestors: Set<object>): JsonSnapshot {
+function snapshot(value: unknown, at: At | null, ancestors: Set<object>): JsonSnapshot {
   switch (typeof value) {
     case "string":
-      if (hasLoneSurrogate(value)) throw new CanonicalizationError(`string at \`${path}\` contains a lone surrogate`);
+      if (!value.isWellFormed()) throw new CanonicalizationError(`string at \`${pathOf(at)}\` contains a lone surrogate`);
       return value;
     case "number":
-      if (!Number.isFinite(value)) throw new CanonicalizationError(`value at \`${path}\` is not finite`);
+      if (!Number.isFinite(value)) throw new CanonicalizationError(`value at \`${pathOf(at)}\` is not finite`);
       return value;
     case "boolean":
       return value;
     case "undefined":
-      throw new CanonicalizationError(`value at \`${path}\` is undefined`);
+      throw new CanonicalizationError(`value at \`${pathOf(at)}\` is undefined`);
     case "function":
-      throw new CanonicalizationError(`value at \`${path}\` is a function`);
+      throw new CanonicalizationError(`value at \`${pathOf(at)}\` is a function`);
     case "symbol":
-      throw new CanonicalizationError(`value at \`${path}\` is a symbol`);
+      throw new CanonicalizationError(`value at \`${pathOf(at)}\` is a symbol`);
     case "bigint":
-      throw new CanonicalizationError(`value at \`${path}\` is a bigint`);
+      throw new CanonicalizationError(`value at \`${pathOf(at)}\` is a bigint`);
     case "object":
       break;
   }
   if (value === null) return null;
   const obj = value as object;
-  if (ancestors.has(obj)) throw new CanonicalizationError(`value at \`${path}\` is a circular reference`);
+  if (ancestors.has(obj)) throw new CanonicalizationError(`value at \`${pathOf(at)}\` is a circular reference`);
   if (Object.getOwnPropertySymbols(obj).length > 0) {
-    throw new CanonicalizationError(`value at \`${path}\` has a symbol-keyed member`);
+    throw new CanonicalizationError(`value at \`${pathOf(at)}\` has a symbol-keyed member`);
   }
   ancestors.add(obj);
   try {
     if (Array.isArray(obj)) {
       const items: JsonSnapshot[] = [];
       for (let i = 0; i < obj.length; i++) {
-        const itemPath = `${path}[${i}]`;
-        if (!Object.hasOwn(obj, i)) throw new CanonicalizationError(`value at \`${itemPath}\` is missing (sparse array)`);
-        items.push(snapshot((obj as unknown[])[i], itemPath, ancestors));
+        if (!Object.hasOwn(obj, i)) throw new CanonicalizationError(`value at \`${pathOf({ parent: at, key: i })}\` is missing (sparse array)`);
+        items.push(snapshot((obj as unknown[])[i], { parent: at, key: i }, ancestors));
       }
       return items;
     }
     const proto: unknown = Object.getPrototypeOf(obj);
     if (proto !== Object.prototype && proto !== null) {
-      throw new CanonicalizationError(`value at \`${path}\` is not a plain object (${describe(obj)})`);
+      throw new CanonicalizationError(`value at \`${pathOf(at)}\` is not a plain object (${describe(obj)})`);
     }
     const out: { [key: string]: JsonSnapshot } = Object.create(null) as { [key: string]: JsonSnapshot };
     for (const key of Object.keys(obj)) {
-      if (hasLoneSurrogate(key)) {
-        throw new CanonicalizationError(`member name ${JSON.stringify(key)} at \`${path}\` contains a lone surrogate`);
+      if (!key.isWellFormed()) {
+        throw new CanonicalizationError(`member name ${JSON.stringify(key)} at \`${pathOf(at)}\` contains a lone surrogate`);
       }
-      out[key] = snapshot((obj as Record<string, unknown>)[key], childPath(path, key), ancestors);
+      out[key] = snapshot((obj as Record<string, unknown>)[key], { parent: at, key }, ancestors);
     }
     return out;
   } finally {
@@ -103,7 +100,7 @@ function snapshot(value: unknown, path: string, ancestors: Set<object>): JsonSna
  *   JSON path of the first offending value, e.g. "value at `$.a[2]` is not finite".
  */
 export function canonicalJson(value: unknown): string {
-  const data = snapshot(value, "$", new Set());
+  const data = snapshot(value, null, new Set());
   let text: string | undefined;
   try {
     text = canonicalize(data);
