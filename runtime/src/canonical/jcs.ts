@@ -1,17 +1,20 @@
 /**
  * RFC 8785 (JCS) canonical JSON, the body of every writ signing input (DESIGN.md section 3).
  *
- * Serialization itself is done by the maintained `canonicalize` package (UTF-16 code unit key order, ECMAScript
- * number formatting). That package silently normalizes what JSON cannot express (it drops `undefined` members,
- * turns `undefined` array items into `null`, calls `toJSON`, serializes a `Date` as a string). A signature must never
- * cover such a silent rewrite, so the value is first walked and copied into a snapshot of plain JSON data; anything
- * that is not plain JSON data is refused with a {@link CanonicalizationError} naming its JSON path. Getters run once
- * (during the walk) and the snapshot, not the live value, is serialized.
+ * One walk validates and writes. JCS serializes numbers and strings exactly as ECMAScript's JSON.stringify does
+ * (RFC 8785 sections 3.2.2.2 and 3.2.2.3 define them that way) and orders members by UTF-16 code units, which is
+ * what Array.prototype.sort does with strings; so each leaf is written by JSON.stringify and each object's keys
+ * are sorted with the default comparator. We write this ourselves rather than call the `canonicalize` package
+ * because signing runs on every request and the benchmark (docs/benchmarks.md) showed canonicalization, as a
+ * safety walk followed by the library's own walk, to be a quarter of an attestation's cost. The package remains
+ * the oracle: runtime/test/canonical/jcs.test.ts checks that both give the same text on arbitrary JSON.
+ *
+ * What JSON cannot express is refused, never silently rewritten (a signature must not cover a rewrite): undefined,
+ * functions, symbols, bigints, non-finite numbers, lone surrogates in strings or keys, sparse arrays, symbol-keyed
+ * members, circular references, and objects that are not plain (Date, Map, class instances). `toJSON` is not
+ * called. The error names the JSON path of the first offending value. Getters run once.
  */
-import canonicalize from "canonicalize";
 import { CanonicalizationError } from "../errors.js";
-
-type JsonSnapshot = null | boolean | number | string | JsonSnapshot[] | { [key: string]: JsonSnapshot };
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -40,16 +43,16 @@ function describe(value: object): string {
   return "unknown prototype";
 }
 
-function snapshot(value: unknown, at: At | null, ancestors: Set<object>): JsonSnapshot {
+function write(value: unknown, at: At | null, ancestors: Set<object>): string {
   switch (typeof value) {
     case "string":
       if (!value.isWellFormed()) throw new CanonicalizationError(`string at \`${pathOf(at)}\` contains a lone surrogate`);
-      return value;
+      return JSON.stringify(value);
     case "number":
       if (!Number.isFinite(value)) throw new CanonicalizationError(`value at \`${pathOf(at)}\` is not finite`);
-      return value;
+      return JSON.stringify(value);
     case "boolean":
-      return value;
+      return value ? "true" : "false";
     case "undefined":
       throw new CanonicalizationError(`value at \`${pathOf(at)}\` is undefined`);
     case "function":
@@ -61,37 +64,39 @@ function snapshot(value: unknown, at: At | null, ancestors: Set<object>): JsonSn
     case "object":
       break;
   }
-  if (value === null) return null;
+  if (value === null) return "null";
   const obj = value as object;
   if (ancestors.has(obj)) throw new CanonicalizationError(`value at \`${pathOf(at)}\` is a circular reference`);
   if (Object.getOwnPropertySymbols(obj).length > 0) {
     throw new CanonicalizationError(`value at \`${pathOf(at)}\` has a symbol-keyed member`);
   }
   ancestors.add(obj);
-  try {
-    if (Array.isArray(obj)) {
-      const items: JsonSnapshot[] = [];
-      for (let i = 0; i < obj.length; i++) {
-        if (!Object.hasOwn(obj, i)) throw new CanonicalizationError(`value at \`${pathOf({ parent: at, key: i })}\` is missing (sparse array)`);
-        items.push(snapshot((obj as unknown[])[i], { parent: at, key: i }, ancestors));
-      }
-      return items;
+  let text: string;
+  if (Array.isArray(obj)) {
+    text = "[";
+    for (let i = 0; i < obj.length; i++) {
+      if (!Object.hasOwn(obj, i)) throw new CanonicalizationError(`value at \`${pathOf({ parent: at, key: i })}\` is missing (sparse array)`);
+      text += (i > 0 ? "," : "") + write((obj as unknown[])[i], { parent: at, key: i }, ancestors);
     }
+    text += "]";
+  } else {
     const proto: unknown = Object.getPrototypeOf(obj);
     if (proto !== Object.prototype && proto !== null) {
       throw new CanonicalizationError(`value at \`${pathOf(at)}\` is not a plain object (${describe(obj)})`);
     }
-    const out: { [key: string]: JsonSnapshot } = Object.create(null) as { [key: string]: JsonSnapshot };
-    for (const key of Object.keys(obj)) {
+    const keys = Object.keys(obj).sort();
+    text = "{";
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
       if (!key.isWellFormed()) {
         throw new CanonicalizationError(`member name ${JSON.stringify(key)} at \`${pathOf(at)}\` contains a lone surrogate`);
       }
-      out[key] = snapshot((obj as Record<string, unknown>)[key], { parent: at, key }, ancestors);
+      text += (i > 0 ? "," : "") + JSON.stringify(key) + ":" + write((obj as Record<string, unknown>)[key], { parent: at, key }, ancestors);
     }
-    return out;
-  } finally {
-    ancestors.delete(obj);
+    text += "}";
   }
+  ancestors.delete(obj);
+  return text;
 }
 
 /**
@@ -100,16 +105,7 @@ function snapshot(value: unknown, at: At | null, ancestors: Set<object>): JsonSn
  *   JSON path of the first offending value, e.g. "value at `$.a[2]` is not finite".
  */
 export function canonicalJson(value: unknown): string {
-  const data = snapshot(value, null, new Set());
-  let text: string | undefined;
-  try {
-    text = canonicalize(data);
-  } catch (cause) {
-    // Unreachable for a snapshot; kept so a library change cannot surface as an untyped error.
-    throw new CanonicalizationError(`value cannot be canonicalized (RFC 8785): ${(cause as Error).message}`);
-  }
-  if (text === undefined) throw new CanonicalizationError("value at `$` cannot be canonicalized (RFC 8785)");
-  return text;
+  return write(value, null, new Set());
 }
 
 const utf8 = new TextEncoder();

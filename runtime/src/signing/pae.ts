@@ -11,16 +11,25 @@ import type { PayloadType } from "./payload-types.js";
 
 const utf8 = new TextEncoder();
 
-export function pae(payloadType: string, body: Uint8Array): Uint8Array {
-  const type = utf8.encode(payloadType);
-  const header = utf8.encode(`DSSEv1 ${type.length} `);
-  const middle = utf8.encode(` ${body.length} `);
-  const out = new Uint8Array(header.length + type.length + middle.length + body.length);
-  let at = 0;
-  for (const part of [header, type, middle, body]) {
-    out.set(part, at);
-    at += part.length;
+/** `"DSSEv1" SP LEN(type) SP type SP`, encoded once per payloadType: it is the same for every signature. */
+const prefixes = new Map<string, Uint8Array>();
+
+function prefixOf(payloadType: string): Uint8Array {
+  let prefix = prefixes.get(payloadType);
+  if (!prefix) {
+    prefix = utf8.encode(`DSSEv1 ${utf8.encode(payloadType).length} ${payloadType} `);
+    if (prefixes.size < 64) prefixes.set(payloadType, prefix);
   }
+  return prefix;
+}
+
+export function pae(payloadType: string, body: Uint8Array): Uint8Array {
+  const prefix = prefixOf(payloadType);
+  const length = utf8.encode(`${body.length} `);
+  const out = new Uint8Array(prefix.length + length.length + body.length);
+  out.set(prefix, 0);
+  out.set(length, prefix.length);
+  out.set(body, prefix.length + length.length);
   return out;
 }
 

@@ -164,3 +164,23 @@ describe("canonicalJson: refusals", () => {
     expect(canonicalJson({ a: shared, b: shared })).toBe('{"a":{"x":1},"b":{"x":1}}');
   });
 });
+
+describe("agrees with the canonicalize package (the oracle) on arbitrary JSON", () => {
+  it("gives the same text for 20,000 generated values, keys with any Unicode included", () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6, stringUnit: "grapheme" }), (value) => {
+        expect(canonicalJson(value)).toBe(canonicalize(value));
+      }),
+      { numRuns: 20_000, seed: 20261122 },
+    );
+  });
+
+  it("gives the same text for numbers across the whole double range", () => {
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (n) => {
+        expect(canonicalJson({ n, list: [n, -n] })).toBe(canonicalize({ n, list: [n, -n] }));
+      }),
+      { numRuns: 20_000, seed: 20261123 },
+    );
+  });
+});
