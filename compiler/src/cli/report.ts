@@ -17,6 +17,6 @@ export function reportDiagnostics(io: CliIo, file: SourceFile, result: CompileRe
   for (const d of all) io.err(format === "short" ? formatDiagnosticLine(d) : `${renderDiagnostic(d, lines)}\n`);
 }
 
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
+export function plural(n: number, word: string, words = `${word}s`): string {
+  return `${n} ${n === 1 ? word : words}`;
 }

@@ -219,10 +219,9 @@ class AstBuilder {
   }
 
   private reason(t: IToken): StringLit {
-    const reason = this.string(t);
-    const decodes = typeof decodeString(t.image) === "string";
-    if (decodes && reason.value.trim() === "") this.ctx.sink.report("E309", reason.span, "a reason must say something: it is shown to the caller");
-    return reason;
+    const reason = this.decoded(t);
+    if (reason && reason.value.trim() === "") this.ctx.sink.report("E309", reason.span, "a reason must say something: it is shown to the caller");
+    return reason ?? { value: "", span: this.tokenSpan(t) };
   }
 
   private expression(n: CstNode): Expr {
@@ -343,13 +342,17 @@ class AstBuilder {
   }
 
   private string(t: IToken): StringLit {
-    const span = this.tokenSpan(t);
+    return this.decoded(t) ?? { value: "", span: this.tokenSpan(t) };
+  }
+
+  /** The literal's value, or null after reporting why it does not decode (E301). */
+  private decoded(t: IToken): StringLit | null {
     const decoded = decodeString(t.image);
     if (typeof decoded !== "string") {
       this.ctx.sink.report("E301", spanOf(this.ctx, t.startOffset + decoded.at, t.startOffset + decoded.at + decoded.length), decoded.message);
-      return { value: "", span };
+      return null;
     }
-    return { value: decoded, span };
+    return { value: decoded, span: this.tokenSpan(t) };
   }
 
   private ident(t: IToken): Ident {

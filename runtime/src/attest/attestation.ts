@@ -43,21 +43,26 @@ export interface Outcome {
   readonly reason: string;
 }
 
-/** Spec 2.2 variant 1, returned by `POST /evaluate`. `actionType` is writ's addition: the governed action. */
-export interface AttestationV1 {
+/** What both shapes carry at the top level. `actionType`, `actionBinding` and `issuedAt` are writ's additions. */
+interface AttestationCommon {
   readonly executionId: string;
   readonly execution_fingerprint: string;
   readonly policyId: string;
   readonly policyVersion: string;
   readonly schemaVersion: string;
   readonly runtimeVersion: string;
+  readonly runtimeHash: string;
   readonly actionType: string;
   readonly actionBinding: Readonly<Record<string, unknown>>;
   readonly issuedAt: string;
   readonly signalsHash: string;
-  readonly decision: { readonly status: "decided"; readonly outcome: Outcome };
   readonly execution_state: ExecutionState;
-  readonly runtimeHash: string;
+  readonly signature: string;
+}
+
+/** Spec 2.2 variant 1, returned by `POST /evaluate`. */
+export interface AttestationV1 extends AttestationCommon {
+  readonly decision: { readonly status: "decided"; readonly outcome: Outcome };
   readonly provenance: {
     readonly provenanceVersion: typeof PROVENANCE_VERSION;
     readonly bundleHash: string;
@@ -65,24 +70,11 @@ export interface AttestationV1 {
     readonly trustRootVersion: string;
     readonly signerKeyId: string;
   };
-  readonly signature: string;
 }
 
 /** Spec 2.2 variant 2, the legacy `POST /execute` shape: provenance flat, `decision` holding the outcome. */
-export interface AttestationV2 {
-  readonly executionId: string;
-  readonly execution_fingerprint: string;
-  readonly policyId: string;
-  readonly policyVersion: string;
-  readonly schemaVersion: string;
-  readonly runtimeVersion: string;
-  readonly runtimeHash: string;
-  readonly actionType: string;
-  readonly actionBinding: Readonly<Record<string, unknown>>;
-  readonly issuedAt: string;
-  readonly signalsHash: string;
+export interface AttestationV2 extends AttestationCommon {
   readonly decision: Outcome;
-  readonly execution_state: ExecutionState;
   readonly bundleHash: string;
   readonly manifestHash: string;
   readonly manifestSignature: string;
@@ -92,7 +84,6 @@ export interface AttestationV2 {
   readonly evaluatorSemanticHash: string;
   readonly evaluatorArtifactHash: string;
   readonly releaseManifestHash: string;
-  readonly signature: string;
 }
 
 export type Attestation = AttestationV1 | AttestationV2;

@@ -35,6 +35,11 @@ export interface AttestationVerification {
   readonly checks: VerificationChecks;
   readonly warnings: readonly string[];
   readonly errors: readonly string[];
+  /**
+   * writ's addition: checks that failed only because the verifier lacks what it would need (a signer key it
+   * does not pin, a runtime it does not accept). The endpoint form answers `unknown` for these.
+   */
+  readonly undetermined: readonly ("signature" | "runtime")[];
 }
 
 export type CheckResult = "verified" | "failed" | "unknown";
@@ -91,7 +96,7 @@ export function verifyAttestation(value: unknown, options: VerifierOptions): Att
   const errors: string[] = [];
   const warnings: string[] = [];
   const view = readView(value, errors);
-  if (!view) return { valid: false, checks: FAILED, warnings, errors };
+  if (!view) return { valid: false, checks: FAILED, warnings, errors, undetermined: [] };
 
   const key = trustedKey(options.trustRoot, view.signerKeyId);
   if (!key) errors.push(`signer key \`${view.signerKeyId}\` is not in the pinned trust root \`${options.trustRoot.version}\``);
@@ -126,14 +131,17 @@ export function verifyAttestation(value: unknown, options: VerifierOptions): Att
     evaluator_verified,
     governed,
   };
-  return { valid: Object.values(checks).every(Boolean), checks, warnings, errors };
+  const undetermined: ("signature" | "runtime")[] = [];
+  if (!key) undetermined.push("signature");
+  if (!runtime_verified) undetermined.push("runtime");
+  return { valid: Object.values(checks).every(Boolean), checks, warnings, errors, undetermined };
 }
 
 /** The endpoint form: `unknown` where the verifier lacks what it would need to decide, `failed` otherwise. */
 export function toEndpointVerification(v: AttestationVerification): EndpointVerification {
   const c = v.checks;
-  const signerUnknown = v.errors.some((e) => e.startsWith("signer key "));
-  const runtimeUnknown = v.errors.some((e) => e.startsWith("runtime ")) && !v.errors.some((e) => e.startsWith("attestation "));
+  const signerUnknown = v.undetermined.includes("signature");
+  const runtimeUnknown = v.undetermined.includes("runtime");
   return {
     valid: v.valid,
     checks: {

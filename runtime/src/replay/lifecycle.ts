@@ -85,19 +85,8 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-interface EntryFields {
-  readonly fingerprint: string;
-  readonly state: ReplayState;
-  readonly token: string;
-  readonly createdAt: number;
-  readonly updatedAt: number;
-  readonly expiresAt: number | null;
-  readonly context?: unknown;
-  readonly resolution?: unknown;
-}
-
 /** Builds a frozen entry with a fixed member order, leaving `context` and `resolution` out when undefined. */
-export function makeEntry(fields: EntryFields): ReplayEntry {
+export function makeEntry(fields: ReplayEntry): ReplayEntry {
   const { fingerprint, state, token, createdAt, updatedAt, expiresAt, context, resolution } = fields;
   const entry: ReplayEntry = {
     fingerprint,
@@ -159,7 +148,7 @@ function gated(
   token: string,
   now: number,
   from: readonly ReplayState[],
-  change: (entry: ReplayEntry) => Pick<EntryFields, "state" | "expiresAt" | "context" | "resolution">,
+  change: (entry: ReplayEntry) => Pick<ReplayEntry, "state" | "expiresAt" | "context" | "resolution">,
 ): Transition {
   if (current === undefined || isExpired(current, now)) return { result: { ok: false, reason: "not_found" } };
   if (current.token !== token) return { result: { ok: false, reason: "token_mismatch", entry: current } };

@@ -43,7 +43,7 @@ export async function runCompile(run: CompileRun): Promise<number> {
   }
   if (run.format !== "json") {
     const verb = run.outRoot === null ? "checked" : "compiled";
-    io.err(`${verb} ${plural(sources.length, "policy").replace("policys", "policies")}: ${sources.length - failed} ok, ${failed} failed, ${plural(warnings, "warning")}`);
+    io.err(`${verb} ${plural(sources.length, "policy", "policies")}: ${sources.length - failed} ok, ${failed} failed, ${plural(warnings, "warning")}`);
   }
   return failed > 0 ? EXIT.compileFailed : EXIT.ok;
 }

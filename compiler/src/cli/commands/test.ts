@@ -62,7 +62,7 @@ export async function runTest(io: CliIo, paths: readonly string[], requireCovera
     if (report.uncovered.length > 0) io.out(`  not covered: ${report.uncovered.map((r) => `\`${r}\``).join(", ")}`);
     if (failures.length > 0 || (requireCoverage && report.uncovered.length > 0)) testFailed++;
   }
-  io.err(`${plural(sources.length, "policy").replace("policys", "policies")}: ${passedCases} cases passed, ${failedCases} failed`);
+  io.err(`${plural(sources.length, "policy", "policies")}: ${passedCases} cases passed, ${failedCases} failed`);
   if (compileFailed > 0) return EXIT.compileFailed;
   return testFailed > 0 ? EXIT.testsFailed : EXIT.ok;
 }
