@@ -1,10 +1,11 @@
 import type { BundleManifest } from "../bundle/format.js";
 import { BUNDLE_FILES } from "../bundle/format.js";
 import { canonicalJson } from "../canonical/jcs.js";
+import { attestationBodyText } from "./attestation-text.js";
 import { sha256Hex } from "../canonical/digest.js";
 import type { Verdict } from "../ir/types.js";
 import { PAYLOAD_TYPES } from "../signing/payload-types.js";
-import { signObject } from "../signing/sign.js";
+import { signCanonical, signObject } from "../signing/sign.js";
 import { EVALUATOR_SEMANTIC_HASH, PROVENANCE_VERSION, RUNTIME_HASH, RUNTIME_VERSION, type RuntimeIdentity } from "./identity.js";
 import type { Signer } from "./trust-root.js";
 
@@ -28,7 +29,8 @@ export const VERDICT_STATUS: Readonly<Record<Verdict, { status: DecisionStatus; 
  * and the store key is fixed-length whatever the caller's id looks like.
  */
 export function executionFingerprint(executionId: string): string {
-  return sha256Hex(canonicalJson({ domain: "writ.execution-fingerprint.v1", executionId }));
+  // The JCS text of `{domain, executionId}`, written directly: the members are fixed and in order.
+  return sha256Hex(`{"domain":"writ.execution-fingerprint.v1","executionId":${canonicalJson(executionId)}}`);
 }
 
 /** `signalsHash` (DESIGN.md section 3): lowercase hex SHA-256 of the JCS form of the signal values. */
@@ -101,17 +103,6 @@ export interface DecisionRecord {
   readonly issuedAt: string;
 }
 
-function common(d: DecisionRecord) {
-  return {
-    executionId: d.executionId,
-    execution_fingerprint: executionFingerprint(d.executionId),
-    policyId: d.bundle.policyId,
-    policyVersion: d.bundle.version,
-    schemaVersion: d.bundle.schemaVersion,
-    runtimeVersion: RUNTIME_VERSION,
-  };
-}
-
 /** The bound signals' values, in binding order; an absent optional signal is left out. */
 function actionBinding(d: DecisionRecord): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -125,24 +116,34 @@ function outcomeOf(d: DecisionRecord): Outcome {
 
 /**
  * Signs a variant 1 attestation. The signature is verified against the signer's public key before this
- * returns (spec 2.2 self-verify; `signObject` throws otherwise), so no unverifiable attestation leaves.
+ * returns (spec 2.2 self-verify; `signCanonical` throws otherwise), so no unverifiable attestation leaves.
  */
 export function createAttestation(d: DecisionRecord, signer: Signer, runtime: RuntimeIdentity): AttestationV1 {
   const body = attestationBody(d, signer.trustRoot.version, signer.key.keyId, runtime.manifestHash);
-  return { ...body, signature: signObject(PAYLOAD_TYPES.attestation, body, signer.key) };
+  const signature = signCanonical(PAYLOAD_TYPES.attestation, attestationBodyText(body), signer.key);
+  // `body` is this call's own object: adding the member costs one cached hidden-class transition, a spread into a
+  // new object of fourteen members a microsecond.
+  return Object.assign(body, { signature });
 }
 
 /** The variant 1 attestation before signing: what `createAttestation` signs and `simulate` previews. */
 export function attestationBody(d: DecisionRecord, trustRootVersion: string, signerKeyId: string, manifestHash: string): Omit<AttestationV1, "signature"> {
+  // One object literal, no spread: a spread followed by more members cost V8 four times as much (11 µs against 3 µs
+  // per body; docs/benchmarks.md), a third of what an attestation then spent beside the curve operations.
   return {
-    ...common(d),
+    executionId: d.executionId,
+    execution_fingerprint: executionFingerprint(d.executionId),
+    policyId: d.bundle.policyId,
+    policyVersion: d.bundle.version,
+    schemaVersion: d.bundle.schemaVersion,
+    runtimeVersion: RUNTIME_VERSION,
+    runtimeHash: RUNTIME_HASH,
     actionType: d.bundle.governs,
     actionBinding: actionBinding(d),
     issuedAt: d.issuedAt,
     signalsHash: signalsHash(d.signals),
-    decision: { status: "decided" as const, outcome: outcomeOf(d) },
     execution_state: VERDICT_STATUS[d.verdict].executionState,
-    runtimeHash: RUNTIME_HASH,
+    decision: { status: "decided" as const, outcome: outcomeOf(d) },
     provenance: { provenanceVersion: PROVENANCE_VERSION, bundleHash: d.bundle.bundle_hash, manifestHash, trustRootVersion, signerKeyId },
   };
 }
@@ -163,7 +164,12 @@ export function releaseManifestHash(runtimeHash: string, bundleHash: string): st
 /** Signs a variant 2 (legacy) attestation, in the same signing domain as variant 1. */
 export function createLegacyAttestation(d: DecisionRecord, signer: Signer, runtime: RuntimeIdentity): AttestationV2 {
   const body = {
-    ...common(d),
+    executionId: d.executionId,
+    execution_fingerprint: executionFingerprint(d.executionId),
+    policyId: d.bundle.policyId,
+    policyVersion: d.bundle.version,
+    schemaVersion: d.bundle.schemaVersion,
+    runtimeVersion: RUNTIME_VERSION,
     runtimeHash: RUNTIME_HASH,
     actionType: d.bundle.governs,
     actionBinding: actionBinding(d),

@@ -18,6 +18,10 @@ import { CanonicalizationError } from "../errors.js";
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
+/** Characters JSON.stringify escapes in a well-formed string; a string without them is written as `"` + s + `"`. */
+// eslint-disable-next-line no-control-regex -- the control characters are exactly what JSON escapes
+const NEEDS_ESCAPE = /[\u0000-\u001f"\\]/;
+
 /**
  * Where a value sits, as a linked list rendered only when an error names it: building a JSON path string
  * for every node made the walk cost more than the serialization (this runs on every signature).
@@ -34,6 +38,26 @@ function pathOf(at: At | null): string {
   return IDENTIFIER.test(key) ? `${pathOf(parent)}.${key}` : `${pathOf(parent)}[${JSON.stringify(key)}]`;
 }
 
+/**
+ * Member names as JSON text, by name. Objects writ signs reuse a few dozen names, and writing a name
+ * (escape check and quoting) was a sixth of an attestation body's canonicalization. Only well-formed names are
+ * kept, and at most NAME_CACHE_LIMIT of them, so untrusted input cannot grow it without bound.
+ */
+const nameCache = new Map<string, string>();
+const NAME_CACHE_LIMIT = 4096;
+
+function nameText(key: string, at: At | null): string {
+  let text = nameCache.get(key);
+  if (text === undefined) {
+    if (!key.isWellFormed()) {
+      throw new CanonicalizationError(`member name ${JSON.stringify(key)} at \`${pathOf(at)}\` contains a lone surrogate`);
+    }
+    text = JSON.stringify(key);
+    if (nameCache.size < NAME_CACHE_LIMIT) nameCache.set(key, text);
+  }
+  return text;
+}
+
 function describe(value: object): string {
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== null && typeof proto === "object") {
@@ -43,11 +67,11 @@ function describe(value: object): string {
   return "unknown prototype";
 }
 
-function write(value: unknown, at: At | null, ancestors: Set<object>): string {
+function write(value: unknown, at: At | null, seen: Set<object> | null): string {
   switch (typeof value) {
     case "string":
       if (!value.isWellFormed()) throw new CanonicalizationError(`string at \`${pathOf(at)}\` contains a lone surrogate`);
-      return JSON.stringify(value);
+      return NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`;
     case "number":
       if (!Number.isFinite(value)) throw new CanonicalizationError(`value at \`${pathOf(at)}\` is not finite`);
       return JSON.stringify(value);
@@ -66,6 +90,8 @@ function write(value: unknown, at: At | null, ancestors: Set<object>): string {
   }
   if (value === null) return "null";
   const obj = value as object;
+  // Created at the first object: a layout (canonical/layout.ts) writes most members as scalars, one call each.
+  const ancestors = seen ?? new Set<object>();
   if (ancestors.has(obj)) throw new CanonicalizationError(`value at \`${pathOf(at)}\` is a circular reference`);
   if (Object.getOwnPropertySymbols(obj).length > 0) {
     throw new CanonicalizationError(`value at \`${pathOf(at)}\` has a symbol-keyed member`);
@@ -88,10 +114,7 @@ function write(value: unknown, at: At | null, ancestors: Set<object>): string {
     text = "{";
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
-      if (!key.isWellFormed()) {
-        throw new CanonicalizationError(`member name ${JSON.stringify(key)} at \`${pathOf(at)}\` contains a lone surrogate`);
-      }
-      text += (i > 0 ? "," : "") + JSON.stringify(key) + ":" + write((obj as Record<string, unknown>)[key], { parent: at, key }, ancestors);
+      text += (i > 0 ? "," : "") + nameText(key, at) + ":" + write((obj as Record<string, unknown>)[key], { parent: at, key }, ancestors);
     }
     text += "}";
   }
@@ -105,7 +128,7 @@ function write(value: unknown, at: At | null, ancestors: Set<object>): string {
  *   JSON path of the first offending value, e.g. "value at `$.a[2]` is not finite".
  */
 export function canonicalJson(value: unknown): string {
-  return write(value, null, new Set());
+  return write(value, null, null);
 }
 
 const utf8 = new TextEncoder();

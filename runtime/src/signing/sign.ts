@@ -4,7 +4,7 @@
 import { sign as edSign, verify as edVerify, type KeyObject } from "node:crypto";
 import { KeyError, SignatureFormatError } from "../errors.js";
 import { assertUsablePublicKey, type PublicKey, type SigningKey } from "./keys.js";
-import { signingInput } from "./pae.js";
+import { canonicalSigningInput, signingInput } from "./pae.js";
 import type { PayloadType } from "./payload-types.js";
 
 const SIGNATURE_B64 = /^[A-Za-z0-9+/]{86}==$/;
@@ -42,8 +42,19 @@ function assertSigningKey(key: SigningKey): KeyObject {
  * @throws KeyError when the key is unusable or its halves do not match (self-verification failed)
  */
 export function signObject(payloadType: PayloadType, object: object, key: SigningKey): string {
+  return signInput(signingInput(payloadType, object), key);
+}
+
+/**
+ * Signs an object given as its canonical JSON text (see `canonical/layout.ts`), as {@link signObject} signs the
+ * object itself: the caller guarantees `canonicalText` is the JCS form of the object without its `signature`.
+ */
+export function signCanonical(payloadType: PayloadType, canonicalText: string, key: SigningKey): string {
+  return signInput(canonicalSigningInput(payloadType, canonicalText), key);
+}
+
+function signInput(input: Uint8Array, key: SigningKey): string {
   const privateKey = assertSigningKey(key);
-  const input = signingInput(payloadType, object);
   const signature = edSign(null, input, privateKey);
   if (signature.length !== 64 || !edVerify(null, input, key.publicKey.key, signature)) {
     throw new KeyError("signature failed self-verification: private and public key do not match");
