@@ -8,10 +8,11 @@ export default defineConfig({
     alias: {
       "@writ/runtime": here("./runtime/src/index.ts"),
       "@writ/compiler": here("./compiler/src/index.ts"),
+      "@writ/sidecar": here("./sidecar/src/index.ts"),
     },
   },
   test: {
-    include: ["runtime/test/**/*.test.ts", "compiler/test/**/*.test.ts", "test/**/*.test.ts"],
+    include: ["runtime/test/**/*.test.ts", "compiler/test/**/*.test.ts", "sidecar/test/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

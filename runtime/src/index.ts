@@ -62,6 +62,7 @@ export {
   executionFingerprint,
   signalsHash,
   createAttestation,
+  createAttestationAsync,
   attestationBody,
   createLegacyAttestation,
   evaluatorHash,
@@ -92,6 +93,7 @@ export {
   type ReplayResult,
   type ReplayState,
   type ReserveOptions,
+  type ConsumeOptions,
 } from "./replay/store.js";
 export { MemoryReplayStore, DEFAULT_MEMORY_CAPACITY, type MemoryReplayStoreOptions } from "./replay/memory-store.js";
 export { LmdbReplayStore, DEFAULT_REPLAY_DB_NAME, type LmdbReplayStoreOptions } from "./replay/lmdb-store.js";
@@ -115,4 +117,4 @@ export {
   type PendingContext,
 } from "./attest/override.js";
 export { PolicyRegistry } from "./authorizer/registry.js";
-export { Authorizer, SIMULATION_EXECUTION_ID, type AuthorizerOptions, type DryRun, type EvaluateRequest, type Evaluated, type Simulation } from "./authorizer/authorizer.js";
+export { Authorizer, SIMULATION_EXECUTION_ID, type AuthorizerOptions, type DecisionEvent, type DryRun, type EvaluateRequest, type Evaluated, type Simulation } from "./authorizer/authorizer.js";

@@ -16,6 +16,8 @@ export interface ExecutedAction {
   /** ISO 8601. */
   readonly executedAt: string;
   readonly executedBy?: string;
+  /** The executing system's own identifier of the action (`executedAction.actionId` of the endpoint form). */
+  readonly actionId?: string;
 }
 
 export interface MatchDetails {

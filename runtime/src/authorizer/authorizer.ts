@@ -1,6 +1,6 @@
 import {
   VERDICT_STATUS,
-  createAttestation,
+  createAttestationAsync,
   attestationBody,
   createLegacyAttestation,
   executionFingerprint,
@@ -25,6 +25,8 @@ export interface EvaluateRequest {
   readonly policyVersion: string;
   /** Already verified by the caller; validated here against the policy's signals schema. */
   readonly signals: Readonly<Record<string, unknown>>;
+  /** Where each signal came from (DESIGN.md section 3): handed to `onDecision` for audit; never hashed or evaluated. */
+  readonly signalProvenance?: Readonly<Record<string, unknown>>;
 }
 
 export interface Evaluated<A> {
@@ -54,6 +56,16 @@ export interface Simulation {
 
 export const SIMULATION_EXECUTION_ID = "simulation";
 
+/** A signed decision, as `onDecision` sees it. */
+export interface DecisionEvent {
+  readonly request: EvaluateRequest;
+  /** `evaluate`: variant 1 attestation (`POST /evaluate`); `execute`: variant 2 (legacy `POST /execute`). */
+  readonly variant: "evaluate" | "execute";
+  readonly status: Evaluated<Attestation>["status"];
+  readonly ruleMatched: string;
+  readonly attestation: Attestation;
+}
+
 export interface AuthorizerOptions {
   readonly registry: PolicyRegistry;
   /** Without one, nothing can be signed: RUNTIME_NOT_CONFIGURED. */
@@ -61,6 +73,12 @@ export interface AuthorizerOptions {
   /** Without one, execution fails closed: INV-REPLAY-001 (spec 2.12). */
   readonly store: ReplayStore | null;
   readonly now?: () => Date;
+  /**
+   * Called with each signed decision inside the replay store's atomic write that consumes its executionId, and only
+   * when that succeeds (`ConsumeOptions.alongside`): on LMDB, what it writes to the same environment commits and
+   * flushes with the replay entry before the attestation is returned (the sidecar's audit record). It must not throw.
+   */
+  readonly onDecision?: (event: DecisionEvent) => void;
 }
 
 /** Which body wording a signal failure takes: `verifiedSignals` (variant 1) or `signals` (the others). */
@@ -69,8 +87,9 @@ type SignalsField = "verifiedSignals" | "signals";
 /**
  * The library semantics of evaluate (spec 4.1 processing order: load policy, load schema, validate signals,
  * evaluate rules, produce decision, create signed attestation, return it), with replay protection around
- * the side effect: the fingerprint is reserved only once there is a decision to sign, and confirmed (or,
- * for an escalation, marked pending) before the attestation is returned.
+ * the side effect: once the attestation is signed, its fingerprint is consumed (or, for an escalation, marked
+ * pending) in one atomic write, flushed before the attestation is returned; a fingerprint already consumed
+ * answers INV-013 and the attestation is discarded.
  */
 export class Authorizer {
   readonly runtime: RuntimeIdentity | null;
@@ -83,12 +102,12 @@ export class Authorizer {
 
   /** `POST /evaluate` variant 1. @throws AuthorizationError */
   evaluate(request: EvaluateRequest): Promise<Evaluated<AttestationV1>> {
-    return this.#execute(request, "verifiedSignals", createAttestation);
+    return this.#execute(request, "evaluate", createAttestationAsync);
   }
 
   /** Legacy `POST /execute`: the variant 2 attestation. @throws AuthorizationError */
   execute(request: EvaluateRequest): Promise<Evaluated<AttestationV2>> {
-    return this.#execute(request, "signals", createLegacyAttestation);
+    return this.#execute(request, "execute", async (d, signer, runtime) => createLegacyAttestation(d, signer, runtime));
   }
 
   /** `POST /evaluate` variant 2: the decision without attestation, replay write or any other side effect. */
@@ -125,33 +144,34 @@ export class Authorizer {
 
   async #execute<A extends Attestation>(
     request: EvaluateRequest,
-    field: SignalsField,
-    sign: (d: DecisionRecord, signer: Signer, runtime: RuntimeIdentity) => A,
+    variant: DecisionEvent["variant"],
+    sign: (d: DecisionRecord, signer: Signer, runtime: RuntimeIdentity) => Promise<A>,
   ): Promise<Evaluated<A>> {
+    const field: SignalsField = variant === "evaluate" ? "verifiedSignals" : "signals";
     const { bundle, decided } = await this.#decide(request.policyId, request.policyVersion, request.signals, field);
     const { store, signer } = this.options;
     if (!store) throw new AuthorizationError("INV-REPLAY-001", "no replay store is configured: execution fails closed");
     if (!signer || !this.runtime) throw new AuthorizationError("RUNTIME_NOT_CONFIGURED", "no signing key is configured");
 
-    const fingerprint = executionFingerprint(request.executionId);
-    const reserved = await store.reserve(fingerprint);
-    if (!reserved.ok) throw new AuthorizationError("INV-013", `execution \`${request.executionId}\` was already consumed`);
-    const token = reserved.entry.token;
+    // Signed first, stored after: the outcome is known, so reserving and confirming is one atomic write (one flush).
+    // An attestation whose executionId turns out to be consumed already is discarded: it never leaves.
+    let attestation: A;
     try {
-      const attestation = sign(this.#record(request.executionId, bundle, request.signals, decided), signer, this.runtime);
-      // INVARIANT (acknowledged means durable): the attestation leaves only after its transition is stored.
-      const stored =
-        decided.verdict === "escalate"
-          ? await store.markPendingOverride(fingerprint, token, pendingContext(attestation))
-          : await store.confirm(fingerprint, token);
-      if (!stored.ok) throw new AuthorizationError("INV-013", `execution \`${request.executionId}\` was already consumed`);
-      const state = VERDICT_STATUS[decided.verdict];
-      return { status: state.status, requires_override: state.requiresOverride, attestation };
+      attestation = await sign(this.#record(request.executionId, bundle, request.signals, decided), signer, this.runtime);
     } catch (e) {
-      await store.fail(fingerprint, token);
-      if (e instanceof AuthorizationError) throw e;
       throw new AuthorizationError("EVALUATION_FAILED", `evaluation failed: ${e instanceof Error ? e.message : String(e)}`);
     }
+    const state = VERDICT_STATUS[decided.verdict];
+    const event: DecisionEvent = { request, variant, status: state.status, ruleMatched: decided.ruleId, attestation };
+    const onDecision = this.options.onDecision;
+    // INVARIANT (acknowledged means durable): the attestation leaves only after its replay entry (and whatever
+    // `onDecision` wrote alongside it) is flushed; `consume` resolves after the flush.
+    const consumed = await store.consume(executionFingerprint(request.executionId), {
+      ...(decided.verdict === "escalate" ? { context: pendingContext(attestation) } : {}),
+      ...(onDecision ? { alongside: () => onDecision(event) } : {}),
+    });
+    if (!consumed.ok) throw new AuthorizationError("INV-013", `execution \`${request.executionId}\` was already consumed`);
+    return { status: state.status, requires_override: state.requiresOverride, attestation };
   }
 
   /** Load policy and schema, validate every signal, evaluate: no side effects. */

@@ -143,6 +143,17 @@ export function decideReserve(
   return { result: { ok: true, entry: next }, next };
 }
 
+/**
+ * (none) -> consumed, or -> pending_override holding `context` when one is given: a reservation and its outcome in
+ * one write, for an execution whose outcome is known before anything is stored (the authorizer signs, then consumes).
+ */
+export function decideConsume(fingerprint: string, current: ReplayEntry | undefined, token: string, context: unknown, now: number): Transition {
+  if (current !== undefined && !isExpired(current, now)) return { result: { ok: false, reason: "conflict", entry: current } };
+  const state = context === undefined ? "consumed" : "pending_override";
+  const next = makeEntry({ fingerprint, state, token, createdAt: now, updatedAt: now, expiresAt: null, ...(context === undefined ? {} : { context }) });
+  return { result: { ok: true, entry: next }, next };
+}
+
 function gated(
   current: ReplayEntry | undefined,
   token: string,

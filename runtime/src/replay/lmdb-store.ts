@@ -39,6 +39,7 @@ import {
   checkReserveTtl,
   checkToken,
   decideConfirm,
+  decideConsume,
   decideFail,
   decideMarkPendingOverride,
   decideReserve,
@@ -49,7 +50,7 @@ import {
   parseStoredEntry,
   type Transition,
 } from "./lifecycle.js";
-import type { ReplayEntry, ReplayResult, ReplayStore, ReserveOptions } from "./store.js";
+import type { ConsumeOptions, ReplayEntry, ReplayResult, ReplayStore, ReserveOptions } from "./store.js";
 
 export const DEFAULT_REPLAY_DB_NAME = "replay";
 
@@ -98,6 +99,15 @@ export class LmdbReplayStore implements ReplayStore {
     const now = checkNow(options.now);
     const token = randomUUID();
     return this.#transition(fp, (current) => decideReserve(fp, current, token, ttlMs, now));
+  }
+
+  async consume(fingerprint: string, options: ConsumeOptions = {}): Promise<ReplayResult> {
+    const fp = checkFingerprint(fingerprint);
+    const now = checkNow(options.now);
+    const token = randomUUID();
+    // Normalized before the transaction: nothing may throw after a write in it.
+    const context = options.context === undefined ? undefined : normalizeContext(options.context);
+    return this.#transition(fp, (current) => decideConsume(fp, current, token, context, now), options.alongside);
   }
 
   async startExecution(fingerprint: string, token: string, now?: number): Promise<ReplayResult> {
@@ -202,11 +212,13 @@ export class LmdbReplayStore implements ReplayStore {
     else await this.#root.flushed;
   }
 
-  #transition(fingerprint: string, decide: (current: ReplayEntry | undefined) => Transition): Promise<ReplayResult> {
+  /** `alongside` runs after a successful write, in the same transaction: its writes to this environment commit with it. */
+  #transition(fingerprint: string, decide: (current: ReplayEntry | undefined) => Transition, alongside?: () => void): Promise<ReplayResult> {
     return this.#write(() => {
       const t = decide(this.#load(fingerprint));
       // Inside a transaction callback, putSync writes into the current write transaction.
       if (t.next !== undefined) this.#db.putSync(fingerprint, t.next);
+      if (t.result.ok) alongside?.();
       return t.result;
     });
   }

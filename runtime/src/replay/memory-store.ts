@@ -20,6 +20,7 @@ import {
   checkReserveTtl,
   checkToken,
   decideConfirm,
+  decideConsume,
   decideFail,
   decideMarkPendingOverride,
   decideReserve,
@@ -29,7 +30,7 @@ import {
   normalizeContext,
   type Transition,
 } from "./lifecycle.js";
-import type { ReplayEntry, ReplayResult, ReplayStore, ReserveOptions } from "./store.js";
+import type { ReplayEntry, ReplayResult, ReplayStore, ReserveOptions, ConsumeOptions } from "./store.js";
 
 export const DEFAULT_MEMORY_CAPACITY = 1_000_000;
 
@@ -65,6 +66,21 @@ export class MemoryReplayStore implements ReplayStore {
       throw new ReplayCapacityError(this.capacity);
     }
     return this.#apply(fp, t);
+  }
+
+  async consume(fingerprint: string, options: ConsumeOptions = {}): Promise<ReplayResult> {
+    this.#assertOpen();
+    const fp = checkFingerprint(fingerprint);
+    const now = checkNow(options.now);
+    const context = options.context === undefined ? undefined : normalizeContext(options.context);
+    const current = this.#entries.get(fp);
+    const t = decideConsume(fp, current, randomUUID(), context, now);
+    if (t.next !== undefined && current === undefined && this.#entries.size >= this.capacity) {
+      throw new ReplayCapacityError(this.capacity);
+    }
+    const result = this.#apply(fp, t);
+    if (result.ok) options.alongside?.();
+    return result;
   }
 
   async startExecution(fingerprint: string, token: string, now?: number): Promise<ReplayResult> {

@@ -5,6 +5,7 @@
  *
  * Lifecycle of one execution fingerprint:
  *
+ *   (none) --consume--> consumed | pending_override              (the outcome known up front: one write)
  *   (none) --reserve--> reserved --startExecution--> executing --confirm--> consumed          (final)
  *                          |                            |
  *                          |                            +--fail--> failed (TTL, then free again)
@@ -54,9 +55,26 @@ export interface ReserveOptions {
   readonly now?: number;
 }
 
+export interface ConsumeOptions {
+  /** Given: the entry becomes `pending_override` holding it (an escalation awaiting its override); else `consumed`. */
+  readonly context?: unknown;
+  readonly now?: number;
+  /**
+   * Called once, only when the consumption succeeds, inside the store's atomic write: on LMDB, writes it makes to
+   * the same environment commit and flush with the entry (the sidecar's audit record of the decision); on an engine
+   * without shared transactions it runs right after the write. It must not throw.
+   */
+  readonly alongside?: () => void;
+}
+
 export interface ReplayStore {
   /** Creates a `reserved` entry when the fingerprint is free (absent, or its reserved/failed TTL has passed). */
   reserve(fingerprint: string, options?: ReserveOptions): Promise<ReplayResult>;
+  /**
+   * (none) -> consumed, or -> pending_override with `options.context`: reserve and confirm in one atomic write
+   * (one flush), for an outcome known before anything is stored. `conflict` while a live entry exists.
+   */
+  consume(fingerprint: string, options?: ConsumeOptions): Promise<ReplayResult>;
   /** reserved -> executing. */
   startExecution(fingerprint: string, token: string, now?: number): Promise<ReplayResult>;
   /** reserved | executing -> consumed. */

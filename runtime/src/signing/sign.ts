@@ -46,17 +46,36 @@ export function signObject(payloadType: PayloadType, object: object, key: Signin
 }
 
 /**
- * Signs an object given as its canonical JSON text (see `canonical/layout.ts`), as {@link signObject} signs the
- * object itself: the caller guarantees `canonicalText` is the JCS form of the object without its `signature`.
+ * Signs an object given as its canonical JSON text (see `attest/attestation-text.ts`), as {@link signObject} signs
+ * the object itself: the caller guarantees `canonicalText` is the JCS form of the object without its `signature`.
  */
 export function signCanonical(payloadType: PayloadType, canonicalText: string, key: SigningKey): string {
   return signInput(canonicalSigningInput(payloadType, canonicalText), key);
 }
 
+/**
+ * {@link signCanonical} with both curve operations on libuv's thread pool, so a server's event loop keeps serving
+ * while they run and a second core does the signing (docs/sidecar.md, "Using both cores").
+ */
+export async function signCanonicalAsync(payloadType: PayloadType, canonicalText: string, key: SigningKey): Promise<string> {
+  const input = canonicalSigningInput(payloadType, canonicalText);
+  const privateKey = assertSigningKey(key);
+  const signature = await new Promise<Buffer>((resolve, reject) => edSign(null, input, privateKey, (e, s) => (e ? reject(e) : resolve(s))));
+  const verified = await new Promise<boolean>((resolve, reject) =>
+    edVerify(null, input, key.publicKey.key, signature, (e, ok) => (e ? reject(e) : resolve(ok))),
+  );
+  return checkedSignature(signature, verified);
+}
+
 function signInput(input: Uint8Array, key: SigningKey): string {
   const privateKey = assertSigningKey(key);
   const signature = edSign(null, input, privateKey);
-  if (signature.length !== 64 || !edVerify(null, input, key.publicKey.key, signature)) {
+  return checkedSignature(signature, signature.length === 64 && edVerify(null, input, key.publicKey.key, signature));
+}
+
+/** Self-verification (spec 2.2): a signature leaves only once it verified against the signer's public key. */
+function checkedSignature(signature: Buffer, verified: boolean): string {
+  if (signature.length !== 64 || !verified) {
     throw new KeyError("signature failed self-verification: private and public key do not match");
   }
   return signature.toString("base64");

@@ -447,7 +447,47 @@ export function replayStoreContract(label: string, create: () => Promise<StoreHa
       });
     });
 
+    describe("consume", () => {
+      it("creates a consumed entry in one step, never expiring; a second consume conflicts", async () => {
+        const entry = ok(await store.consume("fp-c", { now: T0 }));
+        expect(entry).toEqual({ fingerprint: "fp-c", state: "consumed", token: expect.any(String), createdAt: T0, updatedAt: T0, expiresAt: null });
+        expect(await store.read("fp-c")).toEqual(entry);
+        expect(await store.consume("fp-c", { now: T0 + 10 * RESERVATION_TTL_MS })).toEqual({ ok: false, reason: "conflict", entry });
+        expect(await store.reserve("fp-c", { now: T0 + 10 * RESERVATION_TTL_MS })).toEqual({ ok: false, reason: "conflict", entry });
+      });
+
+      it("with a context creates a pending override that resolves once", async () => {
+        const entry = ok(await store.consume("fp-p", { context: { k: "v" }, now: T0 }));
+        expect(entry).toMatchObject({ state: "pending_override", context: { k: "v" }, expiresAt: null });
+        ok(await store.resolveOverride("fp-p", entry.token, true, { by: "h" }, T0 + 1));
+        expect(await store.resolveOverride("fp-p", entry.token, true, undefined, T0 + 2)).toMatchObject({ ok: false, reason: "wrong_state" });
+      });
+
+      it("conflicts with a live reservation and takes over an expired one", async () => {
+        const reserved = ok(await store.reserve("fp-r", { now: T0 }));
+        expect(await store.consume("fp-r", { now: T0 + 1 })).toEqual({ ok: false, reason: "conflict", entry: reserved });
+        const taken = ok(await store.consume("fp-r", { now: T0 + RESERVATION_TTL_MS }));
+        expect(taken.state).toBe("consumed");
+        expect(await store.confirm("fp-r", reserved.token, T0 + RESERVATION_TTL_MS)).toMatchObject({ ok: false, reason: "token_mismatch" });
+      });
+
+      it("runs `alongside` exactly when the consumption succeeds", async () => {
+        let calls = 0;
+        ok(await store.consume("fp-a", { now: T0, alongside: () => (calls += 1) }));
+        expect(calls).toBe(1);
+        expect((await store.consume("fp-a", { now: T0, alongside: () => (calls += 1) })).ok).toBe(false);
+        expect(calls).toBe(1);
+      });
+    });
+
     describe("concurrency", () => {
+      it("1,000 concurrent consumes of one fingerprint: exactly one ok and one `alongside` call", async () => {
+        let calls = 0;
+        const results = await Promise.all(Array.from({ length: 1_000 }, () => store.consume("hot-c", { now: T0, alongside: () => (calls += 1) })));
+        expect(results.filter((r) => r.ok)).toHaveLength(1);
+        expect(calls).toBe(1);
+      });
+
       it("1,000 concurrent reserves of one fingerprint: exactly one ok, 999 conflicts naming the winner", async () => {
         const results = await Promise.all(Array.from({ length: 1_000 }, () => store.reserve("hot", { now: T0 })));
         const wins = results.filter((r) => r.ok);

@@ -1,0 +1,128 @@
+/**
+ * HTTP load generation for the sidecar benchmark, over autocannon (in this process; it shares the machine with
+ * the server under test, alike for every contender).
+ *
+ * Every request carries its own body: `makeBody(i)` is called with a counter that never repeats within a call of
+ * `runLoad` (warm-up included), so ids built from it are unique, as durable replay requires of execution ids.
+ * Some counter values are drawn for requests that are never sent (autocannon builds a request per connection
+ * ahead of time), so the ids are unique but not consecutive.
+ *
+ * Latency percentiles come from autocannon's own per-response timings (hrtime from write to parsed response),
+ * read from its `response` event, not from its result histogram: that histogram records whole milliseconds, so
+ * a loopback request of a few hundred microseconds counts as 0 ms or 1 ms and p50s could not be told apart.
+ */
+import autocannon from "autocannon";
+
+type Length =
+  /** Run for this long. */
+  | { readonly durationSeconds: number; readonly amount?: never }
+  /** Stop after this many responses. */
+  | { readonly amount: number; readonly durationSeconds?: never };
+
+export type LoadOptions = Length & {
+  /** Full URL, path included. */
+  readonly url: string;
+  readonly connections: number;
+  readonly method?: "POST" | "PUT";
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The body of the i-th request. */
+  readonly makeBody: (i: number) => string;
+  /** Every response must have this status, or `runLoad` throws (figures over failing requests mean nothing). */
+  readonly expectStatus?: number;
+  /** An unmeasured run first, on the same connections count, so both sides are past start-up (JIT, caches, pools). */
+  readonly warmupSeconds?: number;
+};
+
+export interface LoadResult {
+  /** Responses per second over the measured run. */
+  readonly requestsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** Responses in the measured run. */
+  readonly total: number;
+  readonly durationSeconds: number;
+}
+
+/** Growable list of latencies; a benchmark of a few seconds collects some hundred thousand. */
+class Samples {
+  private values = new Float64Array(1 << 16);
+  private n = 0;
+
+  add(v: number): void {
+    if (this.n === this.values.length) {
+      const grown = new Float64Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values[this.n++] = v;
+  }
+
+  get count(): number {
+    return this.n;
+  }
+
+  /** Nearest-rank percentiles, `ps` in 0..100. */
+  percentiles(ps: readonly number[]): number[] {
+    const sorted = this.values.slice(0, this.n).sort();
+    return ps.map((p) => sorted[Math.max(0, Math.ceil((p / 100) * this.n) - 1)]!);
+  }
+}
+
+/** One autocannon run; `onResponse` sees every response's status and latency in (fractional) milliseconds. */
+function fire(options: autocannon.Options, onResponse: (status: number, ms: number) => void): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(options, (err: unknown, result) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(result)));
+    instance.on("response", (_client, status, _bytes, ms) => onResponse(status, ms));
+  });
+}
+
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const expectStatus = options.expectStatus ?? 200;
+  let next = 0;
+  const base: autocannon.Options = {
+    url: options.url,
+    connections: options.connections,
+    method: options.method ?? "POST",
+    headers: { ...options.headers },
+    requests: [{ setupRequest: (request) => ({ ...request, body: options.makeBody(next++) }) }],
+  };
+  const unexpected = new Map<number, number>();
+  const checkStatus = (status: number): void => {
+    if (status !== expectStatus) unexpected.set(status, (unexpected.get(status) ?? 0) + 1);
+  };
+  const failIfUnclean = (what: string, result: autocannon.Result, responses: number): void => {
+    const statuses = [...unexpected].map(([s, n]) => `${n} × HTTP ${s}`).join(", ");
+    if (statuses || result.errors > 0) {
+      throw new Error(
+        `${what} against ${options.url} (${options.connections} connections) was not clean: ` +
+          `${statuses || "no unexpected status"} (expected HTTP ${expectStatus}), ${result.errors} connection errors or timeouts, ${responses} responses`,
+      );
+    }
+  };
+
+  if (options.warmupSeconds) {
+    let responses = 0;
+    const warm = await fire({ ...base, duration: options.warmupSeconds }, (status) => {
+      responses++;
+      checkStatus(status);
+    });
+    failIfUnclean("warm-up", warm, responses);
+  }
+
+  // Timed here rather than by autocannon's `duration`, which ends at its next one-second tick after the last
+  // response: an `amount` run of 0.3 s would count as 1 s.
+  const latencies = new Samples();
+  const length = options.amount !== undefined ? { amount: options.amount } : { duration: options.durationSeconds };
+  const start = performance.now();
+  let end = start;
+  const result = await fire({ ...base, ...length }, (status, ms) => {
+    end = performance.now();
+    latencies.add(ms);
+    checkStatus(status);
+  });
+  failIfUnclean("load", result, latencies.count);
+  if (latencies.count === 0) throw new Error(`load against ${options.url} got no response in ${result.duration} s`);
+  const durationSeconds = (end - start) / 1000;
+  const [p50Ms, p99Ms] = latencies.percentiles([50, 99]) as [number, number];
+  return { requestsPerSecond: latencies.count / durationSeconds, p50Ms, p99Ms, total: latencies.count, durationSeconds };
+}

@@ -1,0 +1,104 @@
+/**
+ * The writ half of the sidecar benchmark: the shipped payments.transfer@1.2.0 compiled and signed with a fresh key,
+ * and the built sidecar (`sidecar/dist/main.js`) started as its own process, as an operator runs it: bundle
+ * signatures required, durable LMDB replay store and audit on, in a fresh data dir; Surface A on 127.0.0.1.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { compile } from "@writ/compiler";
+import { generateSigningKeyPair, loadSigningKeyPem } from "@writ/runtime";
+import { POLICY_SOURCE, type Signals } from "./policy-cases.js";
+
+const MAIN = fileURLToPath(new URL("../../sidecar/dist/main.js", import.meta.url));
+const API_KEY = "bench-api-key-0123456789abcdef";
+const START_TIMEOUT_MS = 15_000;
+
+export interface Writ {
+  readonly url: string;
+  readonly evaluateUrl: string;
+  readonly headers: Readonly<Record<string, string>>;
+  evaluateBody(signals: Signals, executionId: string): object;
+  stop(): Promise<void>;
+}
+
+async function policiesRoot(dir: string): Promise<string> {
+  const pair = generateSigningKeyPair();
+  const result = compile(POLICY_SOURCE, await readFile(POLICY_SOURCE, "utf8"), { signingKey: loadSigningKeyPem(pair.privateKeyPem) });
+  if (!result.valid || !result.bundle) throw new Error(`${POLICY_SOURCE} does not compile`);
+  const root = join(dir, "policies");
+  const bundleDir = join(root, result.bundle.policyId, result.bundle.version);
+  await mkdir(bundleDir, { recursive: true });
+  for (const [name, bytes] of result.bundle.files) await writeFile(join(bundleDir, name), bytes);
+  await writeFile(join(dir, "bundle-key.pub"), pair.publicKeyPem);
+  return root;
+}
+
+/** Resolves with the Surface A URL the sidecar prints once it listens; rejects with its output if it exits first. */
+function listening(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const timer = setTimeout(() => reject(new Error(`writ sidecar did not start in ${START_TIMEOUT_MS} ms:\n${output}`)), START_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Surface A listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`writ sidecar exited with ${code} before listening:\n${output}`));
+    });
+  });
+}
+
+export async function startWrit(): Promise<Writ> {
+  if (!(await readFile(MAIN).then(() => true, () => false))) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
+  const dir = await mkdtemp(join(tmpdir(), "writ-bench-sidecar-"));
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env["PATH"] ?? "",
+      SERVICE_API_KEY: API_KEY,
+      SERVICE_POLICIES_ROOT: await policiesRoot(dir),
+      SERVICE_BUNDLE_KEYS: join(dir, "bundle-key.pub"),
+      SERVICE_DATA_DIR: join(dir, "data"),
+      SERVICE_PORT: "0",
+      SERVICE_B_PORT: "off",
+      SERVICE_LOG_LEVEL: "warn",
+      ...(process.env["X_AUDIT"] ? { SERVICE_AUDIT: process.env["X_AUDIT"] } : {}),
+      ...(process.env["X_REPLAY"] ? { SERVICE_REPLAY_STORE: process.env["X_REPLAY"] } : {}),
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stopped: Promise<void> | null = null;
+  const stop = () =>
+    (stopped ??= (async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      await rm(dir, { recursive: true, force: true });
+    })());
+  try {
+    const url = await listening(child);
+    return {
+      url,
+      evaluateUrl: `${url}/evaluate`,
+      headers: { "content-type": "application/json", authorization: `Bearer ${API_KEY}` },
+      evaluateBody: (signals, executionId) => ({ executionId, policyId: "payments.transfer", policyVersion: "1.2.0", verifiedSignals: signals }),
+      stop,
+    };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * The audit trail of Surface A (spec 1.7, 2.11, 4.1): decisions, overrides, verifications, execution
+ * confirmations, security events and API call counts, behind `GET /audit/decisions`, `/audit/decisions/:executionId`,
+ * `/audit/stats` and `/audit/security`. Optional: with audit off or broken, `GET /health` reports `audit_db` false and
+ * execution goes on (spec 7).
+ *
+ * Writes are queued, not awaited one by one: a write joins the LMDB batch of the current event turn, and the
+ * request that depends on it awaits `flushed()` (or a replay-store transition queued after it, whose flush covers it)
+ * before answering. That is how a decision's audit record and its replay transition reach the disk in one fsync.
+ */
+import type { Attestation } from "@writ/runtime";
+
+export type DecisionStatus = "approved" | "pending_override" | "rejected";
+
+/** What the sidecar records for every signed decision (`POST /evaluate` variant 1 and the legacy `POST /execute`). */
+export interface DecisionAudit {
+  readonly executionId: string;
+  readonly endpoint: "evaluate" | "execute";
+  readonly status: DecisionStatus;
+  readonly ruleMatched: string;
+  readonly attestation: Attestation;
+  /** The request's optional `signalProvenance` (DESIGN.md section 3): audited, never hashed or evaluated. */
+  readonly signalProvenance?: Readonly<Record<string, unknown>>;
+  /** ISO 8601; the attestation's `issuedAt`. */
+  readonly recordedAt: string;
+}
+
+/** `GET /audit/decisions` element. */
+export interface DecisionRow {
+  readonly executionId: string;
+  readonly execution_fingerprint: string;
+  readonly policyId: string;
+  readonly policyVersion: string;
+  /** approved | pending_override | rejected: the `decision` filter matches this. */
+  readonly decision: DecisionStatus;
+  /** The policy verdict: approve | escalate | reject. */
+  readonly action: string;
+  readonly reason: string;
+  readonly ruleMatched: string;
+  readonly execution_state: string;
+  readonly signalsHash: string;
+  readonly signerKeyId: string;
+  readonly endpoint: "evaluate" | "execute";
+  /** Set once the pending override is resolved: `approved` or `rejected`. */
+  readonly overrideResolution: "approved" | "rejected" | null;
+  readonly confirmed: boolean;
+  readonly recordedAt: string;
+}
+
+/** A resolved override, kept beside the original decision (spec 1.8: an override never replaces it). */
+export interface OverrideAudit {
+  readonly executionId: string;
+  readonly approved: boolean;
+  readonly approvedBy: string;
+  readonly approverRole: string;
+  readonly reason: string;
+  readonly overrideId: string | null;
+  /** The signed override record as the runtime produced it. */
+  readonly record: unknown;
+  readonly recordedAt: string;
+}
+
+export interface VerificationAudit {
+  /** The attestation's `executionId` when it has a string one. */
+  readonly executionId: string | null;
+  readonly valid: boolean;
+  readonly checks: Readonly<Record<string, string>>;
+  readonly errors: readonly string[];
+  readonly recordedAt: string;
+}
+
+export interface ConfirmationAudit {
+  readonly executionId: string;
+  readonly match: boolean;
+  /** The signed Execution Integrity Proof. */
+  readonly proof: unknown;
+  readonly recordedAt: string;
+}
+
+/** `GET /audit/decisions/:executionId`. */
+export interface DecisionDetail extends DecisionRow {
+  readonly attestation: Attestation;
+  readonly signalProvenance: Readonly<Record<string, unknown>> | null;
+  readonly override: OverrideAudit | null;
+  readonly confirmation: ConfirmationAudit | null;
+}
+
+export type SecurityEventType = "authentication_failed" | "invalid_verification" | "replay_attempt" | "rate_limited";
+
+export interface SecurityEventInput {
+  readonly type: SecurityEventType;
+  readonly method: string;
+  /** The route path without its query string. */
+  readonly path: string;
+  readonly ip: string;
+  /** A short human description; never a key, token or request body. */
+  readonly detail: string;
+  readonly executionId?: string;
+}
+
+/** `GET /audit/security` element. */
+export interface SecurityEventRow extends SecurityEventInput {
+  readonly id: string;
+  readonly at: string;
+}
+
+/** `GET /audit/stats`: every value a decimal string (spec 2.11). */
+export interface AuditStats {
+  readonly total_decisions: string;
+  readonly decisions_today: string;
+  readonly total_verifications: string;
+  readonly valid_verifications: string;
+  readonly invalid_verifications: string;
+  readonly total_security_events: string;
+  readonly total_api_calls: string;
+}
+
+/** Validated query of `GET /audit/decisions`. */
+export interface DecisionQuery {
+  readonly limit: number;
+  readonly offset: number;
+  readonly policyId?: string;
+  readonly decision?: DecisionStatus;
+  /** Inclusive bounds, Unix milliseconds. */
+  readonly from?: number;
+  readonly to?: number;
+}
+
+/** Validated query of `GET /audit/security`. */
+export interface SecurityQuery {
+  readonly limit: number;
+  readonly from?: number;
+  readonly to?: number;
+}
+
+export interface AuditLog {
+  /** False when audit is off, or when the database failed (a write or read threw): `audit_db` in `GET /health`. */
+  healthy(): boolean;
+  recordDecision(entry: DecisionAudit): void;
+  /**
+   * As `recordDecision`, called from inside a write transaction on the same LMDB environment (the replay store's
+   * `alongside` hook, runtime ConsumeOptions): the record is written in that transaction, so it commits and flushes
+   * with the replay entry that makes the decision final, and exists exactly when that entry does.
+   */
+  recordDecisionInTransaction(entry: DecisionAudit): void;
+  recordOverride(entry: OverrideAudit): void;
+  recordVerification(entry: VerificationAudit): void;
+  recordConfirmation(entry: ConfirmationAudit): void;
+  recordSecurityEvent(event: SecurityEventInput): void;
+  /** One authenticated or unauthenticated request answered by Surface A. Counted in memory, persisted in batches. */
+  countApiCall(): void;
+  /** Resolves when every write queued so far is on disk. Never rejects: a failure marks the log unhealthy. */
+  flushed(): Promise<void>;
+  listDecisions(query: DecisionQuery): Promise<DecisionRow[]>;
+  getDecision(executionId: string): Promise<DecisionDetail | null>;
+  stats(now?: Date): Promise<AuditStats>;
+  listSecurityEvents(query: SecurityQuery): Promise<SecurityEventRow[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,113 @@
+/**
+ * What both surfaces share: a fastify instance that parses only strict JSON, refuses bodies over 64 KB, validates
+ * without rewriting, authenticates with the Bearer key, and answers every error with the error table's body.
+ * `createServer` only builds (tests use `inject()`); the caller listens.
+ */
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { errorBody, parseStrictJson } from "@writ/runtime";
+import { bearerMatches } from "./auth.js";
+import { SidecarHttpError, fromRuntimeError, invalidRequest } from "./errors.js";
+import { validatorCompiler } from "./validation.js";
+
+/** Spec 8: request bodies up to 65,536 bytes; 413 above, chunked bodies included (fastify counts what it reads). */
+export const BODY_LIMIT = 65_536;
+
+export interface ServerOptions {
+  readonly apiKey: string;
+  readonly logLevel: string;
+  /** Routes answered without the Bearer key, as `METHOD /path`. */
+  readonly publicRoutes: readonly string[];
+  /** Called on each refused key: the audit's security event. Never given the key. */
+  readonly onUnauthorized?: (request: FastifyRequest) => void;
+  /** Routes whose failures are logged as `execute:failure` (spec 6). */
+  readonly executionRoutes?: readonly string[];
+}
+
+export function createServer(options: ServerOptions): FastifyInstance {
+  const app = Fastify({
+    logger: {
+      level: options.logLevel,
+      // INVARIANT (no secrets in logs): the Bearer key never reaches a log line, whatever logs a request.
+      redact: { paths: ["req.headers.authorization", "headers.authorization"], censor: "[redacted]" },
+    },
+    // Request lines are not logged one by one (thousands a second); errors and failures are, below.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT,
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+
+  // Only strict JSON: duplicate keys, lone surrogates and unsafe numbers are 400s, never silently normalized.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: BODY_LIMIT }, (_request, body, done) => {
+    try {
+      done(null, parseStrictJson(body as string));
+    } catch (e) {
+      done(fromRuntimeError(e) ?? (e as Error), undefined);
+    }
+  });
+
+  const publicRoutes = new Set(options.publicRoutes);
+  app.addHook("onRequest", async (request) => {
+    if (publicRoutes.has(`${request.method} ${request.routeOptions.url ?? ""}`)) return;
+    if (!bearerMatches(request.headers.authorization, options.apiKey)) {
+      options.onUnauthorized?.(request);
+      throw SidecarHttpError.of("UNAUTHORIZED");
+    }
+  });
+
+  const executionRoutes = new Set(options.executionRoutes ?? []);
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const answer = toHttpError(error);
+    if (executionRoutes.has(`${request.method} ${request.routeOptions.url ?? ""}`) && answer.statusCode !== 401) {
+      request.log.warn({ error: answer.body.error, code: answer.code, status: answer.statusCode }, "execute:failure");
+    }
+    if (answer.statusCode >= 500) request.log.error({ err: error }, "request failed");
+    for (const [name, value] of Object.entries(answer.headers)) void reply.header(name, value);
+    return reply.code(answer.statusCode).send(answer.body);
+  });
+  // Authentication runs first (onRequest): an unauthenticated caller learns nothing about which routes exist.
+  app.setNotFoundHandler(async () => {
+    throw SidecarHttpError.of("NOT_FOUND");
+  });
+  return app;
+}
+
+interface HttpAnswer {
+  readonly statusCode: number;
+  readonly body: { readonly error: string };
+  readonly code?: string | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** Every error to an exact body: the runtime's refusals by code, fastify's own by their codes, anything else 500. */
+function toHttpError(error: FastifyError): HttpAnswer {
+  const known = error instanceof SidecarHttpError ? error : fromRuntimeError(error);
+  if (known) return { statusCode: known.statusCode, body: known.body, code: known.code, headers: known.headers };
+  if (error.validation) {
+    const first = error.validation[0];
+    if (first?.keyword === "required") {
+      // Fastify's own wording, which is the spec's: `body must have required property '<name>'`.
+      return { statusCode: 400, body: { error: error.message }, code: "MISSING_PROPERTY", headers: {} };
+    }
+    const answer = invalidRequest(error.validation.map((v) => ({ path: `${error.validationContext ?? "body"}${v.instancePath}`, message: v.message ?? "is invalid" })));
+    return { statusCode: 400, body: answer.body, code: "BAD_REQUEST", headers: {} };
+  }
+  switch (error.code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return { statusCode: 413, body: errorBody("BODY_TOO_LARGE"), code: "BODY_TOO_LARGE", headers: {} };
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+    case "FST_ERR_CTP_EMPTY_TYPE":
+    case "FST_ERR_CTP_INVALID_TYPE": {
+      const answer = invalidRequest([{ path: "body", message: error.message.replace(/\.$/, "") }]);
+      return { statusCode: 400, body: answer.body, code: "BAD_REQUEST", headers: {} };
+    }
+  }
+  if (error.statusCode === 400) {
+    const answer = invalidRequest([{ path: "request", message: error.message }]);
+    return { statusCode: 400, body: answer.body, code: "BAD_REQUEST", headers: {} };
+  }
+  return { statusCode: 500, body: errorBody("INTERNAL_ERROR"), code: "INTERNAL_ERROR", headers: {} };
+}

@@ -1,0 +1,64 @@
+/**
+ * One sidecar process: the context (LMDB, keys, authorizer) and the surfaces listening on it. `close()` is the
+ * graceful shutdown: stop accepting, let requests in flight finish (new ones get 503), then flush and close LMDB, so
+ * nothing a client was told is lost.
+ */
+import type { FastifyInstance } from "fastify";
+import type { SidecarConfig } from "./config.js";
+import { openContext, type SidecarContext } from "./context.js";
+import { createMetrics } from "./metrics.js";
+import { buildSurfaceA } from "./surface-a/app.js";
+
+export interface RunningSidecar {
+  readonly context: SidecarContext;
+  /** `http://host:port` of each listening surface. */
+  readonly urls: { readonly a: string | null; readonly b: string | null };
+  close(): Promise<void>;
+}
+
+async function listen(app: FastifyInstance, host: string, port: number): Promise<string> {
+  await app.listen({ host, port });
+  const address = app.server.address();
+  const bound = typeof address === "object" && address !== null ? address.port : port;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${bound}`;
+}
+
+/** Closes `app` within `timeoutMs`; past it, open connections are cut so shutdown cannot hang on a slow client. */
+async function drain(app: FastifyInstance, timeoutMs: number): Promise<void> {
+  const timer = setTimeout(() => app.server.closeAllConnections(), timeoutMs);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function startSidecar(config: SidecarConfig): Promise<RunningSidecar> {
+  const context = await openContext(config);
+  const metrics = createMetrics();
+  const apps: FastifyInstance[] = [];
+  try {
+    let a: string | null = null;
+    if (config.portA !== null) {
+      const surfaceA = await buildSurfaceA(context, metrics);
+      apps.push(surfaceA);
+      a = await listen(surfaceA, config.host, config.portA);
+    }
+    let closing: Promise<void> | null = null;
+    return {
+      context,
+      urls: { a, b: null },
+      close() {
+        closing ??= (async () => {
+          await Promise.all(apps.map((app) => drain(app, config.shutdownTimeoutMs)));
+          await context.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (e) {
+    await Promise.all(apps.map((app) => app.close()));
+    await context.close();
+    throw e;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Surface A, the governance server (spec 4.1), built but not listening: `buildSurfaceA(ctx).inject()` in tests,
+ * `listen()` in `startSidecar`.
+ */
+import rateLimit from "@fastify/rate-limit";
+import type { FastifyInstance } from "fastify";
+import { rateLimitedBody } from "@writ/runtime";
+import type { SidecarContext } from "../context.js";
+import { SidecarHttpError } from "../http/errors.js";
+import { createServer } from "../http/server.js";
+import type { Metrics } from "../metrics.js";
+import { attestationRoutes } from "./attestations.js";
+import { auditRoutes } from "./audit-routes.js";
+import { decisionRoutes } from "./decisions.js";
+import { HEALTH_ROUTE, runtimeInfoRoutes } from "./runtime-info.js";
+import { securityEvent } from "./security-events.js";
+
+export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Promise<FastifyInstance> {
+  const app = createServer({
+    apiKey: ctx.apiKey,
+    logLevel: ctx.config.logLevel,
+    publicRoutes: [HEALTH_ROUTE],
+    onUnauthorized: (request) => ctx.audit.recordSecurityEvent(securityEvent(request, "authentication_failed", request.headers.authorization === undefined ? "no Authorization header" : "Bearer key does not match")),
+    executionRoutes: ["POST /evaluate", "POST /execute"],
+  });
+  metrics.instrument(app, "a");
+  app.addHook("onResponse", async () => ctx.audit.countApiCall());
+
+  await app.register(rateLimit, {
+    global: false,
+    // After authentication and body parsing: an unauthenticated caller cannot spend a client's budget.
+    hook: "preHandler",
+    errorResponseBuilder: (_request, context) => {
+      const reset = Math.ceil((Date.now() + context.ttl) / 1000);
+      return new SidecarHttpError(429, rateLimitedBody({ limit: context.max, remaining: 0, reset }), "RATE_LIMITED");
+    },
+    onExceeded: (request) => ctx.audit.recordSecurityEvent(securityEvent(request, "rate_limited", "more than 100 POST /execute in a minute")),
+  });
+
+  decisionRoutes(app, ctx);
+  attestationRoutes(app, ctx);
+  runtimeInfoRoutes(app, ctx, metrics);
+  auditRoutes(app, ctx);
+  return app;
+}

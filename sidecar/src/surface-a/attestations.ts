@@ -1,0 +1,106 @@
+/**
+ * What happens to an attestation after `/evaluate`: `POST /verify` (stateless, spec 2.10), `POST /override` (a human
+ * resolves a pending decision, spec 2.8) and `POST /confirm-execution` (the Execution Integrity Proof, spec 2.9).
+ */
+import type { FastifyInstance } from "fastify";
+import {
+  DEFAULT_TIME_WINDOW_SECONDS,
+  canonicalJson,
+  confirmExecution,
+  isTimestamp,
+  resolveOverride,
+  toEndpointVerification,
+  verifyAttestation,
+  type ExecutedAction,
+} from "@writ/runtime";
+import type { SidecarContext } from "../context.js";
+import { SidecarHttpError, invalidRequest } from "../http/errors.js";
+import { bodyCheck } from "../http/validation.js";
+import { confirmBody, overrideBody, verifyBody } from "./schemas.js";
+import { securityEvent } from "./security-events.js";
+
+interface OverrideBody {
+  readonly executionId: string;
+  readonly approved: boolean;
+  readonly approvedBy: string;
+  readonly approverRole: string;
+  readonly reason: string;
+}
+interface ConfirmBody {
+  readonly attestation: Record<string, unknown>;
+  readonly executedAction: {
+    readonly actionType: string;
+    readonly actionId: string;
+    readonly actionTimestamp: string;
+    readonly actionDetails?: Record<string, unknown>;
+  };
+  readonly timeWindowSeconds?: number;
+}
+
+const checkVerify = bodyCheck<Record<string, unknown>>(verifyBody);
+const checkOverride = bodyCheck<OverrideBody>(overrideBody);
+const checkConfirm = bodyCheck<ConfirmBody>(confirmBody);
+
+/** Spec 7: 503 when the signer, the verifier or the replay store is missing. */
+function required<T>(value: T | null): T {
+  if (value === null) throw SidecarHttpError.of("RUNTIME_NOT_CONFIGURED");
+  return value;
+}
+
+export function attestationRoutes(app: FastifyInstance, ctx: SidecarContext): void {
+  app.post("/verify", async (request) => {
+    const attestation = checkVerify(request.body);
+    const verifier = required(ctx.verifier);
+    const verification = verifyAttestation(attestation, verifier);
+    const answer = toEndpointVerification(verification);
+    const executionId = typeof attestation["executionId"] === "string" ? attestation["executionId"] : null;
+    ctx.audit.recordVerification({ executionId, valid: answer.valid, checks: answer.checks, errors: verification.errors, recordedAt: new Date().toISOString() });
+    if (!answer.valid) {
+      ctx.audit.recordSecurityEvent(securityEvent(request, "invalid_verification", `attestation failed verification: ${verification.errors.length} problem(s)`, executionId ?? undefined));
+    }
+    return answer;
+  });
+
+  app.post("/override", async (request) => {
+    const body = checkOverride(request.body);
+    const store = required(ctx.store);
+    const outcome = await resolveOverride(body, { store, ...(ctx.signer ? { signer: ctx.signer } : {}) });
+    ctx.audit.recordOverride({
+      executionId: body.executionId,
+      approved: body.approved,
+      approvedBy: body.approvedBy,
+      approverRole: body.approverRole,
+      reason: body.reason,
+      overrideId: outcome.record.overrideId,
+      record: outcome.record,
+      recordedAt: outcome.record.decidedAt,
+    });
+    await ctx.audit.flushed();
+    return outcome;
+  });
+
+  app.post("/confirm-execution", async (request) => {
+    const body = checkConfirm(request.body);
+    const { actionType, actionId, actionTimestamp, actionDetails } = body.executedAction;
+    if (!isTimestamp(actionTimestamp)) {
+      throw invalidRequest([{ path: "body/executedAction/actionTimestamp", message: "must be an ISO 8601 date-time with a time zone, e.g. 2026-11-22T10:00:00Z" }]);
+    }
+    const signer = required(ctx.signer);
+    const verifier = required(ctx.verifier);
+    const store = required(ctx.store);
+    const executed: ExecutedAction = { type: actionType, payload: actionDetails ?? {}, executedAt: actionTimestamp, actionId };
+    const proof = await confirmExecution(body.attestation, executed, body.timeWindowSeconds ?? DEFAULT_TIME_WINDOW_SECONDS, { verifier, signer, store });
+    ctx.audit.recordConfirmation({ executionId: proof.executionId, match: proof.match, proof, recordedAt: proof.confirmedAt });
+    await ctx.audit.flushed();
+    return {
+      matched: proof.match,
+      executionId: proof.executionId,
+      withinTimeWindow: proof.matchDetails.withinTimeWindow,
+      // The signed proof as one string (spec 2.9 types `proof` as a string): its canonical JSON text, which is
+      // exactly what the signature covers once `signature` is set aside (docs/sidecar.md).
+      proof: canonicalJson(proof),
+      match: proof.match,
+      verified: proof.verified,
+    };
+  });
+}

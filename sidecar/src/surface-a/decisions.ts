@@ -1,0 +1,87 @@
+/**
+ * The decision endpoints: `POST /evaluate` (variant 1 signs, variant 2 is a dry run), the legacy `POST /execute`
+ * and `POST /simulate`. Dispatch of `/evaluate` (DESIGN.md section 4): `verifiedSignals` is variant 1; `signals`
+ * without `verifiedSignals` is the dry run; both at once is a 400.
+ */
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { AuthorizationError, type EvaluateRequest } from "@writ/runtime";
+import type { SidecarContext } from "../context.js";
+import { invalidRequest } from "../http/errors.js";
+import { bodyCheck } from "../http/validation.js";
+import { securityEvent } from "./security-events.js";
+import { dryRunBody, evaluateBody, executeBody } from "./schemas.js";
+
+interface SignedBody {
+  readonly executionId: string;
+  readonly policyId: string;
+  readonly policyVersion: string;
+  readonly signalProvenance?: Record<string, unknown>;
+}
+type EvaluateBody = SignedBody & { readonly verifiedSignals: Record<string, unknown> };
+type ExecuteBody = SignedBody & { readonly signals: Record<string, unknown> };
+interface DryRunBody {
+  readonly policyId: string;
+  readonly policyVersion: string;
+  readonly signals: Record<string, unknown>;
+}
+
+const checkEvaluate = bodyCheck<EvaluateBody>(evaluateBody);
+const checkDryRun = bodyCheck<DryRunBody>(dryRunBody);
+const checkExecute = bodyCheck<ExecuteBody>(executeBody);
+
+/** Legacy `/execute`: at most 100 a minute per client (spec 8). */
+export const EXECUTE_RATE_LIMIT = { max: 100, timeWindow: 60_000 } as const;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function requestOf(body: SignedBody, signals: Record<string, unknown>): EvaluateRequest {
+  return {
+    executionId: body.executionId,
+    policyId: body.policyId,
+    policyVersion: body.policyVersion,
+    signals,
+    ...(body.signalProvenance === undefined ? {} : { signalProvenance: body.signalProvenance }),
+  };
+}
+
+/** A second use of an executionId is a replay attempt: recorded as a security event, then answered as usual. */
+async function recordingReplays<T>(ctx: SidecarContext, request: FastifyRequest, executionId: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof AuthorizationError && e.code === "INV-013") {
+      ctx.audit.recordSecurityEvent(securityEvent(request, "replay_attempt", `executionId already consumed`, executionId));
+    }
+    throw e;
+  }
+}
+
+export function decisionRoutes(app: FastifyInstance, ctx: SidecarContext): void {
+  app.post("/evaluate", async (request) => {
+    const body = request.body;
+    if (isObject(body) && Object.hasOwn(body, "signals")) {
+      if (Object.hasOwn(body, "verifiedSignals")) {
+        throw invalidRequest([{ path: "body", message: "must have either `verifiedSignals` (evaluate) or `signals` (dry run), not both" }]);
+      }
+      const dry = checkDryRun(body);
+      return ctx.authorizer.dryRun(dry.policyId, dry.policyVersion, dry.signals);
+    }
+    const evaluate = checkEvaluate(body);
+    return recordingReplays(ctx, request, evaluate.executionId, () => ctx.authorizer.evaluate(requestOf(evaluate, evaluate.verifiedSignals)));
+  });
+
+  app.post("/execute", { config: { rateLimit: EXECUTE_RATE_LIMIT } }, async (request) => {
+    const execute = checkExecute(request.body);
+    const result = await recordingReplays(ctx, request, execute.executionId, () => ctx.authorizer.execute(requestOf(execute, execute.signals)));
+    // Spec 2.5: `approved`, or else the attestation's `execution_state` (`pending_override`, or `completed` for a
+    // rejection, whose attestation says `reject`).
+    return { ...result, status: result.status === "approved" ? "approved" : result.attestation.execution_state };
+  });
+
+  app.post("/simulate", async (request) => {
+    const simulate = checkDryRun(request.body);
+    return ctx.authorizer.simulate(simulate.policyId, simulate.policyVersion, simulate.signals);
+  });
+}

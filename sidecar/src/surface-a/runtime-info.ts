@@ -1,0 +1,79 @@
+/**
+ * What the sidecar says about itself (spec 2.11): `GET /health` (the only unauthenticated route), the runtime
+ * manifest and capabilities, a policy's signals schema (spec 1.9 step 1), and the Prometheus metrics.
+ */
+import type { FastifyInstance } from "fastify";
+import { CAPABILITIES, PAYLOAD_TYPES, RUNTIME_HASH, RUNTIME_VERSION, SUPPORTED_SCHEMA_VERSIONS, signObject, verifyObject } from "@writ/runtime";
+import type { SidecarContext } from "../context.js";
+import type { Metrics } from "../metrics.js";
+
+/** How long a signing self-test result is reused: `/health` is unauthenticated and must stay cheap. */
+const SELF_TEST_TTL_MS = 10_000;
+
+/** Signs and verifies a probe with the configured key: `verification` `ok` only when both work. */
+function signingSelfTest(ctx: SidecarContext): () => "ok" | "error" {
+  let last: { at: number; result: "ok" | "error" } | null = null;
+  return () => {
+    const now = Date.now();
+    if (last && now - last.at < SELF_TEST_TTL_MS) return last.result;
+    let result: "ok" | "error" = "error";
+    const signer = ctx.signer;
+    if (signer) {
+      try {
+        const probe = { probe: "writ.health.v1", at: new Date(now).toISOString() };
+        const signature = signObject(PAYLOAD_TYPES.runtimeManifest, probe, signer.key);
+        result = verifyObject(PAYLOAD_TYPES.runtimeManifest, probe, signature, [signer.key.publicKey]) ? "ok" : "error";
+      } catch {
+        result = "error";
+      }
+    }
+    last = { at: now, result };
+    return result;
+  };
+}
+
+export const HEALTH_ROUTE = "GET /health";
+
+export function runtimeInfoRoutes(app: FastifyInstance, ctx: SidecarContext, metrics: Metrics): void {
+  const selfTest = signingSelfTest(ctx);
+  app.get("/health", async () => ({
+    status: "ok",
+    runtimeVersion: RUNTIME_VERSION,
+    runtimeHash: RUNTIME_HASH,
+    verification: selfTest(),
+    audit_db: ctx.audit.healthy(),
+    signing_mode: ctx.signingMode,
+    capabilities: [...CAPABILITIES],
+    supportedSchemaVersions: [...SUPPORTED_SCHEMA_VERSIONS],
+  }));
+
+  app.get("/runtime/manifest", async () => ({
+    version: RUNTIME_VERSION,
+    runtimeHash: RUNTIME_HASH,
+    capabilities: [...CAPABILITIES],
+    supportedSchemaVersions: [...SUPPORTED_SCHEMA_VERSIONS],
+    startedAt: ctx.startedAt,
+    // writ's additions: the signed runtime manifest whose hash attestations carry as `provenance.manifestHash`.
+    ...(ctx.authorizer.runtime ? { manifestHash: ctx.authorizer.runtime.manifestHash, signedManifest: ctx.authorizer.runtime.manifest } : {}),
+  }));
+
+  app.get("/runtime/capabilities", async () => ({ capabilities: [...CAPABILITIES] }));
+
+  app.get<{ Params: { policyId: string; version: string } }>("/policies/:policyId/versions/:version/schema", async (request) => {
+    const { policyId, version } = request.params;
+    const bundle = await ctx.authorizer.policy(policyId, version);
+    return {
+      policyId,
+      policyVersion: version,
+      schemaVersion: bundle.manifest.schemaVersion,
+      bundleHash: bundle.manifest.bundle_hash,
+      governs: { actionType: bundle.ir.governs.action, binding: [...bundle.ir.governs.binding] },
+      signalsSchema: bundle.schema,
+    };
+  });
+
+  app.get("/metrics", async (_request, reply) => {
+    void reply.header("content-type", metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+}

@@ -1,0 +1,15 @@
+import type { FastifyRequest } from "fastify";
+import type { SecurityEventInput, SecurityEventType } from "../audit/types.js";
+
+/** A security event about `request`: method, route path (no query string) and client address; never a header or body. */
+export function securityEvent(request: FastifyRequest, type: SecurityEventType, detail: string, executionId?: string): SecurityEventInput {
+  return {
+    type,
+    method: request.method,
+    // Bounded: the path is caller-chosen, and an audit record must not grow with it.
+    path: (request.url.split("?", 1)[0] ?? "").slice(0, 256),
+    ip: request.ip,
+    detail,
+    ...(executionId === undefined ? {} : { executionId }),
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * A real listening sidecar for end-to-end tests: fresh data dir, fixture policies, random port.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig, startSidecar, type RunningSidecar } from "@writ/sidecar";
+import { fixturePoliciesRoot } from "./policies.js";
+
+export const API_KEY = "test-api-key-0123456789abcdef";
+
+export interface TestSidecar {
+  readonly url: string;
+  readonly dataDir: string;
+  readonly sidecar: RunningSidecar;
+  /** fetch against the sidecar with the API key and a JSON body. */
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+export async function startTestSidecar(env: Record<string, string> = {}): Promise<TestSidecar> {
+  const dataDir = await mkdtemp(join(tmpdir(), "writ-sidecar-data-"));
+  const config = loadConfig({
+    SERVICE_API_KEY: API_KEY,
+    SERVICE_POLICIES_ROOT: await fixturePoliciesRoot(),
+    SERVICE_DATA_DIR: dataDir,
+    SERVICE_PORT: "0",
+    SERVICE_B_PORT: "off",
+    SERVICE_LOG_LEVEL: "silent",
+    ...env,
+  });
+  const sidecar = await startSidecar(config);
+  const url = sidecar.urls.a!;
+  return {
+    url,
+    dataDir,
+    sidecar,
+    async call(method, path, body, headers = {}) {
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${API_KEY}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+        ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text === "" ? null : JSON.parse(text), headers: response.headers };
+    },
+    async close() {
+      await sidecar.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
