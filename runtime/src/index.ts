@@ -8,7 +8,7 @@ export { parseStrictJson, type StrictParseOptions } from "./json/strict-parse.js
 export { canonicalJson, canonicalBytes } from "./canonical/jcs.js";
 export { sha256Hex } from "./canonical/digest.js";
 export { PAYLOAD_TYPES, type PayloadType } from "./signing/payload-types.js";
-export { pae, signingInput } from "./signing/pae.js";
+export { pae, signingInput, canonicalSigningInput } from "./signing/pae.js";
 export {
   keyIdOf,
   loadSigningKeyPem,
@@ -18,7 +18,7 @@ export {
   type PublicKey,
   type SigningKey,
 } from "./signing/keys.js";
-export { signObject, verifyObject, decodeSignature } from "./signing/sign.js";
+export { signObject, signCanonical, signCanonicalAsync, verifyObject, decodeSignature, type CanonicalSigner } from "./signing/sign.js";
 export {
   MANIFEST_VERSION,
   SCHEMA_VERSION,

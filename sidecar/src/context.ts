@@ -26,6 +26,7 @@ import { DisabledAuditLog } from "./audit/disabled-audit-log.js";
 import { LmdbAuditLog } from "./audit/lmdb-audit-log.js";
 import type { AuditLog } from "./audit/types.js";
 import { ConfigError, type SidecarConfig } from "./config.js";
+import { SigningWorker } from "./crypto/signing-worker.js";
 import { loadOrCreateDevApiKey, loadOrCreateSigningKey, parseSigningKey } from "./keys.js";
 
 export interface SidecarContext {
@@ -126,10 +127,12 @@ export async function openContext(config: SidecarConfig, onAuditError: (error: u
 
   const keys = await bundleKeys(config.bundleKeyFiles);
   const registry = new PolicyRegistry(config.policiesRoot, { trustedKeys: keys, requireSignature: config.requireSignedBundles });
+  const signingWorker = signer && config.signingWorker ? new SigningWorker(signer.key) : null;
   const authorizer = new Authorizer({
     registry,
     signer,
     store,
+    ...(signingWorker ? { signCanonical: signingWorker.sign } : {}),
     onDecision: (event) =>
       recordDecision({
         executionId: event.request.executionId,
@@ -163,6 +166,7 @@ export async function openContext(config: SidecarConfig, onAuditError: (error: u
     notices,
     async close() {
       if (sweep) clearInterval(sweep);
+      await signingWorker?.close();
       await audit.close();
       // The replay store does not own a shared root: closing it only stops its use; the root is flushed and closed here.
       await store?.close();

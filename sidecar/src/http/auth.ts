@@ -12,8 +12,12 @@ function digest(value: string): Buffer {
   return createHash("sha256").update(value, "utf8").digest();
 }
 
-export function bearerMatches(header: string | undefined, apiKey: string): boolean {
-  const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
-  // A missing or malformed header still costs one comparison, so its timing matches a wrong key's.
-  return timingSafeEqual(digest(token ?? ""), digest(apiKey)) && token !== undefined;
+/** A check of `Authorization` headers against `apiKey` (whose digest is taken once). */
+export function bearerCheck(apiKey: string): (header: string | undefined) => boolean {
+  const expected = digest(apiKey);
+  return (header) => {
+    const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
+    // A missing or malformed header still costs one comparison, so its timing matches a wrong key's.
+    return timingSafeEqual(digest(token ?? ""), expected) && token !== undefined;
+  };
 }

@@ -5,7 +5,7 @@
  */
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { errorBody, parseStrictJson } from "@writ/runtime";
-import { bearerMatches } from "./auth.js";
+import { bearerCheck } from "./auth.js";
 import { SidecarHttpError, fromRuntimeError, invalidRequest } from "./errors.js";
 import { validatorCompiler } from "./validation.js";
 
@@ -48,9 +48,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
   });
 
   const publicRoutes = new Set(options.publicRoutes);
+  const authorized = bearerCheck(options.apiKey);
   app.addHook("onRequest", async (request) => {
     if (publicRoutes.has(`${request.method} ${request.routeOptions.url ?? ""}`)) return;
-    if (!bearerMatches(request.headers.authorization, options.apiKey)) {
+    if (!authorized(request.headers.authorization)) {
       options.onUnauthorized?.(request);
       throw SidecarHttpError.of("UNAUTHORIZED");
     }

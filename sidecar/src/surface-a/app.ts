@@ -37,7 +37,7 @@ export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Prom
     onExceeded: (request) => ctx.audit.recordSecurityEvent(securityEvent(request, "rate_limited", "more than 100 POST /execute in a minute")),
   });
 
-  decisionRoutes(app, ctx);
+  decisionRoutes(app, ctx, metrics);
   attestationRoutes(app, ctx);
   runtimeInfoRoutes(app, ctx, metrics);
   auditRoutes(app, ctx);

@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AuthorizationError, type EvaluateRequest } from "@writ/runtime";
 import type { SidecarContext } from "../context.js";
+import type { Metrics } from "../metrics.js";
 import { invalidRequest } from "../http/errors.js";
 import { bodyCheck } from "../http/validation.js";
 import { securityEvent } from "./security-events.js";
@@ -58,7 +59,7 @@ async function recordingReplays<T>(ctx: SidecarContext, request: FastifyRequest,
   }
 }
 
-export function decisionRoutes(app: FastifyInstance, ctx: SidecarContext): void {
+export function decisionRoutes(app: FastifyInstance, ctx: SidecarContext, metrics: Metrics): void {
   app.post("/evaluate", async (request) => {
     const body = request.body;
     if (isObject(body) && Object.hasOwn(body, "signals")) {
@@ -69,12 +70,15 @@ export function decisionRoutes(app: FastifyInstance, ctx: SidecarContext): void 
       return ctx.authorizer.dryRun(dry.policyId, dry.policyVersion, dry.signals);
     }
     const evaluate = checkEvaluate(body);
-    return recordingReplays(ctx, request, evaluate.executionId, () => ctx.authorizer.evaluate(requestOf(evaluate, evaluate.verifiedSignals)));
+    const result = await recordingReplays(ctx, request, evaluate.executionId, () => ctx.authorizer.evaluate(requestOf(evaluate, evaluate.verifiedSignals)));
+    metrics.decisions.inc({ status: result.status, endpoint: "evaluate" });
+    return result;
   });
 
   app.post("/execute", { config: { rateLimit: EXECUTE_RATE_LIMIT } }, async (request) => {
     const execute = checkExecute(request.body);
     const result = await recordingReplays(ctx, request, execute.executionId, () => ctx.authorizer.execute(requestOf(execute, execute.signals)));
+    metrics.decisions.inc({ status: result.status, endpoint: "execute" });
     // Spec 2.5: `approved`, or else the attestation's `execution_state` (`pending_override`, or `completed` for a
     // rejection, whose attestation says `reject`).
     return { ...result, status: result.status === "approved" ? "approved" : result.attestation.execution_state };

@@ -1,0 +1,119 @@
+/**
+ * Sidecar benchmark (`npm run bench:sidecar`, i.e. `tsx bench/sidecar.ts`). Not a test: it prints numbers.
+ *
+ * One run loads two servers in turn with the same load generator (autocannon, in this process):
+ *   - writ: the built sidecar (`sidecar/dist/main.js`) in its own process, `POST /evaluate` with a unique executionId
+ *     per request, on the shipped payments.transfer@1.2.0 (bundle signature required), durable LMDB replay store and
+ *     audit on: every answer is signed, self-verified, fsynced and audited before it is sent;
+ *   - Cerbos (`@cerbos/cerbos-linux-x64`, its own process, bound to 127.0.0.1): `POST /api/check/resources` on the
+ *     same policy, translated rule for rule (bench/sidecar/cerbos-policy.ts), attributes checked against the same
+ *     JSON Schema; no signing, no storage.
+ * Both must first decide the policy's 25 valid test signal sets alike (approve = allow). Then, at 1 and at 50
+ * connections, rounds alternate writ and Cerbos so drifting load on the shared machine hits both alike; the figures
+ * are medians over the rounds. Goals (issue 4): at 50 connections writ's req/s at least 1.5x Cerbos's with a p99 no
+ * higher than Cerbos's; at one connection a p50 no higher than Cerbos's.
+ *
+ * Environment: BENCH_ROUNDS (default 3), BENCH_DURATION (seconds per measured run, default 5), BENCH_WARMUP (seconds
+ * of unmeasured load before each run, default 1).
+ */
+import { arch, cpus, platform } from "node:os";
+import { checkAgreement, startCerbos, type Cerbos } from "./sidecar/cerbos.js";
+import { runLoad, type LoadResult } from "./sidecar/load.js";
+import { loadCases, type Signals } from "./sidecar/policy-cases.js";
+import { startWrit, type Writ } from "./sidecar/writ.js";
+
+const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
+const DURATION = Number(process.env["BENCH_DURATION"] ?? 5);
+const WARMUP = Number(process.env["BENCH_WARMUP"] ?? 1);
+const GOAL_THROUGHPUT = 1.5;
+
+for (const [name, value] of [["BENCH_ROUNDS", ROUNDS], ["BENCH_DURATION", DURATION], ["BENCH_WARMUP", WARMUP]] as const) {
+  if (!(value >= (name === "BENCH_WARMUP" ? 0 : 1))) throw new Error(`${name} must be a positive number, not ${process.env[name]}`);
+}
+
+interface Summary {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+}
+
+const median = (values: readonly number[]): number => {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+function summarize(runs: readonly LoadResult[]): Summary {
+  return { rps: median(runs.map((r) => r.requestsPerSecond)), p50: median(runs.map((r) => r.p50Ms)), p99: median(runs.map((r) => r.p99Ms)) };
+}
+
+/** writ must decide each set as the test file says: approve answers `approved`, reject and escalate do not. */
+async function checkWrit(writ: Writ, cases: Awaited<ReturnType<typeof loadCases>>): Promise<void> {
+  for (const [i, c] of cases.valid.entries()) {
+    const response = await fetch(writ.evaluateUrl, { method: "POST", headers: writ.headers, body: JSON.stringify(writ.evaluateBody(c.signals, `agreement-${i}`)) });
+    const body = (await response.json()) as { status?: string };
+    const expected = c.verdict === "approve" ? "approved" : c.verdict === "escalate" ? "pending_override" : "rejected";
+    if (response.status !== 200 || body.status !== expected) {
+      throw new Error(`writ answers ${response.status} ${JSON.stringify(body).slice(0, 200)} for \`${c.name}\`, expected ${expected}`);
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const cases = await loadCases();
+  const sets: readonly Signals[] = cases.valid.map((c) => c.signals);
+  let writ: Writ | null = null;
+  let cerbos: Cerbos | null = null;
+  try {
+    writ = await startWrit();
+    cerbos = await startCerbos();
+    console.log(`writ sidecar at ${writ.url}; Cerbos ${cerbos.version} at ${cerbos.url}`);
+    console.log(`node ${process.version}, ${platform()} ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}; load generator, writ and Cerbos share the machine`);
+    await checkWrit(writ, cases);
+    const agreement = await checkAgreement(cerbos, cases);
+    console.log(`agreement: both decide the ${sets.length} valid signal sets alike (${agreement.allowed} approve/allow, ${agreement.denied} other)`);
+    console.log(`${ROUNDS} rounds × (${WARMUP} s warm-up + ${DURATION} s) per server and connection count, alternating\n`);
+
+    const w = writ;
+    const c = cerbos;
+    const results = new Map<string, LoadResult[]>();
+    let sequence = 0;
+    for (const connections of [1, 50]) {
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const [name, url, headers, body] of [
+          ["writ", w.evaluateUrl, w.headers, (i: number) => JSON.stringify(w.evaluateBody(sets[i % sets.length]!, `bench-${sequence}-${i}`))],
+          ["cerbos", c.checkUrl, { "content-type": "application/json" }, (i: number) => JSON.stringify(c.checkBody(sets[i % sets.length]!, `bench-${sequence}-${i}`))],
+        ] as const) {
+          sequence += 1;
+          const result = await runLoad({ url, connections, durationSeconds: DURATION, warmupSeconds: WARMUP, headers, makeBody: body, expectStatus: 200 });
+          const key = `${name}@${connections}`;
+          results.set(key, [...(results.get(key) ?? []), result]);
+          process.stdout.write(`  round ${round + 1} ${name.padEnd(6)} ${String(connections).padStart(2)} conn: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(3)} ms, p99 ${result.p99Ms.toFixed(3)} ms\n`);
+        }
+      }
+    }
+
+    const s = (name: string, connections: number) => summarize(results.get(`${name}@${connections}`)!);
+    const ms = (v: number) => `${v.toFixed(3)} ms`;
+    console.log(`\n${"server".padEnd(28)}${"req/s".padStart(10)}${"p50".padStart(12)}${"p99".padStart(12)}`);
+    for (const connections of [1, 50]) {
+      for (const name of ["writ", "cerbos"]) {
+        const x = s(name, connections);
+        console.log(`${`${name} @ ${connections} connection${connections > 1 ? "s" : ""}`.padEnd(28)}${x.rps.toFixed(0).padStart(10)}${ms(x.p50).padStart(12)}${ms(x.p99).padStart(12)}`);
+      }
+    }
+    const w50 = s("writ", 50);
+    const c50 = s("cerbos", 50);
+    const w1 = s("writ", 1);
+    const c1 = s("cerbos", 1);
+    const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
+    console.log("\nratios (medians of the same run):");
+    console.log(`  50 connections: writ req/s / Cerbos req/s = ${(w50.rps / c50.rps).toFixed(2)}× (goal ≥ ${GOAL_THROUGHPUT}×: ${verdict(w50.rps / c50.rps >= GOAL_THROUGHPUT)})`);
+    console.log(`  50 connections: writ p99 / Cerbos p99 = ${(w50.p99 / c50.p99).toFixed(2)} (goal ≤ 1: ${verdict(w50.p99 <= c50.p99)})`);
+    console.log(`  1 connection:   writ p50 / Cerbos p50 = ${(w1.p50 / c1.p50).toFixed(2)} (goal ≤ 1: ${verdict(w1.p50 <= c1.p50)})`);
+    console.log("  note: every writ answer is an Ed25519-signed, self-verified attestation whose replay entry and audit record are fsynced before it is sent; Cerbos signs and stores nothing");
+  } finally {
+    await Promise.all([writ?.stop(), cerbos?.stop()]);
+  }
+}
+
+await main();
