@@ -8,6 +8,7 @@ import type { SidecarConfig } from "./config.js";
 import { openContext, type SidecarContext } from "./context.js";
 import { createMetrics } from "./metrics.js";
 import { buildSurfaceA } from "./surface-a/app.js";
+import { buildSurfaceB } from "./surface-b/app.js";
 
 export interface RunningSidecar {
   readonly context: SidecarContext;
@@ -50,10 +51,17 @@ export async function startSidecar(config: SidecarConfig): Promise<RunningSideca
       apps.push(surfaceA);
       a = await listen(surfaceA, config.host, config.portA);
     }
+    // Surface B (issue 5): its own listener on the same context; drained with Surface A on close.
+    let b: string | null = null;
+    if (config.portB !== null) {
+      const surfaceB = buildSurfaceB(context, metrics);
+      apps.push(surfaceB);
+      b = await listen(surfaceB, config.host, config.portB);
+    }
     let closing: Promise<void> | null = null;
     return {
       context,
-      urls: { a, b: null },
+      urls: { a, b },
       close() {
         closing ??= (async () => {
           await Promise.all(apps.map((app) => drain(app, config.shutdownTimeoutMs)));

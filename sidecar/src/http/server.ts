@@ -23,7 +23,15 @@ export interface ServerOptions {
   readonly executionRoutes?: readonly string[];
 }
 
+/** Longest path parameter: an executionId may be 1,024 characters, each up to 12 bytes percent-encoded. */
+const MAX_PARAM_LENGTH = 12_288;
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
+
 export function createServer(options: ServerOptions): FastifyInstance {
+  const publicRoutes = new Set(options.publicRoutes);
+  const authorized = bearerCheck(options.apiKey);
+  const isPublic = (request: FastifyRequest) => publicRoutes.has(`${request.method} ${request.routeOptions.url ?? ""}`);
   const app = Fastify({
     logger: {
       level: options.logLevel,
@@ -34,27 +42,45 @@ export function createServer(options: ServerOptions): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     return503OnClosing: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // A URL the router cannot take (bad percent-encoding, an overlong parameter) is refused like any other bad
+    // request: authentication first, then an error-table body.
+    frameworkErrors: (error, request, reply) => {
+      const answer = authorized(request.headers.authorization)
+        ? invalidRequest([{ path: "url", message: error.message.replace(/\.$/, "") }])
+        : unauthorized(request);
+      void (reply as FastifyReply).code(answer.statusCode).send(answer.body);
+    },
   });
+  const unauthorized = (request: FastifyRequest): SidecarHttpError => {
+    options.onUnauthorized?.(request);
+    return SidecarHttpError.of("UNAUTHORIZED");
+  };
   app.setValidatorCompiler(validatorCompiler);
 
-  // Only strict JSON: duplicate keys, lone surrogates and unsafe numbers are 400s, never silently normalized.
+  // Only strict JSON in UTF-8: invalid bytes, another charset, duplicate keys, lone surrogates and unsafe numbers are
+  // 400s, never silently replaced or normalized (a signature must not cover a rewrite of what was sent).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: BODY_LIMIT }, (_request, body, done) => {
+  app.addContentTypeParser("application/json", { parseAs: "buffer", bodyLimit: BODY_LIMIT }, (request, body, done) => {
+    const charset = CHARSET.exec(request.headers["content-type"] ?? "")?.[1]?.toLowerCase();
+    if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
+      return done(invalidRequest([{ path: "headers/content-type", message: `charset \`${charset}\` is not supported: send UTF-8` }]), undefined);
+    }
+    let text: string;
     try {
-      done(null, parseStrictJson(body as string));
+      text = UTF8.decode(body as Buffer);
+    } catch {
+      return done(invalidRequest([{ path: "body", message: "body is not valid UTF-8" }]), undefined);
+    }
+    try {
+      done(null, parseStrictJson(text));
     } catch (e) {
       done(fromRuntimeError(e) ?? (e as Error), undefined);
     }
   });
 
-  const publicRoutes = new Set(options.publicRoutes);
-  const authorized = bearerCheck(options.apiKey);
   app.addHook("onRequest", async (request) => {
-    if (publicRoutes.has(`${request.method} ${request.routeOptions.url ?? ""}`)) return;
-    if (!authorized(request.headers.authorization)) {
-      options.onUnauthorized?.(request);
-      throw SidecarHttpError.of("UNAUTHORIZED");
-    }
+    if (!isPublic(request) && !authorized(request.headers.authorization)) throw unauthorized(request);
   });
 
   const executionRoutes = new Set(options.executionRoutes ?? []);

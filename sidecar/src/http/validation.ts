@@ -3,13 +3,19 @@
  * coerce types, remove additional properties and apply defaults; here all three are off, every schema is strict,
  * and the first failure is reported (fastify's message format, which is the spec's for a missing property).
  */
-import { Ajv } from "ajv";
+import { Ajv, type ErrorObject } from "ajv";
 import type { FastifySchemaCompiler } from "fastify";
 import { SidecarHttpError, invalidRequest } from "./errors.js";
 
 const ajv = new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false, strict: true });
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema }) => ajv.compile(schema as object);
+
+/** ajv's message, naming the member an `additionalProperties` failure is about (ajv's own text does not). */
+function messageOf(error: ErrorObject): string {
+  if (error.keyword === "additionalProperties") return `must NOT have additional property '${String((error.params as { additionalProperty: string }).additionalProperty)}'`;
+  return error.message ?? "is invalid";
+}
 
 export type BodyCheck<T> = (body: unknown) => T;
 
@@ -27,6 +33,6 @@ export function bodyCheck<T>(schema: object): BodyCheck<T> {
       if (first.instancePath === "") throw SidecarHttpError.of("MISSING_PROPERTY", name);
       throw new SidecarHttpError(400, { error: `body${first.instancePath} must have required property '${name}'` }, "MISSING_PROPERTY");
     }
-    throw invalidRequest((validate.errors ?? []).map((e) => ({ path: `body${e.instancePath}`, message: e.message ?? "is invalid" })));
+    throw invalidRequest((validate.errors ?? []).map((e) => ({ path: `body${e.instancePath}`, message: messageOf(e) })));
   };
 }

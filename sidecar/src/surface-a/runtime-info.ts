@@ -32,7 +32,8 @@ function signingSelfTest(ctx: SidecarContext): () => "ok" | "error" {
   };
 }
 
-export const HEALTH_ROUTE = "GET /health";
+/** The only unauthenticated routes (spec 5): `GET /health` and the `HEAD` fastify derives from it. */
+export const HEALTH_ROUTES = ["GET /health", "HEAD /health"] as const;
 
 export function runtimeInfoRoutes(app: FastifyInstance, ctx: SidecarContext, metrics: Metrics): void {
   const selfTest = signingSelfTest(ctx);

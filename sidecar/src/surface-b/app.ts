@@ -1,0 +1,32 @@
+/**
+ * Surface B, the business-transaction API (spec 4.2: exactly 13 routes), built but not listening:
+ * `buildSurfaceB(ctx, metrics).inject()` in tests, `listen()` in `startSidecar`. It shares Surface A's HTTP
+ * conventions (strict JSON, 64 KB, Bearer key, the error table's bodies) and the sidecar's runtime and LMDB
+ * environment. Without a data dir it still serves `/health`, `/version` and `/policies/validate`; the routes that
+ * need the record store answer 503.
+ */
+import type { FastifyInstance } from "fastify";
+import type { SidecarContext } from "../context.js";
+import { createServer } from "../http/server.js";
+import type { Metrics } from "../metrics.js";
+import { securityEvent } from "../surface-a/security-events.js";
+import { evidenceRoutes } from "./evidence-routes.js";
+import { PUBLIC_ROUTES, serviceRoutes } from "./service-routes.js";
+import { TrustRecordStore } from "./store.js";
+import { transactionRoutes } from "./transaction-routes.js";
+
+export function buildSurfaceB(ctx: SidecarContext, metrics: Metrics): FastifyInstance {
+  const app = createServer({
+    apiKey: ctx.apiKey,
+    logLevel: ctx.config.logLevel,
+    publicRoutes: PUBLIC_ROUTES,
+    onUnauthorized: (request) => ctx.audit.recordSecurityEvent(securityEvent(request, "authentication_failed", request.headers.authorization === undefined ? "no Authorization header" : "Bearer key does not match")),
+    executionRoutes: ["POST /execute", "POST /transactions"],
+  });
+  metrics.instrument(app, "b");
+  const records = ctx.root ? new TrustRecordStore(ctx.root) : null;
+  serviceRoutes(app, ctx);
+  transactionRoutes(app, ctx, records);
+  evidenceRoutes(app, ctx, records);
+  return app;
+}

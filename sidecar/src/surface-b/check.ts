@@ -1,0 +1,107 @@
+/**
+ * Checks of a stored trust record. It is read back from disk, where it may have been changed into anything (even
+ * bytes that are no longer JSON), so nothing here trusts its shape: every check reports a problem, never throws.
+ *
+ * - `checkSeal` (`POST /replay`): the record's signature, under the trust root's key `signerKeyId`, and that it is
+ *   the record of the id it is stored under (a record copied under another id keeps a valid signature).
+ * - `checkRecord` (`POST /verify`, the pipeline, `POST /receipt`): the seal, `trustRecordHash` against the content,
+ *   the embedded attestation (the runtime's own verification, against the same trust root), and that the
+ *   attestation decided this record: same executionId, policy, version, signals and outcome.
+ */
+import { randomUUID } from "node:crypto";
+import {
+  PAYLOAD_TYPES,
+  VERDICT_STATUS,
+  signalsHash,
+  trustedKey,
+  verifyAttestation,
+  verifyObject,
+  type TrustRoot,
+  type Verdict,
+  sha256Hex,
+  type VerifierOptions,
+} from "@writ/runtime";
+import { trustRecordHashOf } from "./seal.js";
+import type { StoredRecord } from "./store.js";
+import type { SealedRecord, Verification } from "./types.js";
+
+export type RecordCheck =
+  | { readonly verified: true; readonly trustRecordHash: string; readonly record: SealedRecord }
+  | { readonly verified: false; readonly trustRecordHash: string; readonly problems: readonly string[] };
+
+type Json = Readonly<Record<string, unknown>>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Problems with the record's signature; none when it verifies. */
+function sealProblems(value: unknown, id: string, trustRoot: TrustRoot): string[] {
+  if (!isObject(value)) return ["the stored record is not a JSON object"];
+  if (value["businessTransactionId"] !== id) return [`the record stored under \`${id}\` is not the record of that id`];
+  const { signature, signerKeyId } = value;
+  if (typeof signature !== "string" || typeof signerKeyId !== "string") return ["the record has no signature or signerKeyId"];
+  const key = trustedKey(trustRoot, signerKeyId);
+  if (!key) return [`signer key \`${signerKeyId}\` is not in the trust root \`${trustRoot.version}\``];
+  return verifyObject(PAYLOAD_TYPES.trustRecord, value, signature, [key]) ? [] : ["the record signature does not verify: the record was changed after it was sealed"];
+}
+
+/** `trustRecordHash` of what is stored: of the record, or of its bytes when they are no longer JSON. */
+function hashOf(stored: StoredRecord): string {
+  return stored.state === "stored" ? trustRecordHashOf(stored.value) : sha256Hex(stored.text);
+}
+
+const UNREADABLE = "the stored record is not valid JSON";
+
+export function checkSeal(stored: StoredRecord, id: string, trustRoot: TrustRoot): { readonly verified: boolean; readonly trustRecordHash: string } {
+  return { verified: stored.state === "stored" && sealProblems(stored.value, id, trustRoot).length === 0, trustRecordHash: hashOf(stored) };
+}
+
+/** Problems with the attestation and its agreement with the record that carries it. */
+function executionProblems(record: Json, verifier: VerifierOptions): string[] {
+  const execution = record["execution"];
+  if (!isObject(execution) || !isObject(execution["attestation"])) return ["the record has no execution attestation"];
+  const attestation = execution["attestation"];
+  const verification = verifyAttestation(attestation, verifier);
+  const problems = verification.errors.map((e) => `attestation: ${e}`);
+  if (!verification.valid && problems.length === 0) problems.push("attestation does not verify");
+  const policy = isObject(record["policy"]) ? record["policy"] : {};
+  const signals = isObject(record["signals"]) ? record["signals"] : null;
+  if (attestation["executionId"] !== record["businessTransactionId"]) problems.push("attestation executionId is not the businessTransactionId");
+  if (attestation["policyId"] !== policy["name"] || attestation["policyVersion"] !== policy["version"]) problems.push("attestation names another policy version");
+  if (signals === null || attestation["signalsHash"] !== signalsHash(signals)) problems.push("attestation signalsHash does not match the signals");
+  const outcome = isObject(attestation["decision"]) && isObject(attestation["decision"]["outcome"]) ? attestation["decision"]["outcome"] : {};
+  const state = Object.hasOwn(VERDICT_STATUS, String(outcome["action"])) ? VERDICT_STATUS[outcome["action"] as Verdict] : null;
+  if (state === null || execution["status"] !== state.status || execution["requires_override"] !== state.requiresOverride) {
+    problems.push("execution status does not match the attestation's decision");
+  }
+  return problems;
+}
+
+export function checkRecord(stored: StoredRecord, id: string, verifier: VerifierOptions): RecordCheck {
+  const trustRecordHash = hashOf(stored);
+  if (stored.state === "unreadable") return { verified: false, trustRecordHash, problems: [UNREADABLE] };
+  const value = stored.value;
+  const problems = sealProblems(value, id, verifier.trustRoot);
+  if (isObject(value)) {
+    if (value["trustRecordHash"] !== trustRecordHash) problems.push("trustRecordHash does not match the record's content");
+    problems.push(...executionProblems(value, verifier));
+  }
+  if (problems.length > 0) return { verified: false, trustRecordHash, problems };
+  // Sealed by a trusted key and consistent throughout: the value is a record this service wrote.
+  return { verified: true, trustRecordHash, record: value as unknown as SealedRecord };
+}
+
+const VERIFIED_MESSAGE = "record signature, trustRecordHash and execution attestation verified";
+
+/** The check as spec 2.13's verification response: a fresh verificationId, `message` listing what failed. */
+export function verificationOf(id: string, check: RecordCheck, verifiedAt: string): Verification {
+  return {
+    verificationId: randomUUID(),
+    businessTransactionId: id,
+    status: check.verified ? "VERIFIED" : "FAILED",
+    message: check.verified ? VERIFIED_MESSAGE : check.problems.join("; "),
+    verifiedAt,
+    trustRecordHash: check.trustRecordHash,
+  };
+}

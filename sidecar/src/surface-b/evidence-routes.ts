@@ -1,0 +1,83 @@
+/**
+ * The evidence of a stored transaction (spec 4.2): the whole Execution Trust Record, a fresh verification (kept in
+ * the record's history) and the latest one, a new receipt and the latest one, and the signature-only replay check.
+ * Every new verification or receipt is on disk before it is answered.
+ */
+import type { FastifyInstance } from "fastify";
+import type { SidecarContext } from "../context.js";
+import { SidecarHttpError } from "../http/errors.js";
+import { bodyCheck } from "../http/validation.js";
+import { checkRecord, checkSeal, verificationOf } from "./check.js";
+import { required } from "./required.js";
+import { recordRefBody } from "./schemas.js";
+import { issueReceipt } from "./seal.js";
+import type { StoredRecord, TrustRecordStore } from "./store.js";
+import type { ReplayResult } from "./types.js";
+
+const checkRef = bodyCheck<{ readonly businessTransactionId: string }>(recordRefBody);
+
+type IdParams = { Params: { id: string } };
+// No HEAD twins (fastify adds them by default): Surface B has exactly the spec's 13 routes.
+const GET_ONLY = { exposeHeadRoute: false } as const;
+
+function storedRecord(store: TrustRecordStore, id: string): StoredRecord {
+  const stored = store.record(id);
+  if (stored === undefined) throw SidecarHttpError.of("TRUST_RECORD_NOT_FOUND");
+  return stored;
+}
+
+export function evidenceRoutes(app: FastifyInstance, ctx: SidecarContext, records: TrustRecordStore | null): void {
+  app.get<IdParams>("/trust-records/:id", GET_ONLY, async (request) => {
+    const id = request.params.id;
+    const store = required(records);
+    const stored = storedRecord(store, id);
+    if (stored.state === "unreadable") throw new Error(`the stored record of \`${id}\` is not valid JSON`);
+    const value = stored.value;
+    // A record changed on disk into something else than an object is shown as it is stored.
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+    return { ...value, verification: store.latestVerification(id), receipt: store.latestReceipt(id) };
+  });
+
+  app.post("/verify", async (request) => {
+    const id = checkRef(request.body).businessTransactionId;
+    const store = required(records);
+    const verification = verificationOf(id, checkRecord(storedRecord(store, id), id, required(ctx.verifier)), new Date().toISOString());
+    await store.appendVerification(id, verification);
+    return verification;
+  });
+
+  app.get<IdParams>("/verification/:id", GET_ONLY, async (request) => {
+    const id = request.params.id;
+    const store = required(records);
+    const latest = store.record(id) === undefined ? undefined : store.latestVerification(id);
+    if (latest === undefined) throw SidecarHttpError.of("VERIFICATION_NOT_FOUND");
+    return latest;
+  });
+
+  app.post("/receipt", async (request) => {
+    const id = checkRef(request.body).businessTransactionId;
+    const store = required(records);
+    const check = checkRecord(storedRecord(store, id), id, required(ctx.verifier));
+    // A receipt vouches for the record it names: none is signed for a record that no longer verifies.
+    if (!check.verified) throw SidecarHttpError.of("TRUST_RECORD_INVALID");
+    const receipt = await issueReceipt(check.record, required(ctx.signer), new Date().toISOString());
+    await store.appendReceipt(id, receipt);
+    return receipt;
+  });
+
+  app.get<IdParams>("/receipt/latest/:id", GET_ONLY, async (request) => {
+    const id = request.params.id;
+    const store = required(records);
+    const latest = store.record(id) === undefined ? undefined : store.latestReceipt(id);
+    if (latest === undefined) throw SidecarHttpError.of("RECEIPT_NOT_FOUND");
+    return latest;
+  });
+
+  app.post("/replay", async (request): Promise<ReplayResult> => {
+    const id = checkRef(request.body).businessTransactionId;
+    const stored = storedRecord(required(records), id);
+    // Spec 4.2: the signature only; nothing is reconstructed, re-executed or stored.
+    const { verified, trustRecordHash } = checkSeal(stored, id, required(ctx.verifier).trustRoot);
+    return { businessTransactionId: id, trustRecordHash, verified };
+  });
+}

@@ -1,0 +1,36 @@
+/**
+ * The synchronous pipeline of `POST /execute` and `POST /transactions` (spec 1.12): execute the transaction (the
+ * runtime evaluates the named policy version with its signals and signs an attestation, consuming the
+ * businessTransactionId as its executionId once and for all), seal the record, verify it, issue its receipt, store
+ * all three in one write, and answer once that write is on disk.
+ *
+ * A refusal of the evaluation (signals, missing policy, undecided, replay) is thrown before anything is stored, with
+ * the error table's status and body: the id stays free to retry, except after INV-013, where it was already used.
+ */
+import type { SidecarContext } from "../context.js";
+import { SidecarHttpError } from "../http/errors.js";
+import { checkRecord, verificationOf } from "./check.js";
+import { required } from "./required.js";
+import { issueReceipt, sealRecord } from "./seal.js";
+import type { TrustRecordStore } from "./store.js";
+import type { BusinessTransaction, TrustRecord } from "./types.js";
+
+export async function executeTransaction(ctx: SidecarContext, store: TrustRecordStore, transaction: BusinessTransaction): Promise<TrustRecord> {
+  // Checked before the evaluation, which would consume the id for an execution that could not be recorded.
+  const signer = required(ctx.signer);
+  const verifier = required(ctx.verifier);
+  const id = transaction.businessTransactionId;
+  const execution = await ctx.authorizer.evaluate({ executionId: id, policyId: transaction.policy.name, policyVersion: transaction.policy.version, signals: transaction.signals });
+
+  const record = await sealRecord(transaction, execution, signer);
+  const check = checkRecord({ state: "stored", value: record }, id, verifier);
+  // The signer's own trust root verifies what it just sealed: a failure here is a fault, not the client's.
+  if (!check.verified) throw new Error(`a freshly sealed trust record does not verify: ${check.problems.join("; ")}`);
+  const now = new Date().toISOString();
+  const verification = verificationOf(id, check, now);
+  const receipt = await issueReceipt(record, signer, now);
+  // Only a store that outlived its replay entries (the development memory store after a restart) gets this far
+  // with an id that already has a record: the record is never replaced, and the id counts as consumed.
+  if (!(await store.create(record, verification, receipt))) throw SidecarHttpError.of("INV-013");
+  return { ...record, verification, receipt };
+}

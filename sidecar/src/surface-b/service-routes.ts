@@ -1,0 +1,41 @@
+/**
+ * What Surface B says about itself (spec 4.2, 9): `GET /health` and `GET /version` (the two routes without the
+ * Bearer key, DESIGN.md section 4), and `POST /policies/validate`, which says whether a policy version loads.
+ */
+import type { FastifyInstance } from "fastify";
+import { BundleError } from "@writ/runtime";
+import type { SidecarContext } from "../context.js";
+import { bodyCheck } from "../http/validation.js";
+import { policyRefBody } from "./schemas.js";
+
+export const PUBLIC_ROUTES = ["GET /health", "GET /version"] as const;
+
+/** Spec 9: hardcoded, not linked to any package version. */
+const VERSION = { name: "writ", version: "0.4.0", api: "v1" } as const;
+
+const checkPolicyRef = bodyCheck<{ readonly policyId: string; readonly policyVersion: string }>(policyRefBody);
+
+/** Why a bundle does not load, without the server's directories (the not-found message of the loader names one). */
+function whyNotLoadable(error: BundleError, policyId: string, policyVersion: string): string {
+  if (error.code === "BUNDLE_NOT_FOUND") return `no bundle for policy \`${policyId}\` version \`${policyVersion}\``;
+  return `bundle of policy \`${policyId}\` version \`${policyVersion}\` does not load: ${error.message}`;
+}
+
+export function serviceRoutes(app: FastifyInstance, ctx: SidecarContext): void {
+  // No HEAD twins (fastify adds them by default): Surface B has exactly the spec's 13 routes.
+  app.get("/health", { exposeHeadRoute: false }, async () => ({ status: "UP" }));
+
+  app.get("/version", { exposeHeadRoute: false }, async () => VERSION);
+
+  // Spec 4.2: loadability only (manifest, file hashes, signature policy), not the policy's content.
+  app.post("/policies/validate", async (request, reply) => {
+    const { policyId, policyVersion } = checkPolicyRef(request.body);
+    try {
+      await ctx.registry.get(policyId, policyVersion);
+    } catch (e) {
+      if (!(e instanceof BundleError)) throw e;
+      return reply.code(404).send({ valid: false, errors: [whyNotLoadable(e, policyId, policyVersion)] });
+    }
+    return { valid: true, errors: [] };
+  });
+}

@@ -1,0 +1,130 @@
+/**
+ * Surface B's records in the sidecar's LMDB environment (DESIGN.md section 7), in named databases of their own
+ * beside the replay store and the audit trail. The sidecar opens and closes the environment; this store only opens
+ * its databases.
+ *
+ * LAYOUT (values are JSON text, readable by any LMDB client, and parsed strictly when read back):
+ * - `surface-b-records`: key = businessTransactionId, value = the sealed record. Written once, never replaced.
+ * - `surface-b-order`: key = ordinal (0, 1, 2, ...), value = businessTransactionId: creation order, for paging.
+ * - `surface-b-verifications`, `surface-b-receipts`: key = [businessTransactionId, ordinal], value = the entry.
+ *   Appended only; the latest is the last key of the id.
+ *
+ * WRITES: each is one `root.transaction` (its reads see the transaction's own view, so the ordinals it takes and
+ * the existence check it makes cannot race another writer), then `await root.flushed`: a method resolves only once
+ * its write is on disk, so a response that depends on it is never sent before (acknowledged means durable).
+ * A transaction callback only throws before its first write (callbacks of one batch share the LMDB transaction).
+ */
+import { parseStrictJson } from "@writ/runtime";
+import type { Database, RootDatabase } from "lmdb";
+import { isRecordId } from "./ids.js";
+import type { Receipt, SealedRecord, Verification } from "./types.js";
+
+export const SURFACE_B_DATABASES = {
+  records: "surface-b-records",
+  order: "surface-b-order",
+  verifications: "surface-b-verifications",
+  receipts: "surface-b-receipts",
+} as const;
+
+type HistoryKey = [id: string, ordinal: number];
+
+/** A stored record as read back: its JSON value, or `unreadable` when its bytes are no longer strict JSON. */
+export type StoredRecord = { readonly state: "stored"; readonly value: unknown } | { readonly state: "unreadable"; readonly text: string };
+
+export class TrustRecordStore {
+  readonly #root: RootDatabase;
+  readonly #records: Database<string, string>;
+  readonly #order: Database<string, number>;
+  readonly #verifications: Database<string, HistoryKey>;
+  readonly #receipts: Database<string, HistoryKey>;
+
+  constructor(root: RootDatabase) {
+    this.#root = root;
+    this.#records = root.openDB<string, string>(SURFACE_B_DATABASES.records, { encoding: "string" });
+    this.#order = root.openDB<string, number>(SURFACE_B_DATABASES.order, { encoding: "string" });
+    this.#verifications = root.openDB<string, HistoryKey>(SURFACE_B_DATABASES.verifications, { encoding: "string" });
+    this.#receipts = root.openDB<string, HistoryKey>(SURFACE_B_DATABASES.receipts, { encoding: "string" });
+  }
+
+  /**
+   * Stores a new record with its first verification and receipt, all in one transaction. Resolves false, writing
+   * nothing, when the id already has a record (a record is never replaced).
+   */
+  async create(record: SealedRecord, verification: Verification, receipt: Receipt): Promise<boolean> {
+    const id = record.businessTransactionId;
+    // Encoded before the transaction: nothing may throw after a write in it.
+    const texts = [JSON.stringify(record), JSON.stringify(verification), JSON.stringify(receipt)] as const;
+    const created = await this.#root.transaction(() => {
+      if (this.#records.get(id) !== undefined) return false;
+      this.#records.putSync(id, texts[0]);
+      this.#order.putSync(this.#next(this.#order.getKeys({ reverse: true, limit: 1 })), id);
+      this.#verifications.putSync([id, 0], texts[1]);
+      this.#receipts.putSync([id, 0], texts[2]);
+      return true;
+    });
+    await this.#root.flushed;
+    return created;
+  }
+
+  /** The stored record of `id`, or undefined when there is none (or `id` could never be stored). */
+  record(id: string): StoredRecord | undefined {
+    const text = isRecordId(id) ? this.#records.get(id) : undefined;
+    if (text === undefined) return undefined;
+    try {
+      return { state: "stored", value: parseStrictJson(text) };
+    } catch {
+      return { state: "unreadable", text };
+    }
+  }
+
+  appendVerification(id: string, verification: Verification): Promise<void> {
+    return this.#append(this.#verifications, id, verification);
+  }
+
+  appendReceipt(id: string, receipt: Receipt): Promise<void> {
+    return this.#append(this.#receipts, id, receipt);
+  }
+
+  latestVerification(id: string): unknown {
+    return this.#latest(this.#verifications, id);
+  }
+
+  latestReceipt(id: string): unknown {
+    return this.#latest(this.#receipts, id);
+  }
+
+  /** How many records there are (ordinals are never reused: nothing is deleted). */
+  count(): number {
+    return this.#next(this.#order.getKeys({ reverse: true, limit: 1 }));
+  }
+
+  /** The ids of the records with ordinals `from` to `to` (exclusive), oldest first. */
+  ids(from: number, to: number): string[] {
+    return [...this.#order.getRange({ start: from, end: to })].map((entry) => entry.value);
+  }
+
+  async #append(db: Database<string, HistoryKey>, id: string, entry: Verification | Receipt): Promise<void> {
+    const text = JSON.stringify(entry);
+    await this.#root.transaction(() => {
+      const [last] = this.#lastKeys(db, id);
+      db.putSync([id, last === undefined ? 0 : last[1] + 1], text);
+    });
+    await this.#root.flushed;
+  }
+
+  #latest(db: Database<string, HistoryKey>, id: string): unknown {
+    if (!isRecordId(id)) return undefined;
+    const [last] = this.#lastKeys(db, id);
+    const text = last === undefined ? undefined : db.get(last);
+    return text === undefined ? undefined : parseStrictJson(text);
+  }
+
+  #lastKeys(db: Database<string, HistoryKey>, id: string): HistoryKey[] {
+    return [...db.getKeys({ start: [id, Number.MAX_SAFE_INTEGER], end: [id, -1], reverse: true, limit: 1 })];
+  }
+
+  #next(lastKeys: Iterable<number>): number {
+    const [last] = lastKeys;
+    return last === undefined ? 0 : last + 1;
+  }
+}

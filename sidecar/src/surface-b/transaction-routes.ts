@@ -1,0 +1,89 @@
+/**
+ * Business transactions (spec 4.2): `POST /execute` (the UUID check first, then `status` and `createdAt` forced),
+ * `POST /transactions` (the body used as given), and the listing and reading of stored transactions.
+ */
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { AuthorizationError } from "@writ/runtime";
+import type { SidecarContext } from "../context.js";
+import { SidecarHttpError } from "../http/errors.js";
+import { bodyCheck } from "../http/validation.js";
+import { securityEvent } from "../surface-a/security-events.js";
+import { isBusinessTransactionUuid } from "./ids.js";
+import { parsePage } from "./pagination.js";
+import { executeTransaction } from "./pipeline.js";
+import { required } from "./required.js";
+import { executeBody, transactionBody } from "./schemas.js";
+import type { StoredRecord, TrustRecordStore } from "./store.js";
+import { TRANSACTION_MEMBERS, type BusinessTransaction, type TrustRecord } from "./types.js";
+
+type Given<T> = Omit<BusinessTransaction, "status" | "createdAt"> & { readonly status?: T; readonly createdAt?: T };
+
+const checkExecute = bodyCheck<Given<unknown>>(executeBody);
+const checkTransaction = bodyCheck<Given<string>>(transactionBody);
+
+/** `POST /transactions` without a `status`: the other status the spec shows. */
+const DEFAULT_STATUS = "SUBMITTED";
+
+function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The Business Transaction part of a stored record: the members of spec 2.13, without what the pipeline appended. */
+function transactionOf(id: string, stored: StoredRecord): unknown {
+  if (stored.state === "unreadable") throw new Error(`the stored record of \`${id}\` is not valid JSON`);
+  if (!isObject(stored.value)) return stored.value;
+  const record = stored.value;
+  return Object.fromEntries(TRANSACTION_MEMBERS.filter((name) => Object.hasOwn(record, name)).map((name) => [name, record[name]]));
+}
+
+/** A second use of a businessTransactionId is a replay attempt: recorded as a security event, then answered as usual. */
+async function recordingReplays(ctx: SidecarContext, request: FastifyRequest, id: string, run: Promise<TrustRecord>): Promise<TrustRecord> {
+  try {
+    return await run;
+  } catch (e) {
+    if ((e instanceof AuthorizationError || e instanceof SidecarHttpError) && e.code === "INV-013") {
+      ctx.audit.recordSecurityEvent(securityEvent(request, "replay_attempt", "businessTransactionId already consumed", id));
+    }
+    throw e;
+  }
+}
+
+export function transactionRoutes(app: FastifyInstance, ctx: SidecarContext, records: TrustRecordStore | null): void {
+  app.post("/execute", async (request) => {
+    const body = request.body;
+    // Spec 4.2: before anything else runs, a body without a valid UUID (absent, not a string, malformed) is refused.
+    if (!isBusinessTransactionUuid(isObject(body) ? body["businessTransactionId"] : undefined)) {
+      throw SidecarHttpError.of("INVALID_BUSINESS_TRANSACTION_ID");
+    }
+    const given = checkExecute(body);
+    const transaction: BusinessTransaction = { ...given, status: "RECEIVED", createdAt: new Date().toISOString() };
+    return recordingReplays(ctx, request, transaction.businessTransactionId, executeTransaction(ctx, required(records), transaction));
+  });
+
+  app.post("/transactions", async (request, reply) => {
+    const given = checkTransaction(request.body);
+    const transaction: BusinessTransaction = { ...given, status: given.status ?? DEFAULT_STATUS, createdAt: given.createdAt ?? new Date().toISOString() };
+    const record = await recordingReplays(ctx, request, transaction.businessTransactionId, executeTransaction(ctx, required(records), transaction));
+    return reply.code(201).send(record);
+  });
+
+  // No HEAD twins (fastify adds them by default): Surface B has exactly the spec's 13 routes.
+  app.get("/transactions", { exposeHeadRoute: false }, async (request) => {
+    const { page, pageSize } = parsePage(request.query as Readonly<Record<string, unknown>>);
+    const store = required(records);
+    const total = store.count();
+    const from = (page - 1) * pageSize;
+    const items = store.ids(from, from + pageSize).flatMap((id) => {
+      const stored = store.record(id);
+      return stored === undefined ? [] : [transactionOf(id, stored)];
+    });
+    return { items, page, pageSize, total };
+  });
+
+  app.get<{ Params: { id: string } }>("/transactions/:id", { exposeHeadRoute: false }, async (request) => {
+    const id = request.params.id;
+    const stored = required(records).record(id);
+    if (stored === undefined) throw SidecarHttpError.of("TRANSACTION_NOT_FOUND");
+    return transactionOf(id, stored);
+  });
+}
