@@ -9,10 +9,11 @@ export default defineConfig({
       "@writ/runtime": here("./runtime/src/index.ts"),
       "@writ/compiler": here("./compiler/src/index.ts"),
       "@writ/sidecar": here("./sidecar/src/index.ts"),
+      "@writ/sdk": here("./sdk/src/index.ts"),
     },
   },
   test: {
-    include: ["runtime/test/**/*.test.ts", "compiler/test/**/*.test.ts", "sidecar/test/**/*.test.ts", "test/**/*.test.ts"],
+    include: ["runtime/test/**/*.test.ts", "compiler/test/**/*.test.ts", "sidecar/test/**/*.test.ts", "sdk/test/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -27,6 +27,7 @@ import { LmdbAuditLog } from "./audit/lmdb-audit-log.js";
 import type { AuditLog } from "./audit/types.js";
 import { ConfigError, type SidecarConfig } from "./config.js";
 import { SigningWorker } from "./crypto/signing-worker.js";
+import type { RequestLoad } from "./http/server.js";
 import { loadOrCreateDevApiKey, loadOrCreateSigningKey, parseSigningKey } from "./keys.js";
 
 export interface SidecarContext {
@@ -45,6 +46,8 @@ export interface SidecarContext {
   /** The LMDB environment, when there is a data dir. */
   readonly root: RootDatabase | null;
   readonly startedAt: string;
+  /** Requests being handled by the surfaces (they count them; the signing worker reads the count). */
+  readonly load: RequestLoad;
   /** Things worth telling the operator once at start-up (a generated key, a missing signer). */
   readonly notices: readonly string[];
   close(): Promise<void>;
@@ -114,7 +117,8 @@ export async function openContext(config: SidecarConfig, onAuditError: (error: u
   }
 
   // Room for every named database: replay (1), audit (5), Surface B; lmdb-js allows 12 by default.
-  const root = config.dataDir === null ? null : open({ path: config.dataDir, maxDbs: 32 });
+  // noSubdir false: the data dir is a directory even when its name has a dot, which lmdb-js would take for a file.
+  const root = config.dataDir === null ? null : open({ path: config.dataDir, maxDbs: 32, noSubdir: false });
   let store: ReplayStore | null = null;
   if (config.replayStore === "lmdb") store = new LmdbReplayStore(root!);
   else if (config.replayStore === "memory") store = new MemoryReplayStore();
@@ -127,7 +131,9 @@ export async function openContext(config: SidecarConfig, onAuditError: (error: u
 
   const keys = await bundleKeys(config.bundleKeyFiles);
   const registry = new PolicyRegistry(config.policiesRoot, { trustedKeys: keys, requireSignature: config.requireSignedBundles });
-  const signingWorker = signer && config.signingWorker ? new SigningWorker(signer.key) : null;
+  const load: RequestLoad = { inFlight: 0 };
+  // One request in flight is the one signing: more than one is load.
+  const signingWorker = signer && config.signingWorker ? new SigningWorker(signer.key, () => load.inFlight > 1) : null;
   const authorizer = new Authorizer({
     registry,
     signer,
@@ -163,6 +169,7 @@ export async function openContext(config: SidecarConfig, onAuditError: (error: u
     audit,
     root,
     startedAt: new Date().toISOString(),
+    load,
     notices,
     async close() {
       if (sweep) clearInterval(sweep);

@@ -136,6 +136,13 @@ export const ERROR_CODES = {
     context: "confirm-execution",
     carrier: "body",
   },
+  TRUST_RECORD_INVALID: {
+    status: 409,
+    message: "trust record does not verify: no receipt issued",
+    retryable: false,
+    meaning: "Surface B POST /receipt: the stored trust record no longer verifies (changed after it was sealed), so no receipt is signed for it",
+    carrier: "body",
+  },
   // 413
   BODY_TOO_LARGE: {
     status: 413,

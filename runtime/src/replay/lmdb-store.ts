@@ -75,7 +75,7 @@ export class LmdbReplayStore implements ReplayStore {
   constructor(source: string | RootDatabase, options: LmdbReplayStoreOptions = {}) {
     if (typeof source === "string") {
       // Durable defaults on purpose: no noSync / mapAsync; overlappingSync as lmdb-js chooses per platform.
-      this.#root = open({ path: source });
+      this.#root = open({ path: source, noSubdir: false });
       this.#ownsRoot = true;
     } else {
       this.#root = source;

@@ -4,8 +4,9 @@
  * (about 170 µs of the 300 µs a signed decision costs) run beside it. docs/sidecar.md ("Using both cores") has the
  * measurements behind the choice.
  *
- * - Idle, a signature is made on the calling thread: one request alone gains nothing from a thread hop and would
- *   pay its latency. Once a signature is in flight, later ones queue for the worker.
+ * - A request alone (no other being handled, no signature in flight) signs on the calling thread: it gains nothing
+ *   from a thread hop and would pay its latency. Under load every signature goes to the worker; signing inline
+ *   then would stall the event loop for the 170 µs of every request that found the worker momentarily idle.
  * - Queued inputs are sent as one batch per event-loop turn: one message per batch, not per signature.
  * - INVARIANT (self-verify, spec 2.2): the worker verifies every signature against the public key before it answers,
  *   and the answer is checked again here (64 bytes, verified); nothing unverified is returned.
@@ -54,8 +55,12 @@ export class SigningWorker {
   #inFlight = 0;
   #failure: Error | null = null;
 
-  constructor(key: SigningKey) {
+  readonly #busy: () => boolean;
+
+  /** @param busy whether other requests are being handled (then nothing is signed inline) */
+  constructor(key: SigningKey, busy: () => boolean) {
     this.#key = key;
+    this.#busy = busy;
     // KeyObjects are cloned into the worker; the key material never leaves the process.
     this.#worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { privateKey: key.privateKey, publicKey: key.publicKey.key } });
     this.#worker.on("message", (result: BatchResult) => this.#settle(result));
@@ -69,7 +74,7 @@ export class SigningWorker {
   readonly sign: CanonicalSigner = (payloadType: PayloadType, canonicalText: string, key: SigningKey) => {
     // Another key (not expected in the sidecar) or a dead worker: node's thread pool signs instead.
     if (key !== this.#key || this.#failure !== null) return signCanonicalAsync(payloadType, canonicalText, key);
-    if (this.#inFlight === 0) {
+    if (this.#inFlight === 0 && !this.#busy()) {
       try {
         return Promise.resolve(signCanonical(payloadType, canonicalText, key));
       } catch (error) {

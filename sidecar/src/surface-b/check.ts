@@ -12,13 +12,13 @@ import { randomUUID } from "node:crypto";
 import {
   PAYLOAD_TYPES,
   VERDICT_STATUS,
+  sha256Hex,
   signalsHash,
   trustedKey,
   verifyAttestation,
   verifyObject,
   type TrustRoot,
   type Verdict,
-  sha256Hex,
   type VerifierOptions,
 } from "@writ/runtime";
 import { trustRecordHashOf } from "./seal.js";

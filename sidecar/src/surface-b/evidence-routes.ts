@@ -9,6 +9,7 @@ import { SidecarHttpError } from "../http/errors.js";
 import { bodyCheck } from "../http/validation.js";
 import { checkRecord, checkSeal, verificationOf } from "./check.js";
 import { required } from "./required.js";
+import { GET_ONLY } from "./route-options.js";
 import { recordRefBody } from "./schemas.js";
 import { issueReceipt } from "./seal.js";
 import type { StoredRecord, TrustRecordStore } from "./store.js";
@@ -17,8 +18,6 @@ import type { ReplayResult } from "./types.js";
 const checkRef = bodyCheck<{ readonly businessTransactionId: string }>(recordRefBody);
 
 type IdParams = { Params: { id: string } };
-// No HEAD twins (fastify adds them by default): Surface B has exactly the spec's 13 routes.
-const GET_ONLY = { exposeHeadRoute: false } as const;
 
 function storedRecord(store: TrustRecordStore, id: string): StoredRecord {
   const stored = store.record(id);

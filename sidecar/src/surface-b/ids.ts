@@ -12,8 +12,8 @@ export function isBusinessTransactionUuid(value: unknown): value is string {
 
 /**
  * The ids a record can be stored under (every UUID is one). Each stored record must stay reachable through the
- * `/:id` routes, so an id is short enough for the router's path parameters (fastify's 100 characters) and made only
- * of characters that need no percent-encoding in a path; it is also far below LMDB's key limit.
+ * `/:id` routes, so an id is made only of characters that need no percent-encoding in a path; and it is short,
+ * far below LMDB's key limit (1,978 bytes), so a lookup of any path id never reaches LMDB with a key it refuses.
  */
 export const RECORD_ID_PATTERN = "^[A-Za-z0-9._~:-]{1,64}$";
 const RECORD_ID = new RegExp(RECORD_ID_PATTERN);

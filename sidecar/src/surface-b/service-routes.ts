@@ -6,6 +6,7 @@ import type { FastifyInstance } from "fastify";
 import { BundleError } from "@writ/runtime";
 import type { SidecarContext } from "../context.js";
 import { bodyCheck } from "../http/validation.js";
+import { GET_ONLY } from "./route-options.js";
 import { policyRefBody } from "./schemas.js";
 
 export const PUBLIC_ROUTES = ["GET /health", "GET /version"] as const;
@@ -22,10 +23,9 @@ function whyNotLoadable(error: BundleError, policyId: string, policyVersion: str
 }
 
 export function serviceRoutes(app: FastifyInstance, ctx: SidecarContext): void {
-  // No HEAD twins (fastify adds them by default): Surface B has exactly the spec's 13 routes.
-  app.get("/health", { exposeHeadRoute: false }, async () => ({ status: "UP" }));
+  app.get("/health", GET_ONLY, async () => ({ status: "UP" }));
 
-  app.get("/version", { exposeHeadRoute: false }, async () => VERSION);
+  app.get("/version", GET_ONLY, async () => VERSION);
 
   // Spec 4.2: loadability only (manifest, file hashes, signature policy), not the policy's content.
   app.post("/policies/validate", async (request, reply) => {

@@ -12,6 +12,7 @@ import { isBusinessTransactionUuid } from "./ids.js";
 import { parsePage } from "./pagination.js";
 import { executeTransaction } from "./pipeline.js";
 import { required } from "./required.js";
+import { GET_ONLY } from "./route-options.js";
 import { executeBody, transactionBody } from "./schemas.js";
 import type { StoredRecord, TrustRecordStore } from "./store.js";
 import { TRANSACTION_MEMBERS, type BusinessTransaction, type TrustRecord } from "./types.js";
@@ -67,8 +68,7 @@ export function transactionRoutes(app: FastifyInstance, ctx: SidecarContext, rec
     return reply.code(201).send(record);
   });
 
-  // No HEAD twins (fastify adds them by default): Surface B has exactly the spec's 13 routes.
-  app.get("/transactions", { exposeHeadRoute: false }, async (request) => {
+  app.get("/transactions", GET_ONLY, async (request) => {
     const { page, pageSize } = parsePage(request.query as Readonly<Record<string, unknown>>);
     const store = required(records);
     const total = store.count();
@@ -80,7 +80,7 @@ export function transactionRoutes(app: FastifyInstance, ctx: SidecarContext, rec
     return { items, page, pageSize, total };
   });
 
-  app.get<{ Params: { id: string } }>("/transactions/:id", { exposeHeadRoute: false }, async (request) => {
+  app.get<{ Params: { id: string } }>("/transactions/:id", GET_ONLY, async (request) => {
     const id = request.params.id;
     const stored = required(records).record(id);
     if (stored === undefined) throw SidecarHttpError.of("TRANSACTION_NOT_FOUND");

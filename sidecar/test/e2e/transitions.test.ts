@@ -4,8 +4,7 @@
  * are verified offline twice: with the runtime's verifier pinning only the sidecar's public key, and independently
  * (node:crypto + canonicalize, from DESIGN.md section 3).
  *
- * The table's last row (Surface B `POST /execute` forcing `RECEIVED`) is not Surface A: this sidecar serves Surface A
- * only (`urls.b` is null), so it has no test here.
+ * The table's last row (Surface B `POST /execute` forcing `RECEIVED`) is Surface B's: sidecar/test/surface-b/execute.test.ts.
  */
 import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -106,6 +106,14 @@ describe("writ-sidecar", () => {
     expect((await evaluate(second.url, "dev-1", TRANSFER_SIGNALS.approved, apiKey)).status).toBe(422);
   });
 
+  it("takes a data dir whose name has a dot for a directory", async () => {
+    const dir = join(await tempDir(), "writ.v2");
+    const s = await start({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_DIR: dir, SERVICE_POLICIES_ROOT: await fixturePoliciesRoot(), SERVICE_LOG_LEVEL: "warn" });
+    expect((await evaluate(s.url, "dotted-1")).status).toBe(200);
+    expect((await stat(dir)).isDirectory()).toBe(true);
+    expect((await stat(join(dir, "data.mdb"))).isFile()).toBe(true);
+  });
+
   it("logs a failed execution as execute:failure with its error, and never logs the API key", async () => {
     const dir = await tempDir();
     const s = await start({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_DIR: dir, SERVICE_POLICIES_ROOT: await fixturePoliciesRoot(), SERVICE_LOG_LEVEL: "info" });

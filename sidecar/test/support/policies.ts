@@ -3,6 +3,7 @@
  * (conformance/fixtures/policies, issue 7) and the shipped `payments.transfer`. Written once per process into a
  * temporary policies root.
  */
+import { rmSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, readdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +26,8 @@ let compiled: Promise<string> | null = null;
 export function fixturePoliciesRoot(): Promise<string> {
   compiled ??= (async () => {
     const root = await mkdtemp(join(tmpdir(), "writ-sidecar-policies-"));
+    // Shared by every test file of this process (sidecars read it until the end): removed when the process exits.
+    process.once("exit", () => rmSync(root, { recursive: true, force: true }));
     for (const source of (await Promise.all(SOURCES.map(sources))).flat()) {
       const result = compile(source, await readFile(source, "utf8"));
       if (!result.valid || !result.bundle) throw new Error(`${source} does not compile: ${result.errors.map((e) => e.message).join("; ")}`);

@@ -9,23 +9,36 @@ import { fixturePoliciesRoot } from "./policies.js";
 
 export const API_KEY = "test-api-key-0123456789abcdef";
 
+export interface TestSidecarOptions {
+  /** Also serve Surface B, on a random port: its URL is `urls.b`. */
+  readonly surfaceB?: boolean;
+  /** Start on this data dir (a stopped sidecar's, to test a restart) instead of a fresh one. */
+  readonly dataDir?: string;
+}
+
 export interface TestSidecar {
+  /** Surface A's URL. */
   readonly url: string;
+  readonly urls: RunningSidecar["urls"];
   readonly dataDir: string;
   readonly sidecar: RunningSidecar;
   /** fetch against the sidecar with the API key and a JSON body. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers of many shapes; each asserts what it reads
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  /** Shuts the sidecar down and keeps its data dir. */
+  stop(): Promise<void>;
+  /** Shuts it down and removes its data dir. */
   close(): Promise<void>;
 }
 
-export async function startTestSidecar(env: Record<string, string> = {}): Promise<TestSidecar> {
-  const dataDir = await mkdtemp(join(tmpdir(), "writ-sidecar-data-"));
+export async function startTestSidecar(env: Record<string, string> = {}, options: TestSidecarOptions = {}): Promise<TestSidecar> {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "writ-sidecar-data-")));
   const config = loadConfig({
     SERVICE_API_KEY: API_KEY,
     SERVICE_POLICIES_ROOT: await fixturePoliciesRoot(),
     SERVICE_DATA_DIR: dataDir,
     SERVICE_PORT: "0",
-    SERVICE_B_PORT: "off",
+    SERVICE_B_PORT: options.surfaceB ? "0" : "off",
     SERVICE_LOG_LEVEL: "silent",
     ...env,
   });
@@ -33,6 +46,7 @@ export async function startTestSidecar(env: Record<string, string> = {}): Promis
   const url = sidecar.urls.a!;
   return {
     url,
+    urls: sidecar.urls,
     dataDir,
     sidecar,
     async call(method, path, body, headers = {}) {
@@ -44,6 +58,7 @@ export async function startTestSidecar(env: Record<string, string> = {}): Promis
       const text = await response.text();
       return { status: response.status, body: text === "" ? null : JSON.parse(text), headers: response.headers };
     },
+    stop: () => sidecar.close(),
     async close() {
       await sidecar.close();
       await rm(dataDir, { recursive: true, force: true });
