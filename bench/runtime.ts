@@ -63,6 +63,8 @@ const ISSUED_AT = "2026-11-22T12:00:00.000Z";
 // Measurement: every contender runs `n` operations per repetition; the sample is operations per second.
 
 interface Stats {
+  /** Operations per second of each recorded repetition, in order. */
+  readonly samples: readonly number[];
   readonly median: number;
   readonly min: number;
   readonly max: number;
@@ -71,7 +73,7 @@ interface Stats {
 function stats(samples: readonly number[]): Stats {
   const s = [...samples].sort((a, b) => a - b);
   const mid = s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-  return { median: mid, min: s[0]!, max: s[s.length - 1]! };
+  return { samples, median: mid, min: s[0]!, max: s[s.length - 1]! };
 }
 
 interface Contender {
@@ -547,7 +549,11 @@ async function main(): Promise<void> {
     subFingerprint,
     subInput,
   ]) as [Stats, Stats, Stats, Stats, Stats, Stats, Stats, Stats];
-  const attestRatio = sAttest.median / sBare.median;
+  // Paired: each repetition's ratio (the two ran back to back, under the same load), then the median of those. On a
+  // shared machine this is steadier than the ratio of the two medians, which can pair a quiet repetition of one with
+  // a noisy one of the other; both are printed.
+  const attestRatio = stats(sAttest.samples.map((v, i) => v / sBare.samples[i]!)).median;
+  const ratioOfMedians = sAttest.median / sBare.median;
   row(writAttest.label, sAttest, `${(attestRatio * 100).toFixed(1)}%`, `${attestRatio >= ATTEST_GOAL ? "yes" : "NO"} (≥ ${ATTEST_GOAL * 100}% of bare)`);
   row(bareSignVerify.label, sBare, "100%", "(physical limit)");
   row(bareSign.label, sSign);
@@ -573,8 +579,9 @@ async function main(): Promise<void> {
       `validation is ${((1e6 / sValidate.median / (1e6 / sWrit.median)) * 100).toFixed(0)}% of a writ decision`,
   );
   console.log(
-    `  attestations: writ ${rate(sAttest.median)} / bare Ed25519 sign+verify ${rate(sBare.median)} = ${(attestRatio * 100).toFixed(1)}% ` +
-      `(goal ≥ ${ATTEST_GOAL * 100}%: ${attestRatio >= ATTEST_GOAL ? "met" : "MISSED"}); signing input ${payloadBytes.toFixed(0)} bytes on average`,
+    `  attestations: writ / bare Ed25519 sign+verify, median of the per-repetition ratios = ${(attestRatio * 100).toFixed(1)}% ` +
+      `(goal ≥ ${ATTEST_GOAL * 100}%: ${attestRatio >= ATTEST_GOAL ? "met" : "MISSED"}); ratio of the medians ${rate(sAttest.median)} / ${rate(sBare.median)} = ` +
+      `${(ratioOfMedians * 100).toFixed(1)}%; signing input ${payloadBytes.toFixed(0)} bytes on average`,
   );
   console.log(
     `                createAttestation costs ${overheadUs.toFixed(1)} µs more than sign+verify (${micros(sBare.median)}); ` +

@@ -124,10 +124,6 @@ export async function openContext(config: SidecarConfig, onAuditError: (error: u
   else if (config.replayStore === "memory") store = new MemoryReplayStore();
   else notices.push("SERVICE_REPLAY_STORE is `none`: every execution fails closed (INV-REPLAY-001)");
   const audit: AuditLog = config.audit && root ? new LmdbAuditLog(root, { onError: onAuditError }) : new DisabledAuditLog();
-  // The audit record of a decision is written inside the replay store's transaction when both live in this LMDB
-  // environment: it commits and flushes with the entry that makes the decision final (one fsync, never one without
-  // the other). With the development memory store nothing is durable anyway, and the record is queued.
-  const recordDecision = store instanceof LmdbReplayStore ? audit.recordDecisionInTransaction.bind(audit) : audit.recordDecision.bind(audit);
 
   const keys = await bundleKeys(config.bundleKeyFiles);
   const registry = new PolicyRegistry(config.policiesRoot, { trustedKeys: keys, requireSignature: config.requireSignedBundles });
@@ -139,8 +135,11 @@ export async function openContext(config: SidecarConfig, onAuditError: (error: u
     signer,
     store,
     ...(signingWorker ? { signCanonical: signingWorker.sign } : {}),
+    // The audit record of a decision is written from inside the replay store's write that consumes the execution:
+    // with both in this LMDB environment it commits and flushes with that entry (one fsync, never one without the
+    // other). With the development memory store nothing is durable anyway.
     onDecision: (event) =>
-      recordDecision({
+      audit.recordDecision({
         executionId: event.request.executionId,
         endpoint: event.variant,
         status: event.status,

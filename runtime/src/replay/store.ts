@@ -60,9 +60,12 @@ export interface ConsumeOptions {
   readonly context?: unknown;
   readonly now?: number;
   /**
-   * Called once, only when the consumption succeeds, inside the store's atomic write: on LMDB, writes it makes to
-   * the same environment commit and flush with the entry (the sidecar's audit record of the decision); on an engine
-   * without shared transactions it runs right after the write. It must not throw.
+   * The caller's other writes of this consumption (the sidecar's audit record of the decision), made atomic with it
+   * where the engine allows. The memory store, and an engine without shared transactions, call it once, right after
+   * a successful write. The LMDB store calls it inside its conditional write: there, what it queues with the same
+   * environment's asynchronous `put` (or `ifNoExists`) takes effect only if the consumption does, and commits and
+   * flushes with it; it may be called for a consumption that turns out to conflict, so it must have no other effect.
+   * It must not throw.
    */
   readonly alongside?: () => void;
 }

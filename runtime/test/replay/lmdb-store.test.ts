@@ -24,6 +24,27 @@ describe("LmdbReplayStore", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it("consume: what `alongside` queues on the environment is written exactly with the winning consumption", async () => {
+    const root = open({ path: dir });
+    const store = new LmdbReplayStore(root);
+    const side = root.openDB<string, string>({ name: "side", encoding: "json" });
+    // 1,000 concurrent consumes of one fingerprint, each queuing its own marker: only the winner's is written.
+    const results = await Promise.all(
+      Array.from({ length: 1_000 }, (_, i) => store.consume("hot", { now: T0, alongside: () => void side.put(`marker-${i}`, `from ${i}`) })),
+    );
+    const winners = results.flatMap((r, i) => (r.ok ? [i] : []));
+    expect(winners).toHaveLength(1);
+    expect([...side.getKeys()]).toEqual([`marker-${winners[0]}`]);
+    // The full transition path (an expired reservation taken over) keeps the same guarantee.
+    ok(await store.reserve("expired", { now: T0, ttlMs: 1 }));
+    ok(await store.consume("expired", { now: T0 + 5, alongside: () => void side.put("takeover", "yes") }));
+    expect(await store.consume("expired", { now: T0 + 6, alongside: () => void side.put("conflict", "no") })).toMatchObject({ ok: false });
+    expect(side.get("takeover")).toBe("yes");
+    expect(side.get("conflict")).toBeUndefined();
+    await store.close();
+    await root.close();
+  });
+
   it("persists across close and reopen", async () => {
     const first = new LmdbReplayStore(dir);
     const token = await into(first, "consumed", "consumed");

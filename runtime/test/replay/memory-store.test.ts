@@ -6,6 +6,16 @@ import { T0, into, ok, replayStoreContract } from "./contract.js";
 
 replayStoreContract("MemoryReplayStore", async () => ({ store: new MemoryReplayStore(), dispose: async () => {} }));
 
+describe("MemoryReplayStore consume", () => {
+  it("calls `alongside` only for a consumption that succeeds", async () => {
+    const store = new MemoryReplayStore();
+    let calls = 0;
+    expect((await store.consume("fp", { now: T0, alongside: () => (calls += 1) })).ok).toBe(true);
+    expect((await store.consume("fp", { now: T0, alongside: () => (calls += 1) })).ok).toBe(false);
+    expect(calls).toBe(1);
+  });
+});
+
 describe("MemoryReplayStore capacity", () => {
   it("defaults to 1,000,000 entries (spec 8)", () => {
     expect(DEFAULT_MEMORY_CAPACITY).toBe(1_000_000);

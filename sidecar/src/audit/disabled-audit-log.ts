@@ -20,7 +20,6 @@ export class DisabledAuditLog implements AuditLog {
   }
 
   recordDecision(): void {}
-  recordDecisionInTransaction(): void {}
   recordOverride(): void {}
   recordVerification(): void {}
   recordConfirmation(): void {}

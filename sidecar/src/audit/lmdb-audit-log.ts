@@ -58,7 +58,6 @@ export const AUDIT_DATABASES = {
 } as const;
 
 const COUNTERS = {
-  decisions: "decisions",
   verifications: "verifications",
   validVerifications: "verifications_valid",
   securityEvents: "security_events",
@@ -67,6 +66,8 @@ const COUNTERS = {
 
 type Counter = (typeof COUNTERS)[keyof typeof COUNTERS];
 type TimeKey = [ms: number, ordinal: number];
+/** Decisions are indexed by time and fingerprint: unique without a counter, so a decision needs no read to be written. */
+type DecisionTimeKey = [ms: number, fingerprint: string];
 
 interface DecisionIndexEntry {
   readonly fingerprint: string;
@@ -91,7 +92,7 @@ export class LmdbAuditLog implements AuditLog {
   readonly #root: RootDatabase;
   // One database holds three record types under three key shapes; the typed getters below read each shape.
   readonly #decisions: Database<unknown, string>;
-  readonly #decisionTimes: Database<DecisionIndexEntry, TimeKey>;
+  readonly #decisionTimes: Database<DecisionIndexEntry, DecisionTimeKey>;
   readonly #verifications: Database<VerificationAudit, TimeKey>;
   readonly #security: Database<SecurityEventRow, TimeKey>;
   readonly #counters: Database<number, Counter>;
@@ -106,7 +107,7 @@ export class LmdbAuditLog implements AuditLog {
   constructor(root: RootDatabase, options: LmdbAuditLogOptions = {}) {
     this.#root = root;
     this.#decisions = root.openDB<unknown, string>(AUDIT_DATABASES.decisions, { encoding: "json" });
-    this.#decisionTimes = root.openDB<DecisionIndexEntry, TimeKey>(AUDIT_DATABASES.decisionTimes, { encoding: "json" });
+    this.#decisionTimes = root.openDB<DecisionIndexEntry, DecisionTimeKey>(AUDIT_DATABASES.decisionTimes, { encoding: "json" });
     this.#verifications = root.openDB<VerificationAudit, TimeKey>(AUDIT_DATABASES.verifications, { encoding: "json" });
     this.#security = root.openDB<SecurityEventRow, TimeKey>(AUDIT_DATABASES.security, { encoding: "json" });
     this.#counters = root.openDB<number, Counter>(AUDIT_DATABASES.counters, { encoding: "json" });
@@ -121,21 +122,14 @@ export class LmdbAuditLog implements AuditLog {
     return this.#healthy && this.#closing === null;
   }
 
+  /**
+   * The record and its time index entry are queued with the environment's asynchronous `put`, not in a transaction
+   * of their own: called from the replay store's conditional write (ConsumeOptions.alongside), they are part of it,
+   * written only when the execution is consumed and flushed with it, with no round trip through a JavaScript
+   * transaction callback (docs/benchmarks.md).
+   */
   recordDecision(entry: DecisionAudit): void {
-    this.#write(this.#decisionWrite(entry));
-  }
-
-  recordDecisionInTransaction(entry: DecisionAudit): void {
     if (this.#closing !== null) return;
-    try {
-      this.#decisionWrite(entry)();
-    } catch (error) {
-      this.#fail(error);
-    }
-  }
-
-  /** The writes of one decision record, its time index entry and its counter, for a write transaction to run. */
-  #decisionWrite(entry: DecisionAudit): () => void {
     // Copied by name: only the declared fields are stored, whatever else the caller's object carries.
     const record: DecisionAudit = {
       executionId: entry.executionId,
@@ -146,15 +140,20 @@ export class LmdbAuditLog implements AuditLog {
       ...(entry.signalProvenance === undefined ? {} : { signalProvenance: entry.signalProvenance }),
       recordedAt: entry.recordedAt,
     };
-    const ms = this.#instant(entry.recordedAt);
-    return () => {
+    try {
+      // lmdb-js fails a queued write on a closed environment later, from a setImmediate, as an uncaught exception.
+      if ((this.#root as { status?: string }).status !== "open") throw new Error("the LMDB environment is closed");
       const fingerprint = executionFingerprint(entry.executionId);
-      if (this.#decisions.doesExist(fingerprint)) return;
-      this.#appendCounted(COUNTERS.decisions, (ordinal) => {
-        this.#decisions.putSync(fingerprint, record);
-        this.#decisionTimes.putSync([ms, ordinal], { fingerprint, policyId: entry.attestation.policyId, status: entry.status });
+      const at: DecisionTimeKey = [this.#instant(entry.recordedAt), fingerprint];
+      // First record wins (a decision is final). Conditions nest: inside the replay store's, both must hold.
+      const written = this.#decisions.ifNoExists(fingerprint, () => {
+        void this.#decisions.put(fingerprint, record);
+        void this.#decisionTimes.put(at, { fingerprint, policyId: entry.attestation.policyId, status: entry.status });
       });
-    };
+      this.#watch(written);
+    } catch (error) {
+      this.#fail(error);
+    }
   }
 
   recordOverride(entry: OverrideAudit): void {
@@ -254,7 +253,7 @@ export class LmdbAuditLog implements AuditLog {
         const verifications = this.#count(COUNTERS.verifications);
         const valid = this.#count(COUNTERS.validVerifications);
         return {
-          total_decisions: String(this.#count(COUNTERS.decisions)),
+          total_decisions: String((this.#decisionTimes.getStats() as { entryCount: number }).entryCount),
           decisions_today: String(this.#decisionTimes.getKeysCount({ start: [dayStart], end: [dayStart + DAY_MS] })),
           total_verifications: String(verifications),
           valid_verifications: String(valid),
@@ -309,6 +308,14 @@ export class LmdbAuditLog implements AuditLog {
       this.#counters.putSync(COUNTERS.apiCalls, this.#count(COUNTERS.apiCalls) + delta);
       this.#unsavedApiCalls -= delta;
     });
+  }
+
+  /** A queued write's failure ends in `#fail`, never in an unhandled rejection. */
+  #watch(written: Promise<boolean>): void {
+    written.then(
+      () => undefined,
+      (error: unknown) => this.#fail(error),
+    );
   }
 
   /** Queues `body` in the current write batch; every failure ends in `#fail`, never in an unhandled rejection. */

@@ -136,13 +136,11 @@ export interface SecurityQuery {
 export interface AuditLog {
   /** False when audit is off, or when the database failed (a write or read threw): `audit_db` in `GET /health`. */
   healthy(): boolean;
-  recordDecision(entry: DecisionAudit): void;
   /**
-   * As `recordDecision`, called from inside a write transaction on the same LMDB environment (the replay store's
-   * `alongside` hook, runtime ConsumeOptions): the record is written in that transaction, so it commits and flushes
-   * with the replay entry that makes the decision final, and exists exactly when that entry does.
+   * Called from the replay store's conditional write that consumes the execution (ConsumeOptions.alongside): its
+   * writes are part of that write, so the record exists exactly when the consumption does and is flushed with it.
    */
-  recordDecisionInTransaction(entry: DecisionAudit): void;
+  recordDecision(entry: DecisionAudit): void;
   recordOverride(entry: OverrideAudit): void;
   recordVerification(entry: VerificationAudit): void;
   recordConfirmation(entry: ConfirmationAudit): void;

@@ -1,0 +1,116 @@
+/**
+ * The Surface A client (spec 4.1): one method per endpoint, each resolving to the answer body. `POST /evaluate` has
+ * two methods, one per variant (`evaluate` signs, `dryRun` does not). Every error answer is a `WritApiError`.
+ */
+import type { Attestation } from "@writ/runtime";
+import type { AuditStats, DecisionDetail, DecisionQuery, DecisionRow, SecurityEventQuery, SecurityEventRow } from "./audit-types.js";
+import type { Capabilities, ExecuteRequest, ExecuteResponse, Health, RuntimeManifestResponse } from "./governance-types.js";
+import { HttpTransport, type CallOptions, type ClientOptions } from "./http.js";
+import { queryOf } from "./query.js";
+import type {
+  AuthorizationWorkflow,
+  ConfirmExecutionRequest,
+  ConfirmExecutionResponse,
+  DryRunRequest,
+  DryRunResponse,
+  EvaluateRequest,
+  EvaluateResponse,
+  OverrideRequest,
+  OverrideResponse,
+  PolicySchema,
+  SimulateResponse,
+  VerifyResponse,
+} from "../workflow.js";
+
+const segment = encodeURIComponent;
+
+export class GovernanceClient implements AuthorizationWorkflow {
+  readonly #http: HttpTransport;
+
+  constructor(options: ClientOptions) {
+    this.#http = new HttpTransport(options);
+  }
+
+  /** `GET /policies/{policyId}/versions/{version}/schema`: step 1 of the workflow (spec 1.9). */
+  policySchema(policyId: string, policyVersion: string, call?: CallOptions): Promise<PolicySchema> {
+    return this.#http.get(`/policies/${segment(policyId)}/versions/${segment(policyVersion)}/schema`, call);
+  }
+
+  /** `POST /evaluate` variant 1: a signed decision; its executionId is consumed once and for all. */
+  evaluate(request: EvaluateRequest, call?: CallOptions): Promise<EvaluateResponse> {
+    return this.#http.post("/evaluate", request, call);
+  }
+
+  /** `POST /evaluate` variant 2: what evaluate would decide, with no attestation and no side effect. */
+  dryRun(request: DryRunRequest, call?: CallOptions): Promise<DryRunResponse> {
+    return this.#http.post("/evaluate", request, call);
+  }
+
+  /** `POST /simulate`: no signing, no replay write, no audit record. */
+  simulate(request: DryRunRequest, call?: CallOptions): Promise<SimulateResponse> {
+    return this.#http.post("/simulate", request, call);
+  }
+
+  /**
+   * Legacy `POST /execute` (variant 2 attestation), rate-limited to 100 a minute.
+   * @deprecated spec 1.10: new integrations use `evaluate`, `override` and `confirmExecution`
+   */
+  execute(request: ExecuteRequest, call?: CallOptions): Promise<ExecuteResponse> {
+    return this.#http.post("/execute", request, call);
+  }
+
+  /** `POST /verify`: stateless; `valid` false means the action must not proceed (spec 7). */
+  verify(attestation: Attestation, call?: CallOptions): Promise<VerifyResponse> {
+    return this.#http.post("/verify", attestation, call);
+  }
+
+  /** `POST /override`: a human resolves a `pending_override` decision, once. */
+  override(request: OverrideRequest, call?: CallOptions): Promise<OverrideResponse> {
+    return this.#http.post("/override", request, call);
+  }
+
+  /** `POST /confirm-execution`: the Execution Integrity Proof, once per executionId. */
+  confirmExecution(request: ConfirmExecutionRequest, call?: CallOptions): Promise<ConfirmExecutionResponse> {
+    return this.#http.post("/confirm-execution", request, call);
+  }
+
+  /** `GET /health`. */
+  health(call?: CallOptions): Promise<Health> {
+    return this.#http.get("/health", call);
+  }
+
+  /** `GET /runtime/manifest`. */
+  runtimeManifest(call?: CallOptions): Promise<RuntimeManifestResponse> {
+    return this.#http.get("/runtime/manifest", call);
+  }
+
+  /** `GET /runtime/capabilities`. */
+  runtimeCapabilities(call?: CallOptions): Promise<Capabilities> {
+    return this.#http.get("/runtime/capabilities", call);
+  }
+
+  /** `GET /audit/decisions`, newest first. */
+  auditDecisions(query: DecisionQuery = {}, call?: CallOptions): Promise<DecisionRow[]> {
+    return this.#http.get("/audit/decisions", call, queryOf(query));
+  }
+
+  /** `GET /audit/decisions/:executionId`: 404 when the trail has no decision for it. */
+  auditDecision(executionId: string, call?: CallOptions): Promise<DecisionDetail> {
+    return this.#http.get(`/audit/decisions/${segment(executionId)}`, call);
+  }
+
+  /** `GET /audit/stats`. */
+  auditStats(call?: CallOptions): Promise<AuditStats> {
+    return this.#http.get("/audit/stats", call);
+  }
+
+  /** `GET /audit/security`, newest first. */
+  auditSecurityEvents(query: SecurityEventQuery = {}, call?: CallOptions): Promise<SecurityEventRow[]> {
+    return this.#http.get("/audit/security", call, queryOf(query));
+  }
+
+  /** Closes the connection pool (unless it was given in the options). */
+  close(): Promise<void> {
+    return this.#http.close();
+  }
+}
