@@ -6,6 +6,8 @@ const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 export default defineConfig({
   resolve: {
     alias: {
+      // Before "@writ/runtime", which would also match it as a prefix.
+      "@writ/runtime/lmdb": here("./runtime/src/lmdb.ts"),
       "@writ/runtime": here("./runtime/src/index.ts"),
       "@writ/compiler": here("./compiler/src/index.ts"),
       "@writ/sidecar": here("./sidecar/src/index.ts"),

@@ -96,7 +96,6 @@ export {
   type ConsumeOptions,
 } from "./replay/store.js";
 export { MemoryReplayStore, DEFAULT_MEMORY_CAPACITY, type MemoryReplayStoreOptions } from "./replay/memory-store.js";
-export { LmdbReplayStore, DEFAULT_REPLAY_DB_NAME, type LmdbReplayStoreOptions } from "./replay/lmdb-store.js";
 export { ReplayCapacityError, ReplayStoreClosedError } from "./replay/errors.js";
 export {
   confirmExecution,

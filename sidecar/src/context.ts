@@ -7,7 +7,6 @@ import { readFile } from "node:fs/promises";
 import { open, type RootDatabase } from "lmdb";
 import {
   Authorizer,
-  LmdbReplayStore,
   MemoryReplayStore,
   PolicyRegistry,
   createSigner,
@@ -22,6 +21,7 @@ import {
   type TrustRoot,
   type VerifierOptions,
 } from "@writ/runtime";
+import { LmdbReplayStore } from "@writ/runtime/lmdb";
 import { DisabledAuditLog } from "./audit/disabled-audit-log.js";
 import { LmdbAuditLog } from "./audit/lmdb-audit-log.js";
 import type { AuditLog } from "./audit/types.js";

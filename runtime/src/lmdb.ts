@@ -1,0 +1,7 @@
+/**
+ * `@writ/runtime/lmdb`: the durable replay store, apart from the main entry because it needs the native `lmdb`
+ * module, an optional peer dependency of this package. Installing the runtime for clients, offline verification or
+ * an in-memory authorizer (the SDK) neither installs nor loads lmdb; the sidecar and embedded authorizers that
+ * persist install it and import this entry.
+ */
+export { LmdbReplayStore, DEFAULT_REPLAY_DB_NAME, type LmdbReplayStoreOptions } from "./replay/lmdb-store.js";
