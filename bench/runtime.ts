@@ -18,7 +18,7 @@
  * Contenders are run interleaved (one repetition of each in turn) so drifting load on the shared machine hits all
  * of them alike; the figure to quote is the median over the repetitions, min and max show the spread.
  *
- * Environment: BENCH_REPS (default 7), BENCH_WARMUP (warm-up repetitions, default 2), BENCH_DECISIONS (writ
+ * Environment: BENCH_REPS (default 11), BENCH_WARMUP (warm-up repetitions, default 2), BENCH_DECISIONS (writ
  * decisions per repetition, default 200000), BENCH_CEDAR_DECISIONS (Cedar decisions per repetition, default 5000),
  * BENCH_ATTESTATIONS (attestations and bare sign+verify per repetition, default 2000).
  */
@@ -48,7 +48,7 @@ import {
 } from "@writ/runtime";
 import type * as CedarModule from "@cedar-policy/cedar-wasm/nodejs";
 
-const REPS = Number(process.env["BENCH_REPS"] ?? 7);
+const REPS = Number(process.env["BENCH_REPS"] ?? 11);
 const WARMUP = Number(process.env["BENCH_WARMUP"] ?? 2);
 const WRIT_N = Number(process.env["BENCH_DECISIONS"] ?? 200_000);
 const CEDAR_N = Number(process.env["BENCH_CEDAR_DECISIONS"] ?? 5_000);
