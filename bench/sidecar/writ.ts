@@ -58,10 +58,17 @@ function listening(child: ChildProcess): Promise<string> {
   });
 }
 
-export async function startWrit(): Promise<Writ> {
+export interface WritOptions {
+  /** More sidecar settings, for experiments (e.g. `SERVICE_AUDIT: "off"`); the benchmark itself passes none. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Node options for the sidecar process, e.g. `--cpu-prof`. */
+  readonly nodeArgs?: readonly string[];
+}
+
+export async function startWrit(options: WritOptions = {}): Promise<Writ> {
   if (!(await readFile(MAIN).then(() => true, () => false))) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
   const dir = await mkdtemp(join(tmpdir(), "writ-bench-sidecar-"));
-  const child = spawn(process.execPath, [...(process.env["X_PROF"] ? ["--cpu-prof", `--cpu-prof-dir=${process.env["X_PROF"]}`] : []), MAIN], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN], {
     env: {
       PATH: process.env["PATH"] ?? "",
       SERVICE_API_KEY: API_KEY,
@@ -71,10 +78,7 @@ export async function startWrit(): Promise<Writ> {
       SERVICE_PORT: "0",
       SERVICE_B_PORT: "off",
       SERVICE_LOG_LEVEL: "warn",
-      ...(process.env["UV_THREADPOOL_SIZE"] ? { UV_THREADPOOL_SIZE: process.env["UV_THREADPOOL_SIZE"] } : {}),
-      ...(process.env["X_WORKER"] ? { SERVICE_SIGNING_WORKER: process.env["X_WORKER"] } : {}),
-      ...(process.env["X_AUDIT"] ? { SERVICE_AUDIT: process.env["X_AUDIT"] } : {}),
-      ...(process.env["X_REPLAY"] ? { SERVICE_REPLAY_STORE: process.env["X_REPLAY"] } : {}),
+      ...options.env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -18,7 +18,7 @@ export {
   type PublicKey,
   type SigningKey,
 } from "./signing/keys.js";
-export { signObject, signCanonical, signCanonicalAsync, verifyObject, decodeSignature, type CanonicalSigner } from "./signing/sign.js";
+export { signObject, signCanonicalAsync, verifyObject, decodeSignature } from "./signing/sign.js";
 export {
   MANIFEST_VERSION,
   SCHEMA_VERSION,

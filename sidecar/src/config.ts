@@ -32,8 +32,6 @@ export interface SidecarConfig {
   /** A trust root document (`{trustRootVersion, keys: [PEM…]}`) of earlier keys still accepted by `/verify`. */
   readonly trustRootFile: string | null;
   readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
-  /** Sign attestations on a worker thread once one is in flight (docs/sidecar.md, "Using both cores"). */
-  readonly signingWorker: boolean;
   /** How long graceful shutdown waits for requests in flight before closing anyway. */
   readonly shutdownTimeoutMs: number;
   /** Development mode (`--dev`, `npm start`): generates and keeps the API key and signing key in the data dir. */
@@ -142,7 +140,6 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
     trustRootFile: path(text(env, "SERVICE_TRUST_ROOT_FILE"), cwd),
     logLevel: oneOf(env, "SERVICE_LOG_LEVEL", LOG_LEVELS, "info"),
     shutdownTimeoutMs: integer(env, "SERVICE_SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
-    signingWorker: flag(env, "SERVICE_SIGNING_WORKER", true),
     dev,
   };
   if (config.portA === null && config.portB === null) throw new ConfigError("SERVICE_PORT and SERVICE_B_PORT are both `off`: nothing to serve");

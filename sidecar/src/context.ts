@@ -26,8 +26,6 @@ import { DisabledAuditLog } from "./audit/disabled-audit-log.js";
 import { LmdbAuditLog } from "./audit/lmdb-audit-log.js";
 import type { AuditLog } from "./audit/types.js";
 import { ConfigError, type SidecarConfig } from "./config.js";
-import { SigningWorker } from "./crypto/signing-worker.js";
-import type { RequestLoad } from "./http/server.js";
 import { loadOrCreateDevApiKey, loadOrCreateSigningKey, parseSigningKey } from "./keys.js";
 
 export interface SidecarContext {
@@ -46,8 +44,6 @@ export interface SidecarContext {
   /** The LMDB environment, when there is a data dir. */
   readonly root: RootDatabase | null;
   readonly startedAt: string;
-  /** Requests being handled by the surfaces (they count them; the signing worker reads the count). */
-  readonly load: RequestLoad;
   /** Things worth telling the operator once at start-up (a generated key, a missing signer). */
   readonly notices: readonly string[];
   close(): Promise<void>;
@@ -127,14 +123,10 @@ export async function openContext(config: SidecarConfig, onAuditError: (error: u
 
   const keys = await bundleKeys(config.bundleKeyFiles);
   const registry = new PolicyRegistry(config.policiesRoot, { trustedKeys: keys, requireSignature: config.requireSignedBundles });
-  const load: RequestLoad = { inFlight: 0 };
-  // One request in flight is the one signing: more than one is load.
-  const signingWorker = signer && config.signingWorker ? new SigningWorker(signer.key, () => load.inFlight > 1) : null;
   const authorizer = new Authorizer({
     registry,
     signer,
     store,
-    ...(signingWorker ? { signCanonical: signingWorker.sign } : {}),
     // The audit record of a decision is written from inside the replay store's write that consumes the execution:
     // with both in this LMDB environment it commits and flushes with that entry (one fsync, never one without the
     // other). With the development memory store nothing is durable anyway.
@@ -168,11 +160,9 @@ export async function openContext(config: SidecarConfig, onAuditError: (error: u
     audit,
     root,
     startedAt: new Date().toISOString(),
-    load,
     notices,
     async close() {
       if (sweep) clearInterval(sweep);
-      await signingWorker?.close();
       await audit.close();
       // The replay store does not own a shared root: closing it only stops its use; the root is flushed and closed here.
       await store?.close();

@@ -6,7 +6,7 @@ import { sha256Hex } from "../canonical/digest.js";
 import type { Verdict } from "../ir/types.js";
 import type { AttestationV1, AttestationV2, DecisionStatus, ExecutionState, Outcome } from "./attestation-types.js";
 import { PAYLOAD_TYPES } from "../signing/payload-types.js";
-import { signCanonical, signCanonicalAsync, signObject, type CanonicalSigner } from "../signing/sign.js";
+import { signCanonical, signCanonicalAsync, signObject } from "../signing/sign.js";
 import { EVALUATOR_SEMANTIC_HASH, PROVENANCE_VERSION, RUNTIME_HASH, RUNTIME_VERSION, type RuntimeIdentity } from "./identity.js";
 import type { Signer } from "./trust-root.js";
 
@@ -72,15 +72,10 @@ export function createAttestation(d: DecisionRecord, signer: Signer, runtime: Ru
   return Object.assign(body, { signature: signCanonical(PAYLOAD_TYPES.attestation, attestationBodyText(body), signer.key) });
 }
 
-/** {@link createAttestation} with the curve operations off the calling thread (`sign`, default the thread pool). */
-export async function createAttestationAsync(
-  d: DecisionRecord,
-  signer: Signer,
-  runtime: RuntimeIdentity,
-  sign: CanonicalSigner = signCanonicalAsync,
-): Promise<AttestationV1> {
+/** {@link createAttestation} with the curve operations on node's thread pool (`signCanonicalAsync`). */
+export async function createAttestationAsync(d: DecisionRecord, signer: Signer, runtime: RuntimeIdentity): Promise<AttestationV1> {
   const body = attestationBody(d, signer.trustRoot.version, signer.key.keyId, runtime.manifestHash);
-  return Object.assign(body, { signature: await sign(PAYLOAD_TYPES.attestation, attestationBodyText(body), signer.key) });
+  return Object.assign(body, { signature: await signCanonicalAsync(PAYLOAD_TYPES.attestation, attestationBodyText(body), signer.key) });
 }
 
 /** The variant 1 attestation before signing: what `createAttestation` signs and `simulate` previews. */

@@ -17,7 +17,6 @@ import { AuthorizationError, BundleError } from "../errors.js";
 import type { Decision } from "../ir/evaluate.js";
 import type { Verdict } from "../ir/types.js";
 import type { ReplayStore } from "../replay/store.js";
-import type { CanonicalSigner } from "../signing/sign.js";
 import type { PolicyRegistry } from "./registry.js";
 
 export interface EvaluateRequest {
@@ -80,8 +79,6 @@ export interface AuthorizerOptions {
    * flushes with the replay entry before the attestation is returned (the sidecar's audit record). It must not throw.
    */
   readonly onDecision?: (event: DecisionEvent) => void;
-  /** How variant 1 attestations are signed; default node's thread pool (`signCanonicalAsync`). */
-  readonly signCanonical?: CanonicalSigner;
 }
 
 /** Which body wording a signal failure takes: `verifiedSignals` (variant 1) or `signals` (the others). */
@@ -105,8 +102,7 @@ export class Authorizer {
 
   /** `POST /evaluate` variant 1. @throws AuthorizationError */
   evaluate(request: EvaluateRequest): Promise<Evaluated<AttestationV1>> {
-    const signText = this.options.signCanonical;
-    return this.#execute(request, "evaluate", (d, signer, runtime) => createAttestationAsync(d, signer, runtime, signText));
+    return this.#execute(request, "evaluate", createAttestationAsync);
   }
 
   /** Legacy `POST /execute`: the variant 2 attestation. @throws AuthorizationError */

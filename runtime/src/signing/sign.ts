@@ -54,16 +54,9 @@ export function signCanonical(payloadType: PayloadType, canonicalText: string, k
 }
 
 /**
- * Makes the self-verified base64 signature of an object given as its canonical text, in a signing domain: how the
- * authorizer's attestations get signed. {@link signCanonicalAsync} is the default; a server may bring its own
- * (the sidecar's signing worker), which must sign `canonicalSigningInput(payloadType, canonicalText)` with `key`
- * and verify the signature against `key.publicKey` before resolving.
- */
-export type CanonicalSigner = (payloadType: PayloadType, canonicalText: string, key: SigningKey) => Promise<string>;
-
-/**
  * {@link signCanonical} with both curve operations on libuv's thread pool, so a server's event loop keeps serving
- * while they run and a second core does the signing (docs/sidecar.md, "Using both cores").
+ * while they run and a second core does the signing (docs/sidecar.md, "Using both cores"). The authorizer signs
+ * attestations this way.
  */
 export async function signCanonicalAsync(payloadType: PayloadType, canonicalText: string, key: SigningKey): Promise<string> {
   const input = canonicalSigningInput(payloadType, canonicalText);

@@ -21,13 +21,6 @@ export interface ServerOptions {
   readonly onUnauthorized?: (request: FastifyRequest) => void;
   /** Routes whose failures are logged as `execute:failure` (spec 6). */
   readonly executionRoutes?: readonly string[];
-  /** Counts the requests being handled (the signing worker reads it to tell a lone request from load). */
-  readonly load?: RequestLoad;
-}
-
-/** Requests being handled across the surfaces that share it. */
-export interface RequestLoad {
-  inFlight: number;
 }
 
 /** Longest path parameter: an executionId may be 1,024 characters, each up to 12 bytes percent-encoded. */
@@ -86,14 +79,6 @@ export function createServer(options: ServerOptions): FastifyInstance {
     }
   });
 
-  const load = options.load;
-  if (load) {
-    app.addHook("onRequest", async (_request, reply) => {
-      load.inFlight += 1;
-      // `close` fires once the answer is sent or the connection is gone, whichever comes first.
-      reply.raw.once("close", () => (load.inFlight -= 1));
-    });
-  }
   app.addHook("onRequest", async (request) => {
     if (!isPublic(request) && !authorized(request.headers.authorization)) throw unauthorized(request);
   });

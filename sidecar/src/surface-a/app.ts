@@ -22,7 +22,6 @@ export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Prom
     publicRoutes: HEALTH_ROUTES,
     onUnauthorized: (request) => ctx.audit.recordSecurityEvent(securityEvent(request, "authentication_failed", request.headers.authorization === undefined ? "no Authorization header" : "Bearer key does not match")),
     executionRoutes: ["POST /evaluate", "POST /execute"],
-    load: ctx.load,
   });
   metrics.instrument(app, "a");
   app.addHook("onResponse", async () => ctx.audit.countApiCall());

@@ -22,7 +22,6 @@ export function buildSurfaceB(ctx: SidecarContext, metrics: Metrics): FastifyIns
     publicRoutes: PUBLIC_ROUTES,
     onUnauthorized: (request) => ctx.audit.recordSecurityEvent(securityEvent(request, "authentication_failed", request.headers.authorization === undefined ? "no Authorization header" : "Bearer key does not match")),
     executionRoutes: ["POST /execute", "POST /transactions"],
-    load: ctx.load,
   });
   metrics.instrument(app, "b");
   const records = ctx.root ? new TrustRecordStore(ctx.root) : null;

@@ -34,7 +34,6 @@ describe("loadConfig", () => {
       requireSignedBundles: false,
       logLevel: "info",
       shutdownTimeoutMs: 10_000,
-      signingWorker: true,
       dev: false,
     });
   });
