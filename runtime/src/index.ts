@@ -99,6 +99,10 @@ export { MemoryReplayStore, DEFAULT_MEMORY_CAPACITY, type MemoryReplayStoreOptio
 export { ReplayCapacityError, ReplayStoreClosedError } from "./replay/errors.js";
 export {
   confirmExecution,
+  confirmationAnswer,
+  executedActionOf,
+  type ConfirmationAnswer,
+  type ExecutedActionRequest,
   confirmationKey,
   DEFAULT_TIME_WINDOW_SECONDS,
   type ConfirmDependencies,

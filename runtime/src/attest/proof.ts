@@ -140,3 +140,42 @@ function withinWindow(issuedAt: string, executedAt: string, confirmedAt: Date, w
   if (Number.isNaN(issued) || Number.isNaN(executed)) return false;
   return executed >= issued && executed <= confirmed && confirmed - executed <= windowSeconds * 1000;
 }
+
+/** Spec 2.9, endpoint form: the executed action as `POST /confirm-execution` names it. */
+export interface ExecutedActionRequest {
+  readonly actionType: string;
+  readonly actionId: string;
+  /** ISO 8601. */
+  readonly actionTimestamp: string;
+  readonly actionDetails?: Readonly<Record<string, unknown>>;
+}
+
+/** The library form of an endpoint-form executed action; an absent `actionDetails` is an empty payload. */
+export function executedActionOf(request: ExecutedActionRequest): ExecutedAction {
+  return { type: request.actionType, payload: request.actionDetails ?? {}, executedAt: request.actionTimestamp, actionId: request.actionId };
+}
+
+/** Spec 2.9, endpoint form of the answer, with the summary's `match` and `verified`. */
+export interface ConfirmationAnswer {
+  readonly matched: boolean;
+  readonly executionId: string;
+  readonly withinTimeWindow: boolean;
+  /**
+   * The signed proof as one string (spec 2.9 types `proof` as a string): its canonical JSON text, which is exactly
+   * what the signature covers once `signature` is set aside (docs/signing.md).
+   */
+  readonly proof: string;
+  readonly match: boolean;
+  readonly verified: true;
+}
+
+export function confirmationAnswer(proof: ExecutionProof): ConfirmationAnswer {
+  return {
+    matched: proof.match,
+    executionId: proof.executionId,
+    withinTimeWindow: proof.matchDetails.withinTimeWindow,
+    proof: canonicalJson(proof),
+    match: proof.match,
+    verified: proof.verified,
+  };
+}

@@ -11,8 +11,9 @@ import {
   Authorizer,
   DEFAULT_TIME_WINDOW_SECONDS,
   PolicyRegistry,
-  canonicalJson,
   confirmExecution,
+  confirmationAnswer,
+  executedActionOf,
   isTimestamp,
   resolveOverride,
   toEndpointVerification,
@@ -112,23 +113,16 @@ export class EmbeddedAuthorizer implements AuthorizationWorkflow {
   }
 
   async confirmExecution(request: ConfirmExecutionRequest): Promise<ConfirmExecutionResponse> {
-    const { actionType, actionId, actionTimestamp, actionDetails } = request.executedAction;
+    const { actionTimestamp } = request.executedAction;
     // What the sidecar refuses as a malformed request; the runtime would only count it as outside the window.
     if (!isTimestamp(actionTimestamp)) throw invalidRequest("body/executedAction/actionTimestamp", "must be an ISO 8601 date-time with a time zone, e.g. 2026-11-22T10:00:00Z");
     const window = request.timeWindowSeconds ?? DEFAULT_TIME_WINDOW_SECONDS;
     const windowProblem = timeWindowProblem(window);
     if (windowProblem !== null) throw invalidRequest("body/timeWindowSeconds", windowProblem);
-    const executed = { type: actionType, payload: actionDetails ?? {}, executedAt: actionTimestamp, actionId };
+    const executed = executedActionOf(request.executedAction);
     const proof = await refusing(() => confirmExecution(request.attestation, executed, window, { verifier: this.#verifier, signer: this.#signer, store: this.#store }));
-    return {
-      matched: proof.match,
-      executionId: proof.executionId,
-      withinTimeWindow: proof.matchDetails.withinTimeWindow,
-      // As the sidecar answers it (spec 2.9 types `proof` as a string): the canonical JSON text of the signed proof.
-      proof: canonicalJson(proof),
-      match: proof.match,
-      verified: proof.verified,
-    };
+    // As the sidecar answers it.
+    return confirmationAnswer(proof);
   }
 
   async verify(attestation: Attestation): Promise<VerifyResponse> {

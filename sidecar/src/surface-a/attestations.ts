@@ -5,13 +5,14 @@
 import type { FastifyInstance } from "fastify";
 import {
   DEFAULT_TIME_WINDOW_SECONDS,
-  canonicalJson,
   confirmExecution,
+  confirmationAnswer,
+  executedActionOf,
   isTimestamp,
   resolveOverride,
   toEndpointVerification,
   verifyAttestation,
-  type ExecutedAction,
+  type ExecutedActionRequest,
 } from "@writ/runtime";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError, invalidRequest } from "../http/errors.js";
@@ -28,12 +29,7 @@ interface OverrideBody {
 }
 interface ConfirmBody {
   readonly attestation: Record<string, unknown>;
-  readonly executedAction: {
-    readonly actionType: string;
-    readonly actionId: string;
-    readonly actionTimestamp: string;
-    readonly actionDetails?: Record<string, unknown>;
-  };
+  readonly executedAction: ExecutedActionRequest;
   readonly timeWindowSeconds?: number;
 }
 
@@ -81,26 +77,17 @@ export function attestationRoutes(app: FastifyInstance, ctx: SidecarContext): vo
 
   app.post("/confirm-execution", async (request) => {
     const body = checkConfirm(request.body);
-    const { actionType, actionId, actionTimestamp, actionDetails } = body.executedAction;
+    const { actionTimestamp } = body.executedAction;
     if (!isTimestamp(actionTimestamp)) {
       throw invalidRequest([{ path: "body/executedAction/actionTimestamp", message: "must be an ISO 8601 date-time with a time zone, e.g. 2026-11-22T10:00:00Z" }]);
     }
     const signer = required(ctx.signer);
     const verifier = required(ctx.verifier);
     const store = required(ctx.store);
-    const executed: ExecutedAction = { type: actionType, payload: actionDetails ?? {}, executedAt: actionTimestamp, actionId };
+    const executed = executedActionOf(body.executedAction);
     const proof = await confirmExecution(body.attestation, executed, body.timeWindowSeconds ?? DEFAULT_TIME_WINDOW_SECONDS, { verifier, signer, store });
     ctx.audit.recordConfirmation({ executionId: proof.executionId, match: proof.match, proof, recordedAt: proof.confirmedAt });
     await ctx.audit.flushed();
-    return {
-      matched: proof.match,
-      executionId: proof.executionId,
-      withinTimeWindow: proof.matchDetails.withinTimeWindow,
-      // The signed proof as one string (spec 2.9 types `proof` as a string): its canonical JSON text, which is
-      // exactly what the signature covers once `signature` is set aside (docs/sidecar.md).
-      proof: canonicalJson(proof),
-      match: proof.match,
-      verified: proof.verified,
-    };
+    return confirmationAnswer(proof);
   });
 }
