@@ -85,6 +85,7 @@ export {
   type VerifierOptions,
 } from "./attest/verify.js";
 export * from "./errors/codes.js";
+export { answerOf, type ErrorAnswer } from "./errors/answer.js";
 export {
   RESERVATION_TTL_MS,
   FAILED_TTL_MS,

@@ -2,20 +2,7 @@
  * The sidecar's errors: one base class, each answer an exact body from the runtime's error table
  * (runtime/src/errors/codes.ts, documented in docs/errors.md), so no route invents a status or a message.
  */
-import {
-  AuthorizationError,
-  IntegrityError,
-  OverrideError,
-  ReplayCapacityError,
-  ReplayStoreClosedError,
-  StrictJsonError,
-  errorBody,
-  signalValidationBody,
-  statusOf,
-  type BodyErrorCode,
-  type OverrideErrorCode,
-  type ErrorStatus,
-} from "@writ/runtime";
+import { StrictJsonError, answerOf, errorBody, statusOf, type BodyErrorCode, type ErrorStatus } from "@writ/runtime";
 
 export class SidecarHttpError extends Error {
   override readonly name = "SidecarHttpError";
@@ -44,27 +31,12 @@ export function invalidRequest(details: readonly { readonly path: string; readon
 }
 
 /**
- * The HTTP answer for an error thrown by the runtime, or null when it is not one of the runtime's refusals (then it
- * is a fault: 500 without detail, the cause logged).
- *
- * - Signal validation: 422 with every failure in `details`.
- * - `SYS-021` on `POST /override` is the spec's 404 `Pending override not found` (section 3: no pending override).
- * - A replay store that is full or closed fails closed: 503.
+ * The HTTP answer for an error thrown by the runtime (`answerOf`, the runtime's mapping of its refusals), or a 400
+ * for JSON the strict parser refused; null when it is neither (then it is a fault: 500 without detail, the cause
+ * logged).
  */
 export function fromRuntimeError(error: unknown): SidecarHttpError | null {
-  if (error instanceof AuthorizationError) {
-    // An AuthorizationError's code is always a row of the error table (its constructor takes ErrorCode).
-    const code = error.code as BodyErrorCode;
-    if (code === "SIGNAL_VALIDATION_FAILED" || code === "SIGNALS_VALIDATION_FAILED") {
-      return new SidecarHttpError(422, signalValidationBody(error.details, code), code);
-    }
-    return SidecarHttpError.of(code);
-  }
-  if (error instanceof OverrideError) {
-    return SidecarHttpError.of(error.code === "SYS-021" ? "PENDING_OVERRIDE_NOT_FOUND" : (error.code as OverrideErrorCode & BodyErrorCode));
-  }
-  if (error instanceof IntegrityError) return SidecarHttpError.of(error.code as "INTEGRITY_INVALID_ATTESTATION" | "INTEGRITY_ALREADY_CONFIRMED");
-  if (error instanceof ReplayCapacityError || error instanceof ReplayStoreClosedError) return SidecarHttpError.of("REPLAY_STORE_UNAVAILABLE");
   if (error instanceof StrictJsonError) return invalidRequest([{ path: "body", message: error.message }]);
-  return null;
+  const answer = answerOf(error);
+  return answer === null ? null : new SidecarHttpError(answer.status, answer.body, answer.code);
 }

@@ -1,0 +1,42 @@
+/**
+ * The HTTP answer for each refusal of the runtime, from the one error table (codes.ts): what the sidecar answers and
+ * what the SDK's embedded authorizer throws, so the two cannot drift apart.
+ */
+import { AuthorizationError, IntegrityError, OverrideError, type OverrideErrorCode } from "../errors.js";
+import { ReplayCapacityError, ReplayStoreClosedError } from "../replay/errors.js";
+import { errorBody, signalValidationBody, statusOf, type BodyErrorCode, type ErrorStatus } from "./codes.js";
+
+export interface ErrorAnswer {
+  readonly status: ErrorStatus;
+  /** `{error}`, with `details` for a signal validation failure. */
+  readonly body: { readonly error: string };
+  readonly code: BodyErrorCode;
+}
+
+function answer(code: BodyErrorCode): ErrorAnswer {
+  // `errorBody`'s arguments depend on the code; none of the codes answered here takes one.
+  return { status: statusOf(code), body: (errorBody as (c: BodyErrorCode) => { error: string })(code), code };
+}
+
+/**
+ * The answer for `error`, or null when it is not a refusal of the runtime (then it is a fault: 500, cause logged).
+ * - Signal validation: 422 with every failure in `details`.
+ * - `SYS-021` from an override is the spec's 404 `Pending override not found` (section 3: no pending override).
+ * - A replay store that is full or closed fails closed: 503.
+ */
+export function answerOf(error: unknown): ErrorAnswer | null {
+  if (error instanceof AuthorizationError) {
+    // An AuthorizationError's code is always a row of the error table (its constructor takes ErrorCode).
+    const code = error.code as BodyErrorCode;
+    if (code === "SIGNAL_VALIDATION_FAILED" || code === "SIGNALS_VALIDATION_FAILED") {
+      return { status: 422, body: signalValidationBody(error.details, code), code };
+    }
+    return answer(code);
+  }
+  if (error instanceof OverrideError) {
+    return answer(error.code === "SYS-021" ? "PENDING_OVERRIDE_NOT_FOUND" : (error.code as OverrideErrorCode & BodyErrorCode));
+  }
+  if (error instanceof IntegrityError) return answer(error.code as "INTEGRITY_INVALID_ATTESTATION" | "INTEGRITY_ALREADY_CONFIRMED");
+  if (error instanceof ReplayCapacityError || error instanceof ReplayStoreClosedError) return answer("REPLAY_STORE_UNAVAILABLE");
+  return null;
+}
