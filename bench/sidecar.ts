@@ -8,6 +8,8 @@
  *   - Cerbos (`@cerbos/cerbos-linux-x64`, its own process, bound to 127.0.0.1): `POST /api/check/resources` on the
  *     same policy, translated rule for rule (bench/sidecar/cerbos-policy.ts), attributes checked against the same
  *     JSON Schema; no signing, no storage.
+ * A third server is the durability floor (bench/sidecar/floor.ts): one flushed LMDB write per request and nothing
+ * else, the least any durable sidecar must do.
  * Both must first decide the policy's 25 valid test signal sets alike (approve = allow). Then, at 1 and at 50
  * connections, rounds alternate writ and Cerbos so drifting load on the shared machine hits both alike; the figures
  * are medians over the rounds. Goals (issue 4): at 50 connections writ's req/s at least 1.5x Cerbos's with a p99 no
@@ -18,6 +20,7 @@
  */
 import { arch, cpus, platform } from "node:os";
 import { checkAgreement, startCerbos, type Cerbos } from "./sidecar/cerbos.js";
+import { startFloor, type Floor } from "./sidecar/floor.js";
 import { runLoad, type LoadResult } from "./sidecar/load.js";
 import { loadCases, type Signals } from "./sidecar/policy-cases.js";
 import { startWrit, type Writ } from "./sidecar/writ.js";
@@ -63,9 +66,11 @@ async function main(): Promise<void> {
   const sets: readonly Signals[] = cases.valid.map((c) => c.signals);
   let writ: Writ | null = null;
   let cerbos: Cerbos | null = null;
+  let floor: Floor | null = null;
   try {
     writ = await startWrit();
     cerbos = await startCerbos();
+    floor = await startFloor();
     console.log(`writ sidecar at ${writ.url}; Cerbos ${cerbos.version} at ${cerbos.url}`);
     console.log(`node ${process.version}, ${platform()} ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}; load generator, writ and Cerbos share the machine`);
     await checkWrit(writ, cases);
@@ -75,6 +80,7 @@ async function main(): Promise<void> {
 
     const w = writ;
     const c = cerbos;
+    const f = floor;
     const results = new Map<string, LoadResult[]>();
     let sequence = 0;
     for (const connections of [1, 50]) {
@@ -82,6 +88,7 @@ async function main(): Promise<void> {
         for (const [name, url, headers, body] of [
           ["writ", w.evaluateUrl, w.headers, (i: number) => JSON.stringify(w.evaluateBody(sets[i % sets.length]!, `bench-${sequence}-${i}`))],
           ["cerbos", c.checkUrl, { "content-type": "application/json" }, (i: number) => JSON.stringify(c.checkBody(sets[i % sets.length]!, `bench-${sequence}-${i}`))],
+          ["floor", f.url, { "content-type": "application/json" }, (i: number) => `{"i":${i}}`],
         ] as const) {
           sequence += 1;
           const result = await runLoad({ url, connections, durationSeconds: DURATION, warmupSeconds: WARMUP, headers, makeBody: body, expectStatus: 200 });
@@ -96,7 +103,7 @@ async function main(): Promise<void> {
     const ms = (v: number) => `${v.toFixed(3)} ms`;
     console.log(`\n${"server".padEnd(28)}${"req/s".padStart(10)}${"p50".padStart(12)}${"p99".padStart(12)}`);
     for (const connections of [1, 50]) {
-      for (const name of ["writ", "cerbos"]) {
+      for (const name of ["writ", "cerbos", "floor"]) {
         const x = s(name, connections);
         console.log(`${`${name} @ ${connections} connection${connections > 1 ? "s" : ""}`.padEnd(28)}${x.rps.toFixed(0).padStart(10)}${ms(x.p50).padStart(12)}${ms(x.p99).padStart(12)}`);
       }
@@ -110,9 +117,14 @@ async function main(): Promise<void> {
     console.log(`  50 connections: writ req/s / Cerbos req/s = ${(w50.rps / c50.rps).toFixed(2)}× (goal ≥ ${GOAL_THROUGHPUT}×: ${verdict(w50.rps / c50.rps >= GOAL_THROUGHPUT)})`);
     console.log(`  50 connections: writ p99 / Cerbos p99 = ${(w50.p99 / c50.p99).toFixed(2)} (goal ≤ 1: ${verdict(w50.p99 <= c50.p99)})`);
     console.log(`  1 connection:   writ p50 / Cerbos p50 = ${(w1.p50 / c1.p50).toFixed(2)} (goal ≤ 1: ${verdict(w1.p50 <= c1.p50)})`);
+    const f1 = s("floor", 1);
+    console.log(
+      `  1 connection:   durability floor (one flushed LMDB write, nothing else) p50 / Cerbos p50 = ${(f1.p50 / c1.p50).toFixed(2)}; ` +
+        `writ p50 - floor p50 = ${(w1.p50 - f1.p50).toFixed(3)} ms (what writ adds: parsing, validation, evaluation, signing, audit)`,
+    );
     console.log("  note: every writ answer is an Ed25519-signed, self-verified attestation whose replay entry and audit record are fsynced before it is sent; Cerbos signs and stores nothing");
   } finally {
-    await Promise.all([writ?.stop(), cerbos?.stop()]);
+    await Promise.all([writ?.stop(), cerbos?.stop(), floor?.stop()]);
   }
 }
 
