@@ -41,7 +41,11 @@ async function drain(app: FastifyInstance, timeoutMs: number): Promise<void> {
 }
 
 export async function startSidecar(config: SidecarConfig): Promise<RunningSidecar> {
-  const context = await openContext(config);
+  // Why `audit_db` turned false goes to the operator's log: stderr until a surface's logger exists, then that logger.
+  let reportAuditError = (error: unknown): void => {
+    process.stderr.write(`writ-sidecar: audit failure: ${error instanceof Error ? error.message : String(error)}\n`);
+  };
+  const context = await openContext(config, (error) => reportAuditError(error));
   const metrics = createMetrics();
   const apps: FastifyInstance[] = [];
   try {
@@ -49,6 +53,7 @@ export async function startSidecar(config: SidecarConfig): Promise<RunningSideca
     if (config.portA !== null) {
       const surfaceA = await buildSurfaceA(context, metrics);
       apps.push(surfaceA);
+      reportAuditError = (error) => surfaceA.log.error({ err: error }, "audit failure: audit_db is false until restart");
       a = await listen(surfaceA, config.host, config.portA);
     }
     // Surface B (issue 5): its own listener on the same context; drained with Surface A on close.
