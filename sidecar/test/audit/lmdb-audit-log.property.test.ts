@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { executionFingerprint } from "@writ/runtime";
 import { LmdbAuditLog } from "../../src/audit/lmdb-audit-log.js";
 import type { DecisionQuery, DecisionStatus, SecurityQuery } from "../../src/audit/types.js";
 import { at, decision, tempEnv } from "./support.js";
@@ -8,7 +9,8 @@ const T0 = Date.UTC(2025, 2, 10);
 const STATUSES: readonly DecisionStatus[] = ["approved", "pending_override", "rejected"];
 const POLICIES = ["payments", "refunds", "payouts"];
 
-// Few distinct milliseconds, so that ties (ordered by arrival) and inclusive bounds are exercised.
+// Few distinct milliseconds, so that ties and inclusive bounds are exercised. Decisions of one millisecond are ordered
+// by fingerprint (their index key), security events by arrival.
 const recordArb = fc.record({ policyId: fc.constantFrom(...POLICIES), status: fc.constantFrom(...STATUSES), ms: fc.integer({ min: 0, max: 20 }) });
 const boundArb = fc.option(fc.integer({ min: -2, max: 22 }).map((ms) => T0 + ms), { nil: undefined });
 const decisionQueryArb = fc.record(
@@ -36,7 +38,9 @@ describe("LmdbAuditLog listing (property)", () => {
         const log = new LmdbAuditLog(env.root);
         try {
           records.forEach((r, i) => log.recordDecision(decision({ executionId: `e${i}`, policyId: r.policyId, status: r.status, recordedAt: at(r.ms) })));
-          const newestFirst = records.map((r, i) => ({ ...r, ms: T0 + r.ms, executionId: `e${i}`, ordinal: i })).sort((a, b) => b.ms - a.ms || b.ordinal - a.ordinal);
+          const newestFirst = records
+            .map((r, i) => ({ ...r, ms: T0 + r.ms, executionId: `e${i}`, fingerprint: executionFingerprint(`e${i}`) }))
+            .sort((a, b) => b.ms - a.ms || (a.fingerprint < b.fingerprint ? 1 : a.fingerprint > b.fingerprint ? -1 : 0));
           for (const raw of queries) {
             const query = raw as DecisionQuery;
             const expected = newestFirst

@@ -104,12 +104,13 @@ describe("LmdbAuditLog", () => {
       expect(log.healthy()).toBe(true);
     });
 
-    it("lists newest first, records of one millisecond by arrival", async () => {
+    it("lists newest first, decisions of one millisecond by fingerprint (their index key)", async () => {
       log.recordDecision(decision({ executionId: "b", recordedAt: at(2) }));
       log.recordDecision(decision({ executionId: "old", recordedAt: at(1) }));
       log.recordDecision(decision({ executionId: "c", recordedAt: at(2) }));
       log.recordDecision(decision({ executionId: "new", recordedAt: at(3) }));
-      expect((await log.listDecisions(QUERY)).map((r) => r.executionId)).toEqual(["new", "c", "b", "old"]);
+      const sameMs = ["b", "c"].sort((x, y) => (executionFingerprint(y) < executionFingerprint(x) ? -1 : 1));
+      expect((await log.listDecisions(QUERY)).map((r) => r.executionId)).toEqual(["new", ...sameMs, "old"]);
     });
 
     it("keeps the first decision of an executionId", async () => {

@@ -77,7 +77,8 @@ describe("GET /audit/decisions: filters and paging", () => {
     // Failures and dry runs are not decisions.
     await q.call("POST", "/evaluate", { executionId: uid("q"), ...TRANSFER, verifiedSignals: { amount: -1 } });
     await q.call("POST", "/evaluate", { ...TRANSFER, signals: TRANSFER_SIGNALS.approved });
-    rows = made.reverse();
+    // The documented order: newest first; decisions of one millisecond by fingerprint (their index key).
+    rows = made.sort((a, b) => b.recordedAt.localeCompare(a.recordedAt) || (a.execution_fingerprint < b.execution_fingerprint ? 1 : -1));
   });
   afterAll(async () => {
     await q.close();
