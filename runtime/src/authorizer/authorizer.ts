@@ -3,7 +3,6 @@ import {
   createAttestationAsync,
   attestationBody,
   createLegacyAttestation,
-  executionFingerprint,
   type Attestation,
   type AttestationV1,
   type AttestationV2,
@@ -166,7 +165,8 @@ export class Authorizer {
     const onDecision = this.options.onDecision;
     // INVARIANT (acknowledged means durable): the attestation leaves only after its replay entry (and whatever
     // `onDecision` wrote alongside it) is flushed; `consume` resolves after the flush.
-    const consumed = await store.consume(executionFingerprint(request.executionId), {
+    // The attestation carries the fingerprint of its executionId (attestationBody computed it): not hashed twice.
+    const consumed = await store.consume(attestation.execution_fingerprint, {
       ...(decided.verdict === "escalate" ? { context: pendingContext(attestation) } : {}),
       ...(onDecision ? { alongside: () => onDecision(event) } : {}),
     });

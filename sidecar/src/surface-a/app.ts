@@ -13,14 +13,14 @@ import { attestationRoutes } from "./attestations.js";
 import { auditRoutes } from "./audit-routes.js";
 import { decisionRoutes } from "./decisions.js";
 import { HEALTH_ROUTES, runtimeInfoRoutes } from "./runtime-info.js";
-import { securityEvent } from "./security-events.js";
+import { recordAuthenticationFailure, securityEvent } from "./security-events.js";
 
 export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Promise<FastifyInstance> {
   const app = createServer({
     apiKey: ctx.apiKey,
     logLevel: ctx.config.logLevel,
     publicRoutes: HEALTH_ROUTES,
-    onUnauthorized: (request) => ctx.audit.recordSecurityEvent(securityEvent(request, "authentication_failed", request.headers.authorization === undefined ? "no Authorization header" : "Bearer key does not match")),
+    onUnauthorized: recordAuthenticationFailure(ctx.audit),
     executionRoutes: ["POST /evaluate", "POST /execute"],
   });
   metrics.instrument(app, "a");

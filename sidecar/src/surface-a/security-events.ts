@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import type { SecurityEventInput, SecurityEventType } from "../audit/types.js";
+import type { AuditLog, SecurityEventInput, SecurityEventType } from "../audit/types.js";
 
 /** A security event about `request`: method, route path (no query string) and client address; never a header or body. */
 export function securityEvent(request: FastifyRequest, type: SecurityEventType, detail: string, executionId?: string): SecurityEventInput {
@@ -12,4 +12,12 @@ export function securityEvent(request: FastifyRequest, type: SecurityEventType, 
     detail,
     ...(executionId === undefined ? {} : { executionId }),
   };
+}
+
+/** What both surfaces do with a refused Bearer key (`ServerOptions.onUnauthorized`): a security event, never the key. */
+export function recordAuthenticationFailure(audit: AuditLog): (request: FastifyRequest) => void {
+  return (request) =>
+    audit.recordSecurityEvent(
+      securityEvent(request, "authentication_failed", request.headers.authorization === undefined ? "no Authorization header" : "Bearer key does not match"),
+    );
 }

@@ -9,7 +9,7 @@ import type { FastifyInstance } from "fastify";
 import type { SidecarContext } from "../context.js";
 import { createServer } from "../http/server.js";
 import type { Metrics } from "../metrics.js";
-import { securityEvent } from "../surface-a/security-events.js";
+import { recordAuthenticationFailure } from "../surface-a/security-events.js";
 import { evidenceRoutes } from "./evidence-routes.js";
 import { PUBLIC_ROUTES, serviceRoutes } from "./service-routes.js";
 import { TrustRecordStore } from "./store.js";
@@ -20,7 +20,7 @@ export function buildSurfaceB(ctx: SidecarContext, metrics: Metrics): FastifyIns
     apiKey: ctx.apiKey,
     logLevel: ctx.config.logLevel,
     publicRoutes: PUBLIC_ROUTES,
-    onUnauthorized: (request) => ctx.audit.recordSecurityEvent(securityEvent(request, "authentication_failed", request.headers.authorization === undefined ? "no Authorization header" : "Bearer key does not match")),
+    onUnauthorized: recordAuthenticationFailure(ctx.audit),
     executionRoutes: ["POST /execute", "POST /transactions"],
   });
   metrics.instrument(app, "b");
