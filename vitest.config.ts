@@ -9,13 +9,15 @@ export default defineConfig({
       // Before "@writ/runtime", which would also match it as a prefix.
       "@writ/runtime/lmdb": here("./runtime/src/lmdb.ts"),
       "@writ/runtime": here("./runtime/src/index.ts"),
+      "@writ/wire": here("./wire/src/index.ts"),
       "@writ/compiler": here("./compiler/src/index.ts"),
       "@writ/sidecar": here("./sidecar/src/index.ts"),
       "@writ/sdk": here("./sdk/src/index.ts"),
+      "@writ/conformance": here("./conformance/src/index.ts"),
     },
   },
   test: {
-    include: ["runtime/test/**/*.test.ts", "compiler/test/**/*.test.ts", "sidecar/test/**/*.test.ts", "sdk/test/**/*.test.ts", "test/**/*.test.ts"],
+    include: ["runtime/test/**/*.test.ts", "compiler/test/**/*.test.ts", "sidecar/test/**/*.test.ts", "sdk/test/**/*.test.ts", "conformance/test/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

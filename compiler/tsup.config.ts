@@ -7,5 +7,6 @@ export default defineConfig({
   dts: { entry: "src/index.ts" },
   clean: true,
   sourcemap: true,
-  external: ["@writ/runtime"],
+  // @writ/conformance stays a package of its own: it finds its case files next to its own dist/.
+  external: ["@writ/runtime", "@writ/conformance"],
 });

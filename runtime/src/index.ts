@@ -19,6 +19,7 @@ export {
   type SigningKey,
 } from "./signing/keys.js";
 export { signObject, signCanonicalAsync, verifyObject, decodeSignature } from "./signing/sign.js";
+export { NODE_ED25519, selfVerificationFailed, type Ed25519Engine, type SelfVerifyingSignature } from "./signing/engine.js";
 export {
   MANIFEST_VERSION,
   SCHEMA_VERSION,
@@ -74,6 +75,7 @@ export {
   type DecisionStatus,
   type ExecutionState,
   type Outcome,
+  type SelfVerifyingAttestation,
 } from "./attest/attestation.js";
 export {
   verifyAttestation,

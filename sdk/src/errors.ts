@@ -8,7 +8,8 @@
  *
  * Network failures, timeouts and aborts are not wrapped (spec 7): they reach the caller as undici throws them.
  */
-import { ERROR_CODES, isErrorCode, type ContextErrorCode, type SignalError } from "@writ/runtime";
+import { ERROR_CODES, isErrorCode, type ContextErrorCode } from "@writ/runtime";
+import type { ErrorDetail } from "@writ/wire";
 
 /** Codes of `[CODE@context]` messages: replay, undecided policy, override lineage, confirmation. */
 export type NamedErrorCode = ContextErrorCode;
@@ -28,7 +29,7 @@ export class WritError extends Error {
 }
 
 /** An element of `details`: a signal that failed validation (422), or what is malformed in a request (400). */
-export type ErrorDetail = SignalError | { readonly path: string; readonly message: string };
+export type { ErrorDetail };
 
 /** `[CODE@context] message` (docs/errors.md). */
 const NAMED = /^\[([A-Za-z0-9_-]+)@([a-z0-9][a-z0-9._/-]*)\] /;

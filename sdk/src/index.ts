@@ -1,19 +1,65 @@
 /**
  * @writ/sdk: typed clients for both HTTP surfaces (over undici), the same authorization workflow in-process over
  * @writ/runtime, and offline verification against pinned keys (docs/sdk.md). It imports no writ package but the
- * runtime.
+ * runtime and the wire types (@writ/wire), whose request and response shapes it re-exports under their names.
  */
 export { WritError, WritApiError, WritKeyError, type WritErrorCode, type NamedErrorCode, type KeyErrorCode, type ErrorDetail } from "./errors.js";
 export type { PinnedKeys } from "./keys.js";
-export type * from "./workflow.js";
+export type { AuthorizationWorkflow } from "./workflow.js";
 
 export { GovernanceClient } from "./client/governance-client.js";
 export { TransactionClient } from "./client/transaction-client.js";
 export { DEFAULT_TIMEOUT_MS, type ClientOptions, type CallOptions } from "./client/http.js";
 export { DEFAULT_RETRY, type RetryOptions } from "./client/retry.js";
-export type * from "./client/governance-types.js";
-export type * from "./client/audit-types.js";
-export type * from "./client/transaction-types.js";
+export type { DecisionQuery, SecurityEventQuery } from "./client/query.js";
+
+// The wire shapes of both surfaces.
+export type {
+  // Surface A: the workflow (spec 1.9) and the legacy execute
+  Signals,
+  EvaluateRequest,
+  EvaluateResponse,
+  DryRunRequest,
+  DryRunResponse,
+  SimulateResponse,
+  VerifyResponse,
+  OverrideRequest,
+  OverrideResponse,
+  ExecutedActionInput,
+  ConfirmExecutionRequest,
+  ConfirmExecutionResponse,
+  PolicySchema,
+  ExecuteRequest,
+  ExecuteResponse,
+  // Surface A: the runtime and the audit trail
+  Health,
+  RuntimeManifestResponse,
+  Capabilities,
+  DecisionRow,
+  DecisionDetail,
+  AuditStats,
+  SecurityEventRow,
+  // Surface B
+  PolicyRef,
+  ExecuteTransactionRequest,
+  CreateTransactionRequest,
+  BusinessTransaction,
+  Verification,
+  Receipt,
+  TrustRecord,
+  ReplayResult,
+  TransactionQuery,
+  TransactionPage,
+  PolicyValidation,
+  VersionInfo,
+  ServiceHealth,
+  // Signed objects
+  Attestation,
+  AttestationV1,
+  AttestationV2,
+  ExecutionProof,
+  OverrideRecord,
+} from "@writ/wire";
 
 export { EmbeddedAuthorizer, type EmbeddedAuthorizerOptions } from "./embedded/embedded-authorizer.js";
 export { openLmdbReplayStore } from "./embedded/stores.js";
@@ -23,4 +69,4 @@ export { verifyAttestation, type AttestationVerifierOptions } from "./verify/att
 export { verifyOverrideRecord } from "./verify/override-record.js";
 export { verifyExecutionProof, type ExecutionProofVerification } from "./verify/execution-proof.js";
 export type { SignedRecordVerification } from "./verify/signed.js";
-export type { Attestation, AttestationV1, AttestationV2, AttestationVerification, ExecutionProof, OverrideRecord, TrustRootDocument } from "@writ/runtime";
+export type { AttestationVerification, TrustRootDocument } from "@writ/runtime";

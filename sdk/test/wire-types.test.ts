@@ -1,32 +1,91 @@
 /**
- * The SDK declares the wire shapes the sidecar answers with (it may import no writ package but the runtime). These
- * checks run when the suite is typechecked (`tsc`): every shape the sidecar answers fits the SDK's type, and both
- * name the same members, so a change on either side fails the typecheck until the other follows.
+ * The wire types (@writ/wire) against the runtime that produces what goes on the wire. The runtime imports no other
+ * writ package, so it keeps its own declarations of the attestation, the signed evidence and the answers it builds;
+ * these checks run when the suite is typechecked (`tsc`) and fail as soon as either side changes without the other.
+ * Where a value travels both ways (an attestation is answered, then sent back to `/verify` or `/confirm-execution`
+ * and handed to the runtime's verifiers) the two types must be equal; where the runtime only produces it, its type
+ * must fit the wire's. The constants of @writ/wire are checked against the runtime's at run time as well.
  */
-import { describe, expectTypeOf, it } from "vitest";
-import type * as Sidecar from "@writ/sidecar";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import * as Runtime from "@writ/runtime";
+import * as Wire from "@writ/wire";
 import type * as Sdk from "@writ/sdk";
+import type * as Sidecar from "@writ/sidecar";
 
-describe("wire types agree with the sidecar's", () => {
-  it("audit records", () => {
-    expectTypeOf<Sidecar.DecisionRow>().toExtend<Sdk.DecisionRow>();
-    expectTypeOf<keyof Sidecar.DecisionRow>().toEqualTypeOf<keyof Sdk.DecisionRow>();
-    // The sidecar keeps the override record and the proof as opaque JSON; their members are the runtime's.
-    expectTypeOf<keyof Sidecar.DecisionDetail>().toEqualTypeOf<keyof Sdk.DecisionDetail>();
-    expectTypeOf<keyof NonNullable<Sidecar.DecisionDetail["override"]>>().toEqualTypeOf<keyof NonNullable<Sdk.DecisionDetail["override"]>>();
-    expectTypeOf<keyof NonNullable<Sidecar.DecisionDetail["confirmation"]>>().toEqualTypeOf<keyof NonNullable<Sdk.DecisionDetail["confirmation"]>>();
-    expectTypeOf<Sidecar.SecurityEventRow>().toExtend<Sdk.SecurityEventRow>();
-    expectTypeOf<keyof Sidecar.SecurityEventRow>().toEqualTypeOf<keyof Sdk.SecurityEventRow>();
-    expectTypeOf<Sidecar.AuditStats>().toEqualTypeOf<Sdk.AuditStats>();
+describe("the runtime's types are the wire's", () => {
+  it("attestations, both ways: answered, stored, sent back and verified", () => {
+    expectTypeOf<Runtime.AttestationV1>().toEqualTypeOf<Wire.AttestationV1>();
+    expectTypeOf<Runtime.AttestationV2>().toEqualTypeOf<Wire.AttestationV2>();
+    expectTypeOf<Runtime.Attestation>().toEqualTypeOf<Wire.Attestation>();
+    expectTypeOf<Runtime.Outcome>().toEqualTypeOf<Wire.Outcome>();
+    expectTypeOf<Runtime.DecisionStatus>().toEqualTypeOf<Wire.DecisionStatus>();
+    expectTypeOf<Runtime.ExecutionState>().toEqualTypeOf<Wire.ExecutionState>();
+    expectTypeOf<Runtime.Verdict>().toEqualTypeOf<Wire.Verdict>();
   });
 
-  it("Surface B records", () => {
-    expectTypeOf<Sidecar.TrustRecord>().toExtend<Sdk.TrustRecord>();
-    expectTypeOf<keyof Sidecar.TrustRecord>().toEqualTypeOf<keyof Sdk.TrustRecord>();
-    expectTypeOf<Sidecar.BusinessTransaction>().toExtend<Sdk.BusinessTransaction>();
-    expectTypeOf<Sidecar.Verification>().toEqualTypeOf<Sdk.Verification>();
-    expectTypeOf<Sidecar.Receipt>().toExtend<Sdk.Receipt>();
-    expectTypeOf<keyof Sidecar.Receipt>().toEqualTypeOf<keyof Sdk.Receipt>();
-    expectTypeOf<Sidecar.ReplayResult>().toEqualTypeOf<Sdk.ReplayResult>();
+  it("the other signed objects, both ways: the SDK verifies them offline with the runtime", () => {
+    expectTypeOf<Runtime.OverrideRecord>().toEqualTypeOf<Wire.OverrideRecord>();
+    expectTypeOf<Runtime.ExecutionProof>().toEqualTypeOf<Wire.ExecutionProof>();
+    expectTypeOf<Runtime.ExecutedAction>().toEqualTypeOf<Wire.ExecutedAction>();
+    expectTypeOf<Runtime.MatchDetails>().toEqualTypeOf<Wire.MatchDetails>();
+    expectTypeOf<Runtime.RuntimeManifest>().toEqualTypeOf<Wire.SignedRuntimeManifest>();
+  });
+
+  it("the Surface A answers the runtime builds (the sidecar and the embedded authorizer send them as they are)", () => {
+    expectTypeOf<Runtime.Evaluated<Runtime.AttestationV1>>().toExtend<Wire.EvaluateResponse>();
+    expectTypeOf<Runtime.Evaluated<Runtime.AttestationV1>>().toEqualTypeOf<Runtime.Evaluated<Wire.AttestationV1>>();
+    // The legacy status is mapped by the sidecar (a rejection answers `completed`); the attestation is sent as is.
+    expectTypeOf<Runtime.Evaluated<Runtime.AttestationV2>["attestation"]>().toEqualTypeOf<Wire.ExecuteResponse["attestation"]>();
+    expectTypeOf<Runtime.DryRun>().toEqualTypeOf<Wire.DryRunResponse>();
+    expectTypeOf<Runtime.Simulation>().toEqualTypeOf<Wire.SimulateResponse>();
+    expectTypeOf<Runtime.EndpointVerification>().toEqualTypeOf<Wire.VerifyResponse>();
+    expectTypeOf<Runtime.CheckResult>().toEqualTypeOf<Wire.CheckResult>();
+    expectTypeOf<Runtime.OverrideOutcome>().toEqualTypeOf<Wire.OverrideResponse>();
+    expectTypeOf<Runtime.ConfirmationAnswer>().toEqualTypeOf<Wire.ConfirmExecutionResponse>();
+  });
+
+  it("the request bodies the runtime takes as they arrive", () => {
+    expectTypeOf<Wire.OverrideRequest>().toEqualTypeOf<Runtime.OverrideRequest>();
+    expectTypeOf<Wire.ExecutedActionInput>().toEqualTypeOf<Runtime.ExecutedActionRequest>();
+  });
+
+  it("the error bodies of the runtime's error table", () => {
+    expectTypeOf<Runtime.ErrorBody>().toEqualTypeOf<Wire.ErrorBody>();
+    expectTypeOf<Runtime.SignalError>().toEqualTypeOf<Wire.SignalErrorDetail>();
+    expectTypeOf<Runtime.SignalValidationBody>().toEqualTypeOf<Wire.SignalValidationErrorBody>();
+    expectTypeOf<Runtime.RateLimitedBody>().toEqualTypeOf<Wire.RateLimitedErrorBody>();
+    expectTypeOf<Runtime.ErrorAnswer["body"]>().toExtend<Wire.ErrorBody>();
+  });
+
+  it("the fixed strings: payload types, the provenance version and the spec's error messages", () => {
+    expectTypeOf<typeof Wire.PAYLOAD_TYPES>().toEqualTypeOf<typeof Runtime.PAYLOAD_TYPES>();
+    expectTypeOf<Wire.PayloadType>().toEqualTypeOf<Runtime.PayloadType>();
+    expectTypeOf<typeof Wire.PROVENANCE_VERSION>().toEqualTypeOf<typeof Runtime.PROVENANCE_VERSION>();
+    expect(Wire.PAYLOAD_TYPES).toEqual(Runtime.PAYLOAD_TYPES);
+    expect(Wire.PROVENANCE_VERSION).toBe(Runtime.PROVENANCE_VERSION);
+    for (const [code, message] of Object.entries(Wire.SPEC_ERRORS)) {
+      expect(Runtime.isErrorCode(code) ? Runtime.ERROR_CODES[code].message : `no code ${code}`, code).toBe(message);
+    }
+  });
+});
+
+describe("the SDK and the sidecar use the wire's types, not declarations of their own", () => {
+  it("the SDK re-exports them under their names", () => {
+    expectTypeOf<Sdk.EvaluateResponse>().toEqualTypeOf<Wire.EvaluateResponse>();
+    expectTypeOf<Sdk.Attestation>().toEqualTypeOf<Wire.Attestation>();
+    expectTypeOf<Sdk.DecisionDetail>().toEqualTypeOf<Wire.DecisionDetail>();
+    expectTypeOf<Sdk.TrustRecord>().toEqualTypeOf<Wire.TrustRecord>();
+    expectTypeOf<Sdk.ErrorDetail>().toEqualTypeOf<Wire.ErrorDetail>();
+    // The client's audit queries add Dates to the wire's RFC 3339 bounds.
+    expectTypeOf<Wire.DecisionQuery>().toExtend<Sdk.DecisionQuery>();
+    expectTypeOf<Wire.SecurityEventQuery>().toExtend<Sdk.SecurityEventQuery>();
+  });
+
+  it("the sidecar answers them", () => {
+    expectTypeOf<Sidecar.DecisionDetail>().toEqualTypeOf<Wire.DecisionDetail>();
+    expectTypeOf<Sidecar.SecurityEventRow>().toEqualTypeOf<Wire.SecurityEventRow>();
+    expectTypeOf<Sidecar.AuditStats>().toEqualTypeOf<Wire.AuditStats>();
+    expectTypeOf<Sidecar.TrustRecord>().toEqualTypeOf<Wire.TrustRecord>();
+    expectTypeOf<Sidecar.ReplayResult>().toEqualTypeOf<Wire.ReplayResult>();
   });
 });

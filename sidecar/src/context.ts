@@ -8,6 +8,7 @@ import { open, type RootDatabase } from "lmdb";
 import {
   Authorizer,
   MemoryReplayStore,
+  NODE_ED25519,
   PolicyRegistry,
   createSigner,
   createTrustRoot,
@@ -27,6 +28,7 @@ import { LmdbAuditLog } from "./audit/lmdb-audit-log.js";
 import type { AuditLog } from "./audit/types.js";
 import { ConfigError, type SidecarConfig } from "./config.js";
 import { loadOrCreateDevApiKey, loadOrCreateSigningKey, parseSigningKey } from "./keys.js";
+import { loadSodiumEngine } from "./sodium-engine.js";
 
 export interface SidecarContext {
   readonly config: SidecarConfig;
@@ -105,8 +107,10 @@ export async function openContext(config: SidecarConfig, onAuditError: (error: u
   const trustRoot = await trustRootOf(config, key);
   let signer: Signer | null = null;
   if (key && trustRoot) {
+    const sodium = loadSodiumEngine();
+    if (sodium.engine === null) notices.push(`libsodium (sodium-native) does not load here, signing with node:crypto: ${sodium.reason}`);
     try {
-      signer = createSigner(key, trustRoot);
+      signer = createSigner(key, trustRoot, sodium.engine ?? NODE_ED25519);
     } catch (e) {
       throw new ConfigError(`${(e as Error).message}: add the signing key's public half to SERVICE_TRUST_ROOT_FILE`);
     }

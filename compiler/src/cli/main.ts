@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { COMPILER } from "../version.js";
 import { runCompile } from "./commands/compile.js";
+import { runConformance } from "./commands/conformance.js";
 import { runFmt } from "./commands/fmt.js";
 import { runKeygen } from "./commands/keygen.js";
 import { runTest } from "./commands/test.js";
@@ -32,10 +33,17 @@ commands (paths are .writ files or directories searched for them):
       --key FILE        a pinned Ed25519 public key (SPKI PEM); repeatable
       --trust-root FILE a trust root document instead of --key
       --accept-runtime HASH  accept attestations of this runtimeHash (default: this runtime's own); repeatable
+  conformance         run the conformance suite against a running server over HTTP (docs/conformance.md)
+      --surface a|b     a: the governance server (spec 4.1); b: the business-transaction API (spec 4.2)
+      --base-url URL    where that surface listens, e.g. http://127.0.0.1:8080
+      --api-key KEY     the server's Bearer key
+      --public-key FILE the server's Ed25519 public key (SPKI PEM); without it signature cases are skipped
+      --report FILE     the JSON report (default: conformance-report-<surface>.json)
+      --only PREFIX     run only the cases whose id starts with PREFIX
   help                this text
 
-exit codes: 0 ok, 1 not formatted (fmt --check), 2 bad arguments, 3 compile failed, 4 tests failed,
-            5 not verified (verify)`;
+exit codes: 0 ok, 1 not formatted (fmt --check) or a conformance case failed, 2 bad arguments, 3 compile failed,
+            4 tests failed, 5 not verified (verify)`;
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -111,6 +119,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
           acceptRuntimes: (values["accept-runtime"] as string[] | undefined) ?? [],
         });
       }
+      case "conformance":
+        return await runConformance(rest, io);
       case "help":
       case "--help":
       case "-h":

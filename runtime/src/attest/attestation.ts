@@ -72,10 +72,21 @@ export function createAttestation(d: DecisionRecord, signer: Signer, runtime: Ru
   return Object.assign(body, { signature: signCanonical(PAYLOAD_TYPES.attestation, attestationBodyText(body), signer.key) });
 }
 
-/** {@link createAttestation} with the curve operations on node's thread pool (`signCanonicalAsync`). */
-export async function createAttestationAsync(d: DecisionRecord, signer: Signer, runtime: RuntimeIdentity): Promise<AttestationV1> {
+/** An attestation whose self-verification is still running (`SelfVerifyingSignature`). */
+export interface SelfVerifyingAttestation<A> {
+  readonly attestation: A;
+  /** Resolves once the signature verified against the signer's public key; rejects (KeyError) if it did not. */
+  readonly verified: Promise<void>;
+}
+
+/**
+ * {@link createAttestation} with the curve operations on node's thread pool (`signCanonicalAsync`), resolving once
+ * signed: the caller overlaps self-verification with other work and releases the attestation only after `verified`.
+ */
+export async function createAttestationAsync(d: DecisionRecord, signer: Signer, runtime: RuntimeIdentity): Promise<SelfVerifyingAttestation<AttestationV1>> {
   const body = attestationBody(d, signer.trustRoot.version, signer.key.keyId, runtime.manifestHash);
-  return Object.assign(body, { signature: await signCanonicalAsync(PAYLOAD_TYPES.attestation, attestationBodyText(body), signer.key) });
+  const signed = await signCanonicalAsync(PAYLOAD_TYPES.attestation, attestationBodyText(body), signer.key, signer.engine);
+  return { attestation: Object.assign(body, { signature: signed.signature }), verified: signed.verified };
 }
 
 /** The variant 1 attestation before signing: what `createAttestation` signs and `simulate` previews. */

@@ -1,5 +1,6 @@
 import { KeyError } from "../errors.js";
 import { loadPublicKeyPem, type PublicKey, type SigningKey } from "../signing/keys.js";
+import { NODE_ED25519, type Ed25519Engine } from "../signing/engine.js";
 
 /**
  * A versioned set of pinned public keys. Signing keys rotate by publishing a new trust root version that
@@ -58,12 +59,14 @@ export function trustedKey(root: TrustRoot, keyId: string): PublicKey | undefine
 export interface Signer {
   readonly key: SigningKey;
   readonly trustRoot: TrustRoot;
+  /** The curve operations of the asynchronous signing path (attestations, trust records, receipts). */
+  readonly engine: Ed25519Engine;
 }
 
 /** @throws KeyError when the trust root does not hold the signing key's public half */
-export function createSigner(key: SigningKey, trustRoot: TrustRoot): Signer {
+export function createSigner(key: SigningKey, trustRoot: TrustRoot, engine: Ed25519Engine = NODE_ED25519): Signer {
   if (!trustedKey(trustRoot, key.keyId)) {
     throw new KeyError(`signing key \`${key.keyId}\` is not in trust root \`${trustRoot.version}\``);
   }
-  return Object.freeze({ key, trustRoot });
+  return Object.freeze({ key, trustRoot, engine });
 }

@@ -7,6 +7,7 @@ import {
   type AttestationV1,
   type AttestationV2,
   type DecisionRecord,
+  type SelfVerifyingAttestation,
 } from "../attest/attestation.js";
 import { createRuntimeIdentity, type RuntimeIdentity } from "../attest/identity.js";
 import { pendingContext } from "../attest/override.js";
@@ -54,6 +55,12 @@ export interface Simulation {
 }
 
 export const SIMULATION_EXECUTION_ID = "simulation";
+
+const VERIFIED: Promise<void> = Promise.resolve();
+
+function evaluationFailed(cause: unknown): AuthorizationError {
+  return new AuthorizationError("EVALUATION_FAILED", `evaluation failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+}
 
 /** A signed decision, as `onDecision` sees it. */
 export interface DecisionEvent {
@@ -106,7 +113,8 @@ export class Authorizer {
 
   /** Legacy `POST /execute`: the variant 2 attestation. @throws AuthorizationError */
   execute(request: EvaluateRequest): Promise<Evaluated<AttestationV2>> {
-    return this.#execute(request, "execute", async (d, signer, runtime) => createLegacyAttestation(d, signer, runtime));
+    // The variant 2 path signs and self-verifies synchronously (legacy, rate-limited to 100 a minute).
+    return this.#execute(request, "execute", async (d, signer, runtime) => ({ attestation: createLegacyAttestation(d, signer, runtime), verified: VERIFIED }));
   }
 
   /** `POST /evaluate` variant 2: the decision without attestation, replay write or any other side effect. */
@@ -144,7 +152,7 @@ export class Authorizer {
   async #execute<A extends Attestation>(
     request: EvaluateRequest,
     variant: DecisionEvent["variant"],
-    sign: (d: DecisionRecord, signer: Signer, runtime: RuntimeIdentity) => Promise<A>,
+    sign: (d: DecisionRecord, signer: Signer, runtime: RuntimeIdentity) => Promise<SelfVerifyingAttestation<A>>,
   ): Promise<Evaluated<A>> {
     const field: SignalsField = variant === "evaluate" ? "verifiedSignals" : "signals";
     const { bundle, decided } = await this.#decide(request.policyId, request.policyVersion, request.signals, field);
@@ -154,23 +162,30 @@ export class Authorizer {
 
     // Signed first, stored after: the outcome is known, so reserving and confirming is one atomic write (one flush).
     // An attestation whose executionId turns out to be consumed already is discarded: it never leaves.
-    let attestation: A;
+    let signed: SelfVerifyingAttestation<A>;
     try {
-      attestation = await sign(this.#record(request.executionId, bundle, request.signals, decided), signer, this.runtime);
+      signed = await sign(this.#record(request.executionId, bundle, request.signals, decided), signer, this.runtime);
     } catch (e) {
-      throw new AuthorizationError("EVALUATION_FAILED", `evaluation failed: ${e instanceof Error ? e.message : String(e)}`);
+      throw evaluationFailed(e);
     }
+    const attestation = signed.attestation;
     const state = VERDICT_STATUS[decided.verdict];
     const event: DecisionEvent = { request, variant, status: state.status, ruleMatched: decided.ruleId, attestation };
     const onDecision = this.options.onDecision;
     // INVARIANT (acknowledged means durable): the attestation leaves only after its replay entry (and whatever
     // `onDecision` wrote alongside it) is flushed; `consume` resolves after the flush.
     // The attestation carries the fingerprint of its executionId (attestationBody computed it): not hashed twice.
-    const consumed = await store.consume(attestation.execution_fingerprint, {
+    const consuming = store.consume(attestation.execution_fingerprint, {
       ...(decided.verdict === "escalate" ? { context: pendingContext(attestation) } : {}),
       ...(onDecision ? { alongside: () => onDecision(event) } : {}),
     });
-    if (!consumed.ok) throw new AuthorizationError("INV-013", `execution \`${request.executionId}\` was already consumed`);
+    // INVARIANT (no unverified signature leaves): self-verification (spec 2.2) runs while the replay write commits
+    // and fsyncs, and the attestation is returned only once both have finished. Should it fail (the key's halves
+    // disagree), the executionId stays consumed with the failure answered: fail closed, never an unverified answer.
+    const [consumed, verified] = await Promise.allSettled([consuming, signed.verified]);
+    if (verified.status === "rejected") throw evaluationFailed(verified.reason);
+    if (consumed.status === "rejected") throw consumed.reason;
+    if (!consumed.value.ok) throw new AuthorizationError("INV-013", `execution \`${request.executionId}\` was already consumed`);
     return { status: state.status, requires_override: state.requiresOverride, attestation };
   }
 

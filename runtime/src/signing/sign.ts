@@ -1,8 +1,9 @@
 /**
  * Sign and verify writ objects: Ed25519 over PAE(payloadType, JCS(object without "signature")), DESIGN.md section 3.
  */
-import { sign as edSign, verify as edVerify, type KeyObject } from "node:crypto";
-import { KeyError, SignatureFormatError } from "../errors.js";
+import { sign as edSign, verify as edVerify } from "node:crypto";
+import { SignatureFormatError } from "../errors.js";
+import { NODE_ED25519, assertSigningKey, selfVerificationFailed, type Ed25519Engine, type SelfVerifyingSignature } from "./engine.js";
 import { assertUsablePublicKey, type PublicKey, type SigningKey } from "./keys.js";
 import { canonicalSigningInput, signingInput } from "./pae.js";
 import type { PayloadType } from "./payload-types.js";
@@ -26,15 +27,6 @@ export function decodeSignature(b64: string): Uint8Array {
   return new Uint8Array(bytes);
 }
 
-function assertSigningKey(key: SigningKey): KeyObject {
-  const privateKey = key.privateKey as KeyObject | undefined;
-  if (privateKey?.type !== "private" || privateKey.asymmetricKeyType !== "ed25519") {
-    throw new KeyError("signing key is not an Ed25519 private key");
-  }
-  assertUsablePublicKey(key.publicKey);
-  return privateKey;
-}
-
 /**
  * Signs `object` (its own `signature` member, if any, is left out) in the domain `payloadType` and returns the
  * standard padded base64 signature. The signature is verified with `key.publicKey` before it is returned.
@@ -54,18 +46,14 @@ export function signCanonical(payloadType: PayloadType, canonicalText: string, k
 }
 
 /**
- * {@link signCanonical} with both curve operations on libuv's thread pool, so a server's event loop keeps serving
- * while they run and a second core does the signing (docs/sidecar.md, "Using both cores"). The authorizer signs
- * attestations this way.
+ * {@link signCanonical} through an {@link Ed25519Engine} (by default node:crypto on libuv's thread pool, so a
+ * server's event loop keeps serving while the curve operations run). Resolves as soon as the signature exists; its
+ * self-verification (spec 2.2) may still be running then, so a caller can overlap it with other work (the authorizer
+ * overlaps it with the replay store's fsync).
+ * INVARIANT (no unverified signature leaves): a caller releases `signature` only after `verified` resolved.
  */
-export async function signCanonicalAsync(payloadType: PayloadType, canonicalText: string, key: SigningKey): Promise<string> {
-  const input = canonicalSigningInput(payloadType, canonicalText);
-  const privateKey = assertSigningKey(key);
-  const signature = await new Promise<Buffer>((resolve, reject) => edSign(null, input, privateKey, (e, s) => (e ? reject(e) : resolve(s))));
-  const verified = await new Promise<boolean>((resolve, reject) =>
-    edVerify(null, input, key.publicKey.key, signature, (e, ok) => (e ? reject(e) : resolve(ok))),
-  );
-  return checkedSignature(signature, verified);
+export function signCanonicalAsync(payloadType: PayloadType, canonicalText: string, key: SigningKey, engine: Ed25519Engine = NODE_ED25519): Promise<SelfVerifyingSignature> {
+  return engine.sign(canonicalSigningInput(payloadType, canonicalText), key);
 }
 
 function signInput(input: Uint8Array, key: SigningKey): string {
@@ -76,9 +64,7 @@ function signInput(input: Uint8Array, key: SigningKey): string {
 
 /** Self-verification (spec 2.2): a signature leaves only once it verified against the signer's public key. */
 function checkedSignature(signature: Buffer, verified: boolean): string {
-  if (signature.length !== 64 || !verified) {
-    throw new KeyError("signature failed self-verification: private and public key do not match");
-  }
+  if (signature.length !== 64 || !verified) throw selfVerificationFailed();
   return signature.toString("base64");
 }
 

@@ -11,6 +11,7 @@ import {
   AuthorizationError,
   Authorizer,
   MemoryReplayStore,
+  NODE_ED25519,
   OverrideError,
   PAYLOAD_TYPES,
   PolicyRegistry,
@@ -19,7 +20,9 @@ import {
   createTrustRoot,
   executionFingerprint,
   resolveOverride,
+  selfVerificationFailed,
   verifyAttestation,
+  type Ed25519Engine,
   type ReplayStore,
 } from "../../src/index.js";
 import { writeTransferBundle } from "../support/bundle.js";
@@ -69,6 +72,25 @@ describe("evaluate", () => {
     const results = await Promise.allSettled(Array.from({ length: 1000 }, () => authorizer.evaluate(request({ amount: 1, currency: "USD" }, "race"))));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     expect(new Set(results.flatMap((r) => (r.status === "rejected" ? [(r.reason as AuthorizationError).code] : [])))).toEqual(new Set(["INV-013"]));
+  });
+
+  it("never returns an attestation whose self-verification fails, and keeps its executionId consumed (fail closed)", async () => {
+    let onDecisionCalls = 0;
+    const failing: Ed25519Engine = {
+      name: "failing self-verification",
+      async sign(input, k) {
+        const signed = await NODE_ED25519.sign(input, k);
+        return { signature: signed.signature, verified: signed.verified.then(() => Promise.reject(selfVerificationFailed())) };
+      },
+    };
+    const broken = new Authorizer({ registry: new PolicyRegistry(root), signer: createSigner(key, trustRoot, failing), store, onDecision: () => void onDecisionCalls++ });
+    const e = await refusal(broken.evaluate(request({ amount: 1, currency: "USD" }, "unverified")));
+    expect(e.code).toBe("EVALUATION_FAILED");
+    expect(e.message).toMatch(/self-verification/);
+    // The replay write ran beside the verification: the id is spent, so a retry cannot obtain a second decision.
+    expect((await store.read(executionFingerprint("unverified")))?.state).toBe("consumed");
+    expect(onDecisionCalls).toBe(1);
+    expect((await refusal(authorizer.evaluate(request({ amount: 1, currency: "USD" }, "unverified")))).code).toBe("INV-013");
   });
 
   it("fails closed without a replay store, and refuses to sign without a key", async () => {

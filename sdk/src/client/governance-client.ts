@@ -2,25 +2,32 @@
  * The Surface A client (spec 4.1): one method per endpoint, each resolving to the answer body. `POST /evaluate` has
  * two methods, one per variant (`evaluate` signs, `dryRun` does not). Every error answer is a `WritApiError`.
  */
-import type { Attestation } from "@writ/runtime";
-import type { AuditStats, DecisionDetail, DecisionQuery, DecisionRow, SecurityEventQuery, SecurityEventRow } from "./audit-types.js";
-import type { Capabilities, ExecuteRequest, ExecuteResponse, Health, RuntimeManifestResponse } from "./governance-types.js";
-import { HttpTransport, type CallOptions, type ClientOptions } from "./http.js";
-import { queryOf } from "./query.js";
 import type {
-  AuthorizationWorkflow,
+  Attestation,
+  AuditStats,
+  Capabilities,
   ConfirmExecutionRequest,
   ConfirmExecutionResponse,
+  DecisionDetail,
+  DecisionRow,
   DryRunRequest,
   DryRunResponse,
   EvaluateRequest,
   EvaluateResponse,
+  ExecuteRequest,
+  ExecuteResponse,
+  Health,
   OverrideRequest,
   OverrideResponse,
   PolicySchema,
+  RuntimeManifestResponse,
+  SecurityEventRow,
   SimulateResponse,
   VerifyResponse,
-} from "../workflow.js";
+} from "@writ/wire";
+import type { AuthorizationWorkflow } from "../workflow.js";
+import { HttpTransport, type CallOptions, type ClientOptions } from "./http.js";
+import { queryOf, type DecisionQuery, type SecurityEventQuery } from "./query.js";
 
 const segment = encodeURIComponent;
 

@@ -3,8 +3,6 @@
  * answer is a `WritApiError`, except the 404 of `POST /policies/validate`, which is its documented result
  * (`{valid: false, errors}`).
  */
-import { HttpTransport, type CallOptions, type ClientOptions } from "./http.js";
-import { queryOf } from "./query.js";
 import type {
   BusinessTransaction,
   CreateTransactionRequest,
@@ -18,7 +16,9 @@ import type {
   TrustRecord,
   Verification,
   VersionInfo,
-} from "./transaction-types.js";
+} from "@writ/wire";
+import { HttpTransport, type CallOptions, type ClientOptions } from "./http.js";
+import { queryOf } from "./query.js";
 
 const segment = encodeURIComponent;
 

@@ -18,15 +18,13 @@ import {
   resolveOverride,
   toEndpointVerification,
   verifyAttestation,
-  type Attestation,
   type ReplayStore,
   type Signer,
   type TrustRootDocument,
   type VerifierOptions,
 } from "@writ/runtime";
-import { pinnedTrustRoot, signerOf } from "../keys.js";
 import type {
-  AuthorizationWorkflow,
+  Attestation,
   ConfirmExecutionRequest,
   ConfirmExecutionResponse,
   DryRunRequest,
@@ -38,7 +36,9 @@ import type {
   PolicySchema,
   SimulateResponse,
   VerifyResponse,
-} from "../workflow.js";
+} from "@writ/wire";
+import { pinnedTrustRoot, signerOf } from "../keys.js";
+import type { AuthorizationWorkflow } from "../workflow.js";
 import { invalidRequest, refusing } from "./refusals.js";
 
 export interface EmbeddedAuthorizerOptions {

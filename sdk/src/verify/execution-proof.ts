@@ -1,4 +1,5 @@
-import { PAYLOAD_TYPES, canonicalJson, parseStrictJson, sha256Hex, type Attestation, type ExecutionProof } from "@writ/runtime";
+import { PAYLOAD_TYPES, canonicalJson, parseStrictJson, sha256Hex } from "@writ/runtime";
+import type { Attestation, ExecutionProof } from "@writ/wire";
 import { pinnedTrustRoot, type PinnedKeys } from "../keys.js";
 import { checkSignature, isObject, type SignedRecordVerification } from "./signed.js";
 

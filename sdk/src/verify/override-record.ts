@@ -1,4 +1,5 @@
-import { PAYLOAD_TYPES, canonicalJson, sha256Hex, type Attestation } from "@writ/runtime";
+import { PAYLOAD_TYPES, canonicalJson, sha256Hex } from "@writ/runtime";
+import type { Attestation } from "@writ/wire";
 import { pinnedTrustRoot, type PinnedKeys } from "../keys.js";
 import { checkSignature, isObject, type SignedRecordVerification } from "./signed.js";
 

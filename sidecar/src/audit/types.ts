@@ -9,8 +9,19 @@
  * before answering. That is how a decision's audit record and its replay transition reach the disk in one fsync.
  */
 import type { Attestation } from "@writ/runtime";
+import type {
+  AuditedConfirmation,
+  AuditedOverride,
+  AuditStats,
+  DecisionDetail,
+  DecisionRow,
+  DecisionStatus,
+  SecurityEventRow,
+  SecurityEventType,
+} from "@writ/wire";
 
-export type DecisionStatus = "approved" | "pending_override" | "rejected";
+/** What the audit endpoints answer: the wire's shapes (`@writ/wire`, docs/audit.md). */
+export type { AuditStats, DecisionDetail, DecisionRow, DecisionStatus, SecurityEventRow, SecurityEventType };
 
 /** What the sidecar records for every signed decision (`POST /evaluate` variant 1 and the legacy `POST /execute`). */
 export interface DecisionAudit {
@@ -25,40 +36,8 @@ export interface DecisionAudit {
   readonly recordedAt: string;
 }
 
-/** `GET /audit/decisions` element. */
-export interface DecisionRow {
-  readonly executionId: string;
-  readonly execution_fingerprint: string;
-  readonly policyId: string;
-  readonly policyVersion: string;
-  /** approved | pending_override | rejected: the `decision` filter matches this. */
-  readonly decision: DecisionStatus;
-  /** The policy verdict: approve | escalate | reject. */
-  readonly action: string;
-  readonly reason: string;
-  readonly ruleMatched: string;
-  readonly execution_state: string;
-  readonly signalsHash: string;
-  readonly signerKeyId: string;
-  readonly endpoint: "evaluate" | "execute";
-  /** Set once the pending override is resolved: `approved` or `rejected`. */
-  readonly overrideResolution: "approved" | "rejected" | null;
-  readonly confirmed: boolean;
-  readonly recordedAt: string;
-}
-
-/** A resolved override, kept beside the original decision (spec 1.8: an override never replaces it). */
-export interface OverrideAudit {
-  readonly executionId: string;
-  readonly approved: boolean;
-  readonly approvedBy: string;
-  readonly approverRole: string;
-  readonly reason: string;
-  readonly overrideId: string | null;
-  /** The signed override record as the runtime produced it. */
-  readonly record: unknown;
-  readonly recordedAt: string;
-}
+/** A resolved override, kept beside the original decision (spec 1.8: an override never replaces it), as answered. */
+export type OverrideAudit = AuditedOverride;
 
 export interface VerificationAudit {
   /** The attestation's `executionId` when it has a string one. */
@@ -69,51 +48,14 @@ export interface VerificationAudit {
   readonly recordedAt: string;
 }
 
-export interface ConfirmationAudit {
-  readonly executionId: string;
-  readonly match: boolean;
-  /** The signed Execution Integrity Proof. */
-  readonly proof: unknown;
-  readonly recordedAt: string;
-}
+/** An execution confirmation with its signed Execution Integrity Proof, as answered. */
+export type ConfirmationAudit = AuditedConfirmation;
 
-/** `GET /audit/decisions/:executionId`. */
-export interface DecisionDetail extends DecisionRow {
-  readonly attestation: Attestation;
-  readonly signalProvenance: Readonly<Record<string, unknown>> | null;
-  readonly override: OverrideAudit | null;
-  readonly confirmation: ConfirmationAudit | null;
-}
-
-export type SecurityEventType = "authentication_failed" | "invalid_verification" | "replay_attempt" | "rate_limited";
-
-export interface SecurityEventInput {
-  readonly type: SecurityEventType;
-  readonly method: string;
-  /** The route path without its query string. */
-  readonly path: string;
-  readonly ip: string;
-  /** A short human description; never a key, token or request body. */
-  readonly detail: string;
-  readonly executionId?: string;
-}
-
-/** `GET /audit/security` element. */
-export interface SecurityEventRow extends SecurityEventInput {
-  readonly id: string;
-  readonly at: string;
-}
-
-/** `GET /audit/stats`: every value a decimal string (spec 2.11). */
-export interface AuditStats {
-  readonly total_decisions: string;
-  readonly decisions_today: string;
-  readonly total_verifications: string;
-  readonly valid_verifications: string;
-  readonly invalid_verifications: string;
-  readonly total_security_events: string;
-  readonly total_api_calls: string;
-}
+/**
+ * A security event as the sidecar reports it: the row without its `id` and `at`. `path` is the route path without
+ * its query string; `detail` a short human description, never a key, token or request body.
+ */
+export type SecurityEventInput = Omit<SecurityEventRow, "id" | "at">;
 
 /** Validated query of `GET /audit/decisions`. */
 export interface DecisionQuery {

@@ -12,29 +12,19 @@ import {
   resolveOverride,
   toEndpointVerification,
   verifyAttestation,
-  type ExecutedActionRequest,
 } from "@writ/runtime";
+import type { ConfirmExecutionRequest, OverrideRequest } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError, invalidRequest } from "../http/errors.js";
 import { bodyCheck } from "../http/validation.js";
 import { confirmBody, overrideBody, verifyBody } from "./schemas.js";
 import { securityEvent } from "./security-events.js";
 
-interface OverrideBody {
-  readonly executionId: string;
-  readonly approved: boolean;
-  readonly approvedBy: string;
-  readonly approverRole: string;
-  readonly reason: string;
-}
-interface ConfirmBody {
-  readonly attestation: Record<string, unknown>;
-  readonly executedAction: ExecutedActionRequest;
-  readonly timeWindowSeconds?: number;
-}
+/** The attestation of a request is the caller's: the runtime checks it as untrusted JSON, whatever its shape. */
+type ConfirmBody = Omit<ConfirmExecutionRequest, "attestation"> & { readonly attestation: Record<string, unknown> };
 
 const checkVerify = bodyCheck<Record<string, unknown>>(verifyBody);
-const checkOverride = bodyCheck<OverrideBody>(overrideBody);
+const checkOverride = bodyCheck<OverrideRequest>(overrideBody);
 const checkConfirm = bodyCheck<ConfirmBody>(confirmBody);
 
 /** Spec 7: 503 when the signer, the verifier or the replay store is missing. */

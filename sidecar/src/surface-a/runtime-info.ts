@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { CAPABILITIES, PAYLOAD_TYPES, RUNTIME_HASH, RUNTIME_VERSION, SUPPORTED_SCHEMA_VERSIONS, signObject, verifyObject } from "@writ/runtime";
+import type { Capabilities, Health, RuntimeManifestResponse } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
 import type { Metrics } from "../metrics.js";
 
@@ -37,7 +38,7 @@ export const HEALTH_ROUTES = ["GET /health", "HEAD /health"] as const;
 
 export function runtimeInfoRoutes(app: FastifyInstance, ctx: SidecarContext, metrics: Metrics): void {
   const selfTest = signingSelfTest(ctx);
-  app.get("/health", async () => ({
+  app.get("/health", async (): Promise<Health> => ({
     status: "ok",
     runtimeVersion: RUNTIME_VERSION,
     runtimeHash: RUNTIME_HASH,
@@ -48,7 +49,7 @@ export function runtimeInfoRoutes(app: FastifyInstance, ctx: SidecarContext, met
     supportedSchemaVersions: [...SUPPORTED_SCHEMA_VERSIONS],
   }));
 
-  app.get("/runtime/manifest", async () => ({
+  app.get("/runtime/manifest", async (): Promise<RuntimeManifestResponse> => ({
     version: RUNTIME_VERSION,
     runtimeHash: RUNTIME_HASH,
     capabilities: [...CAPABILITIES],
@@ -58,7 +59,7 @@ export function runtimeInfoRoutes(app: FastifyInstance, ctx: SidecarContext, met
     ...(ctx.authorizer.runtime ? { manifestHash: ctx.authorizer.runtime.manifestHash, signedManifest: ctx.authorizer.runtime.manifest } : {}),
   }));
 
-  app.get("/runtime/capabilities", async () => ({ capabilities: [...CAPABILITIES] }));
+  app.get("/runtime/capabilities", async (): Promise<Capabilities> => ({ capabilities: [...CAPABILITIES] }));
 
   app.get<{ Params: { policyId: string; version: string } }>("/policies/:policyId/versions/:version/schema", async (request) => {
     const { policyId, version } = request.params;

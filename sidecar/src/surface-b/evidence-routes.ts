@@ -4,6 +4,7 @@
  * Every new verification or receipt is on disk before it is answered.
  */
 import type { FastifyInstance } from "fastify";
+import type { TransactionRef } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError } from "../http/errors.js";
 import { bodyCheck } from "../http/validation.js";
@@ -15,7 +16,7 @@ import { issueReceipt } from "./seal.js";
 import type { StoredRecord, TrustRecordStore } from "./store.js";
 import type { ReplayResult } from "./types.js";
 
-const checkRef = bodyCheck<{ readonly businessTransactionId: string }>(recordRefBody);
+const checkRef = bodyCheck<TransactionRef>(recordRefBody);
 
 type IdParams = { Params: { id: string } };
 

@@ -19,8 +19,9 @@ export function trustRecordHashOf(value: unknown): string {
 export async function sealRecord(transaction: BusinessTransaction, execution: Execution, signer: Signer): Promise<SealedRecord> {
   const unhashed = { ...transaction, execution, signerKeyId: signer.key.keyId, trustRootVersion: signer.trustRoot.version };
   const unsigned = { ...unhashed, trustRecordHash: trustRecordHashOf(unhashed) };
-  const signature = await signCanonicalAsync(PAYLOAD_TYPES.trustRecord, canonicalJson(unsigned), signer.key);
-  return { ...unsigned, signature };
+  const signed = await signCanonicalAsync(PAYLOAD_TYPES.trustRecord, canonicalJson(unsigned), signer.key, signer.engine);
+  await signed.verified;
+  return { ...unsigned, signature: signed.signature };
 }
 
 /** A new receipt for `record`, which the caller has just verified (a receipt vouches for what it names). */
@@ -35,6 +36,7 @@ export async function issueReceipt(record: SealedRecord, signer: Signer, issuedA
     signerKeyId: signer.key.keyId,
     trustRootVersion: signer.trustRoot.version,
   };
-  const signature = await signCanonicalAsync(PAYLOAD_TYPES.receipt, canonicalJson(unsigned), signer.key);
-  return { ...unsigned, signature };
+  const signed = await signCanonicalAsync(PAYLOAD_TYPES.receipt, canonicalJson(unsigned), signer.key, signer.engine);
+  await signed.verified;
+  return { ...unsigned, signature: signed.signature };
 }

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { BundleError } from "@writ/runtime";
+import type { PolicyValidateRequest, PolicyValidation, ServiceHealth, VersionInfo } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
 import { bodyCheck } from "../http/validation.js";
 import { GET_ONLY } from "./route-options.js";
@@ -12,9 +13,9 @@ import { policyRefBody } from "./schemas.js";
 export const PUBLIC_ROUTES = ["GET /health", "GET /version"] as const;
 
 /** Spec 9: hardcoded, not linked to any package version. */
-const VERSION = { name: "writ", version: "0.4.0", api: "v1" } as const;
+const VERSION = { name: "writ", version: "0.4.0", api: "v1" } as const satisfies VersionInfo;
 
-const checkPolicyRef = bodyCheck<{ readonly policyId: string; readonly policyVersion: string }>(policyRefBody);
+const checkPolicyRef = bodyCheck<PolicyValidateRequest>(policyRefBody);
 
 /** Why a bundle does not load, without the server's directories (the not-found message of the loader names one). */
 function whyNotLoadable(error: BundleError, policyId: string, policyVersion: string): string {
@@ -23,7 +24,7 @@ function whyNotLoadable(error: BundleError, policyId: string, policyVersion: str
 }
 
 export function serviceRoutes(app: FastifyInstance, ctx: SidecarContext): void {
-  app.get("/health", GET_ONLY, async () => ({ status: "UP" }));
+  app.get("/health", GET_ONLY, async (): Promise<ServiceHealth> => ({ status: "UP" }));
 
   app.get("/version", GET_ONLY, async () => VERSION);
 
@@ -34,8 +35,8 @@ export function serviceRoutes(app: FastifyInstance, ctx: SidecarContext): void {
       await ctx.registry.get(policyId, policyVersion);
     } catch (e) {
       if (!(e instanceof BundleError)) throw e;
-      return reply.code(404).send({ valid: false, errors: [whyNotLoadable(e, policyId, policyVersion)] });
+      return reply.code(404).send({ valid: false, errors: [whyNotLoadable(e, policyId, policyVersion)] } satisfies PolicyValidation);
     }
-    return { valid: true, errors: [] };
+    return { valid: true, errors: [] } satisfies PolicyValidation;
   });
 }

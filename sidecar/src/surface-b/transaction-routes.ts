@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AuthorizationError } from "@writ/runtime";
+import type { CreateTransactionRequest, ExecuteTransactionRequest } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError } from "../http/errors.js";
 import { bodyCheck } from "../http/validation.js";
@@ -17,10 +18,8 @@ import { executeBody, transactionBody } from "./schemas.js";
 import type { StoredRecord, TrustRecordStore } from "./store.js";
 import { TRANSACTION_MEMBERS, type BusinessTransaction, type TrustRecord } from "./types.js";
 
-type Given<T> = Omit<BusinessTransaction, "status" | "createdAt"> & { readonly status?: T; readonly createdAt?: T };
-
-const checkExecute = bodyCheck<Given<unknown>>(executeBody);
-const checkTransaction = bodyCheck<Given<string>>(transactionBody);
+const checkExecute = bodyCheck<ExecuteTransactionRequest>(executeBody);
+const checkTransaction = bodyCheck<CreateTransactionRequest>(transactionBody);
 
 /** `POST /transactions` without a `status`: the other status the spec shows. */
 const DEFAULT_STATUS = "SUBMITTED";

@@ -7,6 +7,9 @@ import { at, decision, tempEnv, type TempEnv } from "./support.js";
 const T0 = Date.UTC(2025, 2, 10);
 const QUERY = { limit: 50, offset: 0 } as const;
 
+/** The log stores an override record and a proof as given, without reading them: stand-ins of a few members do. */
+const standIn = <T>(value: object): T => value as T;
+
 function override(executionId: string, approved: boolean): OverrideAudit {
   return {
     executionId,
@@ -15,13 +18,13 @@ function override(executionId: string, approved: boolean): OverrideAudit {
     approverRole: "risk-officer",
     reason: "checked by phone",
     overrideId: approved ? `ovr-${executionId}` : null,
-    record: { executionId, approved },
+    record: standIn({ executionId, approved }),
     recordedAt: at(5_000),
   };
 }
 
 function confirmation(executionId: string, match = true): ConfirmationAudit {
-  return { executionId, match, proof: { executionId, match, signature: "cHJvb2Y=" }, recordedAt: at(6_000) };
+  return { executionId, match, proof: standIn({ executionId, match, signature: "cHJvb2Y=" }), recordedAt: at(6_000) };
 }
 
 const EVENT: SecurityEventInput = { type: "authentication_failed", method: "GET", path: "/audit/stats", ip: "127.0.0.1", detail: "bearer token missing" };

@@ -1,0 +1,57 @@
+/**
+ * The curve operations of the signing hot path (attestations, Surface B trust records and receipts): an Ed25519
+ * signature over a signing input, then its self-verification (spec 2.2). By default node:crypto on libuv's thread
+ * pool; a server can plug in a faster implementation (the sidecar uses libsodium: docs/sidecar.md, "Signing").
+ * Ed25519 is deterministic, so every engine must give node:crypto's signature byte for byte; the runtime's engine
+ * contract test checks an engine against it.
+ */
+import { sign as edSign, verify as edVerify, type KeyObject } from "node:crypto";
+import { KeyError } from "../errors.js";
+import { assertUsablePublicKey, type SigningKey } from "./keys.js";
+
+/** A signature whose self-verification runs on: `verified` resolves once it passed, and rejects (KeyError) if not. */
+export interface SelfVerifyingSignature {
+  /** Standard padded base64 of the 64 signature bytes. */
+  readonly signature: string;
+  readonly verified: Promise<void>;
+}
+
+export interface Ed25519Engine {
+  /** For logs and notices, e.g. `node:crypto` or `libsodium`. */
+  readonly name: string;
+  /**
+   * Signs `input` with `key`. Resolves once the signature exists; `verified` may still be running then, so a caller
+   * can overlap it with other work.
+   * INVARIANT (no unverified signature leaves): a caller releases `signature` only after `verified` resolved.
+   * @throws KeyError when `key` is not a usable Ed25519 signing key
+   */
+  sign(input: Uint8Array, key: SigningKey): Promise<SelfVerifyingSignature>;
+}
+
+export function selfVerificationFailed(): KeyError {
+  return new KeyError("signature failed self-verification: private and public key do not match");
+}
+
+/** @throws KeyError when `key` is not an Ed25519 private key with a usable public half */
+export function assertSigningKey(key: SigningKey): KeyObject {
+  const privateKey = key.privateKey as KeyObject | undefined;
+  if (privateKey?.type !== "private" || privateKey.asymmetricKeyType !== "ed25519") {
+    throw new KeyError("signing key is not an Ed25519 private key");
+  }
+  assertUsablePublicKey(key.publicKey);
+  return privateKey;
+}
+
+/** node:crypto with both curve operations on libuv's thread pool, so the event loop keeps serving meanwhile. */
+export const NODE_ED25519: Ed25519Engine = Object.freeze({
+  name: "node:crypto",
+  async sign(input: Uint8Array, key: SigningKey): Promise<SelfVerifyingSignature> {
+    const privateKey = assertSigningKey(key);
+    const signature = await new Promise<Buffer>((resolve, reject) => edSign(null, input, privateKey, (e, s) => (e ? reject(e) : resolve(s))));
+    const verified = new Promise<void>((resolve, reject) => {
+      if (signature.length !== 64) return reject(selfVerificationFailed());
+      edVerify(null, input, key.publicKey.key, signature, (e, ok) => (e ? reject(e) : ok ? resolve() : reject(selfVerificationFailed())));
+    });
+    return { signature: signature.toString("base64"), verified };
+  },
+});

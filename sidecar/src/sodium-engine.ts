@@ -1,0 +1,59 @@
+/**
+ * libsodium's Ed25519 for the sidecar's signing path (runtime `Ed25519Engine`). Measured on the benchmark machine:
+ * sign 22 µs and verify 58 µs against node:crypto's 43 and 122 (docs/benchmarks.md, "Sidecar"). It runs on the
+ * event loop: both curve operations together cost less CPU than node's thread-pool hand-offs save, and under load
+ * the second core is busy with LMDB's writer, the kernel and the load anyway.
+ * libsodium's verify also refuses small-order public keys and non-canonical S (docs/signing.md): not needed here,
+ * since it only ever checks the sidecar's own key, but never weaker than node's.
+ */
+import { createRequire } from "node:module";
+import { KeyError, selfVerificationFailed, type Ed25519Engine, type SelfVerifyingSignature, type SigningKey } from "@writ/runtime";
+import type { Sodium } from "sodium-native";
+
+/** libsodium's secret key: the RFC 8032 seed followed by the public key. Derived once per key object. */
+const secretKeys = new WeakMap<SigningKey, Buffer>();
+
+function secretKeyOf(key: SigningKey): Buffer {
+  let secret = secretKeys.get(key);
+  if (secret === undefined) {
+    const jwk = key.privateKey.export({ format: "jwk" });
+    if (jwk.kty !== "OKP" || jwk.crv !== "Ed25519" || typeof jwk.d !== "string" || typeof jwk.x !== "string") {
+      throw new KeyError("signing key is not an Ed25519 private key");
+    }
+    const publicHalf = Buffer.from(jwk.x, "base64url");
+    // The signature is checked against key.publicKey: a private key whose own public half differs can never pass.
+    if (!publicHalf.equals(key.publicKey.raw)) throw new KeyError("signing key and its public key do not match");
+    secret = Buffer.concat([Buffer.from(jwk.d, "base64url"), publicHalf]);
+    secretKeys.set(key, secret);
+  }
+  return secret;
+}
+
+function engineOver(sodium: Sodium): Ed25519Engine {
+  return Object.freeze({
+    name: "libsodium",
+    sign(input: Uint8Array, key: SigningKey): Promise<SelfVerifyingSignature> {
+      try {
+        const signature = Buffer.allocUnsafe(sodium.crypto_sign_BYTES);
+        sodium.crypto_sign_detached(signature, input, secretKeyOf(key));
+        const verified = sodium.crypto_sign_verify_detached(signature, input, key.publicKey.raw);
+        return Promise.resolve({
+          signature: signature.toString("base64"),
+          verified: verified ? Promise.resolve() : Promise.reject(selfVerificationFailed()),
+        });
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    },
+  });
+}
+
+/** The libsodium engine, or null with the reason when sodium-native does not load on this platform. */
+export function loadSodiumEngine(): { engine: Ed25519Engine } | { engine: null; reason: string } {
+  try {
+    const sodium = createRequire(import.meta.url)("sodium-native") as Sodium;
+    return { engine: engineOver(sodium) };
+  } catch (e) {
+    return { engine: null, reason: e instanceof Error ? e.message : String(e) };
+  }
+}
