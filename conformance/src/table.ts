@@ -8,6 +8,9 @@ function row(cells: readonly string[], widths: readonly number[]): string {
   return cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd();
 }
 
+/** A failure whose answer was a 429 where the case expected something else: the status line `check-answer` writes. */
+const UNEXPECTED_429 = /^status: expected .*, got 429 /;
+
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
@@ -32,6 +35,15 @@ export function formatTable(report: ConformanceReport): string {
     for (const c of failed) {
       lines.push(`  ${c.id} (section ${c.section}): ${c.title}`);
       for (const f of c.failures) lines.push(`    step ${f.step}: ${f.message}`);
+    }
+    // The usual cause is not the server under test but an earlier run against it: the POST /execute budget
+    // (100 a minute, spec 8) is per server, and a Surface A run ends by spending it.
+    const limited = failed.filter((c) => c.failures.some((f) => UNEXPECTED_429.test(f.message))).length;
+    if (limited > 0) {
+      lines.push(
+        "",
+        `note: ${limited} failing case${limited === 1 ? " was" : "s were"} answered 429 (rate limited): if an earlier run spent this minute's POST /execute budget, wait 60 s or restart the server and run again`,
+      );
     }
   }
   lines.push("");

@@ -39,6 +39,7 @@ function handle(req: IncomingMessage, res: ServerResponse, body: string): void {
     return json(res, 200, { id });
   }
   if (url === "/limited") return budget-- > 0 ? json(res, 200, {}) : json(res, 429, { error: "Rate limit exceeded" }, { "retry-after": "30" });
+  if (url === "/rate-limited") return json(res, 429, { error: "Rate limit exceeded" }, { "retry-after": "30" });
   if (url === "/duplicate") {
     res.writeHead(200, { "content-type": "application/json" });
     return void res.end('{"a":1,"a":2}');
@@ -287,5 +288,15 @@ describe("formatTable", () => {
       "",
       "FAIL: 1 of 2 cases failed",
     ]);
+  });
+
+  it("says when failing cases were rate limited, the usual sign of a spent POST /execute budget", async () => {
+    const report = await run({
+      x: [{ id: "a.x.limited", section: "8", title: "limited", steps: [{ request: { method: "GET", path: "/rate-limited" }, expect: { status: 200 } }] }],
+    });
+    const text = formatTable(report);
+    expect(text).toContain("status: expected 200, got 429");
+    expect(text).toContain("note: 1 failing case was answered 429 (rate limited)");
+    expect(formatTable(await run({ x: [{ id: "a.x.gone", section: "8", title: "gone", steps: [{ request: { method: "GET", path: "/nowhere" }, expect: { status: 200 } }] }] }))).not.toContain("note:");
   });
 });
