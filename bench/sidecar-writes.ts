@@ -8,7 +8,7 @@
  *   - floor: one small value under a sequential key (what bench/sidecar/floor.ts writes per request);
  *   - replay: `ReplayStore.consume` of a fresh execution fingerprint (a random SHA-256 key), audit off;
  *   - replay + audit: the same with the decision's audit record written alongside, exactly as `/evaluate` does
- *     (a real signed attestation, recorded under its fingerprint and in the time index).
+ *     (a real signed attestation, recorded under its time key with its time index entry).
  * Rounds alternate the patterns; figures are medians over the rounds. BENCH_ROUNDS (3), BENCH_DURATION (seconds per
  * run, 4).
  */

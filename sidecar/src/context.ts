@@ -123,7 +123,13 @@ export async function openContext(config: SidecarConfig, onAuditError: (error: u
   if (config.replayStore === "lmdb") store = new LmdbReplayStore(root!);
   else if (config.replayStore === "memory") store = new MemoryReplayStore();
   else notices.push("SERVICE_REPLAY_STORE is `none`: every execution fails closed (INV-REPLAY-001)");
-  const audit: AuditLog = config.audit && root ? new LmdbAuditLog(root, { onError: onAuditError }) : new DisabledAuditLog();
+  // A decision's audit record is keyed by time; the LMDB replay entry of its fingerprint, durable like the record and
+  // written in the same transaction, says when (INVARIANT (a decision's replay entry is created at its issuedAt)).
+  // The development memory store forgets at restart, so with it a lookup walks the audit's time index instead.
+  const lmdbStore = config.replayStore === "lmdb" ? store : null;
+  const decisionInstant = lmdbStore === null ? undefined : async (fingerprint: string) => (await lmdbStore.read(fingerprint))?.createdAt;
+  const audit: AuditLog =
+    config.audit && root ? new LmdbAuditLog(root, { onError: onAuditError, ...(decisionInstant ? { decisionInstant } : {}) }) : new DisabledAuditLog();
 
   const keys = await bundleKeys(config.bundleKeyFiles);
   const registry = new PolicyRegistry(config.policiesRoot, { trustedKeys: keys, requireSignature: config.requireSignedBundles });

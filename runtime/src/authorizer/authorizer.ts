@@ -175,7 +175,10 @@ export class Authorizer {
     // INVARIANT (acknowledged means durable): the attestation leaves only after its replay entry (and whatever
     // `onDecision` wrote alongside it) is flushed; `consume` resolves after the flush.
     // The attestation carries the fingerprint of its executionId (attestationBody computed it): not hashed twice.
+    // INVARIANT (a decision's replay entry is created at its issuedAt): consumed at the attestation's own instant, so
+    // the entry's `createdAt` says when the decision was made; the sidecar's audit finds a decision's record by it.
     const consuming = store.consume(attestation.execution_fingerprint, {
+      now: Date.parse(attestation.issuedAt),
       ...(decided.verdict === "escalate" ? { context: pendingContext(attestation) } : {}),
       ...(onDecision ? { alongside: () => onDecision(event) } : {}),
     });

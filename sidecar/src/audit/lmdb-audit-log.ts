@@ -3,12 +3,16 @@
  * replay store and Surface B. Its owner opens and closes that environment; this log only opens its databases.
  *
  * LAYOUT (values JSON-encoded, readable by any LMDB client):
- * - `audit-decisions`: key = execution fingerprint (fixed-length hex, whatever the length of the executionId; LMDB
- *   keys are limited to 1,978 bytes). `<fp>` holds the decision, `<fp>/override` the override and
- *   `<fp>/confirmation` the confirmation: the three records of one execution sit side by side, and an override
- *   never replaces the decision (spec 1.8). Each key is written once: the first record wins.
- * - `audit-decision-times`: key = [recordedAt ms, ordinal], value = {fingerprint, policyId, status}; read in
+ * - `audit-decision-records`: key = [recordedAt ms, fingerprint], value = the decision. Keyed by time, not by the
+ *   fingerprint alone: a new decision lands beside the previous one instead of on a random B-tree page of its own,
+ *   which cost about 30% of the sidecar's throughput under load (docs/benchmarks.md, "Sidecar"). A decision is found
+ *   by executionId through `decisionInstant` (the replay entry's `createdAt`), see `getDecision`.
+ * - `audit-decision-times`: key = [recordedAt ms, fingerprint], value = {fingerprint, policyId, status}; read in
  *   reverse for newest-first pages, and filtered on its value without decoding the attestations it skips.
+ * - `audit-decisions`: key = execution fingerprint (fixed-length hex, whatever the length of the executionId; LMDB
+ *   keys are limited to 1,978 bytes) + suffix: `<fp>/override` the override and `<fp>/confirmation` the
+ *   confirmation, beside the decision they follow (an override never replaces the decision, spec 1.8). Each key is
+ *   written once: the first record wins.
  * - `audit-verifications`: key = [recordedAt ms, ordinal]. `audit-security`: key = [at ms, ordinal], value = the row.
  * - `audit-counters`: decisions, verifications, verifications_valid, security_events, api_calls.
  * The ordinal of a record is its counter's value before the record, read in the same transaction: keys are unique
@@ -51,6 +55,7 @@ import type {
 /** The named databases of the log: the environment's `maxDbs` (lmdb-js default 12) must leave room for them. */
 export const AUDIT_DATABASES = {
   decisions: "audit-decisions",
+  decisionRecords: "audit-decision-records",
   decisionTimes: "audit-decision-times",
   verifications: "audit-verifications",
   security: "audit-security",
@@ -82,6 +87,13 @@ export interface LmdbAuditLogOptions {
   readonly apiCallFlushMs?: number;
   /** Told about the failure that made the log unhealthy (and any later one), for the operator's log. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * When the decision of an execution fingerprint was recorded (Unix ms), or undefined when there is none: the
+   * sidecar answers from the replay entry that consumed it, whose `createdAt` is the attestation's `issuedAt`
+   * (INVARIANT (a decision's replay entry is created at its issuedAt), runtime `Authorizer`). Without it, a lookup
+   * by executionId walks the time index: fine for tests and the development memory store, linear in the trail.
+   */
+  readonly decisionInstant?: (fingerprint: string) => Promise<number | undefined>;
 }
 
 const DAY_MS = 86_400_000;
@@ -92,7 +104,9 @@ export class LmdbAuditLog implements AuditLog {
   readonly #root: RootDatabase;
   // One database holds three record types under three key shapes; the typed getters below read each shape.
   readonly #decisions: Database<unknown, string>;
+  readonly #decisionRecords: Database<DecisionAudit, DecisionTimeKey>;
   readonly #decisionTimes: Database<DecisionIndexEntry, DecisionTimeKey>;
+  readonly #decisionInstant: ((fingerprint: string) => Promise<number | undefined>) | null;
   readonly #verifications: Database<VerificationAudit, TimeKey>;
   readonly #security: Database<SecurityEventRow, TimeKey>;
   readonly #counters: Database<number, Counter>;
@@ -107,7 +121,9 @@ export class LmdbAuditLog implements AuditLog {
   constructor(root: RootDatabase, options: LmdbAuditLogOptions = {}) {
     this.#root = root;
     this.#decisions = root.openDB<unknown, string>(AUDIT_DATABASES.decisions, { encoding: "json" });
+    this.#decisionRecords = root.openDB<DecisionAudit, DecisionTimeKey>(AUDIT_DATABASES.decisionRecords, { encoding: "json" });
     this.#decisionTimes = root.openDB<DecisionIndexEntry, DecisionTimeKey>(AUDIT_DATABASES.decisionTimes, { encoding: "json" });
+    this.#decisionInstant = options.decisionInstant ?? null;
     this.#verifications = root.openDB<VerificationAudit, TimeKey>(AUDIT_DATABASES.verifications, { encoding: "json" });
     this.#security = root.openDB<SecurityEventRow, TimeKey>(AUDIT_DATABASES.security, { encoding: "json" });
     this.#counters = root.openDB<number, Counter>(AUDIT_DATABASES.counters, { encoding: "json" });
@@ -145,12 +161,10 @@ export class LmdbAuditLog implements AuditLog {
       if ((this.#root as { status?: string }).status !== "open") throw new Error("the LMDB environment is closed");
       const fingerprint = executionFingerprint(entry.executionId);
       const at: DecisionTimeKey = [this.#instant(entry.recordedAt), fingerprint];
-      // First record wins (a decision is final). Conditions nest: inside the replay store's, both must hold.
-      const written = this.#decisions.ifNoExists(fingerprint, () => {
-        void this.#decisions.put(fingerprint, record);
-        void this.#decisionTimes.put(at, { fingerprint, policyId: entry.attestation.policyId, status: entry.status });
-      });
-      this.#watch(written);
+      // A decision is final and recorded once: the replay store's conditional write that consumes its executionId
+      // runs this (ConsumeOptions.alongside), and only one such write succeeds per fingerprint.
+      this.#watch(this.#decisionRecords.put(at, record));
+      this.#watch(this.#decisionTimes.put(at, { fingerprint, policyId: entry.attestation.policyId, status: entry.status }));
     } catch (error) {
       this.#fail(error);
     }
@@ -214,14 +228,14 @@ export class LmdbAuditLog implements AuditLog {
       const range = this.#decisionTimes.getRange({ ...timeRange(query.from, query.to), ...(filtered ? {} : { offset, limit }) });
       const rows: DecisionRow[] = [];
       let skipped = filtered ? 0 : offset;
-      for (const { value } of range) {
+      for (const { key, value } of range) {
         if (rows.length >= limit) break;
         if ((policyId !== undefined && value.policyId !== policyId) || (decision !== undefined && value.status !== decision)) continue;
         if (skipped < offset) {
           skipped += 1;
           continue;
         }
-        const stored = this.#decision(value.fingerprint);
+        const stored = this.#decisionRecords.get(key);
         if (stored === undefined) throw new Error(`audit index entry without a decision record: ${value.fingerprint}`);
         rows.push(decisionRow(stored, this.#override(value.fingerprint), this.#confirmation(value.fingerprint)));
       }
@@ -234,8 +248,10 @@ export class LmdbAuditLog implements AuditLog {
     if (!executionId.isWellFormed()) return null;
     const fingerprint = executionFingerprint(executionId);
     await this.#readable();
+    const instant = this.#decisionInstant === null ? undefined : await this.#decisionInstant(fingerprint);
     return this.#read(() => {
-      const stored = this.#decision(fingerprint);
+      const key = this.#decisionInstant === null ? this.#walkForDecision(fingerprint) : instant === undefined ? undefined : ([instant, fingerprint] as DecisionTimeKey);
+      const stored = key === undefined ? undefined : this.#decisionRecords.get(key);
       return stored === undefined ? null : decisionDetail(stored, this.#override(fingerprint), this.#confirmation(fingerprint));
     });
   }
@@ -377,8 +393,10 @@ export class LmdbAuditLog implements AuditLog {
     return Number.isFinite(ms) ? ms : this.#now().getTime();
   }
 
-  #decision(fingerprint: string): DecisionAudit | undefined {
-    return this.#decisions.get(fingerprint) as DecisionAudit | undefined;
+  /** The time key of the decision of `fingerprint`, found by walking the time index (no `decisionInstant`). */
+  #walkForDecision(fingerprint: string): DecisionTimeKey | undefined {
+    for (const { key, value } of this.#decisionTimes.getRange({})) if (value.fingerprint === fingerprint) return key;
+    return undefined;
   }
 
   #override(fingerprint: string): OverrideAudit | undefined {

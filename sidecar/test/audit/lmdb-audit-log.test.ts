@@ -1,4 +1,5 @@
 import { executionFingerprint } from "@writ/runtime";
+import { LmdbReplayStore } from "@writ/runtime/lmdb";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AUDIT_DATABASES, LmdbAuditLog } from "../../src/audit/lmdb-audit-log.js";
 import type { ConfirmationAudit, OverrideAudit, SecurityEventInput } from "../../src/audit/types.js";
@@ -89,8 +90,9 @@ describe("LmdbAuditLog", () => {
     it("stores only the declared fields of a record", async () => {
       log.recordDecision({ ...decision({ executionId: "extra", recordedAt: at(1) }), apiKey: "secret" } as never);
       await log.flushed();
-      const raw = env.root.openDB<Record<string, unknown>, string>(AUDIT_DATABASES.decisions, { encoding: "json" });
-      expect(Object.keys(raw.get(executionFingerprint("extra")) ?? {}).sort()).toEqual(["attestation", "endpoint", "executionId", "recordedAt", "ruleMatched", "status"]);
+      const raw = env.root.openDB<Record<string, unknown>, [number, string]>(AUDIT_DATABASES.decisionRecords, { encoding: "json" });
+      const stored = raw.get([Date.parse(at(1)), executionFingerprint("extra")]);
+      expect(Object.keys(stored ?? {}).sort()).toEqual(["attestation", "endpoint", "executionId", "recordedAt", "ruleMatched", "status"]);
     });
 
     it("answers null for an unknown executionId, and for one that cannot have a fingerprint", async () => {
@@ -116,11 +118,27 @@ describe("LmdbAuditLog", () => {
       expect((await log.listDecisions(QUERY)).map((r) => r.executionId)).toEqual(["new", ...sameMs, "old"]);
     });
 
-    it("keeps the first decision of an executionId", async () => {
-      log.recordDecision(decision({ executionId: "dup", recordedAt: at(1), status: "approved" }));
-      log.recordDecision(decision({ executionId: "dup", recordedAt: at(2), status: "rejected" }));
+    it("keeps one decision per executionId: the replay store's consume, which one caller wins, records it", async () => {
+      const store = new LmdbReplayStore(env.root);
+      const consume = (status: "approved" | "rejected", ms: number) =>
+        store.consume(executionFingerprint("dup"), { now: T0 + ms, alongside: () => log.recordDecision(decision({ executionId: "dup", recordedAt: at(ms), status })) });
+      const [first, second] = await Promise.all([consume("approved", 1), consume("rejected", 2)]);
+      expect([first.ok, second.ok]).toEqual([true, false]);
       expect(await log.listDecisions(QUERY)).toMatchObject([{ executionId: "dup", decision: "approved" }]);
       expect((await log.stats()).total_decisions).toBe("1");
+    });
+
+    it("finds a decision at the instant `decisionInstant` names, without walking the trail", async () => {
+      const instants = new Map<string, number>();
+      const located = new LmdbAuditLog(env.root, { decisionInstant: async (fp) => instants.get(fp) });
+      located.recordDecision(decision({ executionId: "here", recordedAt: at(7) }));
+      await located.flushed();
+      expect(await located.getDecision("here")).toBeNull(); // no instant known: not looked for anywhere else
+      instants.set(executionFingerprint("here"), T0 + 8);
+      expect(await located.getDecision("here")).toBeNull(); // a wrong instant finds nothing
+      instants.set(executionFingerprint("here"), T0 + 7);
+      expect(await located.getDecision("here")).toMatchObject({ executionId: "here" });
+      await located.close();
     });
 
     it("filters by policyId, decision and an inclusive time range", async () => {
