@@ -80,8 +80,9 @@ export interface SelfVerifyingAttestation<A> {
 }
 
 /**
- * {@link createAttestation} with the curve operations on node's thread pool (`signCanonicalAsync`), resolving once
- * signed: the caller overlaps self-verification with other work and releases the attestation only after `verified`.
+ * {@link createAttestation} through the signer's `Ed25519Engine` (`signCanonicalAsync`; node:crypto on the thread
+ * pool unless the signer names another), resolving once signed: the caller overlaps self-verification with other
+ * work and releases the attestation only after `verified`.
  */
 export async function createAttestationAsync(d: DecisionRecord, signer: Signer, runtime: RuntimeIdentity): Promise<SelfVerifyingAttestation<AttestationV1>> {
   const body = attestationBody(d, signer.trustRoot.version, signer.key.keyId, runtime.manifestHash);
