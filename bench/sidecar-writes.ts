@@ -12,13 +12,13 @@
  * Rounds alternate the patterns; figures are medians over the rounds. BENCH_ROUNDS (3), BENCH_DURATION (seconds per
  * run, 4).
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { compile } from "@writ/compiler";
 import { executionFingerprint, type AttestationV1 } from "@writ/runtime";
 import { loadConfig, openContext, type SidecarContext } from "@writ/sidecar";
-import { loadCases, POLICY_SOURCE } from "./sidecar/policy-cases.js";
+import { loadCases } from "./sidecar/policy-cases.js";
+import { policiesRoot } from "./sidecar/writ.js";
 
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
 const DURATION = Number(process.env["BENCH_DURATION"] ?? 4);
@@ -30,15 +30,8 @@ const median = (values: readonly number[]): number => {
 };
 
 async function context(dir: string, audit: boolean): Promise<SidecarContext> {
-  const source = await readFile(POLICY_SOURCE, "utf8");
-  const compiled = compile(POLICY_SOURCE, source);
-  if (!compiled.valid || !compiled.bundle) throw new Error(`${POLICY_SOURCE} does not compile`);
-  const bundleDir = join(dir, "policies", compiled.bundle.policyId, compiled.bundle.version);
-  await mkdir(bundleDir, { recursive: true });
-  for (const [name, bytes] of compiled.bundle.files) await writeFile(join(bundleDir, name), bytes);
-  return openContext(
-    loadConfig({ SERVICE_API_KEY: "bench-api-key-0123456789", SERVICE_POLICIES_ROOT: join(dir, "policies"), SERVICE_DATA_DIR: join(dir, "data"), SERVICE_AUDIT: audit ? "on" : "off" }),
-  );
+  const policies = await policiesRoot(dir);
+  return openContext(loadConfig({ SERVICE_API_KEY: "bench-api-key-0123456789", SERVICE_POLICIES_ROOT: policies, SERVICE_DATA_DIR: join(dir, "data"), SERVICE_AUDIT: audit ? "on" : "off" }));
 }
 
 type Write = (i: number) => Promise<unknown>;

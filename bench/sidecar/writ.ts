@@ -24,7 +24,8 @@ export interface Writ {
   stop(): Promise<void>;
 }
 
-async function policiesRoot(dir: string): Promise<string> {
+/** The shipped payments.transfer@1.2.0, compiled and signed with a fresh key, as a policies root under `dir`. */
+export async function policiesRoot(dir: string): Promise<string> {
   const pair = generateSigningKeyPair();
   const result = compile(POLICY_SOURCE, await readFile(POLICY_SOURCE, "utf8"), { signingKey: loadSigningKeyPem(pair.privateKeyPem) });
   if (!result.valid || !result.bundle) throw new Error(`${POLICY_SOURCE} does not compile`);

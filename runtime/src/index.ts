@@ -19,7 +19,7 @@ export {
   type SigningKey,
 } from "./signing/keys.js";
 export { signObject, signCanonicalAsync, verifyObject, decodeSignature } from "./signing/sign.js";
-export { NODE_ED25519, selfVerificationFailed, type Ed25519Engine, type SelfVerifyingSignature } from "./signing/engine.js";
+export { NODE_ED25519, assertSigningKey, selfVerificationFailed, type Ed25519Engine, type SelfVerifyingSignature } from "./signing/engine.js";
 export {
   MANIFEST_VERSION,
   SCHEMA_VERSION,

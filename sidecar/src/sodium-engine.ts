@@ -7,7 +7,7 @@
  * since it only ever checks the sidecar's own key, but never weaker than node's.
  */
 import { createRequire } from "node:module";
-import { KeyError, selfVerificationFailed, type Ed25519Engine, type SelfVerifyingSignature, type SigningKey } from "@writ/runtime";
+import { KeyError, assertSigningKey, selfVerificationFailed, type Ed25519Engine, type SelfVerifyingSignature, type SigningKey } from "@writ/runtime";
 import type { Sodium } from "sodium-native";
 
 /** libsodium's secret key: the RFC 8032 seed followed by the public key. Derived once per key object. */
@@ -16,14 +16,12 @@ const secretKeys = new WeakMap<SigningKey, Buffer>();
 function secretKeyOf(key: SigningKey): Buffer {
   let secret = secretKeys.get(key);
   if (secret === undefined) {
-    const jwk = key.privateKey.export({ format: "jwk" });
-    if (jwk.kty !== "OKP" || jwk.crv !== "Ed25519" || typeof jwk.d !== "string" || typeof jwk.x !== "string") {
-      throw new KeyError("signing key is not an Ed25519 private key");
-    }
-    const publicHalf = Buffer.from(jwk.x, "base64url");
+    // The runtime's own check: an Ed25519 private key whose public half is usable (not small order).
+    const jwk = assertSigningKey(key).export({ format: "jwk" });
+    const publicHalf = Buffer.from(jwk.x!, "base64url");
     // The signature is checked against key.publicKey: a private key whose own public half differs can never pass.
     if (!publicHalf.equals(key.publicKey.raw)) throw new KeyError("signing key and its public key do not match");
-    secret = Buffer.concat([Buffer.from(jwk.d, "base64url"), publicHalf]);
+    secret = Buffer.concat([Buffer.from(jwk.d!, "base64url"), publicHalf]);
     secretKeys.set(key, secret);
   }
   return secret;
