@@ -97,9 +97,10 @@ export {
   type ReplayState,
   type ReserveOptions,
   type ConsumeOptions,
+  type ResolveOverrideOptions,
 } from "./replay/store.js";
 export { MemoryReplayStore, DEFAULT_MEMORY_CAPACITY, type MemoryReplayStoreOptions } from "./replay/memory-store.js";
-export { ReplayCapacityError, ReplayStoreClosedError } from "./replay/errors.js";
+export { ReplayCapacityError, ReplayStoreClosedError, StoreUnavailableError } from "./replay/errors.js";
 export {
   confirmExecution,
   confirmationAnswer,

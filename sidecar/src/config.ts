@@ -3,7 +3,11 @@
  * setting). Every bad value is a start-up error naming the variable and what it accepts: a signing service must not
  * start on a guess.
  */
+import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import { DEFAULT_AUDIT_RETENTION, type AuditRetention, type RetentionLimit } from "./audit/retention.js";
+import { DEFAULT_SECURITY_EVENT_LIMITS, type SecurityEventLimits } from "./audit/security-event-limiter.js";
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./http/connections.js";
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
@@ -29,6 +33,8 @@ export interface SidecarConfig {
   /** SPKI PEM files of the keys a `bundle.sig` must verify against. */
   readonly bundleKeyFiles: readonly string[];
   readonly requireSignedBundles: boolean;
+  /** How long one load of a policy bundle may take before the request is refused and the next one loads again. */
+  readonly bundleLoadTimeoutMs: number;
   /** A trust root document (`{trustRootVersion, keys: [PEM…]}`) of earlier keys still accepted by `/verify`. */
   readonly trustRootFile: string | null;
   readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
@@ -36,12 +42,20 @@ export interface SidecarConfig {
   readonly shutdownTimeoutMs: number;
   /** Development mode (`--dev`, `npm start`): generates and keeps the API key and signing key in the data dir. */
   readonly dev: boolean;
+  /** Aggregation of security events per source and interval (docs/audit.md, "Bounds"). */
+  readonly securityEvents: SecurityEventLimits;
+  /** How long the audit trail keeps each kind of record. */
+  readonly auditRetention: AuditRetention;
+  /** Timeouts and the socket cap of each surface (docs/sidecar.md, "Connection limits"). */
+  readonly connections: ConnectionLimits;
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 const DEFAULT_DEV_DATA_DIR = ".writ/data";
 /** Shortest API key accepted: 128 bits of base64 or hex is at least 22 characters. */
 export const MIN_API_KEY_LENGTH = 16;
+/** What a Bearer credential can hold (RFC 6750 `b64token`): a key with any other character can never be sent. */
+export const API_KEY_PATTERN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 function text(env: Env, name: string): string | undefined {
   const value = env[name];
@@ -90,6 +104,65 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return Number(value);
 }
 
+/** A positive integer, or `off` for no limit (null). */
+function limitOrOff(env: Env, name: string, fallback: number | null, max: number): number | null {
+  const value = text(env, name);
+  if (value === undefined) return fallback;
+  if (value === "off") return null;
+  if (!/^[0-9]+$/.test(value) || Number(value) < 1 || Number(value) > max) {
+    throw new ConfigError(`${name} must be an integer from 1 to ${max} or \`off\`, not \`${value}\``);
+  }
+  return Number(value);
+}
+
+const DAY_MS = 86_400_000;
+
+function retentionLimit(env: Env, prefix: string, fallback: RetentionLimit): RetentionLimit {
+  const days = limitOrOff(env, `${prefix}_RETENTION_DAYS`, fallback.maxAgeMs === null ? null : fallback.maxAgeMs / DAY_MS, 36_500);
+  return { maxAgeMs: days === null ? null : days * DAY_MS, maxRecords: limitOrOff(env, `${prefix}_MAX_RECORDS`, fallback.maxRecords, 1_000_000_000) };
+}
+
+function auditBounds(env: Env): Pick<SidecarConfig, "securityEvents" | "auditRetention"> {
+  return {
+    securityEvents: {
+      intervalMs: integer(env, "SERVICE_AUDIT_SECURITY_INTERVAL_S", DEFAULT_SECURITY_EVENT_LIMITS.intervalMs / 1_000, 1, 86_400) * 1_000,
+      maxSources: integer(env, "SERVICE_AUDIT_SECURITY_MAX_SOURCES", DEFAULT_SECURITY_EVENT_LIMITS.maxSources, 1, 1_000_000),
+    },
+    auditRetention: {
+      decisions: retentionLimit(env, "SERVICE_AUDIT_DECISIONS", DEFAULT_AUDIT_RETENTION.decisions),
+      verifications: retentionLimit(env, "SERVICE_AUDIT_VERIFICATIONS", DEFAULT_AUDIT_RETENTION.verifications),
+      security: retentionLimit(env, "SERVICE_AUDIT_SECURITY", DEFAULT_AUDIT_RETENTION.security),
+    },
+  };
+}
+
+/** The policies root must be a directory: a typo would otherwise start a sidecar that answers 404 for every policy. */
+function checkPoliciesRoot(root: string): void {
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(root).isDirectory();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ConfigError(`SERVICE_POLICIES_ROOT \`${root}\` ${code === "ENOENT" ? "does not exist" : `cannot be read (${code ?? (e as Error).message})`}`);
+  }
+  if (!isDirectory) throw new ConfigError(`SERVICE_POLICIES_ROOT \`${root}\` is not a directory`);
+}
+
+function connectionLimits(env: Env): ConnectionLimits {
+  const d = DEFAULT_CONNECTION_LIMITS;
+  const limits: ConnectionLimits = {
+    headersTimeoutMs: integer(env, "SERVICE_HEADERS_TIMEOUT_MS", d.headersTimeoutMs, 100, 600_000),
+    requestTimeoutMs: integer(env, "SERVICE_REQUEST_TIMEOUT_MS", d.requestTimeoutMs, 100, 3_600_000),
+    keepAliveTimeoutMs: integer(env, "SERVICE_KEEP_ALIVE_TIMEOUT_MS", d.keepAliveTimeoutMs, 100, 3_600_000),
+    idleTimeoutMs: integer(env, "SERVICE_IDLE_TIMEOUT_MS", d.idleTimeoutMs, 100, 3_600_000),
+    maxSockets: integer(env, "SERVICE_MAX_SOCKETS", d.maxSockets, 16, 1_000_000),
+  };
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError(`SERVICE_HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not exceed SERVICE_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs})`);
+  }
+  return limits;
+}
+
 /**
  * @param dev development mode: missing keys are generated into the data dir (default `.writ/data`) instead of
  *   being start-up errors
@@ -101,6 +174,11 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
   const apiKey = text(env, "SERVICE_API_KEY") ?? null;
   if (apiKey !== null && apiKey.length < MIN_API_KEY_LENGTH) {
     throw new ConfigError(`SERVICE_API_KEY must be at least ${MIN_API_KEY_LENGTH} characters`);
+  }
+  if (apiKey !== null && !API_KEY_PATTERN.test(apiKey)) {
+    throw new ConfigError(
+      "SERVICE_API_KEY can hold only letters, digits and - . _ ~ + / (then `=` padding): a key with any other character (a space, a quote) can never be sent in an Authorization header",
+    );
   }
   if (apiKey === null && !dev) {
     throw new ConfigError("SERVICE_API_KEY is not set: every request but GET /health needs it (or start with --dev to generate one)");
@@ -137,11 +215,15 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
     audit,
     bundleKeyFiles,
     requireSignedBundles,
+    bundleLoadTimeoutMs: integer(env, "SERVICE_BUNDLE_LOAD_TIMEOUT_MS", 10_000, 1, 600_000),
     trustRootFile: path(text(env, "SERVICE_TRUST_ROOT_FILE"), cwd),
     logLevel: oneOf(env, "SERVICE_LOG_LEVEL", LOG_LEVELS, "info"),
     shutdownTimeoutMs: integer(env, "SERVICE_SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     dev,
+    ...auditBounds(env),
+    connections: connectionLimits(env),
   };
+  checkPoliciesRoot(config.policiesRoot);
   if (config.portA === null && config.portB === null) throw new ConfigError("SERVICE_PORT and SERVICE_B_PORT are both `off`: nothing to serve");
   if (config.portA !== null && config.portA === config.portB && config.portA !== 0) {
     throw new ConfigError(`SERVICE_PORT and SERVICE_B_PORT are both ${config.portA}; the surfaces need their own listeners`);

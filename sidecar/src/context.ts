@@ -22,7 +22,7 @@ import {
   type TrustRoot,
   type VerifierOptions,
 } from "@writ/runtime";
-import { LmdbReplayStore } from "@writ/runtime/lmdb";
+import { LmdbDurability, LmdbReplayStore, type StoreHealth } from "@writ/runtime/lmdb";
 import { DisabledAuditLog } from "./audit/disabled-audit-log.js";
 import { LmdbAuditLog } from "./audit/lmdb-audit-log.js";
 import type { AuditLog } from "./audit/types.js";
@@ -45,6 +45,8 @@ export interface SidecarContext {
   readonly audit: AuditLog;
   /** The LMDB environment, when there is a data dir. */
   readonly root: RootDatabase | null;
+  /** Whether the data dir takes writes: `store` in `GET /health`; null without a data dir. */
+  storeHealth(): StoreHealth | null;
   readonly startedAt: string;
   /** Things worth telling the operator once at start-up (a generated key, a missing signer). */
   readonly notices: readonly string[];
@@ -53,6 +55,8 @@ export interface SidecarContext {
 
 /** Expired replay reservations and failed entries are removed this often (they stop blocking at their TTL anyway). */
 const SWEEP_INTERVAL_MS = 60_000;
+/** While the data dir fails writes (a full disk), a probe write checks this often whether it takes them again. */
+const STORE_PROBE_INTERVAL_MS = 1_000;
 const LOCAL_TRUST_ROOT_VERSION = "writ-local-1";
 
 async function signingKeyOf(config: SidecarConfig, notices: string[]): Promise<SigningKey | null> {
@@ -93,7 +97,17 @@ async function bundleKeys(files: readonly string[]): Promise<PublicKey[]> {
   );
 }
 
-export async function openContext(config: SidecarConfig, onAuditError: (error: unknown) => void = () => undefined): Promise<SidecarContext> {
+export interface ContextReporters {
+  /** Why `audit_db` turned false. */
+  readonly onAuditError?: (error: unknown) => void;
+  /** The data dir stopped taking writes (with the error) or takes them again (without). */
+  readonly onStoreHealth?: (health: StoreHealth, error?: unknown) => void;
+  /** Long work done after start-up (indexing an older audit trail), for the operator's log. */
+  readonly onNotice?: (message: string) => void;
+}
+
+export async function openContext(config: SidecarConfig, reporters: ContextReporters = {}): Promise<SidecarContext> {
+  const onAuditError = reporters.onAuditError ?? (() => undefined);
   const notices: string[] = [];
   let apiKey = config.apiKey;
   if (apiKey === null) {
@@ -119,6 +133,8 @@ export async function openContext(config: SidecarConfig, onAuditError: (error: u
   // Room for every named database: replay (1), audit (5), Surface B; lmdb-js allows 12 by default.
   // noSubdir false: the data dir is a directory even when its name has a dot, which lmdb-js would take for a file.
   const root = config.dataDir === null ? null : open({ path: config.dataDir, maxDbs: 32, noSubdir: false });
+  // One watcher of write failures for the environment, shared by the replay store, the audit and Surface B.
+  const durability = root === null ? null : LmdbDurability.of(root, { onChange: (health, error) => reporters.onStoreHealth?.(health, error) });
   let store: ReplayStore | null = null;
   if (config.replayStore === "lmdb") store = new LmdbReplayStore(root!);
   else if (config.replayStore === "memory") store = new MemoryReplayStore();
@@ -129,10 +145,22 @@ export async function openContext(config: SidecarConfig, onAuditError: (error: u
   const lmdbStore = config.replayStore === "lmdb" ? store : null;
   const decisionInstant = lmdbStore === null ? undefined : async (fingerprint: string) => (await lmdbStore.read(fingerprint))?.createdAt;
   const audit: AuditLog =
-    config.audit && root ? new LmdbAuditLog(root, { onError: onAuditError, ...(decisionInstant ? { decisionInstant } : {}) }) : new DisabledAuditLog();
+    config.audit && root
+      ? new LmdbAuditLog(root, {
+          onError: onAuditError,
+          onNotice: (message) => reporters.onNotice?.(message),
+          securityEvents: config.securityEvents,
+          retention: config.auditRetention,
+          ...(decisionInstant ? { decisionInstant } : {}),
+        })
+      : new DisabledAuditLog();
 
   const keys = await bundleKeys(config.bundleKeyFiles);
-  const registry = new PolicyRegistry(config.policiesRoot, { trustedKeys: keys, requireSignature: config.requireSignedBundles });
+  const registry = new PolicyRegistry(
+    config.policiesRoot,
+    { trustedKeys: keys, requireSignature: config.requireSignedBundles },
+    { loadTimeoutMs: config.bundleLoadTimeoutMs },
+  );
   const authorizer = new Authorizer({
     registry,
     signer,
@@ -157,6 +185,9 @@ export async function openContext(config: SidecarConfig, onAuditError: (error: u
 
   const sweep = store ? setInterval(() => void store.sweep().catch(() => undefined), SWEEP_INTERVAL_MS) : null;
   sweep?.unref();
+  // Recovery needs no traffic: once space is freed, the probe's write succeeds and `store` in /health is ok again.
+  const probe = durability === null ? null : setInterval(() => void durability.probe(), STORE_PROBE_INTERVAL_MS);
+  probe?.unref();
 
   return {
     config,
@@ -169,15 +200,20 @@ export async function openContext(config: SidecarConfig, onAuditError: (error: u
     authorizer,
     audit,
     root,
+    storeHealth: () => durability?.health() ?? null,
     startedAt: new Date().toISOString(),
     notices,
     async close() {
+      // Bundle loads still under way are abandoned: shutdown never waits on a bundle read.
+      registry.close();
       if (sweep) clearInterval(sweep);
+      if (probe) clearInterval(probe);
       await audit.close();
       // The replay store does not own a shared root: closing it only stops its use; the root is flushed and closed here.
-      await store?.close();
+      await store?.close().catch(() => undefined);
       if (root) {
-        await root.flushed;
+        // A data dir that cannot flush (full) must not hang the shutdown: what it failed was never acknowledged.
+        await durability?.flushed().catch(() => undefined);
         await root.close();
       }
     },

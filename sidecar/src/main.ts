@@ -4,13 +4,53 @@
  * down gracefully. A configuration error is one line on stderr and exit code 2; a failure to start is exit code 1.
  */
 import { ConfigError, loadConfig } from "./config.js";
-import { startSidecar } from "./sidecar.js";
+import { startSidecar, type RunningSidecar } from "./sidecar.js";
 
 const USAGE = `usage: writ-sidecar [--dev]
 
   --dev   development mode: keys are generated into the data dir (default .writ/data) when absent
 
 Configuration is read from the environment; see docs/sidecar.md.`;
+
+/** Past the shutdown timeout, how long closing the stores may take before the process exits anyway. */
+const CLOSE_GRACE_MS = 15_000;
+
+/** The process exits with code 1 after `ms`, whatever is still pending: it never hangs holding its ports. */
+function exitAfter(ms: number): void {
+  setTimeout(() => {
+    process.stderr.write(`writ-sidecar: shutdown did not complete within ${ms} ms: exiting\n`);
+    process.exit(1);
+  }, ms).unref();
+}
+
+/**
+ * lmdb-js rejects promises of its own when a commit fails (a full disk): the stores answer 503 for the writes they
+ * await, and such a rejection is only reported. Any other uncaught exception or unhandled rejection is a fault the
+ * process cannot reason about: it says why, shuts down gracefully (within the shutdown timeout) and exits with 1.
+ */
+function exitOnFault(sidecar: RunningSidecar, shutdownTimeoutMs: number): void {
+  let faulted = false;
+  const fault = (kind: string) => (error: unknown) => {
+    if (isFailedCommit(error)) {
+      process.stderr.write(`writ-sidecar: data dir write failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      return;
+    }
+    process.stderr.write(`writ-sidecar: ${kind}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    if (faulted) return;
+    faulted = true;
+    process.exitCode = 1;
+    exitAfter(shutdownTimeoutMs + CLOSE_GRACE_MS);
+    void sidecar.close().finally(() => process.exit(1));
+  };
+  process.on("uncaughtException", fault("uncaught exception"));
+  process.on("unhandledRejection", fault("unhandled rejection"));
+}
+
+/** A failed LMDB commit, as lmdb-js reports it (`Commit failed`, or the errno of the failed write, ENOSPC is 28). */
+function isFailedCommit(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return "commitError" in error || /^No space left on device/.test(error.message) || (error as { code?: unknown }).code === 28;
+}
 
 async function main(argv: readonly string[]): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
@@ -24,6 +64,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const config = loadConfig(process.env, { dev: argv.includes("--dev") });
   const sidecar = await startSidecar(config);
+  exitOnFault(sidecar, config.shutdownTimeoutMs);
   for (const notice of sidecar.context.notices) process.stdout.write(`writ-sidecar: ${notice}\n`);
   if (sidecar.urls.a) process.stdout.write(`writ-sidecar: Surface A listening on ${sidecar.urls.a}\n`);
   if (sidecar.urls.b) process.stdout.write(`writ-sidecar: Surface B listening on ${sidecar.urls.b}\n`);
@@ -34,6 +75,8 @@ async function main(argv: readonly string[]): Promise<number> {
     };
     process.once("SIGTERM", () => stop("SIGTERM"));
     process.once("SIGINT", () => stop("SIGINT"));
+    process.once("SIGTERM", () => exitAfter(config.shutdownTimeoutMs + CLOSE_GRACE_MS));
+    process.once("SIGINT", () => exitAfter(config.shutdownTimeoutMs + CLOSE_GRACE_MS));
   });
   return 0;
 }

@@ -4,6 +4,7 @@
  * nothing a client was told is lost.
  */
 import type { FastifyInstance } from "fastify";
+import type { StoreHealth } from "@writ/runtime/lmdb";
 import type { SidecarConfig } from "./config.js";
 import { openContext, type SidecarContext } from "./context.js";
 import { createMetrics } from "./metrics.js";
@@ -45,7 +46,15 @@ export async function startSidecar(config: SidecarConfig): Promise<RunningSideca
   let reportAuditError = (error: unknown): void => {
     process.stderr.write(`writ-sidecar: audit failure: ${error instanceof Error ? error.message : String(error)}\n`);
   };
-  const context = await openContext(config, (error) => reportAuditError(error));
+  // Whether the data dir takes writes goes to the operator's log the same way.
+  let reportStoreHealth = (health: StoreHealth): void => {
+    process.stderr.write(`writ-sidecar: data dir: ${health.ok ? "takes writes again" : `failing: ${health.problem}`}\n`);
+  };
+  const context = await openContext(config, {
+    onAuditError: (error) => reportAuditError(error),
+    onStoreHealth: (health) => reportStoreHealth(health),
+    onNotice: (message) => process.stderr.write(`writ-sidecar: ${message}\n`),
+  });
   const metrics = createMetrics();
   const apps: FastifyInstance[] = [];
   try {
@@ -53,7 +62,9 @@ export async function startSidecar(config: SidecarConfig): Promise<RunningSideca
     if (config.portA !== null) {
       const surfaceA = await buildSurfaceA(context, metrics);
       apps.push(surfaceA);
-      reportAuditError = (error) => surfaceA.log.error({ err: error }, "audit failure: audit_db is false until restart");
+      reportAuditError = (error) => surfaceA.log.error({ err: error }, "audit failure: audit_db is false until audit writes succeed again");
+      reportStoreHealth = (health) =>
+        health.ok ? surfaceA.log.warn("data dir takes writes again") : surfaceA.log.error({ problem: health.problem }, "data dir failing writes: answering 503 until it takes them again");
       a = await listen(surfaceA, config.host, config.portA);
     }
     // Surface B (issue 5): its own listener on the same context; drained with Surface A on close.

@@ -111,4 +111,9 @@ export interface SecurityEventRow {
   /** A short description written by the service. */
   readonly detail: string;
   readonly executionId?: string;
+  /**
+   * Present on an aggregated row: how many events of this type from this source (ip) the row stands for, all within
+   * one aggregation interval that ended at `at` (docs/audit.md, "Security events under a flood").
+   */
+  readonly count?: number;
 }

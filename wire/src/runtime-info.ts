@@ -10,9 +10,22 @@ export interface Health {
   readonly verification: "ok" | "error";
   /** false: the audit database is off or disconnected, which does not stop execution (spec 7). */
   readonly audit_db: boolean;
+  /**
+   * writ's addition: whether the data dir (replay store, audit, Surface B) takes writes. `error`: writes fail (a full
+   * disk) and the routes that write answer 503 until it takes them again, by itself; `none`: no data dir.
+   */
+  readonly store: StoreStatus;
   readonly signing_mode: "env" | "disk";
   readonly capabilities: readonly string[];
   readonly supportedSchemaVersions: readonly string[];
+}
+
+export interface StoreStatus {
+  readonly status: "ok" | "error" | "none";
+  /** Why writes fail, when `error`. */
+  readonly problem?: string;
+  /** ISO 8601: since when, when `error`. */
+  readonly since?: string;
 }
 
 /** `GET /runtime/manifest`. */

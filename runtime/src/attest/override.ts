@@ -68,6 +68,13 @@ export interface OverrideDependencies {
   readonly store: ReplayStore;
   readonly signer?: Signer;
   readonly now?: () => Date;
+  /**
+   * The caller's record of the resolution (the sidecar's audit record: approver, role, reason, signed record), run
+   * inside the store's conditional write (`ResolveOverrideOptions.alongside`): on LMDB it commits and flushes with the
+   * resolution or not at all, so no override is in force without its record. Called only for the winning resolution;
+   * it must not throw.
+   */
+  readonly onResolved?: (outcome: OverrideOutcome) => void;
 }
 
 /**
@@ -115,17 +122,24 @@ export async function resolveOverride(request: OverrideRequest, deps: OverrideDe
     ? { ...body, signature: signObject(PAYLOAD_TYPES.override, body, deps.signer.key) }
     : { ...body, digest: sha256Hex(canonicalJson(body)) };
 
-  const result = await store.resolveOverride(fingerprint, entry.token, request.approved, record);
+  const outcome: OverrideOutcome = request.approved
+    ? {
+        status: "approved",
+        overrideId: record.overrideId,
+        resolution: { status: "executed", execution_fingerprint: fingerprint, signature: record.signature ?? record.digest ?? "" },
+        record,
+      }
+    : { status: "rejected", executionId: request.executionId, record };
+  // INVARIANT (an override is in force only with its record): `onResolved` writes within the resolution's own write.
+  const { onResolved } = deps;
+  const result = await store.resolveOverride(fingerprint, entry.token, request.approved, {
+    resolution: record,
+    ...(onResolved ? { alongside: () => onResolved(outcome) } : {}),
+  });
   if (!result.ok) {
     if (result.reason === "wrong_state") throw new OverrideError("OVERRIDE_ALREADY_RESOLVED", `the decision for \`${request.executionId}\` is already resolved`);
     if (result.reason === "token_mismatch") throw new OverrideError("SYS-023", "override lineage token does not match");
     throw new OverrideError("SYS-021", `no pending decision for \`${request.executionId}\``);
   }
-  if (!request.approved) return { status: "rejected", executionId: request.executionId, record };
-  return {
-    status: "approved",
-    overrideId: record.overrideId,
-    resolution: { status: "executed", execution_fingerprint: fingerprint, signature: record.signature ?? record.digest ?? "" },
-    record,
-  };
+  return outcome;
 }

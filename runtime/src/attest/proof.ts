@@ -2,7 +2,7 @@ import { canonicalJson } from "../canonical/jcs.js";
 import { sha256Hex } from "../canonical/digest.js";
 import { IntegrityError } from "../errors.js";
 import type { Verdict } from "../ir/types.js";
-import { FAILED_TTL_MS, type ReplayStore } from "../replay/store.js";
+import type { ReplayStore } from "../replay/store.js";
 import { PAYLOAD_TYPES } from "../signing/payload-types.js";
 import { signObject } from "../signing/sign.js";
 import { executionFingerprint, type Attestation } from "./attestation.js";
@@ -53,6 +53,12 @@ export interface ConfirmDependencies {
   /** Holds decisions (for override outcomes) and confirmations (once per executionId). */
   readonly store: ReplayStore;
   readonly now?: () => Date;
+  /**
+   * The caller's record of the confirmation (the sidecar's audit record with the signed proof), run inside the
+   * store's conditional write that consumes the confirmation key (`ConsumeOptions.alongside`): on LMDB it commits and
+   * flushes with it or not at all. Called only for the confirmation that wins; it must not throw.
+   */
+  readonly onConfirmed?: (proof: ExecutionProof) => void;
 }
 
 /** The key of a confirmation in the replay store: its own domain, so it never collides with an execution. */
@@ -62,9 +68,10 @@ export function confirmationKey(executionId: string): string {
 
 /**
  * Confirms that an executed action matches the one authorized, once per executionId.
- * INVARIANT (one confirmation per executionId): the confirmation key is reserved before the proof is made
- * and confirmed, durably, only after it is signed; a crash in between leaves a reservation that expires, so
- * a confirmation is either acknowledged and permanent or may be retried.
+ * INVARIANT (one confirmation per executionId): the proof is signed first, then the confirmation key is consumed in
+ * one conditional write that also carries the caller's record (`onConfirmed`); the proof leaves only once that write
+ * is durable. Of racing confirmations one wins and the others' proofs are discarded. A crash before the write leaves
+ * nothing behind, so the execution stays confirmable; a crash after it leaves the confirmation with its record.
  * @throws IntegrityError INTEGRITY_INVALID_ATTESTATION when the attestation does not verify,
  *   INTEGRITY_ALREADY_CONFIRMED when this executionId was confirmed before
  */
@@ -80,43 +87,38 @@ export async function confirmExecution(
   }
   const att = attestation as Attestation;
   const key = confirmationKey(att.executionId);
-  const reserved = await deps.store.reserve(key);
-  if (!reserved.ok) {
-    throw new IntegrityError("INTEGRITY_ALREADY_CONFIRMED", `execution \`${att.executionId}\` is already confirmed`);
-  }
-  try {
-    const confirmedAt = (deps.now ?? (() => new Date()))();
-    const outcome = "outcome" in att.decision ? att.decision.outcome : att.decision;
-    const executionAuthorized = outcome.action === "approve" || (outcome.action === "escalate" && (await overrideApproved(deps.store, att.executionId)));
-    const matchDetails: MatchDetails = {
-      actionTypeMatch: executed.type === att.actionType,
-      payloadConsistent: echoes(executed.payload, att.actionBinding),
-      withinTimeWindow: withinWindow(att.issuedAt, executed.executedAt, confirmedAt, timeWindowSeconds),
-      timeWindowSeconds,
-      executionAuthorized,
-    };
-    const authorizationId = sha256Hex(canonicalJson(att));
-    const body = {
-      executionId: att.executionId,
-      authorizationId,
-      integrityHash: sha256Hex(canonicalJson({ authorizationId, executed })),
-      authorized: { action: outcome.action, actionType: att.actionType, reason: outcome.reason, policyId: att.policyId, policyVersion: att.policyVersion },
-      executed,
-      // INVARIANT (match means authorized and as authorized): all three checks and the authorization.
-      match: matchDetails.actionTypeMatch && matchDetails.payloadConsistent && matchDetails.withinTimeWindow && executionAuthorized,
-      matchDetails,
-      confirmedAt: confirmedAt.toISOString(),
-      verified: true as const,
-    };
-    const proof: ExecutionProof = { ...body, signature: signObject(PAYLOAD_TYPES.executionProof, body, deps.signer.key) };
-    const done = await deps.store.confirm(key, reserved.entry.token);
-    if (!done.ok) throw new IntegrityError("INTEGRITY_ALREADY_CONFIRMED", `execution \`${att.executionId}\` is already confirmed`);
-    return proof;
-  } catch (e) {
-    // Free the key for a retry after the failed-entry TTL, unless another confirmation already holds it.
-    if (!(e instanceof IntegrityError)) await deps.store.fail(key, reserved.entry.token, { ttlMs: FAILED_TTL_MS });
-    throw e;
-  }
+  const confirmedAt = (deps.now ?? (() => new Date()))();
+  const outcome = "outcome" in att.decision ? att.decision.outcome : att.decision;
+  const executionAuthorized = outcome.action === "approve" || (outcome.action === "escalate" && (await overrideApproved(deps.store, att.executionId)));
+  const matchDetails: MatchDetails = {
+    actionTypeMatch: executed.type === att.actionType,
+    payloadConsistent: echoes(executed.payload, att.actionBinding),
+    withinTimeWindow: withinWindow(att.issuedAt, executed.executedAt, confirmedAt, timeWindowSeconds),
+    timeWindowSeconds,
+    executionAuthorized,
+  };
+  const authorizationId = sha256Hex(canonicalJson(att));
+  const body = {
+    executionId: att.executionId,
+    authorizationId,
+    integrityHash: sha256Hex(canonicalJson({ authorizationId, executed })),
+    authorized: { action: outcome.action, actionType: att.actionType, reason: outcome.reason, policyId: att.policyId, policyVersion: att.policyVersion },
+    executed,
+    // INVARIANT (match means authorized and as authorized): all three checks and the authorization.
+    match: matchDetails.actionTypeMatch && matchDetails.payloadConsistent && matchDetails.withinTimeWindow && executionAuthorized,
+    matchDetails,
+    confirmedAt: confirmedAt.toISOString(),
+    verified: true as const,
+  };
+  const proof: ExecutionProof = { ...body, signature: signObject(PAYLOAD_TYPES.executionProof, body, deps.signer.key) };
+  const { onConfirmed } = deps;
+  const done = await deps.store.consume(key, { now: confirmedAt.getTime(), ...(onConfirmed ? { alongside: () => onConfirmed(proof) } : {}) });
+  if (!done.ok) throw alreadyConfirmed(att.executionId);
+  return proof;
+}
+
+function alreadyConfirmed(executionId: string): IntegrityError {
+  return new IntegrityError("INTEGRITY_ALREADY_CONFIRMED", `execution \`${executionId}\` is already confirmed`);
 }
 
 /** An escalated decision authorizes execution only once a human approved it: its entry was consumed by the override. */

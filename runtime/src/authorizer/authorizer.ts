@@ -14,6 +14,7 @@ import { pendingContext } from "../attest/override.js";
 import type { Signer } from "../attest/trust-root.js";
 import type { LoadedBundle } from "../bundle/load.js";
 import { AuthorizationError, BundleError } from "../errors.js";
+import type { ErrorCode } from "../errors/codes.js";
 import type { Decision } from "../ir/evaluate.js";
 import type { Verdict } from "../ir/types.js";
 import type { ReplayStore } from "../replay/store.js";
@@ -89,6 +90,23 @@ export interface AuthorizerOptions {
 
 /** Which body wording a signal failure takes: `verifiedSignals` (variant 1) or `signals` (the others). */
 type SignalsField = "verifiedSignals" | "signals";
+
+/**
+ * The codes a policy bundle that is missing or does not load is refused with, per use (spec 4.1 status lists):
+ * - `verifiedSignals` (`/evaluate` variant 1, which lists 404 and 500): 404 `Policy not found`; a broken bundle is
+ *   the spec's 500 `Evaluation failed`, an unexpected runtime error during evaluate, retried with backoff;
+ * - `signals` (`/execute`, the dry run, `/simulate`, whose lists have neither 404 nor 500): 422 `Policy not found`
+ *   and 422 POLICY_BUNDLE_INVALID;
+ * - `schema` (`GET /policies/{policyId}/versions/{version}/schema`, no list in the spec): 404 `Policy not found`,
+ *   and 422 POLICY_BUNDLE_INVALID as on the routes that take signals.
+ */
+export const BUNDLE_REFUSALS = {
+  verifiedSignals: { missing: "POLICY_NOT_FOUND", broken: "EVALUATION_FAILED" },
+  signals: { missing: "POLICY_BUNDLE_MISSING", broken: "POLICY_BUNDLE_INVALID" },
+  schema: { missing: "POLICY_NOT_FOUND", broken: "POLICY_BUNDLE_INVALID" },
+} as const satisfies Record<string, { readonly missing: ErrorCode; readonly broken: ErrorCode }>;
+
+export type BundleUse = keyof typeof BUNDLE_REFUSALS;
 
 /**
  * The library semantics of evaluate (spec 4.1 processing order: load policy, load schema, validate signals,
@@ -211,21 +229,19 @@ export class Authorizer {
   }
 
   /**
-   * The policy's bundle. A missing one is 404 POLICY_NOT_FOUND where the request names `verifiedSignals`
-   * (variant 1), and 422 POLICY_BUNDLE_MISSING on the endpoints that take `signals` (their spec status lists
-   * have no 404). A bundle that fails its checks is EVALUATION_FAILED: the server's fault, not the caller's.
+   * The policy's bundle, for `use` (see BUNDLE_REFUSALS): a bundle that is missing or does not load (fails a check,
+   * cannot be read, is not a regular file, times out) is refused with the code that route's spec statuses allow.
+   * The refusal's message says why (for the log); the body is the code's alone.
    * @throws AuthorizationError
    */
-  async policy(policyId: string, policyVersion: string, field: SignalsField = "verifiedSignals"): Promise<LoadedBundle> {
+  async policy(policyId: string, policyVersion: string, use: BundleUse = "verifiedSignals"): Promise<LoadedBundle> {
     try {
       return await this.options.registry.get(policyId, policyVersion);
     } catch (e) {
-      if (e instanceof BundleError && e.code === "BUNDLE_NOT_FOUND") {
-        const code = field === "verifiedSignals" ? "POLICY_NOT_FOUND" : "POLICY_BUNDLE_MISSING";
-        throw new AuthorizationError(code, `no bundle for ${policyId}@${policyVersion}`);
-      }
-      if (e instanceof BundleError) throw new AuthorizationError("EVALUATION_FAILED", `bundle ${policyId}@${policyVersion} refused: ${e.message}`);
-      throw e;
+      if (!(e instanceof BundleError)) throw e;
+      const refusal = BUNDLE_REFUSALS[use];
+      if (e.code === "BUNDLE_NOT_FOUND") throw new AuthorizationError(refusal.missing, `no bundle for ${policyId}@${policyVersion}`);
+      throw new AuthorizationError(refusal.broken, `bundle ${policyId}@${policyVersion} does not load: ${e.message}`);
     }
   }
 }

@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import semver from "semver";
 import { sha256Hex } from "../canonical/digest.js";
@@ -20,12 +19,18 @@ import {
   type BundleManifest,
   type BundleSignature,
 } from "./format.js";
+import { readBundleFile } from "./read-file.js";
 
 export interface BundleTrust {
   /** Pinned keys a `bundle.sig` must verify against. */
   readonly trustedKeys?: readonly PublicKey[];
   /** Refuse bundles without a `bundle.sig` that verifies against `trustedKeys`. */
   readonly requireSignature?: boolean;
+}
+
+export interface LoadOptions {
+  /** Once aborted, the load stops before its next read and rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
 }
 
 export interface LoadedBundle {
@@ -43,19 +48,24 @@ export interface LoadedBundle {
  * Loads `root/{policyId}/{version}/` and proves it whole before anything uses it: every file hash, then
  * `bundle_hash`, then the signature when keys are pinned. Throws BundleError; never returns a bundle that
  * failed any check, so a caller that keeps its last good bundle on error never serves a tampered one.
+ * Every file is read with `readBundleFile`: a FIFO, a device or an oversized file in a bundle is refused, never
+ * waited on. A file that cannot be read is a BundleError too (BUNDLE_INVALID, naming the file), never a raw fs error.
  */
-export async function loadBundle(root: string, policyId: string, version: string, trust: BundleTrust = {}): Promise<LoadedBundle> {
+export async function loadBundle(root: string, policyId: string, version: string, trust: BundleTrust = {}, options: LoadOptions = {}): Promise<LoadedBundle> {
+  const { signal } = options;
   // Path safety first: the id and version become directory names.
   if (!POLICY_ID_PATTERN.test(policyId) || semver.valid(version) !== version) {
     throw new BundleError("BUNDLE_NOT_FOUND", `no bundle for policy \`${policyId}\` version \`${version}\``, root);
   }
   const dir = join(root, policyId, version);
-  const manifestBytes = await readBundleFile(dir, MANIFEST_FILE, true);
+  const manifestBytes = await readBundleFile(dir, MANIFEST_FILE, signal);
+  if (manifestBytes === null) throw new BundleError("BUNDLE_NOT_FOUND", `no bundle at \`${dir}\` (missing \`${MANIFEST_FILE}\`)`, dir);
   const manifest = checkManifest(parseJson(dir, MANIFEST_FILE, manifestBytes), dir, policyId, version);
 
   const contents = new Map<string, Uint8Array>();
   for (const [name, expected] of Object.entries(manifest.files)) {
-    const bytes = await readBundleFile(dir, name, false);
+    const bytes = await readBundleFile(dir, name, signal);
+    if (bytes === null) throw new BundleError("BUNDLE_TAMPERED", `file \`${name}\` listed in the manifest is missing`, dir);
     if (sha256Hex(bytes) !== expected) {
       throw new BundleError("BUNDLE_TAMPERED", `file \`${name}\` does not match its hash in the manifest`, dir);
     }
@@ -64,7 +74,7 @@ export async function loadBundle(root: string, policyId: string, version: string
   if (computeBundleHash(manifest) !== manifest.bundle_hash) {
     throw new BundleError("BUNDLE_TAMPERED", "`bundle_hash` does not match the manifest", dir);
   }
-  const signedBy = await checkSignature(dir, manifest, trust);
+  const signedBy = await checkSignature(dir, manifest, trust, signal);
 
   const ir = parseJson(dir, BUNDLE_FILES.ir, contents.get(BUNDLE_FILES.ir)!) as PolicyIr;
   const schema = parseJson(dir, BUNDLE_FILES.schema, contents.get(BUNDLE_FILES.schema)!) as object;
@@ -79,13 +89,10 @@ export async function loadBundle(root: string, policyId: string, version: string
   }
 }
 
-async function checkSignature(dir: string, manifest: BundleManifest, trust: BundleTrust): Promise<string | null> {
+async function checkSignature(dir: string, manifest: BundleManifest, trust: BundleTrust, signal: AbortSignal | undefined): Promise<string | null> {
   const keys = trust.trustedKeys ?? [];
-  let raw: Uint8Array;
-  try {
-    raw = await readFile(join(dir, SIGNATURE_FILE));
-  } catch (e) {
-    if (!isMissing(e)) throw e;
+  const raw = await readBundleFile(dir, SIGNATURE_FILE, signal);
+  if (raw === null) {
     if (trust.requireSignature) throw new BundleError("BUNDLE_UNSIGNED", "bundle is not signed and signatures are required", dir);
     return null;
   }
@@ -120,16 +127,6 @@ function checkManifest(value: unknown, dir: string, policyId: string, version: s
   return m as BundleManifest;
 }
 
-async function readBundleFile(dir: string, name: string, isManifest: boolean): Promise<Uint8Array> {
-  try {
-    return await readFile(join(dir, name));
-  } catch (e) {
-    if (!isMissing(e)) throw e;
-    if (isManifest) throw new BundleError("BUNDLE_NOT_FOUND", `no bundle at \`${dir}\` (missing \`${MANIFEST_FILE}\`)`, dir);
-    throw new BundleError("BUNDLE_TAMPERED", `file \`${name}\` listed in the manifest is missing`, dir);
-  }
-}
-
 function parseJson(dir: string, name: string, bytes: Uint8Array): unknown {
   try {
     return parseStrictJson(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
@@ -139,8 +136,4 @@ function parseJson(dir: string, name: string, bytes: Uint8Array): unknown {
     }
     throw e;
   }
-}
-
-function isMissing(e: unknown): boolean {
-  return typeof e === "object" && e !== null && (e as { code?: unknown }).code === "ENOENT";
 }

@@ -3,7 +3,7 @@
  * what the SDK's embedded authorizer throws, so the two cannot drift apart.
  */
 import { AuthorizationError, IntegrityError, OverrideError, type OverrideErrorCode } from "../errors.js";
-import { ReplayCapacityError, ReplayStoreClosedError } from "../replay/errors.js";
+import { ReplayCapacityError, ReplayStoreClosedError, StoreUnavailableError } from "../replay/errors.js";
 import { errorBody, signalValidationBody, statusOf, type BodyErrorCode, type ErrorStatus } from "./codes.js";
 
 export interface ErrorAnswer {
@@ -22,7 +22,7 @@ function answer(code: BodyErrorCode): ErrorAnswer {
  * The answer for `error`, or null when it is not a refusal of the runtime (then it is a fault: 500, cause logged).
  * - Signal validation: 422 with every failure in `details`.
  * - `SYS-021` from an override is the spec's 404 `Pending override not found` (section 3: no pending override).
- * - A replay store that is full or closed fails closed: 503.
+ * - A store that is full, closed or failing to write fails closed: 503.
  */
 export function answerOf(error: unknown): ErrorAnswer | null {
   if (error instanceof AuthorizationError) {
@@ -37,6 +37,8 @@ export function answerOf(error: unknown): ErrorAnswer | null {
     return answer(error.code === "SYS-021" ? "PENDING_OVERRIDE_NOT_FOUND" : (error.code as OverrideErrorCode & BodyErrorCode));
   }
   if (error instanceof IntegrityError) return answer(error.code as "INTEGRITY_INVALID_ATTESTATION" | "INTEGRITY_ALREADY_CONFIRMED");
-  if (error instanceof ReplayCapacityError || error instanceof ReplayStoreClosedError) return answer("REPLAY_STORE_UNAVAILABLE");
+  if (error instanceof ReplayCapacityError || error instanceof ReplayStoreClosedError || error instanceof StoreUnavailableError) {
+    return answer("REPLAY_STORE_UNAVAILABLE");
+  }
   return null;
 }

@@ -14,7 +14,7 @@
 import type { SignalError } from "../signals/validate.js";
 
 /** The HTTP statuses the service answers errors with. */
-export type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 422 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 404 | 405 | 408 | 409 | 413 | 417 | 422 | 429 | 431 | 500 | 503;
 
 export interface ErrorCodeEntry {
   readonly status: ErrorStatus;
@@ -143,12 +143,42 @@ export const ERROR_CODES = {
     meaning: "Surface B POST /receipt: the stored trust record no longer verifies (changed after it was sealed), so no receipt is signed for it",
     carrier: "body",
   },
+  // 405, 408: below the routes (sidecar/src/http/client-errors.ts)
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    message: "method not allowed",
+    retryable: false,
+    meaning: "CONNECT (a proxy tunnel): writ is not a proxy",
+    carrier: "body",
+  },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    message: "request timeout",
+    retryable: false,
+    meaning: "the request's headers or body did not arrive within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed",
+    carrier: "body",
+  },
   // 413
   BODY_TOO_LARGE: {
     status: 413,
     message: "Request body too large",
     retryable: false,
     meaning: "the request body is larger than 65,536 bytes",
+    carrier: "body",
+  },
+  // 417, 431: below the routes
+  EXPECTATION_FAILED: {
+    status: 417,
+    message: "expectation failed: only 100-continue is supported",
+    retryable: false,
+    meaning: "an Expect header other than 100-continue",
+    carrier: "body",
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    message: "request headers too large",
+    retryable: false,
+    meaning: "the request's headers are larger than Node's limit (16 KB); the connection is closed",
     carrier: "body",
   },
   // 422: signal validation envelopes and the policy bundle
@@ -171,6 +201,14 @@ export const ERROR_CODES = {
     message: "Policy not found",
     retryable: false,
     meaning: "the policy bundle is missing from SERVICE_POLICIES_ROOT (/execute, /evaluate dry run, /simulate)",
+    carrier: "body",
+  },
+  POLICY_BUNDLE_INVALID: {
+    status: 422,
+    message: "policy bundle does not load",
+    retryable: false,
+    meaning:
+      "the policy bundle is there but does not load: it fails a check (hash, signature, JSON), a file cannot be read or is not a regular file, or the load timed out; the cause is logged (/execute, /evaluate dry run, /simulate, GET policy schema)",
     carrier: "body",
   },
   // 422: named codes
@@ -292,7 +330,7 @@ export const ERROR_CODES = {
     status: 503,
     message: "replay store unavailable",
     retryable: true,
-    meaning: "the replay store is configured but failed (write error, capacity reached); execution fails closed",
+    meaning: "a configured store failed: a write or its flush failed (a full disk, an I/O error), or capacity reached; execution fails closed",
     carrier: "body",
   },
 } as const satisfies Record<string, ErrorCodeEntry>;

@@ -23,3 +23,15 @@ export class ReplayStoreClosedError extends Error {
     this.name = "ReplayStoreClosedError";
   }
 }
+
+/**
+ * A store could not carry out a write or make it durable (the disk is full, a commit failed, the data dir stopped
+ * confirming writes). Nothing was acknowledged: the caller answers 503 and may retry; the service stays up.
+ */
+export class StoreUnavailableError extends Error {
+  readonly code = "STORE_UNAVAILABLE" as const;
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super(message, options);
+    this.name = "StoreUnavailableError";
+  }
+}

@@ -25,12 +25,16 @@
  * `noSync`, `mapAsync` or `noMetaSync` voids the guarantee: never hand this store such a `RootDatabase`
  * (a path is always opened with the durable defaults).
  * Refusals also wait for `flushed`, so an answer never rests on a state that a crash could still undo.
+ * `flushed` is awaited through the environment's `LmdbDurability` (lmdb-durability.ts), never directly: a failed
+ * commit (a full disk) then rejects with StoreUnavailableError (503 at the HTTP edge) instead of waiting forever on
+ * the failed batch's flush, and every write promise's failure is handled.
  *
  * Values are stored with the `json` encoding: plain JSON objects, readable by any other LMDB client.
  */
 import { randomUUID } from "node:crypto";
 import { open, type Database, type RootDatabase } from "lmdb";
 import { ReplayStoreClosedError } from "./errors.js";
+import { LmdbDurability } from "./lmdb-durability.js";
 import {
   checkApproved,
   checkFailedTtl,
@@ -50,7 +54,7 @@ import {
   parseStoredEntry,
   type Transition,
 } from "./lifecycle.js";
-import type { ConsumeOptions, ReplayEntry, ReplayResult, ReplayStore, ReserveOptions } from "./store.js";
+import type { ConsumeOptions, ReplayEntry, ReplayResult, ReplayStore, ReserveOptions, ResolveOverrideOptions } from "./store.js";
 
 export const DEFAULT_REPLAY_DB_NAME = "replay";
 
@@ -66,6 +70,7 @@ export class LmdbReplayStore implements ReplayStore {
   readonly #root: RootDatabase;
   readonly #db: Database<unknown, string>;
   readonly #ownsRoot: boolean;
+  readonly #durability: LmdbDurability;
   #closed = false;
 
   /**
@@ -81,6 +86,7 @@ export class LmdbReplayStore implements ReplayStore {
       this.#root = source;
       this.#ownsRoot = false;
     }
+    this.#durability = LmdbDurability.of(this.#root);
     try {
       this.#db = this.#root.openDB<unknown, string>(options.dbName ?? DEFAULT_REPLAY_DB_NAME, { encoding: "json" });
     } catch (error) {
@@ -116,12 +122,15 @@ export class LmdbReplayStore implements ReplayStore {
     const context = options.context === undefined ? undefined : normalizeContext(options.context);
     this.#assertOpen();
     const fresh = decideConsume(fp, undefined, token, context, now);
-    const written = await this.#db.ifNoExists(fp, () => {
-      void this.#db.put(fp, fresh.next);
-      options.alongside?.();
-    });
+    const written = await this.#durability.commit(
+      this.#db.ifNoExists(fp, () => {
+        // Fails with the conditional block it belongs to: settled (recorded), never an unhandled rejection.
+        this.#durability.settle(this.#db.put(fp, fresh.next));
+        options.alongside?.();
+      }),
+    );
     // Committed is not durable (see the header): wait for the fsync before answering.
-    await this.#root.flushed;
+    await this.#durability.flushed();
     if (written) return fresh.result;
     return this.#transition(fp, (current) => decideConsume(fp, current, token, context, now), options.alongside);
   }
@@ -157,13 +166,13 @@ export class LmdbReplayStore implements ReplayStore {
     return this.#transition(fp, (current) => decideMarkPendingOverride(current, tok, normalized, at));
   }
 
-  async resolveOverride(fingerprint: string, token: string, approved: boolean, resolution?: unknown, now?: number): Promise<ReplayResult> {
+  async resolveOverride(fingerprint: string, token: string, approved: boolean, options: ResolveOverrideOptions = {}): Promise<ReplayResult> {
     const fp = checkFingerprint(fingerprint);
     const tok = checkToken(token);
     const ok = checkApproved(approved);
-    const at = checkNow(now);
-    const normalized = normalizeContext(resolution);
-    return this.#transition(fp, (current) => decideResolveOverride(current, tok, ok, normalized, at));
+    const at = checkNow(options.now);
+    const normalized = normalizeContext(options.resolution);
+    return this.#transition(fp, (current) => decideResolveOverride(current, tok, ok, normalized, at), options.alongside);
   }
 
   async expire(fingerprint: string, now?: number): Promise<boolean> {
@@ -202,7 +211,7 @@ export class LmdbReplayStore implements ReplayStore {
       });
     }
     // Each chunk was flushed by #write; with no candidates, still wait for earlier writes of this process.
-    if (candidates.length === 0) await this.#root.flushed;
+    if (candidates.length === 0) await this.#durability.flushed();
     return removed;
   }
 
@@ -213,7 +222,7 @@ export class LmdbReplayStore implements ReplayStore {
   async read(fingerprint: string): Promise<ReplayEntry | null> {
     const fp = checkFingerprint(fingerprint);
     this.#assertOpen();
-    await this.#root.flushed;
+    await this.#durability.flushed();
     return this.#load(fp) ?? null;
   }
 
@@ -225,7 +234,7 @@ export class LmdbReplayStore implements ReplayStore {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#ownsRoot) await this.#root.close();
-    else await this.#root.flushed;
+    else await this.#durability.flushed();
   }
 
   /** `alongside` runs after a successful write, in the same transaction: its writes to this environment commit with it. */
@@ -247,15 +256,17 @@ export class LmdbReplayStore implements ReplayStore {
    */
   async #write<T>(body: () => T): Promise<T> {
     this.#assertOpen();
-    const outcome = await this.#db.transaction((): { readonly value: T } | { readonly error: unknown } => {
-      try {
-        return { value: body() };
-      } catch (error) {
-        return { error };
-      }
-    });
+    const outcome = await this.#durability.commit(
+      this.#db.transaction((): { readonly value: T } | { readonly error: unknown } => {
+        try {
+          return { value: body() };
+        } catch (error) {
+          return { error };
+        }
+      }),
+    );
     // Committed is not durable (see the header): wait for the fsync before answering.
-    await this.#root.flushed;
+    await this.#durability.flushed();
     if ("error" in outcome) throw outcome.error;
     return outcome.value;
   }

@@ -30,7 +30,7 @@ import {
   normalizeContext,
   type Transition,
 } from "./lifecycle.js";
-import type { ReplayEntry, ReplayResult, ReplayStore, ReserveOptions, ConsumeOptions } from "./store.js";
+import type { ReplayEntry, ReplayResult, ReplayStore, ReserveOptions, ConsumeOptions, ResolveOverrideOptions } from "./store.js";
 
 export const DEFAULT_MEMORY_CAPACITY = 1_000_000;
 
@@ -109,11 +109,13 @@ export class MemoryReplayStore implements ReplayStore {
     return this.#apply(fp, decideMarkPendingOverride(this.#entries.get(fp), checkToken(token), normalized, checkNow(now)));
   }
 
-  async resolveOverride(fingerprint: string, token: string, approved: boolean, resolution?: unknown, now?: number): Promise<ReplayResult> {
+  async resolveOverride(fingerprint: string, token: string, approved: boolean, options: ResolveOverrideOptions = {}): Promise<ReplayResult> {
     this.#assertOpen();
     const fp = checkFingerprint(fingerprint);
-    const normalized = normalizeContext(resolution);
-    return this.#apply(fp, decideResolveOverride(this.#entries.get(fp), checkToken(token), checkApproved(approved), normalized, checkNow(now)));
+    const normalized = normalizeContext(options.resolution);
+    const result = this.#apply(fp, decideResolveOverride(this.#entries.get(fp), checkToken(token), checkApproved(approved), normalized, checkNow(options.now)));
+    if (result.ok) options.alongside?.();
+    return result;
   }
 
   async expire(fingerprint: string, now?: number): Promise<boolean> {

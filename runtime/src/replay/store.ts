@@ -70,6 +70,18 @@ export interface ConsumeOptions {
   readonly alongside?: () => void;
 }
 
+export interface ResolveOverrideOptions {
+  /** The override record, kept beside the original `context` (stored as JSON, like `context`). */
+  readonly resolution?: unknown;
+  readonly now?: number;
+  /**
+   * The caller's other writes of this resolution (the sidecar's audit record of the override), with the same
+   * contract as `ConsumeOptions.alongside`: made atomic with the transition where the engine allows (LMDB: inside its
+   * write transaction), called only when the transition succeeds, and it must not throw.
+   */
+  readonly alongside?: () => void;
+}
+
 export interface ReplayStore {
   /** Creates a `reserved` entry when the fingerprint is free (absent, or its reserved/failed TTL has passed). */
   reserve(fingerprint: string, options?: ReserveOptions): Promise<ReplayResult>;
@@ -87,7 +99,7 @@ export interface ReplayStore {
   /** reserved | executing -> pending_override, keeping `context` for the override's lineage checks. */
   markPendingOverride(fingerprint: string, token: string, context: unknown, now?: number): Promise<ReplayResult>;
   /** pending_override -> consumed (approved) or rejected; `wrong_state` when already resolved. */
-  resolveOverride(fingerprint: string, token: string, approved: boolean, resolution?: unknown, now?: number): Promise<ReplayResult>;
+  resolveOverride(fingerprint: string, token: string, approved: boolean, options?: ResolveOverrideOptions): Promise<ReplayResult>;
   /** Removes the entry if its TTL has passed; true when something was removed. */
   expire(fingerprint: string, now?: number): Promise<boolean>;
   /** Removes every expired entry; returns how many. */

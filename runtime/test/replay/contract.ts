@@ -44,7 +44,7 @@ export async function into(store: ReplayStore, fp: string, state: ReplayState): 
       break;
     case "rejected":
       ok(await store.markPendingOverride(fp, token, { why: "escalate" }, T0 + 1));
-      ok(await store.resolveOverride(fp, token, false, undefined, T0 + 2));
+      ok(await store.resolveOverride(fp, token, false, { now: T0 + 2 }));
       break;
   }
   return token;
@@ -74,7 +74,7 @@ function run(store: ReplayStore, op: Op, fp: string, token: string, now: number)
     case "markPendingOverride":
       return store.markPendingOverride(fp, token, { k: 1 }, now);
     case "resolveOverride":
-      return store.resolveOverride(fp, token, true, undefined, now);
+      return store.resolveOverride(fp, token, true, { now });
   }
 }
 
@@ -248,7 +248,7 @@ export function replayStoreContract(label: string, create: () => Promise<StoreHa
 
       it("resolveOverride approved -> consumed, keeping the context", async () => {
         const token = await into(store, "fp", "pending_override");
-        const consumed = ok(await store.resolveOverride("fp", token, true, undefined, T0 + 99));
+        const consumed = ok(await store.resolveOverride("fp", token, true, { now: T0 + 99 }));
         expect(consumed).toMatchObject({ state: "consumed", token, updatedAt: T0 + 99, expiresAt: null, context: { why: "escalate" } });
         expect(await store.read("fp")).toEqual(consumed);
       });
@@ -256,19 +256,19 @@ export function replayStoreContract(label: string, create: () => Promise<StoreHa
       it("resolveOverride keeps the resolution beside the original context, durably readable", async () => {
         const token = await into(store, "fp", "pending_override");
         const record = { approved_by: "alice", approver_role: "risk-officer", reason: "known customer" };
-        const consumed = ok(await store.resolveOverride("fp", token, true, record, T0 + 99));
+        const consumed = ok(await store.resolveOverride("fp", token, true, { resolution: record, now: T0 + 99 }));
         expect(consumed).toMatchObject({ state: "consumed", context: { why: "escalate" }, resolution: record });
         expect(await store.read("fp")).toEqual(consumed);
         expect(Object.isFrozen((consumed as { resolution: object }).resolution)).toBe(true);
-        await expect(store.resolveOverride("fp3", "t", true, { big: 1n })).rejects.toBeInstanceOf(TypeError);
+        await expect(store.resolveOverride("fp3", "t", true, { resolution: { big: 1n } })).rejects.toBeInstanceOf(TypeError);
       });
 
       it("resolveOverride rejected -> rejected; resolving again answers wrong_state", async () => {
         const token = await into(store, "fp", "pending_override");
-        const rejected = ok(await store.resolveOverride("fp", token, false, undefined, T0 + 99));
+        const rejected = ok(await store.resolveOverride("fp", token, false, { now: T0 + 99 }));
         expect(rejected).toMatchObject({ state: "rejected", expiresAt: null, context: { why: "escalate" } });
-        expect(await store.resolveOverride("fp", token, true, undefined, T0 + 100)).toEqual({ ok: false, reason: "wrong_state", entry: rejected });
-        expect(await store.resolveOverride("fp", token, false, undefined, T0 + 100)).toEqual({ ok: false, reason: "wrong_state", entry: rejected });
+        expect(await store.resolveOverride("fp", token, true, { now: T0 + 100 })).toEqual({ ok: false, reason: "wrong_state", entry: rejected });
+        expect(await store.resolveOverride("fp", token, false, { now: T0 + 100 })).toEqual({ ok: false, reason: "wrong_state", entry: rejected });
       });
 
       it("returned entries cannot be used to change the store", async () => {
@@ -399,7 +399,7 @@ export function replayStoreContract(label: string, create: () => Promise<StoreHa
         ["confirm from reserved", async (fp) => void ok(await store.confirm(fp, await into(store, fp, "reserved"), T0 + 1))],
         [
           "approved override",
-          async (fp) => void ok(await store.resolveOverride(fp, await into(store, fp, "pending_override"), true, undefined, T0 + 2)),
+          async (fp) => void ok(await store.resolveOverride(fp, await into(store, fp, "pending_override"), true, { now: T0 + 2 })),
         ],
       ];
       it.each(paths)("after %s, no reserve ever succeeds again, long past any TTL", async (_name, consume) => {
@@ -459,8 +459,8 @@ export function replayStoreContract(label: string, create: () => Promise<StoreHa
       it("with a context creates a pending override that resolves once", async () => {
         const entry = ok(await store.consume("fp-p", { context: { k: "v" }, now: T0 }));
         expect(entry).toMatchObject({ state: "pending_override", context: { k: "v" }, expiresAt: null });
-        ok(await store.resolveOverride("fp-p", entry.token, true, { by: "h" }, T0 + 1));
-        expect(await store.resolveOverride("fp-p", entry.token, true, undefined, T0 + 2)).toMatchObject({ ok: false, reason: "wrong_state" });
+        ok(await store.resolveOverride("fp-p", entry.token, true, { resolution: { by: "h" }, now: T0 + 1 }));
+        expect(await store.resolveOverride("fp-p", entry.token, true, { now: T0 + 2 })).toMatchObject({ ok: false, reason: "wrong_state" });
       });
 
       it("conflicts with a live reservation and takes over an expired one", async () => {
@@ -474,6 +474,18 @@ export function replayStoreContract(label: string, create: () => Promise<StoreHa
       it("runs `alongside` for a successful consumption", async () => {
         let calls = 0;
         ok(await store.consume("fp-a", { now: T0, alongside: () => (calls += 1) }));
+        expect(calls).toBe(1);
+      });
+
+      it("runs resolveOverride's `alongside` once, for the winning resolution only", async () => {
+        const token = await into(store, "fp-ra", "pending_override");
+        let calls = 0;
+        const racing = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => store.resolveOverride("fp-ra", token, i % 2 === 0, { now: T0 + 1, alongside: () => (calls += 1) })),
+        );
+        expect(racing.filter((r) => r.ok)).toHaveLength(1);
+        expect(calls).toBe(1);
+        expect(await store.resolveOverride("fp-ra", "wrong", true, { now: T0 + 2, alongside: () => (calls += 1) })).toMatchObject({ ok: false });
         expect(calls).toBe(1);
       });
     });
@@ -502,7 +514,7 @@ export function replayStoreContract(label: string, create: () => Promise<StoreHa
         expect(confirms.filter((r) => !r.ok && r.reason === "wrong_state")).toHaveLength(199);
 
         const t2 = await into(store, "fp2", "pending_override");
-        const resolutions = await Promise.all(Array.from({ length: 200 }, (_, i) => store.resolveOverride("fp2", t2, i % 2 === 0, undefined, T0 + 5)));
+        const resolutions = await Promise.all(Array.from({ length: 200 }, (_, i) => store.resolveOverride("fp2", t2, i % 2 === 0, { now: T0 + 5 })));
         expect(resolutions.filter((r) => r.ok)).toHaveLength(1);
       });
 

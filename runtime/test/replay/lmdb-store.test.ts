@@ -45,6 +45,21 @@ describe("LmdbReplayStore", () => {
     await root.close();
   });
 
+  it("resolveOverride: what `alongside` queues on the environment is written exactly with the winning resolution", async () => {
+    const root = open({ path: dir });
+    const store = new LmdbReplayStore(root);
+    const side = root.openDB<string, string>({ name: "side", encoding: "json" });
+    const token = await into(store, "pending", "pending_override");
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => store.resolveOverride("pending", token, i % 2 === 0, { now: T0 + 1, alongside: () => void side.put(`override-${i}`, `from ${i}`) })),
+    );
+    const winners = results.flatMap((r, i) => (r.ok ? [i] : []));
+    expect(winners).toHaveLength(1);
+    expect([...side.getKeys()]).toEqual([`override-${winners[0]}`]);
+    await store.close();
+    await root.close();
+  });
+
   it("persists across close and reopen", async () => {
     const first = new LmdbReplayStore(dir);
     const token = await into(first, "consumed", "consumed");
@@ -57,7 +72,7 @@ describe("LmdbReplayStore", () => {
     expect(await second.read("pending")).toEqual(pending);
     expect(await second.read("reserved")).toEqual(reserved);
     expect(await second.reserve("consumed", { now: T0 + 10 ** 12 })).toMatchObject({ ok: false, reason: "conflict" });
-    ok(await second.resolveOverride("pending", pending.token, true, T0 + 6));
+    ok(await second.resolveOverride("pending", pending.token, true, { now: T0 + 6 }));
     await second.close();
   });
 

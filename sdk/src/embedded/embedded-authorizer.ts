@@ -82,7 +82,7 @@ export class EmbeddedAuthorizer implements AuthorizationWorkflow {
 
   policySchema(policyId: string, policyVersion: string): Promise<PolicySchema> {
     return refusing(async () => {
-      const bundle = await this.#authorizer.policy(policyId, policyVersion);
+      const bundle = await this.#authorizer.policy(policyId, policyVersion, "schema");
       return {
         policyId,
         policyVersion,

@@ -12,7 +12,8 @@
  * - `audit-decisions`: key = execution fingerprint (fixed-length hex, whatever the length of the executionId; LMDB
  *   keys are limited to 1,978 bytes) + suffix: `<fp>/override` the override and `<fp>/confirmation` the
  *   confirmation, beside the decision they follow (an override never replaces the decision, spec 1.8). Each key is
- *   written once: the first record wins.
+ *   written once, inside the replay transition that resolves the override or consumes the confirmation key.
+ * - `audit-decision-filters`: the filter index of `listDecisions` (decision-filters.ts), written with the record.
  * - `audit-verifications`: key = [recordedAt ms, ordinal]. `audit-security`: key = [at ms, ordinal], value = the row.
  * - `audit-counters`: decisions, verifications, verifications_valid, security_events, api_calls.
  * The ordinal of a record is its counter's value before the record, read in the same transaction: keys are unique
@@ -26,16 +27,27 @@
  * 3.5.6). A callback never throws after its first write (callbacks of a batch share the transaction, so a throw
  * could not undo that write): the record, the only value whose JSON encoding can fail, is always written first.
  *
- * HEALTH. A failed write, commit or read marks the log unhealthy for good (`audit_db` false in `GET /health`): some
- * record may be missing, and only a restart, which starts a fresh log, clears it. Failed reads also throw.
+ * HEALTH. Commits are watched by the environment's one `LmdbDurability` (runtime/src/replay/lmdb-durability.ts), never
+ * by awaiting `root.flushed` directly (which can wait forever after a failed commit). The log is unhealthy (`audit_db`
+ * false in `GET /health`) while the environment's writes fail, and for `DEFAULT_RECOVERY_HOLD_MS` after any failed
+ * write, commit or read of its own; it turns healthy again by itself once writes succeed (space freed). A record whose
+ * write failed is missing; the answers that depend on a record (decisions, overrides, confirmations) are written in the
+ * replay store's transition, whose failure answers 503. Failed reads also throw.
+ *
+ * BOUNDS. Security events are aggregated per source and interval (security-event-limiter.ts), and every trail is pruned
+ * by age and count (retention.ts) once a minute, in transactions of at most PRUNE_CHUNK records.
  *
  * API CALLS are counted in memory and added to the stored counter every `apiCallFlushMs` (1 s) and on close, so a
  * crash loses up to one interval of them: they are statistics, not acknowledged writes.
  */
 import { executionFingerprint } from "@writ/runtime";
+import { DEFAULT_RECOVERY_HOLD_MS, LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, RootDatabase } from "lmdb";
+import { backfillFilters, filterKey, matchingRecordKeys, type FilterKey } from "./decision-filters.js";
 import { decisionDetail, decisionRow } from "./decision-row.js";
+import { DEFAULT_AUDIT_RETENTION, PRUNE_CHUNK, dueCount, type AuditRetention, type RetentionLimit } from "./retention.js";
 import { securityEventRow } from "./security-event.js";
+import { DEFAULT_SECURITY_EVENT_LIMITS, SecurityEventLimiter, type SecurityEventLimits } from "./security-event-limiter.js";
 import type {
   AuditLog,
   AuditStats,
@@ -57,6 +69,7 @@ export const AUDIT_DATABASES = {
   decisions: "audit-decisions",
   decisionRecords: "audit-decision-records",
   decisionTimes: "audit-decision-times",
+  decisionFilters: "audit-decision-filters",
   verifications: "audit-verifications",
   security: "audit-security",
   counters: "audit-counters",
@@ -94,6 +107,14 @@ export interface LmdbAuditLogOptions {
    * by executionId walks the time index: fine for tests and the development memory store, linear in the trail.
    */
   readonly decisionInstant?: (fingerprint: string) => Promise<number | undefined>;
+  /** Aggregation of security events per source and interval; default DEFAULT_SECURITY_EVENT_LIMITS. */
+  readonly securityEvents?: SecurityEventLimits;
+  /** How long each trail keeps its records; default DEFAULT_AUDIT_RETENTION. */
+  readonly retention?: AuditRetention;
+  /** How often records past their retention are removed; default 60,000 ms. */
+  readonly pruneIntervalMs?: number;
+  /** Told of long work done at open (indexing an older trail), for the operator's log. */
+  readonly onNotice?: (message: string) => void;
 }
 
 const DAY_MS = 86_400_000;
@@ -102,10 +123,18 @@ const CONFIRMATION_SUFFIX = "/confirmation";
 
 export class LmdbAuditLog implements AuditLog {
   readonly #root: RootDatabase;
+  readonly #durability: LmdbDurability;
   // One database holds three record types under three key shapes; the typed getters below read each shape.
   readonly #decisions: Database<unknown, string>;
   readonly #decisionRecords: Database<DecisionAudit, DecisionTimeKey>;
   readonly #decisionTimes: Database<DecisionIndexEntry, DecisionTimeKey>;
+  readonly #decisionFilters: Database<number, FilterKey>;
+  /** Settles once every decision of the trail is in the filter index (older environments are indexed at open). */
+  readonly #filtersReady: Promise<void>;
+  readonly #limiter: SecurityEventLimiter;
+  readonly #retention: AuditRetention;
+  readonly #pruneTimer: NodeJS.Timeout;
+  #pruning: Promise<number> | null = null;
   readonly #decisionInstant: ((fingerprint: string) => Promise<number | undefined>) | null;
   readonly #verifications: Database<VerificationAudit, TimeKey>;
   readonly #security: Database<SecurityEventRow, TimeKey>;
@@ -114,15 +143,18 @@ export class LmdbAuditLog implements AuditLog {
   readonly #onError: (error: unknown) => void;
   readonly #timer: NodeJS.Timeout;
   #unsavedApiCalls = 0;
-  #healthy = true;
+  /** Unix ms of the latest failure of the log's own (a throwing write body, a failed read); null when none. */
+  #failedAt: number | null = null;
   #closing: Promise<void> | null = null;
 
   /** Opens the log's databases in `root`; throws when they cannot be opened (e.g. `maxDbs` is exhausted). */
   constructor(root: RootDatabase, options: LmdbAuditLogOptions = {}) {
     this.#root = root;
+    this.#durability = LmdbDurability.of(root);
     this.#decisions = root.openDB<unknown, string>(AUDIT_DATABASES.decisions, { encoding: "json" });
     this.#decisionRecords = root.openDB<DecisionAudit, DecisionTimeKey>(AUDIT_DATABASES.decisionRecords, { encoding: "json" });
     this.#decisionTimes = root.openDB<DecisionIndexEntry, DecisionTimeKey>(AUDIT_DATABASES.decisionTimes, { encoding: "json" });
+    this.#decisionFilters = root.openDB<number, FilterKey>(AUDIT_DATABASES.decisionFilters, { encoding: "json" });
     this.#decisionInstant = options.decisionInstant ?? null;
     this.#verifications = root.openDB<VerificationAudit, TimeKey>(AUDIT_DATABASES.verifications, { encoding: "json" });
     this.#security = root.openDB<SecurityEventRow, TimeKey>(AUDIT_DATABASES.security, { encoding: "json" });
@@ -130,12 +162,28 @@ export class LmdbAuditLog implements AuditLog {
     this.#now = options.now ?? (() => new Date());
     this.#onError = options.onError ?? (() => undefined);
     // unref: a pending count must not keep the process alive; close() saves what the timer has not.
-    this.#timer = setInterval(() => this.#saveApiCalls(), options.apiCallFlushMs ?? 1_000);
+    this.#limiter = new SecurityEventLimiter(options.securityEvents ?? DEFAULT_SECURITY_EVENT_LIMITS);
+    this.#retention = options.retention ?? DEFAULT_AUDIT_RETENTION;
+    this.#timer = setInterval(() => {
+      this.#saveApiCalls();
+      this.#saveAggregates(false);
+    }, options.apiCallFlushMs ?? 1_000);
     this.#timer.unref();
+    this.#pruneTimer = setInterval(() => void this.prune().catch(() => undefined), options.pruneIntervalMs ?? 60_000);
+    this.#pruneTimer.unref();
+    const onNotice = options.onNotice ?? (() => undefined);
+    const started = Date.now();
+    this.#filtersReady = backfillFilters(root, this.#decisionTimes, this.#decisionFilters, this.#counters as unknown as Database<number, string>).then(
+      (indexed) => {
+        if (indexed > 0) onNotice(`audit: indexed ${indexed} decisions of an older trail for filtered queries in ${Date.now() - started} ms`);
+      },
+      (error: unknown) => this.#fail(error),
+    );
   }
 
   healthy(): boolean {
-    return this.#healthy && this.#closing === null;
+    if (this.#closing !== null || !this.#durability.health().ok) return false;
+    return this.#failedAt === null || Date.now() - this.#failedAt >= DEFAULT_RECOVERY_HOLD_MS;
   }
 
   /**
@@ -165,6 +213,7 @@ export class LmdbAuditLog implements AuditLog {
       // runs this (ConsumeOptions.alongside), and only one such write succeeds per fingerprint.
       this.#watch(this.#decisionRecords.put(at, record));
       this.#watch(this.#decisionTimes.put(at, { fingerprint, policyId: entry.attestation.policyId, status: entry.status }));
+      this.#watch(this.#decisionFilters.put(filterKey(entry.attestation.policyId, entry.status, at[0], fingerprint), 0));
     } catch (error) {
       this.#fail(error);
     }
@@ -181,12 +230,12 @@ export class LmdbAuditLog implements AuditLog {
       record: entry.record,
       recordedAt: entry.recordedAt,
     };
-    this.#writeOnce(entry.executionId, OVERRIDE_SUFFIX, record);
+    this.#putBeside(entry.executionId, OVERRIDE_SUFFIX, record);
   }
 
   recordConfirmation(entry: ConfirmationAudit): void {
     const record: ConfirmationAudit = { executionId: entry.executionId, match: entry.match, proof: entry.proof, recordedAt: entry.recordedAt };
-    this.#writeOnce(entry.executionId, CONFIRMATION_SUFFIX, record);
+    this.#putBeside(entry.executionId, CONFIRMATION_SUFFIX, record);
   }
 
   recordVerification(entry: VerificationAudit): void {
@@ -198,13 +247,11 @@ export class LmdbAuditLog implements AuditLog {
     });
   }
 
+  /** Written at once when it is the first of its type from its source in the interval, else counted (see BOUNDS). */
   recordSecurityEvent(event: SecurityEventInput): void {
+    if (this.#closing !== null) return;
     const at = this.#now();
-    this.#write(() => {
-      this.#appendCounted(COUNTERS.securityEvents, (ordinal) => {
-        this.#security.putSync([at.getTime(), ordinal], securityEventRow(event, `${at.getTime()}-${ordinal}`, at.toISOString()));
-      });
-    });
+    if (this.#limiter.admit(event, at.getTime())) this.#writeSecurityEvent(event, at);
   }
 
   countApiCall(): void {
@@ -213,31 +260,26 @@ export class LmdbAuditLog implements AuditLog {
 
   async flushed(): Promise<void> {
     try {
-      await this.#root.flushed;
-    } catch (error) {
-      this.#fail(error);
+      await this.#durability.flushed();
+    } catch {
+      // Recorded by the environment's durability watcher: `audit_db` and `store` in /health say so.
     }
   }
 
   async listDecisions(query: DecisionQuery): Promise<DecisionRow[]> {
     await this.#readable();
+    const { policyId, decision, offset, limit } = query;
+    if (policyId !== undefined || decision !== undefined) await this.#filtersReady;
     return this.#read(() => {
-      const { policyId, decision, offset, limit } = query;
-      const filtered = policyId !== undefined || decision !== undefined;
-      // Unfiltered, LMDB skips and stops by itself; filtered, the walk stops after offset + limit matches.
-      const range = this.#decisionTimes.getRange({ ...timeRange(query.from, query.to), ...(filtered ? {} : { offset, limit }) });
+      const keys: Iterable<DecisionTimeKey> =
+        policyId === undefined && decision === undefined
+          ? this.#decisionTimes.getKeys({ ...timeRange(query.from, query.to), offset, limit })
+          : take(matchingRecordKeys(this.#decisionFilters, query), offset, limit);
       const rows: DecisionRow[] = [];
-      let skipped = filtered ? 0 : offset;
-      for (const { key, value } of range) {
-        if (rows.length >= limit) break;
-        if ((policyId !== undefined && value.policyId !== policyId) || (decision !== undefined && value.status !== decision)) continue;
-        if (skipped < offset) {
-          skipped += 1;
-          continue;
-        }
+      for (const key of keys) {
         const stored = this.#decisionRecords.get(key);
-        if (stored === undefined) throw new Error(`audit index entry without a decision record: ${value.fingerprint}`);
-        rows.push(decisionRow(stored, this.#override(value.fingerprint), this.#confirmation(value.fingerprint)));
+        if (stored === undefined) throw new Error(`audit index entry without a decision record: ${key[1]}`);
+        rows.push(decisionRow(stored, this.#override(key[1]), this.#confirmation(key[1])));
       }
       return rows;
     });
@@ -274,7 +316,8 @@ export class LmdbAuditLog implements AuditLog {
           total_verifications: String(verifications),
           valid_verifications: String(valid),
           invalid_verifications: String(verifications - valid),
-          total_security_events: String(this.#count(COUNTERS.securityEvents)),
+          // Stored, and counted into an aggregate row not written yet (see BOUNDS).
+          total_security_events: String(this.#count(COUNTERS.securityEvents) + this.#limiter.pending()),
           total_api_calls: String(this.#count(COUNTERS.apiCalls) + this.#unsavedApiCalls),
         };
       }),
@@ -292,19 +335,98 @@ export class LmdbAuditLog implements AuditLog {
   close(): Promise<void> {
     if (this.#closing === null) {
       clearInterval(this.#timer);
+      clearInterval(this.#pruneTimer);
       this.#saveApiCalls();
+      this.#saveAggregates(true);
       // Set after the save: from here on, records are dropped and reads throw.
-      this.#closing = this.flushed();
+      this.#closing = Promise.all([this.flushed(), this.#filtersReady, this.#pruning?.catch(() => 0)]).then(() => undefined);
     }
     return this.#closing;
   }
 
-  /** Writes `record` under `<fp><suffix>` unless a record is already there. */
-  #writeOnce(executionId: string, suffix: string, record: OverrideAudit | ConfirmationAudit): void {
+  /**
+   * Removes the records past their retention (retention.ts), oldest first, in transactions of at most PRUNE_CHUNK
+   * records; a decision goes with its time index and filter entries, its override and its confirmation. Runs once a
+   * minute; one run at a time. Returns how many records it removed.
+   */
+  prune(now: Date = this.#now()): Promise<number> {
+    this.#pruning ??= (async () => {
+      try {
+        const removed =
+          (await this.#pruneTrail(this.#decisionTimes, this.#retention.decisions, now, (key) => this.#removeDecision(key))) +
+          (await this.#pruneTrail(this.#verifications, this.#retention.verifications, now, (key) => void this.#verifications.removeSync(key))) +
+          (await this.#pruneTrail(this.#security, this.#retention.security, now, (key) => void this.#security.removeSync(key)));
+        return removed;
+      } finally {
+        this.#pruning = null;
+      }
+    })();
+    return this.#pruning;
+  }
+
+  async #pruneTrail<K extends [number, ...(string | number)[]]>(db: Database<unknown, K>, limit: RetentionLimit, now: Date, remove: (key: K) => void): Promise<number> {
+    if (limit.maxAgeMs === null && limit.maxRecords === null) return 0;
+    let removed = 0;
+    for (;;) {
+      if (this.#closing !== null) return removed;
+      const oldest = Array.from(db.getKeys({ limit: PRUNE_CHUNK }));
+      const total = (db.getStats() as { entryCount: number }).entryCount;
+      const due = oldest.slice(0, dueCount(oldest, total, limit, now.getTime()));
+      if (due.length === 0) return removed;
+      await this.#durability.commit(this.#root.transaction(() => due.forEach(remove)));
+      removed += due.length;
+      if (due.length < PRUNE_CHUNK) return removed;
+    }
+  }
+
+  /** Inside a write transaction: a decision, its index entries, its override and its confirmation. */
+  #removeDecision(key: DecisionTimeKey): void {
+    const indexed = this.#decisionTimes.get(key);
+    if (indexed !== undefined) this.#decisionFilters.removeSync(filterKey(indexed.policyId, indexed.status, key[0], key[1]));
+    this.#decisionRecords.removeSync(key);
+    this.#decisionTimes.removeSync(key);
+    this.#decisions.removeSync(key[1] + OVERRIDE_SUFFIX);
+    this.#decisions.removeSync(key[1] + CONFIRMATION_SUFFIX);
+  }
+
+  #writeSecurityEvent(event: SecurityEventInput, at: Date): void {
+    this.#write(() => this.#putSecurityEvent(event, at));
+  }
+
+  /** Inside a write transaction: a row (`count` for an aggregate); the counter moves past the events it stands for. */
+  #putSecurityEvent(event: SecurityEventInput, at: Date, count?: number): void {
+    const ordinal = this.#count(COUNTERS.securityEvents);
+    this.#security.putSync([at.getTime(), ordinal], securityEventRow(event, `${at.getTime()}-${ordinal}`, at.toISOString(), count));
+    this.#counters.putSync(COUNTERS.securityEvents, ordinal + (count ?? 1));
+  }
+
+  /**
+   * Writes the aggregates of ended intervals (with `all`, of the current one too). Drained when the transaction runs,
+   * like the API call count: `stats()`, a callback of the same sequence, sees each event either pending or stored.
+   */
+  #saveAggregates(all: boolean): void {
+    if (this.#limiter.pending() === 0) return;
     this.#write(() => {
-      const key = executionFingerprint(executionId) + suffix;
-      if (!this.#decisions.doesExist(key)) this.#decisions.putSync(key, record);
+      const at = this.#now();
+      for (const aggregate of this.#limiter.drain(at.getTime(), all)) this.#putSecurityEvent(aggregate.event, at, aggregate.count);
     });
+  }
+
+  /**
+   * Queued with the environment's asynchronous `put`, like a decision: called from the replay store's conditional
+   * write that resolves the override (ResolveOverrideOptions.alongside) or consumes the confirmation key
+   * (ConsumeOptions.alongside), the record is part of that write, committed and flushed with it or not at all.
+   * Written once: only one such write succeeds per execution.
+   */
+  #putBeside(executionId: string, suffix: string, record: OverrideAudit | ConfirmationAudit): void {
+    if (this.#closing !== null) return;
+    try {
+      // lmdb-js fails a queued write on a closed environment later, from a setImmediate, as an uncaught exception.
+      if ((this.#root as { status?: string }).status !== "open") throw new Error("the LMDB environment is closed");
+      this.#watch(this.#decisions.put(executionFingerprint(executionId) + suffix, record));
+    } catch (error) {
+      this.#fail(error);
+    }
   }
 
   /** `write(ordinal)` stores the record (and its index entry), then the counter moves past it. */
@@ -326,12 +448,9 @@ export class LmdbAuditLog implements AuditLog {
     });
   }
 
-  /** A queued write's failure ends in `#fail`, never in an unhandled rejection. */
+  /** A queued write's failure is recorded by the durability watcher, never an unhandled rejection. */
   #watch(written: Promise<boolean>): void {
-    written.then(
-      () => undefined,
-      (error: unknown) => this.#fail(error),
-    );
+    this.#durability.settle(written);
   }
 
   /** Queues `body` in the current write batch; every failure ends in `#fail`, never in an unhandled rejection. */
@@ -351,11 +470,10 @@ export class LmdbAuditLog implements AuditLog {
       this.#fail(error);
       return;
     }
-    committed.then(
-      (outcome) => {
+    this.#durability.settle(
+      committed.then((outcome) => {
         if (outcome !== null) this.#fail(outcome.error);
-      },
-      (error: unknown) => this.#fail(error),
+      }),
     );
   }
 
@@ -375,7 +493,7 @@ export class LmdbAuditLog implements AuditLog {
   }
 
   #fail(error: unknown): void {
-    this.#healthy = false;
+    this.#failedAt = Date.now();
     this.#onError(error);
   }
 
@@ -405,6 +523,16 @@ export class LmdbAuditLog implements AuditLog {
 
   #confirmation(fingerprint: string): ConfirmationAudit | undefined {
     return this.#decisions.get(fingerprint + CONFIRMATION_SUFFIX) as ConfirmationAudit | undefined;
+  }
+}
+
+/** Skips `offset` items of `items`, then yields at most `limit`: reads offset + limit items at most. */
+function* take<T>(items: Iterable<T>, offset: number, limit: number): Generator<T> {
+  let seen = 0;
+  for (const item of items) {
+    if (seen >= offset + limit) return;
+    if (seen >= offset) yield item;
+    seen += 1;
   }
 }
 

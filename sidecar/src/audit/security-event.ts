@@ -8,7 +8,8 @@ import type { SecurityEventInput, SecurityEventRow } from "./types.js";
 /** Longest stored value per field, in UTF-16 code units. */
 export const SECURITY_FIELD_LIMITS = { method: 16, path: 1024, ip: 64, detail: 512, executionId: 256 } as const;
 
-export function securityEventRow(event: SecurityEventInput, id: string, at: string): SecurityEventRow {
+/** `count`: the number of events an aggregated row stands for (SecurityEventLimiter); absent for a single event. */
+export function securityEventRow(event: SecurityEventInput, id: string, at: string, count?: number): SecurityEventRow {
   const row = {
     id,
     at,
@@ -19,7 +20,11 @@ export function securityEventRow(event: SecurityEventInput, id: string, at: stri
     ip: clip(event.ip, SECURITY_FIELD_LIMITS.ip),
     detail: clip(event.detail, SECURITY_FIELD_LIMITS.detail),
   };
-  return event.executionId === undefined ? row : { ...row, executionId: clip(event.executionId, SECURITY_FIELD_LIMITS.executionId) };
+  return {
+    ...row,
+    ...(event.executionId === undefined ? {} : { executionId: clip(event.executionId, SECURITY_FIELD_LIMITS.executionId) }),
+    ...(count === undefined ? {} : { count }),
+  };
 }
 
 function clip(text: string, max: number): string {

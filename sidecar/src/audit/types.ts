@@ -83,8 +83,10 @@ export interface AuditLog {
    * writes are part of that write, so the record exists exactly when the consumption does and is flushed with it.
    */
   recordDecision(entry: DecisionAudit): void;
+  /** Called from the replay store's conditional write that resolves the override (ResolveOverrideOptions.alongside). */
   recordOverride(entry: OverrideAudit): void;
   recordVerification(entry: VerificationAudit): void;
+  /** Called from the replay store's conditional write that consumes the confirmation key (ConsumeOptions.alongside). */
   recordConfirmation(entry: ConfirmationAudit): void;
   recordSecurityEvent(event: SecurityEventInput): void;
   /** One authenticated or unauthenticated request answered by Surface A. Counted in memory, persisted in batches. */

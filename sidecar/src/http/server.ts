@@ -6,6 +6,8 @@
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { errorBody, parseStrictJson } from "@writ/runtime";
 import { bearerCheck } from "./auth.js";
+import { answerBelowRoutes, answerClientError } from "./client-errors.js";
+import { CHECK_INTERVAL_MS, capSockets, type ConnectionLimits } from "./connections.js";
 import { SidecarHttpError, fromRuntimeError, invalidRequest } from "./errors.js";
 import { validatorCompiler } from "./validation.js";
 
@@ -21,6 +23,8 @@ export interface ServerOptions {
   readonly onUnauthorized?: (request: FastifyRequest) => void;
   /** Routes whose failures are logged as `execute:failure` (spec 6). */
   readonly executionRoutes?: readonly string[];
+  /** Timeouts and the socket cap (connections.ts). */
+  readonly connections: ConnectionLimits;
 }
 
 /** Longest path parameter: an executionId may be 1,024 characters, each up to 12 bytes percent-encoded. */
@@ -30,7 +34,10 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 
 export function createServer(options: ServerOptions): FastifyInstance {
   const publicRoutes = new Set(options.publicRoutes);
-  const authorized = bearerCheck(options.apiKey);
+  const bearer = bearerCheck(options.apiKey);
+  // INVARIANT (one credential per request): two Authorization headers (a proxy appending its own) are refused, never
+  // narrowed to the first one, which Node's `request.headers` would keep.
+  const authorized = (request: FastifyRequest): boolean => bearer(request.headers.authorization) && authorizationCount(request.raw.rawHeaders) === 1;
   const isPublic = (request: FastifyRequest) => publicRoutes.has(`${request.method} ${request.routeOptions.url ?? ""}`);
   const app = Fastify({
     logger: {
@@ -42,11 +49,16 @@ export function createServer(options: ServerOptions): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     return503OnClosing: true,
+    http: { connectionsCheckingInterval: CHECK_INTERVAL_MS, headersTimeout: options.connections.headersTimeoutMs },
+    requestTimeout: options.connections.requestTimeoutMs,
+    keepAliveTimeout: options.connections.keepAliveTimeoutMs,
+    connectionTimeout: options.connections.idleTimeoutMs,
+    clientErrorHandler: answerClientError,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // A URL the router cannot take (bad percent-encoding, an overlong parameter) is refused like any other bad
     // request: authentication first, then an error-table body.
     frameworkErrors: (error, request, reply) => {
-      const answer = authorized(request.headers.authorization)
+      const answer = authorized(request)
         ? invalidRequest([{ path: "url", message: error.message.replace(/\.$/, "") }])
         : unauthorized(request);
       void (reply as FastifyReply).code(answer.statusCode).send(answer.body);
@@ -82,7 +94,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   });
 
   app.addHook("onRequest", async (request) => {
-    if (!isPublic(request) && !authorized(request.headers.authorization)) throw unauthorized(request);
+    if (!isPublic(request) && !authorized(request)) throw unauthorized(request);
   });
 
   const executionRoutes = new Set(options.executionRoutes ?? []);
@@ -99,7 +111,16 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.setNotFoundHandler(async () => {
     throw SidecarHttpError.of("NOT_FOUND");
   });
+  answerBelowRoutes(app.server);
+  capSockets(app.server, options.connections.maxSockets);
   return app;
+}
+
+/** How many Authorization headers the request carried (`rawHeaders` alternates names and values). */
+function authorizationCount(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.length === 13 && rawHeaders[i]!.toLowerCase() === "authorization") count += 1;
+  return count;
 }
 
 interface HttpAnswer {

@@ -19,6 +19,7 @@ export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Prom
   const app = createServer({
     apiKey: ctx.apiKey,
     logLevel: ctx.config.logLevel,
+    connections: ctx.config.connections,
     publicRoutes: HEALTH_ROUTES,
     onUnauthorized: recordAuthenticationFailure(ctx.audit),
     executionRoutes: ["POST /evaluate", "POST /execute"],

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from "fastify";
 import {
   DEFAULT_TIME_WINDOW_SECONDS,
+  IntegrityError,
   confirmExecution,
   confirmationAnswer,
   executedActionOf,
@@ -12,6 +13,7 @@ import {
   resolveOverride,
   toEndpointVerification,
   verifyAttestation,
+  type ExecutionProof,
 } from "@writ/runtime";
 import type { ConfirmExecutionRequest, OverrideRequest } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
@@ -50,17 +52,24 @@ export function attestationRoutes(app: FastifyInstance, ctx: SidecarContext): vo
   app.post("/override", async (request) => {
     const body = checkOverride(request.body);
     const store = required(ctx.store);
-    const outcome = await resolveOverride(body, { store, ...(ctx.signer ? { signer: ctx.signer } : {}) });
-    ctx.audit.recordOverride({
-      executionId: body.executionId,
-      approved: body.approved,
-      approvedBy: body.approvedBy,
-      approverRole: body.approverRole,
-      reason: body.reason,
-      overrideId: outcome.record.overrideId,
-      record: outcome.record,
-      recordedAt: outcome.record.decidedAt,
+    // INVARIANT (an override is in force only with its record): the audit record is written inside the store's
+    // resolution (runtime `resolveOverride`), so a crash cannot leave a resolved override without approver and reason.
+    const outcome = await resolveOverride(body, {
+      store,
+      ...(ctx.signer ? { signer: ctx.signer } : {}),
+      onResolved: ({ record }) =>
+        ctx.audit.recordOverride({
+          executionId: body.executionId,
+          approved: body.approved,
+          approvedBy: body.approvedBy,
+          approverRole: body.approverRole,
+          reason: body.reason,
+          overrideId: record.overrideId,
+          record,
+          recordedAt: record.decidedAt,
+        }),
     });
+    // The store's flush covers the record when both share the environment; with another store, this flush does.
     await ctx.audit.flushed();
     return outcome;
   });
@@ -75,8 +84,24 @@ export function attestationRoutes(app: FastifyInstance, ctx: SidecarContext): vo
     const verifier = required(ctx.verifier);
     const store = required(ctx.store);
     const executed = executedActionOf(body.executedAction);
-    const proof = await confirmExecution(body.attestation, executed, body.timeWindowSeconds ?? DEFAULT_TIME_WINDOW_SECONDS, { verifier, signer, store });
-    ctx.audit.recordConfirmation({ executionId: proof.executionId, match: proof.match, proof, recordedAt: proof.confirmedAt });
+    const window = body.timeWindowSeconds ?? DEFAULT_TIME_WINDOW_SECONDS;
+    let proof: ExecutionProof;
+    try {
+      // INVARIANT (no confirmation without its record): recorded inside the write that consumes the confirmation key.
+      proof = await confirmExecution(body.attestation, executed, window, {
+        verifier,
+        signer,
+        store,
+        onConfirmed: (signed) => ctx.audit.recordConfirmation({ executionId: signed.executionId, match: signed.match, proof: signed, recordedAt: signed.confirmedAt }),
+      });
+    } catch (e) {
+      // A forged or tampered attestation is a security event here as at `/verify`.
+      if (e instanceof IntegrityError && e.code === "INTEGRITY_INVALID_ATTESTATION") {
+        const executionId = typeof body.attestation["executionId"] === "string" ? body.attestation["executionId"] : undefined;
+        ctx.audit.recordSecurityEvent(securityEvent(request, "invalid_verification", "attestation presented for confirmation failed verification", executionId));
+      }
+      throw e;
+    }
     await ctx.audit.flushed();
     return confirmationAnswer(proof);
   });

@@ -9,6 +9,7 @@ import type { SidecarContext } from "../context.js";
 import type { Metrics } from "../metrics.js";
 import { invalidRequest } from "../http/errors.js";
 import { bodyCheck } from "../http/validation.js";
+import { abandonBundleLoadsOnClose, loggingBundleRefusals } from "./bundle-refusals.js";
 import { securityEvent } from "./security-events.js";
 import { dryRunBody, evaluateBody, executeBody } from "./schemas.js";
 
@@ -60,6 +61,8 @@ async function recordingReplays<T>(ctx: SidecarContext, request: FastifyRequest,
 }
 
 export function decisionRoutes(app: FastifyInstance, ctx: SidecarContext, metrics: Metrics): void {
+  abandonBundleLoadsOnClose(app, ctx);
+
   app.post("/evaluate", async (request) => {
     const body = request.body;
     if (isObject(body) && Object.hasOwn(body, "signals")) {
@@ -67,7 +70,7 @@ export function decisionRoutes(app: FastifyInstance, ctx: SidecarContext, metric
         throw invalidRequest([{ path: "body", message: "must have either `verifiedSignals` (evaluate) or `signals` (dry run), not both" }]);
       }
       const dry = checkDryRun(body);
-      return ctx.authorizer.dryRun(dry.policyId, dry.policyVersion, dry.signals);
+      return loggingBundleRefusals(request, () => ctx.authorizer.dryRun(dry.policyId, dry.policyVersion, dry.signals));
     }
     const evaluate = checkEvaluate(body);
     const result = await recordingReplays(ctx, request, evaluate.executionId, () => ctx.authorizer.evaluate(requestOf(evaluate, evaluate.verifiedSignals)));
@@ -77,7 +80,9 @@ export function decisionRoutes(app: FastifyInstance, ctx: SidecarContext, metric
 
   app.post("/execute", { config: { rateLimit: EXECUTE_RATE_LIMIT } }, async (request) => {
     const execute = checkExecute(request.body);
-    const result = await recordingReplays(ctx, request, execute.executionId, () => ctx.authorizer.execute(requestOf(execute, execute.signals)));
+    const result = await recordingReplays(ctx, request, execute.executionId, () =>
+      loggingBundleRefusals(request, () => ctx.authorizer.execute(requestOf(execute, execute.signals))),
+    );
     metrics.decisions.inc({ status: result.status, endpoint: "execute" });
     // Spec 2.5: `approved`, or else the attestation's `execution_state` (`pending_override`, or `completed` for a
     // rejection, whose attestation says `reject`).
@@ -86,6 +91,6 @@ export function decisionRoutes(app: FastifyInstance, ctx: SidecarContext, metric
 
   app.post("/simulate", async (request) => {
     const simulate = checkDryRun(request.body);
-    return ctx.authorizer.simulate(simulate.policyId, simulate.policyVersion, simulate.signals);
+    return loggingBundleRefusals(request, () => ctx.authorizer.simulate(simulate.policyId, simulate.policyVersion, simulate.signals));
   });
 }

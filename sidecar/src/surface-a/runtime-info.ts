@@ -4,9 +4,10 @@
  */
 import type { FastifyInstance } from "fastify";
 import { CAPABILITIES, PAYLOAD_TYPES, RUNTIME_HASH, RUNTIME_VERSION, SUPPORTED_SCHEMA_VERSIONS, signObject, verifyObject } from "@writ/runtime";
-import type { Capabilities, Health, RuntimeManifestResponse } from "@writ/wire";
+import type { Capabilities, Health, RuntimeManifestResponse, StoreStatus } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
 import type { Metrics } from "../metrics.js";
+import { loggingBundleRefusals } from "./bundle-refusals.js";
 
 /** How long a signing self-test result is reused: `/health` is unauthenticated and must stay cheap. */
 const SELF_TEST_TTL_MS = 10_000;
@@ -33,6 +34,12 @@ function signingSelfTest(ctx: SidecarContext): () => "ok" | "error" {
   };
 }
 
+function storeStatus(ctx: SidecarContext): StoreStatus {
+  const health = ctx.storeHealth();
+  if (health === null) return { status: "none" };
+  return health.ok ? { status: "ok" } : { status: "error", problem: health.problem ?? "writes fail", since: health.since ?? "" };
+}
+
 /** The only unauthenticated routes (spec 5): `GET /health` and the `HEAD` fastify derives from it. */
 export const HEALTH_ROUTES = ["GET /health", "HEAD /health"] as const;
 
@@ -44,6 +51,7 @@ export function runtimeInfoRoutes(app: FastifyInstance, ctx: SidecarContext, met
     runtimeHash: RUNTIME_HASH,
     verification: selfTest(),
     audit_db: ctx.audit.healthy(),
+    store: storeStatus(ctx),
     signing_mode: ctx.signingMode,
     capabilities: [...CAPABILITIES],
     supportedSchemaVersions: [...SUPPORTED_SCHEMA_VERSIONS],
@@ -61,9 +69,10 @@ export function runtimeInfoRoutes(app: FastifyInstance, ctx: SidecarContext, met
 
   app.get("/runtime/capabilities", async (): Promise<Capabilities> => ({ capabilities: [...CAPABILITIES] }));
 
+  // A missing bundle is 404 `Policy not found`; one that does not load is 422 `policy bundle does not load`.
   app.get<{ Params: { policyId: string; version: string } }>("/policies/:policyId/versions/:version/schema", async (request) => {
     const { policyId, version } = request.params;
-    const bundle = await ctx.authorizer.policy(policyId, version);
+    const bundle = await loggingBundleRefusals(request, () => ctx.authorizer.policy(policyId, version, "schema"));
     return {
       policyId,
       policyVersion: version,

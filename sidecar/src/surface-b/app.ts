@@ -19,6 +19,7 @@ export function buildSurfaceB(ctx: SidecarContext, metrics: Metrics): FastifyIns
   const app = createServer({
     apiKey: ctx.apiKey,
     logLevel: ctx.config.logLevel,
+    connections: ctx.config.connections,
     publicRoutes: PUBLIC_ROUTES,
     onUnauthorized: recordAuthenticationFailure(ctx.audit),
     executionRoutes: ["POST /execute", "POST /transactions"],

@@ -3,14 +3,14 @@
  * Signals are checked here only as an object; their content is the policy's schema's business (422).
  *
  * `POST /execute` takes the whole Business Transaction: every section and every member the spec names, timestamps
- * in ISO 8601. `POST /transactions` is the weaker form the spec allows: any storable id, sections optional and open,
+ * in ISO 8601 (RFC 3339 with a time zone, a date that exists: checked by `withTimestamps`, timestamps.ts, after the
+ * schema). `POST /transactions` is the weaker form the spec allows: any storable id, sections optional and open,
  * `status` and `createdAt` kept as given; only what execution needs (`policy`, `signals`) is required.
  */
-import { TIMESTAMP_PATTERN } from "@writ/runtime";
 import { RECORD_ID_PATTERN } from "./ids.js";
+import { TIMESTAMP as timestamp } from "./timestamps.js";
 
 const text = { type: "string", minLength: 1, maxLength: 1024 } as const;
-const timestamp = { type: "string", pattern: TIMESTAMP_PATTERN } as const;
 
 function section(members: Readonly<Record<string, object>>): object {
   return { type: "object", required: Object.keys(members), properties: members, additionalProperties: false };

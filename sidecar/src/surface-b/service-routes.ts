@@ -7,6 +7,7 @@ import { BundleError } from "@writ/runtime";
 import type { PolicyValidateRequest, PolicyValidation, ServiceHealth, VersionInfo } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
 import { bodyCheck } from "../http/validation.js";
+import { abandonBundleLoadsOnClose } from "../surface-a/bundle-refusals.js";
 import { GET_ONLY } from "./route-options.js";
 import { policyRefBody } from "./schemas.js";
 
@@ -24,6 +25,9 @@ function whyNotLoadable(error: BundleError, policyId: string, policyVersion: str
 }
 
 export function serviceRoutes(app: FastifyInstance, ctx: SidecarContext): void {
+  // Surface B loads bundles here and in its pipeline (`/execute`, `POST /transactions`).
+  abandonBundleLoadsOnClose(app, ctx);
+
   app.get("/health", GET_ONLY, async (): Promise<ServiceHealth> => ({ status: "UP" }));
 
   app.get("/version", GET_ONLY, async () => VERSION);

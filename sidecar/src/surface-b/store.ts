@@ -10,11 +10,13 @@
  *   Appended only; the latest is the last key of the id.
  *
  * WRITES: each is one `root.transaction` (its reads see the transaction's own view, so the ordinals it takes and
- * the existence check it makes cannot race another writer), then `await root.flushed`: a method resolves only once
- * its write is on disk, so a response that depends on it is never sent before (acknowledged means durable).
+ * the existence check it makes cannot race another writer), then the environment's `LmdbDurability.flushed()`: a
+ * method resolves only once its write is on disk, so a response that depends on it is never sent before (acknowledged
+ * means durable); a failed commit (a full disk) rejects with StoreUnavailableError, answered 503.
  * A transaction callback only throws before its first write (callbacks of one batch share the LMDB transaction).
  */
 import { parseStrictJson } from "@writ/runtime";
+import { LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, RootDatabase } from "lmdb";
 import { isRecordId } from "./ids.js";
 import type { Receipt, SealedRecord, Verification } from "./types.js";
@@ -33,6 +35,7 @@ export type StoredRecord = { readonly state: "stored"; readonly value: unknown }
 
 export class TrustRecordStore {
   readonly #root: RootDatabase;
+  readonly #durability: LmdbDurability;
   readonly #records: Database<string, string>;
   readonly #order: Database<string, number>;
   readonly #verifications: Database<string, HistoryKey>;
@@ -40,6 +43,7 @@ export class TrustRecordStore {
 
   constructor(root: RootDatabase) {
     this.#root = root;
+    this.#durability = LmdbDurability.of(root);
     this.#records = root.openDB<string, string>(SURFACE_B_DATABASES.records, { encoding: "string" });
     this.#order = root.openDB<string, number>(SURFACE_B_DATABASES.order, { encoding: "string" });
     this.#verifications = root.openDB<string, HistoryKey>(SURFACE_B_DATABASES.verifications, { encoding: "string" });
@@ -54,15 +58,17 @@ export class TrustRecordStore {
     const id = record.businessTransactionId;
     // Encoded before the transaction: nothing may throw after a write in it.
     const texts = [JSON.stringify(record), JSON.stringify(verification), JSON.stringify(receipt)] as const;
-    const created = await this.#root.transaction(() => {
-      if (this.#records.get(id) !== undefined) return false;
-      this.#records.putSync(id, texts[0]);
-      this.#order.putSync(this.#next(this.#order.getKeys({ reverse: true, limit: 1 })), id);
-      this.#verifications.putSync([id, 0], texts[1]);
-      this.#receipts.putSync([id, 0], texts[2]);
-      return true;
-    });
-    await this.#root.flushed;
+    const created = await this.#durability.commit(
+      this.#root.transaction(() => {
+        if (this.#records.get(id) !== undefined) return false;
+        this.#records.putSync(id, texts[0]);
+        this.#order.putSync(this.#next(this.#order.getKeys({ reverse: true, limit: 1 })), id);
+        this.#verifications.putSync([id, 0], texts[1]);
+        this.#receipts.putSync([id, 0], texts[2]);
+        return true;
+      }),
+    );
+    await this.#durability.flushed();
     return created;
   }
 
@@ -105,11 +111,13 @@ export class TrustRecordStore {
 
   async #append(db: Database<string, HistoryKey>, id: string, entry: Verification | Receipt): Promise<void> {
     const text = JSON.stringify(entry);
-    await this.#root.transaction(() => {
-      const [last] = this.#lastKeys(db, id);
-      db.putSync([id, last === undefined ? 0 : last[1] + 1], text);
-    });
-    await this.#root.flushed;
+    await this.#durability.commit(
+      this.#root.transaction(() => {
+        const [last] = this.#lastKeys(db, id);
+        db.putSync([id, last === undefined ? 0 : last[1] + 1], text);
+      }),
+    );
+    await this.#durability.flushed();
   }
 
   #latest(db: Database<string, HistoryKey>, id: string): unknown {

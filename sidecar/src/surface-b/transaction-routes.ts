@@ -15,10 +15,11 @@ import { executeTransaction } from "./pipeline.js";
 import { required } from "./required.js";
 import { GET_ONLY } from "./route-options.js";
 import { executeBody, transactionBody } from "./schemas.js";
+import { withTimestamps } from "./timestamps.js";
 import type { StoredRecord, TrustRecordStore } from "./store.js";
 import { TRANSACTION_MEMBERS, type BusinessTransaction, type TrustRecord } from "./types.js";
 
-const checkExecute = bodyCheck<ExecuteTransactionRequest>(executeBody);
+const checkExecute = withTimestamps(bodyCheck<ExecuteTransactionRequest>(executeBody), executeBody);
 const checkTransaction = bodyCheck<CreateTransactionRequest>(transactionBody);
 
 /** `POST /transactions` without a `status`: the other status the spec shows. */

@@ -69,7 +69,8 @@ describe("LmdbAuditLog listing (property)", () => {
         try {
           times.forEach((ms, i) => {
             clock = T0 + ms;
-            log.recordSecurityEvent({ type: "rate_limited", method: "POST", path: "/execute", ip: "10.0.0.1", detail: `event ${i}` });
+            // A source per event: each is written as it happens (events of one source in an interval are aggregated).
+            log.recordSecurityEvent({ type: "rate_limited", method: "POST", path: "/execute", ip: `10.0.${i}.1`, detail: `event ${i}` });
           });
           const newestFirst = times.map((ms, i) => ({ ms: T0 + ms, i })).sort((a, b) => b.ms - a.ms || b.i - a.i);
           for (const raw of queries) {

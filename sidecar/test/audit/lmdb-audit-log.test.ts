@@ -1,5 +1,5 @@
 import { executionFingerprint } from "@writ/runtime";
-import { LmdbReplayStore } from "@writ/runtime/lmdb";
+import { DEFAULT_RECOVERY_HOLD_MS, LmdbReplayStore } from "@writ/runtime/lmdb";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AUDIT_DATABASES, LmdbAuditLog } from "../../src/audit/lmdb-audit-log.js";
 import type { ConfirmationAudit, OverrideAudit, SecurityEventInput } from "../../src/audit/types.js";
@@ -209,12 +209,12 @@ describe("LmdbAuditLog", () => {
       expect(await log.listDecisions(QUERY)).toMatchObject([{ executionId: "esc", decision: "pending_override", overrideResolution: "approved", confirmed: true }]);
     });
 
-    it("reports a rejected override, and keeps the first override and confirmation", async () => {
+    // Once each: the replay store's transition that resolves the override (or consumes the confirmation key), which
+    // one caller wins, records it (contract tests of `alongside`, runtime/test/replay).
+    it("reports a rejected override and a failed match beside the decision", async () => {
       log.recordDecision(decision({ executionId: "esc", recordedAt: at(1), status: "pending_override" }));
       log.recordOverride(override("esc", false));
-      log.recordOverride(override("esc", true));
       log.recordConfirmation(confirmation("esc", false));
-      log.recordConfirmation(confirmation("esc", true));
       expect(await log.getDecision("esc")).toMatchObject({ overrideResolution: "rejected", override: { approved: false }, confirmation: { match: false } });
     });
 
@@ -247,7 +247,7 @@ describe("LmdbAuditLog", () => {
     it("filters by an inclusive time range and limits", async () => {
       for (let i = 0; i < 5; i += 1) {
         clock = T0 + i * 1_000;
-        log.recordSecurityEvent({ ...EVENT, detail: `event ${i}` });
+        log.recordSecurityEvent({ ...EVENT, ip: `10.0.0.${i}`, detail: `event ${i}` });
       }
       const details = async (q: object): Promise<string[]> => (await log.listSecurityEvents({ limit: 10, ...q })).map((e) => e.detail);
       expect(await details({ from: T0 + 1_000, to: T0 + 3_000 })).toEqual(["event 3", "event 2", "event 1"]);
@@ -361,6 +361,21 @@ describe("LmdbAuditLog", () => {
       await log.flushed();
       expect(log.healthy()).toBe(false);
       expect(onError).toHaveBeenCalled();
+    });
+
+    it("turns healthy again by itself once its writes succeed (DEFAULT_RECOVERY_HOLD_MS later)", async () => {
+      vi.useFakeTimers({ toFake: ["Date"] });
+      try {
+        log.recordDecision(decision({ executionId: "bad", recordedAt: at(1), signalProvenance: { amount: 10n } }));
+        await log.flushed();
+        expect(log.healthy()).toBe(false);
+        vi.setSystemTime(Date.now() + DEFAULT_RECOVERY_HOLD_MS);
+        log.recordDecision(decision({ executionId: "good", recordedAt: at(1) }));
+        await log.flushed();
+        expect(log.healthy()).toBe(true);
+      } finally {
+        vi.useRealTimers();
+      }
     });
 
     it("turns unhealthy when a read fails, and the read throws", async () => {

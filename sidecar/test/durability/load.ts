@@ -2,6 +2,7 @@
  * Shared pieces of the durability tests: the evaluate requests they send, the answers they expect, a seeded PRNG
  * and a bounded-concurrency map.
  */
+import type { HttpAnswer } from "../support/built-sidecar.js";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
 
 export const API_KEY = "durability-api-key-0123456789abcdef";
@@ -58,3 +59,15 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
 }
+
+/** A body as JSON, or its text when it is not JSON. */
+export function parse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** An answer in a failure message. */
+export const show = (answer: HttpAnswer): string => `${answer.status} ${answer.text.slice(0, 200)}`;

@@ -22,7 +22,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertSidecarBuilt, killAllBuiltSidecars, KeepAliveClient, startBuiltSidecar, type BuiltSidecar, type HttpAnswer } from "../support/built-sidecar.js";
 import { fixturePoliciesRoot } from "../support/policies.js";
-import { API_KEY, EXPECTED_STATUS, REPLAY_BODY, SIGNAL_SETS, auditPath, evaluateBody, isRecord, mapLimit, prng, type SignalSet } from "./load.js";
+import { API_KEY, EXPECTED_STATUS, REPLAY_BODY, SIGNAL_SETS, auditPath, evaluateBody, isRecord, mapLimit, parse, prng, show, type SignalSet } from "./load.js";
 
 const CYCLES = 24;
 /** Requests in flight during the load phase of a cycle. */
@@ -51,15 +51,7 @@ interface Ack extends Sent {
   readonly cycle: number;
 }
 
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
 
-const show = (answer: HttpAnswer): string => `${answer.status} ${answer.text.slice(0, 200)}`;
 const isReplayRefusal = (answer: HttpAnswer): boolean => answer.status === 422 && JSON.stringify(parse(answer.text)) === JSON.stringify(REPLAY_BODY);
 
 describe("SIGKILL under load (built sidecar)", () => {

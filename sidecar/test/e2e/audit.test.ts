@@ -248,6 +248,24 @@ describe("one decision, its override and its confirmation", () => {
   });
 });
 
+describe("a forged attestation at /confirm-execution", () => {
+  it("is a security event, as at /verify, and confirms nothing", async () => {
+    const x = await startE2eSidecar();
+    try {
+      const attestation = (await evaluate(x, TRANSFER_SIGNALS.approved)).body.attestation;
+      const forged = { ...attestation, policyVersion: "1.1.0" };
+      const refused = await x.call("POST", "/confirm-execution", { attestation: forged, executedAction: executedActionFor(attestation) });
+      expect(answer(refused)).toEqual({ status: 422, body: { error: "[INTEGRITY_INVALID_ATTESTATION@confirm-execution] attestation signature verification failed" } });
+      const events = (await x.call<SecurityEventRow[]>("GET", "/audit/security")).body;
+      expect(events).toEqual([expect.objectContaining({ type: "invalid_verification", method: "POST", path: "/confirm-execution", executionId: attestation.executionId })]);
+      // The genuine attestation is still confirmable.
+      expect((await x.call("POST", "/confirm-execution", { attestation, executedAction: executedActionFor(attestation) })).status).toBe(200);
+    } finally {
+      await x.close();
+    }
+  });
+});
+
 describe("GET /audit/stats", () => {
   it("every value is a decimal string, and each counts what it names", async () => {
     const x = await startE2eSidecar();

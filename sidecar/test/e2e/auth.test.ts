@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SecurityEventRow } from "@writ/sidecar";
 import { API_KEY, AUTH, ISO_INSTANT, answer, paddedBody, startE2eSidecar, uid, type E2eSidecar } from "../support/e2e.js";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
+import { parseRaw, rawRequest } from "../support/raw-http.js";
 
 let s: E2eSidecar;
 beforeAll(async () => {
@@ -139,35 +140,52 @@ describe("authentication comes first", () => {
 });
 
 describe("a refused key is a security event, without the key", () => {
-  it("records method, path (query cut), address and a detail; the key appears nowhere", async () => {
+  const event = (method: string, path: string, detail: string) => ({
+    id: expect.stringMatching(/^\d+-\d+$/),
+    at: expect.stringMatching(ISO_INSTANT),
+    type: "authentication_failed",
+    method,
+    path,
+    ip: "127.0.0.1",
+    detail,
+  });
+
+  // Each on a fresh sidecar: further refusals from the same address within the aggregation interval are counted into
+  // one row when it ends (docs/audit.md, "Bounds"; test/audit/lmdb-audit-log.bounds.test.ts).
+  it.each<[string, (s: E2eSidecar, marker: string) => Promise<unknown>, ReturnType<typeof event>]>([
+    ["no header, the key in the query string", (s, marker) => s.send("GET", `/audit/stats?api_key=${API_KEY}&m=${marker}`, {}), event("GET", "/audit/stats", "no Authorization header")],
+    [
+      "a wrong key, the key in the body",
+      (s) => s.send("POST", "/evaluate", { headers: { authorization: `Bearer ${API_KEY}x`, "content-type": "application/json" }, body: JSON.stringify({ apiKey: API_KEY }) }),
+      event("POST", "/evaluate", "Bearer key does not match"),
+    ],
+    ["another scheme", (s) => s.send("GET", "/runtime/manifest", { headers: { authorization: `Basic ${API_KEY}` } }), event("GET", "/runtime/manifest", "Bearer key does not match")],
+  ])("records method, path (query cut), address and a detail; the key appears nowhere: %s", async (_name, refuse, expected) => {
     const fresh = await startE2eSidecar();
     try {
       const marker = uid("q");
-      await fresh.send("GET", `/audit/stats?api_key=${API_KEY}&m=${marker}`, {});
-      await fresh.send("POST", "/evaluate", { headers: { authorization: `Bearer ${API_KEY}x`, "content-type": "application/json" }, body: JSON.stringify({ apiKey: API_KEY }) });
-      await fresh.send("GET", "/runtime/manifest", { headers: { authorization: `Basic ${API_KEY}` } });
+      await refuse(fresh, marker);
       const events = await fresh.call<SecurityEventRow[]>("GET", "/audit/security");
       expect(events.status).toBe(200);
-      const event = (method: string, path: string, detail: string) => ({
-        id: expect.stringMatching(/^\d+-\d+$/),
-        at: expect.stringMatching(ISO_INSTANT),
-        type: "authentication_failed",
-        method,
-        path,
-        ip: "127.0.0.1",
-        detail,
-      });
-      // Newest first.
-      expect(events.body).toEqual([
-        event("GET", "/runtime/manifest", "Bearer key does not match"),
-        event("POST", "/evaluate", "Bearer key does not match"),
-        event("GET", "/audit/stats", "no Authorization header"),
-      ]);
+      expect(events.body).toEqual([expected]);
       expect(events.text).not.toContain(API_KEY);
       expect(events.text).not.toContain(marker);
-      expect((await fresh.call<Record<string, string>>("GET", "/audit/stats")).body["total_security_events"]).toBe("3");
+      expect((await fresh.call<Record<string, string>>("GET", "/audit/stats")).body["total_security_events"]).toBe("1");
     } finally {
       await fresh.close();
+    }
+  });
+});
+
+describe("two Authorization headers", () => {
+  it("are refused, even when one of them holds the key (a proxy appending its own is not bypassed)", async () => {
+    for (const headers of [
+      [`Bearer ${API_KEY}`, "Bearer appended-by-a-proxy"],
+      ["Bearer appended-by-a-proxy", `Bearer ${API_KEY}`],
+      [`Bearer ${API_KEY}`, `Bearer ${API_KEY}`],
+    ]) {
+      const answer = await rawRequest(s.url, `GET /audit/stats HTTP/1.1\r\nHost: x\r\nAuthorization: ${headers[0]}\r\nAuthorization: ${headers[1]}\r\nConnection: close\r\n\r\n`);
+      expect(parseRaw(answer)).toEqual({ status: 401, body: JSON.stringify({ error: "Unauthorized" }) });
     }
   });
 });

@@ -61,7 +61,7 @@ async function health(x: E2eSidecar): Promise<Health> {
 }
 
 describe("GET /health (spec 2.11)", () => {
-  it("has exactly the spec's fields with their types; signing works and the audit database is connected", async () => {
+  it("has exactly the spec's fields with their types (and writ's `store`); signing works and the audit database is connected", async () => {
     const manifest = (await s.call<Manifest>("GET", "/runtime/manifest")).body;
     const body = await health(s);
     expect(body).toEqual({
@@ -74,6 +74,8 @@ describe("GET /health (spec 2.11)", () => {
       signing_mode: "disk",
       capabilities: stringList,
       supportedSchemaVersions: stringList,
+      // writ's addition: whether the data dir takes writes (docs/sidecar.md, "A full disk").
+      store: { status: "ok" },
     });
     expect(body.runtimeHash).toBe(manifest.runtimeHash);
     expect(body.capabilities).toEqual(manifest.capabilities);

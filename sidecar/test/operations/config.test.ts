@@ -2,14 +2,23 @@
  * Start-up configuration: the defaults of docs/sidecar.md, and a clear ConfigError (naming the variable and what it
  * accepts) for every bad value, so the sidecar never starts on a guess.
  */
-import { describe, expect, it } from "vitest";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, type Env } from "@writ/sidecar";
+
+/** The working directory of these tests, with the default policies root in it. */
+const SRV = mkdtempSync(join(tmpdir(), "writ-config-"));
+mkdirSync(join(SRV, "policies"));
+writeFileSync(join(SRV, "a-file"), "");
+afterAll(() => rmSync(SRV, { recursive: true, force: true }));
 
 const KEY = { SERVICE_API_KEY: "k".repeat(24) };
 
 function refusal(env: Env, dev = false): string {
   try {
-    loadConfig(env, { dev, cwd: "/srv" });
+    loadConfig(env, { dev, cwd: SRV });
   } catch (e) {
     expect(e).toBeInstanceOf(ConfigError);
     return (e as Error).message;
@@ -19,10 +28,10 @@ function refusal(env: Env, dev = false): string {
 
 describe("loadConfig", () => {
   it("applies the documented defaults", () => {
-    const config = loadConfig(KEY, { cwd: "/srv" });
+    const config = loadConfig(KEY, { cwd: SRV });
     expect(config).toMatchObject({
       apiKey: KEY.SERVICE_API_KEY,
-      policiesRoot: "/srv/policies",
+      policiesRoot: `${SRV}/policies`,
       signingKeyPem: null,
       signingKeyFile: null,
       dataDir: null,
@@ -35,20 +44,60 @@ describe("loadConfig", () => {
       logLevel: "info",
       shutdownTimeoutMs: 10_000,
       dev: false,
+      connections: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 30_000, idleTimeoutMs: 60_000, maxSockets: 4_096 },
+      securityEvents: { intervalMs: 60_000, maxSources: 1_000 },
+      auditRetention: {
+        decisions: { maxAgeMs: null, maxRecords: null },
+        verifications: { maxAgeMs: null, maxRecords: null },
+        security: { maxAgeMs: 30 * 86_400_000, maxRecords: 100_000 },
+      },
+    });
+  });
+
+  it("reads the connection limits and the audit bounds", () => {
+    const config = loadConfig(
+      {
+        ...KEY,
+        SERVICE_HEADERS_TIMEOUT_MS: "2000",
+        SERVICE_REQUEST_TIMEOUT_MS: "4000",
+        SERVICE_KEEP_ALIVE_TIMEOUT_MS: "3000",
+        SERVICE_IDLE_TIMEOUT_MS: "5000",
+        SERVICE_MAX_SOCKETS: "100",
+        SERVICE_AUDIT_SECURITY_INTERVAL_S: "10",
+        SERVICE_AUDIT_SECURITY_MAX_SOURCES: "20",
+        SERVICE_AUDIT_SECURITY_RETENTION_DAYS: "off",
+        SERVICE_AUDIT_DECISIONS_RETENTION_DAYS: "365",
+        SERVICE_AUDIT_VERIFICATIONS_MAX_RECORDS: "1000",
+      },
+      { cwd: SRV },
+    );
+    expect(config.connections).toEqual({ headersTimeoutMs: 2_000, requestTimeoutMs: 4_000, keepAliveTimeoutMs: 3_000, idleTimeoutMs: 5_000, maxSockets: 100 });
+    expect(config.securityEvents).toEqual({ intervalMs: 10_000, maxSources: 20 });
+    expect(config.auditRetention).toEqual({
+      decisions: { maxAgeMs: 365 * 86_400_000, maxRecords: null },
+      verifications: { maxAgeMs: null, maxRecords: 1_000 },
+      security: { maxAgeMs: null, maxRecords: 100_000 },
     });
   });
 
   it("with a data dir: LMDB replay store, audit on, the signing key file inside it", () => {
-    const config = loadConfig({ ...KEY, SERVICE_DATA_DIR: "data" }, { cwd: "/srv" });
-    expect(config).toMatchObject({ dataDir: "/srv/data", replayStore: "lmdb", audit: true, signingKeyFile: "/srv/data/signing.key" });
+    const config = loadConfig({ ...KEY, SERVICE_DATA_DIR: "data" }, { cwd: SRV });
+    expect(config).toMatchObject({ dataDir: `${SRV}/data`, replayStore: "lmdb", audit: true, signingKeyFile: `${SRV}/data/signing.key` });
   });
 
   it("in development mode: no API key needed, data in .writ/data", () => {
-    expect(loadConfig({}, { dev: true, cwd: "/srv" })).toMatchObject({ apiKey: null, dataDir: "/srv/.writ/data", replayStore: "lmdb", audit: true });
+    expect(loadConfig({}, { dev: true, cwd: SRV })).toMatchObject({ apiKey: null, dataDir: `${SRV}/.writ/data`, replayStore: "lmdb", audit: true });
   });
 
   it.each<[string, Env, RegExp]>([
     ["no API key", {}, /SERVICE_API_KEY is not set/],
+    ["an API key with a space, which no header can carry", { SERVICE_API_KEY: "correct horse battery staple" }, /SERVICE_API_KEY can hold only letters, digits and/],
+    ["an API key with a quote", { SERVICE_API_KEY: `${"k".repeat(20)}"` }, /SERVICE_API_KEY can hold only/],
+    ["a missing policies root", { ...KEY, SERVICE_POLICIES_ROOT: "/nonexistent" }, /SERVICE_POLICIES_ROOT `\/nonexistent` does not exist/],
+    ["a policies root that is a file", { ...KEY, SERVICE_POLICIES_ROOT: "a-file" }, /SERVICE_POLICIES_ROOT `.*a-file` is not a directory/],
+    ["a headers timeout longer than the request timeout", { ...KEY, SERVICE_HEADERS_TIMEOUT_MS: "5000", SERVICE_REQUEST_TIMEOUT_MS: "1000" }, /must not exceed SERVICE_REQUEST_TIMEOUT_MS/],
+    ["a socket cap that is not a number", { ...KEY, SERVICE_MAX_SOCKETS: "many" }, /SERVICE_MAX_SOCKETS must be an integer from 16 to 1000000, not `many`/],
+    ["a retention that is neither a number nor off", { ...KEY, SERVICE_AUDIT_SECURITY_RETENTION_DAYS: "forever" }, /SERVICE_AUDIT_SECURITY_RETENTION_DAYS must be an integer from 1 to 36500 or `off`/],
     ["a short API key", { SERVICE_API_KEY: "short" }, /SERVICE_API_KEY must be at least 16 characters/],
     ["an empty value", { ...KEY, SERVICE_HOST: " " }, /SERVICE_HOST is set but empty/],
     ["a port that is not a number", { ...KEY, SERVICE_PORT: "http" }, /SERVICE_PORT must be a port number from 0 to 65535 or `off`, not `http`/],

@@ -1,0 +1,236 @@
+/**
+ * Write failures of one LMDB environment, watched in one place: every store that writes to the environment (replay,
+ * audit, Surface B) hands its write promises here and waits for durability through `flushed()`, never through
+ * `root.flushed` directly.
+ *
+ * Why (lmdb-js 3.5.6, node_modules/lmdb/write.js): when a commit fails (the disk is full: ENOSPC), lmdb-js
+ * - rejects the promise of every write of the failed batch with `Commit failed (see commitError for details)`, whose
+ *   `commitError` is a second promise, rejected later with the cause: a write promise nobody handles, or a
+ *   `commitError` nobody handles, is an unhandled rejection, which ends a Node process;
+ * - never resolves the flush promise of that batch (its resolvers are only called on success), so whoever awaits
+ *   `root.flushed` at that moment waits forever: a request that never answers, a shutdown that never completes.
+ *
+ * INVARIANT (acknowledged means durable, under failure too): `flushed()` resolves only once `root.flushed` did, and
+ * rejects with StoreUnavailableError when any commit of the environment fails while it waits, or when the flush takes
+ * longer than `flushTimeoutMs`. A caller answers its client only after it resolved, so a failed commit is never
+ * acknowledged; it may reject for a write that did reach the disk (a later batch failed): that answer is a 503, safe.
+ *
+ * HEALTH. A failed commit marks the environment failed; it is healthy again once a write committed and flushed and
+ * none failed for `recoveryHoldMs`. While failed, `probe()` (the owner calls it on a timer) writes one small key, so
+ * health recovers without traffic once space is freed.
+ */
+import type { Database, RootDatabase } from "lmdb";
+import { StoreUnavailableError } from "./errors.js";
+
+/** Past this, a flush that has not completed is taken as a failure of the data dir (default of `flushTimeoutMs`). */
+export const DEFAULT_FLUSH_TIMEOUT_MS = 10_000;
+/**
+ * Health turns `ok` again only once no write failed for this long (default of `recoveryHoldMs`): on a nearly full
+ * disk small writes succeed between failing large ones, and `/health` must not flap between the two.
+ */
+export const DEFAULT_RECOVERY_HOLD_MS = 5_000;
+const PROBE_DB = "writ-health";
+/** How often the flush watchdog looks at the oldest waiter (at most; less when the timeout is shorter). */
+const WATCHDOG_INTERVAL_MS = 1_000;
+
+export interface StoreHealth {
+  readonly ok: boolean;
+  /** Why it is not ok: the last failure's message; null when ok. */
+  readonly problem: string | null;
+  /** ISO 8601: since when it is failing; null when ok. */
+  readonly since: string | null;
+}
+
+export interface LmdbDurabilityOptions {
+  readonly flushTimeoutMs?: number;
+  readonly recoveryHoldMs?: number;
+  /** Told of each change of health (with the error that caused a failure), for the operator's log. */
+  readonly onChange?: (health: StoreHealth, error?: unknown) => void;
+}
+
+interface Failure {
+  readonly message: string;
+  readonly since: string;
+  /** Unix ms of the latest failure. */
+  readonly last: number;
+}
+
+const durabilities = new WeakMap<RootDatabase, LmdbDurability>();
+
+export class LmdbDurability {
+  readonly #root: RootDatabase;
+  readonly #flushTimeoutMs: number;
+  readonly #recoveryHoldMs: number;
+  #onChange: (health: StoreHealth, error?: unknown) => void;
+  /** Waiters of `flushed()`, oldest first, with when they began: each is failed when a commit fails while it waits. */
+  readonly #waiters = new Map<(error?: StoreUnavailableError) => void, number>();
+  #watchdog: NodeJS.Timeout | null = null;
+  /** What `/health` reports: kept until writes have succeeded for `recoveryHoldMs`. */
+  #failure: Failure | null = null;
+  /**
+   * A commit failed and no flush has completed since: `root.flushed` may be the failed batch's promise, which never
+   * resolves, so `flushed()` writes a probe first.
+   */
+  #stale = false;
+  /** Incremented by every failure: a flush that saw none since it began proves the environment writes again. */
+  #epoch = 0;
+  readonly #probeDb: Database<number, string>;
+  #probing: Promise<void> | null = null;
+
+  /** The one watcher of `root`: every store of an environment shares it (the first caller's options hold). */
+  static of(root: RootDatabase, options: LmdbDurabilityOptions = {}): LmdbDurability {
+    let durability = durabilities.get(root);
+    if (durability === undefined) {
+      durability = new LmdbDurability(root, options);
+      durabilities.set(root, durability);
+    } else if (options.onChange) {
+      durability.#onChange = options.onChange;
+    }
+    return durability;
+  }
+
+  private constructor(root: RootDatabase, options: LmdbDurabilityOptions) {
+    this.#root = root;
+    this.#flushTimeoutMs = options.flushTimeoutMs ?? DEFAULT_FLUSH_TIMEOUT_MS;
+    this.#recoveryHoldMs = options.recoveryHoldMs ?? DEFAULT_RECOVERY_HOLD_MS;
+    this.#onChange = options.onChange ?? (() => undefined);
+    // Opened now, while writes work: opening a database that does not exist yet is a synchronous write transaction,
+    // which lmdb-js cannot run in the middle of a failed batch (its write thread aborts the process).
+    this.#probeDb = root.openDB<number, string>(PROBE_DB, { encoding: "json" });
+  }
+
+  health(now: number = Date.now()): StoreHealth {
+    if (this.#failure !== null && !this.#stale && now - this.#failure.last >= this.#recoveryHoldMs) {
+      this.#failure = null;
+      this.#onChange({ ok: true, problem: null, since: null });
+    }
+    return this.#failure === null ? { ok: true, problem: null, since: null } : { ok: false, problem: this.#failure.message, since: this.#failure.since };
+  }
+
+  /**
+   * `write`, with its failure as a StoreUnavailableError (and recorded): for a write whose outcome the caller awaits.
+   * @throws StoreUnavailableError
+   */
+  async commit<T>(write: Promise<T>): Promise<T> {
+    try {
+      return await write;
+    } catch (error) {
+      throw this.fail(error);
+    }
+  }
+
+  /** A write nobody awaits (it commits with others): its failure is recorded, never an unhandled rejection. */
+  settle(write: Promise<unknown>): void {
+    write.then(
+      () => undefined,
+      (error: unknown) => void this.fail(error),
+    );
+  }
+
+  /**
+   * Resolves once every write committed so far is on disk. After a failed commit, first writes a probe and waits for
+   * it (see `#stale`).
+   * @throws StoreUnavailableError when a commit fails while waiting, or when the flush takes longer than the timeout
+   */
+  async flushed(): Promise<void> {
+    if (this.#stale) {
+      await this.probe();
+      if (this.#stale) throw new StoreUnavailableError(this.#failure?.message ?? "data dir write failed");
+    }
+    await this.#waitForFlush();
+  }
+
+  /**
+   * Records `error` as a failed write of the environment: health turns failed, every waiter of `flushed()` is failed.
+   * Returns the StoreUnavailableError to throw.
+   */
+  fail(error: unknown): StoreUnavailableError {
+    // lmdb-js's second promise of a failed commit (see the header): handled here, so it is never an unhandled
+    // rejection, and its cause (ENOSPC) names the failure better than `Commit failed`.
+    const commitError = (error as { commitError?: unknown } | null)?.commitError;
+    if (commitError instanceof Promise) {
+      commitError.catch((cause: unknown) => {
+        if (this.#failure !== null) this.#failure = { ...this.#failure, message: `data dir write failed: ${describe(cause)}` };
+      });
+    }
+    const unavailable = error instanceof StoreUnavailableError ? error : new StoreUnavailableError(`data dir write failed: ${describe(error)}`, { cause: error });
+    const first = this.#failure === null;
+    const now = Date.now();
+    this.#failure = { message: unavailable.message, since: this.#failure?.since ?? new Date(now).toISOString(), last: now };
+    this.#stale = true;
+    this.#epoch += 1;
+    if (first) this.#onChange(this.health(now), error);
+    for (const waiter of [...this.#waiters.keys()]) waiter(unavailable);
+    return unavailable;
+  }
+
+  /**
+   * After a failure, writes one small key and waits for it to be flushed, so the environment is known to write again
+   * (and health recovers) without traffic. One probe at a time (callers share it); the owner calls it on a timer.
+   * Never throws.
+   */
+  probe(): Promise<void> {
+    if (this.#failure === null) return Promise.resolve();
+    this.health();
+    this.#probing ??= (async () => {
+      try {
+        await this.commit(this.#probeDb.put("probe", Date.now()));
+        await this.#waitForFlush();
+      } catch {
+        // Still failing: recorded by commit / #waitForFlush.
+      } finally {
+        this.#probing = null;
+      }
+    })();
+    return this.#probing;
+  }
+
+  /**
+   * `root.flushed`, failed by any commit failure meanwhile or by the timeout. `root.flushed` is one thenable whose
+   * `then` waits for the batch current at the call, so each caller waits through a `then` of its own, made after its
+   * write committed. The timeout is one watchdog for all waiters (the oldest decides), not a timer per request.
+   */
+  #waitForFlush(): Promise<void> {
+    const epoch = this.#epoch;
+    return new Promise<void>((resolve, reject) => {
+      const done = (error?: StoreUnavailableError) => {
+        this.#waiters.delete(done);
+        if (error) reject(error);
+        else resolve();
+      };
+      this.#waiters.set(done, Date.now());
+      this.#startWatchdog();
+      (this.#root.flushed as PromiseLike<unknown>).then(
+        () => {
+          // Only a flush with no failure since it began proves the environment writes again.
+          if (this.#epoch === epoch) this.#stale = false;
+          done();
+        },
+        (error: unknown) => done(this.fail(error)),
+      );
+    });
+  }
+
+  /** Fails every waiter once the oldest has waited `flushTimeoutMs`; runs only while there are waiters. */
+  #startWatchdog(): void {
+    if (this.#watchdog !== null) return;
+    this.#watchdog = setInterval(() => {
+      const oldest = this.#waiters.values().next();
+      if (oldest.done === true) {
+        clearInterval(this.#watchdog!);
+        this.#watchdog = null;
+      } else if (Date.now() - oldest.value >= this.#flushTimeoutMs) {
+        this.fail(new Error(`the data dir did not confirm a write within ${this.#flushTimeoutMs} ms`));
+      }
+    }, Math.min(WATCHDOG_INTERVAL_MS, this.#flushTimeoutMs));
+    // A pending flush alone does not keep the process alive.
+    this.#watchdog.unref();
+  }
+}
+
+/** The cause of a failed commit: lmdb-js carries the ENOSPC message in `commitError`'s rejection, not in its own. */
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 28 || /no space left/i.test(message) ? `no space left on device (${message})` : message;
+}

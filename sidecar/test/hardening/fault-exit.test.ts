@@ -1,0 +1,64 @@
+/**
+ * A fault the sidecar cannot reason about (an uncaught exception or unhandled rejection that is not a failed LMDB
+ * commit) ends the process cleanly: it says why, shuts down, exits with code 1 and frees its port; it never hangs
+ * holding it. The fault is injected into the BUILT sidecar from outside, by a module preloaded with NODE_OPTIONS, so the
+ * product carries no test hook.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assertSidecarBuilt, killAllBuiltSidecars, startBuiltSidecar } from "../support/built-sidecar.js";
+import { fixturePoliciesRoot } from "../support/policies.js";
+
+const API_KEY = "fault-exit-api-key-0123456789abcdef";
+
+/** Resolves true when `port` can be bound again on 127.0.0.1. */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+describe("a fault in the sidecar process (built sidecar)", () => {
+  let dir: string;
+  let policiesRoot: string;
+
+  beforeAll(async () => {
+    assertSidecarBuilt();
+    policiesRoot = await fixturePoliciesRoot();
+    dir = await mkdtemp(join(tmpdir(), "writ-fault-exit-"));
+  });
+  afterAll(async () => {
+    await killAllBuiltSidecars();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  for (const [kind, fault] of [
+    ["unhandled rejection", "void Promise.reject(new Error('injected fault'));"],
+    ["uncaught exception", "throw new Error('injected fault');"],
+  ] as const) {
+    it(`${kind}: says why, shuts down and exits with code 1, freeing its port`, async () => {
+      const preload = join(dir, `${kind.replace(" ", "-")}.mjs`);
+      // Once the sidecar listens (one second is plenty here), the fault happens on a timer of its own.
+      await writeFile(preload, `setTimeout(() => { ${fault} }, 1000);\n`);
+      const sidecar = await startBuiltSidecar({
+        SERVICE_API_KEY: API_KEY,
+        SERVICE_DATA_DIR: join(dir, `data-${kind.replace(" ", "-")}`),
+        SERVICE_POLICIES_ROOT: policiesRoot,
+        SERVICE_PORT: "0",
+        SERVICE_B_PORT: "off",
+        NODE_OPTIONS: `--import ${preload}`,
+      });
+      const port = Number(new URL(sidecar.url).port);
+      const exit = await Promise.race([sidecar.closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), 20_000))]);
+      expect(exit, `the sidecar did not exit within 20 s:\n${sidecar.output()}`).not.toBeNull();
+      expect(exit).toEqual({ code: 1, signal: null });
+      expect(sidecar.output()).toContain(`writ-sidecar: ${kind}: Error: injected fault`);
+      expect(await portIsFree(port)).toBe(true);
+    });
+  }
+});
