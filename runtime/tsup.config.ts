@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/lmdb.ts"],
+  entry: ["src/index.ts", "src/lmdb.ts", "src/postgres.ts"],
   format: ["esm"],
   target: "node20",
   dts: true,

@@ -1,0 +1,6 @@
+/**
+ * `@writ/runtime/postgres`: the replay store on PostgreSQL, for a fleet of sidecars sharing one database (issue 13).
+ * Apart from the main entry because it needs `pg`, an optional peer dependency of this package, like `lmdb` for
+ * `@writ/runtime/lmdb`.
+ */
+export { PostgresReplayStore, DEFAULT_REPLAY_TABLE, type PostgresReplayStoreOptions } from "./replay/postgres-store.js";

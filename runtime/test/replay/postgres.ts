@@ -1,0 +1,52 @@
+/**
+ * A PostgreSQL for tests: a fresh database per test file, dropped at the end. The server is
+ * `WRIT_TEST_POSTGRES_URL` (default `postgresql://postgres@127.0.0.1:5432/postgres`, trust auth as on the project's
+ * machines and CI). Without one, the tests skip saying how to run them; with `CI=true` they fail instead: CI must
+ * never pass by skipping them.
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+
+export const ADMIN_URL = process.env["WRIT_TEST_POSTGRES_URL"] ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+
+export interface TestDatabase {
+  readonly pool: pg.Pool;
+  drop(): Promise<void>;
+}
+
+/** Why PostgreSQL cannot be used here, or null when it can. */
+export async function postgresUnavailable(): Promise<string | null> {
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return null;
+  } catch (error) {
+    const why = `no PostgreSQL at ${ADMIN_URL.replace(/\/\/[^@/]*@/, "//")} (${(error as Error).message})`;
+    if (process.env["CI"] === "true") throw new Error(`${why}: CI runs these tests against a real database`, { cause: error });
+    return `${why}: start one, or set WRIT_TEST_POSTGRES_URL, to run these tests`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `writ_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 20 });
+  return {
+    pool,
+    drop: async () => {
+      await pool.end();
+      const cleanup = new pg.Client({ connectionString: ADMIN_URL });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup.end();
+    },
+  };
+}
