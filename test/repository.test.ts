@@ -37,9 +37,9 @@ describe.each(rootPkg.workspaces)("package %s", (ws) => {
     expect(writDeps.filter((d) => !ALLOWED[ws]!.includes(d))).toEqual([]);
   });
 
-  it("is ESM with one public entry (the runtime adds its optional LMDB store) and the same engines as the root", () => {
+  it("is ESM with one public entry (the runtime adds its optional LMDB and PostgreSQL stores) and the same engines as the root", () => {
     expect(pkg.type).toBe("module");
-    expect(Object.keys(pkg.exports)).toEqual(ws === "runtime" ? [".", "./lmdb"] : ["."]);
+    expect(Object.keys(pkg.exports)).toEqual(ws === "runtime" ? [".", "./lmdb", "./postgres"] : ["."]);
     expect(pkg.engines.node).toBe(rootPkg.engines.node);
   });
 });
