@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../../src/replay/errors.js";
 import { PostgresReplayStore } from "../../src/replay/postgres-store.js";
 import { T0, into, ok, replayStoreContract } from "./contract.js";
-import { createTestDatabase, postgresUnavailable } from "./postgres.js";
+import { createTestDatabase, postgresUnavailable, testPool } from "./postgres.js";
 import pg from "pg";
 
 const unavailable = await postgresUnavailable();
@@ -25,7 +25,7 @@ if (unavailable !== null) {
   describe("PostgresReplayStore", () => {
     it("two stores on one table (two sidecars of a fleet): each fingerprint is won exactly once", async () => {
       await PostgresReplayStore.migrate(database.pool, { table: "fleet" });
-      const other = new pg.Pool({ connectionString: (database.pool.options as { connectionString: string }).connectionString, max: 20 });
+      const other = testPool((database.pool.options as { connectionString: string }).connectionString);
       try {
         const a = new PostgresReplayStore(database.pool, { table: "fleet" });
         const b = new PostgresReplayStore(other, { table: "fleet" });

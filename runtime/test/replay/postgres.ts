@@ -30,6 +30,16 @@ export async function postgresUnavailable(): Promise<string | null> {
   }
 }
 
+/**
+ * A pool for tests: an idle client's error (the server restarting) is re-emitted by pg on its pool, an unhandled
+ * 'error' event without a listener; the tests observe failures through their queries instead.
+ */
+export function testPool(connectionString: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max: 20 });
+  pool.on("error", () => undefined);
+  return pool;
+}
+
 export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `writ_test_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: ADMIN_URL });
@@ -38,15 +48,28 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin.end();
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 20 });
+  const pool = testPool(url.toString());
   return {
     pool,
     drop: async () => {
       await pool.end();
       const cleanup = new pg.Client({ connectionString: ADMIN_URL });
       await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await cleanup.end();
+      try {
+        // Not WITH (FORCE): that terminates clients of the pool still closing, whose FATAL then surfaces as an
+        // unhandled error. Their backends are gone within moments; until then PostgreSQL answers 55006.
+        for (let attempt = 0; ; attempt++) {
+          try {
+            await cleanup.query(`DROP DATABASE IF EXISTS ${name}`);
+            return;
+          } catch (error) {
+            if ((error as { code?: string }).code !== "55006" || attempt >= 50) throw error;
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+        }
+      } finally {
+        await cleanup.end();
+      }
     },
   };
 }
