@@ -123,5 +123,5 @@ export {
   type OverrideDependencies,
   type PendingContext,
 } from "./attest/override.js";
-export { PolicyRegistry } from "./authorizer/registry.js";
+export { PolicyRegistry, DEFAULT_BUNDLE_LOAD_TIMEOUT_MS, type RegistryOptions } from "./authorizer/registry.js";
 export { Authorizer, SIMULATION_EXECUTION_ID, type AuthorizerOptions, type DecisionEvent, type DryRun, type EvaluateRequest, type Evaluated, type Simulation } from "./authorizer/authorizer.js";

@@ -5,7 +5,8 @@
  */
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { DEFAULT_AUDIT_RETENTION, type AuditRetention, type RetentionLimit } from "./audit/retention.js";
+import { DEFAULT_BUNDLE_LOAD_TIMEOUT_MS } from "@writ/runtime";
+import { DAY_MS, DEFAULT_AUDIT_RETENTION, type AuditRetention, type RetentionLimit } from "./audit/retention.js";
 import { DEFAULT_SECURITY_EVENT_LIMITS, type SecurityEventLimits } from "./audit/security-event-limiter.js";
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./http/connections.js";
 
@@ -115,8 +116,6 @@ function limitOrOff(env: Env, name: string, fallback: number | null, max: number
   return Number(value);
 }
 
-const DAY_MS = 86_400_000;
-
 function retentionLimit(env: Env, prefix: string, fallback: RetentionLimit): RetentionLimit {
   const days = limitOrOff(env, `${prefix}_RETENTION_DAYS`, fallback.maxAgeMs === null ? null : fallback.maxAgeMs / DAY_MS, 36_500);
   return { maxAgeMs: days === null ? null : days * DAY_MS, maxRecords: limitOrOff(env, `${prefix}_MAX_RECORDS`, fallback.maxRecords, 1_000_000_000) };
@@ -215,7 +214,7 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
     audit,
     bundleKeyFiles,
     requireSignedBundles,
-    bundleLoadTimeoutMs: integer(env, "SERVICE_BUNDLE_LOAD_TIMEOUT_MS", 10_000, 1, 600_000),
+    bundleLoadTimeoutMs: integer(env, "SERVICE_BUNDLE_LOAD_TIMEOUT_MS", DEFAULT_BUNDLE_LOAD_TIMEOUT_MS, 1, 600_000),
     trustRootFile: path(text(env, "SERVICE_TRUST_ROOT_FILE"), cwd),
     logLevel: oneOf(env, "SERVICE_LOG_LEVEL", LOG_LEVELS, "info"),
     shutdownTimeoutMs: integer(env, "SERVICE_SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),

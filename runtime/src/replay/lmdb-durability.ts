@@ -119,6 +119,17 @@ export class LmdbDurability {
     }
   }
 
+  /**
+   * `write`'s value once it is committed AND on disk: what a store awaits before it answers (acknowledged means
+   * durable). `commit` alone only means committed and visible.
+   * @throws StoreUnavailableError
+   */
+  async durable<T>(write: Promise<T>): Promise<T> {
+    const value = await this.commit(write);
+    await this.flushed();
+    return value;
+  }
+
   /** A write nobody awaits (it commits with others): its failure is recorded, never an unhandled rejection. */
   settle(write: Promise<unknown>): void {
     write.then(

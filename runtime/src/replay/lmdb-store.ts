@@ -122,15 +122,14 @@ export class LmdbReplayStore implements ReplayStore {
     const context = options.context === undefined ? undefined : normalizeContext(options.context);
     this.#assertOpen();
     const fresh = decideConsume(fp, undefined, token, context, now);
-    const written = await this.#durability.commit(
+    // Committed is not durable (see the header): `durable` waits for the fsync before answering.
+    const written = await this.#durability.durable(
       this.#db.ifNoExists(fp, () => {
         // Fails with the conditional block it belongs to: settled (recorded), never an unhandled rejection.
         this.#durability.settle(this.#db.put(fp, fresh.next));
         options.alongside?.();
       }),
     );
-    // Committed is not durable (see the header): wait for the fsync before answering.
-    await this.#durability.flushed();
     if (written) return fresh.result;
     return this.#transition(fp, (current) => decideConsume(fp, current, token, context, now), options.alongside);
   }
@@ -256,7 +255,8 @@ export class LmdbReplayStore implements ReplayStore {
    */
   async #write<T>(body: () => T): Promise<T> {
     this.#assertOpen();
-    const outcome = await this.#durability.commit(
+    // Committed is not durable (see the header): `durable` waits for the fsync before answering.
+    const outcome = await this.#durability.durable(
       this.#db.transaction((): { readonly value: T } | { readonly error: unknown } => {
         try {
           return { value: body() };
@@ -265,8 +265,6 @@ export class LmdbReplayStore implements ReplayStore {
         }
       }),
     );
-    // Committed is not durable (see the header): wait for the fsync before answering.
-    await this.#durability.flushed();
     if ("error" in outcome) throw outcome.error;
     return outcome.value;
   }

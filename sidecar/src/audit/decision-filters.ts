@@ -10,6 +10,7 @@
  * read each). A page costs offset + limit entries read, plus one per range, whatever the size of the trail.
  */
 import type { Database, RootDatabase } from "lmdb";
+import { timeRange } from "./time-range.js";
 import type { DecisionStatus } from "./types.js";
 
 export const DECISION_STATUSES: readonly DecisionStatus[] = ["approved", "pending_override", "rejected"];
@@ -57,11 +58,7 @@ export function* matchingRecordKeys(index: Database<number, FilterKey>, filter: 
 
 /** One prefix's record keys, newest first, within the time bounds. */
 function* recordKeys(index: Database<number, FilterKey>, prefix: FilterKey, filter: DecisionFilter): Generator<RecordKey> {
-  // Reversed: `start` is the upper bound (inclusive), `end` the lower one (exclusive). [...prefix, t] sorts before
-  // every [...prefix, t, fingerprint], so [floor(to) + 1] keeps millisecond floor(to) and [ceil(from)] keeps ceil(from).
-  const start = [...prefix, filter.to === undefined ? Number.MAX_SAFE_INTEGER : Math.floor(filter.to) + 1];
-  const end = [...prefix, filter.from === undefined ? -1 : Math.ceil(filter.from)];
-  for (const key of index.getKeys({ start, end, reverse: true })) {
+  for (const key of index.getKeys(timeRange(filter.from, filter.to, prefix))) {
     const ms = key[prefix.length];
     const fingerprint = key[prefix.length + 1];
     if (typeof ms === "number" && typeof fingerprint === "string") yield [ms, fingerprint];

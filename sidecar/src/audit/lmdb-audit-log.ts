@@ -45,8 +45,9 @@ import { DEFAULT_RECOVERY_HOLD_MS, LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, RootDatabase } from "lmdb";
 import { backfillFilters, filterKey, matchingRecordKeys, type FilterKey } from "./decision-filters.js";
 import { decisionDetail, decisionRow } from "./decision-row.js";
-import { DEFAULT_AUDIT_RETENTION, PRUNE_CHUNK, dueCount, type AuditRetention, type RetentionLimit } from "./retention.js";
+import { DAY_MS, DEFAULT_AUDIT_RETENTION, PRUNE_CHUNK, dueCount, type AuditRetention, type RetentionLimit } from "./retention.js";
 import { securityEventRow } from "./security-event.js";
+import { timeRange } from "./time-range.js";
 import { DEFAULT_SECURITY_EVENT_LIMITS, SecurityEventLimiter, type SecurityEventLimits } from "./security-event-limiter.js";
 import type {
   AuditLog,
@@ -117,7 +118,6 @@ export interface LmdbAuditLogOptions {
   readonly onNotice?: (message: string) => void;
 }
 
-const DAY_MS = 86_400_000;
 const OVERRIDE_SUFFIX = "/override";
 const CONFIRMATION_SUFFIX = "/confirmation";
 
@@ -204,9 +204,7 @@ export class LmdbAuditLog implements AuditLog {
       ...(entry.signalProvenance === undefined ? {} : { signalProvenance: entry.signalProvenance }),
       recordedAt: entry.recordedAt,
     };
-    try {
-      // lmdb-js fails a queued write on a closed environment later, from a setImmediate, as an uncaught exception.
-      if ((this.#root as { status?: string }).status !== "open") throw new Error("the LMDB environment is closed");
+    this.#queue(() => {
       const fingerprint = executionFingerprint(entry.executionId);
       const at: DecisionTimeKey = [this.#instant(entry.recordedAt), fingerprint];
       // A decision is final and recorded once: the replay store's conditional write that consumes its executionId
@@ -214,9 +212,7 @@ export class LmdbAuditLog implements AuditLog {
       this.#watch(this.#decisionRecords.put(at, record));
       this.#watch(this.#decisionTimes.put(at, { fingerprint, policyId: entry.attestation.policyId, status: entry.status }));
       this.#watch(this.#decisionFilters.put(filterKey(entry.attestation.policyId, entry.status, at[0], fingerprint), 0));
-    } catch (error) {
-      this.#fail(error);
-    }
+    });
   }
 
   recordOverride(entry: OverrideAudit): void {
@@ -395,9 +391,11 @@ export class LmdbAuditLog implements AuditLog {
 
   /** Inside a write transaction: a row (`count` for an aggregate); the counter moves past the events it stands for. */
   #putSecurityEvent(event: SecurityEventInput, at: Date, count?: number): void {
-    const ordinal = this.#count(COUNTERS.securityEvents);
-    this.#security.putSync([at.getTime(), ordinal], securityEventRow(event, `${at.getTime()}-${ordinal}`, at.toISOString(), count));
-    this.#counters.putSync(COUNTERS.securityEvents, ordinal + (count ?? 1));
+    this.#appendCounted(
+      COUNTERS.securityEvents,
+      (ordinal) => this.#security.putSync([at.getTime(), ordinal], securityEventRow(event, `${at.getTime()}-${ordinal}`, at.toISOString(), count)),
+      count,
+    );
   }
 
   /**
@@ -419,21 +417,29 @@ export class LmdbAuditLog implements AuditLog {
    * Written once: only one such write succeeds per execution.
    */
   #putBeside(executionId: string, suffix: string, record: OverrideAudit | ConfirmationAudit): void {
+    this.#queue(() => this.#watch(this.#decisions.put(executionFingerprint(executionId) + suffix, record)));
+  }
+
+  /**
+   * Runs `puts`, which queue writes with the environment's asynchronous `put` (into the caller's conditional write),
+   * unless the log is closing; every failure ends in `#fail`, never in an exception to the caller.
+   */
+  #queue(puts: () => void): void {
     if (this.#closing !== null) return;
     try {
       // lmdb-js fails a queued write on a closed environment later, from a setImmediate, as an uncaught exception.
       if ((this.#root as { status?: string }).status !== "open") throw new Error("the LMDB environment is closed");
-      this.#watch(this.#decisions.put(executionFingerprint(executionId) + suffix, record));
+      puts();
     } catch (error) {
       this.#fail(error);
     }
   }
 
-  /** `write(ordinal)` stores the record (and its index entry), then the counter moves past it. */
-  #appendCounted(counter: Counter, write: (ordinal: number) => void): void {
+  /** `write(ordinal)` stores the record (and its index entry), then the counter moves past the `events` it stands for. */
+  #appendCounted(counter: Counter, write: (ordinal: number) => void, events = 1): void {
     const ordinal = this.#count(counter);
     write(ordinal);
-    this.#counters.putSync(counter, ordinal + 1);
+    this.#counters.putSync(counter, ordinal + events);
   }
 
   #saveApiCalls(): void {
@@ -534,16 +540,4 @@ function* take<T>(items: Iterable<T>, offset: number, limit: number): Generator<
     if (seen >= offset) yield item;
     seen += 1;
   }
-}
-
-/** Range options for a newest-first walk of a [ms, ordinal] index, both bounds inclusive. */
-function timeRange(from: number | undefined, to: number | undefined): { reverse: true; start?: [number]; end?: [number] } {
-  // Reversed, `start` is the upper bound (inclusive) and `end` the lower one (exclusive). The one-element key [t]
-  // sorts before every [t, ordinal]: [floor(to) + 1] keeps every record of millisecond floor(to), [ceil(from)]
-  // every record of millisecond ceil(from).
-  return {
-    reverse: true,
-    ...(to === undefined ? {} : { start: [Math.floor(to) + 1] as [number] }),
-    ...(from === undefined ? {} : { end: [Math.ceil(from)] as [number] }),
-  };
 }

@@ -18,7 +18,7 @@ export interface AuditRetention {
   readonly security: RetentionLimit;
 }
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 const KEEP: RetentionLimit = { maxAgeMs: null, maxRecords: null };
 
 export const DEFAULT_AUDIT_RETENTION: AuditRetention = {

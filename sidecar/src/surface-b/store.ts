@@ -10,7 +10,7 @@
  *   Appended only; the latest is the last key of the id.
  *
  * WRITES: each is one `root.transaction` (its reads see the transaction's own view, so the ordinals it takes and
- * the existence check it makes cannot race another writer), then the environment's `LmdbDurability.flushed()`: a
+ * the existence check it makes cannot race another writer), awaited through the environment's `LmdbDurability.durable`: a
  * method resolves only once its write is on disk, so a response that depends on it is never sent before (acknowledged
  * means durable); a failed commit (a full disk) rejects with StoreUnavailableError, answered 503.
  * A transaction callback only throws before its first write (callbacks of one batch share the LMDB transaction).
@@ -58,7 +58,7 @@ export class TrustRecordStore {
     const id = record.businessTransactionId;
     // Encoded before the transaction: nothing may throw after a write in it.
     const texts = [JSON.stringify(record), JSON.stringify(verification), JSON.stringify(receipt)] as const;
-    const created = await this.#durability.commit(
+    return this.#durability.durable(
       this.#root.transaction(() => {
         if (this.#records.get(id) !== undefined) return false;
         this.#records.putSync(id, texts[0]);
@@ -68,8 +68,6 @@ export class TrustRecordStore {
         return true;
       }),
     );
-    await this.#durability.flushed();
-    return created;
   }
 
   /** The stored record of `id`, or undefined when there is none (or `id` could never be stored). */
@@ -111,13 +109,12 @@ export class TrustRecordStore {
 
   async #append(db: Database<string, HistoryKey>, id: string, entry: Verification | Receipt): Promise<void> {
     const text = JSON.stringify(entry);
-    await this.#durability.commit(
+    await this.#durability.durable(
       this.#root.transaction(() => {
         const [last] = this.#lastKeys(db, id);
         db.putSync([id, last === undefined ? 0 : last[1] + 1], text);
       }),
     );
-    await this.#durability.flushed();
   }
 
   #latest(db: Database<string, HistoryKey>, id: string): unknown {

@@ -3,11 +3,19 @@
  * and a bounded-concurrency map.
  */
 import type { HttpAnswer } from "../support/built-sidecar.js";
-import { TRANSFER_SIGNALS } from "../support/policies.js";
+import { TRANSFER_SIGNALS, fixturePoliciesRoot } from "../support/policies.js";
 
 export const API_KEY = "durability-api-key-0123456789abcdef";
 export const POLICY_ID = "conformance.transfer";
 export const POLICY_VERSION = "1.0.0";
+
+/**
+ * The environment of a built sidecar for these tests: Surface A alone on an ephemeral port, the tests' key, the fixture
+ * policies, warnings and errors logged; `settings` adds to it or overrides it.
+ */
+export async function surfaceAEnv(settings: Readonly<Record<string, string>> = {}): Promise<Record<string, string>> {
+  return { SERVICE_API_KEY: API_KEY, SERVICE_POLICIES_ROOT: await fixturePoliciesRoot(), SERVICE_PORT: "0", SERVICE_B_PORT: "off", SERVICE_LOG_LEVEL: "warn", ...settings };
+}
 
 /** The exact 422 body of a replayed executionId (spec 7, `INV-013@replay`). */
 export const REPLAY_BODY = { error: "[INV-013@replay] execution already consumed: use a new executionId" } as const;

@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertSidecarBuilt, killAllBuiltSidecars, KeepAliveClient, startBuiltSidecar, type BuiltSidecar, type HttpAnswer } from "../support/built-sidecar.js";
-import { TRANSFER_SIGNALS, fixturePoliciesRoot } from "../support/policies.js";
-import { API_KEY, EXPECTED_STATUS, POLICY_ID, POLICY_VERSION, REPLAY_BODY, SIGNAL_SETS, auditPath, evaluateBody, isRecord } from "./load.js";
+import { TRANSFER_SIGNALS } from "../support/policies.js";
+import { API_KEY, EXPECTED_STATUS, POLICY_ID, POLICY_VERSION, REPLAY_BODY, SIGNAL_SETS, auditPath, evaluateBody, isRecord, surfaceAEnv } from "./load.js";
 
 const REQUESTS = 5_000;
 const CONNECTIONS = 200;
@@ -25,15 +25,8 @@ describe("replay race (built sidecar)", () => {
   beforeAll(async () => {
     assertSidecarBuilt();
     dataDir = await mkdtemp(join(tmpdir(), "writ-durability-race-"));
-    sidecar = await startBuiltSidecar({
-      SERVICE_API_KEY: API_KEY,
-      SERVICE_POLICIES_ROOT: await fixturePoliciesRoot(),
-      SERVICE_DATA_DIR: dataDir,
-      SERVICE_PORT: "0",
-      SERVICE_B_PORT: "off",
-      // Each refusal is an `execute:failure` warning; the output is drained and only its tail kept.
-      SERVICE_LOG_LEVEL: "warn",
-    });
+    // Each refusal is an `execute:failure` warning (SERVICE_LOG_LEVEL warn); the output is drained and only its tail kept.
+    sidecar = await startBuiltSidecar(await surfaceAEnv({ SERVICE_DATA_DIR: dataDir }));
   });
   afterAll(async () => {
     await killAllBuiltSidecars();

@@ -21,8 +21,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertSidecarBuilt, killAllBuiltSidecars, KeepAliveClient, startBuiltSidecar, type BuiltSidecar, type HttpAnswer } from "../support/built-sidecar.js";
-import { fixturePoliciesRoot } from "../support/policies.js";
-import { API_KEY, EXPECTED_STATUS, REPLAY_BODY, SIGNAL_SETS, auditPath, evaluateBody, isRecord, mapLimit, parse, prng, show, type SignalSet } from "./load.js";
+import { API_KEY, EXPECTED_STATUS, REPLAY_BODY, SIGNAL_SETS, auditPath, evaluateBody, isRecord, mapLimit, parse, prng, show, surfaceAEnv, type SignalSet } from "./load.js";
 
 const CYCLES = 24;
 /** Requests in flight during the load phase of a cycle. */
@@ -56,13 +55,11 @@ const isReplayRefusal = (answer: HttpAnswer): boolean => answer.status === 422 &
 
 describe("SIGKILL under load (built sidecar)", () => {
   let dataDir: string | undefined;
-  let policiesRoot: string;
   /** Set by afterAll: a body still looping after a test timeout must not start another sidecar. */
   let stopped = false;
 
   beforeAll(async () => {
     assertSidecarBuilt();
-    policiesRoot = await fixturePoliciesRoot();
     dataDir = await mkdtemp(join(tmpdir(), "writ-durability-sigkill-"));
   });
   afterAll(async () => {
@@ -76,14 +73,7 @@ describe("SIGKILL under load (built sidecar)", () => {
     const seed = Number(process.env["WRIT_SIGKILL_SEED"] ?? Date.now() % 2 ** 31);
     const random = prng(seed);
     const where = (cycle: number | string): string => `seed ${seed} (WRIT_SIGKILL_SEED), cycle ${cycle}`;
-    const env = {
-      SERVICE_API_KEY: API_KEY,
-      SERVICE_POLICIES_ROOT: policiesRoot,
-      SERVICE_DATA_DIR: dataDir!,
-      SERVICE_PORT: "0",
-      SERVICE_B_PORT: "off",
-      SERVICE_LOG_LEVEL: "warn",
-    };
+    const env = await surfaceAEnv({ SERVICE_DATA_DIR: dataDir! });
     const started = Date.now();
     const acknowledged: Ack[] = [];
     /** Every executionId sent: each is decided exactly once by the end. */

@@ -15,8 +15,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertSidecarBuilt, killAllBuiltSidecars, KeepAliveClient, startBuiltSidecar, type BuiltSidecar, type HttpAnswer } from "../support/built-sidecar.js";
-import { fixturePoliciesRoot } from "../support/policies.js";
-import { API_KEY, auditPath, evaluateBody, isRecord, mapLimit, parse, prng, show } from "../durability/load.js";
+import { API_KEY, auditPath, evaluateBody, isRecord, mapLimit, parse, prng, show, surfaceAEnv } from "../durability/load.js";
 
 const CYCLES = 10;
 /** Overrides, and confirmations, in flight at once when the kill lands. */
@@ -66,12 +65,10 @@ function confirmBody(attestation: Record<string, unknown>): string {
 
 describe("SIGKILL during overrides and confirmations (built sidecar)", () => {
   let dataDir: string | undefined;
-  let policiesRoot: string;
   let stopped = false;
 
   beforeAll(async () => {
     assertSidecarBuilt();
-    policiesRoot = await fixturePoliciesRoot();
     dataDir = await mkdtemp(join(tmpdir(), "writ-crash-overrides-"));
   });
   afterAll(async () => {
@@ -84,14 +81,7 @@ describe("SIGKILL during overrides and confirmations (built sidecar)", () => {
     const seed = Number(process.env["WRIT_CRASH_SEED"] ?? Date.now() % 2 ** 31);
     const random = prng(seed);
     const where = (cycle: number | string): string => `seed ${seed} (WRIT_CRASH_SEED), cycle ${cycle}`;
-    const env = {
-      SERVICE_API_KEY: API_KEY,
-      SERVICE_POLICIES_ROOT: policiesRoot,
-      SERVICE_DATA_DIR: dataDir!,
-      SERVICE_PORT: "0",
-      SERVICE_B_PORT: "off",
-      SERVICE_LOG_LEVEL: "warn",
-    };
+    const env = await surfaceAEnv({ SERVICE_DATA_DIR: dataDir! });
     const start = async (): Promise<BuiltSidecar> => {
       if (stopped) throw new Error("stopped: the test has ended (timeout?)");
       return startBuiltSidecar(env);

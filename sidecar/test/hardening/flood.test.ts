@@ -10,8 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertSidecarBuilt, killAllBuiltSidecars, KeepAliveClient, startBuiltSidecar } from "../support/built-sidecar.js";
-import { fixturePoliciesRoot } from "../support/policies.js";
-import { API_KEY } from "../durability/load.js";
+import { API_KEY, surfaceAEnv } from "../durability/load.js";
 
 const REQUESTS = 200_000;
 const MAX_GROWTH_BYTES = 1024 * 1024;
@@ -38,15 +37,7 @@ describe("a flood of wrong-key requests (built sidecar)", () => {
   });
 
   it(`${REQUESTS.toLocaleString("en")} requests grow the data dir by at most 1 MB, and are counted`, async () => {
-    const sidecar = await startBuiltSidecar({
-      SERVICE_API_KEY: API_KEY,
-      SERVICE_POLICIES_ROOT: await fixturePoliciesRoot(),
-      SERVICE_DATA_DIR: dataDir,
-      SERVICE_PORT: "0",
-      SERVICE_B_PORT: "off",
-      SERVICE_LOG_LEVEL: "warn",
-      SERVICE_AUDIT_SECURITY_INTERVAL_S: String(INTERVAL_S),
-    });
+    const sidecar = await startBuiltSidecar(await surfaceAEnv({ SERVICE_DATA_DIR: dataDir, SERVICE_AUDIT_SECURITY_INTERVAL_S: String(INTERVAL_S) }));
     const client = new KeepAliveClient(sidecar.url, API_KEY, 1);
     try {
       expect((await client.request("GET", "/audit/stats")).status).toBe(200);

@@ -17,8 +17,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertSidecarBuilt, killAllBuiltSidecars, KeepAliveClient, startBuiltSidecar, type BuiltSidecar } from "../support/built-sidecar.js";
-import { fixturePoliciesRoot } from "../support/policies.js";
-import { API_KEY, REPLAY_BODY, auditPath, evaluateBody, mapLimit } from "../durability/load.js";
+import { API_KEY, REPLAY_BODY, auditPath, evaluateBody, mapLimit, surfaceAEnv } from "../durability/load.js";
 
 const TMPFS_BYTES = 6 * 1024 * 1024;
 /** Room left for the sidecar once the ballast file is written: enough for a few thousand decisions, then full. */
@@ -46,12 +45,10 @@ async function timedHealth(client: KeepAliveClient): Promise<{ readonly ms: numb
 
 describe.skipIf(!isRoot)("a full data disk (built sidecar, tmpfs)", () => {
   let mount: string;
-  let policiesRoot: string;
   let sidecar: BuiltSidecar | undefined;
 
   beforeAll(async () => {
     assertSidecarBuilt();
-    policiesRoot = await fixturePoliciesRoot();
     mount = await mkdtemp(join(tmpdir(), "writ-full-disk-"));
     execFileSync("mount", ["-t", "tmpfs", "-o", `size=${TMPFS_BYTES}`, "tmpfs", mount]);
   });
@@ -65,7 +62,7 @@ describe.skipIf(!isRoot)("a full data disk (built sidecar, tmpfs)", () => {
 
   it("answers 503 for what it cannot write, stays up, says why on /health, recovers when space returns, and lost nothing answered", async () => {
     const dataDir = join(mount, "data");
-    const env = { SERVICE_API_KEY: API_KEY, SERVICE_DATA_DIR: dataDir, SERVICE_POLICIES_ROOT: policiesRoot, SERVICE_PORT: "0", SERVICE_B_PORT: "off" };
+    const env = await surfaceAEnv({ SERVICE_DATA_DIR: dataDir });
     sidecar = await startBuiltSidecar(env);
     const client = new KeepAliveClient(sidecar.url, API_KEY, IN_FLIGHT);
     const intruder = new KeepAliveClient(sidecar.url, "wrong-key-0123456789abcdef", 4);

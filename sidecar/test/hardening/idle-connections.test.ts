@@ -15,9 +15,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createInterface } from "node:readline";
 import { afterAll, describe, expect, it } from "vitest";
 import { assertSidecarBuilt, killAllBuiltSidecars, startBuiltSidecar } from "../support/built-sidecar.js";
-import { fixturePoliciesRoot } from "../support/policies.js";
 import { parseRaw, rawRequest } from "../support/raw-http.js";
-import { API_KEY } from "../durability/load.js";
+import { surfaceAEnv } from "../durability/load.js";
 
 const IDLE_SOCKETS = 20_000;
 const HOLDERS = 2;
@@ -40,15 +39,9 @@ describe("20,000 idle connections (built sidecar)", () => {
 
   it("a fresh client is served within a second, and idle sockets are closed after the idle timeout", async () => {
     assertSidecarBuilt();
-    const sidecar = await startBuiltSidecar({
-      SERVICE_API_KEY: API_KEY,
-      SERVICE_POLICIES_ROOT: await fixturePoliciesRoot(),
-      SERVICE_PORT: "0",
-      SERVICE_B_PORT: "off",
-      SERVICE_LOG_LEVEL: "warn",
-      SERVICE_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS),
-      SERVICE_KEEP_ALIVE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS),
-    });
+    const sidecar = await startBuiltSidecar(
+      await surfaceAEnv({ SERVICE_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS), SERVICE_KEEP_ALIVE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS) }),
+    );
     const port = new URL(sidecar.url).port;
     const started = Array.from({ length: HOLDERS }, () => startHolder(port, IDLE_SOCKETS / HOLDERS));
     holders.push(...started.map((h) => h.child));
