@@ -8,6 +8,7 @@ export default defineConfig({
     alias: {
       // Before "@writ/runtime", which would also match it as a prefix.
       "@writ/runtime/lmdb": here("./runtime/src/lmdb.ts"),
+      "@writ/runtime/postgres": here("./runtime/src/postgres.ts"),
       "@writ/runtime": here("./runtime/src/index.ts"),
       "@writ/wire": here("./wire/src/index.ts"),
       "@writ/compiler": here("./compiler/src/index.ts"),

@@ -16,6 +16,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { executionFingerprint, type AttestationV1 } from "@writ/runtime";
+import { open } from "lmdb";
 import { loadConfig, openContext, type SidecarContext } from "@writ/sidecar";
 import { loadCases } from "./sidecar/policy-cases.js";
 import { policiesRoot } from "./sidecar/writ.js";
@@ -46,9 +47,10 @@ const PATTERNS: readonly Pattern[] = [
   {
     name: "floor (small value, sequential key)",
     async open(dir) {
-      const ctx = await context(dir, false);
-      const db = ctx.root!.openDB({ name: "bench-floor", encoding: "json" });
-      return { write: async (i) => { await db.put(i, { state: "consumed", at: Date.now() }); await ctx.root!.flushed; }, close: () => ctx.close() };
+      // The same durable defaults the sidecar opens its data dir with.
+      const root = open({ path: join(dir, "floor"), noSubdir: false });
+      const db = root.openDB({ name: "bench-floor", encoding: "json" });
+      return { write: async (i) => { await db.put(i, { state: "consumed", at: Date.now() }); await root.flushed; }, close: () => root.close() };
     },
   },
   {
@@ -68,7 +70,7 @@ const PATTERNS: readonly Pattern[] = [
         const executionId = `w${run}-${i}`;
         const attestation: AttestationV1 = { ...sample, executionId, execution_fingerprint: executionFingerprint(executionId) };
         return ctx.store!.consume(attestation.execution_fingerprint, {
-          alongside: () => ctx.audit.recordDecision({ executionId, endpoint: "evaluate", status: "approved", ruleMatched: "verified", attestation, recordedAt: new Date().toISOString() }),
+          record: { kind: "decision", body: { executionId, endpoint: "evaluate", status: "approved", ruleMatched: "verified", attestation, recordedAt: new Date().toISOString() } },
         });
       };
       return { write, close: () => ctx.close() };

@@ -99,6 +99,15 @@ export {
   type ConsumeOptions,
   type ResolveOverrideOptions,
 } from "./replay/store.js";
+export type {
+  ConfirmationAuditRecord,
+  DecisionAuditRecord,
+  DecisionAuditStatus,
+  OverrideAuditRecord,
+  RecordWriter,
+  TransitionRecord,
+  TransitionRecordKind,
+} from "./replay/records.js";
 export { MemoryReplayStore, DEFAULT_MEMORY_CAPACITY, type MemoryReplayStoreOptions } from "./replay/memory-store.js";
 export { ReplayCapacityError, ReplayStoreClosedError, StoreUnavailableError } from "./replay/errors.js";
 export {
@@ -124,4 +133,4 @@ export {
   type PendingContext,
 } from "./attest/override.js";
 export { PolicyRegistry, DEFAULT_BUNDLE_LOAD_TIMEOUT_MS, type RegistryOptions } from "./authorizer/registry.js";
-export { Authorizer, SIMULATION_EXECUTION_ID, type AuthorizerOptions, type DecisionEvent, type DryRun, type EvaluateRequest, type Evaluated, type Simulation } from "./authorizer/authorizer.js";
+export { Authorizer, SIMULATION_EXECUTION_ID, type AuthorizerOptions, type DryRun, type EvaluateRequest, type Evaluated, type Simulation } from "./authorizer/authorizer.js";

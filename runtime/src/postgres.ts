@@ -3,4 +3,4 @@
  * Apart from the main entry because it needs `pg`, an optional peer dependency of this package, like `lmdb` for
  * `@writ/runtime/lmdb`.
  */
-export { PostgresReplayStore, DEFAULT_REPLAY_TABLE, type PostgresReplayStoreOptions } from "./replay/postgres-store.js";
+export { PostgresReplayStore, DEFAULT_REPLAY_TABLE, DEFAULT_RECORDS_TABLE, replaySchema, type PostgresReplayStoreOptions } from "./replay/postgres-store.js";

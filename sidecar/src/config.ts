@@ -3,7 +3,7 @@
  * setting). Every bad value is a start-up error naming the variable and what it accepts: a signing service must not
  * start on a guess.
  */
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { DEFAULT_BUNDLE_LOAD_TIMEOUT_MS } from "@writ/runtime";
 import { DAY_MS, DEFAULT_AUDIT_RETENTION, type AuditRetention, type RetentionLimit } from "./audit/retention.js";
@@ -16,6 +16,17 @@ export class ConfigError extends Error {
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
+/** The shared database of a fleet (`SERVICE_STORE=postgres`, docs/fleet.md). */
+export interface DatabaseConfig {
+  /** `postgresql://…` from SERVICE_DATABASE_URL or the file SERVICE_DATABASE_URL_FILE names; a secret: never logged. */
+  readonly url: string;
+  readonly poolSize: number;
+  readonly statementTimeoutMs: number;
+  readonly connectTimeoutMs: number;
+}
+
+export const DEFAULT_DATABASE = { poolSize: 10, statementTimeoutMs: 5_000, connectTimeoutMs: 5_000 } as const;
+
 export interface SidecarConfig {
   /** Bearer key of both surfaces; null only in development mode before it is generated (see `dev`). */
   readonly apiKey: string | null;
@@ -23,13 +34,17 @@ export interface SidecarConfig {
   /** PEM PKCS8 key from `SERVICE_SIGNING_KEY` (signing_mode `env`), else the key file (signing_mode `disk`). */
   readonly signingKeyPem: string | null;
   readonly signingKeyFile: string | null;
-  /** LMDB environment (replay, audit, Surface B); null: no durable store. */
+  /** The directory of generated keys and, with the `lmdb` store, of the LMDB environment (replay, audit, Surface B). */
   readonly dataDir: string | null;
+  /** Where replay, audit and Surface B live: `lmdb` (embedded, the data dir) or `postgres` (shared by a fleet). */
+  readonly store: "lmdb" | "postgres";
+  /** Set exactly when `store` is `postgres`. */
+  readonly database: DatabaseConfig | null;
   readonly host: string;
   /** null: the surface is off. */
   readonly portA: number | null;
   readonly portB: number | null;
-  readonly replayStore: "lmdb" | "memory" | "none";
+  readonly replayStore: "lmdb" | "postgres" | "memory" | "none";
   readonly audit: boolean;
   /** SPKI PEM files of the keys a `bundle.sig` must verify against. */
   readonly bundleKeyFiles: readonly string[];
@@ -135,6 +150,46 @@ function auditBounds(env: Env): Pick<SidecarConfig, "securityEvents" | "auditRet
   };
 }
 
+/**
+ * SERVICE_DATABASE_URL, or the file SERVICE_DATABASE_URL_FILE names (one line, mode 0600 advised); never both. Read
+ * alone by `writ-sidecar migrate`, which needs no API key.
+ * @throws ConfigError
+ */
+export function databaseConfig(env: Env, cwd: string = process.cwd()): DatabaseConfig {
+  const inline = text(env, "SERVICE_DATABASE_URL");
+  const file = path(text(env, "SERVICE_DATABASE_URL_FILE"), cwd);
+  if (inline !== undefined && file !== null) throw new ConfigError("SERVICE_DATABASE_URL and SERVICE_DATABASE_URL_FILE are both set; choose one");
+  let url: string;
+  if (file !== null) {
+    try {
+      url = readFileSync(file, "utf8").trim();
+    } catch (e) {
+      throw new ConfigError(`cannot read SERVICE_DATABASE_URL_FILE \`${file}\`: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    if (url === "") throw new ConfigError(`SERVICE_DATABASE_URL_FILE \`${file}\` is empty`);
+  } else if (inline !== undefined) {
+    url = inline.trim();
+  } else {
+    throw new ConfigError("SERVICE_STORE is `postgres` but neither SERVICE_DATABASE_URL nor SERVICE_DATABASE_URL_FILE is set");
+  }
+  // The URL is a secret (it may hold a password): errors name the variable, never the value.
+  let protocol: string;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    throw new ConfigError(`${file === null ? "SERVICE_DATABASE_URL" : "SERVICE_DATABASE_URL_FILE's content"} is not a URL (expected postgresql://user@host:5432/database)`);
+  }
+  if (protocol !== "postgresql:" && protocol !== "postgres:") {
+    throw new ConfigError(`${file === null ? "SERVICE_DATABASE_URL" : "SERVICE_DATABASE_URL_FILE's content"} must be a postgresql:// URL, not ${protocol}//…`);
+  }
+  return {
+    url,
+    poolSize: integer(env, "SERVICE_DATABASE_POOL_SIZE", DEFAULT_DATABASE.poolSize, 1, 1_000),
+    statementTimeoutMs: integer(env, "SERVICE_DATABASE_STATEMENT_TIMEOUT_MS", DEFAULT_DATABASE.statementTimeoutMs, 100, 600_000),
+    connectTimeoutMs: integer(env, "SERVICE_DATABASE_CONNECT_TIMEOUT_MS", DEFAULT_DATABASE.connectTimeoutMs, 100, 600_000),
+  };
+}
+
 /** The policies root must be a directory: a typo would otherwise start a sidecar that answers 404 for every policy. */
 function checkPoliciesRoot(root: string): void {
   let isDirectory: boolean;
@@ -189,12 +244,20 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
     throw new ConfigError("SERVICE_SIGNING_KEY and SERVICE_SIGNING_KEY_FILE are both set; choose one");
   }
   if (signingKeyPem === null && signingKeyFile === null && dataDir !== null) signingKeyFile = resolve(dataDir, "signing.key");
-  const replayStore = oneOf(env, "SERVICE_REPLAY_STORE", ["lmdb", "memory", "none"], dataDir === null ? "none" : "lmdb");
+  const store = oneOf(env, "SERVICE_STORE", ["lmdb", "postgres"], "lmdb");
+  const database = store === "postgres" ? databaseConfig(env, cwd) : null;
+  if (store === "lmdb" && (env["SERVICE_DATABASE_URL"] !== undefined || env["SERVICE_DATABASE_URL_FILE"] !== undefined)) {
+    throw new ConfigError("SERVICE_DATABASE_URL is set but SERVICE_STORE is not `postgres`: set SERVICE_STORE=postgres to use the database");
+  }
+  const replayStore =
+    store === "postgres"
+      ? oneOf(env, "SERVICE_REPLAY_STORE", ["postgres"], "postgres")
+      : oneOf(env, "SERVICE_REPLAY_STORE", ["lmdb", "memory", "none"], dataDir === null ? "none" : "lmdb");
   if (replayStore === "lmdb" && dataDir === null) {
     throw new ConfigError("SERVICE_REPLAY_STORE is `lmdb` but SERVICE_DATA_DIR is not set: the LMDB store needs a directory");
   }
-  const audit = flag(env, "SERVICE_AUDIT", dataDir !== null);
-  if (audit && dataDir === null) throw new ConfigError("SERVICE_AUDIT is on but SERVICE_DATA_DIR is not set: the audit trail needs a directory");
+  const audit = flag(env, "SERVICE_AUDIT", store === "postgres" || dataDir !== null);
+  if (audit && store === "lmdb" && dataDir === null) throw new ConfigError("SERVICE_AUDIT is on but SERVICE_DATA_DIR is not set: the audit trail needs a directory");
   const bundleKeys = text(env, "SERVICE_BUNDLE_KEYS");
   const bundleKeyFiles = bundleKeys === undefined ? [] : bundleKeys.split(",").map((f) => path(f.trim(), cwd)!);
   const requireSignedBundles = flag(env, "SERVICE_REQUIRE_SIGNED_BUNDLES", bundleKeyFiles.length > 0);
@@ -207,6 +270,8 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
     signingKeyPem,
     signingKeyFile,
     dataDir,
+    store,
+    database,
     host: text(env, "SERVICE_HOST") ?? "127.0.0.1",
     portA: port(env, "SERVICE_PORT", 8080),
     portB: port(env, "SERVICE_B_PORT", 8081),

@@ -46,9 +46,10 @@ export async function startSidecar(config: SidecarConfig): Promise<RunningSideca
   let reportAuditError = (error: unknown): void => {
     process.stderr.write(`writ-sidecar: audit failure: ${error instanceof Error ? error.message : String(error)}\n`);
   };
-  // Whether the data dir takes writes goes to the operator's log the same way.
+  // Whether the store (the data dir, or the fleet's database) takes writes goes to the operator's log the same way.
+  const store = config.store === "postgres" ? "database" : "data dir";
   let reportStoreHealth = (health: StoreHealth): void => {
-    process.stderr.write(`writ-sidecar: data dir: ${health.ok ? "takes writes again" : `failing: ${health.problem}`}\n`);
+    process.stderr.write(`writ-sidecar: ${store}: ${health.ok ? "takes writes again" : `failing: ${health.problem}`}\n`);
   };
   const context = await openContext(config, {
     onAuditError: (error) => reportAuditError(error),
@@ -64,7 +65,9 @@ export async function startSidecar(config: SidecarConfig): Promise<RunningSideca
       apps.push(surfaceA);
       reportAuditError = (error) => surfaceA.log.error({ err: error }, "audit failure: audit_db is false until audit writes succeed again");
       reportStoreHealth = (health) =>
-        health.ok ? surfaceA.log.warn("data dir takes writes again") : surfaceA.log.error({ problem: health.problem }, "data dir failing writes: answering 503 until it takes them again");
+        health.ok
+          ? surfaceA.log.warn(`${store} takes writes again`)
+          : surfaceA.log.error({ problem: health.problem }, `${store} failing writes: answering 503 until it takes them again`);
       a = await listen(surfaceA, config.host, config.portA);
     }
     // Surface B (issue 5): its own listener on the same context; drained with Surface A on close.

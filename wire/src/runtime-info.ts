@@ -11,8 +11,9 @@ export interface Health {
   /** false: the audit database is off or disconnected, which does not stop execution (spec 7). */
   readonly audit_db: boolean;
   /**
-   * writ's addition: whether the data dir (replay store, audit, Surface B) takes writes. `error`: writes fail (a full
-   * disk) and the routes that write answer 503 until it takes them again, by itself; `none`: no data dir.
+   * writ's addition: whether the store (the data dir, or a fleet's PostgreSQL database: replay store, audit, Surface B)
+   * takes writes. `error`: writes fail (a full disk, an unreachable database) and the routes that write answer 503
+   * until it takes them again, by itself; `none`: no durable store.
    */
   readonly store: StoreStatus;
   readonly signing_mode: "env" | "disk";

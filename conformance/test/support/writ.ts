@@ -70,7 +70,8 @@ export interface Writ {
 const SURFACE_B = /^writ-sidecar: Surface B listening on (http:\/\/\S+)$/m;
 
 /** A fresh built sidecar serving the fixtures: its own data dir, both surfaces on random ports. */
-export async function startWrit(fixtures: Fixtures): Promise<Writ> {
+/** `settings` add to the sidecar's environment or override it (e.g. `SERVICE_STORE=postgres`). */
+export async function startWrit(fixtures: Fixtures, settings: Readonly<Record<string, string>> = {}): Promise<Writ> {
   const dataDir = await mkdtemp(join(fixtures.dir, "data-"));
   const sidecar = await startBuiltSidecar({
     SERVICE_API_KEY: API_KEY,
@@ -81,6 +82,7 @@ export async function startWrit(fixtures: Fixtures): Promise<Writ> {
     SERVICE_PORT: "0",
     SERVICE_B_PORT: "0",
     SERVICE_LOG_LEVEL: "warn",
+    ...settings,
   });
   // Surface B's line follows Surface A's in the same write burst; wait for it briefly if it is not there yet.
   let b = SURFACE_B.exec(sidecar.output());

@@ -2,11 +2,15 @@ import { randomUUID } from "node:crypto";
 import { canonicalJson } from "../canonical/jcs.js";
 import { sha256Hex } from "../canonical/digest.js";
 import { OverrideError } from "../errors.js";
+import type { OverrideAuditRecord } from "../replay/records.js";
 import type { ReplayStore } from "../replay/store.js";
 import { PAYLOAD_TYPES } from "../signing/payload-types.js";
 import { signObject } from "../signing/sign.js";
 import { executionFingerprint, type Attestation } from "./attestation.js";
+import type { OverrideRecord } from "./evidence-types.js";
 import type { Signer } from "./trust-root.js";
+
+export type { OverrideRecord };
 
 /** Spec 2.8: the human decision on a pending decision. */
 export interface OverrideRequest {
@@ -29,21 +33,6 @@ export interface PendingContext {
   readonly attestation: Attestation;
 }
 
-/** The override record, signed in the override domain when a signer is given, else carrying a SHA-256 digest. */
-export interface OverrideRecord {
-  readonly overrideId: string;
-  readonly executionId: string;
-  readonly execution_fingerprint: string;
-  readonly approved: boolean;
-  readonly approved_by: string;
-  readonly approver_role: string;
-  readonly reason: string;
-  readonly decidedAt: string;
-  /** SHA-256 of the JCS form of the original signed attestation: the decision this record resolves. */
-  readonly attestationHash: string;
-  readonly signature?: string;
-  readonly digest?: string;
-}
 
 export type OverrideOutcome =
   | {
@@ -68,13 +57,6 @@ export interface OverrideDependencies {
   readonly store: ReplayStore;
   readonly signer?: Signer;
   readonly now?: () => Date;
-  /**
-   * The caller's record of the resolution (the sidecar's audit record: approver, role, reason, signed record), run
-   * inside the store's conditional write (`ResolveOverrideOptions.alongside`): on LMDB it commits and flushes with the
-   * resolution or not at all, so no override is in force without its record. Called only for the winning resolution;
-   * it must not throw.
-   */
-  readonly onResolved?: (outcome: OverrideOutcome) => void;
 }
 
 /**
@@ -130,12 +112,19 @@ export async function resolveOverride(request: OverrideRequest, deps: OverrideDe
         record,
       }
     : { status: "rejected", executionId: request.executionId, record };
-  // INVARIANT (an override is in force only with its record): `onResolved` writes within the resolution's own write.
-  const { onResolved } = deps;
-  const result = await store.resolveOverride(fingerprint, entry.token, request.approved, {
-    resolution: record,
-    ...(onResolved ? { alongside: () => onResolved(outcome) } : {}),
-  });
+  const audited: OverrideAuditRecord = {
+    executionId: request.executionId,
+    approved: request.approved,
+    approvedBy: request.approvedBy,
+    approverRole: request.approverRole,
+    reason: request.reason,
+    overrideId: record.overrideId,
+    record,
+    recordedAt: record.decidedAt,
+  };
+  // INVARIANT (an override is in force only with its record): the audit record is committed with the resolution
+  // (INVARIANT (a transition is kept with its record)), so no crash leaves a resolved override without approver and reason.
+  const result = await store.resolveOverride(fingerprint, entry.token, request.approved, { resolution: record, record: { kind: "override", body: audited } });
   if (!result.ok) {
     if (result.reason === "wrong_state") throw new OverrideError("OVERRIDE_ALREADY_RESOLVED", `the decision for \`${request.executionId}\` is already resolved`);
     if (result.reason === "token_mismatch") throw new OverrideError("SYS-023", "override lineage token does not match");

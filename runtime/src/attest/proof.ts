@@ -1,49 +1,17 @@
 import { canonicalJson } from "../canonical/jcs.js";
 import { sha256Hex } from "../canonical/digest.js";
 import { IntegrityError } from "../errors.js";
-import type { Verdict } from "../ir/types.js";
 import type { ReplayStore } from "../replay/store.js";
+import type { ConfirmationAuditRecord } from "../replay/records.js";
 import { PAYLOAD_TYPES } from "../signing/payload-types.js";
 import { signObject } from "../signing/sign.js";
 import { executionFingerprint, type Attestation } from "./attestation.js";
+import type { ExecutedAction, ExecutionProof, MatchDetails } from "./evidence-types.js";
 import type { Signer } from "./trust-root.js";
 import { verifyAttestation, type VerifierOptions } from "./verify.js";
 
-/** The library form of an executed action (spec 2.9). */
-export interface ExecutedAction {
-  readonly type: string;
-  readonly payload: Readonly<Record<string, unknown>>;
-  /** ISO 8601. */
-  readonly executedAt: string;
-  readonly executedBy?: string;
-  /** The executing system's own identifier of the action (`executedAction.actionId` of the endpoint form). */
-  readonly actionId?: string;
-}
+export type { ExecutedAction, ExecutionProof, MatchDetails };
 
-export interface MatchDetails {
-  readonly actionTypeMatch: boolean;
-  readonly payloadConsistent: boolean;
-  readonly withinTimeWindow: boolean;
-  readonly timeWindowSeconds: number;
-  /** writ's addition: the attestation authorized execution (an approval, or an escalation whose override was approved). */
-  readonly executionAuthorized: boolean;
-}
-
-/** The Execution Integrity Proof (spec 2.9), signed in the execution-proof domain. */
-export interface ExecutionProof {
-  readonly executionId: string;
-  /** SHA-256 of the JCS form of the whole signed attestation: names the authorization confirmed. */
-  readonly authorizationId: string;
-  /** SHA-256 of JCS(`{authorizationId, executed}`): binds what ran to what was authorized. */
-  readonly integrityHash: string;
-  readonly authorized: { readonly action: Verdict; readonly actionType: string; readonly reason: string; readonly policyId: string; readonly policyVersion: string };
-  readonly executed: ExecutedAction;
-  readonly match: boolean;
-  readonly matchDetails: MatchDetails;
-  readonly confirmedAt: string;
-  readonly verified: true;
-  readonly signature: string;
-}
 
 export const DEFAULT_TIME_WINDOW_SECONDS = 300;
 
@@ -53,12 +21,6 @@ export interface ConfirmDependencies {
   /** Holds decisions (for override outcomes) and confirmations (once per executionId). */
   readonly store: ReplayStore;
   readonly now?: () => Date;
-  /**
-   * The caller's record of the confirmation (the sidecar's audit record with the signed proof), run inside the
-   * store's conditional write that consumes the confirmation key (`ConsumeOptions.alongside`): on LMDB it commits and
-   * flushes with it or not at all. Called only for the confirmation that wins; it must not throw.
-   */
-  readonly onConfirmed?: (proof: ExecutionProof) => void;
 }
 
 /** The key of a confirmation in the replay store: its own domain, so it never collides with an execution. */
@@ -69,7 +31,7 @@ export function confirmationKey(executionId: string): string {
 /**
  * Confirms that an executed action matches the one authorized, once per executionId.
  * INVARIANT (one confirmation per executionId): the proof is signed first, then the confirmation key is consumed in
- * one conditional write that also carries the caller's record (`onConfirmed`); the proof leaves only once that write
+ * one conditional write that also carries its audit record (with the proof); the proof leaves only once that write
  * is durable. Of racing confirmations one wins and the others' proofs are discarded. A crash before the write leaves
  * nothing behind, so the execution stays confirmable; a crash after it leaves the confirmation with its record.
  * @throws IntegrityError INTEGRITY_INVALID_ATTESTATION when the attestation does not verify,
@@ -111,8 +73,8 @@ export async function confirmExecution(
     verified: true as const,
   };
   const proof: ExecutionProof = { ...body, signature: signObject(PAYLOAD_TYPES.executionProof, body, deps.signer.key) };
-  const { onConfirmed } = deps;
-  const done = await deps.store.consume(key, { now: confirmedAt.getTime(), ...(onConfirmed ? { alongside: () => onConfirmed(proof) } : {}) });
+  const record: ConfirmationAuditRecord = { executionId: proof.executionId, match: proof.match, proof, recordedAt: proof.confirmedAt };
+  const done = await deps.store.consume(key, { now: confirmedAt.getTime(), record: { kind: "confirmation", body: record } });
   if (!done.ok) throw alreadyConfirmed(att.executionId);
   return proof;
 }

@@ -17,6 +17,7 @@ import { AuthorizationError, BundleError } from "../errors.js";
 import type { ErrorCode } from "../errors/codes.js";
 import type { Decision } from "../ir/evaluate.js";
 import type { Verdict } from "../ir/types.js";
+import type { DecisionAuditRecord } from "../replay/records.js";
 import type { ReplayStore } from "../replay/store.js";
 import type { PolicyRegistry } from "./registry.js";
 
@@ -63,16 +64,6 @@ function evaluationFailed(cause: unknown): AuthorizationError {
   return new AuthorizationError("EVALUATION_FAILED", `evaluation failed: ${cause instanceof Error ? cause.message : String(cause)}`);
 }
 
-/** A signed decision, as `onDecision` sees it. */
-export interface DecisionEvent {
-  readonly request: EvaluateRequest;
-  /** `evaluate`: variant 1 attestation (`POST /evaluate`); `execute`: variant 2 (legacy `POST /execute`). */
-  readonly variant: "evaluate" | "execute";
-  readonly status: Evaluated<Attestation>["status"];
-  readonly ruleMatched: string;
-  readonly attestation: Attestation;
-}
-
 export interface AuthorizerOptions {
   readonly registry: PolicyRegistry;
   /** Without one, nothing can be signed: RUNTIME_NOT_CONFIGURED. */
@@ -80,12 +71,6 @@ export interface AuthorizerOptions {
   /** Without one, execution fails closed: INV-REPLAY-001 (spec 2.12). */
   readonly store: ReplayStore | null;
   readonly now?: () => Date;
-  /**
-   * Called with each signed decision inside the replay store's atomic write that consumes its executionId, and only
-   * when that succeeds (`ConsumeOptions.alongside`): on LMDB, what it writes to the same environment commits and
-   * flushes with the replay entry before the attestation is returned (the sidecar's audit record). It must not throw.
-   */
-  readonly onDecision?: (event: DecisionEvent) => void;
 }
 
 /** Which body wording a signal failure takes: `verifiedSignals` (variant 1) or `signals` (the others). */
@@ -169,7 +154,7 @@ export class Authorizer {
 
   async #execute<A extends Attestation>(
     request: EvaluateRequest,
-    variant: DecisionEvent["variant"],
+    variant: DecisionAuditRecord["endpoint"],
     sign: (d: DecisionRecord, signer: Signer, runtime: RuntimeIdentity) => Promise<SelfVerifyingAttestation<A>>,
   ): Promise<Evaluated<A>> {
     const field: SignalsField = variant === "evaluate" ? "verifiedSignals" : "signals";
@@ -188,17 +173,24 @@ export class Authorizer {
     }
     const attestation = signed.attestation;
     const state = VERDICT_STATUS[decided.verdict];
-    const event: DecisionEvent = { request, variant, status: state.status, ruleMatched: decided.ruleId, attestation };
-    const onDecision = this.options.onDecision;
-    // INVARIANT (acknowledged means durable): the attestation leaves only after its replay entry (and whatever
-    // `onDecision` wrote alongside it) is flushed; `consume` resolves after the flush.
-    // The attestation carries the fingerprint of its executionId (attestationBody computed it): not hashed twice.
+    const record: DecisionAuditRecord = {
+      executionId: request.executionId,
+      endpoint: variant,
+      status: state.status,
+      ruleMatched: decided.ruleId,
+      attestation,
+      ...(request.signalProvenance === undefined ? {} : { signalProvenance: request.signalProvenance }),
+      recordedAt: attestation.issuedAt,
+    };
+    // INVARIANT (acknowledged means durable): the attestation leaves only after its replay entry (and the decision's
+    // record, committed with it: INVARIANT (a transition is kept with its record)) is durable; `consume` resolves
+    // after that. The attestation carries the fingerprint of its executionId (attestationBody computed it): not hashed twice.
     // INVARIANT (a decision's replay entry is created at its issuedAt): consumed at the attestation's own instant, so
-    // the entry's `createdAt` says when the decision was made; the sidecar's audit finds a decision's record by it.
+    // the entry's `createdAt` says when the decision was made; the sidecar's LMDB audit finds a decision's record by it.
     const consuming = store.consume(attestation.execution_fingerprint, {
       now: Date.parse(attestation.issuedAt),
       ...(decided.verdict === "escalate" ? { context: pendingContext(attestation) } : {}),
-      ...(onDecision ? { alongside: () => onDecision(event) } : {}),
+      record: { kind: "decision", body: record },
     });
     // INVARIANT (no unverified signature leaves): self-verification (spec 2.2) runs while the replay write commits
     // and fsyncs, and the attestation is returned only once both have finished. Should it fail (the key's halves

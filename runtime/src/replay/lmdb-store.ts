@@ -54,6 +54,7 @@ import {
   parseStoredEntry,
   type Transition,
 } from "./lifecycle.js";
+import type { RecordWriter, TransitionRecord } from "./records.js";
 import type { ConsumeOptions, ReplayEntry, ReplayResult, ReplayStore, ReserveOptions, ResolveOverrideOptions } from "./store.js";
 
 export const DEFAULT_REPLAY_DB_NAME = "replay";
@@ -61,6 +62,11 @@ export const DEFAULT_REPLAY_DB_NAME = "replay";
 export interface LmdbReplayStoreOptions {
   /** Name of the LMDB database inside the environment; default `replay`. */
   readonly dbName?: string;
+  /**
+   * Writes the record of a transition inside its conditional write (records.ts `RecordWriter`): what it queues to this
+   * environment with the asynchronous `put` commits and flushes with the transition, or not at all.
+   */
+  readonly writeRecord?: RecordWriter;
 }
 
 /** How many expired entries `sweep` removes per write transaction, to keep the write lock short. */
@@ -71,6 +77,7 @@ export class LmdbReplayStore implements ReplayStore {
   readonly #db: Database<unknown, string>;
   readonly #ownsRoot: boolean;
   readonly #durability: LmdbDurability;
+  readonly #writeRecord: RecordWriter | undefined;
   #closed = false;
 
   /**
@@ -87,6 +94,7 @@ export class LmdbReplayStore implements ReplayStore {
       this.#ownsRoot = false;
     }
     this.#durability = LmdbDurability.of(this.#root);
+    this.#writeRecord = options.writeRecord;
     try {
       this.#db = this.#root.openDB<unknown, string>(options.dbName ?? DEFAULT_REPLAY_DB_NAME, { encoding: "json" });
     } catch (error) {
@@ -110,8 +118,8 @@ export class LmdbReplayStore implements ReplayStore {
   /**
    * The common case, nothing stored for the fingerprint, is one conditional write (`ifNoExists`) that LMDB's write
    * thread carries out without a round trip through a JavaScript transaction callback: a third of the latency of
-   * `#transition` under HTTP load (docs/benchmarks.md). `alongside` runs inside the conditional block, so writes it
-   * queues with the environment's asynchronous `put` are conditional too. When something is stored (a live entry, or
+   * `#transition` under HTTP load (docs/benchmarks.md). The record is written inside the conditional block, so what
+   * `writeRecord` queues with the environment's asynchronous `put` is conditional too. When something is stored (a live entry, or
    * an expired reservation this consume may take over), the full transition decides.
    */
   async consume(fingerprint: string, options: ConsumeOptions = {}): Promise<ReplayResult> {
@@ -127,11 +135,11 @@ export class LmdbReplayStore implements ReplayStore {
       this.#db.ifNoExists(fp, () => {
         // Fails with the conditional block it belongs to: settled (recorded), never an unhandled rejection.
         this.#durability.settle(this.#db.put(fp, fresh.next));
-        options.alongside?.();
+        this.#record(options.record);
       }),
     );
     if (written) return fresh.result;
-    return this.#transition(fp, (current) => decideConsume(fp, current, token, context, now), options.alongside);
+    return this.#transition(fp, (current) => decideConsume(fp, current, token, context, now), options.record);
   }
 
   async startExecution(fingerprint: string, token: string, now?: number): Promise<ReplayResult> {
@@ -171,7 +179,7 @@ export class LmdbReplayStore implements ReplayStore {
     const ok = checkApproved(approved);
     const at = checkNow(options.now);
     const normalized = normalizeContext(options.resolution);
-    return this.#transition(fp, (current) => decideResolveOverride(current, tok, ok, normalized, at), options.alongside);
+    return this.#transition(fp, (current) => decideResolveOverride(current, tok, ok, normalized, at), options.record);
   }
 
   async expire(fingerprint: string, now?: number): Promise<boolean> {
@@ -236,13 +244,13 @@ export class LmdbReplayStore implements ReplayStore {
     else await this.#durability.flushed();
   }
 
-  /** `alongside` runs after a successful write, in the same transaction: its writes to this environment commit with it. */
-  #transition(fingerprint: string, decide: (current: ReplayEntry | undefined) => Transition, alongside?: () => void): Promise<ReplayResult> {
+  /** `record` is written after a successful write, in the same transaction: it commits with it. */
+  #transition(fingerprint: string, decide: (current: ReplayEntry | undefined) => Transition, record?: TransitionRecord): Promise<ReplayResult> {
     return this.#write(() => {
       const t = decide(this.#load(fingerprint));
       // Inside a transaction callback, putSync writes into the current write transaction.
       if (t.next !== undefined) this.#db.putSync(fingerprint, t.next);
-      if (t.result.ok) alongside?.();
+      if (t.result.ok) this.#record(record);
       return t.result;
     });
   }
@@ -267,6 +275,10 @@ export class LmdbReplayStore implements ReplayStore {
     );
     if ("error" in outcome) throw outcome.error;
     return outcome.value;
+  }
+
+  #record(record: TransitionRecord | undefined): void {
+    if (record !== undefined) this.#writeRecord?.(record);
   }
 
   #load(fingerprint: string): ReplayEntry | undefined {

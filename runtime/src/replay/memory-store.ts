@@ -30,6 +30,7 @@ import {
   normalizeContext,
   type Transition,
 } from "./lifecycle.js";
+import type { RecordWriter } from "./records.js";
 import type { ReplayEntry, ReplayResult, ReplayStore, ReserveOptions, ConsumeOptions, ResolveOverrideOptions } from "./store.js";
 
 export const DEFAULT_MEMORY_CAPACITY = 1_000_000;
@@ -37,17 +38,21 @@ export const DEFAULT_MEMORY_CAPACITY = 1_000_000;
 export interface MemoryReplayStoreOptions {
   /** Maximum number of stored entries; default 1,000,000 (spec 8). */
   readonly capacity?: number;
+  /** Receives the record of each transition that succeeds, right after it (nothing in memory is durable anyway). */
+  readonly writeRecord?: RecordWriter;
 }
 
 export class MemoryReplayStore implements ReplayStore {
   readonly capacity: number;
   readonly #entries = new Map<string, ReplayEntry>();
+  readonly #writeRecord: RecordWriter | undefined;
   #closed = false;
 
   constructor(options: MemoryReplayStoreOptions = {}) {
     const capacity = options.capacity ?? DEFAULT_MEMORY_CAPACITY;
     if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError("capacity must be a positive integer");
     this.capacity = capacity;
+    this.#writeRecord = options.writeRecord;
   }
 
   /** Number of stored entries, expired ones included until they are swept. */
@@ -79,7 +84,7 @@ export class MemoryReplayStore implements ReplayStore {
       throw new ReplayCapacityError(this.capacity);
     }
     const result = this.#apply(fp, t);
-    if (result.ok) options.alongside?.();
+    if (result.ok && options.record !== undefined) this.#writeRecord?.(options.record);
     return result;
   }
 
@@ -114,7 +119,7 @@ export class MemoryReplayStore implements ReplayStore {
     const fp = checkFingerprint(fingerprint);
     const normalized = normalizeContext(options.resolution);
     const result = this.#apply(fp, decideResolveOverride(this.#entries.get(fp), checkToken(token), checkApproved(approved), normalized, checkNow(options.now)));
-    if (result.ok) options.alongside?.();
+    if (result.ok && options.record !== undefined) this.#writeRecord?.(options.record);
     return result;
   }
 

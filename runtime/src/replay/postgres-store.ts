@@ -15,15 +15,18 @@
  * (`synchronous_commit` on, its default: never set it off for this database). A connection lost before the answer
  * arrives rejects: the caller answers 503, never 200.
  *
- * `ConsumeOptions.alongside` / `ResolveOverrideOptions.alongside` run after the statement committed, as for any engine
- * without shared transactions (store.ts); writing the decision's audit record in the same transaction is the next
- * step of issue 13 (docs/replay.md, "PostgreSQL").
+ * RECORDS. A transition's record (`ConsumeOptions.record`, `ResolveOverrideOptions.record`: the decision, override or
+ * confirmation, records.ts) is inserted into the records table BY THE SAME STATEMENT, a data-modifying CTE that inserts
+ * a row for each row the transition returned: the record commits exactly when the transition does, and a refused
+ * transition inserts nothing (INVARIANT (a transition is kept with its record)). The records table is the audit
+ * trail's: `(execution_fp, kind)` is its key, one decision, override and confirmation per execution.
  *
  * The fingerprint is the key, as its UTF-8 bytes (`keyOf`). Times are bigint Unix milliseconds; `context` and `resolution` are JSON text (`text`, not `jsonb`, which would
  * reorder keys and rewrite numbers of a signed attestation held in a pending context).
  */
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
+import { executionFingerprint } from "../attest/attestation.js";
 import { ReplayStoreClosedError, StoreUnavailableError } from "./errors.js";
 import {
   checkApproved,
@@ -36,13 +39,62 @@ import {
   normalizeContext,
   parseStoredEntry,
 } from "./lifecycle.js";
+import type { TransitionRecord } from "./records.js";
 import type { ConsumeOptions, ReplayEntry, ReplayResult, ReplayState, ReplayStore, ReserveOptions, ResolveOverrideOptions } from "./store.js";
 
 export const DEFAULT_REPLAY_TABLE = "writ_replay";
+export const DEFAULT_RECORDS_TABLE = "writ_audit_records";
 
 export interface PostgresReplayStoreOptions {
-  /** Table name (letters, digits, `_`); default `writ_replay`. */
+  /** Table name (lowercase letters, digits, `_`); default `writ_replay`. */
   readonly table?: string;
+  /** The records table (same rule); default `writ_audit_records`; null: records are not kept. */
+  readonly recordsTable?: string | null;
+}
+
+function identifier(name: string, what: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new RangeError(`${what} must be a lowercase SQL identifier, not \`${name}\``);
+  return name;
+}
+
+/**
+ * The statements that create the store's tables and indexes, idempotent (IF NOT EXISTS), for a migration to run in
+ * one transaction: the replay table, and the records table with the audit trail's indexes (oldest first by time,
+ * and by policy or status for the decision filters).
+ */
+export function replaySchema(options: PostgresReplayStoreOptions = {}): string[] {
+  const table = identifier(options.table ?? DEFAULT_REPLAY_TABLE, "table");
+  const statements = [
+    `CREATE TABLE IF NOT EXISTS ${table} (
+      fingerprint bytea PRIMARY KEY,
+      state text NOT NULL CHECK (state IN ('reserved', 'executing', 'consumed', 'failed', 'pending_override', 'rejected')),
+      token text NOT NULL,
+      created_at bigint NOT NULL,
+      updated_at bigint NOT NULL,
+      expires_at bigint,
+      context text,
+      resolution text
+    )`,
+    `CREATE INDEX IF NOT EXISTS ${table}_expiring ON ${table} (expires_at) WHERE expires_at IS NOT NULL`,
+  ];
+  const recordsOption = options.recordsTable === undefined ? DEFAULT_RECORDS_TABLE : options.recordsTable;
+  if (recordsOption === null) return statements;
+  const records = identifier(recordsOption, "recordsTable");
+  return [
+    ...statements,
+    `CREATE TABLE IF NOT EXISTS ${records} (
+      execution_fp text COLLATE "C" NOT NULL,
+      kind text NOT NULL CHECK (kind IN ('decision', 'override', 'confirmation')),
+      recorded_at bigint NOT NULL,
+      policy_id text,
+      status text,
+      body text NOT NULL,
+      PRIMARY KEY (execution_fp, kind)
+    )`,
+    `CREATE INDEX IF NOT EXISTS ${records}_decisions ON ${records} (recorded_at, execution_fp) WHERE kind = 'decision'`,
+    `CREATE INDEX IF NOT EXISTS ${records}_by_policy ON ${records} (policy_id, recorded_at, execution_fp) WHERE kind = 'decision'`,
+    `CREATE INDEX IF NOT EXISTS ${records}_by_status ON ${records} (status, recorded_at, execution_fp) WHERE kind = 'decision'`,
+  ];
 }
 
 interface Row {
@@ -62,38 +114,34 @@ const EXPIRED = (row: string, now: string) => `(${row}.state IN ('reserved', 'fa
 export class PostgresReplayStore implements ReplayStore {
   readonly #pool: pg.Pool;
   readonly #table: string;
+  readonly #records: string | null;
   #closed = false;
 
-  /** Uses `pool` (the caller owns it: `close()` does not end it). Run `migrate` once before use. */
+  /** Uses `pool` (the caller owns it: `close()` does not end it). Run `migrate` (or `replaySchema`) once before use. */
   constructor(pool: pg.Pool, options: PostgresReplayStoreOptions = {}) {
-    const table = options.table ?? DEFAULT_REPLAY_TABLE;
-    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(table)) throw new RangeError(`table must be a lowercase SQL identifier, not \`${table}\``);
     this.#pool = pool;
-    this.#table = table;
+    this.#table = identifier(options.table ?? DEFAULT_REPLAY_TABLE, "table");
+    const records = options.recordsTable === undefined ? DEFAULT_RECORDS_TABLE : options.recordsTable;
+    this.#records = records === null ? null : identifier(records, "recordsTable");
   }
 
-  /** Creates the store's table if it does not exist (idempotent; safe from several processes at once). */
+  /**
+   * Creates the store's tables if they do not exist (`replaySchema`), in one transaction under an advisory lock: safe
+   * from several processes at once. The sidecar runs the same statements within its versioned migrations instead.
+   */
   static async migrate(pool: pg.Pool, options: PostgresReplayStoreOptions = {}): Promise<void> {
-    const table = new PostgresReplayStore(pool, options).#table;
-    // One migration at a time across the fleet: CREATE TABLE IF NOT EXISTS alone can still race on the catalog.
+    const statements = replaySchema(options);
     const client = await pool.connect();
     try {
-      await client.query("SELECT pg_advisory_lock(hashtext($1))", [`writ.migrate.${table}`]);
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS ${table} (
-          fingerprint bytea PRIMARY KEY,
-          state text NOT NULL CHECK (state IN ('reserved', 'executing', 'consumed', 'failed', 'pending_override', 'rejected')),
-          token text NOT NULL,
-          created_at bigint NOT NULL,
-          updated_at bigint NOT NULL,
-          expires_at bigint,
-          context text,
-          resolution text
-        )`,
-      );
-      await client.query(`CREATE INDEX IF NOT EXISTS ${table}_expiring ON ${table} (expires_at) WHERE expires_at IS NOT NULL`);
+      await client.query("BEGIN");
+      // One migration at a time across the fleet: CREATE TABLE IF NOT EXISTS alone can still race on the catalog.
+      await client.query("SELECT pg_advisory_xact_lock(hashtext('writ.migrate'))");
+      for (const statement of statements) await client.query(statement);
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
     } finally {
-      await client.query("SELECT pg_advisory_unlock(hashtext($1))", [`writ.migrate.${table}`]).catch(() => undefined);
       client.release();
     }
   }
@@ -102,16 +150,14 @@ export class PostgresReplayStore implements ReplayStore {
     const fp = checkFingerprint(fingerprint);
     const ttlMs = checkReserveTtl(options.ttlMs);
     const now = checkNow(options.now);
-    return this.#claim(fp, "reserved", randomUUID(), now, now + ttlMs, undefined);
+    return this.#claim(fp, "reserved", randomUUID(), now, now + ttlMs, undefined, undefined);
   }
 
   async consume(fingerprint: string, options: ConsumeOptions = {}): Promise<ReplayResult> {
     const fp = checkFingerprint(fingerprint);
     const now = checkNow(options.now);
     const context = options.context === undefined ? undefined : normalizeContext(options.context);
-    const result = await this.#claim(fp, context === undefined ? "consumed" : "pending_override", randomUUID(), now, null, context);
-    if (result.ok) options.alongside?.();
-    return result;
+    return this.#claim(fp, context === undefined ? "consumed" : "pending_override", randomUUID(), now, null, context, options.record);
   }
 
   async startExecution(fingerprint: string, token: string, now?: number): Promise<ReplayResult> {
@@ -143,9 +189,7 @@ export class PostgresReplayStore implements ReplayStore {
     const ok = checkApproved(approved);
     const at = checkNow(options.now);
     const resolution = normalizeContext(options.resolution);
-    const result = await this.#gated(fp, tok, at, ["pending_override"], { state: ok ? "consumed" : "rejected", expiresAt: null, resolution });
-    if (result.ok) options.alongside?.();
-    return result;
+    return this.#gated(fp, tok, at, ["pending_override"], { state: ok ? "consumed" : "rejected", expiresAt: null, resolution }, options.record);
   }
 
   async expire(fingerprint: string, now?: number): Promise<boolean> {
@@ -173,16 +217,29 @@ export class PostgresReplayStore implements ReplayStore {
   }
 
   /** (none) or an expired reservation/failure -> `state`, in one conditional upsert; `conflict` otherwise. */
-  async #claim(fp: string, state: ReplayState, token: string, now: number, expiresAt: number | null, context: unknown): Promise<ReplayResult> {
+  async #claim(
+    fp: string,
+    state: ReplayState,
+    token: string,
+    now: number,
+    expiresAt: number | null,
+    context: unknown,
+    record: TransitionRecord | undefined,
+  ): Promise<ReplayResult> {
     const contextText = context === undefined ? null : JSON.stringify(context);
+    const values: unknown[] = [keyOf(fp), state, token, now, expiresAt, contextText];
     const { rows } = await this.#query(
-      `INSERT INTO ${this.#table} AS r (fingerprint, state, token, created_at, updated_at, expires_at, context, resolution)
+      this.#withRecord(
+        `INSERT INTO ${this.#table} AS r (fingerprint, state, token, created_at, updated_at, expires_at, context, resolution)
        VALUES ($1, $2, $3, $4, $4, $5, $6, NULL)
        ON CONFLICT (fingerprint) DO UPDATE SET state = EXCLUDED.state, token = EXCLUDED.token, created_at = EXCLUDED.created_at,
          updated_at = EXCLUDED.updated_at, expires_at = EXCLUDED.expires_at, context = EXCLUDED.context, resolution = NULL
        WHERE ${EXPIRED("r", "$4")}
        RETURNING *`,
-      [keyOf(fp), state, token, now, expiresAt, contextText],
+        record,
+        values,
+      ),
+      values,
     );
     if (rows[0] !== undefined) return { ok: true, entry: entryOf(rows[0]) };
     const current = await this.read(fp);
@@ -196,6 +253,7 @@ export class PostgresReplayStore implements ReplayStore {
     now: number,
     from: readonly ReplayState[],
     change: { readonly state: ReplayState; readonly expiresAt: number | null; readonly context?: unknown; readonly resolution?: unknown },
+    record?: TransitionRecord,
   ): Promise<ReplayResult> {
     const sets = ["state = $4", "updated_at = $3", "expires_at = $5"];
     const values: unknown[] = [keyOf(fp), token, now, change.state, change.expiresAt, from];
@@ -208,9 +266,13 @@ export class PostgresReplayStore implements ReplayStore {
       sets.push(`resolution = $${values.length}`);
     }
     const { rows } = await this.#query(
-      `UPDATE ${this.#table} AS r SET ${sets.join(", ")}
+      this.#withRecord(
+        `UPDATE ${this.#table} AS r SET ${sets.join(", ")}
        WHERE r.fingerprint = $1 AND r.token = $2 AND r.state = ANY($6::text[]) AND NOT ${EXPIRED("r", "$3")}
        RETURNING *`,
+        record,
+        values,
+      ),
       values,
     );
     if (rows[0] !== undefined) return { ok: true, entry: entryOf(rows[0]) };
@@ -218,6 +280,32 @@ export class PostgresReplayStore implements ReplayStore {
     if (current === null || isExpired(current, now)) return { ok: false, reason: "not_found" };
     if (current.token !== token) return { ok: false, reason: "token_mismatch", entry: current };
     return { ok: false, reason: "wrong_state", entry: current };
+  }
+
+  /**
+   * `transition` (a statement ending in `RETURNING *`) with `record` inserted by the same statement for each row it
+   * returns: a data-modifying CTE, so both commit together or not at all. Appends the record's values to `values`.
+   */
+  #withRecord(transition: string, record: TransitionRecord | undefined, values: unknown[]): string {
+    if (record === undefined || this.#records === null) return transition;
+    const { body } = record;
+    const decision = record.kind === "decision" ? record.body : null;
+    const first = values.length + 1;
+    values.push(
+      executionFingerprint(body.executionId),
+      record.kind,
+      Date.parse(body.recordedAt),
+      decision?.attestation.policyId ?? null,
+      decision?.status ?? null,
+      JSON.stringify(body),
+    );
+    const params = Array.from({ length: 6 }, (_, i) => `$${first + i}`);
+    return `WITH transitioned AS (${transition}),
+      recorded AS (
+        INSERT INTO ${this.#records} (execution_fp, kind, recorded_at, policy_id, status, body)
+        SELECT ${params[0]}, ${params[1]}, ${params[2]}::bigint, ${params[3]}, ${params[4]}, ${params[5]} FROM transitioned
+      )
+      SELECT * FROM transitioned`;
   }
 
   /** Every statement: refused once closed; a database failure is StoreUnavailableError (503 at the HTTP edge). */

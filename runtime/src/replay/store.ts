@@ -17,6 +17,8 @@
  * INVARIANT (acknowledged means durable): a durable store resolves a write only after it is on disk, so a
  * caller that answers its client after the promise resolves never loses an acknowledged transition.
  */
+import type { TransitionRecord } from "./records.js";
+
 export type ReplayState = "reserved" | "executing" | "consumed" | "failed" | "pending_override" | "rejected";
 
 export interface ReplayEntry {
@@ -60,26 +62,19 @@ export interface ConsumeOptions {
   readonly context?: unknown;
   readonly now?: number;
   /**
-   * The caller's other writes of this consumption (the sidecar's audit record of the decision), made atomic with it
-   * where the engine allows. The memory store, and an engine without shared transactions, call it once, right after
-   * a successful write. The LMDB store calls it inside its conditional write: there, what it queues with the same
-   * environment's asynchronous `put` (or `ifNoExists`) takes effect only if the consumption does, and commits and
-   * flushes with it; it may be called for a consumption that turns out to conflict, so it must have no other effect.
-   * It must not throw.
+   * The record of this consumption (the decision, or the confirmation, with its signed attestation or proof), as data:
+   * committed exactly when the consumption is, in the same transaction where the engine has one (records.ts). A store
+   * without a record writer keeps only the entry.
    */
-  readonly alongside?: () => void;
+  readonly record?: TransitionRecord;
 }
 
 export interface ResolveOverrideOptions {
   /** The override record, kept beside the original `context` (stored as JSON, like `context`). */
   readonly resolution?: unknown;
   readonly now?: number;
-  /**
-   * The caller's other writes of this resolution (the sidecar's audit record of the override), with the same
-   * contract as `ConsumeOptions.alongside`: made atomic with the transition where the engine allows (LMDB: inside its
-   * write transaction), called only when the transition succeeds, and it must not throw.
-   */
-  readonly alongside?: () => void;
+  /** The override's audit record, as data: committed exactly when the resolution is (see `ConsumeOptions.record`). */
+  readonly record?: TransitionRecord;
 }
 
 export interface ReplayStore {

@@ -11,6 +11,7 @@ import {
   AuthorizationError,
   Authorizer,
   MemoryReplayStore,
+  type TransitionRecord,
   NODE_ED25519,
   OverrideError,
   PAYLOAD_TYPES,
@@ -33,12 +34,14 @@ const trustRoot = createTrustRoot("tr-1", [key.publicKey]);
 const signer = createSigner(key, trustRoot);
 let root: string;
 let store: MemoryReplayStore;
+let records: TransitionRecord[];
 let authorizer: Authorizer;
 let n = 0;
 
 beforeEach(() => {
   root = writeTransferBundle();
-  store = new MemoryReplayStore();
+  records = [];
+  store = new MemoryReplayStore({ writeRecord: (record) => void records.push(record) });
   authorizer = new Authorizer({ registry: new PolicyRegistry(root), signer, store });
 });
 
@@ -68,6 +71,29 @@ describe("evaluate", () => {
     expect((await refusal(authorizer.evaluate(request({ amount: 2, currency: "EUR" }, "same")))).code).toBe("INV-013");
   });
 
+  it("hands the store the decision's record as data, with the consumption, and only the winner's", async () => {
+    const provenance = { amount: { source: "ledger" } };
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () => authorizer.evaluate({ ...request({ amount: 1, currency: "USD" }, "recorded"), signalProvenance: provenance })),
+    );
+    const won = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+    expect(won).toHaveLength(1);
+    expect(records).toEqual([
+      {
+        kind: "decision",
+        body: {
+          executionId: "recorded",
+          endpoint: "evaluate",
+          status: won[0]!.status,
+          ruleMatched: expect.any(String),
+          attestation: won[0]!.attestation,
+          signalProvenance: provenance,
+          recordedAt: won[0]!.attestation.issuedAt,
+        },
+      },
+    ]);
+  });
+
   it("lets exactly one of 1,000 concurrent evaluations of one executionId through", async () => {
     const results = await Promise.allSettled(Array.from({ length: 1000 }, () => authorizer.evaluate(request({ amount: 1, currency: "USD" }, "race"))));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
@@ -75,7 +101,6 @@ describe("evaluate", () => {
   });
 
   it("never returns an attestation whose self-verification fails, and keeps its executionId consumed (fail closed)", async () => {
-    let onDecisionCalls = 0;
     const failing: Ed25519Engine = {
       name: "failing self-verification",
       async sign(input, k) {
@@ -83,13 +108,13 @@ describe("evaluate", () => {
         return { signature: signed.signature, verified: signed.verified.then(() => Promise.reject(selfVerificationFailed())) };
       },
     };
-    const broken = new Authorizer({ registry: new PolicyRegistry(root), signer: createSigner(key, trustRoot, failing), store, onDecision: () => void onDecisionCalls++ });
+    const broken = new Authorizer({ registry: new PolicyRegistry(root), signer: createSigner(key, trustRoot, failing), store });
     const e = await refusal(broken.evaluate(request({ amount: 1, currency: "USD" }, "unverified")));
     expect(e.code).toBe("EVALUATION_FAILED");
     expect(e.message).toMatch(/self-verification/);
     // The replay write ran beside the verification: the id is spent, so a retry cannot obtain a second decision.
     expect((await store.read(executionFingerprint("unverified")))?.state).toBe("consumed");
-    expect(onDecisionCalls).toBe(1);
+    expect(records.filter((r) => r.body.executionId === "unverified")).toHaveLength(1);
     expect((await refusal(authorizer.evaluate(request({ amount: 1, currency: "USD" }, "unverified")))).code).toBe("INV-013");
   });
 

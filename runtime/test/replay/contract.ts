@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReplayStoreClosedError } from "../../src/replay/errors.js";
+import type { DecisionAuditRecord, OverrideAuditRecord, TransitionRecord } from "../../src/replay/records.js";
 import type { ReplayEntry, ReplayResult, ReplayState, ReplayStore } from "../../src/replay/store.js";
 import { FAILED_TTL_MS, RESERVATION_TTL_MS } from "../../src/replay/store.js";
 
@@ -12,6 +13,26 @@ export interface StoreHarness {
   readonly store: ReplayStore;
   /** Called after `store.close()`; removes whatever the factory created (e.g. a temporary directory). */
   dispose(): Promise<void>;
+  /** The transition records the store has kept so far (records.ts), in any order, read back from where it keeps them. */
+  records(): Promise<readonly TransitionRecord[]>;
+}
+
+/** A decision record as the authorizer hands it over; only the members a store indexes need to be real. */
+export function decisionRecord(executionId: string, at = T0): TransitionRecord {
+  const body = {
+    executionId,
+    endpoint: "evaluate",
+    status: "approved",
+    ruleMatched: "r1",
+    attestation: { policyId: "payments", execution_fingerprint: executionId },
+    recordedAt: new Date(at).toISOString(),
+  };
+  return { kind: "decision", body: body as unknown as DecisionAuditRecord };
+}
+
+export function overrideRecord(executionId: string, approved: boolean, by: string, at = T0): TransitionRecord {
+  const body = { executionId, approved, approvedBy: by, approverRole: "ops", reason: "checked", overrideId: `o-${by}`, record: {}, recordedAt: new Date(at).toISOString() };
+  return { kind: "override", body: body as unknown as OverrideAuditRecord };
 }
 
 export const T0 = 1_700_000_000_000;
@@ -471,22 +492,29 @@ export function replayStoreContract(label: string, create: () => Promise<StoreHa
         expect(await store.confirm("fp-r", reserved.token, T0 + RESERVATION_TTL_MS)).toMatchObject({ ok: false, reason: "token_mismatch" });
       });
 
-      it("runs `alongside` for a successful consumption", async () => {
-        let calls = 0;
-        ok(await store.consume("fp-a", { now: T0, alongside: () => (calls += 1) }));
-        expect(calls).toBe(1);
+      it("keeps a consumption's record exactly with it: 200 racing consumes, one record, the winner's", async () => {
+        const results = await Promise.all(Array.from({ length: 200 }, (_, i) => store.consume("fp-a", { now: T0, record: decisionRecord(`exec-a`, T0 + i) })));
+        const winners = results.flatMap((r, i) => (r.ok ? [i] : []));
+        expect(winners).toHaveLength(1);
+        expect(await harness.records()).toEqual([decisionRecord("exec-a", T0 + winners[0]!)]);
+        // An expired reservation taken over keeps the same guarantee; a refused consumption keeps nothing.
+        ok(await store.reserve("fp-b", { now: T0, ttlMs: 1 }));
+        ok(await store.consume("fp-b", { now: T0 + 5, record: decisionRecord("exec-b") }));
+        expect(await store.consume("fp-b", { now: T0 + 6, record: decisionRecord("exec-c") })).toMatchObject({ ok: false });
+        const kept = (await harness.records()).map((r) => r.body.executionId).sort();
+        expect(kept).toEqual(["exec-a", "exec-b"]);
       });
 
-      it("runs resolveOverride's `alongside` once, for the winning resolution only", async () => {
+      it("keeps resolveOverride's record with the winning resolution only", async () => {
         const token = await into(store, "fp-ra", "pending_override");
-        let calls = 0;
         const racing = await Promise.all(
-          Array.from({ length: 50 }, (_, i) => store.resolveOverride("fp-ra", token, i % 2 === 0, { now: T0 + 1, alongside: () => (calls += 1) })),
+          Array.from({ length: 50 }, (_, i) => store.resolveOverride("fp-ra", token, i % 2 === 0, { now: T0 + 1, record: overrideRecord("exec-ra", i % 2 === 0, `approver-${i}`) })),
         );
-        expect(racing.filter((r) => r.ok)).toHaveLength(1);
-        expect(calls).toBe(1);
-        expect(await store.resolveOverride("fp-ra", "wrong", true, { now: T0 + 2, alongside: () => (calls += 1) })).toMatchObject({ ok: false });
-        expect(calls).toBe(1);
+        const winners = racing.flatMap((r, i) => (r.ok ? [i] : []));
+        expect(winners).toHaveLength(1);
+        expect(await store.resolveOverride("fp-ra", "wrong", true, { now: T0 + 2, record: overrideRecord("exec-ra", true, "late") })).toMatchObject({ ok: false });
+        const w = winners[0]!;
+        expect(await harness.records()).toEqual([overrideRecord("exec-ra", w % 2 === 0, `approver-${w}`)]);
       });
     });
 

@@ -2,18 +2,12 @@ import { describe, expect, it } from "vitest";
 import { ReplayCapacityError } from "../../src/replay/errors.js";
 import { DEFAULT_MEMORY_CAPACITY, MemoryReplayStore } from "../../src/replay/memory-store.js";
 import { RESERVATION_TTL_MS } from "../../src/replay/store.js";
+import type { TransitionRecord } from "../../src/replay/records.js";
 import { T0, into, ok, replayStoreContract } from "./contract.js";
 
-replayStoreContract("MemoryReplayStore", async () => ({ store: new MemoryReplayStore(), dispose: async () => {} }));
-
-describe("MemoryReplayStore consume", () => {
-  it("calls `alongside` only for a consumption that succeeds", async () => {
-    const store = new MemoryReplayStore();
-    let calls = 0;
-    expect((await store.consume("fp", { now: T0, alongside: () => (calls += 1) })).ok).toBe(true);
-    expect((await store.consume("fp", { now: T0, alongside: () => (calls += 1) })).ok).toBe(false);
-    expect(calls).toBe(1);
-  });
+replayStoreContract("MemoryReplayStore", async () => {
+  const records: TransitionRecord[] = [];
+  return { store: new MemoryReplayStore({ writeRecord: (record) => void records.push(record) }), dispose: async () => {}, records: async () => records };
 });
 
 describe("MemoryReplayStore capacity", () => {

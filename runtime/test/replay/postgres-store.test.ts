@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../../src/replay/errors.js";
 import { PostgresReplayStore } from "../../src/replay/postgres-store.js";
-import { T0, into, ok, replayStoreContract } from "./contract.js";
-import { createTestDatabase, postgresUnavailable, testPool } from "./postgres.js";
+import type { TransitionRecord } from "../../src/replay/records.js";
+import { T0, decisionRecord, into, ok, replayStoreContract } from "./contract.js";
+import { createTestDatabase, postgresUnavailable, testPool } from "../../../test/support/postgres.js";
 import pg from "pg";
 
 const unavailable = await postgresUnavailable();
@@ -17,9 +18,17 @@ if (unavailable !== null) {
   let tables = 0;
 
   replayStoreContract("PostgresReplayStore", async () => {
-    const table = `replay_${(tables += 1)}`;
-    await PostgresReplayStore.migrate(database.pool, { table });
-    return { store: new PostgresReplayStore(database.pool, { table }), dispose: async () => void (await database.pool.query(`DROP TABLE ${table}`)) };
+    tables += 1;
+    const options = { table: `replay_${tables}`, recordsTable: `records_${tables}` };
+    await PostgresReplayStore.migrate(database.pool, options);
+    return {
+      store: new PostgresReplayStore(database.pool, options),
+      dispose: async () => void (await database.pool.query(`DROP TABLE ${options.table}, ${options.recordsTable}`)),
+      records: async () => {
+        const { rows } = await database.pool.query<{ kind: TransitionRecord["kind"]; body: string }>(`SELECT kind, body FROM ${options.recordsTable}`);
+        return rows.map(({ kind, body }) => ({ kind, body: JSON.parse(body) }) as TransitionRecord);
+      },
+    };
   });
 
   describe("PostgresReplayStore", () => {
@@ -39,6 +48,16 @@ if (unavailable !== null) {
       } finally {
         await other.end();
       }
+    });
+
+    it("a transition whose record cannot be inserted is not committed either (one statement)", async () => {
+      await PostgresReplayStore.migrate(database.pool, { table: "atomic", recordsTable: "atomic_records" });
+      const store = new PostgresReplayStore(database.pool, { table: "atomic", recordsTable: "atomic_records" });
+      ok(await store.consume("fp-1", { now: T0, record: decisionRecord("exec-dup") }));
+      // A second decision record for the same execution breaks the records table's key: the whole statement fails.
+      await expect(store.consume("fp-2", { now: T0, record: decisionRecord("exec-dup") })).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(await store.read("fp-2")).toBeNull();
+      ok(await store.consume("fp-2", { now: T0 }));
     });
 
     it("a database it cannot reach is StoreUnavailableError (503 at the HTTP edge), never a result", async () => {

@@ -19,10 +19,7 @@ export class DisabledAuditLog implements AuditLog {
     return false;
   }
 
-  recordDecision(): void {}
-  recordOverride(): void {}
   recordVerification(): void {}
-  recordConfirmation(): void {}
   recordSecurityEvent(): void {}
   countApiCall(): void {}
 

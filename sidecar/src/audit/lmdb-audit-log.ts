@@ -40,7 +40,7 @@
  * API CALLS are counted in memory and added to the stored counter every `apiCallFlushMs` (1 s) and on close, so a
  * crash loses up to one interval of them: they are statistics, not acknowledged writes.
  */
-import { executionFingerprint } from "@writ/runtime";
+import { executionFingerprint, type TransitionRecord } from "@writ/runtime";
 import { DEFAULT_RECOVERY_HOLD_MS, LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, RootDatabase } from "lmdb";
 import { backfillFilters, filterKey, matchingRecordKeys, type FilterKey } from "./decision-filters.js";
@@ -188,10 +188,20 @@ export class LmdbAuditLog implements AuditLog {
 
   /**
    * The record and its time index entry are queued with the environment's asynchronous `put`, not in a transaction
-   * of their own: called from the replay store's conditional write (ConsumeOptions.alongside), they are part of it,
+   * of their own: called from the replay store's conditional write (`writeRecord`), they are part of it,
    * written only when the execution is consumed and flushed with it, with no round trip through a JavaScript
    * transaction callback (docs/benchmarks.md).
    */
+  /**
+   * The replay store's record writer (runtime `RecordWriter`): called inside the write transaction of the transition the
+   * record comes with, so what it queues commits and flushes with that transition or not at all.
+   */
+  readonly writeRecord = (record: TransitionRecord): void => {
+    if (record.kind === "decision") this.recordDecision(record.body);
+    else if (record.kind === "override") this.recordOverride(record.body);
+    else this.recordConfirmation(record.body);
+  };
+
   recordDecision(entry: DecisionAudit): void {
     if (this.#closing !== null) return;
     // Copied by name: only the declared fields are stored, whatever else the caller's object carries.
@@ -208,7 +218,7 @@ export class LmdbAuditLog implements AuditLog {
       const fingerprint = executionFingerprint(entry.executionId);
       const at: DecisionTimeKey = [this.#instant(entry.recordedAt), fingerprint];
       // A decision is final and recorded once: the replay store's conditional write that consumes its executionId
-      // runs this (ConsumeOptions.alongside), and only one such write succeeds per fingerprint.
+      // runs this (`writeRecord`), and only one such write succeeds per fingerprint.
       this.#watch(this.#decisionRecords.put(at, record));
       this.#watch(this.#decisionTimes.put(at, { fingerprint, policyId: entry.attestation.policyId, status: entry.status }));
       this.#watch(this.#decisionFilters.put(filterKey(entry.attestation.policyId, entry.status, at[0], fingerprint), 0));
@@ -412,8 +422,7 @@ export class LmdbAuditLog implements AuditLog {
 
   /**
    * Queued with the environment's asynchronous `put`, like a decision: called from the replay store's conditional
-   * write that resolves the override (ResolveOverrideOptions.alongside) or consumes the confirmation key
-   * (ConsumeOptions.alongside), the record is part of that write, committed and flushed with it or not at all.
+   * write that resolves the override or consumes the confirmation key (`writeRecord`), the record is part of that write, committed and flushed with it or not at all.
    * Written once: only one such write succeeds per execution.
    */
   #putBeside(executionId: string, suffix: string, record: OverrideAudit | ConfirmationAudit): void {

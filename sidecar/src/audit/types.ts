@@ -4,11 +4,12 @@
  * `/audit/stats` and `/audit/security`. Optional: with audit off or broken, `GET /health` reports `audit_db` false and
  * execution goes on (spec 7).
  *
- * Writes are queued, not awaited one by one: a write joins the LMDB batch of the current event turn, and the
- * request that depends on it awaits `flushed()` (or a replay-store transition queued after it, whose flush covers it)
- * before answering. That is how a decision's audit record and its replay transition reach the disk in one fsync.
+ * Implemented on LMDB (lmdb-audit-log.ts) and PostgreSQL (storage/postgres/audit-log.ts). A decision's, override's or
+ * confirmation's record reaches the store as data with its replay transition and commits with it (LMDB: in the same
+ * write transaction, one fsync; PostgreSQL: in the same statement). The other records are queued, not awaited one by
+ * one; a request that depends on them awaits `flushed()`.
  */
-import type { Attestation } from "@writ/runtime";
+import type { DecisionAuditRecord } from "@writ/runtime";
 import type {
   AuditedConfirmation,
   AuditedOverride,
@@ -24,17 +25,7 @@ import type {
 export type { AuditStats, DecisionDetail, DecisionRow, DecisionStatus, SecurityEventRow, SecurityEventType };
 
 /** What the sidecar records for every signed decision (`POST /evaluate` variant 1 and the legacy `POST /execute`). */
-export interface DecisionAudit {
-  readonly executionId: string;
-  readonly endpoint: "evaluate" | "execute";
-  readonly status: DecisionStatus;
-  readonly ruleMatched: string;
-  readonly attestation: Attestation;
-  /** The request's optional `signalProvenance` (DESIGN.md section 3): audited, never hashed or evaluated. */
-  readonly signalProvenance?: Readonly<Record<string, unknown>>;
-  /** ISO 8601; the attestation's `issuedAt`. */
-  readonly recordedAt: string;
-}
+export type DecisionAudit = DecisionAuditRecord;
 
 /** A resolved override, kept beside the original decision (spec 1.8: an override never replaces it), as answered. */
 export type OverrideAudit = AuditedOverride;
@@ -79,19 +70,15 @@ export interface AuditLog {
   /** False when audit is off, or when the database failed (a write or read threw): `audit_db` in `GET /health`. */
   healthy(): boolean;
   /**
-   * Called from the replay store's conditional write that consumes the execution (ConsumeOptions.alongside): its
-   * writes are part of that write, so the record exists exactly when the consumption does and is flushed with it.
+   * Decisions, overrides and confirmations are not recorded through this interface: they reach the store as data with
+   * the replay transition they record (runtime `TransitionRecord`) and commit with it. These records have no
+   * transition: queued, never throwing; a failure marks the log unhealthy for a while.
    */
-  recordDecision(entry: DecisionAudit): void;
-  /** Called from the replay store's conditional write that resolves the override (ResolveOverrideOptions.alongside). */
-  recordOverride(entry: OverrideAudit): void;
   recordVerification(entry: VerificationAudit): void;
-  /** Called from the replay store's conditional write that consumes the confirmation key (ConsumeOptions.alongside). */
-  recordConfirmation(entry: ConfirmationAudit): void;
   recordSecurityEvent(event: SecurityEventInput): void;
   /** One authenticated or unauthenticated request answered by Surface A. Counted in memory, persisted in batches. */
   countApiCall(): void;
-  /** Resolves when every write queued so far is on disk. Never rejects: a failure marks the log unhealthy. */
+  /** Resolves when every write queued so far is durable (or failed). Never rejects: a failure marks the log unhealthy. */
   flushed(): Promise<void>;
   listDecisions(query: DecisionQuery): Promise<DecisionRow[]>;
   getDecision(executionId: string): Promise<DecisionDetail | null>;

@@ -52,26 +52,9 @@ export function attestationRoutes(app: FastifyInstance, ctx: SidecarContext): vo
   app.post("/override", async (request) => {
     const body = checkOverride(request.body);
     const store = required(ctx.store);
-    // INVARIANT (an override is in force only with its record): the audit record is written inside the store's
-    // resolution (runtime `resolveOverride`), so a crash cannot leave a resolved override without approver and reason.
-    const outcome = await resolveOverride(body, {
-      store,
-      ...(ctx.signer ? { signer: ctx.signer } : {}),
-      onResolved: ({ record }) =>
-        ctx.audit.recordOverride({
-          executionId: body.executionId,
-          approved: body.approved,
-          approvedBy: body.approvedBy,
-          approverRole: body.approverRole,
-          reason: body.reason,
-          overrideId: record.overrideId,
-          record,
-          recordedAt: record.decidedAt,
-        }),
-    });
-    // The store's flush covers the record when both share the environment; with another store, this flush does.
-    await ctx.audit.flushed();
-    return outcome;
+    // INVARIANT (an override is in force only with its record): runtime `resolveOverride` hands the store the audit
+    // record with the resolution, and the store commits both together.
+    return resolveOverride(body, { store, ...(ctx.signer ? { signer: ctx.signer } : {}) });
   });
 
   app.post("/confirm-execution", async (request) => {
@@ -87,13 +70,8 @@ export function attestationRoutes(app: FastifyInstance, ctx: SidecarContext): vo
     const window = body.timeWindowSeconds ?? DEFAULT_TIME_WINDOW_SECONDS;
     let proof: ExecutionProof;
     try {
-      // INVARIANT (no confirmation without its record): recorded inside the write that consumes the confirmation key.
-      proof = await confirmExecution(body.attestation, executed, window, {
-        verifier,
-        signer,
-        store,
-        onConfirmed: (signed) => ctx.audit.recordConfirmation({ executionId: signed.executionId, match: signed.match, proof: signed, recordedAt: signed.confirmedAt }),
-      });
+      // INVARIANT (no confirmation without its record): committed with the write that consumes the confirmation key.
+      proof = await confirmExecution(body.attestation, executed, window, { verifier, signer, store });
     } catch (e) {
       // A forged or tampered attestation is a security event here as at `/verify`.
       if (e instanceof IntegrityError && e.code === "INTEGRITY_INVALID_ATTESTATION") {
@@ -102,7 +80,6 @@ export function attestationRoutes(app: FastifyInstance, ctx: SidecarContext): vo
       }
       throw e;
     }
-    await ctx.audit.flushed();
     return confirmationAnswer(proof);
   });
 }

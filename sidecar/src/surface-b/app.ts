@@ -1,9 +1,9 @@
 /**
  * Surface B, the business-transaction API (spec 4.2: exactly 13 routes), built but not listening:
  * `buildSurfaceB(ctx, metrics).inject()` in tests, `listen()` in `startSidecar`. It shares Surface A's HTTP
- * conventions (strict JSON, 64 KB, Bearer key, the error table's bodies) and the sidecar's runtime and LMDB
- * environment. Without a data dir it still serves `/health`, `/version` and `/policies/validate`; the routes that
- * need the record store answer 503.
+ * conventions (strict JSON, 64 KB, Bearer key, the error table's bodies) and the sidecar's runtime and storage backend
+ * (record-store.ts). Without a record store (no data dir) it still serves `/health`, `/version` and
+ * `/policies/validate`; the routes that need it answer 503.
  */
 import type { FastifyInstance } from "fastify";
 import type { SidecarContext } from "../context.js";
@@ -12,7 +12,6 @@ import type { Metrics } from "../metrics.js";
 import { recordAuthenticationFailure } from "../surface-a/security-events.js";
 import { evidenceRoutes } from "./evidence-routes.js";
 import { PUBLIC_ROUTES, serviceRoutes } from "./service-routes.js";
-import { TrustRecordStore } from "./store.js";
 import { transactionRoutes } from "./transaction-routes.js";
 
 export function buildSurfaceB(ctx: SidecarContext, metrics: Metrics): FastifyInstance {
@@ -25,9 +24,8 @@ export function buildSurfaceB(ctx: SidecarContext, metrics: Metrics): FastifyIns
     executionRoutes: ["POST /execute", "POST /transactions"],
   });
   metrics.instrument(app, "b");
-  const records = ctx.root ? new TrustRecordStore(ctx.root) : null;
   serviceRoutes(app, ctx);
-  transactionRoutes(app, ctx, records);
-  evidenceRoutes(app, ctx, records);
+  transactionRoutes(app, ctx, ctx.trustRecords);
+  evidenceRoutes(app, ctx, ctx.trustRecords);
   return app;
 }

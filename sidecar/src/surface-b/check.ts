@@ -22,7 +22,7 @@ import {
   type VerifierOptions,
 } from "@writ/runtime";
 import { trustRecordHashOf } from "./seal.js";
-import type { StoredRecord } from "./store.js";
+import type { StoredRecord } from "./record-store.js";
 import type { SealedRecord, Verification } from "./types.js";
 
 export type RecordCheck =

@@ -13,15 +13,15 @@ import { required } from "./required.js";
 import { GET_ONLY } from "./route-options.js";
 import { recordRefBody } from "./schemas.js";
 import { issueReceipt } from "./seal.js";
-import type { StoredRecord, TrustRecordStore } from "./store.js";
+import type { StoredRecord, TrustRecordStore } from "./record-store.js";
 import type { ReplayResult } from "./types.js";
 
 const checkRef = bodyCheck<TransactionRef>(recordRefBody);
 
 type IdParams = { Params: { id: string } };
 
-function storedRecord(store: TrustRecordStore, id: string): StoredRecord {
-  const stored = store.record(id);
+async function storedRecord(store: TrustRecordStore, id: string): Promise<StoredRecord> {
+  const stored = await store.record(id);
   if (stored === undefined) throw SidecarHttpError.of("TRUST_RECORD_NOT_FOUND");
   return stored;
 }
@@ -30,18 +30,19 @@ export function evidenceRoutes(app: FastifyInstance, ctx: SidecarContext, record
   app.get<IdParams>("/trust-records/:id", GET_ONLY, async (request) => {
     const id = request.params.id;
     const store = required(records);
-    const stored = storedRecord(store, id);
+    const stored = await storedRecord(store, id);
     if (stored.state === "unreadable") throw new Error(`the stored record of \`${id}\` is not valid JSON`);
     const value = stored.value;
     // A record changed on disk into something else than an object is shown as it is stored.
     if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
-    return { ...value, verification: store.latestVerification(id), receipt: store.latestReceipt(id) };
+    const [verification, receipt] = await Promise.all([store.latestVerification(id), store.latestReceipt(id)]);
+    return { ...value, verification, receipt };
   });
 
   app.post("/verify", async (request) => {
     const id = checkRef(request.body).businessTransactionId;
     const store = required(records);
-    const verification = verificationOf(id, checkRecord(storedRecord(store, id), id, required(ctx.verifier)), new Date().toISOString());
+    const verification = verificationOf(id, checkRecord(await storedRecord(store, id), id, required(ctx.verifier)), new Date().toISOString());
     await store.appendVerification(id, verification);
     return verification;
   });
@@ -49,7 +50,7 @@ export function evidenceRoutes(app: FastifyInstance, ctx: SidecarContext, record
   app.get<IdParams>("/verification/:id", GET_ONLY, async (request) => {
     const id = request.params.id;
     const store = required(records);
-    const latest = store.record(id) === undefined ? undefined : store.latestVerification(id);
+    const latest = (await store.record(id)) === undefined ? undefined : await store.latestVerification(id);
     if (latest === undefined) throw SidecarHttpError.of("VERIFICATION_NOT_FOUND");
     return latest;
   });
@@ -57,7 +58,7 @@ export function evidenceRoutes(app: FastifyInstance, ctx: SidecarContext, record
   app.post("/receipt", async (request) => {
     const id = checkRef(request.body).businessTransactionId;
     const store = required(records);
-    const check = checkRecord(storedRecord(store, id), id, required(ctx.verifier));
+    const check = checkRecord(await storedRecord(store, id), id, required(ctx.verifier));
     // A receipt vouches for the record it names: none is signed for a record that no longer verifies.
     if (!check.verified) throw SidecarHttpError.of("TRUST_RECORD_INVALID");
     const receipt = await issueReceipt(check.record, required(ctx.signer), new Date().toISOString());
@@ -68,14 +69,14 @@ export function evidenceRoutes(app: FastifyInstance, ctx: SidecarContext, record
   app.get<IdParams>("/receipt/latest/:id", GET_ONLY, async (request) => {
     const id = request.params.id;
     const store = required(records);
-    const latest = store.record(id) === undefined ? undefined : store.latestReceipt(id);
+    const latest = (await store.record(id)) === undefined ? undefined : await store.latestReceipt(id);
     if (latest === undefined) throw SidecarHttpError.of("RECEIPT_NOT_FOUND");
     return latest;
   });
 
   app.post("/replay", async (request): Promise<ReplayResult> => {
     const id = checkRef(request.body).businessTransactionId;
-    const stored = storedRecord(required(records), id);
+    const stored = await storedRecord(required(records), id);
     // Spec 4.2: the signature only; nothing is reconstructed, re-executed or stored.
     const { verified, trustRecordHash } = checkSeal(stored, id, required(ctx.verifier).trustRoot);
     return { businessTransactionId: id, trustRecordHash, verified };

@@ -12,7 +12,7 @@ import { SidecarHttpError } from "../http/errors.js";
 import { checkRecord, verificationOf } from "./check.js";
 import { required } from "./required.js";
 import { issueReceipt, sealRecord } from "./seal.js";
-import type { TrustRecordStore } from "./store.js";
+import type { TrustRecordStore } from "./record-store.js";
 import type { BusinessTransaction, TrustRecord } from "./types.js";
 
 export async function executeTransaction(ctx: SidecarContext, store: TrustRecordStore, transaction: BusinessTransaction): Promise<TrustRecord> {

@@ -16,7 +16,7 @@ import { required } from "./required.js";
 import { GET_ONLY } from "./route-options.js";
 import { executeBody, transactionBody } from "./schemas.js";
 import { withTimestamps } from "./timestamps.js";
-import type { StoredRecord, TrustRecordStore } from "./store.js";
+import type { StoredRecord, TrustRecordStore } from "./record-store.js";
 import { TRANSACTION_MEMBERS, type BusinessTransaction, type TrustRecord } from "./types.js";
 
 const checkExecute = withTimestamps(bodyCheck<ExecuteTransactionRequest>(executeBody), executeBody);
@@ -71,18 +71,15 @@ export function transactionRoutes(app: FastifyInstance, ctx: SidecarContext, rec
   app.get("/transactions", GET_ONLY, async (request) => {
     const { page, pageSize } = parsePage(request.query as Readonly<Record<string, unknown>>);
     const store = required(records);
-    const total = store.count();
-    const from = (page - 1) * pageSize;
-    const items = store.ids(from, from + pageSize).flatMap((id) => {
-      const stored = store.record(id);
-      return stored === undefined ? [] : [transactionOf(id, stored)];
-    });
+    const [total, ids] = await Promise.all([store.count(), store.ids((page - 1) * pageSize, pageSize)]);
+    const stored = await Promise.all(ids.map(async (id) => ({ id, stored: await store.record(id) })));
+    const items = stored.flatMap(({ id, stored }) => (stored === undefined ? [] : [transactionOf(id, stored)]));
     return { items, page, pageSize, total };
   });
 
   app.get<{ Params: { id: string } }>("/transactions/:id", GET_ONLY, async (request) => {
     const id = request.params.id;
-    const stored = required(records).record(id);
+    const stored = await required(records).record(id);
     if (stored === undefined) throw SidecarHttpError.of("TRANSACTION_NOT_FOUND");
     return transactionOf(id, stored);
   });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { DisabledAuditLog } from "../../src/audit/disabled-audit-log.js";
 import type { AuditLog } from "../../src/audit/types.js";
-import { at, decision } from "./support.js";
+import { at } from "./support.js";
 
 describe("DisabledAuditLog", () => {
   it("is unhealthy, drops records and reads nothing", async () => {
     // Used, as by the server, through the interface.
     const log: AuditLog = new DisabledAuditLog();
-    log.recordDecision(decision({ executionId: "a", recordedAt: at(0) }));
+    log.recordVerification({ executionId: "a", valid: true, checks: {}, errors: [], recordedAt: at(0) });
     log.recordSecurityEvent({ type: "rate_limited", method: "POST", path: "/execute", ip: "127.0.0.1", detail: "limit" });
     log.countApiCall();
     await log.flushed();

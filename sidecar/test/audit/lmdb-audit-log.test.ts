@@ -119,9 +119,9 @@ describe("LmdbAuditLog", () => {
     });
 
     it("keeps one decision per executionId: the replay store's consume, which one caller wins, records it", async () => {
-      const store = new LmdbReplayStore(env.root);
+      const store = new LmdbReplayStore(env.root, { writeRecord: log.writeRecord });
       const consume = (status: "approved" | "rejected", ms: number) =>
-        store.consume(executionFingerprint("dup"), { now: T0 + ms, alongside: () => log.recordDecision(decision({ executionId: "dup", recordedAt: at(ms), status })) });
+        store.consume(executionFingerprint("dup"), { now: T0 + ms, record: { kind: "decision", body: decision({ executionId: "dup", recordedAt: at(ms), status }) } });
       const [first, second] = await Promise.all([consume("approved", 1), consume("rejected", 2)]);
       expect([first.ok, second.ok]).toEqual([true, false]);
       expect(await log.listDecisions(QUERY)).toMatchObject([{ executionId: "dup", decision: "approved" }]);

@@ -15,6 +15,7 @@ writeFileSync(join(SRV, "a-file"), "");
 afterAll(() => rmSync(SRV, { recursive: true, force: true }));
 
 const KEY = { SERVICE_API_KEY: "k".repeat(24) };
+const PG = { SERVICE_STORE: "postgres", SERVICE_DATABASE_URL: "postgresql://writ:s3cret-pass@db.internal:5432/writ?sslmode=verify-full" };
 
 function refusal(env: Env, dev = false): string {
   try {
@@ -35,6 +36,8 @@ describe("loadConfig", () => {
       signingKeyPem: null,
       signingKeyFile: null,
       dataDir: null,
+      store: "lmdb",
+      database: null,
       host: "127.0.0.1",
       portA: 8080,
       portB: 8081,
@@ -52,6 +55,30 @@ describe("loadConfig", () => {
         security: { maxAgeMs: 30 * 86_400_000, maxRecords: 100_000 },
       },
     });
+  });
+
+  it("on PostgreSQL: the database, its pool and timeouts, the replay store and audit in it, no data dir needed", () => {
+    expect(loadConfig({ ...KEY, ...PG }, { cwd: SRV })).toMatchObject({
+      store: "postgres",
+      database: { url: PG.SERVICE_DATABASE_URL, poolSize: 10, statementTimeoutMs: 5_000, connectTimeoutMs: 5_000 },
+      replayStore: "postgres",
+      audit: true,
+      dataDir: null,
+    });
+    writeFileSync(join(SRV, "url"), `${PG.SERVICE_DATABASE_URL}\n`, { mode: 0o600 });
+    const fromFile = loadConfig(
+      { ...KEY, SERVICE_STORE: "postgres", SERVICE_DATABASE_URL_FILE: "url", SERVICE_DATABASE_POOL_SIZE: "25", SERVICE_DATABASE_STATEMENT_TIMEOUT_MS: "800", SERVICE_DATABASE_CONNECT_TIMEOUT_MS: "300" },
+      { cwd: SRV },
+    );
+    expect(fromFile.database).toEqual({ url: PG.SERVICE_DATABASE_URL, poolSize: 25, statementTimeoutMs: 800, connectTimeoutMs: 300 });
+  });
+
+  it("never puts the database URL, a secret, into an error", () => {
+    for (const url of ["http://writ:s3cret-pass@db/writ", "not a url s3cret-pass"]) {
+      const message = refusal({ ...KEY, SERVICE_STORE: "postgres", SERVICE_DATABASE_URL: url });
+      expect(message).toMatch(/SERVICE_DATABASE_URL (must be a postgresql:\/\/ URL|is not a URL)/);
+      expect(message).not.toContain("s3cret-pass");
+    }
   });
 
   it("reads the connection limits and the audit bounds", () => {
@@ -109,6 +136,13 @@ describe("loadConfig", () => {
     ["an LMDB store without a data dir", { ...KEY, SERVICE_REPLAY_STORE: "lmdb" }, /needs a directory/],
     ["audit without a data dir", { ...KEY, SERVICE_AUDIT: "on" }, /SERVICE_AUDIT is on but SERVICE_DATA_DIR is not set/],
     ["an on/off value that is neither", { ...KEY, SERVICE_AUDIT: "yes" }, /SERVICE_AUDIT must be `on` or `off`, not `yes`/],
+    ["an unknown store", { ...KEY, SERVICE_STORE: "redis" }, /SERVICE_STORE must be one of `lmdb`, `postgres`, not `redis`/],
+    ["postgres without a database", { ...KEY, SERVICE_STORE: "postgres" }, /neither SERVICE_DATABASE_URL nor SERVICE_DATABASE_URL_FILE is set/],
+    ["a database URL without the postgres store", { ...KEY, SERVICE_DATABASE_URL: "postgresql://db/writ" }, /SERVICE_STORE is not `postgres`/],
+    ["a database URL and a URL file", { ...KEY, ...PG, SERVICE_DATABASE_URL_FILE: "url" }, /both set; choose one/],
+    ["a URL file that cannot be read", { ...KEY, SERVICE_STORE: "postgres", SERVICE_DATABASE_URL_FILE: "missing-url" }, /cannot read SERVICE_DATABASE_URL_FILE `.*missing-url`: ENOENT/],
+    ["another replay store with postgres", { ...KEY, ...PG, SERVICE_REPLAY_STORE: "lmdb" }, /SERVICE_REPLAY_STORE must be one of `postgres`, not `lmdb`/],
+    ["a pool of zero", { ...KEY, ...PG, SERVICE_DATABASE_POOL_SIZE: "0" }, /SERVICE_DATABASE_POOL_SIZE must be an integer from 1 to 1000, not `0`/],
     ["signed bundles without keys", { ...KEY, SERVICE_REQUIRE_SIGNED_BUNDLES: "on" }, /names no key/],
     ["an unknown log level", { ...KEY, SERVICE_LOG_LEVEL: "loud" }, /SERVICE_LOG_LEVEL must be one of/],
     ["a shutdown timeout that is not an integer", { ...KEY, SERVICE_SHUTDOWN_TIMEOUT_MS: "5s" }, /SERVICE_SHUTDOWN_TIMEOUT_MS must be an integer from 0 to 600000, not `5s`/],

@@ -1,5 +1,5 @@
 /**
- * Surface B's records in the sidecar's LMDB environment (DESIGN.md section 7), in named databases of their own
+ * Surface B's records (record-store.ts) in the sidecar's LMDB environment (DESIGN.md section 7), in named databases of their own
  * beside the replay store and the audit trail. The sidecar opens and closes the environment; this store only opens
  * its databases.
  *
@@ -19,6 +19,7 @@ import { parseStrictJson } from "@writ/runtime";
 import { LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, RootDatabase } from "lmdb";
 import { isRecordId } from "./ids.js";
+import type { StoredRecord, TrustRecordStore } from "./record-store.js";
 import type { Receipt, SealedRecord, Verification } from "./types.js";
 
 export const SURFACE_B_DATABASES = {
@@ -30,10 +31,7 @@ export const SURFACE_B_DATABASES = {
 
 type HistoryKey = [id: string, ordinal: number];
 
-/** A stored record as read back: its JSON value, or `unreadable` when its bytes are no longer strict JSON. */
-export type StoredRecord = { readonly state: "stored"; readonly value: unknown } | { readonly state: "unreadable"; readonly text: string };
-
-export class TrustRecordStore {
+export class LmdbTrustRecordStore implements TrustRecordStore {
   readonly #root: RootDatabase;
   readonly #durability: LmdbDurability;
   readonly #records: Database<string, string>;
@@ -50,10 +48,6 @@ export class TrustRecordStore {
     this.#receipts = root.openDB<string, HistoryKey>(SURFACE_B_DATABASES.receipts, { encoding: "string" });
   }
 
-  /**
-   * Stores a new record with its first verification and receipt, all in one transaction. Resolves false, writing
-   * nothing, when the id already has a record (a record is never replaced).
-   */
   async create(record: SealedRecord, verification: Verification, receipt: Receipt): Promise<boolean> {
     const id = record.businessTransactionId;
     // Encoded before the transaction: nothing may throw after a write in it.
@@ -70,8 +64,7 @@ export class TrustRecordStore {
     );
   }
 
-  /** The stored record of `id`, or undefined when there is none (or `id` could never be stored). */
-  record(id: string): StoredRecord | undefined {
+  async record(id: string): Promise<StoredRecord | undefined> {
     const text = isRecordId(id) ? this.#records.get(id) : undefined;
     if (text === undefined) return undefined;
     try {
@@ -89,22 +82,22 @@ export class TrustRecordStore {
     return this.#append(this.#receipts, id, receipt);
   }
 
-  latestVerification(id: string): unknown {
+  async latestVerification(id: string): Promise<unknown> {
     return this.#latest(this.#verifications, id);
   }
 
-  latestReceipt(id: string): unknown {
+  async latestReceipt(id: string): Promise<unknown> {
     return this.#latest(this.#receipts, id);
   }
 
-  /** How many records there are (ordinals are never reused: nothing is deleted). */
-  count(): number {
+  /** Ordinals are never reused (nothing is deleted): the count is the next ordinal. */
+  async count(): Promise<number> {
     return this.#next(this.#order.getKeys({ reverse: true, limit: 1 }));
   }
 
-  /** The ids of the records with ordinals `from` to `to` (exclusive), oldest first. */
-  ids(from: number, to: number): string[] {
-    return [...this.#order.getRange({ start: from, end: to })].map((entry) => entry.value);
+  /** The ordinals are positions: `offset` to `offset + limit` (exclusive). */
+  async ids(offset: number, limit: number): Promise<string[]> {
+    return [...this.#order.getRange({ start: offset, end: offset + limit })].map((entry) => entry.value);
   }
 
   async #append(db: Database<string, HistoryKey>, id: string, entry: Verification | Receipt): Promise<void> {

@@ -1,0 +1,67 @@
+/**
+ * The record of a transition: what the service keeps as evidence of a decision, an override or a confirmation, handed
+ * to the replay store AS DATA with the transition it records (`ConsumeOptions.record`,
+ * `ResolveOverrideOptions.record`), so that every engine can commit both in one transaction: LMDB inside its write
+ * transaction, PostgreSQL in the same statement, an engine on another host as well as one in this process.
+ *
+ * INVARIANT (a transition is kept with its record): a store commits a record exactly when it commits the transition
+ * it came with, in the same transaction where the engine has one (stores without a record writer keep no record).
+ *
+ * The bodies are the audit trail's wire shapes (`@writ/wire` DecisionDetail, AuditedOverride, AuditedConfirmation),
+ * stored as JSON and answered as stored.
+ */
+import type { Attestation } from "../attest/attestation-types.js";
+import type { ExecutionProof, OverrideRecord } from "../attest/evidence-types.js";
+
+export type DecisionAuditStatus = "approved" | "pending_override" | "rejected";
+
+/** A signed decision (`POST /evaluate` variant 1, the legacy `POST /execute`). */
+export interface DecisionAuditRecord {
+  readonly executionId: string;
+  readonly endpoint: "evaluate" | "execute";
+  readonly status: DecisionAuditStatus;
+  readonly ruleMatched: string;
+  readonly attestation: Attestation;
+  /** The request's optional `signalProvenance`: audited, never hashed or evaluated. */
+  readonly signalProvenance?: Readonly<Record<string, unknown>>;
+  /** ISO 8601: the attestation's `issuedAt`. */
+  readonly recordedAt: string;
+}
+
+/** A resolved override, kept beside the decision it resolves (it never replaces it). */
+export interface OverrideAuditRecord {
+  readonly executionId: string;
+  readonly approved: boolean;
+  readonly approvedBy: string;
+  readonly approverRole: string;
+  readonly reason: string;
+  readonly overrideId: string | null;
+  readonly record: OverrideRecord;
+  /** ISO 8601: the override's `decidedAt`. */
+  readonly recordedAt: string;
+}
+
+/** An execution confirmation with its signed Execution Integrity Proof. */
+export interface ConfirmationAuditRecord {
+  readonly executionId: string;
+  readonly match: boolean;
+  readonly proof: ExecutionProof;
+  /** ISO 8601: the proof's `confirmedAt`. */
+  readonly recordedAt: string;
+}
+
+export type TransitionRecord =
+  | { readonly kind: "decision"; readonly body: DecisionAuditRecord }
+  | { readonly kind: "override"; readonly body: OverrideAuditRecord }
+  | { readonly kind: "confirmation"; readonly body: ConfirmationAuditRecord };
+
+export type TransitionRecordKind = TransitionRecord["kind"];
+
+/**
+ * Where an in-process engine writes the records of its transitions (the memory and LMDB stores). In memory: called
+ * right after a transition that succeeded. On LMDB: called inside the transition's conditional write, where only what
+ * it queues to the same environment with the asynchronous `put` takes effect, exactly when the transition does,
+ * committed and flushed with it; it may be called for a consumption that turns out to conflict, so it must have no
+ * other effect. It must not throw.
+ */
+export type RecordWriter = (record: TransitionRecord) => void;

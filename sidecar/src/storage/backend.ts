@@ -1,0 +1,45 @@
+/**
+ * A storage backend owns the three kinds of state a sidecar keeps: the replay store, the audit trail and Surface B's
+ * Trust Records, opened together from the configuration (`SERVICE_STORE`) and closed together. Backends register
+ * themselves in `BACKENDS` (registry.ts); each interface has one contract suite that every backend passes.
+ *
+ * - `lmdb` (embedded default): one LMDB environment in the data dir; a decision's record commits in the replay
+ *   store's write transaction.
+ * - `postgres`: one database shared by every sidecar of a fleet; a decision's record is inserted by the same SQL
+ *   statement that consumes the execution.
+ */
+import type { ReplayStore } from "@writ/runtime";
+import type { StoreHealth } from "@writ/runtime/lmdb";
+import type { AuditLog } from "../audit/types.js";
+import type { SidecarConfig } from "../config.js";
+import type { TrustRecordStore } from "../surface-b/record-store.js";
+
+export type { StoreHealth };
+
+/** Expired replay reservations and failed entries are removed this often (they stop blocking at their TTL anyway). */
+export const SWEEP_INTERVAL_MS = 60_000;
+/** While the store fails writes (a full disk, an unreachable database), a probe checks this often whether it recovered. */
+export const STORE_PROBE_INTERVAL_MS = 1_000;
+
+export interface StorageBackend {
+  /** null: executions fail closed (INV-REPLAY-001). */
+  readonly replay: ReplayStore | null;
+  readonly audit: AuditLog;
+  /** null: Surface B's record routes answer 503. */
+  readonly trustRecords: TrustRecordStore | null;
+  /** Whether the store takes writes: `store` in `GET /health`; null when there is no durable store. */
+  health(): StoreHealth | null;
+  /** Stops timers, waits for writes under way, closes what the backend opened. */
+  close(): Promise<void>;
+}
+
+export interface BackendReporters {
+  /** Why `audit_db` turned false. */
+  readonly onAuditError?: (error: unknown) => void;
+  /** The store stopped taking writes (with the error) or takes them again (without). */
+  readonly onStoreHealth?: (health: StoreHealth, error?: unknown) => void;
+  /** Long work done after start-up, for the operator's log. */
+  readonly onNotice?: (message: string) => void;
+}
+
+export type BackendOpener = (config: SidecarConfig, reporters: BackendReporters, notices: string[]) => Promise<StorageBackend>;

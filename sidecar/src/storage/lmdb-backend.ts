@@ -1,0 +1,68 @@
+/**
+ * The embedded backend (`SERVICE_STORE=lmdb`, the default): one LMDB environment in the data dir holds the replay
+ * store, the audit trail and Surface B's records side by side, so a decision's record, written by the replay store's
+ * write transaction (`writeRecord`), commits and flushes with the consumption in one fsync. Without a data dir, only
+ * the development memory store (or none) is available and nothing is audited.
+ */
+import { MemoryReplayStore, type RecordWriter, type ReplayStore } from "@writ/runtime";
+import { LmdbDurability, LmdbReplayStore } from "@writ/runtime/lmdb";
+import { open } from "lmdb";
+import { DisabledAuditLog } from "../audit/disabled-audit-log.js";
+import { LmdbAuditLog } from "../audit/lmdb-audit-log.js";
+import type { AuditLog } from "../audit/types.js";
+import { LmdbTrustRecordStore } from "../surface-b/lmdb-record-store.js";
+import { STORE_PROBE_INTERVAL_MS, SWEEP_INTERVAL_MS, type BackendOpener } from "./backend.js";
+
+export const openLmdbBackend: BackendOpener = async (config, reporters, notices) => {
+  // Room for every named database: replay (1), audit (7), Surface B (4); lmdb-js allows 12 by default.
+  // noSubdir false: the data dir is a directory even when its name has a dot, which lmdb-js would take for a file.
+  const root = config.dataDir === null ? null : open({ path: config.dataDir, maxDbs: 32, noSubdir: false });
+  // One watcher of write failures for the environment, shared by the replay store, the audit and Surface B.
+  const durability = root === null ? null : LmdbDurability.of(root, { onChange: (health, error) => reporters.onStoreHealth?.(health, error) });
+  let lmdbReplay: LmdbReplayStore | null = null;
+  // A decision's audit record is keyed by time; the LMDB replay entry of its fingerprint, written in the same
+  // transaction, says when (INVARIANT (a decision's replay entry is created at its issuedAt)). The development memory
+  // store forgets at restart, so with it a lookup walks the audit's time index instead.
+  const decisionInstant =
+    config.replayStore === "lmdb" ? async (fingerprint: string) => (await lmdbReplay?.read(fingerprint))?.createdAt : undefined;
+  const audit: AuditLog =
+    config.audit && root
+      ? new LmdbAuditLog(root, {
+          onError: (error) => reporters.onAuditError?.(error),
+          onNotice: (message) => reporters.onNotice?.(message),
+          securityEvents: config.securityEvents,
+          retention: config.auditRetention,
+          ...(decisionInstant ? { decisionInstant } : {}),
+        })
+      : new DisabledAuditLog();
+  const writeRecord: RecordWriter | undefined = audit instanceof LmdbAuditLog ? audit.writeRecord : undefined;
+  const recording = writeRecord === undefined ? {} : { writeRecord };
+  if (config.replayStore === "lmdb") lmdbReplay = new LmdbReplayStore(root!, recording);
+  const store: ReplayStore | null = lmdbReplay ?? (config.replayStore === "memory" ? new MemoryReplayStore(recording) : null);
+  if (store === null) notices.push("SERVICE_REPLAY_STORE is `none`: every execution fails closed (INV-REPLAY-001)");
+
+  const sweep = store ? setInterval(() => void store.sweep().catch(() => undefined), SWEEP_INTERVAL_MS) : null;
+  sweep?.unref();
+  // Recovery needs no traffic: once space is freed, the probe's write succeeds and `store` in /health is ok again.
+  const probe = durability === null ? null : setInterval(() => void durability.probe(), STORE_PROBE_INTERVAL_MS);
+  probe?.unref();
+
+  return {
+    replay: store,
+    audit,
+    trustRecords: root === null ? null : new LmdbTrustRecordStore(root),
+    health: () => durability?.health() ?? null,
+    async close() {
+      if (sweep) clearInterval(sweep);
+      if (probe) clearInterval(probe);
+      await audit.close();
+      // The replay store does not own the shared root: closing it only stops its use; the root is flushed and closed here.
+      await store?.close().catch(() => undefined);
+      if (root) {
+        // A data dir that cannot flush (full) must not hang the shutdown: what it failed was never acknowledged.
+        await durability?.flushed().catch(() => undefined);
+        await root.close();
+      }
+    },
+  };
+};

@@ -1,0 +1,360 @@
+/**
+ * The audit trail on PostgreSQL (`SERVICE_STORE=postgres`), one trail for every sidecar of a fleet: any sidecar lists
+ * and reads the decisions made through any other, and `/audit/stats` counts the whole fleet. Its answers are the LMDB
+ * log's (the same contract suite, sidecar/test/audit/audit-contract.ts).
+ *
+ * - Decisions, overrides and confirmations are not written here: the replay store inserts each into the records table
+ *   in the statement that performs its transition (runtime `PostgresReplayStore`); this log reads them.
+ * - Verifications and security events are inserted without the caller waiting, each with its counter in the same
+ *   statement; `flushed()` waits for the inserts queued so far. Security events are aggregated per source and interval
+ *   in each sidecar (SecurityEventLimiter), as on LMDB. API calls are counted in memory and added every second.
+ * - Order: newest first by time, then by execution fingerprint (decisions; a "C" collation, the byte order LMDB keys
+ *   have) or by insertion sequence (security events). With `offset` paging a page shifts when newer records arrive;
+ *   a client that fixes `to` at the first page's time pages through a stable set.
+ * - Health: unhealthy while closing and for DEFAULT_RECOVERY_HOLD_MS after any failed statement of its own (a write,
+ *   a read, the backend's 1 s `probe`); healthy again by itself. Failed reads throw StoreUnavailableError (503).
+ * - Retention: pruned once a minute by one sidecar of the fleet at a time (a transaction-level advisory lock per
+ *   chunk), oldest first, in chunks of PRUNE_CHUNK rows.
+ */
+import { executionFingerprint } from "@writ/runtime";
+import { DEFAULT_RECOVERY_HOLD_MS } from "@writ/runtime/lmdb";
+import { DEFAULT_RECORDS_TABLE } from "@writ/runtime/postgres";
+import type pg from "pg";
+import { decisionDetail, decisionRow } from "../../audit/decision-row.js";
+import { DAY_MS, DEFAULT_AUDIT_RETENTION, PRUNE_CHUNK, type AuditRetention, type RetentionLimit } from "../../audit/retention.js";
+import { securityEventRow } from "../../audit/security-event.js";
+import { DEFAULT_SECURITY_EVENT_LIMITS, SecurityEventLimiter, type SecurityEventLimits } from "../../audit/security-event-limiter.js";
+import type {
+  AuditLog,
+  AuditStats,
+  ConfirmationAudit,
+  DecisionAudit,
+  DecisionDetail,
+  DecisionQuery,
+  DecisionRow,
+  OverrideAudit,
+  SecurityEventInput,
+  SecurityEventRow,
+  SecurityQuery,
+  VerificationAudit,
+} from "../../audit/types.js";
+import { query, transaction } from "./query.js";
+
+export interface PostgresAuditLogOptions {
+  /** The clock of security events and of `stats()` without an argument. */
+  readonly now?: () => Date;
+  /** How often the in-memory API call count and ended security-event aggregates are written; default 1,000 ms. */
+  readonly apiCallFlushMs?: number;
+  /** Told about each failure that makes the log unhealthy, for the operator's log. */
+  readonly onError?: (error: unknown) => void;
+  readonly securityEvents?: SecurityEventLimits;
+  readonly retention?: AuditRetention;
+  /** How often records past their retention are removed; default 60,000 ms. */
+  readonly pruneIntervalMs?: number;
+  /** The records table the replay store writes (runtime `PostgresReplayStoreOptions.recordsTable`). */
+  readonly recordsTable?: string;
+}
+
+const PRUNE_LOCK = "writ.audit.prune";
+
+/** A decision row with its override and confirmation, as one query returns them. */
+interface DecisionJoin {
+  readonly decision: string;
+  readonly override: string | null;
+  readonly confirmation: string | null;
+}
+
+export class PostgresAuditLog implements AuditLog {
+  readonly #pool: pg.Pool;
+  readonly #records: string;
+  readonly #now: () => Date;
+  readonly #onError: (error: unknown) => void;
+  readonly #limiter: SecurityEventLimiter;
+  readonly #retention: AuditRetention;
+  readonly #timer: NodeJS.Timeout;
+  readonly #pruneTimer: NodeJS.Timeout;
+  /** Inserts queued and not yet settled: `flushed()` waits for them. */
+  readonly #pending = new Set<Promise<void>>();
+  /**
+   * The last security-event insert queued. Each starts after the one before it has settled, so events reach the table,
+   * and take their `seq`, in the order they were recorded: `seq` orders one millisecond's events. Concurrent inserts on
+   * several pooled connections would commit in any order. Security events are rare (SecurityEventLimiter), so one lane
+   * costs nothing.
+   */
+  #securityLane: Promise<void> = Promise.resolve();
+  #unsavedApiCalls = 0;
+  #failedAt: number | null = null;
+  #pruning: Promise<number> | null = null;
+  #closing: Promise<void> | null = null;
+
+  /** Uses `pool` (its owner ends it); the schema must be migrated (migrations.ts). */
+  constructor(pool: pg.Pool, options: PostgresAuditLogOptions = {}) {
+    this.#pool = pool;
+    this.#records = options.recordsTable ?? DEFAULT_RECORDS_TABLE;
+    this.#now = options.now ?? (() => new Date());
+    this.#onError = options.onError ?? (() => undefined);
+    this.#limiter = new SecurityEventLimiter(options.securityEvents ?? DEFAULT_SECURITY_EVENT_LIMITS);
+    this.#retention = options.retention ?? DEFAULT_AUDIT_RETENTION;
+    // unref: a pending count must not keep the process alive; close() saves what the timers have not.
+    this.#timer = setInterval(() => {
+      this.#saveApiCalls();
+      this.#saveAggregates(false);
+    }, options.apiCallFlushMs ?? 1_000);
+    this.#timer.unref();
+    this.#pruneTimer = setInterval(() => void this.prune().catch(() => undefined), options.pruneIntervalMs ?? 60_000);
+    this.#pruneTimer.unref();
+  }
+
+  healthy(): boolean {
+    if (this.#closing !== null) return false;
+    return this.#failedAt === null || Date.now() - this.#failedAt >= DEFAULT_RECOVERY_HOLD_MS;
+  }
+
+  /** One `SELECT 1`: a database that cannot be reached makes the log unhealthy without any traffic. */
+  async probe(): Promise<void> {
+    await this.#run("probing the audit database", "SELECT 1").catch(() => undefined);
+  }
+
+  recordVerification(entry: VerificationAudit): void {
+    const record: VerificationAudit = { executionId: entry.executionId, valid: entry.valid, checks: entry.checks, errors: entry.errors, recordedAt: entry.recordedAt };
+    this.#queue(
+      "recording a verification",
+      `WITH recorded AS (INSERT INTO writ_audit_verifications (recorded_at, body) VALUES ($1, $2))
+       ${COUNT_INTO} VALUES ('verifications', 1), ('verifications_valid', $3) ${ADD_COUNT}`,
+      [this.#instant(entry.recordedAt), JSON.stringify(record), entry.valid ? 1 : 0],
+    );
+  }
+
+  /** Written at once when it is the first of its type from its source in the interval, else counted (see above). */
+  recordSecurityEvent(event: SecurityEventInput): void {
+    if (this.#closing !== null) return;
+    const at = this.#now();
+    if (this.#limiter.admit(event, at.getTime())) this.#insertSecurityEvent(event, at);
+  }
+
+  countApiCall(): void {
+    this.#unsavedApiCalls += 1;
+  }
+
+  async flushed(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all(this.#pending);
+  }
+
+  async listDecisions(q: DecisionQuery): Promise<DecisionRow[]> {
+    this.#assertOpen();
+    await this.flushed();
+    const values: unknown[] = [];
+    const where = ["d.kind = 'decision'"];
+    const bind = (value: unknown): string => `$${values.push(value)}`;
+    if (q.policyId !== undefined) where.push(`d.policy_id = ${bind(q.policyId)}`);
+    if (q.decision !== undefined) where.push(`d.status = ${bind(q.decision)}`);
+    if (q.from !== undefined) where.push(`d.recorded_at >= ${bind(Math.ceil(q.from))}`);
+    if (q.to !== undefined) where.push(`d.recorded_at <= ${bind(Math.floor(q.to))}`);
+    const limit = bind(q.limit);
+    const offset = bind(q.offset);
+    const rows = await this.#read<DecisionJoin>("listing decisions", `${this.#decisionSelect()} WHERE ${where.join(" AND ")} ORDER BY d.recorded_at DESC, d.execution_fp DESC LIMIT ${limit} OFFSET ${offset}`, values);
+    return rows.map((row) => decisionRow(...parsed(row)));
+  }
+
+  async getDecision(executionId: string): Promise<DecisionDetail | null> {
+    // No decision can be stored under an id with a lone surrogate: its fingerprint cannot even be computed.
+    if (!executionId.isWellFormed()) return null;
+    this.#assertOpen();
+    await this.flushed();
+    const rows = await this.#read<DecisionJoin>("reading a decision", `${this.#decisionSelect()} WHERE d.kind = 'decision' AND d.execution_fp = $1`, [executionFingerprint(executionId)]);
+    return rows[0] === undefined ? null : decisionDetail(...parsed(rows[0]));
+  }
+
+  async stats(now: Date = this.#now()): Promise<AuditStats> {
+    this.#assertOpen();
+    await this.flushed();
+    const dayStart = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
+    const [row] = await this.#read<Record<"decisions" | "today" | "verifications" | "valid" | "security" | "api", string>>(
+      "reading the audit stats",
+      `SELECT
+         (SELECT count(*) FROM ${this.#records} WHERE kind = 'decision') AS decisions,
+         (SELECT count(*) FROM ${this.#records} WHERE kind = 'decision' AND recorded_at >= $1 AND recorded_at < $2) AS today,
+         ${COUNTER("verifications")} AS verifications, ${COUNTER("verifications_valid")} AS valid,
+         ${COUNTER("security_events")} AS security, ${COUNTER("api_calls")} AS api`,
+      [dayStart, dayStart + DAY_MS],
+    );
+    const verifications = Number(row!.verifications);
+    const valid = Number(row!.valid);
+    return {
+      total_decisions: row!.decisions,
+      decisions_today: row!.today,
+      total_verifications: String(verifications),
+      valid_verifications: String(valid),
+      invalid_verifications: String(verifications - valid),
+      // Stored, and counted into an aggregate row not written yet.
+      total_security_events: String(Number(row!.security) + this.#limiter.pending()),
+      total_api_calls: String(Number(row!.api) + this.#unsavedApiCalls),
+    };
+  }
+
+  async listSecurityEvents(q: SecurityQuery): Promise<SecurityEventRow[]> {
+    this.#assertOpen();
+    await this.flushed();
+    const values: unknown[] = [q.limit];
+    const where: string[] = ["TRUE"];
+    if (q.from !== undefined) where.push(`at >= $${values.push(Math.ceil(q.from))}`);
+    if (q.to !== undefined) where.push(`at <= $${values.push(Math.floor(q.to))}`);
+    const rows = await this.#read<{ seq: string; at: string; body: string }>(
+      "listing security events",
+      `SELECT seq, at, body FROM writ_audit_security WHERE ${where.join(" AND ")} ORDER BY at DESC, seq DESC LIMIT $1`,
+      values,
+    );
+    return rows.map(({ seq, at, body }) => {
+      const { count, ...event } = JSON.parse(body) as SecurityEventInput & { count?: number };
+      return securityEventRow(event, `${at}-${seq}`, new Date(Number(at)).toISOString(), count);
+    });
+  }
+
+  /**
+   * Removes the records past their retention, oldest first, in transactions of at most PRUNE_CHUNK rows, each taken
+   * only by the sidecar holding the fleet's prune lock (the others skip). A decision goes with its override and
+   * confirmation. Returns how many rows it removed.
+   */
+  prune(now: Date = this.#now()): Promise<number> {
+    this.#pruning ??= (async () => {
+      try {
+        const at = now.getTime();
+        return (
+          (await this.#pruneTrail(this.#retention.decisions, at, this.#records, "recorded_at", "execution_fp", "kind = 'decision'")) +
+          (await this.#pruneTrail(this.#retention.verifications, at, "writ_audit_verifications", "recorded_at", "seq", "TRUE")) +
+          (await this.#pruneTrail(this.#retention.security, at, "writ_audit_security", "at", "seq", "TRUE"))
+        );
+      } finally {
+        this.#pruning = null;
+      }
+    })();
+    return this.#pruning;
+  }
+
+  /** Saves the API call count and pending aggregates and waits for every insert; the pool stays open (its owner ends it). */
+  close(): Promise<void> {
+    if (this.#closing === null) {
+      clearInterval(this.#timer);
+      clearInterval(this.#pruneTimer);
+      this.#saveApiCalls();
+      this.#saveAggregates(true);
+      this.#closing = Promise.all([this.flushed(), this.#pruning?.catch(() => 0)]).then(() => undefined);
+    }
+    return this.#closing;
+  }
+
+  /** The decision with its override and confirmation (each at most one row: the key is (execution_fp, kind)). */
+  #decisionSelect(): string {
+    return `SELECT d.body AS decision, o.body AS override, c.body AS confirmation FROM ${this.#records} d
+      LEFT JOIN ${this.#records} o ON o.execution_fp = d.execution_fp AND o.kind = 'override'
+      LEFT JOIN ${this.#records} c ON c.execution_fp = d.execution_fp AND c.kind = 'confirmation'`;
+  }
+
+  async #pruneTrail(limit: RetentionLimit, now: number, table: string, time: string, tieBreak: string, kind: string): Promise<number> {
+    if (limit.maxAgeMs === null && limit.maxRecords === null) return 0;
+    const cutoff = limit.maxAgeMs === null ? null : now - limit.maxAgeMs;
+    let removed = 0;
+    for (;;) {
+      if (this.#closing !== null) return removed;
+      const chunk = await transaction(this.#pool, "pruning the audit trail", async (client) => {
+        const { rows } = await query<{ locked: boolean }>(client, "pruning the audit trail", "SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked", [PRUNE_LOCK]);
+        if (rows[0]?.locked !== true) return 0;
+        // The oldest rows of the chunk that are older than the cutoff or beyond the count limit.
+        const overCount =
+          limit.maxRecords === null ? "FALSE" : `row_number() OVER (ORDER BY ${time} DESC, ${tieBreak} DESC) > ${Number(limit.maxRecords)}`;
+        const old = cutoff === null ? "FALSE" : `${time} < ${Number(cutoff)}`;
+        const keyColumns = table === this.#records ? "execution_fp" : "seq";
+        const { rowCount } = await query(
+          client,
+          "pruning the audit trail",
+          `WITH ranked AS (SELECT ${keyColumns} AS key, ${time} AS t, ${tieBreak} AS tb, (${old}) OR (${overCount}) AS due FROM ${table} WHERE ${kind}),
+                doomed AS (SELECT key FROM ranked WHERE due ORDER BY t, tb LIMIT ${PRUNE_CHUNK})
+           DELETE FROM ${table} WHERE ${keyColumns} IN (SELECT key FROM doomed)`,
+        );
+        return rowCount ?? 0;
+      });
+      removed += chunk;
+      if (chunk < PRUNE_CHUNK) return removed;
+    }
+  }
+
+  #insertSecurityEvent(event: SecurityEventInput, at: Date, count?: number): void {
+    const row = securityEventRow(event, "", "", count);
+    const { id: _id, at: _at, ...stored } = row;
+    this.#securityLane = this.#queue(
+      "recording a security event",
+      `WITH recorded AS (INSERT INTO writ_audit_security (at, body) VALUES ($1, $2))
+       ${COUNT_INTO} VALUES ('security_events', $3) ${ADD_COUNT}`,
+      [at.getTime(), JSON.stringify(stored), count ?? 1],
+      undefined,
+      this.#securityLane,
+    );
+  }
+
+  /** Writes the aggregates of ended intervals (with `all`, of the current one too). */
+  #saveAggregates(all: boolean): void {
+    if (this.#limiter.pending() === 0) return;
+    const at = this.#now();
+    for (const aggregate of this.#limiter.drain(at.getTime(), all)) this.#insertSecurityEvent(aggregate.event, at, aggregate.count);
+  }
+
+  #saveApiCalls(): void {
+    const delta = this.#unsavedApiCalls;
+    if (delta === 0) return;
+    this.#unsavedApiCalls = 0;
+    this.#queue("counting API calls", `${COUNT_INTO} VALUES ('api_calls', $1) ${ADD_COUNT}`, [delta], () => (this.#unsavedApiCalls += delta));
+  }
+
+  /**
+   * Runs a write without the caller waiting, once `after` has settled; `flushed()` waits for it. `undo` runs when it
+   * fails. Returns the write, settled (never rejected) when it is done.
+   */
+  #queue(what: string, text: string, values: readonly unknown[], undo?: () => void, after: Promise<void> = Promise.resolve()): Promise<void> {
+    if (this.#closing !== null) return after;
+    const write = after.then(() => this.#run(what, text, values)).then(
+      () => undefined,
+      () => undo?.(),
+    );
+    this.#pending.add(write);
+    void write.finally(() => this.#pending.delete(write));
+    return write;
+  }
+
+  async #read<R extends pg.QueryResultRow>(what: string, text: string, values: readonly unknown[]): Promise<R[]> {
+    return (await this.#run<R>(what, text, values)).rows;
+  }
+
+  /** Every statement of the log: a failure marks it unhealthy for a while, and rejects (StoreUnavailableError). */
+  async #run<R extends pg.QueryResultRow>(what: string, text: string, values: readonly unknown[] = []): Promise<pg.QueryResult<R>> {
+    try {
+      return await query<R>(this.#pool, what, text, values);
+    } catch (error) {
+      this.#failedAt = Date.now();
+      this.#onError(error);
+      throw error;
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#closing !== null) throw new Error("audit log is closed");
+  }
+
+  /** Where a record sorts in time. A malformed `recordedAt` (never one the runtime signs) files it at arrival. */
+  #instant(iso: string): number {
+    const ms = Date.parse(iso);
+    return Number.isFinite(ms) ? ms : this.#now().getTime();
+  }
+}
+
+/** Adds to counters, creating them at their first use: `${COUNT_INTO} VALUES (name, n), … ${ADD_COUNT}`. */
+const COUNT_INTO = "INSERT INTO writ_audit_counters (name, value)";
+const ADD_COUNT = "ON CONFLICT (name) DO UPDATE SET value = writ_audit_counters.value + EXCLUDED.value";
+const COUNTER = (name: string): string => `coalesce((SELECT value FROM writ_audit_counters WHERE name = '${name}'), 0)`;
+
+function parsed(row: DecisionJoin): [DecisionAudit, OverrideAudit | undefined, ConfirmationAudit | undefined] {
+  return [
+    JSON.parse(row.decision) as DecisionAudit,
+    row.override === null ? undefined : (JSON.parse(row.override) as OverrideAudit),
+    row.confirmation === null ? undefined : (JSON.parse(row.confirmation) as ConfirmationAudit),
+  ];
+}

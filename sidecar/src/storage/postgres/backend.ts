@@ -1,0 +1,103 @@
+/**
+ * The fleet backend (`SERVICE_STORE=postgres`, docs/fleet.md): every sidecar of an application shares one PostgreSQL
+ * database for the replay store, the audit trail and Surface B's records, so an executionId is consumed once per
+ * application and any sidecar answers for records made through any other.
+ *
+ * - Start: the schema is migrated (migrations.ts, one sidecar at a time); a database that cannot be reached or whose
+ *   schema is newer than this sidecar refuses the start with one line.
+ * - Writes: each replay transition is one conditional statement that also inserts its record (runtime
+ *   `PostgresReplayStore`), answered only after COMMIT; every failure is StoreUnavailableError, answered 503.
+ * - Health: a probe (`SELECT 1`) every second sets `store` and `audit_db` in `GET /health`; both recover by themselves
+ *   when the database returns, with no restart.
+ * - Sweeping expired reservations and failed entries: once a minute, by whichever sidecar takes the advisory lock; the
+ *   others skip that round.
+ */
+import { PostgresReplayStore } from "@writ/runtime/postgres";
+import type pg from "pg";
+import { DisabledAuditLog } from "../../audit/disabled-audit-log.js";
+import type { AuditLog } from "../../audit/types.js";
+import { STORE_PROBE_INTERVAL_MS, SWEEP_INTERVAL_MS, type BackendOpener, type StoreHealth } from "../backend.js";
+import { PostgresAuditLog } from "./audit-log.js";
+import { migrate } from "./migrations.js";
+import { createPool, redactedUrl } from "./pool.js";
+import { query } from "./query.js";
+import { PostgresTrustRecordStore } from "./record-store.js";
+
+/** Held by the sidecar sweeping this round; the key is the same in every sidecar of a fleet. */
+const SWEEP_LOCK = "writ.replay.sweep";
+
+const HEALTHY: StoreHealth = { ok: true, problem: null, since: null };
+
+export const openPostgresBackend: BackendOpener = async (config, reporters, notices) => {
+  const database = config.database!;
+  let health: StoreHealth = HEALTHY;
+  const setHealth = (next: StoreHealth, error?: unknown): void => {
+    if (next.ok === health.ok) return;
+    health = next;
+    reporters.onStoreHealth?.(next, error);
+  };
+  const failed = (error: unknown): void =>
+    setHealth({ ok: false, problem: error instanceof Error ? error.message : String(error), since: health.since ?? new Date().toISOString() }, error);
+  // An idle connection's error (the server restarting, a proxy cutting it): the client is dropped and the probe decides.
+  const pool = createPool(database, () => undefined);
+  try {
+    const outcome = await migrate(pool, (m) => reporters.onNotice?.(`database schema: applied migration ${m.version} (${m.description})`));
+    if (outcome.applied.length === 0) notices.push(`database ${redactedUrl(database.url)}: schema at version ${outcome.to}`);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+
+  const replay = config.replayStore === "postgres" ? new PostgresReplayStore(pool, config.audit ? {} : { recordsTable: null }) : null;
+  const audit: AuditLog = config.audit
+    ? new PostgresAuditLog(pool, {
+        onError: (error) => reporters.onAuditError?.(error),
+        securityEvents: config.securityEvents,
+        retention: config.auditRetention,
+      })
+    : new DisabledAuditLog();
+  const trustRecords = new PostgresTrustRecordStore(pool);
+
+  const probe = setInterval(() => {
+    void query(pool, "probing the database", "SELECT 1").then(() => setHealth(HEALTHY), failed);
+    if (audit instanceof PostgresAuditLog) void audit.probe();
+  }, STORE_PROBE_INTERVAL_MS);
+  probe.unref();
+  const sweep = replay === null ? null : setInterval(() => void sweepOnce(pool, replay).catch(() => undefined), SWEEP_INTERVAL_MS);
+  sweep?.unref();
+
+  return {
+    replay,
+    audit,
+    trustRecords,
+    health: () => health,
+    async close() {
+      clearInterval(probe);
+      if (sweep) clearInterval(sweep);
+      await audit.close().catch(() => undefined);
+      await replay?.close();
+      await pool.end().catch(() => undefined);
+    },
+  };
+};
+
+/** Sweeps when no other sidecar of the fleet is sweeping (a session advisory lock held on one client meanwhile). */
+async function sweepOnce(pool: pg.Pool, replay: PostgresReplayStore): Promise<number> {
+  const client = await pool.connect();
+  // A client that may still hold the lock (its unlock failed) is destroyed, not returned to the pool: its session ends.
+  let clean = false;
+  try {
+    const { rows } = await query<{ locked: boolean }>(client, "taking the sweep lock", "SELECT pg_try_advisory_lock(hashtext($1)) AS locked", [SWEEP_LOCK]);
+    if (rows[0]?.locked !== true) {
+      clean = true;
+      return 0;
+    }
+    try {
+      return await replay.sweep();
+    } finally {
+      await client.query("SELECT pg_advisory_unlock(hashtext($1))", [SWEEP_LOCK]).then(() => (clean = true), () => undefined);
+    }
+  } finally {
+    client.release(!clean);
+  }
+}

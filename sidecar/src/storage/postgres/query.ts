@@ -1,0 +1,47 @@
+/**
+ * Every statement of the sidecar's PostgreSQL stores goes through `query`: a database failure (unreachable, restarting,
+ * a statement timeout, a connection lost during COMMIT) becomes StoreUnavailableError, which the HTTP edge answers 503
+ * (runtime `answerOf`), never a 500 and never a success.
+ */
+import { StoreUnavailableError } from "@writ/runtime";
+import type pg from "pg";
+
+export async function query<R extends pg.QueryResultRow>(
+  db: pg.Pool | pg.PoolClient,
+  what: string,
+  text: string,
+  values: readonly unknown[] = [],
+): Promise<pg.QueryResult<R>> {
+  try {
+    return await db.query<R>(text, values as unknown[]);
+  } catch (error) {
+    throw new StoreUnavailableError(`${what} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+/**
+ * Runs `body` in one transaction on one client of `pool`: COMMIT when it returns, ROLLBACK when it throws. Resolves only
+ * after COMMIT is acknowledged; a COMMIT whose answer is lost rejects (StoreUnavailableError), never resolves.
+ */
+export async function transaction<T>(pool: pg.Pool, what: string, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw new StoreUnavailableError(`${what} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  let broken: unknown = undefined;
+  try {
+    await query(client, what, "BEGIN");
+    const result = await body(client);
+    await query(client, what, "COMMIT");
+    return result;
+  } catch (error) {
+    broken = error;
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    // A client whose transaction failed may be mid-protocol: it is destroyed rather than reused.
+    client.release(broken === undefined ? undefined : true);
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Where Surface B keeps its Trust Records, their verifications and receipts: one interface, implemented on LMDB
+ * (lmdb-record-store.ts, the embedded default) and on PostgreSQL (storage/postgres/record-store.ts, shared by a
+ * fleet), both held to one contract suite (sidecar/test/surface-b/record-store-contract.ts).
+ *
+ * Every method that writes resolves only once its write is durable (acknowledged means durable); a store that cannot
+ * write or read rejects with StoreUnavailableError (503 at the HTTP edge), never with a partial write.
+ */
+import type { Receipt, SealedRecord, Verification } from "./types.js";
+
+/** A stored record as read back: its JSON value, or `unreadable` when its bytes are no longer strict JSON. */
+export type StoredRecord = { readonly state: "stored"; readonly value: unknown } | { readonly state: "unreadable"; readonly text: string };
+
+export interface TrustRecordStore {
+  /**
+   * Stores a new record with its first verification and receipt, all in one transaction. Resolves false, writing
+   * nothing, when the id already has a record (a record is never replaced), whichever sidecar of a fleet made it.
+   */
+  create(record: SealedRecord, verification: Verification, receipt: Receipt): Promise<boolean>;
+  /** The stored record of `id`, or undefined when there is none (or `id` could never be stored). */
+  record(id: string): Promise<StoredRecord | undefined>;
+  appendVerification(id: string, verification: Verification): Promise<void>;
+  appendReceipt(id: string, receipt: Receipt): Promise<void>;
+  /** The latest appended verification of `id` (parsed JSON), or undefined. */
+  latestVerification(id: string): Promise<unknown>;
+  latestReceipt(id: string): Promise<unknown>;
+  /** How many records there are. */
+  count(): Promise<number>;
+  /** The ids of `limit` records from position `offset` in creation order, oldest first. */
+  ids(offset: number, limit: number): Promise<string[]>;
+}

@@ -1,0 +1,19 @@
+import { LmdbReplayStore } from "@writ/runtime/lmdb";
+import { LmdbAuditLog } from "../../src/audit/lmdb-audit-log.js";
+import { auditLogContract } from "./audit-contract.js";
+import { tempEnv } from "./support.js";
+
+auditLogContract("LmdbAuditLog", async () => {
+  const env = await tempEnv();
+  const log = new LmdbAuditLog(env.root);
+  const replay = new LmdbReplayStore(env.root, { writeRecord: log.writeRecord });
+  return {
+    log,
+    replay,
+    dispose: async () => {
+      await log.close();
+      await replay.close();
+      await env.dispose();
+    },
+  };
+});

@@ -1,0 +1,46 @@
+/**
+ * A fleet for tests: BUILT sidecars (sidecar/dist/main.js) on one fresh PostgreSQL database, both surfaces on, all
+ * signing with one key. Without PostgreSQL the files skip with one line locally and fail with CI=true
+ * (test/support/postgres.ts).
+ */
+import { generateKeyPairSync } from "node:crypto";
+import { createServer } from "node:net";
+import { startBuiltSidecar, type BuiltSidecar } from "../support/built-sidecar.js";
+import { surfaceAEnv } from "../durability/load.js";
+
+/** One Ed25519 key for the whole fleet (PKCS8 PEM), as a platform team distributes it. */
+export const FLEET_SIGNING_KEY = generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface FleetSidecar {
+  readonly process: BuiltSidecar;
+  /** `http://host:port` of Surface A and of Surface B. */
+  readonly a: string;
+  readonly b: string;
+}
+
+/** The environment of a fleet member on `databaseUrl`; `settings` add to it or override it. */
+export async function fleetEnv(databaseUrl: string, settings: Readonly<Record<string, string>> = {}): Promise<Record<string, string>> {
+  return surfaceAEnv({ SERVICE_STORE: "postgres", SERVICE_DATABASE_URL: databaseUrl, SERVICE_SIGNING_KEY: FLEET_SIGNING_KEY, ...settings });
+}
+
+/** Starts one fleet member with both surfaces. */
+export async function startFleetSidecar(databaseUrl: string, settings: Readonly<Record<string, string>> = {}): Promise<FleetSidecar> {
+  const portB = await freePort();
+  const process = await startBuiltSidecar(await fleetEnv(databaseUrl, { SERVICE_B_PORT: String(portB), ...settings }));
+  return { process, a: process.url, b: `http://127.0.0.1:${portB}` };
+}
+
+export function databaseUrlOf(pool: { readonly options: unknown }): string {
+  return (pool.options as { connectionString: string }).connectionString;
+}

@@ -1,0 +1,66 @@
+import { StoreUnavailableError } from "@writ/runtime";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { migrate } from "../../src/storage/postgres/migrations.js";
+import { PostgresTrustRecordStore } from "../../src/storage/postgres/record-store.js";
+import { createTestDatabase, postgresUnavailable, testPool, type TestDatabase } from "../../../test/support/postgres.js";
+import { receiptOf, recordOf, trustRecordStoreContract, verificationOf } from "./record-store-contract.js";
+
+const unavailable = await postgresUnavailable();
+
+if (unavailable !== null) {
+  describe.skip(`PostgresTrustRecordStore: ${unavailable}`, () => {
+    it("runs the Trust Record store contract on PostgreSQL", () => undefined);
+  });
+} else {
+  const databases: TestDatabase[] = [];
+  afterAll(() => Promise.all(databases.map((d) => d.drop())));
+  const fresh = async (): Promise<TestDatabase> => {
+    const database = await createTestDatabase();
+    databases.push(database);
+    await migrate(database.pool);
+    return database;
+  };
+
+  const shared = await fresh();
+  trustRecordStoreContract("PostgresTrustRecordStore", async () => {
+    const { pool } = shared;
+    return {
+      store: new PostgresTrustRecordStore(pool),
+      corrupt: async (id, text) => void (await pool.query("INSERT INTO writ_trust_records (id, body) VALUES ($1, $2)", [id, text])),
+      dispose: async () => void (await pool.query("TRUNCATE writ_trust_history, writ_trust_records RESTART IDENTITY")),
+    };
+  });
+
+  describe("PostgresTrustRecordStore", () => {
+    it("two stores on two pools of one database (two sidecars): one create wins, appends from both are all kept", async () => {
+      const { pool } = await fresh();
+      const other = testPool((pool.options as { connectionString: string }).connectionString);
+      try {
+        const a = new PostgresTrustRecordStore(pool);
+        const b = new PostgresTrustRecordStore(other);
+        const created = await Promise.all(Array.from({ length: 40 }, (_, n) => (n % 2 ? a : b).create(recordOf("tx-f", n), verificationOf("tx-f", n), receiptOf("tx-f", n))));
+        expect(created.filter(Boolean)).toHaveLength(1);
+        await Promise.all(Array.from({ length: 60 }, (_, n) => (n % 2 ? a : b).appendReceipt("tx-f", receiptOf("tx-f", 100 + n))));
+        const { rows } = await pool.query<{ n: string }>("SELECT count(*) AS n FROM writ_trust_history WHERE id = 'tx-f' AND kind = 'receipt'");
+        expect(Number(rows[0]!.n)).toBe(61);
+        expect(await b.record("tx-f")).toEqual(await a.record("tx-f"));
+      } finally {
+        await other.end();
+      }
+    });
+
+    it("a database it cannot reach is StoreUnavailableError (503 at the HTTP edge) for every method", async () => {
+      const nowhere = new pg.Pool({ connectionString: "postgresql://postgres@127.0.0.1:1/none", connectionTimeoutMillis: 1_000 });
+      try {
+        const store = new PostgresTrustRecordStore(nowhere);
+        await expect(store.create(recordOf("tx"), verificationOf("tx", 0), receiptOf("tx", 0))).rejects.toBeInstanceOf(StoreUnavailableError);
+        await expect(store.record("tx")).rejects.toBeInstanceOf(StoreUnavailableError);
+        await expect(store.count()).rejects.toBeInstanceOf(StoreUnavailableError);
+        await expect(store.appendReceipt("tx", receiptOf("tx", 1))).rejects.toBeInstanceOf(StoreUnavailableError);
+      } finally {
+        await nowhere.end();
+      }
+    });
+  });
+}
