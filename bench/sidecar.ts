@@ -21,33 +21,12 @@
 import { arch, cpus, platform } from "node:os";
 import { checkAgreement, startCerbos, type Cerbos } from "./sidecar/cerbos.js";
 import { startFloor, type Floor } from "./sidecar/floor.js";
-import { runLoad, type LoadResult } from "./sidecar/load.js";
+import { loadSettings, runLoad, summarize, type LoadResult } from "./sidecar/load.js";
 import { loadCases, type Signals } from "./sidecar/policy-cases.js";
 import { startWrit, type Writ } from "./sidecar/writ.js";
 
-const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
-const DURATION = Number(process.env["BENCH_DURATION"] ?? 5);
-const WARMUP = Number(process.env["BENCH_WARMUP"] ?? 1);
+const { rounds: ROUNDS, duration: DURATION, warmup: WARMUP } = loadSettings();
 const GOAL_THROUGHPUT = 1.5;
-
-for (const [name, value] of [["BENCH_ROUNDS", ROUNDS], ["BENCH_DURATION", DURATION], ["BENCH_WARMUP", WARMUP]] as const) {
-  if (!(value >= (name === "BENCH_WARMUP" ? 0 : 1))) throw new Error(`${name} must be a positive number, not ${process.env[name]}`);
-}
-
-interface Summary {
-  readonly rps: number;
-  readonly p50: number;
-  readonly p99: number;
-}
-
-const median = (values: readonly number[]): number => {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-
-function summarize(runs: readonly LoadResult[]): Summary {
-  return { rps: median(runs.map((r) => r.requestsPerSecond)), p50: median(runs.map((r) => r.p50Ms)), p99: median(runs.map((r) => r.p99Ms)) };
-}
 
 /** writ must decide each set as the test file says: approve answers `approved`, reject and escalate do not. */
 async function checkWrit(writ: Writ, cases: Awaited<ReturnType<typeof loadCases>>): Promise<void> {

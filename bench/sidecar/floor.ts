@@ -38,14 +38,22 @@ export interface Floor {
 
 export async function startFloor(): Promise<Floor> {
   const dir = await mkdtemp(join(tmpdir(), "writ-bench-floor-"));
-  const child = spawn(process.execPath, ["--input-type=module", "-e", PROGRAM, dir], { cwd: REPO, stdio: ["ignore", "pipe", "inherit"] });
+  return startFloorServer(PROGRAM, [dir], () => rm(dir, { recursive: true, force: true }));
+}
+
+/**
+ * Runs `program` (plain ESM, packages resolved from the repository, printing `listening <port>` once it listens) in its
+ * own process with `args`; `cleanUp` runs after it stopped.
+ */
+export async function startFloorServer(program: string, args: readonly string[], cleanUp: () => Promise<void> = async () => undefined): Promise<Floor> {
+  const child = spawn(process.execPath, ["--input-type=module", "-e", program, ...args], { cwd: REPO, stdio: ["ignore", "pipe", "inherit"] });
   const stop = async () => {
     if (child.exitCode === null) {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
       await exited;
     }
-    await rm(dir, { recursive: true, force: true });
+    await cleanUp();
   };
   try {
     const port = await new Promise<string>((resolve, reject) => {

@@ -20,8 +20,11 @@ type Length =
   | { readonly amount: number; readonly durationSeconds?: never };
 
 export type LoadOptions = Length & {
-  /** Full URL, path included. */
-  readonly url: string;
+  /**
+   * Full URL, path included. Several URLs (the sidecars of a fleet): the connections are split evenly between them, at
+   * least one each, and the figures are over all of their responses together.
+   */
+  readonly url: string | readonly string[];
   readonly connections: number;
   readonly method?: "POST" | "PUT";
   readonly headers?: Readonly<Record<string, string>>;
@@ -76,12 +79,24 @@ function fire(options: autocannon.Options, onResponse: (status: number, ms: numb
   });
 }
 
+/** One autocannon run per URL at once, the connections split between them; resolves when all are done. */
+async function fireAll(
+  urls: readonly string[],
+  connections: number,
+  options: Omit<autocannon.Options, "url" | "connections">,
+  onResponse: (status: number, ms: number) => void,
+): Promise<{ readonly errors: number }> {
+  const results = await Promise.all(
+    urls.map((url, i) => fire({ ...options, url, connections: Math.max(1, Math.floor(connections / urls.length) + (i < connections % urls.length ? 1 : 0)) }, onResponse)),
+  );
+  return { errors: results.reduce((sum, r) => sum + r.errors, 0) };
+}
+
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const expectStatus = options.expectStatus ?? 200;
+  const urls = typeof options.url === "string" ? [options.url] : options.url;
   let next = 0;
-  const base: autocannon.Options = {
-    url: options.url,
-    connections: options.connections,
+  const base: Omit<autocannon.Options, "url" | "connections"> = {
     method: options.method ?? "POST",
     headers: { ...options.headers },
     requests: [{ setupRequest: (request) => ({ ...request, body: options.makeBody(next++) }) }],
@@ -90,11 +105,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const checkStatus = (status: number): void => {
     if (status !== expectStatus) unexpected.set(status, (unexpected.get(status) ?? 0) + 1);
   };
-  const failIfUnclean = (what: string, result: autocannon.Result, responses: number): void => {
+  const failIfUnclean = (what: string, result: { readonly errors: number }, responses: number): void => {
     const statuses = [...unexpected].map(([s, n]) => `${n} × HTTP ${s}`).join(", ");
     if (statuses || result.errors > 0) {
       throw new Error(
-        `${what} against ${options.url} (${options.connections} connections) was not clean: ` +
+        `${what} against ${urls.join(", ")} (${options.connections} connections) was not clean: ` +
           `${statuses || "no unexpected status"} (expected HTTP ${expectStatus}), ${result.errors} connection errors or timeouts, ${responses} responses`,
       );
     }
@@ -102,7 +117,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 
   if (options.warmupSeconds) {
     let responses = 0;
-    const warm = await fire({ ...base, duration: options.warmupSeconds }, (status) => {
+    const warm = await fireAll(urls, options.connections, { ...base, duration: options.warmupSeconds }, (status) => {
       responses++;
       checkStatus(status);
     });
@@ -115,14 +130,41 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const length = options.amount !== undefined ? { amount: options.amount } : { duration: options.durationSeconds };
   const start = performance.now();
   let end = start;
-  const result = await fire({ ...base, ...length }, (status, ms) => {
+  const result = await fireAll(urls, options.connections, { ...base, ...length }, (status, ms) => {
     end = performance.now();
     latencies.add(ms);
     checkStatus(status);
   });
   failIfUnclean("load", result, latencies.count);
-  if (latencies.count === 0) throw new Error(`load against ${options.url} got no response in ${result.duration} s`);
+  if (latencies.count === 0) throw new Error(`load against ${urls.join(", ")} got no response`);
   const durationSeconds = (end - start) / 1000;
   const [p50Ms, p99Ms] = latencies.percentiles([50, 99]) as [number, number];
   return { requestsPerSecond: latencies.count / durationSeconds, p50Ms, p99Ms, total: latencies.count, durationSeconds };
+}
+
+/** The medians of several runs of one server: what the benchmarks report. */
+export interface Summary {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+}
+
+export function median(values: readonly number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
+export function summarize(runs: readonly LoadResult[]): Summary {
+  return { rps: median(runs.map((r) => r.requestsPerSecond)), p50: median(runs.map((r) => r.p50Ms)), p99: median(runs.map((r) => r.p99Ms)) };
+}
+
+/** The rounds and timings of a benchmark run, from BENCH_ROUNDS (3), BENCH_DURATION (5 s) and BENCH_WARMUP (1 s). */
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): { readonly rounds: number; readonly duration: number; readonly warmup: number } {
+  const rounds = Number(env["BENCH_ROUNDS"] ?? 3);
+  const duration = Number(env["BENCH_DURATION"] ?? 5);
+  const warmup = Number(env["BENCH_WARMUP"] ?? 1);
+  for (const [name, value] of [["BENCH_ROUNDS", rounds], ["BENCH_DURATION", duration], ["BENCH_WARMUP", warmup]] as const) {
+    if (!(value >= (name === "BENCH_WARMUP" ? 0 : 1))) throw new Error(`${name} must be a positive number, not ${env[name]}`);
+  }
+  return { rounds, duration, warmup };
 }

@@ -3,4 +3,11 @@
  * Apart from the main entry because it needs `pg`, an optional peer dependency of this package, like `lmdb` for
  * `@writ/runtime/lmdb`.
  */
-export { PostgresReplayStore, DEFAULT_REPLAY_TABLE, DEFAULT_RECORDS_TABLE, replaySchema, type PostgresReplayStoreOptions } from "./replay/postgres-store.js";
+export {
+  PostgresReplayStore,
+  DEFAULT_CLAIM_STATEMENTS,
+  DEFAULT_REPLAY_TABLE,
+  DEFAULT_RECORDS_TABLE,
+  replaySchema,
+  type PostgresReplayStoreOptions,
+} from "./replay/postgres-store.js";

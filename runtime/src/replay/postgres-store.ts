@@ -24,7 +24,7 @@
  * The fingerprint is the key, as its UTF-8 bytes (`keyOf`). Times are bigint Unix milliseconds; `context` and `resolution` are JSON text (`text`, not `jsonb`, which would
  * reorder keys and rewrite numbers of a signed attestation held in a pending context).
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type pg from "pg";
 import { executionFingerprint } from "../attest/attestation.js";
 import { ReplayStoreClosedError, StoreUnavailableError } from "./errors.js";
@@ -39,6 +39,7 @@ import {
   normalizeContext,
   parseStoredEntry,
 } from "./lifecycle.js";
+import { Batcher } from "./batcher.js";
 import type { TransitionRecord } from "./records.js";
 import type { ConsumeOptions, ReplayEntry, ReplayResult, ReplayState, ReplayStore, ReserveOptions, ResolveOverrideOptions } from "./store.js";
 
@@ -50,6 +51,67 @@ export interface PostgresReplayStoreOptions {
   readonly table?: string;
   /** The records table (same rule); default `writ_audit_records`; null: records are not kept. */
   readonly recordsTable?: string | null;
+  /**
+   * How many claim statements (`reserve`, `consume`) may be under way at once; claims made meanwhile wait and go
+   * together in the next statement (`#claimAll`). Default DEFAULT_CLAIM_STATEMENTS.
+   */
+  readonly claimStatements?: number;
+}
+
+/** Claim statements under way at once by default (docs/benchmarks.md, "Fleet"). */
+export const DEFAULT_CLAIM_STATEMENTS = 4;
+/** Claims per statement at most: bounds one statement's size and time. */
+const MAX_CLAIMS_PER_STATEMENT = 100;
+
+/** A `reserve` or `consume`, waiting for its statement (`#claimAll`). */
+interface Claim {
+  readonly key: Buffer;
+  readonly state: ReplayState;
+  readonly token: string;
+  readonly now: number;
+  readonly expiresAt: number | null;
+  /** JSON text. */
+  readonly context: string | null;
+  readonly record: RecordRow | null;
+}
+
+/** A transition record as the records table's columns. */
+interface RecordRow {
+  readonly executionFp: string;
+  readonly kind: TransitionRecord["kind"];
+  readonly recordedAt: number;
+  readonly policyId: string | null;
+  readonly status: string | null;
+  /** JSON text. */
+  readonly body: string;
+}
+
+/** The parameters of a claim statement: one array per column, the records' keyed by the claim's token. */
+function claimValues(claims: readonly Claim[]): unknown[][] {
+  const values: unknown[][] = Array.from({ length: 13 }, () => []);
+  for (const c of claims) {
+    values[0]!.push(c.key);
+    values[1]!.push(c.state);
+    values[2]!.push(c.token);
+    values[3]!.push(c.now);
+    values[4]!.push(c.expiresAt);
+    values[5]!.push(c.context);
+    if (c.record === null) continue;
+    values[6]!.push(c.token);
+    values[7]!.push(c.record.executionFp);
+    values[8]!.push(c.record.kind);
+    values[9]!.push(c.record.recordedAt);
+    values[10]!.push(c.record.policyId);
+    values[11]!.push(c.record.status);
+    values[12]!.push(c.record.body);
+  }
+  return values[6]!.length === 0 ? values.slice(0, 6) : values;
+}
+
+/** The server refused a statement for the data in it (SQLSTATE class 22, data exception, or 23, integrity constraint). */
+function isDataError(error: unknown): boolean {
+  const code = (error as { cause?: { code?: unknown } }).cause?.code;
+  return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
 }
 
 function identifier(name: string, what: string): string {
@@ -108,6 +170,9 @@ interface Row {
   readonly resolution: string | null;
 }
 
+/** The columns of an entry, named (never `*`: a prepared statement's result must not change with the table). */
+const COLUMNS = "fingerprint, state, token, created_at, updated_at, expires_at, context, resolution";
+
 /** A `reserved` or `failed` row whose TTL has passed at `$now` counts as absent (lifecycle.ts `isExpired`). */
 const EXPIRED = (row: string, now: string) => `(${row}.state IN ('reserved', 'failed') AND ${row}.expires_at IS NOT NULL AND ${now} >= ${row}.expires_at)`;
 
@@ -115,6 +180,7 @@ export class PostgresReplayStore implements ReplayStore {
   readonly #pool: pg.Pool;
   readonly #table: string;
   readonly #records: string | null;
+  readonly #claims: Batcher<Claim, Row | undefined | Error>;
   #closed = false;
 
   /** Uses `pool` (the caller owns it: `close()` does not end it). Run `migrate` (or `replaySchema`) once before use. */
@@ -123,6 +189,7 @@ export class PostgresReplayStore implements ReplayStore {
     this.#table = identifier(options.table ?? DEFAULT_REPLAY_TABLE, "table");
     const records = options.recordsTable === undefined ? DEFAULT_RECORDS_TABLE : options.recordsTable;
     this.#records = records === null ? null : identifier(records, "recordsTable");
+    this.#claims = new Batcher((claims) => this.#claimAll(claims), { maxInFlight: options.claimStatements ?? DEFAULT_CLAIM_STATEMENTS, maxBatch: MAX_CLAIMS_PER_STATEMENT });
   }
 
   /**
@@ -207,7 +274,7 @@ export class PostgresReplayStore implements ReplayStore {
 
   async read(fingerprint: string): Promise<ReplayEntry | null> {
     const fp = checkFingerprint(fingerprint);
-    const { rows } = await this.#query(`SELECT * FROM ${this.#table} WHERE fingerprint = $1`, [keyOf(fp)]);
+    const { rows } = await this.#query(`SELECT ${COLUMNS} FROM ${this.#table} WHERE fingerprint = $1`, [keyOf(fp)]);
     return rows[0] === undefined ? null : entryOf(rows[0]);
   }
 
@@ -216,7 +283,10 @@ export class PostgresReplayStore implements ReplayStore {
     this.#closed = true;
   }
 
-  /** (none) or an expired reservation/failure -> `state`, in one conditional upsert; `conflict` otherwise. */
+  /**
+   * (none) or an expired reservation/failure -> `state`, in one conditional upsert (batched with the claims submitted
+   * meanwhile, `#claimAll`); `conflict` otherwise.
+   */
   async #claim(
     fp: string,
     state: ReplayState,
@@ -226,24 +296,60 @@ export class PostgresReplayStore implements ReplayStore {
     context: unknown,
     record: TransitionRecord | undefined,
   ): Promise<ReplayResult> {
-    const contextText = context === undefined ? null : JSON.stringify(context);
-    const values: unknown[] = [keyOf(fp), state, token, now, expiresAt, contextText];
-    const { rows } = await this.#query(
-      this.#withRecord(
-        `INSERT INTO ${this.#table} AS r (fingerprint, state, token, created_at, updated_at, expires_at, context, resolution)
-       VALUES ($1, $2, $3, $4, $4, $5, $6, NULL)
-       ON CONFLICT (fingerprint) DO UPDATE SET state = EXCLUDED.state, token = EXCLUDED.token, created_at = EXCLUDED.created_at,
-         updated_at = EXCLUDED.updated_at, expires_at = EXCLUDED.expires_at, context = EXCLUDED.context, resolution = NULL
-       WHERE ${EXPIRED("r", "$4")}
-       RETURNING *`,
-        record,
-        values,
-      ),
-      values,
-    );
-    if (rows[0] !== undefined) return { ok: true, entry: entryOf(rows[0]) };
+    if (this.#closed) throw new ReplayStoreClosedError();
+    const claim: Claim = { key: keyOf(fp), state, token, now, expiresAt, context: context === undefined ? null : JSON.stringify(context), record: this.#recordRow(record) };
+    const row = await this.#claims.submit(claim);
+    if (row instanceof Error) throw row;
+    if (row !== undefined) return { ok: true, entry: entryOf(row) };
     const current = await this.read(fp);
     return current === null ? { ok: false, reason: "conflict" } : { ok: false, reason: "conflict", entry: current };
+  }
+
+  /**
+   * Claims as ONE statement: each a conditional upsert of its own row (INSERT … SELECT FROM unnest(…) ON CONFLICT DO
+   * UPDATE … WHERE <expired>), each record inserted for the row its claim won, all committed together before any
+   * answer. A claim won iff a returned row carries its token (tokens are random per claim). Two claims of one
+   * fingerprint in one batch: the first submitted takes part (`DISTINCT ON`), the second is refused, as if it had
+   * come after. Answers, per claim, the new row, `undefined` (refused), or the error that failed it.
+   *
+   * A batch refused by the server for one claim's data (SQLSTATE classes 22 and 23) is retried claim by claim, so one
+   * bad claim fails alone; any other failure (the connection, a timeout) fails every claim of the batch.
+   */
+  async #claimAll(claims: readonly Claim[]): Promise<readonly (Row | undefined | Error)[]> {
+    try {
+      const { rows } = await this.#query(this.#claimStatement(claims.some((c) => c.record !== null)), claimValues(claims));
+      const won = new Map(rows.map((row) => [row.token, row]));
+      return claims.map((c) => won.get(c.token));
+    } catch (error) {
+      if (claims.length === 1 || !isDataError(error)) throw error;
+      return Promise.all(claims.map((c) => this.#claimAll([c]).then((answers) => answers[0], (e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
+    }
+  }
+
+  #claimStatement(withRecords: boolean): string {
+    const transition = `WITH input AS (
+        SELECT DISTINCT ON (fingerprint) * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[])
+          WITH ORDINALITY AS i (fingerprint, state, token, now, expires_at, context, ordinal)
+        ORDER BY fingerprint, ordinal
+      ),
+      transitioned AS (
+        INSERT INTO ${this.#table} AS r (fingerprint, state, token, created_at, updated_at, expires_at, context, resolution)
+        SELECT fingerprint, state, token, now, now, expires_at, context, NULL FROM input
+        ON CONFLICT (fingerprint) DO UPDATE SET state = EXCLUDED.state, token = EXCLUDED.token, created_at = EXCLUDED.created_at,
+          updated_at = EXCLUDED.updated_at, expires_at = EXCLUDED.expires_at, context = EXCLUDED.context, resolution = NULL
+        WHERE ${EXPIRED("r", "EXCLUDED.created_at")}
+        RETURNING ${COLUMNS}
+      )`;
+    if (!withRecords || this.#records === null) return `${transition} SELECT ${COLUMNS} FROM transitioned`;
+    return `${transition},
+      recorded AS (
+        INSERT INTO ${this.#records} (execution_fp, kind, recorded_at, policy_id, status, body)
+        SELECT c.execution_fp, c.kind, c.recorded_at, c.policy_id, c.status, c.body
+        FROM transitioned t
+        JOIN unnest($7::text[], $8::text[], $9::text[], $10::bigint[], $11::text[], $12::text[], $13::text[])
+          AS c (token, execution_fp, kind, recorded_at, policy_id, status, body) ON c.token = t.token
+      )
+      SELECT ${COLUMNS} FROM transitioned`;
   }
 
   /** A token-gated transition from one of `from`, in one conditional UPDATE; the refusal is classified after. */
@@ -269,7 +375,7 @@ export class PostgresReplayStore implements ReplayStore {
       this.#withRecord(
         `UPDATE ${this.#table} AS r SET ${sets.join(", ")}
        WHERE r.fingerprint = $1 AND r.token = $2 AND r.state = ANY($6::text[]) AND NOT ${EXPIRED("r", "$3")}
-       RETURNING *`,
+       RETURNING ${COLUMNS}`,
         record,
         values,
       ),
@@ -283,40 +389,68 @@ export class PostgresReplayStore implements ReplayStore {
   }
 
   /**
-   * `transition` (a statement ending in `RETURNING *`) with `record` inserted by the same statement for each row it
+   * `transition` (a statement ending in `RETURNING` the entry's columns) with `record` inserted by the same statement for each row it
    * returns: a data-modifying CTE, so both commit together or not at all. Appends the record's values to `values`.
    */
   #withRecord(transition: string, record: TransitionRecord | undefined, values: unknown[]): string {
-    if (record === undefined || this.#records === null) return transition;
-    const { body } = record;
-    const decision = record.kind === "decision" ? record.body : null;
+    const row = this.#recordRow(record);
+    if (row === null) return transition;
     const first = values.length + 1;
-    values.push(
-      executionFingerprint(body.executionId),
-      record.kind,
-      Date.parse(body.recordedAt),
-      decision?.attestation.policyId ?? null,
-      decision?.status ?? null,
-      JSON.stringify(body),
-    );
+    values.push(row.executionFp, row.kind, row.recordedAt, row.policyId, row.status, row.body);
     const params = Array.from({ length: 6 }, (_, i) => `$${first + i}`);
     return `WITH transitioned AS (${transition}),
       recorded AS (
         INSERT INTO ${this.#records} (execution_fp, kind, recorded_at, policy_id, status, body)
         SELECT ${params[0]}, ${params[1]}, ${params[2]}::bigint, ${params[3]}, ${params[4]}, ${params[5]} FROM transitioned
       )
-      SELECT * FROM transitioned`;
+      SELECT ${COLUMNS} FROM transitioned`;
   }
 
-  /** Every statement: refused once closed; a database failure is StoreUnavailableError (503 at the HTTP edge). */
+  /** The records table's columns of `record`; null when there is none or the store keeps no records. */
+  #recordRow(record: TransitionRecord | undefined): RecordRow | null {
+    if (record === undefined || this.#records === null) return null;
+    const { body } = record;
+    const decision = record.kind === "decision" ? record.body : null;
+    return {
+      executionFp: executionFingerprint(body.executionId),
+      kind: record.kind,
+      recordedAt: Date.parse(body.recordedAt),
+      policyId: decision?.attestation.policyId ?? null,
+      status: decision?.status ?? null,
+      body: JSON.stringify(body),
+    };
+  }
+
+  /**
+   * Every statement: refused once closed; a database failure is StoreUnavailableError (503 at the HTTP edge). Each
+   * statement text is a named prepared statement, parsed and planned once per connection instead of once per call
+   * (about a third of the database's CPU per transition, docs/benchmarks.md).
+   */
   async #query(text: string, values: readonly unknown[]): Promise<pg.QueryResult<Row>> {
     if (this.#closed) throw new ReplayStoreClosedError();
+    const name = statementName(text);
     try {
-      return await this.#pool.query<Row>(text, values as unknown[]);
+      return await this.#pool.query<Row>({ name, text, values: values as unknown[] });
     } catch (error) {
       throw new StoreUnavailableError(`replay database failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
+}
+
+/** The name of each statement text prepared so far (a handful per table: one per transition shape). */
+const STATEMENT_NAMES = new Map<string, string>();
+
+/**
+ * A prepared statement's name, derived from its text: stores of different tables on one pool (one connection) never
+ * give one name to two texts, which the client refuses.
+ */
+function statementName(text: string): string {
+  let name = STATEMENT_NAMES.get(text);
+  if (name === undefined) {
+    name = `writ_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`;
+    STATEMENT_NAMES.set(text, name);
+  }
+  return name;
 }
 
 /**

@@ -60,6 +60,38 @@ if (unavailable !== null) {
       ok(await store.consume("fp-2", { now: T0 }));
     });
 
+    it("claims made together share statements: 300 concurrent consumes of 100 fingerprints, one winner and one record each", async () => {
+      await PostgresReplayStore.migrate(database.pool, { table: "grouped", recordsTable: "grouped_records" });
+      let statements = 0;
+      const counting = new Proxy(database.pool, {
+        get: (target, name) => (name === "query" ? (...args: Parameters<pg.Pool["query"]>) => (statements++, target.query(...args)) : Reflect.get(target, name)),
+      });
+      const store = new PostgresReplayStore(counting, { table: "grouped", recordsTable: "grouped_records", claimStatements: 2 });
+      const claims = Array.from({ length: 300 }, (_, i) => ({ fp: `fp-${i % 100}`, executionId: `exec-${i % 100}`, i }));
+      const results = await Promise.all(claims.map((c) => store.consume(c.fp, { now: T0, record: decisionRecord(c.executionId) })));
+      const winners = claims.filter((_, i) => results[i]!.ok);
+      expect(winners.map((w) => w.fp).sort()).toEqual(Array.from({ length: 100 }, (_, i) => `fp-${i}`).sort());
+      // The first claim submitted of each fingerprint took part; the later two were refused as if they came after it.
+      expect(winners.every((w) => w.i < 100)).toBe(true);
+      expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.reason === "conflict" && r.entry?.state === "consumed")).toBe(true);
+      const { rows } = await database.pool.query<{ n: string }>("SELECT count(*) AS n FROM grouped_records");
+      expect(Number(rows[0]!.n)).toBe(100);
+      // 300 claims and 200 reads of the losers' entries, in far fewer than 500 statements.
+      expect(statements).toBeLessThan(250);
+    });
+
+    it("a claim the server refuses for its data fails alone: the other claims of its statement commit", async () => {
+      await PostgresReplayStore.migrate(database.pool, { table: "poison", recordsTable: "poison_records" });
+      const store = new PostgresReplayStore(database.pool, { table: "poison", recordsTable: "poison_records", claimStatements: 1 });
+      ok(await store.consume("fp-first", { now: T0, record: decisionRecord("exec-taken") }));
+      const ids = Array.from({ length: 20 }, (_, i) => (i === 7 ? "exec-taken" : `exec-${i}`));
+      const results = await Promise.allSettled(ids.map((id, i) => store.consume(`fp-${i}`, { now: T0, record: decisionRecord(id) })));
+      expect(results.map((r) => r.status)).toEqual(ids.map((id) => (id === "exec-taken" ? "rejected" : "fulfilled")));
+      expect((results[7] as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
+      expect(await store.read("fp-7")).toBeNull();
+      for (const i of [0, 6, 8, 19]) expect(await store.read(`fp-${i}`)).toMatchObject({ state: "consumed" });
+    });
+
     it("a database it cannot reach is StoreUnavailableError (503 at the HTTP edge), never a result", async () => {
       const nowhere = new pg.Pool({ connectionString: "postgresql://postgres@127.0.0.1:1/none", connectionTimeoutMillis: 1_000 });
       try {

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { PostgresAuditLog } from "../../src/storage/postgres/audit-log.js";
 import { migrate } from "../../src/storage/postgres/migrations.js";
 import { createTestDatabase, postgresUnavailable, testPool } from "../../../test/support/postgres.js";
+import { startTcpProxy } from "../support/tcp-proxy.js";
 import { auditLogContract } from "./audit-contract.js";
 import { at, decision } from "./support.js";
 
@@ -73,6 +74,30 @@ if (unavailable !== null) {
       } finally {
         await log.close();
         await nowhere.end();
+      }
+    });
+
+    it("a lost connection makes it unhealthy; the first statement that starts after the database returns heals it", async () => {
+      const target = new URL((pool.options as { connectionString: string }).connectionString);
+      const proxy = await startTcpProxy(Number(target.port || 5432), target.hostname);
+      const through = new URL(target);
+      through.port = String(proxy.port);
+      const proxied = testPool(through.toString());
+      const log = new PostgresAuditLog(proxied);
+      try {
+        await log.probe();
+        expect(log.healthy()).toBe(true);
+        proxy.cut();
+        await log.probe();
+        expect(log.healthy()).toBe(false);
+        proxy.heal();
+        await log.probe();
+        expect(log.healthy()).toBe(true);
+        expect(await log.stats()).toMatchObject({ total_decisions: "0" });
+      } finally {
+        await log.close();
+        await proxied.end();
+        await proxy.close();
       }
     });
 

@@ -11,13 +11,14 @@
  * - Order: newest first by time, then by execution fingerprint (decisions; a "C" collation, the byte order LMDB keys
  *   have) or by insertion sequence (security events). With `offset` paging a page shifts when newer records arrive;
  *   a client that fixes `to` at the first page's time pages through a stable set.
- * - Health: unhealthy while closing and for DEFAULT_RECOVERY_HOLD_MS after any failed statement of its own (a write,
- *   a read, the backend's 1 s `probe`); healthy again by itself. Failed reads throw StoreUnavailableError (503).
+ * - Health: unhealthy while closing, and from any failed statement of its own (a write, a read, the backend's 1 s
+ *   `probe`) until a statement STARTED after that failure succeeds: healthy again by itself within a probe interval of
+ *   the database's return, and never by a statement that was already under way when the failure came. Failed reads
+ *   throw StoreUnavailableError (503).
  * - Retention: pruned once a minute by one sidecar of the fleet at a time (a transaction-level advisory lock per
  *   chunk), oldest first, in chunks of PRUNE_CHUNK rows.
  */
 import { executionFingerprint } from "@writ/runtime";
-import { DEFAULT_RECOVERY_HOLD_MS } from "@writ/runtime/lmdb";
 import { DEFAULT_RECORDS_TABLE } from "@writ/runtime/postgres";
 import type pg from "pg";
 import { decisionDetail, decisionRow } from "../../audit/decision-row.js";
@@ -83,7 +84,9 @@ export class PostgresAuditLog implements AuditLog {
    */
   #securityLane: Promise<void> = Promise.resolve();
   #unsavedApiCalls = 0;
-  #failedAt: number | null = null;
+  /** Counts failed statements; a statement restores health only if none failed since it started. */
+  #failures = 0;
+  #failing = false;
   #pruning: Promise<number> | null = null;
   #closing: Promise<void> | null = null;
 
@@ -107,7 +110,7 @@ export class PostgresAuditLog implements AuditLog {
 
   healthy(): boolean {
     if (this.#closing !== null) return false;
-    return this.#failedAt === null || Date.now() - this.#failedAt >= DEFAULT_RECOVERY_HOLD_MS;
+    return !this.#failing;
   }
 
   /** One `SELECT 1`: a database that cannot be reached makes the log unhealthy without any traffic. */
@@ -324,12 +327,19 @@ export class PostgresAuditLog implements AuditLog {
     return (await this.#run<R>(what, text, values)).rows;
   }
 
-  /** Every statement of the log: a failure marks it unhealthy for a while, and rejects (StoreUnavailableError). */
+  /**
+   * Every statement of the log: a failure marks it unhealthy and rejects (StoreUnavailableError); a success marks it
+   * healthy again when no statement has failed since it started.
+   */
   async #run<R extends pg.QueryResultRow>(what: string, text: string, values: readonly unknown[] = []): Promise<pg.QueryResult<R>> {
+    const failuresBefore = this.#failures;
     try {
-      return await query<R>(this.#pool, what, text, values);
+      const result = await query<R>(this.#pool, what, text, values);
+      if (this.#failures === failuresBefore) this.#failing = false;
+      return result;
     } catch (error) {
-      this.#failedAt = Date.now();
+      this.#failures += 1;
+      this.#failing = true;
       this.#onError(error);
       throw error;
     }

@@ -12,7 +12,7 @@
  * - Sweeping expired reservations and failed entries: once a minute, by whichever sidecar takes the advisory lock; the
  *   others skip that round.
  */
-import { PostgresReplayStore } from "@writ/runtime/postgres";
+import { DEFAULT_CLAIM_STATEMENTS, PostgresReplayStore } from "@writ/runtime/postgres";
 import type pg from "pg";
 import { DisabledAuditLog } from "../../audit/disabled-audit-log.js";
 import type { AuditLog } from "../../audit/types.js";
@@ -48,7 +48,9 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
     throw error;
   }
 
-  const replay = config.replayStore === "postgres" ? new PostgresReplayStore(pool, config.audit ? {} : { recordsTable: null }) : null;
+  // Claim statements under way at once: never more than the pool has connections, so other statements still get one.
+  const claimStatements = Math.min(DEFAULT_CLAIM_STATEMENTS, database.poolSize);
+  const replay = config.replayStore === "postgres" ? new PostgresReplayStore(pool, { claimStatements, ...(config.audit ? {} : { recordsTable: null }) }) : null;
   const audit: AuditLog = config.audit
     ? new PostgresAuditLog(pool, {
         onError: (error) => reporters.onAuditError?.(error),
