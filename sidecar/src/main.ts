@@ -2,16 +2,19 @@
 /**
  * `writ-sidecar [--dev]`: starts the sidecar from the environment (docs/sidecar.md). SIGTERM or SIGINT shuts it
  * down gracefully. A configuration error is one line on stderr and exit code 2; a failure to start is exit code 1.
- * `writ-sidecar migrate`: brings the fleet database's schema to this release's version and exits (docs/fleet.md).
+ * `writ-sidecar migrate` and `writ-sidecar import-lmdb <data-dir>`: the fleet database's commands
+ * (database-commands.ts, docs/fleet.md).
  */
-import { ConfigError, databaseConfig, loadConfig } from "./config.js";
+import { ConfigError, loadConfig } from "./config.js";
 import { startSidecar, type RunningSidecar } from "./sidecar.js";
 
 const USAGE = `usage: writ-sidecar [--dev]
        writ-sidecar migrate
+       writ-sidecar import-lmdb <data-dir>
 
-  --dev     development mode: keys are generated into the data dir (default .writ/data) when absent
-  migrate   apply the database schema migrations (SERVICE_DATABASE_URL or SERVICE_DATABASE_URL_FILE) and exit
+  --dev         development mode: keys are generated into the data dir (default .writ/data) when absent
+  migrate       apply the database schema migrations (SERVICE_DATABASE_URL or SERVICE_DATABASE_URL_FILE) and exit
+  import-lmdb   move a stopped sidecar's LMDB data dir (replay entries, audit trail, Trust Records) into the database
 
 Configuration is read from the environment; see docs/sidecar.md.`;
 
@@ -60,12 +63,15 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (argv[0] === "migrate") {
-    if (argv.length > 1) {
-      process.stderr.write(`writ-sidecar: unknown argument \`${argv[1]}\`\n${USAGE}\n`);
+  if (argv[0] === "migrate" || argv[0] === "import-lmdb") {
+    const operands = argv[0] === "migrate" ? 0 : 1;
+    if (argv.length !== operands + 1) {
+      process.stderr.write(`writ-sidecar: ${argv[0]} takes ${operands === 0 ? "no arguments" : "one argument, the data dir"}\n${USAGE}\n`);
       return 2;
     }
-    return migrateCommand();
+    // Loaded here only: a sidecar on LMDB never loads pg.
+    const commands = await import("./database-commands.js");
+    return argv[0] === "migrate" ? commands.migrateCommand(process.env) : commands.importLmdbCommand(process.env, argv[1]!);
   }
   const unknown = argv.filter((a) => a !== "--dev");
   if (unknown.length > 0) {
@@ -89,28 +95,6 @@ async function main(argv: readonly string[]): Promise<number> {
     process.once("SIGINT", () => exitAfter(config.shutdownTimeoutMs + CLOSE_GRACE_MS));
   });
   return 0;
-}
-
-async function migrateCommand(): Promise<number> {
-  const database = databaseConfig(process.env);
-  // Loaded here only: a sidecar on LMDB never loads pg.
-  const [{ migrate }, { createPool, redactedUrl }] = await Promise.all([import("./storage/postgres/migrations.js"), import("./storage/postgres/pool.js")]);
-  const pool = createPool(database, () => undefined);
-  try {
-    const outcome = await migrate(pool, (m) => process.stdout.write(`writ-sidecar: applied migration ${m.version}: ${m.description}\n`));
-    const where = redactedUrl(database.url);
-    process.stdout.write(
-      outcome.applied.length === 0
-        ? `writ-sidecar: ${where}: schema already at version ${outcome.to}\n`
-        : `writ-sidecar: ${where}: schema migrated from version ${outcome.from} to ${outcome.to}\n`,
-    );
-    return 0;
-  } catch (error) {
-    process.stderr.write(`writ-sidecar: migrate failed: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
-  } finally {
-    await pool.end();
-  }
 }
 
 main(process.argv.slice(2)).then(

@@ -46,6 +46,19 @@ export function auditLogContract(label: string, open: () => Promise<AuditHarness
       expect(await h.log.listDecisions({ limit: 5, offset: 4 })).toEqual([]);
     });
 
+    it("pages through a stable set while newer decisions arrive, with `to` fixed at the first page's time", async () => {
+      for (let i = 0; i < 30; i++) await decide({ executionId: `before-${i}`, recordedAt: at(100 + (i % 7)) });
+      const to = DAY0 + 106;
+      const seen: string[] = [];
+      for (let page = 0; page < 4; page++) {
+        seen.push(...(await h.log.listDecisions({ limit: 8, offset: page * 8, to })).map((r) => r.executionId));
+        // Newer decisions arriving between pages.
+        for (let i = 0; i < 5; i++) await decide({ executionId: `after-${page}-${i}`, recordedAt: at(107 + i) });
+      }
+      expect(seen).toHaveLength(30);
+      expect([...seen].sort()).toEqual(Array.from({ length: 30 }, (_, i) => `before-${i}`).sort());
+    });
+
     it("filters by policy, by decision, by both, and by inclusive time bounds", async () => {
       const specs: DecisionSpec[] = [
         { executionId: "p1-a", recordedAt: at(10), policyId: "p1", status: "approved" },

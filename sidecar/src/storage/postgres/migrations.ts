@@ -26,6 +26,11 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "replay store, transition records (decisions, overrides, confirmations), audit trails, Trust Records",
     statements: [...replaySchema(), ...AUDIT_SCHEMA, ...TRUST_RECORD_SCHEMA],
   },
+  {
+    version: 2,
+    description: "writ_imports: the LMDB data dirs imported by `writ-sidecar import-lmdb`, each once",
+    statements: ["CREATE TABLE IF NOT EXISTS writ_imports (source text PRIMARY KEY, imported_at timestamptz NOT NULL DEFAULT now(), counts text NOT NULL)"],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

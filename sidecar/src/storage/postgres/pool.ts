@@ -18,6 +18,8 @@ export function createPool(database: DatabaseConfig, onIdleError: (error: Error)
     statement_timeout: database.statementTimeoutMs,
     query_timeout: database.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
     idleTimeoutMillis: 30_000,
+    // TCP keepalive: a connection a network device dropped silently is found dead and replaced, not waited on.
+    keepAlive: true,
     application_name: "writ-sidecar",
   });
   // An idle client's error (the server restarting, a proxy cutting the connection) is emitted on the pool: without a

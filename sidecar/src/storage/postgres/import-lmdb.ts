@@ -1,0 +1,208 @@
+/**
+ * `writ-sidecar import-lmdb <data-dir>`: moves one sidecar's embedded state into the fleet's PostgreSQL database
+ * (docs/fleet.md, "Moving an LMDB sidecar's data over"), so that nothing it decided is lost or can be decided again:
+ *
+ * - replay entries (every executionId it consumed stays refused by the whole fleet, pending overrides stay resolvable);
+ * - the audit trail: decisions with their overrides and confirmations, verifications, security events, the counters;
+ * - Surface B's Trust Records with their verifications and receipts, in their creation order.
+ *
+ * ONE TRANSACTION: everything commits together or nothing does; rows go in chunks of IMPORT_CHUNK (one statement
+ * each). The environment is opened read-only and never changed. A key the database already holds (a replay entry, a
+ * record, a Trust Record) keeps the database's row and is counted as a conflict: the fleet decided that executionId
+ * too, which the docs' procedure (import before the fleet takes traffic) avoids. A source is imported once: its
+ * real path is recorded in `writ_imports`, and a second import of it is refused before anything is written.
+ */
+import { realpathSync } from "node:fs";
+import { executionFingerprint } from "@writ/runtime";
+import { DEFAULT_RECORDS_TABLE, DEFAULT_REPLAY_TABLE } from "@writ/runtime/postgres";
+import { open, type Database, type Key, type RootDatabase } from "lmdb";
+import type pg from "pg";
+import { AUDIT_DATABASES } from "../../audit/lmdb-audit-log.js";
+import type { ConfirmationAudit, DecisionAudit, OverrideAudit, SecurityEventRow, VerificationAudit } from "../../audit/types.js";
+import { SURFACE_B_DATABASES } from "../../surface-b/lmdb-record-store.js";
+import { query, transaction } from "./query.js";
+
+/** Rows per statement. */
+const IMPORT_CHUNK = 500;
+
+export class AlreadyImportedError extends Error {
+  override readonly name = "AlreadyImportedError";
+  readonly code = "ALREADY_IMPORTED" as const;
+  constructor(source: string, at: string) {
+    super(`\`${source}\` was already imported into this database on ${at}: nothing was written`);
+  }
+}
+
+export type ImportKind = "replay" | "decisions" | "overrides" | "confirmations" | "verifications" | "security" | "trustRecords" | "trustHistory";
+
+export interface ImportCounts {
+  /** Rows written, by kind. */
+  readonly imported: Readonly<Record<ImportKind, number>>;
+  /** Keys the database already held (its row kept), by kind. */
+  readonly conflicts: Readonly<Record<ImportKind, number>>;
+}
+
+const KINDS: readonly ImportKind[] = ["replay", "decisions", "overrides", "confirmations", "verifications", "security", "trustRecords", "trustHistory"];
+
+/**
+ * Copies the LMDB environment at `dataDir` into the migrated database of `pool`; `onProgress` is told after each
+ * chunk. Throws AlreadyImportedError before writing anything when the source was imported before.
+ */
+export async function importLmdb(pool: pg.Pool, dataDir: string, onProgress: (kind: ImportKind, rows: number) => void = () => undefined): Promise<ImportCounts> {
+  const source = realpathSync(dataDir);
+  const root = open({ path: source, readOnly: true, maxDbs: 32, noSubdir: false });
+  try {
+    return await transaction(pool, "importing an LMDB data dir", async (client) => {
+      const { rows } = await query<{ imported_at: Date }>(client, "importing an LMDB data dir", "SELECT imported_at FROM writ_imports WHERE source = $1", [source]);
+      if (rows[0] !== undefined) throw new AlreadyImportedError(source, rows[0].imported_at.toISOString());
+      const imported = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<ImportKind, number>;
+      const conflicts = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<ImportKind, number>;
+
+      /** Writes `entries` in chunks; answers the keys written when the statement returns them. */
+      const copy = async <E>(kind: ImportKind, entries: Iterable<E>, columnsOf: (entry: E) => unknown[]): Promise<string[]> => {
+        const written: string[] = [];
+        for (const columns of chunked(entries, columnsOf)) {
+          const result = await query<{ key: string }>(client, `importing ${kind}`, STATEMENTS[kind], columns);
+          const count = result.rowCount ?? 0;
+          imported[kind] += count;
+          conflicts[kind] += columns[0]!.length - count;
+          written.push(...result.rows.map((r) => r.key));
+          onProgress(kind, imported[kind]);
+        }
+        return written;
+      };
+
+      const replay = openIfPresent<ReplayValue, string>(root, "replay", "json");
+      if (replay) {
+        await copy("replay", replay.getRange({}), ({ key, value: e }) => [
+          Buffer.from(key, "utf8"), e.state, e.token, e.createdAt, e.updatedAt, e.expiresAt, json(e.context), json(e.resolution),
+        ]);
+      }
+      const decisions = openIfPresent<DecisionAudit, [number, string]>(root, AUDIT_DATABASES.decisionRecords, "json");
+      if (decisions) {
+        await copy("decisions", decisions.getRange({}), ({ key, value }) => [
+          executionFingerprint(value.executionId), "decision", key[0], value.attestation.policyId, value.status, JSON.stringify(value),
+        ]);
+      }
+      const beside = openIfPresent<OverrideAudit | ConfirmationAudit, string>(root, AUDIT_DATABASES.decisions, "json");
+      if (beside) {
+        for (const [kind, suffix, recordKind] of [["overrides", "/override", "override"], ["confirmations", "/confirmation", "confirmation"]] as const) {
+          await copy(kind, filter(beside.getRange({}), ({ key }) => key.endsWith(suffix)), ({ value }) => [
+            executionFingerprint(value.executionId), recordKind, instant(value.recordedAt), null, null, JSON.stringify(value),
+          ]);
+        }
+      }
+      const verifications = openIfPresent<VerificationAudit, [number, number]>(root, AUDIT_DATABASES.verifications, "json");
+      if (verifications) await copy("verifications", verifications.getRange({}), ({ key, value }) => [key[0], JSON.stringify(value)]);
+      const security = openIfPresent<SecurityEventRow, [number, number]>(root, AUDIT_DATABASES.security, "json");
+      if (security) {
+        await copy("security", security.getRange({}), ({ key, value }) => {
+          // Stored as the PostgreSQL trail stores an event: without its id and time, which the row's columns give.
+          const { id: _id, at: _at, ...stored } = value;
+          return [key[0], JSON.stringify(stored)];
+        });
+      }
+      const order = openIfPresent<string, number>(root, SURFACE_B_DATABASES.order, "string");
+      const records = openIfPresent<string, string>(root, SURFACE_B_DATABASES.records, "string");
+      if (order && records) {
+        // A Trust Record the database already held keeps its own history: only the imported records' is added.
+        const created = new Set(await copy("trustRecords", order.getRange({}), ({ value: id }) => [id, records.get(id)!]));
+        for (const [kind, name] of [["verification", SURFACE_B_DATABASES.verifications], ["receipt", SURFACE_B_DATABASES.receipts]] as const) {
+          const history = openIfPresent<string, [string, number]>(root, name, "string");
+          if (history) await copy("trustHistory", filter(history.getRange({}), ({ key }) => created.has(key[0])), ({ key, value }) => [key[0], kind, value]);
+        }
+      }
+      await addCounters(client, root);
+      await query(client, "importing an LMDB data dir", "INSERT INTO writ_imports (source, counts) VALUES ($1, $2)", [source, JSON.stringify({ imported, conflicts })]);
+      return { imported, conflicts };
+    });
+  } finally {
+    await root.close();
+  }
+}
+
+/** A replay entry as the LMDB store keeps it (runtime lifecycle.ts). */
+interface ReplayValue {
+  readonly state: string;
+  readonly token: string;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly expiresAt: number | null;
+  readonly context?: unknown;
+  readonly resolution?: unknown;
+}
+
+/** What each kind's chunk runs: its column arrays unnested, in the source's order; a key the database holds is kept. */
+const RECORDS = `INSERT INTO ${DEFAULT_RECORDS_TABLE} (execution_fp, kind, recorded_at, policy_id, status, body)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[])
+  ON CONFLICT (execution_fp, kind) DO NOTHING`;
+const STATEMENTS: Readonly<Record<ImportKind, string>> = {
+  replay: `INSERT INTO ${DEFAULT_REPLAY_TABLE} (fingerprint, state, token, created_at, updated_at, expires_at, context, resolution)
+    SELECT * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::text[])
+    ON CONFLICT (fingerprint) DO NOTHING`,
+  decisions: RECORDS,
+  overrides: RECORDS,
+  confirmations: RECORDS,
+  verifications: "INSERT INTO writ_audit_verifications (recorded_at, body) SELECT t, b FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS v (t, b, n) ORDER BY n",
+  security: "INSERT INTO writ_audit_security (at, body) SELECT t, b FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS s (t, b, n) ORDER BY n",
+  trustRecords: `INSERT INTO writ_trust_records (id, body)
+    SELECT i, b FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t (i, b, n) ORDER BY n
+    ON CONFLICT (id) DO NOTHING RETURNING id AS key`,
+  trustHistory: "INSERT INTO writ_trust_history (id, kind, body) SELECT i, k, b FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS h (i, k, b, n) ORDER BY n",
+};
+
+/** `entries` as the column arrays of chunks of at most IMPORT_CHUNK rows. */
+function* chunked<E>(entries: Iterable<E>, columnsOf: (entry: E) => unknown[]): Generator<unknown[][]> {
+  let columns: unknown[][] | null = null;
+  for (const entry of entries) {
+    const values = columnsOf(entry);
+    columns ??= values.map(() => []);
+    values.forEach((v, i) => columns![i]!.push(v));
+    if (columns[0]!.length === IMPORT_CHUNK) {
+      yield columns;
+      columns = null;
+    }
+  }
+  if (columns !== null) yield columns;
+}
+
+function* filter<E>(entries: Iterable<E>, keep: (entry: E) => boolean): Generator<E> {
+  for (const entry of entries) if (keep(entry)) yield entry;
+}
+
+/** A named database of the environment, or null when the sidecar never created it (a trail it never wrote). */
+function openIfPresent<V, K extends Key>(root: RootDatabase, name: string, encoding: "json" | "string"): Database<V, K> | null {
+  if (!namesOf(root).has(name)) return null;
+  return root.openDB<V, K>(name, { encoding });
+}
+
+/** The names of the environment's named databases: the keys of its main database. */
+function namesOf(root: RootDatabase): Set<string> {
+  const names = new Set<string>();
+  for (const key of root.getKeys({})) if (typeof key === "string") names.add(key);
+  return names;
+}
+
+/** The counters of `/audit/stats` that outlive retention, added to the database's. */
+async function addCounters(client: pg.PoolClient, root: RootDatabase): Promise<void> {
+  const counters = openIfPresent<number, string>(root, AUDIT_DATABASES.counters, "json");
+  if (counters === null) return;
+  for (const { key, value } of counters.getRange({})) {
+    await query(
+      client,
+      "importing the audit counters",
+      "INSERT INTO writ_audit_counters (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = writ_audit_counters.value + EXCLUDED.value",
+      [key, value],
+    );
+  }
+}
+
+function json(value: unknown): string | null {
+  return value === undefined ? null : JSON.stringify(value);
+}
+
+/** Where a record sorts in time; a malformed `recordedAt` (never one the runtime signs) sorts first. */
+function instant(iso: string): number {
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? ms : 0;
+}
