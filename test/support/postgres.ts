@@ -14,16 +14,19 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** Why PostgreSQL cannot be used here, or null when it can. */
-export async function postgresUnavailable(): Promise<string | null> {
-  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3_000 });
+/**
+ * Why PostgreSQL cannot be used here, or null when it can.
+ * @throws Error instead with CI=true in `env`: CI must never pass by skipping.
+ */
+export async function postgresUnavailable(url: string = ADMIN_URL, env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
   try {
     await client.connect();
     await client.query("SELECT 1");
     return null;
   } catch (error) {
-    const why = `no PostgreSQL at ${ADMIN_URL.replace(/\/\/[^@/]*@/, "//")} (${(error as Error).message})`;
-    if (process.env["CI"] === "true") throw new Error(`${why}: CI runs these tests against a real database`, { cause: error });
+    const why = `no PostgreSQL at ${url.replace(/\/\/[^@/]*@/, "//")} (${(error as Error).message})`;
+    if (env["CI"] === "true") throw new Error(`${why}: CI runs these tests against a real database`, { cause: error });
     return `${why}: start one, or set WRIT_TEST_POSTGRES_URL, to run these tests`;
   } finally {
     await client.end().catch(() => undefined);
