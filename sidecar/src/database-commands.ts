@@ -7,6 +7,7 @@
  * Each answers an exit code: 0 done, 1 failed (one line on stderr, the URL's password never in it).
  * Loaded only for these commands: a sidecar on LMDB never loads `pg`.
  */
+import type pg from "pg";
 import { databaseConfig } from "./config.js";
 import type { ImportKind } from "./storage/postgres/import-lmdb.js";
 import { migrate } from "./storage/postgres/migrations.js";
@@ -43,7 +44,7 @@ export async function importLmdbCommand(env: NodeJS.ProcessEnv, dataDir: string)
   });
 }
 
-async function withDatabase(env: NodeJS.ProcessEnv, command: string, body: (pool: import("pg").Pool, where: string) => Promise<void>): Promise<number> {
+async function withDatabase(env: NodeJS.ProcessEnv, command: string, body: (pool: pg.Pool, where: string) => Promise<void>): Promise<number> {
   const database = databaseConfig(env);
   const pool = createPool(database, () => undefined);
   try {

@@ -45,6 +45,7 @@ import { DEFAULT_RECOVERY_HOLD_MS, LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, RootDatabase } from "lmdb";
 import { backfillFilters, filterKey, matchingRecordKeys, type FilterKey } from "./decision-filters.js";
 import { decisionDetail, decisionRow } from "./decision-row.js";
+import { AuditHousekeeping } from "./housekeeping.js";
 import { DAY_MS, DEFAULT_AUDIT_RETENTION, PRUNE_CHUNK, dueCount, type AuditRetention, type RetentionLimit } from "./retention.js";
 import { securityEventRow } from "./security-event.js";
 import { timeRange } from "./time-range.js";
@@ -133,7 +134,6 @@ export class LmdbAuditLog implements AuditLog {
   readonly #filtersReady: Promise<void>;
   readonly #limiter: SecurityEventLimiter;
   readonly #retention: AuditRetention;
-  readonly #pruneTimer: NodeJS.Timeout;
   #pruning: Promise<number> | null = null;
   readonly #decisionInstant: ((fingerprint: string) => Promise<number | undefined>) | null;
   readonly #verifications: Database<VerificationAudit, TimeKey>;
@@ -141,7 +141,7 @@ export class LmdbAuditLog implements AuditLog {
   readonly #counters: Database<number, Counter>;
   readonly #now: () => Date;
   readonly #onError: (error: unknown) => void;
-  readonly #timer: NodeJS.Timeout;
+  readonly #housekeeping: AuditHousekeeping;
   #unsavedApiCalls = 0;
   /** Unix ms of the latest failure of the log's own (a throwing write body, a failed read); null when none. */
   #failedAt: number | null = null;
@@ -161,16 +161,18 @@ export class LmdbAuditLog implements AuditLog {
     this.#counters = root.openDB<number, Counter>(AUDIT_DATABASES.counters, { encoding: "json" });
     this.#now = options.now ?? (() => new Date());
     this.#onError = options.onError ?? (() => undefined);
-    // unref: a pending count must not keep the process alive; close() saves what the timer has not.
     this.#limiter = new SecurityEventLimiter(options.securityEvents ?? DEFAULT_SECURITY_EVENT_LIMITS);
     this.#retention = options.retention ?? DEFAULT_AUDIT_RETENTION;
-    this.#timer = setInterval(() => {
-      this.#saveApiCalls();
-      this.#saveAggregates(false);
-    }, options.apiCallFlushMs ?? 1_000);
-    this.#timer.unref();
-    this.#pruneTimer = setInterval(() => void this.prune().catch(() => undefined), options.pruneIntervalMs ?? 60_000);
-    this.#pruneTimer.unref();
+    this.#housekeeping = new AuditHousekeeping(
+      {
+        save: () => {
+          this.#saveApiCalls();
+          this.#saveAggregates(false);
+        },
+        prune: () => this.prune(),
+      },
+      { saveMs: options.apiCallFlushMs, pruneMs: options.pruneIntervalMs },
+    );
     const onNotice = options.onNotice ?? (() => undefined);
     const started = Date.now();
     this.#filtersReady = backfillFilters(root, this.#decisionTimes, this.#decisionFilters, this.#counters as unknown as Database<number, string>).then(
@@ -340,8 +342,7 @@ export class LmdbAuditLog implements AuditLog {
   /** Saves the API call count and waits for every write to be flushed. The environment stays open: its owner closes it. */
   close(): Promise<void> {
     if (this.#closing === null) {
-      clearInterval(this.#timer);
-      clearInterval(this.#pruneTimer);
+      this.#housekeeping.stop();
       this.#saveApiCalls();
       this.#saveAggregates(true);
       // Set after the save: from here on, records are dropped and reads throw.

@@ -19,7 +19,7 @@ import { parseStrictJson } from "@writ/runtime";
 import { LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, RootDatabase } from "lmdb";
 import { isRecordId } from "./ids.js";
-import type { StoredRecord, TrustRecordStore } from "./record-store.js";
+import { storedRecord, type StoredRecord, type TrustRecordStore } from "./record-store.js";
 import type { Receipt, SealedRecord, Verification } from "./types.js";
 
 export const SURFACE_B_DATABASES = {
@@ -65,13 +65,7 @@ export class LmdbTrustRecordStore implements TrustRecordStore {
   }
 
   async record(id: string): Promise<StoredRecord | undefined> {
-    const text = isRecordId(id) ? this.#records.get(id) : undefined;
-    if (text === undefined) return undefined;
-    try {
-      return { state: "stored", value: parseStrictJson(text) };
-    } catch {
-      return { state: "unreadable", text };
-    }
+    return storedRecord(isRecordId(id) ? this.#records.get(id) : undefined);
   }
 
   appendVerification(id: string, verification: Verification): Promise<void> {

@@ -6,10 +6,21 @@
  * Every method that writes resolves only once its write is durable (acknowledged means durable); a store that cannot
  * write or read rejects with StoreUnavailableError (503 at the HTTP edge), never with a partial write.
  */
+import { parseStrictJson } from "@writ/runtime";
 import type { Receipt, SealedRecord, Verification } from "./types.js";
 
 /** A stored record as read back: its JSON value, or `unreadable` when its bytes are no longer strict JSON. */
 export type StoredRecord = { readonly state: "stored"; readonly value: unknown } | { readonly state: "unreadable"; readonly text: string };
+
+/** A record's stored text as read back (see StoredRecord); undefined when there is none. */
+export function storedRecord(text: string | undefined): StoredRecord | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return { state: "stored", value: parseStrictJson(text) };
+  } catch {
+    return { state: "unreadable", text };
+  }
+}
 
 export interface TrustRecordStore {
   /**

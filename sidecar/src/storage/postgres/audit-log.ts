@@ -22,6 +22,7 @@ import { executionFingerprint } from "@writ/runtime";
 import { DEFAULT_RECORDS_TABLE } from "@writ/runtime/postgres";
 import type pg from "pg";
 import { decisionDetail, decisionRow } from "../../audit/decision-row.js";
+import { AuditHousekeeping } from "../../audit/housekeeping.js";
 import { DAY_MS, DEFAULT_AUDIT_RETENTION, PRUNE_CHUNK, type AuditRetention, type RetentionLimit } from "../../audit/retention.js";
 import { securityEventRow } from "../../audit/security-event.js";
 import { DEFAULT_SECURITY_EVENT_LIMITS, SecurityEventLimiter, type SecurityEventLimits } from "../../audit/security-event-limiter.js";
@@ -72,8 +73,7 @@ export class PostgresAuditLog implements AuditLog {
   readonly #onError: (error: unknown) => void;
   readonly #limiter: SecurityEventLimiter;
   readonly #retention: AuditRetention;
-  readonly #timer: NodeJS.Timeout;
-  readonly #pruneTimer: NodeJS.Timeout;
+  readonly #housekeeping: AuditHousekeeping;
   /** Inserts queued and not yet settled: `flushed()` waits for them. */
   readonly #pending = new Set<Promise<void>>();
   /**
@@ -98,14 +98,16 @@ export class PostgresAuditLog implements AuditLog {
     this.#onError = options.onError ?? (() => undefined);
     this.#limiter = new SecurityEventLimiter(options.securityEvents ?? DEFAULT_SECURITY_EVENT_LIMITS);
     this.#retention = options.retention ?? DEFAULT_AUDIT_RETENTION;
-    // unref: a pending count must not keep the process alive; close() saves what the timers have not.
-    this.#timer = setInterval(() => {
-      this.#saveApiCalls();
-      this.#saveAggregates(false);
-    }, options.apiCallFlushMs ?? 1_000);
-    this.#timer.unref();
-    this.#pruneTimer = setInterval(() => void this.prune().catch(() => undefined), options.pruneIntervalMs ?? 60_000);
-    this.#pruneTimer.unref();
+    this.#housekeeping = new AuditHousekeeping(
+      {
+        save: () => {
+          this.#saveApiCalls();
+          this.#saveAggregates(false);
+        },
+        prune: () => this.prune(),
+      },
+      { saveMs: options.apiCallFlushMs, pruneMs: options.pruneIntervalMs },
+    );
   }
 
   healthy(): boolean {
@@ -237,8 +239,7 @@ export class PostgresAuditLog implements AuditLog {
   /** Saves the API call count and pending aggregates and waits for every insert; the pool stays open (its owner ends it). */
   close(): Promise<void> {
     if (this.#closing === null) {
-      clearInterval(this.#timer);
-      clearInterval(this.#pruneTimer);
+      this.#housekeeping.stop();
       this.#saveApiCalls();
       this.#saveAggregates(true);
       this.#closing = Promise.all([this.flushed(), this.#pruning?.catch(() => 0)]).then(() => undefined);

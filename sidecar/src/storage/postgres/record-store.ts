@@ -15,7 +15,7 @@
 import { parseStrictJson } from "@writ/runtime";
 import type pg from "pg";
 import { isRecordId } from "../../surface-b/ids.js";
-import type { StoredRecord, TrustRecordStore } from "../../surface-b/record-store.js";
+import { storedRecord, type StoredRecord, type TrustRecordStore } from "../../surface-b/record-store.js";
 import type { Receipt, SealedRecord, Verification } from "../../surface-b/types.js";
 import { query } from "./query.js";
 
@@ -47,13 +47,7 @@ export class PostgresTrustRecordStore implements TrustRecordStore {
   async record(id: string): Promise<StoredRecord | undefined> {
     if (!isRecordId(id)) return undefined;
     const { rows } = await query<{ body: string }>(this.#pool, "reading a trust record", "SELECT body FROM writ_trust_records WHERE id = $1", [id]);
-    const text = rows[0]?.body;
-    if (text === undefined) return undefined;
-    try {
-      return { state: "stored", value: parseStrictJson(text) };
-    } catch {
-      return { state: "unreadable", text };
-    }
+    return storedRecord(rows[0]?.body);
   }
 
   appendVerification(id: string, verification: Verification): Promise<void> {
