@@ -13,7 +13,6 @@
  *   others skip that round.
  */
 import { DEFAULT_CLAIM_STATEMENTS, PostgresReplayStore } from "@writ/runtime/postgres";
-import type pg from "pg";
 import { DisabledAuditLog } from "../../audit/disabled-audit-log.js";
 import type { AuditLog } from "../../audit/types.js";
 import { STORE_PROBE_INTERVAL_MS, SWEEP_INTERVAL_MS, type BackendOpener, type StoreHealth } from "../backend.js";
@@ -22,9 +21,7 @@ import { migrate } from "./migrations.js";
 import { createPool, redactedUrl } from "./pool.js";
 import { query } from "./query.js";
 import { PostgresTrustRecordStore } from "./record-store.js";
-
-/** Held by the sidecar sweeping this round; the key is the same in every sidecar of a fleet. */
-const SWEEP_LOCK = "writ.replay.sweep";
+import { sweepOnce } from "./sweep.js";
 
 const HEALTHY: StoreHealth = { ok: true, problem: null, since: null };
 
@@ -82,24 +79,3 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
     },
   };
 };
-
-/** Sweeps when no other sidecar of the fleet is sweeping (a session advisory lock held on one client meanwhile). */
-async function sweepOnce(pool: pg.Pool, replay: PostgresReplayStore): Promise<number> {
-  const client = await pool.connect();
-  // A client that may still hold the lock (its unlock failed) is destroyed, not returned to the pool: its session ends.
-  let clean = false;
-  try {
-    const { rows } = await query<{ locked: boolean }>(client, "taking the sweep lock", "SELECT pg_try_advisory_lock(hashtext($1)) AS locked", [SWEEP_LOCK]);
-    if (rows[0]?.locked !== true) {
-      clean = true;
-      return 0;
-    }
-    try {
-      return await replay.sweep();
-    } finally {
-      await client.query("SELECT pg_advisory_unlock(hashtext($1))", [SWEEP_LOCK]).then(() => (clean = true), () => undefined);
-    }
-  } finally {
-    client.release(!clean);
-  }
-}
