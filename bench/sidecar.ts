@@ -23,22 +23,11 @@ import { checkAgreement, startCerbos, type Cerbos } from "./sidecar/cerbos.js";
 import { startFloor, type Floor } from "./sidecar/floor.js";
 import { loadSettings, runLoad, summarize, type LoadResult } from "./sidecar/load.js";
 import { loadCases, type Signals } from "./sidecar/policy-cases.js";
-import { startWrit, type Writ } from "./sidecar/writ.js";
+import { checkWrit, startWrit, type Writ } from "./sidecar/writ.js";
 
 const { rounds: ROUNDS, duration: DURATION, warmup: WARMUP } = loadSettings();
 const GOAL_THROUGHPUT = 1.5;
 
-/** writ must decide each set as the test file says: approve answers `approved`, reject and escalate do not. */
-async function checkWrit(writ: Writ, cases: Awaited<ReturnType<typeof loadCases>>): Promise<void> {
-  for (const [i, c] of cases.valid.entries()) {
-    const response = await fetch(writ.evaluateUrl, { method: "POST", headers: writ.headers, body: JSON.stringify(writ.evaluateBody(c.signals, `agreement-${i}`)) });
-    const body = (await response.json()) as { status?: string };
-    const expected = c.verdict === "approve" ? "approved" : c.verdict === "escalate" ? "pending_override" : "rejected";
-    if (response.status !== 200 || body.status !== expected) {
-      throw new Error(`writ answers ${response.status} ${JSON.stringify(body).slice(0, 200)} for \`${c.name}\`, expected ${expected}`);
-    }
-  }
-}
 
 async function main(): Promise<void> {
   const cases = await loadCases();
@@ -52,7 +41,7 @@ async function main(): Promise<void> {
     floor = await startFloor();
     console.log(`writ sidecar at ${writ.url}; Cerbos ${cerbos.version} at ${cerbos.url}`);
     console.log(`node ${process.version}, ${platform()} ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}; load generator, writ and Cerbos share the machine`);
-    await checkWrit(writ, cases);
+    await checkWrit(writ, cases.valid, "agreement");
     const agreement = await checkAgreement(cerbos, cases);
     console.log(`agreement: both decide the ${sets.length} valid signal sets alike (${agreement.allowed} approve/allow, ${agreement.denied} other)`);
     console.log(`${ROUNDS} rounds × (${WARMUP} s warm-up + ${DURATION} s) per server and connection count, alternating\n`);

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compile } from "@writ/compiler";
 import { generateSigningKeyPair, loadSigningKeyPem } from "@writ/runtime";
-import { POLICY_SOURCE, type Signals } from "./policy-cases.js";
+import { POLICY_SOURCE, type Signals, type ValidCase } from "./policy-cases.js";
 
 const MAIN = fileURLToPath(new URL("../../sidecar/dist/main.js", import.meta.url));
 const API_KEY = "bench-api-key-0123456789abcdef";
@@ -107,5 +107,20 @@ export async function startWrit(options: WritOptions = {}): Promise<Writ> {
   } catch (e) {
     await stop();
     throw e;
+  }
+}
+
+/**
+ * writ must decide each case as the policy's test file says (approve answers `approved`, escalate `pending_override`,
+ * reject `rejected`) before anything is timed. Each request uses the executionId `<idPrefix>-<i>`.
+ */
+export async function checkWrit(writ: Writ, cases: readonly ValidCase[], idPrefix: string): Promise<void> {
+  const expected = { approve: "approved", escalate: "pending_override", reject: "rejected" } as const;
+  for (const [i, c] of cases.entries()) {
+    const response = await fetch(writ.evaluateUrl, { method: "POST", headers: writ.headers, body: JSON.stringify(writ.evaluateBody(c.signals, `${idPrefix}-${i}`)) });
+    const body = (await response.json()) as { status?: string };
+    if (response.status !== 200 || body.status !== expected[c.verdict]) {
+      throw new Error(`writ at ${writ.url} answers ${response.status} ${JSON.stringify(body).slice(0, 200)} for \`${c.name}\`, expected ${expected[c.verdict]}`);
+    }
   }
 }

@@ -8,6 +8,7 @@ export {
   DEFAULT_CLAIM_STATEMENTS,
   DEFAULT_REPLAY_TABLE,
   DEFAULT_RECORDS_TABLE,
+  MIGRATION_LOCK,
   replaySchema,
   type PostgresReplayStoreOptions,
 } from "./replay/postgres-store.js";

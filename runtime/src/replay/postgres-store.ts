@@ -30,7 +30,6 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import type pg from "pg";
-import { executionFingerprint } from "../attest/attestation.js";
 import { ReplayStoreClosedError, StoreUnavailableError } from "./errors.js";
 import {
   checkApproved,
@@ -44,10 +43,15 @@ import {
   parseStoredEntry,
 } from "./lifecycle.js";
 import { Batcher } from "./batcher.js";
-import type { TransitionRecord } from "./records.js";
+import { recordFingerprint, type TransitionRecord } from "./records.js";
 import type { ConsumeOptions, ReplayEntry, ReplayResult, ReplayState, ReplayStore, ReserveOptions, ResolveOverrideOptions } from "./store.js";
 
 export const DEFAULT_REPLAY_TABLE = "writ_replay";
+/**
+ * Taken first by every transaction that changes the schema (`migrate` here, the sidecar's versioned migrations): the
+ * same transaction-level advisory lock in every process, so schema changes of a fleet happen one at a time.
+ */
+export const MIGRATION_LOCK = "SELECT pg_advisory_xact_lock(hashtext('writ.migrate'))";
 export const DEFAULT_RECORDS_TABLE = "writ_audit_records";
 
 export interface PostgresReplayStoreOptions {
@@ -210,7 +214,7 @@ export class PostgresReplayStore implements ReplayStore {
     try {
       await client.query("BEGIN");
       // One migration at a time across the fleet: CREATE TABLE IF NOT EXISTS alone can still race on the catalog.
-      await client.query("SELECT pg_advisory_xact_lock(hashtext('writ.migrate'))");
+      await client.query(MIGRATION_LOCK);
       for (const statement of statements) await client.query(statement);
       await client.query("COMMIT");
     } catch (error) {
@@ -441,7 +445,7 @@ export class PostgresReplayStore implements ReplayStore {
     const { body } = record;
     const decision = record.kind === "decision" ? record.body : null;
     return {
-      executionFp: executionFingerprint(body.executionId),
+      executionFp: recordFingerprint(record),
       kind: record.kind,
       recordedAt: Date.parse(body.recordedAt),
       policyId: decision?.attestation.policyId ?? null,

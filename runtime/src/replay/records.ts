@@ -10,6 +10,7 @@
  * The bodies are the audit trail's wire shapes (`@writ/wire` DecisionDetail, AuditedOverride, AuditedConfirmation),
  * stored as JSON and answered as stored.
  */
+import { executionFingerprint } from "../attest/attestation.js";
 import type { Attestation } from "../attest/attestation-types.js";
 import type { ExecutionProof, OverrideRecord } from "../attest/evidence-types.js";
 
@@ -56,6 +57,14 @@ export type TransitionRecord =
   | { readonly kind: "confirmation"; readonly body: ConfirmationAuditRecord };
 
 export type TransitionRecordKind = TransitionRecord["kind"];
+
+/**
+ * The execution fingerprint a record is filed under: a decision's is the one its attestation carries (computed when it
+ * was signed, not hashed a second time); an override's or a confirmation's is computed from its executionId.
+ */
+export function recordFingerprint(record: TransitionRecord): string {
+  return record.kind === "decision" ? record.body.attestation.execution_fingerprint : executionFingerprint(record.body.executionId);
+}
 
 /**
  * Where an in-process engine writes the records of its transitions (the memory and LMDB stores). In memory: called

@@ -217,7 +217,8 @@ export class LmdbAuditLog implements AuditLog {
       recordedAt: entry.recordedAt,
     };
     this.#queue(() => {
-      const fingerprint = executionFingerprint(entry.executionId);
+      // The attestation's own fingerprint of its executionId, not hashed a second time (runtime `recordFingerprint`).
+      const fingerprint = entry.attestation.execution_fingerprint;
       const at: DecisionTimeKey = [this.#instant(entry.recordedAt), fingerprint];
       // A decision is final and recorded once: the replay store's conditional write that consumes its executionId
       // runs this (`writeRecord`), and only one such write succeeds per fingerprint.

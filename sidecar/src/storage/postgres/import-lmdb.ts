@@ -81,7 +81,7 @@ export async function importLmdb(pool: pg.Pool, dataDir: string, onProgress: (ki
       const decisions = openIfPresent<DecisionAudit, [number, string]>(root, AUDIT_DATABASES.decisionRecords, "json");
       if (decisions) {
         await copy("decisions", decisions.getRange({}), ({ key, value }) => [
-          executionFingerprint(value.executionId), "decision", key[0], value.attestation.policyId, value.status, JSON.stringify(value),
+          value.attestation.execution_fingerprint, "decision", key[0], value.attestation.policyId, value.status, JSON.stringify(value),
         ]);
       }
       const beside = openIfPresent<OverrideAudit | ConfirmationAudit, string>(root, AUDIT_DATABASES.decisions, "json");

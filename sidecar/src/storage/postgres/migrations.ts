@@ -8,7 +8,7 @@
  *   `SchemaTooNewError`: an older sidecar must not write rows whose meaning it does not know.
  * - A migration is never edited once released; a change is a new migration.
  */
-import { replaySchema } from "@writ/runtime/postgres";
+import { MIGRATION_LOCK, replaySchema } from "@writ/runtime/postgres";
 import type pg from "pg";
 import { AUDIT_SCHEMA } from "./audit-schema.js";
 import { transaction, query } from "./query.js";
@@ -34,9 +34,6 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
-
-/** Names the lock every migration run takes: the same key in every sidecar and in runtime `PostgresReplayStore.migrate`. */
-const MIGRATION_LOCK = "SELECT pg_advisory_xact_lock(hashtext('writ.migrate'))";
 
 export class SchemaTooNewError extends Error {
   override readonly name = "SchemaTooNewError";

@@ -15,8 +15,12 @@ export async function query<R extends pg.QueryResultRow>(
   try {
     return await db.query<R>(text, values as unknown[]);
   } catch (error) {
-    throw new StoreUnavailableError(`${what} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw unavailable(what, error);
   }
+}
+
+function unavailable(what: string, error: unknown): StoreUnavailableError {
+  return new StoreUnavailableError(`${what} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
 }
 
 /**
@@ -28,7 +32,7 @@ export async function transaction<T>(pool: pg.Pool, what: string, body: (client:
   try {
     client = await pool.connect();
   } catch (error) {
-    throw new StoreUnavailableError(`${what} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw unavailable(what, error);
   }
   let broken: unknown = undefined;
   try {
