@@ -21,6 +21,7 @@ import { surfaceAEnv } from "../durability/load.js";
 const IDLE_SOCKETS = 20_000;
 const HOLDERS = 2;
 const IDLE_TIMEOUT_MS = 6_000;
+const SETTLE_MS = 2_500;
 const HOLDER = fileURLToPath(new URL("../support/idle-holder.mjs", import.meta.url));
 
 /** One holder process: its first line says how many it opened; each `count` asks how many are still open. */
@@ -61,12 +62,19 @@ describe("20,000 idle connections (built sidecar)", () => {
       timings.push(performance.now() - started);
       expect(parseRaw(answer).status).toBe(200);
     }
-    // The holders see the sockets the server closed once their event loops get to it.
-    await sleep(1_000);
-    const held = await stillOpen();
+    // The holders see the sockets the server closed once their event loops get to it, which on a busy machine can take
+    // a while: ask until the count is at the cap, for at most SETTLE_MS, well before the idle timeout closes the rest.
+    const settleBy = performance.now() + SETTLE_MS;
+    let held = await stillOpen();
+    while (held > 4_096 && performance.now() < settleBy) {
+      await sleep(250);
+      held = await stillOpen();
+    }
     console.log(`idle: ${opened} opened, ${held} still open (cap 4096), fresh /health in ${timings.map((t) => t.toFixed(1)).join(", ")} ms`);
     expect(Math.max(...timings)).toBeLessThan(1_000);
     expect(held).toBeLessThanOrEqual(4_096);
+    // Still about the cap's worth open: what closed them was eviction, not the idle timeout.
+    expect(held).toBeGreaterThan(3_500);
 
     await sleep(IDLE_TIMEOUT_MS + 3_000);
     expect(await stillOpen()).toBe(0);
