@@ -44,8 +44,11 @@ describe("writ compile", () => {
     const pub = loadPublicKeyPem(readFileSync(join(cwd, "k.pub"), "utf8"));
     const loaded = await loadBundle(join(cwd, "policies"), "payments.transfer", "1.2.0", { trustedKeys: [pub], requireSignature: true });
     expect(loaded.signedBy).toBe(pub.keyId);
-    // Recompiling unsigned removes the old signature rather than leaving it beside a new manifest.
+    // Recompiling the same source unsigned keeps the bundle as it is (a version is immutable), signature included.
     expect(await run("compile", PAY)).toBe(0);
+    expect(existsSync(join(cwd, PAY, "bundle.sig"))).toBe(true);
+    // Rewriting it unsigned (--force) removes the old signature rather than leaving it beside a new manifest.
+    expect(await run("compile", PAY, "--force")).toBe(0);
     expect(existsSync(join(cwd, PAY, "bundle.sig"))).toBe(false);
   });
 

@@ -12,7 +12,10 @@
  * (the RFC 8032 section 7.1 TEST 1 and TEST 2 secret keys, public test material never to be used for anything else),
  * the clock is fixed, execution ids are fixed, and Ed25519 signing is deterministic, so every run writes the same
  * bytes. One value the runtime draws at random, the override record's `overrideId`, is replaced by a fixed UUID and
- * the record signed again with the runtime's `signObject`. runtime/test/fixtures/conformance-vectors.test.ts
+ * the record signed again with the runtime's `signObject`. Two attestations stand for other releases (docs/attestations.md,
+ * "Runtime upgrades"): an approved one re-signed as an earlier release with the same decision semantics would sign it,
+ * and as a later release whose evaluator semantics changed would; each carries `defaultVerification`, the result a
+ * verifier with default options must give. runtime/test/fixtures/conformance-vectors.test.ts
  * regenerates the files in memory and checks them against the committed ones, then checks every vector's expected
  * result with the runtime's verification functions.
  */
@@ -21,6 +24,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import semver from "semver";
 import {
   Authorizer,
   BUNDLE_FILES,
@@ -28,15 +32,21 @@ import {
   MemoryReplayStore,
   PAYLOAD_TYPES,
   PolicyRegistry,
+  RUNTIME_HASH,
+  RUNTIME_VERSION,
   buildManifest,
   canonicalJson,
   confirmExecution,
+  createRuntimeIdentity,
   createSigner,
   createTrustRoot,
   executedActionOf,
   loadSigningKeyPem,
   resolveOverride,
+  runtimeDefinition,
+  runtimeHashOf,
   serializeJson,
+  sha256Hex,
   signObject,
   type ExecutedActionRequest,
   type PayloadType,
@@ -69,6 +79,17 @@ export interface Vector {
   /** The object exactly as received (raw JSON text). */
   readonly json: string;
   readonly expected: { readonly verified: true } | { readonly verified: false; readonly reason: VectorReason };
+  /** Attestation vectors of another release only: what writ's `verifyAttestation` answers with default options. */
+  readonly defaultVerification?: DefaultVerification;
+}
+
+/** docs/attestations.md, "Runtime upgrades": the runtime check of a verifier that pins nothing but the key. */
+export interface DefaultVerification {
+  /** The runtime hashes a verifier of this release accepts by default: its own `runtimeHash`. */
+  readonly acceptedRuntimeHashes: readonly string[];
+  readonly valid: boolean;
+  /** The checks of the library form (spec 2.10) that fail; empty when `valid`. */
+  readonly failedChecks: readonly string[];
 }
 
 export interface VectorFile {
@@ -196,6 +217,28 @@ const OVERRIDE_ID = {
 
 const T0 = Date.parse("2026-01-15T09:00:00.000Z");
 const at = (seconds: number): Date => new Date(T0 + seconds * 1000);
+
+/**
+ * Other releases of the runtime, as attestations name them: an earlier one deciding the same way (the same
+ * `runtimeHash`), and a later major one whose evaluator semantics changed (another `runtimeHash`).
+ */
+const RELEASES = {
+  earlier: { runtimeVersion: earlierVersion(RUNTIME_VERSION), runtimeHash: RUNTIME_HASH },
+  otherSemantics: {
+    runtimeVersion: `${semver.major(RUNTIME_VERSION) + 1}.0.0`,
+    runtimeHash: runtimeHashOf({ ...runtimeDefinition(), evaluatorSemantics: "writ.evaluator/first-match/kleene/v2" }),
+  },
+} as const;
+
+/** A release before `version`: one patch lower, or the last patch of the minor (major) before, as 9. */
+function earlierVersion(version: string): string {
+  const v = semver.parse(version);
+  if (v === null) throw new Error(`runtime version ${version} is not semver`);
+  if (v.patch > 0) return `${v.major}.${v.minor}.${v.patch - 1}`;
+  if (v.minor > 0) return `${v.major}.${v.minor - 1}.9`;
+  if (v.major > 0) return `${v.major - 1}.9.9`;
+  throw new Error("no release comes before 0.0.0");
+}
 
 const SIGNALS = {
   approved: { amount: 250, currency: "USD", kyc_verified: true, risk_score: 10 },
@@ -325,6 +368,8 @@ interface Made {
     readonly legacyApproved: Json;
     readonly legacyPending: Json;
     readonly replacement: Json;
+    readonly earlierRelease: Json;
+    readonly otherSemantics: Json;
   };
   readonly overrides: { readonly approved: Json; readonly rejected: Json; readonly replacement: Json };
   readonly proofs: { readonly match: Json; readonly mismatch: Json; readonly replacement: Json };
@@ -349,6 +394,17 @@ function writeBundle(root: string): void {
 
 const asJson = (value: object): Json => JSON.parse(JSON.stringify(value)) as Json;
 
+/**
+ * `attestation` as `release` would have signed it: that release's runtimeVersion and runtimeHash, and the
+ * manifestHash of its manifest (this runtime's manifest naming the release, signed again).
+ */
+function signedByRelease(release: { readonly runtimeVersion: string; readonly runtimeHash: string }, attestation: Json, signer: Signer): Json {
+  const { signature: _manifestSignature, ...manifest } = { ...createRuntimeIdentity(signer).manifest, ...release };
+  const manifestHash = sha256Hex(canonicalJson({ ...manifest, signature: signObject(PAYLOAD_TYPES.runtimeManifest, manifest, signer.key) }));
+  const body = withoutSignature({ ...attestation, ...release, provenance: { ...(attestation["provenance"] as Json), manifestHash } });
+  return { ...body, signature: signObject(PAYLOAD_TYPES.attestation, body, signer.key) };
+}
+
 async function makeObjects(signer: Signer): Promise<Made> {
   const root = mkdtempSync(join(tmpdir(), "writ-conformance-vectors-"));
   try {
@@ -362,13 +418,16 @@ async function makeObjects(signer: Signer): Promise<Made> {
     const legacy = async (executionId: string, signals: Json): Promise<Json> =>
       asJson((await authorizer.execute({ executionId, ...POLICY, signals })).attestation);
 
+    const approved = await evaluate(ID.approved, SIGNALS.approved);
     const attestations = {
-      approved: await evaluate(ID.approved, SIGNALS.approved),
+      approved,
       pending: await evaluate(ID.pending, SIGNALS.pending),
       rejected: await evaluate(ID.rejected, SIGNALS.rejected),
       legacyApproved: await legacy(ID.legacyApproved, SIGNALS.approved),
       legacyPending: await legacy(ID.legacyPending, SIGNALS.pending),
       replacement: await evaluate(ID.replacement, SIGNALS.approved),
+      earlierRelease: signedByRelease(RELEASES.earlier, approved, signer),
+      otherSemantics: signedByRelease(RELEASES.otherSemantics, approved, signer),
     };
 
     // Overrides: an escalated decision, then a human's resolution five minutes later.
@@ -516,9 +575,11 @@ function negatives(payloadType: PayloadType, keys: Keys, n: NegativeInputs): Vec
   );
   add("signature-unpadded", `${n.baseId} with its signature's \`==\` padding removed (86 characters)`, text(withSignature(n.base, baseSig.replace(/=+$/, ""))), "SIGNATURE_MALFORMED");
   {
-    if (!/[+/]/.test(baseSig)) throw new Error(`${n.baseId}'s signature has no + or /: pick another base`);
-    const urlSafe = baseSig.replaceAll("+", "-").replaceAll("/", "_");
-    add("signature-url-safe", `${n.baseId} with its signature in the URL-safe base64 alphabet (- and _), padded`, text(withSignature(n.base, urlSafe)), "SIGNATURE_MALFORMED");
+    // A signature without + or / reads the same in both alphabets (about one in fifteen): then the other object's.
+    const [object, objectId] = ([[n.base, n.baseId], [n.other, n.otherId]] as const).find(([o]) => /[+/]/.test(signatureOf(o))) ?? [];
+    if (object === undefined) throw new Error(`neither ${n.baseId}'s nor ${n.otherId}'s signature has + or /`);
+    const urlSafe = signatureOf(object).replaceAll("+", "-").replaceAll("/", "_");
+    add("signature-url-safe", `${objectId} with its signature in the URL-safe base64 alphabet (- and _), padded`, text(withSignature(object, urlSafe)), "SIGNATURE_MALFORMED");
   }
   add(
     "signature-trailing-bits",
@@ -566,6 +627,26 @@ function vectorFiles(made: Made, keys: Keys): VectorFile[] {
       a.replacement,
       keys,
     ),
+    {
+      ...valid(
+        "attestation",
+        "v1-earlier-release",
+        `attestation-v1-approved as release ${RELEASES.earlier.runtimeVersion} signed it: an earlier release deciding the same way, so the same runtimeHash; a verifier with default options accepts it`,
+        a.earlierRelease,
+        keys,
+      ),
+      defaultVerification: { acceptedRuntimeHashes: [RUNTIME_HASH], valid: true, failedChecks: [] },
+    },
+    {
+      ...valid(
+        "attestation",
+        "v1-other-semantics",
+        `attestation-v1-approved as release ${RELEASES.otherSemantics.runtimeVersion} signed it after a change of evaluator semantics (writ.evaluator/first-match/kleene/v2), so another runtimeHash: the signature verifies, but a verifier with default options refuses the decision (its runtime check fails)`,
+        a.otherSemantics,
+        keys,
+      ),
+      defaultVerification: { acceptedRuntimeHashes: [RUNTIME_HASH], valid: false, failedChecks: ["runtime_verified", "evaluator_verified"] },
+    },
     ...negatives(PAYLOAD_TYPES.attestation, keys, {
       prefix: "attestation",
       noun: "a variant 1 attestation",

@@ -10,16 +10,27 @@ export type RuntimeErrorCode =
   | "KEY_INVALID"
   | "KEY_SMALL_ORDER"
   | "SIGNATURE_MALFORMED"
-  | "BUNDLE_NOT_FOUND"
-  | "BUNDLE_INVALID"
-  | "BUNDLE_TAMPERED"
-  | "BUNDLE_SIGNATURE_INVALID"
-  | "BUNDLE_UNSIGNED"
+  | BundleErrorCode
   | "IR_UNSUPPORTED"
   | "INTEGRITY_INVALID_ATTESTATION"
   | "INTEGRITY_ALREADY_CONFIRMED"
   | OverrideErrorCode
   | ErrorCode;
+
+/**
+ * A bundle that does not load (BUNDLE_*; BUNDLE_VERSION_CONFLICT: a version already served with another `bundle_hash`),
+ * and a bundle source's index that is refused (INDEX_*; docs/bundles.md).
+ */
+export type BundleErrorCode =
+  | "BUNDLE_NOT_FOUND"
+  | "BUNDLE_INVALID"
+  | "BUNDLE_TAMPERED"
+  | "BUNDLE_SIGNATURE_INVALID"
+  | "BUNDLE_UNSIGNED"
+  | "BUNDLE_VERSION_CONFLICT"
+  | "INDEX_INVALID"
+  | "INDEX_SIGNATURE_INVALID"
+  | "INDEX_EXPIRED";
 
 /** Override refusals: the spec's lineage codes, and a second resolution of the same decision. */
 export type OverrideErrorCode = "SYS-021" | "SYS-022" | "SYS-023" | "SYS-024" | "SYS-025" | "OVERRIDE_ALREADY_RESOLVED";
@@ -62,13 +73,14 @@ export class SignatureFormatError extends WritRuntimeError {
   }
 }
 
+/**
+ * A bundle, a bundle archive or a bundle source's signed index that does not load. `bundleDir` is where it came from:
+ * the bundle directory, or the archive's or index's origin (a file name or URL, never another server path).
+ */
 export class BundleError extends WritRuntimeError {
+  declare readonly code: BundleErrorCode;
   readonly bundleDir: string;
-  constructor(
-    code: "BUNDLE_NOT_FOUND" | "BUNDLE_INVALID" | "BUNDLE_TAMPERED" | "BUNDLE_SIGNATURE_INVALID" | "BUNDLE_UNSIGNED",
-    message: string,
-    bundleDir: string,
-  ) {
+  constructor(code: BundleErrorCode, message: string, bundleDir: string) {
     super(code, message);
     this.bundleDir = bundleDir;
   }

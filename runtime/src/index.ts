@@ -34,6 +34,32 @@ export {
   type BundleSignature,
 } from "./bundle/format.js";
 export { loadBundle, type BundleTrust, type LoadedBundle } from "./bundle/load.js";
+export { SHA256_HEX_PATTERN, isBundleRef } from "./bundle/format.js";
+export { isJsonObject } from "./bundle/json-object.js";
+export { readBundleDirectory, type BundleExpectation } from "./bundle/load.js";
+export { readBundleFile, MAX_BUNDLE_FILE_BYTES } from "./bundle/read-file.js";
+export {
+  ARCHIVE_VERSION,
+  ARCHIVE_SUFFIX,
+  ARCHIVE_FILE_NAMES,
+  MAX_ARCHIVE_BYTES,
+  archiveFileName,
+  packBundleArchive,
+  readBundleArchive,
+  loadBundleArchive,
+  type BundleArchive,
+} from "./bundle/archive.js";
+export {
+  INDEX_FILE,
+  INDEX_VERSION,
+  MAX_INDEX_BYTES,
+  ALIAS_PATTERN,
+  signSourceIndex,
+  readSourceIndex,
+  type SourceIndex,
+  type SourceIndexEntry,
+  type SourceAlias,
+} from "./bundle/source-index.js";
 export { TIMESTAMP_PATTERN, isTimestamp } from "./signals/timestamp.js";
 export { createSignalValidator, type SignalError, type SignalValidation, type SignalValidator } from "./signals/validate.js";
 export {
@@ -53,7 +79,10 @@ export {
   CAPABILITIES,
   EVALUATOR_SEMANTICS,
   EVALUATOR_SEMANTIC_HASH,
+  SIGNAL_VALIDATION_SEMANTICS,
   runtimeDefinition,
+  runtimeHashOf,
+  type RuntimeDefinition,
   createRuntimeIdentity,
   type RuntimeManifest,
   type RuntimeIdentity,
@@ -132,5 +161,14 @@ export {
   type OverrideDependencies,
   type PendingContext,
 } from "./attest/override.js";
-export { PolicyRegistry, DEFAULT_BUNDLE_LOAD_TIMEOUT_MS, type RegistryOptions } from "./authorizer/registry.js";
+export {
+  PolicyRegistry,
+  DEFAULT_BUNDLE_LOAD_TIMEOUT_MS,
+  type RegistryOptions,
+  type BundleAlias,
+  type BundleSet,
+  type LoadReport,
+  type ServedBundle,
+  type VersionConflict,
+} from "./authorizer/registry.js";
 export { Authorizer, SIMULATION_EXECUTION_ID, type AuthorizerOptions, type DryRun, type EvaluateRequest, type Evaluated, type Simulation } from "./authorizer/authorizer.js";

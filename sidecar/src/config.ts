@@ -27,6 +27,19 @@ export interface DatabaseConfig {
 
 export const DEFAULT_DATABASE = { poolSize: 10, statementTimeoutMs: 5_000, connectTimeoutMs: 5_000 } as const;
 
+/** A remote bundle source (`SERVICE_BUNDLE_SOURCE_URL`, docs/bundles.md), in place of the policies root. */
+export interface BundleSourceConfig {
+  /** The base URL of `index.json` and the archives, ending with `/`; may hold credentials: never logged whole. */
+  readonly url: string;
+  readonly pollIntervalMs: number;
+  /** One fetch (the index or an archive) must finish within it. */
+  readonly fetchTimeoutMs: number;
+  /** Where the last good set is kept, so a restart without the network still serves it. */
+  readonly cacheDir: string;
+}
+
+export const DEFAULT_BUNDLE_SOURCE = { pollIntervalMs: 30_000, fetchTimeoutMs: 10_000 } as const;
+
 export interface SidecarConfig {
   /** Bearer key of both surfaces; null only in development mode before it is generated (see `dev`). */
   readonly apiKey: string | null;
@@ -49,6 +62,8 @@ export interface SidecarConfig {
   /** SPKI PEM files of the keys a `bundle.sig` must verify against. */
   readonly bundleKeyFiles: readonly string[];
   readonly requireSignedBundles: boolean;
+  /** Bundles come from this remote source instead of the policies root; null: from `policiesRoot`. */
+  readonly bundleSource: BundleSourceConfig | null;
   /** How long one load of a policy bundle may take before the request is refused and the next one loads again. */
   readonly bundleLoadTimeoutMs: number;
   /** A trust root document (`{trustRootVersion, keys: [PEM…]}`) of earlier keys still accepted by `/verify`. */
@@ -190,6 +205,29 @@ export function databaseConfig(env: Env, cwd: string = process.cwd()): DatabaseC
   };
 }
 
+function bundleSourceConfig(env: Env, cwd: string, dataDir: string | null, bundleKeyFiles: readonly string[]): BundleSourceConfig | null {
+  const raw = text(env, "SERVICE_BUNDLE_SOURCE_URL");
+  if (raw === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError("SERVICE_BUNDLE_SOURCE_URL is not a URL (expected https://host/path/ of a bundle source's index.json)");
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new ConfigError(`SERVICE_BUNDLE_SOURCE_URL must be an http:// or https:// URL, not ${url.protocol}//…`);
+  if (env["SERVICE_POLICIES_ROOT"] !== undefined) throw new ConfigError("SERVICE_BUNDLE_SOURCE_URL and SERVICE_POLICIES_ROOT are both set; bundles come from one of them");
+  if (bundleKeyFiles.length === 0) throw new ConfigError("SERVICE_BUNDLE_SOURCE_URL is set but SERVICE_BUNDLE_KEYS names no key: a remote source's index and bundles must be signed");
+  if (!url.pathname.endsWith("/")) url.pathname += "/";
+  const cacheDir = path(text(env, "SERVICE_BUNDLE_CACHE_DIR"), cwd) ?? (dataDir === null ? null : resolve(dataDir, "bundle-source"));
+  if (cacheDir === null) throw new ConfigError("SERVICE_BUNDLE_SOURCE_URL needs SERVICE_BUNDLE_CACHE_DIR or SERVICE_DATA_DIR: the last good set is kept on disk");
+  return {
+    url: url.href,
+    pollIntervalMs: integer(env, "SERVICE_BUNDLE_POLL_INTERVAL_MS", DEFAULT_BUNDLE_SOURCE.pollIntervalMs, 100, 86_400_000),
+    fetchTimeoutMs: integer(env, "SERVICE_BUNDLE_FETCH_TIMEOUT_MS", DEFAULT_BUNDLE_SOURCE.fetchTimeoutMs, 100, 600_000),
+    cacheDir,
+  };
+}
+
 /** The policies root must be a directory: a typo would otherwise start a sidecar that answers 404 for every policy. */
 function checkPoliciesRoot(root: string): void {
   let isDirectory: boolean;
@@ -279,6 +317,7 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
     audit,
     bundleKeyFiles,
     requireSignedBundles,
+    bundleSource: bundleSourceConfig(env, cwd, dataDir, bundleKeyFiles),
     bundleLoadTimeoutMs: integer(env, "SERVICE_BUNDLE_LOAD_TIMEOUT_MS", DEFAULT_BUNDLE_LOAD_TIMEOUT_MS, 1, 600_000),
     trustRootFile: path(text(env, "SERVICE_TRUST_ROOT_FILE"), cwd),
     logLevel: oneOf(env, "SERVICE_LOG_LEVEL", LOG_LEVELS, "info"),
@@ -287,7 +326,7 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
     ...auditBounds(env),
     connections: connectionLimits(env),
   };
-  checkPoliciesRoot(config.policiesRoot);
+  if (config.bundleSource === null) checkPoliciesRoot(config.policiesRoot);
   if (config.portA === null && config.portB === null) throw new ConfigError("SERVICE_PORT and SERVICE_B_PORT are both `off`: nothing to serve");
   if (config.portA !== null && config.portA === config.portB && config.portA !== 0) {
     throw new ConfigError(`SERVICE_PORT and SERVICE_B_PORT are both ${config.portA}; the surfaces need their own listeners`);

@@ -4,16 +4,15 @@
  * timers and closes the backend once its writes are durable.
  */
 import { readFile } from "node:fs/promises";
+import type {
+  PolicyRegistry} from "@writ/runtime";
 import {
   Authorizer,
   NODE_ED25519,
-  PolicyRegistry,
   createSigner,
   createTrustRoot,
-  loadPublicKeyPem,
   trustRootFromDocument,
   parseStrictJson,
-  type PublicKey,
   type ReplayStore,
   type Signer,
   type SigningKey,
@@ -23,8 +22,10 @@ import {
 import type { AuditLog } from "./audit/types.js";
 import { ConfigError, type SidecarConfig } from "./config.js";
 import { loadOrCreateDevApiKey, loadOrCreateSigningKey, parseSigningKey } from "./keys.js";
+import { PolicyBundles } from "./bundles/policy-bundles.js";
+import type { RemoteSourceLog } from "./bundles/remote-source.js";
 import { loadSodiumEngine } from "./sodium-engine.js";
-import type { BackendReporters, StorageBackend, StoreHealth } from "./storage/backend.js";
+import type { BackendReporters, StoreHealth } from "./storage/backend.js";
 import { openBackend } from "./storage/registry.js";
 import type { TrustRecordStore } from "./surface-b/record-store.js";
 
@@ -39,6 +40,8 @@ export interface SidecarContext {
   readonly verifier: VerifierOptions | null;
   readonly store: ReplayStore | null;
   readonly registry: PolicyRegistry;
+  /** Where the bundles come from, readiness and reload (bundles/policy-bundles.ts). */
+  readonly bundles: PolicyBundles;
   readonly authorizer: Authorizer;
   readonly audit: AuditLog;
   /** Surface B's records; null: its record routes answer 503. */
@@ -79,19 +82,13 @@ async function trustRootOf(config: SidecarConfig, key: SigningKey | null): Promi
   }
 }
 
-async function bundleKeys(files: readonly string[]): Promise<PublicKey[]> {
-  return Promise.all(
-    files.map(async (file) => {
-      try {
-        return loadPublicKeyPem(await readFile(file, "utf8"));
-      } catch (e) {
-        throw new ConfigError(`SERVICE_BUNDLE_KEYS: \`${file}\` is not a usable Ed25519 SPKI PEM key: ${(e as Error).message}`);
-      }
-    }),
-  );
-}
-
 export type ContextReporters = BackendReporters;
+
+/** The remote bundle source's messages go where the backend's notices go: stderr until a logger exists. */
+function bundleLog(reporters: ContextReporters): RemoteSourceLog {
+  const say = (message: string) => (reporters.onNotice ?? ((m: string) => process.stderr.write(`writ-sidecar: ${m}\n`)))(message);
+  return { info: say, warn: say, error: say };
+}
 
 export async function openContext(config: SidecarConfig, reporters: ContextReporters = {}): Promise<SidecarContext> {
   const notices: string[] = [];
@@ -116,18 +113,19 @@ export async function openContext(config: SidecarConfig, reporters: ContextRepor
     }
   }
 
-  const keys = await bundleKeys(config.bundleKeyFiles);
-  const registry = new PolicyRegistry(
-    config.policiesRoot,
-    { trustedKeys: keys, requireSignature: config.requireSignedBundles },
-    { loadTimeoutMs: config.bundleLoadTimeoutMs },
-  );
+  const bundles = await PolicyBundles.open(config, bundleLog(reporters));
+  const registry = bundles.registry;
   // Opened last: nothing above may fail after a database connection or an LMDB environment is open.
-  let backend: StorageBackend;
+  const backend = await openBackend(config, reporters, notices).catch(async (error: unknown) => {
+    await bundles.close();
+    throw error;
+  });
+  // The preflight: every bundle configured is loaded and verified before the surfaces listen.
   try {
-    backend = await openBackend(config, reporters, notices);
+    await bundles.start(notices);
   } catch (error) {
-    registry.close();
+    await bundles.close();
+    await backend.close();
     throw error;
   }
   const { replay: store, audit } = backend;
@@ -144,6 +142,7 @@ export async function openContext(config: SidecarConfig, reporters: ContextRepor
     verifier,
     store,
     registry,
+    bundles,
     authorizer,
     audit,
     trustRecords: backend.trustRecords,
@@ -151,8 +150,8 @@ export async function openContext(config: SidecarConfig, reporters: ContextRepor
     startedAt: new Date().toISOString(),
     notices,
     async close() {
-      // Bundle loads still under way are abandoned: shutdown never waits on a bundle read.
-      registry.close();
+      // Bundle loads still under way are abandoned and the source stops polling: shutdown never waits on a bundle read.
+      await bundles.close();
       await backend.close();
     },
   };

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `writ-sidecar [--dev]`: starts the sidecar from the environment (docs/sidecar.md). SIGTERM or SIGINT shuts it
- * down gracefully. A configuration error is one line on stderr and exit code 2; a failure to start is exit code 1.
+ * down gracefully; SIGHUP reloads the bundle keys and bundles. A configuration error is one line on stderr and exit code 2; a failure to start is exit code 1.
  * `writ-sidecar migrate` and `writ-sidecar import-lmdb <data-dir>`: the fleet database's commands
  * (database-commands.ts, docs/fleet.md).
  */
@@ -58,6 +58,21 @@ function isFailedCommit(error: unknown): boolean {
   return "commitError" in error || /^No space left on device/.test(error.message) || (error as { code?: unknown }).code === 28;
 }
 
+/** SIGHUP reads the bundle keys and every bundle again (docs/bundles.md, "Reload"); a failed reload changes nothing. */
+function reloadOnSighup(sidecar: RunningSidecar): void {
+  process.on("SIGHUP", () => {
+    void sidecar.context.bundles.reload().then((outcome) => {
+      if (outcome.ok) {
+        const poll = outcome.poll ? ` (bundle source: ${outcome.poll.result}${outcome.poll.message ? `: ${outcome.poll.message}` : ""})` : "";
+        process.stdout.write(`writ-sidecar: SIGHUP: reloaded, ${outcome.served} bundles served${poll}\n`);
+        return;
+      }
+      const why = outcome.refused.map((r) => `${r.bundle} (${r.code}): ${r.message}`).join("; ") || outcome.poll?.message || "refused";
+      process.stderr.write(`writ-sidecar: SIGHUP: reload refused, nothing changed: ${why}\n`);
+    });
+  });
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
     process.stdout.write(`${USAGE}\n`);
@@ -81,6 +96,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const config = loadConfig(process.env, { dev: argv.includes("--dev") });
   const sidecar = await startSidecar(config);
   exitOnFault(sidecar, config.shutdownTimeoutMs);
+  reloadOnSighup(sidecar);
   for (const notice of sidecar.context.notices) process.stdout.write(`writ-sidecar: ${notice}\n`);
   if (sidecar.urls.a) process.stdout.write(`writ-sidecar: Surface A listening on ${sidecar.urls.a}\n`);
   if (sidecar.urls.b) process.stdout.write(`writ-sidecar: Surface B listening on ${sidecar.urls.b}\n`);

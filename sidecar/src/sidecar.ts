@@ -56,7 +56,7 @@ export async function startSidecar(config: SidecarConfig): Promise<RunningSideca
     onStoreHealth: (health) => reportStoreHealth(health),
     onNotice: (message) => process.stderr.write(`writ-sidecar: ${message}\n`),
   });
-  const metrics = createMetrics();
+  const metrics = createMetrics(() => context.bundles.health());
   const apps: FastifyInstance[] = [];
   try {
     let a: string | null = null;

@@ -1,5 +1,8 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { COMPILER } from "../version.js";
+import { runBundleIndex } from "./commands/bundle-index.js";
+import { runBundleInspect } from "./commands/bundle-inspect.js";
+import { runBundlePack } from "./commands/bundle-pack.js";
 import { runCompile } from "./commands/compile.js";
 import { runConformance } from "./commands/conformance.js";
 import { runFmt } from "./commands/fmt.js";
@@ -18,6 +21,7 @@ commands (paths are .writ files or directories searched for them):
       --out DIR         bundle root (default: policies)
       --sign-key FILE   sign each bundle with this Ed25519 PKCS8 PEM key (bundle.sig)
       --timings         print the time each of the eight phases took
+      --force           overwrite a version already in --out with other content (a version is immutable)
   check <path>...     run every phase but emit; write nothing
       --format F        pretty (default), short (file:line:col: ...) or json (one object per line)
       --deny-warnings   fail when there are warnings
@@ -32,7 +36,21 @@ commands (paths are .writ files or directories searched for them):
   verify <path>       check a bundle directory, attestation or execution proof offline
       --key FILE        a pinned Ed25519 public key (SPKI PEM); repeatable
       --trust-root FILE a trust root document instead of --key
-      --accept-runtime HASH  accept attestations of this runtimeHash (default: this runtime's own); repeatable
+      --accept-runtime HASH  accept attestations of this runtimeHash (default: this runtime's own and the trust root's); repeatable
+  bundle pack <bundle-dir>...  verify bundle directories and write each as {policyId}@{version}.bundle.json
+      --out DIR         where the archives go (default: .)
+      --key FILE        require a bundle.sig by this pinned Ed25519 public key (SPKI PEM); repeatable
+      --force           overwrite an archive of the same version with another bundle_hash
+  bundle inspect <archive>  verify an archive and print its policy, bundle_hash, signer and files
+      --key FILE        require a bundle.sig by this pinned key; repeatable
+      --json            one JSON object instead of text
+  bundle index <dir>  publish a bundle source: verify every *.bundle.json in <dir>, write <dir>/index.json signed
+      --sign-key FILE   the Ed25519 PKCS8 PEM key that signs the index (required)
+      --alias P@A=V     alias A of policy P names version V; P@A= removes it; repeatable (others are kept)
+      --expires-in D    readers refuse the index after D (e.g. 30d, 12h, 90m)
+      --serial N        the serial to publish (default: the current index's + 1, or 1)
+      --key FILE        require a bundle.sig by this pinned key on every archive; repeatable
+      --force           publish a version whose bundle_hash differs from the current index's
   conformance         run the conformance suite against a running server over HTTP (docs/conformance.md)
       --surface a|b     a: the governance server (spec 4.1); b: the business-transaction API (spec 4.2)
       --base-url URL    where that surface listens, e.g. http://127.0.0.1:8080
@@ -42,8 +60,8 @@ commands (paths are .writ files or directories searched for them):
       --only PREFIX     run only the cases whose id starts with PREFIX
   help                this text
 
-exit codes: 0 ok, 1 not formatted (fmt --check) or a conformance case failed, 2 bad arguments, 3 compile failed,
-            4 tests failed, 5 not verified (verify)`;
+exit codes: 0 ok, 1 not formatted (fmt --check) or a conformance case failed, 2 bad arguments, 3 compile failed
+            or a version exists with another bundle_hash, 4 tests failed, 5 not verified (verify, bundle)`;
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -60,13 +78,65 @@ function noPositionals(positionals: readonly string[], command: string): void {
   if (positionals.length > 0) throw new CliError(`${command} takes no paths, given \`${positionals[0]}\``);
 }
 
+/** `writ bundle pack|inspect|index ...`: one-file archives and the signed index of a bundle source (docs/bundles.md). */
+async function runBundle(argv: readonly string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = argv;
+  const command = `bundle ${sub ?? ""}`.trim();
+  const keys = { key: { type: "string", multiple: true } } as const;
+  switch (sub) {
+    case "pack": {
+      const { values, positionals } = args(rest, { ...keys, out: { type: "string" }, force: { type: "boolean" } }, command);
+      const keyPaths = (values.key as string[] | undefined) ?? [];
+      return runBundlePack({ io, dirs: positionals, outDir: (values.out as string | undefined) ?? ".", keyPaths, force: values.force === true });
+    }
+    case "inspect": {
+      const { values, positionals } = args(rest, { ...keys, json: { type: "boolean" } }, command);
+      if (positionals.length !== 1) throw new CliError("bundle inspect takes exactly one archive (`{policyId}@{version}.bundle.json`)");
+      return runBundleInspect({ io, path: positionals[0]!, keyPaths: (values.key as string[] | undefined) ?? [], json: values.json === true });
+    }
+    case "index": {
+      const { values, positionals } = args(
+        rest,
+        {
+          ...keys,
+          "sign-key": { type: "string" },
+          alias: { type: "string", multiple: true },
+          "expires-in": { type: "string" },
+          serial: { type: "string" },
+          force: { type: "boolean" },
+        },
+        command,
+      );
+      if (positionals.length !== 1) throw new CliError("bundle index takes exactly one directory: the one the archives are served from");
+      const signKeyPath = values["sign-key"] as string | undefined;
+      if (signKeyPath === undefined) throw new CliError("bundle index needs --sign-key FILE: the key readers pin to trust the index");
+      return runBundleIndex({
+        io,
+        dir: positionals[0]!,
+        signKeyPath,
+        aliases: (values.alias as string[] | undefined) ?? [],
+        expiresIn: (values["expires-in"] as string | undefined) ?? null,
+        serial: (values.serial as string | undefined) ?? null,
+        keyPaths: (values.key as string[] | undefined) ?? [],
+        force: values.force === true,
+      });
+    }
+    default:
+      throw new CliError(sub === undefined ? "bundle needs a subcommand: pack, inspect or index" : `unknown command \`bundle ${sub}\` (see \`writ help\`)`);
+  }
+}
+
 /** Runs one `writ` invocation and returns its exit code; user errors are one line on stderr. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
       case "compile": {
-        const { values, positionals } = args(rest, { out: { type: "string" }, "sign-key": { type: "string" }, timings: { type: "boolean" } }, command);
+        const { values, positionals } = args(
+          rest,
+          { out: { type: "string" }, "sign-key": { type: "string" }, timings: { type: "boolean" }, force: { type: "boolean" } },
+          command,
+        );
         return await runCompile({
           io,
           paths: positionals,
@@ -75,6 +145,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
           outRoot: (values.out as string | undefined) ?? "policies",
           signKeyPath: (values["sign-key"] as string | undefined) ?? null,
           timings: values.timings === true,
+          force: values.force === true,
         });
       }
       case "check": {
@@ -89,6 +160,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
           outRoot: null,
           signKeyPath: null,
           timings: false,
+          force: false,
         });
       }
       case "fmt": {
@@ -119,6 +191,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
           acceptRuntimes: (values["accept-runtime"] as string[] | undefined) ?? [],
         });
       }
+      case "bundle":
+        return await runBundle(rest, io);
       case "conformance":
         return await runConformance(rest, io);
       case "help":

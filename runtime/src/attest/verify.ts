@@ -9,7 +9,10 @@ import { trustedKey, type TrustRoot } from "./trust-root.js";
 /** What a verifier pins. Only the trust root is required: verification is stateless and offline. */
 export interface VerifierOptions {
   readonly trustRoot: TrustRoot;
-  /** Runtimes whose decisions are accepted, by `runtimeHash`; default: this runtime's own. */
+  /**
+   * Runtimes whose decisions are accepted, by `runtimeHash` (docs/attestations.md, "Runtime upgrades"). Given, it is
+   * the whole list; absent: this runtime's own and those the trust root lists (`acceptedRuntimeHashes`).
+   */
   readonly acceptedRuntimeHashes?: readonly string[];
   readonly supportedSchemaVersions?: readonly string[];
   /** Signed runtime manifests known to the verifier, by hash; when absent, only their form is checked. */
@@ -108,9 +111,11 @@ export function verifyAttestation(value: unknown, options: VerifierOptions): Att
     warnings.push(`signed under trust root \`${view.trustRootVersion}\`, verified with \`${options.trustRoot.version}\``);
   }
 
-  const accepted = options.acceptedRuntimeHashes ?? [RUNTIME_HASH];
-  const runtime_verified = accepted.includes(view.runtimeHash) && semver.valid(view.runtimeVersion) !== null;
-  if (!runtime_verified) errors.push(`runtime \`${view.runtimeVersion}\` (\`${view.runtimeHash}\`) is not an accepted runtime`);
+  const runtimeKnown = isAcceptedRuntime(options, view.runtimeHash);
+  if (!runtimeKnown) errors.push(`runtime \`${view.runtimeVersion}\` (\`${view.runtimeHash}\`) is not an accepted runtime`);
+  const versioned = semver.valid(view.runtimeVersion) !== null;
+  if (!versioned) errors.push(`runtime version \`${view.runtimeVersion}\` is not semver`);
+  const runtime_verified = runtimeKnown && versioned;
 
   const schemas = options.supportedSchemaVersions ?? SUPPORTED_SCHEMA_VERSIONS;
   const schema_compatible = schemas.includes(view.schemaVersion);
@@ -133,8 +138,14 @@ export function verifyAttestation(value: unknown, options: VerifierOptions): Att
   };
   const undetermined: ("signature" | "runtime")[] = [];
   if (!key) undetermined.push("signature");
-  if (!runtime_verified) undetermined.push("runtime");
+  if (!runtimeKnown && versioned) undetermined.push("runtime");
   return { valid: Object.values(checks).every(Boolean), checks, warnings, errors, undetermined };
+}
+
+/** Whether `runtimeHash` is accepted: by the verifier's explicit list, or else as this runtime's or the trust root's. */
+function isAcceptedRuntime(options: VerifierOptions, runtimeHash: string): boolean {
+  if (options.acceptedRuntimeHashes !== undefined) return options.acceptedRuntimeHashes.includes(runtimeHash);
+  return runtimeHash === RUNTIME_HASH || (options.trustRoot.acceptedRuntimeHashes?.includes(runtimeHash) ?? false);
 }
 
 /** The endpoint form: `unknown` where the verifier lacks what it would need to decide, `failed` otherwise. */

@@ -1,47 +1,130 @@
 import { join } from "node:path";
 import { BundleError } from "../errors.js";
 import { loadBundle, type BundleTrust, type LoadedBundle } from "../bundle/load.js";
+import { loadBundleArchive, archiveFileName } from "../bundle/archive.js";
+import { readBundleFile } from "../bundle/read-file.js";
+import { listBundleVersions, type BundleLocation } from "./bundle-listing.js";
 
 /** How long one load of a bundle may take before it is refused (`SERVICE_BUNDLE_LOAD_TIMEOUT_MS`). */
 export const DEFAULT_BUNDLE_LOAD_TIMEOUT_MS = 10_000;
+
+/** How many refused version conflicts the registry remembers for health and logs (the oldest are dropped). */
+const CONFLICTS_KEPT = 32;
 
 export interface RegistryOptions {
   /** The whole load (every read, hash, signature check and preparation) must finish within it; default 10,000. */
   readonly loadTimeoutMs?: number;
 }
 
+/** `policyId@alias` names `version` (issue 14, item 7); the alias is never a version itself. */
+export interface BundleAlias {
+  readonly policyId: string;
+  readonly alias: string;
+  readonly version: string;
+}
+
+/** A complete set of bundles to serve, installed at once (a remote source's verified index: `install`). */
+export interface BundleSet {
+  readonly bundles: readonly LoadedBundle[];
+  readonly aliases: readonly BundleAlias[];
+}
+
+/** A bundle refused because its version was already served with other bytes (INVARIANT (a version is immutable)). */
+export interface VersionConflict {
+  readonly policyId: string;
+  readonly version: string;
+  /** The `bundle_hash` served, and still served. */
+  readonly servedHash: string;
+  /** The `bundle_hash` refused. */
+  readonly refusedHash: string;
+  /** Where the refused bundle came from: a directory, an archive or a URL. */
+  readonly origin: string;
+  /** ISO 8601. */
+  readonly at: string;
+}
+
+/** A bundle as health reports it. */
+export interface ServedBundle {
+  readonly policyId: string;
+  readonly version: string;
+  readonly bundleHash: string;
+  readonly signedBy: string | null;
+}
+
+/** What a whole load of the policies root found: `preload` serves what loaded, `reloadAll` only all or nothing. */
+export interface LoadReport {
+  readonly loaded: readonly ServedBundle[];
+  readonly refused: readonly { readonly policyId: string; readonly version: string; readonly error: BundleError }[];
+}
+
+const keyOf = (policyId: string, version: string): string => `${policyId}@${version}`;
+
+function served(bundle: LoadedBundle): ServedBundle {
+  const { policyId, version, bundle_hash: bundleHash } = bundle.manifest;
+  return { policyId, version, bundleHash, signedBy: bundle.signedBy };
+}
+
 /**
- * The bundles a runtime serves, loaded on first use and kept. A version's bundle is immutable, so it is
- * read once; `reload` re-reads it from disk.
+ * The bundles a runtime serves. Two modes:
+ * - the policies root (the default): bundle directories `root/{policyId}/{version}/` and archives
+ *   `root/{policyId}@{version}.bundle.json`, loaded on first use and kept (`preload` loads them all at once;
+ *   `reloadAll` re-reads them all);
+ * - an installed set (`install`, a remote source's verified index): once one is installed, only its bundles and
+ *   aliases are served, and each later `install` replaces it whole.
+ *
+ * INVARIANT (a version is immutable): once this registry has served a `policyId@version`, it serves no other
+ * `bundle_hash` under that name: a load, reload or installed set that brings other bytes is refused
+ * (BUNDLE_VERSION_CONFLICT), the bundle served stays, and the conflict is kept for health (`conflicts`).
  * INVARIANT (a good bundle is never replaced by a bad one): a reload that fails any check (tampered,
- * unsigned when signatures are required, unknown key) leaves the loaded bundle in place and reports why.
+ * unsigned when signatures are required, unknown key, a conflict) leaves the loaded bundle in place and reports why;
+ * `reloadAll` and `install` change nothing unless every bundle passes.
  * INVARIANT (only a bundle that loaded is kept): a load that fails, times out or is abandoned at `close` is
  * forgotten, so the next request loads again and a bundle fixed on disk is served without a restart. Requests
  * for a version whose load is under way share that one load.
+ * A request holds the bundle it was given: a reload or install that replaces it does not change a decision under way.
  */
 export class PolicyRegistry {
-  readonly #bundles = new Map<string, Promise<LoadedBundle>>();
+  #bundles = new Map<string, Promise<LoadedBundle>>();
+  /** The bundles that loaded and were admitted, by `policyId@version`. */
+  #admitted = new Map<string, LoadedBundle>();
+  /** The installed set's aliases (`policyId@alias` to version); null in the policies-root mode. */
+  #aliases: Map<string, string> | null = null;
+  /** Every `bundle_hash` served, by `policyId@version`: never forgotten, so a version never changes bytes. */
+  readonly #pins = new Map<string, string>();
+  readonly #conflicts: VersionConflict[] = [];
+  #conflictsTotal = 0;
   /** Loads under way, each with its bundle directory, aborted by `close`. */
   readonly #loads = new Map<AbortController, string>();
   readonly #timeoutMs: number;
+  #trust: BundleTrust;
   #closed = false;
 
   constructor(
     readonly root: string,
-    readonly trust: BundleTrust = {},
+    trust: BundleTrust = {},
     options: RegistryOptions = {},
   ) {
     const timeoutMs = options.loadTimeoutMs ?? DEFAULT_BUNDLE_LOAD_TIMEOUT_MS;
     if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new RangeError(`loadTimeoutMs must be a positive integer, not \`${String(timeoutMs)}\``);
     this.#timeoutMs = timeoutMs;
+    this.#trust = trust;
   }
 
-  /** @throws BundleError (BUNDLE_NOT_FOUND when there is no such policy version) */
+  /** The keys bundles are verified against; `reloadAll` may replace them. */
+  get trust(): BundleTrust {
+    return this.#trust;
+  }
+
+  /**
+   * The bundle of `policyId@version`, where `version` may be an alias of the installed set.
+   * @throws BundleError (BUNDLE_NOT_FOUND when there is no such policy version)
+   */
   get(policyId: string, version: string): Promise<LoadedBundle> {
-    const key = `${policyId}@${version}`;
+    if (this.#aliases !== null) return this.#fromSet(policyId, version);
+    const key = keyOf(policyId, version);
     const known = this.#bundles.get(key);
     if (known) return known;
-    const loading = this.#load(policyId, version);
+    const loading = this.#load(policyId, version, this.#trust).then((bundle) => this.#admit(bundle));
     this.#bundles.set(key, loading);
     loading.catch(() => {
       // Unless a reload has put a good bundle in its place meanwhile.
@@ -50,16 +133,99 @@ export class PolicyRegistry {
     return loading;
   }
 
-  /** Re-reads a bundle; the new one replaces the old only when it passes every check. */
+  /** Re-reads a bundle from the policies root; the new one replaces the old only when it passes every check. */
   async reload(policyId: string, version: string): Promise<{ readonly replaced: boolean; readonly error?: BundleError }> {
     try {
-      const fresh = await this.#load(policyId, version);
-      this.#bundles.set(`${policyId}@${version}`, Promise.resolve(fresh));
+      const fresh = this.#admit(await this.#load(policyId, version, this.#trust));
+      this.#bundles.set(keyOf(policyId, version), Promise.resolve(fresh));
       return { replaced: true };
     } catch (e) {
       if (e instanceof BundleError) return { replaced: false, error: e };
       throw e;
     }
+  }
+
+  /**
+   * Loads every bundle in the policies root (the start-up preflight): what loads is served, what does not is
+   * reported (and loaded again on its next request, as always).
+   */
+  async preload(): Promise<LoadReport> {
+    const { bundles, refused } = await this.#loadRoot(this.#trust);
+    const loaded: ServedBundle[] = [];
+    for (const bundle of bundles) {
+      try {
+        const admitted = this.#admit(bundle);
+        this.#bundles.set(keyOf(admitted.manifest.policyId, admitted.manifest.version), Promise.resolve(admitted));
+        loaded.push(served(admitted));
+      } catch (e) {
+        if (!(e instanceof BundleError)) throw e;
+        refused.push({ policyId: bundle.manifest.policyId, version: bundle.manifest.version, error: e });
+      }
+    }
+    return { loaded, refused };
+  }
+
+  /**
+   * Re-reads the whole policies root, verifying with `trust` (new bundle keys, say) or the current keys. All or
+   * nothing: when every bundle passes, they replace what was served (a version gone from disk is no longer served)
+   * and `trust` becomes the registry's; otherwise nothing changes and the report says what was refused.
+   */
+  async reloadAll(trust: BundleTrust = this.#trust): Promise<LoadReport> {
+    const { bundles, refused } = await this.#loadRoot(trust);
+    for (const bundle of bundles) {
+      const conflict = this.#conflictOf(bundle);
+      if (conflict) refused.push({ policyId: bundle.manifest.policyId, version: bundle.manifest.version, error: conflict });
+    }
+    if (refused.length > 0) return { loaded: [], refused };
+    this.#trust = trust;
+    this.#bundles = new Map();
+    this.#admitted = new Map();
+    for (const bundle of bundles) this.#bundles.set(keyOf(bundle.manifest.policyId, bundle.manifest.version), Promise.resolve(this.#admit(bundle)));
+    return { loaded: bundles.map(served), refused };
+  }
+
+  /**
+   * Serves exactly `set` from now on (a remote source's verified index), in place of the policies root or the set
+   * installed before. Nothing changes when a bundle conflicts with a version already served.
+   * @throws BundleError (BUNDLE_VERSION_CONFLICT)
+   */
+  install(set: BundleSet): void {
+    const conflicts = set.bundles.map((bundle) => this.#conflictOf(bundle)).filter((c) => c !== null);
+    if (conflicts.length > 0) throw conflicts[0]!;
+    const aliases = new Map(set.aliases.map((a) => [keyOf(a.policyId, a.alias), a.version]));
+    for (const [alias, version] of aliases) {
+      const policyId = alias.slice(0, alias.lastIndexOf("@"));
+      if (!set.bundles.some((b) => b.manifest.policyId === policyId && b.manifest.version === version)) {
+        throw new BundleError("BUNDLE_INVALID", `alias \`${alias}\` names \`${version}\`, which the set does not hold`, alias);
+      }
+    }
+    this.#admitted = new Map();
+    this.#bundles = new Map();
+    for (const bundle of set.bundles) {
+      const admitted = this.#admit(bundle);
+      this.#bundles.set(keyOf(admitted.manifest.policyId, admitted.manifest.version), Promise.resolve(admitted));
+    }
+    this.#aliases = aliases;
+  }
+
+  /** The bundles served now (loaded and admitted), sorted by policy and version. */
+  served(): ServedBundle[] {
+    return [...this.#admitted.values()].map(served).sort((a, b) => (keyOf(a.policyId, a.version) < keyOf(b.policyId, b.version) ? -1 : 1));
+  }
+
+  /** The aliases served now (`policyId@alias` to version). */
+  aliases(): BundleAlias[] {
+    return [...(this.#aliases ?? [])].map(([alias, version]) => ({ policyId: alias.slice(0, alias.lastIndexOf("@")), alias: alias.slice(alias.lastIndexOf("@") + 1), version }));
+  }
+
+  /** The latest refused version conflicts, oldest first. */
+  conflicts(): readonly VersionConflict[] {
+    return [...this.#conflicts];
+  }
+
+  /** How many version conflicts were refused since the registry was made. */
+  get conflictsTotal(): number {
+    return this.#conflictsTotal;
   }
 
   /**
@@ -79,13 +245,102 @@ export class PolicyRegistry {
     for (const [load, dir] of this.#loads) load.abort(new BundleError("BUNDLE_INVALID", "the service is shutting down: the bundle load under way was abandoned", dir));
   }
 
+  #fromSet(policyId: string, ref: string): Promise<LoadedBundle> {
+    const version = this.#aliases?.get(keyOf(policyId, ref)) ?? ref;
+    const known = this.#bundles.get(keyOf(policyId, version));
+    return known ?? Promise.reject(new BundleError("BUNDLE_NOT_FOUND", `no bundle for policy \`${policyId}\` version \`${ref}\` in the installed set`, keyOf(policyId, ref)));
+  }
+
+  /** Pins a bundle's hash to its version, or refuses it (INVARIANT (a version is immutable)). */
+  #admit(bundle: LoadedBundle): LoadedBundle {
+    const conflict = this.#conflictOf(bundle);
+    if (conflict) throw conflict;
+    const key = keyOf(bundle.manifest.policyId, bundle.manifest.version);
+    this.#pins.set(key, bundle.manifest.bundle_hash);
+    this.#admitted.set(key, bundle);
+    return bundle;
+  }
+
+  /** The conflict `bundle` would be, recorded; null when its version is new or served with the same bytes. */
+  #conflictOf(bundle: LoadedBundle): BundleError | null {
+    const { policyId, version, bundle_hash: refusedHash } = bundle.manifest;
+    const servedHash = this.#pins.get(keyOf(policyId, version));
+    if (servedHash === undefined || servedHash === refusedHash) return null;
+    this.#conflictsTotal += 1;
+    this.#conflicts.push({ policyId, version, servedHash, refusedHash, origin: bundle.dir, at: new Date().toISOString() });
+    if (this.#conflicts.length > CONFLICTS_KEPT) this.#conflicts.shift();
+    return new BundleError(
+      "BUNDLE_VERSION_CONFLICT",
+      `\`${policyId}@${version}\` was served with bundle_hash \`${servedHash}\`; a version is immutable, so \`${refusedHash}\` is refused`,
+      bundle.dir,
+    );
+  }
+
+  /** Every bundle of the policies root, loaded with `trust`, and what was refused. Admits nothing. */
+  async #loadRoot(trust: BundleTrust): Promise<{ bundles: LoadedBundle[]; refused: { policyId: string; version: string; error: BundleError }[] }> {
+    const bundles: LoadedBundle[] = [];
+    const refused: { policyId: string; version: string; error: BundleError }[] = [];
+    const locations = await listBundleVersions(this.root);
+    const results = await Promise.allSettled(locations.map((at) => this.#loadFrom(at, trust)));
+    const byKey = new Map<string, LoadedBundle>();
+    results.forEach((result, i) => {
+      const { policyId, version } = locations[i]!;
+      if (result.status === "rejected") {
+        if (!(result.reason instanceof BundleError)) throw result.reason;
+        // A version directory without a manifest holds sources not compiled yet: it is no bundle.
+        if (result.reason.code === "BUNDLE_NOT_FOUND") return;
+        refused.push({ policyId, version, error: result.reason });
+        return;
+      }
+      const other = byKey.get(keyOf(policyId, version));
+      if (other && other.manifest.bundle_hash !== result.value.manifest.bundle_hash) {
+        const why = `the policies root holds \`${policyId}@${version}\` twice, with bundle_hash \`${other.manifest.bundle_hash}\` and \`${result.value.manifest.bundle_hash}\``;
+        refused.push({ policyId, version, error: new BundleError("BUNDLE_VERSION_CONFLICT", why, result.value.dir) });
+        return;
+      }
+      if (!other) bundles.push(result.value);
+      byKey.set(keyOf(policyId, version), result.value);
+    });
+    return { bundles, refused };
+  }
+
+  /** One bundle from the policies root: its directory, or else its archive. */
+  #load(policyId: string, version: string, trust: BundleTrust): Promise<LoadedBundle> {
+    return this.#withinTimeout(join(this.root, policyId, version), async (signal) => {
+      try {
+        return await loadBundle(this.root, policyId, version, trust, { signal });
+      } catch (e) {
+        if (!(e instanceof BundleError) || e.code !== "BUNDLE_NOT_FOUND") throw e;
+        const archive = await this.#loadArchive({ policyId, version, kind: "archive" }, trust, signal);
+        if (archive === null) throw e;
+        return archive;
+      }
+    });
+  }
+
+  #loadFrom(at: BundleLocation, trust: BundleTrust): Promise<LoadedBundle> {
+    if (at.kind === "directory") return this.#withinTimeout(join(this.root, at.policyId, at.version), (signal) => loadBundle(this.root, at.policyId, at.version, trust, { signal }));
+    return this.#withinTimeout(join(this.root, archiveFileName(at.policyId, at.version)), async (signal) => {
+      const archive = await this.#loadArchive(at, trust, signal);
+      if (archive === null) throw new BundleError("BUNDLE_NOT_FOUND", `no archive \`${archiveFileName(at.policyId, at.version)}\``, this.root);
+      return archive;
+    });
+  }
+
+  /** The archive `root/{policyId}@{version}.bundle.json`, verified; null when there is none. */
+  async #loadArchive(at: BundleLocation, trust: BundleTrust, signal: AbortSignal): Promise<LoadedBundle | null> {
+    const name = archiveFileName(at.policyId, at.version);
+    const bytes = await readBundleFile(this.root, name, signal);
+    if (bytes === null) return null;
+    return loadBundleArchive(bytes, name, trust, { policyId: at.policyId, version: at.version });
+  }
+
   /**
    * One load within the timeout. A read the system never completes (a hung disk, a network file system) cannot be
    * cancelled: the load stops at its next step and its result, should one come, is dropped; the caller is answered
    * when the timeout fires.
    */
-  #load(policyId: string, version: string): Promise<LoadedBundle> {
-    const dir = join(this.root, policyId, version);
+  #withinTimeout(dir: string, load: (signal: AbortSignal) => Promise<LoadedBundle>): Promise<LoadedBundle> {
     if (this.#closed) return Promise.reject(new BundleError("BUNDLE_INVALID", "the policy registry is closed", dir));
     const controller = new AbortController();
     this.#loads.set(controller, dir);
@@ -94,7 +349,7 @@ export class PolicyRegistry {
     timer.unref();
     return new Promise<LoadedBundle>((resolve, reject) => {
       controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
-      loadBundle(this.root, policyId, version, this.trust, { signal: controller.signal })
+      load(controller.signal)
         .then(resolve, reject)
         .finally(() => {
           clearTimeout(timer);

@@ -1,3 +1,4 @@
+import semver from "semver";
 import { canonicalJson } from "../canonical/jcs.js";
 import { sha256Hex } from "../canonical/digest.js";
 import type { PAYLOAD_TYPES } from "../signing/payload-types.js";
@@ -45,6 +46,18 @@ export interface BundleSignature {
 
 /** The policy id names a directory: lowercase segments joined by single `.`, `_` or `-`; never `..`. */
 export const POLICY_ID_PATTERN = /^[a-z0-9]+(?:[._-][a-z0-9]+)*$/;
+
+/** A lowercase hex SHA-256, as in `files` and `bundle_hash`. */
+export const SHA256_HEX_PATTERN = /^[0-9a-f]{64}$/;
+
+/**
+ * Whether `policyId` and `version` can name a bundle: a policy id of POLICY_ID_PATTERN and a strict semver version
+ * without build metadata. Both become path segments (a directory, an archive's file name), and neither can then
+ * contain `/` or be `..`.
+ */
+export function isBundleRef(policyId: unknown, version: unknown): boolean {
+  return typeof policyId === "string" && typeof version === "string" && POLICY_ID_PATTERN.test(policyId) && semver.valid(version) === version;
+}
 
 export function computeBundleHash(manifest: Omit<BundleManifest, "bundle_hash">): string {
   const { bundle_hash: _ignored, ...rest } = manifest as BundleManifest;

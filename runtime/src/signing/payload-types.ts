@@ -14,6 +14,8 @@ export const PAYLOAD_TYPES = {
   runtimeManifest: "application/vnd.writ.runtime-manifest.v1+json",
   /** bundle manifest (`bundle.sig`) */
   bundle: "application/vnd.writ.bundle.v1+json",
+  /** a bundle source's signed index (`index.json`, docs/bundles.md) */
+  bundleIndex: "application/vnd.writ.bundle-index.v1+json",
   /** Surface B trust record */
   trustRecord: "application/vnd.writ.trust-record.v1+json",
   /** Surface B receipt */

@@ -11,7 +11,6 @@ import {
   KeyError,
   PAYLOAD_TYPES,
   RUNTIME_HASH,
-  buildManifest,
   canonicalBytes,
   createAttestation,
   createLegacyAttestation,
@@ -33,6 +32,7 @@ import {
   type DecisionRecord,
   type SigningKey,
 } from "../../src/index.js";
+import { TRANSFER_MANIFEST } from "../support/manifest.js";
 import { TEST_SEED_1, TEST_SEED_2, keyFromSeed } from "../support/signer.js";
 
 const key = keyFromSeed(TEST_SEED_1);
@@ -41,14 +41,7 @@ const trustRoot = createTrustRoot("tr-1", [key.publicKey, otherKey.publicKey]);
 const signer = createSigner(key, trustRoot);
 const runtime = createRuntimeIdentity(signer);
 const utf8 = new TextEncoder();
-const bundle = buildManifest(
-  { policyId: "payments.transfer", version: "1.2.0", governs: "transfer.execute", compiler: { name: "writ", version: "0.1.0" } },
-  new Map([
-    ["policy.writ", utf8.encode("source")],
-    ["signals.schema.json", utf8.encode("{}")],
-    ["policy.ir.json", utf8.encode("{}")],
-  ]),
-);
+const bundle = TRANSFER_MANIFEST;
 const decision = (verdict: DecisionRecord["verdict"]): DecisionRecord => ({
   executionId: "exec-42",
   bundle,

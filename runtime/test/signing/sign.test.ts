@@ -25,6 +25,7 @@ describe("PAYLOAD_TYPES", () => {
       executionProof: "application/vnd.writ.execution-proof.v1+json",
       runtimeManifest: "application/vnd.writ.runtime-manifest.v1+json",
       bundle: "application/vnd.writ.bundle.v1+json",
+      bundleIndex: "application/vnd.writ.bundle-index.v1+json",
       trustRecord: "application/vnd.writ.trust-record.v1+json",
       receipt: "application/vnd.writ.receipt.v1+json",
     });

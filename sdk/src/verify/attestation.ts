@@ -6,8 +6,9 @@ export type AttestationVerifierOptions = Omit<VerifierOptions, "trustRoot">;
 
 /**
  * Verifies an attestation of either shape offline (spec 2.10, library form): the signature against the pinned keys
- * only (the key the attestation names must be one of them), the runtime (by default, the runtime this SDK is built
- * on: pin `acceptedRuntimeHashes` to accept another), the schema version, and the decision's consistency. `valid`
+ * only (the key the attestation names must be one of them), the runtime (by default, any release deciding as the
+ * runtime this SDK is built on does, and the runtimes a trust root document lists in `acceptedRuntimeHashes`; the
+ * option `acceptedRuntimeHashes` replaces both), the schema version, and the decision's consistency. `valid`
  * false means the authorized action must not proceed (spec 7).
  * @throws WritKeyError when a pinned key is unusable
  */

@@ -9,6 +9,7 @@ import type { SidecarContext } from "../context.js";
 import { SidecarHttpError } from "../http/errors.js";
 import { createServer } from "../http/server.js";
 import type { Metrics } from "../metrics.js";
+import { adminRoutes } from "./admin-routes.js";
 import { attestationRoutes } from "./attestations.js";
 import { auditRoutes } from "./audit-routes.js";
 import { decisionRoutes } from "./decisions.js";
@@ -42,5 +43,6 @@ export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Prom
   attestationRoutes(app, ctx);
   runtimeInfoRoutes(app, ctx, metrics);
   auditRoutes(app, ctx);
+  adminRoutes(app, ctx);
   return app;
 }

@@ -45,17 +45,29 @@ export const HEALTH_ROUTES = ["GET /health", "HEAD /health"] as const;
 
 export function runtimeInfoRoutes(app: FastifyInstance, ctx: SidecarContext, metrics: Metrics): void {
   const selfTest = signingSelfTest(ctx);
-  app.get("/health", async (): Promise<Health> => ({
-    status: "ok",
-    runtimeVersion: RUNTIME_VERSION,
-    runtimeHash: RUNTIME_HASH,
-    verification: selfTest(),
-    audit_db: ctx.audit.healthy(),
-    store: storeStatus(ctx),
-    signing_mode: ctx.signingMode,
-    capabilities: [...CAPABILITIES],
-    supportedSchemaVersions: [...SUPPORTED_SCHEMA_VERSIONS],
-  }));
+  // Liveness is `GET /health` (always 200 while the process answers); readiness is `GET /health?probe=ready`, 503 while
+  // no bundle can be served (docs/bundles.md, "Readiness"). One route, so both stay without the API key (spec 5).
+  app.get<{ Querystring: { probe?: "ready" } }>(
+    "/health",
+    { schema: { querystring: { type: "object", properties: { probe: { type: "string", enum: ["ready"] } }, additionalProperties: false } } },
+    async (request, reply): Promise<Health> => {
+      const bundles = ctx.bundles.health();
+      if (request.query.probe === "ready" && !bundles.ready) void reply.code(503);
+      return {
+        status: "ok",
+        runtimeVersion: RUNTIME_VERSION,
+        runtimeHash: RUNTIME_HASH,
+        verification: selfTest(),
+        audit_db: ctx.audit.healthy(),
+        store: storeStatus(ctx),
+        signing_mode: ctx.signingMode,
+        capabilities: [...CAPABILITIES],
+        supportedSchemaVersions: [...SUPPORTED_SCHEMA_VERSIONS],
+        ready: bundles.ready,
+        bundles,
+      };
+    },
+  );
 
   app.get("/runtime/manifest", async (): Promise<RuntimeManifestResponse> => ({
     version: RUNTIME_VERSION,

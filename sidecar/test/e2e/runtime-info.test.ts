@@ -40,6 +40,8 @@ interface Health {
   signing_mode: "env" | "disk";
   capabilities: string[];
   supportedSchemaVersions: string[];
+  ready: boolean;
+  bundles: { served: number };
 }
 interface Manifest {
   version: string;
@@ -61,7 +63,7 @@ async function health(x: E2eSidecar): Promise<Health> {
 }
 
 describe("GET /health (spec 2.11)", () => {
-  it("has exactly the spec's fields with their types (and writ's `store`); signing works and the audit database is connected", async () => {
+  it("has exactly the spec's fields with their types (and writ's `store`, `ready` and `bundles`); signing works and the audit database is connected", async () => {
     const manifest = (await s.call<Manifest>("GET", "/runtime/manifest")).body;
     const body = await health(s);
     expect(body).toEqual({
@@ -76,7 +78,11 @@ describe("GET /health (spec 2.11)", () => {
       supportedSchemaVersions: stringList,
       // writ's addition: whether the data dir takes writes (docs/sidecar.md, "A full disk").
       store: { status: "ok" },
+      // writ's addition: readiness (docs/bundles.md, "Readiness"): every fixture bundle verified at start.
+      ready: true,
+      bundles: { ready: true, source: "directory", served: expect.any(Number), conflicts: 0 },
     });
+    expect(body.bundles.served).toBeGreaterThan(0);
     expect(body.runtimeHash).toBe(manifest.runtimeHash);
     expect(body.capabilities).toEqual(manifest.capabilities);
     expect(body.supportedSchemaVersions).toEqual(manifest.supportedSchemaVersions);

@@ -141,6 +141,8 @@ beforeAll(async () => {
   bundleDir = join(policies, TRANSFER.policyId, TRANSFER.policyVersion);
   pristine = `${policies}-pristine`;
   await cp(bundleDir, pristine, { recursive: true });
+  // Absent at start, so the preflight does not load it: each breakage below meets the bundle's first load.
+  await rm(bundleDir, { recursive: true });
   // A pinned bundle key (signatures not required), so that a bundle.sig present is checked against it.
   keys = await mkdtemp(join(tmpdir(), "writ-bundle-keys-"));
   await writeFile(join(keys, "bundle-key.pem"), generateSigningKeyPair().publicKeyPem);

@@ -7,7 +7,7 @@
  * - a sidecar closing while a bundle load is under way (every read held, as behind a hung disk): the request in flight
  *   is answered at once and shutdown completes, instead of waiting for the load or the shutdown timeout.
  */
-import { cp, mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -74,7 +74,11 @@ describe("a FIFO in a bundle (built sidecar)", () => {
 describe("shutdown while a bundle load is under way", () => {
   it("answers the request in flight at once and completes, without waiting for the load", async () => {
     // Load and shutdown timeouts far above what the test allows: only abandoning the load can pass it.
+    // Absent at start, so the preflight does not load it: the request below makes the first load.
+    const bundle = join(policies, TRANSFER.policyId, TRANSFER.policyVersion);
+    await rename(bundle, `${bundle}-aside`);
     const sidecar = await startTestSidecar({ SERVICE_POLICIES_ROOT: policies, SERVICE_BUNDLE_LOAD_TIMEOUT_MS: "60000", SERVICE_SHUTDOWN_TIMEOUT_MS: "60000" });
+    await rename(`${bundle}-aside`, bundle);
     const release = await holdThreadPool(dir);
     let released = false;
     try {

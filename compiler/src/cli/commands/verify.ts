@@ -22,8 +22,14 @@ export interface VerifyRun {
   readonly path: string;
   readonly keyPaths: readonly string[];
   readonly trustRootPath: string | null;
+  /**
+   * `--accept-runtime`: when given, exactly the runtime hashes whose attestations are accepted; otherwise this
+   * runtime's own and the trust root's `acceptedRuntimeHashes` (docs/attestations.md, "Runtime upgrades").
+   */
   readonly acceptRuntimes: readonly string[];
 }
+
+const RUNTIME_HASH_FORM = /^[0-9a-f]{64}$/;
 
 /**
  * `writ verify`: checks a signed writ artifact offline against pinned keys only. The kind is read from the
@@ -31,6 +37,8 @@ export interface VerifyRun {
  */
 export async function runVerify(run: VerifyRun): Promise<number> {
   const { io } = run;
+  const malformed = run.acceptRuntimes.find((h) => !RUNTIME_HASH_FORM.test(h));
+  if (malformed !== undefined) throw new CliError(`--accept-runtime \`${malformed}\` is not a runtimeHash (64 lowercase hex digits)`);
   const trustRoot = await pinnedKeys(run);
   const target = resolve(io.cwd, run.path);
   const info = await stat(target).catch(() => null);
@@ -75,7 +83,7 @@ async function verifyBundle(io: CliIo, dir: string, keys: readonly PublicKey[]):
   }
 }
 
-/** The keys to verify against: `--trust-root FILE`, or one or more `--key FILE` (SPKI PEM). */
+/** The keys to verify against: `--trust-root FILE` (with the runtimes it accepts), or one or more `--key FILE` (SPKI PEM). */
 async function pinnedKeys(run: VerifyRun): Promise<TrustRoot> {
   const read = async (p: string): Promise<string> => {
     try {
@@ -91,6 +99,7 @@ async function pinnedKeys(run: VerifyRun): Promise<TrustRoot> {
     return createTrustRoot("pinned-on-command-line", keys);
   } catch (e) {
     if (e instanceof CliError) throw e;
-    throw new CliError(`unusable key: ${e instanceof Error ? e.message : String(e)}`);
+    const what = run.trustRootPath ? `unusable trust root \`${run.trustRootPath}\`` : "unusable key";
+    throw new CliError(`${what}: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
