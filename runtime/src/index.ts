@@ -168,7 +168,9 @@ export {
   type BundleAlias,
   type BundleSet,
   type LoadReport,
+  type RefusedBundle,
   type ServedBundle,
   type VersionConflict,
 } from "./authorizer/registry.js";
+export { MemoryBundlePins, type BundlePins } from "./authorizer/pins.js";
 export { Authorizer, SIMULATION_EXECUTION_ID, type AuthorizerOptions, type DryRun, type EvaluateRequest, type Evaluated, type Simulation } from "./authorizer/authorizer.js";

@@ -22,6 +22,7 @@ import {
 import type { AuditLog } from "./audit/types.js";
 import { ConfigError, type SidecarConfig } from "./config.js";
 import { loadOrCreateDevApiKey, loadOrCreateSigningKey, parseSigningKey } from "./keys.js";
+import { readBundleKeys } from "./bundles/bundle-keys.js";
 import { PolicyBundles } from "./bundles/policy-bundles.js";
 import type { RemoteSourceLog } from "./bundles/remote-source.js";
 import { loadSodiumEngine } from "./sodium-engine.js";
@@ -113,13 +114,12 @@ export async function openContext(config: SidecarConfig, reporters: ContextRepor
     }
   }
 
-  const bundles = await PolicyBundles.open(config, bundleLog(reporters));
-  const registry = bundles.registry;
+  const bundleKeys = await readBundleKeys(config.bundleKeyFiles);
   // Opened last: nothing above may fail after a database connection or an LMDB environment is open.
-  const backend = await openBackend(config, reporters, notices).catch(async (error: unknown) => {
-    await bundles.close();
-    throw error;
-  });
+  const backend = await openBackend(config, reporters, notices);
+  // Development mode pins in memory: an author recompiling a version in place is not locked out by yesterday's pin.
+  const bundles = PolicyBundles.create(config, bundleKeys, config.dev ? null : backend.bundlePins, bundleLog(reporters));
+  const registry = bundles.registry;
   // The preflight: every bundle configured is loaded and verified before the surfaces listen.
   try {
     await bundles.start(notices);

@@ -1,9 +1,11 @@
 import { join } from "node:path";
 import { BundleError } from "../errors.js";
+import { StoreUnavailableError } from "../replay/errors.js";
 import { loadBundle, type BundleTrust, type LoadedBundle } from "../bundle/load.js";
 import { loadBundleArchive, archiveFileName } from "../bundle/archive.js";
 import { readBundleFile } from "../bundle/read-file.js";
 import { listBundleVersions, type BundleLocation } from "./bundle-listing.js";
+import { MemoryBundlePins, type BundlePins } from "./pins.js";
 
 /** How long one load of a bundle may take before it is refused (`SERVICE_BUNDLE_LOAD_TIMEOUT_MS`). */
 export const DEFAULT_BUNDLE_LOAD_TIMEOUT_MS = 10_000;
@@ -14,6 +16,8 @@ const CONFLICTS_KEPT = 32;
 export interface RegistryOptions {
   /** The whole load (every read, hash, signature check and preparation) must finish within it; default 10,000. */
   readonly loadTimeoutMs?: number;
+  /** Where each version's `bundle_hash` is pinned; default: in memory, for the life of the registry. */
+  readonly pins?: BundlePins;
 }
 
 /** `policyId@alias` names `version` (issue 14, item 7); the alias is never a version itself. */
@@ -51,10 +55,18 @@ export interface ServedBundle {
   readonly signedBy: string | null;
 }
 
+/** A bundle not served, and why: a BundleError's code, or STORE_UNAVAILABLE when its version could not be pinned. */
+export interface RefusedBundle {
+  readonly policyId: string;
+  readonly version: string;
+  readonly code: string;
+  readonly message: string;
+}
+
 /** What a whole load of the policies root found: `preload` serves what loaded, `reloadAll` only all or nothing. */
 export interface LoadReport {
   readonly loaded: readonly ServedBundle[];
-  readonly refused: readonly { readonly policyId: string; readonly version: string; readonly error: BundleError }[];
+  readonly refused: readonly RefusedBundle[];
 }
 
 const keyOf = (policyId: string, version: string): string => `${policyId}@${version}`;
@@ -72,9 +84,9 @@ function served(bundle: LoadedBundle): ServedBundle {
  * - an installed set (`install`, a remote source's verified index): once one is installed, only its bundles and
  *   aliases are served, and each later `install` replaces it whole.
  *
- * INVARIANT (a version is immutable): once this registry has served a `policyId@version`, it serves no other
- * `bundle_hash` under that name: a load, reload or installed set that brings other bytes is refused
- * (BUNDLE_VERSION_CONFLICT), the bundle served stays, and the conflict is kept for health (`conflicts`).
+ * INVARIANT (a version is immutable): a bundle is served only once its `bundle_hash` is pinned to its
+ * `policyId@version` in `pins` (the first hash claimed wins); a load, reload or installed set that brings other bytes
+ * is refused (BUNDLE_VERSION_CONFLICT), the bundle served stays, and the conflict is kept for health (`conflicts`).
  * INVARIANT (a good bundle is never replaced by a bad one): a reload that fails any check (tampered,
  * unsigned when signatures are required, unknown key, a conflict) leaves the loaded bundle in place and reports why;
  * `reloadAll` and `install` change nothing unless every bundle passes.
@@ -89,7 +101,8 @@ export class PolicyRegistry {
   #admitted = new Map<string, LoadedBundle>();
   /** The installed set's aliases (`policyId@alias` to version); null in the policies-root mode. */
   #aliases: Map<string, string> | null = null;
-  /** Every `bundle_hash` served, by `policyId@version`: never forgotten, so a version never changes bytes. */
+  readonly #pinStore: BundlePins;
+  /** The hashes pinned that this registry has seen, by `policyId@version`: pins never change, so they are kept. */
   readonly #pins = new Map<string, string>();
   readonly #conflicts: VersionConflict[] = [];
   #conflictsTotal = 0;
@@ -108,6 +121,7 @@ export class PolicyRegistry {
     if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new RangeError(`loadTimeoutMs must be a positive integer, not \`${String(timeoutMs)}\``);
     this.#timeoutMs = timeoutMs;
     this.#trust = trust;
+    this.#pinStore = options.pins ?? new MemoryBundlePins();
   }
 
   /** The keys bundles are verified against; `reloadAll` may replace them. */
@@ -117,14 +131,15 @@ export class PolicyRegistry {
 
   /**
    * The bundle of `policyId@version`, where `version` may be an alias of the installed set.
-   * @throws BundleError (BUNDLE_NOT_FOUND when there is no such policy version)
+   * @throws BundleError (BUNDLE_NOT_FOUND when there is no such policy version); StoreUnavailableError when its version
+   *   cannot be pinned
    */
   get(policyId: string, version: string): Promise<LoadedBundle> {
     if (this.#aliases !== null) return this.#fromSet(policyId, version);
     const key = keyOf(policyId, version);
     const known = this.#bundles.get(key);
     if (known) return known;
-    const loading = this.#load(policyId, version, this.#trust).then((bundle) => this.#admit(bundle));
+    const loading = this.#load(policyId, version, this.#trust).then((bundle) => this.#admitOne(bundle));
     this.#bundles.set(key, loading);
     loading.catch(() => {
       // Unless a reload has put a good bundle in its place meanwhile.
@@ -136,7 +151,7 @@ export class PolicyRegistry {
   /** Re-reads a bundle from the policies root; the new one replaces the old only when it passes every check. */
   async reload(policyId: string, version: string): Promise<{ readonly replaced: boolean; readonly error?: BundleError }> {
     try {
-      const fresh = this.#admit(await this.#load(policyId, version, this.#trust));
+      const fresh = await this.#admitOne(await this.#load(policyId, version, this.#trust));
       this.#bundles.set(keyOf(policyId, version), Promise.resolve(fresh));
       return { replaced: true };
     } catch (e) {
@@ -146,52 +161,58 @@ export class PolicyRegistry {
   }
 
   /**
-   * Loads every bundle in the policies root (the start-up preflight): what loads is served, what does not is
-   * reported (and loaded again on its next request, as always).
+   * Loads every bundle in the policies root (the start-up preflight): what loads and is pinned is served, what is not
+   * is reported (and loaded again on its next request, as always).
    */
   async preload(): Promise<LoadReport> {
     const { bundles, refused } = await this.#loadRoot(this.#trust);
     const loaded: ServedBundle[] = [];
     for (const bundle of bundles) {
-      try {
-        const admitted = this.#admit(bundle);
-        this.#bundles.set(keyOf(admitted.manifest.policyId, admitted.manifest.version), Promise.resolve(admitted));
-        loaded.push(served(admitted));
-      } catch (e) {
-        if (!(e instanceof BundleError)) throw e;
-        refused.push({ policyId: bundle.manifest.policyId, version: bundle.manifest.version, error: e });
+      const { policyId, version } = bundle.manifest;
+      const refusal = await this.#pin(bundle).catch((e: unknown) => storeRefusal(policyId, version, e));
+      if (refusal) {
+        refused.push(refusal);
+        continue;
       }
+      this.#serve(bundle);
+      this.#bundles.set(keyOf(policyId, version), Promise.resolve(bundle));
+      loaded.push(served(bundle));
     }
     return { loaded, refused };
   }
 
   /**
    * Re-reads the whole policies root, verifying with `trust` (new bundle keys, say) or the current keys. All or
-   * nothing: when every bundle passes, they replace what was served (a version gone from disk is no longer served)
-   * and `trust` becomes the registry's; otherwise nothing changes and the report says what was refused.
+   * nothing: when every bundle passes and is pinned, they replace what was served (a version gone from disk is no
+   * longer served) and `trust` becomes the registry's; otherwise nothing changes and the report says what was refused.
    */
   async reloadAll(trust: BundleTrust = this.#trust): Promise<LoadReport> {
     const { bundles, refused } = await this.#loadRoot(trust);
-    for (const bundle of bundles) {
-      const conflict = this.#conflictOf(bundle);
-      if (conflict) refused.push({ policyId: bundle.manifest.policyId, version: bundle.manifest.version, error: conflict });
+    if (refused.length === 0) {
+      for (const bundle of bundles) {
+        const { policyId, version } = bundle.manifest;
+        const refusal = await this.#pin(bundle).catch((e: unknown) => storeRefusal(policyId, version, e));
+        if (refusal) refused.push(refusal);
+      }
     }
     if (refused.length > 0) return { loaded: [], refused };
     this.#trust = trust;
     this.#bundles = new Map();
     this.#admitted = new Map();
-    for (const bundle of bundles) this.#bundles.set(keyOf(bundle.manifest.policyId, bundle.manifest.version), Promise.resolve(this.#admit(bundle)));
+    for (const bundle of bundles) {
+      this.#serve(bundle);
+      this.#bundles.set(keyOf(bundle.manifest.policyId, bundle.manifest.version), Promise.resolve(bundle));
+    }
     return { loaded: bundles.map(served), refused };
   }
 
   /**
    * Serves exactly `set` from now on (a remote source's verified index), in place of the policies root or the set
-   * installed before. Nothing changes when a bundle conflicts with a version already served.
-   * @throws BundleError (BUNDLE_VERSION_CONFLICT)
+   * installed before. Nothing changes when a bundle conflicts with a version pinned to other bytes.
+   * @throws BundleError (BUNDLE_VERSION_CONFLICT, BUNDLE_INVALID for an alias to a version the set lacks);
+   *   StoreUnavailableError when a version cannot be pinned
    */
-  install(set: BundleSet): void {
-    const conflicts = set.bundles.map((bundle) => this.#conflictOf(bundle)).filter((c) => c !== null);
-    if (conflicts.length > 0) throw conflicts[0]!;
+  async install(set: BundleSet): Promise<void> {
     const aliases = new Map(set.aliases.map((a) => [keyOf(a.policyId, a.alias), a.version]));
     for (const [alias, version] of aliases) {
       const policyId = alias.slice(0, alias.lastIndexOf("@"));
@@ -199,11 +220,15 @@ export class PolicyRegistry {
         throw new BundleError("BUNDLE_INVALID", `alias \`${alias}\` names \`${version}\`, which the set does not hold`, alias);
       }
     }
+    for (const bundle of set.bundles) {
+      const conflict = await this.#pin(bundle);
+      if (conflict) throw conflict.error;
+    }
     this.#admitted = new Map();
     this.#bundles = new Map();
     for (const bundle of set.bundles) {
-      const admitted = this.#admit(bundle);
-      this.#bundles.set(keyOf(admitted.manifest.policyId, admitted.manifest.version), Promise.resolve(admitted));
+      this.#serve(bundle);
+      this.#bundles.set(keyOf(bundle.manifest.policyId, bundle.manifest.version), Promise.resolve(bundle));
     }
     this.#aliases = aliases;
   }
@@ -223,7 +248,7 @@ export class PolicyRegistry {
     return [...this.#conflicts];
   }
 
-  /** How many version conflicts were refused since the registry was made. */
+  /** How many distinct version conflicts (a version, a refused bundle_hash) were refused since the registry was made. */
   get conflictsTotal(): number {
     return this.#conflictsTotal;
   }
@@ -251,35 +276,47 @@ export class PolicyRegistry {
     return known ?? Promise.reject(new BundleError("BUNDLE_NOT_FOUND", `no bundle for policy \`${policyId}\` version \`${ref}\` in the installed set`, keyOf(policyId, ref)));
   }
 
-  /** Pins a bundle's hash to its version, or refuses it (INVARIANT (a version is immutable)). */
-  #admit(bundle: LoadedBundle): LoadedBundle {
-    const conflict = this.#conflictOf(bundle);
-    if (conflict) throw conflict;
-    const key = keyOf(bundle.manifest.policyId, bundle.manifest.version);
-    this.#pins.set(key, bundle.manifest.bundle_hash);
-    this.#admitted.set(key, bundle);
+  /** Pins `bundle` and serves it, or throws its conflict (INVARIANT (a version is immutable)). */
+  async #admitOne(bundle: LoadedBundle): Promise<LoadedBundle> {
+    const conflict = await this.#pin(bundle);
+    if (conflict) throw conflict.error;
+    this.#serve(bundle);
     return bundle;
   }
 
-  /** The conflict `bundle` would be, recorded; null when its version is new or served with the same bytes. */
-  #conflictOf(bundle: LoadedBundle): BundleError | null {
-    const { policyId, version, bundle_hash: refusedHash } = bundle.manifest;
-    const servedHash = this.#pins.get(keyOf(policyId, version));
-    if (servedHash === undefined || servedHash === refusedHash) return null;
-    this.#conflictsTotal += 1;
-    this.#conflicts.push({ policyId, version, servedHash, refusedHash, origin: bundle.dir, at: new Date().toISOString() });
-    if (this.#conflicts.length > CONFLICTS_KEPT) this.#conflicts.shift();
-    return new BundleError(
+  #serve(bundle: LoadedBundle): void {
+    this.#admitted.set(keyOf(bundle.manifest.policyId, bundle.manifest.version), bundle);
+  }
+
+  /**
+   * Pins `bundle`'s hash to its version, or finds the other hash pinned: null when `bundle` may be served, else its
+   * conflict (recorded for health).
+   * @throws StoreUnavailableError from the pins' store
+   */
+  async #pin(bundle: LoadedBundle): Promise<(RefusedBundle & { readonly error: BundleError }) | null> {
+    const { policyId, version, bundle_hash: hash } = bundle.manifest;
+    const key = keyOf(policyId, version);
+    const pinned = this.#pins.get(key) ?? (await this.#pinStore.claim(policyId, version, hash));
+    this.#pins.set(key, pinned);
+    if (pinned === hash) return null;
+    // Counted once per refused bundle_hash: a conflicting bundle left on disk is refused again at each request for it.
+    if (!this.#conflicts.some((c) => c.policyId === policyId && c.version === version && c.refusedHash === hash)) {
+      this.#conflictsTotal += 1;
+      this.#conflicts.push({ policyId, version, servedHash: pinned, refusedHash: hash, origin: bundle.dir, at: new Date().toISOString() });
+      if (this.#conflicts.length > CONFLICTS_KEPT) this.#conflicts.shift();
+    }
+    const error = new BundleError(
       "BUNDLE_VERSION_CONFLICT",
-      `\`${policyId}@${version}\` was served with bundle_hash \`${servedHash}\`; a version is immutable, so \`${refusedHash}\` is refused`,
+      `\`${policyId}@${version}\` is pinned to bundle_hash \`${pinned}\`; a version is immutable, so \`${hash}\` is refused`,
       bundle.dir,
     );
+    return { policyId, version, code: error.code, message: error.message, error };
   }
 
   /** Every bundle of the policies root, loaded with `trust`, and what was refused. Admits nothing. */
-  async #loadRoot(trust: BundleTrust): Promise<{ bundles: LoadedBundle[]; refused: { policyId: string; version: string; error: BundleError }[] }> {
+  async #loadRoot(trust: BundleTrust): Promise<{ bundles: LoadedBundle[]; refused: RefusedBundle[] }> {
     const bundles: LoadedBundle[] = [];
-    const refused: { policyId: string; version: string; error: BundleError }[] = [];
+    const refused: RefusedBundle[] = [];
     const locations = await listBundleVersions(this.root);
     const results = await Promise.allSettled(locations.map((at) => this.#loadFrom(at, trust)));
     const byKey = new Map<string, LoadedBundle>();
@@ -289,13 +326,13 @@ export class PolicyRegistry {
         if (!(result.reason instanceof BundleError)) throw result.reason;
         // A version directory without a manifest holds sources not compiled yet: it is no bundle.
         if (result.reason.code === "BUNDLE_NOT_FOUND") return;
-        refused.push({ policyId, version, error: result.reason });
+        refused.push({ policyId, version, code: result.reason.code, message: result.reason.message });
         return;
       }
       const other = byKey.get(keyOf(policyId, version));
       if (other && other.manifest.bundle_hash !== result.value.manifest.bundle_hash) {
         const why = `the policies root holds \`${policyId}@${version}\` twice, with bundle_hash \`${other.manifest.bundle_hash}\` and \`${result.value.manifest.bundle_hash}\``;
-        refused.push({ policyId, version, error: new BundleError("BUNDLE_VERSION_CONFLICT", why, result.value.dir) });
+        refused.push({ policyId, version, code: "BUNDLE_VERSION_CONFLICT", message: why });
         return;
       }
       if (!other) bundles.push(result.value);
@@ -357,4 +394,10 @@ export class PolicyRegistry {
         });
     });
   }
+}
+
+/** A version that could not be pinned (its store failed): not served now, loaded again on its next request. */
+function storeRefusal(policyId: string, version: string, e: unknown): RefusedBundle {
+  if (!(e instanceof StoreUnavailableError)) throw e;
+  return { policyId, version, code: e.code, message: `its version cannot be pinned: ${e.message}` };
 }

@@ -7,7 +7,7 @@
  * Reloads run one at a time. A request in flight keeps the bundle it started with (the registry's own invariant).
  */
 import { statSync } from "node:fs";
-import { BundleError, PolicyRegistry, type BundleTrust, type LoadReport } from "@writ/runtime";
+import { BundleError, PolicyRegistry, type BundlePins, type BundleTrust, type LoadReport, type PublicKey } from "@writ/runtime";
 import type { BundlesDetail, BundlesHealth, ReloadResponse } from "@writ/wire";
 import type { SidecarConfig } from "../config.js";
 import { readBundleKeys } from "./bundle-keys.js";
@@ -29,11 +29,13 @@ export class PolicyBundles {
     this.#remote = remote;
   }
 
-  /** The registry and, with a remote source, the source, not started yet. @throws ConfigError for a bad bundle key */
-  static async open(config: SidecarConfig, log: RemoteSourceLog): Promise<PolicyBundles> {
-    const keys = await readBundleKeys(config.bundleKeyFiles);
+  /**
+   * The registry and, with a remote source, the source, not started yet. `keys`: the bundle keys (`readBundleKeys`);
+   * `pins`: the store's bundle pins, or null to pin in memory (development, or no durable store).
+   */
+  static create(config: SidecarConfig, keys: readonly PublicKey[], pins: BundlePins | null, log: RemoteSourceLog): PolicyBundles {
     const trust: BundleTrust = { trustedKeys: keys, requireSignature: config.requireSignedBundles || config.bundleSource !== null };
-    const registry = new PolicyRegistry(config.policiesRoot, trust, { loadTimeoutMs: config.bundleLoadTimeoutMs });
+    const registry = new PolicyRegistry(config.policiesRoot, trust, { loadTimeoutMs: config.bundleLoadTimeoutMs, ...(pins ? { pins } : {}) });
     const remote = config.bundleSource === null ? null : new RemoteBundleSource(config.bundleSource, registry, keys, log);
     return new PolicyBundles(config, registry, remote);
   }
@@ -49,7 +51,7 @@ export class PolicyBundles {
     }
     const report = await this.registry.preload();
     notices.push(`policies root: ${report.loaded.length} bundle${report.loaded.length === 1 ? "" : "s"} verified${report.refused.length ? `, ${report.refused.length} refused` : ""}`);
-    for (const { policyId, version, error } of report.refused) notices.push(`bundle \`${policyId}@${version}\` refused (${error.code}): ${error.message}`);
+    for (const { policyId, version, code, message } of report.refused) notices.push(`bundle \`${policyId}@${version}\` refused (${code}): ${message}`);
   }
 
   health(): BundlesHealth {
@@ -105,7 +107,7 @@ export class PolicyBundles {
       return this.#failed([{ bundle: "SERVICE_POLICIES_ROOT", code: e.code, message: e.message }]);
     }
     if (report.refused.length > 0) {
-      return this.#failed(report.refused.map(({ policyId, version, error }) => ({ bundle: `${policyId}@${version}`, code: error.code, message: error.message })));
+      return this.#failed(report.refused.map(({ policyId, version, code, message }) => ({ bundle: `${policyId}@${version}`, code, message })));
     }
     return { ok: true, served: report.loaded.length, refused: [] };
   }

@@ -11,7 +11,7 @@
  * bytes, is refused, across restarts too (the cache keeps the serial served).
  */
 import type { Agent } from "undici";
-import { BundleError, MAX_ARCHIVE_BYTES, MAX_INDEX_BYTES, archiveFileName, loadBundleArchive, readSourceIndex, type BundleTrust, type LoadedBundle, type PolicyRegistry, type PublicKey } from "@writ/runtime";
+import { BundleError, MAX_ARCHIVE_BYTES, StoreUnavailableError, MAX_INDEX_BYTES, archiveFileName, loadBundleArchive, readSourceIndex, type BundleTrust, type LoadedBundle, type PolicyRegistry, type PublicKey } from "@writ/runtime";
 import type { RemoteSourceStatus, ReloadResponse } from "@writ/wire";
 import type { BundleSourceConfig } from "../config.js";
 import { SourceCache, type SourceSet } from "./source-cache.js";
@@ -38,6 +38,11 @@ export class RemoteBundleSource {
   readonly #base: URL;
   #keys: readonly PublicKey[];
   #served: SourceSet | null = null;
+  /**
+   * The newest set verified: the one served, or a cached one that could not be installed (its versions could not be
+   * pinned). Its serial is the floor below which every index is a rollback, across restarts too.
+   */
+  #latest: SourceSet | null = null;
   /** The ETag of the last index answered (served or refused): an unchanged one is a 304. */
   #etag: string | null = null;
   /** Why the index the source serves now was refused; null when it serves the set served. */
@@ -130,7 +135,13 @@ export class RemoteBundleSource {
       return;
     }
     if (cached === null) return;
-    this.#registry.install({ bundles: cached.bundles, aliases: cached.index.aliases });
+    this.#latest = cached;
+    try {
+      await this.#registry.install({ bundles: cached.bundles, aliases: cached.index.aliases });
+    } catch (e) {
+      this.#log.error(`the cached bundle set serial ${cached.index.serial} is not served: ${message(e)}; waiting for the source`);
+      return;
+    }
     this.#served = cached;
     this.#log.info(`serving the cached bundle set, serial ${cached.index.serial} (${cached.bundles.length} bundles), until the source answers`);
   }
@@ -154,17 +165,18 @@ export class RemoteBundleSource {
     }
     try {
       const set = await this.#verify(answer.bytes);
-      this.#registry.install({ bundles: set.bundles, aliases: set.index.aliases });
+      await this.#registry.install({ bundles: set.bundles, aliases: set.index.aliases });
       this.#etag = answer.etag;
       this.#refusal = null;
       const previous = this.#served;
       this.#served = set;
+      this.#latest = set;
       this.#log.info(`serving bundle set serial ${set.index.serial} (${set.bundles.length} bundles${previous ? `, was serial ${previous.index.serial}` : ""})`);
       await this.#keep(set, previous);
       return this.#succeeded({ result: "installed" });
     } catch (e) {
-      // An archive that could not be fetched is tried again at the next poll.
-      if (e instanceof SourceFetchError) return this.#failed("unreachable", e);
+      // An archive that could not be fetched, or versions the store could not pin, are tried again at the next poll.
+      if (e instanceof SourceFetchError || e instanceof StoreUnavailableError) return this.#failed("unreachable", e);
       if (!(e instanceof BundleError)) throw e;
       // Remembered: the same refused index is not fetched again until it changes, and the refusal stays reported.
       this.#etag = answer.etag;
@@ -176,11 +188,12 @@ export class RemoteBundleSource {
   /** The set `indexBytes` names, fully verified (INVARIANT (nothing unverified is served), INVARIANT (no rollback)). */
   async #verify(indexBytes: Uint8Array): Promise<SourceSet> {
     const { index } = readSourceIndex(indexBytes, this.#keys, { now: new Date(), origin: displayUrl(this.#indexUrl()) });
-    const served = this.#served;
-    if (served !== null && index.serial <= served.index.serial) {
-      const why = index.serial < served.index.serial ? `is older than serial ${served.index.serial}, which is served: a rollback` : "was served before with other content";
+    const latest = this.#latest;
+    if (latest !== null && (index.serial < latest.index.serial || (index.serial === latest.index.serial && !equalBytes(indexBytes, latest.indexBytes)))) {
+      const why = index.serial < latest.index.serial ? `is older than serial ${latest.index.serial}, which was served: a rollback` : "was served before with other content";
       throw new BundleError("INDEX_INVALID", `the source's index has serial ${index.serial}, which ${why}`, displayUrl(this.#indexUrl()));
     }
+    const served = this.#served;
     const trust: BundleTrust = { trustedKeys: this.#keys, requireSignature: true };
     const bundles: LoadedBundle[] = [];
     const archives = new Map<string, Uint8Array>();

@@ -1,6 +1,6 @@
 /**
- * A storage backend owns the three kinds of state a sidecar keeps: the replay store, the audit trail and Surface B's
- * Trust Records, opened together from the configuration (`SERVICE_STORE`) and closed together. Backends register
+ * A storage backend owns the state a sidecar keeps: the replay store, the audit trail, Surface B's Trust Records and
+ * the bundle pins, opened together from the configuration (`SERVICE_STORE`) and closed together. Backends register
  * themselves in `BACKENDS` (registry.ts); each interface has one contract suite that every backend passes.
  *
  * - `lmdb` (embedded default): one LMDB environment in the data dir; a decision's record commits in the replay
@@ -8,7 +8,7 @@
  * - `postgres`: one database shared by every sidecar of a fleet; a decision's record is inserted by the same SQL
  *   statement that consumes the execution.
  */
-import type { ReplayStore } from "@writ/runtime";
+import type { BundlePins, ReplayStore } from "@writ/runtime";
 import type { StoreHealth } from "@writ/runtime/lmdb";
 import type { AuditLog } from "../audit/types.js";
 import type { SidecarConfig } from "../config.js";
@@ -27,6 +27,8 @@ export interface StorageBackend {
   readonly audit: AuditLog;
   /** null: Surface B's record routes answer 503. */
   readonly trustRecords: TrustRecordStore | null;
+  /** Where each policy version's bundle_hash is pinned (docs/bundles.md); null: in memory, for the process's life. */
+  readonly bundlePins: BundlePins | null;
   /** Whether the store takes writes: `store` in `GET /health`; null when there is no durable store. */
   health(): StoreHealth | null;
   /** Stops timers, waits for writes under way, closes what the backend opened. */

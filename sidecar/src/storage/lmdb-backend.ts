@@ -11,10 +11,11 @@ import { DisabledAuditLog } from "../audit/disabled-audit-log.js";
 import { LmdbAuditLog } from "../audit/lmdb-audit-log.js";
 import type { AuditLog } from "../audit/types.js";
 import { LmdbTrustRecordStore } from "../surface-b/lmdb-record-store.js";
+import { LmdbBundlePins } from "./lmdb-bundle-pins.js";
 import { STORE_PROBE_INTERVAL_MS, SWEEP_INTERVAL_MS, type BackendOpener } from "./backend.js";
 
 export const openLmdbBackend: BackendOpener = async (config, reporters, notices) => {
-  // Room for every named database: replay (1), audit (7), Surface B (4); lmdb-js allows 12 by default.
+  // Room for every named database: replay (1), audit (7), Surface B (4), bundle pins (1); lmdb-js allows 12 by default.
   // noSubdir false: the data dir is a directory even when its name has a dot, which lmdb-js would take for a file.
   const root = config.dataDir === null ? null : open({ path: config.dataDir, maxDbs: 32, noSubdir: false });
   // One watcher of write failures for the environment, shared by the replay store, the audit and Surface B.
@@ -51,6 +52,7 @@ export const openLmdbBackend: BackendOpener = async (config, reporters, notices)
     replay: store,
     audit,
     trustRecords: root === null ? null : new LmdbTrustRecordStore(root),
+    bundlePins: root === null ? null : new LmdbBundlePins(root),
     health: () => durability?.health() ?? null,
     async close() {
       if (sweep) clearInterval(sweep);

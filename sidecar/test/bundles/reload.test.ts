@@ -4,8 +4,9 @@
  * bundle keys, and refuses (changing nothing) a version whose bytes changed, an unsigned bundle, or keys that no
  * longer verify what is served; `GET /health?probe=ready` is 503 while no bundle verifies.
  */
+import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -13,6 +14,10 @@ import { archiveFileName } from "@writ/runtime";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
 import { API_KEY, startTestSidecar, type TestSidecar } from "../support/sidecar.js";
 import { POLICY_ID, bundleKey, transferArchive, type BundleKey } from "../support/bundle-source.js";
+
+const REPO = new URL("../../../", import.meta.url).pathname;
+const CLI = join(REPO, "compiler/dist/cli.js");
+const TRANSFER_SOURCE = join(REPO, "conformance/fixtures/policies/conformance.transfer/1.0.0/policy.writ");
 
 let root: string;
 let signer: BundleKey;
@@ -69,6 +74,22 @@ describe("reload (POST /admin/reload)", () => {
     expect(metrics).toEqual(expect.arrayContaining(["writ_bundle_version_conflicts_total 1", "writ_bundles_served 1", "writ_bundles_ready 1"]));
   });
 
+  it("keeps the pin across a restart: a version whose bytes changed while it was down is refused at start", async () => {
+    await put("1.0.0", transferArchive("1.0.0", signer.key));
+    const first = await start();
+    expect((await evaluate(first, "1.0.0")).body).toMatchObject({ status: "pending_override" });
+    await first.stop();
+
+    await put("1.0.0", transferArchive("1.0.0", signer.key, 50_000));
+    const again = await startTestSidecar({ SERVICE_POLICIES_ROOT: root, SERVICE_BUNDLE_KEYS: signer.publicKeyFile }, { dataDir: first.dataDir });
+    sidecar = again;
+    expect(again.sidecar.context.notices).toContainEqual(expect.stringMatching(/^bundle `conformance\.transfer@1\.0\.0` refused \(BUNDLE_VERSION_CONFLICT\)/));
+    expect((await evaluate(again, "1.0.0")).status).toBe(500);
+
+    await put("1.0.0", transferArchive("1.0.0", signer.key));
+    expect((await evaluate(again, "1.0.0")).body).toMatchObject({ status: "pending_override" });
+  });
+
   it("refuses a reload with an unsigned bundle, or with keys that no longer verify what is served", async () => {
     await put("1.0.0", transferArchive("1.0.0", signer.key));
     const s = await start();
@@ -92,6 +113,34 @@ describe("reload (POST /admin/reload)", () => {
     const s = await start();
     expect((await fetch(`${s.url}/admin/reload`, { method: "POST" })).status).toBe(401);
     expect((await fetch(`${s.url}/admin/bundles`)).status).toBe(401);
+  });
+});
+
+describe("the compiler and a running sidecar on one policies root", () => {
+  it("recompiling a version with changed rules fails (exit 3, one line); forced onto disk, the sidecar refuses it and serves the first bytes", async () => {
+    const writ = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: root, encoding: "utf8" });
+    const dir = join(root, POLICY_ID, "1.0.0");
+    await mkdir(dir, { recursive: true });
+    await copyFile(TRANSFER_SOURCE, join(dir, "policy.writ"));
+    expect(writ("keygen", "--out", "release").status).toBe(0);
+    expect(writ("compile", ".", "--out", ".", "--sign-key", "release.key").status).toBe(0);
+    const s = await startTestSidecar({ SERVICE_POLICIES_ROOT: root, SERVICE_BUNDLE_KEYS: join(root, "release.pub") });
+    sidecar = s;
+    expect((await evaluate(s, "1.0.0")).body).toMatchObject({ status: "pending_override" });
+
+    await writeFile(join(dir, "policy.writ"), (await readFile(join(dir, "policy.writ"), "utf8")).replace("amount > 10000", "amount > 50000"));
+    const refused = writ("compile", ".", "--out", ".", "--sign-key", "release.key");
+    expect(refused.status).toBe(3);
+    // One error line (beside the policy's own warnings and the summary).
+    expect(refused.stderr.split("\n").filter((line) => line.startsWith("error"))).toEqual([
+      expect.stringMatching(/^error: `conformance\.transfer@1\.0\.0` already exists in `\.` with a different bundle_hash .*a version is immutable/),
+    ]);
+    const forced = writ("compile", ".", "--out", ".", "--sign-key", "release.key", "--force");
+    expect(forced.status).toBe(0);
+    expect(forced.stderr).toMatch(/^warning: --force: overwriting `conformance\.transfer@1\.0\.0`/m);
+
+    expect((await s.call("POST", "/admin/reload")).body.refused).toEqual([expect.objectContaining({ bundle: `${POLICY_ID}@1.0.0`, code: "BUNDLE_VERSION_CONFLICT" })]);
+    expect((await evaluate(s, "1.0.0")).body).toMatchObject({ status: "pending_override" });
   });
 });
 

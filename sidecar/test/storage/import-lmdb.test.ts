@@ -17,6 +17,8 @@ import { PostgresAuditLog } from "../../src/storage/postgres/audit-log.js";
 import { AlreadyImportedError, importLmdb } from "../../src/storage/postgres/import-lmdb.js";
 import { migrate } from "../../src/storage/postgres/migrations.js";
 import { PostgresTrustRecordStore } from "../../src/storage/postgres/record-store.js";
+import { LmdbBundlePins } from "../../src/storage/lmdb-bundle-pins.js";
+import { PostgresBundlePins } from "../../src/storage/postgres/bundle-pins.js";
 import { LmdbTrustRecordStore } from "../../src/surface-b/lmdb-record-store.js";
 import type { TrustRecordStore } from "../../src/surface-b/record-store.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../test/support/postgres.js";
@@ -53,6 +55,9 @@ async function observe(s: Stores): Promise<unknown> {
   );
   return { decisions, details, replay, confirmations, stats, security, trust, ids: await s.trust.ids(0, 100), count: await s.trust.count() };
 }
+
+const PIN_1 = "1".repeat(64);
+const PIN_2 = "2".repeat(64);
 
 if (unavailable !== null) {
   describe.skip(`importLmdb: ${unavailable}`, () => {
@@ -97,6 +102,9 @@ if (unavailable !== null) {
           await trust.appendReceipt(id, receiptOf(id, n));
         }
       }
+      const pins = new LmdbBundlePins(root);
+      await pins.claim("payments", "1.0.0", PIN_1);
+      await pins.claim("refunds", "2.0.0-rc.1", PIN_2);
       await audit.flushed();
       expected = await observe({ replay, audit, trust });
       await audit.close();
@@ -113,7 +121,7 @@ if (unavailable !== null) {
     it("answers every read on PostgreSQL as the LMDB stores did, and refuses a second import of the same data dir", async () => {
       const progress: string[] = [];
       const counts = await importLmdb(database.pool, dir, (kind, rows) => progress.push(`${kind} ${rows}`));
-      expect(counts.imported).toMatchObject({ replay: DECIDED.length + 10 + 2, decisions: DECIDED.length, overrides: 201, confirmations: 10, verifications: 700, trustRecords: 40 });
+      expect(counts.imported).toMatchObject({ replay: DECIDED.length + 10 + 2, decisions: DECIDED.length, overrides: 201, confirmations: 10, verifications: 700, trustRecords: 40, bundlePins: 2 });
       expect(Object.values(counts.conflicts).every((n) => n === 0)).toBe(true);
       expect(progress).toContain(`replay ${DECIDED.length + 12}`);
       const audit = new PostgresAuditLog(database.pool, { now: () => new Date(Date.parse(at(5_000))) });
@@ -122,6 +130,10 @@ if (unavailable !== null) {
       } finally {
         await audit.close();
       }
+      // The versions the host served keep their bytes for the whole fleet.
+      const fleetPins = new PostgresBundlePins(database.pool);
+      expect(await fleetPins.claim("payments", "1.0.0", "f".repeat(64))).toBe(PIN_1);
+      expect(await fleetPins.claim("refunds", "2.0.0-rc.1", "f".repeat(64))).toBe(PIN_2);
       // The imported executions stay decided for the whole fleet.
       const again = await new PostgresReplayStore(database.pool).consume(executionFingerprint(DECIDED[5]!));
       expect(again).toMatchObject({ ok: false, reason: "conflict" });

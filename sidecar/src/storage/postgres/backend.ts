@@ -17,6 +17,7 @@ import { DisabledAuditLog } from "../../audit/disabled-audit-log.js";
 import type { AuditLog } from "../../audit/types.js";
 import { STORE_PROBE_INTERVAL_MS, SWEEP_INTERVAL_MS, type BackendOpener, type StoreHealth } from "../backend.js";
 import { PostgresAuditLog } from "./audit-log.js";
+import { PostgresBundlePins } from "./bundle-pins.js";
 import { migrate } from "./migrations.js";
 import { createPool, redactedUrl } from "./pool.js";
 import { query } from "./query.js";
@@ -56,6 +57,7 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
       })
     : new DisabledAuditLog();
   const trustRecords = new PostgresTrustRecordStore(pool);
+  const bundlePins = new PostgresBundlePins(pool);
 
   const probe = setInterval(() => {
     void query(pool, "probing the database", "SELECT 1").then(() => setHealth(HEALTHY), failed);
@@ -69,6 +71,7 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
     replay,
     audit,
     trustRecords,
+    bundlePins,
     health: () => health,
     async close() {
       clearInterval(probe);

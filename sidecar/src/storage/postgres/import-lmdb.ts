@@ -20,6 +20,7 @@ import type pg from "pg";
 import { AUDIT_DATABASES } from "../../audit/lmdb-audit-log.js";
 import type { ConfirmationAudit, DecisionAudit, OverrideAudit, SecurityEventRow, VerificationAudit } from "../../audit/types.js";
 import { SURFACE_B_DATABASES } from "../../surface-b/lmdb-record-store.js";
+import { BUNDLE_PINS_DATABASE } from "../lmdb-bundle-pins.js";
 import { query, transaction } from "./query.js";
 
 /** Rows per statement. */
@@ -33,7 +34,7 @@ export class AlreadyImportedError extends Error {
   }
 }
 
-export type ImportKind = "replay" | "decisions" | "overrides" | "confirmations" | "verifications" | "security" | "trustRecords" | "trustHistory";
+export type ImportKind = "replay" | "decisions" | "overrides" | "confirmations" | "verifications" | "security" | "trustRecords" | "trustHistory" | "bundlePins";
 
 export interface ImportCounts {
   /** Rows written, by kind. */
@@ -42,7 +43,7 @@ export interface ImportCounts {
   readonly conflicts: Readonly<Record<ImportKind, number>>;
 }
 
-const KINDS: readonly ImportKind[] = ["replay", "decisions", "overrides", "confirmations", "verifications", "security", "trustRecords", "trustHistory"];
+const KINDS: readonly ImportKind[] = ["replay", "decisions", "overrides", "confirmations", "verifications", "security", "trustRecords", "trustHistory", "bundlePins"];
 
 /**
  * Copies the LMDB environment at `dataDir` into the migrated database of `pool`; `onProgress` is told after each
@@ -112,6 +113,11 @@ export async function importLmdb(pool: pg.Pool, dataDir: string, onProgress: (ki
           if (history) await copy("trustHistory", filter(history.getRange({}), ({ key }) => created.has(key[0])), ({ key, value }) => [key[0], kind, value]);
         }
       }
+      // A version the fleet already pinned keeps the fleet's pin (a conflict, counted): the database decides.
+      const pins = openIfPresent<string, string>(root, BUNDLE_PINS_DATABASE, "string");
+      if (pins) {
+        await copy("bundlePins", pins.getRange({}), ({ key, value }) => [key.slice(0, key.lastIndexOf("@")), key.slice(key.lastIndexOf("@") + 1), value]);
+      }
       await addCounters(client, root);
       await query(client, "importing an LMDB data dir", "INSERT INTO writ_imports (source, counts) VALUES ($1, $2)", [source, JSON.stringify({ imported, conflicts })]);
       return { imported, conflicts };
@@ -149,6 +155,9 @@ const STATEMENTS: Readonly<Record<ImportKind, string>> = {
     SELECT i, b FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t (i, b, n) ORDER BY n
     ON CONFLICT (id) DO NOTHING RETURNING id AS key`,
   trustHistory: "INSERT INTO writ_trust_history (id, kind, body) SELECT i, k, b FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS h (i, k, b, n) ORDER BY n",
+  bundlePins: `INSERT INTO writ_bundle_pins (policy_id, version, bundle_hash)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
+    ON CONFLICT (policy_id, version) DO NOTHING`,
 };
 
 /** `entries` as the column arrays of chunks of at most IMPORT_CHUNK rows. */

@@ -11,6 +11,7 @@
 import { MIGRATION_LOCK, replaySchema } from "@writ/runtime/postgres";
 import type pg from "pg";
 import { AUDIT_SCHEMA } from "./audit-schema.js";
+import { BUNDLE_PINS_SCHEMA } from "./bundle-pins.js";
 import { transaction, query } from "./query.js";
 import { TRUST_RECORD_SCHEMA } from "./record-schema.js";
 
@@ -30,6 +31,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 2,
     description: "writ_imports: the LMDB data dirs imported by `writ-sidecar import-lmdb`, each once",
     statements: ["CREATE TABLE IF NOT EXISTS writ_imports (source text PRIMARY KEY, imported_at timestamptz NOT NULL DEFAULT now(), counts text NOT NULL)"],
+  },
+  {
+    version: 3,
+    description: "writ_bundle_pins: the bundle_hash each policyId@version was first served with, for the whole fleet",
+    statements: BUNDLE_PINS_SCHEMA,
   },
 ];
 
