@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { archiveFileName } from "@writ/runtime";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
 import { API_KEY, startTestSidecar, type TestSidecar } from "../support/sidecar.js";
-import { POLICY_ID, bundleKey, transferArchive, type BundleKey } from "../support/bundle-source.js";
+import { BundleServer, POLICY_ID, bundleKey, sourceFiles, transferArchive, type BundleKey } from "../support/bundle-source.js";
 
 const REPO = new URL("../../../", import.meta.url).pathname;
 const CLI = join(REPO, "compiler/dist/cli.js");
@@ -168,6 +168,35 @@ describe("readiness (GET /health?probe=ready)", () => {
     const missing = await fetch(`${s.url}/health?probe=ready`);
     expect(missing.status).toBe(503);
     expect(await missing.json()).toMatchObject({ bundles: { ready: false, problem: "the policies root is missing" } });
+  });
+
+  it("with a remote source: 503 until the source has been reached and a set verifies", async () => {
+    const server = await BundleServer.start();
+    await server.stop();
+    try {
+      const s = await startTestSidecar({
+        // Unset: bundles come from the source alone.
+        SERVICE_POLICIES_ROOT: undefined,
+        SERVICE_BUNDLE_SOURCE_URL: server.url,
+        SERVICE_BUNDLE_KEYS: signer.publicKeyFile,
+        SERVICE_BUNDLE_POLL_INTERVAL_MS: "200",
+      });
+      sidecar = s;
+      const notReady = await fetch(`${s.url}/health?probe=ready`);
+      expect(notReady.status).toBe(503);
+      expect(await notReady.json()).toMatchObject({ bundles: { ready: false, source: "remote", problem: "the bundle source has not been reached", remote: { reached: false, serial: null } } });
+
+      server.files = sourceFiles({ serial: 1, archives: new Map([["1.0.0", transferArchive("1.0.0", signer.key)]]) }, signer.key);
+      await server.restart();
+      const deadline = Date.now() + 5_000;
+      while ((await fetch(`${s.url}/health?probe=ready`)).status !== 200) {
+        expect(Date.now()).toBeLessThan(deadline);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect((await evaluate(s, "1.0.0")).body).toMatchObject({ status: "pending_override" });
+    } finally {
+      await server.stop().catch(() => undefined);
+    }
   });
 
   it("refuses an unknown probe with 400", async () => {

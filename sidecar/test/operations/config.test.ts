@@ -15,6 +15,7 @@ writeFileSync(join(SRV, "a-file"), "");
 afterAll(() => rmSync(SRV, { recursive: true, force: true }));
 
 const KEY = { SERVICE_API_KEY: "k".repeat(24) };
+const SOURCE = { SERVICE_BUNDLE_SOURCE_URL: "https://bundles.example.com/payments", SERVICE_BUNDLE_KEYS: "release.pub" };
 const PG = { SERVICE_STORE: "postgres", SERVICE_DATABASE_URL: "postgresql://writ:s3cret-pass@db.internal:5432/writ?sslmode=verify-full" };
 
 function refusal(env: Env, dev = false): string {
@@ -116,7 +117,22 @@ describe("loadConfig", () => {
     expect(loadConfig({}, { dev: true, cwd: SRV })).toMatchObject({ apiKey: null, dataDir: `${SRV}/.writ/data`, replayStore: "lmdb", audit: true });
   });
 
+  it("with a remote bundle source: its URL as a folder, the defaults, the cache in the data dir, and no policies root checked", () => {
+    const config = loadConfig({ ...KEY, ...SOURCE, SERVICE_DATA_DIR: "data" }, { cwd: join(SRV, "a-file-is-not-a-cwd-here") });
+    expect(config.bundleSource).toEqual({ url: "https://bundles.example.com/payments/", pollIntervalMs: 30_000, fetchTimeoutMs: 10_000, cacheDir: join(SRV, "a-file-is-not-a-cwd-here", "data", "bundle-source") });
+    expect(loadConfig({ ...KEY, ...SOURCE, SERVICE_BUNDLE_CACHE_DIR: "/var/cache/writ", SERVICE_BUNDLE_POLL_INTERVAL_MS: "5000" }, { cwd: SRV }).bundleSource).toMatchObject({
+      cacheDir: "/var/cache/writ",
+      pollIntervalMs: 5_000,
+    });
+  });
+
   it.each<[string, Env, RegExp]>([
+    ["a bundle source that is not a URL", { ...KEY, ...SOURCE, SERVICE_BUNDLE_SOURCE_URL: "bundles" }, /SERVICE_BUNDLE_SOURCE_URL is not a URL/],
+    ["a bundle source that is not HTTP", { ...KEY, ...SOURCE, SERVICE_BUNDLE_SOURCE_URL: "file:///srv/bundles/" }, /must be an http:\/\/ or https:\/\/ URL, not file:/],
+    ["a bundle source and a policies root", { ...KEY, ...SOURCE, SERVICE_DATA_DIR: "d", SERVICE_POLICIES_ROOT: "policies" }, /both set; bundles come from one of them/],
+    ["a bundle source without bundle keys", { ...KEY, SERVICE_BUNDLE_SOURCE_URL: SOURCE.SERVICE_BUNDLE_SOURCE_URL, SERVICE_DATA_DIR: "d" }, /must be signed/],
+    ["a bundle source with nowhere to keep its last good set", { ...KEY, ...SOURCE }, /needs SERVICE_BUNDLE_CACHE_DIR or SERVICE_DATA_DIR/],
+    ["a poll interval below 100 ms", { ...KEY, ...SOURCE, SERVICE_DATA_DIR: "d", SERVICE_BUNDLE_POLL_INTERVAL_MS: "10" }, /SERVICE_BUNDLE_POLL_INTERVAL_MS must be an integer from 100/],
     ["no API key", {}, /SERVICE_API_KEY is not set/],
     ["an API key with a space, which no header can carry", { SERVICE_API_KEY: "correct horse battery staple" }, /SERVICE_API_KEY can hold only letters, digits and/],
     ["an API key with a quote", { SERVICE_API_KEY: `${"k".repeat(20)}"` }, /SERVICE_API_KEY can hold only/],

@@ -31,7 +31,7 @@ export interface TestSidecar {
   close(): Promise<void>;
 }
 
-export async function startTestSidecar(env: Record<string, string> = {}, options: TestSidecarOptions = {}): Promise<TestSidecar> {
+export async function startTestSidecar(env: Readonly<Record<string, string | undefined>> = {}, options: TestSidecarOptions = {}): Promise<TestSidecar> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "writ-sidecar-data-")));
   const config = loadConfig({
     SERVICE_API_KEY: API_KEY,
