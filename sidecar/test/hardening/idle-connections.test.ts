@@ -10,6 +10,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { once } from "node:events";
+import { readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createInterface } from "node:readline";
@@ -21,8 +22,31 @@ import { surfaceAEnv } from "../durability/load.js";
 const IDLE_SOCKETS = 20_000;
 const HOLDERS = 2;
 const IDLE_TIMEOUT_MS = 6_000;
-const SETTLE_MS = 2_500;
 const HOLDER = fileURLToPath(new URL("../support/idle-holder.mjs", import.meta.url));
+
+/**
+ * How many TCP connections process `pid` holds (Linux): its socket descriptors whose inodes `/proc/net/tcp{,6}` lists
+ * in a state other than LISTEN, so neither its listening socket nor its stdio pipes (socket pairs) count.
+ */
+function serverConnections(pid: number): number {
+  const connections = new Set<string>();
+  for (const table of ["tcp", "tcp6"]) {
+    for (const line of readFileSync(`/proc/${pid}/net/${table}`, "utf8").split("\n").slice(1)) {
+      const columns = line.trim().split(/\s+/);
+      // Columns: sl, local, remote, state (0A is LISTEN), ..., inode (the tenth).
+      if (columns.length > 9 && columns[3] !== "0A") connections.add(columns[9]!);
+    }
+  }
+  const dir = `/proc/${pid}/fd`;
+  return readdirSync(dir).filter((fd) => {
+    try {
+      const link = readlinkSync(`${dir}/${fd}`);
+      return link.startsWith("socket:[") && connections.has(link.slice(8, -1));
+    } catch {
+      return false;
+    }
+  }).length;
+}
 
 /** One holder process: its first line says how many it opened; each `count` asks how many are still open. */
 function startHolder(port: string, count: number): { readonly child: ChildProcessWithoutNullStreams; line(): Promise<string> } {
@@ -62,22 +86,26 @@ describe("20,000 idle connections (built sidecar)", () => {
       timings.push(performance.now() - started);
       expect(parseRaw(answer).status).toBe(200);
     }
-    // The holders see the sockets the server closed once their event loops get to it, which on a busy machine can take
-    // a while: ask until the count is at the cap, for at most SETTLE_MS, well before the idle timeout closes the rest.
-    const settleBy = performance.now() + SETTLE_MS;
-    let held = await stillOpen();
-    while (held > 4_096 && performance.now() < settleBy) {
-      await sleep(250);
-      held = await stillOpen();
+    // Counted on the server's side (its socket descriptors): a client can hold a few more it believes open, whose
+    // handshakes the kernel completed while the accept queue was full, and which the server therefore never had.
+    // A socket just evicted or answered is closed on the server's next turns: sample until none is still closing.
+    const pid = sidecar.child.pid!;
+    let served = serverConnections(pid);
+    for (const settleBy = performance.now() + 2_000; served > 4_096 && performance.now() < settleBy; ) {
+      await sleep(100);
+      served = serverConnections(pid);
     }
-    console.log(`idle: ${opened} opened, ${held} still open (cap 4096), fresh /health in ${timings.map((t) => t.toFixed(1)).join(", ")} ms`);
+    const held = await stillOpen();
+    console.log(`idle: ${opened} opened, server holds ${served} connections (cap 4096), clients see ${held}; fresh /health in ${timings.map((t) => t.toFixed(1)).join(", ")} ms`);
     expect(Math.max(...timings)).toBeLessThan(1_000);
-    expect(held).toBeLessThanOrEqual(4_096);
+    expect(served).toBeLessThanOrEqual(4_096);
     // Still about the cap's worth open: what closed them was eviction, not the idle timeout.
-    expect(held).toBeGreaterThan(3_500);
+    expect(served).toBeGreaterThan(3_500);
 
     await sleep(IDLE_TIMEOUT_MS + 3_000);
-    expect(await stillOpen()).toBe(0);
+    expect(serverConnections(pid)).toBe(0);
+    // The clients' view agrees, but for the few they believe open and the server never accepted.
+    expect(await stillOpen()).toBeLessThanOrEqual(Math.max(0, held - served));
     for (const child of holders) {
       child.kill("SIGKILL");
       await once(child, "exit");
