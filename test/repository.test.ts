@@ -18,7 +18,8 @@ const rootPkg = readJson("package.json") as { workspaces: string[]; engines: { n
 const ALLOWED: Record<string, string[]> = {
   runtime: [],
   wire: [],
-  compiler: ["@writ/runtime"],
+  // `writ conformance` runs the suite: an installed compiler must have it.
+  compiler: ["@writ/runtime", "@writ/conformance"],
   sidecar: ["@writ/runtime", "@writ/wire"],
   sdk: ["@writ/runtime", "@writ/wire"],
   conformance: ["@writ/wire"],

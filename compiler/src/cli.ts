@@ -1,9 +1,5 @@
 #!/usr/bin/env node
 import { main } from "./cli/main.js";
+import { processIo } from "./cli/io.js";
 
-const code = await main(process.argv.slice(2), {
-  cwd: process.cwd(),
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
-});
-process.exitCode = code;
+process.exitCode = await main(process.argv.slice(2), processIo(process.cwd()));

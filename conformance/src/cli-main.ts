@@ -6,6 +6,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import pkg from "../package.json";
 import type { Surface } from "./case-file.js";
 import { ConformanceSetupError, runConformance } from "./runner.js";
 import { formatTable } from "./table.js";
@@ -30,7 +31,8 @@ Runs the writ conformance suite against a running server, over HTTP only (docs/c
                       without it the cases that check signatures are skipped
   --report FILE       the JSON report (default: conformance-report-<surface>.json)
   --only PREFIX       run only the cases whose id starts with PREFIX (e.g. a.evaluate.)
-  --help              this text
+  --help, -h          this text
+  --version, -V       the suite's version
 
 The server must serve the suite's fixture policies (conformance/fixtures/policies), compiled by writ.
 exit codes: 0 every case passed, 1 a case failed, 2 bad arguments or the run could not start`;
@@ -50,6 +52,7 @@ function parse(argv: readonly string[]) {
         report: { type: "string" },
         only: { type: "string" },
         help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "V" },
       },
       allowPositionals: false,
       strict: true,
@@ -74,6 +77,10 @@ export async function runConformanceCli(argv: readonly string[], io: CliIo, prog
   }
   if (values.help === true) {
     io.out(usage(program));
+    return EXIT.passed;
+  }
+  if (values.version === true) {
+    io.out(pkg.version);
     return EXIT.passed;
   }
   const surface = values.surface;

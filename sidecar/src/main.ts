@@ -5,12 +5,14 @@
  * `writ-sidecar migrate` and `writ-sidecar import-lmdb <data-dir>`: the fleet database's commands
  * (database-commands.ts, docs/fleet.md).
  */
+import pkg from "../package.json";
 import { ConfigError, loadConfig } from "./config.js";
 import { startSidecar, type RunningSidecar } from "./sidecar.js";
 
 const USAGE = `usage: writ-sidecar [--dev]
        writ-sidecar migrate
        writ-sidecar import-lmdb <data-dir>
+       writ-sidecar --version | --help
 
   --dev         development mode: keys are generated into the data dir (default .writ/data) when absent
   migrate       apply the database schema migrations (SERVICE_DATABASE_URL or SERVICE_DATABASE_URL_FILE) and exit
@@ -76,6 +78,10 @@ function reloadOnSighup(sidecar: RunningSidecar): void {
 async function main(argv: readonly string[]): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
     process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (argv.includes("--version") || argv.includes("-V")) {
+    process.stdout.write(`${pkg.version}\n`);
     return 0;
   }
   if (argv[0] === "migrate" || argv[0] === "import-lmdb") {

@@ -5,7 +5,7 @@ export interface CliIo {
   err(line: string): void;
 }
 
-/** Exit codes (docs/cli.md). */
+/** Exit codes (docs/compiler.md). */
 export const EXIT = {
   ok: 0,
   /** `writ fmt --check` found files that are not in canonical form. */
@@ -26,4 +26,25 @@ export class CliError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * The binary's I/O on the process streams. A closed pipe (`writ test policies | head -1`) is not an error: the lines
+ * after it are dropped, the command still finishes (a compile still writes its bundles) and exits with its own code.
+ */
+export function processIo(cwd: string): CliIo {
+  const out = lineWriter(process.stdout);
+  const err = lineWriter(process.stderr);
+  return { cwd, out, err };
+}
+
+function lineWriter(stream: NodeJS.WriteStream): (line: string) => void {
+  let open = true;
+  stream.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE") throw e;
+    open = false;
+  });
+  return (line) => {
+    if (open) stream.write(`${line}\n`);
+  };
 }
