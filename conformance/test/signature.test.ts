@@ -49,7 +49,7 @@ function verdict(object: unknown, payloadType: string, pems: readonly string[]):
 describe("runtime/test/fixtures/signing/vectors.json", () => {
   it("is there and holds every payloadType and every invalid kind", () => {
     expect(runtimeVectors.length).toBeGreaterThanOrEqual(19);
-    expect(new Set(runtimeVectors.map((v) => v.payloadType)).size).toBe(8);
+    expect(new Set(runtimeVectors.map((v) => v.payloadType)).size).toBe(9);
   });
 
   it.each(runtimeVectors.map((v) => [v.name, v] as const))("%s: the suite derives the same JCS and PAE bytes", (_name, v) => {
@@ -75,7 +75,9 @@ interface ConformanceVectorFile {
 }
 
 const vectorsDir = new URL("conformance/vectors/", REPO);
-const vectorFiles = existsSync(vectorsDir) ? readdirSync(vectorsDir).filter((f) => f.endsWith(".json")).sort() : [];
+/** The audit log vectors (audit-log.json) have their own form; their checkpoint signatures are checked below. */
+const AUDIT_LOG_FILE = "audit-log.json";
+const vectorFiles = existsSync(vectorsDir) ? readdirSync(vectorsDir).filter((f) => f.endsWith(".json") && f !== AUDIT_LOG_FILE).sort() : [];
 
 describe.runIf(vectorFiles.length > 0)("conformance/vectors/*.json", () => {
   const cases = vectorFiles.flatMap((file) => {
@@ -94,6 +96,30 @@ describe.runIf(vectorFiles.length > 0)("conformance/vectors/*.json", () => {
     const got = verdict(object, payloadType, [v.publicKey]);
     expect(got.verified).toBe(v.expected.verified);
     if (!v.expected.verified) expect(got.reason).toBe(v.expected.reason === "KEY_NOT_TRUSTED" ? "SIGNATURE_INVALID" : v.expected.reason);
+  });
+});
+
+interface AuditLogVectors {
+  readonly payloadType: string;
+  readonly publicKey: string;
+  readonly checkpoints: readonly { readonly id: string; readonly json: string; readonly expected: { valid: boolean; errors?: readonly string[] } }[];
+}
+
+const auditLogPath = new URL(AUDIT_LOG_FILE, vectorsDir);
+
+describe.runIf(existsSync(auditLogPath))("conformance/vectors/audit-log.json: checkpoint signatures", () => {
+  const file = existsSync(auditLogPath) ? (JSON.parse(readFileSync(auditLogPath, "utf8")) as AuditLogVectors) : { payloadType: "", publicKey: "", checkpoints: [] };
+
+  it("are in the audit checkpoint domain", () => {
+    expect(file.payloadType).toBe("application/vnd.writ.audit-checkpoint.v1+json");
+    expect(file.checkpoints.length).toBeGreaterThanOrEqual(8);
+  });
+
+  // A checkpoint refused for its frontier or timestamp still carries a genuine signature; one refused for its
+  // signature or key names that in its errors.
+  it.each(file.checkpoints.map((v) => [v.id, v] as const))("%s: the suite's signature verdict is the vector's", (_name, v) => {
+    const signatureRefused = (v.expected.errors ?? []).some((e) => /signature does not verify|is not pinned/.test(e));
+    expect(verdict(parseStrictJson(v.json), file.payloadType, [file.publicKey]).verified).toBe(v.expected.valid || !signatureRefused);
   });
 });
 

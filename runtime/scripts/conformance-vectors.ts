@@ -1,8 +1,9 @@
 /**
  * Generates the conformance suite's signature vectors (docs/conformance.md, "Signature vectors"):
- * conformance/vectors/attestations.json, override-records.json and execution-proofs.json.
+ * conformance/vectors/attestations.json, override-records.json and execution-proofs.json; and the audit log vectors,
+ * conformance/vectors/audit-log.json (audit-log-vectors.ts beside this script; docs/conformance.md, "Audit log vectors").
  *
- *     npx tsx runtime/scripts/conformance-vectors.ts           writes the three files
+ *     npx tsx runtime/scripts/conformance-vectors.ts           writes the four files
  *     npx tsx runtime/scripts/conformance-vectors.ts --check   exits 1 when a committed file differs
  *
  * The signed objects are real: made by the runtime's own code paths (the Authorizer's `evaluate` for variant 1
@@ -55,6 +56,7 @@ import {
   type SigningKey,
 } from "../src/index.js";
 import { signCanonical } from "../src/signing/sign.js";
+import { AUDIT_LOG_FILE, auditLogVectors, type AuditLogVectorFile } from "./audit-log-vectors.js";
 
 // ---- the format of docs/conformance.md ------------------------------------------------------------------------
 
@@ -757,14 +759,22 @@ export interface GeneratedVectors {
   readonly keys: { readonly signer: PublicKey; readonly unpinned: PublicKey };
 }
 
-/** Makes the three vector files in memory; the same bytes on every run. */
+/** Makes the four vector files in memory; the same bytes on every run. */
 export async function generateConformanceVectors(): Promise<GeneratedVectors> {
   const keys: Keys = { signer: keyFromSeed(VECTOR_SEEDS.signer), unpinned: keyFromSeed(VECTOR_SEEDS.unpinned) };
   const signer = createSigner(keys.signer, createTrustRoot(TRUST_ROOT_VERSION, [keys.signer.publicKey]));
   const made = await makeObjects(signer);
   const files = new Map<string, string>();
   for (const f of vectorFiles(made, keys)) files.set(VECTOR_FILES[f.kind], `${JSON.stringify(f, null, 2)}\n`);
+  files.set(AUDIT_LOG_FILE, `${JSON.stringify(auditLogVectors(keys), null, 2)}\n`);
   return { files, keys: { signer: keys.signer.publicKey, unpinned: keys.unpinned.publicKey } };
+}
+
+/** How many vectors a generated file holds. */
+function vectorCount(name: string, text: string): number {
+  if (name !== AUDIT_LOG_FILE) return (JSON.parse(text) as VectorFile).vectors.length;
+  const f = JSON.parse(text) as AuditLogVectorFile;
+  return f.inclusion.length + f.consistency.length + f.checkpoints.length + f.chains.length + f.proofs.length;
 }
 
 /** conformance/vectors/ of this repository. */
@@ -790,8 +800,7 @@ async function main(argv: readonly string[]): Promise<number> {
     } else {
       mkdirSync(VECTORS_DIR, { recursive: true });
       writeFileSync(path, text);
-      const count = (JSON.parse(text) as VectorFile).vectors.length;
-      process.stdout.write(`wrote ${path} (${count} vectors)\n`);
+      process.stdout.write(`wrote ${path} (${vectorCount(name, text)} vectors)\n`);
     }
   }
   return stale === 0 ? 0 : 1;

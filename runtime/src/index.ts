@@ -174,3 +174,42 @@ export {
 } from "./authorizer/registry.js";
 export { MemoryBundlePins, type BundlePins } from "./authorizer/pins.js";
 export { Authorizer, SIMULATION_EXECUTION_ID, type AuthorizerOptions, type DryRun, type EvaluateRequest, type Evaluated, type Simulation } from "./authorizer/authorizer.js";
+export {
+  HASH_BYTES,
+  EMPTY_ROOT,
+  isHash,
+  hashEquals,
+  leafHash,
+  nodeHash,
+  rootOf,
+  inclusionProof,
+  verifyInclusion,
+  consistencyProof,
+  verifyConsistency,
+} from "./audit-log/merkle.js";
+export { MerkleFrontier, popcount } from "./audit-log/frontier.js";
+export { HASH_HEX_PATTERN, isHashHex, toHex, hashFromHex } from "./audit-log/hex.js";
+export { LOG_ENTRY_KINDS, isLogEntryKind, entryLeafInput, entryLeafHash, type LogEntry, type LogEntryKind } from "./audit-log/entry.js";
+export {
+  LOG_ID_PATTERN,
+  CHECKPOINT_TIMESTAMP_PATTERN,
+  isCheckpointTimestamp,
+  createCheckpoint,
+  checkpointHash,
+  verifyCheckpoint,
+  type CheckpointBody,
+  type SignedCheckpoint,
+  type CheckpointFields,
+  type CheckpointVerification,
+} from "./audit-log/checkpoint.js";
+export { verifyCheckpointChain, type ChainVerification } from "./audit-log/chain.js";
+export {
+  MAX_PROOF_HASHES,
+  verifyInclusionProof,
+  verifyConsistencyProof,
+  type InclusionProofJson,
+  type ConsistencyProofJson,
+  type ProofVerification,
+} from "./audit-log/proofs.js";
+export type { ExportLine, PruneNote } from "./audit-log/export.js";
+export { ExportVerifier, type ExportFailure, type ExportReport, type RecordCheck } from "./audit-log/export-verifier.js";

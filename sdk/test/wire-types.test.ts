@@ -15,6 +15,11 @@ import type * as Sidecar from "@writ/sidecar";
 describe("the runtime's types are the wire's", () => {
   it("attestations, both ways: answered, stored, sent back and verified", () => {
     expectTypeOf<Runtime.AttestationV1>().toEqualTypeOf<Wire.AttestationV1>();
+    expectTypeOf<Runtime.SignedCheckpoint>().toEqualTypeOf<Wire.SignedCheckpoint>();
+    expectTypeOf<Runtime.InclusionProofJson>().toEqualTypeOf<Wire.InclusionProofJson>();
+    expectTypeOf<Runtime.ConsistencyProofJson>().toEqualTypeOf<Wire.ConsistencyProofJson>();
+    expectTypeOf<Runtime.LogEntry>().toEqualTypeOf<Wire.LogEntry>();
+    expectTypeOf<Runtime.LogEntryKind>().toEqualTypeOf<Wire.LogEntryKind>();
     expectTypeOf<Runtime.AttestationV2>().toEqualTypeOf<Wire.AttestationV2>();
     expectTypeOf<Runtime.Attestation>().toEqualTypeOf<Wire.Attestation>();
     expectTypeOf<Runtime.Outcome>().toEqualTypeOf<Wire.Outcome>();

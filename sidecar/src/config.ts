@@ -7,6 +7,7 @@ import { readFileSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { DEFAULT_BUNDLE_LOAD_TIMEOUT_MS } from "@writ/runtime";
 import { DAY_MS, DEFAULT_AUDIT_RETENTION, type AuditRetention, type RetentionLimit } from "./audit/retention.js";
+import { DEFAULT_CHECKPOINTS } from "./audit/record-log/checkpointer.js";
 import { DEFAULT_SECURITY_EVENT_LIMITS, type SecurityEventLimits } from "./audit/security-event-limiter.js";
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./http/connections.js";
 
@@ -79,6 +80,10 @@ export interface SidecarConfig {
   readonly auditRetention: AuditRetention;
   /** Timeouts and the socket cap of each surface (docs/sidecar.md, "Connection limits"). */
   readonly connections: ConnectionLimits;
+  /** The tamper-evident audit record log (docs/audit.md, "Tamper evidence"): on unless `SERVICE_AUDIT_LOG=off`. */
+  readonly auditLog: boolean;
+  /** When the audit record log is checkpointed. */
+  readonly auditCheckpoints: { readonly intervalMs: number; readonly everyRecords: number };
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -325,6 +330,11 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
     dev,
     ...auditBounds(env),
     connections: connectionLimits(env),
+    auditLog: flag(env, "SERVICE_AUDIT_LOG", true),
+    auditCheckpoints: {
+      intervalMs: integer(env, "SERVICE_AUDIT_CHECKPOINT_INTERVAL_MS", DEFAULT_CHECKPOINTS.intervalMs, 100, 86_400_000),
+      everyRecords: integer(env, "SERVICE_AUDIT_CHECKPOINT_RECORDS", DEFAULT_CHECKPOINTS.everyRecords, 1, 10_000_000),
+    },
   };
   if (config.bundleSource === null) checkPoliciesRoot(config.policiesRoot);
   if (config.portA === null && config.portB === null) throw new ConfigError("SERVICE_PORT and SERVICE_B_PORT are both `off`: nothing to serve");

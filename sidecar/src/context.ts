@@ -116,7 +116,7 @@ export async function openContext(config: SidecarConfig, reporters: ContextRepor
 
   const bundleKeys = await readBundleKeys(config.bundleKeyFiles);
   // Opened last: nothing above may fail after a database connection or an LMDB environment is open.
-  const backend = await openBackend(config, reporters, notices);
+  const backend = await openBackend(config, reporters, notices, signer?.key ?? null);
   // Development mode pins in memory: an author recompiling a version in place is not locked out by yesterday's pin.
   const bundles = PolicyBundles.create(config, bundleKeys, config.dev ? null : backend.bundlePins, bundleLog(reporters));
   const registry = bundles.registry;

@@ -27,6 +27,8 @@ export const PAYLOAD_TYPES = {
   trustRecord: "application/vnd.writ.trust-record.v1+json",
   /** Surface B receipt */
   receipt: "application/vnd.writ.receipt.v1+json",
+  /** audit log checkpoint (docs/audit.md) */
+  auditCheckpoint: "application/vnd.writ.audit-checkpoint.v1+json",
 } as const;
 
 export type PayloadType = (typeof PAYLOAD_TYPES)[keyof typeof PAYLOAD_TYPES];

@@ -11,5 +11,6 @@ export type * from "./evidence.js";
 export type * from "./surface-a.js";
 export type * from "./runtime-info.js";
 export type * from "./audit.js";
+export type * from "./audit-log.js";
 export type * from "./surface-b.js";
 export type * from "./errors.js";

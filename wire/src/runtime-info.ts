@@ -25,6 +25,11 @@ export interface Health {
    */
   readonly ready: boolean;
   readonly bundles: BundlesHealth;
+  /**
+   * writ's addition: this sidecar instance's id, the `logId` of its tamper-evident audit record log (docs/audit.md,
+   * "Tamper evidence"); null when it keeps none.
+   */
+  readonly instanceId: string | null;
 }
 
 /** What `/health` says of the policy bundles. */

@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { COMPILER } from "../version.js";
+import { commandUsage, helpRequest } from "./command-help.js";
 import { runBundleIndex } from "./commands/bundle-index.js";
 import { runBundleInspect } from "./commands/bundle-inspect.js";
 import { runBundlePack } from "./commands/bundle-pack.js";
@@ -8,6 +9,7 @@ import { runConformance } from "./commands/conformance.js";
 import { runFmt } from "./commands/fmt.js";
 import { runKeygen } from "./commands/keygen.js";
 import { runTest } from "./commands/test.js";
+import { runAuditVerify } from "./commands/audit-verify.js";
 import { runVerify } from "./commands/verify.js";
 import { CliError, EXIT, type CliIo } from "./io.js";
 import type { DiagnosticFormat } from "./report.js";
@@ -51,6 +53,11 @@ commands (paths are .writ files or directories searched for them):
       --serial N        the serial to publish (default: the current index's + 1, or 1)
       --key FILE        require a bundle.sig by this pinned key on every archive; repeatable
       --force           publish a version whose bundle_hash differs from the current index's
+  audit verify <export>  check a sidecar's audit log export (GET /audit/export; - reads standard input) offline:
+                        every record, checkpoint, the chain and each decision's attestation signature
+      --proof FILE      check one inclusion or consistency proof (GET /audit/proofs/...) instead of an export
+      --key FILE        a pinned Ed25519 public key (SPKI PEM): the sidecar's signing key; repeatable
+      --trust-root FILE a trust root document instead of --key
   conformance         run the conformance suite against a running server over HTTP (docs/conformance.md)
       --surface a|b     a: the governance server (spec 4.1); b: the business-transaction API (spec 4.2)
       --base-url URL    where that surface listens, e.g. http://127.0.0.1:8080
@@ -58,10 +65,10 @@ commands (paths are .writ files or directories searched for them):
       --public-key FILE the server's Ed25519 public key (SPKI PEM); without it signature cases are skipped
       --report FILE     the JSON report (default: conformance-report-<surface>.json)
       --only PREFIX     run only the cases whose id starts with PREFIX
-  help                this text
+  help [<command>]    this text, or one command's (as \`writ <command> --help\`)
 
 exit codes: 0 ok, 1 not formatted (fmt --check) or a conformance case failed, 2 bad arguments, 3 compile failed
-            or a version exists with another bundle_hash, 4 tests failed, 5 not verified (verify, bundle)`;
+            or a version exists with another bundle_hash, 4 tests failed, 5 not verified (verify, bundle, audit verify)`;
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -130,6 +137,13 @@ async function runBundle(argv: readonly string[], io: CliIo): Promise<number> {
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   try {
+    const helpTopic = helpRequest(argv) ?? (command === "help" && rest.length > 0 ? rest.join(" ") : null);
+    if (helpTopic !== null) {
+      const help = commandUsage(USAGE, helpTopic);
+      if (help === null) throw new CliError(`unknown command \`${helpTopic}\` (see \`writ help\`)`);
+      io.out(help);
+      return EXIT.ok;
+    }
     switch (command) {
       case "compile": {
         const { values, positionals } = args(
@@ -193,6 +207,19 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       }
       case "bundle":
         return await runBundle(rest, io);
+      case "audit": {
+        const [sub, ...audit] = rest;
+        if (sub !== "verify") throw new CliError(sub === undefined ? "audit needs a subcommand: verify" : `unknown command \`audit ${sub}\` (see \`writ help\`)`);
+        const { values, positionals } = args(audit, { key: { type: "string", multiple: true }, "trust-root": { type: "string" }, proof: { type: "string" } }, "audit verify");
+        if (positionals.length > 1) throw new CliError("audit verify takes one export (a path, or - for standard input)");
+        return await runAuditVerify({
+          io,
+          exportPath: positionals[0] ?? null,
+          proofPath: (values.proof as string | undefined) ?? null,
+          keyPaths: (values.key as string[] | undefined) ?? [],
+          trustRootPath: (values["trust-root"] as string | undefined) ?? null,
+        });
+      }
       case "conformance":
         return await runConformance(rest, io);
       case "help":
@@ -201,6 +228,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         io.out(USAGE);
         return EXIT.ok;
       case "--version":
+      case "-V":
       case "-v":
         io.out(COMPILER.version);
         return EXIT.ok;

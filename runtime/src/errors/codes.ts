@@ -85,6 +85,20 @@ export const ERROR_CODES = {
     meaning: "no audited decision for the executionId (GET /audit/decisions/:executionId)",
     carrier: "body",
   },
+  CHECKPOINT_NOT_FOUND: {
+    status: 404,
+    message: "checkpoint not found",
+    retryable: false,
+    meaning: "no checkpoint of the audit record log at that size (GET /audit/checkpoints/:size, the proof and export routes)",
+    carrier: "body",
+  },
+  NOT_IN_CHECKPOINT: {
+    status: 404,
+    message: "record not covered by the checkpoint",
+    retryable: false,
+    meaning: "no decision for the executionId in the audit record log up to that checkpoint (GET /audit/proofs/inclusion): not audited, or not checkpointed yet (ask again after the next checkpoint)",
+    carrier: "body",
+  },
   PENDING_OVERRIDE_NOT_FOUND: {
     status: 404,
     message: "Pending override not found",
@@ -319,6 +333,13 @@ export const ERROR_CODES = {
     carrier: "body",
   },
   // 503
+  AUDIT_LOG_UNAVAILABLE: {
+    status: 503,
+    message: "audit record log unavailable",
+    retryable: true,
+    meaning: "this sidecar keeps no tamper-evident audit record log: audit is off, or its store has none yet",
+    carrier: "body",
+  },
   RUNTIME_NOT_CONFIGURED: {
     status: 503,
     message: "Governed execution runtime not configured",

@@ -28,6 +28,7 @@ describe("PAYLOAD_TYPES", () => {
       bundleIndex: "application/vnd.writ.bundle-index.v1+json",
       trustRecord: "application/vnd.writ.trust-record.v1+json",
       receipt: "application/vnd.writ.receipt.v1+json",
+      auditCheckpoint: "application/vnd.writ.audit-checkpoint.v1+json",
     });
   });
 });

@@ -15,6 +15,7 @@ const NO_STATS: AuditStats = {
 };
 
 export class DisabledAuditLog implements AuditLog {
+  readonly recordLog = null;
   healthy(): boolean {
     return false;
   }

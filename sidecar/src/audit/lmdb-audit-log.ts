@@ -44,6 +44,10 @@ import { executionFingerprint, type TransitionRecord } from "@writ/runtime";
 import { DEFAULT_RECOVERY_HOLD_MS, LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, RootDatabase } from "lmdb";
 import { backfillFilters, filterKey, matchingRecordKeys, type FilterKey } from "./decision-filters.js";
+import { Checkpointer, type CheckpointSchedule } from "./record-log/checkpointer.js";
+import { LmdbRecordLog } from "./record-log/lmdb-record-log.js";
+import { locators, parseLocator } from "./record-log/locator.js";
+import type { RecordLog } from "./record-log/record-log.js";
 import { decisionDetail, decisionRow } from "./decision-row.js";
 import { AuditHousekeeping } from "./housekeeping.js";
 import { DAY_MS, DEFAULT_AUDIT_RETENTION, PRUNE_CHUNK, dueCount, type AuditRetention, type RetentionLimit } from "./retention.js";
@@ -78,6 +82,7 @@ export const AUDIT_DATABASES = {
 } as const;
 
 const COUNTERS = {
+  prunes: "prunes",
   verifications: "verifications",
   validVerifications: "verifications_valid",
   securityEvents: "security_events",
@@ -117,6 +122,10 @@ export interface LmdbAuditLogOptions {
   readonly pruneIntervalMs?: number;
   /** Told of long work done at open (indexing an older trail), for the operator's log. */
   readonly onNotice?: (message: string) => void;
+  /** The tamper-evident record log (docs/audit.md, "Tamper evidence"); default true. */
+  readonly recordLog?: boolean;
+  /** Signed checkpoints of the record log; null or absent: records are logged, not checkpointed. */
+  readonly checkpoints?: CheckpointSchedule | null;
 }
 
 const OVERRIDE_SUFFIX = "/override";
@@ -146,6 +155,11 @@ export class LmdbAuditLog implements AuditLog {
   /** Unix ms of the latest failure of the log's own (a throwing write body, a failed read); null when none. */
   #failedAt: number | null = null;
   #closing: Promise<void> | null = null;
+  /** The tamper-evident record log; null when it is off (`recordLog: false`). */
+  readonly #log: LmdbRecordLog | null;
+  readonly #checkpointer: Checkpointer | null;
+  /** The tamper-evident log of every record of this trail, for the `/audit/log` routes; null when it is off. */
+  readonly recordLog: RecordLog | null;
 
   /** Opens the log's databases in `root`; throws when they cannot be opened (e.g. `maxDbs` is exhausted). */
   constructor(root: RootDatabase, options: LmdbAuditLogOptions = {}) {
@@ -163,6 +177,10 @@ export class LmdbAuditLog implements AuditLog {
     this.#onError = options.onError ?? (() => undefined);
     this.#limiter = new SecurityEventLimiter(options.securityEvents ?? DEFAULT_SECURITY_EVENT_LIMITS);
     this.#retention = options.retention ?? DEFAULT_AUDIT_RETENTION;
+    const log = options.recordLog === false ? null : new LmdbRecordLog(root, { raw: (locator) => this.#raw(locator), stored: () => this.#stored() });
+    this.#log = log;
+    this.#checkpointer = log && options.checkpoints ? new Checkpointer(options.checkpoints, (key) => log.checkpoint(key), (error) => this.#fail(error)) : null;
+    this.recordLog = log === null ? null : this.#recordLogView(log);
     this.#housekeeping = new AuditHousekeeping(
       {
         save: () => {
@@ -225,6 +243,8 @@ export class LmdbAuditLog implements AuditLog {
       this.#watch(this.#decisionRecords.put(at, record));
       this.#watch(this.#decisionTimes.put(at, { fingerprint, policyId: entry.attestation.policyId, status: entry.status }));
       this.#watch(this.#decisionFilters.put(filterKey(entry.attestation.policyId, entry.status, at[0], fingerprint), 0));
+      if (this.#log) this.#watch(this.#log.pend(at[0], locators.decision(at[0], fingerprint)));
+      this.#checkpointer?.recorded();
     });
   }
 
@@ -251,7 +271,11 @@ export class LmdbAuditLog implements AuditLog {
     const record: VerificationAudit = { executionId: entry.executionId, valid: entry.valid, checks: entry.checks, errors: entry.errors, recordedAt: entry.recordedAt };
     const ms = this.#instant(entry.recordedAt);
     this.#write(() => {
-      this.#appendCounted(COUNTERS.verifications, (ordinal) => this.#verifications.putSync([ms, ordinal], record));
+      this.#appendCounted(COUNTERS.verifications, (ordinal) => {
+        this.#verifications.putSync([ms, ordinal], record);
+        this.#log?.pendSync(ms, locators.verification(ms, ordinal));
+      });
+      this.#checkpointer?.recorded();
       if (entry.valid) this.#counters.putSync(COUNTERS.validVerifications, this.#count(COUNTERS.validVerifications) + 1);
     });
   }
@@ -344,10 +368,11 @@ export class LmdbAuditLog implements AuditLog {
   close(): Promise<void> {
     if (this.#closing === null) {
       this.#housekeeping.stop();
+      const checkpointing = this.#checkpointer?.stop();
       this.#saveApiCalls();
       this.#saveAggregates(true);
       // Set after the save: from here on, records are dropped and reads throw.
-      this.#closing = Promise.all([this.flushed(), this.#filtersReady, this.#pruning?.catch(() => 0)]).then(() => undefined);
+      this.#closing = Promise.all([this.flushed(), this.#filtersReady, this.#pruning?.catch(() => 0), checkpointing]).then(() => undefined);
     }
     return this.#closing;
   }
@@ -362,8 +387,14 @@ export class LmdbAuditLog implements AuditLog {
       try {
         const removed =
           (await this.#pruneTrail(this.#decisionTimes, this.#retention.decisions, now, (key) => this.#removeDecision(key))) +
-          (await this.#pruneTrail(this.#verifications, this.#retention.verifications, now, (key) => void this.#verifications.removeSync(key))) +
-          (await this.#pruneTrail(this.#security, this.#retention.security, now, (key) => void this.#security.removeSync(key)));
+          (await this.#pruneTrail(this.#verifications, this.#retention.verifications, now, (key) => {
+            this.#verifications.removeSync(key);
+            return [locators.verification(key[0], key[1])];
+          })) +
+          (await this.#pruneTrail(this.#security, this.#retention.security, now, (key) => {
+            this.#security.removeSync(key);
+            return [locators.security(key[0], key[1])];
+          }));
         return removed;
       } finally {
         this.#pruning = null;
@@ -372,7 +403,11 @@ export class LmdbAuditLog implements AuditLog {
     return this.#pruning;
   }
 
-  async #pruneTrail<K extends [number, ...(string | number)[]]>(db: Database<unknown, K>, limit: RetentionLimit, now: Date, remove: (key: K) => void): Promise<number> {
+  /**
+   * `remove` deletes one record (inside the chunk's transaction) and answers the locators of what it deleted: the
+   * chunk's prune note in the record log lists their positions, in the same transaction.
+   */
+  async #pruneTrail<K extends [number, ...(string | number)[]]>(db: Database<unknown, K>, limit: RetentionLimit, now: Date, remove: (key: K) => string[]): Promise<number> {
     if (limit.maxAgeMs === null && limit.maxRecords === null) return 0;
     let removed = 0;
     for (;;) {
@@ -381,20 +416,79 @@ export class LmdbAuditLog implements AuditLog {
       const total = (db.getStats() as { entryCount: number }).entryCount;
       const due = oldest.slice(0, dueCount(oldest, total, limit, now.getTime()));
       if (due.length === 0) return removed;
-      await this.#durability.commit(this.#root.transaction(() => due.forEach(remove)));
+      await this.#durability.commit(
+        this.#root.transaction(() => {
+          const removed = due.flatMap(remove);
+          if (this.#log) this.#appendCounted(COUNTERS.prunes, (ordinal) => this.#log!.notePruned(removed, now.getTime(), ordinal));
+        }),
+      );
       removed += due.length;
       if (due.length < PRUNE_CHUNK) return removed;
     }
   }
 
-  /** Inside a write transaction: a decision, its index entries, its override and its confirmation. */
-  #removeDecision(key: DecisionTimeKey): void {
+  /** Inside a write transaction: a decision, its index entries, its override and its confirmation; answers their locators. */
+  #removeDecision(key: DecisionTimeKey): string[] {
     const indexed = this.#decisionTimes.get(key);
     if (indexed !== undefined) this.#decisionFilters.removeSync(filterKey(indexed.policyId, indexed.status, key[0], key[1]));
     this.#decisionRecords.removeSync(key);
     this.#decisionTimes.removeSync(key);
     this.#decisions.removeSync(key[1] + OVERRIDE_SUFFIX);
     this.#decisions.removeSync(key[1] + CONFIRMATION_SUFFIX);
+    return [locators.decision(key[0], key[1]), locators.override(key[1]), locators.confirmation(key[1])];
+  }
+
+  /** The exact stored bytes of the record `locator` names (record-log/locator.ts); undefined when it is gone. */
+  #raw(locator: string): Buffer | undefined {
+    const { kind, fields } = parseLocator(locator);
+    const ms = Number(fields[0]);
+    const second = fields[1] ?? "";
+    switch (kind) {
+      case "decision":
+        return this.#decisionRecords.getBinary([ms, second]) ?? undefined;
+      case "override":
+        return this.#decisions.getBinary(fields[0] + OVERRIDE_SUFFIX) ?? undefined;
+      case "confirmation":
+        return this.#decisions.getBinary(fields[0] + CONFIRMATION_SUFFIX) ?? undefined;
+      case "verification":
+        return this.#verifications.getBinary([ms, Number(second)]) ?? undefined;
+      case "security":
+        return this.#security.getBinary([ms, Number(second)]) ?? undefined;
+      case "prune":
+        return this.#log?.readPrune(ms, Number(second));
+    }
+  }
+
+  /** Every record the trail stores, with its locator (the record log's export checks each is logged). */
+  *#stored(): Generator<{ readonly locator: string; readonly raw: Buffer }> {
+    for (const key of this.#decisionRecords.getKeys({})) yield* present(locators.decision(key[0], key[1]), this.#decisionRecords.getBinary(key));
+    for (const key of this.#decisions.getKeys({})) {
+      const fingerprint = key.slice(0, key.indexOf("/"));
+      const locator = key.endsWith(OVERRIDE_SUFFIX) ? locators.override(fingerprint) : locators.confirmation(fingerprint);
+      yield* present(locator, this.#decisions.getBinary(key));
+    }
+    for (const key of this.#verifications.getKeys({})) yield* present(locators.verification(key[0], key[1]), this.#verifications.getBinary(key));
+    for (const key of this.#security.getKeys({})) yield* present(locators.security(key[0], key[1]), this.#security.getBinary(key));
+  }
+
+  /** What the `/audit/log` routes read: the record log, with decisions found by executionId. */
+  #recordLogView(log: LmdbRecordLog): RecordLog {
+    return {
+      logId: log.logId,
+      status: () => log.status(),
+      checkpoints: (from, limit) => log.checkpoints(from, limit),
+      checkpointAt: (size) => log.checkpointAt(size),
+      consistencyProof: (from, to) => log.consistencyProof(from, to),
+      export: (from) => log.export(from),
+      decisionInclusionProof: async (executionId, size) => {
+        if (!executionId.isWellFormed()) return null;
+        const fingerprint = executionFingerprint(executionId);
+        await this.#readable();
+        const instant = this.#decisionInstant === null ? this.#walkForDecision(fingerprint)?.[0] : await this.#decisionInstant(fingerprint);
+        return instant === undefined ? null : log.inclusionProof(locators.decision(instant, fingerprint), size);
+      },
+      checkpointNow: () => this.#checkpointer?.now() ?? Promise.resolve(null),
+    };
   }
 
   #writeSecurityEvent(event: SecurityEventInput, at: Date): void {
@@ -405,9 +499,13 @@ export class LmdbAuditLog implements AuditLog {
   #putSecurityEvent(event: SecurityEventInput, at: Date, count?: number): void {
     this.#appendCounted(
       COUNTERS.securityEvents,
-      (ordinal) => this.#security.putSync([at.getTime(), ordinal], securityEventRow(event, `${at.getTime()}-${ordinal}`, at.toISOString(), count)),
+      (ordinal) => {
+        this.#security.putSync([at.getTime(), ordinal], securityEventRow(event, `${at.getTime()}-${ordinal}`, at.toISOString(), count));
+        this.#log?.pendSync(at.getTime(), locators.security(at.getTime(), ordinal));
+      },
       count,
     );
+    this.#checkpointer?.recorded();
   }
 
   /**
@@ -428,7 +526,13 @@ export class LmdbAuditLog implements AuditLog {
    * Written once: only one such write succeeds per execution.
    */
   #putBeside(executionId: string, suffix: string, record: OverrideAudit | ConfirmationAudit): void {
-    this.#queue(() => this.#watch(this.#decisions.put(executionFingerprint(executionId) + suffix, record)));
+    this.#queue(() => {
+      const fingerprint = executionFingerprint(executionId);
+      this.#watch(this.#decisions.put(fingerprint + suffix, record));
+      const locator = suffix === OVERRIDE_SUFFIX ? locators.override(fingerprint) : locators.confirmation(fingerprint);
+      if (this.#log) this.#watch(this.#log.pend(this.#instant(record.recordedAt), locator));
+      this.#checkpointer?.recorded();
+    });
   }
 
   /**
@@ -551,4 +655,9 @@ function* take<T>(items: Iterable<T>, offset: number, limit: number): Generator<
     if (seen >= offset) yield item;
     seen += 1;
   }
+}
+
+/** The record at `locator`, when its bytes were read. */
+function* present(locator: string, raw: Buffer | undefined): Generator<{ readonly locator: string; readonly raw: Buffer }> {
+  if (raw !== undefined) yield { locator, raw };
 }

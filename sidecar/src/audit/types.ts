@@ -10,6 +10,7 @@
  * one; a request that depends on them awaits `flushed()`.
  */
 import type { DecisionAuditRecord } from "@writ/runtime";
+import type { RecordLog } from "./record-log/record-log.js";
 import type {
   AuditedConfirmation,
   AuditedOverride,
@@ -69,6 +70,8 @@ export interface SecurityQuery {
 export interface AuditLog {
   /** False when audit is off, or when the database failed (a write or read threw): `audit_db` in `GET /health`. */
   healthy(): boolean;
+  /** The tamper-evident log of the trail's records (docs/audit.md, "Tamper evidence"); null where there is none yet. */
+  readonly recordLog: RecordLog | null;
   /**
    * Decisions, overrides and confirmations are not recorded through this interface: they reach the store as data with
    * the replay transition they record (runtime `TransitionRecord`) and commit with it. These records have no

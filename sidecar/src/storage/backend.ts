@@ -8,7 +8,7 @@
  * - `postgres`: one database shared by every sidecar of a fleet; a decision's record is inserted by the same SQL
  *   statement that consumes the execution.
  */
-import type { BundlePins, ReplayStore } from "@writ/runtime";
+import type { BundlePins, ReplayStore, SigningKey } from "@writ/runtime";
 import type { StoreHealth } from "@writ/runtime/lmdb";
 import type { AuditLog } from "../audit/types.js";
 import type { SidecarConfig } from "../config.js";
@@ -44,4 +44,5 @@ export interface BackendReporters {
   readonly onNotice?: (message: string) => void;
 }
 
-export type BackendOpener = (config: SidecarConfig, reporters: BackendReporters, notices: string[]) => Promise<StorageBackend>;
+/** `signingKey`: the sidecar's signing key, which signs the audit record log's checkpoints; null: none are signed. */
+export type BackendOpener = (config: SidecarConfig, reporters: BackendReporters, notices: string[], signingKey: SigningKey | null) => Promise<StorageBackend>;

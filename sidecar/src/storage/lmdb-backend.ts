@@ -6,18 +6,17 @@
  */
 import { MemoryReplayStore, type RecordWriter, type ReplayStore } from "@writ/runtime";
 import { LmdbDurability, LmdbReplayStore } from "@writ/runtime/lmdb";
-import { open } from "lmdb";
+import { open, type RootDatabase } from "lmdb";
 import { DisabledAuditLog } from "../audit/disabled-audit-log.js";
 import { LmdbAuditLog } from "../audit/lmdb-audit-log.js";
 import type { AuditLog } from "../audit/types.js";
 import { LmdbTrustRecordStore } from "../surface-b/lmdb-record-store.js";
 import { LmdbBundlePins } from "./lmdb-bundle-pins.js";
 import { STORE_PROBE_INTERVAL_MS, SWEEP_INTERVAL_MS, type BackendOpener } from "./backend.js";
+import { FILE_MODE, preparePrivateDir } from "./data-dir.js";
 
-export const openLmdbBackend: BackendOpener = async (config, reporters, notices) => {
-  // Room for every named database: replay (1), audit (7), Surface B (4), bundle pins (1); lmdb-js allows 12 by default.
-  // noSubdir false: the data dir is a directory even when its name has a dot, which lmdb-js would take for a file.
-  const root = config.dataDir === null ? null : open({ path: config.dataDir, maxDbs: 32, noSubdir: false });
+export const openLmdbBackend: BackendOpener = async (config, reporters, notices, signingKey) => {
+  const root = config.dataDir === null ? null : await openRoot(config.dataDir, notices);
   // One watcher of write failures for the environment, shared by the replay store, the audit and Surface B.
   const durability = root === null ? null : LmdbDurability.of(root, { onChange: (health, error) => reporters.onStoreHealth?.(health, error) });
   let lmdbReplay: LmdbReplayStore | null = null;
@@ -33,6 +32,8 @@ export const openLmdbBackend: BackendOpener = async (config, reporters, notices)
           onNotice: (message) => reporters.onNotice?.(message),
           securityEvents: config.securityEvents,
           retention: config.auditRetention,
+          recordLog: config.auditLog,
+          checkpoints: signingKey === null ? null : { key: signingKey, ...config.auditCheckpoints },
           ...(decisionInstant ? { decisionInstant } : {}),
         })
       : new DisabledAuditLog();
@@ -68,3 +69,14 @@ export const openLmdbBackend: BackendOpener = async (config, reporters, notices)
     },
   };
 };
+
+/** The LMDB environment in `dataDir`, owner-only (data-dir.ts). */
+async function openRoot(dataDir: string, notices: string[]): Promise<RootDatabase> {
+  const openToOthers = await preparePrivateDir(dataDir);
+  if (openToOthers !== null) notices.push(openToOthers);
+  // Room for every named database: replay (1), audit (7), Surface B (4), bundle pins (1); lmdb-js allows 12 by default.
+  // noSubdir false: the data dir is a directory even when its name has a dot, which lmdb-js would take for a file.
+  // permissionsMode (not in lmdb-js's types): the mode mdb_env_open creates data.mdb and lock.mdb with (default 0664).
+  const options = { path: dataDir, maxDbs: 32, noSubdir: false, permissionsMode: FILE_MODE };
+  return open(options);
+}

@@ -11,6 +11,7 @@ import { createServer } from "../http/server.js";
 import type { Metrics } from "../metrics.js";
 import { adminRoutes } from "./admin-routes.js";
 import { attestationRoutes } from "./attestations.js";
+import { auditLogRoutes } from "./audit-log-routes.js";
 import { auditRoutes } from "./audit-routes.js";
 import { decisionRoutes } from "./decisions.js";
 import { HEALTH_ROUTES, runtimeInfoRoutes } from "./runtime-info.js";
@@ -43,6 +44,7 @@ export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Prom
   attestationRoutes(app, ctx);
   runtimeInfoRoutes(app, ctx, metrics);
   auditRoutes(app, ctx);
+  auditLogRoutes(app, ctx);
   adminRoutes(app, ctx);
   return app;
 }

@@ -65,6 +65,7 @@ export function runtimeInfoRoutes(app: FastifyInstance, ctx: SidecarContext, met
         supportedSchemaVersions: [...SUPPORTED_SCHEMA_VERSIONS],
         ready: bundles.ready,
         bundles,
+        instanceId: ctx.audit.recordLog?.logId ?? null,
       };
     },
   );

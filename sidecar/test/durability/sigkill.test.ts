@@ -7,7 +7,8 @@
  * Requests in flight at the kill were never answered: they may have been decided or not. They are resolved after
  * the restart by sending them again: a 422 means the decision was stored, and then its audit record must be
  * stored too (both are written in one LMDB transaction); a 200 decides them now. So at the end every executionId
- * ever sent is decided exactly once, and `/audit/stats` must count exactly that many decisions.
+ * ever sent is decided exactly once, and `/audit/stats` must count exactly that many decisions. After every restart the
+ * tamper-evident audit log's export verifies end to end, and holds every decision acknowledged so far (issue 15).
  *
  * SIGKILL loses what the process had not handed to the kernel; it does not lose the page cache. So this catches an
  * answer sent before its write was committed, not a missing fsync (that needs a power-loss simulation).
@@ -15,11 +16,13 @@
  * Needs `npm run build` (root `npm test` builds first). Replay a failing run's kill timings and samples with
  * WRIT_SIGKILL_SEED=<seed>.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { createPublicKey } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ExportVerifier, loadPublicKeyPem } from "@writ/runtime";
 import { assertSidecarBuilt, killAllBuiltSidecars, KeepAliveClient, startBuiltSidecar, type BuiltSidecar, type HttpAnswer } from "../support/built-sidecar.js";
 import { API_KEY, EXPECTED_STATUS, REPLAY_BODY, SIGNAL_SETS, auditPath, evaluateBody, isRecord, mapLimit, parse, prng, show, surfaceAEnv, type SignalSet } from "./load.js";
 
@@ -82,6 +85,8 @@ describe("SIGKILL under load (built sidecar)", () => {
     let inDoubtTotal = 0;
     let inDoubtStored = 0;
     let previous: { readonly acks: readonly Ack[]; readonly inDoubt: readonly Sent[] } = { acks: [], inDoubt: [] };
+    /** The record log's size at each restart's check. */
+    const logChecks: number[] = [];
 
     /** After a restart: the previous cycle's acknowledgements, a sample of older ones, and its requests in doubt. */
     const verify = async (sidecar: BuiltSidecar, cycle: number): Promise<void> => {
@@ -127,9 +132,32 @@ describe("SIGKILL under load (built sidecar)", () => {
           })
         ).flat();
         expect(doubtful.slice(0, 20), `${where(cycle)}: ${doubtful.length} problems (first 20 shown) among ${previous.inDoubt.length} requests in flight at the kill`).toEqual([]);
+        await logVerifies(sidecar, cycle);
       } finally {
         client.close();
       }
+    };
+
+    /**
+     * The tamper-evident record log after the restart (issue 15): its export verifies end to end against the signing
+     * key, and every decision acknowledged so far is in it.
+     */
+    const logVerifies = async (sidecar: BuiltSidecar, cycle: number): Promise<void> => {
+      const key = loadPublicKeyPem(createPublicKey(await readFile(join(dataDir!, "signing.key"), "utf8")).export({ type: "spki", format: "pem" }).toString());
+      const response = await fetch(`${sidecar.url}/audit/export`, { headers: { authorization: `Bearer ${API_KEY}` } });
+      const verifier = new ExportVerifier([key]);
+      const logged = new Set<string>();
+      for (const text of (await response.text()).split("\n")) {
+        if (text === "") continue;
+        const line = JSON.parse(text) as { type: string; kind?: string; record?: string };
+        verifier.add(line);
+        if (line.type === "entry" && line.kind === "decision" && line.record !== undefined) logged.add((JSON.parse(line.record) as { executionId: string }).executionId);
+      }
+      const report = verifier.finish();
+      expect(report.failures.slice(0, 5), `${where(cycle)}: the audit log export does not verify after the restart`).toEqual([]);
+      const missing = acknowledged.filter((ack) => !logged.has(ack.id)).map((ack) => ack.id);
+      expect(missing.slice(0, 20), `${where(cycle)}: ${missing.length} acknowledged decisions missing from the audit log`).toEqual([]);
+      logChecks.push(report.entries);
     };
 
     const start = async (): Promise<BuiltSidecar> => {
@@ -242,7 +270,8 @@ describe("SIGKILL under load (built sidecar)", () => {
 
     console.log(
       `sigkill: seed ${seed}, ${CYCLES} kills in ${Date.now() - started} ms; ${acknowledged.length} acknowledged (per cycle: ${acksPerCycle.join(" ")}); ` +
-        `${inDoubtTotal} in flight at a kill, ${inDoubtStored} of them found decided after the restart; ${sentIds.size} executionIds in all`,
+        `${inDoubtTotal} in flight at a kill, ${inDoubtStored} of them found decided after the restart; ${sentIds.size} executionIds in all; ` +
+        `the audit log verified after every restart, last at ${logChecks.at(-1)} entries`,
     );
     // Not vacuous: the kills landed while the sidecar was answering, and requests were cut by them.
     expect(acknowledged.length, `${where("final")}: only ${acknowledged.length} executionIds were acknowledged over ${CYCLES} cycles`).toBeGreaterThanOrEqual(MIN_ACKS);

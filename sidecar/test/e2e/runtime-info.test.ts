@@ -42,6 +42,7 @@ interface Health {
   supportedSchemaVersions: string[];
   ready: boolean;
   bundles: { served: number };
+  instanceId: string | null;
 }
 interface Manifest {
   version: string;
@@ -63,7 +64,7 @@ async function health(x: E2eSidecar): Promise<Health> {
 }
 
 describe("GET /health (spec 2.11)", () => {
-  it("has exactly the spec's fields with their types (and writ's `store`, `ready` and `bundles`); signing works and the audit database is connected", async () => {
+  it("has exactly the spec's fields with their types (and writ's `store`, `ready`, `bundles` and `instanceId`); signing works and the audit database is connected", async () => {
     const manifest = (await s.call<Manifest>("GET", "/runtime/manifest")).body;
     const body = await health(s);
     expect(body).toEqual({
@@ -81,6 +82,8 @@ describe("GET /health (spec 2.11)", () => {
       // writ's addition: readiness (docs/bundles.md, "Readiness"): every fixture bundle verified at start.
       ready: true,
       bundles: { ready: true, source: "directory", served: expect.any(Number), conflicts: 0 },
+      // writ's addition: the instance id, the id of its tamper-evident audit record log (docs/audit.md).
+      instanceId: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
     expect(body.bundles.served).toBeGreaterThan(0);
     expect(body.runtimeHash).toBe(manifest.runtimeHash);

@@ -84,7 +84,7 @@ async function verifyBundle(io: CliIo, dir: string, keys: readonly PublicKey[]):
 }
 
 /** The keys to verify against: `--trust-root FILE` (with the runtimes it accepts), or one or more `--key FILE` (SPKI PEM). */
-async function pinnedKeys(run: VerifyRun): Promise<TrustRoot> {
+export async function pinnedKeys(run: Pick<VerifyRun, "io" | "keyPaths" | "trustRootPath">): Promise<TrustRoot> {
   const read = async (p: string): Promise<string> => {
     try {
       return await readFile(resolve(run.io.cwd, p), "utf8");

@@ -67,6 +67,8 @@ interface DecisionJoin {
 }
 
 export class PostgresAuditLog implements AuditLog {
+  /** Not yet on this store (docs/audit.md, "Tamper evidence"). */
+  readonly recordLog = null;
   readonly #pool: pg.Pool;
   readonly #records: string;
   readonly #now: () => Date;

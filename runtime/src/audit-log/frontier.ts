@@ -1,0 +1,93 @@
+/**
+ * The frontier of a log: what it takes to extend a Merkle tree (merkle.ts) and compute its root without its leaves.
+ *
+ * A tree of `size` leaves is covered, left to right, by perfect subtrees, one for each bit set in `size`, largest
+ * first (size 13 = 8 + 4 + 1: the subtrees of leaves [0, 8), [8, 12), [12, 13)). The frontier is their roots: at most
+ * log2(size) + 1 hashes. Appending a leaf merges the trailing subtrees of equal size, as binary addition carries; the
+ * root folds the frontier from the right: root = node(f0, node(f1, ... node(f_{j-1}, f_j))), which is RFC 9162's MTH
+ * because every left subtree of that chain holds the largest power of two of its leaves.
+ *
+ * INVARIANT (the frontier describes the tree): `hashes().length` is the number of bits set in `size`, and
+ * `root()` equals `rootOf` of the first `size` leaf hashes. A checkpoint carries its frontier, so a checkpointer or
+ * an offline verifier resumes from it (`MerkleFrontier.from`) with O(log n) memory.
+ */
+import { emptyRoot, isHash, nodeHash } from "./merkle.js";
+
+/** The number of bits set in a non-negative safe integer (division, not 32-bit bit operators). */
+export function popcount(n: number): number {
+  let count = 0;
+  for (let rest = n; rest > 0; rest = Math.floor(rest / 2)) count += rest % 2;
+  return count;
+}
+
+export class MerkleFrontier {
+  #size: number;
+  /** The subtree roots, left (largest) to right (smallest). */
+  readonly #hashes: Uint8Array[];
+
+  private constructor(size: number, hashes: Uint8Array[]) {
+    this.#size = size;
+    this.#hashes = hashes;
+  }
+
+  /** The frontier of the empty tree. */
+  static empty(): MerkleFrontier {
+    return new MerkleFrontier(0, []);
+  }
+
+  /**
+   * The frontier of a tree of `size` leaves from its subtree roots, left to right (as {@link hashes} gives them, or a
+   * checkpoint's `frontier`). The hashes are copied.
+   * @throws RangeError when `size` is not a non-negative safe integer, the number of hashes is not the number of bits
+   *   set in `size`, or a hash is not 32 bytes
+   */
+  static from(size: number, hashes: readonly Uint8Array[]): MerkleFrontier {
+    if (typeof size !== "number" || !Number.isSafeInteger(size) || size < 0) {
+      throw new RangeError(`frontier size \`${String(size)}\` is not a non-negative safe integer`);
+    }
+    const expected = popcount(size);
+    if (hashes.length !== expected) {
+      throw new RangeError(`a frontier of size ${size} has ${expected} hashes (one per bit set in the size), not ${hashes.length}`);
+    }
+    hashes.forEach((h, i) => {
+      if (!isHash(h)) throw new RangeError(`frontier hash ${i} is not a 32-byte hash`);
+    });
+    return new MerkleFrontier(size, hashes.map((h) => new Uint8Array(h)));
+  }
+
+  /** The number of leaves. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /**
+   * Appends the leaf with hash `leafHash` (merkle.ts `leafHash` of its leaf input). O(log n) hashing at worst,
+   * amortized one node hash per leaf.
+   * @throws RangeError when `leafHash` is not 32 bytes, or the tree already has Number.MAX_SAFE_INTEGER leaves
+   */
+  append(leafHash: Uint8Array): void {
+    if (!isHash(leafHash)) throw new RangeError("leaf hash is not a 32-byte hash");
+    if (this.#size >= Number.MAX_SAFE_INTEGER) throw new RangeError("the log has the most leaves a frontier can count");
+    let carry: Uint8Array = new Uint8Array(leafHash);
+    // Each trailing 1 bit of the size is a subtree as large as the one being carried: merge them.
+    for (let rest = this.#size; rest % 2 === 1; rest = Math.floor(rest / 2)) {
+      carry = nodeHash(this.#hashes.pop()!, carry);
+    }
+    this.#hashes.push(carry);
+    this.#size += 1;
+  }
+
+  /** The tree's root (RFC 9162 MTH); EMPTY_ROOT for the empty tree. */
+  root(): Uint8Array {
+    const last = this.#hashes.length - 1;
+    if (last < 0) return emptyRoot();
+    let root = this.#hashes[last]!;
+    for (let i = last - 1; i >= 0; i--) root = nodeHash(this.#hashes[i]!, root);
+    return new Uint8Array(root);
+  }
+
+  /** The subtree roots, left to right: copies. */
+  hashes(): Uint8Array[] {
+    return this.#hashes.map((h) => new Uint8Array(h));
+  }
+}
