@@ -12,7 +12,7 @@ const readJson = (p: string): Record<string, unknown> => JSON.parse(readFileSync
 const rootPkg = readJson("package.json") as { workspaces: string[]; engines: { node: string }; devDependencies: Record<string, string> };
 
 /**
- * DESIGN.md section 2: runtime is the core; the others may depend on runtime only. wire (the shared HTTP wire types)
+ * README.md, "Development": runtime is the core; the others may depend on runtime only. wire (the shared HTTP wire types)
  * is a leaf, which the sidecar, the SDK and the conformance suite may depend on.
  */
 const ALLOWED: Record<string, string[]> = {

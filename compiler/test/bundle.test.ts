@@ -1,6 +1,6 @@
 /**
  * The bundle contract, checked from the outside: reproducible bytes, a hash that covers every byte, a
- * signature any Ed25519 library verifies from DESIGN.md section 3 alone, and a loader that refuses tampering.
+ * signature any Ed25519 library verifies from docs/signing.md alone, and a loader that refuses tampering.
  */
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -66,7 +66,7 @@ describe("reproducible bundles", () => {
   });
 });
 
-describe("bundle.sig verified by an independent Ed25519 library from DESIGN.md section 3 alone", () => {
+describe("bundle.sig verified by an independent Ed25519 library from docs/signing.md alone", () => {
   const bundle = build();
   const manifestText = new TextDecoder().decode(bundle.files.get("bundle.manifest.json"));
   const sig = JSON.parse(new TextDecoder().decode(bundle.files.get("bundle.sig"))) as { payloadType: string; keyId: string; signature: string };

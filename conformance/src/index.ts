@@ -1,6 +1,6 @@
 /**
  * @writ/conformance: the conformance suite of both HTTP surfaces, runnable against any implementation. It talks
- * HTTP only and imports no writ package (DESIGN.md section 2); cases are data (`cases/surface-{a,b}/*.json`,
+ * HTTP only and imports no writ package (README.md, "Development"); cases are data (`cases/surface-{a,b}/*.json`,
  * docs/conformance.md), signatures are checked by the suite itself (docs/signing.md).
  */
 export { runConformance, ConformanceSetupError, type ConformanceOptions } from "./runner.js";

@@ -4,7 +4,7 @@
  * keeps the last duplicate, accepts `"\ud800"` and turns `1e400` into Infinity, so a signature "verified" over its
  * output would be over a rewrite of what the server sent.
  *
- * writ's runtime has such a parser; the suite does not import it: it imports no writ package (DESIGN.md section 2),
+ * writ's runtime has such a parser; the suite does not import it: it imports no writ package (README.md, "Development"),
  * so that a bug in writ's own parser cannot hide the same bug in the implementation under test.
  */
 

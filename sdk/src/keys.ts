@@ -1,6 +1,6 @@
 /**
  * Keys, as an application holds them: PEM text (spec 5: SPKI public keys, a PKCS8 signing key). Verification
- * accepts only keys pinned here, never a key an attestation or an answer names (DESIGN.md section 3).
+ * accepts only keys pinned here, never a key an attestation or an answer names (docs/signing.md).
  */
 import {
   KeyError,

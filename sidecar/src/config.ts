@@ -1,5 +1,5 @@
 /**
- * The sidecar's configuration, read from the environment (DESIGN.md section 4; docs/sidecar.md lists every
+ * The sidecar's configuration, read from the environment (docs/sidecar.md; docs/sidecar.md lists every
  * setting). Every bad value is a start-up error naming the variable and what it accepts: a signing service must not
  * start on a guess.
  */
@@ -41,9 +41,22 @@ export interface BundleSourceConfig {
 
 export const DEFAULT_BUNDLE_SOURCE = { pollIntervalMs: 30_000, fetchTimeoutMs: 10_000 } as const;
 
+/**
+ * The Bearer keys (docs/sidecar.md, "Scoped keys"), each from its variable or the file its `_FILE` names; secrets:
+ * never logged. At least one opens each scope, except in development mode before the single key is generated.
+ */
+export interface ApiKeys {
+  /** `SERVICE_API_KEY`: opens both scopes (the single key, or the admin key beside scoped ones). */
+  readonly all: string | null;
+  /** `SERVICE_DECIDE_KEY`: opens the deciding routes only. */
+  readonly deciding: string | null;
+  /** `SERVICE_READ_KEY`: opens the reading routes only. */
+  readonly reading: string | null;
+}
+
 export interface SidecarConfig {
-  /** Bearer key of both surfaces; null only in development mode before it is generated (see `dev`). */
-  readonly apiKey: string | null;
+  /** The Bearer keys of both surfaces; all null only in development mode, before the single key is generated. */
+  readonly apiKeys: ApiKeys;
   readonly policiesRoot: string;
   /** PEM PKCS8 key from `SERVICE_SIGNING_KEY` (signing_mode `env`), else the key file (signing_mode `disk`). */
   readonly signingKeyPem: string | null;
@@ -260,6 +273,79 @@ function connectionLimits(env: Env): ConnectionLimits {
   return limits;
 }
 
+/** A key from `name` or the file `${name}_FILE` names (one line, owner-only), checked as a Bearer credential can carry it. */
+function bearerKey(env: Env, name: string, cwd: string): string | null {
+  const inline = text(env, name);
+  const file = path(text(env, `${name}_FILE`), cwd);
+  if (inline !== undefined && file !== null) throw new ConfigError(`${name} and ${name}_FILE are both set; choose one`);
+  const key = file === null ? inline : readKeyFile(`${name}_FILE`, file);
+  if (key === undefined) return null;
+  // The key is a secret: errors name where it came from, never the value.
+  const source = file === null ? name : `the key in ${name}_FILE`;
+  if (key.length < MIN_API_KEY_LENGTH) throw new ConfigError(`${source} must be at least ${MIN_API_KEY_LENGTH} characters`);
+  if (!API_KEY_PATTERN.test(key)) {
+    throw new ConfigError(
+      `${source} can hold only letters, digits and - . _ ~ + / (then \`=\` padding): a key with any other character (a space, a quote) can never be sent in an Authorization header`,
+    );
+  }
+  return key;
+}
+
+/** A file of secrets (a key file, the signing key file) readable by group or others is refused; `variable` names it. */
+export function assertOwnerOnly(file: string, mode: number, variable?: string): void {
+  if ((mode & 0o077) !== 0) {
+    const what = variable === undefined ? `\`${file}\`` : `${variable} \`${file}\``;
+    throw new ConfigError(`${what} is readable by other users (mode ${(mode & 0o777).toString(8)}); run \`chmod 600 ${file}\``);
+  }
+}
+
+/** A key file: refused when readable by group or others (like the signing key file), empty, or more than one line. */
+function readKeyFile(variable: string, file: string): string {
+  let key: string;
+  try {
+    assertOwnerOnly(file, statSync(file).mode, variable);
+    key = readFileSync(file, "utf8").trim();
+  } catch (e) {
+    if (e instanceof ConfigError) throw e;
+    throw new ConfigError(`cannot read ${variable} \`${file}\`: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  if (key === "") throw new ConfigError(`${variable} \`${file}\` is empty`);
+  if (/[\r\n]/.test(key)) throw new ConfigError(`${variable} \`${file}\` must hold the key alone, on one line`);
+  return key;
+}
+
+const KEY_VARIABLES = { all: "SERVICE_API_KEY", deciding: "SERVICE_DECIDE_KEY", reading: "SERVICE_READ_KEY" } as const;
+
+/**
+ * SERVICE_API_KEY opens both scopes; SERVICE_DECIDE_KEY and SERVICE_READ_KEY one each. Every scope needs a key
+ * (development mode generates the single key when none is set), and no two keys may be the same: a scoped key that
+ * is also another key would open what its scope does not.
+ */
+function apiKeys(env: Env, cwd: string, dev: boolean): ApiKeys {
+  const keys: ApiKeys = {
+    all: bearerKey(env, KEY_VARIABLES.all, cwd),
+    deciding: bearerKey(env, KEY_VARIABLES.deciding, cwd),
+    reading: bearerKey(env, KEY_VARIABLES.reading, cwd),
+  };
+  const set = (Object.keys(KEY_VARIABLES) as (keyof ApiKeys)[]).filter((scope) => keys[scope] !== null);
+  if (set.length === 0) {
+    if (dev) return keys;
+    throw new ConfigError(
+      "SERVICE_API_KEY is not set (nor SERVICE_DECIDE_KEY and SERVICE_READ_KEY): every request but GET /health needs a key (or start with --dev to generate one)",
+    );
+  }
+  for (const [i, a] of set.entries()) {
+    for (const b of set.slice(i + 1)) {
+      if (keys[a] === keys[b]) throw new ConfigError(`${KEY_VARIABLES[a]} and ${KEY_VARIABLES[b]} are the same key: each needs its own`);
+    }
+  }
+  if (keys.all === null) {
+    if (keys.reading === null) throw new ConfigError("SERVICE_DECIDE_KEY is set but no key opens the reading routes: set SERVICE_READ_KEY (or SERVICE_API_KEY)");
+    if (keys.deciding === null) throw new ConfigError("SERVICE_READ_KEY is set but no key opens the deciding routes: set SERVICE_DECIDE_KEY (or SERVICE_API_KEY)");
+  }
+  return keys;
+}
+
 /**
  * @param dev development mode: missing keys are generated into the data dir (default `.writ/data`) instead of
  *   being start-up errors
@@ -268,18 +354,7 @@ function connectionLimits(env: Env): ConnectionLimits {
 export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = {}): SidecarConfig {
   const dev = options.dev ?? false;
   const cwd = options.cwd ?? process.cwd();
-  const apiKey = text(env, "SERVICE_API_KEY") ?? null;
-  if (apiKey !== null && apiKey.length < MIN_API_KEY_LENGTH) {
-    throw new ConfigError(`SERVICE_API_KEY must be at least ${MIN_API_KEY_LENGTH} characters`);
-  }
-  if (apiKey !== null && !API_KEY_PATTERN.test(apiKey)) {
-    throw new ConfigError(
-      "SERVICE_API_KEY can hold only letters, digits and - . _ ~ + / (then `=` padding): a key with any other character (a space, a quote) can never be sent in an Authorization header",
-    );
-  }
-  if (apiKey === null && !dev) {
-    throw new ConfigError("SERVICE_API_KEY is not set: every request but GET /health needs it (or start with --dev to generate one)");
-  }
+  const keys = apiKeys(env, cwd, dev);
   const signingKeyPem = text(env, "SERVICE_SIGNING_KEY") ?? null;
   const dataDir = path(text(env, "SERVICE_DATA_DIR") ?? (dev ? DEFAULT_DEV_DATA_DIR : undefined), cwd);
   let signingKeyFile = path(text(env, "SERVICE_SIGNING_KEY_FILE"), cwd);
@@ -308,7 +383,7 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
     throw new ConfigError("SERVICE_REQUIRE_SIGNED_BUNDLES is on but SERVICE_BUNDLE_KEYS names no key to verify bundles with");
   }
   const config: SidecarConfig = {
-    apiKey,
+    apiKeys: keys,
     policiesRoot: path(text(env, "SERVICE_POLICIES_ROOT") ?? "policies", cwd)!,
     signingKeyPem,
     signingKeyFile,

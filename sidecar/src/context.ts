@@ -20,7 +20,7 @@ import {
   type VerifierOptions,
 } from "@writ/runtime";
 import type { AuditLog } from "./audit/types.js";
-import { ConfigError, type SidecarConfig } from "./config.js";
+import { ConfigError, type ApiKeys, type SidecarConfig } from "./config.js";
 import { loadOrCreateDevApiKey, loadOrCreateSigningKey, parseSigningKey } from "./keys.js";
 import { readBundleKeys } from "./bundles/bundle-keys.js";
 import { PolicyBundles } from "./bundles/policy-bundles.js";
@@ -32,7 +32,8 @@ import type { TrustRecordStore } from "./surface-b/record-store.js";
 
 export interface SidecarContext {
   readonly config: SidecarConfig;
-  readonly apiKey: string;
+  /** The configured Bearer keys, or in development mode with none configured, the generated single key. */
+  readonly apiKeys: ApiKeys;
   /** null: nothing can be signed, and the signing endpoints answer 503 (spec 7). */
   readonly signer: Signer | null;
   /** Spec 2.11 `signing_mode`: where the key came from. */
@@ -93,13 +94,13 @@ function bundleLog(reporters: ContextReporters): RemoteSourceLog {
 
 export async function openContext(config: SidecarConfig, reporters: ContextReporters = {}): Promise<SidecarContext> {
   const notices: string[] = [];
-  let apiKey = config.apiKey;
-  if (apiKey === null) {
+  let apiKeys = config.apiKeys;
+  if (apiKeys.all === null && apiKeys.deciding === null && apiKeys.reading === null) {
     if (config.dataDir === null) throw new ConfigError("SERVICE_API_KEY is not set and there is no data dir to keep a generated one in");
     const generated = await loadOrCreateDevApiKey(config.dataDir);
-    apiKey = generated.apiKey;
+    apiKeys = { ...apiKeys, all: generated.apiKey };
     // Printed once, when generated; afterwards it is only in the file (mode 0600).
-    notices.push(generated.created ? `generated an API key, kept in ${generated.path}: ${apiKey}` : `API key read from ${generated.path}`);
+    notices.push(generated.created ? `generated an API key, kept in ${generated.path}: ${generated.apiKey}` : `API key read from ${generated.path}`);
   }
   const key = await signingKeyOf(config, notices);
   const trustRoot = await trustRootOf(config, key);
@@ -136,7 +137,7 @@ export async function openContext(config: SidecarConfig, reporters: ContextRepor
 
   return {
     config,
-    apiKey,
+    apiKeys,
     signer,
     signingMode: config.signingKeyPem !== null ? "env" : "disk",
     verifier,

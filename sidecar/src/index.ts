@@ -1,4 +1,4 @@
-export { ConfigError, DEFAULT_DATABASE, loadConfig, type Env, type SidecarConfig } from "./config.js";
+export { ConfigError, DEFAULT_DATABASE, loadConfig, type ApiKeys, type Env, type SidecarConfig } from "./config.js";
 export { openContext, type SidecarContext } from "./context.js";
 export { startSidecar, type RunningSidecar } from "./sidecar.js";
 export { buildSurfaceA } from "./surface-a/app.js";

@@ -1,12 +1,12 @@
 /**
- * The sidecar's secrets on disk: the signing key file (DESIGN.md section 4: created with mode 0600 on first start
+ * The sidecar's secrets on disk: the signing key file (docs/sidecar.md: created with mode 0600 on first start
  * when absent) and, in development mode only, a generated API key kept beside it.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { generateSigningKeyPair, loadSigningKeyPem, type SigningKey } from "@writ/runtime";
-import { ConfigError } from "./config.js";
+import { ConfigError, assertOwnerOnly } from "./config.js";
 
 const SECRET_MODE = 0o600;
 
@@ -33,10 +33,7 @@ async function createSecret(path: string, content: string): Promise<boolean> {
 
 /** A key file readable by group or others is refused: the signing key is the service's identity. */
 async function assertPrivate(path: string): Promise<void> {
-  const { mode } = await stat(path);
-  if ((mode & 0o077) !== 0) {
-    throw new ConfigError(`\`${path}\` is readable by other users (mode ${(mode & 0o777).toString(8)}); run \`chmod 600 ${path}\``);
-  }
+  assertOwnerOnly(path, (await stat(path)).mode);
 }
 
 export function parseSigningKey(pem: string, source: string): SigningKey {

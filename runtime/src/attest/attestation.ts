@@ -32,7 +32,7 @@ export function executionFingerprint(executionId: string): string {
   return sha256Hex(`{"domain":"writ.execution-fingerprint.v1","executionId":${canonicalJson(executionId)}}`);
 }
 
-/** `signalsHash` (DESIGN.md section 3): lowercase hex SHA-256 of the JCS form of the signal values. */
+/** `signalsHash` (docs/signing.md): lowercase hex SHA-256 of the JCS form of the signal values. */
 export function signalsHash(signals: Readonly<Record<string, unknown>>): string {
   return sha256Hex(canonicalJson(signals));
 }

@@ -27,7 +27,7 @@ export interface EvaluateRequest {
   readonly policyVersion: string;
   /** Already verified by the caller; validated here against the policy's signals schema. */
   readonly signals: Readonly<Record<string, unknown>>;
-  /** Where each signal came from (DESIGN.md section 3): handed to `onDecision` for audit; never hashed or evaluated. */
+  /** Where each signal came from (docs/signing.md): handed to `onDecision` for audit; never hashed or evaluated. */
   readonly signalProvenance?: Readonly<Record<string, unknown>>;
 }
 

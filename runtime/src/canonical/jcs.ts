@@ -1,5 +1,5 @@
 /**
- * RFC 8785 (JCS) canonical JSON, the body of every writ signing input (DESIGN.md section 3).
+ * RFC 8785 (JCS) canonical JSON, the body of every writ signing input (docs/signing.md).
  *
  * One walk validates and writes. JCS serializes numbers and strings exactly as ECMAScript's JSON.stringify does
  * (RFC 8785 sections 3.2.2.2 and 3.2.2.3 define them that way) and orders members by UTF-16 code units, which is

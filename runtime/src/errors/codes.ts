@@ -60,7 +60,7 @@ export const ERROR_CODES = {
     status: 401,
     message: "Unauthorized",
     retryable: false,
-    meaning: "Authorization header missing or the Bearer key does not match SERVICE_API_KEY",
+    meaning: "Authorization header missing, or the Bearer key is none of the configured keys that open the route's scope (scoped keys)",
     carrier: "body",
   },
   // 404

@@ -1,5 +1,5 @@
 /**
- * The default replay store, on LMDB through lmdb-js (DESIGN.md section 7). One LMDB environment (a
+ * The default replay store, on LMDB through lmdb-js (docs/replay.md). One LMDB environment (a
  * directory) can be shared with the audit and Surface B databases: this store only uses its own named database
  * (`replay` by default), and may be handed an already-open `RootDatabase`.
  *

@@ -1,5 +1,5 @@
 /**
- * Replay protection (spec 2.12, DESIGN.md section 7). Every operation is one atomic conditional write, so
+ * Replay protection (spec 2.12, docs/replay.md). Every operation is one atomic conditional write, so
  * the interface can be implemented on a shared engine (Redis, PostgreSQL) for a fleet of sidecars: no
  * caller ever reads, decides and writes back across two calls.
  *

@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { isTimestamp } from "./timestamp.js";
 
-/** One failed signal; `code` is a VAL code of docs/errors (DESIGN.md section 5). */
+/** One failed signal; `code` is a VAL code of docs/errors (docs/errors.md). */
 export interface SignalError {
   readonly code: string;
   readonly signal: string;

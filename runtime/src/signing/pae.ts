@@ -1,5 +1,5 @@
 /**
- * DSSE pre-authentication encoding (DESIGN.md section 3):
+ * DSSE pre-authentication encoding (docs/signing.md):
  *
  *     signing input = PAE(payloadType, JCS(object without its "signature" member))
  *     PAE(type, body) = "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body

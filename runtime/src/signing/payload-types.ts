@@ -1,5 +1,5 @@
 /**
- * The DSSE payloadType of every signed writ object (DESIGN.md section 3). The payloadType is part of the signing
+ * The DSSE payloadType of every signed writ object (docs/signing.md). The payloadType is part of the signing
  * input, so a signature made in one domain never verifies in another (e.g. an attestation is never accepted as a
  * runtime manifest).
  */

@@ -1,5 +1,5 @@
 /**
- * Sign and verify writ objects: Ed25519 over PAE(payloadType, JCS(object without "signature")), DESIGN.md section 3.
+ * Sign and verify writ objects: Ed25519 over PAE(payloadType, JCS(object without "signature")), docs/signing.md.
  */
 import { sign as edSign, verify as edVerify } from "node:crypto";
 import { SignatureFormatError } from "../errors.js";

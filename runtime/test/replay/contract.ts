@@ -1,5 +1,5 @@
 /**
- * The ReplayStore contract (runtime/src/replay/store.ts, spec 2.12, DESIGN.md section 7) as one suite that
+ * The ReplayStore contract (runtime/src/replay/store.ts, spec 2.12, docs/replay.md) as one suite that
  * every implementation runs: `replayStoreContract("memory", factory)`. Time is passed explicitly through the
  * `now` parameters; nothing sleeps.
  */

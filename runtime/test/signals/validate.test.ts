@@ -17,7 +17,7 @@ const schema = {
 };
 const validate = createSignalValidator(schema);
 
-describe("signal validation with the VAL codes of DESIGN.md section 5", () => {
+describe("signal validation with the VAL codes of docs/errors.md", () => {
   it.each([
     ["VAL-003", { amount: 1, currency: "USD", extra: 1 }, "extra"],
     ["VAL-004", { currency: "USD" }, "amount"],

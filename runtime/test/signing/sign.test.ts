@@ -18,7 +18,7 @@ function deepFreeze<T>(value: T): T {
 }
 
 describe("PAYLOAD_TYPES", () => {
-  it("are the strings of DESIGN.md section 3", () => {
+  it("are the strings of docs/signing.md", () => {
     expect(PAYLOAD_TYPES).toEqual({
       attestation: "application/vnd.writ.attestation.v1+json",
       override: "application/vnd.writ.override.v1+json",

@@ -2,7 +2,7 @@
  * Signature vectors (fixtures/signing/vectors.json, made by generate.mjs) checked twice:
  *  1. with our implementation (canonicalJson, signingInput, key loading, verifyObject);
  *  2. independently, with @noble/ed25519 in strict RFC 8032 mode over a signing input this file derives by itself
- *     from DESIGN.md section 3 and the vector's JCS snapshot (no import from runtime/src for that path).
+ *     from docs/signing.md and the vector's JCS snapshot (no import from runtime/src for that path).
  */
 import { readFileSync } from "node:fs";
 import { createPublicKey, verify as nodeVerify } from "node:crypto";
@@ -38,7 +38,7 @@ const file = JSON.parse(readFileSync(new URL("../fixtures/signing/vectors.json",
 };
 const vectors = file.vectors;
 
-// ---- independent derivation, from the text of DESIGN.md section 3 ------------------------------------------------
+// ---- independent derivation, from the text of docs/signing.md ------------------------------------------------
 // PAE(type, body) = "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body   (LEN = decimal byte length)
 function specPae(type: string, body: Uint8Array): Uint8Array {
   const enc = new TextEncoder();

@@ -8,7 +8,7 @@ export interface ExecutionProofVerification extends SignedRecordVerification {
   readonly proof: ExecutionProof | null;
 }
 
-/** The proof as given: the `proof` text of a confirm-execution answer is parsed strictly (DESIGN.md section 3). */
+/** The proof as given: the `proof` text of a confirm-execution answer is parsed strictly (docs/signing.md). */
 function parsed(proof: string | object, errors: string[]): unknown {
   if (typeof proof !== "string") return proof;
   try {

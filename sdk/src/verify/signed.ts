@@ -1,5 +1,5 @@
 /**
- * The one signature rule (DESIGN.md section 3), for the signed records other than attestations: Ed25519 over
+ * The one signature rule (docs/signing.md), for the signed records other than attestations: Ed25519 over
  * PAE(payloadType, JCS(record without `signature`)), checked against pinned keys only.
  */
 import { WritRuntimeError, verifyObject, type PayloadType, type TrustRoot } from "@writ/runtime";

@@ -1,5 +1,5 @@
 /**
- * The audit trail on LMDB (DESIGN.md section 7), in named databases of the environment the sidecar shares with the
+ * The audit trail on LMDB (docs/audit.md), in named databases of the environment the sidecar shares with the
  * replay store and Surface B. Its owner opens and closes that environment; this log only opens its databases.
  *
  * LAYOUT (values JSON-encoded, readable by any LMDB client):

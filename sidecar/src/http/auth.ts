@@ -1,10 +1,13 @@
 /**
- * Bearer authentication (spec 5): `Authorization: Bearer <SERVICE_API_KEY>`.
+ * Bearer authentication (spec 5): `Authorization: Bearer <key>`, where each configured key opens its scopes
+ * (http/scopes.ts).
  *
  * Both sides are hashed before the constant-time comparison: `timingSafeEqual` needs equal lengths, and comparing
- * fixed-length digests keeps the key's length from showing in the timing too.
+ * fixed-length digests keeps the key's length from showing in the timing too. The key sent is compared with every
+ * configured key, whichever matches, so the timing does not say which one did.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
+import type { KeyGrant, Scope } from "./scopes.js";
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
@@ -12,12 +15,17 @@ function digest(value: string): Buffer {
   return createHash("sha256").update(value, "utf8").digest();
 }
 
-/** A check of `Authorization` headers against `apiKey` (whose digest is taken once). */
-export function bearerCheck(apiKey: string): (header: string | undefined) => boolean {
-  const expected = digest(apiKey);
+/** A check of `Authorization` headers: the scopes the key sent opens, none for a missing, malformed or unknown one. */
+export function bearerCheck(grants: readonly KeyGrant[]): (header: string | undefined) => ReadonlySet<Scope> {
+  const expected = grants.map(({ key, scopes }) => ({ digest: digest(key), scopes }));
   return (header) => {
     const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
-    // A missing or malformed header still costs one comparison, so its timing matches a wrong key's.
-    return timingSafeEqual(digest(token ?? ""), expected) && token !== undefined;
+    // A missing or malformed header still costs every comparison, so its timing matches a wrong key's.
+    const sent = digest(token ?? "");
+    const opened = new Set<Scope>();
+    for (const grant of expected) {
+      if (timingSafeEqual(sent, grant.digest) && token !== undefined) for (const scope of grant.scopes) opened.add(scope);
+    }
+    return opened;
   };
 }

@@ -1,24 +1,28 @@
 /**
  * What both surfaces share: a fastify instance that parses only strict JSON, refuses bodies over 64 KB, validates
- * without rewriting, authenticates with the Bearer key, and answers every error with the error table's body.
+ * without rewriting, authenticates with a Bearer key of the route's scope, and answers every error with the error
+ * table's body.
  * `createServer` only builds (tests use `inject()`); the caller listens.
  */
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { errorBody, parseStrictJson } from "@writ/runtime";
+import type { ApiKeys } from "../config.js";
 import { bearerCheck } from "./auth.js";
 import { answerBelowRoutes, answerClientError } from "./client-errors.js";
 import { CHECK_INTERVAL_MS, capSockets, type ConnectionLimits } from "./connections.js";
 import { SidecarHttpError, fromRuntimeError, invalidRequest } from "./errors.js";
+import { accessOf, grantsOf, type RouteScopes } from "./scopes.js";
 import { validatorCompiler } from "./validation.js";
 
 /** Spec 8: request bodies up to 65,536 bytes; 413 above, chunked bodies included (fastify counts what it reads). */
 export const BODY_LIMIT = 65_536;
 
 export interface ServerOptions {
-  readonly apiKey: string;
+  /** The Bearer keys; each opens its scopes (http/scopes.ts). */
+  readonly keys: ApiKeys;
+  /** Every route this server serves and who may call it: registering a route missing from it throws. */
+  readonly scopes: RouteScopes;
   readonly logLevel: string;
-  /** Routes answered without the Bearer key, as `METHOD /path`. */
-  readonly publicRoutes: readonly string[];
   /** Called on each refused key: the audit's security event. Never given the key. */
   readonly onUnauthorized?: (request: FastifyRequest) => void;
   /** Routes whose failures are logged as `execute:failure` (spec 6). */
@@ -33,12 +37,19 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 
 export function createServer(options: ServerOptions): FastifyInstance {
-  const publicRoutes = new Set(options.publicRoutes);
-  const bearer = bearerCheck(options.apiKey);
-  // INVARIANT (one credential per request): two Authorization headers (a proxy appending its own) are refused, never
-  // narrowed to the first one, which Node's `request.headers` would keep.
-  const authorized = (request: FastifyRequest): boolean => bearer(request.headers.authorization) && authorizationCount(request.raw.rawHeaders) === 1;
-  const isPublic = (request: FastifyRequest) => publicRoutes.has(`${request.method} ${request.routeOptions.url ?? ""}`);
+  const bearer = bearerCheck(grantsOf(options.keys));
+  /** Who may call the request's route; undefined: no route matched (404, or a URL the router cannot take). */
+  const access = (request: FastifyRequest) => (request.routeOptions.url === undefined ? undefined : accessOf(options.scopes, request.method, request.routeOptions.url));
+  const authorized = (request: FastifyRequest): boolean => {
+    const scope = access(request);
+    if (scope === "public") return true;
+    const opened = bearer(request.headers.authorization);
+    // INVARIANT (one credential per request): two Authorization headers (a proxy appending its own) are refused,
+    // never narrowed to the first one, which Node's `request.headers` would keep.
+    if (authorizationCount(request.raw.rawHeaders) !== 1) return false;
+    // No route: a key of either scope learns it does not exist (404); a caller without one learns nothing (401).
+    return scope === undefined ? opened.size > 0 : opened.has(scope);
+  };
   const app = Fastify({
     logger: {
       level: options.logLevel,
@@ -93,8 +104,14 @@ export function createServer(options: ServerOptions): FastifyInstance {
     }
   });
 
+  // INVARIANT (every route has a scope): a route missing from the table is a start-up error, never served to any key.
+  app.addHook("onRoute", (route) => {
+    for (const method of [route.method].flat()) {
+      if (accessOf(options.scopes, method, route.url) === undefined) throw new Error(`${method} ${route.url} has no scope in http/scopes.ts`);
+    }
+  });
   app.addHook("onRequest", async (request) => {
-    if (!isPublic(request) && !authorized(request)) throw unauthorized(request);
+    if (!authorized(request)) throw unauthorized(request);
   });
 
   const executionRoutes = new Set(options.executionRoutes ?? []);

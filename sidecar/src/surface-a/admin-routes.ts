@@ -1,5 +1,5 @@
 /**
- * The operator's routes of Surface A (docs/bundles.md, "Reload"), behind the API key like every route but `/health`:
+ * The operator's routes of Surface A (docs/bundles.md, "Reload"), behind the reading key (http/scopes.ts):
  * `POST /admin/reload` reads the bundle keys and every bundle again, as SIGHUP does, and `GET /admin/bundles` lists
  * what is served, the aliases, and the version conflicts refused.
  */

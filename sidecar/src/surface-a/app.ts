@@ -7,6 +7,7 @@ import type { FastifyInstance } from "fastify";
 import { rateLimitedBody } from "@writ/runtime";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError } from "../http/errors.js";
+import { SURFACE_A_SCOPES } from "../http/scopes.js";
 import { createServer } from "../http/server.js";
 import type { Metrics } from "../metrics.js";
 import { adminRoutes } from "./admin-routes.js";
@@ -14,15 +15,15 @@ import { attestationRoutes } from "./attestations.js";
 import { auditLogRoutes } from "./audit-log-routes.js";
 import { auditRoutes } from "./audit-routes.js";
 import { decisionRoutes } from "./decisions.js";
-import { HEALTH_ROUTES, runtimeInfoRoutes } from "./runtime-info.js";
+import { runtimeInfoRoutes } from "./runtime-info.js";
 import { recordAuthenticationFailure, securityEvent } from "./security-events.js";
 
 export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Promise<FastifyInstance> {
   const app = createServer({
-    apiKey: ctx.apiKey,
+    keys: ctx.apiKeys,
+    scopes: SURFACE_A_SCOPES,
     logLevel: ctx.config.logLevel,
     connections: ctx.config.connections,
-    publicRoutes: HEALTH_ROUTES,
     onUnauthorized: recordAuthenticationFailure(ctx.audit),
     executionRoutes: ["POST /evaluate", "POST /execute"],
   });

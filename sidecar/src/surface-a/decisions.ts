@@ -1,6 +1,6 @@
 /**
  * The decision endpoints: `POST /evaluate` (variant 1 signs, variant 2 is a dry run), the legacy `POST /execute`
- * and `POST /simulate`. Dispatch of `/evaluate` (DESIGN.md section 4): `verifiedSignals` is variant 1; `signals`
+ * and `POST /simulate`. Dispatch of `/evaluate` (docs/sidecar.md): `verifiedSignals` is variant 1; `signals`
  * without `verifiedSignals` is the dry run; both at once is a 400.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";

@@ -40,9 +40,6 @@ function storeStatus(ctx: SidecarContext): StoreStatus {
   return health.ok ? { status: "ok" } : { status: "error", problem: health.problem ?? "writes fail", since: health.since ?? "" };
 }
 
-/** The only unauthenticated routes (spec 5): `GET /health` and the `HEAD` fastify derives from it. */
-export const HEALTH_ROUTES = ["GET /health", "HEAD /health"] as const;
-
 export function runtimeInfoRoutes(app: FastifyInstance, ctx: SidecarContext, metrics: Metrics): void {
   const selfTest = signingSelfTest(ctx);
   // Liveness is `GET /health` (always 200 while the process answers); readiness is `GET /health?probe=ready`, 503 while

@@ -6,7 +6,7 @@ const nonEmpty = { type: "string", minLength: 1, maxLength: 1024 } as const;
 const signals = { type: "object" } as const;
 const signalProvenance = { type: "object" } as const;
 
-/** `POST /evaluate` variant 1 (spec 2.1), plus writ's optional `signalProvenance` (DESIGN.md section 3). */
+/** `POST /evaluate` variant 1 (spec 2.1), plus writ's optional `signalProvenance` (docs/signing.md). */
 export const evaluateBody = {
   type: "object",
   required: ["executionId", "policyId", "policyVersion", "verifiedSignals"],

@@ -1,25 +1,26 @@
 /**
  * Surface B, the business-transaction API (spec 4.2: exactly 13 routes), built but not listening:
  * `buildSurfaceB(ctx, metrics).inject()` in tests, `listen()` in `startSidecar`. It shares Surface A's HTTP
- * conventions (strict JSON, 64 KB, Bearer key, the error table's bodies) and the sidecar's runtime and storage backend
+ * conventions (strict JSON, 64 KB, Bearer keys, the error table's bodies) and the sidecar's runtime and storage backend
  * (record-store.ts). Without a record store (no data dir) it still serves `/health`, `/version` and
  * `/policies/validate`; the routes that need it answer 503.
  */
 import type { FastifyInstance } from "fastify";
 import type { SidecarContext } from "../context.js";
+import { SURFACE_B_SCOPES } from "../http/scopes.js";
 import { createServer } from "../http/server.js";
 import type { Metrics } from "../metrics.js";
 import { recordAuthenticationFailure } from "../surface-a/security-events.js";
 import { evidenceRoutes } from "./evidence-routes.js";
-import { PUBLIC_ROUTES, serviceRoutes } from "./service-routes.js";
+import { serviceRoutes } from "./service-routes.js";
 import { transactionRoutes } from "./transaction-routes.js";
 
 export function buildSurfaceB(ctx: SidecarContext, metrics: Metrics): FastifyInstance {
   const app = createServer({
-    apiKey: ctx.apiKey,
+    keys: ctx.apiKeys,
+    scopes: SURFACE_B_SCOPES,
     logLevel: ctx.config.logLevel,
     connections: ctx.config.connections,
-    publicRoutes: PUBLIC_ROUTES,
     onUnauthorized: recordAuthenticationFailure(ctx.audit),
     executionRoutes: ["POST /execute", "POST /transactions"],
   });

@@ -1,5 +1,5 @@
 /**
- * Surface B's records (record-store.ts) in the sidecar's LMDB environment (DESIGN.md section 7), in named databases of their own
+ * Surface B's records (record-store.ts) in the sidecar's LMDB environment (docs/surface-b.md), in named databases of their own
  * beside the replay store and the audit trail. The sidecar opens and closes the environment; this store only opens
  * its databases.
  *

@@ -1,5 +1,5 @@
 /**
- * Sealing a trust record and signing receipts, by DESIGN.md section 3's one rule: Ed25519 over
+ * Sealing a trust record and signing receipts, by docs/signing.md's one rule: Ed25519 over
  * PAE(payloadType, JCS(object without "signature")), signed on node's thread pool like attestations.
  *
  * `trustRecordHash` is the SHA-256 (lowercase hex) of JCS(sealed record without `signature` and `trustRecordHash`),

@@ -1,6 +1,6 @@
 /**
  * What Surface B says about itself (spec 4.2, 9): `GET /health` and `GET /version` (the two routes without the
- * Bearer key, DESIGN.md section 4), and `POST /policies/validate`, which says whether a policy version loads.
+ * Bearer key, docs/sidecar.md), and `POST /policies/validate`, which says whether a policy version loads.
  */
 import type { FastifyInstance } from "fastify";
 import { BundleError } from "@writ/runtime";
@@ -10,8 +10,6 @@ import { bodyCheck } from "../http/validation.js";
 import { abandonBundleLoadsOnClose } from "../surface-a/bundle-refusals.js";
 import { GET_ONLY } from "./route-options.js";
 import { policyRefBody } from "./schemas.js";
-
-export const PUBLIC_ROUTES = ["GET /health", "GET /version"] as const;
 
 /** Spec 9: hardcoded, not linked to any package version. */
 const VERSION = { name: "writ", version: "0.4.0", api: "v1" } as const satisfies VersionInfo;

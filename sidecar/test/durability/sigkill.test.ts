@@ -1,5 +1,5 @@
 /**
- * Acknowledged means durable, end to end (DESIGN.md section 7, spec 2.12): the BUILT sidecar is SIGKILLed under
+ * Acknowledged means durable, end to end (docs/replay.md, spec 2.12): the BUILT sidecar is SIGKILLed under
  * concurrent `POST /evaluate` load, over and over on one data dir. After every restart, each executionId that was
  * answered 200 before the kill is refused as a replay (422 INV-013) and its audit record is there, with the status
  * and signature that were answered.

@@ -1,6 +1,7 @@
 /**
- * Spec section 5, against a real listening sidecar: every Surface A route but `GET /health` needs
- * `Authorization: Bearer <SERVICE_API_KEY>`; a missing or non-matching key is 401 `{"error":"Unauthorized"}`;
+ * Spec section 5, against a real listening sidecar with the single key: every Surface A route but `GET /health` needs
+ * `Authorization: Bearer <SERVICE_API_KEY>`, which opens both scopes (scoped keys: scoped-keys.test.ts); a missing or
+ * non-matching key is 401 `{"error":"Unauthorized"}`;
  * authentication comes before everything else (routing, body parsing, size limit), so an unauthenticated caller
  * learns nothing; and a refused key is a security event that never contains the key (docs/audit.md).
  */
@@ -35,7 +36,12 @@ const ROUTES: readonly { readonly method: "GET" | "POST"; readonly path: string;
   { method: "GET", path: "/audit/decisions/auth-probe" },
   { method: "GET", path: "/audit/stats" },
   { method: "GET", path: "/audit/security" },
+  { method: "GET", path: "/audit/log" },
+  { method: "GET", path: "/audit/checkpoints" },
+  { method: "GET", path: "/audit/export" },
   { method: "GET", path: "/metrics" },
+  { method: "GET", path: "/admin/bundles" },
+  { method: "POST", path: "/admin/reload" },
 ];
 
 /** Authorization headers that must all be refused (undefined: no header at all). */

@@ -1,6 +1,6 @@
 /**
  * Bad input on every Surface A endpoint that takes a body, against a real listening sidecar: only strict JSON
- * (DESIGN.md section 3: duplicate keys, lone surrogates, unsafe numbers are errors, never silently normalized),
+ * (docs/signing.md: duplicate keys, lone surrogates, unsafe numbers are errors, never silently normalized),
  * only `application/json`, and closed request shapes (spec 2.1, 2.8, 2.9, 4.1). Every answer is a 400 with the
  * exact body: `body must have required property '<name>'` for a missing member (spec 7), otherwise
  * `{error: "Invalid request", details: [{path, message}]}`.
@@ -59,7 +59,7 @@ const ENDPOINTS: readonly Endpoint[] = [
     withText: (text) => ({ ...TRANSFER, signals: TRANSFER_SIGNALS.approved, signalProvenance: { amount: text } }),
     path: "/evaluate",
     valid: () => ({ ...TRANSFER, signals: TRANSFER_SIGNALS.approved }),
-    // Without `signals` the body is variant 1 (dispatch, DESIGN.md section 4): see the dispatch test below.
+    // Without `signals` the body is variant 1 (dispatch, docs/sidecar.md): see the dispatch test below.
     required: ["policyId", "policyVersion"],
     wrongTypes: [
       ["policyId", 7, "must be string"],
@@ -214,7 +214,7 @@ describe.each(ENDPOINTS)("$name: closed request shape", (endpoint) => {
   });
 });
 
-describe("POST /evaluate: dispatch (DESIGN.md section 4)", () => {
+describe("POST /evaluate: dispatch (docs/sidecar.md)", () => {
   it("both verifiedSignals and signals is a 400", async () => {
     const body = { executionId: uid("both"), ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved, signals: TRANSFER_SIGNALS.approved };
     expect(answer(await s.call("POST", "/evaluate", body))).toEqual(invalid("body", "must have either `verifiedSignals` (evaluate) or `signals` (dry run), not both"));

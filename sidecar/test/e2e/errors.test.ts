@@ -43,7 +43,7 @@ const NOT_CONFIGURED = { error: "Governed execution runtime not configured" };
 const missing = (name: string) => ({ error: `body must have required property '${name}'` });
 const invalid = (path: string, message: string) => ({ error: "Invalid request", details: [{ path, message }] });
 
-/** Signals that break the schema three ways at once: every failure is reported (DESIGN.md section 5). */
+/** Signals that break the schema three ways at once: every failure is reported (docs/errors.md). */
 const BAD_SIGNALS = { amount: "250", currency: "CHF", kyc_verified: true, risk_score: 10, nickname: "x" };
 const BAD_SIGNALS_DETAILS = [
   { code: "VAL-003", signal: "nickname", message: "signal `nickname` is not declared by the policy" },

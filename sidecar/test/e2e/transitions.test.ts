@@ -2,7 +2,7 @@
  * Spec section 3, the transition table, row by row against a real listening sidecar: each `describe` is named after
  * the row it protects (From | Trigger | Condition). Signed outputs (attestations, override records, integrity proofs)
  * are verified offline twice: with the runtime's verifier pinning only the sidecar's public key, and independently
- * (node:crypto + canonicalize, from DESIGN.md section 3).
+ * (node:crypto + canonicalize, from docs/signing.md).
  *
  * The table's last row (Surface B `POST /execute` forcing `RECEIVED`) is Surface B's: sidecar/test/surface-b/execute.test.ts.
  */
@@ -207,7 +207,7 @@ describe("pending_override | POST /override with approved true | pending and not
       resolution: { status: "executed", execution_fingerprint: attestation.execution_fingerprint, signature: r.body.record.signature },
       record,
     });
-    // The override evidence is signed in its own domain (DESIGN.md section 3).
+    // The override evidence is signed in its own domain (docs/signing.md).
     const { signature, ...unsigned } = r.body.record;
     expect(verifyObject(PAYLOAD_TYPES.override, unsigned, signature ?? "", [key])).not.toBeNull();
     expect(independentlyVerifies(PAYLOAD.override, r.body.record, pem)).toBe(true);

@@ -3,7 +3,7 @@
  * it: read the policy schema, evaluate, have a human approve the pending decision, execute externally, confirm the
  * execution, and check the Execution Integrity Proof offline. Then the ways a confirmation does not match (spec 2.9),
  * the once-only and tamper rules of confirm-execution (spec 3), the legacy single-step `/execute` with its variant 2
- * attestation (spec 1.10, 2.5), and the `/evaluate` dispatch (DESIGN.md section 4).
+ * attestation (spec 1.10, 2.5), and the `/evaluate` dispatch (docs/sidecar.md).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -287,7 +287,7 @@ describe("legacy POST /execute (spec 1.10, 2.5): the variant 2 attestation", () 
   });
 });
 
-describe("POST /evaluate dispatch (DESIGN.md section 4)", () => {
+describe("POST /evaluate dispatch (docs/sidecar.md)", () => {
   it("verifiedSignals signs, signals is the dry run, both is 400", async () => {
     expect((await evaluate(s, TRANSFER_SIGNALS.approved)).body).toHaveProperty("attestation.signature");
     expect((await s.call("POST", "/evaluate", { ...TRANSFER, signals: TRANSFER_SIGNALS.approved })).body).toEqual({

@@ -2,7 +2,7 @@
  * Start-up configuration: the defaults of docs/sidecar.md, and a clear ConfigError (naming the variable and what it
  * accepts) for every bad value, so the sidecar never starts on a guess.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -14,7 +14,22 @@ mkdirSync(join(SRV, "policies"));
 writeFileSync(join(SRV, "a-file"), "");
 afterAll(() => rmSync(SRV, { recursive: true, force: true }));
 
+/** A key file in SRV with exactly `mode` (whatever the umask). */
+function keyFile(name: string, content: string, mode: number): string {
+  writeFileSync(join(SRV, name), content);
+  chmodSync(join(SRV, name), mode);
+  return name;
+}
+
 const KEY = { SERVICE_API_KEY: "k".repeat(24) };
+const SCOPED = { SERVICE_DECIDE_KEY: "d".repeat(24), SERVICE_READ_KEY: "r".repeat(24) };
+const FILE_KEY = "f".repeat(32);
+const PRIVATE_KEY_FILE = keyFile("private.key", `${FILE_KEY}\n`, 0o600);
+const OTHERS_READ_KEY_FILE = keyFile("others.key", `${FILE_KEY}\n`, 0o604);
+const GROUP_READ_KEY_FILE = keyFile("group.key", `${FILE_KEY}\n`, 0o640);
+const EMPTY_KEY_FILE = keyFile("empty.key", "\n", 0o600);
+const TWO_LINE_KEY_FILE = keyFile("two-lines.key", `${FILE_KEY}\n${"g".repeat(32)}\n`, 0o600);
+const SHORT_KEY_FILE = keyFile("short.key", "short\n", 0o600);
 const SOURCE = { SERVICE_BUNDLE_SOURCE_URL: "https://bundles.example.com/payments", SERVICE_BUNDLE_KEYS: "release.pub" };
 const PG = { SERVICE_STORE: "postgres", SERVICE_DATABASE_URL: "postgresql://writ:s3cret-pass@db.internal:5432/writ?sslmode=verify-full" };
 
@@ -32,7 +47,7 @@ describe("loadConfig", () => {
   it("applies the documented defaults", () => {
     const config = loadConfig(KEY, { cwd: SRV });
     expect(config).toMatchObject({
-      apiKey: KEY.SERVICE_API_KEY,
+      apiKeys: { all: KEY.SERVICE_API_KEY, deciding: null, reading: null },
       policiesRoot: `${SRV}/policies`,
       signingKeyPem: null,
       signingKeyFile: null,
@@ -114,7 +129,34 @@ describe("loadConfig", () => {
   });
 
   it("in development mode: no API key needed, data in .writ/data", () => {
-    expect(loadConfig({}, { dev: true, cwd: SRV })).toMatchObject({ apiKey: null, dataDir: `${SRV}/.writ/data`, replayStore: "lmdb", audit: true });
+    expect(loadConfig({}, { dev: true, cwd: SRV })).toMatchObject({ apiKeys: { all: null, deciding: null, reading: null }, dataDir: `${SRV}/.writ/data`, replayStore: "lmdb", audit: true });
+  });
+
+  it("with scoped keys: each from its variable or its file, with or without SERVICE_API_KEY beside them", () => {
+    expect(loadConfig(SCOPED, { cwd: SRV }).apiKeys).toEqual({ all: null, deciding: SCOPED.SERVICE_DECIDE_KEY, reading: SCOPED.SERVICE_READ_KEY });
+    expect(loadConfig({ ...KEY, ...SCOPED }, { cwd: SRV }).apiKeys).toEqual({ all: KEY.SERVICE_API_KEY, deciding: SCOPED.SERVICE_DECIDE_KEY, reading: SCOPED.SERVICE_READ_KEY });
+    expect(loadConfig({ SERVICE_DECIDE_KEY: SCOPED.SERVICE_DECIDE_KEY, SERVICE_READ_KEY_FILE: PRIVATE_KEY_FILE }, { cwd: SRV }).apiKeys).toEqual({
+      all: null,
+      deciding: SCOPED.SERVICE_DECIDE_KEY,
+      reading: FILE_KEY,
+    });
+    expect(loadConfig({ SERVICE_API_KEY_FILE: join(SRV, PRIVATE_KEY_FILE) }, { cwd: SRV }).apiKeys).toEqual({ all: FILE_KEY, deciding: null, reading: null });
+    // The single key and the admin key beside scoped ones: one scope is enough when SERVICE_API_KEY opens the other.
+    expect(loadConfig({ ...KEY, SERVICE_READ_KEY: SCOPED.SERVICE_READ_KEY }, { cwd: SRV }).apiKeys).toEqual({ all: KEY.SERVICE_API_KEY, deciding: null, reading: SCOPED.SERVICE_READ_KEY });
+    // --dev generates the single key only when no key is set.
+    expect(loadConfig(SCOPED, { dev: true, cwd: SRV }).apiKeys).toEqual({ all: null, deciding: SCOPED.SERVICE_DECIDE_KEY, reading: SCOPED.SERVICE_READ_KEY });
+    expect(refusal({ SERVICE_DECIDE_KEY: SCOPED.SERVICE_DECIDE_KEY }, true)).toMatch(/SERVICE_DECIDE_KEY is set but no key opens the reading routes/);
+  });
+
+  it("never puts a key, a secret, into an error", () => {
+    for (const env of [
+      { SERVICE_DECIDE_KEY: `${"s3cret".repeat(4)} x`, SERVICE_READ_KEY: SCOPED.SERVICE_READ_KEY },
+      { SERVICE_DECIDE_KEY: "s3cret", SERVICE_READ_KEY: SCOPED.SERVICE_READ_KEY },
+      { SERVICE_DECIDE_KEY: "s3cret-s3cret-s3cret", SERVICE_READ_KEY: "s3cret-s3cret-s3cret" },
+    ]) {
+      expect(refusal(env)).not.toContain("s3cret");
+    }
+    expect(refusal({ SERVICE_API_KEY_FILE: TWO_LINE_KEY_FILE })).not.toContain(FILE_KEY);
   });
 
   it("with a remote bundle source: its URL as a folder, the defaults, the cache in the data dir, and no policies root checked", () => {
@@ -142,6 +184,23 @@ describe("loadConfig", () => {
     ["a socket cap that is not a number", { ...KEY, SERVICE_MAX_SOCKETS: "many" }, /SERVICE_MAX_SOCKETS must be an integer from 16 to 1000000, not `many`/],
     ["a retention that is neither a number nor off", { ...KEY, SERVICE_AUDIT_SECURITY_RETENTION_DAYS: "forever" }, /SERVICE_AUDIT_SECURITY_RETENTION_DAYS must be an integer from 1 to 36500 or `off`/],
     ["a short API key", { SERVICE_API_KEY: "short" }, /SERVICE_API_KEY must be at least 16 characters/],
+    ["a reading key without a deciding key", { SERVICE_READ_KEY: SCOPED.SERVICE_READ_KEY }, /SERVICE_READ_KEY is set but no key opens the deciding routes: set SERVICE_DECIDE_KEY \(or SERVICE_API_KEY\)/],
+    ["a deciding key without a reading key", { SERVICE_DECIDE_KEY: SCOPED.SERVICE_DECIDE_KEY }, /SERVICE_DECIDE_KEY is set but no key opens the reading routes: set SERVICE_READ_KEY \(or SERVICE_API_KEY\)/],
+    ["the same key for deciding and reading", { SERVICE_DECIDE_KEY: SCOPED.SERVICE_DECIDE_KEY, SERVICE_READ_KEY: SCOPED.SERVICE_DECIDE_KEY }, /^SERVICE_DECIDE_KEY and SERVICE_READ_KEY are the same key: each needs its own$/],
+    ["the API key again as a scoped key", { ...KEY, ...SCOPED, SERVICE_READ_KEY: KEY.SERVICE_API_KEY }, /^SERVICE_API_KEY and SERVICE_READ_KEY are the same key/],
+    ["the same key, once from a file", { SERVICE_DECIDE_KEY: FILE_KEY, SERVICE_READ_KEY_FILE: PRIVATE_KEY_FILE }, /^SERVICE_DECIDE_KEY and SERVICE_READ_KEY are the same key/],
+    ["an API key and an API key file", { ...KEY, SERVICE_API_KEY_FILE: PRIVATE_KEY_FILE }, /^SERVICE_API_KEY and SERVICE_API_KEY_FILE are both set; choose one$/],
+    ["a deciding key and its file", { ...SCOPED, SERVICE_DECIDE_KEY_FILE: PRIVATE_KEY_FILE }, /^SERVICE_DECIDE_KEY and SERVICE_DECIDE_KEY_FILE are both set; choose one$/],
+    ["a reading key and its file", { ...SCOPED, SERVICE_READ_KEY_FILE: PRIVATE_KEY_FILE }, /^SERVICE_READ_KEY and SERVICE_READ_KEY_FILE are both set; choose one$/],
+    ["a key file readable by others", { SERVICE_API_KEY_FILE: OTHERS_READ_KEY_FILE }, /^SERVICE_API_KEY_FILE `.*others\.key` is readable by other users \(mode 604\); run `chmod 600 /],
+    ["a key file readable by the group", { ...SCOPED, SERVICE_DECIDE_KEY: undefined, SERVICE_DECIDE_KEY_FILE: GROUP_READ_KEY_FILE }, /^SERVICE_DECIDE_KEY_FILE `.*group\.key` is readable by other users \(mode 640\)/],
+    ["a reading key file readable by others", { ...SCOPED, SERVICE_READ_KEY: undefined, SERVICE_READ_KEY_FILE: OTHERS_READ_KEY_FILE }, /^SERVICE_READ_KEY_FILE `.*others\.key` is readable by other users/],
+    ["a key file that does not exist", { SERVICE_API_KEY_FILE: "missing.key" }, /^cannot read SERVICE_API_KEY_FILE `.*missing\.key`: ENOENT$/],
+    ["an empty key file", { SERVICE_API_KEY_FILE: EMPTY_KEY_FILE }, /^SERVICE_API_KEY_FILE `.*empty\.key` is empty$/],
+    ["a key file of two lines", { SERVICE_API_KEY_FILE: TWO_LINE_KEY_FILE }, /^SERVICE_API_KEY_FILE `.*two-lines\.key` must hold the key alone, on one line$/],
+    ["a short key in a file", { SERVICE_API_KEY_FILE: SHORT_KEY_FILE }, /^the key in SERVICE_API_KEY_FILE must be at least 16 characters$/],
+    ["a short deciding key", { ...SCOPED, SERVICE_DECIDE_KEY: "short" }, /^SERVICE_DECIDE_KEY must be at least 16 characters$/],
+    ["a reading key with a space", { ...SCOPED, SERVICE_READ_KEY: "correct horse battery staple" }, /^SERVICE_READ_KEY can hold only letters, digits and/],
     ["an empty value", { ...KEY, SERVICE_HOST: " " }, /SERVICE_HOST is set but empty/],
     ["a port that is not a number", { ...KEY, SERVICE_PORT: "http" }, /SERVICE_PORT must be a port number from 0 to 65535 or `off`, not `http`/],
     ["a port out of range", { ...KEY, SERVICE_B_PORT: "70000" }, /SERVICE_B_PORT must be a port number/],

@@ -2,7 +2,7 @@
  * Helpers of the end-to-end suite (sidecar/test/e2e): a REAL listening sidecar on a random port with a fresh LMDB
  * data dir and the fixture policies, typed JSON calls with the API key, raw requests for bad input (fetch, and
  * node:http for chunked bodies), and offline signature checks: the runtime's own, and an independent one written
- * from DESIGN.md section 3 with node:crypto and the `canonicalize` RFC 8785 library (no writ code).
+ * from docs/signing.md with node:crypto and the `canonicalize` RFC 8785 library (no writ code).
  */
 import { createHash, createPrivateKey, createPublicKey, randomUUID, sign, verify, type KeyObject } from "node:crypto";
 import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
@@ -23,7 +23,7 @@ export const TRANSFER = { policyId: "conformance.transfer", policyVersion: "1.0.
 /** No catch-all: `{flag: false}` is undecided (SYS-006). */
 export const UNDECIDED = { policyId: "conformance.undecided", policyVersion: "1.0.0" } as const;
 
-/** DSSE payload types, copied from DESIGN.md section 3 (not imported: the independent check must not trust writ). */
+/** DSSE payload types, copied from docs/signing.md (not imported: the independent check must not trust writ). */
 export const PAYLOAD = {
   attestation: "application/vnd.writ.attestation.v1+json",
   override: "application/vnd.writ.override.v1+json",
@@ -139,7 +139,7 @@ export async function publicKeyPemOf(s: E2eSidecar): Promise<string> {
 }
 
 /**
- * The independent check of a writ signature (DESIGN.md section 3), with no writ code:
+ * The independent check of a writ signature (docs/signing.md), with no writ code:
  * Ed25519 over PAE(payloadType, JCS(object without "signature")), PAE = "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body.
  */
 export function independentlyVerifies(payloadType: string, object: object, publicKeyPem: string): boolean {
@@ -160,7 +160,7 @@ function signingInput(payloadType: string, object: object): Buffer {
   return Buffer.concat([Buffer.from(`DSSEv1 ${type.length} `), type, Buffer.from(` ${body.length} `), body]);
 }
 
-/** `signalsHash` as DESIGN.md section 3 defines it: lowercase hex SHA-256 of JCS(signal values). */
+/** `signalsHash` as docs/signing.md defines it: lowercase hex SHA-256 of JCS(signal values). */
 export function independentSignalsHash(signals: Readonly<Record<string, unknown>>): string {
   return sha256OfJcs(signals);
 }

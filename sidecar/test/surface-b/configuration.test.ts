@@ -1,5 +1,5 @@
 /**
- * Surface B under the sidecar's configuration (DESIGN.md section 4): alone, with Surface A off; with the replay
+ * Surface B under the sidecar's configuration (docs/sidecar.md): alone, with Surface A off; with the replay
  * store off (fails closed) or in memory (a record outlives its replay entry across a restart, and is still never
  * replaced); and without a data dir (so without a record store or a generated signing key), where it still serves
  * the routes that need neither and answers 503 on the others, after the UUID check.

@@ -1,5 +1,5 @@
 /**
- * What Surface B stores is on disk (DESIGN.md section 7): a trust record, its verification history and its
+ * What Surface B stores is on disk (docs/surface-b.md): a trust record, its verification history and its
  * receipts survive a restart on the same data dir; and a record changed on disk while the sidecar is stopped is
  * reported by `POST /verify` (status FAILED, kept in the history) and `POST /replay` (verified false), never a 500,
  * and gets no new receipt.

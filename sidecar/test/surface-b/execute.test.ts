@@ -1,7 +1,7 @@
 /**
  * `POST /execute` on a real listener (spec 1.12, 2.13, 3, 4.2): the UUID check before anything runs, `status` and
  * `createdAt` forced, the synchronous pipeline (execution with its attestation, verification, receipt), the signed
- * record checked by an independent implementation of DESIGN.md section 3, and the evaluation's refusals answered
+ * record checked by an independent implementation of docs/signing.md, and the evaluation's refusals answered
  * with the error table's bodies and nothing stored.
  */
 import { randomUUID } from "node:crypto";
@@ -61,7 +61,7 @@ describe("the Execution Trust Record", () => {
     });
   });
 
-  it("is sealed per DESIGN.md section 3 and its trustRecordHash is SHA-256 of JCS(record without signature and hash)", async () => {
+  it("is sealed per docs/signing.md and its trustRecordHash is SHA-256 of JCS(record without signature and hash)", async () => {
     const record = (await execute(businessTransaction())).body;
     const sealed = without(record, "verification", "receipt");
     expect(independentlyVerifies(TRUST_RECORD, sealed, pem)).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * Surface B's route table on a real listener (spec 4.2, DESIGN.md section 4): exactly 13 routes and nothing else,
+ * Surface B's route table on a real listener (spec 4.2, docs/sidecar.md): exactly 13 routes and nothing else,
  * the Bearer key on every route but `GET /health` and `GET /version`, and those two answering exactly the spec's
  * bodies. Surface A's routes are not served on Surface B's port.
  */
