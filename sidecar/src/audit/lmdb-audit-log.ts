@@ -179,7 +179,10 @@ export class LmdbAuditLog implements AuditLog {
     this.#retention = options.retention ?? DEFAULT_AUDIT_RETENTION;
     const log = options.recordLog === false ? null : new LmdbRecordLog(root, { raw: (locator) => this.#raw(locator), stored: () => this.#stored() });
     this.#log = log;
-    this.#checkpointer = log && options.checkpoints ? new Checkpointer(options.checkpoints, (key) => log.checkpoint(key), (error) => this.#fail(error)) : null;
+    this.#checkpointer =
+      log && options.checkpoints
+        ? new Checkpointer(options.checkpoints, (key) => log.checkpoint(key), (error) => this.#fail(error), () => this.#durability.health().ok)
+        : null;
     this.recordLog = log === null ? null : this.#recordLogView(log);
     this.#housekeeping = new AuditHousekeeping(
       {

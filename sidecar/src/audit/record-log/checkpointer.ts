@@ -1,8 +1,9 @@
 /**
  * When the record log is checkpointed (docs/audit.md, "Tamper evidence"): every `intervalMs`, and as soon as
  * `everyRecords` records were written since the last checkpoint, whichever comes first; never on a request's path,
- * one at a time. A failure is reported (the trail turns unhealthy for a while) and the next round tries again: nothing
- * pending is lost, it stays pending.
+ * one at a time, and not while the store fails writes (a full disk: sequencing would only add failing transactions).
+ * A failure is reported (the trail turns unhealthy for a while) and the next round tries again: nothing pending is
+ * lost, it stays pending.
  */
 import type { SignedCheckpoint, SigningKey } from "@writ/runtime";
 
@@ -24,10 +25,19 @@ export class Checkpointer {
   #running: Promise<SignedCheckpoint | null> | null = null;
   #stopped = false;
 
-  constructor(schedule: CheckpointSchedule, checkpoint: (key: SigningKey) => Promise<SignedCheckpoint | null>, onError: (error: unknown) => void) {
+  readonly #writable: () => boolean;
+
+  /** `writable`: whether the store takes writes now; while it fails them (a full disk), no checkpoint is attempted. */
+  constructor(
+    schedule: CheckpointSchedule,
+    checkpoint: (key: SigningKey) => Promise<SignedCheckpoint | null>,
+    onError: (error: unknown) => void,
+    writable: () => boolean = () => true,
+  ) {
     this.#schedule = schedule;
     this.#checkpoint = checkpoint;
     this.#onError = onError;
+    this.#writable = writable;
     this.#timer = setInterval(() => void this.now().catch(() => undefined), schedule.intervalMs);
     this.#timer.unref();
   }
@@ -38,9 +48,9 @@ export class Checkpointer {
     if (this.#recorded >= this.#schedule.everyRecords && this.#running === null) setImmediate(() => void this.now().catch(() => undefined));
   }
 
-  /** Checkpoints now, or joins the checkpoint under way. */
+  /** Checkpoints now, or joins the checkpoint under way; nothing while the store fails writes (it is tried again later). */
   now(): Promise<SignedCheckpoint | null> {
-    if (this.#stopped) return Promise.resolve(null);
+    if (this.#stopped || !this.#writable()) return Promise.resolve(null);
     this.#running ??= (async () => {
       this.#recorded = 0;
       try {
