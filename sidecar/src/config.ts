@@ -93,7 +93,7 @@ export interface SidecarConfig {
   readonly auditRetention: AuditRetention;
   /** Timeouts and the socket cap of each surface (docs/sidecar.md, "Connection limits"). */
   readonly connections: ConnectionLimits;
-  /** The tamper-evident audit record log (docs/audit.md, "Tamper evidence"): on unless `SERVICE_AUDIT_LOG=off`. */
+  /** The tamper-evident audit record log (docs/audit.md, "Tamper evidence"): `SERVICE_AUDIT_LOG=on`; off by default while it is in progress. */
   readonly auditLog: boolean;
   /** When the audit record log is checkpointed. */
   readonly auditCheckpoints: { readonly intervalMs: number; readonly everyRecords: number };
@@ -405,7 +405,7 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
     dev,
     ...auditBounds(env),
     connections: connectionLimits(env),
-    auditLog: flag(env, "SERVICE_AUDIT_LOG", true),
+    auditLog: flag(env, "SERVICE_AUDIT_LOG", false),
     auditCheckpoints: {
       intervalMs: integer(env, "SERVICE_AUDIT_CHECKPOINT_INTERVAL_MS", DEFAULT_CHECKPOINTS.intervalMs, 100, 86_400_000),
       everyRecords: integer(env, "SERVICE_AUDIT_CHECKPOINT_RECORDS", DEFAULT_CHECKPOINTS.everyRecords, 1, 10_000_000),
