@@ -208,11 +208,8 @@ export class RemoteBundleSource {
       const url = new URL(encodeURIComponent(name), this.#base);
       const answer = await fetchFromSource(this.#agent, url, { timeoutMs: this.#config.fetchTimeoutMs, maxBytes: MAX_ARCHIVE_BYTES });
       if (!answer.changed) throw new SourceFetchError(`\`${displayUrl(url)}\` answered 304 to a request without a validator`);
-      const bundle = await loadBundleArchive(answer.bytes, displayUrl(url), trust, { policyId: entry.policyId, version: entry.version });
-      if (bundle.manifest.bundle_hash !== entry.bundle_hash) {
-        throw new BundleError("BUNDLE_TAMPERED", `the archive has bundle_hash \`${bundle.manifest.bundle_hash}\`; the signed index names \`${entry.bundle_hash}\``, displayUrl(url));
-      }
-      bundles.push(bundle);
+      // The entry as the expectation: the archive must be that policy version with the bundle_hash the index signs.
+      bundles.push(await loadBundleArchive(answer.bytes, displayUrl(url), trust, entry));
       archives.set(name, answer.bytes);
     }
     return { index, indexBytes, bundles, archives };

@@ -49,9 +49,7 @@ export class SourceCache {
       const name = archiveFileName(entry.policyId, entry.version);
       const bytes = await readBundleFile(join(this.dir, ARCHIVES), name);
       if (bytes === null) throw new Error(`the cached index names \`${name}\`, which is not in the cache`);
-      const bundle = await loadBundleArchive(bytes, `cached ${name}`, trust, { policyId: entry.policyId, version: entry.version });
-      if (bundle.manifest.bundle_hash !== entry.bundle_hash) throw new Error(`the cached \`${name}\` is not the bundle the cached index names`);
-      bundles.push(bundle);
+      bundles.push(await loadBundleArchive(bytes, `cached ${name}`, trust, entry));
       archives.set(name, bytes);
     }
     return { index, indexBytes, bundles, archives };
