@@ -61,6 +61,15 @@ function rejectUnknown(raw: RawQuery, known: readonly string[]): void {
   }
 }
 
+/**
+ * A size of the audit record log (`from`, `to`, `size`, `limit` of the `/audit/log` routes): a non-negative integer,
+ * `fallback` when absent, required when there is no fallback.
+ */
+export function logSize(raw: RawQuery, name: string, fallback?: number): number {
+  if (fallback === undefined && single(raw, name) === undefined) throw new QueryError(`querystring/${name} is required`);
+  return integer(raw, name, 0, Number.MAX_SAFE_INTEGER, fallback ?? 0);
+}
+
 /** The parameter's one value; a repeated parameter (an array) is refused rather than silently narrowed. */
 function single(raw: RawQuery, name: string): string | undefined {
   const value = raw[name];

@@ -5,20 +5,13 @@
  */
 import { Readable } from "node:stream";
 import type { FastifyInstance } from "fastify";
+import { logSize } from "../audit/query.js";
 import type { RecordLog } from "../audit/record-log/record-log.js";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError, invalidRequest } from "../http/errors.js";
+import { parsed } from "./audit-routes.js";
 
 const MAX_CHECKPOINTS_PAGE = 1_000;
-
-/** A non-negative integer query or path parameter, or `fallback` when absent. */
-function size(value: unknown, name: string, fallback?: number): number {
-  if (value === undefined && fallback !== undefined) return fallback;
-  if (typeof value !== "string" || !/^(0|[1-9][0-9]{0,15})$/.test(value) || !Number.isSafeInteger(Number(value))) {
-    throw invalidRequest([{ path: `querystring/${name}`, message: "must be a non-negative integer" }]);
-  }
-  return Number(value);
-}
 
 function recordLogOf(ctx: SidecarContext): RecordLog {
   const log = ctx.audit.recordLog;
@@ -30,13 +23,13 @@ export function auditLogRoutes(app: FastifyInstance, ctx: SidecarContext): void 
   app.get("/audit/log", async () => recordLogOf(ctx).status());
 
   app.get<{ Querystring: Record<string, unknown> }>("/audit/checkpoints", async (request) => {
-    const from = size(request.query["from"], "from", 0);
-    const limit = Math.min(size(request.query["limit"], "limit", 100), MAX_CHECKPOINTS_PAGE);
+    const from = parsed(() => logSize(request.query, "from", 0));
+    const limit = Math.min(parsed(() => logSize(request.query, "limit", 100)), MAX_CHECKPOINTS_PAGE);
     return recordLogOf(ctx).checkpoints(from, limit);
   });
 
   app.get<{ Params: { size: string } }>("/audit/checkpoints/:size", async (request) => {
-    const checkpoint = recordLogOf(ctx).checkpointAt(size(request.params.size, "size"));
+    const checkpoint = recordLogOf(ctx).checkpointAt(parsed(() => logSize(request.params, "size")));
     if (checkpoint === null) throw SidecarHttpError.of("CHECKPOINT_NOT_FOUND");
     return checkpoint;
   });
@@ -45,7 +38,7 @@ export function auditLogRoutes(app: FastifyInstance, ctx: SidecarContext): void 
     const { executionId } = request.query;
     if (typeof executionId !== "string" || executionId === "") throw invalidRequest([{ path: "querystring/executionId", message: "is required" }]);
     const log = recordLogOf(ctx);
-    const at = request.query["size"] === undefined ? undefined : size(request.query["size"], "size");
+    const at = request.query["size"] === undefined ? undefined : parsed(() => logSize(request.query, "size"));
     if (at !== undefined && log.checkpointAt(at) === null) throw SidecarHttpError.of("CHECKPOINT_NOT_FOUND");
     const proof = await log.decisionInclusionProof(executionId, at);
     if (proof === null) throw SidecarHttpError.of("NOT_IN_CHECKPOINT");
@@ -53,8 +46,8 @@ export function auditLogRoutes(app: FastifyInstance, ctx: SidecarContext): void 
   });
 
   app.get<{ Querystring: Record<string, unknown> }>("/audit/proofs/consistency", async (request) => {
-    const from = size(request.query["from"], "from");
-    const to = size(request.query["to"], "to");
+    const from = parsed(() => logSize(request.query, "from"));
+    const to = parsed(() => logSize(request.query, "to"));
     if (from > to) throw invalidRequest([{ path: "querystring/from", message: "must not be above `to`" }]);
     const proof = recordLogOf(ctx).consistencyProof(from, to);
     if (proof === null) throw SidecarHttpError.of("CHECKPOINT_NOT_FOUND");
@@ -63,7 +56,7 @@ export function auditLogRoutes(app: FastifyInstance, ctx: SidecarContext): void 
 
   // Streamed line by line from the store: the export of a long log is never held in memory.
   app.get<{ Querystring: Record<string, unknown> }>("/audit/export", async (request, reply) => {
-    const from = size(request.query["from"], "from", 0);
+    const from = parsed(() => logSize(request.query, "from", 0));
     const log = recordLogOf(ctx);
     if (from !== 0 && log.checkpointAt(from) === null) throw SidecarHttpError.of("CHECKPOINT_NOT_FOUND");
     // Everything written so far is sequenced and checkpointed first, so the export covers it.
