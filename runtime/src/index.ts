@@ -182,14 +182,20 @@ export {
   leafHash,
   nodeHash,
   rootOf,
+  rootOfSubtrees,
+  perfectSubtrees,
   inclusionProof,
+  inclusionProofRanges,
   verifyInclusion,
   consistencyProof,
+  consistencyProofRanges,
   verifyConsistency,
+  type LeafRange,
+  type PerfectSubtree,
 } from "./audit-log/merkle.js";
-export { MerkleFrontier, popcount } from "./audit-log/frontier.js";
+export { MerkleFrontier, popcount, type CompletedSubtree } from "./audit-log/frontier.js";
 export { HASH_HEX_PATTERN, isHashHex, toHex, hashFromHex } from "./audit-log/hex.js";
-export { LOG_ENTRY_KINDS, isLogEntryKind, entryLeafInput, entryLeafHash, type LogEntry, type LogEntryKind } from "./audit-log/entry.js";
+export { LOG_ENTRY_KINDS, isLogEntryKind, entryLeafInput, entryLeafHash, type LogEntry, type LogEntryKind, type LogRecord } from "./audit-log/entry.js";
 export {
   LOG_ID_PATTERN,
   CHECKPOINT_TIMESTAMP_PATTERN,

@@ -8,6 +8,7 @@ export {
   DEFAULT_CLAIM_STATEMENTS,
   DEFAULT_REPLAY_TABLE,
   DEFAULT_RECORDS_TABLE,
+  DEFAULT_LOG_PENDING_TABLE,
   MIGRATION_LOCK,
   replaySchema,
   type PostgresReplayStoreOptions,

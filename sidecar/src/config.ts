@@ -5,7 +5,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { DEFAULT_BUNDLE_LOAD_TIMEOUT_MS } from "@writ/runtime";
+import { DEFAULT_BUNDLE_LOAD_TIMEOUT_MS, LOG_ID_PATTERN } from "@writ/runtime";
 import { DAY_MS, DEFAULT_AUDIT_RETENTION, type AuditRetention, type RetentionLimit } from "./audit/retention.js";
 import { DEFAULT_CHECKPOINTS } from "./audit/record-log/checkpointer.js";
 import { DEFAULT_SECURITY_EVENT_LIMITS, type SecurityEventLimits } from "./audit/security-event-limiter.js";
@@ -93,10 +93,15 @@ export interface SidecarConfig {
   readonly auditRetention: AuditRetention;
   /** Timeouts and the socket cap of each surface (docs/sidecar.md, "Connection limits"). */
   readonly connections: ConnectionLimits;
-  /** The tamper-evident audit record log (docs/audit.md, "Tamper evidence"): `SERVICE_AUDIT_LOG=on`; off by default while it is in progress. */
+  /** The tamper-evident audit record log (docs/audit.md, "Serving the log"): on by default, `SERVICE_AUDIT_LOG=off` turns it off. */
   readonly auditLog: boolean;
   /** When the audit record log is checkpointed. */
   readonly auditCheckpoints: { readonly intervalMs: number; readonly everyRecords: number };
+  /**
+   * `SERVICE_INSTANCE_ID`: this sidecar's instance id, which names its audit record log (docs/audit.md, "One log per
+   * sidecar instance"); null: the one kept in the data dir, or on the PostgreSQL store without one, the host name.
+   */
+  readonly instanceId: string | null;
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -110,6 +115,13 @@ function text(env: Env, name: string): string | undefined {
   const value = env[name];
   if (value === undefined) return undefined;
   if (value.trim() === "") throw new ConfigError(`${name} is set but empty; unset it or give it a value`);
+  return value;
+}
+
+function instanceId(env: Env): string | null {
+  const value = text(env, "SERVICE_INSTANCE_ID");
+  if (value === undefined) return null;
+  if (!LOG_ID_PATTERN.test(value)) throw new ConfigError(`SERVICE_INSTANCE_ID must be 1 to 128 of A-Z a-z 0-9 . _ : -, not \`${value}\``);
   return value;
 }
 
@@ -405,11 +417,12 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
     dev,
     ...auditBounds(env),
     connections: connectionLimits(env),
-    auditLog: flag(env, "SERVICE_AUDIT_LOG", false),
+    auditLog: flag(env, "SERVICE_AUDIT_LOG", true),
     auditCheckpoints: {
       intervalMs: integer(env, "SERVICE_AUDIT_CHECKPOINT_INTERVAL_MS", DEFAULT_CHECKPOINTS.intervalMs, 100, 86_400_000),
       everyRecords: integer(env, "SERVICE_AUDIT_CHECKPOINT_RECORDS", DEFAULT_CHECKPOINTS.everyRecords, 1, 10_000_000),
     },
+    instanceId: instanceId(env),
   };
   if (config.bundleSource === null) checkPoliciesRoot(config.policiesRoot);
   if (config.portA === null && config.portB === null) throw new ConfigError("SERVICE_PORT and SERVICE_B_PORT are both `off`: nothing to serve");

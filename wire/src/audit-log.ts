@@ -6,7 +6,7 @@
 /** What an audit log entry records. */
 export type LogEntryKind = "decision" | "override" | "confirmation" | "verification" | "security" | "prune";
 
-/** An entry of the log; its leaf input is UTF-8(JCS({kind, position, record})). */
+/** An entry of the log; its leaf input is UTF-8(kind) || 0x0A || the record's stored bytes (docs/audit.md). */
 export interface LogEntry {
   /** The entry's leaf index: 0 for the first entry of the log. */
   readonly position: number;

@@ -1,27 +1,32 @@
 /**
- * The leaf input of an audit log entry (docs/audit.md, "Tamper evidence: the audit log"). The sidecar stores each
- * audit record as a log entry: its position in the log, its kind, and the record's JSON text exactly as stored. The
- * leaf input is
+ * The leaf of an audit log entry (docs/audit.md, "Entries and leaves"). The sidecar stores each audit record as JSON
+ * text and logs it as an entry: its kind and those exact bytes. The leaf input is
  *
- *     UTF-8(JCS({"kind": kind, "position": position, "record": record}))
+ *     UTF-8(kind) || 0x0A || record bytes
  *
- * so the record text is covered byte for byte (it is one JSON string, not re-canonicalized), and a record cannot be
- * moved to another position or presented as another kind without changing its leaf hash.
+ * (the kind, a line feed, then the record's stored bytes, byte for byte, not re-encoded), and the leaf hash is merkle.ts
+ * `leafHash` of it: SHA-256(0x00 || leaf input). A kind never contains a line feed, so the split is unambiguous: a record
+ * cannot be presented as another kind without changing its leaf hash.
  *
- * INVARIANT (position is the leaf index): the entry at position p is leaf p of the log's tree. A verifier holding an
- * entry and an inclusion proof checks both (proofs.ts does when given the entry).
+ * The leaf holds no position: the tree fixes it (RFC 9162 proves "leaf m of the tree of size n"), so a record moved
+ * to another position changes the root of every checkpoint covering either place. The store can hash a record from the
+ * bytes it writes, once, with no other serialization.
  */
-import { canonicalBytes } from "../canonical/jcs.js";
-import { leafHash } from "./merkle.js";
+import { createHash } from "node:crypto";
 
 export const LOG_ENTRY_KINDS = ["decision", "override", "confirmation", "verification", "security", "prune"] as const;
 export type LogEntryKind = (typeof LOG_ENTRY_KINDS)[number];
 
+/** A logged record: its kind and its stored JSON text (a string, or its UTF-8 bytes as stored). */
+export interface LogRecord {
+  readonly kind: LogEntryKind;
+  readonly record: string | Uint8Array;
+}
+
+/** A log entry as an export or a verifier holds it: the record's text at its position (its leaf index). */
 export interface LogEntry {
-  /** The entry's leaf index: 0 for the first entry of the log. */
   readonly position: number;
   readonly kind: LogEntryKind;
-  /** The stored JSON text of the record, exactly as stored. */
   readonly record: string;
 }
 
@@ -29,23 +34,31 @@ export function isLogEntryKind(value: unknown): value is LogEntryKind {
   return typeof value === "string" && (LOG_ENTRY_KINDS as readonly string[]).includes(value);
 }
 
-/**
- * The leaf input of `entry`: UTF-8 of the JCS of `{kind, position, record}`.
- * @throws RangeError when `position` is not a non-negative safe integer or `kind` is not a log entry kind
- * @throws TypeError when `record` is not a string
- * @throws CanonicalizationError when `record` holds a lone surrogate (not UTF-8 text)
- */
-export function entryLeafInput(entry: LogEntry): Uint8Array {
-  const { position, kind, record } = entry;
-  if (typeof position !== "number" || !Number.isSafeInteger(position) || position < 0) {
-    throw new RangeError(`log entry position \`${String(position)}\` is not a non-negative safe integer`);
-  }
-  if (!isLogEntryKind(kind)) throw new RangeError(`log entry kind \`${String(kind)}\` is not one of ${LOG_ENTRY_KINDS.join(", ")}`);
-  if (typeof record !== "string") throw new TypeError("log entry record is not a string (the stored JSON text)");
-  return canonicalBytes({ kind, position, record });
+const LEAF_PREFIX = Buffer.from([0x00]);
+const KIND_LINES: Readonly<Record<LogEntryKind, Buffer>> = Object.fromEntries(LOG_ENTRY_KINDS.map((kind) => [kind, Buffer.from(`${kind}\n`)])) as Record<LogEntryKind, Buffer>;
+
+function checked(entry: LogRecord): Buffer {
+  if (!isLogEntryKind(entry.kind)) throw new RangeError(`log entry kind \`${String(entry.kind)}\` is not one of ${LOG_ENTRY_KINDS.join(", ")}`);
+  if (typeof entry.record !== "string" && !(entry.record instanceof Uint8Array)) throw new TypeError("log entry record is not its stored JSON text (a string or bytes)");
+  return KIND_LINES[entry.kind];
 }
 
-/** The leaf hash of `entry`: merkle.ts `leafHash(entryLeafInput(entry))`. */
-export function entryLeafHash(entry: LogEntry): Uint8Array {
-  return leafHash(entryLeafInput(entry));
+/**
+ * The leaf input of `entry`: UTF-8(kind) || 0x0A || the record's bytes (a string record is taken as UTF-8).
+ * @throws RangeError when `kind` is not a log entry kind; TypeError when `record` is neither a string nor bytes
+ */
+export function entryLeafInput(entry: LogRecord): Uint8Array {
+  const kind = checked(entry);
+  return new Uint8Array(Buffer.concat([kind, typeof entry.record === "string" ? Buffer.from(entry.record, "utf8") : entry.record]));
+}
+
+/**
+ * The leaf hash of `entry`, SHA-256(0x00 || entryLeafInput(entry)), hashed in place without building the leaf input:
+ * what a store computes from the bytes it writes.
+ * @throws RangeError when `kind` is not a log entry kind; TypeError when `record` is neither a string nor bytes
+ */
+export function entryLeafHash(entry: LogRecord): Uint8Array {
+  const kind = checked(entry);
+  const out = createHash("sha256").update(LEAF_PREFIX).update(kind).update(entry.record).digest();
+  return new Uint8Array(out.buffer, out.byteOffset, out.length);
 }

@@ -163,7 +163,7 @@ export class ExportVerifier {
       return;
     }
     if (typeof record !== "string") return this.fail("the entry has neither a record nor `removed`", { position });
-    if (toHex(entryLeafHash({ position, kind, record })) !== leaf) {
+    if (toHex(entryLeafHash({ kind, record })) !== leaf) {
       return this.fail(`the ${kind} record at position ${position} is not the one logged there: it was changed, moved or replaced`, { position });
     }
     let parsed: unknown;

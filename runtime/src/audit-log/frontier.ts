@@ -11,7 +11,14 @@
  * `root()` equals `rootOf` of the first `size` leaf hashes. A checkpoint carries its frontier, so a checkpointer or
  * an offline verifier resumes from it (`MerkleFrontier.from`) with O(log n) memory.
  */
-import { emptyRoot, isHash, nodeHash } from "./merkle.js";
+import { isHash, nodeHash, rootOfSubtrees, type PerfectSubtree } from "./merkle.js";
+
+/** A perfect subtree an append completed, with its root. */
+export interface CompletedSubtree extends PerfectSubtree {
+  readonly hash: Uint8Array;
+}
+
+const NONE: readonly CompletedSubtree[] = Object.freeze([]);
 
 /** The number of bits set in a non-negative safe integer (division, not 32-bit bit operators). */
 export function popcount(n: number): number {
@@ -62,28 +69,34 @@ export class MerkleFrontier {
 
   /**
    * Appends the leaf with hash `leafHash` (merkle.ts `leafHash` of its leaf input). O(log n) hashing at worst,
-   * amortized one node hash per leaf.
+   * amortized one node hash per leaf. Answers the perfect subtrees of height `reportFrom` or more that this leaf
+   * completed (the subtrees ending at the new size; heights 1 and up), lowest first, with their roots: a store keeps them to build
+   * proofs without reading every leaf. None by default.
    * @throws RangeError when `leafHash` is not 32 bytes, or the tree already has Number.MAX_SAFE_INTEGER leaves
    */
-  append(leafHash: Uint8Array): void {
+  append(leafHash: Uint8Array, reportFrom = Number.POSITIVE_INFINITY): readonly CompletedSubtree[] {
     if (!isHash(leafHash)) throw new RangeError("leaf hash is not a 32-byte hash");
     if (this.#size >= Number.MAX_SAFE_INTEGER) throw new RangeError("the log has the most leaves a frontier can count");
     let carry: Uint8Array = new Uint8Array(leafHash);
+    let completed: CompletedSubtree[] | null = null;
+    const size = this.#size + 1;
     // Each trailing 1 bit of the size is a subtree as large as the one being carried: merge them.
+    let height = 0;
+    let width = 1;
     for (let rest = this.#size; rest % 2 === 1; rest = Math.floor(rest / 2)) {
       carry = nodeHash(this.#hashes.pop()!, carry);
+      height += 1;
+      width *= 2;
+      if (height >= reportFrom) (completed ??= []).push({ height, index: size / width - 1, hash: carry });
     }
     this.#hashes.push(carry);
-    this.#size += 1;
+    this.#size = size;
+    return completed ?? NONE;
   }
 
   /** The tree's root (RFC 9162 MTH); EMPTY_ROOT for the empty tree. */
   root(): Uint8Array {
-    const last = this.#hashes.length - 1;
-    if (last < 0) return emptyRoot();
-    let root = this.#hashes[last]!;
-    for (let i = last - 1; i >= 0; i--) root = nodeHash(this.#hashes[i]!, root);
-    return new Uint8Array(root);
+    return rootOfSubtrees(this.#hashes);
   }
 
   /** The subtree roots, left to right: copies. */

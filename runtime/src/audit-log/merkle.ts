@@ -117,8 +117,52 @@ export function rootOf(leafHashes: readonly Uint8Array[]): Uint8Array {
   return new Uint8Array(level[0]!);
 }
 
-function rangeRoot(leafHashes: readonly Uint8Array[], start: number, end: number): Uint8Array {
-  return rootOf(leafHashes.slice(start, end));
+function rangeRoot(leafHashes: readonly Uint8Array[], range: LeafRange): Uint8Array {
+  return rootOf(leafHashes.slice(range.start, range.end));
+}
+
+/**
+ * A range of leaves, [start, end), whose MTH a proof holds. Every range a proof names starts at a multiple of the
+ * largest power of two not above its length (by induction on RFC 9162's split), so its MTH is the fold of the perfect
+ * subtrees {@link perfectSubtrees} lists: a store that keeps some subtree roots builds it from them.
+ */
+export interface LeafRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** A perfect subtree of 2^height leaves: leaves [index * 2^height, (index + 1) * 2^height). */
+export interface PerfectSubtree {
+  readonly height: number;
+  readonly index: number;
+}
+
+/**
+ * The ranges whose MTH make the audit path of leaf `index` in a tree of `size` leaves (RFC 9162 2.1.3.1,
+ * PATH(m, D[n])), deepest first: what {@link inclusionProof} hashes, for a store that builds the path from what it keeps.
+ * @throws RangeError unless `index` and `size` are integers with 0 <= index < size
+ */
+export function inclusionProofRanges(index: number, size: number): LeafRange[] {
+  if (!isCount(size) || !isCount(index) || index >= size) throw new RangeError(`leaf index \`${String(index)}\` is not in a tree of ${String(size)} leaves`);
+  // PATH(m, D[n]) = PATH(m, D[0:k]) : MTH(D[k:n])   when m < k
+  //               = PATH(m - k, D[k:n]) : MTH(D[0:k]) otherwise
+  // walked from the root down, so the siblings are collected top first and reversed at the end.
+  const siblings: LeafRange[] = [];
+  let start = 0;
+  let end = size;
+  let m = index;
+  while (end - start > 1) {
+    const k = splitPoint(end - start);
+    if (m < k) {
+      siblings.push({ start: start + k, end });
+      end = start + k;
+    } else {
+      siblings.push({ start, end: start + k });
+      start += k;
+      m -= k;
+    }
+  }
+  return siblings.reverse();
 }
 
 /**
@@ -128,28 +172,9 @@ function rangeRoot(leafHashes: readonly Uint8Array[], start: number, end: number
  *   empty tree), or an element is not a 32-byte hash
  */
 export function inclusionProof(leafHashes: readonly Uint8Array[], index: number): Uint8Array[] {
-  const n = leafHashes.length;
-  if (!isCount(index) || index >= n) throw new RangeError(`leaf index \`${String(index)}\` is not in a tree of ${n} leaves`);
+  const ranges = inclusionProofRanges(index, leafHashes.length);
   leafHashes.forEach((h, i) => assertHash(h, `leaf hash ${i}`));
-  // PATH(m, D[n]) = PATH(m, D[0:k]) : MTH(D[k:n])   when m < k
-  //               = PATH(m - k, D[k:n]) : MTH(D[0:k]) otherwise
-  // walked from the root down, so the siblings are collected top first and reversed at the end.
-  const siblings: Uint8Array[] = [];
-  let start = 0;
-  let end = n;
-  let m = index;
-  while (end - start > 1) {
-    const k = splitPoint(end - start);
-    if (m < k) {
-      siblings.push(rangeRoot(leafHashes, start + k, end));
-      end = start + k;
-    } else {
-      siblings.push(rangeRoot(leafHashes, start, start + k));
-      start += k;
-      m -= k;
-    }
-  }
-  return siblings.reverse();
+  return ranges.map((range) => rangeRoot(leafHashes, range));
 }
 
 /**
@@ -184,6 +209,41 @@ export function verifyInclusion(leafHash: Uint8Array, index: number, size: numbe
 }
 
 /**
+ * The ranges whose MTH make the consistency proof from the tree of `oldSize` leaves to the tree of `newSize` leaves
+ * (RFC 9162 2.1.4.1, PROOF(m, D[n])), in the proof's order: what {@link consistencyProof} hashes. Empty from the empty
+ * tree and between equal sizes.
+ * @throws RangeError unless 0 <= oldSize <= newSize (integers)
+ */
+export function consistencyProofRanges(oldSize: number, newSize: number): LeafRange[] {
+  if (!isCount(newSize)) throw new RangeError(`new size \`${String(newSize)}\` is not a non-negative safe integer`);
+  if (!isCount(oldSize) || oldSize > newSize) throw new RangeError(`old size \`${String(oldSize)}\` is not a size between 0 and the new size ${newSize}`);
+  if (oldSize === 0 || oldSize === newSize) return [];
+  // SUBPROOF(m, D[m], true) = {}; SUBPROOF(m, D[m], false) = {MTH(D[m])}
+  // SUBPROOF(m, D[n], b) = SUBPROOF(m, D[0:k], b) : MTH(D[k:n])          when m <= k
+  //                      = SUBPROOF(m - k, D[k:n], false) : MTH(D[0:k])   otherwise
+  // walked from the root down, collected top first and reversed at the end.
+  const nodes: LeafRange[] = [];
+  let start = 0;
+  let end = newSize;
+  let m = oldSize;
+  let complete = true;
+  while (end - start !== m) {
+    const k = splitPoint(end - start);
+    if (m <= k) {
+      nodes.push({ start: start + k, end });
+      end = start + k;
+    } else {
+      nodes.push({ start, end: start + k });
+      start += k;
+      m -= k;
+      complete = false;
+    }
+  }
+  if (!complete) nodes.push({ start, end });
+  return nodes.reverse();
+}
+
+/**
  * The consistency proof from the tree of the first `oldSize` leaves to the tree of the first `newSize` leaves
  * (default: all of `leafHashes`), RFC 9162 2.1.4.1 PROOF(m, D[n]). O(newSize) hashing.
  *
@@ -195,32 +255,50 @@ export function consistencyProof(leafHashes: readonly Uint8Array[], oldSize: num
   if (!isCount(newSize) || newSize > leafHashes.length) {
     throw new RangeError(`new size \`${String(newSize)}\` is not a size of a log of ${leafHashes.length} leaves`);
   }
-  if (!isCount(oldSize) || oldSize > newSize) throw new RangeError(`old size \`${String(oldSize)}\` is not a size between 0 and the new size ${newSize}`);
+  const ranges = consistencyProofRanges(oldSize, newSize);
   leafHashes.forEach((h, i) => assertHash(h, `leaf hash ${i}`));
-  if (oldSize === 0 || oldSize === newSize) return [];
-  // SUBPROOF(m, D[m], true) = {}; SUBPROOF(m, D[m], false) = {MTH(D[m])}
-  // SUBPROOF(m, D[n], b) = SUBPROOF(m, D[0:k], b) : MTH(D[k:n])          when m <= k
-  //                      = SUBPROOF(m - k, D[k:n], false) : MTH(D[0:k])   otherwise
-  // walked from the root down, collected top first and reversed at the end.
-  const nodes: Uint8Array[] = [];
-  let start = 0;
-  let end = newSize;
-  let m = oldSize;
-  let complete = true;
-  while (end - start !== m) {
-    const k = splitPoint(end - start);
-    if (m <= k) {
-      nodes.push(rangeRoot(leafHashes, start + k, end));
-      end = start + k;
-    } else {
-      nodes.push(rangeRoot(leafHashes, start, start + k));
-      start += k;
-      m -= k;
-      complete = false;
+  return ranges.map((range) => rangeRoot(leafHashes, range));
+}
+
+/**
+ * The perfect subtrees that cover `range`, left to right, largest first: one per bit set in its length. Their roots,
+ * folded by {@link rootOfSubtrees}, are the range's MTH when it starts at a multiple of the largest (as every range of
+ * a proof does, {@link LeafRange}).
+ * @throws RangeError when the range is empty or does not start at such a multiple
+ */
+export function perfectSubtrees(range: LeafRange): PerfectSubtree[] {
+  const { start, end } = range;
+  if (!isCount(start) || !isCount(end) || end <= start) throw new RangeError(`leaf range [${String(start)}, ${String(end)}) is empty or not of leaf indices`);
+  const subtrees: PerfectSubtree[] = [];
+  let at = start;
+  let width = 1;
+  let height = 0;
+  while (width * 2 <= end - start) {
+    width *= 2;
+    height += 1;
+  }
+  if (start % width !== 0) throw new RangeError(`leaf range [${start}, ${end}) does not start at a multiple of ${width}: it is no subtree of a log`);
+  for (; width >= 1; width /= 2, height -= 1) {
+    if (end - at >= width) {
+      subtrees.push({ height, index: at / width });
+      at += width;
     }
   }
-  if (!complete) nodes.push(rangeRoot(leafHashes, start, end));
-  return nodes.reverse();
+  return subtrees;
+}
+
+/**
+ * The root of perfect subtrees side by side, left (largest) to right: node(h0, node(h1, ... node(h_{j-1}, h_j))).
+ * The MTH of a range from {@link perfectSubtrees}' roots, and of a whole tree from its frontier; EMPTY_ROOT for none.
+ * @throws RangeError when an element is not a 32-byte hash
+ */
+export function rootOfSubtrees(roots: readonly Uint8Array[]): Uint8Array {
+  roots.forEach((h, i) => assertHash(h, `subtree root ${i}`));
+  const last = roots.length - 1;
+  if (last < 0) return emptyRoot();
+  let root = roots[last]!;
+  for (let i = last - 1; i >= 0; i--) root = nodeHash(roots[i]!, root);
+  return new Uint8Array(root);
 }
 
 /**

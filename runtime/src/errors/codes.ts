@@ -92,6 +92,13 @@ export const ERROR_CODES = {
     meaning: "no checkpoint of the audit record log at that size (GET /audit/checkpoints/:size, the proof and export routes)",
     carrier: "body",
   },
+  LOG_NOT_FOUND: {
+    status: 404,
+    message: "audit log not found",
+    retryable: false,
+    meaning: "the store holds no audit record log of that logId (the `logId` parameter of the /audit/log routes; GET /audit/logs lists them)",
+    carrier: "body",
+  },
   NOT_IN_CHECKPOINT: {
     status: 404,
     message: "record not covered by the checkpoint",

@@ -43,6 +43,8 @@ import {
   parseStoredEntry,
 } from "./lifecycle.js";
 import { Batcher } from "./batcher.js";
+import { LOG_ID_PATTERN } from "../audit-log/checkpoint.js";
+import { entryLeafHash } from "../audit-log/entry.js";
 import { recordFingerprint, type TransitionRecord } from "./records.js";
 import type { ConsumeOptions, ReplayEntry, ReplayResult, ReplayState, ReplayStore, ReserveOptions, ResolveOverrideOptions } from "./store.js";
 
@@ -64,7 +66,18 @@ export interface PostgresReplayStoreOptions {
    * together in the next statement (`#claimAll`). Default DEFAULT_CLAIM_STATEMENTS.
    */
   readonly claimStatements?: number;
+  /**
+   * The sidecar's tamper-evident record log (the sidecar's docs/audit.md, "Serving the log"): each record also enters the
+   * log's pending set, BY THE SAME STATEMENT, as a row `(log_id, kind, ref, leaf, pended_at)` of `pendingTable`
+   * (default DEFAULT_LOG_PENDING_TABLE, created by the sidecar's migrations): `logId`, the record's kind, its
+   * execution fingerprint, its leaf hash (audit-log/entry.ts `entryLeafHash` of the record's JSON text exactly as
+   * inserted) and its time. Absent or null: records are not logged. Needs the records table.
+   */
+  readonly recordLog?: { readonly logId: string; readonly pendingTable?: string } | null;
 }
+
+/** The pending set of the record log, as the sidecar's migrations create it. */
+export const DEFAULT_LOG_PENDING_TABLE = "writ_audit_log_pending";
 
 /** Claim statements under way at once by default (docs/benchmarks.md, "Fleet"). */
 export const DEFAULT_CLAIM_STATEMENTS = 4;
@@ -92,11 +105,13 @@ interface RecordRow {
   readonly status: string | null;
   /** JSON text. */
   readonly body: string;
+  /** The record's leaf hash in the record log; null when records are not logged. */
+  readonly leaf: Buffer | null;
 }
 
 /** The parameters of a claim statement: one array per column, the records' keyed by the claim's token. */
 function claimValues(claims: readonly Claim[]): unknown[][] {
-  const values: unknown[][] = Array.from({ length: 13 }, () => []);
+  const values: unknown[][] = Array.from({ length: 14 }, () => []);
   for (const c of claims) {
     values[0]!.push(c.key);
     values[1]!.push(c.state);
@@ -112,6 +127,7 @@ function claimValues(claims: readonly Claim[]): unknown[][] {
     values[10]!.push(c.record.policyId);
     values[11]!.push(c.record.status);
     values[12]!.push(c.record.body);
+    values[13]!.push(c.record.leaf);
   }
   return values[6]!.length === 0 ? values.slice(0, 6) : values;
 }
@@ -192,6 +208,8 @@ export class PostgresReplayStore implements ReplayStore {
   readonly #pool: pg.Pool;
   readonly #table: string;
   readonly #records: string | null;
+  /** The record log's pending table and this sidecar's log id; null: records are not logged. */
+  readonly #log: { readonly pending: string; readonly logId: string } | null;
   readonly #claims: Batcher<Claim, Row | undefined | Error>;
   #closed = false;
 
@@ -201,6 +219,11 @@ export class PostgresReplayStore implements ReplayStore {
     this.#table = identifier(options.table ?? DEFAULT_REPLAY_TABLE, "table");
     const records = options.recordsTable === undefined ? DEFAULT_RECORDS_TABLE : options.recordsTable;
     this.#records = records === null ? null : identifier(records, "recordsTable");
+    const log = options.recordLog ?? null;
+    if (log !== null && this.#records === null) throw new RangeError("recordLog needs the records table: records that are not kept cannot be logged");
+    // The log id goes into the statement text as a literal (it is fixed per store): the pattern admits no quote.
+    if (log !== null && !LOG_ID_PATTERN.test(log.logId)) throw new RangeError(`recordLog.logId \`${log.logId}\` does not match ${LOG_ID_PATTERN.source}`);
+    this.#log = log === null ? null : { pending: identifier(log.pendingTable ?? DEFAULT_LOG_PENDING_TABLE, "recordLog.pendingTable"), logId: log.logId };
     this.#claims = new Batcher((claims) => this.#claimAll(claims), { maxInFlight: options.claimStatements ?? DEFAULT_CLAIM_STATEMENTS, maxBatch: MAX_CLAIMS_PER_STATEMENT });
   }
 
@@ -375,13 +398,15 @@ export class PostgresReplayStore implements ReplayStore {
       )`;
     if (!withRecords || this.#records === null) return `${transition} SELECT ${COLUMNS} FROM transitioned`;
     return `${transition},
+      records AS (
+        SELECT c.* FROM transitioned t
+        JOIN unnest($7::text[], $8::text[], $9::text[], $10::bigint[], $11::text[], $12::text[], $13::text[], $14::bytea[])
+          AS c (token, execution_fp, kind, recorded_at, policy_id, status, body, leaf) ON c.token = t.token
+      ),
       recorded AS (
         INSERT INTO ${this.#records} (execution_fp, kind, recorded_at, policy_id, status, body)
-        SELECT c.execution_fp, c.kind, c.recorded_at, c.policy_id, c.status, c.body
-        FROM transitioned t
-        JOIN unnest($7::text[], $8::text[], $9::text[], $10::bigint[], $11::text[], $12::text[], $13::text[])
-          AS c (token, execution_fp, kind, recorded_at, policy_id, status, body) ON c.token = t.token
-      )
+        SELECT execution_fp, kind, recorded_at, policy_id, status, body FROM records
+      )${this.#logged("SELECT kind, execution_fp, leaf, recorded_at FROM records")}
       SELECT ${COLUMNS} FROM transitioned`;
   }
 
@@ -430,19 +455,35 @@ export class PostgresReplayStore implements ReplayStore {
     if (row === null) return transition;
     const first = values.length + 1;
     values.push(row.executionFp, row.kind, row.recordedAt, row.policyId, row.status, row.body);
-    const params = Array.from({ length: 6 }, (_, i) => `$${first + i}`);
+    if (this.#log !== null) values.push(row.leaf);
+    const params = Array.from({ length: 7 }, (_, i) => `$${first + i}`);
     return `WITH transitioned AS (${transition}),
       recorded AS (
         INSERT INTO ${this.#records} (execution_fp, kind, recorded_at, policy_id, status, body)
         SELECT ${params[0]}, ${params[1]}, ${params[2]}::bigint, ${params[3]}, ${params[4]}, ${params[5]} FROM transitioned
-      )
+      )${this.#logged(`SELECT ${params[1]}::text, ${params[0]}::text, ${params[6]}::bytea, ${params[2]}::bigint FROM transitioned`)}
       SELECT ${COLUMNS} FROM transitioned`;
+  }
+
+  /**
+   * `, logged AS (INSERT INTO <pending> …)` inserting the rows `select` gives (kind, execution fingerprint, leaf, time) into
+   * the record log's pending set under this sidecar's log id (a literal, checked in the constructor); nothing when
+   * records are not logged.
+   */
+  #logged(select: string): string {
+    if (this.#log === null) return "";
+    return `,
+      logged AS (
+        INSERT INTO ${this.#log.pending} (kind, ref, leaf, pended_at, log_id)
+        SELECT *, '${this.#log.logId}' FROM (${select}) AS r
+      )`;
   }
 
   /** The records table's columns of `record`; null when there is none or the store keeps no records. */
   #recordRow(record: TransitionRecord | undefined): RecordRow | null {
     if (record === undefined || this.#records === null) return null;
     const { body } = record;
+    const text = JSON.stringify(body);
     const decision = record.kind === "decision" ? record.body : null;
     return {
       executionFp: recordFingerprint(record),
@@ -450,7 +491,8 @@ export class PostgresReplayStore implements ReplayStore {
       recordedAt: Date.parse(body.recordedAt),
       policyId: decision?.attestation.policyId ?? null,
       status: decision?.status ?? null,
-      body: JSON.stringify(body),
+      body: text,
+      leaf: this.#log === null ? null : Buffer.from(entryLeafHash({ kind: record.kind, record: text })),
     };
   }
 

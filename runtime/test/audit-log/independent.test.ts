@@ -39,6 +39,7 @@ const jcs = (value: unknown): Uint8Array => {
   if (text === undefined) throw new Error("not canonicalizable");
   return utf8ToBytes(text);
 };
+const entryLeafInput = (kind: string, record: string): Uint8Array => concatBytes(utf8ToBytes(kind), new Uint8Array([0x0a]), utf8ToBytes(record));
 const leafHash = (input: Uint8Array): Uint8Array => sha256(concatBytes(new Uint8Array([0]), input));
 const nodeHash = (l: Uint8Array, r: Uint8Array): Uint8Array => sha256(concatBytes(new Uint8Array([1]), l, r));
 const equal = (a: Uint8Array, b: Uint8Array): boolean => bytesToHex(a) === bytesToHex(b);
@@ -104,9 +105,9 @@ const checkpointHash = (c: Checkpoint): string => bytesToHex(sha256(jcs(c)));
 const checkpointOf = (id: string): Checkpoint => JSON.parse(vectors.checkpoints.find((c) => c.id === id)?.json ?? "null") as Checkpoint;
 
 describe("audit-log.json, verified without writ's code", () => {
-  it("leaf inputs are JCS({kind, position, record}) and leaf hashes SHA-256(0x00 || leaf input)", () => {
+  it("leaf inputs are the kind, a line feed and the record's UTF-8 bytes; leaf hashes SHA-256(0x00 || leaf input)", () => {
     for (const e of vectors.entries) {
-      const input = jcs({ kind: e.kind, position: e.position, record: e.record });
+      const input = entryLeafInput(e.kind, e.record);
       expect(new TextDecoder().decode(input)).toBe(e.leafInput);
       expect(bytesToHex(leafHash(input))).toBe(e.leafHash);
     }
@@ -146,7 +147,7 @@ describe("audit-log.json, verified without writ's code", () => {
     for (const v of vectors.proofs.filter((p) => p.type === "inclusion")) {
       const p = JSON.parse(v.json) as { leafIndex: number; treeSize: number; leafHash: string; auditPath: string[]; checkpoint: Checkpoint };
       const entry = v.entry;
-      const leafOk = entry === undefined || (entry.position === p.leafIndex && bytesToHex(leafHash(jcs({ kind: entry.kind, position: entry.position, record: entry.record }))) === p.leafHash);
+      const leafOk = entry === undefined || (entry.position === p.leafIndex && bytesToHex(leafHash(entryLeafInput(entry.kind, entry.record))) === p.leafHash);
       const pathOk = p.treeSize === p.checkpoint.size && verifyInclusion(hexToBytes(p.leafHash), p.leafIndex, p.treeSize, p.auditPath.map((h) => hexToBytes(h)), hexToBytes(p.checkpoint.rootHash));
       expect(leafOk && pathOk && (await signedByPinnedKey(p.checkpoint)), v.id).toBe(v.expected.valid);
     }

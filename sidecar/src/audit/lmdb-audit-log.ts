@@ -40,18 +40,19 @@
  * API CALLS are counted in memory and added to the stored counter every `apiCallFlushMs` (1 s) and on close, so a
  * crash loses up to one interval of them: they are statistics, not acknowledged writes.
  */
-import { executionFingerprint, type TransitionRecord } from "@writ/runtime";
+import { entryLeafHash, executionFingerprint, type LogEntryKind, type TransitionRecord } from "@writ/runtime";
 import { DEFAULT_RECOVERY_HOLD_MS, LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, RootDatabase } from "lmdb";
 import { backfillFilters, filterKey, matchingRecordKeys, type FilterKey } from "./decision-filters.js";
-import { Checkpointer, type CheckpointSchedule } from "./record-log/checkpointer.js";
-import { LmdbRecordLog } from "./record-log/lmdb-record-log.js";
+import { Checkpointer, DEFAULT_CHECKPOINTS, type CheckpointSchedule } from "./record-log/checkpointer.js";
+import { LmdbLogStorage } from "./record-log/lmdb-log-storage.js";
 import { locators, parseLocator } from "./record-log/locator.js";
-import type { RecordLog } from "./record-log/record-log.js";
+import { RecordLog } from "./record-log/record-log.js";
 import { decisionDetail, decisionRow } from "./decision-row.js";
 import { AuditHousekeeping } from "./housekeeping.js";
 import { DAY_MS, DEFAULT_AUDIT_RETENTION, PRUNE_CHUNK, dueCount, type AuditRetention, type RetentionLimit } from "./retention.js";
 import { securityEventRow } from "./security-event.js";
+import { asStored, encoded } from "./stored-bytes.js";
 import { timeRange } from "./time-range.js";
 import { DEFAULT_SECURITY_EVENT_LIMITS, SecurityEventLimiter, type SecurityEventLimits } from "./security-event-limiter.js";
 import type {
@@ -124,8 +125,10 @@ export interface LmdbAuditLogOptions {
   readonly onNotice?: (message: string) => void;
   /** The tamper-evident record log (docs/audit.md, "Tamper evidence"); default true. */
   readonly recordLog?: boolean;
-  /** Signed checkpoints of the record log; null or absent: records are logged, not checkpointed. */
-  readonly checkpoints?: CheckpointSchedule | null;
+  /** When and with which key the record log is checkpointed; absent: DEFAULT_CHECKPOINTS, no key (records are logged, not checkpointed). */
+  readonly checkpoints?: CheckpointSchedule;
+  /** The record log's id when the data dir has none yet (SERVICE_INSTANCE_ID); absent: a random UUID. */
+  readonly instanceId?: string | null;
 }
 
 const OVERRIDE_SUFFIX = "/override";
@@ -155,8 +158,8 @@ export class LmdbAuditLog implements AuditLog {
   /** Unix ms of the latest failure of the log's own (a throwing write body, a failed read); null when none. */
   #failedAt: number | null = null;
   #closing: Promise<void> | null = null;
-  /** The tamper-evident record log; null when it is off (`recordLog: false`). */
-  readonly #log: LmdbRecordLog | null;
+  /** The tamper-evident record log's store; null when it is off (`recordLog: false`). */
+  readonly #log: LmdbLogStorage | null;
   readonly #checkpointer: Checkpointer | null;
   /** The tamper-evident log of every record of this trail, for the `/audit/log` routes; null when it is off. */
   readonly recordLog: RecordLog | null;
@@ -177,13 +180,19 @@ export class LmdbAuditLog implements AuditLog {
     this.#onError = options.onError ?? (() => undefined);
     this.#limiter = new SecurityEventLimiter(options.securityEvents ?? DEFAULT_SECURITY_EVENT_LIMITS);
     this.#retention = options.retention ?? DEFAULT_AUDIT_RETENTION;
-    const log = options.recordLog === false ? null : new LmdbRecordLog(root, { raw: (locator) => this.#raw(locator), stored: () => this.#stored() });
+    const log =
+      options.recordLog === false
+        ? null
+        : new LmdbLogStorage(root, { raw: (locator) => this.#raw(locator), stored: () => this.#stored(), decisionLocator: (executionId) => this.#decisionLocator(executionId) }, options.instanceId ?? null);
     this.#log = log;
+    if (log === null) LmdbLogStorage.markIncomplete(root);
+    const adopted = log?.adoptUnlogged() ?? 0;
+    if (adopted > 0) options.onNotice?.(`audit: ${adopted} records written while the record log was off are taken into it`);
     this.#checkpointer =
-      log && options.checkpoints
-        ? new Checkpointer(options.checkpoints, (key) => log.checkpoint(key), (error) => this.#fail(error), () => this.#durability.health().ok)
-        : null;
-    this.recordLog = log === null ? null : this.#recordLogView(log);
+      log === null
+        ? null
+        : new Checkpointer(log, options.checkpoints ?? { key: null, ...DEFAULT_CHECKPOINTS }, { onError: (error) => this.#fail(error), writable: () => this.#durability.health().ok });
+    this.recordLog = log === null ? null : new RecordLog(log, this.#checkpointer);
     this.#housekeeping = new AuditHousekeeping(
       {
         save: () => {
@@ -243,11 +252,11 @@ export class LmdbAuditLog implements AuditLog {
       const at: DecisionTimeKey = [this.#instant(entry.recordedAt), fingerprint];
       // A decision is final and recorded once: the replay store's conditional write that consumes its executionId
       // runs this (`writeRecord`), and only one such write succeeds per fingerprint.
-      this.#watch(this.#decisionRecords.put(at, record));
+      const bytes = encoded(record);
+      this.#watch(this.#decisionRecords.put(at, asStored(bytes)));
       this.#watch(this.#decisionTimes.put(at, { fingerprint, policyId: entry.attestation.policyId, status: entry.status }));
       this.#watch(this.#decisionFilters.put(filterKey(entry.attestation.policyId, entry.status, at[0], fingerprint), 0));
-      if (this.#log) this.#watch(this.#log.pend(at[0], locators.decision(at[0], fingerprint)));
-      this.#checkpointer?.recorded();
+      if (this.#log) this.#watch(this.#log.pend(at[0], locators.decision(at[0], fingerprint), entryLeafHash({ kind: "decision", record: bytes })));
     });
   }
 
@@ -275,10 +284,10 @@ export class LmdbAuditLog implements AuditLog {
     const ms = this.#instant(entry.recordedAt);
     this.#write(() => {
       this.#appendCounted(COUNTERS.verifications, (ordinal) => {
-        this.#verifications.putSync([ms, ordinal], record);
-        this.#log?.pendSync(ms, locators.verification(ms, ordinal));
+        const bytes = encoded(record);
+        this.#verifications.putSync([ms, ordinal], asStored(bytes));
+        this.#log?.pendSync(ms, locators.verification(ms, ordinal), entryLeafHash({ kind: "verification", record: bytes }));
       });
-      this.#checkpointer?.recorded();
       if (entry.valid) this.#counters.putSync(COUNTERS.validVerifications, this.#count(COUNTERS.validVerifications) + 1);
     });
   }
@@ -422,7 +431,8 @@ export class LmdbAuditLog implements AuditLog {
       await this.#durability.commit(
         this.#root.transaction(() => {
           const removed = due.flatMap(remove);
-          if (this.#log) this.#appendCounted(COUNTERS.prunes, (ordinal) => this.#log!.notePruned(removed, now.getTime(), ordinal));
+          const log = this.#log;
+          if (log) this.#appendCounted(COUNTERS.prunes, (ordinal) => log.notePruned(removed, now.getTime(), ordinal));
         }),
       );
       removed += due.length;
@@ -472,26 +482,16 @@ export class LmdbAuditLog implements AuditLog {
     }
     for (const key of this.#verifications.getKeys({})) yield* present(locators.verification(key[0], key[1]), this.#verifications.getBinary(key));
     for (const key of this.#security.getKeys({})) yield* present(locators.security(key[0], key[1]), this.#security.getBinary(key));
+    if (this.#log) yield* this.#log.prunes();
   }
 
-  /** What the `/audit/log` routes read: the record log, with decisions found by executionId. */
-  #recordLogView(log: LmdbRecordLog): RecordLog {
-    return {
-      logId: log.logId,
-      status: () => log.status(),
-      checkpoints: (from, limit) => log.checkpoints(from, limit),
-      checkpointAt: (size) => log.checkpointAt(size),
-      consistencyProof: (from, to) => log.consistencyProof(from, to),
-      export: (from) => log.export(from),
-      decisionInclusionProof: async (executionId, size) => {
-        if (!executionId.isWellFormed()) return null;
-        const fingerprint = executionFingerprint(executionId);
-        await this.#readable();
-        const instant = this.#decisionInstant === null ? this.#walkForDecision(fingerprint)?.[0] : await this.#decisionInstant(fingerprint);
-        return instant === undefined ? null : log.inclusionProof(locators.decision(instant, fingerprint), size);
-      },
-      checkpointNow: () => this.#checkpointer?.now() ?? Promise.resolve(null),
-    };
+  /** The locator of the decision of `executionId` in this trail; undefined when there is none. */
+  async #decisionLocator(executionId: string): Promise<string | undefined> {
+    if (!executionId.isWellFormed()) return undefined;
+    const fingerprint = executionFingerprint(executionId);
+    await this.#readable();
+    const instant = this.#decisionInstant === null ? this.#walkForDecision(fingerprint)?.[0] : await this.#decisionInstant(fingerprint);
+    return instant === undefined ? undefined : locators.decision(instant, fingerprint);
   }
 
   #writeSecurityEvent(event: SecurityEventInput, at: Date): void {
@@ -503,12 +503,12 @@ export class LmdbAuditLog implements AuditLog {
     this.#appendCounted(
       COUNTERS.securityEvents,
       (ordinal) => {
-        this.#security.putSync([at.getTime(), ordinal], securityEventRow(event, `${at.getTime()}-${ordinal}`, at.toISOString(), count));
-        this.#log?.pendSync(at.getTime(), locators.security(at.getTime(), ordinal));
+        const bytes = encoded(securityEventRow(event, `${at.getTime()}-${ordinal}`, at.toISOString(), count));
+        this.#security.putSync([at.getTime(), ordinal], asStored(bytes));
+        this.#log?.pendSync(at.getTime(), locators.security(at.getTime(), ordinal), entryLeafHash({ kind: "security", record: bytes }));
       },
       count,
     );
-    this.#checkpointer?.recorded();
   }
 
   /**
@@ -531,10 +531,11 @@ export class LmdbAuditLog implements AuditLog {
   #putBeside(executionId: string, suffix: string, record: OverrideAudit | ConfirmationAudit): void {
     this.#queue(() => {
       const fingerprint = executionFingerprint(executionId);
-      this.#watch(this.#decisions.put(fingerprint + suffix, record));
-      const locator = suffix === OVERRIDE_SUFFIX ? locators.override(fingerprint) : locators.confirmation(fingerprint);
-      if (this.#log) this.#watch(this.#log.pend(this.#instant(record.recordedAt), locator));
-      this.#checkpointer?.recorded();
+      const bytes = encoded(record);
+      this.#watch(this.#decisions.put(fingerprint + suffix, asStored(bytes)));
+      const kind: LogEntryKind = suffix === OVERRIDE_SUFFIX ? "override" : "confirmation";
+      const locator = kind === "override" ? locators.override(fingerprint) : locators.confirmation(fingerprint);
+      if (this.#log) this.#watch(this.#log.pend(this.#instant(record.recordedAt), locator, entryLeafHash({ kind, record: bytes })));
     });
   }
 

@@ -5,7 +5,7 @@
  * `AUDIT_QUERY_LIMITS` and docs/audit.md. Any bad value, repeated or unknown parameter is a 400 whose message
  * follows fastify's validation wording (`querystring/<name> must …`).
  */
-import { POLICY_ID_PATTERN, isTimestamp } from "@writ/runtime";
+import { LOG_ID_PATTERN, POLICY_ID_PATTERN, isTimestamp } from "@writ/runtime";
 import type { DecisionQuery, DecisionStatus, SecurityQuery } from "./types.js";
 
 export const AUDIT_QUERY_LIMITS = {
@@ -68,6 +68,17 @@ function rejectUnknown(raw: RawQuery, known: readonly string[]): void {
 export function logSize(raw: RawQuery, name: string, fallback?: number): number {
   if (fallback === undefined && single(raw, name) === undefined) throw new QueryError(`querystring/${name} is required`);
   return integer(raw, name, 0, Number.MAX_SAFE_INTEGER, fallback ?? 0);
+}
+
+/**
+ * The query of a `/audit/log` route: each of `names` (sizes, parsed by `logSize`) and `logId`, the log it reads (default
+ * `own`, this sidecar's); anything else is refused.
+ */
+export function logQuery(raw: RawQuery, names: readonly string[], own: string): string {
+  rejectUnknown(raw, [...names, "logId"]);
+  const logId = single(raw, "logId");
+  if (logId !== undefined && !LOG_ID_PATTERN.test(logId)) throw new QueryError(`querystring/logId must match pattern "${LOG_ID_PATTERN.source}"`);
+  return logId ?? own;
 }
 
 /** The parameter's one value; a repeated parameter (an array) is refused rather than silently narrowed. */

@@ -28,6 +28,7 @@ export const SURFACE_A_SCOPES: RouteScopes = {
   "GET /audit/stats": "reading",
   "GET /audit/security": "reading",
   "GET /audit/log": "reading",
+  "GET /audit/logs": "reading",
   "GET /audit/checkpoints": "reading",
   "GET /audit/checkpoints/:size": "reading",
   "GET /audit/proofs/inclusion": "reading",

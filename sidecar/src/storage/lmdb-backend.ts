@@ -33,7 +33,8 @@ export const openLmdbBackend: BackendOpener = async (config, reporters, notices,
           securityEvents: config.securityEvents,
           retention: config.auditRetention,
           recordLog: config.auditLog,
-          checkpoints: signingKey === null ? null : { key: signingKey, ...config.auditCheckpoints },
+          checkpoints: { key: signingKey, ...config.auditCheckpoints },
+          instanceId: config.instanceId,
           ...(decisionInstant ? { decisionInstant } : {}),
         })
       : new DisabledAuditLog();

@@ -76,7 +76,7 @@ describe("SIGKILL under load (built sidecar)", () => {
     const seed = Number(process.env["WRIT_SIGKILL_SEED"] ?? Date.now() % 2 ** 31);
     const random = prng(seed);
     const where = (cycle: number | string): string => `seed ${seed} (WRIT_SIGKILL_SEED), cycle ${cycle}`;
-    const env = await surfaceAEnv({ SERVICE_DATA_DIR: dataDir!, SERVICE_AUDIT_LOG: "on" });
+    const env = await surfaceAEnv({ SERVICE_DATA_DIR: dataDir! });
     const started = Date.now();
     const acknowledged: Ack[] = [];
     /** Every executionId sent: each is decided exactly once by the end. */

@@ -32,7 +32,7 @@ async function until<T>(what: string, probe: () => Promise<T | null>): Promise<T
 }
 
 beforeAll(async () => {
-  s = await startTestSidecar({ SERVICE_AUDIT_LOG: "on", SERVICE_AUDIT_CHECKPOINT_INTERVAL_MS: "200" });
+  s = await startTestSidecar({ SERVICE_AUDIT_CHECKPOINT_INTERVAL_MS: "200" });
   publicKeyPem = createPublicKey(await readFile(join(s.dataDir, "signing.key"), "utf8")).export({ type: "spki", format: "pem" }).toString();
   key = loadPublicKeyPem(publicKeyPem);
 });

@@ -82,8 +82,9 @@ describe("GET /health (spec 2.11)", () => {
       // writ's addition: readiness (docs/bundles.md, "Readiness"): every fixture bundle verified at start.
       ready: true,
       bundles: { ready: true, source: "directory", served: expect.any(Number), conflicts: 0 },
-      // writ's addition: the instance id, the id of its tamper-evident audit record log (docs/audit.md): off by default.
-      instanceId: null,
+      // writ's addition: the instance id, the id of its tamper-evident audit record log (docs/audit.md): a UUID made in
+      // the data dir at its first start.
+      instanceId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
     });
     expect(body.bundles.served).toBeGreaterThan(0);
     expect(body.runtimeHash).toBe(manifest.runtimeHash);
@@ -96,7 +97,7 @@ describe("GET /health (spec 2.11)", () => {
   it("audit_db is false with audit off, and execution goes on (spec 7)", async () => {
     const off = await startE2eSidecar({ SERVICE_AUDIT: "off" });
     try {
-      expect(await health(off)).toMatchObject({ status: "ok", audit_db: false, verification: "ok" });
+      expect(await health(off)).toMatchObject({ status: "ok", audit_db: false, verification: "ok", instanceId: null });
       expect((await evaluate(off, TRANSFER_SIGNALS.approved)).status).toBe(200);
     } finally {
       await off.close();

@@ -47,6 +47,7 @@ const PROBES: Readonly<Record<"a" | "b", Readonly<Record<string, Probe & { reado
     "GET /audit/stats": { scope: "reading", path: "/audit/stats" },
     "GET /audit/security": { scope: "reading", path: "/audit/security" },
     "GET /audit/log": { scope: "reading", path: "/audit/log" },
+    "GET /audit/logs": { scope: "reading", path: "/audit/logs" },
     "GET /audit/checkpoints": { scope: "reading", path: "/audit/checkpoints" },
     "GET /audit/checkpoints/:size": { scope: "reading", path: "/audit/checkpoints/1" },
     "GET /audit/proofs/inclusion": { scope: "reading", path: "/audit/proofs/inclusion?index=0&size=1" },

@@ -1,14 +1,18 @@
 /**
  * One sidecar of a fleet killed with SIGKILL under load, 20 times (issue 13): every executionId answered 200, by
  * either sidecar, is afterwards refused as a replay by BOTH and has its audit record on both. The other sidecar keeps
- * serving throughout. Needs `npm run build` (root `npm test` builds first). Replay a run with WRIT_CRASH_SEED=<seed>.
+ * serving throughout. After each restart (issue 15), the two sidecars' tamper-evident record logs, exported from the
+ * restarted one, verify end to end, and together hold every decision acknowledged so far. Needs `npm run build` (root
+ * `npm test` builds first). Replay a run with WRIT_CRASH_SEED=<seed>.
  */
+import { createPublicKey } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
+import { ExportVerifier, loadPublicKeyPem } from "@writ/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../test/support/postgres.js";
 import { KeepAliveClient, killAllBuiltSidecars } from "../support/built-sidecar.js";
 import { API_KEY, REPLAY_BODY, auditPath, evaluateBody, mapLimit, parse, prng } from "../durability/load.js";
-import { databaseUrlOf, startFleetSidecar, type FleetSidecar } from "./support.js";
+import { FLEET_SIGNING_KEY, databaseUrlOf, startFleetSidecar, type FleetSidecar } from "./support.js";
 
 const CYCLES = 20;
 const WORKERS = 8;
@@ -28,7 +32,7 @@ if (unavailable !== null) {
     beforeAll(async () => {
       database = await createTestDatabase();
       url = databaseUrlOf(database.pool);
-      stable = await startFleetSidecar(url);
+      stable = await startFleetSidecar(url, { SERVICE_INSTANCE_ID: "stable" });
     });
     afterAll(async () => {
       await killAllBuiltSidecars();
@@ -40,7 +44,27 @@ if (unavailable !== null) {
       const random = prng(seed);
       const stableClient = new KeepAliveClient(stable.a, API_KEY, WORKERS);
       const acknowledged: string[] = [];
-      let victim = await startFleetSidecar(url);
+      const restart = () => startFleetSidecar(url, { SERVICE_INSTANCE_ID: "victim" });
+      const fleetKey = loadPublicKeyPem(createPublicKey(FLEET_SIGNING_KEY).export({ type: "spki", format: "pem" }).toString());
+      /** Both logs, exported from `from`: each verifies, and together they hold every decision acknowledged so far. */
+      const logsVerify = async (from: FleetSidecar, cycle: number): Promise<void> => {
+        const logged = new Set<string>();
+        for (const logId of ["stable", "victim"]) {
+          const response = await fetch(`${from.a}/audit/export?logId=${logId}`, { headers: { authorization: `Bearer ${API_KEY}` } });
+          expect(response.status).toBe(200);
+          const verifier = new ExportVerifier([fleetKey]);
+          for (const text of (await response.text()).split("\n")) {
+            if (text === "") continue;
+            const line = JSON.parse(text) as { type: string; kind?: string; record?: string };
+            verifier.add(line);
+            if (line.type === "entry" && line.kind === "decision" && line.record !== undefined) logged.add((JSON.parse(line.record) as { executionId: string }).executionId);
+          }
+          expect(verifier.finish().failures.slice(0, 5), `after kill ${cycle + 1}: the log \`${logId}\` does not verify`).toEqual([]);
+        }
+        const missing = acknowledged.filter((id) => !logged.has(id));
+        expect(missing.slice(0, 20), `after kill ${cycle + 1}: ${missing.length} acknowledged decisions in no log`).toEqual([]);
+      };
+      let victim = await restart();
       let n = 0;
       try {
         for (let cycle = 0; cycle < CYCLES; cycle++) {
@@ -61,7 +85,10 @@ if (unavailable !== null) {
           stopped = true;
           await Promise.all(workers);
           victimClient.close();
-          victim = await startFleetSidecar(url);
+          victim = await restart();
+          // The stable sidecar's own log is checkpointed by its export from the stable sidecar itself.
+          await fetch(`${stable.a}/audit/export`, { headers: { authorization: `Bearer ${API_KEY}` } }).then((r) => r.text());
+          await logsVerify(victim, cycle);
         }
         console.log(`fleet SIGKILL: seed ${seed}, ${acknowledged.length} acknowledged decisions over ${CYCLES} kills`);
         const victimClient = new KeepAliveClient(victim.a, API_KEY, 16);

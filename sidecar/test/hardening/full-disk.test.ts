@@ -62,7 +62,7 @@ describe.skipIf(!isRoot)("a full data disk (built sidecar, tmpfs)", () => {
 
   it("answers 503 for what it cannot write, stays up, says why on /health, recovers when space returns, and lost nothing answered", async () => {
     const dataDir = join(mount, "data");
-    const env = await surfaceAEnv({ SERVICE_DATA_DIR: dataDir });
+    const env = await surfaceAEnv({ SERVICE_DATA_DIR: dataDir, SERVICE_AUDIT_CHECKPOINT_INTERVAL_MS: "200" });
     sidecar = await startBuiltSidecar(env);
     const client = new KeepAliveClient(sidecar.url, API_KEY, IN_FLIGHT);
     const intruder = new KeepAliveClient(sidecar.url, "wrong-key-0123456789abcdef", 4);

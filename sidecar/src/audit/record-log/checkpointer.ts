@@ -1,74 +1,124 @@
 /**
- * When the record log is checkpointed (docs/audit.md, "Tamper evidence"): every `intervalMs`, and as soon as
- * `everyRecords` records were written since the last checkpoint, whichever comes first; never on a request's path,
- * one at a time, and not while the store fails writes (a full disk: sequencing would only add failing transactions).
- * A failure is reported (the trail turns unhealthy for a while) and the next round tries again: nothing pending is
- * lost, it stays pending.
+ * Keeps the record log current in the background (docs/audit.md, "Serving the log"): every SEQUENCE_INTERVAL_MS it
+ * appends what is pending, in transactions of SEQUENCE_BATCH records (a backlog is worked off batch after batch, each
+ * its own short transaction), and signs a checkpoint once `everyRecords` entries were appended since the last one, or
+ * `intervalMs` has passed and the log grew. Never on a request's path; one round at a time; nothing while the store
+ * fails writes (a full disk: every transaction would fail). A failure is reported and the next round tries again:
+ * nothing pending is lost, it stays pending.
+ *
+ * On a fleet's database, every `intervalMs` a round also takes over the stale logs (log-storage.ts `stale`: a record
+ * pending for STALE_AFTER_INTERVALS intervals, so its sidecar is gone): it sequences them and signs their checkpoints
+ * with this sidecar's key, so no record stays outside a checkpoint because the sidecar that wrote it stopped for good.
  */
 import type { SignedCheckpoint, SigningKey } from "@writ/runtime";
+import type { RecordLogStorage } from "./log-storage.js";
 
 export interface CheckpointSchedule {
-  /** The key checkpoints are signed with: the sidecar's signing key (the trust root of attestations vouches for it). */
-  readonly key: SigningKey;
+  /** The key checkpoints are signed with: the sidecar's signing key (the trust root of attestations vouches for it); null: records are sequenced, never checkpointed. */
+  readonly key: SigningKey | null;
   readonly intervalMs: number;
   readonly everyRecords: number;
 }
 
 export const DEFAULT_CHECKPOINTS = { intervalMs: 10_000, everyRecords: 1_000 } as const;
 
+/** How often pending records are appended: short, so each transaction stays small (a few hundred records at full load). */
+export const SEQUENCE_INTERVAL_MS = 200;
+/** Pending records appended per transaction. */
+export const SEQUENCE_BATCH = 1_000;
+/** A log whose oldest pending record is this many checkpoint intervals old is taken over by another sidecar. */
+export const STALE_AFTER_INTERVALS = 6;
+
+export interface CheckpointerOptions {
+  readonly onError: (error: unknown) => void;
+  /** Whether the store takes writes now; while it fails them, no round is attempted (it is tried again later). */
+  readonly writable?: () => boolean;
+  readonly now?: () => Date;
+}
+
 export class Checkpointer {
+  readonly #storage: RecordLogStorage;
   readonly #schedule: CheckpointSchedule;
-  readonly #checkpoint: (key: SigningKey) => Promise<SignedCheckpoint | null>;
   readonly #onError: (error: unknown) => void;
+  readonly #writable: () => boolean;
+  readonly #now: () => Date;
   readonly #timer: NodeJS.Timeout;
-  #recorded = 0;
   #running: Promise<SignedCheckpoint | null> | null = null;
   #stopped = false;
+  /** Size and time of the latest checkpoint this sidecar knows of; read from the store at the first round. */
+  #latest: { size: number; at: number } | null = null;
+  /** When stale logs were last looked for. */
+  #staleCheckedAt = Date.now();
 
-  readonly #writable: () => boolean;
-
-  /** `writable`: whether the store takes writes now; while it fails them (a full disk), no checkpoint is attempted. */
-  constructor(
-    schedule: CheckpointSchedule,
-    checkpoint: (key: SigningKey) => Promise<SignedCheckpoint | null>,
-    onError: (error: unknown) => void,
-    writable: () => boolean = () => true,
-  ) {
+  constructor(storage: RecordLogStorage, schedule: CheckpointSchedule, options: CheckpointerOptions) {
+    this.#storage = storage;
     this.#schedule = schedule;
-    this.#checkpoint = checkpoint;
-    this.#onError = onError;
-    this.#writable = writable;
-    this.#timer = setInterval(() => void this.now().catch(() => undefined), schedule.intervalMs);
+    this.#onError = options.onError;
+    this.#writable = options.writable ?? (() => true);
+    this.#now = options.now ?? (() => new Date());
+    this.#timer = setInterval(() => void this.#round(false).catch(() => undefined), SEQUENCE_INTERVAL_MS);
     this.#timer.unref();
   }
 
-  /** A record was written: checkpoints once `everyRecords` have been. */
-  recorded(): void {
-    this.#recorded += 1;
-    if (this.#recorded >= this.#schedule.everyRecords && this.#running === null) setImmediate(() => void this.now().catch(() => undefined));
-  }
-
-  /** Checkpoints now, or joins the checkpoint under way; nothing while the store fails writes (it is tried again later). */
+  /** Appends everything pending and signs a checkpoint when the log grew: what an export or a test waits for. */
   now(): Promise<SignedCheckpoint | null> {
-    if (this.#stopped || !this.#writable()) return Promise.resolve(null);
-    this.#running ??= (async () => {
-      this.#recorded = 0;
-      try {
-        return await this.#checkpoint(this.#schedule.key);
-      } catch (error) {
-        this.#onError(error);
-        throw error;
-      } finally {
-        this.#running = null;
-      }
-    })();
-    return this.#running;
+    return this.#round(true);
   }
 
-  /** No more checkpoints; resolves once the one under way (if any) has finished. */
+  /** No more rounds; resolves once the one under way (if any) has finished. */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#timer);
     await this.#running?.catch(() => undefined);
+  }
+
+  /** One round, or joins the one under way; a forced round after a scheduled one runs too. */
+  async #round(force: boolean): Promise<SignedCheckpoint | null> {
+    if (this.#running !== null) {
+      if (!force) return null;
+      await this.#running.catch(() => undefined);
+      return this.#round(true);
+    }
+    if (this.#stopped || !this.#writable()) return null;
+    this.#running = this.#work(force).finally(() => (this.#running = null));
+    return this.#running;
+  }
+
+  async #work(force: boolean): Promise<SignedCheckpoint | null> {
+    try {
+      const own = this.#storage.logId;
+      if (!(await this.#sequenceAll(own, force))) return null;
+      const key = this.#schedule.key;
+      if (key === null) return null;
+      if (Date.now() - this.#staleCheckedAt >= this.#schedule.intervalMs) await this.#takeOverStale(key);
+      const counts = await this.#storage.counts(own);
+      if (counts === null) return null;
+      this.#latest ??= { size: counts.latest?.size ?? 0, at: counts.latest === null ? Date.now() : Date.parse(counts.latest.timestamp) };
+      const grown = counts.size - this.#latest.size;
+      const due = force || grown >= this.#schedule.everyRecords || (grown > 0 && Date.now() - this.#latest.at >= this.#schedule.intervalMs);
+      if (!due) return null;
+      const checkpoint = await this.#storage.checkpoint(own, key, this.#now());
+      if (checkpoint !== null) this.#latest = { size: checkpoint.size, at: Date.now() };
+      return checkpoint;
+    } catch (error) {
+      this.#onError(error);
+      throw error;
+    }
+  }
+
+  /** Appends every pending record of `logId`, batch after batch; false when stopped meanwhile (a scheduled round). */
+  async #sequenceAll(logId: string, force: boolean): Promise<boolean> {
+    while ((await this.#storage.sequence(logId, SEQUENCE_BATCH)) === SEQUENCE_BATCH) {
+      if (this.#stopped && !force) return false;
+    }
+    return true;
+  }
+
+  async #takeOverStale(key: SigningKey): Promise<void> {
+    this.#staleCheckedAt = Date.now();
+    for (const logId of await this.#storage.stale(Date.now() - STALE_AFTER_INTERVALS * this.#schedule.intervalMs)) {
+      if (!(await this.#sequenceAll(logId, false))) return;
+      await this.#storage.checkpoint(logId, key, this.#now());
+    }
   }
 }

@@ -1,25 +1,135 @@
 /**
- * What the `/audit/log` routes read from a trail's tamper-evident record log (docs/audit.md, "Tamper evidence").
- * Implemented on LMDB (lmdb-record-log.ts, through `LmdbAuditLog.recordLog`).
+ * The tamper-evident record log as the `/audit/log` routes answer it (docs/audit.md, "Serving the log"), built once over
+ * any store's `RecordLogStorage`: the state of a log, its checkpoints, inclusion proofs of decisions, consistency
+ * proofs, and the export. Proofs are built from the kept subtree roots and a few leaves (log-tree.ts `rangeRoot`), so
+ * their cost does not grow with the log.
  */
-import type { ExportLine, SignedCheckpoint } from "@writ/runtime";
+import {
+  consistencyProofRanges,
+  inclusionProofRanges,
+  toHex,
+  type ExportLine,
+  type LeafRange,
+  type SignedCheckpoint,
+} from "@writ/runtime";
 import type { ConsistencyProofJson, InclusionProofJson } from "@writ/wire";
-import type { RecordLogStatus } from "./lmdb-record-log.js";
+import type { Checkpointer } from "./checkpointer.js";
+import type { LogCounts, RecordLogStorage } from "./log-storage.js";
+import { rangeRoot, type TreeReader } from "./log-tree.js";
 
-export type { ExportLine, RecordLogStatus };
+export type { ExportLine };
 
-export interface RecordLog {
-  /** The sidecar instance's log id (made once per data dir): `instanceId` in `GET /health`. */
+export interface RecordLogStatus extends LogCounts {
   readonly logId: string;
-  status(): RecordLogStatus;
-  /** Checkpoints with `size` at least `from`, oldest first. */
-  checkpoints(from: number, limit: number): SignedCheckpoint[];
-  checkpointAt(size: number): SignedCheckpoint | null;
-  /** The decision of `executionId` against the checkpoint at `size` (default: the latest); null when not covered. */
-  decisionInclusionProof(executionId: string, size?: number): Promise<InclusionProofJson | null>;
-  consistencyProof(from: number, to: number): ConsistencyProofJson | null;
-  /** @throws RangeError when `from` is not 0 or a checkpoint's size */
-  export(from: number): Iterable<ExportLine>;
-  /** Sequences what is pending and signs a checkpoint now (null: nothing new, or no signing key). */
-  checkpointNow(): Promise<SignedCheckpoint | null>;
 }
+
+export class RecordLog {
+  readonly #storage: RecordLogStorage;
+  readonly #checkpointer: Checkpointer | null;
+
+  /** `checkpointer`: null when nothing signs checkpoints here (the log is then read only). */
+  constructor(storage: RecordLogStorage, checkpointer: Checkpointer | null) {
+    this.#storage = storage;
+    this.#checkpointer = checkpointer;
+  }
+
+  /** The sidecar instance's log id: `instanceId` in `GET /health`. */
+  get logId(): string {
+    return this.#storage.logId;
+  }
+
+  /** The logs the store holds: this sidecar's, and on a fleet's database every other sidecar's. */
+  logIds(): Promise<string[]> {
+    return this.#storage.logIds();
+  }
+
+  /** Null when the store holds no log `logId`. */
+  async status(logId: string = this.logId): Promise<RecordLogStatus | null> {
+    const counts = await this.#storage.counts(logId);
+    return counts === null ? null : { logId, ...counts };
+  }
+
+  checkpoints(logId: string, from: number, limit: number): Promise<SignedCheckpoint[]> {
+    return this.#storage.checkpoints(logId, from, limit);
+  }
+
+  checkpointAt(logId: string, size: number): Promise<SignedCheckpoint | null> {
+    return this.#storage.checkpointAt(logId, size);
+  }
+
+  /**
+   * The inclusion proof of the decision of `executionId` in the log that holds it, against that log's checkpoint at
+   * `size` (default: its latest); null when no log holds it yet or the checkpoint does not cover it.
+   */
+  async decisionInclusionProof(executionId: string, size?: number): Promise<InclusionProofJson | null> {
+    if (!executionId.isWellFormed()) return null;
+    const entry = await this.#storage.decisionEntry(executionId);
+    if (entry === null) return null;
+    const checkpoint = size === undefined ? ((await this.#storage.counts(entry.logId))?.latest ?? null) : await this.#storage.checkpointAt(entry.logId, size);
+    if (checkpoint === null || entry.position >= checkpoint.size) return null;
+    const tree = this.#tree(entry.logId);
+    const [leaf] = await tree.leaves({ start: entry.position, end: entry.position + 1 });
+    return {
+      logId: entry.logId,
+      leafIndex: entry.position,
+      treeSize: checkpoint.size,
+      leafHash: toHex(leaf!),
+      auditPath: await this.#hashes(tree, inclusionProofRanges(entry.position, checkpoint.size)),
+      checkpoint,
+    };
+  }
+
+  /** The consistency proof between the checkpoints of `logId` at sizes `from` <= `to`; null when either is not a checkpoint. */
+  async consistencyProof(logId: string, from: number, to: number): Promise<ConsistencyProofJson | null> {
+    if (from > to) return null;
+    const [older, newer] = await Promise.all([this.#storage.checkpointAt(logId, from), this.#storage.checkpointAt(logId, to)]);
+    if (older === null || newer === null) return null;
+    return { logId, from: older, to: newer, proof: await this.#hashes(this.#tree(logId), consistencyProofRanges(from, to)) };
+  }
+
+  /** Appends everything pending to this sidecar's log and signs a checkpoint when it grew (null: nothing new, or no signing key). */
+  async checkpointNow(): Promise<SignedCheckpoint | null> {
+    return (await this.#checkpointer?.now()) ?? null;
+  }
+
+  /**
+   * The export of `logId` (runtime `ExportLine`, docs/audit.md "Export") from its checkpoint at `from` (0: the start of
+   * the log) to its latest checkpoint, read lazily: each entry with the record's exact stored text (the leaf alone when
+   * the record is gone), each checkpoint after the entry that completes it, then every stored record no log holds.
+   * @throws RangeError when `from` is not 0 or the size of a checkpoint of the log
+   */
+  async *export(logId: string, from = 0): AsyncGenerator<ExportLine> {
+    const start = from === 0 ? null : await this.#storage.checkpointAt(logId, from);
+    if (from !== 0 && start === null) throw new RangeError(`no checkpoint at size ${from}`);
+    const latest = (await this.#storage.counts(logId))?.latest ?? null;
+    yield { type: "start", logId, size: from, frontier: start?.frontier ?? [], checkpoint: start };
+    if (latest !== null && latest.size > from) {
+      let checkpoints = await this.#storage.checkpoints(logId, from + 1, CHECKPOINT_PAGE);
+      for await (const entry of this.#storage.entries(logId, from, latest.size)) {
+        const leaf = toHex(entry.leaf);
+        yield entry.record === null
+          ? { type: "entry", position: entry.position, kind: entry.kind, leaf, removed: true }
+          : { type: "entry", position: entry.position, kind: entry.kind, leaf, record: entry.record };
+        while (checkpoints[0] !== undefined && checkpoints[0].size === entry.position + 1) {
+          const checkpoint = checkpoints.shift()!;
+          yield { type: "checkpoint", checkpoint };
+          if (checkpoints.length === 0 && checkpoint.size < latest.size) checkpoints = await this.#storage.checkpoints(logId, checkpoint.size + 1, CHECKPOINT_PAGE);
+        }
+      }
+    }
+    for await (const record of this.#storage.unlogged()) yield { type: "unlogged", kind: record.kind, record: record.record };
+  }
+
+  #tree(logId: string): TreeReader {
+    return { leaves: (range) => this.#storage.leaves(logId, range), nodes: (subtrees) => this.#storage.nodes(logId, subtrees) };
+  }
+
+  async #hashes(tree: TreeReader, ranges: readonly LeafRange[]): Promise<string[]> {
+    const roots: string[] = [];
+    for (const range of ranges) roots.push(toHex(await rangeRoot(tree, range)));
+    return roots;
+  }
+}
+
+/** Checkpoints read at a time while exporting. */
+const CHECKPOINT_PAGE = 1_000;

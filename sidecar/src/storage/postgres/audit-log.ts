@@ -18,11 +18,13 @@
  * - Retention: pruned once a minute by one sidecar of the fleet at a time (a transaction-level advisory lock per
  *   chunk), oldest first, in chunks of PRUNE_CHUNK rows.
  */
-import { executionFingerprint } from "@writ/runtime";
-import { DEFAULT_RECORDS_TABLE } from "@writ/runtime/postgres";
+import { entryLeafHash, executionFingerprint, type LogEntryKind } from "@writ/runtime";
+import { DEFAULT_LOG_PENDING_TABLE, DEFAULT_RECORDS_TABLE } from "@writ/runtime/postgres";
 import type pg from "pg";
 import { decisionDetail, decisionRow } from "../../audit/decision-row.js";
 import { AuditHousekeeping } from "../../audit/housekeeping.js";
+import { Checkpointer, type CheckpointSchedule } from "../../audit/record-log/checkpointer.js";
+import { RecordLog } from "../../audit/record-log/record-log.js";
 import { DAY_MS, DEFAULT_AUDIT_RETENTION, PRUNE_CHUNK, type AuditRetention, type RetentionLimit } from "../../audit/retention.js";
 import { securityEventRow } from "../../audit/security-event.js";
 import { DEFAULT_SECURITY_EVENT_LIMITS, SecurityEventLimiter, type SecurityEventLimits } from "../../audit/security-event-limiter.js";
@@ -41,6 +43,7 @@ import type {
   VerificationAudit,
 } from "../../audit/types.js";
 import { query, transaction } from "./query.js";
+import type { PostgresLogStorage } from "./record-log-storage.js";
 
 export interface PostgresAuditLogOptions {
   /** The clock of security events and of `stats()` without an argument. */
@@ -55,6 +58,11 @@ export interface PostgresAuditLogOptions {
   readonly pruneIntervalMs?: number;
   /** The records table the replay store writes (runtime `PostgresReplayStoreOptions.recordsTable`). */
   readonly recordsTable?: string;
+  /**
+   * The tamper-evident record log (docs/audit.md, "Serving the log"): its store, this sidecar's log, and when and with
+   * which key it is checkpointed. Absent or null: records are not logged.
+   */
+  readonly recordLog?: { readonly storage: PostgresLogStorage; readonly checkpoints: CheckpointSchedule } | null;
 }
 
 const PRUNE_LOCK = "writ.audit.prune";
@@ -67,8 +75,11 @@ interface DecisionJoin {
 }
 
 export class PostgresAuditLog implements AuditLog {
-  /** Not yet on this store (docs/audit.md, "Tamper evidence"). */
-  readonly recordLog = null;
+  /** The tamper-evident log of this sidecar's records, and of the fleet's; null when it is off. */
+  readonly recordLog: RecordLog | null;
+  readonly #checkpointer: Checkpointer | null;
+  /** This sidecar's log id, with which its records enter the log's pending set; null when the log is off. */
+  readonly #logId: string | null;
   readonly #pool: pg.Pool;
   readonly #records: string;
   readonly #now: () => Date;
@@ -110,6 +121,10 @@ export class PostgresAuditLog implements AuditLog {
       },
       { saveMs: options.apiCallFlushMs, pruneMs: options.pruneIntervalMs },
     );
+    const log = options.recordLog ?? null;
+    this.#logId = log?.storage.logId ?? null;
+    this.#checkpointer = log === null ? null : new Checkpointer(log.storage, log.checkpoints, { onError: (error) => this.#noteFailure(error) });
+    this.recordLog = log === null ? null : new RecordLog(log.storage, this.#checkpointer);
   }
 
   healthy(): boolean {
@@ -124,11 +139,13 @@ export class PostgresAuditLog implements AuditLog {
 
   recordVerification(entry: VerificationAudit): void {
     const record: VerificationAudit = { executionId: entry.executionId, valid: entry.valid, checks: entry.checks, errors: entry.errors, recordedAt: entry.recordedAt };
+    const body = JSON.stringify(record);
+    const at = this.#instant(entry.recordedAt);
     this.#queue(
       "recording a verification",
-      `WITH recorded AS (INSERT INTO writ_audit_verifications (recorded_at, body) VALUES ($1, $2))
+      `WITH recorded AS (INSERT INTO writ_audit_verifications (recorded_at, body) VALUES ($1, $2) RETURNING seq)${this.#logged("verification", "$1")}
        ${COUNT_INTO} VALUES ('verifications', 1), ('verifications_valid', $3) ${ADD_COUNT}`,
-      [this.#instant(entry.recordedAt), JSON.stringify(record), entry.valid ? 1 : 0],
+      [at, body, entry.valid ? 1 : 0, ...this.#leaf("verification", body)],
     );
   }
 
@@ -227,9 +244,9 @@ export class PostgresAuditLog implements AuditLog {
       try {
         const at = now.getTime();
         return (
-          (await this.#pruneTrail(this.#retention.decisions, at, this.#records, "recorded_at", "execution_fp", "kind = 'decision'")) +
-          (await this.#pruneTrail(this.#retention.verifications, at, "writ_audit_verifications", "recorded_at", "seq", "TRUE")) +
-          (await this.#pruneTrail(this.#retention.security, at, "writ_audit_security", "at", "seq", "TRUE"))
+          (await this.#pruneTrail(this.#retention.decisions, at, this.#records, "recorded_at", "execution_fp", "kind = 'decision'", "kind")) +
+          (await this.#pruneTrail(this.#retention.verifications, at, "writ_audit_verifications", "recorded_at", "seq", "TRUE", "'verification'")) +
+          (await this.#pruneTrail(this.#retention.security, at, "writ_audit_security", "at", "seq", "TRUE", "'security'"))
         );
       } finally {
         this.#pruning = null;
@@ -244,7 +261,7 @@ export class PostgresAuditLog implements AuditLog {
       this.#housekeeping.stop();
       this.#saveApiCalls();
       this.#saveAggregates(true);
-      this.#closing = Promise.all([this.flushed(), this.#pruning?.catch(() => 0)]).then(() => undefined);
+      this.#closing = Promise.all([this.flushed(), this.#pruning?.catch(() => 0), this.#checkpointer?.stop()]).then(() => undefined);
     }
     return this.#closing;
   }
@@ -256,7 +273,8 @@ export class PostgresAuditLog implements AuditLog {
       LEFT JOIN ${this.#records} c ON c.execution_fp = d.execution_fp AND c.kind = 'confirmation'`;
   }
 
-  async #pruneTrail(limit: RetentionLimit, now: number, table: string, time: string, tieBreak: string, kind: string): Promise<number> {
+  /** `logKind`: the SQL expression of a removed row's log entry kind. */
+  async #pruneTrail(limit: RetentionLimit, now: number, table: string, time: string, tieBreak: string, kind: string, logKind: string): Promise<number> {
     if (limit.maxAgeMs === null && limit.maxRecords === null) return 0;
     const cutoff = limit.maxAgeMs === null ? null : now - limit.maxAgeMs;
     let removed = 0;
@@ -270,14 +288,15 @@ export class PostgresAuditLog implements AuditLog {
           limit.maxRecords === null ? "FALSE" : `row_number() OVER (ORDER BY ${time} DESC, ${tieBreak} DESC) > ${Number(limit.maxRecords)}`;
         const old = cutoff === null ? "FALSE" : `${time} < ${Number(cutoff)}`;
         const keyColumns = table === this.#records ? "execution_fp" : "seq";
-        const { rowCount } = await query(
+        const { rows: removed } = await query<{ kind: string; ref: string; counted: boolean }>(
           client,
           "pruning the audit trail",
           `WITH ranked AS (SELECT ${keyColumns} AS key, ${time} AS t, ${tieBreak} AS tb, (${old}) OR (${overCount}) AS due FROM ${table} WHERE ${kind}),
                 doomed AS (SELECT key FROM ranked WHERE due ORDER BY t, tb LIMIT ${PRUNE_CHUNK})
-           DELETE FROM ${table} WHERE ${keyColumns} IN (SELECT key FROM doomed)`,
+           DELETE FROM ${table} WHERE ${keyColumns} IN (SELECT key FROM doomed) RETURNING ${logKind} AS kind, ${keyColumns}::text AS ref, ${kind} AS counted`,
         );
-        return rowCount ?? 0;
+        if (this.#logId !== null && removed.length > 0) await this.#notePruned(client, removed, now);
+        return removed.filter((r) => r.counted).length;
       });
       removed += chunk;
       if (chunk < PRUNE_CHUNK) return removed;
@@ -287,11 +306,12 @@ export class PostgresAuditLog implements AuditLog {
   #insertSecurityEvent(event: SecurityEventInput, at: Date, count?: number): void {
     const row = securityEventRow(event, "", "", count);
     const { id: _id, at: _at, ...stored } = row;
+    const body = JSON.stringify(stored);
     this.#securityLane = this.#queue(
       "recording a security event",
-      `WITH recorded AS (INSERT INTO writ_audit_security (at, body) VALUES ($1, $2))
+      `WITH recorded AS (INSERT INTO writ_audit_security (at, body) VALUES ($1, $2) RETURNING seq)${this.#logged("security", "$1")}
        ${COUNT_INTO} VALUES ('security_events', $3) ${ADD_COUNT}`,
-      [at.getTime(), JSON.stringify(stored), count ?? 1],
+      [at.getTime(), body, count ?? 1, ...this.#leaf("security", body)],
       undefined,
       this.#securityLane,
     );
@@ -341,10 +361,58 @@ export class PostgresAuditLog implements AuditLog {
       if (this.#failures === failuresBefore) this.#failing = false;
       return result;
     } catch (error) {
-      this.#failures += 1;
-      this.#failing = true;
-      this.#onError(error);
+      this.#noteFailure(error);
       throw error;
+    }
+  }
+
+  /** A failed statement of the log's own (or of its record log's checkpointer): unhealthy until one started later succeeds. */
+  #noteFailure(error: unknown): void {
+    this.#failures += 1;
+    this.#failing = true;
+    this.#onError(error);
+  }
+
+  /**
+   * `, logged AS (…)`: the record `recorded` returned (its `seq`) enters this sidecar's record log as pending, with its
+   * leaf hash (parameter `$4`, `#leaf`) and log id (`$5`), at `$at`; nothing when the log is off.
+   */
+  #logged(kind: LogEntryKind, at: string): string {
+    if (this.#logId === null) return "";
+    return `, logged AS (INSERT INTO ${DEFAULT_LOG_PENDING_TABLE} (log_id, kind, ref, leaf, pended_at) SELECT $5, '${kind}', seq::text, $4, ${at} FROM recorded)`;
+  }
+
+  /** The parameters `#logged` names: the leaf hash of the record's JSON text and the log id; none when the log is off. */
+  #leaf(kind: LogEntryKind, body: string): unknown[] {
+    return this.#logId === null ? [] : [Buffer.from(entryLeafHash({ kind, record: body })), this.#logId];
+  }
+
+  /**
+   * Inside a prune transaction: the removed records leave the pending set (a record never logged never will be), and
+   * each log that held some of them gets a prune note listing their positions, itself pending in that log.
+   */
+  async #notePruned(client: pg.PoolClient, removed: readonly { readonly kind: string; readonly ref: string }[], now: number): Promise<void> {
+    const what = "noting pruned audit records in the record log";
+    const kinds = removed.map((r) => r.kind);
+    const refs = removed.map((r) => r.ref);
+    await query(client, what, `DELETE FROM ${DEFAULT_LOG_PENDING_TABLE} p USING unnest($1::text[], $2::text[]) AS r (kind, ref) WHERE p.kind = r.kind AND p.ref = r.ref`, [kinds, refs]);
+    const { rows } = await query<{ log_id: string; position: string }>(
+      client,
+      what,
+      "SELECT e.log_id, e.position FROM writ_audit_log_entries e JOIN unnest($1::text[], $2::text[]) AS r (kind, ref) ON e.kind = r.kind AND e.ref = r.ref ORDER BY e.log_id, e.position",
+      [kinds, refs],
+    );
+    const byLog = new Map<string, number[]>();
+    for (const row of rows) byLog.set(row.log_id, [...(byLog.get(row.log_id) ?? []), Number(row.position)]);
+    for (const [logId, positions] of byLog) {
+      const body = JSON.stringify({ positions, reason: "retention" });
+      await query(
+        client,
+        what,
+        `WITH note AS (INSERT INTO writ_audit_log_prunes (recorded_at, body) VALUES ($1, $2) RETURNING seq)
+         INSERT INTO ${DEFAULT_LOG_PENDING_TABLE} (log_id, kind, ref, leaf, pended_at) SELECT $3, 'prune', seq::text, $4, $1 FROM note`,
+        [now, body, logId, Buffer.from(entryLeafHash({ kind: "prune", record: body }))],
+      );
     }
   }
 

@@ -12,21 +12,23 @@
  * - Sweeping expired reservations and failed entries: once a minute, by whichever sidecar takes the advisory lock; the
  *   others skip that round.
  */
-import { DEFAULT_CLAIM_STATEMENTS, PostgresReplayStore } from "@writ/runtime/postgres";
+import { DEFAULT_CLAIM_STATEMENTS, DEFAULT_RECORDS_TABLE, PostgresReplayStore } from "@writ/runtime/postgres";
 import { DisabledAuditLog } from "../../audit/disabled-audit-log.js";
 import type { AuditLog } from "../../audit/types.js";
 import { STORE_PROBE_INTERVAL_MS, SWEEP_INTERVAL_MS, type BackendOpener, type StoreHealth } from "../backend.js";
 import { PostgresAuditLog } from "./audit-log.js";
+import { fleetInstanceId } from "../instance-id.js";
 import { PostgresBundlePins } from "./bundle-pins.js";
 import { migrate } from "./migrations.js";
 import { createPool, redactedUrl } from "./pool.js";
 import { query } from "./query.js";
+import { PostgresLogStorage } from "./record-log-storage.js";
 import { PostgresTrustRecordStore } from "./record-store.js";
 import { sweepOnce } from "./sweep.js";
 
 const HEALTHY: StoreHealth = { ok: true, problem: null, since: null };
 
-export const openPostgresBackend: BackendOpener = async (config, reporters, notices) => {
+export const openPostgresBackend: BackendOpener = async (config, reporters, notices, signingKey) => {
   const database = config.database!;
   let health: StoreHealth = HEALTHY;
   const setHealth = (next: StoreHealth, error?: unknown): void => {
@@ -46,14 +48,20 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
     throw error;
   }
 
+  const logStorage = await openRecordLog(pool, config, notices).catch(async (error: unknown) => {
+    await pool.end().catch(() => undefined);
+    throw error;
+  });
   // Claim statements under way at once: never more than the pool has connections, so other statements still get one.
   const claimStatements = Math.min(DEFAULT_CLAIM_STATEMENTS, database.poolSize);
-  const replay = config.replayStore === "postgres" ? new PostgresReplayStore(pool, { claimStatements, ...(config.audit ? {} : { recordsTable: null }) }) : null;
+  const recording = !config.audit ? { recordsTable: null } : logStorage === null ? {} : { recordLog: { logId: logStorage.logId } };
+  const replay = config.replayStore === "postgres" ? new PostgresReplayStore(pool, { claimStatements, ...recording }) : null;
   const audit: AuditLog = config.audit
     ? new PostgresAuditLog(pool, {
         onError: (error) => reporters.onAuditError?.(error),
         securityEvents: config.securityEvents,
         retention: config.auditRetention,
+        recordLog: logStorage === null ? null : { storage: logStorage, checkpoints: { key: signingKey, ...config.auditCheckpoints } },
       })
     : new DisabledAuditLog();
   const trustRecords = new PostgresTrustRecordStore(pool);
@@ -82,3 +90,21 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
     },
   };
 };
+
+/**
+ * The record log of this sidecar (docs/audit.md, "One log per sidecar instance"), with the records written while the log
+ * was off taken into it; null with the log or audit off, which marks the fleet's log incomplete so that the next
+ * sidecar with the log on takes this one's records in.
+ */
+async function openRecordLog(pool: Parameters<typeof migrate>[0], config: Parameters<BackendOpener>[0], notices: string[]): Promise<PostgresLogStorage | null> {
+  if (!config.audit || !config.auditLog) {
+    await PostgresLogStorage.markIncomplete(pool);
+    return null;
+  }
+  const instance = await fleetInstanceId(config.instanceId, config.dataDir);
+  const storage = new PostgresLogStorage(pool, instance.id, DEFAULT_RECORDS_TABLE);
+  const adopted = await storage.adoptUnlogged(Date.now());
+  notices.push(`audit record log \`${instance.id}\` (instance id from ${instance.source})`);
+  if (adopted > 0) notices.push(`audit: ${adopted} records written while the record log was off are taken into it`);
+  return storage;
+}

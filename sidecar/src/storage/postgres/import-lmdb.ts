@@ -120,6 +120,8 @@ export async function importLmdb(pool: pg.Pool, dataDir: string, onProgress: (ki
       }
       await addCounters(client, root);
       await query(client, "importing an LMDB data dir", "INSERT INTO writ_imports (source, counts) VALUES ($1, $2)", [source, JSON.stringify({ imported, conflicts })]);
+      // The imported records are in no log of the fleet yet: the next sidecar to start takes them into its own.
+      await query(client, "importing an LMDB data dir", "DELETE FROM writ_audit_log_meta WHERE name = 'complete'");
       return { imported, conflicts };
     });
   } finally {

@@ -13,6 +13,7 @@ import type pg from "pg";
 import { AUDIT_SCHEMA } from "./audit-schema.js";
 import { BUNDLE_PINS_SCHEMA } from "./bundle-pins.js";
 import { transaction, query } from "./query.js";
+import { RECORD_LOG_SCHEMA } from "./record-log-storage.js";
 import { TRUST_RECORD_SCHEMA } from "./record-schema.js";
 
 export interface Migration {
@@ -36,6 +37,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 3,
     description: "writ_bundle_pins: the bundle_hash each policyId@version was first served with, for the whole fleet",
     statements: BUNDLE_PINS_SCHEMA,
+  },
+  {
+    version: 4,
+    description: "the tamper-evident audit record log: one log per sidecar instance (pending records, entries, kept subtree roots, checkpoints, state, prune notes)",
+    statements: RECORD_LOG_SCHEMA,
   },
 ];
 

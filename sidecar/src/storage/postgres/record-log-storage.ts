@@ -1,0 +1,354 @@
+/**
+ * The record log on the fleet's PostgreSQL database (log-storage.ts; docs/audit.md, "Serving the log"): one log per
+ * sidecar instance, every sidecar's in the same tables, each readable from any sidecar.
+ *
+ * TABLES (migration 4, RECORD_LOG_SCHEMA):
+ * - `writ_audit_log_pending`: records written and not yet in a log: `(seq, log_id, kind, ref, leaf, pended_at)`. The
+ *   statement that stores a record inserts its row: the replay store's transition for decisions, overrides and
+ *   confirmations (runtime `PostgresReplayStoreOptions.recordLog`), the audit log's insert for the others. `ref` names
+ *   the record: the execution fingerprint (records table, with `kind`), or the `seq` of a verification, security
+ *   event or prune note.
+ * - `writ_audit_log_entries`: `(log_id, position) -> (kind, ref, leaf)`: the logs, each in order; a record is in at
+ *   most one log once (unique `(kind, ref)`).
+ * - `writ_audit_log_nodes`: the kept roots of perfect subtrees (log-tree.ts NODE_HEIGHT and up).
+ * - `writ_audit_log_checkpoints`: the signed checkpoints, as JSON text.
+ * - `writ_audit_log_state`: per log, its size, frontier and latest checkpoint. Its row, locked (`FOR UPDATE`), is the
+ *   log's write lock: sequencing and checkpoints of one log happen one at a time, whichever sidecar runs them.
+ * - `writ_audit_log_prunes`: the prune notes retention writes, each a record of the log that held what it removed.
+ * - `writ_audit_log_meta`: `complete`, set once every stored record is in a log or pending (`adoptUnlogged`), removed
+ *   when a sidecar starts with the log off.
+ */
+import {
+  entryLeafHash,
+  executionFingerprint,
+  hashFromHex,
+  isLogEntryKind,
+  toHex,
+  type LeafRange,
+  type LogEntryKind,
+  type PerfectSubtree,
+  type SignedCheckpoint,
+  type SigningKey,
+} from "@writ/runtime";
+import { DEFAULT_LOG_PENDING_TABLE } from "@writ/runtime/postgres";
+import type pg from "pg";
+import type { LogCounts, RecordLogStorage, StoredEntry, UnloggedRecord } from "../../audit/record-log/log-storage.js";
+import { appendToLog, nextCheckpoint, type LogState } from "../../audit/record-log/log-tree.js";
+import { query, transaction } from "./query.js";
+
+const PENDING = DEFAULT_LOG_PENDING_TABLE;
+
+export const RECORD_LOG_SCHEMA: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS ${PENDING} (
+    seq bigserial PRIMARY KEY,
+    log_id text NOT NULL,
+    kind text NOT NULL,
+    ref text COLLATE "C" NOT NULL,
+    leaf bytea NOT NULL,
+    pended_at bigint NOT NULL
+  )`,
+  `CREATE INDEX IF NOT EXISTS ${PENDING}_by_log ON ${PENDING} (log_id, seq)`,
+  `CREATE UNIQUE INDEX IF NOT EXISTS ${PENDING}_by_record ON ${PENDING} (kind, ref)`,
+  `CREATE TABLE IF NOT EXISTS writ_audit_log_entries (
+    log_id text NOT NULL,
+    position bigint NOT NULL,
+    kind text NOT NULL,
+    ref text COLLATE "C" NOT NULL,
+    leaf bytea NOT NULL,
+    PRIMARY KEY (log_id, position)
+  )`,
+  `CREATE UNIQUE INDEX IF NOT EXISTS writ_audit_log_entries_by_record ON writ_audit_log_entries (kind, ref)`,
+  `CREATE TABLE IF NOT EXISTS writ_audit_log_nodes (
+    log_id text NOT NULL,
+    height integer NOT NULL,
+    idx bigint NOT NULL,
+    hash bytea NOT NULL,
+    PRIMARY KEY (log_id, height, idx)
+  )`,
+  `CREATE TABLE IF NOT EXISTS writ_audit_log_checkpoints (log_id text NOT NULL, size bigint NOT NULL, body text NOT NULL, PRIMARY KEY (log_id, size))`,
+  `CREATE TABLE IF NOT EXISTS writ_audit_log_state (
+    log_id text PRIMARY KEY,
+    size bigint NOT NULL,
+    frontier text NOT NULL,
+    latest_size bigint
+  )`,
+  `CREATE TABLE IF NOT EXISTS writ_audit_log_prunes (seq bigserial PRIMARY KEY, recorded_at bigint NOT NULL, body text NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS writ_audit_log_meta (name text PRIMARY KEY, value text NOT NULL)`,
+];
+
+/** The tables records are stored in, by kind: where `ref` points. */
+const SOURCES = [
+  { kinds: ["decision", "override", "confirmation"], table: "records", key: "execution_fp", kindColumn: "kind" },
+  { kinds: ["verification"], table: "writ_audit_verifications", key: "seq", kindColumn: null },
+  { kinds: ["security"], table: "writ_audit_security", key: "seq", kindColumn: null },
+  { kinds: ["prune"], table: "writ_audit_log_prunes", key: "seq", kindColumn: null },
+] as const;
+
+/** Rows read at a time by the export and by `adoptUnlogged`. */
+const PAGE = 1_000;
+const ADOPT_LOCK = "writ.audit.log.adopt";
+
+/** A stored record no log holds, with its reference. */
+interface Unlogged {
+  readonly kind: LogEntryKind;
+  readonly ref: string;
+  readonly body: string;
+}
+
+interface StateRow {
+  readonly size: string;
+  readonly frontier: string;
+  readonly latest_size: string | null;
+}
+
+export class PostgresLogStorage implements RecordLogStorage {
+  readonly #pool: pg.Pool;
+  readonly #records: string;
+  readonly logId: string;
+
+  /** `recordsTable`: the replay store's records table (runtime `DEFAULT_RECORDS_TABLE`). The schema must be migrated. */
+  constructor(pool: pg.Pool, logId: string, recordsTable: string) {
+    this.#pool = pool;
+    this.logId = logId;
+    this.#records = recordsTable;
+  }
+
+  async sequence(logId: string, max: number): Promise<number> {
+    const { rows: any } = await query<{ any: boolean }>(this.#pool, "reading the audit record log", `SELECT EXISTS (SELECT 1 FROM ${PENDING} WHERE log_id = $1) AS any`, [logId]);
+    if (any[0]?.any !== true) return 0;
+    return transaction(this.#pool, "sequencing the audit record log", async (client) => {
+      const state = await this.#lockState(client, logId);
+      const { rows } = await query<{ seq: string; kind: LogEntryKind; ref: string; leaf: Buffer }>(
+        client,
+        "sequencing the audit record log",
+        `DELETE FROM ${PENDING} WHERE seq IN (SELECT seq FROM ${PENDING} WHERE log_id = $1 ORDER BY seq LIMIT $2) RETURNING seq, kind, ref, leaf`,
+        [logId, max],
+      );
+      if (rows.length === 0) return 0;
+      rows.sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
+      const appended = appendToLog(stateOf(state), rows.map((r) => ({ kind: r.kind, ref: r.ref, leaf: r.leaf })));
+      await query(
+        client,
+        "sequencing the audit record log",
+        `INSERT INTO writ_audit_log_entries (log_id, position, kind, ref, leaf) SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bytea[])`,
+        [logId, appended.entries.map((e) => e.position), appended.entries.map((e) => e.kind), appended.entries.map((e) => e.ref), appended.entries.map((e) => Buffer.from(e.leaf))],
+      );
+      if (appended.nodes.length > 0) {
+        await query(
+          client,
+          "sequencing the audit record log",
+          `INSERT INTO writ_audit_log_nodes (log_id, height, idx, hash) SELECT $1, * FROM unnest($2::integer[], $3::bigint[], $4::bytea[])`,
+          [logId, appended.nodes.map((n) => n.height), appended.nodes.map((n) => n.index), appended.nodes.map((n) => Buffer.from(n.hash))],
+        );
+      }
+      await query(client, "sequencing the audit record log", "UPDATE writ_audit_log_state SET size = $2, frontier = $3 WHERE log_id = $1", [
+        logId,
+        appended.state.size,
+        JSON.stringify(appended.state.frontier.map(toHex)),
+      ]);
+      return rows.length;
+    });
+  }
+
+  checkpoint(logId: string, key: SigningKey, now: Date): Promise<SignedCheckpoint | null> {
+    return transaction(this.#pool, "checkpointing the audit record log", async (client) => {
+      const state = await this.#lockState(client, logId);
+      const latest = state.latest_size === null ? null : await this.#checkpointAt(client, logId, Number(state.latest_size));
+      const checkpoint = nextCheckpoint(logId, stateOf(state), latest, key, now);
+      if (checkpoint === null) return null;
+      await query(client, "checkpointing the audit record log", "INSERT INTO writ_audit_log_checkpoints (log_id, size, body) VALUES ($1, $2, $3)", [logId, checkpoint.size, JSON.stringify(checkpoint)]);
+      await query(client, "checkpointing the audit record log", "UPDATE writ_audit_log_state SET latest_size = $2 WHERE log_id = $1", [logId, checkpoint.size]);
+      return checkpoint;
+    });
+  }
+
+  async stale(before: number): Promise<string[]> {
+    const { rows } = await query<{ log_id: string }>(
+      this.#pool,
+      "reading the audit record log",
+      `SELECT log_id FROM ${PENDING} WHERE log_id <> $1 GROUP BY log_id HAVING min(pended_at) < $2 ORDER BY log_id`,
+      [this.logId, before],
+    );
+    return rows.map((r) => r.log_id);
+  }
+
+  async logIds(): Promise<string[]> {
+    const { rows } = await query<{ log_id: string }>(
+      this.#pool,
+      "reading the audit record log",
+      `SELECT log_id FROM writ_audit_log_state UNION SELECT DISTINCT log_id FROM ${PENDING} ORDER BY log_id`,
+    );
+    return rows.map((r) => r.log_id);
+  }
+
+  async counts(logId: string): Promise<LogCounts | null> {
+    const { rows } = await query<{ size: string | null; pending: string; latest: string | null }>(
+      this.#pool,
+      "reading the audit record log",
+      `SELECT s.size, (SELECT count(*) FROM ${PENDING} WHERE log_id = $1) AS pending, c.body AS latest
+       FROM (SELECT $1::text AS log_id) AS l
+       LEFT JOIN writ_audit_log_state s ON s.log_id = l.log_id
+       LEFT JOIN writ_audit_log_checkpoints c ON c.log_id = l.log_id AND c.size = s.latest_size`,
+      [logId],
+    );
+    const row = rows[0]!;
+    if (row.size === null && row.pending === "0") return null;
+    return { size: Number(row.size ?? 0), pending: Number(row.pending), latest: row.latest === null ? null : (JSON.parse(row.latest) as SignedCheckpoint) };
+  }
+
+  async checkpoints(logId: string, from: number, limit: number): Promise<SignedCheckpoint[]> {
+    const { rows } = await query<{ body: string }>(
+      this.#pool,
+      "reading the audit record log",
+      "SELECT body FROM writ_audit_log_checkpoints WHERE log_id = $1 AND size >= $2 ORDER BY size LIMIT $3",
+      [logId, from, limit],
+    );
+    return rows.map((r) => JSON.parse(r.body) as SignedCheckpoint);
+  }
+
+  checkpointAt(logId: string, size: number): Promise<SignedCheckpoint | null> {
+    return this.#checkpointAt(this.#pool, logId, size);
+  }
+
+  async leaves(logId: string, range: LeafRange): Promise<Uint8Array[]> {
+    const { rows } = await query<{ leaf: Buffer }>(
+      this.#pool,
+      "reading the audit record log",
+      "SELECT leaf FROM writ_audit_log_entries WHERE log_id = $1 AND position >= $2 AND position < $3 ORDER BY position",
+      [logId, range.start, range.end],
+    );
+    return rows.map((r) => r.leaf);
+  }
+
+  async nodes(logId: string, subtrees: readonly PerfectSubtree[]): Promise<Uint8Array[]> {
+    const { rows } = await query<{ height: number; idx: string; hash: Buffer }>(
+      this.#pool,
+      "reading the audit record log",
+      "SELECT n.height, n.idx, n.hash FROM writ_audit_log_nodes n JOIN unnest($2::integer[], $3::bigint[]) AS w (height, idx) ON n.height = w.height AND n.idx = w.idx WHERE n.log_id = $1",
+      [logId, subtrees.map((s) => s.height), subtrees.map((s) => s.index)],
+    );
+    const found = new Map(rows.map((r) => [`${r.height}/${r.idx}`, r.hash]));
+    return subtrees.map((s) => {
+      const hash = found.get(`${s.height}/${s.index}`);
+      if (hash === undefined) throw new Error(`the record log \`${logId}\` has no root of the subtree of height ${s.height} at ${s.index}: its database is damaged`);
+      return hash;
+    });
+  }
+
+  async decisionEntry(executionId: string): Promise<{ readonly logId: string; readonly position: number } | null> {
+    const { rows } = await query<{ log_id: string; position: string }>(
+      this.#pool,
+      "reading the audit record log",
+      "SELECT log_id, position FROM writ_audit_log_entries WHERE kind = 'decision' AND ref = $1",
+      [executionFingerprint(executionId)],
+    );
+    return rows[0] === undefined ? null : { logId: rows[0].log_id, position: Number(rows[0].position) };
+  }
+
+  async *entries(logId: string, from: number, to: number): AsyncGenerator<StoredEntry> {
+    for (let start = from; start < to; start += PAGE) {
+      const { rows } = await query<{ position: string; kind: string; leaf: Buffer; body: string | null }>(
+        this.#pool,
+        "exporting the audit record log",
+        `SELECT e.position, e.kind, e.leaf, coalesce(r.body, v.body, s.body, p.body) AS body
+         FROM writ_audit_log_entries e
+         LEFT JOIN ${this.#records} r ON r.execution_fp = (CASE WHEN e.kind IN ('decision', 'override', 'confirmation') THEN e.ref END) AND r.kind = e.kind
+         LEFT JOIN writ_audit_verifications v ON v.seq = (CASE WHEN e.kind = 'verification' THEN e.ref::bigint END)
+         LEFT JOIN writ_audit_security s ON s.seq = (CASE WHEN e.kind = 'security' THEN e.ref::bigint END)
+         LEFT JOIN writ_audit_log_prunes p ON p.seq = (CASE WHEN e.kind = 'prune' THEN e.ref::bigint END)
+         WHERE e.log_id = $1 AND e.position >= $2 AND e.position < $3
+         ORDER BY e.position`,
+        [logId, start, Math.min(start + PAGE, to)],
+      );
+      for (const row of rows) {
+        if (!isLogEntryKind(row.kind)) throw new Error(`the record log's entry ${row.position} has kind \`${row.kind}\`: its database is damaged`);
+        yield { position: Number(row.position), kind: row.kind, leaf: row.leaf, record: row.body };
+      }
+    }
+  }
+
+  async *unlogged(): AsyncGenerator<UnloggedRecord> {
+    for (const source of SOURCES) {
+      for (let after: Unlogged | null = null; ; ) {
+        const page: Unlogged[] = await this.#unloggedPage(this.#pool, source, after);
+        for (const row of page) yield { kind: row.kind, record: row.body };
+        if (page.length < PAGE) break;
+        after = page[page.length - 1]!;
+      }
+    }
+  }
+
+  /**
+   * Takes every stored record that no log holds into this sidecar's pending set, unless the database is known to hold
+   * none (`complete`): records written while the log was off. One sidecar at a time (an advisory lock); pages of PAGE
+   * records. Answers how many it took.
+   */
+  async adoptUnlogged(now: number): Promise<number> {
+    return transaction(this.#pool, "taking unlogged audit records into the record log", async (client) => {
+      await query(client, "taking unlogged audit records into the record log", "SELECT pg_advisory_xact_lock(hashtext($1))", [ADOPT_LOCK]);
+      const { rows } = await query(client, "taking unlogged audit records into the record log", "SELECT 1 FROM writ_audit_log_meta WHERE name = 'complete'");
+      if (rows.length > 0) return 0;
+      let adopted = 0;
+      for (const source of SOURCES) {
+        for (;;) {
+          const page = await this.#unloggedPage(client, source, null);
+          if (page.length === 0) break;
+          await query(
+            client,
+            "taking unlogged audit records into the record log",
+            `INSERT INTO ${PENDING} (log_id, kind, ref, leaf, pended_at) SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bytea[], $5::bigint[])`,
+            [this.logId, page.map((r) => r.kind), page.map((r) => r.ref), page.map((r) => Buffer.from(entryLeafHash({ kind: r.kind, record: r.body }))), page.map(() => now)],
+          );
+          adopted += page.length;
+        }
+      }
+      await query(client, "taking unlogged audit records into the record log", "INSERT INTO writ_audit_log_meta (name, value) VALUES ('complete', 'true') ON CONFLICT (name) DO NOTHING");
+      return adopted;
+    });
+  }
+
+  /** Records are about to be written without the log (SERVICE_AUDIT_LOG=off): the next sidecar with it adopts them. */
+  static async markIncomplete(pool: pg.Pool): Promise<void> {
+    await query(pool, "marking the audit record log incomplete", "DELETE FROM writ_audit_log_meta WHERE name = 'complete'");
+  }
+
+  /** Up to PAGE records of `source` that no log holds, sequenced or pending, after `after` in the order of its key. */
+  async #unloggedPage(db: pg.Pool | pg.PoolClient, source: (typeof SOURCES)[number], after: Unlogged | null): Promise<Unlogged[]> {
+    const table = source.table === "records" ? this.#records : source.table;
+    const kind = source.kindColumn === null ? `'${source.kinds[0]}'::text` : `t.${source.kindColumn}`;
+    const ref = source.key === "seq" ? "t.seq::text" : `t.${source.key}`;
+    const order = source.key === "seq" ? "t.seq" : `t.${source.key}, t.kind`;
+    const start = after === null ? "TRUE" : source.key === "seq" ? "t.seq > $1::bigint" : `(t.${source.key}, t.kind) > ($1, $2)`;
+    const values = after === null ? [] : source.key === "seq" ? [after.ref] : [after.ref, after.kind];
+    const { rows } = await query<Unlogged>(
+      db,
+      "reading unlogged audit records",
+      `SELECT ${kind} AS kind, ${ref} AS ref, t.body FROM ${table} t
+       WHERE ${start}
+         AND NOT EXISTS (SELECT 1 FROM writ_audit_log_entries e WHERE e.kind = ${kind} AND e.ref = ${ref})
+         AND NOT EXISTS (SELECT 1 FROM ${PENDING} p WHERE p.kind = ${kind} AND p.ref = ${ref})
+       ORDER BY ${order} LIMIT ${PAGE}`,
+      values,
+    );
+    return rows;
+  }
+
+  /** The state row of `logId`, locked for this transaction (created empty first if the log has none). */
+  async #lockState(client: pg.PoolClient, logId: string): Promise<StateRow> {
+    const select = "SELECT size, frontier, latest_size FROM writ_audit_log_state WHERE log_id = $1 FOR UPDATE";
+    const { rows } = await query<StateRow>(client, "locking the audit record log", select, [logId]);
+    if (rows[0] !== undefined) return rows[0];
+    await query(client, "locking the audit record log", "INSERT INTO writ_audit_log_state (log_id, size, frontier) VALUES ($1, 0, '[]') ON CONFLICT (log_id) DO NOTHING", [logId]);
+    const created = await query<StateRow>(client, "locking the audit record log", select, [logId]);
+    return created.rows[0]!;
+  }
+
+  async #checkpointAt(db: pg.Pool | pg.PoolClient, logId: string, size: number): Promise<SignedCheckpoint | null> {
+    const { rows } = await query<{ body: string }>(db, "reading the audit record log", "SELECT body FROM writ_audit_log_checkpoints WHERE log_id = $1 AND size = $2", [logId, size]);
+    return rows[0] === undefined ? null : (JSON.parse(rows[0].body) as SignedCheckpoint);
+  }
+}
+
+function stateOf(row: StateRow): LogState {
+  return { size: Number(row.size), frontier: (JSON.parse(row.frontier) as string[]).map(hashFromHex) };
+}
