@@ -96,7 +96,7 @@ export const ERROR_CODES = {
     status: 404,
     message: "audit log not found",
     retryable: false,
-    meaning: "the store holds no audit record log of that logId (the `logId` parameter of the /audit/log routes; GET /audit/logs lists them)",
+    meaning: "the store holds no audit record log of that logId (the logId parameter of the /audit/log routes; GET /audit/logs lists them)",
     carrier: "body",
   },
   NOT_IN_CHECKPOINT: {

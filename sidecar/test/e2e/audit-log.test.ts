@@ -120,5 +120,19 @@ describe("the audit record log over HTTP", () => {
     expect((await s.call("GET", "/audit/proofs/consistency?from=5&to=1")).status).toBe(400);
     expect((await s.call("GET", "/audit/export?from=-1")).status).toBe(400);
     expect((await fetch(`${s.url}/audit/export`)).status).toBe(401);
+    const invalid = (message: string) => ({ status: 400, body: { error: "Invalid request", details: [{ path: "querystring", message }] } });
+    expect(await s.call("GET", "/audit/log?size=1")).toMatchObject(invalid("querystring/size is not a known parameter; known: logId"));
+    expect(await s.call("GET", "/audit/checkpoints?logId=a%20b")).toMatchObject(invalid('querystring/logId must match pattern "^[A-Za-z0-9._:-]{1,128}$"'));
+    expect(await s.call("GET", "/audit/log?logId=a&logId=b")).toMatchObject(invalid("querystring/logId must be given once"));
+  });
+
+  it("lists its one log, reads it by logId, and answers 404 for a log it does not hold", async () => {
+    const { instanceId } = (await s.call("GET", "/health")).body as { instanceId: string };
+    expect(await s.call("GET", "/audit/logs")).toMatchObject({ status: 200, body: { logIds: [instanceId] } });
+    expect((await s.call("GET", `/audit/log?logId=${instanceId}`)).body).toEqual((await s.call("GET", "/audit/log")).body);
+    for (const path of ["/audit/log?logId=other", "/audit/checkpoints?logId=other", "/audit/export?logId=other"]) {
+      expect(await s.call("GET", path), path).toMatchObject({ status: 404, body: { error: "audit log not found" } });
+    }
+    expect(await s.call("GET", "/audit/checkpoints/1?logId=other")).toMatchObject({ status: 404, body: { error: "checkpoint not found" } });
   });
 });
