@@ -11,6 +11,7 @@
  * read from its `response` event, not from its result histogram: that histogram records whole milliseconds, so
  * a loopback request of a few hundred microseconds counts as 0 ms or 1 ms and p50s could not be told apart.
  */
+import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
 
 type Length =
@@ -32,6 +33,12 @@ export type LoadOptions = Length & {
   readonly makeBody: (i: number) => string;
   /** Every response must have this status, or `runLoad` throws (figures over failing requests mean nothing). */
   readonly expectStatus?: number;
+  /**
+   * The CPU seconds the server under test has used so far (`processCpuSeconds` of its pid): read at the start and the
+   * end of the measured run, so the result carries the server's CPU per response, which load elsewhere on a shared
+   * machine changes far less than it changes req/s.
+   */
+  readonly serverCpuSeconds?: () => number;
   /** An unmeasured run first, on the same connections count, so both sides are past start-up (JIT, caches, pools). */
   readonly warmupSeconds?: number;
 };
@@ -44,6 +51,8 @@ export interface LoadResult {
   /** Responses in the measured run. */
   readonly total: number;
   readonly durationSeconds: number;
+  /** The server's CPU time per response in the measured run, in microseconds; null without `serverCpuSeconds`. */
+  readonly cpuMicrosPerResponse: number | null;
 }
 
 /** Growable list of latencies; a benchmark of a few seconds collects some hundred thousand. */
@@ -128,6 +137,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   // response: an `amount` run of 0.3 s would count as 1 s.
   const latencies = new Samples();
   const length = options.amount !== undefined ? { amount: options.amount } : { duration: options.durationSeconds };
+  const cpuBefore = options.serverCpuSeconds?.() ?? null;
   const start = performance.now();
   let end = start;
   const result = await fireAll(urls, options.connections, { ...base, ...length }, (status, ms) => {
@@ -139,7 +149,17 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   if (latencies.count === 0) throw new Error(`load against ${urls.join(", ")} got no response`);
   const durationSeconds = (end - start) / 1000;
   const [p50Ms, p99Ms] = latencies.percentiles([50, 99]) as [number, number];
-  return { requestsPerSecond: latencies.count / durationSeconds, p50Ms, p99Ms, total: latencies.count, durationSeconds };
+  const cpuMicrosPerResponse = cpuBefore === null ? null : ((options.serverCpuSeconds!() - cpuBefore) * 1e6) / latencies.count;
+  return { requestsPerSecond: latencies.count / durationSeconds, p50Ms, p99Ms, total: latencies.count, durationSeconds, cpuMicrosPerResponse };
+}
+
+/** User and system CPU seconds that process `pid` has used (Linux `/proc/<pid>/stat`, in clock ticks of 1/100 s). */
+export function processCpuSeconds(pid: number): number {
+  // The command name (field 2) may hold spaces: the fields after it start after its closing parenthesis.
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the command name (state is field 3).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** The medians of several runs of one server: what the benchmarks report. */
@@ -147,6 +167,8 @@ export interface Summary {
   readonly rps: number;
   readonly p50: number;
   readonly p99: number;
+  /** Median server CPU per response, µs; null when not measured. */
+  readonly cpu: number | null;
 }
 
 export function median(values: readonly number[]): number {
@@ -155,7 +177,8 @@ export function median(values: readonly number[]): number {
 }
 
 export function summarize(runs: readonly LoadResult[]): Summary {
-  return { rps: median(runs.map((r) => r.requestsPerSecond)), p50: median(runs.map((r) => r.p50Ms)), p99: median(runs.map((r) => r.p99Ms)) };
+  const cpu = runs.every((r) => r.cpuMicrosPerResponse !== null) ? median(runs.map((r) => r.cpuMicrosPerResponse!)) : null;
+  return { rps: median(runs.map((r) => r.requestsPerSecond)), p50: median(runs.map((r) => r.p50Ms)), p99: median(runs.map((r) => r.p99Ms)), cpu };
 }
 
 /** The rounds and timings of a benchmark run, from BENCH_ROUNDS (3), BENCH_DURATION (5 s) and BENCH_WARMUP (1 s). */

@@ -21,6 +21,8 @@ export interface Writ {
   readonly evaluateUrl: string;
   readonly headers: Readonly<Record<string, string>>;
   evaluateBody(signals: Signals, executionId: string): object;
+  /** The sidecar process's id (for its CPU time: load.ts `processCpuSeconds`). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -102,6 +104,7 @@ export async function startWrit(options: WritOptions = {}): Promise<Writ> {
       evaluateUrl: `${url}/evaluate`,
       headers: { "content-type": "application/json", authorization: `Bearer ${API_KEY}` },
       evaluateBody: (signals, executionId) => ({ executionId, policyId: "payments.transfer", policyVersion: "1.2.0", verifiedSignals: signals }),
+      pid: child.pid!,
       stop,
     };
   } catch (e) {
