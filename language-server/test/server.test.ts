@@ -175,6 +175,8 @@ describe("the writ language server", () => {
     expect(await complete(uri, positionOf(afterCondition, "LIMIT \n", 0, 6))).toEqual(["and", "or", "approve", "escalate", "reject"]);
 
     expect(await complete(URI, positionOf(FIXED, "binding amount", 0, 8))).toEqual(["amount", "currency", "note"]);
+    // A list holds literals and scalar constants, not list constants or signals.
+    expect(await complete(URI, positionOf(FIXED, '"EUR"]'))).toEqual(["LIMIT", "true", "false"]);
     expect(await complete(URI, positionOf(FIXED, "number > 0"))).toEqual(["string", "number", "integer", "boolean", "timestamp"]);
     expect(await complete(URI, positionOf(FIXED, "zu groß", 0, 2))).toEqual([]);
   });

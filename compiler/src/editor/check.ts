@@ -1,7 +1,6 @@
 import type { IToken } from "chevrotain";
 import { runPipeline } from "../compile.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import type { Symbols } from "../phases/resolve.js";
 import type { PolicyAst } from "../syntax/ast.js";
 import { SymbolIndex } from "./symbols.js";
 
@@ -17,8 +16,6 @@ export interface SourceCheck {
   /** The lexer's tokens, comments apart; tokens the lexer reported as errors are left out. */
   readonly tokens: readonly IToken[];
   readonly comments: readonly IToken[];
-  /** What the resolve phase declared, for describing a declaration's type. */
-  readonly resolved: Symbols | null;
 }
 
 /**
@@ -38,7 +35,6 @@ export function checkSource(path: string, text: string): SourceCheck {
     symbols: ast && resolved ? new SymbolIndex(ast, resolved) : null,
     tokens: state.tokens ?? [],
     comments: state.comments ?? [],
-    resolved,
   };
 }
 

@@ -21,15 +21,22 @@ export interface Completion {
 export interface NameCatalogue {
   readonly signals: readonly Completion[];
   readonly constants: readonly Completion[];
+  /** The constants that are not lists: the ones a list may hold. */
+  readonly scalarConstants: readonly Completion[];
 }
 
 export function namesOf(check: SourceCheck): NameCatalogue | null {
   const ast = check.ast;
   if (!ast) return null;
   const doc = (span: { start: { offset: number }; end: { offset: number } }): string | null => docComment(check, span.start.offset, span.end.offset);
+  const constants = ast.consts.map((c) => ({
+    completion: { label: c.name.name, kind: "constant" as const, detail: `const ${c.name.name} = ${printConstValue(c.value)}`, doc: doc(c.span) },
+    scalar: c.value.kind === "scalar",
+  }));
   return {
     signals: ast.signals.map((s) => ({ label: s.name.name, kind: "signal", detail: printSignal(s), doc: doc(s.span) })),
-    constants: ast.consts.map((c) => ({ label: c.name.name, kind: "constant", detail: `const ${c.name.name} = ${printConstValue(c.value)}`, doc: doc(c.span) })),
+    constants: constants.map((c) => c.completion),
+    scalarConstants: constants.filter((c) => c.scalar).map((c) => c.completion),
   };
 }
 
@@ -60,7 +67,7 @@ export function completionsAt(check: SourceCheck, offset: number, names: NameCat
   };
   for (const { type, ruleStack } of next) {
     if (type.name === "Identifier") {
-      for (const c of namesFor(ruleStack[ruleStack.length - 1], names, check)) add(c);
+      for (const c of namesFor(ruleStack[ruleStack.length - 1], names)) add(c);
     }
   }
   for (const { type } of next) {
@@ -91,7 +98,7 @@ function nextTokens(before: IToken[]): NextToken[] {
   return [];
 }
 
-function namesFor(rule: string | undefined, names: NameCatalogue | null, check: SourceCheck): Completion[] {
+function namesFor(rule: string | undefined, names: NameCatalogue | null): Completion[] {
   if (!names) return [];
   switch (rule) {
     case "primary":
@@ -101,17 +108,12 @@ function namesFor(rule: string | undefined, names: NameCatalogue | null, check: 
         ...Object.entries(BUILTIN_INFO).map(([name, info]) => ({ label: name, kind: "function" as const, detail: info.signature, doc: info.doc })),
       ];
     case "listLiteral":
-      return names.constants.filter((c) => isScalarConstant(check, c.label));
+      return [...names.scalarConstants];
     case "governsClause":
       return [...names.signals];
     default:
       return [];
   }
-}
-
-function isScalarConstant(check: SourceCheck, name: string): boolean {
-  const decl = check.ast?.consts.find((c) => c.name.name === name);
-  return decl === undefined || decl.value.kind === "scalar";
 }
 
 const isWord = (t: IToken): boolean => t.tokenType.name === "Identifier" || keywordOf(t.tokenType) !== null;

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   checkSource,
+  namesOf,
   compile,
   completionsAt,
   definitionAt,
@@ -79,5 +80,29 @@ describe.each(policies)("the editor entry points on $path", ({ path, text }) => 
         if (c.kind === "signal" || c.kind === "constant") expect(declared.has(c.label)).toBe(true);
       }
     }
+  });
+});
+
+describe("completion in context", () => {
+  const good = 'policy "p" version "1.0.0"\ngoverns "a"\nsignals {\n  n: number\n  s: string\n}\nconst L = [1]\nrule a when n > 1 reject "x"\n';
+  const names = namesOf(checkSource("p.writ", good));
+  const labels = (text: string, offset = text.length): string => completionsAt(checkSource("p.writ", text), offset, names).map((c) => c.label).join(" ");
+
+  it("offers what the grammar allows next", () => {
+    expect(labels("")).toBe("policy");
+    expect(labels(`${good}rule b when s `)).toBe("not in starts_with ends_with contains matches and or approve escalate reject");
+    expect(labels(`${good}rule b when n > 2 reject "y"\n`)).toBe("rule otherwise");
+    expect(labels(good, good.indexOf("const"))).toBe("const rule otherwise");
+    expect(labels('policy "p" version "1.0.0"\ngoverns "a"\nsignals {\n  n: number\n  s: str')).toBe("string number integer boolean timestamp");
+  });
+
+  it("completes within the section at the cursor when an earlier one does not parse", () => {
+    expect(labels(`${good}rule b when n > > 2 reject "y"\nrule c when `)).toBe("n s L len present not true false");
+  });
+
+  it("offers nothing inside a string, a pattern, a comment or an unterminated string", () => {
+    const text = `${good}rule b when s matches /ab/ reject "why" # note\nrule c when s == "op`;
+    for (const inside of ["/ab/", '"why"', "# note"]) expect(labels(text, text.indexOf(inside) + 2), inside).toBe("");
+    expect(labels(text)).toBe("");
   });
 });
