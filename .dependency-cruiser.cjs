@@ -5,12 +5,16 @@
  * sdk and conformance may import it; runtime does not (it keeps its own attestation types, checked against wire's
  * in sdk/test/wire-types.test.ts). Packages reach each other only through their public entry.
  * compiler may import conformance: `writ conformance` is the conformance CLI behind the one `writ` binary.
+ * language-server serves the compiler over LSP; the VS Code extension (editors/vscode) bundles the language server
+ * and generates its grammar from the compiler's lexicon.
  */
-const packages = ["runtime", "wire", "compiler", "sidecar", "sdk", "conformance"];
+const packages = ["runtime", "wire", "compiler", "language-server", "sidecar", "sdk", "conformance", "editors/vscode"];
 const allowed = {
   runtime: [],
   wire: [],
   compiler: ["runtime", "conformance"],
+  "language-server": ["compiler"],
+  "editors/vscode": ["language-server", "compiler"],
   sidecar: ["runtime", "wire"],
   sdk: ["runtime", "wire"],
   // The suite talks HTTP only and imports nothing of ours: an implementation under test is judged by what it says
@@ -31,8 +35,8 @@ module.exports = {
       name: "through-the-public-entry",
       comment: "another package is imported by its name (@writ/x), never by a path into its sources",
       severity: "error",
-      from: { path: "^(runtime|wire|compiler|sidecar|sdk|conformance)/" },
-      to: { path: "^(runtime|wire|compiler|sidecar|sdk|conformance)/src/", pathNot: ["^$1/", "^[a-z]+/src/index\\.ts$", "^runtime/src/lmdb\\.ts$", "^runtime/src/postgres\\.ts$"] },
+      from: { path: `^(${packages.join("|")})/` },
+      to: { path: `^(${packages.join("|")})/src/`, pathNot: ["^$1/", "^[a-z-]+/src/index\\.ts$", "^runtime/src/lmdb\\.ts$", "^runtime/src/postgres\\.ts$"] },
     },
     {
       name: "no-circular",

@@ -1,7 +1,7 @@
 /**
  * The packages as a user installs them: every writ package packed (`npm pack`) and the tarballs installed into an
- * empty project, where `npx writ`, `npx writ-sidecar`, `writ conformance` and `require("@writ/sdk")` work; every
- * tarball carries its README and LICENSE. And the binaries of the repository itself: committed, executable files
+ * empty project, where `npx writ`, `npx writ-sidecar`, `npx writ-language-server`, `writ conformance` and
+ * `require("@writ/sdk")` work; every tarball carries its README and LICENSE. And the binaries of the repository itself: committed, executable files
  * that npm links at install, before anything is built (a fresh clone's `npm install && npm start`).
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -11,9 +11,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = new URL("../", import.meta.url).pathname;
-const PACKAGES = ["runtime", "wire", "compiler", "sidecar", "sdk", "conformance"] as const;
+const PACKAGES = ["runtime", "wire", "compiler", "language-server", "sidecar", "sdk", "conformance"] as const;
 const manifest = (ws: string) => JSON.parse(readFileSync(join(root, ws, "package.json"), "utf8")) as { name: string; version: string; bin?: Record<string, string> };
-const BUILT = ["runtime/dist/index.js", "wire/dist/index.js", "compiler/dist/cli.js", "sidecar/dist/main.js", "sdk/dist/index.cjs", "conformance/dist/cli.js"];
+const BUILT = ["runtime/dist/index.js", "wire/dist/index.js", "compiler/dist/cli.js", "language-server/dist/cli.js", "sidecar/dist/main.js", "sdk/dist/index.cjs", "conformance/dist/cli.js"];
 
 /**
  * npm started by npm (`npm test`) passes its settings down as npm_* variables (the workspace root's prefix among them):
@@ -27,7 +27,7 @@ describe("the binaries in the repository", () => {
   const bins = PACKAGES.flatMap((ws) => Object.entries(manifest(ws).bin ?? {}).map(([name, path]) => ({ ws, name, path: join(root, ws, path) })));
 
   it("are the committed bin/ files, run directly (executable, with a shebang), printing their package's version", () => {
-    expect(bins.map((b) => b.name).sort()).toEqual(["writ", "writ-conformance", "writ-sidecar"]);
+    expect(bins.map((b) => b.name).sort()).toEqual(["writ", "writ-conformance", "writ-language-server", "writ-sidecar"]);
     for (const bin of bins) {
       expect(bin.path).toBe(join(root, bin.ws, "bin", `${bin.name}.js`));
       const r = run(bin.path, ["--version"], root);
@@ -88,6 +88,10 @@ describe("the packed packages, installed into an empty project", () => {
     const conformance = run("npx", ["writ", "conformance", "--help"], app);
     expect(conformance).toMatchObject({ status: 0, stderr: "" });
     expect(conformance.stdout).toMatch(/^usage: writ conformance --surface a\|b/);
+  });
+
+  it("npx writ-language-server --version", () => {
+    expect(run("npx", ["writ-language-server", "--version"], app)).toMatchObject({ status: 0, stdout: `${manifest("language-server").version}\n`, stderr: "" });
   });
 
   it("npx writ-sidecar --version", () => {

@@ -20,12 +20,16 @@ const ALLOWED: Record<string, string[]> = {
   wire: [],
   // `writ conformance` runs the suite: an installed compiler must have it.
   compiler: ["@writ/runtime", "@writ/conformance"],
+  "language-server": ["@writ/compiler"],
   sidecar: ["@writ/runtime", "@writ/wire"],
   sdk: ["@writ/runtime", "@writ/wire"],
   conformance: ["@writ/wire"],
 };
 
-describe.each(rootPkg.workspaces)("package %s", (ws) => {
+/** The VS Code extension is a workspace too, but no npm package: it is published as a .vsix (docs/editor.md). */
+const EXTENSION = "editors/vscode";
+
+describe.each(rootPkg.workspaces.filter((ws) => ws !== EXTENSION))("package %s", (ws) => {
   const pkg = readJson(`${ws}/package.json`) as {
     dependencies?: Record<string, string>;
     exports: Record<string, unknown>;
@@ -43,6 +47,14 @@ describe.each(rootPkg.workspaces)("package %s", (ws) => {
     expect(Object.keys(pkg.exports)).toEqual(ws === "runtime" ? [".", "./lmdb", "./postgres"] : ["."]);
     expect(pkg.engines.node).toBe(rootPkg.engines.node);
   });
+});
+
+it("the VS Code extension is private and bundles everything it runs: it has no runtime dependencies", () => {
+  const pkg = readJson(`${EXTENSION}/package.json`) as { private: boolean; dependencies?: unknown; engines: Record<string, string> };
+  expect(rootPkg.workspaces).toContain(EXTENSION);
+  expect(pkg.private).toBe(true);
+  expect(pkg.dependencies).toBeUndefined();
+  expect(Object.keys(pkg.engines)).toEqual(["vscode"]);
 });
 
 it("pins TypeScript to an exact version", () => {

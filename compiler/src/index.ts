@@ -8,3 +8,6 @@ export { DIAGNOSTICS, type DiagnosticCode, type DiagnosticInfo, type Severity } 
 export { renderDiagnostic, formatDiagnosticLine, type Diagnostic } from "./diagnostics/diagnostic.js";
 export { LineIndex, type Position, type Span } from "./diagnostics/source.js";
 export { COMPILER } from "./version.js";
+export { formatSource, type FormatResult } from "./fmt/format.js";
+export { KEYWORDS, type Keyword } from "./syntax/tokens.js";
+export * from "./editor/index.js";

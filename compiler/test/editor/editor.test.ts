@@ -1,0 +1,108 @@
+/**
+ * The compiler's editor entry points on the shipped policies: every name resolves to its declaration, every
+ * declared name has a hover, every rename round-trips into a policy that still compiles, completion never fails
+ * at any position, and the lexicon covers every token of the lexer.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  checkSource,
+  namesOf,
+  compile,
+  completionsAt,
+  definitionAt,
+  hoverAt,
+  KEYWORD_INFO,
+  KEYWORDS,
+  OPERATOR_INFO,
+  OPERATORS,
+  renameAt,
+  type TextEdit,
+} from "../../src/index.js";
+
+const repo = new URL("../../../", import.meta.url).pathname;
+const policies = readdirSync(join(repo, "policies"), { recursive: true, encoding: "utf8" })
+  .filter((p) => p.endsWith("policy.writ"))
+  .map((p) => ({ path: p, text: readFileSync(join(repo, "policies", p), "utf8") }));
+
+function applyEdits(text: string, edits: readonly TextEdit[]): string {
+  return [...edits].sort((a, b) => b.range.start - a.range.start).reduce((t, e) => t.slice(0, e.range.start) + e.newText + t.slice(e.range.end), text);
+}
+
+describe("the lexicon", () => {
+  it("has a role and a doc for every keyword and every operator of the lexer's token table", () => {
+    expect(Object.keys(KEYWORD_INFO).sort()).toEqual([...KEYWORDS].sort());
+    expect([...OPERATORS].sort()).toEqual(Object.keys(OPERATOR_INFO).sort());
+    for (const info of [...Object.values(KEYWORD_INFO), ...Object.values(OPERATOR_INFO)]) expect(info.doc).toMatch(/\S{3}/);
+  });
+});
+
+describe.each(policies)("the editor entry points on $path", ({ path, text }) => {
+  const check = checkSource(path, text);
+
+  it("see the policy as `writ check` does", () => {
+    expect(check.diagnostics).toEqual([...compile(path, text).errors, ...compile(path, text).warnings]);
+    expect(check.symbols).not.toBeNull();
+  });
+
+  it("go from every use of a signal or constant to its declaration, and describe it", () => {
+    const uses = check.symbols!.occurrences.filter((o) => !o.declaration && o.kind !== "function");
+    expect(uses.length).toBeGreaterThan(10);
+    for (const use of uses) {
+      const target = definitionAt(check, use.span.start.offset + 1)!;
+      expect(text.slice(target.start, target.end)).toBe(use.name);
+      const declaredAt = check.symbols!.at(target.start)!;
+      expect(declaredAt).toMatchObject({ name: use.name, kind: use.kind, declaration: true });
+      expect(hoverAt(check, use.span.end.offset)!.markdown).toContain(use.name);
+    }
+  });
+
+  it("rename every signal, constant and rule into a policy that compiles and renames back to the source", () => {
+    const declared = check.symbols!.occurrences.filter((o) => o.declaration);
+    for (const d of declared) {
+      const renamed = renameAt(check, d.span.start.offset, `${d.name}_renamed`);
+      if (!renamed.ok) throw new Error(renamed.message);
+      const next = applyEdits(text, renamed.edits);
+      expect(compile(path, next).valid, `${d.kind} ${d.name}`).toBe(true);
+      const nextCheck = checkSource(path, next);
+      const moved = nextCheck.symbols!.occurrences.find((o) => o.declaration && o.kind === d.kind && o.name === `${d.name}_renamed`)!;
+      const back = renameAt(nextCheck, moved.span.start.offset, d.name);
+      if (!back.ok) throw new Error(back.message);
+      expect(applyEdits(next, back.edits)).toBe(text);
+    }
+  });
+
+  it("complete at every position without failing, and only names that are declared", () => {
+    const declared = new Set(check.symbols!.occurrences.filter((o) => o.declaration).map((o) => o.name));
+    for (let offset = 0; offset <= text.length; offset += 5) {
+      for (const c of completionsAt(check, offset)) {
+        if (c.kind === "signal" || c.kind === "constant") expect(declared.has(c.label)).toBe(true);
+      }
+    }
+  });
+});
+
+describe("completion in context", () => {
+  const good = 'policy "p" version "1.0.0"\ngoverns "a"\nsignals {\n  n: number\n  s: string\n}\nconst L = [1]\nrule a when n > 1 reject "x"\n';
+  const names = namesOf(checkSource("p.writ", good));
+  const labels = (text: string, offset = text.length): string => completionsAt(checkSource("p.writ", text), offset, names).map((c) => c.label).join(" ");
+
+  it("offers what the grammar allows next", () => {
+    expect(labels("")).toBe("policy");
+    expect(labels(`${good}rule b when s `)).toBe("not in starts_with ends_with contains matches and or approve escalate reject");
+    expect(labels(`${good}rule b when n > 2 reject "y"\n`)).toBe("rule otherwise");
+    expect(labels(good, good.indexOf("const"))).toBe("const rule otherwise");
+    expect(labels('policy "p" version "1.0.0"\ngoverns "a"\nsignals {\n  n: number\n  s: str')).toBe("string number integer boolean timestamp");
+  });
+
+  it("completes within the section at the cursor when an earlier one does not parse", () => {
+    expect(labels(`${good}rule b when n > > 2 reject "y"\nrule c when `)).toBe("n s L len present not true false");
+  });
+
+  it("offers nothing inside a string, a pattern, a comment or an unterminated string", () => {
+    const text = `${good}rule b when s matches /ab/ reject "why" # note\nrule c when s == "op`;
+    for (const inside of ["/ab/", '"why"', "# note"]) expect(labels(text, text.indexOf(inside) + 2), inside).toBe("");
+    expect(labels(text)).toBe("");
+  });
+});
