@@ -23,11 +23,20 @@ function unavailable(what: string, error: unknown): StoreUnavailableError {
   return new StoreUnavailableError(`${what} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
 }
 
+/** A client taken from the pool; `release(destroy)` gives it back, or destroys it (its session may be broken). */
+export interface CheckedOutClient {
+  readonly client: pg.PoolClient;
+  /** The error the connection emitted while checked out, if any: the client must then be destroyed. */
+  broken(): unknown;
+  release(destroy: boolean): void;
+}
+
 /**
- * Runs `body` in one transaction on one client of `pool`: COMMIT when it returns, ROLLBACK when it throws. Resolves only
- * after COMMIT is acknowledged; a COMMIT whose answer is lost rejects (StoreUnavailableError), never resolves.
+ * A client of `pool`, guarded while checked out. INVARIANT (no unhandled client error): a checked-out client has no
+ * 'error' listener of the pool's, and a server that restarts or cuts the connection makes it emit one, which would end
+ * the process; here it is kept (`broken`), and the statement under way fails with it anyway.
  */
-export async function transaction<T>(pool: pg.Pool, what: string, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function checkOut(pool: pg.Pool, what: string): Promise<CheckedOutClient> {
   let client: pg.PoolClient;
   try {
     client = await pool.connect();
@@ -35,17 +44,38 @@ export async function transaction<T>(pool: pg.Pool, what: string, body: (client:
     throw unavailable(what, error);
   }
   let broken: unknown = undefined;
+  const onError = (error: unknown): void => {
+    broken ??= error;
+  };
+  client.on("error", onError);
+  return {
+    client,
+    broken: () => broken,
+    release(destroy) {
+      client.removeListener("error", onError);
+      client.release(destroy || broken !== undefined ? true : undefined);
+    },
+  };
+}
+
+/**
+ * Runs `body` in one transaction on one client of `pool`: COMMIT when it returns, ROLLBACK when it throws. Resolves only
+ * after COMMIT is acknowledged; a COMMIT whose answer is lost rejects (StoreUnavailableError), never resolves.
+ */
+export async function transaction<T>(pool: pg.Pool, what: string, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const { client, release } = await checkOut(pool, what);
+  let failed = false;
   try {
     await query(client, what, "BEGIN");
     const result = await body(client);
     await query(client, what, "COMMIT");
     return result;
   } catch (error) {
-    broken = error;
+    failed = true;
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;
   } finally {
     // A client whose transaction failed may be mid-protocol: it is destroyed rather than reused.
-    client.release(broken === undefined ? undefined : true);
+    release(failed);
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { PostgresReplayStore } from "@writ/runtime/postgres";
 import type pg from "pg";
-import { query } from "./query.js";
+import { checkOut, query } from "./query.js";
 
 /** Held by the sidecar sweeping this round; the key is the same in every sidecar of a fleet. */
 export const SWEEP_LOCK = "writ.replay.sweep";
@@ -16,7 +16,7 @@ export const SWEEP_LOCK = "writ.replay.sweep";
  * not returned to the pool, so its session (and the lock) ends.
  */
 export async function sweepOnce(pool: pg.Pool, replay: PostgresReplayStore): Promise<number | null> {
-  const client = await pool.connect();
+  const { client, release } = await checkOut(pool, "taking the sweep lock");
   let clean = false;
   try {
     const { rows } = await query<{ locked: boolean }>(client, "taking the sweep lock", "SELECT pg_try_advisory_lock(hashtext($1)) AS locked", [SWEEP_LOCK]);
@@ -30,6 +30,6 @@ export async function sweepOnce(pool: pg.Pool, replay: PostgresReplayStore): Pro
       await client.query("SELECT pg_advisory_unlock(hashtext($1))", [SWEEP_LOCK]).then(() => (clean = true), () => undefined);
     }
   } finally {
-    client.release(!clean);
+    release(!clean);
   }
 }
