@@ -37,14 +37,14 @@ export async function policiesRoot(dir: string): Promise<string> {
   return root;
 }
 
-/** Resolves with the Surface A URL the sidecar prints once it listens; rejects with its output if it exits first. */
+/** Resolves with the Surface A URL the sidecar logs once it listens; rejects with its output if it exits first. */
 function listening(child: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
     let output = "";
     const timer = setTimeout(() => reject(new Error(`writ sidecar did not start in ${START_TIMEOUT_MS} ms:\n${output}`)), START_TIMEOUT_MS);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /Surface A listening on (http:\/\/\S+)/.exec(output);
+      const match = /"msg":"Surface A listening on (http:\/\/[^"]+)"/.exec(output);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]!);

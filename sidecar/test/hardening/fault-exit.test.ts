@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertSidecarBuilt, killAllBuiltSidecars, startBuiltSidecar } from "../support/built-sidecar.js";
+import { assertSidecarBuilt, killAllBuiltSidecars, logLines, startBuiltSidecar } from "../support/built-sidecar.js";
 import { fixturePoliciesRoot } from "../support/policies.js";
 
 const API_KEY = "fault-exit-api-key-0123456789abcdef";
@@ -57,7 +57,7 @@ describe("a fault in the sidecar process (built sidecar)", () => {
       const exit = await Promise.race([sidecar.closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), 20_000))]);
       expect(exit, `the sidecar did not exit within 20 s:\n${sidecar.output()}`).not.toBeNull();
       expect(exit).toEqual({ code: 1, signal: null });
-      expect(sidecar.output()).toContain(`writ-sidecar: ${kind}: Error: injected fault`);
+      expect(logLines(sidecar.output())).toContainEqual(expect.objectContaining({ level: "fatal", msg: `${kind}: shutting down`, err: expect.objectContaining({ message: "injected fault" }) }));
       expect(await portIsFree(port)).toBe(true);
     });
   }
