@@ -44,7 +44,8 @@ function listening(child: ChildProcess): Promise<string> {
     const timer = setTimeout(() => reject(new Error(`writ sidecar did not start in ${START_TIMEOUT_MS} ms:\n${output}`)), START_TIMEOUT_MS);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /"msg":"Surface A listening on (http:\/\/[^"]+)"/.exec(output);
+      // A JSON log line now, a plain line before (a baseline built from an earlier commit: bench/sidecar/overhead.ts).
+      const match = /Surface A listening on (http:\/\/[^"\s]+)/.exec(output);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]!);
@@ -64,12 +65,15 @@ export interface WritOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Node options for the sidecar process, e.g. `--cpu-prof`. */
   readonly nodeArgs?: readonly string[];
+  /** Another build of the sidecar (`…/sidecar/dist/main.js`); by default this repository's. */
+  readonly main?: string;
 }
 
 export async function startWrit(options: WritOptions = {}): Promise<Writ> {
-  if (!(await readFile(MAIN).then(() => true, () => false))) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
+  const main = options.main ?? MAIN;
+  if (!(await readFile(main).then(() => true, () => false))) throw new Error(`${main} is missing: run \`npm run build\` first`);
   const dir = await mkdtemp(join(tmpdir(), "writ-bench-sidecar-"));
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), main], {
     env: {
       PATH: process.env["PATH"] ?? "",
       SERVICE_API_KEY: API_KEY,

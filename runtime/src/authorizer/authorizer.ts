@@ -176,10 +176,10 @@ export class Authorizer {
     try {
       signed = await sign(this.#record(request.executionId, bundle, request.signals, decided), signer, this.runtime);
     } catch (e) {
-      throw evaluationFailed(e);
-    } finally {
       endPhase(report, "sign", signing);
+      throw evaluationFailed(e);
     }
+    const writing = endPhase(report, "sign", signing);
     const attestation = signed.attestation;
     const state = VERDICT_STATUS[decided.verdict];
     const record: DecisionAuditRecord = {
@@ -196,7 +196,6 @@ export class Authorizer {
     // after that. The attestation carries the fingerprint of its executionId (attestationBody computed it): not hashed twice.
     // INVARIANT (a decision's replay entry is created at its issuedAt): consumed at the attestation's own instant, so
     // the entry's `createdAt` says when the decision was made; the sidecar's LMDB audit finds a decision's record by it.
-    const writing = phaseStart(report);
     const consuming = store.consume(attestation.execution_fingerprint, {
       now: Date.parse(attestation.issuedAt),
       ...(decided.verdict === "escalate" ? { context: pendingContext(attestation) } : {}),
@@ -224,10 +223,11 @@ export class Authorizer {
     let bundle: LoadedBundle;
     try {
       bundle = await this.policy(policyId, policyVersion, field);
-    } finally {
+    } catch (e) {
       endPhase(report, "bundle", loading);
+      throw e;
     }
-    const validating = phaseStart(report);
+    const validating = endPhase(report, "bundle", loading);
     const validation = bundle.validateSignals(signals);
     const evaluating = endPhase(report, "validate", validating);
     if (!validation.valid) {
