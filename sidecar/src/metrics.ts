@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { BundleLoadTotal } from "@writ/runtime";
 import type { SidecarContext } from "./context.js";
 
 export interface Metrics {
@@ -108,26 +109,22 @@ function sourceMetrics(registry: Registry, sources: MetricSources): void {
       if (remote) this.set(remote.failures);
     },
   });
-  new Counter({
-    name: "writ_bundle_loads_total",
-    help: "Loads of a policy bundle (read and verified), by outcome: loaded, not_found, refused, timeout, abandoned",
-    labelNames: ["outcome"] as const,
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [outcome, total] of sources.bundles.registry.loads.totals()) this.inc({ outcome }, total.count);
-    },
-  });
-  new Counter({
-    name: "writ_bundle_load_seconds_total",
-    help: "Time spent loading policy bundles, by outcome (divided by writ_bundle_loads_total: the mean load time)",
-    labelNames: ["outcome"] as const,
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [outcome, total] of sources.bundles.registry.loads.totals()) this.inc({ outcome }, total.seconds);
-    },
-  });
+  const loads = [
+    ["writ_bundle_loads_total", "Loads of a policy bundle (read and verified), by outcome: loaded, not_found, refused, timeout, abandoned", (total) => total.count],
+    ["writ_bundle_load_seconds_total", "Time spent loading policy bundles, by outcome (divided by writ_bundle_loads_total: the mean load time)", (total) => total.seconds],
+  ] as const satisfies readonly (readonly [string, string, (total: BundleLoadTotal) => number])[];
+  for (const [name, help, value] of loads) {
+    new Counter({
+      name,
+      help,
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [outcome, total] of sources.bundles.registry.loads.totals()) this.inc({ outcome }, value(total));
+      },
+    });
+  }
   new Gauge({
     name: "writ_audit_healthy",
     help: "1 while the audit trail takes writes (audit_db of /health), 0 when it is off or failing",

@@ -48,7 +48,7 @@ describe("request ids", () => {
     const id = `req-${randomUUID()}`;
     const r = await s.call("GET", "/audit/stats", undefined, { "x-request-id": id });
     expect(r.headers.get("x-request-id")).toBe(id);
-    expect(linesOf(id)).toEqual([expect.objectContaining({ msg: "request", method: "GET", route: "/audit/stats", status: r.status, surface: "a" })]);
+    expect(linesOf(id)).toEqual([expect.objectContaining({ level: "info", msg: "request", method: "GET", route: "/audit/stats", status: r.status, surface: "a", durationMs: expect.any(Number) })]);
   });
 
   it("generates a random one without, or for one that is too long, not printable ASCII or two headers joined", async () => {
