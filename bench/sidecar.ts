@@ -19,11 +19,15 @@
  *
  * Environment: BENCH_ROUNDS (default 3), BENCH_DURATION (seconds per measured run, default 5), BENCH_WARMUP (seconds
  * of unmeasured load before each run, default 1).
+ *
+ * `BENCH_MODE=overhead` runs the overhead mode instead (bench/sidecar/overhead.ts): the sidecar as it is against the
+ * sidecar before its observability instrumentation (BENCH_BASELINE, a git ref), tracing off, in the same run.
  */
 import { arch, cpus, platform } from "node:os";
 import { checkAgreement, startCerbos, type Cerbos } from "./sidecar/cerbos.js";
 import { startFloor, type Floor } from "./sidecar/floor.js";
 import { loadSettings, processCpuSeconds, runLoad, summarize, type LoadResult } from "./sidecar/load.js";
+import { runOverhead } from "./sidecar/overhead.js";
 import { loadCases, type Signals } from "./sidecar/policy-cases.js";
 import { checkWrit, startWrit, type Writ } from "./sidecar/writ.js";
 
@@ -34,6 +38,9 @@ const GOAL_THROUGHPUT = 1.5;
 async function main(): Promise<void> {
   const cases = await loadCases();
   const sets: readonly Signals[] = cases.valid.map((c) => c.signals);
+  const mode = process.env["BENCH_MODE"] ?? "peers";
+  if (mode === "overhead") return runOverhead(sets, { rounds: ROUNDS, duration: DURATION, warmup: WARMUP });
+  if (mode !== "peers") throw new Error(`BENCH_MODE must be \`peers\` (the default) or \`overhead\`, not \`${mode}\``);
   let writ: Writ | null = null;
   let nolog: Writ | null = null;
   let cerbos: Cerbos | null = null;

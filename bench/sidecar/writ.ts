@@ -39,14 +39,15 @@ export async function policiesRoot(dir: string): Promise<string> {
   return root;
 }
 
-/** Resolves with the Surface A URL the sidecar prints once it listens; rejects with its output if it exits first. */
+/** Resolves with the Surface A URL the sidecar logs once it listens; rejects with its output if it exits first. */
 function listening(child: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
     let output = "";
     const timer = setTimeout(() => reject(new Error(`writ sidecar did not start in ${START_TIMEOUT_MS} ms:\n${output}`)), START_TIMEOUT_MS);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /Surface A listening on (http:\/\/\S+)/.exec(output);
+      // A JSON log line now, a plain line before (a baseline built from an earlier commit: bench/sidecar/overhead.ts).
+      const match = /Surface A listening on (http:\/\/[^"\s]+)/.exec(output);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]!);
@@ -66,12 +67,15 @@ export interface WritOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Node options for the sidecar process, e.g. `--cpu-prof`. */
   readonly nodeArgs?: readonly string[];
+  /** Another build of the sidecar (`…/sidecar/dist/main.js`); by default this repository's. */
+  readonly main?: string;
 }
 
 export async function startWrit(options: WritOptions = {}): Promise<Writ> {
-  if (!(await readFile(MAIN).then(() => true, () => false))) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
+  const main = options.main ?? MAIN;
+  if (!(await readFile(main).then(() => true, () => false))) throw new Error(`${main} is missing: run \`npm run build\` first`);
   const dir = await mkdtemp(join(tmpdir(), "writ-bench-sidecar-"));
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), main], {
     env: {
       PATH: process.env["PATH"] ?? "",
       SERVICE_API_KEY: API_KEY,

@@ -173,6 +173,8 @@ export {
   type VersionConflict,
 } from "./authorizer/registry.js";
 export { MemoryBundlePins, type BundlePins } from "./authorizer/pins.js";
+export { BundleLoadTally, type BundleLoadOutcome, type BundleLoadTotal } from "./authorizer/load-tally.js";
+export { endPhase, phaseStart, timedPhase, type Decided, type DecisionPhase, type DecisionReport, type PhaseTiming } from "./report.js";
 export { Authorizer, SIMULATION_EXECUTION_ID, type AuthorizerOptions, type DryRun, type EvaluateRequest, type Evaluated, type Simulation } from "./authorizer/authorizer.js";
 export {
   HASH_BYTES,

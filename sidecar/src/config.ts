@@ -54,6 +54,22 @@ export interface ApiKeys {
   readonly reading: string | null;
 }
 
+/** The W3C trace context samplers of `OTEL_TRACES_SAMPLER` (jaeger_remote and xray are not offered). */
+export const TRACE_SAMPLERS = ["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"] as const;
+
+/** OpenTelemetry traces, exported over OTLP/HTTP (docs/sidecar.md, "Traces"); read from the standard `OTEL_*` variables. */
+export interface TracingConfig {
+  /** `http/protobuf` (the OTLP default) or `http/json`. */
+  readonly protocol: "http/protobuf" | "http/json";
+  /** Where spans are sent: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else `{OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces`. */
+  readonly url: string;
+  /** OTEL_SERVICE_NAME; null: `writ-sidecar`, unless OTEL_RESOURCE_ATTRIBUTES names one. */
+  readonly serviceName: string | null;
+  readonly sampler: { readonly name: (typeof TRACE_SAMPLERS)[number]; readonly ratio: number };
+}
+
+export const DEFAULT_OTLP_TRACES_URL = "http://localhost:4318/v1/traces";
+
 export interface SidecarConfig {
   /** The Bearer keys of both surfaces; all null only in development mode, before the single key is generated. */
   readonly apiKeys: ApiKeys;
@@ -82,7 +98,11 @@ export interface SidecarConfig {
   readonly bundleLoadTimeoutMs: number;
   /** A trust root document (`{trustRootVersion, keys: [PEM…]}`) of earlier keys still accepted by `/verify`. */
   readonly trustRootFile: string | null;
-  readonly logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  readonly logLevel: LogLevel;
+  /** One log line per request answered (`SERVICE_ACCESS_LOG=on`), at info. */
+  readonly accessLog: boolean;
+  /** null: no spans are made (the default: OTEL_TRACES_EXPORTER is not `otlp`). */
+  readonly tracing: TracingConfig | null;
   /** How long graceful shutdown waits for requests in flight before closing anyway. */
   readonly shutdownTimeoutMs: number;
   /** Development mode (`--dev`, `npm start`): generates and keeps the API key and signing key in the data dir. */
@@ -105,6 +125,7 @@ export interface SidecarConfig {
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 const DEFAULT_DEV_DATA_DIR = ".writ/data";
 /** Shortest API key accepted: 128 bits of base64 or hex is at least 22 characters. */
 export const MIN_API_KEY_LENGTH = 16;
@@ -285,6 +306,39 @@ function connectionLimits(env: Env): ConnectionLimits {
   return limits;
 }
 
+/** An http:// or https:// URL from `name`; the message names the variable, never the value (it may hold a token). */
+function httpUrl(env: Env, name: string): URL | undefined {
+  const value = text(env, name);
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} is not a URL (expected http://collector:4318 or https://…)`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConfigError(`${name} must be an http:// or https:// URL, not ${url.protocol}//…`);
+  return url;
+}
+
+/**
+ * Traces are on only with OTEL_TRACES_EXPORTER=otlp (and OTEL_SDK_DISABLED not `true`); then every other OTEL_* value
+ * the sidecar reads is checked. The exporter itself reads the rest (headers, timeout, compression, certificates).
+ */
+function tracingConfig(env: Env): TracingConfig | null {
+  const disabled = oneOf(env, "OTEL_SDK_DISABLED", ["true", "false"], "false");
+  const exporter = oneOf(env, "OTEL_TRACES_EXPORTER", ["otlp", "none"], "none");
+  if (exporter === "none" || disabled === "true") return null;
+  const protocols = ["http/protobuf", "http/json"] as const;
+  const protocol = oneOf(env, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", protocols, oneOf(env, "OTEL_EXPORTER_OTLP_PROTOCOL", protocols, "http/protobuf"));
+  const base = httpUrl(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
+  if (base !== undefined && !base.pathname.endsWith("/")) base.pathname += "/";
+  const url = httpUrl(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")?.href ?? (base === undefined ? DEFAULT_OTLP_TRACES_URL : new URL("v1/traces", base).href);
+  const name = oneOf(env, "OTEL_TRACES_SAMPLER", TRACE_SAMPLERS, "parentbased_always_on");
+  const arg = text(env, "OTEL_TRACES_SAMPLER_ARG");
+  if (arg !== undefined && !/^(0|1|0?\.[0-9]+|1\.0+)$/.test(arg)) throw new ConfigError(`OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, not \`${arg}\``);
+  return { protocol, url, serviceName: text(env, "OTEL_SERVICE_NAME") ?? null, sampler: { name, ratio: arg === undefined ? 1 : Number(arg) } };
+}
+
 /** A key from `name` or the file `${name}_FILE` names (one line, owner-only), checked as a Bearer credential can carry it. */
 function bearerKey(env: Env, name: string, cwd: string): string | null {
   const inline = text(env, name);
@@ -413,6 +467,8 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
     bundleLoadTimeoutMs: integer(env, "SERVICE_BUNDLE_LOAD_TIMEOUT_MS", DEFAULT_BUNDLE_LOAD_TIMEOUT_MS, 1, 600_000),
     trustRootFile: path(text(env, "SERVICE_TRUST_ROOT_FILE"), cwd),
     logLevel: oneOf(env, "SERVICE_LOG_LEVEL", LOG_LEVELS, "info"),
+    accessLog: flag(env, "SERVICE_ACCESS_LOG", false),
+    tracing: tracingConfig(env),
     shutdownTimeoutMs: integer(env, "SERVICE_SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     dev,
     ...auditBounds(env),
@@ -425,6 +481,9 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
     instanceId: instanceId(env),
   };
   if (config.bundleSource === null) checkPoliciesRoot(config.policiesRoot);
+  if (config.accessLog && (["fatal", "error", "warn", "silent"] as const).some((hiding) => hiding === config.logLevel)) {
+    throw new ConfigError(`SERVICE_ACCESS_LOG is on but SERVICE_LOG_LEVEL \`${config.logLevel}\` hides its lines, which are at \`info\`: set SERVICE_LOG_LEVEL=info (or lower)`);
+  }
   if (config.portA === null && config.portB === null) throw new ConfigError("SERVICE_PORT and SERVICE_B_PORT are both `off`: nothing to serve");
   if (config.portA !== null && config.portA === config.portB && config.portA !== 0) {
     throw new ConfigError(`SERVICE_PORT and SERVICE_B_PORT are both ${config.portA}; the surfaces need their own listeners`);

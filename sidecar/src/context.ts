@@ -1,7 +1,8 @@
 /**
  * Everything a surface serves from, opened once per process: the storage backend (replay, audit and Surface B, on LMDB
- * or PostgreSQL: storage/), the signer and trust root, the policy registry and the authorizer. Closing it stops
- * timers and closes the backend once its writes are durable.
+ * or PostgreSQL: storage/), the signer and trust root, the policy registry and the authorizer, the root logger and,
+ * when configured, the tracer. Closing it stops timers, closes the backend once its writes are durable, then exports
+ * the spans still queued.
  */
 import { readFile } from "node:fs/promises";
 import type {
@@ -24,7 +25,8 @@ import { ConfigError, type ApiKeys, type SidecarConfig } from "./config.js";
 import { loadOrCreateDevApiKey, loadOrCreateSigningKey, parseSigningKey } from "./keys.js";
 import { readBundleKeys } from "./bundles/bundle-keys.js";
 import { PolicyBundles } from "./bundles/policy-bundles.js";
-import type { RemoteSourceLog } from "./bundles/remote-source.js";
+import { createLogger, lifecycleLog, type Logger } from "./observability/logger.js";
+import { startTracing, type Tracing } from "./observability/tracing.js";
 import { loadSodiumEngine } from "./sodium-engine.js";
 import type { BackendReporters, StoreHealth } from "./storage/backend.js";
 import { openBackend } from "./storage/registry.js";
@@ -51,9 +53,20 @@ export interface SidecarContext {
   /** Whether the store takes writes: `store` in `GET /health`; null without a durable store. */
   storeHealth(): StoreHealth | null;
   readonly startedAt: string;
-  /** Things worth telling the operator once at start-up (a generated key, a missing signer). */
+  /** Things worth telling the operator once at start-up (a generated signing key, a missing signer). */
   readonly notices: readonly string[];
+  /** The API key generated at this start (development mode), to be shown this once; null otherwise. */
+  readonly generatedApiKey: { readonly key: string; readonly path: string } | null;
+  /** The process's root logger: every line of the sidecar goes through it. */
+  readonly log: Logger;
+  /** null: tracing is off (docs/sidecar.md, "Traces"). */
+  readonly tracing: Tracing | null;
   close(): Promise<void>;
+}
+
+export interface ContextOptions {
+  /** The root logger; by default one on stdout at SERVICE_LOG_LEVEL. */
+  readonly log?: Logger;
 }
 
 const LOCAL_TRUST_ROOT_VERSION = "writ-local-1";
@@ -84,23 +97,29 @@ async function trustRootOf(config: SidecarConfig, key: SigningKey | null): Promi
   }
 }
 
-export type ContextReporters = BackendReporters;
-
-/** The remote bundle source's messages go where the backend's notices go: stderr until a logger exists. */
-function bundleLog(reporters: ContextReporters): RemoteSourceLog {
-  const say = (message: string) => (reporters.onNotice ?? ((m: string) => process.stderr.write(`writ-sidecar: ${m}\n`)))(message);
-  return { info: say, warn: say, error: say };
+/** What the storage backend tells the operator, on the root logger. */
+function backendReporters(config: SidecarConfig, log: Logger): BackendReporters {
+  const store = config.store === "postgres" ? "database" : "data dir";
+  return {
+    onAuditError: (error) => log.error({ err: error }, "audit failure: audit_db is false until audit writes succeed again"),
+    onStoreHealth: (health: StoreHealth) =>
+      health.ok ? log.warn(`${store} takes writes again`) : log.error({ problem: health.problem }, `${store} failing writes: answering 503 until it takes them again`),
+    onNotice: (message) => lifecycleLog(log).info(message),
+  };
 }
 
-export async function openContext(config: SidecarConfig, reporters: ContextReporters = {}): Promise<SidecarContext> {
+export async function openContext(config: SidecarConfig, options: ContextOptions = {}): Promise<SidecarContext> {
+  const log = options.log ?? createLogger(config.logLevel);
   const notices: string[] = [];
   let apiKeys = config.apiKeys;
+  let generatedApiKey: SidecarContext["generatedApiKey"] = null;
   if (apiKeys.all === null && apiKeys.deciding === null && apiKeys.reading === null) {
     if (config.dataDir === null) throw new ConfigError("SERVICE_API_KEY is not set and there is no data dir to keep a generated one in");
     const generated = await loadOrCreateDevApiKey(config.dataDir);
     apiKeys = { ...apiKeys, all: generated.apiKey };
-    // Printed once, when generated; afterwards it is only in the file (mode 0600).
-    notices.push(generated.created ? `generated an API key, kept in ${generated.path}: ${generated.apiKey}` : `API key read from ${generated.path}`);
+    // Shown once, when generated; afterwards it is only in the file (mode 0600).
+    if (generated.created) generatedApiKey = { key: generated.apiKey, path: generated.path };
+    else notices.push(`API key read from ${generated.path}`);
   }
   const key = await signingKeyOf(config, notices);
   const trustRoot = await trustRootOf(config, key);
@@ -116,10 +135,18 @@ export async function openContext(config: SidecarConfig, reporters: ContextRepor
   }
 
   const bundleKeys = await readBundleKeys(config.bundleKeyFiles);
+  const tracing = config.tracing === null ? null : await startTracing(config.tracing, log);
+  if (config.tracing !== null) notices.push(`tracing: spans are exported over OTLP (${config.tracing.protocol}) to ${new URL(config.tracing.url).origin}`);
   // Opened last: nothing above may fail after a database connection or an LMDB environment is open.
-  const backend = await openBackend(config, reporters, notices, signer?.key ?? null);
+  let backend;
+  try {
+    backend = await openBackend(config, backendReporters(config, log), notices, signer?.key ?? null);
+  } catch (error) {
+    await tracing?.shutdown();
+    throw error;
+  }
   // Development mode pins in memory: an author recompiling a version in place is not locked out by yesterday's pin.
-  const bundles = PolicyBundles.create(config, bundleKeys, config.dev ? null : backend.bundlePins, bundleLog(reporters));
+  const bundles = PolicyBundles.create(config, bundleKeys, config.dev ? null : backend.bundlePins, lifecycleLog(log).child({ component: "bundle-source" }));
   const registry = bundles.registry;
   // The preflight: every bundle configured is loaded and verified before the surfaces listen.
   try {
@@ -127,6 +154,7 @@ export async function openContext(config: SidecarConfig, reporters: ContextRepor
   } catch (error) {
     await bundles.close();
     await backend.close();
+    await tracing?.shutdown();
     throw error;
   }
   const { replay: store, audit } = backend;
@@ -150,10 +178,14 @@ export async function openContext(config: SidecarConfig, reporters: ContextRepor
     storeHealth: () => backend.health(),
     startedAt: new Date().toISOString(),
     notices,
+    generatedApiKey,
+    log,
+    tracing,
     async close() {
       // Bundle loads still under way are abandoned and the source stops polling: shutdown never waits on a bundle read.
       await bundles.close();
       await backend.close();
+      await tracing?.shutdown();
     },
   };
 }

@@ -1,5 +1,6 @@
-export { ConfigError, DEFAULT_DATABASE, loadConfig, type ApiKeys, type Env, type SidecarConfig } from "./config.js";
-export { openContext, type SidecarContext } from "./context.js";
+export { ConfigError, DEFAULT_DATABASE, loadConfig, type ApiKeys, type Env, type LogLevel, type SidecarConfig, type TracingConfig } from "./config.js";
+export { openContext, type ContextOptions, type SidecarContext } from "./context.js";
+export { createLogger, type Logger } from "./observability/logger.js";
 export { startSidecar, type RunningSidecar } from "./sidecar.js";
 export { buildSurfaceA } from "./surface-a/app.js";
 export { buildSurfaceB } from "./surface-b/app.js";

@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 /**
  * `writ-sidecar [--dev]`: starts the sidecar from the environment (docs/sidecar.md). SIGTERM or SIGINT shuts it
- * down gracefully; SIGHUP reloads the bundle keys and bundles. A configuration error is one line on stderr and exit code 2; a failure to start is exit code 1.
+ * down gracefully; SIGHUP reloads the bundle keys and bundles. Everything the service says is a JSON line on stdout
+ * (docs/sidecar.md, "Logs"): a configuration error is one `fatal` line and exit code 2; a failure to start is exit
+ * code 1.
  * `writ-sidecar migrate` and `writ-sidecar import-lmdb <data-dir>`: the fleet database's commands
- * (database-commands.ts, docs/fleet.md).
+ * (database-commands.ts, docs/fleet.md), and `--help`, `--version` and a wrong argument: command-line answers, in
+ * plain text like any other command's.
  */
 import pkg from "../package.json";
 import { ConfigError, loadConfig } from "./config.js";
+import { createLogger, lifecycleLog, type Logger } from "./observability/logger.js";
 import { startSidecar, type RunningSidecar } from "./sidecar.js";
 
 const USAGE = `usage: writ-sidecar [--dev]
@@ -24,9 +28,9 @@ Configuration is read from the environment; see docs/sidecar.md.`;
 const CLOSE_GRACE_MS = 15_000;
 
 /** The process exits with code 1 after `ms`, whatever is still pending: it never hangs holding its ports. */
-function exitAfter(ms: number): void {
+function exitAfter(ms: number, log: Logger): void {
   setTimeout(() => {
-    process.stderr.write(`writ-sidecar: shutdown did not complete within ${ms} ms: exiting\n`);
+    log.error(`shutdown did not complete within ${ms} ms: exiting`);
     process.exit(1);
   }, ms).unref();
 }
@@ -36,18 +40,18 @@ function exitAfter(ms: number): void {
  * await, and such a rejection is only reported. Any other uncaught exception or unhandled rejection is a fault the
  * process cannot reason about: it says why, shuts down gracefully (within the shutdown timeout) and exits with 1.
  */
-function exitOnFault(sidecar: RunningSidecar, shutdownTimeoutMs: number): void {
+function exitOnFault(sidecar: RunningSidecar, shutdownTimeoutMs: number, log: Logger): void {
   let faulted = false;
   const fault = (kind: string) => (error: unknown) => {
     if (isFailedCommit(error)) {
-      process.stderr.write(`writ-sidecar: data dir write failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      log.error({ err: error }, "data dir write failed");
       return;
     }
-    process.stderr.write(`writ-sidecar: ${kind}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    log.fatal({ err: error }, `${kind}: shutting down`);
     if (faulted) return;
     faulted = true;
     process.exitCode = 1;
-    exitAfter(shutdownTimeoutMs + CLOSE_GRACE_MS);
+    exitAfter(shutdownTimeoutMs + CLOSE_GRACE_MS, log);
     void sidecar.close().finally(() => process.exit(1));
   };
   process.on("uncaughtException", fault("uncaught exception"));
@@ -61,16 +65,11 @@ function isFailedCommit(error: unknown): boolean {
 }
 
 /** SIGHUP reads the bundle keys and every bundle again (docs/bundles.md, "Reload"); a failed reload changes nothing. */
-function reloadOnSighup(sidecar: RunningSidecar): void {
+function reloadOnSighup(sidecar: RunningSidecar, log: Logger): void {
   process.on("SIGHUP", () => {
     void sidecar.context.bundles.reload().then((outcome) => {
-      if (outcome.ok) {
-        const poll = outcome.poll ? ` (bundle source: ${outcome.poll.result}${outcome.poll.message ? `: ${outcome.poll.message}` : ""})` : "";
-        process.stdout.write(`writ-sidecar: SIGHUP: reloaded, ${outcome.served} bundles served${poll}\n`);
-        return;
-      }
-      const why = outcome.refused.map((r) => `${r.bundle} (${r.code}): ${r.message}`).join("; ") || outcome.poll?.message || "refused";
-      process.stderr.write(`writ-sidecar: SIGHUP: reload refused, nothing changed: ${why}\n`);
+      if (outcome.ok) log.info({ served: outcome.served, poll: outcome.poll }, `SIGHUP: reloaded, ${outcome.served} bundles served`);
+      else log.error({ refused: outcome.refused, poll: outcome.poll }, "SIGHUP: reload refused, nothing changed");
     });
   });
 }
@@ -99,23 +98,43 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`writ-sidecar: unknown argument \`${unknown[0]}\`\n${USAGE}\n`);
     return 2;
   }
-  const config = loadConfig(process.env, { dev: argv.includes("--dev") });
-  const sidecar = await startSidecar(config);
-  exitOnFault(sidecar, config.shutdownTimeoutMs);
-  reloadOnSighup(sidecar);
-  for (const notice of sidecar.context.notices) process.stdout.write(`writ-sidecar: ${notice}\n`);
-  if (sidecar.urls.a) process.stdout.write(`writ-sidecar: Surface A listening on ${sidecar.urls.a}\n`);
-  if (sidecar.urls.b) process.stdout.write(`writ-sidecar: Surface B listening on ${sidecar.urls.b}\n`);
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      process.stdout.write(`writ-sidecar: ${signal}: finishing requests in flight, then flushing the data dir\n`);
-      void sidecar.close().then(resolve);
-    };
-    process.once("SIGTERM", () => stop("SIGTERM"));
-    process.once("SIGINT", () => stop("SIGINT"));
-    process.once("SIGTERM", () => exitAfter(config.shutdownTimeoutMs + CLOSE_GRACE_MS));
-    process.once("SIGINT", () => exitAfter(config.shutdownTimeoutMs + CLOSE_GRACE_MS));
+  return serve(argv.includes("--dev"));
+}
+
+/** The service: from here on, every line is JSON on stdout, through one root logger. */
+async function serve(dev: boolean): Promise<number> {
+  const log = createLogger();
+  let config;
+  try {
+    config = loadConfig(process.env, { dev });
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    log.fatal({ code: "CONFIG_INVALID" }, e.message);
+    return 2;
+  }
+  log.level = config.logLevel;
+  const lifecycle = lifecycleLog(log);
+  let sidecar: RunningSidecar;
+  try {
+    sidecar = await startSidecar(config, { log });
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      log.fatal({ code: "CONFIG_INVALID" }, e.message);
+      return 2;
+    }
+    log.fatal({ err: e }, `failed to start: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  }
+  exitOnFault(sidecar, config.shutdownTimeoutMs, log);
+  reloadOnSighup(sidecar, lifecycle);
+  const signal = await new Promise<string>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
   });
+  lifecycle.info(`${signal}: finishing requests in flight, then flushing the data dir`);
+  exitAfter(config.shutdownTimeoutMs + CLOSE_GRACE_MS, log);
+  await sidecar.close();
+  lifecycle.info("stopped");
   return 0;
 }
 
@@ -124,12 +143,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (e: unknown) => {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`writ-sidecar: ${e.message}\n`);
-      process.exitCode = 2;
-      return;
-    }
-    process.stderr.write(`writ-sidecar: failed to start: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.stderr.write(`writ-sidecar: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     process.exitCode = 1;
   },
 );

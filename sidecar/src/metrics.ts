@@ -1,25 +1,30 @@
 /**
- * Prometheus metrics (prom-client), served on `GET /metrics` behind the Bearer key like every Surface A route but
- * `/health`. Labels use the route pattern, never the raw URL, so an attacker cannot mint label values.
+ * Prometheus metrics (prom-client), served on `GET /metrics` behind the reading key (docs/sidecar.md, "Metrics").
+ * INVARIANT (bounded labels): no label takes a value a caller chose. Routes are their patterns, never the raw URL;
+ * policies, versions and rules are the ids of a bundle that decided (a bundle the sidecar serves), never the ids a
+ * request asked for, so an unknown policyId mints no label.
  */
 import type { FastifyInstance } from "fastify";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { BundlesHealth } from "@writ/wire";
+import type { BundleLoadTotal } from "@writ/runtime";
+import type { SidecarContext } from "./context.js";
 
 export interface Metrics {
   readonly registry: Registry;
-  readonly decisions: Counter<"status" | "endpoint">;
-  /** Counts and times every answered request. */
+  /** Counts and times every answered request, and the decisions and durable writes of the decision routes. */
   instrument(app: FastifyInstance, surface: "a" | "b"): void;
 }
 
-/** What the bundle metrics read at each scrape: the `bundles` of `/health` (docs/bundles.md, "Metrics"). */
-export type BundleGauges = () => BundlesHealth;
+/** What the gauges read at each scrape: the bundles (`bundles` of `/health`, the loads) and the audit's health. */
+export type MetricSources = Pick<SidecarContext, "bundles" | "audit">;
 
-export function createMetrics(bundles?: BundleGauges): Metrics {
+/** The route label of a request no route matched. */
+const NO_ROUTE = "(no route)";
+
+export function createMetrics(sources?: MetricSources): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "writ_" });
-  if (bundles) bundleMetrics(registry, bundles);
+  if (sources) sourceMetrics(registry, sources);
   const duration = new Histogram({
     name: "writ_http_request_duration_seconds",
     help: "Time from request received to response sent, by surface, method, route pattern and status",
@@ -29,26 +34,38 @@ export function createMetrics(bundles?: BundleGauges): Metrics {
   });
   const decisions = new Counter({
     name: "writ_decisions_total",
-    help: "Signed decisions, by response status and endpoint",
-    labelNames: ["status", "endpoint"] as const,
+    help: "Signed decisions answered, by surface, route pattern, policy, policy version, verdict and rule",
+    labelNames: ["surface", "route", "policy_id", "policy_version", "verdict", "rule"] as const,
+    registers: [registry],
+  });
+  const writes = new Histogram({
+    name: "writ_store_write_duration_seconds",
+    help: "Time a durable write of a decision route took until it was on disk (or in the database), by surface and route pattern",
+    labelNames: ["surface", "route"] as const,
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [registry],
   });
   return {
     registry,
-    decisions,
     instrument(app, surface) {
       app.addHook("onResponse", async (request, reply) => {
-        duration.observe(
-          { surface, method: request.method, route: request.routeOptions.url ?? "(no route)", status: String(reply.statusCode) },
-          reply.elapsedTime / 1000,
-        );
+        const route = request.routeOptions.url ?? NO_ROUTE;
+        duration.observe({ surface, method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+        const decision = request.decision;
+        if (decision === null) return;
+        for (const phase of decision.phases) if (phase.phase === "write") writes.observe({ surface, route }, (phase.end - phase.start) / 1000);
+        const decided = decision.decided;
+        if (decided !== undefined && reply.statusCode < 300) {
+          decisions.inc({ surface, route, policy_id: decided.policyId, policy_version: decided.policyVersion, verdict: decided.verdict, rule: decided.ruleId });
+        }
       });
     },
   };
 }
 
 /** Read at each scrape, so they cost nothing between scrapes. */
-function bundleMetrics(registry: Registry, bundles: BundleGauges): void {
+function sourceMetrics(registry: Registry, sources: MetricSources): void {
+  const bundles = () => sources.bundles.health();
   new Gauge({
     name: "writ_bundles_ready",
     help: "1 while a policy bundle is served (readiness), 0 otherwise",
@@ -90,6 +107,30 @@ function bundleMetrics(registry: Registry, bundles: BundleGauges): void {
     collect() {
       const remote = bundles().remote;
       if (remote) this.set(remote.failures);
+    },
+  });
+  const loads = [
+    ["writ_bundle_loads_total", "Loads of a policy bundle (read and verified), by outcome: loaded, not_found, refused, timeout, abandoned", (total) => total.count],
+    ["writ_bundle_load_seconds_total", "Time spent loading policy bundles, by outcome (divided by writ_bundle_loads_total: the mean load time)", (total) => total.seconds],
+  ] as const satisfies readonly (readonly [string, string, (total: BundleLoadTotal) => number])[];
+  for (const [name, help, value] of loads) {
+    new Counter({
+      name,
+      help,
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [outcome, total] of sources.bundles.registry.loads.totals()) this.inc({ outcome }, value(total));
+      },
+    });
+  }
+  new Gauge({
+    name: "writ_audit_healthy",
+    help: "1 while the audit trail takes writes (audit_db of /health), 0 when it is off or failing",
+    registers: [registry],
+    collect() {
+      this.set(sources.audit.healthy() ? 1 : 0);
     },
   });
 }

@@ -4,10 +4,10 @@
  * nothing a client was told is lost.
  */
 import type { FastifyInstance } from "fastify";
-import type { StoreHealth } from "@writ/runtime/lmdb";
 import type { SidecarConfig } from "./config.js";
-import { openContext, type SidecarContext } from "./context.js";
+import { openContext, type ContextOptions, type SidecarContext } from "./context.js";
 import { createMetrics } from "./metrics.js";
+import { lifecycleLog, type Logger } from "./observability/logger.js";
 import { buildSurfaceA } from "./surface-a/app.js";
 import { buildSurfaceB } from "./surface-b/app.js";
 
@@ -18,11 +18,17 @@ export interface RunningSidecar {
   close(): Promise<void>;
 }
 
-async function listen(app: FastifyInstance, host: string, port: number): Promise<string> {
-  await app.listen({ host, port });
+/**
+ * Listens, and says where: `Surface A listening on http://…`, what a supervisor waits for. Fastify writes that line at
+ * info; `quiet`: the level hides it, and the lifecycle log (written whatever the level) writes it instead.
+ */
+async function listen(app: FastifyInstance, name: string, host: string, port: number, quiet: Logger | null): Promise<string> {
+  await app.listen({ host, port, listenTextResolver: (address) => `${name} listening on ${address}` });
   const address = app.server.address();
   const bound = typeof address === "object" && address !== null ? address.port : port;
-  return `http://${host.includes(":") ? `[${host}]` : host}:${bound}`;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${bound}`;
+  quiet?.info(`${name} listening on ${url}`);
+  return url;
 }
 
 /**
@@ -41,41 +47,33 @@ async function drain(app: FastifyInstance, timeoutMs: number): Promise<void> {
   }
 }
 
-export async function startSidecar(config: SidecarConfig): Promise<RunningSidecar> {
-  // Why `audit_db` turned false goes to the operator's log: stderr until a surface's logger exists, then that logger.
-  let reportAuditError = (error: unknown): void => {
-    process.stderr.write(`writ-sidecar: audit failure: ${error instanceof Error ? error.message : String(error)}\n`);
-  };
-  // Whether the store (the data dir, or the fleet's database) takes writes goes to the operator's log the same way.
-  const store = config.store === "postgres" ? "database" : "data dir";
-  let reportStoreHealth = (health: StoreHealth): void => {
-    process.stderr.write(`writ-sidecar: ${store}: ${health.ok ? "takes writes again" : `failing: ${health.problem}`}\n`);
-  };
-  const context = await openContext(config, {
-    onAuditError: (error) => reportAuditError(error),
-    onStoreHealth: (health) => reportStoreHealth(health),
-    onNotice: (message) => process.stderr.write(`writ-sidecar: ${message}\n`),
-  });
-  const metrics = createMetrics(() => context.bundles.health());
+/**
+ * Opens the context and starts both surfaces on it; the start-up notices and where each surface listens go to the
+ * lifecycle log. `options.log`: the root logger (by default one on stdout at SERVICE_LOG_LEVEL).
+ */
+export async function startSidecar(config: SidecarConfig, options: ContextOptions = {}): Promise<RunningSidecar> {
+  const context = await openContext(config, options);
+  const lifecycle = lifecycleLog(context.log);
+  const quiet = context.log.isLevelEnabled("info") ? null : lifecycle;
+  for (const notice of context.notices) lifecycle.info(notice);
+  const generated = context.generatedApiKey;
+  // The one time the generated key is shown: a field of this line (docs/sidecar.md, "Logs").
+  if (generated) lifecycle.info({ apiKey: generated.key, path: generated.path }, `generated an API key, kept in ${generated.path}; it is shown this once, in this line's apiKey`);
+  const metrics = createMetrics(context);
   const apps: FastifyInstance[] = [];
   try {
     let a: string | null = null;
     if (config.portA !== null) {
       const surfaceA = await buildSurfaceA(context, metrics);
       apps.push(surfaceA);
-      reportAuditError = (error) => surfaceA.log.error({ err: error }, "audit failure: audit_db is false until audit writes succeed again");
-      reportStoreHealth = (health) =>
-        health.ok
-          ? surfaceA.log.warn(`${store} takes writes again`)
-          : surfaceA.log.error({ problem: health.problem }, `${store} failing writes: answering 503 until it takes them again`);
-      a = await listen(surfaceA, config.host, config.portA);
+      a = await listen(surfaceA, "Surface A", config.host, config.portA, quiet);
     }
     // Surface B (issue 5): its own listener on the same context; drained with Surface A on close.
     let b: string | null = null;
     if (config.portB !== null) {
       const surfaceB = buildSurfaceB(context, metrics);
       apps.push(surfaceB);
-      b = await listen(surfaceB, config.host, config.portB);
+      b = await listen(surfaceB, "Surface B", config.host, config.portB, quiet);
     }
     let closing: Promise<void> | null = null;
     return {

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { startBuiltSidecar, type BuiltSidecar } from "../../../sidecar/test/support/built-sidecar.js";
+import { listeningUrl, startBuiltSidecar, type BuiltSidecar } from "../../../sidecar/test/support/built-sidecar.js";
 
 const run = promisify(execFile);
 
@@ -67,8 +67,6 @@ export interface Writ {
   stop(): Promise<void>;
 }
 
-const SURFACE_B = /^writ-sidecar: Surface B listening on (http:\/\/\S+)$/m;
-
 /** A fresh built sidecar serving the fixtures: its own data dir, both surfaces on random ports. */
 /** `settings` add to the sidecar's environment or override it (e.g. `SERVICE_STORE=postgres`). */
 export async function startWrit(fixtures: Fixtures, settings: Readonly<Record<string, string>> = {}): Promise<Writ> {
@@ -85,10 +83,10 @@ export async function startWrit(fixtures: Fixtures, settings: Readonly<Record<st
     ...settings,
   });
   // Surface B's line follows Surface A's in the same write burst; wait for it briefly if it is not there yet.
-  let b = SURFACE_B.exec(sidecar.output());
+  let b = listeningUrl(sidecar.output(), "B");
   for (let i = 0; b === null && i < 50; i++) {
     await new Promise((resolve) => setTimeout(resolve, 20));
-    b = SURFACE_B.exec(sidecar.output());
+    b = listeningUrl(sidecar.output(), "B");
   }
   if (b === null) {
     await sidecar.kill();
@@ -97,7 +95,7 @@ export async function startWrit(fixtures: Fixtures, settings: Readonly<Record<st
   return {
     sidecar,
     surfaceA: sidecar.url,
-    surfaceB: b[1]!,
+    surfaceB: b,
     stop: async () => {
       await sidecar.kill();
       await rm(dataDir, { recursive: true, force: true });

@@ -4,6 +4,7 @@ import { sha256Hex } from "../canonical/digest.js";
 import { OverrideError } from "../errors.js";
 import type { OverrideAuditRecord } from "../replay/records.js";
 import type { ReplayStore } from "../replay/store.js";
+import { endPhase, phaseStart, timedPhase, type DecisionReport } from "../report.js";
 import { PAYLOAD_TYPES } from "../signing/payload-types.js";
 import { signObject } from "../signing/sign.js";
 import { executionFingerprint, type Attestation } from "./attestation.js";
@@ -57,6 +58,8 @@ export interface OverrideDependencies {
   readonly store: ReplayStore;
   readonly signer?: Signer;
   readonly now?: () => Date;
+  /** Where the phases are written: `validate` (the pending decision read and checked), `sign`, `write` (report.ts). */
+  readonly report?: DecisionReport;
 }
 
 /**
@@ -67,12 +70,14 @@ export interface OverrideDependencies {
  *   without override transitions, OVERRIDE_ALREADY_RESOLVED
  */
 export async function resolveOverride(request: OverrideRequest, deps: OverrideDependencies): Promise<OverrideOutcome> {
-  const { store } = deps;
+  const { store, report } = deps;
   if (typeof store.markPendingOverride !== "function" || typeof store.resolveOverride !== "function") {
     throw new OverrideError("SYS-024", "the replay store does not support override transitions");
   }
   const fingerprint = executionFingerprint(request.executionId);
+  const validating = phaseStart(report);
   const entry = await store.read(fingerprint);
+  const signing = endPhase(report, "validate", validating);
   if (entry && (entry.state === "consumed" || entry.state === "rejected") && entry.resolution !== undefined) {
     throw new OverrideError("OVERRIDE_ALREADY_RESOLVED", `the decision for \`${request.executionId}\` is already resolved`);
   }
@@ -103,6 +108,7 @@ export async function resolveOverride(request: OverrideRequest, deps: OverrideDe
   const record: OverrideRecord = deps.signer
     ? { ...body, signature: signObject(PAYLOAD_TYPES.override, body, deps.signer.key) }
     : { ...body, digest: sha256Hex(canonicalJson(body)) };
+  const writing = endPhase(report, "sign", signing);
 
   const outcome: OverrideOutcome = request.approved
     ? {
@@ -124,7 +130,8 @@ export async function resolveOverride(request: OverrideRequest, deps: OverrideDe
   };
   // INVARIANT (an override is in force only with its record): the audit record is committed with the resolution
   // (INVARIANT (a transition is kept with its record)), so no crash leaves a resolved override without approver and reason.
-  const result = await store.resolveOverride(fingerprint, entry.token, request.approved, { resolution: record, record: { kind: "override", body: audited } });
+  const resolving = store.resolveOverride(fingerprint, entry.token, request.approved, { resolution: record, record: { kind: "override", body: audited } });
+  const result = await timedPhase(report, "write", writing, resolving);
   if (!result.ok) {
     if (result.reason === "wrong_state") throw new OverrideError("OVERRIDE_ALREADY_RESOLVED", `the decision for \`${request.executionId}\` is already resolved`);
     if (result.reason === "token_mismatch") throw new OverrideError("SYS-023", "override lineage token does not match");

@@ -3,6 +3,7 @@ import { sha256Hex } from "../canonical/digest.js";
 import { IntegrityError } from "../errors.js";
 import type { ReplayStore } from "../replay/store.js";
 import type { ConfirmationAuditRecord } from "../replay/records.js";
+import { endPhase, phaseStart, timedPhase, type DecisionReport } from "../report.js";
 import { PAYLOAD_TYPES } from "../signing/payload-types.js";
 import { signObject } from "../signing/sign.js";
 import { executionFingerprint, type Attestation } from "./attestation.js";
@@ -21,6 +22,11 @@ export interface ConfirmDependencies {
   /** Holds decisions (for override outcomes) and confirmations (once per executionId). */
   readonly store: ReplayStore;
   readonly now?: () => Date;
+  /**
+   * Where the phases are written: `verify` (the attestation), `evaluate` (the executed action matched against it),
+   * `sign` (the proof), `write` (report.ts).
+   */
+  readonly report?: DecisionReport;
 }
 
 /** The key of a confirmation in the replay store: its own domain, so it never collides with an execution. */
@@ -43,7 +49,10 @@ export async function confirmExecution(
   timeWindowSeconds: number,
   deps: ConfirmDependencies,
 ): Promise<ExecutionProof> {
+  const { report } = deps;
+  const verifying = phaseStart(report);
   const verification = verifyAttestation(attestation, deps.verifier);
+  const matching = endPhase(report, "verify", verifying);
   if (!verification.valid) {
     throw new IntegrityError("INTEGRITY_INVALID_ATTESTATION", `attestation does not verify: ${verification.errors.join("; ")}`);
   }
@@ -59,6 +68,7 @@ export async function confirmExecution(
     timeWindowSeconds,
     executionAuthorized,
   };
+  const signing = endPhase(report, "evaluate", matching);
   const authorizationId = sha256Hex(canonicalJson(att));
   const body = {
     executionId: att.executionId,
@@ -74,7 +84,9 @@ export async function confirmExecution(
   };
   const proof: ExecutionProof = { ...body, signature: signObject(PAYLOAD_TYPES.executionProof, body, deps.signer.key) };
   const record: ConfirmationAuditRecord = { executionId: proof.executionId, match: proof.match, proof, recordedAt: proof.confirmedAt };
-  const done = await deps.store.consume(key, { now: confirmedAt.getTime(), record: { kind: "confirmation", body: record } });
+  const writing = endPhase(report, "sign", signing);
+  const consuming = deps.store.consume(key, { now: confirmedAt.getTime(), record: { kind: "confirmation", body: record } });
+  const done = await timedPhase(report, "write", writing, consuming);
   if (!done.ok) throw alreadyConfirmed(att.executionId);
   return proof;
 }

@@ -19,6 +19,7 @@ import type { Decision } from "../ir/evaluate.js";
 import type { Verdict } from "../ir/types.js";
 import type { DecisionAuditRecord } from "../replay/records.js";
 import type { ReplayStore } from "../replay/store.js";
+import { endPhase, phaseStart, timedPhase, type DecisionReport } from "../report.js";
 import type { PolicyRegistry } from "./registry.js";
 
 export interface EvaluateRequest {
@@ -109,26 +110,29 @@ export class Authorizer {
     this.#now = options.now ?? (() => new Date());
   }
 
-  /** `POST /evaluate` variant 1. @throws AuthorizationError */
-  evaluate(request: EvaluateRequest): Promise<Evaluated<AttestationV1>> {
-    return this.#execute(request, "evaluate", createAttestationAsync);
+  /**
+   * `POST /evaluate` variant 1. `report`: where the phases and the deciding rule are written (report.ts).
+   * @throws AuthorizationError
+   */
+  evaluate(request: EvaluateRequest, report?: DecisionReport): Promise<Evaluated<AttestationV1>> {
+    return this.#execute(request, "evaluate", createAttestationAsync, report);
   }
 
   /** Legacy `POST /execute`: the variant 2 attestation. @throws AuthorizationError */
-  execute(request: EvaluateRequest): Promise<Evaluated<AttestationV2>> {
+  execute(request: EvaluateRequest, report?: DecisionReport): Promise<Evaluated<AttestationV2>> {
     // The variant 2 path signs and self-verifies synchronously (legacy, rate-limited to 100 a minute).
-    return this.#execute(request, "execute", async (d, signer, runtime) => ({ attestation: createLegacyAttestation(d, signer, runtime), verified: VERIFIED }));
+    return this.#execute(request, "execute", async (d, signer, runtime) => ({ attestation: createLegacyAttestation(d, signer, runtime), verified: VERIFIED }), report);
   }
 
   /** `POST /evaluate` variant 2: the decision without attestation, replay write or any other side effect. */
-  async dryRun(policyId: string, policyVersion: string, signals: Readonly<Record<string, unknown>>): Promise<DryRun> {
-    const { decided } = await this.#decide(policyId, policyVersion, signals, "signals");
+  async dryRun(policyId: string, policyVersion: string, signals: Readonly<Record<string, unknown>>, report?: DecisionReport): Promise<DryRun> {
+    const { decided } = await this.#decide(policyId, policyVersion, signals, "signals", report);
     return { wouldDecide: VERDICT_STATUS[decided.verdict].status, ruleMatched: decided.ruleId, reason: decided.reason, signalsValidated: true };
   }
 
   /** `POST /simulate`. */
-  async simulate(policyId: string, policyVersion: string, signals: Readonly<Record<string, unknown>>): Promise<Simulation> {
-    const { bundle, decided } = await this.#decide(policyId, policyVersion, signals, "signals");
+  async simulate(policyId: string, policyVersion: string, signals: Readonly<Record<string, unknown>>, report?: DecisionReport): Promise<Simulation> {
+    const { bundle, decided } = await this.#decide(policyId, policyVersion, signals, "signals", report);
     const record = this.#record(SIMULATION_EXECUTION_ID, bundle, signals, decided);
     return {
       simulation: true,
@@ -156,21 +160,26 @@ export class Authorizer {
     request: EvaluateRequest,
     variant: DecisionAuditRecord["endpoint"],
     sign: (d: DecisionRecord, signer: Signer, runtime: RuntimeIdentity) => Promise<SelfVerifyingAttestation<A>>,
+    report: DecisionReport | undefined,
   ): Promise<Evaluated<A>> {
     const field: SignalsField = variant === "evaluate" ? "verifiedSignals" : "signals";
-    const { bundle, decided } = await this.#decide(request.policyId, request.policyVersion, request.signals, field);
+    const { bundle, decided } = await this.#decide(request.policyId, request.policyVersion, request.signals, field, report);
     const { store, signer } = this.options;
     if (!store) throw new AuthorizationError("INV-REPLAY-001", "no replay store is configured: execution fails closed");
     if (!signer || !this.runtime) throw new AuthorizationError("RUNTIME_NOT_CONFIGURED", "no signing key is configured");
+    if (report) report.decided = { policyId: bundle.manifest.policyId, policyVersion: bundle.manifest.version, verdict: decided.verdict, ruleId: decided.ruleId };
 
     // Signed first, stored after: the outcome is known, so reserving and confirming is one atomic write (one flush).
     // An attestation whose executionId turns out to be consumed already is discarded: it never leaves.
     let signed: SelfVerifyingAttestation<A>;
+    const signing = phaseStart(report);
     try {
       signed = await sign(this.#record(request.executionId, bundle, request.signals, decided), signer, this.runtime);
     } catch (e) {
+      endPhase(report, "sign", signing);
       throw evaluationFailed(e);
     }
+    const writing = endPhase(report, "sign", signing);
     const attestation = signed.attestation;
     const state = VERDICT_STATUS[decided.verdict];
     const record: DecisionAuditRecord = {
@@ -195,7 +204,7 @@ export class Authorizer {
     // INVARIANT (no unverified signature leaves): self-verification (spec 2.2) runs while the replay write commits
     // and fsyncs, and the attestation is returned only once both have finished. Should it fail (the key's halves
     // disagree), the executionId stays consumed with the failure answered: fail closed, never an unverified answer.
-    const [consumed, verified] = await Promise.allSettled([consuming, signed.verified]);
+    const [consumed, verified] = await Promise.allSettled([timedPhase(report, "write", writing, consuming), timedPhase(report, "verify", writing, signed.verified)]);
     if (verified.status === "rejected") throw evaluationFailed(verified.reason);
     if (consumed.status === "rejected") throw consumed.reason;
     if (!consumed.value.ok) throw new AuthorizationError("INV-013", `execution \`${request.executionId}\` was already consumed`);
@@ -208,14 +217,25 @@ export class Authorizer {
     policyVersion: string,
     signals: Readonly<Record<string, unknown>>,
     field: SignalsField,
+    report: DecisionReport | undefined,
   ): Promise<{ bundle: LoadedBundle; decided: Extract<Decision, { decided: true }> }> {
-    const bundle = await this.policy(policyId, policyVersion, field);
+    const loading = phaseStart(report);
+    let bundle: LoadedBundle;
+    try {
+      bundle = await this.policy(policyId, policyVersion, field);
+    } catch (e) {
+      endPhase(report, "bundle", loading);
+      throw e;
+    }
+    const validating = endPhase(report, "bundle", loading);
     const validation = bundle.validateSignals(signals);
+    const evaluating = endPhase(report, "validate", validating);
     if (!validation.valid) {
       const code = field === "verifiedSignals" ? "SIGNAL_VALIDATION_FAILED" : "SIGNALS_VALIDATION_FAILED";
       throw new AuthorizationError(code, "signals do not match the policy's signals schema", validation.errors);
     }
     const decision = bundle.policy.evaluate(signals);
+    endPhase(report, "evaluate", evaluating);
     if (!decision.decided) throw new AuthorizationError("SYS-006", `no rule of ${policyId}@${policyVersion} decided and it has no catch-all`);
     return { bundle, decided: decision };
   }

@@ -5,6 +5,7 @@ import { loadBundle, type BundleTrust, type LoadedBundle } from "../bundle/load.
 import { loadBundleArchive, archiveFileName } from "../bundle/archive.js";
 import { readBundleFile } from "../bundle/read-file.js";
 import { listBundleVersions, type BundleLocation } from "./bundle-listing.js";
+import { BundleLoadTally, type BundleLoadOutcome } from "./load-tally.js";
 import { MemoryBundlePins, type BundlePins } from "./pins.js";
 
 /** How long one load of a bundle may take before it is refused (`SERVICE_BUNDLE_LOAD_TIMEOUT_MS`). */
@@ -96,6 +97,8 @@ function served(bundle: LoadedBundle): ServedBundle {
  * A request holds the bundle it was given: a reload or install that replaces it does not change a decision under way.
  */
 export class PolicyRegistry {
+  /** Every load of a bundle from the policies root, by how it ended (a metric's data). */
+  readonly loads = new BundleLoadTally();
   #bundles = new Map<string, Promise<LoadedBundle>>();
   /** The bundles that loaded and were admitted, by `policyId@version`. */
   #admitted = new Map<string, LoadedBundle>();
@@ -379,15 +382,42 @@ export class PolicyRegistry {
    */
   #withinTimeout(dir: string, load: (signal: AbortSignal) => Promise<LoadedBundle>): Promise<LoadedBundle> {
     if (this.#closed) return Promise.reject(new BundleError("BUNDLE_INVALID", "the policy registry is closed", dir));
+    const started = performance.now();
     const controller = new AbortController();
     this.#loads.set(controller, dir);
-    const timer = setTimeout(() => controller.abort(new BundleError("BUNDLE_INVALID", `the bundle did not load within ${this.#timeoutMs} ms`, dir)), this.#timeoutMs);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new BundleError("BUNDLE_INVALID", `the bundle did not load within ${this.#timeoutMs} ms`, dir));
+    }, this.#timeoutMs);
     // A pending load alone does not keep the process alive.
     timer.unref();
+    let ended = false;
+    const end = (outcome: BundleLoadOutcome): void => {
+      if (ended) return;
+      ended = true;
+      this.loads.record(outcome, performance.now() - started);
+    };
     return new Promise<LoadedBundle>((resolve, reject) => {
-      controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+      controller.signal.addEventListener(
+        "abort",
+        () => {
+          end(timedOut ? "timeout" : "abandoned");
+          reject(controller.signal.reason);
+        },
+        { once: true },
+      );
       load(controller.signal)
-        .then(resolve, reject)
+        .then(
+          (bundle) => {
+            end("loaded");
+            resolve(bundle);
+          },
+          (e: unknown) => {
+            end(e instanceof BundleError && e.code === "BUNDLE_NOT_FOUND" ? "not_found" : "refused");
+            reject(e);
+          },
+        )
         .finally(() => {
           clearTimeout(timer);
           this.#loads.delete(controller);

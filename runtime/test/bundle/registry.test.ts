@@ -68,6 +68,27 @@ describe("only a bundle that loaded is kept", () => {
   });
 });
 
+/** How many loads ended each way. */
+function outcomes(registry: PolicyRegistry): Record<string, number> {
+  return Object.fromEntries([...registry.loads.totals()].map(([outcome, total]) => [outcome, total.count]));
+}
+
+describe("the loads tally (a metric's data)", () => {
+  it("counts each load once, by how it ended, with its duration; a bundle kept is not loaded again", async () => {
+    const registry = new PolicyRegistry(root);
+    const manifest = join(dir, "bundle.manifest.json");
+    const good = readFileSync(manifest);
+    writeFileSync(manifest, "{");
+    await refusal(registry.get(ID, VERSION));
+    await refusal(registry.get("no.such.policy", VERSION));
+    writeFileSync(manifest, good);
+    await Promise.all([registry.get(ID, VERSION), registry.get(ID, VERSION)]);
+    await registry.get(ID, VERSION);
+    expect(outcomes(registry)).toEqual({ refused: 1, not_found: 1, loaded: 1 });
+    for (const total of registry.loads.totals().values()) expect(total.seconds).toBeGreaterThan(0);
+  });
+});
+
 describe("a load the system does not complete", () => {
   it("is refused after loadTimeoutMs, not kept, and the next get loads once reads complete again", async () => {
     const registry = new PolicyRegistry(root, {}, { loadTimeoutMs: 200 });
@@ -81,6 +102,8 @@ describe("a load the system does not complete", () => {
       await release();
     }
     expect((await within(2_000, "registry.get", registry.get(ID, VERSION))).ir.policyId).toBe(ID);
+    expect(outcomes(registry)).toEqual({ timeout: 1, loaded: 1 });
+    expect(registry.loads.totals().get("timeout")!.seconds).toBeGreaterThanOrEqual(0.19);
   });
 
   it("close() refuses the loads under way at once, and every load after it", async () => {
@@ -107,6 +130,7 @@ describe("a load the system does not complete", () => {
       await release();
     }
     expect((await within(2_000, "registry.get", registry.get(ID, VERSION))).ir.policyId).toBe(ID);
+    expect(outcomes(registry)).toEqual({ abandoned: 1, loaded: 1 });
   });
 
   it("refuses a timeout that is not a positive integer", () => {

@@ -209,7 +209,14 @@ export class RemoteBundleSource {
       const answer = await fetchFromSource(this.#agent, url, { timeoutMs: this.#config.fetchTimeoutMs, maxBytes: MAX_ARCHIVE_BYTES });
       if (!answer.changed) throw new SourceFetchError(`\`${displayUrl(url)}\` answered 304 to a request without a validator`);
       // The entry as the expectation: the archive must be that policy version with the bundle_hash the index signs.
-      bundles.push(await loadBundleArchive(answer.bytes, displayUrl(url), trust, entry));
+      const loading = performance.now();
+      try {
+        bundles.push(await loadBundleArchive(answer.bytes, displayUrl(url), trust, entry));
+        this.#registry.loads.record("loaded", performance.now() - loading);
+      } catch (e) {
+        this.#registry.loads.record("refused", performance.now() - loading);
+        throw e;
+      }
       archives.set(name, answer.bytes);
     }
     return { index, indexBytes, bundles, archives };

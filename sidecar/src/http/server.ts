@@ -1,12 +1,17 @@
 /**
  * What both surfaces share: a fastify instance that parses only strict JSON, refuses bodies over 64 KB, validates
- * without rewriting, authenticates with a Bearer key of the route's scope, and answers every error with the error
- * table's body.
+ * without rewriting, authenticates with a Bearer key of the route's scope, answers every error with the error
+ * table's body, and logs, identifies and traces each request (observability/).
  * `createServer` only builds (tests use `inject()`); the caller listens.
  */
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { errorBody, parseStrictJson } from "@writ/runtime";
 import type { ApiKeys } from "../config.js";
+import type { Logger } from "../observability/logger.js";
+import { decisionFields } from "../observability/request-decision.js";
+import { REQUEST_ID_HEADER, requestIdOf } from "../observability/request-id.js";
+import { logController, requestLoggerFactory, traceRequests } from "../observability/request-telemetry.js";
+import type { Tracing } from "../observability/tracing.js";
 import { bearerCheck } from "./auth.js";
 import { answerBelowRoutes, answerClientError } from "./client-errors.js";
 import { CHECK_INTERVAL_MS, capSockets, type ConnectionLimits } from "./connections.js";
@@ -22,7 +27,13 @@ export interface ServerOptions {
   readonly keys: ApiKeys;
   /** Every route this server serves and who may call it: registering a route missing from it throws. */
   readonly scopes: RouteScopes;
-  readonly logLevel: string;
+  readonly surface: "a" | "b";
+  /** The surface's logger: a child of the process's root logger. */
+  readonly log: Logger;
+  /** One log line per request answered (SERVICE_ACCESS_LOG). */
+  readonly accessLog: boolean;
+  /** null: tracing is off, and no span is made. */
+  readonly tracing: Tracing | null;
   /** Called on each refused key: the audit's security event. Never given the key. */
   readonly onUnauthorized?: (request: FastifyRequest) => void;
   /** Routes whose failures are logged as `execute:failure` (spec 6). */
@@ -50,14 +61,14 @@ export function createServer(options: ServerOptions): FastifyInstance {
     // No route: a key of either scope learns it does not exist (404); a caller without one learns nothing (401).
     return scope === undefined ? opened.size > 0 : opened.has(scope);
   };
+  // A child of the root logger, which redacts the Authorization header (INVARIANT (no secrets in logs)).
+  const log: FastifyBaseLogger = options.log;
   const app = Fastify({
-    logger: {
-      level: options.logLevel,
-      // INVARIANT (no secrets in logs): the Bearer key never reaches a log line, whatever logs a request.
-      redact: { paths: ["req.headers.authorization", "headers.authorization"], censor: "[redacted]" },
-    },
-    // Request lines are not logged one by one (thousands a second); errors and failures are, below.
-    logController: new LogController({ disableRequestLogging: true }),
+    loggerInstance: log,
+    // Request lines are not logged one by one (thousands a second) unless the access log is on; errors and failures are, below.
+    logController: logController(options.accessLog),
+    genReqId: requestIdOf,
+    childLoggerFactory: requestLoggerFactory(options.tracing),
     bodyLimit: BODY_LIMIT,
     return503OnClosing: true,
     http: { connectionsCheckingInterval: CHECK_INTERVAL_MS, headersTimeout: options.connections.headersTimeoutMs },
@@ -69,6 +80,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     // A URL the router cannot take (bad percent-encoding, an overlong parameter) is refused like any other bad
     // request: authentication first, then an error-table body.
     frameworkErrors: (error, request, reply) => {
+      void reply.header(REQUEST_ID_HEADER, request.id);
       const answer = authorized(request)
         ? invalidRequest([{ path: "url", message: error.message.replace(/\.$/, "") }])
         : unauthorized(request);
@@ -77,8 +89,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
   });
   const unauthorized = (request: FastifyRequest): SidecarHttpError => {
     options.onUnauthorized?.(request);
+    // Never the key: that it was missing or did not open the route is all the line says.
+    request.log.warn({ method: request.method, route: request.routeOptions.url ?? null, credential: request.headers.authorization === undefined ? "missing" : "refused" }, "authentication failed");
     return SidecarHttpError.of("UNAUTHORIZED");
   };
+  app.decorateRequest("decision", null);
+  if (options.tracing !== null) traceRequests(app, options.tracing, options.surface);
   // Routes validate their bodies with `bodyCheck` (http/validation.ts); a route schema added later compiles with the
   // same strict ajv, never fastify's default (which coerces types, removes members and fills defaults).
   app.setValidatorCompiler(validatorCompiler);
@@ -110,7 +126,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
       if (accessOf(options.scopes, method, route.url) === undefined) throw new Error(`${method} ${route.url} has no scope in http/scopes.ts`);
     }
   });
-  app.addHook("onRequest", async (request) => {
+  app.addHook("onRequest", async (request, reply) => {
+    void reply.header(REQUEST_ID_HEADER, request.id);
     if (!authorized(request)) throw unauthorized(request);
   });
 
@@ -118,9 +135,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const answer = toHttpError(error);
     if (executionRoutes.has(`${request.method} ${request.routeOptions.url ?? ""}`) && answer.statusCode !== 401) {
-      request.log.warn({ error: answer.body.error, code: answer.code, status: answer.statusCode }, "execute:failure");
+      request.log.warn({ error: answer.body.error, code: answer.code, status: answer.statusCode, ...decisionFields(request.decision) }, "execute:failure");
     }
-    if (answer.statusCode >= 500) request.log.error({ err: error }, "request failed");
+    if (answer.statusCode >= 500) request.log.error({ err: error, ...decisionFields(request.decision) }, "request failed");
     for (const [name, value] of Object.entries(answer.headers)) void reply.header(name, value);
     return reply.code(answer.statusCode).send(answer.body);
   });

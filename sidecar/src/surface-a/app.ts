@@ -22,7 +22,10 @@ export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Prom
   const app = createServer({
     keys: ctx.apiKeys,
     scopes: SURFACE_A_SCOPES,
-    logLevel: ctx.config.logLevel,
+    surface: "a",
+    log: ctx.log.child({ surface: "a" }),
+    accessLog: ctx.config.accessLog,
+    tracing: ctx.tracing,
     connections: ctx.config.connections,
     onUnauthorized: recordAuthenticationFailure(ctx.audit),
     executionRoutes: ["POST /evaluate", "POST /execute"],
@@ -41,7 +44,7 @@ export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Prom
     onExceeded: (request) => ctx.audit.recordSecurityEvent(securityEvent(request, "rate_limited", "more than 100 POST /execute in a minute")),
   });
 
-  decisionRoutes(app, ctx, metrics);
+  decisionRoutes(app, ctx);
   attestationRoutes(app, ctx);
   runtimeInfoRoutes(app, ctx, metrics);
   auditRoutes(app, ctx);

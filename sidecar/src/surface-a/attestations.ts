@@ -18,6 +18,7 @@ import {
 import type { ConfirmExecutionRequest, OverrideRequest } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError, invalidRequest } from "../http/errors.js";
+import { stringMember, trackDecision } from "../observability/request-decision.js";
 import { bodyCheck } from "../http/validation.js";
 import { confirmBody, overrideBody, verifyBody } from "./schemas.js";
 import { securityEvent } from "./security-events.js";
@@ -54,7 +55,8 @@ export function attestationRoutes(app: FastifyInstance, ctx: SidecarContext): vo
     const store = required(ctx.store);
     // INVARIANT (an override is in force only with its record): runtime `resolveOverride` hands the store the audit
     // record with the resolution, and the store commits both together.
-    return resolveOverride(body, { store, ...(ctx.signer ? { signer: ctx.signer } : {}) });
+    const report = trackDecision(request, { executionId: body.executionId });
+    return resolveOverride(body, { store, report, ...(ctx.signer ? { signer: ctx.signer } : {}) });
   });
 
   app.post("/confirm-execution", async (request) => {
@@ -68,14 +70,16 @@ export function attestationRoutes(app: FastifyInstance, ctx: SidecarContext): vo
     const store = required(ctx.store);
     const executed = executedActionOf(body.executedAction);
     const window = body.timeWindowSeconds ?? DEFAULT_TIME_WINDOW_SECONDS;
+    const { attestation } = body;
+    const executionId = stringMember(attestation, "executionId");
+    const report = trackDecision(request, { executionId, policyId: stringMember(attestation, "policyId"), policyVersion: stringMember(attestation, "policyVersion") });
     let proof: ExecutionProof;
     try {
       // INVARIANT (no confirmation without its record): committed with the write that consumes the confirmation key.
-      proof = await confirmExecution(body.attestation, executed, window, { verifier, signer, store });
+      proof = await confirmExecution(attestation, executed, window, { verifier, signer, store, report });
     } catch (e) {
       // A forged or tampered attestation is a security event here as at `/verify`.
       if (e instanceof IntegrityError && e.code === "INTEGRITY_INVALID_ATTESTATION") {
-        const executionId = typeof body.attestation["executionId"] === "string" ? body.attestation["executionId"] : undefined;
         ctx.audit.recordSecurityEvent(securityEvent(request, "invalid_verification", "attestation presented for confirmation failed verification", executionId));
       }
       throw e;

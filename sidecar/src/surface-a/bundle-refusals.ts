@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AuthorizationError } from "@writ/runtime";
 import type { SidecarContext } from "../context.js";
+import { decisionFields } from "../observability/request-decision.js";
 
 /**
  * Why a policy bundle does not load, for the operator: the 422 `policy bundle does not load` body says only that it
@@ -15,7 +16,7 @@ export async function loggingBundleRefusals<T>(request: FastifyRequest, run: () 
   try {
     return await run();
   } catch (e) {
-    if (e instanceof AuthorizationError && e.code === "POLICY_BUNDLE_INVALID") request.log.warn({ reason: e.message }, "policy bundle does not load");
+    if (e instanceof AuthorizationError && e.code === "POLICY_BUNDLE_INVALID") request.log.warn({ reason: e.message, ...decisionFields(request.decision) }, "policy bundle does not load");
     throw e;
   }
 }

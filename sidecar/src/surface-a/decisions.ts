@@ -6,8 +6,8 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AuthorizationError, type EvaluateRequest } from "@writ/runtime";
 import type { SidecarContext } from "../context.js";
-import type { Metrics } from "../metrics.js";
 import { invalidRequest } from "../http/errors.js";
+import { trackDecision } from "../observability/request-decision.js";
 import { bodyCheck } from "../http/validation.js";
 import { abandonBundleLoadsOnClose, loggingBundleRefusals } from "./bundle-refusals.js";
 import { securityEvent } from "./security-events.js";
@@ -60,7 +60,7 @@ async function recordingReplays<T>(ctx: SidecarContext, request: FastifyRequest,
   }
 }
 
-export function decisionRoutes(app: FastifyInstance, ctx: SidecarContext, metrics: Metrics): void {
+export function decisionRoutes(app: FastifyInstance, ctx: SidecarContext): void {
   abandonBundleLoadsOnClose(app, ctx);
 
   app.post("/evaluate", async (request) => {
@@ -70,20 +70,20 @@ export function decisionRoutes(app: FastifyInstance, ctx: SidecarContext, metric
         throw invalidRequest([{ path: "body", message: "must have either `verifiedSignals` (evaluate) or `signals` (dry run), not both" }]);
       }
       const dry = checkDryRun(body);
-      return loggingBundleRefusals(request, () => ctx.authorizer.dryRun(dry.policyId, dry.policyVersion, dry.signals));
+      const report = trackDecision(request, dry);
+      return loggingBundleRefusals(request, () => ctx.authorizer.dryRun(dry.policyId, dry.policyVersion, dry.signals, report));
     }
     const evaluate = checkEvaluate(body);
-    const result = await recordingReplays(ctx, request, evaluate.executionId, () => ctx.authorizer.evaluate(requestOf(evaluate, evaluate.verifiedSignals)));
-    metrics.decisions.inc({ status: result.status, endpoint: "evaluate" });
-    return result;
+    const report = trackDecision(request, evaluate);
+    return recordingReplays(ctx, request, evaluate.executionId, () => ctx.authorizer.evaluate(requestOf(evaluate, evaluate.verifiedSignals), report));
   });
 
   app.post("/execute", { config: { rateLimit: EXECUTE_RATE_LIMIT } }, async (request) => {
     const execute = checkExecute(request.body);
+    const report = trackDecision(request, execute);
     const result = await recordingReplays(ctx, request, execute.executionId, () =>
-      loggingBundleRefusals(request, () => ctx.authorizer.execute(requestOf(execute, execute.signals))),
+      loggingBundleRefusals(request, () => ctx.authorizer.execute(requestOf(execute, execute.signals), report)),
     );
-    metrics.decisions.inc({ status: result.status, endpoint: "execute" });
     // Spec 2.5: `approved`, or else the attestation's `execution_state` (`pending_override`, or `completed` for a
     // rejection, whose attestation says `reject`).
     return { ...result, status: result.status === "approved" ? "approved" : result.attestation.execution_state };
@@ -91,6 +91,7 @@ export function decisionRoutes(app: FastifyInstance, ctx: SidecarContext, metric
 
   app.post("/simulate", async (request) => {
     const simulate = checkDryRun(request.body);
-    return loggingBundleRefusals(request, () => ctx.authorizer.simulate(simulate.policyId, simulate.policyVersion, simulate.signals));
+    const report = trackDecision(request, simulate);
+    return loggingBundleRefusals(request, () => ctx.authorizer.simulate(simulate.policyId, simulate.policyVersion, simulate.signals, report));
   });
 }

@@ -19,7 +19,10 @@ export function buildSurfaceB(ctx: SidecarContext, metrics: Metrics): FastifyIns
   const app = createServer({
     keys: ctx.apiKeys,
     scopes: SURFACE_B_SCOPES,
-    logLevel: ctx.config.logLevel,
+    surface: "b",
+    log: ctx.log.child({ surface: "b" }),
+    accessLog: ctx.config.accessLog,
+    tracing: ctx.tracing,
     connections: ctx.config.connections,
     onUnauthorized: recordAuthenticationFailure(ctx.audit),
     executionRoutes: ["POST /execute", "POST /transactions"],

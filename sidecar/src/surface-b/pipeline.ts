@@ -7,6 +7,7 @@
  * A refusal of the evaluation (signals, missing policy, undecided, replay) is thrown before anything is stored, with
  * the error table's status and body: the id stays free to retry, except after INV-013, where it was already used.
  */
+import { endPhase, phaseStart, timedPhase, type DecisionReport } from "@writ/runtime";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError } from "../http/errors.js";
 import { checkRecord, verificationOf } from "./check.js";
@@ -15,22 +16,30 @@ import { issueReceipt, sealRecord } from "./seal.js";
 import type { TrustRecordStore } from "./record-store.js";
 import type { BusinessTransaction, TrustRecord } from "./types.js";
 
-export async function executeTransaction(ctx: SidecarContext, store: TrustRecordStore, transaction: BusinessTransaction): Promise<TrustRecord> {
+/**
+ * `report`: the runtime's phases of the execution, then the pipeline's own: `sign` (the seal), `verify` (the record),
+ * `sign` (the receipt) and `write` (the record, its verification and receipt).
+ */
+export async function executeTransaction(ctx: SidecarContext, store: TrustRecordStore, transaction: BusinessTransaction, report?: DecisionReport): Promise<TrustRecord> {
   // Checked before the evaluation, which would consume the id for an execution that could not be recorded.
   const signer = required(ctx.signer);
   const verifier = required(ctx.verifier);
   const id = transaction.businessTransactionId;
-  const execution = await ctx.authorizer.evaluate({ executionId: id, policyId: transaction.policy.name, policyVersion: transaction.policy.version, signals: transaction.signals });
+  const execution = await ctx.authorizer.evaluate({ executionId: id, policyId: transaction.policy.name, policyVersion: transaction.policy.version, signals: transaction.signals }, report);
 
+  const sealing = phaseStart(report);
   const record = await sealRecord(transaction, execution, signer);
+  const verifying = endPhase(report, "sign", sealing);
   const check = checkRecord({ state: "stored", value: record }, id, verifier);
+  const issuing = endPhase(report, "verify", verifying);
   // The signer's own trust root verifies what it just sealed: a failure here is a fault, not the client's.
   if (!check.verified) throw new Error(`a freshly sealed trust record does not verify: ${check.problems.join("; ")}`);
   const now = new Date().toISOString();
   const verification = verificationOf(id, check, now);
   const receipt = await issueReceipt(record, signer, now);
+  const writing = endPhase(report, "sign", issuing);
   // Only a store that outlived its replay entries (the development memory store after a restart) gets this far
   // with an id that already has a record: the record is never replaced, and the id counts as consumed.
-  if (!(await store.create(record, verification, receipt))) throw SidecarHttpError.of("INV-013");
+  if (!(await timedPhase(report, "write", writing, store.create(record, verification, receipt)))) throw SidecarHttpError.of("INV-013");
   return { ...record, verification, receipt };
 }

@@ -7,6 +7,7 @@ import { AuthorizationError } from "@writ/runtime";
 import type { CreateTransactionRequest, ExecuteTransactionRequest } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError } from "../http/errors.js";
+import { trackDecision, type RequestDecision } from "../observability/request-decision.js";
 import { bodyCheck } from "../http/validation.js";
 import { securityEvent } from "../surface-a/security-events.js";
 import { isBusinessTransactionUuid } from "./ids.js";
@@ -49,6 +50,11 @@ async function recordingReplays(ctx: SidecarContext, request: FastifyRequest, id
   }
 }
 
+/** The decision of a transaction, for the logs, spans and metrics. */
+function tracked(request: FastifyRequest, transaction: BusinessTransaction): RequestDecision {
+  return trackDecision(request, { executionId: transaction.businessTransactionId, policyId: transaction.policy.name, policyVersion: transaction.policy.version });
+}
+
 export function transactionRoutes(app: FastifyInstance, ctx: SidecarContext, records: TrustRecordStore | null): void {
   app.post("/execute", async (request) => {
     const body = request.body;
@@ -58,13 +64,13 @@ export function transactionRoutes(app: FastifyInstance, ctx: SidecarContext, rec
     }
     const given = checkExecute(body);
     const transaction: BusinessTransaction = { ...given, status: "RECEIVED", createdAt: new Date().toISOString() };
-    return recordingReplays(ctx, request, transaction.businessTransactionId, executeTransaction(ctx, required(records), transaction));
+    return recordingReplays(ctx, request, transaction.businessTransactionId, executeTransaction(ctx, required(records), transaction, tracked(request, transaction)));
   });
 
   app.post("/transactions", async (request, reply) => {
     const given = checkTransaction(request.body);
     const transaction: BusinessTransaction = { ...given, status: given.status ?? DEFAULT_STATUS, createdAt: given.createdAt ?? new Date().toISOString() };
-    const record = await recordingReplays(ctx, request, transaction.businessTransactionId, executeTransaction(ctx, required(records), transaction));
+    const record = await recordingReplays(ctx, request, transaction.businessTransactionId, executeTransaction(ctx, required(records), transaction, tracked(request, transaction)));
     return reply.code(201).send(record);
   });
 

@@ -1,6 +1,6 @@
 /**
  * SIGHUP reloads the bundles of the BUILT sidecar (issue 14, item 4): before, it killed the process. A new version
- * is served after it; a version whose bytes changed is refused with one line on stderr, and the process goes on
+ * is served after it; a version whose bytes changed is refused with one log line naming it, and the process goes on
  * serving the first bytes.
  */
 import { randomUUID } from "node:crypto";
@@ -11,7 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
 import { archiveFileName } from "@writ/runtime";
 import { API_KEY } from "../durability/load.js";
-import { KeepAliveClient, killAllBuiltSidecars, startBuiltSidecar } from "../support/built-sidecar.js";
+import { KeepAliveClient, killAllBuiltSidecars, logLines, startBuiltSidecar } from "../support/built-sidecar.js";
 import { POLICY_ID, bundleKey, transferArchive } from "../support/bundle-source.js";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
 
@@ -52,12 +52,17 @@ describe("SIGHUP (built sidecar)", () => {
     try {
       await put("1.1.0", transferArchive("1.1.0", signer.key, 50_000));
       sidecar.child.kill("SIGHUP");
-      await until(5_000, "the reload's line", () => sidecar.output().includes("writ-sidecar: SIGHUP: reloaded, 2 bundles served"));
+      const line = (msg: string) => logLines(sidecar.output()).find((l) => l.msg === msg);
+      await until(5_000, "the reload's line", () => line("SIGHUP: reloaded, 2 bundles served") !== undefined);
       expect(await evaluate("1.1.0")).toMatchObject({ status: "approved" });
 
       await put("1.0.0", transferArchive("1.0.0", signer.key, 50_000));
       sidecar.child.kill("SIGHUP");
-      await until(5_000, "the refusal's line", () => sidecar.output().includes("writ-sidecar: SIGHUP: reload refused, nothing changed: conformance.transfer@1.0.0 (BUNDLE_VERSION_CONFLICT)"));
+      await until(5_000, "the refusal's line", () => line("SIGHUP: reload refused, nothing changed") !== undefined);
+      expect(line("SIGHUP: reload refused, nothing changed")).toMatchObject({
+        level: "error",
+        refused: [expect.objectContaining({ bundle: "conformance.transfer@1.0.0", code: "BUNDLE_VERSION_CONFLICT" })],
+      });
       expect(await evaluate("1.0.0")).toMatchObject({ status: "pending_override" });
       expect(sidecar.child.exitCode).toBeNull();
     } finally {

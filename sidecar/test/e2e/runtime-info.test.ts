@@ -208,7 +208,7 @@ describe("GET /metrics", () => {
     expect(answer(await s.send("GET", "/metrics"))).toEqual({ status: 401, body: { error: "Unauthorized" } });
   });
 
-  it("is Prometheus text exposition with request timings and signed decisions by status and endpoint", async () => {
+  it("is Prometheus text exposition with request timings and signed decisions by policy version, verdict and rule", async () => {
     const fresh = await startE2eSidecar();
     try {
       await evaluate(fresh, TRANSFER_SIGNALS.approved);
@@ -226,8 +226,9 @@ describe("GET /metrics", () => {
       }
       expect(r.body).toContain("# TYPE writ_http_request_duration_seconds histogram");
       expect(r.body).toContain('writ_http_request_duration_seconds_count{surface="a",method="GET",route="/health",status="200"} 1');
-      expect(r.body).toContain('writ_decisions_total{status="approved",endpoint="evaluate"} 2');
-      expect(r.body).toContain('writ_decisions_total{status="pending_override",endpoint="evaluate"} 1');
+      const labels = 'surface="a",route="/evaluate",policy_id="conformance.transfer",policy_version="1.0.0"';
+      expect(r.body).toContain(`writ_decisions_total{${labels},verdict="approve",rule="verified_customer"} 2`);
+      expect(r.body).toContain(`writ_decisions_total{${labels},verdict="escalate",rule="large_transfer"} 1`);
     } finally {
       await fresh.close();
     }

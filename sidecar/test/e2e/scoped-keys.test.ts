@@ -14,6 +14,7 @@ import { buildSurfaceA, buildSurfaceB, createMetrics } from "@writ/sidecar";
 import { DEFAULT_CONNECTION_LIMITS } from "../../src/http/connections.js";
 import { SURFACE_A_SCOPES, SURFACE_B_SCOPES, type Access, type RouteScopes, type Scope } from "../../src/http/scopes.js";
 import { createServer } from "../../src/http/server.js";
+import { createLogger } from "../../src/observability/logger.js";
 import { API_KEY, ISO_INSTANT, answer, startE2eSidecar, type E2eSidecar } from "../support/e2e.js";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
 
@@ -236,7 +237,10 @@ describe("a route without a scope", () => {
     const app = createServer({
       keys: { all: API_KEY, deciding: null, reading: null },
       scopes: { "GET /known": "deciding" },
-      logLevel: "silent",
+      surface: "a",
+      log: createLogger("silent"),
+      accessLog: false,
+      tracing: null,
       connections: DEFAULT_CONNECTION_LIMITS,
     });
     try {

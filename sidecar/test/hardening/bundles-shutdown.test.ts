@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { holdThreadPool, mkfifo, within } from "../../../runtime/test/bundle/stuck-reads.js";
-import { KeepAliveClient, assertSidecarBuilt, killAllBuiltSidecars, startBuiltSidecar } from "../support/built-sidecar.js";
+import { KeepAliveClient, assertSidecarBuilt, killAllBuiltSidecars, logLines, startBuiltSidecar } from "../support/built-sidecar.js";
 import { TRANSFER } from "../support/e2e.js";
 import { TRANSFER_SIGNALS, fixturePoliciesRoot } from "../support/policies.js";
 import { startTestSidecar } from "../support/sidecar.js";
@@ -34,11 +34,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The JSON log lines (pino) of the sidecar's output. */
-function logLines(output: string): unknown[] {
-  return output.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as unknown);
-}
-
 describe("a FIFO in a bundle (built sidecar)", () => {
   it("is refused at once and logged; the fixed bundle is served without a restart; SIGTERM exits with 0", async () => {
     assertSidecarBuilt();
@@ -56,7 +51,7 @@ describe("a FIFO in a bundle (built sidecar)", () => {
       const refused = await within(5_000, "the dry run with a FIFO as bundle.sig", client.json("POST", "/evaluate", DRY_RUN));
       expect(refused).toEqual({ status: 422, body: { error: "policy bundle does not load" } });
       expect(logLines(sidecar.output())).toContainEqual(
-        expect.objectContaining({ level: 40, msg: "policy bundle does not load", reason: `bundle ${TRANSFER.policyId}@${TRANSFER.policyVersion} does not load: \`bundle.sig\` is not a regular file (a FIFO)` }),
+        expect.objectContaining({ level: "warn", msg: "policy bundle does not load", policyId: TRANSFER.policyId, policyVersion: TRANSFER.policyVersion, reason: `bundle ${TRANSFER.policyId}@${TRANSFER.policyVersion} does not load: \`bundle.sig\` is not a regular file (a FIFO)` }),
       );
 
       await rm(sig);

@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertSidecarBuilt, killAllBuiltSidecars, startBuiltSidecar } from "../support/built-sidecar.js";
+import { assertSidecarBuilt, killAllBuiltSidecars, logLines, startBuiltSidecar } from "../support/built-sidecar.js";
 import { fixturePoliciesRoot } from "../support/policies.js";
 
 const API_KEY = "fault-exit-api-key-0123456789abcdef";
@@ -43,8 +43,9 @@ describe("a fault in the sidecar process (built sidecar)", () => {
   ] as const) {
     it(`${kind}: says why, shuts down and exits with code 1, freeing its port`, async () => {
       const preload = join(dir, `${kind.replace(" ", "-")}.mjs`);
-      // Once the sidecar listens (one second is plenty here), the fault happens on a timer of its own.
-      await writeFile(preload, `setTimeout(() => { ${fault} }, 1000);\n`);
+      // The fault happens on a timer of its own once the test, having seen the sidecar listen, sends SIGUSR2: a fixed
+      // delay from the start would fire before the sidecar listens on a busy machine.
+      await writeFile(preload, `process.once("SIGUSR2", () => setTimeout(() => { ${fault} }, 0));\n`);
       const sidecar = await startBuiltSidecar({
         SERVICE_API_KEY: API_KEY,
         SERVICE_DATA_DIR: join(dir, `data-${kind.replace(" ", "-")}`),
@@ -54,10 +55,11 @@ describe("a fault in the sidecar process (built sidecar)", () => {
         NODE_OPTIONS: `--import ${preload}`,
       });
       const port = Number(new URL(sidecar.url).port);
+      sidecar.child.kill("SIGUSR2");
       const exit = await Promise.race([sidecar.closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), 20_000))]);
       expect(exit, `the sidecar did not exit within 20 s:\n${sidecar.output()}`).not.toBeNull();
       expect(exit).toEqual({ code: 1, signal: null });
-      expect(sidecar.output()).toContain(`writ-sidecar: ${kind}: Error: injected fault`);
+      expect(logLines(sidecar.output())).toContainEqual(expect.objectContaining({ level: "fatal", msg: `${kind}: shutting down`, err: expect.objectContaining({ message: "injected fault" }) }));
       expect(await portIsFree(port)).toBe(true);
     });
   }

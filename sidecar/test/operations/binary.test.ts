@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { listeningUrl, logLines } from "../support/built-sidecar.js";
 import { fixturePoliciesRoot, TRANSFER_SIGNALS } from "../support/policies.js";
 
 const MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
@@ -45,10 +46,10 @@ async function start(env: Record<string, string>, args: string[] = []): Promise<
   const r = run({ SERVICE_PORT: "0", SERVICE_B_PORT: "off", ...env }, args);
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setInterval(() => {
-      const match = /Surface A listening on (http:\/\/\S+)/.exec(r.output());
-      if (match) {
+      const url = listeningUrl(r.output(), "A");
+      if (url !== null) {
         clearInterval(timer);
-        resolve(match[1]!);
+        resolve(url);
       }
     }, 20);
     void r.exit.then((code) => {
@@ -77,22 +78,34 @@ afterEach(async () => {
 });
 
 describe("writ-sidecar", () => {
-  it("refuses a bad configuration with one line and exit code 2", async () => {
+  it("refuses a bad configuration with one fatal log line and exit code 2", async () => {
     const r = run({ SERVICE_API_KEY: API_KEY, SERVICE_PORT: "eighty" });
     expect(await r.exit).toBe(2);
-    expect(r.output()).toBe("writ-sidecar: SERVICE_PORT must be a port number from 0 to 65535 or `off`, not `eighty`\n");
+    expect(logLines(r.output())).toEqual([
+      expect.objectContaining({ level: "fatal", code: "CONFIG_INVALID", msg: "SERVICE_PORT must be a port number from 0 to 65535 or `off`, not `eighty`" }),
+    ]);
     const missing = run({});
     expect(await missing.exit).toBe(2);
-    expect(missing.output()).toMatch(/^writ-sidecar: SERVICE_API_KEY is not set[^\n]*\n$/);
+    expect(logLines(missing.output())).toEqual([expect.objectContaining({ level: "fatal", msg: expect.stringMatching(/^SERVICE_API_KEY is not set/) })]);
+  });
+
+  it("answers --version, --help and a wrong argument in plain text, like any command", async () => {
+    const version = run({}, ["--version"]);
+    expect(await version.exit).toBe(0);
+    expect(version.output()).toMatch(/^\d+\.\d+\.\d+\n$/);
+    const wrong = run({}, ["--verbose"]);
+    expect(await wrong.exit).toBe(2);
+    expect(wrong.output()).toMatch(/^writ-sidecar: unknown argument `--verbose`\nusage: writ-sidecar/);
   });
 
   it("in development mode generates an API key and a signing key once, private to the user", async () => {
     const cwd = await tempDir();
     const env = { SERVICE_DATA_DIR: join(cwd, "data"), SERVICE_POLICIES_ROOT: await fixturePoliciesRoot(), SERVICE_LOG_LEVEL: "warn" };
     const first = await start(env, ["--dev"]);
-    const printed = /generated an API key, kept in (\S+): (\S+)/.exec(first.output());
-    expect(printed).not.toBeNull();
-    const [, keyFile, apiKey] = printed!;
+    // Shown once, as a field of its line, whatever the log level.
+    const printed = logLines(first.output()).filter((line) => line["apiKey"] !== undefined);
+    expect(printed).toEqual([expect.objectContaining({ level: "info", msg: expect.stringMatching(/^generated an API key, kept in /) })]);
+    const { path: keyFile, apiKey } = printed[0] as unknown as { path: string; apiKey: string };
     expect((await stat(keyFile!)).mode & 0o777).toBe(0o600);
     expect((await stat(join(cwd, "data", "signing.key"))).mode & 0o777).toBe(0o600);
     expect((await evaluate(first.url, "dev-1", TRANSFER_SIGNALS.approved, apiKey)).status).toBe(200);
@@ -121,9 +134,15 @@ describe("writ-sidecar", () => {
     expect((await evaluate(s.url, "log-1")).status).toBe(422);
     expect((await evaluate(s.url, "log-2", TRANSFER_SIGNALS.approved, `${API_KEY}-wrong`)).status).toBe(401);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const lines = s.output().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
-    const failure = lines.find((l) => l["msg"] === "execute:failure");
-    expect(failure).toMatchObject({ error: "[INV-013@replay] execution already consumed: use a new executionId", code: "INV-013", status: 422 });
+    const failure = logLines(s.output()).find((l) => l.msg === "execute:failure");
+    expect(failure).toMatchObject({
+      error: "[INV-013@replay] execution already consumed: use a new executionId",
+      code: "INV-013",
+      status: 422,
+      executionId: "log-1",
+      policyId: "conformance.transfer",
+      policyVersion: "1.0.0",
+    });
     expect(s.output()).not.toContain(API_KEY);
   });
 

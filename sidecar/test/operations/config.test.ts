@@ -61,6 +61,8 @@ describe("loadConfig", () => {
       audit: false,
       requireSignedBundles: false,
       logLevel: "info",
+      accessLog: false,
+      tracing: null,
       shutdownTimeoutMs: 10_000,
       dev: false,
       connections: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 30_000, idleTimeoutMs: 60_000, maxSockets: 4_096 },
@@ -157,6 +159,47 @@ describe("loadConfig", () => {
       expect(refusal(env)).not.toContain("s3cret");
     }
     expect(refusal({ SERVICE_API_KEY_FILE: TWO_LINE_KEY_FILE })).not.toContain(FILE_KEY);
+  });
+
+  it("reads the access log switch and the standard OpenTelemetry variables; traces only with OTEL_TRACES_EXPORTER=otlp", () => {
+    expect(loadConfig({ ...KEY, SERVICE_ACCESS_LOG: "on" }, { cwd: SRV }).accessLog).toBe(true);
+    expect(loadConfig({ ...KEY, SERVICE_ACCESS_LOG: "on", SERVICE_LOG_LEVEL: "debug" }, { cwd: SRV }).accessLog).toBe(true);
+    // Without the exporter, other OTEL_* settings (a platform's, for every service) are not looked at.
+    expect(loadConfig({ ...KEY, OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }, { cwd: SRV }).tracing).toBeNull();
+    expect(loadConfig({ ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_SDK_DISABLED: "true" }, { cwd: SRV }).tracing).toBeNull();
+    expect(loadConfig({ ...KEY, OTEL_TRACES_EXPORTER: "otlp" }, { cwd: SRV }).tracing).toEqual({
+      protocol: "http/protobuf",
+      url: "http://localhost:4318/v1/traces",
+      serviceName: null,
+      sampler: { name: "parentbased_always_on", ratio: 1 },
+    });
+    const otel = { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_ENDPOINT: "https://collector.internal:4318/otlp", OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" };
+    expect(loadConfig({ ...otel, OTEL_SERVICE_NAME: "payments-writ", OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.25" }, { cwd: SRV }).tracing).toEqual({
+      protocol: "http/json",
+      url: "https://collector.internal:4318/otlp/v1/traces",
+      serviceName: "payments-writ",
+      sampler: { name: "parentbased_traceidratio", ratio: 0.25 },
+    });
+    // The signal's own settings win over the general ones; its endpoint is used as given.
+    expect(
+      loadConfig({ ...otel, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://traces:9999/in", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/protobuf" }, { cwd: SRV }).tracing,
+    ).toMatchObject({ protocol: "http/protobuf", url: "http://traces:9999/in" });
+  });
+
+  it.each<[string, Env, RegExp]>([
+    ["an access log switch that is neither on nor off", { ...KEY, SERVICE_ACCESS_LOG: "verbose" }, /^SERVICE_ACCESS_LOG must be `on` or `off`, not `verbose`$/],
+    ["an access log a log level hides", { ...KEY, SERVICE_ACCESS_LOG: "on", SERVICE_LOG_LEVEL: "warn" }, /^SERVICE_ACCESS_LOG is on but SERVICE_LOG_LEVEL `warn` hides its lines/],
+    ["an access log with the logs silent", { ...KEY, SERVICE_ACCESS_LOG: "on", SERVICE_LOG_LEVEL: "silent" }, /SERVICE_LOG_LEVEL `silent` hides its lines/],
+    ["an exporter the sidecar does not have", { ...KEY, OTEL_TRACES_EXPORTER: "console" }, /^OTEL_TRACES_EXPORTER must be one of `otlp`, `none`, not `console`$/],
+    ["OTLP over gRPC", { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }, /^OTEL_EXPORTER_OTLP_PROTOCOL must be one of `http\/protobuf`, `http\/json`, not `grpc`$/],
+    ["an endpoint that is not a URL", { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }, /^OTEL_EXPORTER_OTLP_ENDPOINT must be an http:\/\/ or https:\/\/ URL/],
+    ["a traces endpoint that is no URL at all", { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "not a url" }, /^OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is not a URL/],
+    ["an unknown sampler", { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_TRACES_SAMPLER: "jaeger_remote" }, /^OTEL_TRACES_SAMPLER must be one of `always_on`, /],
+    ["a sampler ratio above 1", { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "1.5" }, /^OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, not `1\.5`$/],
+    ["a sampler ratio that is not a number", { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_TRACES_SAMPLER_ARG: "half" }, /OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, not `half`/],
+    ["OTEL_SDK_DISABLED that is not a boolean", { ...KEY, OTEL_SDK_DISABLED: "yes" }, /^OTEL_SDK_DISABLED must be one of `true`, `false`, not `yes`$/],
+  ])("refuses %s", (_name, env, message) => {
+    expect(refusal(env)).toMatch(message);
   });
 
   it("with a remote bundle source: its URL as a folder, the defaults, the cache in the data dir, and no policies root checked", () => {

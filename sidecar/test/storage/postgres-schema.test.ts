@@ -14,7 +14,7 @@ import { PostgresReplayStore } from "@writ/runtime/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError, migrate } from "../../src/storage/postgres/migrations.js";
 import { createTestDatabase, postgresUnavailable, testPool, type TestDatabase } from "../../../test/support/postgres.js";
-import { SIDECAR_MAIN, assertSidecarBuilt } from "../support/built-sidecar.js";
+import { SIDECAR_MAIN, assertSidecarBuilt, logLines } from "../support/built-sidecar.js";
 import { fleetEnv } from "../fleet/support.js";
 
 const run = promisify(execFile);
@@ -90,16 +90,19 @@ if (unavailable !== null) {
       expect(nowhere.stderr).not.toContain("s3cret-pw");
     });
 
-    it("a schema newer than this release: migrate refuses it, and a sidecar refuses to start with one line", async () => {
+    it("a schema newer than this release: migrate refuses it, and a sidecar refuses to start with one log line", async () => {
       const newer = await createTestDatabase();
       try {
         await migrate(newer.pool);
         await newer.pool.query("INSERT INTO writ_schema (version, description) VALUES ($1, 'from a later release')", [SCHEMA_VERSION + 1]);
         await expect(migrate(newer.pool)).rejects.toBeInstanceOf(SchemaTooNewError);
         const start = await sidecar([], await fleetEnv((newer.pool.options as { connectionString: string }).connectionString));
-        expect(start.code).toBe(1);
-        expect(start.stderr.trim().split("\n")).toEqual([
-          `writ-sidecar: failed to start: the database schema is at version ${SCHEMA_VERSION + 1}, newer than this sidecar knows (${SCHEMA_VERSION}): upgrade the sidecar, or point it at another database`,
+        expect(start).toMatchObject({ code: 1, stderr: "" });
+        expect(logLines(start.stdout)).toEqual([
+          expect.objectContaining({
+            level: "fatal",
+            msg: `failed to start: the database schema is at version ${SCHEMA_VERSION + 1}, newer than this sidecar knows (${SCHEMA_VERSION}): upgrade the sidecar, or point it at another database`,
+          }),
         ]);
       } finally {
         await newer.drop();

@@ -1,7 +1,7 @@
 /**
  * The BUILT sidecar (`node sidecar/dist/main.js`) in its own process, for tests that must kill it or load it as
- * a client would: environment configuration, readiness from its `Surface A listening on` line, and a keep-alive
- * HTTP client on node:http (undici is not a dependency of this repository).
+ * a client would: environment configuration, readiness from its `Surface A listening on` log line, its JSON log lines,
+ * and a keep-alive HTTP client on node:http (undici is not a dependency of this repository).
  *
  * Every child started here is remembered until it has exited: `killAllBuiltSidecars()` (call it from afterEach or
  * afterAll, which vitest also runs after a test timeout) SIGKILLs the ones still alive, and so does a process
@@ -36,6 +36,8 @@ export interface BuiltSidecar {
   readonly url: string;
   /** The last 64 KB of stdout and stderr, for failure messages. */
   output(): string;
+  /** All of stdout and of stderr so far; only with `keepAll` (a busy sidecar writes a lot). */
+  all(): { readonly stdout: string; readonly stderr: string };
   /** Resolves when the process has exited and its stdio is closed. */
   readonly closed: Promise<Exit>;
   /** SIGKILL (idempotent), resolving with the exit. */
@@ -62,13 +64,40 @@ export async function killAllBuiltSidecars(): Promise<void> {
 }
 
 const OUTPUT_KEEP = 64 * 1024;
-const READY = /^writ-sidecar: Surface A listening on (http:\/\/\S+)$/m;
+
+/** One line of the sidecar's log (pino JSON). */
+export interface LogLine {
+  readonly level: string;
+  readonly msg: string;
+  readonly [field: string]: unknown;
+}
+
+/** Every complete line of `output` as JSON; throws, naming the line, when one is not JSON. */
+export function logLines(output: string): LogLine[] {
+  const complete = output.slice(0, output.lastIndexOf("\n") + 1);
+  return complete
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => {
+      try {
+        return JSON.parse(line) as LogLine;
+      } catch {
+        throw new Error(`not a JSON log line: ${line}`);
+      }
+    });
+}
+
+/** The URL of the surface's `Surface A listening on http://…` line in `output`, or null before it. */
+export function listeningUrl(output: string, surface: "A" | "B"): string | null {
+  return new RegExp(`"msg":"Surface ${surface} listening on (http://[^"]+)"`).exec(output)?.[1] ?? null;
+}
 
 /**
  * Starts `node sidecar/dist/main.js` with exactly `env` (plus PATH) and resolves once Surface A listens.
+ * `keepAll`: keep all of stdout and stderr for `all()`.
  * @throws Error with the process output when it exits or stays silent for `readyTimeoutMs` first.
  */
-export async function startBuiltSidecar(env: Readonly<Record<string, string>>, readyTimeoutMs = 15_000): Promise<BuiltSidecar> {
+export async function startBuiltSidecar(env: Readonly<Record<string, string>>, readyTimeoutMs = 15_000, keepAll = false): Promise<BuiltSidecar> {
   assertSidecarBuilt();
   if (!exitHookInstalled) {
     exitHookInstalled = true;
@@ -91,6 +120,15 @@ export async function startBuiltSidecar(env: Readonly<Record<string, string>>, r
   child.stderr!.setEncoding("utf8");
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
+  const everything = { stdout: "", stderr: "" };
+  if (keepAll) {
+    child.stdout!.on("data", (chunk: string) => (everything.stdout += chunk));
+    child.stderr!.on("data", (chunk: string) => (everything.stderr += chunk));
+  }
+  const all = (): { readonly stdout: string; readonly stderr: string } => {
+    if (!keepAll) throw new Error("all() needs startBuiltSidecar(..., keepAll = true)");
+    return { ...everything };
+  };
   const closed = new Promise<Exit>((resolve) => {
     child.once("close", (code: number | null, signal: NodeJS.Signals | null) => {
       live.delete(child);
@@ -107,15 +145,15 @@ export async function startBuiltSidecar(env: Readonly<Record<string, string>>, r
   try {
     const url = await new Promise<string>((resolve, reject) => {
       const onData = (): void => {
-        const match = READY.exec(out);
-        if (match) resolve(match[1]!);
+        const url = listeningUrl(out, "A");
+        if (url !== null) resolve(url);
       };
       child.stdout!.on("data", onData);
       void closed.then((exit) => reject(new Error(`the sidecar exited (code ${exit.code}, signal ${exit.signal}) before listening:\n${output()}`)));
       child.once("error", reject);
       timer = setTimeout(() => reject(new Error(`the sidecar did not listen within ${readyTimeoutMs} ms:\n${output()}`)), readyTimeoutMs);
     });
-    return { child, url, output, closed, kill };
+    return { child, url, output, all, closed, kill };
   } catch (e) {
     await kill();
     throw e;

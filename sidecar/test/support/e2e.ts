@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import canonicalize from "canonicalize";
 import { createTrustRoot, loadSigningKeyPem, type AttestationV1, type AttestationV2, type Evaluated, type PublicKey, type VerifierOptions } from "@writ/runtime";
-import { loadConfig, startSidecar, type Env, type RunningSidecar } from "@writ/sidecar";
+import { loadConfig, startSidecar, type Env, type Logger, type RunningSidecar } from "@writ/sidecar";
 import { fixturePoliciesRoot } from "./policies.js";
 
 export const API_KEY = "e2e-api-key-0123456789abcdef-ZZ";
@@ -70,9 +70,10 @@ async function reply<T>(response: Response): Promise<Reply<T>> {
 
 /**
  * Starts a sidecar. `env` overrides the defaults; a value of `undefined` unsets one (e.g. `SERVICE_DATA_DIR:
- * undefined` for a sidecar without a data dir, hence without a signing key).
+ * undefined` for a sidecar without a data dir, hence without a signing key). `options.log`: the root logger (by
+ * default one at SERVICE_LOG_LEVEL, `silent`).
  */
-export async function startE2eSidecar(env: Env = {}, options: { readonly policiesRoot?: string } = {}): Promise<E2eSidecar> {
+export async function startE2eSidecar(env: Env = {}, options: { readonly policiesRoot?: string; readonly log?: Logger } = {}): Promise<E2eSidecar> {
   const dataDir = await mkdtemp(join(tmpdir(), "writ-e2e-data-"));
   let running: RunningSidecar;
   try {
@@ -85,7 +86,7 @@ export async function startE2eSidecar(env: Env = {}, options: { readonly policie
       SERVICE_LOG_LEVEL: "silent",
       ...env,
     });
-    running = await startSidecar(config);
+    running = await startSidecar(config, options.log === undefined ? {} : { log: options.log });
   } catch (e) {
     await rm(dataDir, { recursive: true, force: true });
     throw e;
