@@ -80,6 +80,10 @@ export const AuditedConfirmation = Closed(
 );
 export type AuditedConfirmation = Static<typeof AuditedConfirmation>;
 
+/** `GET /audit/decisions/{executionId}` path parameters. */
+export const DecisionParams = Closed({ executionId: Type.String() });
+export type DecisionParams = Static<typeof DecisionParams>;
+
 /** `GET /audit/decisions/:executionId`: the decision with its override and confirmation beside it (spec 1.8). */
 export const DecisionDetail = Closed(
   {

@@ -35,6 +35,13 @@ export type DryRunRequest = Static<typeof DryRunRequest>;
 /** `POST /simulate` takes the dry run's body. */
 export type SimulateRequest = DryRunRequest;
 
+/** The body of `POST /evaluate`: variant 1 (`verifiedSignals`) or the dry run (`signals`); both at once is a 400. */
+export const EvaluateBody = Type.Union([EvaluateRequest, DryRunRequest], {
+  title: "EvaluateBody",
+  description: "Variant 1 (`verifiedSignals`) signs a decision; the dry run (`signals` without `verifiedSignals`) decides nothing. Both at once is a 400.",
+});
+export type EvaluateBody = Static<typeof EvaluateBody>;
+
 /** Legacy `POST /execute` (spec 4.1): all four members required. */
 export const ExecuteRequest = Closed(
   { executionId: Text(), policyId: Text(), policyVersion: Text(), signals: Signals, signalProvenance },
@@ -70,6 +77,13 @@ export const DryRunResponse = Closed(
   { title: "DryRunResponse", description: "What `POST /evaluate` would decide, with no attestation and no side effect." },
 );
 export type DryRunResponse = Static<typeof DryRunResponse>;
+
+/** What `POST /evaluate` answers: a signed decision (variant 1) or the dry run's. */
+export const EvaluateAnswer = Type.Union([EvaluateResponse, DryRunResponse], {
+  title: "EvaluateAnswer",
+  description: "A signed decision (variant 1), or what the dry run would decide.",
+});
+export type EvaluateAnswer = Static<typeof EvaluateAnswer>;
 
 /** Spec 2.7: what evaluate would do, with no signing, replay write or audit record. */
 export const SimulateResponse = Closed(
@@ -159,6 +173,10 @@ export const ConfirmExecutionResponse = Closed(
   { title: "ConfirmExecutionResponse", description: "The confirmation; `match` and `verified` repeat the summary." },
 );
 export type ConfirmExecutionResponse = Static<typeof ConfirmExecutionResponse>;
+
+/** `GET /policies/{policyId}/versions/{version}/schema` path parameters. */
+export const PolicySchemaParams = Closed({ policyId: Type.String(), version: Type.String({ description: "The policy version." }) });
+export type PolicySchemaParams = Static<typeof PolicySchemaParams>;
 
 /** `GET /policies/{policyId}/versions/{version}/schema` (spec 1.9 step 1; shape: docs/sidecar.md). */
 export const PolicySchema = Closed(

@@ -211,6 +211,10 @@ export const ReplayResult = Closed(
 );
 export type ReplayResult = Static<typeof ReplayResult>;
 
+/** The path parameter of `GET /transactions/{id}`, `/trust-records/{id}`, `/verification/{id}`, `/receipt/latest/{id}`. */
+export const RecordParams = Closed({ id: Type.String({ description: "A businessTransactionId, exactly as sent." }) });
+export type RecordParams = Static<typeof RecordParams>;
+
 /** `GET /transactions` query parameters: `page` 1 to 1,000,000 (default 1), `pageSize` 1 to 100 (default 20). */
 export const TransactionQuery = Closed(
   {
