@@ -31,9 +31,9 @@ export function Choice<const V extends readonly [string, ...string[]]>(values: V
   return Type.Unsafe<V[number]>({ ...annotations, type: "string", enum: [...values] });
 }
 
-/** A JSON object whose members the wire leaves open: checked as an object, nothing more. */
+/** A JSON object whose members the wire leaves open: checked as an object, nothing more (any member is allowed). */
 export function OpenObject(annotations: Annotations = {}) {
-  return Type.Unsafe<Readonly<Record<string, unknown>>>({ ...annotations, type: "object" });
+  return Type.Unsafe<Readonly<Record<string, unknown>>>({ ...annotations, type: "object", additionalProperties: true });
 }
 
 /** `schema` with other annotations: a member's own description of a named shape. */

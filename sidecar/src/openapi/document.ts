@@ -15,6 +15,8 @@ export interface SurfaceDescription {
   readonly description: string;
   readonly api: Api;
   readonly scopes: RouteScopes;
+  /** Every GET route also answers HEAD (fastify's default), and the document says so operation by operation. */
+  readonly headOfEveryGet: boolean;
 }
 
 /** The security scheme of each scope: both are Bearer keys (docs/sidecar.md, "Scoped keys"). */
@@ -106,6 +108,17 @@ function pathOf(pattern: string): string {
   return pattern.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
 }
 
+/** The HEAD twin of a GET operation: the same answers, without their bodies. */
+function headOf(get: Readonly<Record<string, Json>>): Json {
+  const responses = get["responses"] as Readonly<Record<string, { readonly description: string }>>;
+  return {
+    ...get,
+    operationId: `head${String(get["operationId"]).slice("get".length)}`,
+    summary: `The headers of \`GET\`: ${String(get["summary"])}`,
+    responses: Object.fromEntries(Object.entries(responses).map(([status, { description }]) => [status, { description }])),
+  };
+}
+
 /** `GET /audit/decisions/:executionId` as `getAuditDecisionsByExecutionId`. */
 function operationIdOf(method: string, pattern: string): string {
   const words = pattern
@@ -127,7 +140,8 @@ export function openApiDocument(surface: SurfaceDescription): Json {
     if (access !== "public") schemes.add(access);
     if (!tags.includes(operation.tag)) tags.push(operation.tag);
     const parameters = [...parametersOf(operation.params, "path", components), ...parametersOf(operation.query, "query", components)];
-    (paths[pathOf(pattern)] ??= {})[method.toLowerCase()] = {
+    const operations = (paths[pathOf(pattern)] ??= {});
+    operations[method.toLowerCase()] = {
       operationId: operationIdOf(method, pattern),
       summary: operation.summary,
       ...(operation.description === undefined ? {} : { description: operation.description }),
@@ -137,6 +151,7 @@ export function openApiDocument(surface: SurfaceDescription): Json {
       ...(operation.body === undefined ? {} : { requestBody: { required: true, content: contentOf([operation.body], components) } }),
       responses: responsesOf(operation.answers, errorsOf(method, operation, access), components),
     };
+    if (method === "GET" && surface.headOfEveryGet) operations["head"] = headOf(operations["get"] as Readonly<Record<string, Json>>);
   }
   return {
     openapi: "3.1.0",

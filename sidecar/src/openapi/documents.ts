@@ -12,9 +12,10 @@ export const OPENAPI_DOCUMENTS = {
   "surface-a": (): Json =>
     openApiDocument({
       title: "writ Surface A",
-      description: `The governance server of writ (docs/sidecar.md): decisions (evaluate and its dry run, the legacy execute, simulate), overrides, execution confirmations, verification, the audit trail and its tamper-evident record log, metrics and the operator's routes. ${CONVENTIONS} Every GET route also answers HEAD.`,
+      description: `The governance server of writ (docs/sidecar.md): decisions (evaluate and its dry run, the legacy execute, simulate), overrides, execution confirmations, verification, the audit trail and its tamper-evident record log, metrics and the operator's routes. ${CONVENTIONS}`,
       api: SURFACE_A_API,
       scopes: SURFACE_A_SCOPES,
+      headOfEveryGet: true,
     }),
   "surface-b": (): Json =>
     openApiDocument({
@@ -22,6 +23,7 @@ export const OPENAPI_DOCUMENTS = {
       description: `The business-transaction API of writ (docs/surface-b.md): a Business Transaction executed into a signed Execution Trust Record, its verifications and receipts. ${CONVENTIONS} Exactly these routes exist; HEAD and OPTIONS are 404. Its document is served on Surface A (\`GET /openapi/surface-b.json\`).`,
       api: SURFACE_B_API,
       scopes: SURFACE_B_SCOPES,
+      headOfEveryGet: false,
     }),
 } as const;
 

@@ -1,8 +1,8 @@
 /**
  * Answers checked against a surface's OpenAPI document (docs/openapi/): the operation of the request's method and path,
  * the response of the answer's status, its media type and its schema (JSON Schema 2020-12, with formats). An answer
- * whose status the operation does not document is a problem; a request no operation matches (a route that does not
- * exist, a method a path does not have) is not checked. The test supports record every answer of a suite and check
+ * whose status the operation does not document is a problem, and so is a body where the document has none (HEAD); a
+ * request no operation matches (a route that does not exist, a method a path does not have) is not checked. The test supports record every answer of a suite and check
  * them when the sidecar closes (e2e.ts, surface-b/support.ts).
  */
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
@@ -53,7 +53,7 @@ export class AnswerChecker {
   /** The operation `method path` is, if any. */
   operationOf(method: string, path: string): { readonly route: string; readonly operation: OperationObject } | undefined {
     const bare = path.split("?", 1)[0] ?? "";
-    const verb = (method === "HEAD" ? "GET" : method).toLowerCase();
+    const verb = method.toLowerCase();
     const found = this.#paths.find(({ matcher, template }) => matcher.test(bare) && this.#document.paths[template]?.[verb] !== undefined);
     return found === undefined ? undefined : { route: `${method} ${found.template}`, operation: this.#document.paths[found.template]![verb]! };
   }
@@ -65,11 +65,10 @@ export class AnswerChecker {
     const at = `${answer.method} ${answer.path} answered ${answer.status}`;
     const response = found.operation.responses[String(answer.status)];
     if (response === undefined) return `${at}: ${found.route} does not document ${answer.status}`;
-    // A HEAD answer has the GET answer's status and headers, and no body.
-    if (answer.method === "HEAD") return null;
+    if (response.content === undefined) return answer.text === "" ? null : `${at}: documented without a body, answered one`;
     const type = answer.contentType.split(";", 1)[0]!.trim();
     const content = response.content?.[type];
-    if (content === undefined) return `${at} as \`${type}\`: documented as ${Object.keys(response.content ?? {}).join(", ") || "no body"}`;
+    if (content === undefined) return `${at} as \`${type}\`: documented as ${Object.keys(response.content).join(", ")}`;
     if (content.schema === undefined) return null;
     let body: unknown = answer.text;
     if (type === "application/json") {
