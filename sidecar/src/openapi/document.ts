@@ -8,7 +8,7 @@ import { ErrorBody, InvalidRequestErrorBody, RateLimitedErrorBody, SignalValidat
 import pkg from "../../package.json";
 import { accessOf, type Access, type RouteScopes } from "../http/scopes.js";
 import { Components, type Json } from "./components.js";
-import type { Answer, Api, Operation } from "./operation.js";
+import type { Api, Operation } from "./operation.js";
 
 export interface SurfaceDescription {
   readonly title: string;
@@ -41,11 +41,21 @@ function bodyOf(code: BodyErrorCode): TSchema {
   return ErrorBody;
 }
 
+/** What a 400 `Invalid request` of `operation` is about: the inputs it has (the table's meaning is the body's). */
+function malformed(method: string, operation: Operation): string {
+  const what = [
+    ...(method === "POST" ? [operation.body === undefined ? "the body is not strict JSON" : "the body is not strict JSON or does not match its schema"] : []),
+    ...(operation.query === undefined ? [] : ["a query parameter is unknown, repeated or out of its bounds"]),
+    ...(operation.params === undefined ? [] : ["a path parameter cannot be read"]),
+  ];
+  return `${what.join("; ")}; \`details\` says what and where`;
+}
+
 /** A code as a line of its status's description: its message as sent, and what it means. */
-function lineOf(code: BodyErrorCode): string {
+function lineOf(code: BodyErrorCode, method: string, operation: Operation): string {
   const entry = ERROR_CODES[code];
   const message = "context" in entry ? `[${code}@${entry.context}] ${entry.message}` : entry.message;
-  return `- \`${message}\` (${code}): ${entry.meaning}`;
+  return `- \`${message}\` (${code}): ${code === "BAD_REQUEST" ? malformed(method, operation) : entry.meaning}`;
 }
 
 const TABLE_ORDER = Object.keys(ERROR_CODES);
@@ -68,13 +78,14 @@ function contentOf(schemas: readonly TSchema[], components: Components): Json {
   return { "application/json": { schema } };
 }
 
-function responsesOf(answers: Readonly<Record<number, Answer>>, errors: readonly BodyErrorCode[], components: Components): Json {
+function responsesOf(method: string, operation: Operation, errors: readonly BodyErrorCode[], components: Components): Json {
+  const answers = operation.answers;
   const statuses = new Set([...Object.keys(answers).map(Number), ...errors.map((code) => ERROR_CODES[code].status)]);
   const responses: Record<string, Json> = {};
   for (const status of [...statuses].sort((a, b) => a - b)) {
     const answer = answers[status];
     const codes = errors.filter((code) => ERROR_CODES[code].status === status);
-    const description = [answer?.description, ...codes.map(lineOf)].filter((line) => line !== undefined).join("\n");
+    const description = [answer?.description, ...codes.map((code) => lineOf(code, method, operation))].filter((line) => line !== undefined).join("\n");
     if (answer?.text !== undefined) {
       responses[String(status)] = { description, content: { [answer.text]: { schema: { type: "string" } } } };
       continue;
@@ -149,7 +160,7 @@ export function openApiDocument(surface: SurfaceDescription): Json {
       security: access === "public" ? [] : [{ [SCHEMES[access].name]: [] }],
       ...(parameters.length === 0 ? {} : { parameters }),
       ...(operation.body === undefined ? {} : { requestBody: { required: true, content: contentOf([operation.body], components) } }),
-      responses: responsesOf(operation.answers, errorsOf(method, operation, access), components),
+      responses: responsesOf(method, operation, errorsOf(method, operation, access), components),
     };
     if (method === "GET" && surface.headOfEveryGet) operations["head"] = headOf(operations["get"] as Readonly<Record<string, Json>>);
   }

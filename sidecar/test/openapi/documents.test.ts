@@ -6,9 +6,11 @@
  */
 import { readFileSync } from "node:fs";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import { buildSurfaceA, buildSurfaceB, createMetrics } from "@writ/sidecar";
+import type { AuditLogStatus } from "@writ/wire";
 import { openApiPath } from "../../scripts/openapi.js";
+import type { RecordLogStatus } from "../../src/audit/record-log/record-log.js";
 import { OPENAPI_DOCUMENTS, openApiText, type OpenApiDocumentName } from "../../src/openapi/documents.js";
 import { startE2eSidecar, type E2eSidecar } from "../support/e2e.js";
 import { routesOf } from "../support/routes.js";
@@ -36,6 +38,12 @@ describe("the committed documents", () => {
     expect(await validator.validate(JSON.parse(openApiText(name)) as Record<string, unknown>)).toEqual({ valid: true });
     expect(validator.version).toBe("3.1");
     expect(() => validator.resolveRefs()).not.toThrow();
+  });
+});
+
+describe("shapes the sidecar declares beside wire's", () => {
+  it("the record log's status is the documented `AuditLogStatus` (checked when the suite is typechecked)", () => {
+    expectTypeOf<RecordLogStatus>().toEqualTypeOf<AuditLogStatus>();
   });
 });
 

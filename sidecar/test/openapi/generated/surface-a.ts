@@ -1439,7 +1439,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a query parameter is unknown, repeated or out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1486,7 +1486,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a query parameter is unknown, repeated or out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1532,7 +1532,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate
+             * @description - `Invalid request` (BAD_REQUEST): the body is not strict JSON or does not match its schema; `details` says what and where
              *     - `body must have required property '<name>'` (MISSING_PROPERTY): a required request field is missing; <name> is the field
              */
             400: {
@@ -1636,7 +1636,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate
+             * @description - `Invalid request` (BAD_REQUEST): the body is not strict JSON or does not match its schema; `details` says what and where
              *     - `body must have required property '<name>'` (MISSING_PROPERTY): a required request field is missing; <name> is the field
              */
             400: {
@@ -1739,7 +1739,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate
+             * @description - `Invalid request` (BAD_REQUEST): the body is not strict JSON or does not match its schema; `details` says what and where
              *     - `body must have required property '<name>'` (MISSING_PROPERTY): a required request field is missing; <name> is the field
              */
             400: {
@@ -1819,7 +1819,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate
+             * @description - `Invalid request` (BAD_REQUEST): the body is not strict JSON or does not match its schema; `details` says what and where
              *     - `body must have required property '<name>'` (MISSING_PROPERTY): a required request field is missing; <name> is the field
              */
             400: {
@@ -1927,7 +1927,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate
+             * @description - `Invalid request` (BAD_REQUEST): the body is not strict JSON or does not match its schema; `details` says what and where
              *     - `body must have required property '<name>'` (MISSING_PROPERTY): a required request field is missing; <name> is the field
              */
             400: {
@@ -2020,7 +2020,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate
+             * @description - `Invalid request` (BAD_REQUEST): the body is not strict JSON or does not match its schema; `details` says what and where
              *     - `body must have required property '<name>'` (MISSING_PROPERTY): a required request field is missing; <name> is the field
              */
             400: {
@@ -2091,7 +2091,7 @@ export interface operations {
                     "application/json": components["schemas"]["PolicySchema"];
                 };
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a path parameter cannot be read; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2158,7 +2158,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a path parameter cannot be read; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2365,7 +2365,7 @@ export interface operations {
                     "application/json": components["schemas"]["DecisionList"];
                 };
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a query parameter is unknown, repeated or out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2422,7 +2422,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a query parameter is unknown, repeated or out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2465,7 +2465,7 @@ export interface operations {
                     "application/json": components["schemas"]["DecisionDetail"];
                 };
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a path parameter cannot be read; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2521,7 +2521,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a path parameter cannot be read; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2646,7 +2646,7 @@ export interface operations {
                     "application/json": components["schemas"]["SecurityEventList"];
                 };
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a query parameter is unknown, repeated or out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2698,7 +2698,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a query parameter is unknown, repeated or out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2830,7 +2830,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckpointList"];
                 };
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a query parameter is unknown, repeated or out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2889,7 +2889,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a query parameter is unknown, repeated or out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2940,7 +2940,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignedCheckpoint"];
                 };
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a path parameter cannot be read; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3006,7 +3006,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a path parameter cannot be read; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3066,7 +3066,7 @@ export interface operations {
                     "application/json": components["schemas"]["InclusionProof"];
                 };
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a query parameter is unknown, repeated or out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3137,7 +3137,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a query parameter is unknown, repeated or out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3200,7 +3200,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConsistencyProof"];
                 };
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a query parameter is unknown, repeated or out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3268,7 +3268,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a query parameter is unknown, repeated or out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3326,7 +3326,7 @@ export interface operations {
                     "application/x-ndjson": string;
                 };
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a query parameter is unknown, repeated or out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3392,7 +3392,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): a query parameter is unknown, repeated or out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3587,7 +3587,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReloadResponse"];
                 };
             };
-            /** @description - `Invalid request` (BAD_REQUEST): malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate */
+            /** @description - `Invalid request` (BAD_REQUEST): the body is not strict JSON; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
