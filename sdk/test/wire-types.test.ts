@@ -62,12 +62,13 @@ describe("the runtime's types are the wire's", () => {
     expectTypeOf<Runtime.ErrorAnswer["body"]>().toExtend<Wire.ErrorBody>();
   });
 
-  it("the fixed strings: payload types, the provenance version and the spec's error messages", () => {
+  it("the fixed strings: payload types, the provenance version, the policy id rule and the spec's error messages", () => {
     expectTypeOf<typeof Wire.PAYLOAD_TYPES>().toEqualTypeOf<typeof Runtime.PAYLOAD_TYPES>();
     expectTypeOf<Wire.PayloadType>().toEqualTypeOf<Runtime.PayloadType>();
     expectTypeOf<typeof Wire.PROVENANCE_VERSION>().toEqualTypeOf<typeof Runtime.PROVENANCE_VERSION>();
     expect(Wire.PAYLOAD_TYPES).toEqual(Runtime.PAYLOAD_TYPES);
     expect(Wire.PROVENANCE_VERSION).toBe(Runtime.PROVENANCE_VERSION);
+    expect(Wire.POLICY_ID_PATTERN).toBe(Runtime.POLICY_ID_PATTERN.source);
     for (const [code, message] of Object.entries(Wire.SPEC_ERRORS)) {
       expect(Runtime.isErrorCode(code) ? Runtime.ERROR_CODES[code].message : `no code ${code}`, code).toBe(message);
     }

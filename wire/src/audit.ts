@@ -2,118 +2,144 @@
  * The audit trail as Surface A answers it (spec 2.11, 4.1). The spec leaves the record fields and the query
  * defaults open; these are docs/audit.md's.
  */
-import type { Attestation } from "./attestation.js";
-import type { DecisionStatus, ExecutionState, JsonObject, Verdict } from "./common.js";
-import type { ExecutionProof, OverrideRecord } from "./evidence.js";
+import { Type } from "typebox";
+import { Attestation } from "./attestation.js";
+import { POLICY_ID_PATTERN } from "./constants.js";
+import { DecisionStatus, ExecutionState, JsonObject, Verdict } from "./common.js";
+import { ExecutionProof, OverrideRecord } from "./evidence.js";
+import { Choice, Closed, Described, Instant, List, type Static } from "./schema.js";
+
+const limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50, description: "1 to 500, default 50." }));
+const from = Type.Optional(Type.String({ format: "date-time", description: "Inclusive bound: an RFC 3339 date-time with an offset." }));
+const to = Type.Optional(Type.String({ format: "date-time", description: "Inclusive bound: an RFC 3339 date-time with an offset." }));
 
 /** `GET /audit/decisions` query parameters; every one optional, each given at most once. */
-export interface DecisionQuery {
-  /** 1 to 500, default 50. */
-  readonly limit?: number;
-  /** 0 to 1,000,000, default 0. */
-  readonly offset?: number;
-  readonly policyId?: string;
-  readonly decision?: DecisionStatus;
-  /** Inclusive bounds: RFC 3339 date-times with an offset. */
-  readonly from?: string;
-  readonly to?: string;
-}
+export const DecisionQuery = Closed(
+  {
+    limit,
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: "0 to 1,000,000, default 0." })),
+    policyId: Type.Optional(Type.String({ pattern: POLICY_ID_PATTERN })),
+    decision: Type.Optional(DecisionStatus),
+    from,
+    to,
+  },
+  { title: "DecisionQuery", description: "`GET /audit/decisions` query parameters; every one optional, each given at most once." },
+);
+export type DecisionQuery = Static<typeof DecisionQuery>;
 
 /** `GET /audit/security` query parameters: newest first, no offset (page backwards with `to`). */
-export interface SecurityEventQuery {
-  /** 1 to 500, default 50. */
-  readonly limit?: number;
-  readonly from?: string;
-  readonly to?: string;
-}
+export const SecurityEventQuery = Closed(
+  { limit, from, to },
+  { title: "SecurityEventQuery", description: "`GET /audit/security` query parameters: newest first, no offset (page backwards with `to`)." },
+);
+export type SecurityEventQuery = Static<typeof SecurityEventQuery>;
 
 /** An element of `GET /audit/decisions`, newest first. */
-export interface DecisionRow {
-  readonly executionId: string;
-  readonly execution_fingerprint: string;
-  readonly policyId: string;
-  readonly policyVersion: string;
-  /** The response status; the `decision` filter matches it. */
-  readonly decision: DecisionStatus;
-  /** The policy verdict. */
-  readonly action: Verdict;
-  readonly reason: string;
-  readonly ruleMatched: string;
-  readonly execution_state: ExecutionState;
-  readonly signalsHash: string;
-  /** From the attestation (nested or flat provenance). */
-  readonly signerKeyId: string;
-  /** Which endpoint decided. */
-  readonly endpoint: "evaluate" | "execute";
-  /** Set once an override is recorded. */
-  readonly overrideResolution: "approved" | "rejected" | null;
-  /** A confirmation is recorded, whether or not it matched (see `confirmation.match`). */
-  readonly confirmed: boolean;
-  /** ISO 8601: the attestation's `issuedAt`. */
-  readonly recordedAt: string;
-}
+export const DecisionRow = Closed(
+  {
+    executionId: Type.String(),
+    execution_fingerprint: Type.String(),
+    policyId: Type.String(),
+    policyVersion: Type.String(),
+    decision: Described(DecisionStatus, "The response status; the `decision` filter matches it."),
+    action: Described(Verdict, "The policy verdict."),
+    reason: Type.String(),
+    ruleMatched: Type.String(),
+    execution_state: ExecutionState,
+    signalsHash: Type.String(),
+    signerKeyId: Type.String({ description: "From the attestation (nested or flat provenance)." }),
+    endpoint: Choice(["evaluate", "execute"], { description: "Which endpoint decided." }),
+    overrideResolution: Type.Union([Choice(["approved", "rejected"]), Type.Null()], { description: "Set once an override is recorded." }),
+    confirmed: Type.Boolean({ description: "A confirmation is recorded, whether or not it matched (see `confirmation.match`)." }),
+    recordedAt: Instant("The attestation's `issuedAt`."),
+  },
+  { title: "DecisionRow", description: "An element of `GET /audit/decisions`, newest first." },
+);
+export type DecisionRow = Static<typeof DecisionRow>;
 
 /** A resolved override, kept beside the decision it resolves (spec 1.8: an override never replaces it). */
-export interface AuditedOverride {
-  readonly executionId: string;
-  readonly approved: boolean;
-  readonly approvedBy: string;
-  readonly approverRole: string;
-  readonly reason: string;
-  readonly overrideId: string | null;
-  /** The override record as signed. */
-  readonly record: OverrideRecord;
-  readonly recordedAt: string;
-}
+export const AuditedOverride = Closed(
+  {
+    executionId: Type.String(),
+    approved: Type.Boolean(),
+    approvedBy: Type.String(),
+    approverRole: Type.String(),
+    reason: Type.String(),
+    overrideId: Type.Union([Type.String(), Type.Null()]),
+    record: OverrideRecord,
+    recordedAt: Instant(),
+  },
+  { title: "AuditedOverride", description: "A resolved override, kept beside the decision it resolves (an override never replaces it)." },
+);
+export type AuditedOverride = Static<typeof AuditedOverride>;
 
 /** An execution confirmation, kept beside the decision it confirms. */
-export interface AuditedConfirmation {
-  readonly executionId: string;
-  readonly match: boolean;
-  /** The signed Execution Integrity Proof, as an object. */
-  readonly proof: ExecutionProof;
-  readonly recordedAt: string;
-}
+export const AuditedConfirmation = Closed(
+  { executionId: Type.String(), match: Type.Boolean(), proof: ExecutionProof, recordedAt: Instant() },
+  { title: "AuditedConfirmation", description: "An execution confirmation, kept beside the decision it confirms; `proof` is the signed Execution Integrity Proof as an object." },
+);
+export type AuditedConfirmation = Static<typeof AuditedConfirmation>;
+
+/** `GET /audit/decisions/{executionId}` path parameters. */
+export const DecisionParams = Closed({ executionId: Type.String() });
+export type DecisionParams = Static<typeof DecisionParams>;
 
 /** `GET /audit/decisions/:executionId`: the decision with its override and confirmation beside it (spec 1.8). */
-export interface DecisionDetail extends DecisionRow {
-  /** Exactly as signed. */
-  readonly attestation: Attestation;
-  readonly signalProvenance: JsonObject | null;
-  readonly override: AuditedOverride | null;
-  readonly confirmation: AuditedConfirmation | null;
-}
+export const DecisionDetail = Closed(
+  {
+    ...DecisionRow.properties,
+    attestation: Attestation,
+    signalProvenance: Type.Union([JsonObject, Type.Null()]),
+    override: Type.Union([AuditedOverride, Type.Null()]),
+    confirmation: Type.Union([AuditedConfirmation, Type.Null()]),
+  },
+  { title: "DecisionDetail", description: "A decision with its override and confirmation beside it; `attestation` exactly as signed." },
+);
+export type DecisionDetail = Static<typeof DecisionDetail>;
+
+const counter = Type.String({ pattern: "^[0-9]+$" });
 
 /** `GET /audit/stats`: every value a decimal string (spec 2.11). */
-export interface AuditStats {
-  readonly total_decisions: string;
-  readonly decisions_today: string;
-  readonly total_verifications: string;
-  readonly valid_verifications: string;
-  readonly invalid_verifications: string;
-  readonly total_security_events: string;
-  readonly total_api_calls: string;
-}
+export const AuditStats = Closed(
+  {
+    total_decisions: counter,
+    decisions_today: counter,
+    total_verifications: counter,
+    valid_verifications: counter,
+    invalid_verifications: counter,
+    total_security_events: counter,
+    total_api_calls: counter,
+  },
+  { title: "AuditStats", description: "Every value a decimal string." },
+);
+export type AuditStats = Static<typeof AuditStats>;
 
-export type SecurityEventType = "authentication_failed" | "invalid_verification" | "replay_attempt" | "rate_limited";
+export const SecurityEventType = Choice(["authentication_failed", "invalid_verification", "replay_attempt", "rate_limited"], { title: "SecurityEventType" });
+export type SecurityEventType = Static<typeof SecurityEventType>;
 
 /** An element of `GET /audit/security`, newest first. Never holds a key, token or request body. */
-export interface SecurityEventRow {
-  /** `<ms>-<ordinal>`: unique and time-ordered. */
-  readonly id: string;
-  /** ISO 8601. */
-  readonly at: string;
-  readonly type: SecurityEventType;
-  readonly method: string;
-  /** The path without its query string. */
-  readonly path: string;
-  readonly ip: string;
-  /** A short description written by the service. */
-  readonly detail: string;
-  readonly executionId?: string;
-  /**
-   * Present on an aggregated row: how many events of this type from this source (ip) the row stands for, all within
-   * one aggregation interval that ended at `at` (docs/audit.md, "Security events under a flood").
-   */
-  readonly count?: number;
-}
+export const SecurityEventRow = Closed(
+  {
+    id: Type.String({ description: "`<ms>-<ordinal>`: unique and time-ordered." }),
+    at: Instant(),
+    type: SecurityEventType,
+    method: Type.String(),
+    path: Type.String({ description: "The path without its query string." }),
+    ip: Type.String(),
+    detail: Type.String({ description: "A short description written by the service." }),
+    executionId: Type.Optional(Type.String()),
+    count: Type.Optional(
+      Type.Integer({
+        description:
+          "Present on an aggregated row: how many events of this type from this source (ip) the row stands for, all within one aggregation interval that ended at `at` (docs/audit.md, \"Security events under a flood\").",
+      }),
+    ),
+  },
+  { title: "SecurityEventRow", description: "An element of `GET /audit/security`, newest first. Never holds a key, token or request body." },
+);
+export type SecurityEventRow = Static<typeof SecurityEventRow>;
+
+/** `GET /audit/decisions`. */
+export const DecisionList = List(DecisionRow, { title: "DecisionList", description: "Decisions, newest first." });
+/** `GET /audit/security`. */
+export const SecurityEventList = List(SecurityEventRow, { title: "SecurityEventList", description: "Security events, newest first." });

@@ -6,6 +6,9 @@
 /** `provenance.provenanceVersion` of a variant 1 attestation (spec 2.2, 9). */
 export const PROVENANCE_VERSION = "SERVICE_PROVENANCE_V1";
 
+/** A policy id (the compiler's rule; the `policyId` filter of `GET /audit/decisions` takes only these). */
+export const POLICY_ID_PATTERN = "^[a-z0-9]+(?:[._-][a-z0-9]+)*$";
+
 /**
  * The DSSE payloadType of every signed writ object (docs/signing.md): a signature covers
  * PAE(payloadType, JCS(object without its `signature` member)), so one made in one domain never verifies in another.

@@ -1,125 +1,165 @@
 /** What Surface A says about itself (spec 2.11; writ's additions: docs/sidecar.md). */
-import type { SignedRuntimeManifest } from "./evidence.js";
+import { Type } from "typebox";
+import { SignedRuntimeManifest } from "./evidence.js";
+import { Choice, Closed, Instant, List, type Static } from "./schema.js";
 
-/** `GET /health`, the one Surface A route without the API key. */
-export interface Health {
-  readonly status: "ok";
-  readonly runtimeVersion: string;
-  readonly runtimeHash: string;
-  /** `error`: the signing key is misconfigured (spec 7). */
-  readonly verification: "ok" | "error";
-  /** false: the audit database is off or disconnected, which does not stop execution (spec 7). */
-  readonly audit_db: boolean;
-  /**
-   * writ's addition: whether the store (the data dir, or a fleet's PostgreSQL database: replay store, audit, Surface B)
-   * takes writes. `error`: writes fail (a full disk, an unreachable database) and the routes that write answer 503
-   * until it takes them again, by itself; `none`: no durable store.
-   */
-  readonly store: StoreStatus;
-  readonly signing_mode: "env" | "disk";
-  readonly capabilities: readonly string[];
-  readonly supportedSchemaVersions: readonly string[];
-  /**
-   * writ's addition (readiness, docs/bundles.md): whether a bundle is served. `GET /health?probe=ready` answers 503
-   * while this is false; `GET /health` alone (liveness) answers 200 whatever it says.
-   */
-  readonly ready: boolean;
-  readonly bundles: BundlesHealth;
-  /**
-   * writ's addition: this sidecar instance's id, the `logId` of its tamper-evident audit record log (docs/audit.md,
-   * "Tamper evidence"); null when it keeps none.
-   */
-  readonly instanceId: string | null;
-}
-
-/** What `/health` says of the policy bundles. */
-export interface BundlesHealth {
-  readonly ready: boolean;
-  /** `directory`: the policies root (bundle directories and archives); `remote`: a remote bundle source. */
-  readonly source: "directory" | "remote";
-  /** How many bundles are served now. */
-  readonly served: number;
-  /** Bundles refused since start because their version was served with other bytes; details on `GET /admin/bundles`. */
-  readonly conflicts: number;
-  /** Why nothing can be served, when `ready` is false. */
-  readonly problem?: string;
-  readonly remote?: RemoteSourceStatus;
-}
+export const StoreStatus = Closed(
+  {
+    status: Choice(["ok", "error", "none"]),
+    problem: Type.Optional(Type.String({ description: "Why writes fail, when `error`." })),
+    since: Type.Optional(Type.String({ description: "ISO 8601: since when, when `error`." })),
+  },
+  {
+    title: "StoreStatus",
+    description:
+      "Whether the store (the data dir, or a fleet's PostgreSQL database: replay store, audit, Surface B) takes writes. `error`: writes fail (a full disk, an unreachable database) and the routes that write answer 503 until it takes them again, by itself; `none`: no durable store.",
+  },
+);
+export type StoreStatus = Static<typeof StoreStatus>;
 
 /** A remote bundle source, as `/health` reports it (never its URL: a signed URL is a secret). */
-export interface RemoteSourceStatus {
-  /** This process has had an answer from the source (200 or 304). */
-  readonly reached: boolean;
-  /** The serial of the set served; null when none is. */
-  readonly serial: number | null;
-  /** ISO 8601: the last poll that reached the source. */
-  readonly lastSuccessAt: string | null;
-  /** Why the last poll failed, or why the index the source serves now was refused; null otherwise. */
-  readonly lastError: string | null;
-  /** Polls failed in a row. */
-  readonly failures: number;
-}
+export const RemoteSourceStatus = Closed(
+  {
+    reached: Type.Boolean({ description: "This process has had an answer from the source (200 or 304)." }),
+    serial: Type.Union([Type.Integer(), Type.Null()], { description: "The serial of the set served; null when none is." }),
+    lastSuccessAt: Type.Union([Instant(), Type.Null()], { description: "The last poll that reached the source." }),
+    lastError: Type.Union([Type.String(), Type.Null()], {
+      description: "Why the last poll failed, or why the index the source serves now was refused; null otherwise.",
+    }),
+    failures: Type.Integer({ minimum: 0, description: "Polls failed in a row." }),
+  },
+  { title: "RemoteSourceStatus", description: "A remote bundle source (never its URL: a signed URL is a secret)." },
+);
+export type RemoteSourceStatus = Static<typeof RemoteSourceStatus>;
+
+/** What `/health` says of the policy bundles. */
+export const BundlesHealth = Closed(
+  {
+    ready: Type.Boolean(),
+    source: Choice(["directory", "remote"], {
+      description: "`directory`: the policies root (bundle directories and archives); `remote`: a remote bundle source.",
+    }),
+    served: Type.Integer({ minimum: 0, description: "How many bundles are served now." }),
+    conflicts: Type.Integer({
+      minimum: 0,
+      description: "Bundles refused since start because their version was served with other bytes; details on `GET /admin/bundles`.",
+    }),
+    problem: Type.Optional(Type.String({ description: "Why nothing can be served, when `ready` is false." })),
+    remote: Type.Optional(RemoteSourceStatus),
+  },
+  { title: "BundlesHealth", description: "What `/health` says of the policy bundles." },
+);
+export type BundlesHealth = Static<typeof BundlesHealth>;
+
+/** `GET /health`, the one Surface A route without the API key. */
+export const Health = Closed(
+  {
+    status: Type.Literal("ok"),
+    runtimeVersion: Type.String(),
+    runtimeHash: Type.String(),
+    verification: Choice(["ok", "error"], { description: "`error`: the signing key is misconfigured." }),
+    audit_db: Type.Boolean({ description: "false: the audit database is off or disconnected, which does not stop execution." }),
+    store: StoreStatus,
+    signing_mode: Choice(["env", "disk"]),
+    capabilities: List(Type.String()),
+    supportedSchemaVersions: List(Type.String()),
+    ready: Type.Boolean({
+      description:
+        "Readiness (docs/bundles.md): whether a bundle is served. `GET /health?probe=ready` answers 503 while this is false; `GET /health` alone (liveness) answers 200 whatever it says.",
+    }),
+    bundles: BundlesHealth,
+    instanceId: Type.Union([Type.String(), Type.Null()], {
+      description: "This sidecar instance's id, the `logId` of its tamper-evident audit record log (docs/audit.md, \"Tamper evidence\"); null when it keeps none.",
+    }),
+  },
+  { title: "Health", description: "Liveness and readiness of Surface A." },
+);
+export type Health = Static<typeof Health>;
+
+/** `GET /health` query parameters: `?probe=ready` asks for readiness. */
+export const HealthQuery = Closed({ probe: Type.Optional(Choice(["ready"])) });
+export type HealthQuery = Static<typeof HealthQuery>;
 
 /** A bundle served. */
-export interface ServedBundleInfo {
-  readonly policyId: string;
-  readonly version: string;
-  readonly bundleHash: string;
-  /** keyId of the bundle key its signature verified with; null when unsigned. */
-  readonly signedBy: string | null;
-}
+export const ServedBundleInfo = Closed(
+  {
+    policyId: Type.String(),
+    version: Type.String(),
+    bundleHash: Type.String(),
+    signedBy: Type.Union([Type.String(), Type.Null()], { description: "keyId of the bundle key its signature verified with; null when unsigned." }),
+  },
+  { title: "ServedBundleInfo", description: "A bundle served." },
+);
+export type ServedBundleInfo = Static<typeof ServedBundleInfo>;
 
 /** A version conflict refused (a version is immutable: docs/bundles.md). */
-export interface VersionConflictInfo {
-  readonly policyId: string;
-  readonly version: string;
-  /** The `bundle_hash` served, and still served. */
-  readonly servedHash: string;
-  readonly refusedHash: string;
-  /** Where the refused bundle came from. */
-  readonly origin: string;
-  readonly at: string;
-}
+export const VersionConflictInfo = Closed(
+  {
+    policyId: Type.String(),
+    version: Type.String(),
+    servedHash: Type.String({ description: "The `bundle_hash` served, and still served." }),
+    refusedHash: Type.String(),
+    origin: Type.String({ description: "Where the refused bundle came from." }),
+    at: Type.String(),
+  },
+  { title: "VersionConflictInfo", description: "A version conflict refused (a version is immutable: docs/bundles.md)." },
+);
+export type VersionConflictInfo = Static<typeof VersionConflictInfo>;
 
 /** `GET /admin/bundles`. */
-export interface BundlesDetail extends BundlesHealth {
-  readonly bundles: readonly ServedBundleInfo[];
-  readonly aliases: readonly { readonly policyId: string; readonly alias: string; readonly version: string }[];
-  readonly recentConflicts: readonly VersionConflictInfo[];
-}
+export const BundlesDetail = Closed(
+  {
+    ...BundlesHealth.properties,
+    bundles: List(ServedBundleInfo),
+    aliases: List(Closed({ policyId: Type.String(), alias: Type.String(), version: Type.String() })),
+    recentConflicts: List(VersionConflictInfo),
+  },
+  { title: "BundlesDetail", description: "The bundles served, their aliases, and the version conflicts refused." },
+);
+export type BundlesDetail = Static<typeof BundlesDetail>;
+
+const reloadMembers = {
+  ok: Type.Boolean(),
+  served: Type.Integer({ minimum: 0, description: "How many bundles are served after the reload (as before when it failed)." }),
+  refused: List(Closed({ bundle: Type.String(), code: Type.String(), message: Type.String() }), {
+    description: "Why it failed: each bundle refused, or the one reason that stopped it.",
+  }),
+  poll: Type.Optional(
+    Closed(
+      { result: Choice(["installed", "unchanged", "refused", "unreachable"]), message: Type.Optional(Type.String()) },
+      { description: "With a remote source: the poll made after the keys were read again." },
+    ),
+  ),
+};
 
 /** `POST /admin/reload` answered 200 (`ok`), or 409 `reload refused` with the same members. */
-export interface ReloadResponse {
-  readonly ok: boolean;
-  /** How many bundles are served after the reload (as before when it failed). */
-  readonly served: number;
-  /** Why it failed: each bundle refused, or the one reason that stopped it. */
-  readonly refused: readonly { readonly bundle: string; readonly code: string; readonly message: string }[];
-  /** With a remote source: the poll made after the keys were read again. */
-  readonly poll?: { readonly result: "installed" | "unchanged" | "refused" | "unreachable"; readonly message?: string };
-}
+export const ReloadResponse = Closed(reloadMembers, { title: "ReloadResponse", description: "The outcome of a reload." });
+export type ReloadResponse = Static<typeof ReloadResponse>;
 
-export interface StoreStatus {
-  readonly status: "ok" | "error" | "none";
-  /** Why writes fail, when `error`. */
-  readonly problem?: string;
-  /** ISO 8601: since when, when `error`. */
-  readonly since?: string;
-}
+/** The 409 of `POST /admin/reload`: `{error: "reload refused: nothing changed"}` with the reload's members. */
+export const ReloadRefusedBody = Closed(
+  { error: Type.Literal("reload refused: nothing changed"), ...reloadMembers },
+  { title: "ReloadRefusedBody", description: "A refused reload: nothing changed." },
+);
+export type ReloadRefusedBody = Static<typeof ReloadRefusedBody>;
 
 /** `GET /runtime/manifest`. */
-export interface RuntimeManifestResponse {
-  readonly version: string;
-  readonly runtimeHash: string;
-  readonly capabilities: readonly string[];
-  readonly supportedSchemaVersions: readonly string[];
-  readonly startedAt: string;
-  /** writ's additions, present when the service has a signing key: what attestations name as `provenance.manifestHash`. */
-  readonly manifestHash?: string;
-  readonly signedManifest?: SignedRuntimeManifest;
-}
+export const RuntimeManifestResponse = Closed(
+  {
+    version: Type.String(),
+    runtimeHash: Type.String(),
+    capabilities: List(Type.String()),
+    supportedSchemaVersions: List(Type.String()),
+    startedAt: Instant(),
+    manifestHash: Type.Optional(
+      Type.String({ description: "writ's addition, present when the service has a signing key: what attestations name as `provenance.manifestHash`." }),
+    ),
+    signedManifest: Type.Optional(SignedRuntimeManifest),
+  },
+  { title: "RuntimeManifestResponse", description: "The runtime's version, hash and capabilities." },
+);
+export type RuntimeManifestResponse = Static<typeof RuntimeManifestResponse>;
 
 /** `GET /runtime/capabilities`. */
-export interface Capabilities {
-  readonly capabilities: readonly string[];
-}
+export const Capabilities = Closed({ capabilities: List(Type.String()) }, { title: "Capabilities" });
+export type Capabilities = Static<typeof Capabilities>;

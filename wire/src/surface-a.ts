@@ -1,148 +1,196 @@
 /**
  * Surface A's decision endpoints (spec 2.1, 2.4 to 2.10, 4.1; writ's additions: docs/sidecar.md): evaluate and its
  * dry run, the legacy execute, simulate, verify, override, confirm-execution and the policy schema. Request bodies
- * are closed: a member not named here is a 400.
+ * are closed: a member not named here is a 400. Signals are checked here only as objects: their content is the
+ * policy's schema's business (422).
  */
-import type { Attestation, AttestationPreview, AttestationV1, AttestationV2 } from "./attestation.js";
-import type { DecisionStatus, ExecutionState, JsonObject, Signals, Verdict } from "./common.js";
-import type { OverrideRecord } from "./evidence.js";
+import { Type } from "typebox";
+import { AttestationInput, AttestationPreview, AttestationV1, AttestationV2 } from "./attestation.js";
+import { DecisionStatus, JsonObject, Signals, Verdict } from "./common.js";
+import { OverrideRecord } from "./evidence.js";
+import { Choice, Closed, Described, List, OpenObject, Text, type Static } from "./schema.js";
+
+const signalProvenance = Type.Optional(Described(JsonObject, "Where each signal came from: audited, never hashed or evaluated."));
 
 /** `POST /evaluate` variant 1 (spec 2.1). */
-export interface EvaluateRequest {
-  readonly executionId: string;
-  readonly policyId: string;
-  readonly policyVersion: string;
-  /** Facts the caller has already verified (spec 1.1). */
-  readonly verifiedSignals: Signals;
-  /** Where each signal came from: audited, never hashed or evaluated. */
-  readonly signalProvenance?: JsonObject;
-}
+export const EvaluateRequest = Closed(
+  {
+    executionId: Text(),
+    policyId: Text(),
+    policyVersion: Text(),
+    verifiedSignals: Described(Signals, "Facts the caller has already verified."),
+    signalProvenance,
+  },
+  { title: "EvaluateRequest", description: "`POST /evaluate` variant 1: a signed decision." },
+);
+export type EvaluateRequest = Static<typeof EvaluateRequest>;
 
 /** `POST /evaluate` variant 2 (the dry run) and `POST /simulate`: no attestation, no side effect (spec 1.11). */
-export interface DryRunRequest {
-  readonly policyId: string;
-  readonly policyVersion: string;
-  readonly signals: Signals;
-  readonly signalProvenance?: JsonObject;
-}
+export const DryRunRequest = Closed(
+  { policyId: Text(), policyVersion: Text(), signals: Signals, signalProvenance },
+  { title: "DryRunRequest", description: "`POST /evaluate` variant 2 (the dry run) and `POST /simulate`: no attestation, no side effect." },
+);
+export type DryRunRequest = Static<typeof DryRunRequest>;
 
 /** `POST /simulate` takes the dry run's body. */
 export type SimulateRequest = DryRunRequest;
 
+/** The body of `POST /evaluate`: variant 1 (`verifiedSignals`) or the dry run (`signals`); both at once is a 400. */
+export const EvaluateBody = Type.Union([EvaluateRequest, DryRunRequest], {
+  title: "EvaluateBody",
+  description: "Variant 1 (`verifiedSignals`) signs a decision; the dry run (`signals` without `verifiedSignals`) decides nothing. Both at once is a 400.",
+});
+export type EvaluateBody = Static<typeof EvaluateBody>;
+
 /** Legacy `POST /execute` (spec 4.1): all four members required. */
-export interface ExecuteRequest {
-  readonly executionId: string;
-  readonly policyId: string;
-  readonly policyVersion: string;
-  readonly signals: Signals;
-  readonly signalProvenance?: JsonObject;
-}
+export const ExecuteRequest = Closed(
+  { executionId: Text(), policyId: Text(), policyVersion: Text(), signals: Signals, signalProvenance },
+  { title: "ExecuteRequest", description: "The legacy `POST /execute`: all four members required." },
+);
+export type ExecuteRequest = Static<typeof ExecuteRequest>;
 
 /** Spec 2.4: the attestation is kept and passed on exactly as returned. */
-export interface EvaluateResponse {
-  readonly status: DecisionStatus;
-  /** True only for `pending_override`. */
-  readonly requires_override: boolean;
-  readonly attestation: AttestationV1;
-}
+export const EvaluateResponse = Closed(
+  {
+    status: DecisionStatus,
+    requires_override: Type.Boolean({ description: "True only for `pending_override`." }),
+    attestation: AttestationV1,
+  },
+  { title: "EvaluateResponse", description: "A signed decision: the attestation is kept and passed on exactly as returned." },
+);
+export type EvaluateResponse = Static<typeof EvaluateResponse>;
 
 /** Spec 2.5: `status` is `approved`, or else the attestation's `execution_state` (`completed` for a rejection). */
-export interface ExecuteResponse {
-  readonly status: "approved" | ExecutionState;
-  readonly requires_override: boolean;
-  readonly attestation: AttestationV2;
-}
+export const ExecuteResponse = Closed(
+  {
+    status: Choice(["approved", "completed", "pending_override"]),
+    requires_override: Type.Boolean(),
+    attestation: AttestationV2,
+  },
+  { title: "ExecuteResponse", description: "`status` is `approved`, or else the attestation's `execution_state` (`completed` for a rejection)." },
+);
+export type ExecuteResponse = Static<typeof ExecuteResponse>;
 
 /** Spec 2.6. */
-export interface DryRunResponse {
-  readonly wouldDecide: DecisionStatus;
-  readonly ruleMatched: string;
-  readonly reason: string;
-  readonly signalsValidated: true;
-}
+export const DryRunResponse = Closed(
+  { wouldDecide: DecisionStatus, ruleMatched: Type.String(), reason: Type.String(), signalsValidated: Type.Literal(true) },
+  { title: "DryRunResponse", description: "What `POST /evaluate` would decide, with no attestation and no side effect." },
+);
+export type DryRunResponse = Static<typeof DryRunResponse>;
+
+/** What `POST /evaluate` answers: a signed decision (variant 1) or the dry run's. */
+export const EvaluateAnswer = Type.Union([EvaluateResponse, DryRunResponse], {
+  title: "EvaluateAnswer",
+  description: "A signed decision (variant 1), or what the dry run would decide.",
+});
+export type EvaluateAnswer = Static<typeof EvaluateAnswer>;
 
 /** Spec 2.7: what evaluate would do, with no signing, replay write or audit record. */
-export interface SimulateResponse {
-  readonly simulation: true;
-  readonly decision: { readonly action: Verdict; readonly reason: string; readonly ruleMatched: string };
-  readonly signalsValidated: true;
-  readonly policyLoaded: true;
-  /** Whether the service has a signing key, so that `/evaluate` would sign. */
-  readonly wouldSign: boolean;
-  /** The variant 1 attestation that would be signed, without its signature (and with a placeholder executionId). */
-  readonly attestationPreview: AttestationPreview;
-}
+export const SimulateResponse = Closed(
+  {
+    simulation: Type.Literal(true),
+    decision: Closed({ action: Verdict, reason: Type.String(), ruleMatched: Type.String() }),
+    signalsValidated: Type.Literal(true),
+    policyLoaded: Type.Literal(true),
+    wouldSign: Type.Boolean({ description: "Whether the service has a signing key, so that `/evaluate` would sign." }),
+    attestationPreview: AttestationPreview,
+  },
+  { title: "SimulateResponse", description: "What evaluate would do, with no signing, replay write or audit record." },
+);
+export type SimulateResponse = Static<typeof SimulateResponse>;
 
 /** `POST /verify` takes an attestation of either variant as its whole body. */
-export type VerifyRequest = Attestation;
+export const VerifyRequest = AttestationInput;
+export type VerifyRequest = Static<typeof VerifyRequest>;
 
 /** One check of the endpoint form of verification. */
-export type CheckResult = "verified" | "failed" | "unknown";
+export const CheckResult = Choice(["verified", "failed", "unknown"], { title: "CheckResult", description: "One check of the endpoint form of verification." });
+export type CheckResult = Static<typeof CheckResult>;
 
 /** Spec 2.10, endpoint form: `valid` false means the authorized action must not proceed (spec 7). */
-export interface VerifyResponse {
-  readonly valid: boolean;
-  readonly checks: { readonly signature: CheckResult; readonly runtime: CheckResult; readonly schema: CheckResult };
-}
+export const VerifyResponse = Closed(
+  { valid: Type.Boolean(), checks: Closed({ signature: CheckResult, runtime: CheckResult, schema: CheckResult }) },
+  { title: "VerifyResponse", description: "`valid` false means the authorized action must not proceed." },
+);
+export type VerifyResponse = Static<typeof VerifyResponse>;
 
 /** Spec 2.8: the human decision on a pending decision; every member required. */
-export interface OverrideRequest {
-  readonly executionId: string;
-  readonly approved: boolean;
-  readonly approvedBy: string;
-  readonly approverRole: string;
-  readonly reason: string;
-}
+export const OverrideRequest = Closed(
+  { executionId: Text(), approved: Type.Boolean(), approvedBy: Text(), approverRole: Text(), reason: Type.String({ maxLength: 4096 }) },
+  { title: "OverrideRequest", description: "The human decision on a pending decision; every member required." },
+);
+export type OverrideRequest = Static<typeof OverrideRequest>;
 
 /** Spec 2.8, plus the override `record` (signed in the override domain). */
-export type OverrideResponse =
-  | {
-      readonly status: "approved";
-      readonly overrideId: string;
-      readonly resolution: { readonly status: "executed"; readonly execution_fingerprint: string; readonly signature: string };
-      readonly record: OverrideRecord;
-    }
-  | { readonly status: "rejected"; readonly executionId: string; readonly record: OverrideRecord };
+export const OverrideResponse = Type.Union(
+  [
+    Closed({
+      status: Type.Literal("approved"),
+      overrideId: Type.String(),
+      resolution: Closed({ status: Type.Literal("executed"), execution_fingerprint: Type.String(), signature: Type.String() }),
+      record: OverrideRecord,
+    }),
+    Closed({ status: Type.Literal("rejected"), executionId: Type.String(), record: OverrideRecord }),
+  ],
+  { title: "OverrideResponse", description: "The resolution, with the override `record` (signed in the override domain)." },
+);
+export type OverrideResponse = Static<typeof OverrideResponse>;
 
 /** Spec 2.9, endpoint form of the executed action. */
-export interface ExecutedActionInput {
-  /** Must be the policy's governed action (`governs.actionType` of the schema). */
-  readonly actionType: string;
-  /** The executing system's own identifier of the action. */
-  readonly actionId: string;
-  /** ISO 8601 with a time zone. */
-  readonly actionTimestamp: string;
-  /** Must echo every bound signal (`governs.binding`) with the authorized value. */
-  readonly actionDetails?: Readonly<Record<string, unknown>>;
-}
+export const ExecutedActionInput = Closed(
+  {
+    actionType: Text("Must be the policy's governed action (`governs.actionType` of the schema)."),
+    actionId: Text("The executing system's own identifier of the action."),
+    actionTimestamp: Type.String({ minLength: 1, maxLength: 1024, format: "date-time", description: "ISO 8601 with a time zone." }),
+    actionDetails: Type.Optional(OpenObject({ description: "Must echo every bound signal (`governs.binding`) with the authorized value." })),
+  },
+  { title: "ExecutedActionInput", description: "The executed action, endpoint form." },
+);
+export type ExecutedActionInput = Static<typeof ExecutedActionInput>;
 
 /** `POST /confirm-execution` (spec 2.9). */
-export interface ConfirmExecutionRequest {
-  readonly attestation: Attestation;
-  readonly executedAction: ExecutedActionInput;
-  /** Above 0, at most a year; default 300 (spec 8). */
-  readonly timeWindowSeconds?: number;
-}
+export const ConfirmExecutionRequest = Closed(
+  {
+    attestation: AttestationInput,
+    executedAction: ExecutedActionInput,
+    // A window of zero seconds is meaningless; a year is far beyond any execution an attestation covers.
+    timeWindowSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 31_536_000, description: "Above 0, at most a year; default 300." })),
+  },
+  { title: "ConfirmExecutionRequest", description: "An executed action, to be checked against the attestation that authorized it." },
+);
+export type ConfirmExecutionRequest = Static<typeof ConfirmExecutionRequest>;
 
 /** Spec 2.9, endpoint form; `match` and `verified` repeat the response summary the spec also shows. */
-export interface ConfirmExecutionResponse {
-  readonly matched: boolean;
-  readonly executionId: string;
-  readonly withinTimeWindow: boolean;
-  /** The signed Execution Integrity Proof (`ExecutionProof`) as its canonical JSON text: exactly what it signs. */
-  readonly proof: string;
-  readonly match: boolean;
-  readonly verified: true;
-}
+export const ConfirmExecutionResponse = Closed(
+  {
+    matched: Type.Boolean(),
+    executionId: Type.String(),
+    withinTimeWindow: Type.Boolean(),
+    proof: Type.String({ description: "The signed Execution Integrity Proof (`ExecutionProof`) as its canonical JSON text: exactly what it signs." }),
+    match: Type.Boolean(),
+    verified: Type.Literal(true),
+  },
+  { title: "ConfirmExecutionResponse", description: "The confirmation; `match` and `verified` repeat the summary." },
+);
+export type ConfirmExecutionResponse = Static<typeof ConfirmExecutionResponse>;
+
+/** `GET /policies/{policyId}/versions/{version}/schema` path parameters. */
+export const PolicySchemaParams = Closed({ policyId: Type.String(), version: Type.String({ description: "The policy version." }) });
+export type PolicySchemaParams = Static<typeof PolicySchemaParams>;
 
 /** `GET /policies/{policyId}/versions/{version}/schema` (spec 1.9 step 1; shape: docs/sidecar.md). */
-export interface PolicySchema {
-  readonly policyId: string;
-  readonly policyVersion: string;
-  readonly schemaVersion: string;
-  readonly bundleHash: string;
-  /** The action the policy governs and the signals the executed action must echo (confirm-execution). */
-  readonly governs: { readonly actionType: string; readonly binding: readonly string[] };
-  /** JSON Schema of the signals. */
-  readonly signalsSchema: Readonly<Record<string, unknown>>;
-}
+export const PolicySchema = Closed(
+  {
+    policyId: Type.String(),
+    policyVersion: Type.String(),
+    schemaVersion: Type.String(),
+    bundleHash: Type.String(),
+    governs: Closed(
+      { actionType: Type.String(), binding: List(Type.String()) },
+      { description: "The action the policy governs and the signals the executed action must echo (confirm-execution)." },
+    ),
+    signalsSchema: OpenObject({ description: "JSON Schema of the signals." }),
+  },
+  { title: "PolicySchema", description: "A policy version's signals schema and governed action." },
+);
+export type PolicySchema = Static<typeof PolicySchema>;

@@ -2,22 +2,25 @@
  * The query strings of `GET /audit/decisions` and `GET /audit/security`, as fastify hands them over
  * (`request.query`: each value a string, or an array when the parameter is repeated), checked by hand into
  * `DecisionQuery` / `SecurityQuery`. The spec leaves defaults and maximums open (spec 8); writ fixes them in
- * `AUDIT_QUERY_LIMITS` and docs/audit.md. Any bad value, repeated or unknown parameter is a 400 whose message
- * follows fastify's validation wording (`querystring/<name> must …`).
+ * @writ/wire's `DecisionQuery` and `SecurityEventQuery` schemas (the parameters, bounds and defaults read here) and
+ * docs/audit.md. Any bad value, repeated or unknown parameter is a 400 whose message follows fastify's validation
+ * wording (`querystring/<name> must …`).
  */
-import { LOG_ID_PATTERN, POLICY_ID_PATTERN, isTimestamp } from "@writ/runtime";
+import { LOG_ID_PATTERN, isTimestamp } from "@writ/runtime";
+import { DecisionQuery as DecisionQuerySchema, POLICY_ID_PATTERN, SecurityEventQuery } from "@writ/wire";
+import { integerBounds, parameterNames, parameterValues, type IntegerBounds } from "../http/query-schema.js";
 import type { DecisionQuery, DecisionStatus, SecurityQuery } from "./types.js";
 
-export const AUDIT_QUERY_LIMITS = {
-  defaultLimit: 50,
-  maxLimit: 500,
-  /** Deep pages walk the time index from the newest entry: the cap bounds that walk. */
-  maxOffset: 1_000_000,
-} as const;
+const LIMIT = integerBounds(DecisionQuerySchema, "limit");
+/** Deep pages walk the time index from the newest entry: the cap bounds that walk. */
+const OFFSET = integerBounds(DecisionQuerySchema, "offset");
 
-const DECISION_STATUSES: readonly DecisionStatus[] = ["approved", "pending_override", "rejected"];
-const DECISION_PARAMETERS = ["limit", "offset", "policyId", "decision", "from", "to"] as const;
-const SECURITY_PARAMETERS = ["limit", "from", "to"] as const;
+export const AUDIT_QUERY_LIMITS = { defaultLimit: LIMIT.fallback, maxLimit: LIMIT.max, maxOffset: OFFSET.max } as const;
+
+const POLICY_ID = new RegExp(POLICY_ID_PATTERN);
+const DECISION_STATUSES = parameterValues(DecisionQuerySchema, "decision");
+const DECISION_PARAMETERS = parameterNames(DecisionQuerySchema);
+const SECURITY_PARAMETERS = parameterNames(SecurityEventQuery);
 
 /** A bad query string; `statusCode` lets fastify's error handler answer 400 with `message`. */
 export class QueryError extends Error {
@@ -34,16 +37,16 @@ export type RawQuery = Readonly<Record<string, unknown>>;
 export function parseDecisionQuery(raw: RawQuery): DecisionQuery {
   rejectUnknown(raw, DECISION_PARAMETERS);
   const policyId = single(raw, "policyId");
-  if (policyId !== undefined && !POLICY_ID_PATTERN.test(policyId)) {
-    throw new QueryError(`querystring/policyId must match pattern "${POLICY_ID_PATTERN.source}"`);
+  if (policyId !== undefined && !POLICY_ID.test(policyId)) {
+    throw new QueryError(`querystring/policyId must match pattern "${POLICY_ID_PATTERN}"`);
   }
   const decision = single(raw, "decision");
   if (decision !== undefined && !isDecisionStatus(decision)) {
     throw new QueryError(`querystring/decision must be equal to one of the allowed values: ${DECISION_STATUSES.join(", ")}`);
   }
   return {
-    limit: integer(raw, "limit", 1, AUDIT_QUERY_LIMITS.maxLimit, AUDIT_QUERY_LIMITS.defaultLimit),
-    offset: integer(raw, "offset", 0, AUDIT_QUERY_LIMITS.maxOffset, 0),
+    limit: integer(raw, "limit", LIMIT),
+    offset: integer(raw, "offset", OFFSET),
     ...(policyId === undefined ? {} : { policyId }),
     ...(decision === undefined ? {} : { decision }),
     ...timeBounds(raw),
@@ -52,7 +55,7 @@ export function parseDecisionQuery(raw: RawQuery): DecisionQuery {
 
 export function parseSecurityQuery(raw: RawQuery): SecurityQuery {
   rejectUnknown(raw, SECURITY_PARAMETERS);
-  return { limit: integer(raw, "limit", 1, AUDIT_QUERY_LIMITS.maxLimit, AUDIT_QUERY_LIMITS.defaultLimit), ...timeBounds(raw) };
+  return { limit: integer(raw, "limit", integerBounds(SecurityEventQuery, "limit")), ...timeBounds(raw) };
 }
 
 function rejectUnknown(raw: RawQuery, known: readonly string[]): void {
@@ -67,7 +70,7 @@ function rejectUnknown(raw: RawQuery, known: readonly string[]): void {
  */
 export function logSize(raw: RawQuery, name: string, fallback?: number): number {
   if (fallback === undefined && single(raw, name) === undefined) throw new QueryError(`querystring/${name} is required`);
-  return integer(raw, name, 0, Number.MAX_SAFE_INTEGER, fallback ?? 0);
+  return integer(raw, name, { min: 0, max: Number.MAX_SAFE_INTEGER, fallback: fallback ?? 0 });
 }
 
 /**
@@ -88,7 +91,7 @@ function single(raw: RawQuery, name: string): string | undefined {
   throw new QueryError(`querystring/${name} must be given once`);
 }
 
-function integer(raw: RawQuery, name: string, min: number, max: number, fallback: number): number {
+function integer(raw: RawQuery, name: string, { min, max, fallback }: IntegerBounds): number {
   const text = single(raw, name);
   if (text === undefined) return fallback;
   // Digits only: no sign, exponent, fraction or blanks, which Number() would accept. 16 digits cover every maximum.
@@ -113,5 +116,5 @@ function instant(raw: RawQuery, name: string): number | undefined {
 }
 
 function isDecisionStatus(value: string): value is DecisionStatus {
-  return (DECISION_STATUSES as readonly string[]).includes(value);
+  return DECISION_STATUSES.includes(value);
 }

@@ -39,6 +39,10 @@ export const SURFACE_A_SCOPES: RouteScopes = {
   // operator configured, as SIGHUP does), so they go with the operator's other key rather than the callers'.
   "GET /admin/bundles": "reading",
   "POST /admin/reload": "reading",
+  // The OpenAPI documents of both surfaces (docs/openapi/): the API of every writ sidecar of this version, which
+  // reveals nothing of this one's configuration or data, for the tools that read them without a key.
+  "GET /openapi/surface-a.json": "public",
+  "GET /openapi/surface-b.json": "public",
 };
 
 /** Surface B (spec 4.2): its 13 routes, all of them the callers', but `/health` and `/version`. */

@@ -95,8 +95,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   };
   app.decorateRequest("decision", null);
   if (options.tracing !== null) traceRequests(app, options.tracing, options.surface);
-  // Routes validate their bodies with `bodyCheck` (http/validation.ts); a route schema added later compiles with the
-  // same strict ajv, never fastify's default (which coerces types, removes members and fills defaults).
+  // Route schemas (@writ/wire's, http/validation.ts) compile with the sidecar's strict ajv, never fastify's default
+  // (which coerces types, removes members and fills defaults).
   app.setValidatorCompiler(validatorCompiler);
 
   // Only strict JSON in UTF-8: invalid bytes, another charset, duplicate keys, lone surrogates and unsafe numbers are

@@ -10,6 +10,7 @@ import { SidecarHttpError } from "../http/errors.js";
 import { SURFACE_A_SCOPES } from "../http/scopes.js";
 import { createServer } from "../http/server.js";
 import type { Metrics } from "../metrics.js";
+import { openApiRoutes } from "../openapi/routes.js";
 import { adminRoutes } from "./admin-routes.js";
 import { attestationRoutes } from "./attestations.js";
 import { auditLogRoutes } from "./audit-log-routes.js";
@@ -50,5 +51,6 @@ export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Prom
   auditRoutes(app, ctx);
   auditLogRoutes(app, ctx);
   adminRoutes(app, ctx);
+  openApiRoutes(app);
   return app;
 }

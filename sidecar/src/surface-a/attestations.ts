@@ -15,20 +15,18 @@ import {
   verifyAttestation,
   type ExecutionProof,
 } from "@writ/runtime";
-import type { ConfirmExecutionRequest, OverrideRequest } from "@writ/wire";
+import { ConfirmExecutionRequest, OverrideRequest, VerifyRequest } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError, invalidRequest } from "../http/errors.js";
 import { stringMember, trackDecision } from "../observability/request-decision.js";
-import { bodyCheck } from "../http/validation.js";
-import { confirmBody, overrideBody, verifyBody } from "./schemas.js";
+import { bodySchema } from "../http/validation.js";
 import { securityEvent } from "./security-events.js";
 
-/** The attestation of a request is the caller's: the runtime checks it as untrusted JSON, whatever its shape. */
-type ConfirmBody = Omit<ConfirmExecutionRequest, "attestation"> & { readonly attestation: Record<string, unknown> };
-
-const checkVerify = bodyCheck<Record<string, unknown>>(verifyBody);
-const checkOverride = bodyCheck<OverrideRequest>(overrideBody);
-const checkConfirm = bodyCheck<ConfirmBody>(confirmBody);
+/**
+ * The attestation of a request is the caller's: its schema checks only that it is an object, and the runtime checks
+ * it as untrusted JSON, whatever its shape.
+ */
+type Untrusted<T> = Omit<T, "attestation"> & { readonly attestation: Readonly<Record<string, unknown>> };
 
 /** Spec 7: 503 when the signer, the verifier or the replay store is missing. */
 function required<T>(value: T | null): T {
@@ -37,8 +35,8 @@ function required<T>(value: T | null): T {
 }
 
 export function attestationRoutes(app: FastifyInstance, ctx: SidecarContext): void {
-  app.post("/verify", async (request) => {
-    const attestation = checkVerify(request.body);
+  app.post<{ Body: Readonly<Record<string, unknown>> }>("/verify", bodySchema(VerifyRequest), async (request) => {
+    const attestation = request.body;
     const verifier = required(ctx.verifier);
     const verification = verifyAttestation(attestation, verifier);
     const answer = toEndpointVerification(verification);
@@ -50,8 +48,8 @@ export function attestationRoutes(app: FastifyInstance, ctx: SidecarContext): vo
     return answer;
   });
 
-  app.post("/override", async (request) => {
-    const body = checkOverride(request.body);
+  app.post<{ Body: OverrideRequest }>("/override", bodySchema(OverrideRequest), async (request) => {
+    const body = request.body;
     const store = required(ctx.store);
     // INVARIANT (an override is in force only with its record): runtime `resolveOverride` hands the store the audit
     // record with the resolution, and the store commits both together.
@@ -59,8 +57,8 @@ export function attestationRoutes(app: FastifyInstance, ctx: SidecarContext): vo
     return resolveOverride(body, { store, report, ...(ctx.signer ? { signer: ctx.signer } : {}) });
   });
 
-  app.post("/confirm-execution", async (request) => {
-    const body = checkConfirm(request.body);
+  app.post<{ Body: Untrusted<ConfirmExecutionRequest> }>("/confirm-execution", bodySchema(ConfirmExecutionRequest), async (request) => {
+    const body = request.body;
     const { actionTimestamp } = body.executedAction;
     if (!isTimestamp(actionTimestamp)) {
       throw invalidRequest([{ path: "body/executedAction/actionTimestamp", message: "must be an ISO 8601 date-time with a time zone, e.g. 2026-11-22T10:00:00Z" }]);

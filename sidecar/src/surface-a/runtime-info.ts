@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { CAPABILITIES, PAYLOAD_TYPES, RUNTIME_HASH, RUNTIME_VERSION, SUPPORTED_SCHEMA_VERSIONS, signObject, verifyObject } from "@writ/runtime";
-import type { Capabilities, Health, RuntimeManifestResponse, StoreStatus } from "@writ/wire";
+import { HealthQuery, type Capabilities, type Health, type RuntimeManifestResponse, type StoreStatus } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
 import type { Metrics } from "../metrics.js";
 import { loggingBundleRefusals } from "./bundle-refusals.js";
@@ -44,9 +44,9 @@ export function runtimeInfoRoutes(app: FastifyInstance, ctx: SidecarContext, met
   const selfTest = signingSelfTest(ctx);
   // Liveness is `GET /health` (always 200 while the process answers); readiness is `GET /health?probe=ready`, 503 while
   // no bundle can be served (docs/bundles.md, "Readiness"). One route, so both stay without the API key (spec 5).
-  app.get<{ Querystring: { probe?: "ready" } }>(
+  app.get<{ Querystring: HealthQuery }>(
     "/health",
-    { schema: { querystring: { type: "object", properties: { probe: { type: "string", enum: ["ready"] } }, additionalProperties: false } } },
+    { schema: { querystring: HealthQuery } },
     async (request, reply): Promise<Health> => {
       const bundles = ctx.bundles.health();
       if (request.query.probe === "ready" && !bundles.ready) void reply.code(503);

@@ -4,21 +4,20 @@
  * Every new verification or receipt is on disk before it is answered.
  */
 import type { FastifyInstance } from "fastify";
-import type { TransactionRef } from "@writ/wire";
+import { TransactionRef } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError } from "../http/errors.js";
-import { bodyCheck } from "../http/validation.js";
+import { bodySchema } from "../http/validation.js";
 import { checkRecord, checkSeal, verificationOf } from "./check.js";
 import { required } from "./required.js";
 import { GET_ONLY } from "./route-options.js";
-import { recordRefBody } from "./schemas.js";
 import { issueReceipt } from "./seal.js";
 import type { StoredRecord, TrustRecordStore } from "./record-store.js";
 import type { ReplayResult } from "./types.js";
 
-const checkRef = bodyCheck<TransactionRef>(recordRefBody);
-
 type IdParams = { Params: { id: string } };
+type RefBody = { Body: TransactionRef };
+const REF = bodySchema(TransactionRef);
 
 async function storedRecord(store: TrustRecordStore, id: string): Promise<StoredRecord> {
   const stored = await store.record(id);
@@ -39,8 +38,8 @@ export function evidenceRoutes(app: FastifyInstance, ctx: SidecarContext, record
     return { ...value, verification, receipt };
   });
 
-  app.post("/verify", async (request) => {
-    const id = checkRef(request.body).businessTransactionId;
+  app.post<RefBody>("/verify", REF, async (request) => {
+    const id = request.body.businessTransactionId;
     const store = required(records);
     const verification = verificationOf(id, checkRecord(await storedRecord(store, id), id, required(ctx.verifier)), new Date().toISOString());
     await store.appendVerification(id, verification);
@@ -55,8 +54,8 @@ export function evidenceRoutes(app: FastifyInstance, ctx: SidecarContext, record
     return latest;
   });
 
-  app.post("/receipt", async (request) => {
-    const id = checkRef(request.body).businessTransactionId;
+  app.post<RefBody>("/receipt", REF, async (request) => {
+    const id = request.body.businessTransactionId;
     const store = required(records);
     const check = checkRecord(await storedRecord(store, id), id, required(ctx.verifier));
     // A receipt vouches for the record it names: none is signed for a record that no longer verifies.
@@ -74,8 +73,8 @@ export function evidenceRoutes(app: FastifyInstance, ctx: SidecarContext, record
     return latest;
   });
 
-  app.post("/replay", async (request): Promise<ReplayResult> => {
-    const id = checkRef(request.body).businessTransactionId;
+  app.post<RefBody>("/replay", REF, async (request): Promise<ReplayResult> => {
+    const id = request.body.businessTransactionId;
     const stored = await storedRecord(required(records), id);
     // Spec 4.2: the signature only; nothing is reconstructed, re-executed or stored.
     const { verified, trustRecordHash } = checkSeal(stored, id, required(ctx.verifier).trustRoot);

@@ -1,10 +1,12 @@
 /**
- * The two identifier rules of Surface B. Identifiers are compared exactly as sent (case included), as Surface A
- * compares executionIds: the UUID rule only decides which ids `POST /execute` accepts.
+ * The two identifier rules of Surface B, as @writ/wire's schemas state them. Identifiers are compared exactly as
+ * sent (case included), as Surface A compares executionIds: the UUID rule only decides which ids `POST /execute`
+ * accepts.
  */
+import { BUSINESS_TRANSACTION_UUID_PATTERN, RECORD_ID_PATTERN } from "@writ/wire";
 
 /** Spec 2.13: 8-4-4-4-12 hex digits, version digit 1 to 5, variant digit 8, 9, a or b, case-insensitive. */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+const UUID = new RegExp(BUSINESS_TRANSACTION_UUID_PATTERN);
 
 export function isBusinessTransactionUuid(value: unknown): value is string {
   return typeof value === "string" && UUID.test(value);
@@ -15,7 +17,6 @@ export function isBusinessTransactionUuid(value: unknown): value is string {
  * `/:id` routes, so an id is made only of characters that need no percent-encoding in a path; and it is short,
  * far below LMDB's key limit (1,978 bytes), so a lookup of any path id never reaches LMDB with a key it refuses.
  */
-export const RECORD_ID_PATTERN = "^[A-Za-z0-9._~:-]{1,64}$";
 const RECORD_ID = new RegExp(RECORD_ID_PATTERN);
 
 export function isRecordId(value: string): boolean {

@@ -4,17 +4,14 @@
  */
 import type { FastifyInstance } from "fastify";
 import { BundleError } from "@writ/runtime";
-import type { PolicyValidateRequest, PolicyValidation, ServiceHealth, VersionInfo } from "@writ/wire";
+import { PolicyValidateRequest, type PolicyValidation, type ServiceHealth, type VersionInfo } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
-import { bodyCheck } from "../http/validation.js";
+import { bodySchema } from "../http/validation.js";
 import { abandonBundleLoadsOnClose } from "../surface-a/bundle-refusals.js";
 import { GET_ONLY } from "./route-options.js";
-import { policyRefBody } from "./schemas.js";
 
 /** Spec 9: hardcoded, not linked to any package version. */
 const VERSION = { name: "writ", version: "0.4.0", api: "v1" } as const satisfies VersionInfo;
-
-const checkPolicyRef = bodyCheck<PolicyValidateRequest>(policyRefBody);
 
 /** Why a bundle does not load, without the server's directories (the not-found message of the loader names one). */
 function whyNotLoadable(error: BundleError, policyId: string, policyVersion: string): string {
@@ -31,8 +28,8 @@ export function serviceRoutes(app: FastifyInstance, ctx: SidecarContext): void {
   app.get("/version", GET_ONLY, async () => VERSION);
 
   // Spec 4.2: loadability only (manifest, file hashes, signature policy), not the policy's content.
-  app.post("/policies/validate", async (request, reply) => {
-    const { policyId, policyVersion } = checkPolicyRef(request.body);
+  app.post<{ Body: PolicyValidateRequest }>("/policies/validate", bodySchema(PolicyValidateRequest), async (request, reply) => {
+    const { policyId, policyVersion } = request.body;
     try {
       await ctx.registry.get(policyId, policyVersion);
     } catch (e) {

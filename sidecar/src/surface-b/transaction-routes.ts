@@ -4,24 +4,22 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AuthorizationError } from "@writ/runtime";
-import type { CreateTransactionRequest, ExecuteTransactionRequest } from "@writ/wire";
+import { CreateTransactionRequest, ExecuteTransactionRequest } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError } from "../http/errors.js";
 import { trackDecision, type RequestDecision } from "../observability/request-decision.js";
-import { bodyCheck } from "../http/validation.js";
+import { bodySchema } from "../http/validation.js";
 import { securityEvent } from "../surface-a/security-events.js";
 import { isBusinessTransactionUuid } from "./ids.js";
 import { parsePage } from "./pagination.js";
 import { executeTransaction } from "./pipeline.js";
 import { required } from "./required.js";
 import { GET_ONLY } from "./route-options.js";
-import { executeBody, transactionBody } from "./schemas.js";
-import { withTimestamps } from "./timestamps.js";
+import { timestampCheck } from "./timestamps.js";
 import type { StoredRecord, TrustRecordStore } from "./record-store.js";
 import { TRANSACTION_MEMBERS, type BusinessTransaction, type TrustRecord } from "./types.js";
 
-const checkExecute = withTimestamps(bodyCheck<ExecuteTransactionRequest>(executeBody), executeBody);
-const checkTransaction = bodyCheck<CreateTransactionRequest>(transactionBody);
+const checkTimestamps = timestampCheck(ExecuteTransactionRequest);
 
 /** `POST /transactions` without a `status`: the other status the spec shows. */
 const DEFAULT_STATUS = "SUBMITTED";
@@ -56,19 +54,23 @@ function tracked(request: FastifyRequest, transaction: BusinessTransaction): Req
 }
 
 export function transactionRoutes(app: FastifyInstance, ctx: SidecarContext, records: TrustRecordStore | null): void {
-  app.post("/execute", async (request) => {
-    const body = request.body;
-    // Spec 4.2: before anything else runs, a body without a valid UUID (absent, not a string, malformed) is refused.
-    if (!isBusinessTransactionUuid(isObject(body) ? body["businessTransactionId"] : undefined)) {
-      throw SidecarHttpError.of("INVALID_BUSINESS_TRANSACTION_ID");
-    }
-    const given = checkExecute(body);
+  const uuidFirst = {
+    // Spec 4.2: before anything else runs, the schema included, a body without a valid UUID (absent, not a string,
+    // malformed) is refused.
+    preValidation: async (request: FastifyRequest) => {
+      const body = request.body;
+      if (!isBusinessTransactionUuid(isObject(body) ? body["businessTransactionId"] : undefined)) throw SidecarHttpError.of("INVALID_BUSINESS_TRANSACTION_ID");
+    },
+  };
+  app.post<{ Body: ExecuteTransactionRequest }>("/execute", { ...bodySchema(ExecuteTransactionRequest), ...uuidFirst }, async (request) => {
+    const given = request.body;
+    checkTimestamps(given);
     const transaction: BusinessTransaction = { ...given, status: "RECEIVED", createdAt: new Date().toISOString() };
     return recordingReplays(ctx, request, transaction.businessTransactionId, executeTransaction(ctx, required(records), transaction, tracked(request, transaction)));
   });
 
-  app.post("/transactions", async (request, reply) => {
-    const given = checkTransaction(request.body);
+  app.post<{ Body: CreateTransactionRequest }>("/transactions", bodySchema(CreateTransactionRequest), async (request, reply) => {
+    const given = request.body;
     const transaction: BusinessTransaction = { ...given, status: given.status ?? DEFAULT_STATUS, createdAt: given.createdAt ?? new Date().toISOString() };
     const record = await recordingReplays(ctx, request, transaction.businessTransactionId, executeTransaction(ctx, required(records), transaction, tracked(request, transaction)));
     return reply.code(201).send(record);

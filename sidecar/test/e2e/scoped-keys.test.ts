@@ -17,6 +17,7 @@ import { createServer } from "../../src/http/server.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { API_KEY, ISO_INSTANT, answer, startE2eSidecar, type E2eSidecar } from "../support/e2e.js";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
+import { servedRoutes } from "../support/routes.js";
 
 const DECIDE_KEY = "e2e-decide-key-0123456789abcdef";
 const READ_KEY = "e2e-read-key-0123456789abcdef-R";
@@ -196,22 +197,6 @@ describe("keys from files", () => {
     }
   });
 });
-
-/** The routes `printRoutes` lists, as `METHOD /pattern` (its tree: four characters of indent per level). */
-function servedRoutes(tree: string): string[] {
-  const stack: string[] = [];
-  const routes: string[] = [];
-  for (const line of tree.split("\n")) {
-    const match = /^([│ ]*)[├└]── (\S+)(?: \(([A-Z, ]+)\))?$/.exec(line);
-    if (match === null) continue;
-    const depth = match[1]!.length / 4;
-    stack.length = depth;
-    const path = `${stack[depth - 1] ?? ""}${match[2]}`;
-    stack.push(path);
-    for (const method of match[3]?.split(", ") ?? []) routes.push(`${method} ${path}`);
-  }
-  return routes;
-}
 
 describe("the scope table", () => {
   it.each<["a" | "b", (ctx: E2eSidecar["running"]["context"]) => Promise<FastifyInstance>]>([

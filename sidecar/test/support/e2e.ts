@@ -2,7 +2,8 @@
  * Helpers of the end-to-end suite (sidecar/test/e2e): a REAL listening sidecar on a random port with a fresh LMDB
  * data dir and the fixture policies, typed JSON calls with the API key, raw requests for bad input (fetch, and
  * node:http for chunked bodies), and offline signature checks: the runtime's own, and an independent one written
- * from docs/signing.md with node:crypto and the `canonicalize` RFC 8785 library (no writ code).
+ * from docs/signing.md with node:crypto and the `canonicalize` RFC 8785 library (no writ code). Every answer to `call`
+ * and `send` is checked against Surface A's OpenAPI document when the sidecar closes (support/openapi.ts).
  */
 import { createHash, createPrivateKey, createPublicKey, randomUUID, sign, verify, type KeyObject } from "node:crypto";
 import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
@@ -12,6 +13,7 @@ import { join } from "node:path";
 import canonicalize from "canonicalize";
 import { createTrustRoot, loadSigningKeyPem, type AttestationV1, type AttestationV2, type Evaluated, type PublicKey, type VerifierOptions } from "@writ/runtime";
 import { loadConfig, startSidecar, type Env, type Logger, type RunningSidecar } from "@writ/sidecar";
+import { assertDocumented, checkerOf, type RecordedAnswer } from "./openapi.js";
 import { fixturePoliciesRoot } from "./policies.js";
 
 export const API_KEY = "e2e-api-key-0123456789abcdef-ZZ";
@@ -59,6 +61,7 @@ export interface E2eSidecar {
   call<T = unknown>(method: string, path: string, body?: unknown, headers?: Readonly<Record<string, string>>): Promise<Reply<T>>;
   /** Exactly the request given (for authentication and bad-input tests). */
   send<T = unknown>(method: string, path: string, init?: SendInit): Promise<Reply<T>>;
+  /** Stops the sidecar, then checks every answer it gave against the OpenAPI document. */
   close(): Promise<void>;
 }
 
@@ -93,8 +96,12 @@ export async function startE2eSidecar(env: Env = {}, options: { readonly policie
   }
   const url = running.urls.a;
   if (url === null) throw new Error("Surface A is not listening");
-  const send = async <T>(method: string, path: string, init: SendInit = {}): Promise<Reply<T>> =>
-    reply<T>(await fetch(`${url}${path}`, { method, headers: { ...init.headers }, ...(init.body === undefined ? {} : { body: init.body }) }));
+  const answers: RecordedAnswer[] = [];
+  const send = async <T>(method: string, path: string, init: SendInit = {}): Promise<Reply<T>> => {
+    const answered = await reply<T>(await fetch(`${url}${path}`, { method, headers: { ...init.headers }, ...(init.body === undefined ? {} : { body: init.body }) }));
+    answers.push({ method, path, status: answered.status, contentType: answered.headers.get("content-type") ?? "", text: answered.text });
+    return answered;
+  };
   return {
     url,
     dataDir,
@@ -108,6 +115,7 @@ export async function startE2eSidecar(env: Env = {}, options: { readonly policie
     async close() {
       await running.close();
       await rm(dataDir, { recursive: true, force: true });
+      assertDocumented(checkerOf("surface-a"), answers);
     },
   };
 }

@@ -1,10 +1,12 @@
 /**
- * A real listening sidecar for end-to-end tests: fresh data dir, fixture policies, random port.
+ * A real listening sidecar for end-to-end tests: fresh data dir, fixture policies, random port. Every answer to `call`
+ * is checked against Surface A's OpenAPI document when the sidecar stops (support/openapi.ts).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, startSidecar, type RunningSidecar } from "@writ/sidecar";
+import { assertDocumented, checkerOf, type RecordedAnswer } from "./openapi.js";
 import { fixturePoliciesRoot } from "./policies.js";
 
 export const API_KEY = "test-api-key-0123456789abcdef";
@@ -25,9 +27,9 @@ export interface TestSidecar {
   /** fetch against the sidecar with the API key and a JSON body. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers of many shapes; each asserts what it reads
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
-  /** Shuts the sidecar down and keeps its data dir. */
+  /** Shuts the sidecar down and keeps its data dir; then checks the answers `call` had. */
   stop(): Promise<void>;
-  /** Shuts it down and removes its data dir. */
+  /** Shuts it down and removes its data dir; then checks the answers `call` had. */
   close(): Promise<void>;
 }
 
@@ -44,6 +46,8 @@ export async function startTestSidecar(env: Readonly<Record<string, string | und
   });
   const sidecar = await startSidecar(config);
   const url = sidecar.urls.a!;
+  const answers: RecordedAnswer[] = [];
+  const checkAnswers = () => assertDocumented(checkerOf("surface-a"), answers.splice(0));
   return {
     url,
     urls: sidecar.urls,
@@ -56,12 +60,17 @@ export async function startTestSidecar(env: Readonly<Record<string, string | und
         ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
       });
       const text = await response.text();
+      answers.push({ method, path, status: response.status, contentType: response.headers.get("content-type") ?? "", text });
       return { status: response.status, body: text === "" ? null : JSON.parse(text), headers: response.headers };
     },
-    stop: () => sidecar.close(),
+    async stop() {
+      await sidecar.close();
+      checkAnswers();
+    },
     async close() {
       await sidecar.close();
       await rm(dataDir, { recursive: true, force: true });
+      checkAnswers();
     },
   };
 }

@@ -1,13 +1,16 @@
 /**
  * Helpers of the Surface B suite: a REAL listening sidecar with Surface B on a random port (Surface A beside it, as
  * in production), typed calls with the API key, raw requests for bad input, a valid Business Transaction, and
- * direct access to the LMDB environment of a stopped sidecar (to read what it stored, or to tamper with it).
+ * direct access to the LMDB environment of a stopped sidecar (to read what it stored, or to tamper with it). Every
+ * answer to `call` and `send` is checked against Surface B's OpenAPI document when the sidecar stops
+ * (support/openapi.ts).
  */
 import { createPrivateKey, createPublicKey, randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { open, type Database, type Key } from "lmdb";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
+import { assertDocumented, checkerOf, type RecordedAnswer } from "../support/openapi.js";
 import { API_KEY, startTestSidecar, type TestSidecar } from "../support/sidecar.js";
 
 export const AUTH = { authorization: `Bearer ${API_KEY}` } as const;
@@ -47,8 +50,9 @@ export interface SurfaceB {
   close(): Promise<void>;
 }
 
-async function reply<T>(response: Response): Promise<Reply<T>> {
+async function reply<T>(response: Response, answers: RecordedAnswer[], method: string, path: string): Promise<Reply<T>> {
   const text = await response.text();
+  answers.push({ method, path, status: response.status, contentType: response.headers.get("content-type") ?? "", text });
   return { status: response.status, body: (text === "" ? null : JSON.parse(text)) as T, headers: response.headers };
 }
 
@@ -57,8 +61,10 @@ export async function startSurfaceB(options: { readonly dataDir?: string; readon
   const running = await startTestSidecar(options.env ?? {}, { surfaceB: true, ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }) });
   const url = running.urls.b;
   if (url === null) throw new Error("Surface B is not listening");
+  const answers: RecordedAnswer[] = [];
+  const checkAnswers = () => assertDocumented(checkerOf("surface-b"), answers.splice(0));
   const send: SurfaceB["send"] = async (method, path, init = {}) =>
-    reply(await fetch(`${url}${path}`, { method, headers: { ...init.headers }, ...(init.body === undefined ? {} : { body: init.body }) }));
+    reply(await fetch(`${url}${path}`, { method, headers: { ...init.headers }, ...(init.body === undefined ? {} : { body: init.body }) }), answers, method, path);
   return {
     url,
     dataDir: running.dataDir,
@@ -69,8 +75,14 @@ export async function startSurfaceB(options: { readonly dataDir?: string; readon
         headers: { ...AUTH, ...(body === undefined ? {} : JSON_TYPE) },
         ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
       }),
-    stop: () => running.stop(),
-    close: () => running.close(),
+    async stop() {
+      await running.stop();
+      checkAnswers();
+    },
+    async close() {
+      await running.close();
+      checkAnswers();
+    },
   };
 }
 

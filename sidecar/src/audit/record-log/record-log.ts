@@ -12,16 +12,12 @@ import {
   type LeafRange,
   type SignedCheckpoint,
 } from "@writ/runtime";
-import type { ConsistencyProofJson, InclusionProofJson } from "@writ/wire";
+import type { AuditLogStatus, ConsistencyProofJson, InclusionProofJson } from "@writ/wire";
 import type { Checkpointer } from "./checkpointer.js";
-import type { LogCounts, RecordLogStorage } from "./log-storage.js";
+import type { RecordLogStorage } from "./log-storage.js";
 import { rangeRoot, type TreeReader } from "./log-tree.js";
 
 export type { ExportLine };
-
-export interface RecordLogStatus extends LogCounts {
-  readonly logId: string;
-}
 
 export class RecordLog {
   readonly #storage: RecordLogStorage;
@@ -44,7 +40,7 @@ export class RecordLog {
   }
 
   /** Null when the store holds no log `logId`. */
-  async status(logId: string = this.logId): Promise<RecordLogStatus | null> {
+  async status(logId: string = this.logId): Promise<AuditLogStatus | null> {
     const counts = await this.#storage.counts(logId);
     return counts === null ? null : { logId, ...counts };
   }
