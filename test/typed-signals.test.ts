@@ -63,7 +63,7 @@ await shapes.dryRun({ policyId: "shapes", policyVersion: "1.0.0", signals: { add
   "untyped.ts": {
     // Code written before typed signals: no type argument, any id, version and signals, a request typed by the wire.
     code: `
-import type { EvaluateRequest } from "@writ/sdk";
+import type { AuthorizationWorkflow, ConfirmExecutionResponse, DryRunRequest, DryRunResponse, EvaluateRequest, EvaluateResponse, OverrideResponse, PolicySchema, SimulateResponse, VerifyResponse } from "@writ/sdk";
 const plain = new GovernanceClient({ baseUrl: "http://127.0.0.1:1", apiKey: "k" });
 await plain.evaluate({ executionId: "e1", policyId: "payments.transfer", policyVersion: "1.2.0", verifiedSignals: { amout: "250" } });
 const request: EvaluateRequest = { executionId: "e2", policyId: String(Date.now()), policyVersion: "stable", verifiedSignals: {} };
@@ -71,6 +71,21 @@ await plain.evaluate(request);
 await plain.dryRun({ policyId: "any", policyVersion: "1.0.0", signals: { anything: [1, 2] } });
 const local = new EmbeddedAuthorizer({ policiesRoot: "p", signingKeyPem: "k", store: new MemoryReplayStore() });
 await local.simulate({ policyId: "any", policyVersion: "1.0.0", signals: {} });
+// The methods as values, their parameter types, and a workflow of the application's own written against the wire.
+const bound: (r: EvaluateRequest) => Promise<unknown> = plain.evaluate.bind(plain);
+const parameter: Parameters<GovernanceClient["evaluate"]>[0] = request;
+const asWorkflow: AuthorizationWorkflow = local;
+class Fake implements AuthorizationWorkflow {
+  policySchema(): Promise<PolicySchema> { throw new Error("fake"); }
+  evaluate(r: EvaluateRequest): Promise<EvaluateResponse> { throw new Error(r.policyId); }
+  dryRun(r: DryRunRequest): Promise<DryRunResponse> { throw new Error(r.policyId); }
+  simulate(r: DryRunRequest): Promise<SimulateResponse> { throw new Error(r.policyId); }
+  override(): Promise<OverrideResponse> { throw new Error("fake"); }
+  confirmExecution(): Promise<ConfirmExecutionResponse> { throw new Error("fake"); }
+  verify(): Promise<VerifyResponse> { throw new Error("fake"); }
+  async close(): Promise<void> {}
+}
+export const values = [bound, parameter, asWorkflow, new Fake()];
 `,
     expected: [],
   },
