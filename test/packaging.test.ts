@@ -1,6 +1,6 @@
 /**
  * The packages as a user installs them: every writ package packed (`npm pack`) and the tarballs installed into an
- * empty project, where `npx writ`, `npx writ-sidecar`, `npx writ-language-server`, `writ conformance` and
+ * empty project, where `npx writ` (`writ typegen` among its commands), `npx writ-sidecar`, `npx writ-language-server`, `writ conformance` and
  * `require("@writ/sdk")` work; every tarball carries its README and LICENSE. And the binaries of the repository itself: committed, executable files
  * that npm links at install, before anything is built (a fresh clone's `npm install && npm start`).
  */
@@ -88,6 +88,13 @@ describe("the packed packages, installed into an empty project", () => {
     const conformance = run("npx", ["writ", "conformance", "--help"], app);
     expect(conformance).toMatchObject({ status: 0, stderr: "" });
     expect(conformance.stdout).toMatch(/^usage: writ conformance --surface a\|b/);
+  });
+
+  it("npx writ typegen: the types of a policy's signals, with json-schema-to-typescript from the compiler's own dependencies", () => {
+    writeFileSync(join(app, "policy.writ"), readFileSync(join(root, "policies/payments.transfer/1.2.0/policy.writ")));
+    const r = run("npx", ["writ", "typegen", "policy.writ", "--out", "-"], app);
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(r.stdout).toContain('export interface WritPolicies {\n  "payments.transfer": {\n    "1.2.0": PaymentsTransfer_1_2_0Signals;');
   });
 
   it("npx writ-language-server --version", () => {

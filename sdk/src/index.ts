@@ -6,6 +6,7 @@
 export { WritError, WritApiError, WritKeyError, type WritErrorCode, type NamedErrorCode, type KeyErrorCode, type ErrorDetail } from "./errors.js";
 export type { PinnedKeys } from "./keys.js";
 export type { AuthorizationWorkflow } from "./workflow.js";
+export type { UntypedPolicies, PolicyIdOf, SignalsOf, TypedEvaluateRequest, TypedDryRunRequest, TypedExecuteRequest } from "./typed-signals.js";
 
 export { GovernanceClient } from "./client/governance-client.js";
 export { TransactionClient } from "./client/transaction-client.js";

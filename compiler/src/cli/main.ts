@@ -9,6 +9,7 @@ import { runConformance } from "./commands/conformance.js";
 import { runFmt } from "./commands/fmt.js";
 import { runKeygen } from "./commands/keygen.js";
 import { runTest } from "./commands/test.js";
+import { runTypegen } from "./commands/typegen.js";
 import { runAuditVerify } from "./commands/audit-verify.js";
 import { runVerify } from "./commands/verify.js";
 import { CliError, EXIT, type CliIo } from "./io.js";
@@ -53,6 +54,9 @@ commands (paths are .writ files or directories searched for them):
       --serial N        the serial to publish (default: the current index's + 1, or 1)
       --key FILE        require a bundle.sig by this pinned key on every archive; repeatable
       --force           publish a version whose bundle_hash differs from the current index's
+  typegen <path>...   TypeScript types of each policy version's signals, for the SDK (docs/sdk.md "Typed signals");
+                      paths are policies roots, policy or bundle directories, .writ files or .bundle.json archives
+      --out FILE        the declarations file to write; - writes them to standard output
   audit verify <export>  check a sidecar's audit log export (GET /audit/export; - reads standard input) offline:
                         every record, checkpoint, the chain and each decision's attestation signature
       --proof FILE      check one inclusion or consistency proof (GET /audit/proofs/...) instead of an export
@@ -204,6 +208,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
           trustRootPath: (values["trust-root"] as string | undefined) ?? null,
           acceptRuntimes: (values["accept-runtime"] as string[] | undefined) ?? [],
         });
+      }
+      case "typegen": {
+        const { values, positionals } = args(rest, { out: { type: "string" } }, command);
+        return await runTypegen({ io, paths: positionals, out: (values.out as string | undefined) ?? null });
       }
       case "bundle":
         return await runBundle(rest, io);

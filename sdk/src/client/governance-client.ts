@@ -1,6 +1,8 @@
 /**
  * The Surface A client (spec 4.1): one method per endpoint, each resolving to the answer body. `POST /evaluate` has
  * two methods, one per variant (`evaluate` signs, `dryRun` does not). Every error answer is a `WritApiError`.
+ * `new GovernanceClient<WritPolicies>(options)`, with the map `writ typegen` generates, checks the signals of
+ * `evaluate`, `dryRun`, `simulate` and `execute` against the named policy version's type (docs/sdk.md "Typed signals").
  */
 import type {
   Attestation,
@@ -25,13 +27,14 @@ import type {
   SimulateResponse,
   VerifyResponse,
 } from "@writ/wire";
+import type { PolicyIdOf, TypedDryRunRequest, TypedEvaluateRequest, TypedExecuteRequest, UntypedPolicies } from "../typed-signals.js";
 import type { AuthorizationWorkflow } from "../workflow.js";
 import { HttpTransport, type CallOptions, type ClientOptions } from "./http.js";
 import { queryOf, type DecisionQuery, type SecurityEventQuery } from "./query.js";
 
 const segment = encodeURIComponent;
 
-export class GovernanceClient implements AuthorizationWorkflow {
+export class GovernanceClient<Policies extends object = UntypedPolicies> implements AuthorizationWorkflow<Policies> {
   readonly #http: HttpTransport;
 
   constructor(options: ClientOptions) {
@@ -44,16 +47,19 @@ export class GovernanceClient implements AuthorizationWorkflow {
   }
 
   /** `POST /evaluate` variant 1: a signed decision; its executionId is consumed once and for all. */
+  evaluate<Id extends PolicyIdOf<Policies>, Version extends string>(request: TypedEvaluateRequest<Policies, Id, Version>, call?: CallOptions): Promise<EvaluateResponse>;
   evaluate(request: EvaluateRequest, call?: CallOptions): Promise<EvaluateResponse> {
     return this.#http.post("/evaluate", request, call);
   }
 
   /** `POST /evaluate` variant 2: what evaluate would decide, with no attestation and no side effect. */
+  dryRun<Id extends PolicyIdOf<Policies>, Version extends string>(request: TypedDryRunRequest<Policies, Id, Version>, call?: CallOptions): Promise<DryRunResponse>;
   dryRun(request: DryRunRequest, call?: CallOptions): Promise<DryRunResponse> {
     return this.#http.post("/evaluate", request, call);
   }
 
   /** `POST /simulate`: no signing, no replay write, no audit record. */
+  simulate<Id extends PolicyIdOf<Policies>, Version extends string>(request: TypedDryRunRequest<Policies, Id, Version>, call?: CallOptions): Promise<SimulateResponse>;
   simulate(request: DryRunRequest, call?: CallOptions): Promise<SimulateResponse> {
     return this.#http.post("/simulate", request, call);
   }
@@ -62,6 +68,7 @@ export class GovernanceClient implements AuthorizationWorkflow {
    * Legacy `POST /execute` (variant 2 attestation), rate-limited to 100 a minute.
    * @deprecated spec 1.10: new integrations use `evaluate`, `override` and `confirmExecution`
    */
+  execute<Id extends PolicyIdOf<Policies>, Version extends string>(request: TypedExecuteRequest<Policies, Id, Version>, call?: CallOptions): Promise<ExecuteResponse>;
   execute(request: ExecuteRequest, call?: CallOptions): Promise<ExecuteResponse> {
     return this.#http.post("/execute", request, call);
   }

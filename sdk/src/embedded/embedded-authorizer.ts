@@ -38,6 +38,7 @@ import type {
   VerifyResponse,
 } from "@writ/wire";
 import { pinnedTrustRoot, signerOf } from "../keys.js";
+import type { PolicyIdOf, TypedDryRunRequest, TypedEvaluateRequest, UntypedPolicies } from "../typed-signals.js";
 import type { AuthorizationWorkflow } from "../workflow.js";
 import { invalidRequest, refusing } from "./refusals.js";
 
@@ -64,7 +65,8 @@ function timeWindowProblem(window: unknown): string | null {
   return window > MAX_TIME_WINDOW_SECONDS ? `must be <= ${MAX_TIME_WINDOW_SECONDS}` : null;
 }
 
-export class EmbeddedAuthorizer implements AuthorizationWorkflow {
+/** `new EmbeddedAuthorizer<WritPolicies>(options)` types the signals as the GovernanceClient does (docs/sdk.md "Typed signals"). */
+export class EmbeddedAuthorizer<Policies extends object = UntypedPolicies> implements AuthorizationWorkflow<Policies> {
   readonly #authorizer: Authorizer;
   readonly #signer: Signer;
   readonly #verifier: VerifierOptions;
@@ -95,15 +97,18 @@ export class EmbeddedAuthorizer implements AuthorizationWorkflow {
     });
   }
 
+  evaluate<Id extends PolicyIdOf<Policies>, Version extends string>(request: TypedEvaluateRequest<Policies, Id, Version>): Promise<EvaluateResponse>;
   evaluate(request: EvaluateRequest): Promise<EvaluateResponse> {
     const { verifiedSignals, ...rest } = request;
     return refusing(() => this.#authorizer.evaluate({ ...rest, signals: verifiedSignals }));
   }
 
+  dryRun<Id extends PolicyIdOf<Policies>, Version extends string>(request: TypedDryRunRequest<Policies, Id, Version>): Promise<DryRunResponse>;
   dryRun(request: DryRunRequest): Promise<DryRunResponse> {
     return refusing(() => this.#authorizer.dryRun(request.policyId, request.policyVersion, request.signals));
   }
 
+  simulate<Id extends PolicyIdOf<Policies>, Version extends string>(request: TypedDryRunRequest<Policies, Id, Version>): Promise<SimulateResponse>;
   simulate(request: DryRunRequest): Promise<SimulateResponse> {
     return refusing(() => this.#authorizer.simulate(request.policyId, request.policyVersion, request.signals));
   }
