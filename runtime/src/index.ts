@@ -3,7 +3,9 @@
  */
 export * from "./errors.js";
 export * from "./ir/types.js";
-export { preparePolicy, comparator, arithmetic, codePointLength, type Decision, type PreparedPolicy } from "./ir/evaluate.js";
+export * from "./ir/operators.js";
+export { UNKNOWN, COMPARISON_DOMAINS, codePointLength, isScalar, type Value } from "./ir/values.js";
+export { preparePolicy, type Decision, type PreparedPolicy } from "./ir/evaluate.js";
 export { parseStrictJson, type StrictParseOptions } from "./json/strict-parse.js";
 export { canonicalJson, canonicalBytes } from "./canonical/jcs.js";
 export { sha256Hex } from "./canonical/digest.js";

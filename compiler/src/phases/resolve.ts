@@ -1,13 +1,12 @@
-import type { ConstDecl, Expr, Ident, ListItem, PolicyAst, SignalDecl } from "../syntax/ast.js";
+import { isFunctionName } from "@writ/runtime";
+import { operandsOf, type ConstDecl, type Expr, type Ident, type ListItem, type PolicyAst, type SignalDecl } from "../syntax/ast.js";
+import { FUNCTION_NAMES } from "../syntax/operators.js";
 import type { PhaseContext } from "./context.js";
 
 export interface Symbols {
   readonly signals: ReadonlyMap<string, SignalDecl>;
   readonly consts: ReadonlyMap<string, ConstDecl>;
 }
-
-/** The functions a condition may call. */
-export const BUILTINS = ["len", "present"] as const;
 
 /**
  * Phase resolve. Guarantees: names are declared once (signals, constants and rules each in their own
@@ -40,35 +39,13 @@ export function resolve(ctx: PhaseContext, ast: PolicyAst): Symbols {
     for (const item of items) if (item.kind === "ref") use(item.name, item.span);
   };
   const visit = (e: Expr): void => {
-    switch (e.kind) {
-      case "ref":
-        return use(e.name, e.span);
-      case "call":
-        if (!(BUILTINS as readonly string[]).includes(e.fn.name)) {
-          ctx.sink.report("E407", e.fn.span, `unknown function \`${e.fn.name}\``, [`the functions are ${BUILTINS.map((b) => `\`${b}\``).join(" and ")}`]);
-        }
-        return e.args.forEach(visit);
-      case "in":
-        visit(e.value);
-        return e.set.kind === "list" ? useItems(e.set.items) : visit(e.set);
-      case "range":
-        return [e.value, e.min, e.max].forEach(visit);
-      case "or":
-      case "and":
-        return e.args.forEach(visit);
-      case "not":
-      case "neg":
-        return visit(e.arg);
-      case "compare":
-      case "string-op":
-      case "arith":
-        visit(e.left);
-        return visit(e.right);
-      case "matches":
-        return visit(e.value);
-      case "literal":
-        return;
+    if (e.kind === "ref") use(e.name, e.span);
+    if (e.kind === "call" && !isFunctionName(e.fn.name)) {
+      const names = FUNCTION_NAMES.map((f) => `\`${f}\``);
+      ctx.sink.report("E407", e.fn.span, `unknown function \`${e.fn.name}\``, [`the functions are ${names.slice(0, -1).join(", ")} and ${names[names.length - 1]!}`]);
     }
+    if (e.kind === "in" && e.set.kind === "list") useItems(e.set.items);
+    operandsOf(e).forEach(visit);
   };
   for (const c of ast.consts) if (c.value.kind === "list") useItems(c.value.items);
   for (const r of ast.rules) visit(r.when);

@@ -21,7 +21,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compile, type Diagnostic } from "@writ/compiler";
 import { createSignalValidator, preparePolicy, type Decision, type PolicyIr } from "@writ/runtime";
-import type { Expr, ListItem, PolicyAst, ScalarValue, SignalDecl } from "../../src/syntax/ast.js";
+import { operandsOf, type Expr, type ListItem, type PolicyAst, type ScalarValue, type SignalDecl } from "../../src/syntax/ast.js";
 import { policyModel, STRING_PATTERNS, timestampArb } from "../support/generate-policy.js";
 
 const SEED =
@@ -97,53 +97,22 @@ class Reference {
         const v = this.eval(arg, input);
         return typeof v === "string" ? [...v].length : UNKNOWN;
       }
-      case "not": {
+      case "unary": {
         const v = this.eval(e.arg, input);
-        return v === UNKNOWN ? UNKNOWN : !v;
+        if (e.op === "not") return v === UNKNOWN ? UNKNOWN : !v;
+        return typeof v === "number" ? -v : UNKNOWN;
       }
-      case "and": {
+      case "logical": {
         let unknown = false;
         for (const a of e.args) {
           const v = this.eval(a, input);
-          if (v === false) return false;
+          if (v === (e.op === "or")) return e.op === "or";
           if (v === UNKNOWN) unknown = true;
         }
-        return unknown ? UNKNOWN : true;
+        return unknown ? UNKNOWN : e.op === "and";
       }
-      case "or": {
-        let unknown = false;
-        for (const a of e.args) {
-          const v = this.eval(a, input);
-          if (v === true) return true;
-          if (v === UNKNOWN) unknown = true;
-        }
-        return unknown ? UNKNOWN : false;
-      }
-      case "compare": {
-        let l = this.eval(e.left, input);
-        let r = this.eval(e.right, input);
-        if (l === UNKNOWN || r === UNKNOWN) return UNKNOWN;
-        if (this.isTimestamp(e.left) || this.isTimestamp(e.right)) {
-          l = this.instant(l);
-          r = this.instant(r);
-          if (l === UNKNOWN || r === UNKNOWN) return UNKNOWN;
-        }
-        switch (e.op) {
-          case "==":
-            return l === r;
-          case "!=":
-            return l !== r;
-          case "<":
-            return l < r;
-          case "<=":
-            return l <= r;
-          case ">":
-            return l > r;
-          case ">=":
-            return l >= r;
-        }
-        break;
-      }
+      case "binary":
+        return this.binary(e, input);
       case "in": {
         const v = this.eval(e.value, input);
         if (v === UNKNOWN) return UNKNOWN;
@@ -170,29 +139,51 @@ class Reference {
         const inside = v >= lo && v <= hi;
         return e.negated ? !inside : inside;
       }
-      case "string-op": {
-        const l = this.eval(e.left, input);
-        const r = this.eval(e.right, input);
-        if (typeof l !== "string" || typeof r !== "string") return UNKNOWN;
-        return e.op === "starts_with" ? l.startsWith(r) : e.op === "ends_with" ? l.endsWith(r) : l.includes(r);
-      }
       case "matches": {
         const v = this.eval(e.value, input);
         return typeof v === "string" ? new RegExp(e.regex.pattern, "u").test(v) : UNKNOWN;
       }
-      case "arith": {
-        const l = this.eval(e.left, input);
-        const r = this.eval(e.right, input);
+    }
+  }
+
+  private binary(e: Extract<Expr, { kind: "binary" }>, input: Signals): Value {
+    let l = this.eval(e.left, input);
+    let r = this.eval(e.right, input);
+    if (l === UNKNOWN || r === UNKNOWN) return UNKNOWN;
+    switch (e.op) {
+      case "starts_with":
+      case "ends_with":
+      case "contains":
+        if (typeof l !== "string" || typeof r !== "string") return UNKNOWN;
+        return e.op === "starts_with" ? l.startsWith(r) : e.op === "ends_with" ? l.endsWith(r) : l.includes(r);
+      case "add":
+      case "sub":
+      case "mul":
+      case "div": {
         if (typeof l !== "number" || typeof r !== "number") return UNKNOWN;
-        const v = e.op === "+" ? l + r : e.op === "-" ? l - r : e.op === "*" ? l * r : l / r;
+        const v = e.op === "add" ? l + r : e.op === "sub" ? l - r : e.op === "mul" ? l * r : l / r;
         return Number.isFinite(v) ? v : UNKNOWN;
       }
-      case "neg": {
-        const v = this.eval(e.arg, input);
-        return typeof v === "number" ? -v : UNKNOWN;
-      }
     }
-    throw new Error(`unhandled expression ${JSON.stringify(e)}`);
+    if (this.isTimestamp(e.left) || this.isTimestamp(e.right)) {
+      l = this.instant(l);
+      r = this.instant(r);
+      if (l === UNKNOWN || r === UNKNOWN) return UNKNOWN;
+    }
+    switch (e.op) {
+      case "eq":
+        return l === r;
+      case "ne":
+        return l !== r;
+      case "lt":
+        return l < r;
+      case "le":
+        return l <= r;
+      case "gt":
+        return l > r;
+      case "ge":
+        return l >= r;
+    }
   }
 }
 
@@ -209,32 +200,9 @@ function literalsOf(ast: PolicyAst): { numbers: number[]; strings: string[] } {
   };
   const items = (xs: readonly ListItem[]): void => xs.forEach((i) => i.kind === "scalar" && add(i.value));
   const visit = (e: Expr): void => {
-    switch (e.kind) {
-      case "literal":
-        return add(e.value);
-      case "in":
-        visit(e.value);
-        return e.set.kind === "list" ? items(e.set.items) : visit(e.set);
-      case "range":
-        return [e.value, e.min, e.max].forEach(visit);
-      case "and":
-      case "or":
-        return e.args.forEach(visit);
-      case "call":
-        return e.args.forEach(visit);
-      case "not":
-      case "neg":
-        return visit(e.arg);
-      case "compare":
-      case "string-op":
-      case "arith":
-        visit(e.left);
-        return visit(e.right);
-      case "matches":
-        return visit(e.value);
-      case "ref":
-        return;
-    }
+    if (e.kind === "literal") add(e.value);
+    if (e.kind === "in" && e.set.kind === "list") items(e.set.items);
+    operandsOf(e).forEach(visit);
   };
   ast.rules.forEach((r) => visit(r.when));
   for (const c of ast.consts) {
