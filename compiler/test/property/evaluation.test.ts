@@ -20,7 +20,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compile, type Diagnostic } from "@writ/compiler";
-import { createSignalValidator, preparePolicy, type Decision, type PolicyIr } from "@writ/runtime";
+import { createSignalValidator, isFunctionName, preparePolicy, type Decision, type PolicyIr } from "@writ/runtime";
 import { operandsOf, type Expr, type ListItem, type PolicyAst, type ScalarValue, type SignalDecl } from "../../src/syntax/ast.js";
 import { policyModel, STRING_PATTERNS, timestampArb } from "../support/generate-policy.js";
 
@@ -88,15 +88,8 @@ class Reference {
         if (c?.value.kind !== "scalar") throw new Error(`\`${e.name}\` used as a value`);
         return c.value.value;
       }
-      case "call": {
-        const arg = e.args[0]!;
-        if (e.fn.name === "present") {
-          if (arg.kind !== "ref") throw new Error("present of a non-name");
-          return this.present(arg.name, input);
-        }
-        const v = this.eval(arg, input);
-        return typeof v === "string" ? [...v].length : UNKNOWN;
-      }
+      case "call":
+        return this.call(e, input);
       case "unary": {
         const v = this.eval(e.arg, input);
         if (e.op === "not") return v === UNKNOWN ? UNKNOWN : !v;
@@ -142,6 +135,21 @@ class Reference {
       case "matches": {
         const v = this.eval(e.value, input);
         return typeof v === "string" ? new RegExp(e.regex.pattern, "u").test(v) : UNKNOWN;
+      }
+    }
+  }
+
+  private call(e: Extract<Expr, { kind: "call" }>, input: Signals): Value {
+    const fn = e.fn.name;
+    const arg = e.args[0]!;
+    if (!isFunctionName(fn)) throw new Error(`call of unknown function ${fn}`);
+    switch (fn) {
+      case "present":
+        if (arg.kind !== "ref") throw new Error("present of a non-name");
+        return this.present(arg.name, input);
+      case "len": {
+        const v = this.eval(arg, input);
+        return typeof v === "string" ? [...v].length : UNKNOWN;
       }
     }
   }
