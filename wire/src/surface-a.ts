@@ -59,6 +59,37 @@ export interface DryRunResponse {
   readonly ruleMatched: string;
   readonly reason: string;
   readonly signalsValidated: true;
+  /** Only when asked for with `?explain=true` (writ's addition; the spec's answer has no such member). */
+  readonly explanation?: Explanation;
+}
+
+/**
+ * Why the policy decides as it does for the signals sent (docs/sidecar.md, "Explanations"): every rule's condition,
+ * evaluated down to the signals, by the same operators as the decision.
+ */
+export interface Explanation {
+  /** Every rule in order, those after the one that decides included. */
+  readonly rules: readonly ExplainedRule[];
+  /** What decides when no rule's condition is true; null when the policy has no catch-all. */
+  readonly otherwise: { readonly verdict: Verdict; readonly reason: string } | null;
+}
+
+export interface ExplainedRule {
+  readonly rule: string;
+  readonly verdict: Verdict;
+  readonly reason: string;
+  /** Only a rule whose condition is `true` decides; `unknown` comes from an absent optional signal. */
+  readonly result: "true" | "false" | "unknown";
+  readonly condition: ExplainedExpr;
+}
+
+export interface ExplainedExpr {
+  /** The expression as the compiled policy has it (constants inlined), compound operands in parentheses. */
+  readonly expr: string;
+  /** Its value; null when unknown (for a signal: it was not sent). */
+  readonly value: string | number | boolean | null;
+  /** What it was computed from; absent for a literal, a signal and `present(...)`. */
+  readonly operands?: readonly ExplainedExpr[];
 }
 
 /** Spec 2.7: what evaluate would do, with no signing, replay write or audit record. */
@@ -71,6 +102,8 @@ export interface SimulateResponse {
   readonly wouldSign: boolean;
   /** The variant 1 attestation that would be signed, without its signature (and with a placeholder executionId). */
   readonly attestationPreview: AttestationPreview;
+  /** Only when asked for with `?explain=true`, as for the dry run. */
+  readonly explanation?: Explanation;
 }
 
 /** `POST /verify` takes an attestation of either variant as its whole body. */

@@ -34,6 +34,17 @@ const checkExecute = bodyCheck<ExecuteBody>(executeBody);
 /** Legacy `/execute`: at most 100 a minute per client (spec 8). */
 export const EXECUTE_RATE_LIMIT = { max: 100, timeWindow: 60_000 } as const;
 
+/**
+ * `?explain=true` on the dry run and `/simulate` adds `explanation` to the answer (docs/sidecar.md, "Explanations");
+ * without it the answer is the spec's. Any other value, or the parameter twice, is a 400.
+ */
+function explainRequested(query: unknown): boolean {
+  const value = isObject(query) ? query["explain"] : undefined;
+  if (value === undefined || value === "false") return false;
+  if (value === "true") return true;
+  throw invalidRequest([{ path: "querystring/explain", message: "must be `true` or `false`, given once" }]);
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -70,7 +81,8 @@ export function decisionRoutes(app: FastifyInstance, ctx: SidecarContext, metric
         throw invalidRequest([{ path: "body", message: "must have either `verifiedSignals` (evaluate) or `signals` (dry run), not both" }]);
       }
       const dry = checkDryRun(body);
-      return loggingBundleRefusals(request, () => ctx.authorizer.dryRun(dry.policyId, dry.policyVersion, dry.signals));
+      const options = { explain: explainRequested(request.query) };
+      return loggingBundleRefusals(request, () => ctx.authorizer.dryRun(dry.policyId, dry.policyVersion, dry.signals, options));
     }
     const evaluate = checkEvaluate(body);
     const result = await recordingReplays(ctx, request, evaluate.executionId, () => ctx.authorizer.evaluate(requestOf(evaluate, evaluate.verifiedSignals)));
@@ -91,6 +103,7 @@ export function decisionRoutes(app: FastifyInstance, ctx: SidecarContext, metric
 
   app.post("/simulate", async (request) => {
     const simulate = checkDryRun(request.body);
-    return loggingBundleRefusals(request, () => ctx.authorizer.simulate(simulate.policyId, simulate.policyVersion, simulate.signals));
+    const options = { explain: explainRequested(request.query) };
+    return loggingBundleRefusals(request, () => ctx.authorizer.simulate(simulate.policyId, simulate.policyVersion, simulate.signals, options));
   });
 }
