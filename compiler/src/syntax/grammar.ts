@@ -2,6 +2,7 @@ import {
   CstParser,
   EOF,
   type CstNode,
+  type IOrAlt,
   type IParserErrorMessageProvider,
   type IRecognitionException,
   type IToken,
@@ -315,9 +316,17 @@ class WritParser extends CstParser {
     ]);
   });
 
+  /** Each level's alternatives, built once: Chevrotain runs a rule's body on every parse. */
+  private readonly operatorAlts = new Map<readonly (InfixOp | PrefixOp)[], IOrAlt<unknown>[]>();
+
   /** One of a level's operators (syntax/operators.ts), labelled `operator` for build-ast. */
   private operator(ops: readonly (InfixOp | PrefixOp)[], idx = 1): void {
-    this.or(idx, ops.map((op) => ({ ALT: () => this.CONSUME(tokenOf(op), { LABEL: "operator" }) })));
+    let alts = this.operatorAlts.get(ops);
+    if (!alts) {
+      alts = ops.map((op) => ({ ALT: () => this.CONSUME(tokenOf(op), { LABEL: "operator" }) }));
+      this.operatorAlts.set(ops, alts);
+    }
+    this.or(idx, alts);
   }
 
   primary = this.RULE("primary", () => {

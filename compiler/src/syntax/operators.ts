@@ -172,13 +172,18 @@ const names = Object.keys(OPERATORS);
 /** The built-in functions, as a condition calls them. */
 export const FUNCTION_NAMES: readonly FunctionName[] = names.filter(isFunctionName);
 
+const infix = (level: InfixLevel) => names.filter(isInfixOp).filter((op) => OPERATORS[op].level === level);
+const prefix = (level: PrefixLevel) => names.filter(isPrefixOp).filter((op) => OPERATORS[op].level === level);
+const INFIX_AT: Readonly<Record<InfixLevel, readonly InfixOp[]>> = { predicate: infix("predicate"), additive: infix("additive"), multiplicative: infix("multiplicative") };
+const PREFIX_AT: Readonly<Record<PrefixLevel, readonly PrefixOp[]>> = { not: prefix("not"), unary: prefix("unary") };
+
 /** The infix operators of a level, in table order: the grammar offers them in this order. */
 export function infixAt(level: InfixLevel): readonly InfixOp[] {
-  return names.filter(isInfixOp).filter((op) => OPERATORS[op].level === level);
+  return INFIX_AT[level];
 }
 
 export function prefixAt(level: PrefixLevel): readonly PrefixOp[] {
-  return names.filter(isPrefixOp).filter((op) => OPERATORS[op].level === level);
+  return PREFIX_AT[level];
 }
 
 /** The operator a token stands for at a level (the grammar consumes only tokens of the table). */

@@ -1,22 +1,7 @@
 import { IrUnsupportedError } from "../errors.js";
-import {
-  absorbingOf,
-  arithmeticOf,
-  comparisonOf,
-  kleene,
-  matchesOf,
-  membershipOf,
-  presentOf,
-  rangeOf,
-  readSignal,
-  stringTestOf,
-  unaryOf,
-  type Signals,
-} from "./apply.js";
+import { arithmetic, comparison, logical, matches, membership, present, range, signal, stringTest, unary, type Operand, type Signals } from "./apply.js";
+import { isUnaryOp } from "./operators.js";
 import { IR_VERSION, OTHERWISE_RULE_ID, type IrExpr, type PolicyIr, type Verdict } from "./types.js";
-import type { Value } from "./values.js";
-
-type Compiled = (signals: Signals) => Value;
 
 export type Decision =
   | { readonly decided: true; readonly verdict: Verdict; readonly ruleId: string; readonly reason: string }
@@ -53,58 +38,34 @@ export function preparePolicy(ir: PolicyIr): PreparedPolicy {
   };
 }
 
-function compile(expr: IrExpr): Compiled {
+function compile(expr: IrExpr): Operand {
   switch (expr.op) {
     case "lit": {
       const value = expr.value;
       return () => value;
     }
-    case "signal": {
-      const name = expr.name;
-      return (s) => readSignal(s, name);
-    }
+    case "signal":
+      return signal(expr.name);
     case "present":
-      return presentOf(expr);
+      return present(expr);
     case "and":
-    case "or": {
-      const absorbing = absorbingOf(expr);
-      const args = expr.args.map(compile);
-      return (s) => kleene(absorbing, args, s);
-    }
+    case "or":
+      return logical(expr, expr.args.map(compile));
     case "cmp":
-      return binary(comparisonOf(expr), expr);
+      return comparison(expr, compile(expr.left), compile(expr.right));
     case "str":
-      return binary(stringTestOf(expr), expr);
+      return stringTest(expr, compile(expr.left), compile(expr.right));
     case "arith":
-      return binary(arithmeticOf(expr), expr);
-    case "in": {
-      const test = membershipOf(expr);
-      const value = compile(expr.value);
-      return (s) => test(value(s));
-    }
-    case "range": {
-      const test = rangeOf();
-      const value = compile(expr.value);
-      const min = compile(expr.min);
-      const max = compile(expr.max);
-      return (s) => test(value(s), min(s), max(s));
-    }
-    case "matches": {
-      const test = matchesOf(expr);
-      const value = compile(expr.value);
-      return (s) => test(value(s));
-    }
-    default: {
-      // Every other node is a unary operator's (`{op, arg}`); unaryOf refuses an op the table does not declare.
-      const apply = unaryOf(expr);
-      const arg = compile(expr.arg);
-      return (s) => apply(arg(s));
-    }
+      return arithmetic(expr, compile(expr.left), compile(expr.right));
+    case "in":
+      return membership(expr, compile(expr.value));
+    case "range":
+      return range(compile(expr.value), compile(expr.min), compile(expr.max));
+    case "matches":
+      return matches(expr, compile(expr.value));
+    default:
+      // Every other node is a unary operator's (`{op, arg}`): an op the table does not declare is refused first.
+      if (!isUnaryOp(expr.op)) throw new IrUnsupportedError(`IR operator \`${String(expr.op)}\` is not supported`);
+      return unary(expr, compile(expr.arg));
   }
-}
-
-function binary(apply: (a: Value, b: Value) => Value, expr: { readonly left: IrExpr; readonly right: IrExpr }): Compiled {
-  const left = compile(expr.left);
-  const right = compile(expr.right);
-  return (s) => apply(left(s), right(s));
 }

@@ -1,19 +1,7 @@
-import {
-  absorbingOf,
-  arithmeticOf,
-  comparisonOf,
-  kleene,
-  matchesOf,
-  membershipOf,
-  presentOf,
-  rangeOf,
-  readSignal,
-  stringTestOf,
-  unaryOf,
-  type Signals,
-} from "./apply.js";
+import { IrUnsupportedError } from "../errors.js";
+import { arithmetic, comparison, logical, matches, membership, present, range, signal, stringTest, unary, type Operand, type Signals } from "./apply.js";
 import type { Decision } from "./evaluate.js";
-import { IR_OPERATORS, isFunctionName, UNARY_OPERATORS } from "./operators.js";
+import { IR_OPERATORS, isFunctionName, isUnaryOp, UNARY_OPERATORS } from "./operators.js";
 import { OTHERWISE_RULE_ID, type IrExpr, type IrNode, type IrOutcome, type PolicyIr, type Scalar, type Verdict } from "./types.js";
 import { UNKNOWN, type Value } from "./values.js";
 
@@ -91,54 +79,52 @@ function compound(e: IrExpr, value: Value, operands: readonly Node[]): Node {
   return { explained: { expr: written(e), value: value === UNKNOWN ? null : value, operands: operands.map((o) => o.explained) }, value };
 }
 
-/** Each case builds its operator's function before anything else, so an undeclared operator is refused as by the evaluator. */
+const known = (n: Node): Operand => () => n.value;
+
+/** A node's value: its operator applied, by the evaluator's own functions (apply.ts), to its operands' values. */
 function node(e: IrExpr, s: Signals): Node {
   switch (e.op) {
     case "lit":
       return leaf(written(e), e.value);
     case "signal":
-      return leaf(e.name, readSignal(s, e.name));
+      return leaf(e.name, signal(e.name)(s));
     case "present":
-      return leaf(written(e), presentOf(e)(s));
+      return leaf(written(e), present(e)(s));
     case "and":
     case "or": {
-      const absorbing = absorbingOf(e);
       const args = e.args.map((a) => node(a, s));
-      return compound(e, kleene(absorbing, args.map((a) => () => a.value), s), args);
+      return compound(e, logical(e, args.map(known))(s), args);
     }
     case "cmp":
-      return binary(e, comparisonOf(e), s);
+      return binary(e, s, (l, r) => comparison(e, l, r));
     case "str":
-      return binary(e, stringTestOf(e), s);
+      return binary(e, s, (l, r) => stringTest(e, l, r));
     case "arith":
-      return binary(e, arithmeticOf(e), s);
+      return binary(e, s, (l, r) => arithmetic(e, l, r));
     case "in": {
-      const test = membershipOf(e);
       const value = node(e.value, s);
-      return compound(e, test(value.value), [value]);
+      return compound(e, membership(e, known(value))(s), [value]);
     }
     case "range": {
-      const test = rangeOf();
       const [value, min, max] = [node(e.value, s), node(e.min, s), node(e.max, s)];
-      return compound(e, test(value.value, min.value, max.value), [value, min, max]);
+      return compound(e, range(known(value), known(min), known(max))(s), [value, min, max]);
     }
     case "matches": {
-      const test = matchesOf(e);
       const value = node(e.value, s);
-      return compound(e, test(value.value), [value]);
+      return compound(e, matches(e, known(value))(s), [value]);
     }
     default: {
-      const apply = unaryOf(e);
+      if (!isUnaryOp(e.op)) throw new IrUnsupportedError(`IR operator \`${String(e.op)}\` is not supported`);
       const arg = node(e.arg, s);
-      return compound(e, apply(arg.value), [arg]);
+      return compound(e, unary(e, known(arg))(s), [arg]);
     }
   }
 }
 
-function binary(e: IrNode<"cmp" | "str" | "arith">, apply: (a: Value, b: Value) => Value, s: Signals): Node {
+function binary(e: IrNode<"cmp" | "str" | "arith">, s: Signals, apply: (left: Operand, right: Operand) => Operand): Node {
   const left = node(e.left, s);
   const right = node(e.right, s);
-  return compound(e, apply(left.value, right.value), [left, right]);
+  return compound(e, apply(known(left), known(right))(s), [left, right]);
 }
 
 function scalar(v: Scalar): string {
