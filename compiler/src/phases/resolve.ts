@@ -1,6 +1,7 @@
 import { isFunctionName } from "@writ/runtime";
 import { operandsOf, type ConstDecl, type Expr, type Ident, type ListItem, type PolicyAst, type SignalDecl } from "../syntax/ast.js";
 import { FUNCTION_NAMES } from "../syntax/operators.js";
+import { suggest } from "../diagnostics/suggest.js";
 import type { PhaseContext } from "./context.js";
 
 export interface Symbols {
@@ -85,31 +86,4 @@ function declareOnce<T extends { readonly name: Ident }>(
     else map.set(d.name.name, d);
   }
   return map;
-}
-
-/** "did you mean" for a name within two edits of a declared one. */
-function suggest(name: string, known: readonly string[]): string[] {
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const k of known) {
-    const d = editDistance(name.toLowerCase(), k.toLowerCase());
-    if (d < bestDistance) {
-      best = k;
-      bestDistance = d;
-    }
-  }
-  return best === undefined ? [] : [`did you mean \`${best}\`?`];
-}
-
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length]!;
 }
