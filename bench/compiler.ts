@@ -28,11 +28,15 @@ import {
   parseStrictJson,
   preparePolicy,
   verifyObject,
+  IR_OPERATORS,
+  isArithOp,
+  isComparison,
+  isStringOp,
   type BundleManifest,
   type PolicyIr,
 } from "@writ/runtime";
 import type * as CedarModule from "@cedar-policy/cedar-wasm/nodejs";
-import type { Expr, ListItem, PolicyAst, ScalarValue, SignalDecl } from "../compiler/src/syntax/ast.js";
+import { operandsOf, type Expr, type ListItem, type PolicyAst, type ScalarValue, type SignalDecl } from "../compiler/src/syntax/ast.js";
 import { generatePolicy } from "../compiler/test/support/generate-policy.js";
 
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 15);
@@ -276,35 +280,8 @@ function toCedar(ast: PolicyAst, action: string): { schema: string; policies: st
   /** The optional signals an atom reads (not through `present`): Cedar's strict validator wants `has` first. */
   const optionalsIn = (e: Expr, out = new Set<string>()): Set<string> => {
     const visit = (x: Expr): void => {
-      switch (x.kind) {
-        case "ref":
-          if (signals.get(x.name)?.optional) out.add(x.name);
-          return;
-        case "call":
-          if (x.fn.name !== "present") x.args.forEach(visit);
-          return;
-        case "and":
-        case "or":
-          return x.args.forEach(visit);
-        case "not":
-        case "neg":
-          return visit(x.arg);
-        case "compare":
-        case "string-op":
-        case "arith":
-          visit(x.left);
-          return visit(x.right);
-        case "in":
-          visit(x.value);
-          if (x.set.kind !== "list") visit(x.set);
-          return;
-        case "range":
-          return [x.value, x.min, x.max].forEach(visit);
-        case "matches":
-          return visit(x.value);
-        case "literal":
-          return;
-      }
+      if (x.kind === "ref" && signals.get(x.name)?.optional) out.add(x.name);
+      if (x.kind !== "call" || x.fn.name !== "present") operandsOf(x).forEach(visit);
     };
     visit(e);
     return out;
@@ -319,10 +296,12 @@ function toCedar(ast: PolicyAst, action: string): { schema: string; policies: st
         const c = consts.get(e.name);
         return c?.value.kind === "scalar" ? scalar(c.value.value, asTime) : "0";
       }
-      case "arith":
-        if (e.op === "/") approximations.add("division");
-        return `(${value(e.left)} ${e.op === "/" ? "*" : e.op} ${value(e.right)})`;
-      case "neg":
+      case "binary":
+        if (!isArithOp(e.op)) return `(${condition(e)})`;
+        if (e.op === "div") approximations.add("division");
+        return `(${value(e.left)} ${e.op === "div" ? "*" : IR_OPERATORS[e.op].symbol} ${value(e.right)})`;
+      case "unary":
+        if (e.op === "not") return `(${condition(e)})`;
         return `(-${value(e.arg)})`;
       case "call":
         if (e.fn.name === "present") return `(${condition(e)})`;
@@ -332,7 +311,7 @@ function toCedar(ast: PolicyAst, action: string): { schema: string; policies: st
         return `(${condition(e)})`;
     }
   };
-  const like = (e: Extract<Expr, { kind: "string-op" }>): string => {
+  const like = (e: Extract<Expr, { kind: "binary" }>): string => {
     const pattern = e.right.kind === "literal" && typeof e.right.value === "string" ? e.right.value : null;
     if (pattern === null) {
       approximations.add("string operators with a non-literal operand");
@@ -344,20 +323,22 @@ function toCedar(ast: PolicyAst, action: string): { schema: string; policies: st
   // Conditions, each atom guarded by `context has x` for the optional signals it reads.
   const condition = (e: Expr): string => {
     switch (e.kind) {
-      case "and":
-      case "or":
-        return e.args.map((a) => `(${condition(a)})`).join(e.kind === "and" ? " && " : " || ");
-      case "not":
-        return `!(${condition(e.arg)})`;
+      case "logical":
+        return e.args.map((a) => `(${condition(a)})`).join(e.op === "and" ? " && " : " || ");
+      case "unary":
+        if (e.op === "not") return `!(${condition(e.arg)})`;
+        break;
       default:
         break;
     }
     const guards = [...optionalsIn(e)].map((n) => `context has ${n}`);
     const atom = ((): string => {
       switch (e.kind) {
-        case "compare": {
+        case "binary": {
+          if (isStringOp(e.op)) return like(e);
+          if (!isComparison(e.op)) return value(e);
           const t = isTime(e.left) || isTime(e.right);
-          return `${value(e.left, t)} ${e.op} ${value(e.right, t)}`;
+          return `${value(e.left, t)} ${IR_OPERATORS[e.op].symbol} ${value(e.right, t)}`;
         }
         case "in": {
           const t = isTime(e.value);
@@ -369,8 +350,6 @@ function toCedar(ast: PolicyAst, action: string): { schema: string; policies: st
           const test = `${value(e.value)} >= ${value(e.min)} && ${value(e.value)} <= ${value(e.max)}`;
           return e.negated ? `!(${test})` : test;
         }
-        case "string-op":
-          return like(e);
         case "matches":
           approximations.add("matches /regex/");
           return `${value(e.value)} like "*"`;

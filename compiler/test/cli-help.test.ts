@@ -45,6 +45,24 @@ describe("per-command help", () => {
     expect((await run("bundle", "--help")).out.match(/^usage: writ bundle \w+/gm)).toEqual(["usage: writ bundle pack", "usage: writ bundle inspect", "usage: writ bundle index"]);
   });
 
+  it("every command of `writ help` has its own --help, listing every option `writ help` gives it", async () => {
+    const entries: { command: string; lines: string[] }[] = [];
+    for (const line of (await run("help")).out.split("\n")) {
+      if (/^ {2}\S/.test(line)) {
+        const words = line.trim().split(/ {2,}/)[0]!.split(" ");
+        const operands = words.findIndex((w) => /^[<[]/.test(w));
+        entries.push({ command: words.slice(0, operands < 0 ? words.length : operands).join(" "), lines: [] });
+      } else if (/^ {3,}--/.test(line)) entries.at(-1)?.lines.push(line);
+    }
+    expect(entries.map((e) => e.command)).toEqual(expect.arrayContaining(["eval", "test", "fmt"]));
+    for (const { command, lines } of entries.filter((e) => e.command !== "conformance")) {
+      const help = await run(...command.split(" "), "--help");
+      expect(help.code, command).toBe(0);
+      expect(help.out.split("\n")[0], command).toMatch(new RegExp(`^usage: writ ${command}\\b`));
+      for (const option of lines) expect(help.out, `${command} --help`).toContain(option);
+    }
+  });
+
   it("`--help` after `--` is a path, not a request for help", async () => {
     expect((await run("fmt", "--check", "--", "--help")).out).not.toContain("usage:");
   });

@@ -126,6 +126,28 @@ describe("writ fmt", () => {
     expect(await run("fmt", "--check", "policies")).toBe(0);
   });
 
+  it("--diff prints the unified diff fmt would apply, changes nothing, exits 1; `git apply` takes the diff", async () => {
+    const file = join(cwd, PAY, "policy.writ");
+    const canonical = readFileSync(file, "utf8");
+    const messy = canonical.replace(/^rule high_risk when/m, "rule   high_risk\n   when").replace("const DAILY_LIMIT = 25000", "const DAILY_LIMIT=25000");
+    writeFileSync(file, messy);
+    expect(await run("fmt", "--diff", "policies")).toBe(1);
+    expect(readFileSync(file, "utf8")).toBe(messy);
+    const diff = `${out.join("\n")}\n`;
+    const lines = diff.split("\n");
+    expect(lines.slice(0, 2)).toEqual([`--- a/${PAY}/policy.writ`, `+++ b/${PAY}/policy.writ`]);
+    expect(lines).toContain("-const DAILY_LIMIT=25000");
+    expect(lines).toContain("+const DAILY_LIMIT = 25000");
+    expect(lines.filter((l) => l.startsWith("@@"))).toHaveLength(2);
+    expect(err.at(-1)).toBe("3 files: 1 not formatted");
+    const applied = spawnSync("git", ["apply", "-"], { cwd, input: diff, encoding: "utf8" });
+    expect(applied.stderr).toBe("");
+    expect(readFileSync(file, "utf8")).toBe(canonical);
+    out.length = 0;
+    expect(await run("fmt", "--diff", "policies")).toBe(0);
+    expect(out).toEqual([]);
+  });
+
   it("exits 3 and leaves a file with syntax errors untouched", async () => {
     writeFileSync(join(cwd, "broken.writ"), "policy ");
     expect(await run("fmt", "broken.writ")).toBe(3);

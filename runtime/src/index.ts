@@ -3,7 +3,10 @@
  */
 export * from "./errors.js";
 export * from "./ir/types.js";
-export { preparePolicy, comparator, arithmetic, codePointLength, type Decision, type PreparedPolicy } from "./ir/evaluate.js";
+export * from "./ir/operators.js";
+export { UNKNOWN, COMPARISON_DOMAINS, codePointLength, isScalar, type Value } from "./ir/values.js";
+export { preparePolicy, type Decision, type PreparedPolicy } from "./ir/evaluate.js";
+export { explain, type Explained, type Explanation, type ExplainedExpr, type ExplainedRule, type Truth } from "./ir/explain.js";
 export { parseStrictJson, type StrictParseOptions } from "./json/strict-parse.js";
 export { canonicalJson, canonicalBytes } from "./canonical/jcs.js";
 export { sha256Hex } from "./canonical/digest.js";
@@ -175,7 +178,7 @@ export {
 export { MemoryBundlePins, type BundlePins } from "./authorizer/pins.js";
 export { BundleLoadTally, type BundleLoadOutcome, type BundleLoadTotal } from "./authorizer/load-tally.js";
 export { endPhase, phaseStart, timedPhase, type Decided, type DecisionPhase, type DecisionReport, type PhaseTiming } from "./report.js";
-export { Authorizer, SIMULATION_EXECUTION_ID, type AuthorizerOptions, type DryRun, type EvaluateRequest, type Evaluated, type Simulation } from "./authorizer/authorizer.js";
+export { Authorizer, SIMULATION_EXECUTION_ID, type AuthorizerOptions, type DryRun, type DryRunOptions, type EvaluateRequest, type Evaluated, type Simulation } from "./authorizer/authorizer.js";
 export {
   HASH_BYTES,
   EMPTY_ROOT,

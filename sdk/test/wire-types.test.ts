@@ -42,6 +42,7 @@ describe("the runtime's types are the wire's", () => {
     // The legacy status is mapped by the sidecar (a rejection answers `completed`); the attestation is sent as is.
     expectTypeOf<Runtime.Evaluated<Runtime.AttestationV2>["attestation"]>().toEqualTypeOf<Wire.ExecuteResponse["attestation"]>();
     expectTypeOf<Runtime.DryRun>().toEqualTypeOf<Wire.DryRunResponse>();
+    expectTypeOf<Runtime.Explanation>().toEqualTypeOf<Wire.Explanation>();
     expectTypeOf<Runtime.Simulation>().toEqualTypeOf<Wire.SimulateResponse>();
     expectTypeOf<Runtime.EndpointVerification>().toEqualTypeOf<Wire.VerifyResponse>();
     expectTypeOf<Runtime.CheckResult>().toEqualTypeOf<Wire.CheckResult>();

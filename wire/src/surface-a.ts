@@ -72,8 +72,71 @@ export const ExecuteResponse = Closed(
 export type ExecuteResponse = Static<typeof ExecuteResponse>;
 
 /** Spec 2.6. */
+/** What an explained expression is: the TypeScript type of `ExplainedExpr` (recursive, so written beside its schema). */
+export interface ExplainedExprType {
+  /** The expression as the compiled policy has it (constants inlined), compound operands in parentheses. */
+  readonly expr: string;
+  /** Its value; null when unknown (for a signal: it was not sent). */
+  readonly value: string | number | boolean | null;
+  /** What it was computed from; absent for a literal, a signal and `present(...)`. */
+  readonly operands?: readonly ExplainedExprType[];
+}
+
+/**
+ * One expression of an explanation, with its value and its operands (docs/sidecar.md, "Explanations"). Recursive: its
+ * `operands` are explained expressions, the same schema object, which the OpenAPI documents write as a `$ref` to itself.
+ */
+export const ExplainedExpr = Type.Unsafe<ExplainedExprType>({
+  title: "ExplainedExpr",
+  description: "One expression of an explanation: its text, its value (null when unknown), and the expressions it was computed from.",
+  type: "object",
+  required: ["expr", "value"],
+  additionalProperties: false,
+  properties: {
+    expr: { type: "string", description: "The expression as the compiled policy has it (constants inlined), compound operands in parentheses." },
+    value: { type: ["string", "number", "boolean", "null"], description: "Its value; null when unknown (for a signal: it was not sent)." },
+    operands: { type: "array", description: "What it was computed from; absent for a literal, a signal and `present(...)`." },
+  },
+});
+(ExplainedExpr as unknown as { properties: { operands: { items: unknown } } }).properties.operands.items = ExplainedExpr;
+export type ExplainedExpr = ExplainedExprType;
+
+/** One rule of an explanation. */
+export const ExplainedRule = Closed(
+  {
+    rule: Type.String(),
+    verdict: Verdict,
+    reason: Type.String(),
+    result: Choice(["true", "false", "unknown"], { description: "Only a rule whose condition is `true` decides; `unknown` comes from an absent optional signal." }),
+    condition: ExplainedExpr,
+  },
+  { title: "ExplainedRule", description: "One rule of an explanation: its verdict and reason, and its condition evaluated." },
+);
+export type ExplainedRule = Static<typeof ExplainedRule>;
+
+/**
+ * Why the policy decides as it does for the signals sent (docs/sidecar.md, "Explanations"): every rule's condition,
+ * evaluated down to the signals, by the same operators as the decision. Only with `?explain=true`.
+ */
+export const Explanation = Closed(
+  {
+    rules: List(ExplainedRule, { description: "Every rule in order, those after the one that decides included." }),
+    otherwise: Type.Union([Closed({ verdict: Verdict, reason: Type.String() }), Type.Null()], {
+      description: "What decides when no rule's condition is true; null when the policy has no catch-all.",
+    }),
+  },
+  { title: "Explanation", description: "Why the policy decides as it does for the signals sent; only with `?explain=true` (writ's addition)." },
+);
+export type Explanation = Static<typeof Explanation>;
+
 export const DryRunResponse = Closed(
-  { wouldDecide: DecisionStatus, ruleMatched: Type.String(), reason: Type.String(), signalsValidated: Type.Literal(true) },
+  {
+    wouldDecide: DecisionStatus,
+    ruleMatched: Type.String(),
+    reason: Type.String(),
+    signalsValidated: Type.Literal(true),
+    explanation: Type.Optional(Described(Explanation, "Only when asked for with `?explain=true` (writ's addition; the spec's answer has no such member).")),
+  },
   { title: "DryRunResponse", description: "What `POST /evaluate` would decide, with no attestation and no side effect." },
 );
 export type DryRunResponse = Static<typeof DryRunResponse>;
@@ -94,6 +157,7 @@ export const SimulateResponse = Closed(
     policyLoaded: Type.Literal(true),
     wouldSign: Type.Boolean({ description: "Whether the service has a signing key, so that `/evaluate` would sign." }),
     attestationPreview: AttestationPreview,
+    explanation: Type.Optional(Described(Explanation, "Only when asked for with `?explain=true`, as for the dry run.")),
   },
   { title: "SimulateResponse", description: "What evaluate would do, with no signing, replay write or audit record." },
 );

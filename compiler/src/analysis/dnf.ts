@@ -1,15 +1,10 @@
-import { comparator } from "@writ/runtime";
-import { COMPARE } from "../phases/lower.js";
-import type { CompareOperator, Expr, ScalarValue, SignalDecl } from "../syntax/ast.js";
+import { COMPARISON_OPERATORS, LOGICAL_OPERATORS, isComparison, type CompareOp } from "@writ/runtime";
+import type { Expr, ScalarValue, SignalDecl } from "../syntax/ast.js";
 import type { Symbols } from "../phases/resolve.js";
 import { FULL, TRUE_TERM, intersectIntervals, intersectSets, type Interval, type Term, type ValueSet } from "./domain.js";
 
 /** Past this many terms a condition is kept whole as one opaque atom: the analysis stays linear. */
 const MAX_TERMS = 64;
-
-const FLIP: Record<CompareOperator, CompareOperator> = { "==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<=" };
-/** In Kleene logic `not (x < 5)` is `x >= 5`: both are unknown when x is absent. */
-const NEGATE: Record<CompareOperator, CompareOperator> = { "==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<" };
 
 /**
  * A condition as a disjunction of terms, negations pushed to the atoms (De Morgan holds in Kleene logic).
@@ -25,11 +20,12 @@ export class DnfBuilder {
 
   private build(e: Expr, negated: boolean): Term[] {
     switch (e.kind) {
-      case "not":
-        return this.dnf(e.arg, !negated);
-      case "and":
-      case "or": {
-        const conjunctive = (e.kind === "and") !== negated;
+      case "unary":
+        if (e.op === "not") return this.dnf(e.arg, !negated);
+        break;
+      case "logical": {
+        // `and` (absorbing false) is a conjunction, and so is a negated `or`.
+        const conjunctive = LOGICAL_OPERATORS[e.op].absorbing === negated;
         const parts = e.args.map((a) => this.dnf(a, negated));
         if (!conjunctive) return parts.flat();
         let acc: Term[] = [TRUE_TERM];
@@ -56,10 +52,12 @@ export class DnfBuilder {
           if (s) return [negated ? { ...TRUE_TERM, absent: new Set([s.name.name]) } : { ...TRUE_TERM, present: new Set([s.name.name]) }];
         }
         break;
-      case "compare": {
-        const folded = this.fold(e.op, e.left, e.right);
+      case "binary": {
+        const op = e.op;
+        if (!isComparison(op)) break;
+        const folded = this.fold(op, e.left, e.right);
         if (folded !== null) return folded !== negated ? [TRUE_TERM] : [];
-        const term = this.comparison(e.op, e.left, e.right, negated) ?? this.comparison(FLIP[e.op], e.right, e.left, negated);
+        const term = this.comparison(op, e.left, e.right, negated) ?? this.comparison(COMPARISON_OPERATORS[op].converse, e.right, e.left, negated);
         if (term) return [term];
         break;
       }
@@ -83,42 +81,45 @@ export class DnfBuilder {
         }
         break;
       }
-      default:
+      case "matches":
         break;
     }
+    // Everything the domains do not model is an opaque atom: sound, as the analysis claims nothing about it.
     return [opaque(this.key(e, negated))];
   }
 
   /** `signal op constant` as a term, or null when the left side is not a signal and the right not a constant. */
-  private comparison(op: CompareOperator, left: Expr, right: Expr, negated: boolean): Term | null {
+  private comparison(op: CompareOp, left: Expr, right: Expr, negated: boolean): Term | null {
     const s = this.signal(left);
     const v = this.constant(right);
     if (!s || v === undefined) return null;
-    const o = negated ? NEGATE[op] : op;
+    // In Kleene logic `not (x < 5)` is `x >= 5`: both are unknown when x is absent.
+    const o = negated ? COMPARISON_OPERATORS[op].negation : op;
     if (this.numeric(s) && typeof v === "number") {
       switch (o) {
-        case "==":
+        case "eq":
           return intervalTerm(s, { lo: v, loIncl: true, hi: v, hiIncl: true });
-        case "!=":
+        case "ne":
           return setTerm(s, { allowed: null, excluded: new Set([v]) });
-        case "<":
-        case "<=":
-          return intervalTerm(s, { ...FULL, hi: v, hiIncl: o === "<=" });
-        default:
-          return intervalTerm(s, { ...FULL, lo: v, loIncl: o === ">=" });
+        case "lt":
+        case "le":
+          return intervalTerm(s, { ...FULL, hi: v, hiIncl: o === "le" });
+        case "gt":
+        case "ge":
+          return intervalTerm(s, { ...FULL, lo: v, loIncl: o === "ge" });
       }
     }
     if (s.type.kind === "timestamp" || this.numeric(s)) return null;
-    if (o === "==") return setTerm(s, { allowed: new Set([v]), excluded: new Set() });
-    if (o === "!=") return setTerm(s, { allowed: null, excluded: new Set([v]) });
+    if (o === "eq") return setTerm(s, { allowed: new Set([v]), excluded: new Set() });
+    if (o === "ne") return setTerm(s, { allowed: null, excluded: new Set([v]) });
     return null;
   }
 
-  private fold(op: CompareOperator, l: Expr, r: Expr): boolean | null {
+  private fold(op: CompareOp, l: Expr, r: Expr): boolean | null {
     const a = this.constant(l);
     const b = this.constant(r);
     if (a === undefined || b === undefined || typeof a !== typeof b) return null;
-    return comparator(COMPARE[op])(a, b);
+    return COMPARISON_OPERATORS[op].test(a, b);
   }
 
   private numeric(s: SignalDecl): boolean {
@@ -132,7 +133,7 @@ export class DnfBuilder {
   /** The value of a literal, a scalar constant or a negated number literal; undefined otherwise. */
   private constant(e: Expr): ScalarValue | undefined {
     if (e.kind === "literal") return e.value;
-    if (e.kind === "neg") {
+    if (e.kind === "unary" && e.op === "neg") {
       const v = this.constant(e.arg);
       return typeof v === "number" ? -v : undefined;
     }

@@ -10,6 +10,8 @@ export const EXIT = {
   ok: 0,
   /** `writ fmt --check` found files that are not in canonical form. */
   unformatted: 1,
+  /** `writ eval`: the policy's signals schema refuses the signals. */
+  signalsRefused: 1,
   badArguments: 2,
   compileFailed: 3,
   testsFailed: 4,

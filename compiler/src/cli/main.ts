@@ -6,6 +6,7 @@ import { runBundleInspect } from "./commands/bundle-inspect.js";
 import { runBundlePack } from "./commands/bundle-pack.js";
 import { runCompile } from "./commands/compile.js";
 import { runConformance } from "./commands/conformance.js";
+import { runEval } from "./commands/eval.js";
 import { runFmt } from "./commands/fmt.js";
 import { runKeygen } from "./commands/keygen.js";
 import { runTest } from "./commands/test.js";
@@ -30,9 +31,16 @@ commands (paths are .writ files or directories searched for them):
       --deny-warnings   fail when there are warnings
   fmt <path>...       rewrite policies in canonical form
       --check           change nothing; exit 1 when a file is not formatted
+      --diff            change nothing; print the unified diff fmt would apply (git's form); exit 1 when there is one
   test <path>...      run the policy.test.json beside each policy and report rule coverage
       --require-coverage  fail when a rule is reached by no case
       --verbose         list passing cases too
+      --format F        text (default), json (one document) or junit (JUnit XML, for CI test reports)
+  eval <policy>       decide one request as a runtime would: <policy> is a .writ file or its directory (compiled
+                      in memory), a bundle directory or a .bundle.json archive (verified)
+      --signals FILE    the signals object as JSON; - reads standard input (required)
+      --explain         every rule's condition, true, false or unknown, down to each comparison and its values
+      --format F        text (default) or json
   keygen              create an Ed25519 signing key pair
       --out PREFIX      write PREFIX.key (mode 0600) and PREFIX.pub (default: writ-signing)
       --force           replace existing files
@@ -71,8 +79,8 @@ commands (paths are .writ files or directories searched for them):
       --only PREFIX     run only the cases whose id starts with PREFIX
   help [<command>]    this text, or one command's (as \`writ <command> --help\`)
 
-exit codes: 0 ok, 1 not formatted (fmt --check) or a conformance case failed, 2 bad arguments, 3 compile failed
-            or a version exists with another bundle_hash, 4 tests failed, 5 not verified (verify, bundle, audit verify)`;
+exit codes: 0 ok, 1 not formatted (fmt --check, --diff), signals refused (eval) or a conformance case failed, 2 bad arguments, 3 compile failed
+            or a version exists with another bundle_hash, 4 tests failed, 5 not verified (verify, bundle, audit verify, eval)`;
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -182,12 +190,23 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         });
       }
       case "fmt": {
-        const { values, positionals } = args(rest, { check: { type: "boolean" } }, command);
-        return await runFmt(io, positionals, values.check === true);
+        const { values, positionals } = args(rest, { check: { type: "boolean" }, diff: { type: "boolean" } }, command);
+        return await runFmt(io, positionals, values.diff === true ? "diff" : values.check === true ? "check" : "write");
       }
       case "test": {
-        const { values, positionals } = args(rest, { "require-coverage": { type: "boolean" }, verbose: { type: "boolean" } }, command);
-        return await runTest(io, positionals, values["require-coverage"] === true, values.verbose === true);
+        const { values, positionals } = args(rest, { "require-coverage": { type: "boolean" }, verbose: { type: "boolean" }, format: { type: "string" } }, command);
+        const format = (values.format as string | undefined) ?? "text";
+        if (format !== "text" && format !== "json" && format !== "junit") throw new CliError(`test: --format must be text, json or junit, given \`${format}\``);
+        return await runTest({ io, paths: positionals, requireCoverage: values["require-coverage"] === true, verbose: values.verbose === true, format });
+      }
+      case "eval": {
+        const { values, positionals } = args(rest, { signals: { type: "string" }, explain: { type: "boolean" }, format: { type: "string" } }, command);
+        if (positionals.length !== 1) throw new CliError("eval takes exactly one policy: a .writ file or its directory, a bundle directory or a .bundle.json archive");
+        const signalsPath = values.signals as string | undefined;
+        if (signalsPath === undefined) throw new CliError("eval needs --signals FILE (or --signals - for standard input): the signals object to decide");
+        const format = (values.format as string | undefined) ?? "text";
+        if (format !== "text" && format !== "json") throw new CliError(`eval: --format must be text or json, given \`${format}\``);
+        return await runEval({ io, policyPath: positionals[0]!, signalsPath, explain: values.explain === true, format });
       }
       case "keygen": {
         const { values, positionals } = args(rest, { out: { type: "string" }, force: { type: "boolean" } }, command);

@@ -1,5 +1,5 @@
 import type { TokenType } from "chevrotain";
-import type { BUILTINS } from "../phases/resolve.js";
+import { FUNCTION_NAMES, OPERATORS as OPERATOR_TABLE } from "../syntax/operators.js";
 import { allTokens, KEYWORDS, type Keyword } from "../syntax/tokens.js";
 
 /**
@@ -74,12 +74,15 @@ export const OPERATOR_INFO: Readonly<Record<string, LexiconEntry<OperatorRole>>>
   "}": { role: "bracket", doc: "Closes the signals block." },
 };
 
-export type Builtin = (typeof BUILTINS)[number];
+export type Builtin = (typeof FUNCTION_NAMES)[number];
 
-export const BUILTIN_INFO: Readonly<Record<Builtin, { readonly signature: string; readonly doc: string }>> = {
-  len: { signature: "len(s: string): integer", doc: "The number of Unicode code points of a string." },
-  present: { signature: "present(signal): boolean", doc: "Whether an optional signal was sent; always true for a required one." },
-};
+/** Each built-in function's line of help, from its declaration in the operator table (syntax/operators.ts). */
+export const BUILTIN_INFO: Readonly<Record<Builtin, { readonly signature: string; readonly doc: string }>> = Object.fromEntries(
+  FUNCTION_NAMES.map((name) => {
+    const { doc } = OPERATOR_TABLE[name];
+    return [name, { signature: doc.written.replaceAll("`", ""), doc: `${doc.result}; takes ${doc.operands}. For example ${doc.example}.` }];
+  }),
+) as Record<Builtin, { readonly signature: string; readonly doc: string }>;
 
 /** Tokens with no text of their own: names, literals, comments and the lexer's error tokens. */
 const NOT_OPERATORS = new Set(["WhiteSpace", "Comment", "StringLiteral", "UnterminatedString", "RegexLiteral", "UnterminatedRegex", "NumberLiteral", "Identifier"]);

@@ -1,65 +1,59 @@
+import { IR_OPERATORS } from "@writ/runtime";
 import type { ConstValue, Expr, ListItem, NumberConstraint, ScalarValue, SignalDecl, StringConstraint } from "../syntax/ast.js";
+import { LEFT_ASSOCIATIVE, OPERATORS, PRECEDENCE } from "../syntax/operators.js";
 
 /**
- * Binding strength, loosest first. A child is parenthesized exactly when it binds more loosely than its
- * position requires, so printing keeps the tree the parser built (and therefore the meaning).
+ * Binding strength of an expression (syntax/operators.ts). A child is parenthesized exactly when it binds more
+ * loosely than its position requires, so printing keeps the tree the parser built (and therefore the meaning).
  */
-const PREC = { or: 1, and: 2, not: 3, predicate: 4, additive: 5, multiplicative: 6, unary: 7, primary: 8 } as const;
-
 function precedence(e: Expr): number {
   switch (e.kind) {
-    case "or":
-      return PREC.or;
-    case "and":
-      return PREC.and;
-    case "not":
-      return PREC.not;
-    case "compare":
+    case "logical":
+      return PRECEDENCE[e.op];
+    case "unary":
+    case "binary":
+      return PRECEDENCE[OPERATORS[e.op].level];
     case "in":
     case "range":
-    case "string-op":
     case "matches":
-      return PREC.predicate;
-    case "arith":
-      return e.op === "+" || e.op === "-" ? PREC.additive : PREC.multiplicative;
-    case "neg":
-      return PREC.unary;
-    default:
-      return PREC.primary;
+      return PRECEDENCE.predicate;
+    case "call":
+    case "ref":
+    case "literal":
+      return PRECEDENCE.primary;
   }
 }
 
-export function printExpr(e: Expr, min: number = PREC.or): string {
+export function printExpr(e: Expr, min: number = PRECEDENCE.or): string {
   const text = printBare(e);
   return precedence(e) < min ? `(${text})` : text;
 }
 
 function printBare(e: Expr): string {
+  const operand = PRECEDENCE.predicate + 1;
   switch (e.kind) {
-    case "or":
-      return e.args.map((a) => printExpr(a, PREC.and)).join(" or ");
-    case "and":
-      return e.args.map((a) => printExpr(a, PREC.not)).join(" and ");
-    case "not":
-      return `not ${printExpr(e.arg, PREC.not)}`;
-    case "compare":
-      return `${printExpr(e.left, PREC.additive)} ${e.op} ${printExpr(e.right, PREC.additive)}`;
-    case "string-op":
-      return `${printExpr(e.left, PREC.additive)} ${e.op} ${printExpr(e.right, PREC.additive)}`;
+    case "logical": {
+      const own = precedence(e);
+      return e.args.map((a) => printExpr(a, own + 1)).join(` ${IR_OPERATORS[e.op].symbol} `);
+    }
+    case "unary": {
+      const symbol = IR_OPERATORS[e.op].symbol;
+      // A word (`not`) needs a space before its operand, a sign (`-`) does not.
+      return `${symbol}${/\w$/.test(symbol) ? " " : ""}${printExpr(e.arg, precedence(e))}`;
+    }
+    case "binary": {
+      const own = precedence(e);
+      const left = LEFT_ASSOCIATIVE[OPERATORS[e.op].level] ? own : own + 1;
+      return `${printExpr(e.left, left)} ${IR_OPERATORS[e.op].symbol} ${printExpr(e.right, own + 1)}`;
+    }
     case "in": {
-      const set = e.set.kind === "list" ? printList(e.set.items) : printExpr(e.set, PREC.additive);
-      return `${printExpr(e.value, PREC.additive)} ${e.negated ? "not in" : "in"} ${set}`;
+      const set = e.set.kind === "list" ? printList(e.set.items) : printExpr(e.set, operand);
+      return `${printExpr(e.value, operand)} ${e.negated ? "not in" : "in"} ${set}`;
     }
     case "range":
-      return `${printExpr(e.value, PREC.additive)} ${e.negated ? "not in" : "in"} ${printExpr(e.min, PREC.additive)}..${printExpr(e.max, PREC.additive)}`;
+      return `${printExpr(e.value, operand)} ${e.negated ? "not in" : "in"} ${printExpr(e.min, operand)}..${printExpr(e.max, operand)}`;
     case "matches":
-      return `${printExpr(e.value, PREC.additive)} matches /${e.regex.pattern}/`;
-    case "arith": {
-      const own = precedence(e);
-      return `${printExpr(e.left, own)} ${e.op} ${printExpr(e.right, own + 1)}`;
-    }
-    case "neg":
-      return `-${printExpr(e.arg, PREC.unary)}`;
+      return `${printExpr(e.value, operand)} matches /${e.regex.pattern}/`;
     case "call":
       return `${e.fn.name}(${e.args.map((a) => printExpr(a)).join(", ")})`;
     case "ref":

@@ -2,8 +2,6 @@ import type { CstElement, CstNode, IToken } from "chevrotain";
 import semver from "semver";
 import type { Verdict } from "@writ/runtime";
 import type {
-  ArithOperator,
-  CompareOperator,
   ConstDecl,
   ConstValue,
   Expr,
@@ -18,8 +16,8 @@ import type {
   SignalTypeExpr,
   StringConstraint,
   StringLit,
-  StringOperator,
 } from "../syntax/ast.js";
+import { infixAt, operatorAt, prefixAt, type InfixLevel, type PrefixLevel } from "../syntax/operators.js";
 import type { Span } from "../diagnostics/source.js";
 import { declaredInterval, isEmptyInterval } from "../analysis/domain.js";
 import { joinSpans, spanOf, type PhaseContext } from "./context.js";
@@ -228,23 +226,24 @@ class AstBuilder {
     return this.logical(n, "or", (c) => this.logical(c, "and", (a) => this.notExpr(a)));
   }
 
-  private logical(n: CstNode, kind: "or" | "and", operand: (c: CstNode) => Expr): Expr {
+  private logical(n: CstNode, op: "or" | "and", operand: (c: CstNode) => Expr): Expr {
     const args = nodes(n, "operand").map(operand);
     if (args.length === 1) return args[0]!;
-    return { kind, args, span: joinSpans(args[0]!.span, args[args.length - 1]!.span) };
+    return { kind: "logical", op, args, span: joinSpans(args[0]!.span, args[args.length - 1]!.span) };
   }
 
   private notExpr(n: CstNode): Expr {
-    const inner = optionalNode(n, "notExpr", (c) => this.notExpr(c));
-    if (inner) return { kind: "not", arg: inner, span: this.nodeSpan(n) };
-    return this.predicate(node(n, "predicate"));
+    return this.prefixed(n, "not", "notExpr", (c) => this.notExpr(c)) ?? this.predicate(node(n, "predicate"));
   }
 
   private predicate(n: CstNode): Expr {
     const subject = this.additive(node(n, "subject"));
     const span = this.nodeSpan(n);
-    const compare = optionalNode(n, "compareOp", (c) => firstToken(c).image as CompareOperator);
-    if (compare) return { kind: "compare", op: compare, left: subject, right: this.additive(node(n, "object")), span };
+    const operator = tokens(n, "operator")[0];
+    if (operator) {
+      const op = operatorAt(infixAt("predicate"), operator.tokenType);
+      return { kind: "binary", op, left: subject, right: this.additive(node(n, "object")), span };
+    }
     if (has(n, "In")) {
       const negated = tokens(n, "negated").length > 0;
       const target = node(n, "membershipTarget");
@@ -255,38 +254,39 @@ class AstBuilder {
       if (high) return { kind: "range", negated, value: subject, min: low, max: high, span };
       return { kind: "in", negated, value: subject, set: low, span };
     }
-    const stringOp = tokens(n, "stringOp")[0];
-    if (stringOp) {
-      return { kind: "string-op", op: stringOp.image as StringOperator, left: subject, right: this.additive(node(n, "object")), span };
-    }
     if (has(n, "Matches")) return { kind: "matches", value: subject, regex: this.regex(token(n, "RegexLiteral")), span };
     return subject;
   }
 
   private additive(n: CstNode): Expr {
-    return this.binary(n, (c) => this.multiplicative(c));
+    return this.binary(n, "additive", (c) => this.multiplicative(c));
   }
 
   private multiplicative(n: CstNode): Expr {
-    return this.binary(n, (c) => this.unary(c));
+    return this.binary(n, "multiplicative", (c) => this.unary(c));
   }
 
   /** Left-associative chain: `a - b - c` is `(a - b) - c`. */
-  private binary(n: CstNode, operand: (c: CstNode) => Expr): Expr {
+  private binary(n: CstNode, level: InfixLevel, operand: (c: CstNode) => Expr): Expr {
     const operands = nodes(n, "operand").map(operand);
-    const operators = tokens(n, "operator");
+    const ops = infixAt(level);
     let acc = operands[0]!;
-    operators.forEach((op, i) => {
+    tokens(n, "operator").forEach((t, i) => {
       const right = operands[i + 1]!;
-      acc = { kind: "arith", op: op.image as ArithOperator, left: acc, right, span: joinSpans(acc.span, right.span) };
+      acc = { kind: "binary", op: operatorAt(ops, t.tokenType), left: acc, right, span: joinSpans(acc.span, right.span) };
     });
     return acc;
   }
 
   private unary(n: CstNode): Expr {
-    const inner = optionalNode(n, "unary", (c) => this.unary(c));
-    if (inner) return { kind: "neg", arg: inner, span: this.nodeSpan(n) };
-    return this.primary(node(n, "primary"));
+    return this.prefixed(n, "unary", "unary", (c) => this.unary(c)) ?? this.primary(node(n, "primary"));
+  }
+
+  /** A prefix operator of `level` applied to the nested `inner` node, or null when the node has none. */
+  private prefixed(n: CstNode, level: PrefixLevel, inner: string, operand: (c: CstNode) => Expr): Expr | null {
+    const operator = tokens(n, "operator")[0];
+    if (!operator) return null;
+    return { kind: "unary", op: operatorAt(prefixAt(level), operator.tokenType), arg: operand(node(n, inner)), span: this.nodeSpan(n) };
   }
 
   private primary(n: CstNode): Expr {
@@ -428,8 +428,4 @@ function token(n: CstNode, key: string): IToken {
 
 function tokens(n: CstNode, key: string): IToken[] {
   return (n.children[key] ?? []) as IToken[];
-}
-
-function firstToken(n: CstNode): IToken {
-  return Object.values(n.children).flat()[0] as IToken;
 }

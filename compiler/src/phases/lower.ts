@@ -1,22 +1,24 @@
 import {
+  ARITHMETIC_OPERATORS,
+  COMPARISON_OPERATORS,
   IR_VERSION,
-  arithmetic,
-  comparator,
+  UNARY_OPERATORS,
+  isComparison,
+  isFunctionName,
+  isScalar,
+  isStringOp,
   type ArithOp,
-  type CompareOp,
   type IrExpr,
   type IrRule,
   type IrSignal,
   type PolicyIr,
   type Scalar,
+  type UnaryOp,
 } from "@writ/runtime";
-import type { ArithOperator, CompareOperator, Expr, ListItem, PolicyAst } from "../syntax/ast.js";
+import type { Expr, ListItem, PolicyAst } from "../syntax/ast.js";
 import type { PhaseContext } from "./context.js";
 import type { Symbols } from "./resolve.js";
 import type { Typing } from "./type-check.js";
-
-export const COMPARE: Record<CompareOperator, CompareOp> = { "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge" };
-const ARITH: Record<ArithOperator, ArithOp> = { "+": "add", "-": "sub", "*": "mul", "/": "div" };
 
 /**
  * Phase lower. Guarantees: the IR evaluates exactly as the source reads (docs/language.md "Evaluation"):
@@ -71,43 +73,24 @@ class Lowering {
         return { op: "signal", name: e.name };
       }
       case "call": {
+        const fn = e.fn.name;
         const arg = e.args[0]!;
-        if (e.fn.name === "present") {
+        if (!isFunctionName(fn)) throw new Error(`call of unknown function \`${fn}\` reached lowering`); // E407 stops before
+        if (fn === "present") {
           const name = arg.kind === "ref" ? arg.name : "";
           // A required signal is always present once the signals validate.
           return this.symbols.signals.get(name)?.optional ? { op: "present", name } : lit(true);
         }
-        const inner = this.expr(arg);
-        if (inner.op === "lit" && typeof inner.value === "string") return lit([...inner.value].length);
-        return { op: "len", arg: inner };
+        return unary(fn, this.expr(arg));
       }
-      case "not":
-        return negate(this.expr(e.arg));
-      case "and":
-      case "or":
-        return logical(e.kind, e.args.map((a) => this.expr(a)));
-      case "neg": {
+      case "unary": {
         const arg = this.expr(e.arg);
-        return arg.op === "lit" && typeof arg.value === "number" ? lit(arg.value === 0 ? 0 : -arg.value) : { op: "neg", arg };
+        return e.op === "not" ? negate(arg) : unary(e.op, arg);
       }
-      case "arith": {
-        const left = this.expr(e.left);
-        const right = this.expr(e.right);
-        const fn = ARITH[e.op];
-        if (left.op === "lit" && right.op === "lit" && typeof left.value === "number" && typeof right.value === "number") {
-          const v = arithmetic(fn)(left.value, right.value);
-          if (Number.isFinite(v)) return lit(v === 0 ? 0 : v);
-        }
-        return { op: "arith", fn, left, right };
-      }
-      case "compare": {
-        const kind = this.typing.kinds.get(e)!;
-        const left = this.expr(e.left);
-        const right = this.expr(e.right);
-        const cmp = COMPARE[e.op];
-        if (left.op === "lit" && right.op === "lit" && kind !== "timestamp") return lit(comparator(cmp)(left.value, right.value));
-        return { op: "cmp", cmp, kind, left, right };
-      }
+      case "logical":
+        return logical(e.op, e.args.map((a) => this.expr(a)));
+      case "binary":
+        return this.binary(e);
       case "in": {
         const kind = this.typing.kinds.get(e)!;
         const value = this.expr(e.value);
@@ -121,11 +104,26 @@ class Lowering {
         const range: IrExpr = { op: "range", value, min: this.expr(e.min), max: this.expr(e.max) };
         return e.negated ? negate(range) : range;
       }
-      case "string-op":
-        return { op: "str", fn: e.op, left: this.expr(e.left), right: this.expr(e.right) };
       case "matches":
         return { op: "matches", value: this.expr(e.value), pattern: e.regex.pattern };
     }
+  }
+
+  /**
+   * An infix operator, encoded as its family's IR node. What is folded is fixed (comparisons of two literals but
+   * timestamps, finite arithmetic on literals; string tests never): folding more would change bundle hashes.
+   */
+  private binary(e: Extract<Expr, { kind: "binary" }>): IrExpr {
+    const left = this.expr(e.left);
+    const right = this.expr(e.right);
+    const op = e.op;
+    if (isComparison(op)) {
+      const kind = this.typing.kinds.get(e)!;
+      if (left.op === "lit" && right.op === "lit" && kind !== "timestamp") return lit(COMPARISON_OPERATORS[op].test(left.value, right.value));
+      return { op: "cmp", cmp: op, kind, left, right };
+    }
+    if (isStringOp(op)) return { op: "str", fn: op, left, right };
+    return arithmetic(op, left, right);
   }
 
   private listOf(e: Expr): readonly ListItem[] {
@@ -142,6 +140,23 @@ class Lowering {
 
 function lit(value: Scalar): IrExpr {
   return { op: "lit", value };
+}
+
+/** A unary operator or built-in function; applied to a literal, folded when the result is a finite value. */
+function unary(op: UnaryOp, arg: IrExpr): IrExpr {
+  if (arg.op === "lit") {
+    const v = UNARY_OPERATORS[op].evaluate(arg.value);
+    if (isScalar(v)) return lit(v === 0 ? 0 : v);
+  }
+  return { op, arg };
+}
+
+function arithmetic(fn: ArithOp, left: IrExpr, right: IrExpr): IrExpr {
+  if (left.op === "lit" && right.op === "lit" && typeof left.value === "number" && typeof right.value === "number") {
+    const v = ARITHMETIC_OPERATORS[fn].evaluate(left.value, right.value);
+    if (Number.isFinite(v)) return lit(v === 0 ? 0 : v);
+  }
+  return { op: "arith", fn, left, right };
 }
 
 function negate(e: IrExpr): IrExpr {

@@ -1,13 +1,13 @@
-import type { ConstDecl, Expr, Ident, ListItem, PolicyAst, SignalDecl } from "../syntax/ast.js";
+import { isFunctionName } from "@writ/runtime";
+import { operandsOf, type ConstDecl, type Expr, type Ident, type ListItem, type PolicyAst, type SignalDecl } from "../syntax/ast.js";
+import { FUNCTION_NAMES } from "../syntax/operators.js";
+import { suggest } from "../diagnostics/suggest.js";
 import type { PhaseContext } from "./context.js";
 
 export interface Symbols {
   readonly signals: ReadonlyMap<string, SignalDecl>;
   readonly consts: ReadonlyMap<string, ConstDecl>;
 }
-
-/** The functions a condition may call. */
-export const BUILTINS = ["len", "present"] as const;
 
 /**
  * Phase resolve. Guarantees: names are declared once (signals, constants and rules each in their own
@@ -40,35 +40,13 @@ export function resolve(ctx: PhaseContext, ast: PolicyAst): Symbols {
     for (const item of items) if (item.kind === "ref") use(item.name, item.span);
   };
   const visit = (e: Expr): void => {
-    switch (e.kind) {
-      case "ref":
-        return use(e.name, e.span);
-      case "call":
-        if (!(BUILTINS as readonly string[]).includes(e.fn.name)) {
-          ctx.sink.report("E407", e.fn.span, `unknown function \`${e.fn.name}\``, [`the functions are ${BUILTINS.map((b) => `\`${b}\``).join(" and ")}`]);
-        }
-        return e.args.forEach(visit);
-      case "in":
-        visit(e.value);
-        return e.set.kind === "list" ? useItems(e.set.items) : visit(e.set);
-      case "range":
-        return [e.value, e.min, e.max].forEach(visit);
-      case "or":
-      case "and":
-        return e.args.forEach(visit);
-      case "not":
-      case "neg":
-        return visit(e.arg);
-      case "compare":
-      case "string-op":
-      case "arith":
-        visit(e.left);
-        return visit(e.right);
-      case "matches":
-        return visit(e.value);
-      case "literal":
-        return;
+    if (e.kind === "ref") use(e.name, e.span);
+    if (e.kind === "call" && !isFunctionName(e.fn.name)) {
+      const names = FUNCTION_NAMES.map((f) => `\`${f}\``);
+      ctx.sink.report("E407", e.fn.span, `unknown function \`${e.fn.name}\``, [`the functions are ${names.slice(0, -1).join(", ")} and ${names[names.length - 1]!}`]);
     }
+    if (e.kind === "in" && e.set.kind === "list") useItems(e.set.items);
+    operandsOf(e).forEach(visit);
   };
   for (const c of ast.consts) if (c.value.kind === "list") useItems(c.value.items);
   for (const r of ast.rules) visit(r.when);
@@ -108,31 +86,4 @@ function declareOnce<T extends { readonly name: Ident }>(
     else map.set(d.name.name, d);
   }
   return map;
-}
-
-/** "did you mean" for a name within two edits of a declared one. */
-function suggest(name: string, known: readonly string[]): string[] {
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const k of known) {
-    const d = editDistance(name.toLowerCase(), k.toLowerCase());
-    if (d < bestDistance) {
-      best = k;
-      bestDistance = d;
-    }
-  }
-  return best === undefined ? [] : [`did you mean \`${best}\`?`];
-}
-
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length]!;
 }

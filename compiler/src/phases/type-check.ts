@@ -1,5 +1,6 @@
-import { isTimestamp, type CompareKind } from "@writ/runtime";
-import type { ConstDecl, Expr, ListItem, PolicyAst, ScalarValue, SignalDecl } from "../syntax/ast.js";
+import { isFunctionName, isTimestamp, type CompareKind } from "@writ/runtime";
+import { operandsOf, type ConstDecl, type Expr, type ListItem, type PolicyAst, type ScalarValue, type SignalDecl } from "../syntax/ast.js";
+import { labelOf, OPERATORS, type Comparison, type OperandType, type Signature } from "../syntax/operators.js";
 import type { Span } from "../diagnostics/source.js";
 import type { PhaseContext } from "./context.js";
 import type { Symbols } from "./resolve.js";
@@ -25,6 +26,7 @@ const INTEGER: Type = { t: "number", integer: true };
 const STRING: Type = { t: "string" };
 const BOOLEAN: Type = { t: "boolean" };
 const ERROR: Type = { t: "error" };
+const ARGUMENTS = ["no arguments", "one argument", "two arguments", "three arguments"];
 
 /**
  * Phase type-check. Guarantees: every expression has a type; every condition is boolean; every operator
@@ -144,36 +146,17 @@ class Checker {
         if (signal) return signalType(signal);
         return this.constTypes.get(e.name) ?? ERROR;
       }
-      case "or":
-      case "and": {
-        let ok = true;
-        for (const a of e.args) ok = this.expect(a, "boolean", `\`${e.kind}\``) && ok;
-        return ok ? BOOLEAN : ERROR;
-      }
-      case "not":
-        return this.expect(e.arg, "boolean", "`not`") ? BOOLEAN : ERROR;
-      case "neg":
-        return this.expect(e.arg, "number", "unary `-`") ? this.types.get(e.arg)! : ERROR;
-      case "arith": {
-        const l = this.expect(e.left, "number", `\`${e.op}\``);
-        const r = this.expect(e.right, "number", `\`${e.op}\``);
-        if (!l || !r) return ERROR;
-        const integer = e.op !== "/" && isInteger(this.types.get(e.left)!) && isInteger(this.types.get(e.right)!);
-        return integer ? INTEGER : NUMBER;
-      }
-      case "string-op": {
-        const l = this.expect(e.left, "string", `\`${e.op}\``);
-        const r = this.expect(e.right, "string", `\`${e.op}\``);
-        return l && r ? BOOLEAN : ERROR;
+      case "logical":
+      case "unary":
+        return this.signature(operandsOf(e), OPERATORS[e.op].signature, labelOf(e.op));
+      case "binary": {
+        const typing = OPERATORS[e.op].typing;
+        if (typing === "equality" || typing === "ordering") return this.compare(e, e.left, e.right, typing);
+        return this.signature([e.left, e.right], typing, labelOf(e.op));
       }
       case "matches":
-        return this.expect(e.value, "string", "`matches`") ? BOOLEAN : ERROR;
-      case "range": {
-        const ok = [e.value, e.min, e.max].map((x) => this.expect(x, "number", "a range `a..b`")).every(Boolean);
-        return ok ? BOOLEAN : ERROR;
-      }
-      case "compare":
-        return this.compare(e, e.left, e.right, e.op === "==" || e.op === "!=" ? "equality" : "ordering");
+      case "range":
+        return this.signature(operandsOf(e), OPERATORS[e.kind].signature, labelOf(e.kind));
       case "in":
         return this.membership(e);
       case "call":
@@ -181,26 +164,45 @@ class Checker {
     }
   }
 
+  /** An operator whose operands all have one type: each is checked (E503), then the result follows. */
+  private signature(operands: readonly Expr[], signature: Signature, what: string): Type {
+    const ok = operands.map((x) => this.expect(x, signature.operands, what)).every(Boolean);
+    if (!ok) return ERROR;
+    const types = operands.map((x) => this.types.get(x)!);
+    switch (signature.result) {
+      case "boolean":
+        return BOOLEAN;
+      case "integer":
+        return INTEGER;
+      case "number":
+        return NUMBER;
+      case "numeric":
+        return types.every(isInteger) ? INTEGER : NUMBER;
+      case "operand":
+        return types[0]!;
+    }
+  }
+
   private call(e: Extract<Expr, { kind: "call" }>): Type {
     const name = e.fn.name;
-    if (e.args.length !== 1) {
-      this.ctx.sink.report("E506", e.span, `\`${name}\` takes exactly one argument, given ${e.args.length}`);
+    if (!isFunctionName(name)) {
+      e.args.forEach((a) => this.expr(a));
+      return ERROR; // unknown function, reported by resolve
+    }
+    const { arity, typing } = OPERATORS[name];
+    if (e.args.length !== arity) {
+      this.ctx.sink.report("E506", e.span, `\`${name}\` takes exactly ${ARGUMENTS[arity] ?? `${arity} arguments`}, given ${e.args.length}`);
       e.args.forEach((a) => this.expr(a));
       return ERROR;
     }
+    if (typing !== "signal name") return this.signature(e.args, typing, labelOf(name));
     const arg = e.args[0]!;
-    if (name === "present") {
-      if (arg.kind !== "ref" || !this.symbols.signals.has(arg.name)) {
-        this.expr(arg);
-        this.ctx.sink.report("E506", arg.span, "`present` takes the name of a signal");
-        return ERROR;
-      }
-      this.expr(arg);
-      return BOOLEAN;
-    }
-    if (name === "len") return this.expect(arg, "string", "`len`") ? INTEGER : ERROR;
     this.expr(arg);
-    return ERROR; // unknown function, reported by resolve
+    if (arg.kind !== "ref" || !this.symbols.signals.has(arg.name)) {
+      this.ctx.sink.report("E506", arg.span, `${labelOf(name)} takes the name of a signal`);
+      return ERROR;
+    }
+    return BOOLEAN;
   }
 
   private membership(e: Extract<Expr, { kind: "in" }>): Type {
@@ -236,7 +238,7 @@ class Checker {
     });
   }
 
-  private compare(e: Expr, left: Expr, right: Expr, mode: "equality" | "ordering"): Type {
+  private compare(e: Expr, left: Expr, right: Expr, mode: Comparison): Type {
     const l = this.expr(left);
     const r = this.expr(right);
     if (l.t === "error" || r.t === "error") return ERROR;
@@ -265,7 +267,7 @@ class Checker {
     a: Type,
     b: Type,
     span: Span,
-    mode: "equality" | "ordering",
+    mode: Comparison,
     literals: readonly { value: ScalarValue; span: Span }[],
   ): CompareKind | null {
     const timestamp = a.t === "timestamp" || b.t === "timestamp";
@@ -314,7 +316,7 @@ class Checker {
     return null;
   }
 
-  private expect(e: Expr, want: "boolean" | "number" | "string", what: string): boolean {
+  private expect(e: Expr, want: OperandType, what: string): boolean {
     const t = this.expr(e);
     if (t.t === "error") return false;
     if (t.t !== want) {

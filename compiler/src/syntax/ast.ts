@@ -1,4 +1,4 @@
-import type { Verdict } from "@writ/runtime";
+import type { InfixOp, LogicalOp, PrefixOp, Verdict } from "@writ/runtime";
 import type { Span } from "../diagnostics/source.js";
 
 /** The typed tree the build-ast phase produces. Every node has a span; literal values are decoded. */
@@ -60,14 +60,15 @@ export interface ConstDecl {
   readonly span: Span;
 }
 
-export type CompareOperator = "==" | "!=" | "<" | "<=" | ">" | ">=";
-export type ArithOperator = "+" | "-" | "*" | "/";
-export type StringOperator = "starts_with" | "ends_with" | "contains";
-
+/**
+ * Operators are named as in the operator table (syntax/operators.ts and the runtime's ir/operators.ts): `eq`, `add`,
+ * `starts_with`, `neg`. Nodes are grouped by how the operator is written, not by what it does, so a new operator
+ * of a kind already written needs no new node.
+ */
 export type Expr =
-  | { readonly kind: "or" | "and"; readonly args: readonly Expr[]; readonly span: Span }
-  | { readonly kind: "not"; readonly arg: Expr; readonly span: Span }
-  | { readonly kind: "compare"; readonly op: CompareOperator; readonly left: Expr; readonly right: Expr; readonly span: Span }
+  | { readonly kind: "logical"; readonly op: LogicalOp; readonly args: readonly Expr[]; readonly span: Span }
+  | { readonly kind: "unary"; readonly op: PrefixOp; readonly arg: Expr; readonly span: Span }
+  | { readonly kind: "binary"; readonly op: InfixOp; readonly left: Expr; readonly right: Expr; readonly span: Span }
   | {
       readonly kind: "in";
       readonly negated: boolean;
@@ -76,13 +77,32 @@ export type Expr =
       readonly span: Span;
     }
   | { readonly kind: "range"; readonly negated: boolean; readonly value: Expr; readonly min: Expr; readonly max: Expr; readonly span: Span }
-  | { readonly kind: "string-op"; readonly op: StringOperator; readonly left: Expr; readonly right: Expr; readonly span: Span }
   | { readonly kind: "matches"; readonly value: Expr; readonly regex: RegexLit; readonly span: Span }
-  | { readonly kind: "arith"; readonly op: ArithOperator; readonly left: Expr; readonly right: Expr; readonly span: Span }
-  | { readonly kind: "neg"; readonly arg: Expr; readonly span: Span }
   | { readonly kind: "call"; readonly fn: Ident; readonly args: readonly Expr[]; readonly span: Span }
   | { readonly kind: "ref"; readonly name: string; readonly span: Span }
   | { readonly kind: "literal"; readonly value: ScalarValue; readonly span: Span };
+
+/** The operands of an expression, in source order (a list after `in` is not an expression, so not among them). */
+export function operandsOf(e: Expr): readonly Expr[] {
+  switch (e.kind) {
+    case "logical":
+    case "call":
+      return e.args;
+    case "unary":
+      return [e.arg];
+    case "binary":
+      return [e.left, e.right];
+    case "in":
+      return e.set.kind === "list" ? [e.value] : [e.value, e.set];
+    case "range":
+      return [e.value, e.min, e.max];
+    case "matches":
+      return [e.value];
+    case "ref":
+    case "literal":
+      return [];
+  }
+}
 
 export interface RuleDecl {
   readonly name: Ident;

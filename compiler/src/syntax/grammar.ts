@@ -2,11 +2,14 @@ import {
   CstParser,
   EOF,
   type CstNode,
+  type IOrAlt,
   type IParserErrorMessageProvider,
   type IRecognitionException,
   type IToken,
   type TokenType,
 } from "chevrotain";
+import type { InfixOp, PrefixOp } from "@writ/runtime";
+import { infixAt, prefixAt, tokenOf } from "./operators.js";
 import * as T from "./tokens.js";
 
 /** What a person calls each token, for messages such as "expected a string, found `{`". */
@@ -224,18 +227,18 @@ class WritParser extends CstParser {
   });
 
   expression = this.RULE("expression", () => {
-    this.AT_LEAST_ONE_SEP({ SEP: T.Or, DEF: () => this.SUBRULE(this.andExpr, { LABEL: "operand" }) });
+    this.AT_LEAST_ONE_SEP({ SEP: tokenOf("or"), DEF: () => this.SUBRULE(this.andExpr, { LABEL: "operand" }) });
   });
 
   andExpr = this.RULE("andExpr", () => {
-    this.AT_LEAST_ONE_SEP({ SEP: T.And, DEF: () => this.SUBRULE(this.notExpr, { LABEL: "operand" }) });
+    this.AT_LEAST_ONE_SEP({ SEP: tokenOf("and"), DEF: () => this.SUBRULE(this.notExpr, { LABEL: "operand" }) });
   });
 
   notExpr = this.RULE("notExpr", () => {
     this.OR([
       {
         ALT: () => {
-          this.CONSUME(T.Not);
+          this.operator(prefixAt("not"));
           this.SUBRULE(this.notExpr);
         },
       },
@@ -249,7 +252,7 @@ class WritParser extends CstParser {
       this.OR([
         {
           ALT: () => {
-            this.SUBRULE(this.compareOp);
+            this.operator(infixAt("predicate"), 2);
             this.SUBRULE2(this.additive, { LABEL: "object" });
           },
         },
@@ -262,33 +265,12 @@ class WritParser extends CstParser {
         },
         {
           ALT: () => {
-            this.OR2([
-              { ALT: () => this.CONSUME(T.StartsWith, { LABEL: "stringOp" }) },
-              { ALT: () => this.CONSUME(T.EndsWith, { LABEL: "stringOp" }) },
-              { ALT: () => this.CONSUME(T.Contains, { LABEL: "stringOp" }) },
-            ]);
-            this.SUBRULE3(this.additive, { LABEL: "object" });
-          },
-        },
-        {
-          ALT: () => {
             this.CONSUME(T.Matches);
             this.CONSUME(T.RegexLiteral);
           },
         },
       ]),
     );
-  });
-
-  compareOp = this.RULE("compareOp", () => {
-    this.OR([
-      { ALT: () => this.CONSUME(T.EqEq) },
-      { ALT: () => this.CONSUME(T.NotEq) },
-      { ALT: () => this.CONSUME(T.LtEq) },
-      { ALT: () => this.CONSUME(T.GtEq) },
-      { ALT: () => this.CONSUME(T.Lt) },
-      { ALT: () => this.CONSUME(T.Gt) },
-    ]);
   });
 
   membershipTarget = this.RULE("membershipTarget", () => {
@@ -309,10 +291,7 @@ class WritParser extends CstParser {
   additive = this.RULE("additive", () => {
     this.SUBRULE(this.multiplicative, { LABEL: "operand" });
     this.MANY(() => {
-      this.OR([
-        { ALT: () => this.CONSUME(T.Plus, { LABEL: "operator" }) },
-        { ALT: () => this.CONSUME(T.Minus, { LABEL: "operator" }) },
-      ]);
+      this.operator(infixAt("additive"));
       this.SUBRULE2(this.multiplicative, { LABEL: "operand" });
     });
   });
@@ -320,10 +299,7 @@ class WritParser extends CstParser {
   multiplicative = this.RULE("multiplicative", () => {
     this.SUBRULE(this.unary, { LABEL: "operand" });
     this.MANY(() => {
-      this.OR([
-        { ALT: () => this.CONSUME(T.Star, { LABEL: "operator" }) },
-        { ALT: () => this.CONSUME(T.Slash, { LABEL: "operator" }) },
-      ]);
+      this.operator(infixAt("multiplicative"));
       this.SUBRULE2(this.unary, { LABEL: "operand" });
     });
   });
@@ -332,13 +308,26 @@ class WritParser extends CstParser {
     this.OR([
       {
         ALT: () => {
-          this.CONSUME(T.Minus);
+          this.operator(prefixAt("unary"));
           this.SUBRULE(this.unary);
         },
       },
       { ALT: () => this.SUBRULE(this.primary) },
     ]);
   });
+
+  /** Each level's alternatives, built once: Chevrotain runs a rule's body on every parse. */
+  private readonly operatorAlts = new Map<readonly (InfixOp | PrefixOp)[], IOrAlt<unknown>[]>();
+
+  /** One of a level's operators (syntax/operators.ts), labelled `operator` for build-ast. */
+  private operator(ops: readonly (InfixOp | PrefixOp)[], idx = 1): void {
+    let alts = this.operatorAlts.get(ops);
+    if (!alts) {
+      alts = ops.map((op) => ({ ALT: () => this.CONSUME(tokenOf(op), { LABEL: "operator" }) }));
+      this.operatorAlts.set(ops, alts);
+    }
+    this.or(idx, alts);
+  }
 
   primary = this.RULE("primary", () => {
     this.OR([

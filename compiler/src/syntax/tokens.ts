@@ -1,4 +1,5 @@
 import { createToken, Lexer, type CustomPatternMatcherFunc, type IToken, type TokenType } from "chevrotain";
+import type { InfixOp, IR_OPERATORS, LogicalOp, PrefixOp } from "@writ/runtime";
 
 export const Identifier = createToken({ name: "Identifier", pattern: /[A-Za-z_][A-Za-z0-9_]*/ });
 
@@ -112,6 +113,45 @@ export const Minus = createToken({ name: "Minus", pattern: /-/ });
 export const Star = createToken({ name: "Star", pattern: /\*/ });
 export const Slash = createToken({ name: "Slash", pattern: /\// });
 
+/** Punctuation by spelling; the lexer tries longer spellings first, so `<=` is never `<` then `=`. */
+const PUNCTUATION = {
+  "{": LCurly,
+  "}": RCurly,
+  "(": LParen,
+  ")": RParen,
+  "[": LBracket,
+  "]": RBracket,
+  ",": Comma,
+  ":": Colon,
+  "?": Question,
+  "|": Pipe,
+  "..": DotDot,
+  "==": EqEq,
+  "!=": NotEq,
+  "<=": LtEq,
+  ">=": GtEq,
+  "<": Lt,
+  ">": Gt,
+  "=": Equals,
+  "+": Plus,
+  "-": Minus,
+  "*": Star,
+  "/": Slash,
+} as const;
+
+const KEYWORD_TOKENS = Object.fromEntries(keywordTokens) as Readonly<Record<Keyword, TokenType>>;
+
+/** The symbol of every operator written as a token (the runtime's operator table names them). */
+type OperatorSymbol = (typeof IR_OPERATORS)[InfixOp | PrefixOp | LogicalOp]["symbol"];
+
+/**
+ * The token of each operator symbol. An operator whose symbol is neither a keyword nor punctuation above does not
+ * compile; once it is either, the lexer knows it.
+ */
+export const OPERATOR_TOKENS: Readonly<Record<OperatorSymbol, TokenType>> = { ...KEYWORD_TOKENS, ...PUNCTUATION };
+
+const bySpellingLength = (a: string, b: string): number => b.length - a.length;
+
 export const allTokens: TokenType[] = [
   WhiteSpace,
   Comment,
@@ -122,6 +162,5 @@ export const allTokens: TokenType[] = [
   NumberLiteral,
   ...keywordTokens.values(),
   Identifier,
-  LCurly, RCurly, LParen, RParen, LBracket, RBracket, Comma, Colon, Question, Pipe, DotDot,
-  EqEq, NotEq, LtEq, GtEq, Lt, Gt, Equals, Plus, Minus, Star, Slash,
+  ...Object.keys(PUNCTUATION).sort(bySpellingLength).map((p) => PUNCTUATION[p as keyof typeof PUNCTUATION]),
 ];

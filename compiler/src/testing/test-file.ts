@@ -9,6 +9,9 @@ export type ExpectedVerdict = Verdict | "undecided";
 
 export interface PolicyTestCase {
   readonly name: string;
+  /** Where the case is in the file (`$.cases[3]`), for messages. */
+  readonly at: string;
+  /** The signals the case sends: the file's `baseSignals` with the case's own over them, less its `without`. */
   readonly signals: Readonly<Record<string, unknown>>;
   readonly expect:
     | { readonly verdict: ExpectedVerdict; readonly rule?: string; readonly reason?: string }
@@ -28,46 +31,61 @@ export function parseTestFile(text: string): PolicyTestFile {
     throw new TestFileError(e instanceof Error ? e.message : String(e));
   }
   const root = object(value, "$");
-  only(root, ["cases"], "$");
+  only(root, ["baseSignals", "cases"], "$");
+  const base = "baseSignals" in root ? object(root["baseSignals"], "$.baseSignals") : null;
   if (!Array.isArray(root["cases"]) || root["cases"].length === 0) throw new TestFileError("`$.cases` must be a non-empty array");
   const names = new Set<string>();
   const cases = root["cases"].map((c: unknown, i: number): PolicyTestCase => {
     const at = `$.cases[${i}]`;
     const o = object(c, at);
-    only(o, ["name", "signals", "expect"], at);
+    only(o, base ? ["name", "signals", "without", "expect"] : ["name", "signals", "expect"], at);
     const name = o["name"];
     if (typeof name !== "string" || name.trim() === "") throw new TestFileError(`\`${at}.name\` must be a non-empty string`);
     if (names.has(name)) throw new TestFileError(`\`${at}.name\` repeats the case name \`${name}\``);
     names.add(name);
-    const signals = object(o["signals"], `${at}.signals`);
-    const expect = object(o["expect"], `${at}.expect`);
-    if ("invalid" in expect) {
-      only(expect, ["invalid"], `${at}.expect`);
-      const codes = expect["invalid"];
-      if (!Array.isArray(codes) || codes.length === 0 || !codes.every((c) => typeof c === "string" && /^VAL-\d{3}$/.test(c))) {
-        throw new TestFileError(`\`${at}.expect.invalid\` must be a non-empty list of codes such as "VAL-004"`);
-      }
-      return { name, signals, expect: { invalid: codes as string[] } };
-    }
-    only(expect, ["verdict", "rule", "reason"], `${at}.expect`);
-    const verdict = expect["verdict"];
-    if (typeof verdict !== "string" || !VERDICTS.includes(verdict)) {
-      throw new TestFileError(`\`${at}.expect.verdict\` must be one of ${VERDICTS.join(", ")}, or give \`invalid\` instead`);
-    }
-    for (const key of ["rule", "reason"] as const) {
-      if (key in expect && typeof expect[key] !== "string") throw new TestFileError(`\`${at}.expect.${key}\` must be a string`);
-    }
-    return {
-      name,
-      signals,
-      expect: {
-        verdict: verdict as ExpectedVerdict,
-        ...(typeof expect["rule"] === "string" ? { rule: expect["rule"] } : {}),
-        ...(typeof expect["reason"] === "string" ? { reason: expect["reason"] } : {}),
-      },
-    };
+    return { name, at, signals: caseSignals(o, base, at), expect: expectation(object(o["expect"], `${at}.expect`), `${at}.expect`) };
   });
   return { cases };
+}
+
+/** A case's signals: its own, or with `baseSignals` the base, less the names in `without`, with its own over them. */
+function caseSignals(o: Record<string, unknown>, base: Record<string, unknown> | null, at: string): Record<string, unknown> {
+  if (!base) return object(o["signals"], `${at}.signals`);
+  const own = "signals" in o ? object(o["signals"], `${at}.signals`) : {};
+  const without = "without" in o ? o["without"] : [];
+  if (!Array.isArray(without) || !without.every((n) => typeof n === "string")) {
+    throw new TestFileError(`\`${at}.without\` must be a list of signal names from \`$.baseSignals\``);
+  }
+  for (const n of without as string[]) {
+    if (!Object.hasOwn(base, n)) throw new TestFileError(`\`${at}.without\` names \`${n}\`, which \`$.baseSignals\` does not have`);
+    if (Object.hasOwn(own, n)) throw new TestFileError(`\`${at}\` both removes and sends \`${n}\`: drop it from \`without\` or from \`signals\``);
+  }
+  const kept = Object.entries(base).filter(([n]) => !without.includes(n));
+  return { ...Object.fromEntries(kept), ...own };
+}
+
+function expectation(expect: Record<string, unknown>, at: string): PolicyTestCase["expect"] {
+  if ("invalid" in expect) {
+    only(expect, ["invalid"], at);
+    const codes = expect["invalid"];
+    if (!Array.isArray(codes) || codes.length === 0 || !codes.every((c) => typeof c === "string" && /^VAL-\d{3}$/.test(c))) {
+      throw new TestFileError(`\`${at}.invalid\` must be a non-empty list of codes such as "VAL-004"`);
+    }
+    return { invalid: codes as string[] };
+  }
+  only(expect, ["verdict", "rule", "reason"], at);
+  const verdict = expect["verdict"];
+  if (typeof verdict !== "string" || !VERDICTS.includes(verdict)) {
+    throw new TestFileError(`\`${at}.verdict\` must be one of ${VERDICTS.join(", ")}, or give \`invalid\` instead`);
+  }
+  for (const key of ["rule", "reason"] as const) {
+    if (key in expect && typeof expect[key] !== "string") throw new TestFileError(`\`${at}.${key}\` must be a string`);
+  }
+  return {
+    verdict: verdict as ExpectedVerdict,
+    ...(typeof expect["rule"] === "string" ? { rule: expect["rule"] } : {}),
+    ...(typeof expect["reason"] === "string" ? { reason: expect["reason"] } : {}),
+  };
 }
 
 function object(v: unknown, at: string): Record<string, unknown> {

@@ -16,6 +16,7 @@ import type { LoadedBundle } from "../bundle/load.js";
 import { AuthorizationError, BundleError } from "../errors.js";
 import type { ErrorCode } from "../errors/codes.js";
 import type { Decision } from "../ir/evaluate.js";
+import { explain, type Explanation } from "../ir/explain.js";
 import type { Verdict } from "../ir/types.js";
 import type { DecisionAuditRecord } from "../replay/records.js";
 import type { ReplayStore } from "../replay/store.js";
@@ -44,6 +45,16 @@ export interface DryRun {
   readonly ruleMatched: string;
   readonly reason: string;
   readonly signalsValidated: true;
+  /** Only when asked for (`DryRunOptions`): the spec's answer has no such member. */
+  readonly explanation?: Explanation;
+}
+
+/** What a dry run or simulation answers beyond the spec's members. */
+export interface DryRunOptions {
+  /** Add `explanation`: every rule's condition evaluated down to the signals (ir/explain.ts). */
+  readonly explain?: boolean;
+  /** Filled with the phases' timings and what decided (report.ts), for the caller's logs, metrics and traces. */
+  readonly report?: DecisionReport;
 }
 
 /** Spec 2.7: what evaluate would do, with no signing, replay write or audit record. */
@@ -55,9 +66,16 @@ export interface Simulation {
   readonly wouldSign: boolean;
   /** The variant 1 attestation that would be signed, without its signature (and with a placeholder executionId). */
   readonly attestationPreview: Omit<AttestationV1, "signature">;
+  /** Only when asked for (`DryRunOptions`), as for the dry run. */
+  readonly explanation?: Explanation;
 }
 
 export const SIMULATION_EXECUTION_ID = "simulation";
+
+/** `{explanation}` when asked for, else nothing, so the spec's answer is unchanged by default. */
+function explanationOf(bundle: LoadedBundle, signals: Readonly<Record<string, unknown>>, options: DryRunOptions): { explanation?: Explanation } {
+  return options.explain === true ? { explanation: explain(bundle.ir, signals).explanation } : {};
+}
 
 const VERIFIED: Promise<void> = Promise.resolve();
 
@@ -125,14 +143,20 @@ export class Authorizer {
   }
 
   /** `POST /evaluate` variant 2: the decision without attestation, replay write or any other side effect. */
-  async dryRun(policyId: string, policyVersion: string, signals: Readonly<Record<string, unknown>>, report?: DecisionReport): Promise<DryRun> {
-    const { decided } = await this.#decide(policyId, policyVersion, signals, "signals", report);
-    return { wouldDecide: VERDICT_STATUS[decided.verdict].status, ruleMatched: decided.ruleId, reason: decided.reason, signalsValidated: true };
+  async dryRun(policyId: string, policyVersion: string, signals: Readonly<Record<string, unknown>>, options: DryRunOptions = {}): Promise<DryRun> {
+    const { bundle, decided } = await this.#decide(policyId, policyVersion, signals, "signals", options.report);
+    return {
+      wouldDecide: VERDICT_STATUS[decided.verdict].status,
+      ruleMatched: decided.ruleId,
+      reason: decided.reason,
+      signalsValidated: true,
+      ...explanationOf(bundle, signals, options),
+    };
   }
 
   /** `POST /simulate`. */
-  async simulate(policyId: string, policyVersion: string, signals: Readonly<Record<string, unknown>>, report?: DecisionReport): Promise<Simulation> {
-    const { bundle, decided } = await this.#decide(policyId, policyVersion, signals, "signals", report);
+  async simulate(policyId: string, policyVersion: string, signals: Readonly<Record<string, unknown>>, options: DryRunOptions = {}): Promise<Simulation> {
+    const { bundle, decided } = await this.#decide(policyId, policyVersion, signals, "signals", options.report);
     const record = this.#record(SIMULATION_EXECUTION_ID, bundle, signals, decided);
     return {
       simulation: true,
@@ -141,6 +165,7 @@ export class Authorizer {
       policyLoaded: true,
       wouldSign: this.options.signer !== null && this.options.store !== null,
       attestationPreview: attestationBody(record, this.options.signer?.trustRoot.version ?? "", this.options.signer?.key.keyId ?? "", this.runtime?.manifestHash ?? ""),
+      ...explanationOf(bundle, signals, options),
     };
   }
 

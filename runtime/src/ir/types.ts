@@ -9,33 +9,32 @@
  * A rule fires only when its condition is exactly true; rules are tried in order and the first that fires
  * decides. Arithmetic that is not finite (overflow, division by zero) yields unknown.
  */
+import type { ArithOp, CompareOp, LogicalOp, StringOp, UnaryOp } from "./operators.js";
+import type { CompareKind, Scalar } from "./values.js";
+
 export const IR_VERSION = 1;
 
 export type Verdict = "approve" | "escalate" | "reject";
 export type SignalType = "string" | "number" | "integer" | "boolean" | "timestamp" | "enum";
 
-/** The comparison domain decides how operands are compared: timestamps compare as instants. */
-export type CompareKind = "number" | "string" | "boolean" | "timestamp";
-export type CompareOp = "eq" | "ne" | "lt" | "le" | "gt" | "ge";
-export type ArithOp = "add" | "sub" | "mul" | "div";
-export type StringOp = "starts_with" | "ends_with" | "contains";
-export type Scalar = string | number | boolean;
+export type { Scalar, CompareKind } from "./values.js";
 
+/** One node per operator family (operators.ts); a new operator of a family changes nothing here. */
 export type IrExpr =
   | { readonly op: "lit"; readonly value: Scalar }
   | { readonly op: "signal"; readonly name: string }
   | { readonly op: "present"; readonly name: string }
-  | { readonly op: "not"; readonly arg: IrExpr }
-  | { readonly op: "and"; readonly args: readonly IrExpr[] }
-  | { readonly op: "or"; readonly args: readonly IrExpr[] }
+  | { readonly op: UnaryOp; readonly arg: IrExpr }
+  | { readonly op: LogicalOp; readonly args: readonly IrExpr[] }
   | { readonly op: "cmp"; readonly cmp: CompareOp; readonly kind: CompareKind; readonly left: IrExpr; readonly right: IrExpr }
   | { readonly op: "in"; readonly kind: CompareKind; readonly value: IrExpr; readonly set: readonly Scalar[] }
   | { readonly op: "range"; readonly value: IrExpr; readonly min: IrExpr; readonly max: IrExpr }
   | { readonly op: "str"; readonly fn: StringOp; readonly left: IrExpr; readonly right: IrExpr }
   | { readonly op: "matches"; readonly value: IrExpr; readonly pattern: string }
-  | { readonly op: "arith"; readonly fn: ArithOp; readonly left: IrExpr; readonly right: IrExpr }
-  | { readonly op: "neg"; readonly arg: IrExpr }
-  | { readonly op: "len"; readonly arg: IrExpr };
+  | { readonly op: "arith"; readonly fn: ArithOp; readonly left: IrExpr; readonly right: IrExpr };
+
+/** The IR node of an operator family, or of one operator. */
+export type IrNode<Op extends IrExpr["op"]> = Extract<IrExpr, { readonly op: Op }>;
 
 export interface IrSignal {
   readonly type: SignalType;

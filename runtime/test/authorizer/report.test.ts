@@ -86,11 +86,11 @@ describe("evaluate with a report", () => {
 
   it("a dry run and a simulation time what they do, and make no signed decision", async () => {
     const dry = fresh();
-    await authorizer.dryRun("payments.transfer", "1.2.0", { amount: 5, currency: "USD" }, dry);
+    await authorizer.dryRun("payments.transfer", "1.2.0", { amount: 5, currency: "USD" }, { report: dry });
     expect(names(dry)).toEqual(["bundle", "validate", "evaluate"]);
     expect(dry.decided).toBeUndefined();
     const simulated = fresh();
-    await authorizer.simulate("payments.transfer", "1.2.0", { amount: 5, currency: "USD" }, simulated);
+    await authorizer.simulate("payments.transfer", "1.2.0", { amount: 5, currency: "USD" }, { report: simulated });
     expect(names(simulated)).toEqual(["bundle", "validate", "evaluate"]);
   });
 });

@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { IrUnsupportedError, preparePolicy, type IrExpr, type PolicyIr } from "../../src/index.js";
+import {
+  ARITHMETIC_OPERATORS,
+  COMPARISON_OPERATORS,
+  IR_OPERATORS,
+  IrUnsupportedError,
+  LOGICAL_OPERATORS,
+  SPECIAL_OPERATORS,
+  STRING_OPERATORS,
+  UNARY_OPERATORS,
+  preparePolicy,
+  type IrExpr,
+  type PolicyIr,
+} from "../../src/index.js";
 
 const sig = (name: string): IrExpr => ({ op: "signal", name });
 const lit = (value: string | number | boolean): IrExpr => ({ op: "lit", value });
@@ -82,8 +94,33 @@ it("first match wins, and no match without a catch-all is undecided", () => {
   expect(p.evaluate({ n: 0 })).toEqual({ decided: false });
 });
 
-it("refuses an IR version or operator it does not know", () => {
-  expect(() => preparePolicy({ ...policy([], null), irVersion: 2 } as unknown as PolicyIr)).toThrow(IrUnsupportedError);
-  const unknownOp = policy([{ id: "r", verdict: "approve", reason: "x", when: { op: "xor" } as unknown as IrExpr }], null);
-  expect(() => preparePolicy(unknownOp)).toThrow("IR operator `xor` is not supported");
+describe("an IR this runtime does not understand is refused when prepared, not when a request arrives", () => {
+  const one = (when: unknown): PolicyIr => policy([{ id: "r", verdict: "approve", reason: "x", when: when as IrExpr }], null);
+  const cmp = { op: "cmp", cmp: "eq", kind: "number", left: sig("n"), right: lit(1) };
+
+  it("refuses another IR version", () => {
+    expect(() => preparePolicy({ ...policy([], null), irVersion: 2 } as unknown as PolicyIr)).toThrow(IrUnsupportedError);
+  });
+
+  it.each([
+    ["an unknown node", { op: "xor", arg: lit(true) }, "IR operator `xor` is not supported"],
+    ["a name inherited from Object.prototype", { op: "toString", arg: lit(true) }, "IR operator `toString` is not supported"],
+    ["an unknown comparison", { ...cmp, cmp: "approx" }, "IR operator `approx` is not supported"],
+    ["an unknown comparison kind", { ...cmp, kind: "date" }, "comparison kind `date` is not supported"],
+    ["an unknown arithmetic operator", { op: "arith", fn: "pow", left: lit(1), right: lit(2) }, "IR operator `pow` is not supported"],
+    ["an unknown string operator", { op: "str", fn: "like", left: lit("a"), right: lit("b") }, "IR operator `like` is not supported"],
+    ["an unknown membership kind", { op: "in", kind: "date", value: sig("n"), set: [] }, "comparison kind `date` is not supported"],
+    ["an unknown operator deep inside", { op: "and", args: [lit(true), { op: "not", arg: { op: "abs", arg: lit(1) } }] }, "IR operator `abs` is not supported"],
+  ])("refuses %s", (_name, when, message) => {
+    expect(() => preparePolicy(one(when))).toThrow(IrUnsupportedError);
+    expect(() => preparePolicy(one(when))).toThrow(message);
+  });
+});
+
+it("the operator table's families have disjoint names, none of them another IR node's tag", () => {
+  const families = [UNARY_OPERATORS, LOGICAL_OPERATORS, COMPARISON_OPERATORS, STRING_OPERATORS, ARITHMETIC_OPERATORS, SPECIAL_OPERATORS];
+  const names = families.flatMap((f) => Object.keys(f));
+  expect(new Set(names).size).toBe(names.length);
+  expect(Object.keys(IR_OPERATORS).sort()).toEqual([...names].sort());
+  for (const tag of ["lit", "signal", "cmp", "str", "arith"]) expect(names).not.toContain(tag);
 });

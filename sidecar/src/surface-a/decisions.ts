@@ -22,6 +22,17 @@ const checkExecute = bodyCheck(ExecuteRequest);
 /** Legacy `/execute`: at most 100 a minute per client (spec 8). */
 export const EXECUTE_RATE_LIMIT = { max: 100, timeWindow: 60_000 } as const;
 
+/**
+ * `?explain=true` on the dry run and `/simulate` adds `explanation` to the answer (docs/sidecar.md, "Explanations");
+ * without it the answer is the spec's. Any other value, or the parameter twice, is a 400.
+ */
+function explainRequested(query: unknown): boolean {
+  const value = isObject(query) ? query["explain"] : undefined;
+  if (value === undefined || value === "false") return false;
+  if (value === "true") return true;
+  throw invalidRequest([{ path: "querystring/explain", message: "must be `true` or `false`, given once" }]);
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -58,8 +69,8 @@ export function decisionRoutes(app: FastifyInstance, ctx: SidecarContext): void 
         throw invalidRequest([{ path: "body", message: "must have either `verifiedSignals` (evaluate) or `signals` (dry run), not both" }]);
       }
       const dry = checkDryRun(body);
-      const report = trackDecision(request, dry);
-      return loggingBundleRefusals(request, () => ctx.authorizer.dryRun(dry.policyId, dry.policyVersion, dry.signals, report));
+      const options = { explain: explainRequested(request.query), report: trackDecision(request, dry) };
+      return loggingBundleRefusals(request, () => ctx.authorizer.dryRun(dry.policyId, dry.policyVersion, dry.signals, options));
     }
     const evaluate = checkEvaluate(body);
     const report = trackDecision(request, evaluate);
@@ -79,7 +90,7 @@ export function decisionRoutes(app: FastifyInstance, ctx: SidecarContext): void 
 
   app.post<{ Body: DryRunRequest }>("/simulate", bodySchema(DryRunRequest), async (request) => {
     const simulate = request.body;
-    const report = trackDecision(request, simulate);
-    return loggingBundleRefusals(request, () => ctx.authorizer.simulate(simulate.policyId, simulate.policyVersion, simulate.signals, report));
+    const options = { explain: explainRequested(request.query), report: trackDecision(request, simulate) };
+    return loggingBundleRefusals(request, () => ctx.authorizer.simulate(simulate.policyId, simulate.policyVersion, simulate.signals, options));
   });
 }

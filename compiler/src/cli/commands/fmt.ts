@@ -1,3 +1,4 @@
+import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
 import { formatSource } from "../../fmt/format.js";
 import { renderDiagnostic } from "../../diagnostics/diagnostic.js";
 import { LineIndex } from "../../diagnostics/source.js";
@@ -5,8 +6,14 @@ import { EXIT, type CliIo } from "../io.js";
 import { plural } from "../report.js";
 import { collectSources, writeAtomically } from "../sources.js";
 
-/** `writ fmt`: rewrites policies in canonical form; with `check`, only reports which ones differ. */
-export async function runFmt(io: CliIo, paths: readonly string[], check: boolean): Promise<number> {
+/** `write` rewrites files; `check` lists those that differ; `diff` prints, for each, the unified diff fmt would apply. */
+export type FmtMode = "write" | "check" | "diff";
+
+/**
+ * `writ fmt`: rewrites policies in canonical form; `check` and `diff` change nothing and exit 1 when a file is not in
+ * canonical form. A diff is git's form (`--- a/PATH`, `+++ b/PATH`, paths as shown), so `git apply` takes it.
+ */
+export async function runFmt(io: CliIo, paths: readonly string[], mode: FmtMode): Promise<number> {
   const sources = await collectSources(io.cwd, paths);
   let broken = 0;
   let changed = 0;
@@ -20,14 +27,17 @@ export async function runFmt(io: CliIo, paths: readonly string[], check: boolean
     }
     if (result.text === file.text) continue;
     changed++;
-    if (check) io.out(`${file.display}: not formatted`);
+    if (mode === "diff") {
+      const patch = createTwoFilesPatch(`a/${file.display}`, `b/${file.display}`, file.text, result.text, undefined, undefined, { headerOptions: FILE_HEADERS_ONLY });
+      io.out(patch.trimEnd());
+    } else if (mode === "check") io.out(`${file.display}: not formatted`);
     else {
       await writeAtomically(file.absolute, result.text);
       io.out(`${file.display}: formatted`);
     }
   }
-  const what = check ? `${changed} not formatted` : `${changed} reformatted`;
+  const what = mode === "write" ? `${changed} reformatted` : `${changed} not formatted`;
   io.err(`${plural(sources.length, "file")}: ${what}${broken ? `, ${broken} with syntax errors` : ""}`);
   if (broken > 0) return EXIT.compileFailed;
-  return check && changed > 0 ? EXIT.unformatted : EXIT.ok;
+  return mode !== "write" && changed > 0 ? EXIT.unformatted : EXIT.ok;
 }

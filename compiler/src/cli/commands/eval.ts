@@ -1,0 +1,82 @@
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { Readable } from "node:stream";
+import { explain, parseStrictJson, type Decision } from "@writ/runtime";
+import { conditionsAsWritten, decisionLines, explanationLines } from "../explanation-text.js";
+import { CliError, EXIT, type CliIo } from "../io.js";
+import { readPolicyTarget, type PolicyTarget } from "../policy-target.js";
+
+export interface EvalRun {
+  readonly io: CliIo;
+  /** A policy source (`.writ` file or its directory), a bundle directory or a `.bundle.json` archive. */
+  readonly policyPath: string;
+  /** The signals object as JSON: a file, or `-` for standard input. */
+  readonly signalsPath: string;
+  readonly explain: boolean;
+  readonly format: "text" | "json";
+  /** Standard input, for `-`. */
+  readonly stdin?: Readable;
+}
+
+/**
+ * `writ eval`: decides one request as a runtime would (the signals validated against the policy's schema, then the
+ * rules evaluated) and prints the verdict, the rule and its reason; with `explain`, every rule's condition down to
+ * each comparison and the values it saw. Exit 0 when the signals are valid, whatever the verdict; 1 when the
+ * schema refuses them (the VAL errors are printed); 3 when the policy does not compile; 5 when a bundle does not
+ * verify.
+ */
+export async function runEval(run: EvalRun): Promise<number> {
+  const { io } = run;
+  const signals = await readSignals(run);
+  const target = await readPolicyTarget(io, run.policyPath);
+  const about = { policyId: target.ir.policyId, version: target.ir.version, from: target.kind, path: target.path, bundleHash: target.bundleHash };
+  const validation = target.validateSignals(signals);
+  if (!validation.valid) {
+    if (run.format === "json") io.out(JSON.stringify({ ...about, signalsValid: false, errors: validation.errors }));
+    else {
+      io.out(heading(target));
+      io.out("signals refused by the policy's signals schema:");
+      for (const e of validation.errors) io.out(`  ${e.code} ${e.signal ? `\`${e.signal}\`: ` : ""}${e.message}`);
+    }
+    return EXIT.signalsRefused;
+  }
+  const { decision, explanation } = explain(target.ir, signals as Record<string, unknown>);
+  if (run.format === "json") {
+    io.out(JSON.stringify({ ...about, signalsValid: true, decision: wireDecision(decision), ...(run.explain ? { explanation } : {}) }));
+    return EXIT.ok;
+  }
+  io.out(heading(target));
+  for (const line of decisionLines(decision)) io.out(line);
+  if (run.explain) for (const line of explanationLines(explanation, decision, conditionsAsWritten(target.source))) io.out(line);
+  return EXIT.ok;
+}
+
+function heading(t: PolicyTarget): string {
+  return `${t.ir.policyId}@${t.ir.version} (${t.kind} \`${t.path}\`, bundle_hash ${t.bundleHash.slice(0, 16)}…)`;
+}
+
+/** The decision as the sidecar's answers name it (`ruleMatched`); null when undecided. */
+function wireDecision(d: Decision): { verdict: string; ruleMatched: string; reason: string } | null {
+  return d.decided ? { verdict: d.verdict, ruleMatched: d.ruleId, reason: d.reason } : null;
+}
+
+async function readSignals(run: EvalRun): Promise<unknown> {
+  let text: string;
+  if (run.signalsPath === "-") {
+    const chunks: Buffer[] = [];
+    for await (const chunk of run.stdin ?? process.stdin) chunks.push(Buffer.from(chunk as Uint8Array));
+    text = Buffer.concat(chunks).toString("utf8");
+  } else {
+    try {
+      text = await readFile(resolve(run.io.cwd, run.signalsPath), "utf8");
+    } catch {
+      throw new CliError(`cannot read the signals file \`${run.signalsPath}\``);
+    }
+  }
+  const where = run.signalsPath === "-" ? "standard input" : `\`${run.signalsPath}\``;
+  try {
+    return parseStrictJson(text);
+  } catch (e) {
+    throw new CliError(`the signals in ${where} are not strict JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}

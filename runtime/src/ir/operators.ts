@@ -1,0 +1,138 @@
+/**
+ * The operator table, runtime half: every operator and built-in function of the IR, declared once with its name, how
+ * it is written (`symbol`, which the compiler also lexes and the explanation prints) and how it evaluates. The
+ * evaluator (evaluate.ts), the explanation (explain.ts) and the compiler's constant folding all read these
+ * declarations, so they cannot disagree. The compiler's half (compiler/src/syntax/operators.ts: precedence, operand
+ * and result types, documentation) is a record keyed by the same names, so the compiler does not build while an
+ * operator lacks a part. docs/language.md ("Adding an operator") lists what to touch.
+ *
+ * Operators come in families; the family fixes how the IR encodes a use of the operator and how unknown operands
+ * are handled, so a new operator of an existing family needs nothing but its declaration here:
+ *
+ *   unary       `{op: NAME, arg}`                        unknown operand, unknown result
+ *   logical     `{op: NAME, args}`                       Kleene: the absorbing value decides, otherwise unknown wins
+ *   comparison  `{op: "cmp", cmp: NAME, kind, left, right}`  operands mapped into their domain (values.ts) first
+ *   string      `{op: "str", fn: NAME, left, right}`     unknown unless both operands are strings
+ *   arithmetic  `{op: "arith", fn: NAME, left, right}`   unknown unless both are numbers, or when not finite
+ *   and one of a kind each: `in`, `range`, `matches`, `present` (their IR nodes are named after them)
+ */
+import { codePointLength, UNKNOWN, type Scalar, type Value } from "./values.js";
+
+export interface UnaryOperator {
+  readonly symbol: string;
+  /** `prefix`: written before its operand (`not a`, `-a`); `call`: a built-in function (`len(a)`). */
+  readonly notation: "prefix" | "call";
+  /** Applied to a known operand; unknown when the operand is not of the operator's type. */
+  readonly evaluate: (v: Scalar) => Value;
+}
+
+export interface LogicalOperator {
+  readonly symbol: string;
+  /** The value that decides alone: `false` for `and`, `true` for `or`. */
+  readonly absorbing: boolean;
+}
+
+export type CompareOp = "eq" | "ne" | "lt" | "le" | "gt" | "ge";
+
+export interface ComparisonOperator {
+  readonly symbol: string;
+  /** Applied to two known operands of one comparison domain. */
+  readonly test: (a: Scalar, b: Scalar) => boolean;
+  /** The same test with its operands swapped: `a < b` is `b > a`. */
+  readonly converse: CompareOp;
+  /** The test that holds exactly when this one is false (and is unknown when it is): `not (a < b)` is `a >= b`. */
+  readonly negation: CompareOp;
+}
+
+export interface StringOperator {
+  readonly symbol: string;
+  readonly test: (a: string, b: string) => boolean;
+}
+
+export interface ArithmeticOperator {
+  readonly symbol: string;
+  /** The result may be non-finite; the family makes that unknown. */
+  readonly evaluate: (a: number, b: number) => number;
+}
+
+export const UNARY_OPERATORS = {
+  not: { symbol: "not", notation: "prefix", evaluate: (v) => v !== true },
+  neg: { symbol: "-", notation: "prefix", evaluate: (v) => (typeof v === "number" ? -v : UNKNOWN) },
+  len: { symbol: "len", notation: "call", evaluate: (v) => (typeof v === "string" ? codePointLength(v) : UNKNOWN) },
+} as const satisfies Record<string, UnaryOperator>;
+
+export const LOGICAL_OPERATORS = {
+  and: { symbol: "and", absorbing: false },
+  or: { symbol: "or", absorbing: true },
+} as const satisfies Record<string, LogicalOperator>;
+
+export const COMPARISON_OPERATORS = {
+  eq: { symbol: "==", test: (a, b) => a === b, converse: "eq", negation: "ne" },
+  ne: { symbol: "!=", test: (a, b) => a !== b, converse: "ne", negation: "eq" },
+  lt: { symbol: "<", test: (a, b) => a < b, converse: "gt", negation: "ge" },
+  le: { symbol: "<=", test: (a, b) => a <= b, converse: "ge", negation: "gt" },
+  gt: { symbol: ">", test: (a, b) => a > b, converse: "lt", negation: "le" },
+  ge: { symbol: ">=", test: (a, b) => a >= b, converse: "le", negation: "lt" },
+} as const satisfies Record<CompareOp, ComparisonOperator>;
+
+export const STRING_OPERATORS = {
+  starts_with: { symbol: "starts_with", test: (a, b) => a.startsWith(b) },
+  ends_with: { symbol: "ends_with", test: (a, b) => a.endsWith(b) },
+  contains: { symbol: "contains", test: (a, b) => a.includes(b) },
+} as const satisfies Record<string, StringOperator>;
+
+export const ARITHMETIC_OPERATORS = {
+  add: { symbol: "+", evaluate: (a, b) => a + b },
+  sub: { symbol: "-", evaluate: (a, b) => a - b },
+  mul: { symbol: "*", evaluate: (a, b) => a * b },
+  div: { symbol: "/", evaluate: (a, b) => a / b },
+} as const satisfies Record<string, ArithmeticOperator>;
+
+/** The operators with an IR node of their own. */
+export const SPECIAL_OPERATORS = {
+  /** `value in [set]`: the set holds the value, both mapped into the comparison domain. */
+  in: { symbol: "in", test: (v: Scalar, set: ReadonlySet<Value>): boolean => set.has(v) },
+  /** `value in min..max`, both ends inclusive; unknown unless all three are numbers. */
+  range: { symbol: "in", test: (v: number, min: number, max: number): boolean => v >= min && v <= max },
+  /** `value matches /pattern/`: found anywhere in the string, with the `u` flag, as the schema's `pattern` is. */
+  matches: { symbol: "matches", test: (v: string, pattern: RegExp): boolean => pattern.test(v) },
+  /** `present(name)`: whether the signal was sent; never unknown. */
+  present: {
+    symbol: "present",
+    test: (signals: Readonly<Record<string, unknown>>, name: string): boolean =>
+      Object.prototype.hasOwnProperty.call(signals, name) && signals[name] !== undefined,
+  },
+} as const;
+
+export type UnaryOp = keyof typeof UNARY_OPERATORS;
+export type LogicalOp = keyof typeof LOGICAL_OPERATORS;
+export type StringOp = keyof typeof STRING_OPERATORS;
+export type ArithOp = keyof typeof ARITHMETIC_OPERATORS;
+export type SpecialOp = keyof typeof SPECIAL_OPERATORS;
+
+/** Every operator and built-in function, by name. The families' names are disjoint (a test checks it). */
+export const IR_OPERATORS = {
+  ...UNARY_OPERATORS,
+  ...LOGICAL_OPERATORS,
+  ...COMPARISON_OPERATORS,
+  ...STRING_OPERATORS,
+  ...ARITHMETIC_OPERATORS,
+  ...SPECIAL_OPERATORS,
+};
+export type IrOperatorName = keyof typeof IR_OPERATORS;
+
+/** The operators written between two operands, each encoded with its family's IR node. */
+export type InfixOp = CompareOp | StringOp | ArithOp;
+/** The unary operators written before their operand, and the built-in functions (called by name). */
+export type PrefixOp = { [K in UnaryOp]: (typeof UNARY_OPERATORS)[K]["notation"] extends "prefix" ? K : never }[UnaryOp];
+export type FunctionName = Exclude<UnaryOp, PrefixOp> | "present";
+
+const has = (table: object, name: string): boolean => Object.prototype.hasOwnProperty.call(table, name);
+export const isUnaryOp = (name: string): name is UnaryOp => has(UNARY_OPERATORS, name);
+export const isComparison = (name: string): name is CompareOp => has(COMPARISON_OPERATORS, name);
+export const isStringOp = (name: string): name is StringOp => has(STRING_OPERATORS, name);
+export const isArithOp = (name: string): name is ArithOp => has(ARITHMETIC_OPERATORS, name);
+export const isInfixOp = (name: string): name is InfixOp => isComparison(name) || isStringOp(name) || isArithOp(name);
+export const isPrefixOp = (name: string): name is PrefixOp => isUnaryOp(name) && UNARY_OPERATORS[name].notation === "prefix";
+export const isFunctionName = (name: string): name is FunctionName =>
+  name === "present" || (isUnaryOp(name) && UNARY_OPERATORS[name].notation === "call");
