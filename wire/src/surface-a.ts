@@ -129,6 +129,12 @@ export const Explanation = Closed(
 );
 export type Explanation = Static<typeof Explanation>;
 
+/** The query of the dry run (`POST /evaluate` with `signals`) and of `POST /simulate`. */
+export const ExplainQuery = Closed({
+  explain: Type.Optional(Choice(["true", "false"], { description: "`true` adds `explanation` to a dry run's or a simulation's answer; default `false`." })),
+});
+export type ExplainQuery = Static<typeof ExplainQuery>;
+
 export const DryRunResponse = Closed(
   {
     wouldDecide: DecisionStatus,

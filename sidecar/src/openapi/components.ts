@@ -17,12 +17,17 @@ function isTitled(value: unknown): value is Titled {
   return typeof value === "object" && value !== null && typeof (value as { title?: unknown }).title === "string";
 }
 
-/** The schema as JSON, its object members sorted: two schemas are the same shape when these are equal. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+/**
+ * The schema as JSON, its object members sorted: two schemas are the same shape when these are equal. A named shape
+ * inside it is written as its title (each is compared where it is referred to itself), so a shape that contains itself
+ * (wire's `ExplainedExpr`) is written once.
+ */
+function canonical(value: unknown, root = true): string {
+  if (Array.isArray(value)) return `[${value.map((item) => canonical(item, false)).join(",")}]`;
   if (typeof value !== "object" || value === null) return JSON.stringify(value);
+  if (!root && isTitled(value)) return `{"$title":${JSON.stringify(value.title)}}`;
   const members = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${members.map(([name, member]) => `${JSON.stringify(name)}:${canonical(member)}`).join(",")}}`;
+  return `{${members.map(([name, member]) => `${JSON.stringify(name)}:${canonical(member, false)}`).join(",")}}`;
 }
 
 function withoutDescription(schema: object): object {

@@ -25,6 +25,7 @@ import {
   EvaluateBody,
   ExecuteRequest,
   ExecuteResponse,
+  ExplainQuery,
   ExportQuery,
   LogQuery,
   Health,
@@ -74,6 +75,7 @@ export const SURFACE_A_API: Api = {
     description:
       "`verifiedSignals` signs a decision: an attestation, its executionId consumed once. `signals` without `verifiedSignals` is the dry run: what would be decided, with no attestation and no side effect. Both at once is a 400.",
     tag: "decisions",
+    query: ExplainQuery,
     body: EvaluateBody,
     answers: { 200: { description: "The decision.", schema: EvaluateAnswer } },
     errors: ["POLICY_NOT_FOUND", "SIGNAL_VALIDATION_FAILED", "SIGNALS_VALIDATION_FAILED", ...REFUSED_EVALUATION, ...SIGNED_EVALUATION],
@@ -89,6 +91,7 @@ export const SURFACE_A_API: Api = {
   "POST /simulate": {
     summary: "What `/evaluate` would do, with no signing, replay write or audit record",
     tag: "decisions",
+    query: ExplainQuery,
     body: DryRunRequest,
     answers: { 200: { description: "The simulation.", schema: SimulateResponse } },
     errors: ["SIGNALS_VALIDATION_FAILED", ...REFUSED_EVALUATION],

@@ -893,6 +893,8 @@ export interface components {
             reason: string;
             /** @constant */
             signalsValidated: true;
+            /** @description Only when asked for with `?explain=true` (writ's addition; the spec's answer has no such member). */
+            explanation?: components["schemas"]["Explanation"];
         };
         /**
          * ErrorBody
@@ -1023,6 +1025,46 @@ export interface components {
          * @enum {string}
          */
         ExecutionState: "completed" | "pending_override";
+        /**
+         * ExplainedExpr
+         * @description One expression of an explanation: its text, its value (null when unknown), and the expressions it was computed from.
+         */
+        ExplainedExpr: {
+            /** @description The expression as the compiled policy has it (constants inlined), compound operands in parentheses. */
+            expr: string;
+            /** @description Its value; null when unknown (for a signal: it was not sent). */
+            value: string | number | boolean | null;
+            /** @description What it was computed from; absent for a literal, a signal and `present(...)`. */
+            operands?: components["schemas"]["ExplainedExpr"][];
+        };
+        /**
+         * ExplainedRule
+         * @description One rule of an explanation: its verdict and reason, and its condition evaluated.
+         */
+        ExplainedRule: {
+            rule: string;
+            verdict: components["schemas"]["Verdict"];
+            reason: string;
+            /**
+             * @description Only a rule whose condition is `true` decides; `unknown` comes from an absent optional signal.
+             * @enum {string}
+             */
+            result: "true" | "false" | "unknown";
+            condition: components["schemas"]["ExplainedExpr"];
+        };
+        /**
+         * Explanation
+         * @description Why the policy decides as it does for the signals sent; only with `?explain=true` (writ's addition).
+         */
+        Explanation: {
+            /** @description Every rule in order, those after the one that decides included. */
+            rules: components["schemas"]["ExplainedRule"][];
+            /** @description What decides when no rule's condition is true; null when the policy has no catch-all. */
+            otherwise: {
+                verdict: components["schemas"]["Verdict"];
+                reason: string;
+            } | null;
+        };
         /**
          * Health
          * @description Liveness and readiness of Surface A.
@@ -1391,6 +1433,8 @@ export interface components {
             /** @description Whether the service has a signing key, so that `/evaluate` would sign. */
             wouldSign: boolean;
             attestationPreview: components["schemas"]["AttestationPreview"];
+            /** @description Only when asked for with `?explain=true`, as for the dry run. */
+            explanation?: components["schemas"]["Explanation"];
         };
         /**
          * StoreStatus
@@ -1537,7 +1581,10 @@ export interface operations {
     };
     postEvaluate: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true` adds `explanation` to a dry run's or a simulation's answer; default `false`. */
+                explain?: "true" | "false";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1558,7 +1605,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `Invalid request` (BAD_REQUEST): the body is not strict JSON or does not match its schema; `details` says what and where
+             * @description - `Invalid request` (BAD_REQUEST): the body is not strict JSON or does not match its schema; a query parameter is unknown, repeated or out of its bounds; `details` says what and where
              *     - `body must have required property '<name>'` (MISSING_PROPERTY): a required request field is missing; <name> is the field
              */
             400: {
@@ -1744,7 +1791,10 @@ export interface operations {
     };
     postSimulate: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true` adds `explanation` to a dry run's or a simulation's answer; default `false`. */
+                explain?: "true" | "false";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1765,7 +1815,7 @@ export interface operations {
                 };
             };
             /**
-             * @description - `Invalid request` (BAD_REQUEST): the body is not strict JSON or does not match its schema; `details` says what and where
+             * @description - `Invalid request` (BAD_REQUEST): the body is not strict JSON or does not match its schema; a query parameter is unknown, repeated or out of its bounds; `details` says what and where
              *     - `body must have required property '<name>'` (MISSING_PROPERTY): a required request field is missing; <name> is the field
              */
             400: {
