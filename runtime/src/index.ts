@@ -223,4 +223,4 @@ export {
   type ProofVerification,
 } from "./audit-log/proofs.js";
 export type { ExportLine, PruneNote } from "./audit-log/export.js";
-export { ExportVerifier, type ExportFailure, type ExportReport, type RecordCheck } from "./audit-log/export-verifier.js";
+export { ExportVerifier, decisionAttestationSigned, type ExportFailure, type ExportReport, type RecordCheck } from "./audit-log/export-verifier.js";

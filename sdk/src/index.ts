@@ -70,4 +70,6 @@ export { verifyAttestation, type AttestationVerifierOptions } from "./verify/att
 export { verifyOverrideRecord } from "./verify/override-record.js";
 export { verifyExecutionProof, type ExecutionProofVerification } from "./verify/execution-proof.js";
 export type { SignedRecordVerification } from "./verify/signed.js";
+export { verifyAuditExport, verifyConsistencyProof, verifyInclusionProof } from "./verify/audit-log.js";
+export type { ExportReport, ProofVerification } from "@writ/runtime";
 export type { AttestationVerification, TrustRootDocument } from "@writ/runtime";

@@ -15,6 +15,7 @@
  * the failures name their line, and the position of the record or the size of the checkpoint, first by line.
  */
 import type { TrustRoot } from "../attest/trust-root.js";
+import { verifyAttestation } from "../attest/verify.js";
 import type { PublicKey } from "../signing/keys.js";
 import { checkpointHash, verifyCheckpoint, type SignedCheckpoint } from "./checkpoint.js";
 import { entryLeafHash, isLogEntryKind, type LogEntryKind } from "./entry.js";
@@ -51,6 +52,15 @@ export interface ExportReport {
  * attestation signature against the pinned keys here.
  */
 export type RecordCheck = (kind: LogEntryKind, record: unknown) => string | null;
+
+/** The check `writ audit verify` and the SDK run on each record: a decision's attestation carries a signature of a pinned key. */
+export function decisionAttestationSigned(trustRoot: TrustRoot): RecordCheck {
+  return (kind, record) => {
+    if (kind !== "decision") return null;
+    const attestation = (record as { attestation?: unknown } | null)?.attestation;
+    return verifyAttestation(attestation, { trustRoot }).checks.signature_verified ? null : "its attestation's signature does not verify against the pinned keys";
+  };
+}
 
 export class ExportVerifier {
   readonly #keys: readonly PublicKey[] | TrustRoot;

@@ -6,6 +6,8 @@
  */
 import type {
   Attestation,
+  AuditLogList,
+  AuditLogStatus,
   AuditStats,
   Capabilities,
   ConfirmExecutionRequest,
@@ -24,6 +26,9 @@ import type {
   PolicySchema,
   RuntimeManifestResponse,
   SecurityEventRow,
+  SignedCheckpoint,
+  InclusionProofJson,
+  ConsistencyProofJson,
   SimulateResponse,
   VerifyResponse,
 } from "@writ/wire";
@@ -121,6 +126,47 @@ export class GovernanceClient<Policies extends object = UntypedPolicies> impleme
   /** `GET /audit/security`, newest first. */
   auditSecurityEvents(query: SecurityEventQuery = {}, call?: CallOptions): Promise<SecurityEventRow[]> {
     return this.#http.get("/audit/security", call, queryOf(query));
+  }
+
+  /** `GET /audit/logs`: the tamper-evident record logs the sidecar's store holds (on a fleet's database, every sidecar's). */
+  auditLogs(call?: CallOptions): Promise<AuditLogList> {
+    return this.#http.get("/audit/logs", call);
+  }
+
+  /** `GET /audit/log`: the state of the sidecar's record log, or of the log `logId`. */
+  auditLog(logId?: string, call?: CallOptions): Promise<AuditLogStatus> {
+    return this.#http.get("/audit/log", call, queryOf({ logId }));
+  }
+
+  /** `GET /audit/checkpoints`: signed checkpoints with `size` at least `from`, oldest first. */
+  auditCheckpoints(query: { readonly from?: number; readonly limit?: number; readonly logId?: string } = {}, call?: CallOptions): Promise<SignedCheckpoint[]> {
+    return this.#http.get("/audit/checkpoints", call, queryOf(query));
+  }
+
+  /** `GET /audit/checkpoints/:size`: 404 when the log has no checkpoint of that size. */
+  auditCheckpoint(size: number, logId?: string, call?: CallOptions): Promise<SignedCheckpoint> {
+    return this.#http.get(`/audit/checkpoints/${size}`, call, queryOf({ logId }));
+  }
+
+  /**
+   * `GET /audit/proofs/inclusion`: that the decision of `executionId` is in a checkpoint (default: the latest) of the log
+   * that holds it. Check it offline with `verifyInclusionProof` and the pinned keys.
+   */
+  inclusionProof(executionId: string, size?: number, call?: CallOptions): Promise<InclusionProofJson> {
+    return this.#http.get("/audit/proofs/inclusion", call, queryOf({ executionId, size }));
+  }
+
+  /** `GET /audit/proofs/consistency`: that the log at checkpoint `from` is a prefix of the log at `to`. */
+  consistencyProof(from: number, to: number, logId?: string, call?: CallOptions): Promise<ConsistencyProofJson> {
+    return this.#http.get("/audit/proofs/consistency", call, queryOf({ from, to, logId }));
+  }
+
+  /**
+   * `GET /audit/export`: the record log as its export's lines (docs/audit.md, "Export"), parsed, read as they arrive;
+   * `verifyAuditExport` checks them offline. Not retried.
+   */
+  auditExport(query: { readonly from?: number; readonly logId?: string } = {}, call?: CallOptions): AsyncGenerator<unknown> {
+    return this.#http.lines("/audit/export", call, queryOf(query));
   }
 
   /** Closes the connection pool (unless it was given in the options). */

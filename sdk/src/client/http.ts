@@ -111,6 +111,40 @@ export class HttpTransport {
     return { status: response.statusCode, body, retryAfter: headerOf(response.headers, "retry-after") };
   }
 
+  /**
+   * The lines of a GET answer in NDJSON, each parsed, read as they arrive: an answer of any length is never held whole.
+   * Not retried (a stream half read cannot be resumed); `call.timeoutMs` bounds the wait for the answer's start only.
+   * @throws WritApiError for an error answer
+   */
+  async *lines(path: string, call: CallOptions = {}, query?: URLSearchParams): AsyncGenerator<unknown> {
+    const started = new AbortController();
+    const timer = setTimeout(() => started.abort(new DOMException("the answer did not start in time", "TimeoutError")), call.timeoutMs ?? this.#timeoutMs);
+    const text = query?.toString();
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(`${this.#base}${path}${text ? `?${text}` : ""}`, {
+        method: "GET",
+        dispatcher: this.#dispatcher,
+        signal: call.signal ? AbortSignal.any([call.signal, started.signal]) : started.signal,
+        headers: { authorization: this.#authorization, accept: "application/x-ndjson" },
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+    if (response.statusCode < 200 || response.statusCode >= 300) throw new WritApiError(response.statusCode, errorBodyOf(await response.body.text()));
+    let rest = "";
+    for await (const chunk of response.body) {
+      rest += (chunk as Buffer).toString("utf8");
+      let end: number;
+      while ((end = rest.indexOf("\n")) >= 0) {
+        const line = rest.slice(0, end);
+        rest = rest.slice(end + 1);
+        if (line !== "") yield JSON.parse(line) as unknown;
+      }
+    }
+    if (rest !== "") yield JSON.parse(rest) as unknown;
+  }
+
   /** The body of a GET answer. @throws WritApiError */
   async get<T>(path: string, call: CallOptions | undefined, query?: URLSearchParams): Promise<T> {
     return (await this.send({ method: "GET", path, ...(query ? { query } : {}) }, call)).body as T;

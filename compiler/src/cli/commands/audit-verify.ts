@@ -10,12 +10,11 @@ import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import {
   ExportVerifier,
+  decisionAttestationSigned,
   parseStrictJson,
-  verifyAttestation,
   verifyConsistencyProof,
   verifyInclusionProof,
   type ExportReport,
-  type RecordCheck,
   type TrustRoot,
 } from "@writ/runtime";
 import { CliError, EXIT, type CliIo } from "../io.js";
@@ -38,15 +37,6 @@ export async function runAuditVerify(run: AuditVerifyRun): Promise<number> {
   return run.proofPath !== null ? verifyProof(run, run.proofPath, trustRoot) : verifyExport(run, run.exportPath!, trustRoot);
 }
 
-/** A decision's embedded attestation must carry a signature of a pinned key. */
-function attestationSignature(trustRoot: TrustRoot): RecordCheck {
-  return (kind, record) => {
-    if (kind !== "decision") return null;
-    const attestation = (record as { attestation?: unknown } | null)?.attestation;
-    return verifyAttestation(attestation, { trustRoot }).checks.signature_verified ? null : "its attestation's signature does not verify against the pinned keys";
-  };
-}
-
 async function verifyExport(run: AuditVerifyRun, path: string, trustRoot: TrustRoot): Promise<number> {
   const { io } = run;
   if (path !== "-") {
@@ -55,7 +45,7 @@ async function verifyExport(run: AuditVerifyRun, path: string, trustRoot: TrustR
     });
   }
   const input = path === "-" ? (run.stdin ?? process.stdin) : createReadStream(resolve(io.cwd, path));
-  const verifier = new ExportVerifier(trustRoot, attestationSignature(trustRoot));
+  const verifier = new ExportVerifier(trustRoot, decisionAttestationSigned(trustRoot));
   for await (const text of createInterface({ input, crlfDelay: Infinity })) {
     if (text === "") continue;
     let line: unknown;
