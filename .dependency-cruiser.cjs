@@ -1,5 +1,5 @@
 /**
- * The dependency direction of DESIGN.md section 2, checked on resolved imports:
+ * The dependency direction of README.md ("What is here") and docs/runtime.md, checked on resolved imports:
  * runtime is the core and imports no other writ package; compiler, sidecar and sdk may import runtime;
  * conformance talks HTTP only. wire (the JSON bodies of both HTTP surfaces) is a leaf that imports nothing: sidecar,
  * sdk and conformance may import it; runtime does not (it keeps its own attestation types, checked against wire's

@@ -71,3 +71,26 @@ it("tracks no private key", () => {
   });
   expect(offenders).toEqual([]);
 });
+
+describe("references stay inside the repository (docs/specification.md)", () => {
+  const files = execFileSync("git", ["ls-files", "-z"], { cwd: root, encoding: "utf8" })
+    .split("\0")
+    .filter((f) => /\.(ts|md|cjs|mjs|json)$/.test(f) && !f.startsWith("conformance/vectors/") && existsSync(join(root, f)));
+  const map = readFileSync(join(root, "docs/specification.md"), "utf8");
+  const listed = new Set(Array.from(map.matchAll(/^\| (\d+(?:\.\d+)?) \|/gm), (m) => m[1]!));
+
+  it("names no document that is not in it (the design notes, the specification's own file)", () => {
+    const outside = files.filter((f) => /DESIGN\.md|shared\/spec/.test(readFileSync(join(root, f), "utf8")) && f !== "test/repository.test.ts");
+    expect(outside).toEqual([]);
+  });
+
+  it("cites as `spec N.N` only sections that docs/specification.md lists, with what they fix and where the docs specify it", () => {
+    const unlisted = files.flatMap((f) =>
+      Array.from(readFileSync(join(root, f), "utf8").matchAll(/\bspec (\d+(?:\.\d+)?)\b/g), (m) => m[1]!)
+        .filter((section) => !listed.has(section))
+        .map((section) => `${f}: spec ${section}`),
+    );
+    expect(listed.size).toBeGreaterThan(30);
+    expect(unlisted).toEqual([]);
+  });
+});
