@@ -253,7 +253,22 @@ function presentSets(e: IrExpr, universe: Values): readonly [Values, Values, Val
       return both(new StringSet(language, null));
     }
   }
-  return { unsupported: "this form of condition is not modelled" };
+  return { unsupported: unmodelled(e) };
+}
+
+/** Why a condition on one signal is not modelled, in the report's words. */
+function unmodelled(e: IrExpr): string {
+  const ops = new Set<string>();
+  const visit = (x: IrExpr): void => {
+    ops.add(x.op);
+    if (x.op === "cmp" || x.op === "str" || x.op === "arith") [x.left, x.right].forEach(visit);
+    else if (x.op === "in" || x.op === "matches") visit(x.value);
+    else if (x.op === "range") [x.value, x.min, x.max].forEach(visit);
+    else if (x.op === "neg" || x.op === "len" || x.op === "not") visit(x.arg);
+  };
+  visit(e);
+  if (ops.has("arith") || ops.has("neg")) return "arithmetic on a signal is not modelled";
+  return "this form of condition is not modelled";
 }
 
 function isLength(e: IrExpr): boolean {
