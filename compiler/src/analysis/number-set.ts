@@ -107,6 +107,10 @@ export class NumberSet {
     return NumberSet.of(whole, out);
   }
 
+  union(other: NumberSet): NumberSet {
+    return NumberSet.of(this.whole || other.whole, [...this.spans, ...other.spans]);
+  }
+
   /** Everything (every double, or every whole number) not in this set. */
   complement(): NumberSet {
     const out: Span[] = [];

@@ -15,6 +15,7 @@ import { Language } from "../analysis/language.js";
 import { NumberSet } from "../analysis/number-set.js";
 import { everythingLike, nothingLike, type SignalSet, type Values } from "../analysis/signal-set.js";
 import { StringSet } from "../analysis/string-set.js";
+import { monotoneSets, monotoneView } from "./monotone.js";
 import type { Side, SignalSpace, Variable } from "./space.js";
 
 /** Truth values as a bit mask: a set of the three values a condition can have in Kleene's logic. */
@@ -198,10 +199,15 @@ function presentSets(e: IrExpr, universe: Values): readonly [Values, Values, Val
     case "present":
       return [everythingLike(universe), nothingLike(universe)];
     case "cmp": {
-      const swapped = e.right.op === "signal" || isLength(e.right);
-      const [subject, other] = swapped ? [e.right, e.left] : [e.left, e.right];
-      if (signalsOf(other).size > 0) break;
-      const op: CompareOp = swapped ? COMPARISON_OPERATORS[e.cmp].converse : e.cmp;
+      // A value compared with itself (`x <= x`): the same for every present value.
+      if (isPlain(e.left) && JSON.stringify(e.left) === JSON.stringify(e.right)) {
+        const t = COMPARISON_OPERATORS[e.cmp].test(0, 0) ? everythingLike(universe) : nothingLike(universe);
+        return [t, t.complement()];
+      }
+      const [leftReads, rightReads] = [signalsOf(e.left).size > 0, signalsOf(e.right).size > 0];
+      if (leftReads === rightReads) break;
+      const [subject, other] = leftReads ? [e.left, e.right] : [e.right, e.left];
+      const op: CompareOp = leftReads ? e.cmp : COMPARISON_OPERATORS[e.cmp].converse;
       const c = COMPARISON_DOMAINS[e.kind](constant(other));
       if (c === UNKNOWN) return null;
       if (subject.op === "signal" && universe instanceof NumberSet && typeof c === "number") {
@@ -214,23 +220,27 @@ function presentSets(e: IrExpr, universe: Values): readonly [Values, Values, Val
       if (isLength(subject) && universe instanceof StringSet && typeof c === "number") {
         return [StringSet.ofLengths(NumberSet.compare(true, op, c)), StringSet.ofLengths(NumberSet.compare(true, COMPARISON_OPERATORS[op].negation, c))];
       }
+      if (e.kind === "number" && typeof c === "number") return chainSets(subject, universe, op, [c]) ?? { unsupported: unmodelled(e) };
       break;
     }
     case "in": {
       const domain = COMPARISON_DOMAINS[e.kind];
       const members = e.set.map(domain).filter((v): v is Exclude<Value, typeof UNKNOWN> => v !== UNKNOWN);
-      if (e.value.op === "signal" && universe instanceof NumberSet) return both(NumberSet.points(whole, members.filter((v) => typeof v === "number")));
+      const numbers = members.filter((v) => typeof v === "number");
+      if (e.value.op === "signal" && universe instanceof NumberSet) return both(NumberSet.points(whole, numbers));
       if (e.value.op === "signal" && universe instanceof StringSet) return both(new StringSet(Language.words(members.filter((v) => typeof v === "string")), null));
-      if (isLength(e.value) && universe instanceof StringSet) return both(StringSet.ofLengths(NumberSet.points(true, members.filter((v) => typeof v === "number"))));
+      if (isLength(e.value) && universe instanceof StringSet) return both(StringSet.ofLengths(NumberSet.points(true, numbers)));
+      if (e.kind === "number") return chainSets(e.value, universe, "in", numbers) ?? { unsupported: unmodelled(e) };
       break;
     }
     case "range": {
+      if (isPlain(e.value) && [e.min, e.max].every((m) => JSON.stringify(m) === JSON.stringify(e.value))) return [everythingLike(universe), nothingLike(universe)];
       if (signalsOf(e.min).size > 0 || signalsOf(e.max).size > 0) break;
       const [lo, hi] = [constant(e.min), constant(e.max)];
       if (typeof lo !== "number" || typeof hi !== "number") return null;
       if (e.value.op === "signal" && universe instanceof NumberSet) return both(NumberSet.span(whole, lo, hi));
       if (isLength(e.value) && universe instanceof StringSet) return both(StringSet.ofLengths(NumberSet.span(true, lo, hi)));
-      break;
+      return chainSets(e.value, universe, "range", [lo, hi]) ?? { unsupported: unmodelled(e) };
     }
     case "str": {
       if (!(universe instanceof StringSet)) break;
@@ -267,8 +277,22 @@ function unmodelled(e: IrExpr): string {
     else if (x.op === "neg" || x.op === "len" || x.op === "not") visit(x.arg);
   };
   visit(e);
-  if (ops.has("arith") || ops.has("neg")) return "arithmetic on a signal is not modelled";
+  if (ops.has("arith") || ops.has("neg")) return "arithmetic that reads a signal twice, or divides by it, is not modelled";
   return "this form of condition is not modelled";
+}
+
+/** Where arithmetic on the variable's value (or length) compares true, false, or is unknown: see monotone.ts. */
+function chainSets(subject: IrExpr, universe: Values, op: CompareOp | "in" | "range", constants: readonly number[]): readonly [Values, Values, Values] | null {
+  if (universe instanceof ChoiceSet) return null;
+  const view = monotoneView(subject, universe instanceof NumberSet && universe.whole);
+  if (view === null || (view.of === "length") !== universe instanceof StringSet) return null;
+  const sets = monotoneSets(view, op, constants);
+  return universe instanceof StringSet ? [StringSet.ofLengths(sets[0]), StringSet.ofLengths(sets[1]), StringSet.ofLengths(sets[2])] : sets;
+}
+
+/** A signal, or a string signal's length: known whenever the signal is present. */
+function isPlain(e: IrExpr): boolean {
+  return e.op === "signal" || isLength(e);
 }
 
 function isLength(e: IrExpr): boolean {

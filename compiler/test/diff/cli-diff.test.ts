@@ -167,7 +167,7 @@ describe("writ diff exit codes", () => {
       "could not decide: 1 region",
       '    old `neg`: reject "never"',
       '    new `otherwise`: approve "ok"',
-      "      because of `(a * a) < 0`: arithmetic on a signal is not modelled",
+      "      because of `(a * a) < 0`: arithmetic that reads a signal twice, or divides by it, is not modelled",
       "",
       "undecided: no difference found, but some regions could not be decided",
     ]);

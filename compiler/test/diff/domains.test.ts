@@ -5,10 +5,11 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { COMPARISON_OPERATORS, type CompareOp } from "@writ/runtime";
+import { COMPARISON_OPERATORS, UNKNOWN, prepareExpression, type CompareOp, type IrExpr } from "@writ/runtime";
 import { Language } from "../../src/analysis/language.js";
 import { NumberSet, nextDown, nextUp } from "../../src/analysis/number-set.js";
 import { StringSet } from "../../src/analysis/string-set.js";
+import { monotoneSets, monotoneView } from "../../src/diff/monotone.js";
 import { STRING_PATTERNS } from "../support/generate-policy.js";
 
 const OPS = Object.keys(COMPARISON_OPERATORS) as CompareOp[];
@@ -102,5 +103,44 @@ describe("string languages", () => {
       }),
       { numRuns: 200, seed: 9 },
     );
+  });
+});
+
+describe("arithmetic on one signal", () => {
+  const constants = fc.oneof(fc.integer({ min: -50, max: 50 }), fc.constantFrom(0.5, -0.25, 1e300, -1e300, 0, 3e-300, 9007199254740991));
+  const step = fc.tuple(fc.constantFrom("add", "sub", "rsub", "mul", "div", "neg"), constants);
+  const chain = (leaf: IrExpr, steps: readonly (readonly [string, number])[]): IrExpr =>
+    steps.reduce<IrExpr>((e, [fn, c]) => {
+      const lit: IrExpr = { op: "lit", value: c };
+      if (fn === "neg") return { op: "neg", arg: e };
+      if (fn === "rsub") return { op: "arith", fn: "sub", left: lit, right: e };
+      return { op: "arith", fn: fn as "add" | "sub" | "mul" | "div", left: e, right: lit };
+    }, leaf);
+
+  it("the values where `chain(x) op c` is true, false or unknown are exactly the runtime's, at every edge", () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 4 }), fc.constantFrom(...OPS, "in" as const), constants, fc.boolean(), fc.array(number, { maxLength: 30 }), (steps, op, c, whole, xs) => {
+        const subject = chain({ op: "signal", name: "x" }, steps);
+        const view = monotoneView(subject, whole)!;
+        expect(view).not.toBeNull();
+        const condition: IrExpr =
+          op === "in" ? { op: "in", kind: "number", value: subject, set: [c, c + 1] } : { op: "cmp", cmp: op, kind: "number", left: subject, right: { op: "lit", value: c } };
+        const [t, f, u] = monotoneSets(view, op, op === "in" ? [c, c + 1] : [c]);
+        const evaluate = prepareExpression(condition);
+        const edges = [t, f, u].flatMap((s) => s.spans.flatMap((sp) => [sp.lo, sp.hi, nextUp(sp.lo), nextDown(sp.hi), sp.lo - 1, sp.hi + 1]));
+        for (const x0 of [...xs, ...edges]) {
+          const x = whole ? Math.round(x0) : x0;
+          if (!Number.isFinite(x) || Math.abs(x) > Number.MAX_SAFE_INTEGER) continue;
+          const v = evaluate({ x });
+          expect([t.has(x), f.has(x), u.has(x)], `${JSON.stringify(condition)} at ${x}`).toEqual([v === true, v === false, v === UNKNOWN]);
+        }
+      }),
+      { numRuns: 400, seed: 17 },
+    );
+  });
+
+  it("is not a chain when it reads the signal twice or divides by it", () => {
+    expect(monotoneView({ op: "arith", fn: "mul", left: { op: "signal", name: "x" }, right: { op: "signal", name: "x" } }, false)).toBeNull();
+    expect(monotoneView({ op: "arith", fn: "div", left: { op: "lit", value: 1 }, right: { op: "signal", name: "x" } }, false)).toBeNull();
   });
 });
