@@ -5,12 +5,15 @@ import { NumberSet } from "./number-set.js";
 /** Longest witness string built, in code points: past it the string domain gives up (DomainLimitError). */
 const MAX_WITNESS_LENGTH = 100_000;
 
-/** Code points preferred in witnesses, so they read well: lowercase, uppercase, digits, then printable ASCII. */
+/** Code points preferred in witnesses, so they read well: lowercase, uppercase, digits, printable ASCII, then the rest. */
 const PREFERRED: readonly { min: number; max: number }[] = [
   { min: 0x61, max: 0x7a },
   { min: 0x41, max: 0x5a },
   { min: 0x30, max: 0x39 },
   { min: 0x20, max: 0x7e },
+  { min: 0x0a, max: 0x0a },
+  { min: 0x09, max: 0x09 },
+  { min: 0xc0, max: 0xff },
   { min: 0xa0, max: 0xd7ff },
 ];
 

@@ -69,6 +69,7 @@ function signalLines(c: SignalChange): string[] {
       if (c.oldOnly) lines.push(`      accepted by the old version only: ${example(c.oldOnly)}`);
       if (c.newOnly) lines.push(`      accepted by the new version only: ${example(c.newOnly)}`);
       if (c.disjoint) lines.push("      no value is accepted by both: witnesses send it to each version differently");
+      if (c.undecided) lines.push(`      not compared: ${c.undecided}`);
       return lines;
     }
   }

@@ -80,9 +80,10 @@ export function diffPolicies(versions: Readonly<Record<Side, PolicyVersion>>, op
     }
   }
   const governs = governsChange(versions);
-  const different = regions.length > 0 || space.changes.length > 0 || governs !== null;
+  const different = regions.length > 0 || space.changes.some((c) => c.undecided === undefined) || governs !== null;
+  const unsettled = undecided.length > 0 || space.changes.some((c) => c.undecided !== undefined);
   return {
-    result: different ? "different" : undecided.length > 0 ? "undecided" : "equivalent",
+    result: different ? "different" : unsettled ? "undecided" : "equivalent",
     governs,
     signals: space.changes,
     regions,

@@ -15,6 +15,7 @@ import { Language } from "../analysis/language.js";
 import { NumberSet } from "../analysis/number-set.js";
 import { everythingLike, nothingLike, type SignalSet, type Values } from "../analysis/signal-set.js";
 import { StringSet } from "../analysis/string-set.js";
+import { irNodes } from "./ir-operands.js";
 import { monotoneSets, monotoneView } from "./monotone.js";
 import type { Side, SignalSpace, Variable } from "./space.js";
 
@@ -119,35 +120,8 @@ function truthOf(v: Value): Mask {
   return v === true ? T : v === false ? F : U;
 }
 
-export function signalsOf(e: IrExpr, into = new Set<string>()): Set<string> {
-  switch (e.op) {
-    case "lit":
-      break;
-    case "signal":
-    case "present":
-      into.add(e.name);
-      break;
-    case "and":
-    case "or":
-      e.args.forEach((a) => signalsOf(a, into));
-      break;
-    case "cmp":
-    case "str":
-    case "arith":
-      signalsOf(e.left, into);
-      signalsOf(e.right, into);
-      break;
-    case "in":
-    case "matches":
-      signalsOf(e.value, into);
-      break;
-    case "range":
-      [e.value, e.min, e.max].forEach((x) => signalsOf(x, into));
-      break;
-    default:
-      signalsOf(e.arg, into);
-  }
-  return into;
+export function signalsOf(e: IrExpr): Set<string> {
+  return new Set(irNodes(e).flatMap((n) => (n.op === "signal" || n.op === "present" ? [n.name] : [])));
 }
 
 type Sets = readonly [SignalSet, SignalSet, SignalSet] | { readonly unsupported: string };
@@ -268,16 +242,7 @@ function presentSets(e: IrExpr, universe: Values): readonly [Values, Values, Val
 
 /** Why a condition on one signal is not modelled, in the report's words. */
 function unmodelled(e: IrExpr): string {
-  const ops = new Set<string>();
-  const visit = (x: IrExpr): void => {
-    ops.add(x.op);
-    if (x.op === "cmp" || x.op === "str" || x.op === "arith") [x.left, x.right].forEach(visit);
-    else if (x.op === "in" || x.op === "matches") visit(x.value);
-    else if (x.op === "range") [x.value, x.min, x.max].forEach(visit);
-    else if (x.op === "neg" || x.op === "len" || x.op === "not") visit(x.arg);
-  };
-  visit(e);
-  if (ops.has("arith") || ops.has("neg")) return "arithmetic that reads a signal twice, or divides by it, is not modelled";
+  if (irNodes(e).some((n) => n.op === "arith" || n.op === "neg")) return "arithmetic that reads a signal twice, or divides by it, is not modelled";
   return "this form of condition is not modelled";
 }
 

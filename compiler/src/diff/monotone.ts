@@ -9,6 +9,7 @@ import {
   type IrExpr,
 } from "@writ/runtime";
 import { NumberSet } from "../analysis/number-set.js";
+import { irNodes } from "./ir-operands.js";
 import { MAX_NUMBER } from "./signal-domain.js";
 
 /**
@@ -127,7 +128,7 @@ function evaluateChain(view: MonotoneView, x: number): { position: Position; val
 }
 
 function reads(e: IrExpr): boolean {
-  return JSON.stringify(e).includes('"op":"signal"');
+  return irNodes(e).some((n) => n.op === "signal");
 }
 
 function constantNumber(e: IrExpr): number | null {

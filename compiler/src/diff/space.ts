@@ -36,6 +36,8 @@ export interface SignalChange {
   readonly newOnly?: Example;
   /** Set when the two declarations share no state: a witness then sends this signal differently to each. */
   readonly disjoint?: true;
+  /** Set when a declaration is not fully modelled (see SignalDomain.unmodelled): the states accepted were not compared. */
+  readonly undecided?: string;
 }
 
 export interface SignalSpace {
@@ -66,9 +68,15 @@ export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): Si
         add({ id: `${name} (old)`, kind: o.kind, universe: o.accepted, names: { old: name, new: null } });
         add({ id: `${name} (new)`, kind: n.kind, universe: n.accepted, names: { old: null, new: name } });
       }
+      const unmodelled = o.unmodelled ?? n.unmodelled;
+      if (unmodelled !== null) {
+        // The sets compared would not be the schemas': say the declarations differ, not how.
+        if (o.declaration !== n.declaration) changes.push({ signal: name, change: "changed", old: o.declaration, new: n.declaration, undecided: unmodelled });
+        continue;
+      }
       const oldOnly = acceptedOnlyBy(o, n);
       const newOnly = acceptedOnlyBy(n, o);
-      if (oldOnly || newOnly || o.declaration !== n.declaration) {
+      if (oldOnly || newOnly || !common) {
         changes.push({
           signal: name,
           change: "changed",

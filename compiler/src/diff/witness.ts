@@ -3,6 +3,7 @@ import { ChoiceSet } from "../analysis/choice-set.js";
 import { NumberSet, nextDown, nextUp } from "../analysis/number-set.js";
 import type { SignalSet } from "../analysis/signal-set.js";
 import { StringSet } from "../analysis/string-set.js";
+import { irNodes } from "./ir-operands.js";
 import type { Box } from "./search.js";
 import { instantText } from "./signal-domain.js";
 import type { Side, Variable } from "./space.js";
@@ -65,40 +66,19 @@ function hintsOf(exprs: readonly IrExpr[]): Hints {
   const numbers = new Set<number>();
   const instants = new Set<number>();
   const strings = new Set<string>();
-  const visit = (e: IrExpr): void => {
-    switch (e.op) {
-      case "lit":
-        if (typeof e.value === "number") {
-          for (const n of [e.value, -e.value, e.value + 1, e.value - 1, nextUp(e.value), nextDown(e.value), e.value / 2, e.value * 2]) numbers.add(n);
-        } else if (typeof e.value === "string") {
-          strings.add(e.value);
-          const ms = Date.parse(e.value);
-          if (!Number.isNaN(ms)) [ms, ms - 1, ms + 1].forEach((t) => instants.add(t));
-        }
-        return;
-      case "signal":
-      case "present":
-        return;
-      case "and":
-      case "or":
-        return e.args.forEach(visit);
-      case "cmp":
-      case "str":
-      case "arith":
-        visit(e.left);
-        return visit(e.right);
-      case "in":
-        e.set.forEach((s) => visit({ op: "lit", value: s }));
-        return visit(e.value);
-      case "matches":
-        return visit(e.value);
-      case "range":
-        return [e.value, e.min, e.max].forEach(visit);
-      default:
-        return visit(e.arg);
+  const literal = (value: Scalar): void => {
+    if (typeof value === "number") {
+      for (const n of [value, -value, value + 1, value - 1, nextUp(value), nextDown(value), value / 2, value * 2]) numbers.add(n);
+    } else if (typeof value === "string") {
+      strings.add(value);
+      const ms = Date.parse(value);
+      if (!Number.isNaN(ms)) [ms, ms - 1, ms + 1].forEach((t) => instants.add(t));
     }
   };
-  exprs.forEach(visit);
+  for (const node of exprs.flatMap(irNodes)) {
+    if (node.op === "lit") literal(node.value);
+    else if (node.op === "in") node.set.forEach(literal);
+  }
   return { numbers: [...numbers], instants: [...instants], strings: [...strings] };
 }
 

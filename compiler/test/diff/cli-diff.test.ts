@@ -134,6 +134,30 @@ describe("writ diff on schema changes", () => {
     ]);
   });
 
+  it("declarations written differently that accept the same states are no change", async () => {
+    const old = write("old.writ", policy("  n: integer > 0\n  s: string length 1..3", 'otherwise approve "ok"'));
+    const next = write("new.writ", policy("  n: integer >= 1 <= 9007199254740991\n  s: string matching /^[\\s\\S]{1,3}$/", 'otherwise approve "ok"'));
+    expect(await cli.run("diff", old, next, "--format", "json")).toBe(0);
+    expect(json()).toMatchObject({ result: "equivalent", signals: [] });
+  });
+
+  it("a schema pattern it does not model: the declarations are said to differ, not how, and the result is undecided", async () => {
+    const old = write("old.writ", policy("  word: string matching /\\bok\\b/", 'rule r when word == "ok" reject "r"\notherwise approve "ok"'));
+    const next = write("new.writ", policy("  word: string matching /\\bfine\\b/", 'rule r when word == "ok" reject "r"\notherwise approve "ok"'));
+    expect(await cli.run("diff", old, next, "--format", "json")).toBe(6);
+    const diff = json();
+    expect(diff).toMatchObject({ result: "undecided", regions: [] });
+    expect(diff.signals).toEqual([
+      {
+        signal: "word",
+        change: "changed",
+        old: "word: string matching /\\bok\\b/",
+        new: "word: string matching /\\bfine\\b/",
+        undecided: "the pattern /\\bok\\b/ of `word`: the assertion `\\b` is not modelled",
+      },
+    ]);
+  });
+
   it("a rule on a signal only the new version has: each version gets the signals it declares", async () => {
     const old = write("old.writ", policy("  n: integer", 'otherwise approve "ok"'));
     const next = write("new.writ", policy("  n: integer\n  flagged: boolean", 'rule f when flagged reject "flagged"\notherwise approve "ok"'));

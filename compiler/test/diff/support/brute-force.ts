@@ -11,6 +11,7 @@ import { createSignalValidator, preparePolicy, type IrExpr, type PolicyIr, type 
 import { compile } from "../../../src/compile.js";
 import { nextDown, nextUp } from "../../../src/analysis/number-set.js";
 import type { SignalsSchema } from "../../../src/diff/signal-domain.js";
+import { irNodes } from "../../../src/diff/ir-operands.js";
 import { random } from "../../../src/diff/witness.js";
 import type { PolicyAst } from "../../../src/syntax/ast.js";
 import { signalsArb } from "../../support/generate-signals.js";
@@ -150,39 +151,13 @@ function valid(v: Version, name: string, value: string): boolean {
 /** The constants a condition compares signal `name` with, directly (`name op c`, `name in [...]`, `name in a..b`). */
 function constantsBeside(name: string, e: IrExpr): Scalar[] {
   const isSignal = (x: IrExpr) => x.op === "signal" && x.name === name;
-  const out: Scalar[] = [];
-  const visit = (x: IrExpr): void => {
-    switch (x.op) {
-      case "cmp":
-      case "str":
-      case "arith":
-        if (isSignal(x.left) && x.right.op === "lit") out.push(x.right.value);
-        if (isSignal(x.right) && x.left.op === "lit") out.push(x.left.value);
-        visit(x.left);
-        visit(x.right);
-        break;
-      case "in":
-        if (isSignal(x.value)) out.push(...x.set);
-        visit(x.value);
-        break;
-      case "range":
-        if (isSignal(x.value)) [x.min, x.max].forEach((m) => m.op === "lit" && out.push(m.value));
-        break;
-      case "and":
-      case "or":
-        x.args.forEach(visit);
-        break;
-      case "lit":
-      case "signal":
-      case "present":
-      case "matches":
-        break;
-      default:
-        visit(x.arg);
-    }
-  };
-  visit(e);
-  return out;
+  const literal = (x: IrExpr): Scalar[] => (x.op === "lit" ? [x.value] : []);
+  return irNodes(e).flatMap((x) => {
+    if (x.op === "cmp" || x.op === "str" || x.op === "arith") return [...(isSignal(x.left) ? literal(x.right) : []), ...(isSignal(x.right) ? literal(x.left) : [])];
+    if (x.op === "in" && isSignal(x.value)) return [...x.set];
+    if (x.op === "range" && isSignal(x.value)) return [...literal(x.min), ...literal(x.max)];
+    return [];
+  });
 }
 
 function* product(axes: readonly State[][]): Generator<State[]> {
