@@ -8,3 +8,5 @@ export { DIAGNOSTICS, type DiagnosticCode, type DiagnosticInfo, type Severity } 
 export { renderDiagnostic, formatDiagnosticLine, type Diagnostic } from "./diagnostics/diagnostic.js";
 export { LineIndex, type Position, type Span } from "./diagnostics/source.js";
 export { COMPILER } from "./version.js";
+export { diffPolicies, type PolicyDiff, type Region, type UndecidedRegion, type Outcome, type Witness, type DiffOptions } from "./diff/diff.js";
+export type { PolicyVersion, SignalChange } from "./diff/space.js";

@@ -8,12 +8,13 @@ import {
   type CompareOp,
   type IrExpr,
   type IrNode,
+  type Scalar,
   type Value,
 } from "@writ/runtime";
 import { ChoiceSet } from "../analysis/choice-set.js";
 import { Language } from "../analysis/language.js";
 import { NumberSet } from "../analysis/number-set.js";
-import { everythingLike, nothingLike, type SignalSet, type Values } from "../analysis/signal-set.js";
+import { absentOnly, everythingLike, nothingLike, present, type SignalSet, type Values } from "../analysis/signal-set.js";
 import { StringSet } from "../analysis/string-set.js";
 import { irNodes } from "./ir-operands.js";
 import { monotoneSets, monotoneView } from "./monotone.js";
@@ -39,7 +40,17 @@ export type Formula =
   /** The value of `arg` mapped through `map` (indexed T, F, U): `not`, or a comparison of a condition with a constant. */
   | { readonly kind: "relabel"; readonly arg: Formula; readonly map: readonly [Mask, Mask, Mask] }
   /** `a == b` for two conditions: unknown if either is, else whether they agree. */
-  | { readonly kind: "iff"; readonly left: Formula; readonly right: Formula };
+  | { readonly kind: "iff"; readonly left: Formula; readonly right: Formula }
+  /** A condition on several finite-choice variables, by its value for every combination of their states. */
+  | { readonly kind: "table"; readonly rows: readonly TableRow[] };
+
+export interface TableRow {
+  readonly cells: readonly { readonly variable: Variable; readonly state: SignalSet }[];
+  readonly truth: Mask;
+}
+
+/** Combinations a table may list: past it, a condition on several choices is kept opaque. */
+const MAX_TABLE_ROWS = 256;
 
 export interface OpaqueAtom {
   readonly key: string;
@@ -90,7 +101,25 @@ class Classifier {
       if (!("unsupported" in sets)) return { kind: "leaf", variable, sets };
       return this.opaque(e, signals, sets.unsupported);
     }
-    return this.opaque(e, signals, "it relates two or more signals");
+    return this.table(e, signals) ?? this.opaque(e, signals, "it relates two or more signals");
+  }
+
+  /** `e` over enums and booleans only (`data_region != destination_region`): every combination evaluated. */
+  private table(e: IrExpr, signals: ReadonlySet<string>): Formula | null {
+    const columns = [...signals].map((name) => ({ name, variable: this.space.variableOf(this.side, name) }));
+    let combinations: { cells: TableRow["cells"]; signals: Record<string, Scalar> }[] = [{ cells: [], signals: {} }];
+    for (const { name, variable } of columns) {
+      const values = variable.universe.values;
+      if (!(values instanceof ChoiceSet)) return null;
+      const states: { state: SignalSet; value?: Scalar }[] = values.members().map((v) => ({ state: present(new ChoiceSet(values.universe, new Set([v]))), value: v }));
+      if (variable.universe.absent) states.push({ state: absentOnly(values) });
+      combinations = combinations.flatMap((c) =>
+        states.map((s) => ({ cells: [...c.cells, { variable, state: s.state }], signals: s.value === undefined ? c.signals : { ...c.signals, [name]: s.value } })),
+      );
+      if (combinations.length > MAX_TABLE_ROWS) return null;
+    }
+    const evaluate = prepareExpression(e);
+    return { kind: "table", rows: combinations.map((c) => ({ cells: c.cells, truth: truthOf(evaluate(c.signals)) })) };
   }
 
   /** `a == b` or `a != b` between conditions (a boolean signal is one). */

@@ -181,6 +181,33 @@ describe("writ diff on schema changes", () => {
   });
 });
 
+describe("writ diff on conditions relating two enums", () => {
+  it("decides them by every combination of values: `a != b` and `not (a == b)` are the same rule", async () => {
+    const signals = '  a: "eu" | "us" | "apac"\n  b: "eu" | "us"\n  c?: boolean';
+    const old = write("old.writ", policy(signals, 'rule r when a != b and c != true reject "r"\notherwise approve "ok"'));
+    const next = write("new.writ", policy(signals, 'rule r when not (a == b) and not (c == true) reject "r"\notherwise approve "ok"'));
+    expect(await cli.run("diff", old, next)).toBe(0);
+    expect(cli.out.at(-1)).toBe("equivalent: same signals, and every request is decided alike");
+  });
+
+  it("finds the combinations that changed on the shipped export policy", async () => {
+    const path = "policies/customer-data.export/1.0.0/policy.writ";
+    const source = readFileSync(join(cli.cwd, path), "utf8");
+    const edited = write("edited.writ", source.replace('destination_region != data_region', 'destination_region == "us"'));
+    expect(await cli.run("diff", path, edited, "--format", "json")).toBe(1);
+    const diff = json();
+    expect(diff.undecided).toEqual([]);
+    expect(new Set(diff.regions.map((r) => r.old.rule === "eu_transfer" || r.new.rule === "eu_transfer"))).toEqual(new Set([true]));
+    for (const r of diff.regions) {
+      const { data_region, destination_region } = r.witness.signals;
+      expect(data_region).toBe("eu");
+      // Old rejects a transfer to apac, new does not; new rejects one to the us, as old did.
+      expect(destination_region).toBe("apac");
+      expect(r.old.rule).toBe("eu_transfer");
+    }
+  });
+});
+
 describe("writ diff exit codes", () => {
   it("exits 6 and names the construct when a region can be neither shown nor ruled out", async () => {
     // `a * a < 0` never holds, but products of signals are not modelled: the region stays undecided.

@@ -33,9 +33,10 @@ export interface PolicyOptions {
   readonly realistic?: boolean;
   /**
    * Only atoms that compare one signal with constants (`x < 5`, `tier in ["a"]`, `at >= "2025-...Z"`, `present(x)`,
-   * a boolean signal): no arithmetic, `len()`, string operators, `matches` or comparisons between signals. Whether such
-   * a condition holds is decided by where each signal lies among the constants, so a grid of the constants and their
-   * neighbours meets every region `writ diff` can report (its brute-force test). Default off.
+   * a boolean signal) or two enums or booleans with each other: no arithmetic, `len()`, string operators, `matches`
+   * or other comparisons between signals. Whether such a condition holds is decided by where each signal lies among
+   * the constants, so a grid of the constants, their neighbours and every enum value meets every region `writ diff`
+   * can report (its brute-force test). Default off.
    */
   readonly exactAtoms?: boolean;
 }
@@ -733,6 +734,7 @@ class Exprs {
       [3, fc.constantFrom("a", "KP", "", "é", "admin", "x/y", "AB", "foo.bar").chain(stringLit)],
       when(this.strConsts.length > 0, 1, () => name(this.strConsts)),
     );
+    const enumPairs = this.enums.flatMap((a) => this.enums.filter((b) => b !== a && b.values.some((v) => a.values.includes(v))).map((b) => [a.name, b.name] as const));
     const timeConstant = weighted([3, timestampArb.chain(stringLit)], when(this.tsConsts.length > 0, 1, () => name(this.tsConsts)));
     const enumAtom = (e: EnumSig): fc.Arbitrary<string> => {
       const consts = this.strConsts.filter((c) => e.values.includes(c.value));
@@ -770,6 +772,9 @@ class Exprs {
       when(this.times.length > 0, 3, () =>
         fc.tuple(name(this.times), fc.constantFrom("==", "!=", "<", "<=", ">", ">="), timeConstant, fc.boolean()).map(([a, op, b, swap]) => (swap ? `${b} ${flip(op)} ${a}` : `${a} ${op} ${b}`))),
       ((a) => (a ? ([2, a] as const) : null))(this.presenceAtom()),
+      // Two finite choices compared: every combination of their values is on the grid too.
+      when(this.bools.length > 1, 4, () => fc.tuple(name(this.bools), fc.constantFrom("==", "!="), name(this.bools)).map(([a, op, b]) => `${a} ${op} ${b}`)),
+      when(enumPairs.length > 0, 6, () => fc.tuple(fc.constantFrom(...enumPairs), fc.constantFrom("==", "!=")).map(([[a, b], op]) => `${a} ${op} ${b}`)),
       [1, fc.constantFrom("true", "false")],
     );
   }
