@@ -123,10 +123,6 @@ export class NumberSet {
     return NumberSet.of(this.whole, out);
   }
 
-  equals(other: NumberSet): boolean {
-    return this.spans.length === other.spans.length && this.spans.every((s, i) => s.lo === other.spans[i]!.lo && s.hi === other.spans[i]!.hi);
-  }
-
   /**
    * A value of the set, chosen to read well: 0, else the whole number nearest 0, else the shortest decimal inside
    * the first span. Undefined when the set is empty.

@@ -2,7 +2,7 @@ import type { IrSignal, Scalar } from "@writ/runtime";
 import { ChoiceSet } from "../analysis/choice-set.js";
 import { Language } from "../analysis/language.js";
 import { NumberSet, nextDown, nextUp } from "../analysis/number-set.js";
-import { present, type SignalSet } from "../analysis/signal-set.js";
+import { intersectValues, present, type SignalSet } from "../analysis/signal-set.js";
 import { StringSet } from "../analysis/string-set.js";
 
 /** One property of a bundle's signals schema (docs/language.md "Signals schema"), as the compiler emits it. */
@@ -112,18 +112,12 @@ export function commonDomain(a: SignalDomain, b: SignalDomain): { kind: DomainKi
   const absent = a.accepted.absent && b.accepted.absent;
   const [x, y] = [a.accepted.values, b.accepted.values];
   let common: { kind: DomainKind; accepted: SignalSet } | null = null;
-  if (a.kind === b.kind && a.kind !== "choice") common = { kind: a.kind, accepted: { absent, values: intersectSame(x, y) } };
+  if (a.kind === b.kind && a.kind !== "choice") common = { kind: a.kind, accepted: { absent, values: intersectValues(x, y) } };
   else if (x instanceof ChoiceSet && y instanceof ChoiceSet) common = { kind: "choice", accepted: { absent, values: choiceOf(x, (v) => y.values.has(v)) } };
   else if (x instanceof ChoiceSet && y instanceof StringSet) common = { kind: "choice", accepted: { absent, values: choiceOf(x, (v) => typeof v === "string" && y.has(v)) } };
   else if (x instanceof StringSet && y instanceof ChoiceSet) common = { kind: "choice", accepted: { absent, values: choiceOf(y, (v) => typeof v === "string" && x.has(v)) } };
   if (common === null || (!common.accepted.absent && common.accepted.values.isEmpty())) return null;
   return common;
-}
-
-function intersectSame(x: SignalSet["values"], y: SignalSet["values"]): SignalSet["values"] {
-  if (x instanceof NumberSet && y instanceof NumberSet) return x.intersect(y);
-  if (x instanceof StringSet && y instanceof StringSet) return x.intersect(y);
-  throw new Error("internal: domains of one kind hold values of two");
 }
 
 /** The values of `c` that `keep` keeps, as a choice among them alone. */
