@@ -11,3 +11,5 @@ export { COMPILER } from "./version.js";
 export { formatSource, type FormatResult } from "./fmt/format.js";
 export { KEYWORDS, type Keyword } from "./syntax/tokens.js";
 export * from "./editor/index.js";
+export { diffPolicies, type PolicyDiff, type Region, type UndecidedRegion, type Outcome, type Witness, type DiffOptions } from "./diff/diff.js";
+export type { PolicyVersion, SignalChange } from "./diff/space.js";

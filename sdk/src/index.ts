@@ -39,6 +39,11 @@ export type {
   DecisionRow,
   DecisionDetail,
   AuditStats,
+  AuditLogList,
+  AuditLogStatus,
+  SignedCheckpoint,
+  InclusionProofJson,
+  ConsistencyProofJson,
   SecurityEventRow,
   // Surface B
   PolicyRef,

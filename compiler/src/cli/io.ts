@@ -12,11 +12,15 @@ export const EXIT = {
   unformatted: 1,
   /** `writ eval`: the policy's signals schema refuses the signals. */
   signalsRefused: 1,
+  /** `writ diff`: the two versions decide some request differently, or accept different signals. */
+  different: 1,
   badArguments: 2,
   compileFailed: 3,
   testsFailed: 4,
   /** `writ verify`: the artifact does not verify against the pinned keys. */
   notVerified: 5,
+  /** `writ diff`: no difference was found, but some region could be neither shown different nor ruled out. */
+  undecided: 6,
   internal: 70,
 } as const;
 

@@ -6,6 +6,7 @@ import { runBundleInspect } from "./commands/bundle-inspect.js";
 import { runBundlePack } from "./commands/bundle-pack.js";
 import { runCompile } from "./commands/compile.js";
 import { runConformance } from "./commands/conformance.js";
+import { runDiff } from "./commands/diff.js";
 import { runEval } from "./commands/eval.js";
 import { runFmt } from "./commands/fmt.js";
 import { runKeygen } from "./commands/keygen.js";
@@ -40,6 +41,12 @@ commands (paths are .writ files or directories searched for them):
                       in memory), a bundle directory or a .bundle.json archive (verified)
       --signals FILE    the signals object as JSON; - reads standard input (required)
       --explain         every rule's condition, true, false or unknown, down to each comparison and its values
+      --format F        text (default) or json
+  diff <old> <new>    compare two versions of a policy exactly, each a .writ file or its directory, a bundle
+                      directory or a .bundle.json archive: for every kind of request the two decide differently
+                      (verdict, rule or reason), a witness request run on both; signals added, removed or
+                      retyped first; exit 0 equivalent, 1 different, 6 no difference found but some regions
+                      undecided (docs/compiler.md)
       --format F        text (default) or json
   keygen              create an Ed25519 signing key pair
       --out PREFIX      write PREFIX.key (mode 0600) and PREFIX.pub (default: writ-signing)
@@ -79,8 +86,10 @@ commands (paths are .writ files or directories searched for them):
       --only PREFIX     run only the cases whose id starts with PREFIX
   help [<command>]    this text, or one command's (as \`writ <command> --help\`)
 
-exit codes: 0 ok, 1 not formatted (fmt --check, --diff), signals refused (eval) or a conformance case failed, 2 bad arguments, 3 compile failed
-            or a version exists with another bundle_hash, 4 tests failed, 5 not verified (verify, bundle, audit verify, eval)`;
+exit codes: 0 ok, 1 not formatted (fmt --check, --diff), signals refused (eval), versions differ (diff) or a conformance case
+            failed, 2 bad arguments, 3 compile failed or a version exists with another bundle_hash (or typegen: one version with
+            two schemas), 4 tests failed, 5 not verified (verify, bundle, audit verify, eval, diff, typegen), 6 diff could not
+            decide some regions and found no difference`;
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -207,6 +216,15 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         const format = (values.format as string | undefined) ?? "text";
         if (format !== "text" && format !== "json") throw new CliError(`eval: --format must be text or json, given \`${format}\``);
         return await runEval({ io, policyPath: positionals[0]!, signalsPath, explain: values.explain === true, format });
+      }
+      case "diff": {
+        const { values, positionals } = args(rest, { format: { type: "string" } }, command);
+        if (positionals.length !== 2) {
+          throw new CliError("diff takes exactly two policies, the old version then the new: each a .writ file or its directory, a bundle directory or a .bundle.json archive");
+        }
+        const format = (values.format as string | undefined) ?? "text";
+        if (format !== "text" && format !== "json") throw new CliError(`diff: --format must be text or json, given \`${format}\``);
+        return await runDiff({ io, oldPath: positionals[0]!, newPath: positionals[1]!, format });
       }
       case "keygen": {
         const { values, positionals } = args(rest, { out: { type: "string" }, force: { type: "boolean" } }, command);

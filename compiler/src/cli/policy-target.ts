@@ -26,6 +26,8 @@ export interface PolicyTarget {
   /** The path as given. */
   readonly path: string;
   readonly ir: PolicyIr;
+  /** The signals schema (`signals.schema.json`) `validateSignals` checks against. */
+  readonly schema: object;
   readonly validateSignals: SignalValidator;
   readonly bundleHash: string;
   /** The policy's source (a bundle carries it), to show each rule as written. */
@@ -65,11 +67,13 @@ async function fromSource(io: CliIo, path: string): Promise<PolicyTarget> {
   }
   const read = (name: string): unknown => parseStrictJson(new TextDecoder().decode(result.bundle!.files.get(name)!));
   const manifest = read(MANIFEST_FILE) as { bundle_hash: string };
+  const schema = read(BUNDLE_FILES.schema) as object;
   return {
     kind: "source",
     path: relative(io.cwd, file.absolute) || file.display,
     ir: result.ir,
-    validateSignals: createSignalValidator(read(BUNDLE_FILES.schema) as object),
+    schema,
+    validateSignals: createSignalValidator(schema),
     bundleHash: manifest.bundle_hash,
     source: file.text,
   };
@@ -79,7 +83,7 @@ async function fromSource(io: CliIo, path: string): Promise<PolicyTarget> {
 async function fromBundleDirectory(path: string, dir: string): Promise<PolicyTarget> {
   const bundle = await loadBundle(dirname(dirname(dir)), basename(dirname(dir)), basename(dir));
   const source = await readBundleFile(dir, BUNDLE_FILES.source);
-  return { kind: "bundle", path, ir: bundle.ir, validateSignals: bundle.validateSignals, bundleHash: bundle.manifest.bundle_hash, source: text(source) };
+  return { kind: "bundle", path, ir: bundle.ir, schema: bundle.schema, validateSignals: bundle.validateSignals, bundleHash: bundle.manifest.bundle_hash, source: text(source) };
 }
 
 async function fromArchive(path: string, file: string): Promise<PolicyTarget> {
@@ -87,9 +91,19 @@ async function fromArchive(path: string, file: string): Promise<PolicyTarget> {
   if (bytes === null) throw new CliError(`\`${path}\` does not exist`);
   const bundle = await loadBundleArchive(bytes, basename(file), {});
   const source = readBundleArchive(bytes, basename(file)).files.get(BUNDLE_FILES.source) ?? null;
-  return { kind: "archive", path, ir: bundle.ir, validateSignals: bundle.validateSignals, bundleHash: bundle.manifest.bundle_hash, source: text(source) };
+  return { kind: "archive", path, ir: bundle.ir, schema: bundle.schema, validateSignals: bundle.validateSignals, bundleHash: bundle.manifest.bundle_hash, source: text(source) };
 }
 
 function text(bytes: Uint8Array | null): string {
   return bytes === null ? "" : new TextDecoder().decode(bytes);
+}
+
+/** How a command names the policy it read: `payments.transfer@1.2.0 (source `path`, bundle_hash 0123456789abcdef…)`. */
+export function targetHeading(t: PolicyTarget): string {
+  return `${t.ir.policyId}@${t.ir.version} (${t.kind} \`${t.path}\`, bundle_hash ${t.bundleHash.slice(0, 16)}…)`;
+}
+
+/** The same, as JSON output names it. */
+export function targetAbout(t: PolicyTarget): { policyId: string; version: string; from: PolicyTarget["kind"]; path: string; bundleHash: string } {
+  return { policyId: t.ir.policyId, version: t.ir.version, from: t.kind, path: t.path, bundleHash: t.bundleHash };
 }

@@ -31,6 +31,14 @@ export interface PolicyOptions {
    * always true and a long policy is not cut short. Default: on when the policy may have 100 rules or more.
    */
   readonly realistic?: boolean;
+  /**
+   * Only atoms that compare one signal with constants (`x < 5`, `tier in ["a"]`, `at >= "2025-...Z"`, `present(x)`,
+   * a boolean signal) or two enums or booleans with each other: no arithmetic, `len()`, string operators, `matches`
+   * or other comparisons between signals. Whether such a condition holds is decided by where each signal lies among
+   * the constants, so a grid of the constants, their neighbours and every enum value meets every region `writ diff`
+   * can report (its brute-force test). Default off.
+   */
+  readonly exactAtoms?: boolean;
 }
 
 export interface Bound {
@@ -59,12 +67,25 @@ export type ConstSpec =
       readonly text: string;
     };
 
+export interface RuleSpec {
+  readonly name: string;
+  /** The condition's source text. */
+  readonly when: string;
+  readonly verdict: "approve" | "escalate" | "reject";
+  /** The reason as a string literal (quoted, escaped). */
+  readonly reason: string;
+}
+
 export interface PolicyModel {
   readonly source: string;
   readonly signals: readonly SignalSpec[];
   readonly consts: readonly ConstSpec[];
   readonly ruleCount: number;
   readonly hasOtherwise: boolean;
+  /** The parts `source` was written from, for renderPolicy (which lays them out plainly). */
+  readonly header: { readonly policyId: string; readonly version: string; readonly action: string; readonly binding: readonly string[] };
+  readonly rules: readonly RuleSpec[];
+  readonly otherwise: { readonly verdict: RuleSpec["verdict"]; readonly reason: string } | null;
 }
 
 /**
@@ -472,6 +493,7 @@ class Exprs {
     signals: readonly SignalSpec[],
     consts: readonly ConstSpec[],
     private readonly realistic: boolean,
+    private readonly exactAtoms = false,
   ) {
     this.nums = signals.filter((s): s is NumSig => s.kind === "number" || s.kind === "integer");
     this.strs = signals.filter((s) => s.kind === "string");
@@ -696,8 +718,69 @@ class Exprs {
     );
   }
 
+  /** PolicyOptions.exactAtoms: one signal beside constants, in every form the language has for its type. */
+  private exactAtom(): fc.Arbitrary<string> {
+    const name = <T extends { readonly name: string }>(xs: readonly T[]) => fc.constantFrom(...xs).map((x) => x.name);
+    const notIn = fc.constantFrom("in", "in", "not in");
+    const numberConstant = weighted(
+      [4, numberLiteralText],
+      [1, numberLiteralText.map((t) => `-${t}`)],
+      when(this.numConsts.length > 0, 2, () => name(this.numConsts)),
+    );
+    const numberLists = this.lists.filter((l) => l.elem === "number" || l.elem === "empty");
+    const stringLists = this.lists.filter((l) => l.elem === "string" || l.elem === "empty");
+    const list = (items: fc.Arbitrary<string>) => fc.array(items, { maxLength: 5 }).map((xs) => `[${xs.join(", ")}]`);
+    const plainStrings = weighted(
+      [3, fc.constantFrom("a", "KP", "", "é", "admin", "x/y", "AB", "foo.bar").chain(stringLit)],
+      when(this.strConsts.length > 0, 1, () => name(this.strConsts)),
+    );
+    const enumPairs = this.enums.flatMap((a) => this.enums.filter((b) => b !== a && b.values.some((v) => a.values.includes(v))).map((b) => [a.name, b.name] as const));
+    const timeConstant = weighted([3, timestampArb.chain(stringLit)], when(this.tsConsts.length > 0, 1, () => name(this.tsConsts)));
+    const enumAtom = (e: EnumSig): fc.Arbitrary<string> => {
+      const consts = this.strConsts.filter((c) => e.values.includes(c.value));
+      const value = weighted([4, fc.constantFrom(...e.values).chain(stringLit)], when(consts.length > 0, 1, () => name(consts)));
+      const lists = stringLists.filter((l) => l.values.every((v) => e.values.includes(v as string)));
+      return weighted(
+        [4, fc.tuple(value, fc.constantFrom("==", "!="), fc.boolean()).map(([v, op, swap]) => (swap ? `${v} ${op} ${e.name}` : `${e.name} ${op} ${v}`))],
+        [3, fc.tuple(notIn, list(value)).map(([op, l]) => `${e.name} ${op} ${l}`)],
+        when(lists.length > 0, 1, () => fc.tuple(notIn, name(lists)).map(([op, l]) => `${e.name} ${op} ${l}`)),
+      );
+    };
+    return weighted(
+      when(this.nums.length > 0, 6, () =>
+        fc
+          .constantFrom(...this.nums)
+          .chain((s) => fc.tuple(fc.constant(s.name), weighted([3, nearBounds(s)], [2, numberConstant])))
+          .chain(([a, b]) => fc.tuple(fc.constantFrom("==", "!=", "<", "<=", ">", ">="), fc.boolean()).map(([op, swap]) => (swap ? `${b} ${flip(op)} ${a}` : `${a} ${op} ${b}`)))),
+      when(this.nums.length > 0, 2, () => fc.tuple(name(this.nums), notIn, list(numberConstant)).map(([a, op, l]) => `${a} ${op} ${l}`)),
+      when(this.nums.length > 0 && numberLists.length > 0, 1, () => fc.tuple(name(this.nums), notIn, name(numberLists)).map(([a, op, l]) => `${a} ${op} ${l}`)),
+      when(this.nums.length > 0, 2, () =>
+        fc.tuple(name(this.nums), notIn, numberConstant, numberConstant).map(([a, op, lo, hi]) => `${a} ${op} ${lo}..${hi}`)),
+      when(this.enums.length > 0, 5, () => fc.constantFrom(...this.enums).chain(enumAtom)),
+      when(this.strs.length > 0, 3, () =>
+        weighted(
+          [3, fc.tuple(name(this.strs), fc.constantFrom("==", "!="), plainStrings).map(([a, op, b]) => `${a} ${op} ${b}`)],
+          [2, fc.tuple(name(this.strs), notIn, list(plainStrings)).map(([a, op, l]) => `${a} ${op} ${l}`)],
+          when(stringLists.length > 0, 1, () => fc.tuple(name(this.strs), notIn, name(stringLists)).map(([a, op, l]) => `${a} ${op} ${l}`)),
+        )),
+      when(this.bools.length > 0, 3, () =>
+        weighted(
+          [3, name(this.bools)],
+          [2, fc.tuple(name(this.bools), fc.constantFrom("==", "!="), fc.constantFrom("true", "false", ...this.boolConsts.map((c) => c.name))).map(([a, op, b]) => `${a} ${op} ${b}`)],
+          [1, fc.tuple(name(this.bools), notIn, list(fc.constantFrom("true", "false"))).map(([a, op, l]) => `${a} ${op} ${l}`)],
+        )),
+      when(this.times.length > 0, 3, () =>
+        fc.tuple(name(this.times), fc.constantFrom("==", "!=", "<", "<=", ">", ">="), timeConstant, fc.boolean()).map(([a, op, b, swap]) => (swap ? `${b} ${flip(op)} ${a}` : `${a} ${op} ${b}`))),
+      ((a) => (a ? ([2, a] as const) : null))(this.presenceAtom()),
+      // Two finite choices compared: every combination of their values is on the grid too.
+      when(this.bools.length > 1, 4, () => fc.tuple(name(this.bools), fc.constantFrom("==", "!="), name(this.bools)).map(([a, op, b]) => `${a} ${op} ${b}`)),
+      when(enumPairs.length > 0, 6, () => fc.tuple(fc.constantFrom(...enumPairs), fc.constantFrom("==", "!=")).map(([[a, b], op]) => `${a} ${op} ${b}`)),
+      [1, fc.constantFrom("true", "false")],
+    );
+  }
+
   private buildCondition(): fc.Arbitrary<string> {
-    const atom = this.atom();
+    const atom = this.exactAtoms ? this.exactAtom() : this.atom();
     // Boolean-valued comparisons of whole conditions: `(a > 1) == (b < 2)`, `(c) in [true]`.
     const boolCompare = fc.tuple(atom, fc.constantFrom("==", "!="), atom).map(([a, op, b]) => `(${a}) ${op} (${b})`);
     const unit = fc.oneof({ weight: 30, arbitrary: atom }, { weight: 1, arbitrary: boolCompare });
@@ -747,6 +830,15 @@ function insideValues(s: NumSig): fc.Arbitrary<readonly [number, number]> {
           return r > lo && r < hi ? r : (lo + hi) / 2;
         });
   return fc.tuple(one, one);
+}
+
+/** A number at, beside or between a number signal's declared bounds (near 0 when it has none), as a condition writes it. */
+function nearBounds(s: NumSig): fc.Arbitrary<string> {
+  const bounds = [s.lo?.value, s.hi?.value].filter((v): v is number => v !== undefined);
+  const anchors = bounds.length === 2 ? [...bounds, (bounds[0]! + bounds[1]!) / 2] : bounds.length === 1 ? bounds : [0];
+  return fc
+    .tuple(fc.constantFrom(...anchors), fc.constantFrom(0, 0, 1, -1, 0.5, 3, -7, 100))
+    .map(([v, d]) => literalExpr(s.kind === "integer" ? Math.round(v + d) : v + d));
 }
 
 /** A number in a condition: negative values as unary minus. */
@@ -799,7 +891,7 @@ export function policyModel(options: PolicyOptions = {}): fc.Arbitrary<PolicyMod
         .chain((signals) => constSpecs(signals, constCount, realistic).map((consts) => ({ signals, consts, ruleCount })));
     })
     .chain(({ signals, consts, ruleCount }) => {
-      const exprs = new Exprs(signals, consts, realistic);
+      const exprs = new Exprs(signals, consts, realistic, options.exactAtoms);
       const rule = fc.record({
         word: fc.constantFrom(...RULE_WORDS),
         when: exprs.condition,
@@ -817,7 +909,7 @@ export function policyModel(options: PolicyOptions = {}): fc.Arbitrary<PolicyMod
         policyId: POLICY_IDS,
         version: VERSIONS,
         action: ACTIONS,
-        binding: fc.subarray(signals.map((s) => s.name), { maxLength: 3 }),
+        binding: fc.subarray(signals.map((s) => s.name), { maxLength: Math.min(3, signals.length) }),
         headerComment: fc.option(comment, { freq: 2 }),
         signalComments: fc.array(fc.option(comment, { freq: 6 }), { minLength: signals.length, maxLength: signals.length }),
         questionSpace: fc.array(fc.boolean(), { minLength: signals.length, maxLength: signals.length }),
@@ -854,9 +946,37 @@ export function policyModel(options: PolicyOptions = {}): fc.Arbitrary<PolicyMod
         if (p.otherwise) out.push(`otherwise ${p.otherwiseVerdict} ${p.otherwiseReason}`);
         const eol = p.crlf ? "\r\n" : "\n";
         const source = `${out.join("\n")}\n`.replace(/\r?\n/g, eol);
-        return { source, signals, consts, ruleCount: p.rules.length, hasOtherwise: p.otherwise };
+        return {
+          source,
+          signals,
+          consts,
+          ruleCount: p.rules.length,
+          hasOtherwise: p.otherwise,
+          header: { policyId: p.policyId, version: p.version, action: p.action, binding: p.binding },
+          rules: p.rules.map((r, i) => ({ name: `${r.word}_${i}`, when: r.when, verdict: r.verdict, reason: r.reason })),
+          otherwise: p.otherwise ? { verdict: p.otherwiseVerdict, reason: p.otherwiseReason } : null,
+        };
       });
     });
+}
+
+/** A policy's parts written out plainly: one signal, constant and rule per line, no comments. */
+export function renderPolicy(m: Pick<PolicyModel, "header" | "signals" | "consts" | "rules" | "otherwise">): string {
+  const { policyId, version, action, binding } = m.header;
+  return [
+    `policy ${encodeString(policyId)} version ${encodeString(version)}`,
+    `governs ${encodeString(action)}${binding.length > 0 ? ` binding ${binding.join(", ")}` : ""}`,
+    "",
+    "signals {",
+    ...m.signals.map((s) => `  ${s.name}${s.optional ? "?" : ""}: ${s.constraintText}`),
+    "}",
+    "",
+    ...m.consts.map((c) => `const ${c.name} = ${c.text}`),
+    "",
+    ...m.rules.map((r) => `rule ${r.name} when ${r.when} ${r.verdict} ${r.reason}`),
+    ...(m.otherwise ? [`otherwise ${m.otherwise.verdict} ${m.otherwise.reason}`] : []),
+    "",
+  ].join("\n");
 }
 
 /** Arbitrary of valid policy sources. */

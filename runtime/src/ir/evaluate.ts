@@ -38,6 +38,14 @@ export function preparePolicy(ir: PolicyIr): PreparedPolicy {
   };
 }
 
+/**
+ * One condition or operand compiled as the evaluator compiles it: its value for a set of signals, `UNKNOWN` included.
+ * For tools that reason about conditions (`writ diff`); throws IrUnsupportedError for an operator this runtime lacks.
+ */
+export function prepareExpression(expr: IrExpr): Operand {
+  return compile(expr);
+}
+
 function compile(expr: IrExpr): Operand {
   switch (expr.op) {
     case "lit": {

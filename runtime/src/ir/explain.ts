@@ -138,7 +138,7 @@ function operand(e: IrExpr): string {
 }
 
 /** The IR expression as text: the operators' symbols, compound operands in parentheses. */
-function written(e: IrExpr): string {
+export function written(e: IrExpr): string {
   switch (e.op) {
     case "lit":
       return scalar(e.value);

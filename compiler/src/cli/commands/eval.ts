@@ -4,7 +4,7 @@ import type { Readable } from "node:stream";
 import { explain, parseStrictJson, type Decision } from "@writ/runtime";
 import { conditionsAsWritten, decisionLines, explanationLines } from "../explanation-text.js";
 import { CliError, EXIT, type CliIo } from "../io.js";
-import { readPolicyTarget, type PolicyTarget } from "../policy-target.js";
+import { readPolicyTarget, targetAbout, targetHeading } from "../policy-target.js";
 
 export interface EvalRun {
   readonly io: CliIo;
@@ -29,12 +29,12 @@ export async function runEval(run: EvalRun): Promise<number> {
   const { io } = run;
   const signals = await readSignals(run);
   const target = await readPolicyTarget(io, run.policyPath);
-  const about = { policyId: target.ir.policyId, version: target.ir.version, from: target.kind, path: target.path, bundleHash: target.bundleHash };
+  const about = targetAbout(target);
   const validation = target.validateSignals(signals);
   if (!validation.valid) {
     if (run.format === "json") io.out(JSON.stringify({ ...about, signalsValid: false, errors: validation.errors }));
     else {
-      io.out(heading(target));
+      io.out(targetHeading(target));
       io.out("signals refused by the policy's signals schema:");
       for (const e of validation.errors) io.out(`  ${e.code} ${e.signal ? `\`${e.signal}\`: ` : ""}${e.message}`);
     }
@@ -45,14 +45,10 @@ export async function runEval(run: EvalRun): Promise<number> {
     io.out(JSON.stringify({ ...about, signalsValid: true, decision: wireDecision(decision), ...(run.explain ? { explanation } : {}) }));
     return EXIT.ok;
   }
-  io.out(heading(target));
+  io.out(targetHeading(target));
   for (const line of decisionLines(decision)) io.out(line);
   if (run.explain) for (const line of explanationLines(explanation, decision, conditionsAsWritten(target.source))) io.out(line);
   return EXIT.ok;
-}
-
-function heading(t: PolicyTarget): string {
-  return `${t.ir.policyId}@${t.ir.version} (${t.kind} \`${t.path}\`, bundle_hash ${t.bundleHash.slice(0, 16)}…)`;
 }
 
 /** The decision as the sidecar's answers name it (`ruleMatched`); null when undecided. */

@@ -1,0 +1,300 @@
+import {
+  COMPARISON_DOMAINS,
+  COMPARISON_OPERATORS,
+  UNKNOWN,
+  expressionText,
+  isScalar,
+  prepareExpression,
+  type CompareOp,
+  type IrExpr,
+  type IrNode,
+  type Scalar,
+  type Value,
+} from "@writ/runtime";
+import { ChoiceSet } from "../analysis/choice-set.js";
+import { Language } from "../analysis/language.js";
+import { NumberSet } from "../analysis/number-set.js";
+import { absentOnly, everythingLike, nothingLike, present, type SignalSet, type Values } from "../analysis/signal-set.js";
+import { StringSet } from "../analysis/string-set.js";
+import { irNodes } from "./ir-operands.js";
+import { monotoneSets, monotoneView } from "./monotone.js";
+import type { Side, SignalSpace, Variable } from "./space.js";
+
+/** Truth values as a bit mask: a set of the three values a condition can have in Kleene's logic. */
+export const T = 1;
+export const F = 2;
+export const U = 4;
+export type Mask = number;
+
+/**
+ * A rule's condition as `writ diff` reasons about it. A `leaf` is a condition on one variable, given exactly as the
+ * states where it is true, false and unknown; an `opaque` atom is one the domains do not model (arithmetic between
+ * signals, a comparison of two signals, a pattern that is not a regular language refa models), kept whole as a
+ * three-valued unknown of its own, the same atom wherever it is written the same way on the same variables.
+ */
+export type Formula =
+  | { readonly kind: "const"; readonly truth: Mask }
+  | { readonly kind: "leaf"; readonly variable: Variable; readonly sets: readonly [SignalSet, SignalSet, SignalSet] }
+  | { readonly kind: "opaque"; readonly atom: OpaqueAtom }
+  | { readonly kind: "and" | "or"; readonly args: readonly Formula[] }
+  /** The value of `arg` mapped through `map` (indexed T, F, U): `not`, or a comparison of a condition with a constant. */
+  | { readonly kind: "relabel"; readonly arg: Formula; readonly map: readonly [Mask, Mask, Mask] }
+  /** `a == b` for two conditions: unknown if either is, else whether they agree. */
+  | { readonly kind: "iff"; readonly left: Formula; readonly right: Formula }
+  /** A condition on several finite-choice variables, by its value for every combination of their states. */
+  | { readonly kind: "table"; readonly rows: readonly TableRow[] };
+
+export interface TableRow {
+  readonly cells: readonly { readonly variable: Variable; readonly state: SignalSet }[];
+  readonly truth: Mask;
+}
+
+/** Combinations a table may list: past it, a condition on several choices is kept opaque. */
+const MAX_TABLE_ROWS = 256;
+
+export interface OpaqueAtom {
+  readonly key: string;
+  readonly expr: IrExpr;
+  readonly side: Side;
+  readonly variables: readonly Variable[];
+  /** Why the domains do not model it, for the report. */
+  readonly reason: string;
+}
+
+const NOT: readonly [Mask, Mask, Mask] = [F, T, U];
+
+/** The condition `e` of the `side` version over the variables of `space`. */
+export function formulaOf(e: IrExpr, side: Side, space: SignalSpace): Formula {
+  return new Classifier(side, space).formula(e);
+}
+
+class Classifier {
+  constructor(
+    private readonly side: Side,
+    private readonly space: SignalSpace,
+  ) {}
+
+  formula(e: IrExpr): Formula {
+    const signals = signalsOf(e);
+    if (signals.size === 0) return { kind: "const", truth: truthOf(prepareExpression(e)({})) };
+    switch (e.op) {
+      case "and":
+      case "or":
+        return { kind: e.op, args: e.args.map((a) => this.formula(a)) };
+      case "not":
+        return { kind: "relabel", arg: this.formula(e.arg), map: NOT };
+      case "cmp":
+        // Operands of a boolean comparison are conditions: literals, boolean signals or comparisons.
+        if (e.kind === "boolean") return this.booleanComparison(e);
+        break;
+      case "in":
+        if (e.kind === "boolean") {
+          const members = new Set(e.set);
+          const map = (v: boolean): Mask => (members.has(v) ? T : F);
+          return { kind: "relabel", arg: this.formula(e.value), map: [map(true), map(false), U] };
+        }
+        break;
+    }
+    if (signals.size === 1) {
+      const variable = this.space.variableOf(this.side, [...signals][0]!);
+      const sets = leafSets(e, variable);
+      if (!("unsupported" in sets)) return { kind: "leaf", variable, sets };
+      return this.opaque(e, signals, sets.unsupported);
+    }
+    return this.table(e, signals) ?? this.opaque(e, signals, "it relates two or more signals");
+  }
+
+  /** `e` over enums and booleans only (`data_region != destination_region`): every combination evaluated. */
+  private table(e: IrExpr, signals: ReadonlySet<string>): Formula | null {
+    const columns = [...signals].map((name) => ({ name, variable: this.space.variableOf(this.side, name) }));
+    let combinations: { cells: TableRow["cells"]; signals: Record<string, Scalar> }[] = [{ cells: [], signals: {} }];
+    for (const { name, variable } of columns) {
+      const values = variable.universe.values;
+      if (!(values instanceof ChoiceSet)) return null;
+      const states: { state: SignalSet; value?: Scalar }[] = values.members().map((v) => ({ state: present(new ChoiceSet(values.universe, new Set([v]))), value: v }));
+      if (variable.universe.absent) states.push({ state: absentOnly(values) });
+      combinations = combinations.flatMap((c) =>
+        states.map((s) => ({ cells: [...c.cells, { variable, state: s.state }], signals: s.value === undefined ? c.signals : { ...c.signals, [name]: s.value } })),
+      );
+      if (combinations.length > MAX_TABLE_ROWS) return null;
+    }
+    const evaluate = prepareExpression(e);
+    return { kind: "table", rows: combinations.map((c) => ({ cells: c.cells, truth: truthOf(evaluate(c.signals)) })) };
+  }
+
+  /** `a == b` or `a != b` between conditions (a boolean signal is one). */
+  private booleanComparison(e: IrNode<"cmp">): Formula {
+    const [left, right] = [this.formula(e.left), this.formula(e.right)];
+    const eq: Formula =
+      left.kind === "const" ? byConstant(right, left.truth) : right.kind === "const" ? byConstant(left, right.truth) : { kind: "iff", left, right };
+    if (e.cmp === "eq") return eq;
+    if (e.cmp === "ne") return { kind: "relabel", arg: eq, map: NOT };
+    return this.opaque(e, signalsOf(e), "it orders booleans");
+  }
+
+  private opaque(e: IrExpr, signals: ReadonlySet<string>, why: string): Formula {
+    const variables = [...signals].map((s) => this.space.variableOf(this.side, s));
+    const key = `${JSON.stringify(e)}|${variables.map((v) => v.id).join(",")}`;
+    return { kind: "opaque", atom: { key, expr: e, side: this.side, variables, reason: `\`${expressionText(e)}\`: ${why}` } };
+  }
+}
+
+/** `x == c` for a condition x and a constant truth c: true where x has c's value, unknown where either is. */
+function byConstant(x: Formula, c: Mask): Formula {
+  if (c === U) return { kind: "const", truth: U };
+  return { kind: "relabel", arg: x, map: c === T ? [T, F, U] : [F, T, U] };
+}
+
+function truthOf(v: Value): Mask {
+  return v === true ? T : v === false ? F : U;
+}
+
+export function signalsOf(e: IrExpr): Set<string> {
+  return new Set(irNodes(e).flatMap((n) => (n.op === "signal" || n.op === "present" ? [n.name] : [])));
+}
+
+type Sets = readonly [SignalSet, SignalSet, SignalSet] | { readonly unsupported: string };
+
+/**
+ * The states of `variable` where `e` (which reads only that variable's signal) is true, false and unknown. Over a
+ * finite choice every value is evaluated; otherwise the forms listed in docs/compiler.md are modelled exactly.
+ */
+function leafSets(e: IrExpr, variable: Variable): Sets {
+  const universe = variable.universe.values;
+  const whenAbsent = truthOf(prepareExpression(e)({}));
+  if (universe instanceof ChoiceSet) return choiceSets(e, variable, universe, whenAbsent);
+  const present = presentSets(e, universe);
+  if (present !== null && "unsupported" in present) return present;
+  // null: unknown for every present value too (a constant operand that is not a value of the comparison's domain).
+  const [t, f, u] = present ?? [nothingLike(universe), nothingLike(universe), everythingLike(universe)];
+  const absentIn = (m: Mask): boolean => whenAbsent === m;
+  return [
+    { absent: absentIn(T), values: t },
+    { absent: absentIn(F), values: f },
+    { absent: absentIn(U), values: u ?? nothingLike(universe) },
+  ];
+}
+
+function choiceSets(e: IrExpr, variable: Variable, universe: ChoiceSet, whenAbsent: Mask): Sets {
+  const name = signalName(variable, e);
+  const evaluate = prepareExpression(e);
+  const by: Record<Mask, Set<(typeof universe.universe)[number]>> = { [T]: new Set(), [F]: new Set(), [U]: new Set() };
+  for (const v of universe.universe) by[truthOf(evaluate({ [name]: v }))]!.add(v);
+  const set = (m: Mask): SignalSet => ({ absent: whenAbsent === m, values: new ChoiceSet(universe.universe, by[m]!) });
+  return [set(T), set(F), set(U)];
+}
+
+/** The signal `e` reads (the variable's name on the side the expression comes from). */
+function signalName(variable: Variable, e: IrExpr): string {
+  return [...signalsOf(e)][0] ?? variable.names.new ?? variable.names.old!;
+}
+
+/**
+ * For a present value: where `e` is true and where false (never unknown, for the forms modelled); null when it is
+ * unknown for every value.
+ */
+function presentSets(e: IrExpr, universe: Values): readonly [Values, Values, Values?] | null | { readonly unsupported: string } {
+  const whole = universe instanceof NumberSet && universe.whole;
+  const both = (t: Values): readonly [Values, Values] => [t, t.complement()];
+  switch (e.op) {
+    case "signal":
+      break;
+    case "present":
+      return [everythingLike(universe), nothingLike(universe)];
+    case "cmp": {
+      // A value compared with itself (`x <= x`): the same for every present value.
+      if (isPlain(e.left) && JSON.stringify(e.left) === JSON.stringify(e.right)) {
+        const t = COMPARISON_OPERATORS[e.cmp].test(0, 0) ? everythingLike(universe) : nothingLike(universe);
+        return [t, t.complement()];
+      }
+      const [leftReads, rightReads] = [signalsOf(e.left).size > 0, signalsOf(e.right).size > 0];
+      if (leftReads === rightReads) break;
+      const [subject, other] = leftReads ? [e.left, e.right] : [e.right, e.left];
+      const op: CompareOp = leftReads ? e.cmp : COMPARISON_OPERATORS[e.cmp].converse;
+      const c = COMPARISON_DOMAINS[e.kind](constant(other));
+      if (c === UNKNOWN) return null;
+      if (subject.op === "signal" && universe instanceof NumberSet && typeof c === "number") {
+        return [NumberSet.compare(whole, op, c), NumberSet.compare(whole, COMPARISON_OPERATORS[op].negation, c)];
+      }
+      if (subject.op === "signal" && universe instanceof StringSet && typeof c === "string" && (op === "eq" || op === "ne")) {
+        const is = new StringSet(Language.words([c]), null);
+        return op === "eq" ? both(is) : [is.complement(), is];
+      }
+      if (isLength(subject) && universe instanceof StringSet && typeof c === "number") {
+        return [StringSet.ofLengths(NumberSet.compare(true, op, c)), StringSet.ofLengths(NumberSet.compare(true, COMPARISON_OPERATORS[op].negation, c))];
+      }
+      if (e.kind === "number" && typeof c === "number") return chainSets(subject, universe, op, [c]) ?? { unsupported: unmodelled(e) };
+      break;
+    }
+    case "in": {
+      const domain = COMPARISON_DOMAINS[e.kind];
+      const members = e.set.map(domain).filter((v): v is Exclude<Value, typeof UNKNOWN> => v !== UNKNOWN);
+      const numbers = members.filter((v) => typeof v === "number");
+      if (e.value.op === "signal" && universe instanceof NumberSet) return both(NumberSet.points(whole, numbers));
+      if (e.value.op === "signal" && universe instanceof StringSet) return both(new StringSet(Language.words(members.filter((v) => typeof v === "string")), null));
+      if (isLength(e.value) && universe instanceof StringSet) return both(StringSet.ofLengths(NumberSet.points(true, numbers)));
+      if (e.kind === "number") return chainSets(e.value, universe, "in", numbers) ?? { unsupported: unmodelled(e) };
+      break;
+    }
+    case "range": {
+      if (isPlain(e.value) && [e.min, e.max].every((m) => JSON.stringify(m) === JSON.stringify(e.value))) return [everythingLike(universe), nothingLike(universe)];
+      if (signalsOf(e.min).size > 0 || signalsOf(e.max).size > 0) break;
+      const [lo, hi] = [constant(e.min), constant(e.max)];
+      if (typeof lo !== "number" || typeof hi !== "number") return null;
+      if (e.value.op === "signal" && universe instanceof NumberSet) return both(NumberSet.span(whole, lo, hi));
+      if (isLength(e.value) && universe instanceof StringSet) return both(StringSet.ofLengths(NumberSet.span(true, lo, hi)));
+      return chainSets(e.value, universe, "range", [lo, hi]) ?? { unsupported: unmodelled(e) };
+    }
+    case "str": {
+      if (!(universe instanceof StringSet)) break;
+      const where = { starts_with: "prefix", ends_with: "suffix", contains: "infix" } as const;
+      const parts = { starts_with: "prefixes", ends_with: "suffixes", contains: "infixes" } as const;
+      if (e.left.op === "signal" && signalsOf(e.right).size === 0) {
+        const c = constant(e.right);
+        if (typeof c === "string") return both(new StringSet(Language.around(c, where[e.fn]), null));
+      }
+      if (e.right.op === "signal" && signalsOf(e.left).size === 0) {
+        const c = constant(e.left);
+        if (typeof c === "string") return both(new StringSet(Language.partsOf(c, parts[e.fn]), null));
+      }
+      break;
+    }
+    case "matches": {
+      if (e.value.op !== "signal" || !(universe instanceof StringSet)) break;
+      const language = Language.search(e.pattern);
+      if (!(language instanceof Language)) return { unsupported: `the pattern /${e.pattern}/: ${language.unsupported}` };
+      return both(new StringSet(language, null));
+    }
+  }
+  return { unsupported: unmodelled(e) };
+}
+
+/** Why a condition on one signal is not modelled, in the report's words. */
+function unmodelled(e: IrExpr): string {
+  if (irNodes(e).some((n) => n.op === "arith" || n.op === "neg")) return "arithmetic that reads a signal twice, or divides by it, is not modelled";
+  return "this form of condition is not modelled";
+}
+
+/** Where arithmetic on the variable's value (or length) compares true, false, or is unknown: see monotone.ts. */
+function chainSets(subject: IrExpr, universe: Values, op: CompareOp | "in" | "range", constants: readonly number[]): readonly [Values, Values, Values] | null {
+  if (universe instanceof ChoiceSet) return null;
+  const view = monotoneView(subject, universe instanceof NumberSet && universe.whole);
+  if (view === null || (view.of === "length") !== universe instanceof StringSet) return null;
+  const sets = monotoneSets(view, op, constants);
+  return universe instanceof StringSet ? [StringSet.ofLengths(sets[0]), StringSet.ofLengths(sets[1]), StringSet.ofLengths(sets[2])] : sets;
+}
+
+/** A signal, or a string signal's length: known whenever the signal is present. */
+function isPlain(e: IrExpr): boolean {
+  return e.op === "signal" || isLength(e);
+}
+
+function isLength(e: IrExpr): boolean {
+  return e.op === "len" && e.arg.op === "signal";
+}
+
+/** The value of an expression that reads no signal. */
+function constant(e: IrExpr): Value {
+  const v = prepareExpression(e)({});
+  return v !== UNKNOWN && isScalar(v) ? v : UNKNOWN;
+}

@@ -1,0 +1,172 @@
+import type { IrSignal, Scalar } from "@writ/runtime";
+import { ChoiceSet } from "../analysis/choice-set.js";
+import { Language } from "../analysis/language.js";
+import { NumberSet, nextDown, nextUp } from "../analysis/number-set.js";
+import { intersectValues, present, type SignalSet } from "../analysis/signal-set.js";
+import { StringSet } from "../analysis/string-set.js";
+
+/** One property of a bundle's signals schema (docs/language.md "Signals schema"), as the compiler emits it. */
+export interface SchemaProperty {
+  readonly type?: string;
+  readonly enum?: readonly string[];
+  readonly pattern?: string;
+  readonly format?: string;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly exclusiveMinimum?: number;
+  readonly exclusiveMaximum?: number;
+}
+
+export interface SignalsSchema {
+  readonly properties: Readonly<Record<string, SchemaProperty>>;
+  readonly required: readonly string[];
+}
+
+/** How `writ diff` represents a signal's values: numbers (timestamps as whole milliseconds), strings, or a choice. */
+export type DomainKind = "number" | "timestamp" | "string" | "choice";
+
+/** What one policy's schema accepts for one signal, exactly, or with the part it could not model named. */
+export interface SignalDomain {
+  readonly kind: DomainKind;
+  readonly accepted: SignalSet;
+  /** The signal as declared, in the language's syntax: `amount: number > 0 <= 1000000`. */
+  readonly declaration: string;
+  /** Why `accepted` may hold values the schema refuses (a pattern the string domain does not model); else null. */
+  readonly unmodelled: string | null;
+}
+
+/** The largest magnitude a signal's number may have: the strict JSON parser refuses larger ones. */
+export const MAX_NUMBER = Number.MAX_SAFE_INTEGER;
+/** The instants an RFC 3339 timestamp with a four-digit year can name, offsets included, in milliseconds. */
+export const MIN_INSTANT = Date.parse("0000-01-01T00:00:00+23:59");
+export const MAX_INSTANT = Date.parse("9999-12-31T23:59:59.999-23:59");
+
+export function signalDomain(name: string, signal: IrSignal, property: SchemaProperty, required: boolean): SignalDomain {
+  const head = `${name}${required ? "" : "?"}: `;
+  const absent = !required;
+  switch (signal.type) {
+    case "boolean":
+      return { kind: "choice", accepted: { absent, values: ChoiceSet.all([true, false]) }, declaration: `${head}boolean`, unmodelled: null };
+    case "enum": {
+      const values = property.enum ?? [];
+      return {
+        kind: "choice",
+        accepted: { absent, values: ChoiceSet.all(values) },
+        declaration: `${head}${values.map((v) => JSON.stringify(v)).join(" | ")}`,
+        unmodelled: null,
+      };
+    }
+    case "timestamp":
+      return {
+        kind: "timestamp",
+        accepted: { absent, values: NumberSet.span(true, MIN_INSTANT, MAX_INSTANT) },
+        declaration: `${head}timestamp`,
+        unmodelled: null,
+      };
+    case "number":
+    case "integer": {
+      const whole = signal.type === "integer";
+      let lo = -MAX_NUMBER;
+      let hi = MAX_NUMBER;
+      const bounds: string[] = [];
+      if (property.minimum !== undefined) [lo, bounds[0]] = [Math.max(lo, property.minimum), `>= ${property.minimum}`];
+      if (property.exclusiveMinimum !== undefined) [lo, bounds[0]] = [Math.max(lo, nextUp(property.exclusiveMinimum)), `> ${property.exclusiveMinimum}`];
+      if (property.maximum !== undefined) [hi, bounds[1]] = [Math.min(hi, property.maximum), `<= ${property.maximum}`];
+      if (property.exclusiveMaximum !== undefined) [hi, bounds[1]] = [Math.min(hi, nextDown(property.exclusiveMaximum)), `< ${property.exclusiveMaximum}`];
+      const range = property.minimum !== undefined && property.maximum !== undefined ? [`${property.minimum}..${property.maximum}`] : bounds.filter(Boolean);
+      return {
+        kind: "number",
+        accepted: { absent, values: NumberSet.span(whole, lo, hi) },
+        declaration: [`${head}${signal.type}`, ...range].join(" "),
+        unmodelled: null,
+      };
+    }
+    case "string": {
+      let values = new StringSet(Language.JSON_STRINGS, null);
+      let unmodelled: string | null = null;
+      const parts = [`${head}string`];
+      if (property.pattern !== undefined) {
+        parts.push(`matching /${property.pattern}/`);
+        const language = Language.search(property.pattern);
+        if (language instanceof Language) values = values.intersect(new StringSet(language, null));
+        else unmodelled = `the pattern /${property.pattern}/ of \`${name}\`: ${language.unsupported}`;
+      }
+      if (property.minLength !== undefined || property.maxLength !== undefined) {
+        const min = property.minLength ?? 0;
+        const max = property.maxLength ?? Infinity;
+        parts.push(`length ${min}..${max}`);
+        values = values.intersect(StringSet.ofLengths(NumberSet.span(true, min, max)));
+      }
+      return { kind: "string", accepted: { absent, values }, declaration: parts.join(" "), unmodelled };
+    }
+  }
+}
+
+/**
+ * The states both schemas accept, when the two declarations are of kinds that share values (numbers with integers,
+ * strings with enums); null when they share none.
+ */
+export function commonDomain(a: SignalDomain, b: SignalDomain): { kind: DomainKind; accepted: SignalSet } | null {
+  const absent = a.accepted.absent && b.accepted.absent;
+  const [x, y] = [a.accepted.values, b.accepted.values];
+  let common: { kind: DomainKind; accepted: SignalSet } | null = null;
+  if (a.kind === b.kind && a.kind !== "choice") common = { kind: a.kind, accepted: { absent, values: intersectValues(x, y) } };
+  else if (x instanceof ChoiceSet && y instanceof ChoiceSet) common = { kind: "choice", accepted: { absent, values: choiceOf(x, (v) => y.values.has(v)) } };
+  else if (x instanceof ChoiceSet && y instanceof StringSet) common = { kind: "choice", accepted: { absent, values: choiceOf(x, (v) => typeof v === "string" && y.has(v)) } };
+  else if (x instanceof StringSet && y instanceof ChoiceSet) common = { kind: "choice", accepted: { absent, values: choiceOf(y, (v) => typeof v === "string" && x.has(v)) } };
+  if (common === null || (!common.accepted.absent && common.accepted.values.isEmpty())) return null;
+  return common;
+}
+
+/** The values of `c` that `keep` keeps, as a choice among them alone. */
+function choiceOf(c: ChoiceSet, keep: (v: Scalar) => boolean): ChoiceSet {
+  return ChoiceSet.all(c.members().filter(keep));
+}
+
+/** A state `a` accepts and `b` does not, or null when `b` accepts every state `a` does. */
+export function acceptedOnlyBy(a: SignalDomain, b: SignalDomain): { absent: true } | { value: Scalar } | null {
+  if (a.accepted.absent && !b.accepted.absent) return { absent: true };
+  const value = valueOnlyIn(a, b);
+  return value === null ? null : { value };
+}
+
+function valueOnlyIn(a: SignalDomain, b: SignalDomain): Scalar | null {
+  const [x, y] = [a.accepted.values, b.accepted.values];
+  if (x instanceof ChoiceSet) {
+    return x.members().find((v) => (y instanceof ChoiceSet ? !y.values.has(v) : !(y instanceof StringSet && typeof v === "string" && y.has(v)))) ?? null;
+  }
+  if (a.kind !== b.kind) return witnessValue(a.kind, present(x));
+  if (x instanceof NumberSet && y instanceof NumberSet) return witnessValue(a.kind, present(x.intersect(y.complement())));
+  if (x instanceof StringSet && y instanceof StringSet) {
+    // A string `b` refuses breaks its pattern or its lengths: one piece each, since b's set has both parts.
+    const pieces = [new StringSet(y.language, null), new StringSet(null, y.lengths)].filter((p) => p.language !== null || p.lengths !== null);
+    for (const piece of pieces) {
+      const member = x.intersect(piece.complement()).member();
+      if (member !== null) return member;
+    }
+  }
+  return null;
+}
+
+/** A readable present value of `s`, as a signal would carry it (a timestamp as RFC 3339), or null if it has none. */
+export function witnessValue(kind: DomainKind, s: SignalSet): Scalar | null {
+  const v = s.values;
+  if (v instanceof ChoiceSet) return v.members()[0] ?? null;
+  if (v instanceof StringSet) return v.member();
+  const n = v.pick();
+  if (n === undefined) return null;
+  return kind === "timestamp" ? instantText(n) : n;
+}
+
+const Z_MIN = Date.parse("0000-01-01T00:00:00Z");
+const Z_MAX = Date.parse("9999-12-31T23:59:59.999Z");
+const EDGE_OFFSET_MS = (23 * 60 + 59) * 60_000;
+
+/** An instant (ms) as an RFC 3339 timestamp the schema accepts: UTC, or with an offset when UTC needs a fifth digit. */
+export function instantText(ms: number): string {
+  const [local, suffix] = ms < Z_MIN ? [ms + EDGE_OFFSET_MS, "+23:59"] : ms > Z_MAX ? [ms - EDGE_OFFSET_MS, "-23:59"] : [ms, "Z"];
+  const iso = new Date(local).toISOString();
+  return `${iso.slice(0, ms % 1000 === 0 ? 19 : 23)}${suffix}`;
+}

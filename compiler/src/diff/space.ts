@@ -1,0 +1,118 @@
+import type { PolicyIr, Scalar } from "@writ/runtime";
+import type { SignalSet } from "../analysis/signal-set.js";
+import { acceptedOnlyBy, commonDomain, signalDomain, type DomainKind, type SignalDomain, type SignalsSchema } from "./signal-domain.js";
+
+export type Side = "old" | "new";
+
+/** One policy version as `writ diff` compares it: its IR and its signals schema (a bundle holds both). */
+export interface PolicyVersion {
+  readonly ir: PolicyIr;
+  readonly schema: SignalsSchema;
+}
+
+/**
+ * A variable of the compared signal space. A signal both versions declare with values in common is one variable
+ * (its states those both schemas accept), so a witness is one request valid for both; a signal only one declares is
+ * a variable only that version reads; a signal whose declarations share no state is two variables, one per version.
+ */
+export interface Variable {
+  readonly id: string;
+  readonly kind: DomainKind;
+  readonly universe: SignalSet;
+  /** The signal it stands for in each version; null where that version does not read it. */
+  readonly names: Readonly<Record<Side, string | null>>;
+}
+
+export type Example = { readonly absent: true } | { readonly value: Scalar };
+
+/** How a signal's declaration changed: added, removed, or accepting other values; shown before the decisions. */
+export interface SignalChange {
+  readonly signal: string;
+  readonly change: "added" | "removed" | "changed";
+  readonly old: string | null;
+  readonly new: string | null;
+  /** A state the old schema accepts and the new refuses, and the converse; absent when there is none. */
+  readonly oldOnly?: Example;
+  readonly newOnly?: Example;
+  /** Set when the two declarations share no state: a witness then sends this signal differently to each. */
+  readonly disjoint?: true;
+  /** Set when a declaration is not fully modelled (see SignalDomain.unmodelled): the states accepted were not compared. */
+  readonly undecided?: string;
+}
+
+export interface SignalSpace {
+  readonly variables: readonly Variable[];
+  readonly changes: readonly SignalChange[];
+  /** Parts of the schemas the domains do not model (see SignalDomain.unmodelled). */
+  readonly unmodelled: readonly string[];
+  variableOf(side: Side, signal: string): Variable;
+}
+
+export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): SignalSpace {
+  const domains = { old: domainsOf(versions.old), new: domainsOf(versions.new) };
+  const names = [...new Set([...domains.old.keys(), ...domains.new.keys()])];
+  const variables: Variable[] = [];
+  const changes: SignalChange[] = [];
+  const bySide = { old: new Map<string, Variable>(), new: new Map<string, Variable>() };
+  const add = (v: Variable): void => {
+    variables.push(v);
+    if (v.names.old !== null) bySide.old.set(v.names.old, v);
+    if (v.names.new !== null) bySide.new.set(v.names.new, v);
+  };
+  for (const name of names) {
+    const [o, n] = [domains.old.get(name), domains.new.get(name)];
+    if (o && n) {
+      const common = commonDomain(o, n);
+      if (common) add({ id: name, kind: common.kind, universe: common.accepted, names: { old: name, new: name } });
+      else {
+        add({ id: `${name} (old)`, kind: o.kind, universe: o.accepted, names: { old: name, new: null } });
+        add({ id: `${name} (new)`, kind: n.kind, universe: n.accepted, names: { old: null, new: name } });
+      }
+      const unmodelled = o.unmodelled ?? n.unmodelled;
+      if (unmodelled !== null) {
+        // The sets compared would not be the schemas': say the declarations differ, not how.
+        if (o.declaration !== n.declaration) changes.push({ signal: name, change: "changed", old: o.declaration, new: n.declaration, undecided: unmodelled });
+        continue;
+      }
+      const oldOnly = acceptedOnlyBy(o, n);
+      const newOnly = acceptedOnlyBy(n, o);
+      if (oldOnly || newOnly || !common) {
+        changes.push({
+          signal: name,
+          change: "changed",
+          old: o.declaration,
+          new: n.declaration,
+          ...(oldOnly ? { oldOnly } : {}),
+          ...(newOnly ? { newOnly } : {}),
+          ...(common ? {} : { disjoint: true as const }),
+        });
+      }
+    } else if (o) {
+      add({ id: name, kind: o.kind, universe: o.accepted, names: { old: name, new: null } });
+      changes.push({ signal: name, change: "removed", old: o.declaration, new: null });
+    } else if (n) {
+      add({ id: name, kind: n.kind, universe: n.accepted, names: { old: null, new: name } });
+      changes.push({ signal: name, change: "added", old: null, new: n.declaration });
+    }
+  }
+  const unmodelled = [...domains.old.values(), ...domains.new.values()].flatMap((d) => (d.unmodelled ? [d.unmodelled] : []));
+  return {
+    variables,
+    changes,
+    unmodelled: [...new Set(unmodelled)],
+    variableOf(side, signal) {
+      const v = bySide[side].get(signal);
+      if (!v) throw new Error(`internal: \`${signal}\` is not a signal of the ${side} version`);
+      return v;
+    },
+  };
+}
+
+function domainsOf(version: PolicyVersion): Map<string, SignalDomain> {
+  const required = new Set(version.schema.required);
+  const out = new Map<string, SignalDomain>();
+  for (const [name, signal] of Object.entries(version.ir.signals)) {
+    out.set(name, signalDomain(name, signal, version.schema.properties[name] ?? {}, required.has(name)));
+  }
+  return out;
+}
