@@ -133,7 +133,7 @@ describe("writ eval", () => {
     [["eval", PAY, "--signals", "missing.json"], 2, "writ: cannot read the signals file `missing.json`"],
     [["eval", PAY, "--signals", "signals.json", "--format", "yaml"], 2, "writ: eval: --format must be text or json, given `yaml`"],
     [["eval", "nowhere", "--signals", "signals.json"], 2, "writ: `nowhere` does not exist"],
-    [["eval", "policies", "--signals", "signals.json"], 2, "writ: `policies` holds 3 policies: name one (`policies/customer-data.export/1.0.0/policy.writ`, ...)"],
+    [["eval", "policies", "--signals", "signals.json"], 2, "writ: `policies` holds 4 policies: name one (`policies/customer-data.export/1.0.0/policy.writ`, ...)"],
   ])("refuses %j with exit %i and one line", async (argv, code, message) => {
     signalsFile();
     expect(await cli.run(...argv)).toBe(code);

@@ -11,8 +11,8 @@ import { scratchCli } from "../support/cli-run.js";
 
 const cli = scratchCli();
 const PAY = "policies/payments.transfer/1.2.0";
-/** payments.transfer as first shipped: `sanctioned` read only the bank's country, with another reason. */
-const BEFORE_IBAN_CHECK = new URL("./fixtures/payments.transfer-before-iban-check/policy.writ", import.meta.url).pathname;
+/** The version 1.2.0 replaced, shipped beside it: `sanctioned` read only the bank's country, with another reason. */
+const BEFORE = "policies/payments.transfer/1.1.0";
 const SANCTIONED_IBAN = /^(CU|IR|KP|SY)[0-9]{2}/u;
 
 function irOf(path: string): PolicyIr {
@@ -40,7 +40,7 @@ function write(name: string, text: string): string {
 const policy = (signals: string, rules: string) => `policy "p" version "1.0.0"\ngoverns "a"\nsignals {\n${signals}\n}\n${rules}\n`;
 
 describe("writ diff on the shipped payments policy and the version it replaced", () => {
-  const before = () => write("before.writ", readFileSync(BEFORE_IBAN_CHECK, "utf8"));
+  const before = () => BEFORE;
   const OTHERS = ["high_risk", "no_kyc", "over_daily_limit", "new_account", "large", "unresolved_destination", "elevated_risk", "within_limits", "otherwise"];
 
   it("reports the intended change: a sanctioned IBAN now rejects whatever rule decided before, and the reworded reason", async () => {
@@ -49,7 +49,7 @@ describe("writ diff on the shipped payments policy and the version it replaced",
     expect(diff).toMatchObject({ result: "different", governs: null, signals: [], undecided: [] });
     const pairs = diff.regions.map((r) => `${r.old.rule} -> ${r.new.rule}`);
     expect(pairs.sort()).toEqual(["sanctioned -> sanctioned", ...OTHERS.map((o) => `${o} -> sanctioned`)].sort());
-    const [oldIr, newIr] = [irOf(join(cli.cwd, "before.writ")), irOf(join(cli.cwd, PAY, "policy.writ"))];
+    const [oldIr, newIr] = [irOf(join(cli.cwd, BEFORE, "policy.writ")), irOf(join(cli.cwd, PAY, "policy.writ"))];
     for (const r of diff.regions) {
       expect(r.witness.validForBoth).toBe(true);
       expect(r.new).toEqual({ rule: "sanctioned", verdict: "reject", reason: "destination is in a sanctioned country" });
@@ -72,7 +72,7 @@ describe("writ diff on the shipped payments policy and the version it replaced",
 
   it("prints the regions grouped by verdicts, each with its rules and witness", async () => {
     expect(await cli.run("diff", before(), PAY)).toBe(1);
-    expect(cli.out[0]).toMatch(/^old: payments\.transfer@1\.2\.0 \(source `before\.writ`, bundle_hash [0-9a-f]{16}…\)$/);
+    expect(cli.out[0]).toMatch(/^old: payments\.transfer@1\.1\.0 \(source `policies\/payments\.transfer\/1\.1\.0\/policy\.writ`, bundle_hash [0-9a-f]{16}…\)$/);
     expect(cli.out[1]).toMatch(/^new: payments\.transfer@1\.2\.0 \(source `policies\/payments\.transfer\/1\.2\.0\/policy\.writ`/);
     const text = cli.out.join("\n");
     expect(text).toContain("decisions: 10 regions decided differently");
@@ -92,7 +92,7 @@ describe("writ diff on the shipped payments policy and the version it replaced",
 });
 
 describe("writ diff finds every shipped policy equivalent to itself", () => {
-  it.each(["payments.transfer/1.2.0", "deploy.production/1.0.0", "customer-data.export/1.0.0"])("%s: source, bundle directory and archive", async (p) => {
+  it.each(["payments.transfer/1.1.0", "payments.transfer/1.2.0", "deploy.production/1.0.0", "customer-data.export/1.0.0"])("%s: source, bundle directory and archive", async (p) => {
     const path = `policies/${p}`;
     expect(await cli.run("compile", path)).toBe(0);
     expect(await cli.run("bundle", "pack", path, "--out", "archives")).toBe(0);

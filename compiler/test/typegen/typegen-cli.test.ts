@@ -23,7 +23,7 @@ describe("writ typegen", () => {
     expect(fromSources.code).toBe(0);
     expect(await typegen("policies")).toEqual(fromSources);
     expect(await cli.run("compile", "policies", "--out", "compiled")).toBe(0);
-    expect(await cli.run("bundle", "pack", "compiled/payments.transfer/1.2.0", "compiled/deploy.production/1.0.0", "compiled/customer-data.export/1.0.0", "--out", "site")).toBe(0);
+    expect(await cli.run("bundle", "pack", "compiled/payments.transfer/1.1.0", "compiled/payments.transfer/1.2.0", "compiled/deploy.production/1.0.0", "compiled/customer-data.export/1.0.0", "--out", "site")).toBe(0);
     cli.out.length = 0;
     expect(await typegen("compiled")).toEqual(fromSources);
     expect(await typegen("site")).toEqual(fromSources);
@@ -34,6 +34,7 @@ describe("writ typegen", () => {
     expect(text.match(/^export interface \w+ \{/gm)).toEqual([
       "export interface CustomerDataExport_1_0_0Signals {",
       "export interface DeployProduction_1_0_0Signals {",
+      "export interface PaymentsTransfer_1_1_0Signals {",
       "export interface PaymentsTransfer_1_2_0Signals {",
       "export interface WritPolicies {",
     ]);

@@ -63,9 +63,10 @@ describe("the writ TextMate grammar", () => {
     expect(policies.map((p) => p.path).sort()).toEqual([
       "customer-data.export/1.0.0/policy.writ",
       "deploy.production/1.0.0/policy.writ",
+      "payments.transfer/1.1.0/policy.writ",
       "payments.transfer/1.2.0/policy.writ",
     ]);
-    const payments = scoped(tokenize(policies.find((p) => p.path.startsWith("payments"))!.text));
+    const payments = scoped(tokenize(policies.find((p) => p.path === "payments.transfer/1.2.0/policy.writ")!.text));
     for (const expected of [
       "# Money transfers out of customer accounts. comment.line.number-sign.writ",
       "policy keyword.other.declaration.writ",
