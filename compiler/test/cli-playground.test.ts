@@ -8,16 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { playgroundRoot, startPlaygroundServer, type PlaygroundServer } from "../src/cli/commands/playground.js";
-import { main } from "../src/cli/main.js";
+import { runInRepo as run } from "./support/cli-run.js";
 
 const repo = new URL("../../", import.meta.url).pathname;
-
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { cwd: repo, out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 /** A request with its path sent as written (no URL normalisation), as any client may send it. */
 function get(url: string, path: string, method = "GET"): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
