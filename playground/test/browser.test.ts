@@ -5,7 +5,7 @@
  * the compiler and runtime themselves, so the test checks the page against them, not against copied text.
  */
 import { readFileSync } from "node:fs";
-import { checkSource, signalsDecider, type ExprView, type SignalsOutcome } from "@writ/compiler";
+import { checkSource, hoverAt, signalsDecider, type ExprView, type SignalsOutcome } from "@writ/compiler";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumUnavailable, launchChromium, servePlayground, type Browser, type ServedPlayground } from "../scripts/browser.js";
@@ -125,6 +125,14 @@ if (unavailable !== null) {
       expect(await page.locator("#decision .reason").textContent()).toBe("verified customer within limits");
 
       await expectExplanation(page, expected);
+
+      // Hover on a constant: the compiler's description of it.
+      const hover = hoverAt(checkSource("policy.writ", POLICY), POLICY.indexOf("> HIGH_RISK") + 2)!;
+      await page.locator("#policy-editor .cm-line span.tok-name", { hasText: /^HIGH_RISK$/ }).first().hover();
+      const shown = await page.locator(".cm-tooltip-hover .hover").innerText();
+      const plain = (text: string): string => text.replace(/```\w*|`/g, "").replace(/\s+/g, " ").trim();
+      expect(plain(shown)).toBe(plain(hover.markdown));
+      expect(plain(shown)).toContain("const HIGH_RISK = 80");
       expect(pageErrors).toEqual([]);
     });
 
