@@ -49,16 +49,17 @@ export async function launchChromium(): Promise<Browser> {
 
 export interface ServedPlayground {
   readonly url: string;
-  stop(): Promise<void>;
+  /** Sends SIGTERM; resolves with the exit code. */
+  stop(): Promise<number | null>;
 }
 
-/** `writ playground --port 0`, run from the built compiler; resolves with the URL it prints. */
-export async function servePlayground(): Promise<ServedPlayground> {
+/** `writ playground --port 0 [args]`, run from the built compiler; resolves with the URL it prints. */
+export async function servePlayground(args: readonly string[] = [], env: NodeJS.ProcessEnv = process.env): Promise<ServedPlayground> {
   if (!existsSync(CLI)) throw new Error(`${CLI} missing: run \`npm run build\` first (npm test does)`);
-  const child = spawn(process.execPath, [CLI, "playground", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, "playground", "--port", "0", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).on("line", (line) => {
       const m = /^writ playground: (http:\/\/\S+)/.exec(line);
@@ -70,7 +71,7 @@ export async function servePlayground(): Promise<ServedPlayground> {
     url,
     stop: async () => {
       child.kill("SIGTERM");
-      await exited;
+      return exited;
     },
   };
 }

@@ -3,7 +3,6 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import open from "open";
 import sirv from "sirv";
 import { CliError, EXIT, type CliIo } from "../io.js";
 
@@ -89,6 +88,7 @@ export async function runPlayground(run: PlaygroundRun): Promise<number> {
   const server = await startPlaygroundServer({ root: playgroundRoot(), port: run.port, host: run.host });
   run.io.out(`writ playground: ${server.url} (the compiler runs in the browser; Ctrl-C stops this server)`);
   if (run.open) {
+    const { default: open } = await import("open");
     await open(server.url).catch((e: unknown) => run.io.err(`writ: could not open a browser (${e instanceof Error ? e.message : String(e)}): open ${server.url} yourself`));
   }
   await new Promise<void>((resolve) => {
