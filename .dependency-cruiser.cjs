@@ -6,15 +6,17 @@
  * in sdk/test/wire-types.test.ts). Packages reach each other only through their public entry.
  * compiler may import conformance: `writ conformance` is the conformance CLI behind the one `writ` binary.
  * language-server serves the compiler over LSP; the VS Code extension (editors/vscode) bundles the language server
- * and generates its grammar from the compiler's lexicon.
+ * and generates its grammar from the compiler's lexicon. The playground (a web page) bundles the compiler and the runtime
+ * from their portable entries.
  */
-const packages = ["runtime", "wire", "compiler", "language-server", "sidecar", "sdk", "conformance", "editors/vscode"];
+const packages = ["runtime", "wire", "compiler", "language-server", "sidecar", "sdk", "conformance", "editors/vscode", "playground"];
 const allowed = {
   runtime: [],
   wire: [],
   compiler: ["runtime", "conformance"],
   "language-server": ["compiler"],
   "editors/vscode": ["language-server", "compiler"],
+  playground: ["compiler", "runtime"],
   sidecar: ["runtime", "wire"],
   sdk: ["runtime", "wire"],
   // The suite talks HTTP only and imports nothing of ours: an implementation under test is judged by what it says

@@ -19,7 +19,7 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["runtime/test/**/*.test.ts", "compiler/test/**/*.test.ts", "language-server/test/**/*.test.ts", "editors/vscode/test/**/*.test.ts", "sidecar/test/**/*.test.ts", "sdk/test/**/*.test.ts", "conformance/test/**/*.test.ts", "test/**/*.test.ts"],
+    include: ["runtime/test/**/*.test.ts", "compiler/test/**/*.test.ts", "language-server/test/**/*.test.ts", "editors/vscode/test/**/*.test.ts", "playground/test/**/*.test.ts", "sidecar/test/**/*.test.ts", "sdk/test/**/*.test.ts", "conformance/test/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -1,19 +1,20 @@
 /**
  * The packages as a user installs them: every writ package packed (`npm pack`) and the tarballs installed into an
- * empty project, where `npx writ` (`writ typegen` among its commands), `npx writ-sidecar`, `npx writ-language-server`, `writ conformance` and
+ * empty project, where `npx writ` (`writ typegen` and `writ playground`, which serves the playground shipped in the compiler's tarball, among its commands), `npx writ-sidecar`, `npx writ-language-server`, `writ conformance` and
  * `require("@writ/sdk")` work; every tarball carries its README and LICENSE. And the binaries of the repository itself: committed, executable files
  * that npm links at install, before anything is built (a fresh clone's `npm install && npm start`).
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = new URL("../", import.meta.url).pathname;
 const PACKAGES = ["runtime", "wire", "compiler", "language-server", "sidecar", "sdk", "conformance"] as const;
 const manifest = (ws: string) => JSON.parse(readFileSync(join(root, ws, "package.json"), "utf8")) as { name: string; version: string; bin?: Record<string, string> };
-const BUILT = ["runtime/dist/index.js", "wire/dist/index.js", "compiler/dist/cli.js", "language-server/dist/cli.js", "sidecar/dist/main.js", "sdk/dist/index.cjs", "conformance/dist/cli.js"];
+const BUILT = ["runtime/dist/index.js", "wire/dist/index.js", "compiler/dist/cli.js", "compiler/dist/playground/index.html", "language-server/dist/cli.js", "sidecar/dist/main.js", "sdk/dist/index.cjs", "conformance/dist/cli.js"];
 
 /**
  * npm started by npm (`npm test`) passes its settings down as npm_* variables (the workspace root's prefix among them):
@@ -95,6 +96,36 @@ describe("the packed packages, installed into an empty project", () => {
     const r = run("npx", ["writ", "typegen", "policy.writ", "--out", "-"], app);
     expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
     expect(r.stdout).toContain('export interface WritPolicies {\n  "payments.transfer": {\n    "1.2.0": PaymentsTransfer_1_2_0Signals;');
+  });
+
+  it("npx writ playground: serves the playground's static build from the compiler package until SIGTERM", async () => {
+    const compiler = packed.find((p) => p.name === "@writ/compiler")!;
+    expect(compiler.files.map((f) => f.path).filter((f) => f.startsWith("dist/playground/")).sort()).toEqual([
+      "dist/playground/index.html",
+      "dist/playground/playground.js",
+      "dist/playground/style.css",
+    ]);
+    const child = spawn(join(app, "node_modules", ".bin", "writ"), ["playground", "--port", "0"], { cwd: app, env, stdio: ["ignore", "pipe", "pipe"] });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: child.stdout }).on("line", (line) => {
+          const m = /^writ playground: (http:\/\/\S+)/.exec(line);
+          if (m) resolve(m[1]!);
+        });
+        void exited.then((code) => reject(new Error(`writ playground exited with ${code} before serving`)));
+      });
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(await page.text()).toContain('<script type="module" src="./playground.js">');
+      const script = await fetch(new URL("playground.js", url));
+      expect(script.status).toBe(200);
+      expect((await script.text()).length).toBeGreaterThan(100_000);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
   });
 
   it("npx writ-language-server --version", () => {

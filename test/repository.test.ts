@@ -28,8 +28,10 @@ const ALLOWED: Record<string, string[]> = {
 
 /** The VS Code extension is a workspace too, but no npm package: it is published as a .vsix (docs/editor.md). */
 const EXTENSION = "editors/vscode";
+/** So is the playground: static files, shipped inside @writ/compiler (docs/playground.md). */
+const PLAYGROUND = "playground";
 
-describe.each(rootPkg.workspaces.filter((ws) => ws !== EXTENSION))("package %s", (ws) => {
+describe.each(rootPkg.workspaces.filter((ws) => ws !== EXTENSION && ws !== PLAYGROUND))("package %s", (ws) => {
   const pkg = readJson(`${ws}/package.json`) as {
     dependencies?: Record<string, string>;
     exports: Record<string, unknown>;
@@ -55,6 +57,15 @@ it("the VS Code extension is private and bundles everything it runs: it has no r
   expect(pkg.private).toBe(true);
   expect(pkg.dependencies).toBeUndefined();
   expect(Object.keys(pkg.engines)).toEqual(["vscode"]);
+});
+
+it("the playground is private, bundles what it runs, and is built before the compiler, which ships its build", () => {
+  const pkg = readJson(`${PLAYGROUND}/package.json`) as { private: boolean; exports?: unknown; engines: { node: string } };
+  expect(pkg.private).toBe(true);
+  expect(pkg.exports).toBeUndefined();
+  expect(pkg.engines.node).toBe(rootPkg.engines.node);
+  // `npm run build` runs the workspaces in this order; the compiler's build copies playground/dist (packaging.test.ts).
+  expect(rootPkg.workspaces.indexOf(PLAYGROUND)).toBeLessThan(rootPkg.workspaces.indexOf("compiler"));
 });
 
 it("pins TypeScript to an exact version", () => {

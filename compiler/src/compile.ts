@@ -1,14 +1,11 @@
 import type { PolicyIr } from "@writ/runtime";
 import type { Diagnostic } from "./diagnostics/diagnostic.js";
-import { createContext } from "./phases/context.js";
-import type { Bundle, EmitOptions } from "./phases/emit.js";
-import { PHASES, type PhaseName, type PipelineState } from "./phases/index.js";
+import type { Bundle } from "./phases/emit.js";
+import { PHASES, runPhases, type PhaseName, type PipelineOptions, type PipelineRun } from "./phases/index.js";
 import type { PolicyAst } from "./syntax/ast.js";
 
-export interface CompileOptions extends EmitOptions {
-  /** Stop after this phase (`writ check` stops before emit). Default: run all eight. */
-  readonly until?: PhaseName;
-}
+/** `until` stops after that phase (`writ check` stops before emit); by default all eight run. */
+export type CompileOptions = PipelineOptions;
 
 export interface CompileResult {
   readonly valid: boolean;
@@ -39,22 +36,7 @@ export function compile(path: string, text: string, options: CompileOptions = {}
   };
 }
 
-/** The phases in order, with what each handed on; the golden tests read a phase's own output here. */
-export function runPipeline(
-  path: string,
-  text: string,
-  options: CompileOptions = {},
-): { state: PipelineState; diagnostics: Diagnostic[]; timings: { phase: PhaseName; ms: number }[] } {
-  const ctx = createContext(path, text);
-  const state: PipelineState = {};
-  const timings: { phase: PhaseName; ms: number }[] = [];
-  for (const phase of PHASES) {
-    const t0 = performance.now();
-    phase.run(ctx, state, options);
-    timings.push({ phase: phase.name, ms: performance.now() - t0 });
-    if (phase.name === options.until) break;
-    // A tolerant phase's errors stop the pipeline at the next halting phase, after it has added its own.
-    if (phase.haltOnError && ctx.sink.errorCount > 0) break;
-  }
-  return { state, diagnostics: ctx.sink.all(), timings };
+/** The eight phases in order, with what each handed on; the golden tests read a phase's own output here. */
+export function runPipeline(path: string, text: string, options: CompileOptions = {}): PipelineRun {
+  return runPhases(PHASES, path, text, options);
 }

@@ -7,16 +7,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import pkg from "../package.json";
-import { main } from "../src/cli/main.js";
+import { runInRepo as run } from "./support/cli-run.js";
 
 const repo = new URL("../../", import.meta.url).pathname;
-
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { cwd: repo, out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 describe("writ --version", () => {
   it.each(["--version", "-V", "-v"])("%s prints the package version", async (flag) => {

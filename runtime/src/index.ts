@@ -1,14 +1,7 @@
 /**
  * @writ/runtime: the core every other package builds on. It imports no other writ package.
  */
-export * from "./errors.js";
-export * from "./ir/types.js";
-export * from "./ir/operators.js";
-export { UNKNOWN, COMPARISON_DOMAINS, codePointLength, isScalar, type Value } from "./ir/values.js";
-export { preparePolicy, prepareExpression, type Decision, type PreparedPolicy } from "./ir/evaluate.js";
-export { explain, written as expressionText, type Explained, type Explanation, type ExplainedExpr, type ExplainedRule, type Truth } from "./ir/explain.js";
-export { parseStrictJson, type StrictParseOptions } from "./json/strict-parse.js";
-export { canonicalJson, canonicalBytes } from "./canonical/jcs.js";
+export * from "./portable.js";
 export { sha256Hex } from "./canonical/digest.js";
 export { PAYLOAD_TYPES, type PayloadType } from "./signing/payload-types.js";
 export { pae, signingInput, canonicalSigningInput } from "./signing/pae.js";
@@ -63,8 +56,6 @@ export {
   type SourceIndexEntry,
   type SourceAlias,
 } from "./bundle/source-index.js";
-export { TIMESTAMP_PATTERN, isTimestamp } from "./signals/timestamp.js";
-export { createSignalValidator, type SignalError, type SignalValidation, type SignalValidator } from "./signals/validate.js";
 export {
   createTrustRoot,
   trustRootFromDocument,

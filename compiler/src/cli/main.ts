@@ -10,6 +10,7 @@ import { runDiff } from "./commands/diff.js";
 import { runEval } from "./commands/eval.js";
 import { runFmt } from "./commands/fmt.js";
 import { runKeygen } from "./commands/keygen.js";
+import { DEFAULT_PLAYGROUND_HOST, DEFAULT_PLAYGROUND_PORT, parsePort, runPlayground } from "./commands/playground.js";
 import { runTest } from "./commands/test.js";
 import { runTypegen } from "./commands/typegen.js";
 import { runAuditVerify } from "./commands/audit-verify.js";
@@ -77,6 +78,11 @@ commands (paths are .writ files or directories searched for them):
       --proof FILE      check one inclusion or consistency proof (GET /audit/proofs/...) instead of an export
       --key FILE        a pinned Ed25519 public key (SPKI PEM): the sidecar's signing key; repeatable
       --trust-root FILE a trust root document instead of --key
+  playground          serve the playground: a policy and signals edited side by side in the browser, with live
+                      diagnostics, the decision and its explanation (docs/playground.md); Ctrl-C stops it
+      --port N          the port to listen on (default: ${DEFAULT_PLAYGROUND_PORT}; 0 picks a free one)
+      --host H          the address to listen on (default: ${DEFAULT_PLAYGROUND_HOST}, this machine only)
+      --open            open the page in the default browser
   conformance         run the conformance suite against a running server over HTTP (docs/conformance.md)
       --surface a|b     a: the governance server (spec 4.1); b: the business-transaction API (spec 4.2)
       --base-url URL    where that surface listens, e.g. http://127.0.0.1:8080
@@ -264,6 +270,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
           keyPaths: (values.key as string[] | undefined) ?? [],
           trustRootPath: (values["trust-root"] as string | undefined) ?? null,
         });
+      }
+      case "playground": {
+        const { values, positionals } = args(rest, { port: { type: "string" }, host: { type: "string" }, open: { type: "boolean" } }, command);
+        noPositionals(positionals, command);
+        const host = (values.host as string | undefined) ?? DEFAULT_PLAYGROUND_HOST;
+        return await runPlayground({ io, port: parsePort(values.port as string | undefined), host, open: values.open === true });
       }
       case "conformance":
         return await runConformance(rest, io);

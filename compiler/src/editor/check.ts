@@ -1,6 +1,8 @@
 import type { IToken } from "chevrotain";
-import { runPipeline } from "../compile.js";
+import type { PolicyIr } from "@writ/runtime";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { runPhases } from "../phases/pipeline.js";
+import { PHASES_TO_IR } from "../phases/to-ir.js";
 import type { PolicyAst } from "../syntax/ast.js";
 import { SymbolIndex } from "./symbols.js";
 
@@ -16,15 +18,22 @@ export interface SourceCheck {
   /** The lexer's tokens, comments apart; tokens the lexer reported as errors are left out. */
   readonly tokens: readonly IToken[];
   readonly comments: readonly IToken[];
+  /** The policy lowered to IR, when the check ran `until: "lower"` and found no error; null otherwise. */
+  readonly ir: PolicyIr | null;
+}
+
+export interface CheckOptions {
+  /** `analyze` (the default) checks as `writ check` does; `lower` also lowers a policy without errors to its IR. */
+  readonly until?: "analyze" | "lower";
 }
 
 /**
- * Checks a policy as an editor shows it: every phase up to analyze (as `writ check`, with nothing emitted).
- * Unlike `compile`, it keeps the syntax tree when a later phase reported errors, so names can still be found
- * in a policy with a type error. Never throws on user input.
+ * Checks a policy as an editor shows it: every phase up to analyze (as `writ check`, with nothing emitted), or up to
+ * lower. Unlike `compile`, it keeps the syntax tree when a later phase reported errors, so names can still be found
+ * in a policy with a type error. Runs in memory only (a browser included). Never throws on user input.
  */
-export function checkSource(path: string, text: string): SourceCheck {
-  const { state, diagnostics } = runPipeline(path, text, { until: "analyze" });
+export function checkSource(path: string, text: string, options: CheckOptions = {}): SourceCheck {
+  const { state, diagnostics } = runPhases(PHASES_TO_IR, path, text, { until: options.until ?? "analyze" });
   const ast = state.ast ?? null;
   const resolved = state.symbols ?? null;
   return {
@@ -35,6 +44,7 @@ export function checkSource(path: string, text: string): SourceCheck {
     symbols: ast && resolved ? new SymbolIndex(ast, resolved) : null,
     tokens: state.tokens ?? [],
     comments: state.comments ?? [],
+    ir: diagnostics.some((d) => d.severity === "error") ? null : (state.ir ?? null),
   };
 }
 

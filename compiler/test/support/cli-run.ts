@@ -31,3 +31,11 @@ export function scratchCli(): Scratch {
   afterEach(() => rmSync(scratch.cwd, { recursive: true, force: true }));
   return scratch;
 }
+
+/** Runs `writ ...argv` in the repository (nothing written), collecting its output. */
+export async function runInRepo(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, { cwd: repo, out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}

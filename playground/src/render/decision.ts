@@ -1,0 +1,48 @@
+import type { SignalsOutcome } from "@writ/compiler";
+import { h } from "../dom.js";
+
+/**
+ * The answer, as a runtime would give it for these signals: the verdict, the rule that decided and its reason; or why
+ * there is none (the policy has errors, the signals are not JSON or the schema refuses them). `data-verdict` on `root`
+ * names the state for styling.
+ */
+export function renderDecision(root: HTMLElement, policyErrors: number, outcome: SignalsOutcome | null): void {
+  const [state, ...content] = decision(policyErrors, outcome);
+  root.dataset["verdict"] = state;
+  root.replaceChildren(...content);
+}
+
+function decision(policyErrors: number, outcome: SignalsOutcome | null): [string, ...HTMLElement[]] {
+  if (outcome === null) {
+    const errors = policyErrors === 1 ? "an error: fix it" : `${policyErrors} errors: fix them`;
+    return ["none", h("p", { class: "verdict" }, "no decision"), h("p", { class: "why" }, `The policy has ${errors} to see what it decides.`)];
+  }
+  switch (outcome.kind) {
+    case "not-json":
+      return ["none", h("p", { class: "verdict" }, "no decision"), h("p", { class: "why" }, `The signals are not strict JSON: ${outcome.message}.`)];
+    case "refused": {
+      const n = outcome.errors.length;
+      return [
+        "refused",
+        h("p", { class: "verdict" }, "refused"),
+        h("p", { class: "why" }, `The policy's signals schema refuses these signals (${n} problem${n === 1 ? "" : "s"}, listed under them): a sidecar answers 400 with each VAL code.`),
+      ];
+    }
+    case "decided": {
+      const d = outcome.decision;
+      if (!d.decided) {
+        return [
+          "undecided",
+          h("p", { class: "verdict" }, "undecided"),
+          h("p", { class: "why" }, "No rule's condition is true and the policy has no `otherwise`: a sidecar answers SYS-006."),
+        ];
+      }
+      return [
+        d.verdict,
+        h("p", { class: "verdict" }, d.verdict),
+        h("p", { class: "decided-by" }, "rule ", h("code", null, d.ruleId)),
+        h("p", { class: "reason" }, d.reason),
+      ];
+    }
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * The playground as a person uses it, in a real headless Chromium (Debian's `chromium`, driven by playwright-core),
+ * served by the built `writ playground`: a policy with a mistake shows the compiler's diagnostic, fixing it shows the
+ * verdict and the explanation, changing a signal changes the verdict. What the page must show is computed here by
+ * the compiler and runtime themselves, so the test checks the page against them, not against copied text.
+ */
+import { readFileSync } from "node:fs";
+import { checkSource, hoverAt, signalsDecider, type ExprView, type SignalsOutcome } from "@writ/compiler";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumUnavailable, launchChromium, servePlayground, type Browser, type ServedPlayground } from "../scripts/browser.js";
+import { policyDiff } from "../src/diff/plug.js";
+
+const unavailable = chromiumUnavailable();
+
+const POLICY = readFileSync(new URL("../../policies/payments.transfer/1.2.0/policy.writ", import.meta.url), "utf8");
+const FIRST_CASE = (JSON.parse(readFileSync(new URL("../../policies/payments.transfer/1.2.0/policy.test.json", import.meta.url), "utf8")) as {
+  cases: { signals: Record<string, unknown> }[];
+}).cases[0]!.signals;
+/** The shipped policy with one signal misspelt in a rule. */
+const MISSPELT = POLICY.replace("rule high_risk when risk_score > HIGH_RISK", "rule high_risk when risk_scor > HIGH_RISK");
+
+function decided(policy: string, signals: Record<string, unknown>): Extract<SignalsOutcome, { kind: "decided" }> {
+  const outcome = signalsDecider(checkSource("policy.writ", policy, { until: "lower" }))!(JSON.stringify(signals));
+  if (outcome.kind !== "decided") throw new Error(`the test's signals do not decide: ${JSON.stringify(outcome)}`);
+  return outcome;
+}
+
+/** Replaces an editor's text as a paste does. */
+async function replaceEditorText(page: Page, editor: string, text: string): Promise<void> {
+  await page.click(`${editor} .cm-content`);
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText(text);
+}
+
+/** The text of `selector` once it satisfies `expected`, waiting for the debounced update. */
+async function settled(page: Page, selector: string, expected: (text: string) => boolean): Promise<string> {
+  const deadline = Date.now() + 5_000;
+  let text = "";
+  while (Date.now() < deadline) {
+    text = (await page.locator(selector).textContent()) ?? "";
+    if (expected(text) && (await page.locator("body[data-state=ready]").count()) === 1) return text;
+    await page.waitForTimeout(50);
+  }
+  throw new Error(`\`${selector}\` never showed what was expected; it shows: ${text}`);
+}
+
+/** Each node of an explained condition as the page lists it: the expression and its value. */
+function treeLines(e: ExprView): string[] {
+  return [`${e.expr}${e.value}`, ...e.operands.flatMap(treeLines)];
+}
+
+/** Every rule with its result, and the deciding rule's condition evaluated down to each comparison and value, shown. */
+async function expectExplanation(page: Page, expected: Extract<SignalsOutcome, { kind: "decided" }>): Promise<void> {
+  const rules = await page.locator("#explanation li.rule[data-rule]").evaluateAll((items) =>
+    items.map((li) => ({ rule: li.getAttribute("data-rule"), result: li.querySelector(".truth")?.textContent })),
+  );
+  expect(rules).toEqual(expected.explanation.rules.map((r) => ({ rule: r.rule, result: r.result })));
+  const decider = expected.explanation.rules.find((r) => r.decides)!;
+  const tree = page.locator(`#explanation li[data-rule="${decider.rule}"] .tree`);
+  expect(await tree.isVisible()).toBe(true);
+  const lines = await tree.locator(".expr").allInnerTexts();
+  expect(lines.map((line) => line.replace(/\s+/g, ""))).toEqual(treeLines(decider.condition).map((line) => line.replace(/\s+/g, "")));
+}
+
+if (unavailable !== null) {
+  describe.skip(`the playground in Chromium: ${unavailable}`, () => {
+    it("shows diagnostics, the verdict and the explanation as a policy is edited", () => undefined);
+  });
+} else {
+  describe("the playground in Chromium", () => {
+    let served: ServedPlayground;
+    let browser: Browser;
+    let page: Page;
+    const pageErrors: string[] = [];
+
+    beforeAll(async () => {
+      [served, browser] = await Promise.all([servePlayground(), launchChromium()]);
+      page = await browser.context.newPage();
+      page.on("pageerror", (e) => pageErrors.push(e.message));
+      // A refused request or style (the content security policy), a missing file: the console says so.
+      page.on("console", (m) => {
+        if (m.type() === "error") pageErrors.push(m.text());
+      });
+      await page.goto(served.url);
+      await page.waitForSelector("body[data-state=ready]");
+    });
+
+    afterAll(async () => {
+      await browser?.close();
+      await served?.stop();
+    });
+
+    it("starts with a shipped policy and a signal set of its tests, decided, with the diff panel hidden until diff is plugged in", async () => {
+      const expected = decided(POLICY, FIRST_CASE);
+      expect(await page.locator("#example").inputValue()).toBe("payments.transfer@1.2.0");
+      expect(JSON.parse(await page.locator("#signals-editor .cm-content").innerText())).toEqual(FIRST_CASE);
+      expect(expected.decision).toMatchObject({ decided: true, verdict: "approve", ruleId: "within_limits" });
+      expect(await page.locator("#decision .verdict").textContent()).toBe("approve");
+      expect(await page.locator("#diff-panel").isHidden()).toBe(policyDiff === null);
+    });
+
+    it("shows the compiler's diagnostic for a mistake, and the verdict and explanation once it is fixed", async () => {
+      const [diagnostic] = checkSource("policy.writ", MISSPELT).diagnostics;
+      expect(diagnostic?.severity).toBe("error");
+      await replaceEditorText(page, "#policy-editor", MISSPELT);
+      const problems = await settled(page, "#policy-problems", (t) => t.includes(diagnostic!.code));
+      expect(problems).toContain(diagnostic!.message);
+      expect(await page.locator("#policy-problems .where").first().textContent()).toBe(`${diagnostic!.span.start.line}:${diagnostic!.span.start.column}`);
+      expect(await page.locator("#decision .verdict").textContent()).toBe("no decision");
+      expect(await page.locator("#policy-editor .cm-lintRange-error").count()).toBeGreaterThan(0);
+
+      // Fix it by clicking at the end of `risk_scor` and typing the missing letter; completion offers the signal on the way.
+      const misspelt = page.locator("#policy-editor .cm-line span.tok-name", { hasText: /^risk_scor$/ });
+      const box = (await misspelt.boundingBox())!;
+      await misspelt.click({ position: { x: box.width - 1, y: box.height / 2 } });
+      await page.keyboard.type("e");
+      await page.waitForSelector(".cm-tooltip-autocomplete li:has-text('risk_score')");
+      await page.keyboard.press("Escape");
+
+      await settled(page, "#policy-problems", (t) => t === "No problems.");
+      const expected = decided(POLICY, FIRST_CASE);
+      expect(await page.locator("#decision .verdict").textContent()).toBe("approve");
+      expect(await page.locator("#decision .decided-by code").textContent()).toBe("within_limits");
+      expect(await page.locator("#decision .reason").textContent()).toBe("verified customer within limits");
+
+      await expectExplanation(page, expected);
+
+      // Hover on a constant: the compiler's description of it.
+      const hover = hoverAt(checkSource("policy.writ", POLICY), POLICY.indexOf("> HIGH_RISK") + 2)!;
+      await page.locator("#policy-editor .cm-line span.tok-name", { hasText: /^HIGH_RISK$/ }).first().hover();
+      const shown = await page.locator(".cm-tooltip-hover .hover").innerText();
+      const plain = (text: string): string => text.replace(/```\w*|`/g, "").replace(/\s+/g, " ").trim();
+      expect(plain(shown)).toBe(plain(hover.markdown));
+      expect(plain(shown)).toContain("const HIGH_RISK = 80");
+      expect(pageErrors).toEqual([]);
+    });
+
+    it("changes the verdict when a signal changes", async () => {
+      // A riskier transfer to a bank of unknown country: the sanctions rule is unknown, the risk rule decides.
+      const { destination_country: _, ...unresolved } = FIRST_CASE;
+      const risky = { ...unresolved, risk_score: 90 };
+      const expected = decided(POLICY, risky);
+      expect(expected.decision).toMatchObject({ verdict: "reject", ruleId: "high_risk" });
+      expect(expected.explanation.rules[0]).toMatchObject({ rule: "sanctioned", result: "unknown" });
+      await replaceEditorText(page, "#signals-editor", JSON.stringify(risky, null, 2));
+      await settled(page, "#decision .verdict", (t) => t === "reject");
+      expect(await page.locator("#decision .decided-by code").textContent()).toBe("high_risk");
+      await expectExplanation(page, expected);
+
+      // A signal of the wrong type: the schema's VAL error, under the signals.
+      await replaceEditorText(page, "#signals-editor", JSON.stringify({ ...FIRST_CASE, risk_score: "90" }, null, 2));
+      const problems = await settled(page, "#signals-problems", (t) => t.includes("VAL-"));
+      expect(problems).toContain("risk_score");
+      expect(await page.locator("#decision .verdict").textContent()).toBe("refused");
+      expect(pageErrors).toEqual([]);
+    });
+  });
+}

@@ -1,0 +1,16 @@
+/**
+ * The part of @writ/runtime that runs in any JavaScript engine: no Node built-in, no native module. The IR, its
+ * evaluation and explanation, strict JSON, canonical JSON and the signals schema's validator. The index re-exports
+ * all of it; a browser bundle (the playground, docs/playground.md) maps `@writ/runtime` to this file, so using
+ * anything else there fails its build.
+ */
+export * from "./errors.js";
+export * from "./ir/types.js";
+export * from "./ir/operators.js";
+export { UNKNOWN, COMPARISON_DOMAINS, codePointLength, isScalar, type Value } from "./ir/values.js";
+export { preparePolicy, prepareExpression, type Decision, type PreparedPolicy } from "./ir/evaluate.js";
+export { explain, written as expressionText, type Explained, type Explanation, type ExplainedExpr, type ExplainedRule, type Truth } from "./ir/explain.js";
+export { parseStrictJson, type StrictParseOptions } from "./json/strict-parse.js";
+export { canonicalJson, canonicalBytes } from "./canonical/jcs.js";
+export { TIMESTAMP_PATTERN, isTimestamp } from "./signals/timestamp.js";
+export { createSignalValidator, type SignalError, type SignalValidation, type SignalValidator } from "./signals/validate.js";
