@@ -5,5 +5,3 @@ export * from "./portable.js";
 export { compile, type CompileOptions, type CompileResult } from "./compile.js";
 export { PHASES, PHASES_TO_IR, type Phase, type PhaseName } from "./phases/index.js";
 export type { Bundle, EmitOptions } from "./phases/emit.js";
-export { diffPolicies, type PolicyDiff, type Region, type UndecidedRegion, type Outcome, type Witness, type DiffOptions } from "./diff/diff.js";
-export type { PolicyVersion, SignalChange } from "./diff/space.js";

@@ -5,11 +5,10 @@
  * the compiler and runtime themselves, so the test checks the page against them, not against copied text.
  */
 import { readFileSync } from "node:fs";
-import { checkSource, hoverAt, signalsDecider, type ExprView, type SignalsOutcome } from "@writ/compiler";
+import { checkSource, diffChecks, hoverAt, signalsDecider, type ExprView, type SignalsOutcome } from "@writ/compiler";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumUnavailable, launchChromium, servePlayground, type Browser, type ServedPlayground } from "../scripts/browser.js";
-import { policyDiff } from "../src/diff/plug.js";
 
 const unavailable = chromiumUnavailable();
 
@@ -91,13 +90,14 @@ if (unavailable !== null) {
       await served?.stop();
     });
 
-    it("starts with a shipped policy and a signal set of its tests, decided, with the diff panel hidden until diff is plugged in", async () => {
+    it("starts with a shipped policy and a signal set of its tests, decided, and equivalent to itself", async () => {
       const expected = decided(POLICY, FIRST_CASE);
       expect(await page.locator("#example").inputValue()).toBe("payments.transfer@1.2.0");
       expect(JSON.parse(await page.locator("#signals-editor .cm-content").innerText())).toEqual(FIRST_CASE);
       expect(expected.decision).toMatchObject({ decided: true, verdict: "approve", ruleId: "within_limits" });
       expect(await page.locator("#decision .verdict").textContent()).toBe("approve");
-      expect(await page.locator("#diff-panel").isHidden()).toBe(policyDiff === null);
+      expect(await page.locator("#diff-panel").isHidden()).toBe(false);
+      await settled(page, "#diff-panel .diff-result", (t) => t.startsWith("Equivalent"));
     });
 
     it("shows the compiler's diagnostic for a mistake, and the verdict and explanation once it is fixed", async () => {
@@ -153,6 +153,25 @@ if (unavailable !== null) {
       const problems = await settled(page, "#signals-problems", (t) => t.includes("VAL-"));
       expect(problems).toContain("risk_score");
       expect(await page.locator("#decision .verdict").textContent()).toBe("refused");
+      expect(pageErrors).toEqual([]);
+    });
+
+    it("lists what an edit changes against the baseline, with signals that show it", async () => {
+      // A lower risk threshold: transfers scored 71 to 80 are now rejected by `high_risk`.
+      const edited = POLICY.replace("const HIGH_RISK = 80", "const HIGH_RISK = 70");
+      const diff = diffChecks(checkSource("a.writ", POLICY, { until: "lower" }), checkSource("b.writ", edited, { until: "lower" }))!;
+      expect(diff.result).toBe("different");
+      await replaceEditorText(page, "#policy-editor", edited);
+      await settled(page, "#diff-panel .diff-result", (t) => t.includes("try these signals"));
+      expect(await page.locator("#diff-panel .regions > li").count()).toBe(diff.regions.length);
+      const first = diff.regions[0]!;
+      const shown = await page.locator("#diff-panel .regions > li").first().innerText();
+      expect(shown).toContain(`baseline: ${first.old.verdict}`);
+      expect(shown).toContain(`now: ${first.new.verdict}`);
+      // Its witness, tried: the page decides it as the edited policy does.
+      await page.locator("#diff-panel .regions > li button").first().click();
+      await settled(page, "#decision .verdict", (t) => t === first.new.verdict);
+      expect(await page.locator("#decision .decided-by code").textContent()).toBe(first.new.rule);
       expect(pageErrors).toEqual([]);
     });
   });

@@ -26,9 +26,10 @@ export function mountDiffPanel(root: HTMLElement, diff: PolicyDiff, baseline: st
   const panel: DiffPanel = {
     update(policy) {
       const r = diff(base, policy);
-      if (r.kind === "failed") result.replaceChildren(h("p", { class: "why" }, r.message));
-      else if (r.regions.length === 0) result.replaceChildren(h("p", { class: "equivalent" }, "Equivalent: both versions decide alike for every signal set."));
-      else result.replaceChildren(h("ol", { class: "regions" }, ...r.regions.map((region) => regionItem(region, trySignals))));
+      if (r.kind === "failed") return result.replaceChildren(h("p", { class: "why" }, r.message));
+      const undecided = r.undecided.length === 0 ? [] : [h("p", { class: "why" }, "Could not decide:"), h("ul", { class: "undecided" }, ...r.undecided.map((u) => h("li", null, u)))];
+      if (r.regions.length === 0 && r.undecided.length === 0) result.replaceChildren(h("p", { class: "equivalent" }, "Equivalent: both versions decide alike for every signal set."));
+      else result.replaceChildren(h("ol", { class: "regions" }, ...r.regions.map((region) => regionItem(region, trySignals))), ...undecided);
     },
     setBaseline(policy) {
       base = policy;

@@ -1,13 +1,10 @@
 /**
- * WHERE `writ diff` PLUGS IN (issue 17, item 2). The playground's diff panel compares the policy being edited with a
- * baseline (the example as loaded, or the policy when "use as baseline" was pressed) and lists each region of the
- * signal space where the verdict or the deciding rule changes, with a witness signal set the user can try. It stays
- * hidden while `policyDiff` is null.
- *
- * To plug it in: import the compiler's semantic diff from `@writ/compiler` (it must be exported from
- * compiler/src/portable.ts, so it runs in the browser) and set `policyDiff` to a function that runs it on the two
- * sources and maps its result to `DiffResult` below. Nothing else in the playground changes; diff/panel.ts renders it.
+ * The playground's diff panel runs `writ diff` (compiler `diffChecks`, in the browser): the policy being edited compared
+ * with a baseline (the example as loaded, or the policy when "use as baseline" was pressed), each region of the signal
+ * space where the verdict or the deciding rule changes listed with a witness signal set the user can try. This file
+ * maps the compiler's answer to what diff/panel.ts renders.
  */
+import { checkSource, diffChecks } from "@writ/compiler";
 
 /** One region where the two versions answer differently, with one signal set in it. */
 export interface DiffRegion {
@@ -24,11 +21,27 @@ export interface DiffSide {
 }
 
 export type DiffResult =
-  /** No regions: the two versions are equivalent, they decide alike on every signal set. */
-  | { readonly kind: "compared"; readonly regions: readonly DiffRegion[] }
+  /**
+   * No regions and nothing undecided: the two versions are equivalent, they decide alike on every signal set.
+   * `undecided` names each pair of outcomes the diff could neither show different nor rule out, with why.
+   */
+  | { readonly kind: "compared"; readonly regions: readonly DiffRegion[]; readonly undecided: readonly string[] }
   /** The diff could not run, e.g. a version does not compile or their signals differ in a way the diff refuses. */
   | { readonly kind: "failed"; readonly message: string };
 
 export type PolicyDiff = (before: string, after: string) => DiffResult;
 
-export const policyDiff: PolicyDiff | null = null;
+export const policyDiff: PolicyDiff | null = (before, after) => {
+  const [old, now] = [checkSource("baseline.writ", before, { until: "lower" }), checkSource("policy.writ", after, { until: "lower" })];
+  const diff = diffChecks(old, now);
+  if (diff === null) return { kind: "failed", message: old.ir === null ? "the baseline has errors: nothing to compare with" : "the policy has errors: fix them to compare it with the baseline" };
+  return {
+    kind: "compared",
+    regions: diff.regions.map((r) => ({
+      witness: r.witness.signals,
+      before: { verdict: r.old.verdict, rule: r.old.rule },
+      after: { verdict: r.new.verdict, rule: r.new.rule },
+    })),
+    undecided: diff.undecided.map((u) => `${u.old.rule} → ${u.new.rule}: ${u.reasons.join("; ")}`),
+  };
+};
