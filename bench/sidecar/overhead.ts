@@ -7,7 +7,7 @@
  * run; the goal is at least 98% of the baseline's req/s (no more than 2% overhead).
  */
 import { buildBaseline, commitBefore } from "./baseline.js";
-import { runLoad, summarize, type LoadResult } from "./load.js";
+import { processCpuSeconds, runLoad, summarize, type LoadResult } from "./load.js";
 import type { Signals } from "./policy-cases.js";
 import { startWrit, type Writ } from "./writ.js";
 
@@ -46,10 +46,13 @@ export async function runOverhead(sets: readonly Signals[], settings: OverheadSe
             headers: writ.headers,
             makeBody: (i) => JSON.stringify(writ.evaluateBody(sets[i % sets.length]!, `${prefix}-${i}`)),
             expectStatus: 200,
+            serverCpuSeconds: () => processCpuSeconds(writ.pid),
           });
           const key = `${name}@${connections}`;
           results.set(key, [...(results.get(key) ?? []), result]);
-          process.stdout.write(`  round ${round + 1} ${name.padEnd(8)} ${String(connections).padStart(2)} conn: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(3)} ms, p99 ${result.p99Ms.toFixed(3)} ms\n`);
+          process.stdout.write(
+            `  round ${round + 1} ${name.padEnd(8)} ${String(connections).padStart(2)} conn: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(3)} ms, p99 ${result.p99Ms.toFixed(3)} ms, server CPU ${result.cpuMicrosPerResponse!.toFixed(0)} µs/response\n`,
+          );
         }
       }
     }
@@ -67,7 +70,7 @@ export async function runOverhead(sets: readonly Signals[], settings: OverheadSe
       const ratio = n.rps / b.rps;
       console.log(
         `  ${String(connections).padStart(2)} connection${connections > 1 ? "s" : " "}: req/s now / baseline = ${ratio.toFixed(3)} (overhead ${((1 - ratio) * 100).toFixed(1)}%, goal ≤ ${((1 - GOAL) * 100).toFixed(0)}%: ${ratio >= GOAL ? "met" : "MISSED"}); ` +
-          `p50 ${(n.p50 / b.p50).toFixed(3)}×, p99 ${(n.p99 / b.p99).toFixed(3)}×`,
+          `p50 ${(n.p50 / b.p50).toFixed(3)}×, p99 ${(n.p99 / b.p99).toFixed(3)}×; server CPU per response ${n.cpu!.toFixed(0)} / ${b.cpu!.toFixed(0)} µs = ${(n.cpu! / b.cpu!).toFixed(3)}×`,
       );
     }
   } finally {
