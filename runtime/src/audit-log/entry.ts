@@ -12,7 +12,7 @@
  * to another position changes the root of every checkpoint covering either place. The store can hash a record from the
  * bytes it writes, once, with no other serialization.
  */
-import { createHash } from "node:crypto";
+import { sha256 } from "./merkle.js";
 
 export const LOG_ENTRY_KINDS = ["decision", "override", "confirmation", "verification", "security", "prune"] as const;
 export type LogEntryKind = (typeof LOG_ENTRY_KINDS)[number];
@@ -34,7 +34,6 @@ export function isLogEntryKind(value: unknown): value is LogEntryKind {
   return typeof value === "string" && (LOG_ENTRY_KINDS as readonly string[]).includes(value);
 }
 
-const LEAF_PREFIX = Buffer.from([0x00]);
 const KIND_LINES: Readonly<Record<LogEntryKind, Buffer>> = Object.fromEntries(LOG_ENTRY_KINDS.map((kind) => [kind, Buffer.from(`${kind}\n`)])) as Record<LogEntryKind, Buffer>;
 
 function checked(entry: LogRecord): Buffer {
@@ -53,12 +52,17 @@ export function entryLeafInput(entry: LogRecord): Uint8Array {
 }
 
 /**
- * The leaf hash of `entry`, SHA-256(0x00 || entryLeafInput(entry)), hashed in place without building the leaf input:
- * what a store computes from the bytes it writes.
+ * The leaf hash of `entry`, SHA-256(0x00 || entryLeafInput(entry)), in one call (merkle.ts `sha256`): what a store
+ * computes from the bytes it writes.
  * @throws RangeError when `kind` is not a log entry kind; TypeError when `record` is neither a string nor bytes
  */
 export function entryLeafHash(entry: LogRecord): Uint8Array {
   const kind = checked(entry);
-  const out = createHash("sha256").update(LEAF_PREFIX).update(kind).update(entry.record).digest();
-  return new Uint8Array(out.buffer, out.byteOffset, out.length);
+  const record = typeof entry.record === "string" ? Buffer.from(entry.record, "utf8") : entry.record;
+  // 0x00 || kind line || record, in one buffer for one-shot hashing (merkle.ts `sha256`).
+  const input = Buffer.allocUnsafe(1 + kind.length + record.length);
+  input[0] = 0x00;
+  kind.copy(input, 1);
+  input.set(record, 1 + kind.length);
+  return sha256(input);
 }

@@ -72,6 +72,31 @@ export interface LmdbReplayStoreOptions {
 /** How many expired entries `sweep` removes per write transaction, to keep the write lock short. */
 const SWEEP_CHUNK = 1_000;
 
+/**
+ * The `written` promise a record writer is handed (records.ts `RecordWriter`), resolved by the durable write it belongs
+ * to: with whether the record took effect, or null when that write failed. It never rejects.
+ */
+class RecordOutcome {
+  readonly promise: Promise<boolean | null>;
+  #resolve!: (written: boolean | null) => void;
+
+  constructor() {
+    this.promise = new Promise<boolean | null>((resolve) => (this.#resolve = resolve));
+  }
+
+  /** Awaits `write` (the durable write the record was queued in) and resolves the record's outcome from its value. */
+  async outcomeOf<T>(write: Promise<T>, recordWritten: (value: T) => boolean = (value) => value === true): Promise<T> {
+    try {
+      const value = await write;
+      this.#resolve(recordWritten(value));
+      return value;
+    } catch (error) {
+      this.#resolve(null);
+      throw error;
+    }
+  }
+}
+
 export class LmdbReplayStore implements ReplayStore {
   readonly #root: RootDatabase;
   readonly #db: Database<unknown, string>;
@@ -130,14 +155,16 @@ export class LmdbReplayStore implements ReplayStore {
     const context = options.context === undefined ? undefined : normalizeContext(options.context);
     this.#assertOpen();
     const fresh = decideConsume(fp, undefined, token, context, now);
+    const recorded = options.record === undefined || this.#writeRecord === undefined ? null : new RecordOutcome();
     // Committed is not durable (see the header): `durable` waits for the fsync before answering.
-    const written = await this.#durability.durable(
+    const block = this.#durability.durable(
       this.#db.ifNoExists(fp, () => {
         // Fails with the conditional block it belongs to: settled (recorded), never an unhandled rejection.
         this.#durability.settle(this.#db.put(fp, fresh.next));
-        this.#record(options.record);
+        if (recorded !== null) this.#writeRecord!(options.record!, recorded.promise);
       }),
     );
+    const written = await (recorded === null ? block : recorded.outcomeOf(block));
     if (written) return fresh.result;
     return this.#transition(fp, (current) => decideConsume(fp, current, token, context, now), options.record);
   }
@@ -246,13 +273,15 @@ export class LmdbReplayStore implements ReplayStore {
 
   /** `record` is written after a successful write, in the same transaction: it commits with it. */
   #transition(fingerprint: string, decide: (current: ReplayEntry | undefined) => Transition, record?: TransitionRecord): Promise<ReplayResult> {
-    return this.#write(() => {
+    const recorded = record === undefined || this.#writeRecord === undefined ? null : new RecordOutcome();
+    const result = this.#write(() => {
       const t = decide(this.#load(fingerprint));
       // Inside a transaction callback, putSync writes into the current write transaction.
       if (t.next !== undefined) this.#db.putSync(fingerprint, t.next);
-      if (t.result.ok) this.#record(record);
+      if (t.result.ok && recorded !== null) this.#writeRecord!(record!, recorded.promise);
       return t.result;
     });
+    return recorded === null ? result : recorded.outcomeOf(result, (r) => r.ok);
   }
 
   /**
@@ -275,10 +304,6 @@ export class LmdbReplayStore implements ReplayStore {
     );
     if ("error" in outcome) throw outcome.error;
     return outcome.value;
-  }
-
-  #record(record: TransitionRecord | undefined): void {
-    if (record !== undefined) this.#writeRecord?.(record);
   }
 
   #load(fingerprint: string): ReplayEntry | undefined {

@@ -35,6 +35,9 @@ import type { ReplayEntry, ReplayResult, ReplayStore, ReserveOptions, ConsumeOpt
 
 export const DEFAULT_MEMORY_CAPACITY = 1_000_000;
 
+/** A record is written right after its transition succeeded: it exists (records.ts `RecordWriter`). */
+const WRITTEN: Promise<boolean | null> = Promise.resolve(true);
+
 export interface MemoryReplayStoreOptions {
   /** Maximum number of stored entries; default 1,000,000 (spec 8). */
   readonly capacity?: number;
@@ -84,7 +87,7 @@ export class MemoryReplayStore implements ReplayStore {
       throw new ReplayCapacityError(this.capacity);
     }
     const result = this.#apply(fp, t);
-    if (result.ok && options.record !== undefined) this.#writeRecord?.(options.record);
+    if (result.ok && options.record !== undefined) this.#writeRecord?.(options.record, WRITTEN);
     return result;
   }
 
@@ -119,7 +122,7 @@ export class MemoryReplayStore implements ReplayStore {
     const fp = checkFingerprint(fingerprint);
     const normalized = normalizeContext(options.resolution);
     const result = this.#apply(fp, decideResolveOverride(this.#entries.get(fp), checkToken(token), checkApproved(approved), normalized, checkNow(options.now)));
-    if (result.ok && options.record !== undefined) this.#writeRecord?.(options.record);
+    if (result.ok && options.record !== undefined) this.#writeRecord?.(options.record, WRITTEN);
     return result;
   }
 

@@ -72,5 +72,10 @@ export function recordFingerprint(record: TransitionRecord): string {
  * it queues to the same environment with the asynchronous `put` takes effect, exactly when the transition does,
  * committed and flushed with it; it may be called for a consumption that turns out to conflict, so it must have no
  * other effect. It must not throw.
+ *
+ * `written` resolves once the outcome is known, and never rejects: true when the transition, and so the record, took
+ * effect (committed and flushed); false when it did not (a conflict, a refusal); null when the store cannot tell (its
+ * write failed). A writer that must know whether its record exists (the audit record log, to sequence it) waits for
+ * it instead of reading back.
  */
-export type RecordWriter = (record: TransitionRecord) => void;
+export type RecordWriter = (record: TransitionRecord, written: Promise<boolean | null>) => void;

@@ -228,13 +228,14 @@ export class LmdbAuditLog implements AuditLog {
    * The replay store's record writer (runtime `RecordWriter`): called inside the write transaction of the transition the
    * record comes with, so what it queues commits and flushes with that transition or not at all.
    */
-  readonly writeRecord = (record: TransitionRecord): void => {
-    if (record.kind === "decision") this.recordDecision(record.body);
-    else if (record.kind === "override") this.recordOverride(record.body);
-    else this.recordConfirmation(record.body);
+  readonly writeRecord = (record: TransitionRecord, written: Promise<boolean | null>): void => {
+    if (record.kind === "decision") this.recordDecision(record.body, written);
+    else if (record.kind === "override") this.recordOverride(record.body, written);
+    else this.recordConfirmation(record.body, written);
   };
 
-  recordDecision(entry: DecisionAudit): void {
+  /** `written`: the outcome of the replay transition this record is written with (runtime `RecordWriter`). */
+  recordDecision(entry: DecisionAudit, written?: Promise<boolean | null>): void {
     if (this.#closing !== null) return;
     // Copied by name: only the declared fields are stored, whatever else the caller's object carries.
     const record: DecisionAudit = {
@@ -256,11 +257,11 @@ export class LmdbAuditLog implements AuditLog {
       this.#watch(this.#decisionRecords.put(at, asStored(bytes)));
       this.#watch(this.#decisionTimes.put(at, { fingerprint, policyId: entry.attestation.policyId, status: entry.status }));
       this.#watch(this.#decisionFilters.put(filterKey(entry.attestation.policyId, entry.status, at[0], fingerprint), 0));
-      if (this.#log) this.#watch(this.#log.pend(at[0], locators.decision(at[0], fingerprint), entryLeafHash({ kind: "decision", record: bytes })));
+      this.#logRecord(written, at[0], locators.decision(at[0], fingerprint), "decision", bytes);
     });
   }
 
-  recordOverride(entry: OverrideAudit): void {
+  recordOverride(entry: OverrideAudit, written?: Promise<boolean | null>): void {
     const record: OverrideAudit = {
       executionId: entry.executionId,
       approved: entry.approved,
@@ -271,12 +272,24 @@ export class LmdbAuditLog implements AuditLog {
       record: entry.record,
       recordedAt: entry.recordedAt,
     };
-    this.#putBeside(entry.executionId, OVERRIDE_SUFFIX, record);
+    this.#putBeside(entry.executionId, OVERRIDE_SUFFIX, record, written);
   }
 
-  recordConfirmation(entry: ConfirmationAudit): void {
+  recordConfirmation(entry: ConfirmationAudit, written?: Promise<boolean | null>): void {
     const record: ConfirmationAudit = { executionId: entry.executionId, match: entry.match, proof: entry.proof, recordedAt: entry.recordedAt };
-    this.#putBeside(entry.executionId, CONFIRMATION_SUFFIX, record);
+    this.#putBeside(entry.executionId, CONFIRMATION_SUFFIX, record, written);
+  }
+
+  /**
+   * Into the record log, from the bytes just queued: held in memory once `written` (the replay transition's outcome)
+   * says they committed, else with a pending entry written beside them (lmdb-log-storage.ts, PENDING RECORDS).
+   */
+  #logRecord(written: Promise<boolean | null> | undefined, ms: number, locator: string, kind: LogEntryKind, bytes: Uint8Array): void {
+    const log = this.#log;
+    if (log === null) return;
+    const leaf = entryLeafHash({ kind, record: bytes });
+    if (written === undefined) this.#watch(log.pend(ms, locator, leaf));
+    else log.pendOnCommit(written, locator, leaf);
   }
 
   recordVerification(entry: VerificationAudit): void {
@@ -384,7 +397,10 @@ export class LmdbAuditLog implements AuditLog {
       this.#saveApiCalls();
       this.#saveAggregates(true);
       // Set after the save: from here on, records are dropped and reads throw.
-      this.#closing = Promise.all([this.flushed(), this.#filtersReady, this.#pruning?.catch(() => 0), checkpointing]).then(() => undefined);
+      this.#closing = Promise.all([this.flushed(), this.#filtersReady, this.#pruning?.catch(() => 0), checkpointing]).then(async () => {
+        // What the record log holds in memory goes into it before the environment closes (lmdb-log-storage.ts).
+        await this.#log?.close().catch((error: unknown) => this.#onError(error));
+      });
     }
     return this.#closing;
   }
@@ -528,14 +544,14 @@ export class LmdbAuditLog implements AuditLog {
    * write that resolves the override or consumes the confirmation key (`writeRecord`), the record is part of that write, committed and flushed with it or not at all.
    * Written once: only one such write succeeds per execution.
    */
-  #putBeside(executionId: string, suffix: string, record: OverrideAudit | ConfirmationAudit): void {
+  #putBeside(executionId: string, suffix: string, record: OverrideAudit | ConfirmationAudit, written: Promise<boolean | null> | undefined): void {
     this.#queue(() => {
       const fingerprint = executionFingerprint(executionId);
       const bytes = encoded(record);
       this.#watch(this.#decisions.put(fingerprint + suffix, asStored(bytes)));
       const kind: LogEntryKind = suffix === OVERRIDE_SUFFIX ? "override" : "confirmation";
       const locator = kind === "override" ? locators.override(fingerprint) : locators.confirmation(fingerprint);
-      if (this.#log) this.#watch(this.#log.pend(this.#instant(record.recordedAt), locator, entryLeafHash({ kind, record: bytes })));
+      this.#logRecord(written, this.#instant(record.recordedAt), locator, kind, bytes);
     });
   }
 

@@ -48,16 +48,41 @@ export interface Appended {
   readonly state: LogState;
 }
 
+/**
+ * The log at `state`, appended to one leaf at a time, for a store that decides record by record whether it enters (the
+ * LMDB store skips a record its index already holds): the subtree roots to keep are collected as the appends complete them.
+ */
+export class LogAppender {
+  readonly #frontier: MerkleFrontier;
+  readonly nodes: CompletedSubtree[] = [];
+
+  constructor(state: LogState) {
+    this.#frontier = MerkleFrontier.from(state.size, state.frontier);
+  }
+
+  /** The next leaf's position. */
+  get size(): number {
+    return this.#frontier.size;
+  }
+
+  append(leaf: Uint8Array): void {
+    for (const node of this.#frontier.append(leaf, NODE_HEIGHT)) this.nodes.push(node);
+  }
+
+  state(): LogState {
+    return { size: this.#frontier.size, frontier: this.#frontier.hashes() };
+  }
+}
+
 /** `pending`, in order, appended to the log at `state`: the entries with their positions, the subtree roots to keep, the new state. */
 export function appendToLog(state: LogState, pending: readonly PendingRecord[]): Appended {
-  const frontier = MerkleFrontier.from(state.size, state.frontier);
-  const entries: SequencedEntry[] = [];
-  const nodes: CompletedSubtree[] = [];
-  for (const record of pending) {
-    entries.push({ ...record, position: frontier.size });
-    nodes.push(...frontier.append(record.leaf, NODE_HEIGHT));
-  }
-  return { entries, nodes, state: { size: frontier.size, frontier: frontier.hashes() } };
+  const log = new LogAppender(state);
+  const entries = pending.map((record): SequencedEntry => {
+    const position = log.size;
+    log.append(record.leaf);
+    return { kind: record.kind, ref: record.ref, leaf: record.leaf, position };
+  });
+  return { entries, nodes: log.nodes, state: log.state() };
 }
 
 /** The checkpoint to sign for the log at `state`, or null when the latest one already covers it (or the log is empty). */

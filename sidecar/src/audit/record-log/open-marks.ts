@@ -1,0 +1,48 @@
+/**
+ * Which process has an LMDB data dir open (lmdb-log-storage.ts, "open marks"): a mark names the process so that a later
+ * one can tell a process that still runs (another sidecar on the same data dir) from one that crashed with records in
+ * memory. On Linux a mark holds the boot id and the process's start time besides its id, so a process id reused after
+ * a restart (a container's sidecar is often the same small pid every time) is not taken for the crashed one.
+ */
+import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
+
+export interface OpenMark {
+  readonly pid: number;
+  readonly host: string;
+  /** `<boot id>:<start time in clock ticks>` from /proc; null where /proc is not there. */
+  readonly started: string | null;
+}
+
+/** The mark of this process. */
+export function ownMark(): OpenMark {
+  return { pid: process.pid, host: hostname(), started: startedAt(process.pid) };
+}
+
+/** Whether the process that left `mark` is gone: on another host (LMDB is not shared across hosts), or no longer running here. */
+export function markIsStale(mark: OpenMark): boolean {
+  if (mark.host !== hostname()) return true;
+  if (mark.pid === process.pid) return true;
+  if (mark.started !== null) return startedAt(mark.pid) !== mark.started;
+  try {
+    process.kill(mark.pid, 0);
+    return false;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code !== "EPERM";
+  }
+}
+
+let bootId: string | null | undefined;
+
+function startedAt(pid: number): string | null {
+  try {
+    bootId ??= readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Field 22 (starttime), counted after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return `${bootId}:${fields[19]}`;
+  } catch {
+    return null;
+  }
+}
