@@ -12,7 +12,7 @@
  * to another position changes the root of every checkpoint covering either place. The store can hash a record from the
  * bytes it writes, once, with no other serialization.
  */
-import { sha256 } from "./merkle.js";
+import { leafHashOfParts } from "./merkle.js";
 
 export const LOG_ENTRY_KINDS = ["decision", "override", "confirmation", "verification", "security", "prune"] as const;
 export type LogEntryKind = (typeof LOG_ENTRY_KINDS)[number];
@@ -52,17 +52,11 @@ export function entryLeafInput(entry: LogRecord): Uint8Array {
 }
 
 /**
- * The leaf hash of `entry`, SHA-256(0x00 || entryLeafInput(entry)), in one call (merkle.ts `sha256`): what a store
- * computes from the bytes it writes.
+ * The leaf hash of `entry`, SHA-256(0x00 || entryLeafInput(entry)), without building the leaf input first (merkle.ts
+ * `leafHashOfParts`): what a store computes from the bytes it writes.
  * @throws RangeError when `kind` is not a log entry kind; TypeError when `record` is neither a string nor bytes
  */
 export function entryLeafHash(entry: LogRecord): Uint8Array {
   const kind = checked(entry);
-  const record = typeof entry.record === "string" ? Buffer.from(entry.record, "utf8") : entry.record;
-  // 0x00 || kind line || record, in one buffer for one-shot hashing (merkle.ts `sha256`).
-  const input = Buffer.allocUnsafe(1 + kind.length + record.length);
-  input[0] = 0x00;
-  kind.copy(input, 1);
-  input.set(record, 1 + kind.length);
-  return sha256(input);
+  return leafHashOfParts([kind, typeof entry.record === "string" ? Buffer.from(entry.record, "utf8") : entry.record]);
 }

@@ -18,21 +18,16 @@
  * Sizes and indices are JavaScript numbers up to Number.MAX_SAFE_INTEGER; all arithmetic on them is by division, never
  * by the 32-bit bit operators.
  */
-import { hash } from "node:crypto";
+import { sha256 } from "../canonical/digest.js";
 
 /** The length of every hash of the tree, in bytes. */
 export const HASH_BYTES = 32;
 
 /**
- * SHA-256 of `input` in one call: node:crypto's one-shot `hash` makes no Hash object, which costs more than hashing a
- * node's 65 bytes (docs/benchmarks.md, "Audit record log").
+ * 0x01 || left || right, filled and hashed synchronously by `nodeHash`: one buffer, not one per node. Hashed one-shot
+ * (canonical/digest.ts `sha256`): a Hash object costs more than hashing a node's 65 bytes (docs/benchmarks.md, "Audit
+ * record log").
  */
-export function sha256(input: Uint8Array): Uint8Array {
-  const out = hash("sha256", input, "buffer");
-  return new Uint8Array(out.buffer, out.byteOffset, out.length);
-}
-
-/** 0x01 || left || right, filled and hashed synchronously by `nodeHash`: one buffer, not one per node. */
 const NODE_INPUT = new Uint8Array(1 + 2 * HASH_BYTES);
 NODE_INPUT[0] = 0x01;
 
@@ -69,8 +64,20 @@ function assertHash(value: unknown, what: string): asserts value is Uint8Array {
 /** The hash of a leaf: SHA-256(0x00 || leafInput). */
 export function leafHash(leafInput: Uint8Array): Uint8Array {
   if (!(leafInput instanceof Uint8Array)) throw new TypeError("leaf input is not bytes (Uint8Array)");
-  const input = new Uint8Array(1 + leafInput.length);
-  input.set(leafInput, 1);
+  return leafHashOfParts([leafInput]);
+}
+
+/** The hash of the leaf whose input is `parts` one after the other, copied once behind the 0x00 prefix and hashed one-shot. */
+export function leafHashOfParts(parts: readonly Uint8Array[]): Uint8Array {
+  let length = 1;
+  for (const part of parts) length += part.length;
+  const input = Buffer.allocUnsafe(length);
+  input[0] = 0x00;
+  let at = 1;
+  for (const part of parts) {
+    input.set(part, at);
+    at += part.length;
+  }
   return sha256(input);
 }
 
