@@ -73,18 +73,28 @@ export interface LmdbReplayStoreOptions {
 const SWEEP_CHUNK = 1_000;
 
 /**
- * The `written` promise a record writer is handed (records.ts `RecordWriter`), resolved by the durable write it belongs
- * to: with whether the record took effect, or null when that write failed. It never rejects.
+ * A transition's record on its way to the record writer (records.ts `RecordWriter`), with the `written` promise it is
+ * handed, resolved by the durable write it belongs to: with whether the record took effect, or null when that write
+ * failed. It never rejects.
  */
-class RecordOutcome {
-  readonly promise: Promise<boolean | null>;
+class RecordWrite {
+  readonly #writer: RecordWriter;
+  readonly #record: TransitionRecord;
+  readonly #written: Promise<boolean | null>;
   #resolve!: (written: boolean | null) => void;
 
-  constructor() {
-    this.promise = new Promise<boolean | null>((resolve) => (this.#resolve = resolve));
+  constructor(writer: RecordWriter, record: TransitionRecord) {
+    this.#writer = writer;
+    this.#record = record;
+    this.#written = new Promise<boolean | null>((resolve) => (this.#resolve = resolve));
   }
 
-  /** Awaits `write` (the durable write the record was queued in) and resolves the record's outcome from its value. */
+  /** Inside the write: hands the record to the writer. */
+  write(): void {
+    this.#writer(this.#record, this.#written);
+  }
+
+  /** Awaits `write` (the durable write the record was queued in) and resolves `written` from its value. */
   async outcomeOf<T>(write: Promise<T>, recordWritten: (value: T) => boolean = (value) => value === true): Promise<T> {
     try {
       const value = await write;
@@ -155,13 +165,13 @@ export class LmdbReplayStore implements ReplayStore {
     const context = options.context === undefined ? undefined : normalizeContext(options.context);
     this.#assertOpen();
     const fresh = decideConsume(fp, undefined, token, context, now);
-    const recorded = options.record === undefined || this.#writeRecord === undefined ? null : new RecordOutcome();
+    const recorded = this.#recordWrite(options.record);
     // Committed is not durable (see the header): `durable` waits for the fsync before answering.
     const block = this.#durability.durable(
       this.#db.ifNoExists(fp, () => {
         // Fails with the conditional block it belongs to: settled (recorded), never an unhandled rejection.
         this.#durability.settle(this.#db.put(fp, fresh.next));
-        if (recorded !== null) this.#writeRecord!(options.record!, recorded.promise);
+        recorded?.write();
       }),
     );
     const written = await (recorded === null ? block : recorded.outcomeOf(block));
@@ -273,12 +283,12 @@ export class LmdbReplayStore implements ReplayStore {
 
   /** `record` is written after a successful write, in the same transaction: it commits with it. */
   #transition(fingerprint: string, decide: (current: ReplayEntry | undefined) => Transition, record?: TransitionRecord): Promise<ReplayResult> {
-    const recorded = record === undefined || this.#writeRecord === undefined ? null : new RecordOutcome();
+    const recorded = this.#recordWrite(record);
     const result = this.#write(() => {
       const t = decide(this.#load(fingerprint));
       // Inside a transaction callback, putSync writes into the current write transaction.
       if (t.next !== undefined) this.#db.putSync(fingerprint, t.next);
-      if (t.result.ok && recorded !== null) this.#writeRecord!(record!, recorded.promise);
+      if (t.result.ok) recorded?.write();
       return t.result;
     });
     return recorded === null ? result : recorded.outcomeOf(result, (r) => r.ok);
@@ -304,6 +314,11 @@ export class LmdbReplayStore implements ReplayStore {
     );
     if ("error" in outcome) throw outcome.error;
     return outcome.value;
+  }
+
+  /** `record` on its way to the record writer; null without either. */
+  #recordWrite(record: TransitionRecord | undefined): RecordWrite | null {
+    return record === undefined || this.#writeRecord === undefined ? null : new RecordWrite(this.#writeRecord, record);
   }
 
   #load(fingerprint: string): ReplayEntry | undefined {
