@@ -21,7 +21,7 @@
  * - `audit-log-prunes`: key [ms, ordinal], value the prune note's JSON bytes: what retention removed, itself logged.
  * - `audit-log-meta`: `logId` (the instance id, made once), `format`, `state` {size, frontier}, `latest` (the last
  *   checkpoint's size and hash), `complete` (every stored record is in the log or pending: absent once the trail was
- *   written without the log, until `adoptUnlogged` takes those records in), `open:<id>` {pid, host} (a process that
+ *   written without the log, until `adoptUnlogged` takes those records in), `open:<id>` {pid, host, started} (a process that
  *   has the data dir open, or crashed with it open).
  *
  * Sequencing and checkpoints are write transactions of their own (`root.transaction`), so they hold LMDB's one write
