@@ -16,7 +16,12 @@ export interface OpenMark {
 
 /** The mark of this process. */
 export function ownMark(): OpenMark {
-  return { pid: process.pid, host: hostname(), started: startedAt(process.pid) };
+  return markOf(process.pid);
+}
+
+/** The mark process `pid` of this host would leave. */
+export function markOf(pid: number): OpenMark {
+  return { pid, host: hostname(), started: startedAt(pid) };
 }
 
 /** Whether the process that left `mark` is gone: on another host (LMDB is not shared across hosts), or no longer running here. */
