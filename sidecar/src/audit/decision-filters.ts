@@ -8,8 +8,10 @@
  * A query with both filters walks one range; policyId alone merges the policy's three status ranges newest first;
  * status alone merges one range per policy in the trail, the policies found by skipping from one to the next (one
  * read each). A page costs offset + limit entries read, plus one per range, whatever the size of the trail.
+ * Ranges are read in pages (slices.ts `keyPages`): a walk stopped early, or one that throws, leaves no cursor open.
  */
 import type { Database, RootDatabase } from "lmdb";
+import { keyPages } from "./slices.js";
 import { timeRange } from "./time-range.js";
 import type { DecisionStatus } from "./types.js";
 
@@ -48,8 +50,16 @@ export interface DecisionFilter {
   readonly to?: number;
 }
 
+/**
+ * The longest policyId, in UTF-8 bytes, that an index key can hold (LMDB keys are at most 1,978 bytes, and the key
+ * also holds the status, the time and the fingerprint): a longer one was never indexed, so it matches nothing. Checked
+ * before any read: lmdb-js leaks the read transaction of a range whose start key it cannot encode.
+ */
+export const MAX_INDEXED_POLICY_ID_BYTES = 1_024;
+
 /** The record keys of the decisions matching `filter` (policyId and/or decision given), newest first, lazily. */
 export function* matchingRecordKeys(index: Database<number, FilterKey>, filter: DecisionFilter): Generator<RecordKey> {
+  if (filter.policyId !== undefined && Buffer.byteLength(filter.policyId) > MAX_INDEXED_POLICY_ID_BYTES) return;
   const statuses = filter.decision === undefined ? DECISION_STATUSES : [filter.decision];
   const policies = filter.policyId === undefined ? Array.from(policiesOf(index)) : [filter.policyId];
   const prefixes: FilterKey[] = policies.flatMap((policyId) => statuses.map((status) => [policyId, status]));
@@ -58,7 +68,7 @@ export function* matchingRecordKeys(index: Database<number, FilterKey>, filter: 
 
 /** One prefix's record keys, newest first, within the time bounds. */
 function* recordKeys(index: Database<number, FilterKey>, prefix: FilterKey, filter: DecisionFilter): Generator<RecordKey> {
-  for (const key of index.getKeys(timeRange(filter.from, filter.to, prefix))) {
+  for (const key of keyPages(index, timeRange(filter.from, filter.to, prefix))) {
     const ms = key[prefix.length];
     const fingerprint = key[prefix.length + 1];
     if (typeof ms === "number" && typeof fingerprint === "string") yield [ms, fingerprint];

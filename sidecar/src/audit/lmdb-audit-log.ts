@@ -35,7 +35,12 @@
  * replay store's transition, whose failure answers 503. Failed reads also throw.
  *
  * BOUNDS. Security events are aggregated per source and interval (security-event-limiter.ts), and every trail is pruned
- * by age and count (retention.ts) once a minute, in transactions of at most PRUNE_CHUNK records.
+ * by age and count (retention.ts) once a minute, through its time index, in transactions of at most PRUNE_SLICE records
+ * with the event loop served between them.
+ *
+ * VOLUME. Nothing here reads in proportion to the trail on the event loop: walks are read in pages and sliced
+ * (slices.ts), counts are LMDB's O(1) entry counts, `decisions_today` is counted as the day goes (day-count.ts), and the
+ * record log finds records outside it by its accounting (lmdb-log-storage.ts, ACCOUNTING), not by a scan.
  *
  * API CALLS are counted in memory and added to the stored counter every `apiCallFlushMs` (1 s) and on close, so a
  * crash loses up to one interval of them: they are statistics, not acknowledged writes.
@@ -43,15 +48,17 @@
 import { entryLeafHash, executionFingerprint, type LogEntryKind, type TransitionRecord } from "@writ/runtime";
 import { DEFAULT_RECOVERY_HOLD_MS, LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, RootDatabase } from "lmdb";
+import { DayCount } from "./day-count.js";
 import { backfillFilters, filterKey, matchingRecordKeys, type FilterKey } from "./decision-filters.js";
 import { Checkpointer, DEFAULT_CHECKPOINTS, type CheckpointSchedule } from "./record-log/checkpointer.js";
-import { LmdbLogStorage } from "./record-log/lmdb-log-storage.js";
+import { LmdbLogStorage, type PrunedRecord, type StoredRecord } from "./record-log/lmdb-log-storage.js";
 import { locators, parseLocator } from "./record-log/locator.js";
 import { RecordLog } from "./record-log/record-log.js";
 import { decisionDetail, decisionRow } from "./decision-row.js";
 import { AuditHousekeeping } from "./housekeeping.js";
-import { DAY_MS, DEFAULT_AUDIT_RETENTION, PRUNE_CHUNK, dueCount, type AuditRetention, type RetentionLimit } from "./retention.js";
+import { DEFAULT_AUDIT_RETENTION, dueCount, type AuditRetention, type RetentionLimit } from "./retention.js";
 import { securityEventRow } from "./security-event.js";
+import { Slicer, keyPages, keysAfter } from "./slices.js";
 import { asStored, encoded } from "./stored-bytes.js";
 import { timeRange } from "./time-range.js";
 import { DEFAULT_SECURITY_EVENT_LIMITS, SecurityEventLimiter, type SecurityEventLimits } from "./security-event-limiter.js";
@@ -91,6 +98,9 @@ const COUNTERS = {
 } as const;
 
 type Counter = (typeof COUNTERS)[keyof typeof COUNTERS];
+
+/** Records removed per prune transaction: each costs a few B-tree writes in the callback, on the event loop. */
+const PRUNE_SLICE = 128;
 type TimeKey = [ms: number, ordinal: number];
 /** Decisions are indexed by time and fingerprint: unique without a counter, so a decision needs no read to be written. */
 type DecisionTimeKey = [ms: number, fingerprint: string];
@@ -144,6 +154,9 @@ export class LmdbAuditLog implements AuditLog {
   readonly #decisionFilters: Database<number, FilterKey>;
   /** Settles once every decision of the trail is in the filter index (older environments are indexed at open). */
   readonly #filtersReady: Promise<void>;
+  /** Settles once the record log has taken in what it lacked at open (lmdb-log-storage.ts `adoptUnlogged`). */
+  readonly #adopted: Promise<void>;
+  readonly #today: DayCount;
   readonly #limiter: SecurityEventLimiter;
   readonly #retention: AuditRetention;
   #pruning: Promise<number> | null = null;
@@ -183,11 +196,27 @@ export class LmdbAuditLog implements AuditLog {
     const log =
       options.recordLog === false
         ? null
-        : new LmdbLogStorage(root, { raw: (locator) => this.#raw(locator), stored: () => this.#stored(), decisionLocator: (executionId) => this.#decisionLocator(executionId) }, options.instanceId ?? null);
+        : new LmdbLogStorage(
+            root,
+            {
+              raw: (locator) => this.#raw(locator),
+              storedCount: () => this.#storedCount(),
+              stored: () => this.#stored(),
+              decisionLocator: (executionId) => this.#decisionLocator(executionId),
+            },
+            options.instanceId ?? null,
+          );
     this.#log = log;
+    this.#today = new DayCount(this.#decisionTimes);
     if (log === null) LmdbLogStorage.markIncomplete(root);
-    const adopted = log?.adoptUnlogged() ?? 0;
-    if (adopted > 0) options.onNotice?.(`audit: ${adopted} records written while the record log was off are taken into it`);
+    // In the background, in slices: the sidecar answers meanwhile, and what it writes is logged as usual.
+    const adopting = Date.now();
+    this.#adopted = (log?.adoptUnlogged() ?? Promise.resolve(0)).then(
+      (adopted) => {
+        if (adopted > 0) options.onNotice?.(`audit: ${adopted} records the record log lacked (written while it was off, or held by a process that crashed) are taken into it in ${Date.now() - adopting} ms`);
+      },
+      (error: unknown) => this.#fail(error),
+    );
     this.#checkpointer =
       log === null
         ? null
@@ -328,13 +357,24 @@ export class LmdbAuditLog implements AuditLog {
     await this.#readable();
     const { policyId, decision, offset, limit } = query;
     if (policyId !== undefined || decision !== undefined) await this.#filtersReady;
-    return this.#read(() => {
-      const keys: Iterable<DecisionTimeKey> =
-        policyId === undefined && decision === undefined
-          ? this.#decisionTimes.getKeys({ ...timeRange(query.from, query.to), offset, limit })
-          : take(matchingRecordKeys(this.#decisionFilters, query), offset, limit);
+    return this.#read(async () => {
+      // The time index skips `offset` natively; the filter index's walk (a merge of ranges) reads pages (slices.ts).
+      // Either way the event loop is served between slices, and a walk left early, or one that throws, holds no cursor.
+      const filtered = policyId !== undefined || decision !== undefined;
+      const keys: Iterable<DecisionTimeKey> = filtered
+        ? matchingRecordKeys(this.#decisionFilters, query)
+        : await keysAfter(this.#decisionTimes, timeRange(query.from, query.to), offset, limit);
+      const skip = filtered ? offset : 0;
+      const slicer = new Slicer();
       const rows: DecisionRow[] = [];
+      let skipped = 0;
       for (const key of keys) {
+        if (rows.length === limit) break;
+        await slicer.pause();
+        if (skipped < skip) {
+          skipped += 1;
+          continue;
+        }
         const stored = this.#decisionRecords.get(key);
         if (stored === undefined) throw new Error(`audit index entry without a decision record: ${key[1]}`);
         rows.push(decisionRow(stored, this.#override(key[1]), this.#confirmation(key[1])));
@@ -349,28 +389,29 @@ export class LmdbAuditLog implements AuditLog {
     const fingerprint = executionFingerprint(executionId);
     await this.#readable();
     const instant = this.#decisionInstant === null ? undefined : await this.#decisionInstant(fingerprint);
-    return this.#read(() => {
-      const key = this.#decisionInstant === null ? this.#walkForDecision(fingerprint) : instant === undefined ? undefined : ([instant, fingerprint] as DecisionTimeKey);
+    return this.#read(async () => {
+      const key = this.#decisionInstant === null ? await this.#walkForDecision(fingerprint) : instant === undefined ? undefined : ([instant, fingerprint] as DecisionTimeKey);
       const stored = key === undefined ? undefined : this.#decisionRecords.get(key);
       return stored === undefined ? null : decisionDetail(stored, this.#override(fingerprint), this.#confirmation(fingerprint));
     });
   }
 
   /**
-   * Read inside a write transaction, queued behind every record so far: the stored API call count and the one still
-   * in memory are then read at one instant (a save runs in the same sequence of callbacks), so none is counted
-   * twice or missed. Answered once that batch is flushed, like every read.
+   * The counters are read inside a write transaction, queued behind every record so far: the stored API call count and
+   * the one still in memory are then read at one instant (a save runs in the same sequence of callbacks), so none is
+   * counted twice or missed. `decisions_today` is counted before, as the day goes (day-count.ts). Answered once that
+   * batch is flushed, like every read.
    */
   async stats(now: Date = this.#now()): Promise<AuditStats> {
-    this.#assertOpen();
-    const dayStart = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
+    await this.#readable();
+    const today = await this.#read(() => this.#today.count(now.getTime()));
     const stats = await this.#read(() =>
       this.#root.transaction((): AuditStats => {
         const verifications = this.#count(COUNTERS.verifications);
         const valid = this.#count(COUNTERS.validVerifications);
         return {
-          total_decisions: String((this.#decisionTimes.getStats() as { entryCount: number }).entryCount),
-          decisions_today: String(this.#decisionTimes.getKeysCount({ start: [dayStart], end: [dayStart + DAY_MS] })),
+          total_decisions: String(entryCount(this.#decisionTimes)),
+          decisions_today: String(today),
           total_verifications: String(verifications),
           valid_verifications: String(valid),
           invalid_verifications: String(verifications - valid),
@@ -397,7 +438,7 @@ export class LmdbAuditLog implements AuditLog {
       this.#saveApiCalls();
       this.#saveAggregates(true);
       // Set after the save: from here on, records are dropped and reads throw.
-      this.#closing = Promise.all([this.flushed(), this.#filtersReady, this.#pruning?.catch(() => 0), checkpointing]).then(async () => {
+      this.#closing = Promise.all([this.flushed(), this.#filtersReady, this.#adopted, this.#pruning?.catch(() => 0), checkpointing]).then(async () => {
         // What the record log holds in memory goes into it before the environment closes (lmdb-log-storage.ts).
         await this.#log?.close().catch((error: unknown) => this.#onError(error));
       });
@@ -417,11 +458,11 @@ export class LmdbAuditLog implements AuditLog {
           (await this.#pruneTrail(this.#decisionTimes, this.#retention.decisions, now, (key) => this.#removeDecision(key))) +
           (await this.#pruneTrail(this.#verifications, this.#retention.verifications, now, (key) => {
             this.#verifications.removeSync(key);
-            return [locators.verification(key[0], key[1])];
+            return [{ locator: locators.verification(key[0], key[1]), ms: key[0] }];
           })) +
           (await this.#pruneTrail(this.#security, this.#retention.security, now, (key) => {
             this.#security.removeSync(key);
-            return [locators.security(key[0], key[1])];
+            return [{ locator: locators.security(key[0], key[1]), ms: key[0] }];
           }));
         return removed;
       } finally {
@@ -432,17 +473,18 @@ export class LmdbAuditLog implements AuditLog {
   }
 
   /**
-   * `remove` deletes one record (inside the chunk's transaction) and answers the locators of what it deleted: the
-   * chunk's prune note in the record log lists their positions, in the same transaction.
+   * `remove` deletes one record (inside the chunk's transaction) and answers what it deleted: the chunk's prune note in
+   * the record log lists their positions, in the same transaction. The oldest keys are read from the trail's time index
+   * and its O(1) entry count (retention.ts `dueCount`): a run reads what it removes, PRUNE_SLICE records a transaction,
+   * and the event loop is served between transactions.
    */
-  async #pruneTrail<K extends [number, ...(string | number)[]]>(db: Database<unknown, K>, limit: RetentionLimit, now: Date, remove: (key: K) => string[]): Promise<number> {
+  async #pruneTrail<K extends [number, ...(string | number)[]]>(db: Database<unknown, K>, limit: RetentionLimit, now: Date, remove: (key: K) => PrunedRecord[]): Promise<number> {
     if (limit.maxAgeMs === null && limit.maxRecords === null) return 0;
     let removed = 0;
     for (;;) {
       if (this.#closing !== null) return removed;
-      const oldest = Array.from(db.getKeys({ limit: PRUNE_CHUNK }));
-      const total = (db.getStats() as { entryCount: number }).entryCount;
-      const due = oldest.slice(0, dueCount(oldest, total, limit, now.getTime()));
+      const oldest = Array.from(db.getKeys({ limit: PRUNE_SLICE }));
+      const due = oldest.slice(0, dueCount(oldest, entryCount(db), limit, now.getTime()));
       if (due.length === 0) return removed;
       await this.#durability.commit(
         this.#root.transaction(() => {
@@ -451,20 +493,27 @@ export class LmdbAuditLog implements AuditLog {
           if (log) this.#appendCounted(COUNTERS.prunes, (ordinal) => log.notePruned(removed, now.getTime(), ordinal));
         }),
       );
+      if (db === (this.#decisionTimes as unknown)) for (const key of due) this.#today.removed(key);
       removed += due.length;
-      if (due.length < PRUNE_CHUNK) return removed;
+      if (due.length < PRUNE_SLICE) return removed;
     }
   }
 
-  /** Inside a write transaction: a decision, its index entries, its override and its confirmation; answers their locators. */
-  #removeDecision(key: DecisionTimeKey): string[] {
+  /** Inside a write transaction: a decision, its index entries, its override and its confirmation; answers what it removed. */
+  #removeDecision(key: DecisionTimeKey): PrunedRecord[] {
     const indexed = this.#decisionTimes.get(key);
     if (indexed !== undefined) this.#decisionFilters.removeSync(filterKey(indexed.policyId, indexed.status, key[0], key[1]));
     this.#decisionRecords.removeSync(key);
     this.#decisionTimes.removeSync(key);
-    this.#decisions.removeSync(key[1] + OVERRIDE_SUFFIX);
-    this.#decisions.removeSync(key[1] + CONFIRMATION_SUFFIX);
-    return [locators.decision(key[0], key[1]), locators.override(key[1]), locators.confirmation(key[1])];
+    const removed: PrunedRecord[] = [{ locator: locators.decision(key[0], key[1]), ms: key[0] }];
+    // An override or confirmation is pending (if it is) under its own time: read before it goes.
+    const override = this.#override(key[1]);
+    if (override !== undefined && this.#decisions.removeSync(key[1] + OVERRIDE_SUFFIX)) removed.push({ locator: locators.override(key[1]), ms: this.#instant(override.recordedAt) });
+    const confirmation = this.#confirmation(key[1]);
+    if (confirmation !== undefined && this.#decisions.removeSync(key[1] + CONFIRMATION_SUFFIX)) {
+      removed.push({ locator: locators.confirmation(key[1]), ms: this.#instant(confirmation.recordedAt) });
+    }
+    return removed;
   }
 
   /** The exact stored bytes of the record `locator` names (record-log/locator.ts); undefined when it is gone. */
@@ -488,17 +537,23 @@ export class LmdbAuditLog implements AuditLog {
     }
   }
 
-  /** Every record the trail stores, with its locator (the record log's export checks each is logged). */
-  *#stored(): Generator<{ readonly locator: string; readonly raw: Buffer }> {
-    for (const key of this.#decisionRecords.getKeys({})) yield* present(locators.decision(key[0], key[1]), this.#decisionRecords.getBinary(key));
-    for (const key of this.#decisions.getKeys({})) {
+  /**
+   * Every record the trail stores, with its locator (the record log's accounting), newest first where keyed by time, in
+   * pages (slices.ts): the log walks it in slices when its counts do not add up.
+   */
+  *#stored(): Generator<StoredRecord> {
+    for (const key of keyPages(this.#decisionRecords, { reverse: true })) yield* present(locators.decision(key[0], key[1]), this.#decisionRecords.getBinary(key));
+    for (const key of keyPages(this.#decisions)) {
       const fingerprint = key.slice(0, key.indexOf("/"));
-      const locator = key.endsWith(OVERRIDE_SUFFIX) ? locators.override(fingerprint) : locators.confirmation(fingerprint);
-      yield* present(locator, this.#decisions.getBinary(key));
+      yield* present(key.endsWith(OVERRIDE_SUFFIX) ? locators.override(fingerprint) : locators.confirmation(fingerprint), this.#decisions.getBinary(key));
     }
-    for (const key of this.#verifications.getKeys({})) yield* present(locators.verification(key[0], key[1]), this.#verifications.getBinary(key));
-    for (const key of this.#security.getKeys({})) yield* present(locators.security(key[0], key[1]), this.#security.getBinary(key));
-    if (this.#log) yield* this.#log.prunes();
+    for (const key of keyPages(this.#verifications, { reverse: true })) yield* present(locators.verification(key[0], key[1]), this.#verifications.getBinary(key));
+    for (const key of keyPages(this.#security, { reverse: true })) yield* present(locators.security(key[0], key[1]), this.#security.getBinary(key));
+  }
+
+  /** How many records the trail stores, in O(1) (LMDB's entry counts): the record log's accounting. */
+  #storedCount(): number {
+    return entryCount(this.#decisionRecords) + entryCount(this.#decisions) + entryCount(this.#verifications) + entryCount(this.#security);
   }
 
   /** The locator of the decision of `executionId` in this trail; undefined when there is none. */
@@ -506,7 +561,7 @@ export class LmdbAuditLog implements AuditLog {
     if (!executionId.isWellFormed()) return undefined;
     const fingerprint = executionFingerprint(executionId);
     await this.#readable();
-    const instant = this.#decisionInstant === null ? this.#walkForDecision(fingerprint)?.[0] : await this.#decisionInstant(fingerprint);
+    const instant = this.#decisionInstant === null ? (await this.#walkForDecision(fingerprint))?.[0] : await this.#decisionInstant(fingerprint);
     return instant === undefined ? undefined : locators.decision(instant, fingerprint);
   }
 
@@ -652,9 +707,16 @@ export class LmdbAuditLog implements AuditLog {
     return Number.isFinite(ms) ? ms : this.#now().getTime();
   }
 
-  /** The time key of the decision of `fingerprint`, found by walking the time index (no `decisionInstant`). */
-  #walkForDecision(fingerprint: string): DecisionTimeKey | undefined {
-    for (const { key, value } of this.#decisionTimes.getRange({})) if (value.fingerprint === fingerprint) return key;
+  /**
+   * The time key of the decision of `fingerprint`, found by walking the time index in slices: only without
+   * `decisionInstant` (the development memory replay store), where the walk is linear in the trail.
+   */
+  async #walkForDecision(fingerprint: string): Promise<DecisionTimeKey | undefined> {
+    const slicer = new Slicer();
+    for (const key of keyPages(this.#decisionTimes)) {
+      if (key[1] === fingerprint) return key;
+      await slicer.pause();
+    }
     return undefined;
   }
 
@@ -667,17 +729,12 @@ export class LmdbAuditLog implements AuditLog {
   }
 }
 
-/** Skips `offset` items of `items`, then yields at most `limit`: reads offset + limit items at most. */
-function* take<T>(items: Iterable<T>, offset: number, limit: number): Generator<T> {
-  let seen = 0;
-  for (const item of items) {
-    if (seen >= offset + limit) return;
-    if (seen >= offset) yield item;
-    seen += 1;
-  }
+/** The record at `locator`, when its bytes were read. */
+function* present(locator: string, raw: Buffer | undefined): Generator<StoredRecord> {
+  if (raw !== undefined) yield { locator, raw };
 }
 
-/** The record at `locator`, when its bytes were read. */
-function* present(locator: string, raw: Buffer | undefined): Generator<{ readonly locator: string; readonly raw: Buffer }> {
-  if (raw !== undefined) yield { locator, raw };
+/** The entries of `db`, counted by LMDB in O(1). */
+function entryCount(db: { getStats(): unknown }): number {
+  return (db.getStats() as { entryCount: number }).entryCount;
 }

@@ -13,6 +13,7 @@ import { tempEnv } from "./support.js";
 function trailOf(records: Map<string, Buffer>): LoggedTrail {
   return {
     raw: (locator) => records.get(locator),
+    storedCount: () => records.size,
     stored: () => Array.from(records, ([locator, raw]) => ({ locator, raw })),
     decisionLocator: async () => undefined,
   };
@@ -31,7 +32,7 @@ describe("the LMDB record log's records held in memory", () => {
     try {
       const records = new Map<string, Buffer>();
       const storage = new LmdbLogStorage(env.root, trailOf(records));
-      expect(storage.adoptUnlogged()).toBe(0);
+      expect(await storage.adoptUnlogged()).toBe(0);
       const [kept, conflicted] = [decision(1), decision(2)];
       records.set(kept.locator, kept.raw);
       storage.pendOnCommit(Promise.resolve(true), kept.locator, kept.leaf);
@@ -43,7 +44,7 @@ describe("the LMDB record log's records held in memory", () => {
       expect((await storage.leaves(storage.logId, { start: 0, end: 1 })).map(hex)).toEqual([hex(kept.leaf)]);
       await storage.close();
       // Closed with nothing in memory: its mark is gone, so the next open has nothing to adopt.
-      expect(new LmdbLogStorage(env.root, trailOf(records)).adoptUnlogged()).toBe(0);
+      expect(await new LmdbLogStorage(env.root, trailOf(records)).adoptUnlogged()).toBe(0);
     } finally {
       await env.dispose();
     }
@@ -54,7 +55,7 @@ describe("the LMDB record log's records held in memory", () => {
     try {
       const records = new Map<string, Buffer>();
       const crashed = new LmdbLogStorage(env.root, trailOf(records));
-      crashed.adoptUnlogged();
+      await crashed.adoptUnlogged();
       const written = Array.from({ length: 5 }, (_, i) => decision(i));
       for (const r of written) {
         records.set(r.locator, r.raw);
@@ -63,7 +64,7 @@ describe("the LMDB record log's records held in memory", () => {
       await Promise.resolve();
       // Never closed: its open mark stays. A mark of this process id under another key is a process gone (open-marks.ts).
       const next = new LmdbLogStorage(env.root, trailOf(records), crashed.logId);
-      expect(next.adoptUnlogged()).toBe(5);
+      expect(await next.adoptUnlogged()).toBe(5);
       // Both sequence: the adopted pending entries and the crashed instance's memory name the same records.
       expect(await next.sequence(next.logId, 1_000)).toBe(5);
       expect(await crashed.sequence(crashed.logId, 1_000)).toBe(5);
@@ -72,7 +73,7 @@ describe("the LMDB record log's records held in memory", () => {
       expect(leaves.map(hex).sort()).toEqual(written.map((r) => hex(r.leaf)).sort());
       // The adoption cleared the crashed mark; `next` closes cleanly: a third open adopts nothing.
       await next.close();
-      expect(new LmdbLogStorage(env.root, trailOf(records)).adoptUnlogged()).toBe(0);
+      expect(await new LmdbLogStorage(env.root, trailOf(records)).adoptUnlogged()).toBe(0);
     } finally {
       await env.dispose();
     }
@@ -83,12 +84,12 @@ describe("the LMDB record log's records held in memory", () => {
     try {
       const records = new Map<string, Buffer>();
       const storage = new LmdbLogStorage(env.root, trailOf(records));
-      storage.adoptUnlogged();
+      await storage.adoptUnlogged();
       const unknown = decision(7);
       records.set(unknown.locator, unknown.raw);
       storage.pendOnCommit(Promise.resolve(null), unknown.locator, unknown.leaf);
       await storage.close();
-      expect(new LmdbLogStorage(env.root, trailOf(records)).adoptUnlogged()).toBe(1);
+      expect(await new LmdbLogStorage(env.root, trailOf(records)).adoptUnlogged()).toBe(1);
     } finally {
       await env.dispose();
     }

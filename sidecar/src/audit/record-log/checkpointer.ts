@@ -25,7 +25,7 @@ export const DEFAULT_CHECKPOINTS = { intervalMs: 10_000, everyRecords: 1_000 } a
 /** How often pending records are appended: short, so each transaction stays small (a few hundred records at full load). */
 export const SEQUENCE_INTERVAL_MS = 200;
 /** Pending records appended per transaction. */
-export const SEQUENCE_BATCH = 1_000;
+export const SEQUENCE_BATCH = 256;
 /** A log whose oldest pending record is this many checkpoint intervals old is taken over by another sidecar. */
 export const STALE_AFTER_INTERVALS = 6;
 

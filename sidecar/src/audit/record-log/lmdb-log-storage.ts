@@ -24,6 +24,17 @@
  *   written without the log, until `adoptUnlogged` takes those records in), `open:<id>` {pid, host, started} (a process that
  *   has the data dir open, or crashed with it open).
  *
+ * - `audit-log-meta` also holds `pruned`: how many entries of the log lost their record to retention (the positions of
+ *   every prune note), moved in the transaction that writes the note.
+ *
+ * ACCOUNTING (records outside the log are found without reading the trail). Every record the store holds is, in an
+ * untouched store, exactly one of: in the log with its record (`size − pruned` of them), pending (a row of
+ * `audit-log-pending`), or held in memory by this process (its write committed, not yet sequenced). LMDB counts a
+ * database's entries in O(1) (`mdb_stat`), so `#unaccounted` compares the two sides in one read snapshot: zero means no
+ * record was put into the store around the log, and the export and the start after a crash read nothing more. Anything
+ * else (a record inserted around the log, one removed without a prune note, another live process's records in memory,
+ * a trail written while the log was off) is looked for by walking the trail, in slices (slices.ts).
+ *
  * Sequencing and checkpoints are write transactions of their own (`root.transaction`), so they hold LMDB's one write
  * lock: the log's only writer. Locators: locator.ts.
  */
@@ -41,10 +52,11 @@ import {
   type SigningKey,
 } from "@writ/runtime";
 import type { Database, RootDatabase } from "lmdb";
+import { Slicer, pages } from "../slices.js";
 import { asStored, encoded } from "../stored-bytes.js";
 import { LogAppender, nextCheckpoint, type LogState } from "./log-tree.js";
 import type { LogCounts, RecordLogStorage, StoredEntry, UnloggedRecord } from "./log-storage.js";
-import { LOCATOR_KIND, locators } from "./locator.js";
+import { LOCATOR_KIND, locators, parseLocator } from "./locator.js";
 import { markIsStale, ownMark, type OpenMark } from "./open-marks.js";
 
 export const RECORD_LOG_DATABASES = {
@@ -65,8 +77,8 @@ const MARK_PREFIX = "open:";
 /** How long `close` waits for the outcome of the writes under way. */
 const CLOSE_WAIT_MS = 5_000;
 const HASH = 32;
-/** Records taken into the pending set per transaction when the log adopts a trail written without it. */
-const ADOPT_CHUNK = 10_000;
+/** Records taken into the pending set per transaction when the log adopts records it lacks. */
+const ADOPT_CHUNK = 256;
 
 interface StoredState {
   readonly size: number;
@@ -79,18 +91,24 @@ interface LatestCheckpoint {
   readonly hash: string;
 }
 
-/** A record whose write committed, held in memory until a sequencing round appends it. */
-interface CommittedRecord {
+
+/** A record of the trail as the log reads it. */
+export interface StoredRecord {
   readonly locator: string;
-  readonly leaf: Uint8Array;
+  readonly raw: Buffer;
 }
 
 /** What the log reads of the trail it logs. */
 export interface LoggedTrail {
   /** The exact stored bytes of the record `locator` names; undefined when it is gone. */
   raw(locator: string): Buffer | undefined;
-  /** Every record the trail stores, with its locator: for the export's check that none is missing from the log. */
-  stored(): Iterable<{ readonly locator: string; readonly raw: Buffer }>;
+  /** How many records the trail stores (prune notes aside: the log's own), in O(1): the header's ACCOUNTING. */
+  storedCount(): number;
+  /**
+   * Every record the trail stores (prune notes aside), decisions newest first, read lazily and in pages (slices.ts
+   * `pages`): the caller may await between records without holding a read transaction.
+   */
+  stored(): Iterable<StoredRecord>;
   /** The locator of the decision of `executionId`; undefined when the trail has none. */
   decisionLocator(executionId: string): Promise<string | undefined>;
 }
@@ -108,10 +126,13 @@ export class LmdbLogStorage implements RecordLogStorage {
   readonly logId: string;
   /** This process's open mark (the header's INVARIANT). */
   readonly #mark = `${MARK_PREFIX}${randomUUID()}`;
-  /** Records whose write committed, oldest first, not yet appended. */
-  readonly #committed: CommittedRecord[] = [];
-  /** Records whose write's outcome is not known yet. */
+  /** Records whose write committed, not yet appended: locator → leaf, oldest first (a Map keeps insertion order). */
+  readonly #committed = new Map<string, Uint8Array>();
+  /** The locators of the records whose write's outcome is not known yet (a locator may be awaited twice: a retried write). */
+  readonly #awaitingLocators = new Map<string, number>();
   #awaiting = 0;
+  /** The adoption under way (`adoptUnlogged`), or null. */
+  #adopting: Promise<number> | null = null;
   #allSettled: (() => void) | null = null;
   /** A record left memory without entering the log (its write's outcome unknown, or retention): keep the mark at close. */
   #incomplete = false;
@@ -139,9 +160,13 @@ export class LmdbLogStorage implements RecordLogStorage {
    */
   pendOnCommit(written: Promise<boolean | null>, locator: string, leaf: Uint8Array): void {
     this.#awaiting += 1;
+    this.#awaitingLocators.set(locator, (this.#awaitingLocators.get(locator) ?? 0) + 1);
     void written.then((committed) => {
-      if (committed === true) this.#committed.push({ locator, leaf });
+      if (committed === true) this.#committed.set(locator, leaf);
       else if (committed === null) this.#incomplete = true;
+      const left = this.#awaitingLocators.get(locator)! - 1;
+      if (left === 0) this.#awaitingLocators.delete(locator);
+      else this.#awaitingLocators.set(locator, left);
       this.#awaiting -= 1;
       if (this.#awaiting === 0) this.#allSettled?.();
     });
@@ -158,24 +183,25 @@ export class LmdbLogStorage implements RecordLogStorage {
   }
 
   /**
-   * Inside a write transaction: logs that retention removed the records at `locators` (those sequenced; a pending one
-   * is simply dropped, it never enters the log). The note is itself a record, pending like any other.
+   * Inside a write transaction: logs that retention removed `removedRecords` (those sequenced; a pending one is simply
+   * dropped, it never enters the log), each with the time its pending entry is keyed by. The note is itself a record,
+   * pending like any other; `pruned` moves past the positions it lists (the header's ACCOUNTING).
    */
-  notePruned(locatorsRemoved: readonly string[], ms: number, ordinal: number): void {
+  notePruned(removedRecords: readonly PrunedRecord[], ms: number, ordinal: number): void {
     const positions: number[] = [];
-    for (const locator of locatorsRemoved) {
+    for (const { locator, ms: at } of removedRecords) {
       const position = this.#index.get(locator);
       if (position !== undefined) positions.push(position);
+      // Its pending entry, if any: written with its time, or with 0 when adopted.
+      this.#pending.removeSync([at, locator]);
+      this.#pending.removeSync([0, locator]);
     }
-    const removed = new Set(locatorsRemoved);
-    for (const { key } of this.#pending.getRange({})) if (removed.has(key[1])) this.#pending.removeSync(key);
-    const kept = this.#committed.filter((record) => !removed.has(record.locator));
-    if (kept.length < this.#committed.length) {
+    for (const { locator } of removedRecords) {
       // Should this transaction fail, those records stay stored: the next open's adoption takes them in.
-      this.#committed.splice(0, this.#committed.length, ...kept);
-      this.#incomplete = true;
+      if (this.#committed.delete(locator)) this.#incomplete = true;
     }
     if (positions.length === 0) return;
+    this.#meta.putSync("pruned", this.#pruned() + positions.length);
     const bytes = encoded({ positions, reason: "retention" });
     this.#prunes.putSync([ms, ordinal], asStored(bytes));
     this.pendSync(ms, locators.prune(ms, ordinal), entryLeafHash({ kind: "prune", record: bytes }));
@@ -186,9 +212,9 @@ export class LmdbLogStorage implements RecordLogStorage {
     return this.#prunes.getBinary([ms, ordinal]) ?? undefined;
   }
 
-  /** Every prune note, with its locator. */
-  *prunes(): Generator<{ readonly locator: string; readonly raw: Buffer }> {
-    for (const { key, value } of this.#prunes.getRange({})) yield { locator: locators.prune(key[0], key[1]), raw: value };
+  /** Every prune note, with its locator, newest first, in pages (slices.ts). */
+  *prunes(): Generator<StoredRecord> {
+    for (const { key, value } of pages(this.#prunes, { reverse: true })) yield { locator: locators.prune(key[0], key[1]), raw: value };
   }
 
   /**
@@ -198,7 +224,7 @@ export class LmdbLogStorage implements RecordLogStorage {
    */
   sequence(logId: string, max: number): Promise<number> {
     this.#own(logId);
-    let fromMemory = 0;
+    const taken: string[] = [];
     const sequenced = this.#root.transaction(() => {
       const state = this.#state();
       const log = new LogAppender(state);
@@ -210,17 +236,20 @@ export class LmdbLogStorage implements RecordLogStorage {
         // anyway, and shows as removed without a prune note, which the export's verification reports.
         this.#append(log, key[1], value);
       }
-      fromMemory = Math.min(this.#committed.length, max - fromStore);
-      for (let i = 0; i < fromMemory; i++) this.#append(log, this.#committed[i]!.locator, this.#committed[i]!.leaf);
+      for (const [locator, leaf] of this.#committed) {
+        if (fromStore + taken.length >= max) break;
+        this.#append(log, locator, leaf);
+        taken.push(locator);
+      }
       if (log.size > state.size) {
         for (const node of log.nodes) this.#nodes.putSync([node.height, node.index], asStored(node.hash));
         const next = log.state();
         this.#meta.putSync("state", { size: next.size, frontier: next.frontier.map(toHex) } satisfies StoredState);
       }
-      return fromStore + fromMemory;
+      return fromStore + taken.length;
     });
     return sequenced.then((count) => {
-      this.#committed.splice(0, fromMemory);
+      for (const locator of taken) this.#committed.delete(locator);
       return count;
     });
   }
@@ -260,9 +289,11 @@ export class LmdbLogStorage implements RecordLogStorage {
     return [this.logId];
   }
 
+  /** Once an adoption under way is done: the records it takes in are pending, not missing. */
   async counts(logId: string): Promise<LogCounts | null> {
     if (logId !== this.logId) return null;
-    return { size: this.#state().size, pending: this.#pending.getKeysCount() + this.#committed.length + this.#awaiting, latest: this.#latest() };
+    await this.#adopting?.catch(() => undefined);
+    return { size: this.#state().size, pending: entryCount(this.#pending) + this.#committed.size + this.#awaiting, latest: this.#latest() };
   }
 
   async checkpoints(logId: string, from: number, limit: number): Promise<SignedCheckpoint[]> {
@@ -294,22 +325,64 @@ export class LmdbLogStorage implements RecordLogStorage {
     return position === undefined ? null : { logId: this.logId, position };
   }
 
+  /** In pages, each entry's record read as its page is: an export of any length holds no read transaction for long. */
   async *entries(logId: string, from: number, to: number): AsyncGenerator<StoredEntry> {
     this.#own(logId);
-    for (const { key: position, value } of this.#entries.getRange({ start: from, end: to })) {
+    const slicer = new Slicer();
+    for (const { key: position, value } of pages(this.#entries, { start: from, end: to })) {
       const locator = value.subarray(HASH).toString("utf8");
       const kind = LOCATOR_KIND[locator[0]!];
       if (kind === undefined || !isLogEntryKind(kind)) throw new Error(`the record log's entry ${position} names no record (\`${locator}\`): its store is damaged`);
       const raw = this.#trail.raw(locator);
       yield { position, kind, leaf: value.subarray(0, HASH), record: raw === undefined ? null : raw.toString("utf8") };
+      await slicer.pause();
     }
   }
 
+  /** Nothing to read when the store's counts add up (the header's ACCOUNTING); else the trail, walked in slices. */
   async *unlogged(): AsyncGenerator<UnloggedRecord> {
-    const pending = new Set([...Array.from(this.#pending.getKeys({}), (key) => key[1]), ...this.#committed.map((record) => record.locator)]);
-    for (const { locator, raw } of this.#trail.stored()) {
-      if (this.#index.get(locator) === undefined && !pending.has(locator)) yield { kind: LOCATOR_KIND[locator[0]!]! as LogEntryKind, record: raw.toString("utf8") };
+    await this.#adopting?.catch(() => undefined);
+    if (this.#unaccounted() === 0) return;
+    const slicer = new Slicer();
+    for (const record of this.#everyStored()) {
+      if (!this.#accountedFor(record)) yield { kind: LOCATOR_KIND[record.locator[0]!]! as LogEntryKind, record: record.raw.toString("utf8") };
+      await slicer.pause();
     }
+  }
+
+  /**
+   * How many stored records are neither in the log nor pending nor held in memory (the header's ACCOUNTING), read in one
+   * snapshot: 0 in an untouched store. Costs a few counts and one read per record held in memory.
+   */
+  #unaccounted(): number {
+    const stored = this.#trail.storedCount() + entryCount(this.#prunes);
+    const logged = this.#state().size - this.#pruned();
+    let inMemory = 0;
+    const held = (locator: string): void => {
+      if (this.#index.get(locator) === undefined && this.#trail.raw(locator) !== undefined) inMemory += 1;
+    };
+    for (const locator of this.#committed.keys()) held(locator);
+    for (const locator of this.#awaitingLocators.keys()) held(locator);
+    return stored - logged - entryCount(this.#pending) - inMemory;
+  }
+
+  /** Whether `record` is in the log, pending, or held in memory. */
+  #accountedFor(record: StoredRecord): boolean {
+    const { locator } = record;
+    if (this.#index.get(locator) !== undefined) return true;
+    const at = pendingTime(record);
+    if (this.#pending.doesExist([0, locator]) || (Number.isFinite(at) && this.#pending.doesExist([at, locator]))) return true;
+    return this.#awaitingLocators.has(locator) || this.#committed.has(locator);
+  }
+
+  /** Every record the store holds: the trail's, then the prune notes. */
+  *#everyStored(): Generator<StoredRecord> {
+    yield* this.#trail.stored();
+    yield* this.prunes();
+  }
+
+  #pruned(): number {
+    return (this.#meta.get("pruned") as number | undefined) ?? 0;
   }
 
   #state(): LogState {
@@ -338,6 +411,8 @@ export class LmdbLogStorage implements RecordLogStorage {
         throw new Error(`the audit record log in this data dir has format ${String(format)}, not ${FORMAT}: run the writ release that wrote it`);
       }
       if (format !== FORMAT) this.#meta.putSync("format", FORMAT);
+      // A log written before `pruned` was kept: counted once from its prune notes (one read per note).
+      if (this.#meta.get("pruned") === undefined) this.#meta.putSync("pruned", this.#countPrunedPositions());
       this.#meta.putSync(this.#mark, ownMark());
       if (typeof known === "string") {
         if (configured !== null && configured !== known) {
@@ -351,36 +426,67 @@ export class LmdbLogStorage implements RecordLogStorage {
     });
   }
 
+  /** The positions listed by every prune note. */
+  #countPrunedPositions(): number {
+    let pruned = 0;
+    for (const { value } of pages(this.#prunes)) pruned += (JSON.parse(value.toString("utf8")) as { positions: readonly number[] }).positions.length;
+    return pruned;
+  }
+
   /**
-   * Takes every stored record that the log does not hold into the pending set, unless the log is known to hold them
-   * all (the `complete` mark): the trail's records written while the log was off (a trail older than the log, or run
-   * with SERVICE_AUDIT_LOG=off) enter the log at its next open, ahead of newer ones (key [0, locator]). In transactions
-   * of ADOPT_CHUNK records. Answers how many it took.
+   * Takes every stored record that the log lacks (neither in it, nor pending, nor held in memory) into the pending set,
+   * key [0, locator]: the records written while the log was off (a trail older than the log, or run with
+   * SERVICE_AUDIT_LOG=off; the `complete` mark is then absent), and those a crashed process held in memory (its open mark
+   * is left). Nothing is read when the counts add up (the header's ACCOUNTING). Otherwise the trail is walked in slices,
+   * newest decisions first, each slice's records checked again and taken in one write transaction; after a crash, the walk
+   * stops once it has found as many as the counts miss. Then `complete` is set and the crashed marks removed. One adoption
+   * at a time; answers how many records it took.
    */
-  adoptUnlogged(): number {
+  adoptUnlogged(): Promise<number> {
+    this.#adopting ??= this.#adopt().finally(() => (this.#adopting = null));
+    return this.#adopting;
+  }
+
+  async #adopt(): Promise<number> {
     const crashed = this.#crashedMarks();
-    if (this.#meta.get("complete") === true && crashed.length === 0) return 0;
-    const pending = new Set(Array.from(this.#pending.getKeys({}), (key) => key[1]));
+    const complete = this.#meta.get("complete") === true;
+    if (complete && crashed.length === 0) return 0;
+    const missing = this.#unaccounted();
     let adopted = 0;
-    let chunk: { locator: string; raw: Buffer }[] = [];
-    const flush = () => {
-      this.#root.transactionSync(() => {
-        for (const { locator, raw } of chunk) this.pendSync(0, locator, entryLeafHash({ kind: LOCATOR_KIND[locator[0]!]!, record: raw }));
-      });
-      adopted += chunk.length;
-      chunk = [];
-    };
-    for (const stored of [...this.#trail.stored(), ...this.prunes()]) {
-      if (this.#index.get(stored.locator) !== undefined || pending.has(stored.locator)) continue;
-      chunk.push(stored);
-      if (chunk.length === ADOPT_CHUNK) flush();
+    if (missing !== 0) {
+      // After a crash (the log complete before it), the records missing are the ones it held: enough once found.
+      const enough = complete && missing > 0 ? missing : Infinity;
+      const slicer = new Slicer();
+      let chunk: StoredRecord[] = [];
+      for (const record of this.#everyStored()) {
+        if (!this.#accountedFor(record)) chunk.push(record);
+        if (chunk.length >= ADOPT_CHUNK || (chunk.length > 0 && slicer.due())) {
+          adopted += await this.#pendAdopted(chunk);
+          chunk = [];
+          await slicer.yield();
+          if (adopted >= enough) break;
+        }
+      }
+      if (chunk.length > 0) adopted += await this.#pendAdopted(chunk);
     }
-    if (chunk.length > 0) flush();
-    this.#root.transactionSync(() => {
+    await this.#root.transaction(() => {
       this.#meta.putSync("complete", true);
       for (const mark of crashed) this.#meta.removeSync(mark);
     });
     return adopted;
+  }
+
+  /** In one write transaction: each of `records` still unaccounted for enters the pending set. Answers how many did. */
+  #pendAdopted(records: readonly StoredRecord[]): Promise<number> {
+    return this.#root.transaction(() => {
+      let taken = 0;
+      for (const record of records) {
+        if (this.#accountedFor(record)) continue;
+        this.pendSync(0, record.locator, entryLeafHash({ kind: LOCATOR_KIND[record.locator[0]!]!, record: record.raw }));
+        taken += 1;
+      }
+      return taken;
+    });
   }
 
   /** The open marks of processes gone without closing (the header's INVARIANT; open-marks.ts). */
@@ -398,6 +504,7 @@ export class LmdbLogStorage implements RecordLogStorage {
    * closes; a failure leaves the mark, never loses a record.
    */
   async close(): Promise<void> {
+    await this.#adopting?.catch(() => (this.#incomplete = true));
     if (this.#awaiting > 0) {
       // A write whose outcome never comes (its environment closed under it) must not hold the close: after
       // CLOSE_WAIT_MS, the mark stays and the next open looks for what it wrote.
@@ -409,7 +516,7 @@ export class LmdbLogStorage implements RecordLogStorage {
       clearTimeout(timer);
       if (!settled) this.#incomplete = true;
     }
-    while (this.#committed.length > 0) await this.sequence(this.logId, this.#committed.length);
+    while (this.#committed.size > 0) await this.sequence(this.logId, this.#committed.size);
     if (!this.#incomplete) await this.#root.transaction(() => this.#meta.removeSync(this.#mark));
   }
 
@@ -418,4 +525,26 @@ export class LmdbLogStorage implements RecordLogStorage {
     const meta = root.openDB<unknown, string>(RECORD_LOG_DATABASES.meta, { encoding: "json" });
     if (meta.get("complete") !== undefined) root.transactionSync(() => meta.removeSync("complete"));
   }
+}
+
+/** A record retention removed: its locator, and the time its pending entry (if any) is keyed by. */
+export interface PrunedRecord {
+  readonly locator: string;
+  readonly ms: number;
+}
+
+/** The entries of `db`, counted by LMDB in O(1). */
+function entryCount(db: { getStats(): unknown }): number {
+  return (db.getStats() as { entryCount: number }).entryCount;
+}
+
+/**
+ * The time a record's pending entry is keyed by when the trail wrote it: the key's time for a decision, verification,
+ * security event or prune note; an override's or confirmation's `recordedAt` (lmdb-audit-log.ts `#instant`).
+ */
+function pendingTime(record: StoredRecord): number {
+  const { kind, fields } = parseLocator(record.locator);
+  if (kind !== "override" && kind !== "confirmation") return Number(fields[0]);
+  const recordedAt = (JSON.parse(record.raw.toString("utf8")) as { recordedAt?: unknown }).recordedAt;
+  return typeof recordedAt === "string" ? Date.parse(recordedAt) : NaN;
 }
