@@ -8,6 +8,8 @@ import type { DecisionAudit, DecisionStatus } from "../../src/audit/types.js";
 /** A fresh LMDB environment in a temporary directory; `reopen` closes it and opens the same directory again. */
 export interface TempEnv {
   readonly root: RootDatabase;
+  /** The environment's directory. */
+  readonly dir: string;
   /** Closes the environment (once, however often it is called). */
   close(): Promise<void>;
   reopen(): Promise<TempEnv>;
@@ -26,6 +28,7 @@ function envAt(dir: string): TempEnv {
   const close = (): Promise<void> => (closing ??= root.close());
   return {
     root,
+    dir,
     close,
     reopen: async () => {
       await close();

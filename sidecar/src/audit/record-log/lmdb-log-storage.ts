@@ -460,12 +460,12 @@ export class LmdbLogStorage implements RecordLogStorage {
       let chunk: StoredRecord[] = [];
       for (const record of this.#everyStored()) {
         if (!this.#accountedFor(record)) chunk.push(record);
-        if (chunk.length >= ADOPT_CHUNK || (chunk.length > 0 && slicer.due())) {
+        if (chunk.length >= ADOPT_CHUNK || adopted + chunk.length >= enough || (chunk.length > 0 && slicer.due())) {
           adopted += await this.#pendAdopted(chunk);
           chunk = [];
-          await slicer.yield();
           if (adopted >= enough) break;
         }
+        await slicer.pause();
       }
       if (chunk.length > 0) adopted += await this.#pendAdopted(chunk);
     }

@@ -1,0 +1,113 @@
+/**
+ * Walks in pages (sidecar/src/audit/slices.ts): the same keys, in the same order, as one range read, whatever the
+ * range and the page size; an offset skipped natively in steps; a walk abandoned, or one whose start key LMDB cannot
+ * encode, holds no read transaction afterwards (LMDB's reader table), and the Slicer lets timers run during long work.
+ */
+import fc from "fast-check";
+import type { Database, RangeOptions } from "lmdb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SKIP_STEP, Slicer, keyPages, keysAfter, pages } from "../../src/audit/slices.js";
+import { tempEnv, type TempEnv } from "./support.js";
+
+type Key = [number, string];
+
+/** Readers of the environment that hold a transaction (lmdb-js `readerList`: a header line, then one line a reader). */
+function readers(env: TempEnv): number {
+  return env.root
+    .readerList()
+    .split("\n")
+    .slice(1)
+    .filter((line) => line.trim() !== "" && !/\s-\s*$/.test(line)).length;
+}
+
+describe("walks in pages", () => {
+  let env: TempEnv;
+  let db: Database<number, Key>;
+  const KEYS = 3_000;
+
+  beforeAll(async () => {
+    env = await tempEnv();
+    db = env.root.openDB<number, Key>("slices", { encoding: "json" });
+    await env.root.transaction(() => {
+      for (let i = 0; i < KEYS; i++) db.putSync([Math.floor(i / 3), `k${i % 3}`], i);
+    });
+  });
+  afterAll(() => env.dispose());
+
+  const rangeArb = fc.record({
+    reverse: fc.boolean(),
+    start: fc.option(fc.integer({ min: -5, max: 1_005 }), { nil: undefined }),
+    end: fc.option(fc.integer({ min: -5, max: 1_005 }), { nil: undefined }),
+  });
+  const options = (r: { reverse: boolean; start: number | undefined; end: number | undefined }): RangeOptions => ({
+    reverse: r.reverse,
+    ...(r.start === undefined ? {} : { start: [r.start] }),
+    ...(r.end === undefined ? {} : { end: [r.end] }),
+  });
+
+  it("reads the entries and keys of any range in order, each once, whatever the page size", () => {
+    fc.assert(
+      fc.property(rangeArb, fc.integer({ min: 1, max: 700 }), (r, pageSize) => {
+        const range = options(r);
+        const expected = Array.from(db.getRange(range), ({ key, value }) => ({ key, value }));
+        expect(Array.from(pages(db, range, pageSize))).toEqual(expected);
+        expect(Array.from(keyPages(db, range, pageSize))).toEqual(expected.map((e) => e.key));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("skips an offset as a range read with `offset` does", async () => {
+    await fc.assert(
+      fc.asyncProperty(rangeArb, fc.integer({ min: 0, max: KEYS + 10 }), fc.integer({ min: 1, max: 60 }), async (r, offset, limit) => {
+        const range = options(r);
+        expect(await keysAfter(db, range, offset, limit)).toEqual(Array.from(db.getKeys({ ...range, offset, limit })));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("crosses SKIP_STEP keys a step, serving the event loop between steps", async () => {
+    const big = env.root.openDB<number, number>("slices-big", { encoding: "json" });
+    const n = SKIP_STEP * 3 + 17;
+    await env.root.transaction(() => {
+      for (let i = 0; i < n; i++) big.putSync(i, i);
+    });
+    let ticks = 0;
+    const timer = setInterval(() => (ticks += 1), 0);
+    try {
+      expect(await keysAfter(big, {}, SKIP_STEP * 3 + 2, 5)).toEqual([30_002, 30_003, 30_004, 30_005, 30_006]);
+      expect(await keysAfter(big, { reverse: true }, SKIP_STEP * 2 + 1, 2)).toEqual([n - SKIP_STEP * 2 - 2, n - SKIP_STEP * 2 - 3]);
+      expect(await keysAfter(big, {}, n, 5)).toEqual([]);
+    } finally {
+      clearInterval(timer);
+    }
+    expect(ticks).toBeGreaterThan(0);
+  });
+
+  it("leaves no read transaction open when a walk is abandoned midway", async () => {
+    // A renewed read transaction is released on the next turn of the event loop (lmdb-js); count after one.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const before = readers(env);
+    const walk = pages(db, {}, 50);
+    for (let i = 0; i < 120; i++) walk.next();
+    // Abandoned: never finished, never returned.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(readers(env)).toBe(before);
+  });
+});
+
+describe("Slicer", () => {
+  it("lets a timer run during work longer than its budget", async () => {
+    let fired = false;
+    setTimeout(() => (fired = true), 1);
+    const slicer = new Slicer(1);
+    const until = performance.now() + 30;
+    let firedDuring = false;
+    while (performance.now() < until) {
+      await slicer.pause();
+      if (fired) firedDuring = true;
+    }
+    expect(firedDuring).toBe(true);
+  });
+});
