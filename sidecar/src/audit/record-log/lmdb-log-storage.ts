@@ -328,14 +328,12 @@ export class LmdbLogStorage implements RecordLogStorage {
   /** In pages, each entry's record read as its page is: an export of any length holds no read transaction for long. */
   async *entries(logId: string, from: number, to: number): AsyncGenerator<StoredEntry> {
     this.#own(logId);
-    const slicer = new Slicer();
     for (const { key: position, value } of pages(this.#entries, { start: from, end: to })) {
       const locator = value.subarray(HASH).toString("utf8");
       const kind = LOCATOR_KIND[locator[0]!];
       if (kind === undefined || !isLogEntryKind(kind)) throw new Error(`the record log's entry ${position} names no record (\`${locator}\`): its store is damaged`);
       const raw = this.#trail.raw(locator);
       yield { position, kind, leaf: value.subarray(0, HASH), record: raw === undefined ? null : raw.toString("utf8") };
-      await slicer.pause();
     }
   }
 

@@ -13,6 +13,7 @@ import {
   type SignedCheckpoint,
 } from "@writ/runtime";
 import type { AuditLogStatus, ConsistencyProofJson, InclusionProofJson } from "@writ/wire";
+import { Slicer } from "../slices.js";
 import type { Checkpointer } from "./checkpointer.js";
 import type { RecordLogStorage } from "./log-storage.js";
 import { rangeRoot, type TreeReader } from "./log-tree.js";
@@ -95,6 +96,8 @@ export class RecordLog {
    * @throws RangeError when `from` is not 0 or the size of a checkpoint of the log
    */
   async *export(logId: string, from = 0): AsyncGenerator<ExportLine> {
+    // However long the log, the event loop is served between slices of the export (slices.ts), on every store.
+    const slicer = new Slicer();
     const start = from === 0 ? null : await this.#storage.checkpointAt(logId, from);
     if (from !== 0 && start === null) throw new RangeError(`no checkpoint at size ${from}`);
     const latest = (await this.#storage.counts(logId))?.latest ?? null;
@@ -111,9 +114,13 @@ export class RecordLog {
           yield { type: "checkpoint", checkpoint };
           if (checkpoints.length === 0 && checkpoint.size < latest.size) checkpoints = await this.#storage.checkpoints(logId, checkpoint.size + 1, CHECKPOINT_PAGE);
         }
+        await slicer.pause();
       }
     }
-    for await (const record of this.#storage.unlogged()) yield { type: "unlogged", kind: record.kind, record: record.record };
+    for await (const record of this.#storage.unlogged()) {
+      yield { type: "unlogged", kind: record.kind, record: record.record };
+      await slicer.pause();
+    }
   }
 
   #tree(logId: string): TreeReader {
