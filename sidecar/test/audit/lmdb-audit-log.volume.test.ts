@@ -226,6 +226,26 @@ describe("the LMDB trail at volume", () => {
       expect(firedAt).toBeLessThan(lines / 2);
     });
 
+    it("an export under way does not keep LMDB from reusing the pages that writes free meanwhile: the file does not grow", async () => {
+      const { audit, replay } = open();
+      for (let i = 0; i < 4_000; i += 2_000) await decide(replay, i, 2_000);
+      const log = audit.recordLog!;
+      await log.checkpointNow();
+      const churn = env.root.openDB<string, string>("churn", { encoding: "json" });
+      const value = "v".repeat(3_000);
+      for (let i = 0; i < 100; i++) await churn.put("key", `${i}${value}`);
+      await turn();
+      const size = async () => (await stat(join(env.dir, "data.mdb"))).size;
+      const before = await size();
+      const lines = log.export(log.logId)[Symbol.asyncIterator]();
+      for (let i = 0; i < 300; i++) await lines.next();
+      // The export is a tenth of the way through; writes replace a value 300 times, each freeing the pages it copies.
+      for (let i = 0; i < 300; i++) await churn.put("key", `${i}${value}`);
+      await turn();
+      expect(await size()).toBe(before);
+      for (let line = await lines.next(); !line.done; line = await lines.next());
+    });
+
     it("a timer runs during a prune of many records, which reads no pending entry it does not remove", async () => {
       const reads: Reads = {};
       const retention = { decisions: { maxAgeMs: DAY_MS, maxRecords: null }, verifications: { maxAgeMs: null, maxRecords: null }, security: { maxAgeMs: null, maxRecords: null } };
