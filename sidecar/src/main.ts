@@ -5,8 +5,9 @@
  * (docs/sidecar.md, "Logs"): a configuration error is one `fatal` line and exit code 2; a failure to start is exit
  * code 1.
  * `writ-sidecar migrate` and `writ-sidecar import-lmdb <data-dir>`: the fleet database's commands
- * (database-commands.ts, docs/fleet.md), and `--help`, `--version` and a wrong argument: command-line answers, in
- * plain text like any other command's.
+ * (database-commands.ts, docs/fleet.md); `writ-sidecar compact <data-dir>`: a stopped sidecar's LMDB file rewritten
+ * with the pages in use only (storage/lmdb-compact.ts); and `--help`, `--version` and a wrong argument: command-line
+ * answers, in plain text like any other command's.
  */
 import pkg from "../package.json";
 import { ConfigError, loadConfig } from "./config.js";
@@ -16,11 +17,13 @@ import { startSidecar, type RunningSidecar } from "./sidecar.js";
 const USAGE = `usage: writ-sidecar [--dev]
        writ-sidecar migrate
        writ-sidecar import-lmdb <data-dir>
+       writ-sidecar compact <data-dir>
        writ-sidecar --version | --help
 
   --dev         development mode: keys are generated into the data dir (default .writ/data) when absent
   migrate       apply the database schema migrations (SERVICE_DATABASE_URL or SERVICE_DATABASE_URL_FILE) and exit
   import-lmdb   move a stopped sidecar's LMDB data dir (replay entries, audit trail, Trust Records) into the database
+  compact       rewrite a stopped sidecar's LMDB data file with only the pages in use, giving back the space it freed
 
 Configuration is read from the environment; see docs/sidecar.md.`;
 
@@ -83,6 +86,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${pkg.version}\n`);
     return 0;
   }
+  if (argv[0] === "compact") return compact(argv.slice(1));
   if (argv[0] === "migrate" || argv[0] === "import-lmdb") {
     const operands = argv[0] === "migrate" ? 0 : 1;
     if (argv.length !== operands + 1) {
@@ -99,6 +103,22 @@ async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   return serve(argv.includes("--dev"));
+}
+
+/** `writ-sidecar compact <data-dir>`: exit 0 once compacted, 1 when it failed (one line on stderr), 2 for bad arguments. */
+async function compact(operands: readonly string[]): Promise<number> {
+  if (operands.length !== 1) {
+    process.stderr.write(`writ-sidecar: compact takes one argument, the data dir\n${USAGE}\n`);
+    return 2;
+  }
+  const { compactDataDir } = await import("./storage/lmdb-compact.js");
+  try {
+    await compactDataDir(operands[0]!, (line) => process.stdout.write(`writ-sidecar: ${line}\n`));
+    return 0;
+  } catch (error) {
+    process.stderr.write(`writ-sidecar: compact failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
 }
 
 /** The service: from here on, every line is JSON on stdout, through one root logger. */
