@@ -3,7 +3,7 @@
  * entries, signed checkpoints, inclusion and consistency proofs. Hashes are 64 lowercase hex digits (SHA-256).
  */
 import { Type } from "typebox";
-import { Choice, Closed, Hex64, Instant, List, type Static } from "./schema.js";
+import { Choice, Closed, Hex64, Instant, List, Text, type Static } from "./schema.js";
 
 /** What an audit log entry records. */
 export const LogEntryKind = Choice(["decision", "override", "confirmation", "verification", "security", "prune"], {
@@ -85,10 +85,15 @@ export type AuditLogStatus = Static<typeof AuditLogStatus>;
 /** `GET /audit/checkpoints`. */
 export const CheckpointList = List(SignedCheckpoint, { title: "CheckpointList", description: "Checkpoints with `size` at least `from`, oldest first." });
 
-const size = (description: string) => Type.Integer({ minimum: 0, description });
+/** A size of a log: a count of entries, so a safe integer (at most 2^53 - 1). */
+const size = (description: string) => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description });
 
 const logId = Type.Optional(
-  Type.String({ pattern: "^[A-Za-z0-9._:-]{1,128}$", description: "The log to read (a sidecar instance id, `GET /audit/logs`); default this sidecar's." }),
+  Type.String({
+    maxLength: 128,
+    pattern: "^[A-Za-z0-9._:-]{1,128}$",
+    description: "The log to read (a sidecar instance id, `GET /audit/logs`: 1-128 of `A-Z a-z 0-9 . _ : -`); default this sidecar's.",
+  }),
 );
 
 /** `GET /audit/logs`: the logs the store holds. */
@@ -110,7 +115,7 @@ export const CheckpointQuery = Closed({
 export const CheckpointParams = Closed({ size: size("The checkpoint's size.") });
 /** `GET /audit/proofs/inclusion` query parameters: the proof is in the log that holds the decision. */
 export const InclusionProofQuery = Closed({
-  executionId: Type.String({ minLength: 1, description: "The decision whose record is proven." }),
+  executionId: Text("The decision whose record is proven: its executionId, 1 to 1,024 characters."),
   size: Type.Optional(size("The checkpoint to prove against, by its size; default the latest.")),
 });
 /** `GET /audit/proofs/consistency` query parameters. */

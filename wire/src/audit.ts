@@ -4,24 +4,35 @@
  */
 import { Type } from "typebox";
 import { Attestation } from "./attestation.js";
-import { POLICY_ID_PATTERN } from "./constants.js";
+import { POLICY_ID_MAX_LENGTH, POLICY_ID_PATTERN } from "./constants.js";
 import { DecisionStatus, ExecutionState, JsonObject, Verdict } from "./common.js";
 import { ExecutionProof, OverrideRecord } from "./evidence.js";
-import { Choice, Closed, Described, Instant, List, type Static } from "./schema.js";
+import { Choice, Closed, Described, Instant, List, Text, type Static } from "./schema.js";
 
 const limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50, description: "1 to 500, default 50." }));
-const from = Type.Optional(Type.String({ format: "date-time", description: "Inclusive bound: an RFC 3339 date-time with an offset." }));
-const to = Type.Optional(Type.String({ format: "date-time", description: "Inclusive bound: an RFC 3339 date-time with an offset." }));
+/**
+ * A time bound of a query. An RFC 3339 date-time is 20 characters, 35 with nanoseconds and an offset
+ * (`2025-01-31T01:00:00.123456789+01:00`); 64 leaves room for any fraction a clock writes.
+ */
+const bound = Type.Optional(
+  Type.String({ format: "date-time", maxLength: 64, description: "Inclusive bound: an RFC 3339 date-time with an offset, at most 64 characters." }),
+);
 
 /** `GET /audit/decisions` query parameters; every one optional, each given at most once. */
 export const DecisionQuery = Closed(
   {
     limit,
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: "0 to 1,000,000, default 0." })),
-    policyId: Type.Optional(Type.String({ pattern: POLICY_ID_PATTERN })),
+    policyId: Type.Optional(
+      Type.String({
+        maxLength: POLICY_ID_MAX_LENGTH,
+        pattern: POLICY_ID_PATTERN,
+        description: "A policy id: at most 128 characters, lowercase letters and digits separated by single `.`, `_` or `-` (the compiler's rule).",
+      }),
+    ),
     decision: Type.Optional(DecisionStatus),
-    from,
-    to,
+    from: bound,
+    to: bound,
   },
   { title: "DecisionQuery", description: "`GET /audit/decisions` query parameters; every one optional, each given at most once." },
 );
@@ -29,7 +40,7 @@ export type DecisionQuery = Static<typeof DecisionQuery>;
 
 /** `GET /audit/security` query parameters: newest first, no offset (page backwards with `to`). */
 export const SecurityEventQuery = Closed(
-  { limit, from, to },
+  { limit, from: bound, to: bound },
   { title: "SecurityEventQuery", description: "`GET /audit/security` query parameters: newest first, no offset (page backwards with `to`)." },
 );
 export type SecurityEventQuery = Static<typeof SecurityEventQuery>;
@@ -80,8 +91,11 @@ export const AuditedConfirmation = Closed(
 );
 export type AuditedConfirmation = Static<typeof AuditedConfirmation>;
 
-/** `GET /audit/decisions/{executionId}` path parameters. */
-export const DecisionParams = Closed({ executionId: Type.String() });
+/**
+ * `GET /audit/decisions/{executionId}` path parameters. An executionId is what `POST /evaluate` takes (1 to 1,024
+ * characters): no decision is stored under any other.
+ */
+export const DecisionParams = Closed({ executionId: Text("The decision's executionId: 1 to 1,024 characters, as `POST /evaluate` takes it.") });
 export type DecisionParams = Static<typeof DecisionParams>;
 
 /** `GET /audit/decisions/:executionId`: the decision with its override and confirmation beside it (spec 1.8). */

@@ -9,6 +9,12 @@ export const PROVENANCE_VERSION = "SERVICE_PROVENANCE_V1";
 /** A policy id (the compiler's rule; the `policyId` filter of `GET /audit/decisions` takes only these). */
 export const POLICY_ID_PATTERN = "^[a-z0-9]+(?:[._-][a-z0-9]+)*$";
 
+/** The longest policy id the compiler takes (E304): no bundle, and so no decision, has a longer one. */
+export const POLICY_ID_MAX_LENGTH = 128;
+
+/** The longest version semver takes (its `MAX_LENGTH`): a longer one is no version of any bundle. */
+export const POLICY_VERSION_MAX_LENGTH = 256;
+
 /**
  * The DSSE payloadType of every signed writ object (docs/signing.md): a signature covers
  * PAE(payloadType, JCS(object without its `signature` member)), so one made in one domain never verifies in another.

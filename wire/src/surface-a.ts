@@ -7,6 +7,7 @@
 import { Type } from "typebox";
 import { AttestationInput, AttestationPreview, AttestationV1, AttestationV2 } from "./attestation.js";
 import { DecisionStatus, JsonObject, Signals, Verdict } from "./common.js";
+import { POLICY_ID_MAX_LENGTH, POLICY_VERSION_MAX_LENGTH } from "./constants.js";
 import { OverrideRecord } from "./evidence.js";
 import { Choice, Closed, Described, List, OpenObject, Text, type Static } from "./schema.js";
 
@@ -244,8 +245,14 @@ export const ConfirmExecutionResponse = Closed(
 );
 export type ConfirmExecutionResponse = Static<typeof ConfirmExecutionResponse>;
 
-/** `GET /policies/{policyId}/versions/{version}/schema` path parameters. */
-export const PolicySchemaParams = Closed({ policyId: Type.String(), version: Type.String({ description: "The policy version." }) });
+/**
+ * `GET /policies/{policyId}/versions/{version}/schema` path parameters, bounded by the longest policy id the compiler
+ * takes and the longest version semver takes. Within the bounds, one that names no bundle is 404 `Policy not found`.
+ */
+export const PolicySchemaParams = Closed({
+  policyId: Type.String({ minLength: 1, maxLength: POLICY_ID_MAX_LENGTH, description: "The policy id: 1 to 128 characters." }),
+  version: Type.String({ minLength: 1, maxLength: POLICY_VERSION_MAX_LENGTH, description: "The policy version: 1 to 256 characters." }),
+});
 export type PolicySchemaParams = Static<typeof PolicySchemaParams>;
 
 /** `GET /policies/{policyId}/versions/{version}/schema` (spec 1.9 step 1; shape: docs/sidecar.md). */

@@ -19,11 +19,14 @@ import { EvaluateResponse } from "./surface-a.js";
  */
 export const BUSINESS_TRANSACTION_UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-5][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$";
 
+/** The longest id a record can be stored under. */
+export const RECORD_ID_MAX_LENGTH = 64;
+
 /**
  * The ids a record can be stored under (every UUID is one): only characters that need no percent-encoding in a path,
  * and at most 64 of them.
  */
-export const RECORD_ID_PATTERN = "^[A-Za-z0-9._~:-]{1,64}$";
+export const RECORD_ID_PATTERN = `^[A-Za-z0-9._~:-]{1,${RECORD_ID_MAX_LENGTH}}$`;
 
 /** The policy version a transaction is executed under. */
 export const PolicyRef = Closed(
@@ -211,8 +214,17 @@ export const ReplayResult = Closed(
 );
 export type ReplayResult = Static<typeof ReplayResult>;
 
-/** The path parameter of `GET /transactions/{id}`, `/trust-records/{id}`, `/verification/{id}`, `/receipt/latest/{id}`. */
-export const RecordParams = Closed({ id: Type.String({ description: "A businessTransactionId, exactly as sent." }) });
+/**
+ * The path parameter of `GET /transactions/{id}`, `/trust-records/{id}`, `/verification/{id}`, `/receipt/latest/{id}`:
+ * an id no record can be stored under is refused before any lookup; a storable one that is not stored is 404.
+ */
+export const RecordParams = Closed({
+  id: Type.String({
+    maxLength: RECORD_ID_MAX_LENGTH,
+    pattern: RECORD_ID_PATTERN,
+    description: "A businessTransactionId, exactly as sent: 1 to 64 of `A-Z a-z 0-9 . _ ~ : -`, the ids a record can be stored under (any other is 400).",
+  }),
+});
 export type RecordParams = Static<typeof RecordParams>;
 
 /** `GET /transactions` query parameters: `page` 1 to 1,000,000 (default 1), `pageSize` 1 to 100 (default 20). */

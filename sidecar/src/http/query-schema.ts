@@ -1,9 +1,12 @@
 /**
  * What the hand-written query parsers (audit/query.ts, surface-b/pagination.ts) read from @writ/wire's query schemas,
- * which the OpenAPI documents show: the parameter names and each integer's bounds and default. The parsers keep their
- * own wording of a refusal (`querystring/<name> must …`), which a JSON Schema validator would word otherwise.
+ * which the OpenAPI documents show: the parameter names, each integer's bounds and default, and each string's schema
+ * (its length bounds, pattern and values). A URL's values are strings and a parameter may be repeated, so the parsers
+ * read them themselves and keep their own wording of a refusal (`querystring/<name> must …`); a string's value is
+ * checked against its member schema by the sidecar's ajv (http/validation.ts), so no bound is written twice.
  */
 import type { TSchema } from "@writ/wire";
+import { valueCheck } from "./validation.js";
 
 export interface IntegerBounds {
   readonly min: number;
@@ -12,7 +15,7 @@ export interface IntegerBounds {
 }
 
 interface QuerySchema {
-  readonly properties: Readonly<Record<string, { readonly minimum?: unknown; readonly maximum?: unknown; readonly default?: unknown; readonly enum?: unknown }>>;
+  readonly properties: Readonly<Record<string, TSchema & { readonly type?: unknown; readonly minimum?: unknown; readonly maximum?: unknown; readonly default?: unknown }>>;
 }
 
 function membersOf(query: TSchema): QuerySchema["properties"] {
@@ -31,9 +34,20 @@ export function integerBounds(query: TSchema, name: string): IntegerBounds {
   return { min: minimum, max: maximum, fallback };
 }
 
-/** The values the string parameter `name` of `query` takes. */
-export function parameterValues(query: TSchema, name: string): readonly string[] {
-  const values = membersOf(query)[name]?.enum;
-  if (!Array.isArray(values)) throw new Error(`query parameter \`${name}\` has no list of values`);
-  return values as string[];
+/** A check of a string parameter's value: null when its schema takes it, else what is wrong (`must NOT have more than 128 characters`). */
+export type TextCheck = (value: string) => string | null;
+
+const textChecks = new WeakMap<TSchema, Map<string, TextCheck>>();
+
+/** The check of the string parameter `name` of `query`, compiled once. */
+export function textCheck(query: TSchema, name: string): TextCheck {
+  let checks = textChecks.get(query);
+  if (checks === undefined) textChecks.set(query, (checks = new Map()));
+  let check = checks.get(name);
+  if (check === undefined) {
+    const member = membersOf(query)[name];
+    if (member?.type !== "string") throw new Error(`query parameter \`${name}\` is not a string`);
+    checks.set(name, (check = valueCheck(member)));
+  }
+  return check;
 }

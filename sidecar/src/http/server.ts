@@ -42,7 +42,11 @@ export interface ServerOptions {
   readonly connections: ConnectionLimits;
 }
 
-/** Longest path parameter: an executionId may be 1,024 characters, each up to 12 bytes percent-encoded. */
+/**
+ * Longest path parameter the router takes, in UTF-16 units once percent-decoded: far above every parameter's own bound
+ * (an executionId's 1,024 characters are at most 2,048 units), so that a route's schema refuses an over-long one by
+ * name; only a longer one is refused here, before any route (`urlProblem`).
+ */
 const MAX_PARAM_LENGTH = 12_288;
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
@@ -81,9 +85,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     // request: authentication first, then an error-table body.
     frameworkErrors: (error, request, reply) => {
       void reply.header(REQUEST_ID_HEADER, request.id);
-      const answer = authorized(request)
-        ? invalidRequest([{ path: "url", message: error.message.replace(/\.$/, "") }])
-        : unauthorized(request);
+      const answer = authorized(request) ? invalidRequest([{ path: "url", message: urlProblem(error) }]) : unauthorized(request);
       void (reply as FastifyReply).code(answer.statusCode).send(answer.body);
     },
   });
@@ -148,6 +150,13 @@ export function createServer(options: ServerOptions): FastifyInstance {
   answerBelowRoutes(app.server);
   capSockets(app.server, options.connections.maxSockets);
   return app;
+}
+
+/** What is wrong with a URL the router cannot take, without repeating it (it may be kilobytes long). */
+function urlProblem(error: FastifyError): string {
+  if (error.code === "FST_ERR_MAX_PARAM_LENGTH") return `a path parameter is longer than ${MAX_PARAM_LENGTH.toLocaleString("en-US")} characters`;
+  if (error.code === "FST_ERR_BAD_URL") return "a path parameter is not valid percent-encoded UTF-8";
+  return "the URL cannot be read";
 }
 
 /** How many Authorization headers the request carried (`rawHeaders` alternates names and values). */

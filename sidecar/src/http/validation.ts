@@ -18,9 +18,13 @@ const ajv = new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: 
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema }) => ajv.compile(schema as object);
 
-/** ajv's message, naming the member an `additionalProperties` failure is about (ajv's own text does not). */
+/**
+ * ajv's message, naming the member an `additionalProperties` failure is about and the values an `enum` allows (ajv's
+ * own text says neither).
+ */
 function messageOf(error: ErrorObject): string {
   if (error.keyword === "additionalProperties") return `must NOT have additional property '${String((error.params as { additionalProperty: string }).additionalProperty)}'`;
+  if (error.keyword === "enum") return `must be equal to one of the allowed values: ${(error.params as { allowedValues: unknown[] }).allowedValues.join(", ")}`;
   return error.message ?? "is invalid";
 }
 
@@ -51,5 +55,15 @@ export function bodyCheck<S extends TSchema>(schema: S): BodyCheck<Static<S>> {
   return (body) => {
     if (validate(body)) return body as Static<S>;
     throw bodyError(validate.errors ?? []);
+  };
+}
+
+/** A check of one value against `schema`: null when it passes, else what is wrong with it, in `bodyError`'s words. */
+export function valueCheck(schema: TSchema): (value: unknown) => string | null {
+  const validate = ajv.compile(schema);
+  return (value) => {
+    if (validate(value)) return null;
+    const [first] = validate.errors ?? [];
+    return first === undefined ? "is invalid" : messageOf(first);
   };
 }

@@ -46,7 +46,7 @@ function malformed(method: string, operation: Operation): string {
   const what = [
     ...(method === "POST" ? [operation.body === undefined ? "the body is not strict JSON" : "the body is not strict JSON or does not match its schema"] : []),
     ...(operation.query === undefined ? [] : ["a query parameter is unknown, repeated or out of its bounds"]),
-    ...(operation.params === undefined ? [] : ["a path parameter cannot be read"]),
+    ...(operation.params === undefined ? [] : ["a path parameter cannot be read or is out of its bounds"]),
   ];
   return `${what.join("; ")}; \`details\` says what and where`;
 }

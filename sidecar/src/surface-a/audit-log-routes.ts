@@ -7,7 +7,8 @@
  */
 import { Readable } from "node:stream";
 import type { FastifyInstance } from "fastify";
-import { logQuery, logSize } from "../audit/query.js";
+import { CheckpointQuery, ConsistencyProofQuery, ExportQuery, InclusionProofQuery, LogQuery } from "@writ/wire";
+import { knownOnly, logQuery, logSize, logSizeParam, textParameter } from "../audit/query.js";
 import type { RecordLog } from "../audit/record-log/record-log.js";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError, invalidRequest } from "../http/errors.js";
@@ -28,14 +29,14 @@ export function auditLogRoutes(app: FastifyInstance, ctx: SidecarContext): void 
 
   app.get<Query>("/audit/log", async (request) => {
     const log = recordLogOf(ctx);
-    const status = await log.status(parsed(() => logQuery(request.query, [], log.logId)));
+    const status = await log.status(parsed(() => logQuery(request.query, LogQuery, log.logId)));
     if (status === null) throw SidecarHttpError.of("LOG_NOT_FOUND");
     return status;
   });
 
   app.get<Query>("/audit/checkpoints", async (request) => {
     const log = recordLogOf(ctx);
-    const logId = parsed(() => logQuery(request.query, ["from", "limit"], log.logId));
+    const logId = parsed(() => logQuery(request.query, CheckpointQuery, log.logId));
     const from = parsed(() => logSize(request.query, "from", 0));
     const limit = Math.min(parsed(() => logSize(request.query, "limit", 100)), MAX_CHECKPOINTS_PAGE);
     await known(log, logId);
@@ -44,17 +45,17 @@ export function auditLogRoutes(app: FastifyInstance, ctx: SidecarContext): void 
 
   app.get<{ Params: { size: string } } & Query>("/audit/checkpoints/:size", async (request) => {
     const log = recordLogOf(ctx);
-    const logId = parsed(() => logQuery(request.query, [], log.logId));
-    const checkpoint = await log.checkpointAt(logId, parsed(() => logSize(request.params, "size")));
+    const logId = parsed(() => logQuery(request.query, LogQuery, log.logId));
+    const checkpoint = await log.checkpointAt(logId, parsed(() => logSizeParam(request.params, "size")));
     if (checkpoint === null) throw SidecarHttpError.of("CHECKPOINT_NOT_FOUND");
     return checkpoint;
   });
 
   app.get<Query>("/audit/proofs/inclusion", async (request) => {
     const log = recordLogOf(ctx);
-    parsed(() => logQuery(request.query, ["executionId", "size"], log.logId));
-    const { executionId } = request.query;
-    if (typeof executionId !== "string" || executionId === "") throw invalidRequest([{ path: "querystring/executionId", message: "is required" }]);
+    parsed(() => knownOnly(request.query, InclusionProofQuery));
+    const executionId = parsed(() => textParameter(request.query, InclusionProofQuery, "executionId"));
+    if (executionId === undefined) throw invalidRequest([{ path: "querystring/executionId", message: "is required" }]);
     const at = request.query["size"] === undefined ? undefined : parsed(() => logSize(request.query, "size"));
     const proof = await log.decisionInclusionProof(executionId, at);
     if (proof === null) throw SidecarHttpError.of("NOT_IN_CHECKPOINT");
@@ -63,7 +64,7 @@ export function auditLogRoutes(app: FastifyInstance, ctx: SidecarContext): void 
 
   app.get<Query>("/audit/proofs/consistency", async (request) => {
     const log = recordLogOf(ctx);
-    const logId = parsed(() => logQuery(request.query, ["from", "to"], log.logId));
+    const logId = parsed(() => logQuery(request.query, ConsistencyProofQuery, log.logId));
     const from = parsed(() => logSize(request.query, "from"));
     const to = parsed(() => logSize(request.query, "to"));
     if (from > to) throw invalidRequest([{ path: "querystring/from", message: "must not be above `to`" }]);
@@ -75,7 +76,7 @@ export function auditLogRoutes(app: FastifyInstance, ctx: SidecarContext): void 
   // Streamed line by line from the store: the export of a long log is never held in memory.
   app.get<Query>("/audit/export", async (request, reply) => {
     const log = recordLogOf(ctx);
-    const logId = parsed(() => logQuery(request.query, ["from"], log.logId));
+    const logId = parsed(() => logQuery(request.query, ExportQuery, log.logId));
     const from = parsed(() => logSize(request.query, "from", 0));
     await known(log, logId);
     if (from !== 0 && (await log.checkpointAt(logId, from)) === null) throw SidecarHttpError.of("CHECKPOINT_NOT_FOUND");

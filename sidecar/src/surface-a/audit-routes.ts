@@ -3,6 +3,7 @@
  * confirmation, the stats, and the security events. Query defaults and maximums: docs/audit.md.
  */
 import type { FastifyInstance } from "fastify";
+import { DecisionParams } from "@writ/wire";
 import { parseDecisionQuery, parseSecurityQuery, QueryError } from "../audit/query.js";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError, invalidRequest } from "../http/errors.js";
@@ -12,7 +13,7 @@ export function parsed<T>(parse: () => T): T {
   try {
     return parse();
   } catch (e) {
-    if (e instanceof QueryError) throw invalidRequest([{ path: "querystring", message: e.message }]);
+    if (e instanceof QueryError) throw invalidRequest([{ path: e.location, message: e.message }]);
     throw e;
   }
 }
@@ -23,7 +24,8 @@ export function auditRoutes(app: FastifyInstance, ctx: SidecarContext): void {
     return ctx.audit.listDecisions(query);
   });
 
-  app.get<{ Params: { executionId: string } }>("/audit/decisions/:executionId", async (request) => {
+  // An executionId longer than any `POST /evaluate` takes is refused by its schema, before any lookup.
+  app.get<{ Params: DecisionParams }>("/audit/decisions/:executionId", { schema: { params: DecisionParams } }, async (request) => {
     const detail = await ctx.audit.getDecision(request.params.executionId);
     if (detail === null) throw SidecarHttpError.of("DECISION_NOT_FOUND");
     return detail;

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from "fastify";
 import { CAPABILITIES, PAYLOAD_TYPES, RUNTIME_HASH, RUNTIME_VERSION, SUPPORTED_SCHEMA_VERSIONS, signObject, verifyObject } from "@writ/runtime";
 import { HealthQuery, type Capabilities, type Health, type RuntimeManifestResponse, type StoreStatus } from "@writ/wire";
+import { PolicySchemaParams } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
 import type { Metrics } from "../metrics.js";
 import { loggingBundleRefusals } from "./bundle-refusals.js";
@@ -79,8 +80,9 @@ export function runtimeInfoRoutes(app: FastifyInstance, ctx: SidecarContext, met
 
   app.get("/runtime/capabilities", async (): Promise<Capabilities> => ({ capabilities: [...CAPABILITIES] }));
 
-  // A missing bundle is 404 `Policy not found`; one that does not load is 422 `policy bundle does not load`.
-  app.get<{ Params: { policyId: string; version: string } }>("/policies/:policyId/versions/:version/schema", async (request) => {
+  // A missing bundle is 404 `Policy not found`; one that does not load is 422 `policy bundle does not load`. A policy
+  // id or version longer than any bundle's is refused by its schema (400), before any bundle is looked up.
+  app.get<{ Params: PolicySchemaParams }>("/policies/:policyId/versions/:version/schema", { schema: { params: PolicySchemaParams } }, async (request) => {
     const { policyId, version } = request.params;
     const bundle = await loggingBundleRefusals(request, () => ctx.authorizer.policy(policyId, version, "schema"));
     return {

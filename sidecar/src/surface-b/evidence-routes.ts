@@ -10,7 +10,7 @@ import { SidecarHttpError } from "../http/errors.js";
 import { bodySchema } from "../http/validation.js";
 import { checkRecord, checkSeal, verificationOf } from "./check.js";
 import { required } from "./required.js";
-import { GET_ONLY } from "./route-options.js";
+import { RECORD_ROUTE } from "./route-options.js";
 import { issueReceipt } from "./seal.js";
 import type { StoredRecord, TrustRecordStore } from "./record-store.js";
 import type { ReplayResult } from "./types.js";
@@ -26,7 +26,7 @@ async function storedRecord(store: TrustRecordStore, id: string): Promise<Stored
 }
 
 export function evidenceRoutes(app: FastifyInstance, ctx: SidecarContext, records: TrustRecordStore | null): void {
-  app.get<IdParams>("/trust-records/:id", GET_ONLY, async (request) => {
+  app.get<IdParams>("/trust-records/:id", RECORD_ROUTE, async (request) => {
     const id = request.params.id;
     const store = required(records);
     const stored = await storedRecord(store, id);
@@ -46,7 +46,7 @@ export function evidenceRoutes(app: FastifyInstance, ctx: SidecarContext, record
     return verification;
   });
 
-  app.get<IdParams>("/verification/:id", GET_ONLY, async (request) => {
+  app.get<IdParams>("/verification/:id", RECORD_ROUTE, async (request) => {
     const id = request.params.id;
     const store = required(records);
     const latest = (await store.record(id)) === undefined ? undefined : await store.latestVerification(id);
@@ -65,7 +65,7 @@ export function evidenceRoutes(app: FastifyInstance, ctx: SidecarContext, record
     return receipt;
   });
 
-  app.get<IdParams>("/receipt/latest/:id", GET_ONLY, async (request) => {
+  app.get<IdParams>("/receipt/latest/:id", RECORD_ROUTE, async (request) => {
     const id = request.params.id;
     const store = required(records);
     const latest = (await store.record(id)) === undefined ? undefined : await store.latestReceipt(id);

@@ -14,7 +14,7 @@ import { isBusinessTransactionUuid } from "./ids.js";
 import { parsePage } from "./pagination.js";
 import { executeTransaction } from "./pipeline.js";
 import { required } from "./required.js";
-import { GET_ONLY } from "./route-options.js";
+import { GET_ONLY, RECORD_ROUTE } from "./route-options.js";
 import { timestampCheck } from "./timestamps.js";
 import type { StoredRecord, TrustRecordStore } from "./record-store.js";
 import { TRANSACTION_MEMBERS, type BusinessTransaction, type TrustRecord } from "./types.js";
@@ -85,7 +85,7 @@ export function transactionRoutes(app: FastifyInstance, ctx: SidecarContext, rec
     return { items, page, pageSize, total };
   });
 
-  app.get<{ Params: { id: string } }>("/transactions/:id", GET_ONLY, async (request) => {
+  app.get<{ Params: { id: string } }>("/transactions/:id", RECORD_ROUTE, async (request) => {
     const id = request.params.id;
     const stored = await required(records).record(id);
     if (stored === undefined) throw SidecarHttpError.of("TRANSACTION_NOT_FOUND");

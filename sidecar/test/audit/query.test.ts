@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { AUDIT_QUERY_LIMITS, QueryError, parseDecisionQuery, parseSecurityQuery, type RawQuery } from "../../src/audit/query.js";
+import { InclusionProofQuery, LogQuery, type TSchema } from "@writ/wire";
+import { AUDIT_QUERY_LIMITS, QueryError, logQuery, logSizeParam, parseDecisionQuery, parseSecurityQuery, type RawQuery } from "../../src/audit/query.js";
 
 function refusal(parse: () => unknown): QueryError {
   try {
@@ -49,12 +50,15 @@ describe("parseDecisionQuery", () => {
     [{ limit: ["1", "2"] }, "querystring/limit must be given once"],
     [{ policyId: "" }, 'querystring/policyId must match pattern "^[a-z0-9]+(?:[._-][a-z0-9]+)*$"'],
     [{ policyId: "Payments" }, 'querystring/policyId must match pattern "^[a-z0-9]+(?:[._-][a-z0-9]+)*$"'],
+    [{ policyId: "a".repeat(129) }, "querystring/policyId must NOT have more than 128 characters"],
+    [{ policyId: "é".repeat(129) }, "querystring/policyId must NOT have more than 128 characters"],
     [{ decision: "approve" }, "querystring/decision must be equal to one of the allowed values: approved, pending_override, rejected"],
     [{ decision: "" }, "querystring/decision must be equal to one of the allowed values: approved, pending_override, rejected"],
     [{ from: "2025-03-10" }, 'querystring/from must match format "date-time" (RFC 3339, e.g. 2025-01-31T00:00:00Z)'],
     [{ from: "2025-03-10T00:00:00" }, 'querystring/from must match format "date-time" (RFC 3339, e.g. 2025-01-31T00:00:00Z)'],
     [{ to: "2025-02-30T00:00:00Z" }, 'querystring/to must match format "date-time" (RFC 3339, e.g. 2025-01-31T00:00:00Z)'],
     [{ to: "1741564800000" }, 'querystring/to must match format "date-time" (RFC 3339, e.g. 2025-01-31T00:00:00Z)'],
+    [{ from: `2025-03-10T00:00:00.${"1".repeat(44)}Z` }, "querystring/from must NOT have more than 64 characters"],
     [{ from: "2025-03-10T00:00:00.001Z", to: "2025-03-10T00:00:00Z" }, "querystring/from must not be later than querystring/to"],
     [{ sort: "asc" }, "querystring/sort is not a known parameter; known: limit, offset, policyId, decision, from, to"],
   ] as [RawQuery, string][])("refuses %j", (raw, message) => {
@@ -62,6 +66,15 @@ describe("parseDecisionQuery", () => {
     expect(error.message).toBe(message);
     expect(error.statusCode).toBe(400);
     expect(error.name).toBe("QueryError");
+  });
+
+  it("takes a policy id of the longest the compiler allows, and refuses any longer value by its length, before its pattern", () => {
+    expect(parseDecisionQuery({ policyId: "a".repeat(128) }).policyId).toBe("a".repeat(128));
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", minLength: 129, maxLength: 5_000 }), (policyId) => {
+        expect(refusal(() => parseDecisionQuery({ policyId })).message).toBe("querystring/policyId must NOT have more than 128 characters");
+      }),
+    );
   });
 
   it("reads every integer in range as itself, and refuses every other text", () => {
@@ -99,5 +112,30 @@ describe("parseSecurityQuery", () => {
     [{ from: "2025-03-11T00:00:00Z", to: "2025-03-10T00:00:00Z" }, "querystring/from must not be later than querystring/to"],
   ] as [RawQuery, string][])("refuses %j", (raw, message) => {
     expect(refusal(() => parseSecurityQuery(raw)).message).toBe(message);
+  });
+});
+
+describe("logQuery", () => {
+  it("reads `logId`, defaulting to this sidecar's log", () => {
+    expect(logQuery({}, LogQuery, "own")).toBe("own");
+    expect(logQuery({ logId: "sidecar-2" }, LogQuery, "own")).toBe("sidecar-2");
+  });
+
+  it.each([
+    [{ logId: "x".repeat(129) }, LogQuery, "querystring/logId must NOT have more than 128 characters"],
+    [{ logId: "a b" }, LogQuery, 'querystring/logId must match pattern "^[A-Za-z0-9._:-]{1,128}$"'],
+    [{ logId: ["a", "b"] }, LogQuery, "querystring/logId must be given once"],
+    [{ size: "1" }, LogQuery, "querystring/size is not a known parameter; known: logId"],
+    [{ logId: "a" }, InclusionProofQuery, "querystring/logId is not a known parameter; known: executionId, size"],
+  ] as [RawQuery, TSchema, string][])("refuses %j", (raw, query, message) => {
+    expect(refusal(() => logQuery(raw, query, "own")).message).toBe(message);
+  });
+});
+
+describe("logSizeParam", () => {
+  it("reads a size in the path, and names the path parameter when it refuses one", () => {
+    expect(logSizeParam({ size: String(Number.MAX_SAFE_INTEGER) }, "size")).toBe(Number.MAX_SAFE_INTEGER);
+    const error = refusal(() => logSizeParam({ size: "9".repeat(2_000) }, "size"));
+    expect({ message: error.message, location: error.location }).toEqual({ message: `params/size must be an integer between 0 and ${Number.MAX_SAFE_INTEGER}`, location: "params" });
   });
 });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HEX64, ISO_INSTANT, SIGNATURE, independentlyVerifies } from "../support/e2e.js";
 import { fixturePoliciesRoot } from "../support/policies.js";
 import type { Receipt, TrustRecord, Verification } from "@writ/sidecar";
+import { RECORD_ID_PATTERN } from "@writ/wire";
 import { businessTransaction, publicKeyPem, startSurfaceB, type ErrorReply, type SurfaceB } from "./support.js";
 
 const RECEIPT = "application/vnd.writ.receipt.v1+json";
@@ -32,6 +33,14 @@ afterAll(async () => {
 });
 
 const UNKNOWN_IDS = [randomUUID(), "no-such-id", "x".repeat(65), "é"];
+/**
+ * The answer of a `/:id` GET route for an id no record has: 404 `notFound`, or 400 before any lookup for an id no
+ * record can be stored under (over 64 characters, or outside `A-Z a-z 0-9 . _ ~ : -`). In a body, any such id is 404.
+ */
+const unknownInPath = (unknown: string, notFound: string) =>
+  new RegExp(RECORD_ID_PATTERN).test(unknown)
+    ? { status: 404, body: { error: notFound } }
+    : { status: 400, body: { error: "Invalid request", details: [{ path: "params/id", message: expect.stringMatching(/^must (NOT have more than 64 characters|match pattern)/) }] } };
 const BAD_REF_BODIES: readonly (readonly [string, unknown, string])[] = [
   ["an empty body object", {}, "body must have required property 'businessTransactionId'"],
   ["a number id", { businessTransactionId: 1 }, "Invalid request"],
@@ -82,8 +91,8 @@ describe("GET /verification/:id", () => {
     expect((await b.call("GET", `/verification/${freshId}`)).body).toEqual(fresh.body.verification);
   });
 
-  it.each(UNKNOWN_IDS)("an unknown id (%s) is 404", async (unknown) => {
-    expect(answer(await b.call("GET", `/verification/${encodeURIComponent(unknown)}`))).toEqual({ status: 404, body: { error: "verification not found" } });
+  it.each(UNKNOWN_IDS)("an unknown id (%s) is 404, or 400 when no record can have it", async (unknown) => {
+    expect(answer(await b.call("GET", `/verification/${encodeURIComponent(unknown)}`))).toEqual(unknownInPath(unknown, "verification not found"));
   });
 });
 
@@ -114,9 +123,9 @@ describe("POST /receipt and GET /receipt/latest/:id", () => {
     expect((await b.call("GET", `/receipt/latest/${fresh.businessTransactionId}`)).body).toEqual(fresh.receipt);
   });
 
-  it.each(UNKNOWN_IDS)("an unknown id (%s) is 404 on both", async (unknown) => {
+  it.each(UNKNOWN_IDS)("an unknown id (%s) is 404 on both (400 in the path when no record can have it)", async (unknown) => {
     expect(answer(await b.call("POST", "/receipt", { businessTransactionId: unknown }))).toEqual({ status: 404, body: { error: "trust record not found" } });
-    expect(answer(await b.call("GET", `/receipt/latest/${encodeURIComponent(unknown)}`))).toEqual({ status: 404, body: { error: "receipt not found" } });
+    expect(answer(await b.call("GET", `/receipt/latest/${encodeURIComponent(unknown)}`))).toEqual(unknownInPath(unknown, "receipt not found"));
   });
 
   it.each(BAD_REF_BODIES)("POST /receipt with %s is 400", async (_name, body, error) => {
@@ -155,8 +164,8 @@ describe("GET /trust-records/:id", () => {
     expect(r.body.trustRecordHash).toMatch(HEX64);
   });
 
-  it.each(UNKNOWN_IDS)("an unknown id (%s) is 404", async (unknown) => {
-    expect(answer(await b.call("GET", `/trust-records/${encodeURIComponent(unknown)}`))).toEqual({ status: 404, body: { error: "trust record not found" } });
+  it.each(UNKNOWN_IDS)("an unknown id (%s) is 404, or 400 when no record can have it", async (unknown) => {
+    expect(answer(await b.call("GET", `/trust-records/${encodeURIComponent(unknown)}`))).toEqual(unknownInPath(unknown, "trust record not found"));
   });
 });
 

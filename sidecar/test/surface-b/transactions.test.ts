@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
 import type { BusinessTransaction, TrustRecord } from "@writ/sidecar";
+import { RECORD_ID_PATTERN } from "@writ/wire";
 import { businessTransaction, startSurfaceB, type ErrorReply, type SurfaceB } from "./support.js";
 
 interface Page {
@@ -195,7 +196,15 @@ describe("GET /transactions and GET /transactions/:id", () => {
     expect({ status: r.status, body: r.body }).toEqual({ status: 400, body: { error: "Invalid request", details: [{ path: "querystring", message }] } });
   });
 
-  it.each(["no-such-id", randomUUID(), "x".repeat(65), "%F0%9F%92%A9", "a%2Fb"])("GET /transactions/%s is 404 when unknown", async (id) => {
+  it.each(["no-such-id", randomUUID(), "x".repeat(64)])("GET /transactions/%s is 404 when unknown", async (id) => {
     expect(answer(await b.call("GET", `/transactions/${id}`))).toEqual({ status: 404, body: { error: "transaction not found" } });
+  });
+
+  it.each([
+    ["x".repeat(65), "must NOT have more than 64 characters"],
+    ["%F0%9F%92%A9", `must match pattern "${RECORD_ID_PATTERN}"`],
+    ["a%2Fb", `must match pattern "${RECORD_ID_PATTERN}"`],
+  ])("GET /transactions/%s is 400: no record can be stored under it", async (id, message) => {
+    expect(answer(await b.call("GET", `/transactions/${id}`))).toEqual({ status: 400, body: { error: "Invalid request", details: [{ path: "params/id", message }] } });
   });
 });

@@ -2150,8 +2150,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The policy id: 1 to 128 characters. */
                 policyId: string;
-                /** @description The policy version. */
+                /** @description The policy version: 1 to 256 characters. */
                 version: string;
             };
             cookie?: never;
@@ -2167,7 +2168,7 @@ export interface operations {
                     "application/json": components["schemas"]["PolicySchema"];
                 };
             };
-            /** @description - `Invalid request` (BAD_REQUEST): a path parameter cannot be read; `details` says what and where */
+            /** @description - `Invalid request` (BAD_REQUEST): a path parameter cannot be read or is out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2219,8 +2220,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The policy id: 1 to 128 characters. */
                 policyId: string;
-                /** @description The policy version. */
+                /** @description The policy version: 1 to 256 characters. */
                 version: string;
             };
             cookie?: never;
@@ -2234,7 +2236,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description - `Invalid request` (BAD_REQUEST): a path parameter cannot be read; `details` says what and where */
+            /** @description - `Invalid request` (BAD_REQUEST): a path parameter cannot be read or is out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2418,12 +2420,13 @@ export interface operations {
                 limit?: number;
                 /** @description 0 to 1,000,000, default 0. */
                 offset?: number;
+                /** @description A policy id: at most 128 characters, lowercase letters and digits separated by single `.`, `_` or `-` (the compiler's rule). */
                 policyId?: string;
                 /** @description The three response states: `status` of an evaluation, `decision` of an audit row. */
                 decision?: components["schemas"]["DecisionStatus"];
-                /** @description Inclusive bound: an RFC 3339 date-time with an offset. */
+                /** @description Inclusive bound: an RFC 3339 date-time with an offset, at most 64 characters. */
                 from?: string;
-                /** @description Inclusive bound: an RFC 3339 date-time with an offset. */
+                /** @description Inclusive bound: an RFC 3339 date-time with an offset, at most 64 characters. */
                 to?: string;
             };
             header?: never;
@@ -2477,12 +2480,13 @@ export interface operations {
                 limit?: number;
                 /** @description 0 to 1,000,000, default 0. */
                 offset?: number;
+                /** @description A policy id: at most 128 characters, lowercase letters and digits separated by single `.`, `_` or `-` (the compiler's rule). */
                 policyId?: string;
                 /** @description The three response states: `status` of an evaluation, `decision` of an audit row. */
                 decision?: components["schemas"]["DecisionStatus"];
-                /** @description Inclusive bound: an RFC 3339 date-time with an offset. */
+                /** @description Inclusive bound: an RFC 3339 date-time with an offset, at most 64 characters. */
                 from?: string;
-                /** @description Inclusive bound: an RFC 3339 date-time with an offset. */
+                /** @description Inclusive bound: an RFC 3339 date-time with an offset, at most 64 characters. */
                 to?: string;
             };
             header?: never;
@@ -2526,6 +2530,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The decision's executionId: 1 to 1,024 characters, as `POST /evaluate` takes it. */
                 executionId: string;
             };
             cookie?: never;
@@ -2541,7 +2546,7 @@ export interface operations {
                     "application/json": components["schemas"]["DecisionDetail"];
                 };
             };
-            /** @description - `Invalid request` (BAD_REQUEST): a path parameter cannot be read; `details` says what and where */
+            /** @description - `Invalid request` (BAD_REQUEST): a path parameter cannot be read or is out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2584,6 +2589,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The decision's executionId: 1 to 1,024 characters, as `POST /evaluate` takes it. */
                 executionId: string;
             };
             cookie?: never;
@@ -2597,7 +2603,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description - `Invalid request` (BAD_REQUEST): a path parameter cannot be read; `details` says what and where */
+            /** @description - `Invalid request` (BAD_REQUEST): a path parameter cannot be read or is out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2702,9 +2708,9 @@ export interface operations {
             query?: {
                 /** @description 1 to 500, default 50. */
                 limit?: number;
-                /** @description Inclusive bound: an RFC 3339 date-time with an offset. */
+                /** @description Inclusive bound: an RFC 3339 date-time with an offset, at most 64 characters. */
                 from?: string;
-                /** @description Inclusive bound: an RFC 3339 date-time with an offset. */
+                /** @description Inclusive bound: an RFC 3339 date-time with an offset, at most 64 characters. */
                 to?: string;
             };
             header?: never;
@@ -2756,9 +2762,9 @@ export interface operations {
             query?: {
                 /** @description 1 to 500, default 50. */
                 limit?: number;
-                /** @description Inclusive bound: an RFC 3339 date-time with an offset. */
+                /** @description Inclusive bound: an RFC 3339 date-time with an offset, at most 64 characters. */
                 from?: string;
-                /** @description Inclusive bound: an RFC 3339 date-time with an offset. */
+                /** @description Inclusive bound: an RFC 3339 date-time with an offset, at most 64 characters. */
                 to?: string;
             };
             header?: never;
@@ -2886,7 +2892,7 @@ export interface operations {
     getAuditLog: {
         parameters: {
             query?: {
-                /** @description The log to read (a sidecar instance id, `GET /audit/logs`); default this sidecar's. */
+                /** @description The log to read (a sidecar instance id, `GET /audit/logs`: 1-128 of `A-Z a-z 0-9 . _ : -`); default this sidecar's. */
                 logId?: string;
             };
             header?: never;
@@ -2954,7 +2960,7 @@ export interface operations {
     headAuditLog: {
         parameters: {
             query?: {
-                /** @description The log to read (a sidecar instance id, `GET /audit/logs`); default this sidecar's. */
+                /** @description The log to read (a sidecar instance id, `GET /audit/logs`: 1-128 of `A-Z a-z 0-9 . _ : -`); default this sidecar's. */
                 logId?: string;
             };
             header?: never;
@@ -3014,7 +3020,7 @@ export interface operations {
                 from?: number;
                 /** @description At most this many, default 100; above 1,000 is 1,000. */
                 limit?: number;
-                /** @description The log to read (a sidecar instance id, `GET /audit/logs`); default this sidecar's. */
+                /** @description The log to read (a sidecar instance id, `GET /audit/logs`: 1-128 of `A-Z a-z 0-9 . _ : -`); default this sidecar's. */
                 logId?: string;
             };
             header?: never;
@@ -3086,7 +3092,7 @@ export interface operations {
                 from?: number;
                 /** @description At most this many, default 100; above 1,000 is 1,000. */
                 limit?: number;
-                /** @description The log to read (a sidecar instance id, `GET /audit/logs`); default this sidecar's. */
+                /** @description The log to read (a sidecar instance id, `GET /audit/logs`: 1-128 of `A-Z a-z 0-9 . _ : -`); default this sidecar's. */
                 logId?: string;
             };
             header?: never;
@@ -3142,7 +3148,7 @@ export interface operations {
     getAuditCheckpointsBySize: {
         parameters: {
             query?: {
-                /** @description The log to read (a sidecar instance id, `GET /audit/logs`); default this sidecar's. */
+                /** @description The log to read (a sidecar instance id, `GET /audit/logs`: 1-128 of `A-Z a-z 0-9 . _ : -`); default this sidecar's. */
                 logId?: string;
             };
             header?: never;
@@ -3163,7 +3169,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignedCheckpoint"];
                 };
             };
-            /** @description - `Invalid request` (BAD_REQUEST): a query parameter is unknown, repeated or out of its bounds; a path parameter cannot be read; `details` says what and where */
+            /** @description - `Invalid request` (BAD_REQUEST): a query parameter is unknown, repeated or out of its bounds; a path parameter cannot be read or is out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3213,7 +3219,7 @@ export interface operations {
     headAuditCheckpointsBySize: {
         parameters: {
             query?: {
-                /** @description The log to read (a sidecar instance id, `GET /audit/logs`); default this sidecar's. */
+                /** @description The log to read (a sidecar instance id, `GET /audit/logs`: 1-128 of `A-Z a-z 0-9 . _ : -`); default this sidecar's. */
                 logId?: string;
             };
             header?: never;
@@ -3232,7 +3238,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description - `Invalid request` (BAD_REQUEST): a query parameter is unknown, repeated or out of its bounds; a path parameter cannot be read; `details` says what and where */
+            /** @description - `Invalid request` (BAD_REQUEST): a query parameter is unknown, repeated or out of its bounds; a path parameter cannot be read or is out of its bounds; `details` says what and where */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3272,7 +3278,7 @@ export interface operations {
     getAuditProofsInclusion: {
         parameters: {
             query: {
-                /** @description The decision whose record is proven. */
+                /** @description The decision whose record is proven: its executionId, 1 to 1,024 characters. */
                 executionId: string;
                 /** @description The checkpoint to prove against, by its size; default the latest. */
                 size?: number;
@@ -3342,7 +3348,7 @@ export interface operations {
     headAuditProofsInclusion: {
         parameters: {
             query: {
-                /** @description The decision whose record is proven. */
+                /** @description The decision whose record is proven: its executionId, 1 to 1,024 characters. */
                 executionId: string;
                 /** @description The checkpoint to prove against, by its size; default the latest. */
                 size?: number;
@@ -3404,7 +3410,7 @@ export interface operations {
                 from: number;
                 /** @description The later checkpoint's size, at least `from`. */
                 to: number;
-                /** @description The log to read (a sidecar instance id, `GET /audit/logs`); default this sidecar's. */
+                /** @description The log to read (a sidecar instance id, `GET /audit/logs`: 1-128 of `A-Z a-z 0-9 . _ : -`); default this sidecar's. */
                 logId?: string;
             };
             header?: never;
@@ -3476,7 +3482,7 @@ export interface operations {
                 from: number;
                 /** @description The later checkpoint's size, at least `from`. */
                 to: number;
-                /** @description The log to read (a sidecar instance id, `GET /audit/logs`); default this sidecar's. */
+                /** @description The log to read (a sidecar instance id, `GET /audit/logs`: 1-128 of `A-Z a-z 0-9 . _ : -`); default this sidecar's. */
                 logId?: string;
             };
             header?: never;
@@ -3534,7 +3540,7 @@ export interface operations {
             query?: {
                 /** @description 0 (the default) or the size of a checkpoint to resume from. */
                 from?: number;
-                /** @description The log to read (a sidecar instance id, `GET /audit/logs`); default this sidecar's. */
+                /** @description The log to read (a sidecar instance id, `GET /audit/logs`: 1-128 of `A-Z a-z 0-9 . _ : -`); default this sidecar's. */
                 logId?: string;
             };
             header?: never;
@@ -3607,7 +3613,7 @@ export interface operations {
             query?: {
                 /** @description 0 (the default) or the size of a checkpoint to resume from. */
                 from?: number;
-                /** @description The log to read (a sidecar instance id, `GET /audit/logs`); default this sidecar's. */
+                /** @description The log to read (a sidecar instance id, `GET /audit/logs`: 1-128 of `A-Z a-z 0-9 . _ : -`); default this sidecar's. */
                 logId?: string;
             };
             header?: never;
