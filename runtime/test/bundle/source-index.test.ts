@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import {
   BundleError,
   INDEX_FILE,
+  MAX_BUNDLE_REF_LENGTH,
   MAX_INDEX_BYTES,
   PAYLOAD_TYPES,
   canonicalJson,
@@ -92,6 +93,12 @@ describe("signSourceIndex and readSourceIndex", () => {
     expect(read(signed, [key.publicKey], new Date("2025-06-30T11:59:59.999Z")).index).toEqual(INDEX);
   });
 
+  it("the longest `policyId@version` (MAX_BUNDLE_REF_LENGTH) is read", () => {
+    const policyId = "p".repeat(MAX_BUNDLE_REF_LENGTH - "@1.2.0".length);
+    const index: SourceIndex = { ...INDEX, bundles: [{ policyId, version: "1.2.0", bundle_hash: HASH_A }], aliases: [] };
+    expect(read(signSourceIndex(index, key)).index).toEqual(index);
+  });
+
   it("the signer is any one of the pinned keys", () => {
     expect(read(signSourceIndex(INDEX, other), [key.publicKey, other.publicKey]).signedBy).toBe(other.keyId);
   });
@@ -155,6 +162,11 @@ const INVALID: [string, Change, string, unknown?][] = [
   ["a duplicate entry", (i) => i.bundles.push({ ...i.bundles[0]!, bundle_hash: HASH_B }), "index lists `payments.transfer@1.2.0` twice"],
   ["an entry with a path field", (i) => (i.bundles[0]!["path"] = "../x"), "index: bundle entry has unknown member `path`"],
   ["an entry with a bad policy id", (i) => (i.bundles[0]!["policyId"] = "../etc"), "index lists policy `../etc` version `1.2.0`, not a valid policy id and version"],
+  [
+    "an entry whose `policyId@version` is longer than MAX_BUNDLE_REF_LENGTH",
+    (i) => ((i.bundles[0]!["policyId"] = "p".repeat(MAX_BUNDLE_REF_LENGTH - "@1.2.0".length + 1)), (i.aliases = [])),
+    `index lists policy \`${"p".repeat(MAX_BUNDLE_REF_LENGTH - "@1.2.0".length + 1)}\` version \`1.2.0\`, not a valid policy id and version`,
+  ],
   ["an entry with a version that is not semver", (i) => (i.bundles[0]!["version"] = "v1"), "index lists policy `payments.transfer` version `v1`, not a valid policy id and version"],
   ["an entry with a bad hash", (i) => (i.bundles[0]!["bundle_hash"] = "A".repeat(64)), "index lists `payments.transfer@1.2.0` with a `bundle_hash` that is not 64 lowercase hex digits"],
   ["an alias that is a version", (i) => (i.aliases[0]!["alias"] = "1.2.0"), "index has alias `1.2.0`; an alias is a lowercase letter, then up to 62 lowercase letters, digits or `-`"],
