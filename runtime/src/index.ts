@@ -50,6 +50,7 @@ export {
   INDEX_FILE,
   INDEX_VERSION,
   MAX_INDEX_BYTES,
+  MAX_SERIAL,
   ALIAS_PATTERN,
   signSourceIndex,
   readSourceIndex,

@@ -49,9 +49,17 @@ export interface SourceAlias {
   readonly version: string;
 }
 
+/**
+ * The highest serial an index may have: 2^53 − 2^32. A reader refuses any serial not above the one it serves, so an
+ * index at the top of the safe integers (2^53 − 1) would be the source's last: nothing could ever follow it. Below this
+ * bound every accepted serial leaves at least 2^32 − 1 higher ones (one a second for 136 years), and serials that are a
+ * Unix time in seconds, milliseconds or microseconds all fit.
+ */
+export const MAX_SERIAL = 2 ** 53 - 2 ** 32;
+
 export interface SourceIndex {
   readonly indexVersion: typeof INDEX_VERSION;
-  /** Positive safe integer, higher in every index the source publishes. */
+  /** Safe integer from 1 to MAX_SERIAL, higher in every index the source publishes. */
   readonly serial: number;
   /** RFC 3339. */
   readonly issuedAt: string;
@@ -137,6 +145,9 @@ function checkSourceIndex(value: unknown, origin: string): SourceIndex {
   const { indexVersion, serial, issuedAt, expiresAt } = index;
   if (indexVersion !== INDEX_VERSION) invalid(`has indexVersion \`${shownValue(indexVersion)}\`; this runtime reads ${INDEX_VERSION}`);
   if (typeof serial !== "number" || !Number.isSafeInteger(serial) || serial < 1) invalid(`has serial \`${shownValue(serial)}\`; a serial is a positive safe integer`);
+  if ((serial as number) > MAX_SERIAL) {
+    invalid(`has serial ${String(serial)}; a serial is at most ${MAX_SERIAL} (2^53 − 2^32), so that a later index can still have a higher one`);
+  }
   if (typeof issuedAt !== "string" || !isTimestamp(issuedAt)) invalid(`has issuedAt \`${shownValue(issuedAt)}\`, not an RFC 3339 date-time`);
   if (expiresAt !== undefined) {
     if (typeof expiresAt !== "string" || !isTimestamp(expiresAt)) invalid(`has expiresAt \`${shownValue(expiresAt)}\`, not an RFC 3339 date-time`);
