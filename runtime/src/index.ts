@@ -30,7 +30,8 @@ export {
   type BundleSignature,
 } from "./bundle/format.js";
 export { loadBundle, type BundleTrust, type LoadedBundle } from "./bundle/load.js";
-export { SHA256_HEX_PATTERN, isBundleRef } from "./bundle/format.js";
+export { SHA256_HEX_PATTERN, MAX_BUNDLE_REF_LENGTH, isBundleRef } from "./bundle/format.js";
+export { MAX_SHOWN_CHARACTERS, MAX_MESSAGE_CHARACTERS, shown, shownValue } from "./bundle/shown.js";
 export { isJsonObject } from "./bundle/json-object.js";
 export { readBundleDirectory, type BundleExpectation } from "./bundle/load.js";
 export { readBundleFile, MAX_BUNDLE_FILE_BYTES } from "./bundle/read-file.js";
@@ -49,6 +50,7 @@ export {
   INDEX_FILE,
   INDEX_VERSION,
   MAX_INDEX_BYTES,
+  MAX_SERIAL,
   ALIAS_PATTERN,
   signSourceIndex,
   readSourceIndex,

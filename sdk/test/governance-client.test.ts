@@ -21,7 +21,7 @@ const evaluate = (signals: Record<string, unknown>, executionId = uid("ev")): Pr
 describe("runtime information", () => {
   it("health", async () => {
     const health = await s.a.health();
-    expect(keys(health)).toEqual(["audit_db", "bundles", "capabilities", "instanceId", "ready", "runtimeHash", "runtimeVersion", "signing_mode", "status", "store", "supportedSchemaVersions", "verification"]);
+    expect(keys(health)).toEqual(["audit_db", "bundles", "capabilities", "event_loop_lag_ms", "instanceId", "ready", "runtimeHash", "runtimeVersion", "signing_mode", "status", "store", "supportedSchemaVersions", "verification"]);
     expect(health).toMatchObject({ status: "ok", verification: "ok", audit_db: true, signing_mode: "disk", ready: true, bundles: { ready: true, source: "directory" } });
   });
 

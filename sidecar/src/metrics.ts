@@ -8,11 +8,17 @@ import type { FastifyInstance } from "fastify";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { BundleLoadTotal } from "@writ/runtime";
 import type { SidecarContext } from "./context.js";
+import { EventLoopDelay, SAMPLE_INTERVAL_MS } from "./observability/event-loop-delay.js";
 
 export interface Metrics {
   readonly registry: Registry;
   /** Counts and times every answered request, and the decisions and durable writes of the decision routes. */
   instrument(app: FastifyInstance, surface: "a" | "b"): void;
+  /**
+   * The largest event-loop delay of the last few seconds, in whole milliseconds (`event_loop_lag_ms` of `/health`):
+   * `EventLoopDelay.recentMaxMs`. 0 while no instrumented app is ready.
+   */
+  eventLoopLagMs(): number;
 }
 
 /** What the gauges read at each scrape: the bundles (`bundles` of `/health`, the loads) and the audit's health. */
@@ -45,9 +51,19 @@ export function createMetrics(sources?: MetricSources): Metrics {
     buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [registry],
   });
+  const eventLoop = eventLoopMetrics(registry);
   return {
     registry,
+    eventLoopLagMs: () => Math.round(eventLoop.recentMaxMs()),
     instrument(app, surface) {
+      // The loop is sampled while any instrumented app is open (both surfaces share one sampler).
+      let release: (() => void) | null = null;
+      app.addHook("onReady", async () => {
+        release ??= eventLoop.hold();
+      });
+      app.addHook("onClose", async () => {
+        release?.();
+      });
       app.addHook("onResponse", async (request, reply) => {
         const route = request.routeOptions.url ?? NO_ROUTE;
         duration.observe({ surface, method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
@@ -61,6 +77,31 @@ export function createMetrics(sources?: MetricSources): Metrics {
       });
     },
   };
+}
+
+/**
+ * The event-loop delay (docs/sidecar.md, "Metrics"): every sample in a histogram (cumulative, so `rate()` and
+ * quantiles over any window, summed over instances), and the largest since the previous scrape, so whoever polls
+ * `/metrics` sees every stall, however short its scrape interval. prom-client's default
+ * `writ_nodejs_eventloop_lag_*` gauges are kept beside them (dashboards expect them); what differs is in the docs.
+ */
+function eventLoopMetrics(registry: Registry): EventLoopDelay {
+  const delays = new Histogram({
+    name: "writ_event_loop_delay_seconds",
+    help: `How late the event loop ran a timer due every ${SAMPLE_INTERVAL_MS} ms (0 when on time): what a request arriving then waited`,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const eventLoop = new EventLoopDelay((delayMs) => delays.observe(delayMs / 1000));
+  new Gauge({
+    name: "writ_event_loop_delay_max_seconds",
+    help: "The largest event-loop delay since the previous scrape",
+    registers: [registry],
+    collect() {
+      this.set(eventLoop.takeMaxMs() / 1000);
+    },
+  });
+  return eventLoop;
 }
 
 /** Read at each scrape, so they cost nothing between scrapes. */

@@ -71,6 +71,11 @@ export const Health = Closed(
     instanceId: Type.Union([Type.String(), Type.Null()], {
       description: "This sidecar instance's id, the `logId` of its tamper-evident audit record log (docs/audit.md, \"Tamper evidence\"); null when it keeps none.",
     }),
+    event_loop_lag_ms: Type.Integer({
+      minimum: 0,
+      description:
+        "The largest event-loop delay of the last 5 seconds (the current second and the four before), in milliseconds: how long a request arriving then waited before any of its code ran. A stall shows here once it ends, before a probe times out (docs/sidecar.md, \"Event-loop delay\").",
+    }),
   },
   { title: "Health", description: "Liveness and readiness of Surface A." },
 );

@@ -15,6 +15,7 @@ import { canonicalBytes } from "../canonical/jcs.js";
 import { BundleError, StrictJsonError } from "../errors.js";
 import { parseStrictJson } from "../json/strict-parse.js";
 import { isJsonObject } from "./json-object.js";
+import { shown, shownValue } from "./shown.js";
 import { BUNDLE_FILES, MANIFEST_FILE, SHA256_HEX_PATTERN, SIGNATURE_FILE, isBundleRef, type BundleManifest } from "./format.js";
 import { parseBundleJson, verifyBundleFiles, type BundleExpectation, type BundleTrust, type LoadedBundle } from "./verify.js";
 
@@ -69,11 +70,11 @@ export function packBundleArchive(files: ReadonlyMap<string, Uint8Array>): Uint8
   }
   if (typeof manifest.bundle_hash !== "string" || !SHA256_HEX_PATTERN.test(manifest.bundle_hash)) return bad(`\`${MANIFEST_FILE}\` has no valid \`bundle_hash\``);
   for (const name of Object.keys(isJsonObject(manifest.files) ? manifest.files : {})) {
-    if (!files.has(name)) bad(`file \`${name}\` listed in the manifest is missing`);
+    if (!files.has(name)) bad(`file \`${shown(name)}\` listed in the manifest is missing`);
   }
   const texts: Record<string, string> = {};
   for (const [name, bytes] of files) {
-    if (!ARCHIVE_FILE_NAMES.includes(name)) bad(`\`${name}\` is not a bundle file`);
+    if (!ARCHIVE_FILE_NAMES.includes(name)) bad(`\`${shown(name)}\` is not a bundle file`);
     try {
       texts[name] = exactText.decode(bytes);
     } catch {
@@ -118,19 +119,19 @@ export function readBundleArchive(bytes: Uint8Array, origin: string): BundleArch
   }
   if (!isJsonObject(value)) return bad("is not a JSON object");
   for (const key of Object.keys(value)) {
-    if (!(ARCHIVE_MEMBERS as readonly string[]).includes(key)) bad(`has unknown member \`${key}\``);
+    if (!(ARCHIVE_MEMBERS as readonly string[]).includes(key)) bad(`has unknown member \`${shown(key)}\``);
   }
   for (const key of ARCHIVE_MEMBERS) {
     if (!Object.hasOwn(value, key)) bad(`lacks \`${key}\``);
   }
   const { archiveVersion, policyId, version, bundle_hash: bundleHash, files } = value;
-  if (archiveVersion !== ARCHIVE_VERSION) bad(`has archiveVersion \`${String(archiveVersion)}\`; this runtime reads ${ARCHIVE_VERSION}`);
+  if (archiveVersion !== ARCHIVE_VERSION) bad(`has archiveVersion \`${shownValue(archiveVersion)}\`; this runtime reads ${ARCHIVE_VERSION}`);
   if (!isBundleRef(policyId, version)) bad("names no valid policy id and version");
   if (typeof bundleHash !== "string" || !SHA256_HEX_PATTERN.test(bundleHash)) bad("has a `bundle_hash` that is not 64 lowercase hex digits");
   if (!isJsonObject(files)) return bad("has `files` that is not an object");
   const contents = new Map<string, Uint8Array>();
   for (const [name, content] of Object.entries(files)) {
-    if (!ARCHIVE_FILE_NAMES.includes(name)) bad(`holds unknown file \`${name}\``);
+    if (!ARCHIVE_FILE_NAMES.includes(name)) bad(`holds unknown file \`${shown(name)}\``);
     if (typeof content !== "string") bad(`holds file \`${name}\` that is not a string`);
     contents.set(name, utf8.encode(content as string));
   }

@@ -51,12 +51,25 @@ export const POLICY_ID_PATTERN = /^[a-z0-9]+(?:[._-][a-z0-9]+)*$/;
 export const SHA256_HEX_PATTERN = /^[0-9a-f]{64}$/;
 
 /**
+ * The most characters of `{policyId}@{version}`. Every name built from it (the archive `{policyId}@{version}.bundle.json`,
+ * a bundle directory) then fits the 255 bytes a file name may have, and a source cannot list a policy id of megabytes
+ * (which would be in every URL and message about it).
+ */
+export const MAX_BUNDLE_REF_LENGTH = 200;
+
+/**
  * Whether `policyId` and `version` can name a bundle: a policy id of POLICY_ID_PATTERN and a strict semver version
- * without build metadata. Both become path segments (a directory, an archive's file name), and neither can then
- * contain `/` or be `..`.
+ * without build metadata, at most MAX_BUNDLE_REF_LENGTH characters with the `@` between them. Both become path
+ * segments (a directory, an archive's file name), and neither can then contain `/` or be `..`.
  */
 export function isBundleRef(policyId: unknown, version: unknown): boolean {
-  return typeof policyId === "string" && typeof version === "string" && POLICY_ID_PATTERN.test(policyId) && semver.valid(version) === version;
+  return (
+    typeof policyId === "string" &&
+    typeof version === "string" &&
+    policyId.length + 1 + version.length <= MAX_BUNDLE_REF_LENGTH &&
+    POLICY_ID_PATTERN.test(policyId) &&
+    semver.valid(version) === version
+  );
 }
 
 export function computeBundleHash(manifest: Omit<BundleManifest, "bundle_hash">): string {

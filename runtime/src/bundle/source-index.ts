@@ -23,6 +23,7 @@ import { PAYLOAD_TYPES } from "../signing/payload-types.js";
 import { signObject, verifyObject } from "../signing/sign.js";
 import { POLICY_ID_PATTERN, SHA256_HEX_PATTERN, isBundleRef } from "./format.js";
 import { isJsonObject } from "./json-object.js";
+import { shown, shownValue } from "./shown.js";
 
 export const INDEX_FILE = "index.json";
 export const INDEX_VERSION = 1;
@@ -48,9 +49,17 @@ export interface SourceAlias {
   readonly version: string;
 }
 
+/**
+ * The highest serial an index may have: 2^53 − 2^32. A reader refuses any serial not above the one it serves, so an
+ * index at the top of the safe integers (2^53 − 1) would be the source's last: nothing could ever follow it. Below this
+ * bound every accepted serial leaves at least 2^32 − 1 higher ones (one a second for 136 years), and serials that are a
+ * Unix time in seconds, milliseconds or microseconds all fit.
+ */
+export const MAX_SERIAL = 2 ** 53 - 2 ** 32;
+
 export interface SourceIndex {
   readonly indexVersion: typeof INDEX_VERSION;
-  /** Positive safe integer, higher in every index the source publishes. */
+  /** Safe integer from 1 to MAX_SERIAL, higher in every index the source publishes. */
   readonly serial: number;
   /** RFC 3339. */
   readonly issuedAt: string;
@@ -113,7 +122,7 @@ export function readSourceIndex(
   const signature = members(envelope["signature"], SIGNATURE_MEMBERS, [], "`signature`", origin);
   if (SIGNATURE_MEMBERS.some((m) => typeof signature[m] !== "string")) invalid("has a `signature` whose members are not all strings");
   if (signature["payloadType"] !== PAYLOAD_TYPES.bundleIndex) {
-    refuse("INDEX_SIGNATURE_INVALID", `index is signed as \`${show(signature["payloadType"])}\`, not as a bundle index (\`${PAYLOAD_TYPES.bundleIndex}\`)`, origin);
+    refuse("INDEX_SIGNATURE_INVALID", `index is signed as \`${shownValue(signature["payloadType"])}\`, not as a bundle index (\`${PAYLOAD_TYPES.bundleIndex}\`)`, origin);
   }
   if (!isJsonObject(envelope["index"])) return invalid("has `index` that is not an object");
   if (trustedKeys.length === 0) refuse("INDEX_SIGNATURE_INVALID", "index cannot be verified: no trusted bundle key is configured", origin);
@@ -121,7 +130,7 @@ export function readSourceIndex(
   if (!key) return refuse("INDEX_SIGNATURE_INVALID", "index signature does not verify against any trusted key", origin);
   const index = checkSourceIndex(envelope["index"], origin);
   if (index.expiresAt !== undefined && Date.parse(index.expiresAt) <= options.now.getTime()) {
-    refuse("INDEX_EXPIRED", `index expired at \`${index.expiresAt}\` (serial ${index.serial})`, origin);
+    refuse("INDEX_EXPIRED", `index expired at \`${shownValue(index.expiresAt)}\` (serial ${index.serial})`, origin);
   }
   return { index, signedBy: key.keyId };
 }
@@ -134,12 +143,15 @@ function checkSourceIndex(value: unknown, origin: string): SourceIndex {
   const invalid = (why: string): never => refuse("INDEX_INVALID", `index ${why}`, origin);
   const index = members(value, INDEX_MEMBERS, ["expiresAt"], "`index`", origin);
   const { indexVersion, serial, issuedAt, expiresAt } = index;
-  if (indexVersion !== INDEX_VERSION) invalid(`has indexVersion \`${show(indexVersion)}\`; this runtime reads ${INDEX_VERSION}`);
-  if (typeof serial !== "number" || !Number.isSafeInteger(serial) || serial < 1) invalid(`has serial \`${show(serial)}\`; a serial is a positive safe integer`);
-  if (typeof issuedAt !== "string" || !isTimestamp(issuedAt)) invalid(`has issuedAt \`${show(issuedAt)}\`, not an RFC 3339 date-time`);
+  if (indexVersion !== INDEX_VERSION) invalid(`has indexVersion \`${shownValue(indexVersion)}\`; this runtime reads ${INDEX_VERSION}`);
+  if (typeof serial !== "number" || !Number.isSafeInteger(serial) || serial < 1) invalid(`has serial \`${shownValue(serial)}\`; a serial is a positive safe integer`);
+  if ((serial as number) > MAX_SERIAL) {
+    invalid(`has serial ${String(serial)}; a serial is at most ${MAX_SERIAL} (2^53 − 2^32), so that a later index can still have a higher one`);
+  }
+  if (typeof issuedAt !== "string" || !isTimestamp(issuedAt)) invalid(`has issuedAt \`${shownValue(issuedAt)}\`, not an RFC 3339 date-time`);
   if (expiresAt !== undefined) {
-    if (typeof expiresAt !== "string" || !isTimestamp(expiresAt)) invalid(`has expiresAt \`${show(expiresAt)}\`, not an RFC 3339 date-time`);
-    if (Date.parse(expiresAt as string) <= Date.parse(issuedAt as string)) invalid(`expires (\`${show(expiresAt)}\`) before it is issued (\`${show(issuedAt)}\`)`);
+    if (typeof expiresAt !== "string" || !isTimestamp(expiresAt)) invalid(`has expiresAt \`${shownValue(expiresAt)}\`, not an RFC 3339 date-time`);
+    if (Date.parse(expiresAt as string) <= Date.parse(issuedAt as string)) invalid(`expires (\`${shownValue(expiresAt)}\`) before it is issued (\`${shownValue(issuedAt)}\`)`);
   }
   if (!Array.isArray(index["bundles"]) || !Array.isArray(index["aliases"])) return invalid("has `bundles` or `aliases` that is not an array");
 
@@ -148,10 +160,10 @@ function checkSourceIndex(value: unknown, origin: string): SourceIndex {
   for (const raw of index["bundles"] as unknown[]) {
     const entry = members(raw, ENTRY_MEMBERS, [], "bundle entry", origin);
     const { policyId, version, bundle_hash } = entry;
-    if (!isBundleRef(policyId, version)) invalid(`lists policy \`${show(policyId)}\` version \`${show(version)}\`, not a valid policy id and version`);
+    if (!isBundleRef(policyId, version)) invalid(`lists policy \`${shownValue(policyId)}\` version \`${shownValue(version)}\`, not a valid policy id and version`);
     const ref = `${policyId as string}@${version as string}`;
-    if (typeof bundle_hash !== "string" || !SHA256_HEX_PATTERN.test(bundle_hash)) invalid(`lists \`${ref}\` with a \`bundle_hash\` that is not 64 lowercase hex digits`);
-    if (listed.has(ref)) invalid(`lists \`${ref}\` twice`);
+    if (typeof bundle_hash !== "string" || !SHA256_HEX_PATTERN.test(bundle_hash)) invalid(`lists \`${shown(ref)}\` with a \`bundle_hash\` that is not 64 lowercase hex digits`);
+    if (listed.has(ref)) invalid(`lists \`${shown(ref)}\` twice`);
     listed.add(ref);
     bundles.push({ policyId: policyId as string, version: version as string, bundle_hash: bundle_hash as string });
   }
@@ -161,12 +173,12 @@ function checkSourceIndex(value: unknown, origin: string): SourceIndex {
   for (const raw of index["aliases"] as unknown[]) {
     const entry = members(raw, ALIAS_MEMBERS, [], "alias entry", origin);
     const { policyId, alias, version } = entry;
-    if (typeof policyId !== "string" || !POLICY_ID_PATTERN.test(policyId)) invalid(`has an alias for \`${show(policyId)}\`, not a valid policy id`);
-    if (typeof alias !== "string" || !ALIAS_PATTERN.test(alias)) invalid(`has alias \`${show(alias)}\`; an alias is a lowercase letter, then up to 62 lowercase letters, digits or \`-\``);
+    if (typeof policyId !== "string" || !POLICY_ID_PATTERN.test(policyId)) invalid(`has an alias for \`${shownValue(policyId)}\`, not a valid policy id`);
+    if (typeof alias !== "string" || !ALIAS_PATTERN.test(alias)) invalid(`has alias \`${shownValue(alias)}\`; an alias is a lowercase letter, then up to 62 lowercase letters, digits or \`-\``);
     const name = `${policyId as string}@${alias as string}`;
-    if (named.has(name)) invalid(`has alias \`${name}\` twice`);
+    if (named.has(name)) invalid(`has alias \`${shown(name)}\` twice`);
     named.add(name);
-    if (typeof version !== "string" || !listed.has(`${policyId as string}@${version}`)) invalid(`has alias \`${name}\` for version \`${show(version)}\`, which it does not list`);
+    if (typeof version !== "string" || !listed.has(`${policyId as string}@${version}`)) invalid(`has alias \`${shown(name)}\` for version \`${shownValue(version)}\`, which it does not list`);
     aliases.push({ policyId: policyId as string, alias: alias as string, version: version as string });
   }
   return {
@@ -186,7 +198,7 @@ function checkSourceIndex(value: unknown, origin: string): SourceIndex {
 function members(value: unknown, known: readonly string[], optional: readonly string[], what: string, origin: string): Record<string, unknown> {
   if (!isJsonObject(value)) return refuse("INDEX_INVALID", `index: ${what} is not a JSON object`, origin);
   for (const key of Object.keys(value)) {
-    if (!known.includes(key)) refuse("INDEX_INVALID", `index: ${what} has unknown member \`${key}\``, origin);
+    if (!known.includes(key)) refuse("INDEX_INVALID", `index: ${what} has unknown member \`${shown(key)}\``, origin);
   }
   for (const key of known) {
     if (!optional.includes(key) && !Object.hasOwn(value, key)) refuse("INDEX_INVALID", `index: ${what} lacks \`${key}\``, origin);
@@ -196,10 +208,4 @@ function members(value: unknown, known: readonly string[], optional: readonly st
 
 function refuse(code: BundleErrorCode, message: string, origin: string): never {
   throw new BundleError(code, message, origin);
-}
-
-/** User input for a message: strings as they are, anything else as JSON, at most 64 characters. */
-function show(value: unknown): string {
-  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
-  return text.length > 64 ? `${text.slice(0, 63)}…` : text;
 }

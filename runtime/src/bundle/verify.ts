@@ -9,6 +9,7 @@ import { PAYLOAD_TYPES } from "../signing/payload-types.js";
 import { verifyObject } from "../signing/sign.js";
 import { BUNDLE_FILES, MANIFEST_FILE, MANIFEST_VERSION, SIGNATURE_FILE, computeBundleHash, type BundleManifest, type BundleSignature } from "./format.js";
 import { isJsonObject } from "./json-object.js";
+import { shown, shownValue } from "./shown.js";
 
 export interface BundleTrust {
   /** Pinned keys a `bundle.sig` must verify against. */
@@ -85,7 +86,7 @@ export function verifyBundleFiles(files: ReadonlyMap<string, Uint8Array>, from: 
     return { dir: origin, manifest, ir, schema, policy: preparePolicy(ir), validateSignals: createSignalValidator(schema), signedBy };
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
-    throw new BundleError("BUNDLE_INVALID", `bundle cannot be prepared: ${why}`, origin);
+    throw new BundleError("BUNDLE_INVALID", `bundle cannot be prepared: ${shown(why)}`, origin);
   }
 }
 
@@ -114,14 +115,14 @@ function checkManifest(value: unknown, from: BundleOrigin, expect: BundleExpecta
   };
   if (!isJsonObject(value)) return bad("is not a JSON object");
   const m = value as Partial<BundleManifest>;
-  if (m.manifestVersion !== MANIFEST_VERSION) return bad(`has manifestVersion \`${String(m.manifestVersion)}\`; this runtime reads ${MANIFEST_VERSION}`);
+  if (m.manifestVersion !== MANIFEST_VERSION) return bad(`has manifestVersion \`${shownValue(m.manifestVersion)}\`; this runtime reads ${MANIFEST_VERSION}`);
   if (m.policyId !== expect.policyId || m.version !== expect.version) return bad(`names another policy or version than its ${from.container}`);
   if (typeof m.bundle_hash !== "string" || typeof m.files !== "object" || m.files === null) return bad("lacks `files` or `bundle_hash`");
   for (const name of Object.values(BUNDLE_FILES)) {
     if (typeof m.files[name] !== "string") return bad(`does not list \`${name}\``);
   }
   for (const name of Object.keys(m.files)) {
-    if (!(Object.values(BUNDLE_FILES) as string[]).includes(name)) return bad(`lists unknown file \`${name}\``);
+    if (!(Object.values(BUNDLE_FILES) as string[]).includes(name)) return bad(`lists unknown file \`${shown(name)}\``);
   }
   return m as BundleManifest;
 }

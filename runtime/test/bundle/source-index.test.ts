@@ -7,7 +7,9 @@ import { describe, expect, it } from "vitest";
 import {
   BundleError,
   INDEX_FILE,
+  MAX_BUNDLE_REF_LENGTH,
   MAX_INDEX_BYTES,
+  MAX_SERIAL,
   PAYLOAD_TYPES,
   canonicalJson,
   readSourceIndex,
@@ -92,6 +94,14 @@ describe("signSourceIndex and readSourceIndex", () => {
     expect(read(signed, [key.publicKey], new Date("2025-06-30T11:59:59.999Z")).index).toEqual(INDEX);
   });
 
+  it("the highest serial (MAX_SERIAL) and the longest `policyId@version` (MAX_BUNDLE_REF_LENGTH) are read", () => {
+    const policyId = "p".repeat(MAX_BUNDLE_REF_LENGTH - "@1.2.0".length);
+    const index: SourceIndex = { ...INDEX, serial: MAX_SERIAL, bundles: [{ policyId, version: "1.2.0", bundle_hash: HASH_A }], aliases: [] };
+    expect(read(signSourceIndex(index, key)).index).toEqual(index);
+    // 2^32 − 1 safe integers remain above it.
+    expect(Number.MAX_SAFE_INTEGER - MAX_SERIAL).toBe(2 ** 32 - 1);
+  });
+
   it("the signer is any one of the pinned keys", () => {
     expect(read(signSourceIndex(INDEX, other), [key.publicKey, other.publicKey]).signedBy).toBe(other.keyId);
   });
@@ -145,6 +155,16 @@ const INVALID: [string, Change, string, unknown?][] = [
     expect.stringMatching(/^index is not valid JSON: unsafe number `9007199254740992` exceeds the safe magnitude 2\^53 - 1 at line 1 column \d+$/),
   ],
   ["a serial that is a string", (i) => (i["serial"] = "7"), "index has serial `7`; a serial is a positive safe integer"],
+  [
+    "the highest safe integer as serial (no index could follow it)",
+    (i) => (i["serial"] = Number.MAX_SAFE_INTEGER),
+    "index has serial 9007199254740991; a serial is at most 9007194959773696 (2^53 − 2^32), so that a later index can still have a higher one",
+  ],
+  [
+    "a serial just above MAX_SERIAL",
+    (i) => (i["serial"] = MAX_SERIAL + 1),
+    "index has serial 9007194959773697; a serial is at most 9007194959773696 (2^53 − 2^32), so that a later index can still have a higher one",
+  ],
   ["another indexVersion", (i) => (i["indexVersion"] = 2), "index has indexVersion `2`; this runtime reads 1"],
   ["an issuedAt that is not RFC 3339", (i) => (i["issuedAt"] = "2025-05-31"), "index has issuedAt `2025-05-31`, not an RFC 3339 date-time"],
   ["an expiresAt that is not RFC 3339", (i) => (i["expiresAt"] = "2025-02-30T00:00:00Z"), "index has expiresAt `2025-02-30T00:00:00Z`, not an RFC 3339 date-time"],
@@ -155,6 +175,11 @@ const INVALID: [string, Change, string, unknown?][] = [
   ["a duplicate entry", (i) => i.bundles.push({ ...i.bundles[0]!, bundle_hash: HASH_B }), "index lists `payments.transfer@1.2.0` twice"],
   ["an entry with a path field", (i) => (i.bundles[0]!["path"] = "../x"), "index: bundle entry has unknown member `path`"],
   ["an entry with a bad policy id", (i) => (i.bundles[0]!["policyId"] = "../etc"), "index lists policy `../etc` version `1.2.0`, not a valid policy id and version"],
+  [
+    "an entry whose `policyId@version` is longer than MAX_BUNDLE_REF_LENGTH",
+    (i) => ((i.bundles[0]!["policyId"] = "p".repeat(MAX_BUNDLE_REF_LENGTH - "@1.2.0".length + 1)), (i.aliases = [])),
+    `index lists policy \`${"p".repeat(MAX_BUNDLE_REF_LENGTH - "@1.2.0".length + 1)}\` version \`1.2.0\`, not a valid policy id and version`,
+  ],
   ["an entry with a version that is not semver", (i) => (i.bundles[0]!["version"] = "v1"), "index lists policy `payments.transfer` version `v1`, not a valid policy id and version"],
   ["an entry with a bad hash", (i) => (i.bundles[0]!["bundle_hash"] = "A".repeat(64)), "index lists `payments.transfer@1.2.0` with a `bundle_hash` that is not 64 lowercase hex digits"],
   ["an alias that is a version", (i) => (i.aliases[0]!["alias"] = "1.2.0"), "index has alias `1.2.0`; an alias is a lowercase letter, then up to 62 lowercase letters, digits or `-`"],

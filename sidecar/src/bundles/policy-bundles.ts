@@ -7,7 +7,7 @@
  * Reloads run one at a time. A request in flight keeps the bundle it started with (the registry's own invariant).
  */
 import { statSync } from "node:fs";
-import { BundleError, PolicyRegistry, type BundlePins, type BundleTrust, type LoadReport, type PublicKey } from "@writ/runtime";
+import { BundleError, MAX_MESSAGE_CHARACTERS, PolicyRegistry, shown, type BundlePins, type BundleTrust, type LoadReport, type PublicKey } from "@writ/runtime";
 import type { BundlesDetail, BundlesHealth, ReloadResponse } from "@writ/wire";
 import type { SidecarConfig } from "../config.js";
 import { readBundleKeys } from "./bundle-keys.js";
@@ -96,7 +96,8 @@ export class PolicyBundles {
         return { ok: poll.result !== "refused", served: this.registry.served().length, refused: [], poll };
       } catch (e) {
         if (!(e instanceof BundleError)) throw e;
-        return this.#failed([{ bundle: e.bundleDir, code: e.code, message: e.message }]);
+        // The set served came from the source: its refusal is bounded like the source's own (RemoteBundleSource).
+        return this.#failed([{ bundle: e.bundleDir, code: e.code, message: shown(e.message, MAX_MESSAGE_CHARACTERS) }]);
       }
     }
     let report: LoadReport;

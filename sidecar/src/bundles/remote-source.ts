@@ -11,7 +11,7 @@
  * bytes, is refused, across restarts too (the cache keeps the serial served).
  */
 import type { Agent } from "undici";
-import { BundleError, MAX_ARCHIVE_BYTES, StoreUnavailableError, MAX_INDEX_BYTES, archiveFileName, loadBundleArchive, readSourceIndex, type BundleTrust, type LoadedBundle, type PolicyRegistry, type PublicKey } from "@writ/runtime";
+import { BundleError, MAX_ARCHIVE_BYTES, MAX_MESSAGE_CHARACTERS, StoreUnavailableError, MAX_INDEX_BYTES, archiveFileName, loadBundleArchive, readSourceIndex, shown, type BundleTrust, type LoadedBundle, type PolicyRegistry, type PublicKey } from "@writ/runtime";
 import type { RemoteSourceStatus, ReloadResponse } from "@writ/wire";
 import type { BundleSourceConfig } from "../config.js";
 import { SourceCache, type SourceSet } from "./source-cache.js";
@@ -180,7 +180,7 @@ export class RemoteBundleSource {
       if (!(e instanceof BundleError)) throw e;
       // Remembered: the same refused index is not fetched again until it changes, and the refusal stays reported.
       this.#etag = answer.etag;
-      this.#refusal = e.message;
+      this.#refusal = message(e);
       return this.#failed("refused", e);
     }
   }
@@ -258,8 +258,13 @@ export class RemoteBundleSource {
   }
 }
 
+/**
+ * What is reported of a failure (`lastError`, a poll's outcome, a log line): its message, at most
+ * MAX_MESSAGE_CHARACTERS. The runtime clips every name a source sent in its messages; this bounds the rest (an HTTP
+ * client's error, say), so `/health` stays small whatever a source sends.
+ */
 function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
+  return shown(e instanceof Error ? e.message : String(e), MAX_MESSAGE_CHARACTERS);
 }
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -64,6 +64,7 @@ export function runtimeInfoRoutes(app: FastifyInstance, ctx: SidecarContext, met
         ready: bundles.ready,
         bundles,
         instanceId: ctx.audit.recordLog?.logId ?? null,
+        event_loop_lag_ms: metrics.eventLoopLagMs(),
       };
     },
   );

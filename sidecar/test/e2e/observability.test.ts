@@ -163,6 +163,31 @@ describe("metrics", () => {
     }
   });
 
+  it("an event-loop stall is counted in the delay histogram, is the max since the previous scrape, and is /health's lag", async () => {
+    const sample = (text: string, series: string): number => {
+      const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+      if (line === undefined) throw new Error(`no sample \`${series}\``);
+      return Number(line.slice(series.length + 1));
+    };
+    const atLeastQuarterSecond = (text: string) =>
+      sample(text, 'writ_event_loop_delay_seconds_bucket{le="+Inf"}') - sample(text, 'writ_event_loop_delay_seconds_bucket{le="0.25"}');
+    const before = (await s.call<string>("GET", "/metrics")).body;
+    // The sidecar runs in this process: a busy loop here stalls its event loop.
+    const until = performance.now() + 300;
+    while (performance.now() < until);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const after = (await s.call<string>("GET", "/metrics")).body;
+    expect(after).toContain("# TYPE writ_event_loop_delay_seconds histogram");
+    expect(atLeastQuarterSecond(after) - atLeastQuarterSecond(before)).toBeGreaterThanOrEqual(1);
+    expect(sample(after, "writ_event_loop_delay_max_seconds")).toBeGreaterThanOrEqual(0.25);
+    expect(sample(after, "writ_event_loop_delay_seconds_count")).toBeGreaterThan(sample(before, "writ_event_loop_delay_seconds_count"));
+    // Taken by that scrape: the next one reports only what came after it.
+    expect(sample((await s.call<string>("GET", "/metrics")).body, "writ_event_loop_delay_max_seconds")).toBeLessThan(0.25);
+    // /health keeps the largest delay of the last seconds, whoever scraped.
+    expect((await s.send<{ event_loop_lag_ms: number }>("GET", "/health")).body.event_loop_lag_ms).toBeGreaterThanOrEqual(250);
+  });
+
   it("audit health is 0 with audit off", async () => {
     const off = await startE2eSidecar({ SERVICE_AUDIT: "off" });
     try {

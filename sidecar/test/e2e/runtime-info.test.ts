@@ -43,6 +43,7 @@ interface Health {
   ready: boolean;
   bundles: { served: number };
   instanceId: string | null;
+  event_loop_lag_ms: number;
 }
 interface Manifest {
   version: string;
@@ -85,7 +86,10 @@ describe("GET /health (spec 2.11)", () => {
       // writ's addition: the instance id, the id of its tamper-evident audit record log (docs/audit.md): a UUID made in
       // the data dir at its first start.
       instanceId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+      // writ's addition: the largest event-loop delay of the last 5 seconds, in ms (docs/sidecar.md, "Metrics").
+      event_loop_lag_ms: expect.any(Number),
     });
+    expect(Number.isInteger(body.event_loop_lag_ms) && body.event_loop_lag_ms >= 0).toBe(true);
     expect(body.bundles.served).toBeGreaterThan(0);
     expect(body.runtimeHash).toBe(manifest.runtimeHash);
     expect(body.capabilities).toEqual(manifest.capabilities);
