@@ -29,6 +29,7 @@ import { createLogger, lifecycleLog, type Logger } from "./observability/logger.
 import { startTracing, type Tracing } from "./observability/tracing.js";
 import { loadSodiumEngine } from "./sodium-engine.js";
 import type { BackendReporters, StoreHealth } from "./storage/backend.js";
+import type { LmdbSpace } from "./storage/lmdb-space.js";
 import { openBackend } from "./storage/registry.js";
 import type { TrustRecordStore } from "./surface-b/record-store.js";
 
@@ -52,6 +53,8 @@ export interface SidecarContext {
   readonly trustRecords: TrustRecordStore | null;
   /** Whether the store takes writes: `store` in `GET /health`; null without a durable store. */
   storeHealth(): StoreHealth | null;
+  /** How much of the LMDB data file holds data, for `/metrics`; null without one (storage/lmdb-space.ts). */
+  storeSpace(): LmdbSpace | null;
   readonly startedAt: string;
   /** Things worth telling the operator once at start-up (a generated signing key, a missing signer). */
   readonly notices: readonly string[];
@@ -176,6 +179,7 @@ export async function openContext(config: SidecarConfig, options: ContextOptions
     audit,
     trustRecords: backend.trustRecords,
     storeHealth: () => backend.health(),
+    storeSpace: () => backend.space(),
     startedAt: new Date().toISOString(),
     notices,
     generatedApiKey,

@@ -22,7 +22,7 @@ export interface Metrics {
 }
 
 /** What the gauges read at each scrape: the bundles (`bundles` of `/health`, the loads) and the audit's health. */
-export type MetricSources = Pick<SidecarContext, "bundles" | "audit">;
+export type MetricSources = Pick<SidecarContext, "bundles" | "audit" | "storeSpace">;
 
 /** The route label of a request no route matched. */
 const NO_ROUTE = "(no route)";
@@ -163,6 +163,21 @@ function sourceMetrics(registry: Registry, sources: MetricSources): void {
       collect() {
         this.reset();
         for (const [outcome, total] of sources.bundles.registry.loads.totals()) this.inc({ outcome }, value(total));
+      },
+    });
+  }
+  const space = [
+    ["writ_lmdb_file_bytes", "Size of the LMDB data file (data.mdb) in bytes: LMDB never shrinks it (docs/sidecar.md, \"Compaction\"); absent without one", "fileBytes"],
+    ["writ_lmdb_used_bytes", "Bytes of the LMDB data file that hold data (every database's pages); the rest is free pages LMDB reuses", "usedBytes"],
+  ] as const;
+  for (const [name, help, part] of space) {
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const now = sources.storeSpace();
+        if (now !== null) this.set(now[part]);
       },
     });
   }

@@ -11,6 +11,7 @@
 import type { BundlePins, ReplayStore, SigningKey } from "@writ/runtime";
 import type { StoreHealth } from "@writ/runtime/lmdb";
 import type { AuditLog } from "../audit/types.js";
+import type { LmdbSpace } from "./lmdb-space.js";
 import type { SidecarConfig } from "../config.js";
 import type { TrustRecordStore } from "../surface-b/record-store.js";
 
@@ -31,6 +32,8 @@ export interface StorageBackend {
   readonly bundlePins: BundlePins | null;
   /** Whether the store takes writes: `store` in `GET /health`; null when there is no durable store. */
   health(): StoreHealth | null;
+  /** How much of the LMDB data file holds data (lmdb-space.ts), for `/metrics`; null without a data file. */
+  space(): LmdbSpace | null;
   /** Stops timers, waits for writes under way, closes what the backend opened. */
   close(): Promise<void>;
 }

@@ -12,6 +12,7 @@ import { LmdbAuditLog } from "../audit/lmdb-audit-log.js";
 import type { AuditLog } from "../audit/types.js";
 import { LmdbTrustRecordStore } from "../surface-b/lmdb-record-store.js";
 import { LmdbBundlePins } from "./lmdb-bundle-pins.js";
+import { lmdbSpace } from "./lmdb-space.js";
 import { STORE_PROBE_INTERVAL_MS, SWEEP_INTERVAL_MS, type BackendOpener } from "./backend.js";
 import { FILE_MODE, preparePrivateDir } from "./data-dir.js";
 
@@ -56,6 +57,7 @@ export const openLmdbBackend: BackendOpener = async (config, reporters, notices,
     trustRecords: root === null ? null : new LmdbTrustRecordStore(root),
     bundlePins: root === null ? null : new LmdbBundlePins(root),
     health: () => durability?.health() ?? null,
+    space: () => (root === null || (root as { status?: string }).status !== "open" ? null : lmdbSpace(root)),
     async close() {
       if (sweep) clearInterval(sweep);
       if (probe) clearInterval(probe);

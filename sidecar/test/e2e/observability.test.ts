@@ -158,6 +158,10 @@ describe("metrics", () => {
       expect(metrics).toContain('writ_bundle_loads_total{outcome="not_found"} 2');
       expect(metrics).toMatch(/^writ_bundle_load_seconds_total\{outcome="loaded"\} \d+(\.\d+)?(e-\d+)?$/m);
       expect(metrics).toContain("writ_audit_healthy 1");
+      // The data file against the pages in use (docs/sidecar.md, "Compaction").
+      const bytes = (series: string) => Number(new RegExp(`^${series} (\\d+)$`, "m").exec(metrics)?.[1]);
+      expect(bytes("writ_lmdb_used_bytes")).toBeGreaterThan(0);
+      expect(bytes("writ_lmdb_file_bytes")).toBeGreaterThanOrEqual(bytes("writ_lmdb_used_bytes"));
     } finally {
       await fresh.close();
     }

@@ -81,6 +81,7 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
     trustRecords,
     bundlePins,
     health: () => health,
+    space: () => null,
     async close() {
       clearInterval(probe);
       if (sweep) clearInterval(sweep);
