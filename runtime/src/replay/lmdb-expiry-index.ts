@@ -45,12 +45,15 @@ export class LmdbExpiryIndex {
     this.#index = root.openDB<IndexValue, IndexKey>(name, { encoding: "json" });
   }
 
-  /** Every entry written before the index existed has been indexed (a new data dir is complete at its first backfill). */
+  /** Every entry written before the index existed is indexed (a new data dir is complete after its first backfill). */
   get complete(): boolean {
     return this.#index.get(BACKFILLED) === true;
   }
 
-  /** Inside the write transaction that replaces `before` by `after` (either absent) under `fingerprint`: the same change to the index. */
+  /**
+   * Inside the write transaction that replaces `before` by `after` (either absent) under `fingerprint`: the same change
+   * to the index.
+   */
   track(fingerprint: string, before: ReplayEntry | undefined, after: ReplayEntry | undefined): void {
     const was = indexedExpiry(before);
     const is = indexedExpiry(after);

@@ -29,10 +29,10 @@
  * commit (a full disk) then rejects with StoreUnavailableError (503 at the HTTP edge) instead of waiting forever on
  * the failed batch's flush, and every write promise's failure is handled.
  *
- * EXPIRY INDEX. Beside its entries, the store keeps `<dbName>-expiry` (lmdb-expiry-index.ts), the entries that expire,
- * by expiry, changed in the same write transaction as the entries it indexes: `sweep` reads only what has expired. A data
- * dir written before the index existed is indexed once, in the background, from the store's construction
- * (`backfillExpiryIndex`).
+ * EXPIRY INDEX. Beside its entries, the store keeps `<dbName>-expiry` (lmdb-expiry-index.ts), the entries that
+ * expire, by expiry, changed in the same write transaction as the entries it indexes: `sweep` reads only what has
+ * expired. A data dir written before the index existed is indexed once, in the background, from the store's
+ * construction (`backfillExpiryIndex`).
  *
  * Values are stored with the `json` encoding: plain JSON objects, readable by any other LMDB client.
  */
@@ -77,10 +77,12 @@ export interface LmdbReplayStoreOptions {
 }
 
 /**
- * Index keys `sweep` handles per write transaction, and entries the backfill indexes per write transaction: each slice
- * is a few hundred reads and writes, so neither the event loop nor the write lock is held for more than a few ms.
+ * Index keys `sweep` handles per write transaction (each a read of the key and of its entry and two removals), and
+ * entries the backfill indexes per write transaction (each one read from a cursor, a write for the few that expire):
+ * slices of about the same time, so that neither the event loop nor the write lock is held for more than a few ms.
  */
-const SLICE = 256;
+const SWEEP_SLICE = 128;
+const BACKFILL_SLICE = 256;
 
 /**
  * A transition's record on its way to the record writer (records.ts `RecordWriter`), with the `written` promise it is
@@ -250,8 +252,8 @@ export class LmdbReplayStore implements ReplayStore {
 
   /**
    * Removes what has expired at `now`, found through the expiry index: it reads the index keys due at `now` (and one
-   * more), and their entries, nothing else. In slices of SLICE keys, each one write transaction (flushed before the
-   * next), with a turn of the event loop between slices. Each entry is checked again inside the transaction: one
+   * more), and their entries, nothing else. In slices of SWEEP_SLICE keys, each one write transaction (flushed before
+   * the next), with a turn of the event loop between slices. Each entry is checked again inside the transaction: one
    * re-reserved or transitioned meanwhile (by this process or another) is left alone, and its key, stale, is removed.
    * Entries of a data dir written before the index existed are swept once the backfill has indexed them; until then
    * an expired entry counts as absent for every operation anyway.
@@ -273,10 +275,10 @@ export class LmdbReplayStore implements ReplayStore {
   }
 
   /**
-   * Indexes the entries of a data dir written before the expiry index existed, in slices of SLICE entries, each one
-   * write transaction, with a turn of the event loop between slices; resumable (lmdb-expiry-index.ts `backfillSlice`:
-   * each slice records where the next one starts, in its own transaction), so a crash or a close loses at most the
-   * slice under way, and several processes on one environment share the work. Started by the constructor when the
+   * Indexes the entries of a data dir written before the expiry index existed, in slices of BACKFILL_SLICE entries,
+   * each one write transaction, with a turn of the event loop between slices; resumable (lmdb-expiry-index.ts
+   * `backfillSlice`: each slice records where the next one starts, in its own transaction), so a crash or a close
+   * loses at most the slice under way, and several processes on one environment share the work. Started by the constructor when the
    * index is not complete; a call while one is under way shares it. Resolves with how many entries this run read
    * (0 once the index is complete). The slices are committed, not awaited to disk: a crash that undoes one undoes its
    * resume point with it, and the next run does it again.
@@ -358,13 +360,13 @@ export class LmdbReplayStore implements ReplayStore {
   }
 
   /**
-   * Inside a write transaction: up to SLICE index keys due at `at` after `after`, each removed with its entry when
-   * that has expired, removed alone when stale (its entry is gone or expires at another time), left when its entry is
-   * malformed (no operation accepts it) or, against the lifecycle, never expires. `last`: where the next slice starts;
-   * undefined when no key is left due.
+   * Inside a write transaction: up to SWEEP_SLICE index keys due at `at` after `after`, each removed with its entry
+   * when that has expired, removed alone when stale (its entry is gone or expires at another time), left when its
+   * entry is malformed (no operation accepts it) or, against the lifecycle, never expires. `last`: where the next
+   * slice starts; undefined when no key is left due.
    */
   #sweepSlice(at: number, after: ExpiryKey | undefined): { readonly removed: number; readonly last: ExpiryKey | undefined } {
-    const due = this.#expiry.due(at, after, SLICE);
+    const due = this.#expiry.due(at, after, SWEEP_SLICE);
     let removed = 0;
     for (const key of due) {
       const [expiresAt, fp] = key;
@@ -382,14 +384,14 @@ export class LmdbReplayStore implements ReplayStore {
         removed += 1;
       }
     }
-    return { removed, last: due.length === SLICE ? due[SLICE - 1] : undefined };
+    return { removed, last: due.length === SWEEP_SLICE ? due[SWEEP_SLICE - 1] : undefined };
   }
 
   /** The slices of `backfillExpiryIndex`, until the index is complete or the store closed. */
   async #indexExisting(): Promise<number> {
     let read = 0;
     for (;;) {
-      const slice = await this.#write(() => this.#expiry.backfillSlice(this.#db, SLICE), "committed");
+      const slice = await this.#write(() => this.#expiry.backfillSlice(this.#db, BACKFILL_SLICE), "committed");
       if (slice === null) return read;
       read += slice;
       await nextTurn();
