@@ -29,12 +29,19 @@
  * commit (a full disk) then rejects with StoreUnavailableError (503 at the HTTP edge) instead of waiting forever on
  * the failed batch's flush, and every write promise's failure is handled.
  *
+ * EXPIRY INDEX. Beside its entries, the store keeps `<dbName>-expiry` (lmdb-expiry-index.ts), the entries that
+ * expire, by expiry, changed in the same write transaction as the entries it indexes: `sweep` reads only what has
+ * expired. A data dir written before the index existed is indexed once, in the background, from the store's
+ * construction (`backfillExpiryIndex`).
+ *
  * Values are stored with the `json` encoding: plain JSON objects, readable by any other LMDB client.
  */
 import { randomUUID } from "node:crypto";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { open, type Database, type RootDatabase } from "lmdb";
 import { ReplayStoreClosedError } from "./errors.js";
 import { LmdbDurability } from "./lmdb-durability.js";
+import { LmdbExpiryIndex, indexedExpiry, type ExpiryKey } from "./lmdb-expiry-index.js";
 import {
   checkApproved,
   checkFailedTtl,
@@ -60,7 +67,7 @@ import type { ConsumeOptions, ReplayEntry, ReplayResult, ReplayStore, ReserveOpt
 export const DEFAULT_REPLAY_DB_NAME = "replay";
 
 export interface LmdbReplayStoreOptions {
-  /** Name of the LMDB database inside the environment; default `replay`. */
+  /** Name of the LMDB database inside the environment, default `replay`; its expiry index is `<dbName>-expiry`. */
   readonly dbName?: string;
   /**
    * Writes the record of a transition inside its conditional write (records.ts `RecordWriter`): what it queues to this
@@ -69,8 +76,13 @@ export interface LmdbReplayStoreOptions {
   readonly writeRecord?: RecordWriter;
 }
 
-/** How many expired entries `sweep` removes per write transaction, to keep the write lock short. */
-const SWEEP_CHUNK = 1_000;
+/**
+ * Index keys `sweep` handles per write transaction (each a read of the key and of its entry and two removals), and
+ * entries the backfill indexes per write transaction (each one read from a cursor, a write for the few that expire):
+ * slices of about the same time, so that neither the event loop nor the write lock is held for more than a few ms.
+ */
+const SWEEP_SLICE = 128;
+const BACKFILL_SLICE = 256;
 
 /**
  * A transition's record on its way to the record writer (records.ts `RecordWriter`), with the `written` promise it is
@@ -110,9 +122,12 @@ class RecordWrite {
 export class LmdbReplayStore implements ReplayStore {
   readonly #root: RootDatabase;
   readonly #db: Database<unknown, string>;
+  readonly #expiry: LmdbExpiryIndex;
   readonly #ownsRoot: boolean;
   readonly #durability: LmdbDurability;
   readonly #writeRecord: RecordWriter | undefined;
+  /** The backfill under way (`backfillExpiryIndex`); null when none is. */
+  #backfill: Promise<number> | null = null;
   #closed = false;
 
   /**
@@ -130,12 +145,15 @@ export class LmdbReplayStore implements ReplayStore {
     }
     this.#durability = LmdbDurability.of(this.#root);
     this.#writeRecord = options.writeRecord;
+    const dbName = options.dbName ?? DEFAULT_REPLAY_DB_NAME;
     try {
-      this.#db = this.#root.openDB<unknown, string>(options.dbName ?? DEFAULT_REPLAY_DB_NAME, { encoding: "json" });
+      this.#db = this.#root.openDB<unknown, string>(dbName, { encoding: "json" });
+      this.#expiry = new LmdbExpiryIndex(this.#root, `${dbName}-expiry`);
     } catch (error) {
       if (this.#ownsRoot) void this.#root.close();
       throw error;
     }
+    this.#backfillInBackground();
   }
 
   static open(source: string | RootDatabase, options: LmdbReplayStoreOptions = {}): LmdbReplayStore {
@@ -226,37 +244,56 @@ export class LmdbReplayStore implements ReplayStore {
     return this.#write(() => {
       const current = this.#load(fp);
       if (current === undefined || !isExpired(current, at)) return false;
-      return this.#db.removeSync(fp);
+      this.#db.removeSync(fp);
+      this.#expiry.track(fp, current, undefined);
+      return true;
     });
   }
 
   /**
-   * Finds expired entries with a read-only scan (no write lock held), then removes them in write transactions
-   * of at most 1,000 keys, checking each again inside the transaction: an entry re-reserved or transitioned by
-   * another writer in between is left alone.
+   * Removes what has expired at `now`, found through the expiry index: it reads the index keys due at `now` (and one
+   * more), and their entries, nothing else. In slices of SWEEP_SLICE keys, each one write transaction (flushed before
+   * the next), with a turn of the event loop between slices. Each entry is checked again inside the transaction: one
+   * re-reserved or transitioned meanwhile (by this process or another) is left alone, and its key, stale, is removed.
+   * Entries of a data dir written before the index existed are swept once the backfill has indexed them; until then
+   * an expired entry counts as absent for every operation anyway.
    */
   async sweep(now?: number): Promise<number> {
     const at = checkNow(now);
     this.#assertOpen();
-    const candidates: string[] = [];
-    for (const { key, value } of this.#db.getRange()) {
-      if (isExpired(parseStoredEntry(value, key), at)) candidates.push(key);
-    }
+    // A backfill stopped by a failed write resumes with the next sweep.
+    this.#backfillInBackground();
     let removed = 0;
-    for (let i = 0; i < candidates.length; i += SWEEP_CHUNK) {
-      const chunk = candidates.slice(i, i + SWEEP_CHUNK);
-      removed += await this.#write(() => {
-        let n = 0;
-        for (const fp of chunk) {
-          const current = this.#load(fp);
-          if (current !== undefined && isExpired(current, at) && this.#db.removeSync(fp)) n += 1;
-        }
-        return n;
-      });
+    let after: ExpiryKey | undefined;
+    for (;;) {
+      const slice = await this.#write(() => this.#sweepSlice(at, after));
+      removed += slice.removed;
+      if (slice.last === undefined) return removed;
+      after = slice.last;
+      await nextTurn();
     }
-    // Each chunk was flushed by #write; with no candidates, still wait for earlier writes of this process.
-    if (candidates.length === 0) await this.#durability.flushed();
-    return removed;
+  }
+
+  /**
+   * Indexes the entries of a data dir written before the expiry index existed, in slices of BACKFILL_SLICE entries,
+   * each one write transaction, with a turn of the event loop between slices; resumable (lmdb-expiry-index.ts
+   * `backfillSlice`: each slice records where the next one starts, in its own transaction), so a crash or a close
+   * loses at most the slice under way, and several processes on one environment share the work. Started by the constructor when the
+   * index is not complete; a call while one is under way shares it. Resolves with how many entries this run read
+   * (0 once the index is complete). The slices are committed, not awaited to disk: a crash that undoes one undoes its
+   * resume point with it, and the next run does it again.
+   * @throws StoreUnavailableError when a slice cannot be written; ReplayStoreClosedError once closed
+   */
+  backfillExpiryIndex(): Promise<number> {
+    if (this.#backfill === null) {
+      const run = this.#indexExisting();
+      const done = () => {
+        if (this.#backfill === run) this.#backfill = null;
+      };
+      this.#backfill = run;
+      run.then(done, done);
+    }
+    return this.#backfill;
   }
 
   /**
@@ -277,6 +314,8 @@ export class LmdbReplayStore implements ReplayStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // The backfill stops at its next slice; the one under way is committed first.
+    await this.#backfill?.catch(() => undefined);
     if (this.#ownsRoot) await this.#root.close();
     else await this.#durability.flushed();
   }
@@ -285,9 +324,13 @@ export class LmdbReplayStore implements ReplayStore {
   #transition(fingerprint: string, decide: (current: ReplayEntry | undefined) => Transition, record?: TransitionRecord): Promise<ReplayResult> {
     const recorded = this.#recordWrite(record);
     const result = this.#write(() => {
-      const t = decide(this.#load(fingerprint));
+      const current = this.#load(fingerprint);
+      const t = decide(current);
       // Inside a transaction callback, putSync writes into the current write transaction.
-      if (t.next !== undefined) this.#db.putSync(fingerprint, t.next);
+      if (t.next !== undefined) {
+        this.#db.putSync(fingerprint, t.next);
+        this.#expiry.track(fingerprint, current, t.next);
+      }
       if (t.result.ok) recorded?.write();
       return t.result;
     });
@@ -295,25 +338,69 @@ export class LmdbReplayStore implements ReplayStore {
   }
 
   /**
-   * Runs `body` inside one LMDB write transaction and resolves once that transaction is flushed to disk.
-   * `body` must only throw before its first write (the callbacks of one batch share the LMDB transaction, so a
-   * throw could not roll back a write of its own); errors are carried out of the callback as values and
-   * rethrown here, so a throwing callback never disturbs the other callbacks of the batch.
+   * Runs `body` inside one LMDB write transaction and resolves once that transaction is flushed to disk (or only
+   * committed, for a write nobody is answered about: the backfill). `body` must only throw before its first write
+   * (the callbacks of one batch share the LMDB transaction, so a throw could not roll back a write of its own);
+   * errors are carried out of the callback as values and rethrown here, so a throwing callback never disturbs the
+   * other callbacks of the batch.
    */
-  async #write<T>(body: () => T): Promise<T> {
+  async #write<T>(body: () => T, until: "flushed" | "committed" = "flushed"): Promise<T> {
     this.#assertOpen();
+    const transaction = this.#db.transaction((): { readonly value: T } | { readonly error: unknown } => {
+      try {
+        return { value: body() };
+      } catch (error) {
+        return { error };
+      }
+    });
     // Committed is not durable (see the header): `durable` waits for the fsync before answering.
-    const outcome = await this.#durability.durable(
-      this.#db.transaction((): { readonly value: T } | { readonly error: unknown } => {
-        try {
-          return { value: body() };
-        } catch (error) {
-          return { error };
-        }
-      }),
-    );
+    const outcome = await (until === "flushed" ? this.#durability.durable(transaction) : this.#durability.commit(transaction));
     if ("error" in outcome) throw outcome.error;
     return outcome.value;
+  }
+
+  /**
+   * Inside a write transaction: up to SWEEP_SLICE index keys due at `at` after `after`, each removed with its entry
+   * when that has expired, removed alone when stale (its entry is gone or expires at another time), left when its
+   * entry is malformed (no operation accepts it) or, against the lifecycle, never expires. `last`: where the next
+   * slice starts; undefined when no key is left due.
+   */
+  #sweepSlice(at: number, after: ExpiryKey | undefined): { readonly removed: number; readonly last: ExpiryKey | undefined } {
+    const due = this.#expiry.due(at, after, SWEEP_SLICE);
+    let removed = 0;
+    for (const key of due) {
+      const [expiresAt, fp] = key;
+      let current: ReplayEntry | undefined;
+      try {
+        current = this.#load(fp);
+      } catch {
+        continue;
+      }
+      if (current === undefined || indexedExpiry(current) !== expiresAt) {
+        this.#expiry.remove(key);
+      } else if (isExpired(current, at)) {
+        this.#db.removeSync(fp);
+        this.#expiry.remove(key);
+        removed += 1;
+      }
+    }
+    return { removed, last: due.length === SWEEP_SLICE ? due[SWEEP_SLICE - 1] : undefined };
+  }
+
+  /** The slices of `backfillExpiryIndex`, until the index is complete or the store closed. */
+  async #indexExisting(): Promise<number> {
+    let read = 0;
+    for (;;) {
+      const slice = await this.#write(() => this.#expiry.backfillSlice(this.#db, BACKFILL_SLICE), "committed");
+      if (slice === null) return read;
+      read += slice;
+      await nextTurn();
+    }
+  }
+
+  /** Starts the backfill when the index is not complete and none is under way; its failure is recorded (durability). */
+  #backfillInBackground(): void {
+    if (this.#backfill === null && !this.#expiry.complete) void this.backfillExpiryIndex().catch(() => undefined);
   }
 
   /** `record` on its way to the record writer; null without either. */

@@ -5,6 +5,9 @@
  * Atomicity is by construction: every method does its read, decision and write synchronously, with no `await`
  * in between, and JavaScript runs one callback at a time, so no other operation can interleave.
  *
+ * Expired entries are found through an ExpiryHeap (expiry-heap.ts): `sweep` costs what has expired, not what the
+ * store holds.
+ *
  * Capacity (spec 8: 1,000,000 entries): every stored entry counts, expired ones included, until `expire` or
  * `sweep` removes it. A `reserve` that would add an entry past the capacity rejects with
  * `ReplayCapacityError`; a `reserve` that replaces an expired entry of the same fingerprint does not grow the
@@ -12,6 +15,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { ReplayCapacityError, ReplayStoreClosedError } from "./errors.js";
+import { ExpiryHeap } from "./expiry-heap.js";
 import {
   checkApproved,
   checkFailedTtl,
@@ -48,6 +52,8 @@ export interface MemoryReplayStoreOptions {
 export class MemoryReplayStore implements ReplayStore {
   readonly capacity: number;
   readonly #entries = new Map<string, ReplayEntry>();
+  /** An item for every expiry an entry took; items whose entry changed since are stale, skipped by `sweep`. */
+  readonly #expiring = new ExpiryHeap();
   readonly #writeRecord: RecordWriter | undefined;
   #closed = false;
 
@@ -140,10 +146,11 @@ export class MemoryReplayStore implements ReplayStore {
     this.#assertOpen();
     const at = checkNow(now);
     let removed = 0;
-    // Deleting the current key while iterating a Map is well defined: iteration continues with the next one.
-    for (const [fp, entry] of this.#entries) {
-      if (isExpired(entry, at)) {
-        this.#entries.delete(fp);
+    for (let due = this.#expiring.takeDue(at); due !== undefined; due = this.#expiring.takeDue(at)) {
+      const entry = this.#entries.get(due.fingerprint);
+      // Still the entry the item was pushed for (not one that changed or took another expiry since), and expired.
+      if (entry !== undefined && entry.expiresAt === due.at && isExpired(entry, at)) {
+        this.#entries.delete(due.fingerprint);
         removed += 1;
       }
     }
@@ -159,11 +166,15 @@ export class MemoryReplayStore implements ReplayStore {
   async close(): Promise<void> {
     this.#closed = true;
     this.#entries.clear();
+    this.#expiring.clear();
   }
 
   #apply(fingerprint: string, t: Transition): ReplayResult {
     // Entries are deeply frozen (lifecycle.makeEntry), so handing the stored object out is safe.
-    if (t.next !== undefined) this.#entries.set(fingerprint, t.next);
+    if (t.next !== undefined) {
+      this.#entries.set(fingerprint, t.next);
+      if (t.next.expiresAt !== null) this.#expiring.push({ at: t.next.expiresAt, fingerprint });
+    }
     return t.result;
   }
 

@@ -81,6 +81,8 @@ export const DEFAULT_LOG_PENDING_TABLE = "writ_audit_log_pending";
 
 /** Claim statements under way at once by default (docs/benchmarks.md, "Fleet"). */
 export const DEFAULT_CLAIM_STATEMENTS = 4;
+/** Expired rows `sweep` removes per statement at most: bounds one statement's time and the rows it locks. */
+const SWEEP_BATCH = 500;
 /** Claims per statement at most: bounds one statement's size and time. */
 const MAX_CLAIMS_PER_STATEMENT = 100;
 
@@ -301,10 +303,30 @@ export class PostgresReplayStore implements ReplayStore {
     return (rowCount ?? 0) > 0;
   }
 
+  /**
+   * Removes what has expired, SWEEP_BATCH rows per statement, each statement on its own (autocommit), until one
+   * removes fewer: no transaction, and no lock on a row, lasts longer than one batch. Each statement finds its batch
+   * through the partial index `<table>_expiring` (an index scan in expiry order, the subquery) and removes it by
+   * primary key (`= ANY(ARRAY(…))`: index lookups, never a join the planner could turn into a scan of the table),
+   * checking each row again as it deletes it: a row taken over meanwhile stays. Its cost is what has expired, whatever
+   * the table holds (the EXPLAIN test in the sidecar's postgres-sweep.test.ts).
+   */
   async sweep(now?: number): Promise<number> {
     const at = checkNow(now);
-    const { rowCount } = await this.#query(`DELETE FROM ${this.#table} AS r WHERE ${EXPIRED("r", "$1")}`, [at]);
-    return rowCount ?? 0;
+    let removed = 0;
+    for (;;) {
+      const { rowCount } = await this.#query(
+        `DELETE FROM ${this.#table} AS r
+         WHERE r.fingerprint = ANY(ARRAY(
+           SELECT e.fingerprint FROM ${this.#table} AS e WHERE e.expires_at <= $1 AND e.state IN ('reserved', 'failed')
+           ORDER BY e.expires_at LIMIT ${SWEEP_BATCH}
+         ))
+         AND ${EXPIRED("r", "$1")}`,
+        [at],
+      );
+      removed += rowCount ?? 0;
+      if ((rowCount ?? 0) < SWEEP_BATCH) return removed;
+    }
   }
 
   async read(fingerprint: string): Promise<ReplayEntry | null> {

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LmdbReplayStore } from "../../src/replay/lmdb-store.js";
 import type { TransitionRecord } from "../../src/replay/records.js";
 import { T0, into, ok, replayStoreContract } from "./contract.js";
+import { storedIndex } from "./lmdb-support.js";
 
 async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), "writ-replay-"));
@@ -28,6 +29,7 @@ replayStoreContract("LmdbReplayStore", async () => {
       await root.flushed;
       return [...side.getRange()].map(({ value }) => value);
     },
+    expiryIndex: async () => storedIndex(root).keys,
   };
 });
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ReplayCapacityError } from "../../src/replay/errors.js";
 import { DEFAULT_MEMORY_CAPACITY, MemoryReplayStore } from "../../src/replay/memory-store.js";
 import { RESERVATION_TTL_MS } from "../../src/replay/store.js";
@@ -70,5 +70,30 @@ describe("MemoryReplayStore capacity", () => {
     await into(store, "fp", "consumed");
     await store.close();
     expect(store.size).toBe(0);
+  });
+});
+
+describe("MemoryReplayStore sweep", () => {
+  it("looks at what expired, not at every entry: 200,000 consumed and 100 expired reservations", async () => {
+    const store = new MemoryReplayStore();
+    for (let i = 0; i < 200_000; i++) ok(await store.consume(`consumed-${i}`, { now: T0 }));
+    for (let i = 0; i < 100; i++) ok(await store.reserve(`expired-${i}`, { now: T0, ttlMs: 1_000 }));
+    for (let i = 0; i < 10; i++) ok(await store.reserve(`live-${i}`, { now: T0, ttlMs: 60_000 }));
+    // Every way to look at a Map's entries, counted while the sweep runs.
+    const looks = [vi.spyOn(Map.prototype, "get"), vi.spyOn(Map.prototype, Symbol.iterator), vi.spyOn(Map.prototype, "entries"), vi.spyOn(Map.prototype, "values"), vi.spyOn(Map.prototype, "forEach")];
+    let removed: number;
+    let calls: number[];
+    try {
+      removed = await store.sweep(T0 + 1_000);
+    } finally {
+      calls = looks.map((spy) => spy.mock.calls.length);
+      for (const spy of looks) spy.mockRestore();
+    }
+    expect(removed).toBe(100);
+    // One lookup per expired entry; no walk over the entries.
+    expect(calls).toEqual([100, 0, 0, 0, 0]);
+    expect(store.size).toBe(200_010);
+    expect(await store.read("expired-0")).toBeNull();
+    expect(await store.read("live-0")).toMatchObject({ state: "reserved" });
   });
 });

@@ -1,7 +1,9 @@
 /**
  * Sweeping expired reservations and failed replay entries on a fleet's database: one sidecar at a time. Each round,
  * every sidecar tries the session advisory lock SWEEP_LOCK; the one that gets it sweeps, the others skip the round
- * (they would only contend for the same rows). Sweeping is a conditional DELETE, harmless if it ever overlapped.
+ * (they would only contend for the same rows). Sweeping is conditional DELETEs of a few hundred expired rows each, each
+ * its own statement, found through the expiry index (PostgresReplayStore `sweep`): harmless if it ever overlapped, and
+ * the lock, a session lock held on a client of its own, holds no row and blocks no transition meanwhile.
  */
 import type { PostgresReplayStore } from "@writ/runtime/postgres";
 import type pg from "pg";
