@@ -70,6 +70,16 @@ export interface TracingConfig {
 
 export const DEFAULT_OTLP_TRACES_URL = "http://localhost:4318/v1/traces";
 
+/** How often the periodic upkeep of the store runs (docs/sidecar.md): shorter in a soak benchmark, never on a request's path. */
+export interface MaintenanceIntervals {
+  /** `SERVICE_REPLAY_SWEEP_INTERVAL_MS`: expired replay reservations and failed entries are removed this often (they stop blocking at their TTL anyway). */
+  readonly replaySweepMs: number;
+  /** `SERVICE_AUDIT_PRUNE_INTERVAL_MS`: audit records past their retention are removed this often. */
+  readonly auditPruneMs: number;
+}
+
+export const DEFAULT_MAINTENANCE_INTERVALS: MaintenanceIntervals = { replaySweepMs: 60_000, auditPruneMs: 60_000 };
+
 export interface SidecarConfig {
   /** The Bearer keys of both surfaces; all null only in development mode, before the single key is generated. */
   readonly apiKeys: ApiKeys;
@@ -117,6 +127,8 @@ export interface SidecarConfig {
   readonly auditLog: boolean;
   /** When the audit record log is checkpointed. */
   readonly auditCheckpoints: { readonly intervalMs: number; readonly everyRecords: number };
+  /** How often expired replay entries are swept and audit records past their retention pruned. */
+  readonly maintenance: MaintenanceIntervals;
   /**
    * `SERVICE_INSTANCE_ID`: this sidecar's instance id, which names its audit record log (docs/audit.md, "One log per
    * sidecar instance"); null: the one kept in the data dir, or on the PostgreSQL store without one, the host name.
@@ -477,6 +489,10 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
     auditCheckpoints: {
       intervalMs: integer(env, "SERVICE_AUDIT_CHECKPOINT_INTERVAL_MS", DEFAULT_CHECKPOINTS.intervalMs, 100, 86_400_000),
       everyRecords: integer(env, "SERVICE_AUDIT_CHECKPOINT_RECORDS", DEFAULT_CHECKPOINTS.everyRecords, 1, 10_000_000),
+    },
+    maintenance: {
+      replaySweepMs: integer(env, "SERVICE_REPLAY_SWEEP_INTERVAL_MS", DEFAULT_MAINTENANCE_INTERVALS.replaySweepMs, 100, 86_400_000),
+      auditPruneMs: integer(env, "SERVICE_AUDIT_PRUNE_INTERVAL_MS", DEFAULT_MAINTENANCE_INTERVALS.auditPruneMs, 100, 86_400_000),
     },
     instanceId: instanceId(env),
   };

@@ -17,8 +17,6 @@ import type { TrustRecordStore } from "../surface-b/record-store.js";
 
 export type { StoreHealth };
 
-/** Expired replay reservations and failed entries are removed this often (they stop blocking at their TTL anyway). */
-export const SWEEP_INTERVAL_MS = 60_000;
 /** While the store fails writes (a full disk, an unreachable database), a probe checks this often whether it recovered. */
 export const STORE_PROBE_INTERVAL_MS = 1_000;
 

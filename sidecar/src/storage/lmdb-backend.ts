@@ -13,7 +13,7 @@ import type { AuditLog } from "../audit/types.js";
 import { LmdbTrustRecordStore } from "../surface-b/lmdb-record-store.js";
 import { LmdbBundlePins } from "./lmdb-bundle-pins.js";
 import { lmdbSpace } from "./lmdb-space.js";
-import { STORE_PROBE_INTERVAL_MS, SWEEP_INTERVAL_MS, type BackendOpener } from "./backend.js";
+import { STORE_PROBE_INTERVAL_MS, type BackendOpener } from "./backend.js";
 import { FILE_MODE, preparePrivateDir } from "./data-dir.js";
 
 export const openLmdbBackend: BackendOpener = async (config, reporters, notices, signingKey) => {
@@ -33,6 +33,7 @@ export const openLmdbBackend: BackendOpener = async (config, reporters, notices,
           onNotice: (message) => reporters.onNotice?.(message),
           securityEvents: config.securityEvents,
           retention: config.auditRetention,
+          pruneIntervalMs: config.maintenance.auditPruneMs,
           recordLog: config.auditLog,
           checkpoints: { key: signingKey, ...config.auditCheckpoints },
           instanceId: config.instanceId,
@@ -45,7 +46,7 @@ export const openLmdbBackend: BackendOpener = async (config, reporters, notices,
   const store: ReplayStore | null = lmdbReplay ?? (config.replayStore === "memory" ? new MemoryReplayStore(recording) : null);
   if (store === null) notices.push("SERVICE_REPLAY_STORE is `none`: every execution fails closed (INV-REPLAY-001)");
 
-  const sweep = store ? setInterval(() => void store.sweep().catch(() => undefined), SWEEP_INTERVAL_MS) : null;
+  const sweep = store ? setInterval(() => void store.sweep().catch(() => undefined), config.maintenance.replaySweepMs) : null;
   sweep?.unref();
   // Recovery needs no traffic: once space is freed, the probe's write succeeds and `store` in /health is ok again.
   const probe = durability === null ? null : setInterval(() => void durability.probe(), STORE_PROBE_INTERVAL_MS);

@@ -72,6 +72,7 @@ describe("loadConfig", () => {
         verifications: { maxAgeMs: null, maxRecords: null },
         security: { maxAgeMs: 30 * 86_400_000, maxRecords: 100_000 },
       },
+      maintenance: { replaySweepMs: 60_000, auditPruneMs: 60_000 },
     });
   });
 
@@ -123,6 +124,17 @@ describe("loadConfig", () => {
       verifications: { maxAgeMs: null, maxRecords: 1_000 },
       security: { maxAgeMs: null, maxRecords: 100_000 },
     });
+  });
+
+  it("reads how often the replay store is swept and the audit trail pruned, each from 100 ms to a day", () => {
+    expect(loadConfig({ ...KEY, SERVICE_REPLAY_SWEEP_INTERVAL_MS: "20000", SERVICE_AUDIT_PRUNE_INTERVAL_MS: "25000" }, { cwd: SRV }).maintenance).toEqual({ replaySweepMs: 20_000, auditPruneMs: 25_000 });
+    expect(loadConfig({ ...KEY, SERVICE_REPLAY_SWEEP_INTERVAL_MS: "100", SERVICE_AUDIT_PRUNE_INTERVAL_MS: "86400000" }, { cwd: SRV }).maintenance).toEqual({ replaySweepMs: 100, auditPruneMs: 86_400_000 });
+    for (const name of ["SERVICE_REPLAY_SWEEP_INTERVAL_MS", "SERVICE_AUDIT_PRUNE_INTERVAL_MS"]) {
+      for (const value of ["99", "86400001", "1e4", "-1", "60s"]) {
+        expect(refusal({ ...KEY, [name]: value })).toBe(`${name} must be an integer from 100 to 86400000, not \`${value}\``);
+      }
+      expect(refusal({ ...KEY, [name]: " " })).toBe(`${name} is set but empty; unset it or give it a value`);
+    }
   });
 
   it("with a data dir: LMDB replay store, audit on, the signing key file inside it", () => {

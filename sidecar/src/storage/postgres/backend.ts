@@ -9,13 +9,13 @@
  *   `PostgresReplayStore`), answered only after COMMIT; every failure is StoreUnavailableError, answered 503.
  * - Health: a probe (`SELECT 1`) every second sets `store` and `audit_db` in `GET /health`; both recover by themselves
  *   when the database returns, with no restart.
- * - Sweeping expired reservations and failed entries: once a minute, by whichever sidecar takes the advisory lock; the
+ * - Sweeping expired reservations and failed entries: once a minute (SERVICE_REPLAY_SWEEP_INTERVAL_MS), by whichever sidecar takes the advisory lock; the
  *   others skip that round.
  */
 import { DEFAULT_CLAIM_STATEMENTS, DEFAULT_RECORDS_TABLE, PostgresReplayStore } from "@writ/runtime/postgres";
 import { DisabledAuditLog } from "../../audit/disabled-audit-log.js";
 import type { AuditLog } from "../../audit/types.js";
-import { STORE_PROBE_INTERVAL_MS, SWEEP_INTERVAL_MS, type BackendOpener, type StoreHealth } from "../backend.js";
+import { STORE_PROBE_INTERVAL_MS, type BackendOpener, type StoreHealth } from "../backend.js";
 import { PostgresAuditLog } from "./audit-log.js";
 import { fleetInstanceId } from "../instance-id.js";
 import { PostgresBundlePins } from "./bundle-pins.js";
@@ -61,6 +61,7 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
         onError: (error) => reporters.onAuditError?.(error),
         securityEvents: config.securityEvents,
         retention: config.auditRetention,
+        pruneIntervalMs: config.maintenance.auditPruneMs,
         recordLog: logStorage === null ? null : { storage: logStorage, checkpoints: { key: signingKey, ...config.auditCheckpoints } },
       })
     : new DisabledAuditLog();
@@ -72,7 +73,7 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
     if (audit instanceof PostgresAuditLog) void audit.probe();
   }, STORE_PROBE_INTERVAL_MS);
   probe.unref();
-  const sweep = replay === null ? null : setInterval(() => void sweepOnce(pool, replay).catch(() => undefined), SWEEP_INTERVAL_MS);
+  const sweep = replay === null ? null : setInterval(() => void sweepOnce(pool, replay).catch(() => undefined), config.maintenance.replaySweepMs);
   sweep?.unref();
 
   return {
