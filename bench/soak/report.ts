@@ -1,0 +1,93 @@
+/**
+ * The soak's report: per engine, the small and the large store side by side, the ratio, and each Done-when target of
+ * issue 24 judged on the large store (PASS/FAIL).
+ */
+import type { Answer } from "./probes.js";
+import type { RunResult } from "./run.js";
+
+/** Nearest-rank percentile, `p` in 0..100; NaN for no values. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+const max = (values: readonly number[]) => (values.length === 0 ? Number.NaN : values.reduce((a, b) => Math.max(a, b), -Infinity));
+const ms = (v: number) => (Number.isNaN(v) ? "–" : v >= 100 ? `${v.toFixed(0)} ms` : `${v.toFixed(2)} ms`);
+const int = (v: number) => v.toLocaleString("en-US");
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+const non2xx = (answers: readonly Answer[]) => answers.filter((a) => a.status < 200 || a.status > 299).length;
+
+/** The figures of one run, by row name, as printed and as judged. */
+function figures(r: RunResult): Map<string, string> {
+  const e = r.evaluate;
+  const health = r.probes.health.map((a) => a.ms);
+  const worstHealth = r.probes.health.reduce<Answer | null>((w, a) => (w === null || a.ms > w.ms ? a : w), null);
+  const complete = r.probes.exports.filter((x) => x.complete);
+  const partial = r.probes.exports.find((x) => !x.complete);
+  const tails = r.probes.tails.map((a) => a.ms);
+  const f = new Map<string, string>();
+  f.set("decisions at start", int(r.decisionsAtStart));
+  f.set("/evaluate responses (req/s)", `${int(e.requests)} (${(e.requests / e.seconds).toFixed(0)})`);
+  f.set("/evaluate p50", ms(e.p50));
+  f.set("/evaluate p99", ms(e.p99));
+  f.set("/evaluate p99.9", ms(e.p999));
+  f.set("/evaluate max", ms(e.max));
+  const sockets = e.socketErrors.connect + e.socketErrors.read + e.socketErrors.write + e.socketErrors.timeout;
+  f.set("/evaluate non-2xx, socket errors", `${int(e.non2xx)}, ${int(sockets)}`);
+  f.set("/health polls, p99, max", `${int(health.length)}, ${ms(percentile(health, 99))}, ${ms(max(health))}`);
+  f.set("/health slowest at", worstHealth === null ? "–" : `+${((worstHealth.at - r.timeline.listeningAt) / 1000).toFixed(1)} s after start`);
+  f.set("/health non-2xx", int(non2xx(r.probes.health)));
+  f.set("event-loop delay max", `${ms(r.probes.loopDelay.maxSeconds * 1000)} (${r.probes.loopDelay.scrapes} scrapes)`);
+  const h = r.probes.loopDelay.histogram;
+  if (h !== null) {
+    const total = max([...h.values()]);
+    const over50 = total - ([...h].filter(([le]) => le <= 0.05).map(([, n]) => n).reduce((a, b) => Math.max(a, b), 0));
+    f.set("event-loop delay samples > 50 ms", `${int(over50)} of ${int(total)}`);
+  }
+  f.set("whole exports done (each)", complete.length === 0 ? "0" : `${complete.length}: ${complete.map((x) => `${(x.ms / 1000).toFixed(1)} s ${mb(x.bytes)}`).slice(0, 3).join(", ")}${complete.length > 3 ? ", …" : ""}`);
+  f.set("whole export cut at load end", partial === undefined ? "–" : `${mb(partial.bytes)} in ${(partial.ms / 1000).toFixed(1)} s (${mb((partial.bytes * 1000) / Math.max(1, partial.ms))}/s)`);
+  f.set("export non-2xx", int(r.probes.exports.filter((x) => x.status !== 200).length));
+  f.set("tail export quiet (max of 3), bytes", r.quietTails.length === 0 ? "no checkpoint" : `${ms(max(r.quietTails.map((a) => a.ms)))}, ${int(max(r.quietTails.map((a) => a.bytes)))} B`);
+  f.set("tail export under load n, p50, max", `${tails.length}, ${ms(percentile(tails, 50))}, ${ms(max(tails))}`);
+  for (const [name, answers] of r.probes.queries) {
+    const t = answers.map((a) => a.ms);
+    const bad = non2xx(answers.filter((a) => name !== "proofs/inclusion" || a.status !== 404));
+    f.set(`query ${name} n, p50, max`, `${t.length}, ${ms(percentile(t, 50))}, ${ms(max(t))}${bad > 0 ? `, ${bad} non-2xx` : ""}`);
+  }
+  f.set("sweeps removed (of due by last sweep)", `${int(r.armed.expiring - r.armed.expiringLeft)} of ${int(r.armed.expiring)} (${int(r.armed.expiredBeforeLastSweep)})`);
+  f.set("retention removed (due)", `${int(r.armed.due - r.armed.dueLeft)} (${int(r.armed.due)}, retention ${r.armed.retentionDays} days)`);
+  f.set("probe errors, sidecar log lines", `${r.probes.errors.length}, ${r.sidecarLines}`);
+  f.set("this process's own max loop delay", ms(r.probes.ownDelayMaxMs));
+  f.set("store after (live bytes)", `${mb(r.sizeAfter.bytes)}${r.sizeAfter.fileBytes === null ? "" : `; data.mdb ${mb(r.sizeAfter.fileBytes)}`}`);
+  return f;
+}
+
+function verdict(ok: boolean): string {
+  return ok ? "PASS" : "FAIL";
+}
+
+export function printReport(engine: string, small: RunResult, large: RunResult): void {
+  const a = figures(small);
+  const b = figures(large);
+  const label = (r: RunResult) => r.store.decisions.toLocaleString("en-US");
+  console.log(`\n${engine}: the same run on ${label(small)} and ${label(large)} decisions (load from +${large.timeline.loadFrom.toFixed(1)} s to +${large.timeline.loadTo.toFixed(1)} s after start; sweeps at ${large.timeline.sweeps.map((s) => `+${s.toFixed(0)}`).join(", ")} s; prunes at ${large.timeline.prunes.map((s) => `+${s.toFixed(0)}`).join(", ")} s)`);
+  console.log(`${"".padEnd(40)}${label(small).padStart(34)}${label(large).padStart(34)}`);
+  for (const [row, value] of b) console.log(`${row.padEnd(40)}${(a.get(row) ?? "").padStart(34)}${value.padStart(34)}`);
+
+  const e = large.evaluate;
+  const ratio = e.p999 / small.evaluate.p999;
+  const healthMax = max(large.probes.health.map((x) => x.ms));
+  const delayMs = large.probes.loopDelay.maxSeconds * 1000;
+  const quietTail = max(large.quietTails.map((x) => x.ms));
+  const exported = large.probes.exports.length > 0 && large.probes.exports.every((x) => x.status === 200);
+  const exportNote = large.probes.exports.length === 0 ? "none ran (BENCH_SOAK_EXPORTS=off)" : `${large.probes.exports.length} started`;
+  console.log(`\nratios, ${label(large)} / ${label(small)}: p50 ${(e.p50 / small.evaluate.p50).toFixed(2)}×, p99 ${(e.p99 / small.evaluate.p99).toFixed(2)}×, p99.9 ${ratio.toFixed(2)}×, max ${(e.max / small.evaluate.max).toFixed(2)}×, req/s ${(e.requests / e.seconds / (small.evaluate.requests / small.evaluate.seconds)).toFixed(2)}×`);
+  console.log(`Done-when targets at ${label(large)} decisions (${engine}):`);
+  console.log(`  ${verdict(e.max <= 100)}  max /evaluate latency ${ms(e.max)} ≤ 100 ms`);
+  console.log(`  ${verdict(ratio <= 1.2)}  p99.9 ${ms(e.p999)} ≤ 1.2 × p99.9 at ${label(small)} (${ms(small.evaluate.p999)}): ${ratio.toFixed(2)}×`);
+  console.log(`  ${verdict(delayMs <= 50)}  largest event-loop delay ${ms(delayMs)} ≤ 50 ms (${large.probes.loopDelay.metric ?? "no metric found"})`);
+  console.log(`  ${verdict(healthMax <= 50 && non2xx(large.probes.health) === 0)}  /health answered within 50 ms throughout: slowest ${ms(healthMax)}, ${non2xx(large.probes.health)} non-2xx`);
+  console.log(`  ${verdict(exported && e.non2xx === 0)}  a whole-log export ran beside the load (${exportNote}), each answered 200, with no /evaluate refused (${e.non2xx} non-2xx)`);
+  console.log(`  ${verdict(quietTail < 100)}  tail export from the latest checkpoint ${ms(quietTail)} < 100 ms (${int(max(large.quietTails.map((x) => x.bytes)))} bytes)`);
+}

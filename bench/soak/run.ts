@@ -1,0 +1,116 @@
+/**
+ * One soak run on a seeded store:
+ * 1. arming (seed.ts `arm`): decisions past the retention the run is given, replay entries expiring during the run;
+ * 2. the built sidecar started on the store, pinned to its cores, with that retention and the short sweep and prune
+ *    intervals (SERVICE_REPLAY_SWEEP_INTERVAL_MS, SERVICE_AUDIT_PRUNE_INTERVAL_MS);
+ * 3. quiet: three tail exports from the latest checkpoint (the Done-when's 2 KB tail export), and the stats;
+ * 4. a warm-up of unmeasured load, then the measured load (wrk.ts) with the probes beside it (probes.ts), all at once;
+ * 5. the sidecar stopped, and the store opened again to check what the sweeps and the retention run removed.
+ */
+import { mkdir } from "node:fs/promises";
+import { Agent } from "node:http";
+import { join } from "node:path";
+import type { Signals } from "../sidecar/policy-cases.js";
+import { decisionMaker } from "./prepare.js";
+import { Probes, type Answer, type ProbeResults } from "./probes.js";
+import { arm, armedLeft } from "./seed.js";
+import type { SoakSettings } from "./settings.js";
+import { startSidecar } from "./sidecar.js";
+import { API_KEY, openStore, sidecarEnv, storeSize, type SeedManifest, type Store, type StoreSize } from "./store.js";
+import { runWrk, type WrkResult } from "./wrk.js";
+
+export interface RunResult {
+  readonly store: Store;
+  readonly decisionsAtStart: number;
+  readonly evaluate: WrkResult;
+  readonly probes: ProbeResults;
+  /** The quiet tail exports before the load. */
+  readonly quietTails: readonly Answer[];
+  /** When the sidecar listened (performance.now()); when the load ran and the sweeps and prunes were due, in seconds after. */
+  readonly timeline: { readonly listeningAt: number; readonly loadFrom: number; readonly loadTo: number; readonly sweeps: readonly number[]; readonly prunes: readonly number[] };
+  readonly armed: { readonly due: number; readonly dueLeft: number; readonly expiring: number; readonly expiringLeft: number; readonly expiredBeforeLastSweep: number; readonly retentionDays: number };
+  readonly sidecarLines: number;
+  readonly sizeAfter: StoreSize;
+}
+
+async function getJson(url: string, apiKey: string): Promise<unknown> {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` } });
+  if (!response.ok) throw new Error(`GET ${url} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  return response.json();
+}
+
+/** Times within (0, to] at which a timer of `every` ms started at 0 fires, in seconds. */
+function firings(everyMs: number, toSeconds: number): number[] {
+  const out: number[] = [];
+  for (let t = everyMs / 1000; t <= toSeconds; t += everyMs / 1000) out.push(t);
+  return out;
+}
+
+export async function runOnce(settings: SoakSettings, store: Store, manifest: SeedManifest, signalSets: readonly Signals[], tag: string): Promise<RunResult> {
+  const label = `${store.engine} ${store.decisions.toLocaleString("en-US")}`;
+  const maker = await decisionMaker(store);
+  // Entries expire from 10 s after arming to the end of the load (the sidecar starts within seconds of it).
+  const windowMs = (settings.warmupSeconds + settings.durationSeconds + 5) * 1000;
+  const armedAt = Date.now();
+  let backend = await openStore(store);
+  const armed = await arm(backend, maker, manifest, settings.due, settings.expiring, armedAt + 10_000, windowMs, tag).finally(() => backend.close());
+  console.log(`  ${label}: armed ${settings.due} decisions past a retention of ${armed.retentionDays} days and ${settings.expiring} replay entries expiring during the run`);
+
+  const logs = join(settings.root, "logs");
+  await mkdir(logs, { recursive: true });
+  const logFile = join(logs, `${store.engine}-${store.decisions}-${tag}.log`);
+  const env = sidecarEnv(store, {
+    SERVICE_AUDIT_DECISIONS_RETENTION_DAYS: String(armed.retentionDays),
+    SERVICE_REPLAY_SWEEP_INTERVAL_MS: String(settings.sweepIntervalMs),
+    SERVICE_AUDIT_PRUNE_INTERVAL_MS: String(settings.pruneIntervalMs),
+  });
+  const started = performance.now();
+  const sidecar = await startSidecar(env, settings.cpus?.sidecar ?? null, logFile);
+  let result: Omit<RunResult, "armed" | "sizeAfter">;
+  try {
+    console.log(`  ${label}: sidecar listening after ${((sidecar.listeningAt - started) / 1000).toFixed(1)} s (pid ${sidecar.pid}${settings.cpus === null ? "" : `, cpus ${settings.cpus.sidecar}; load and probes on ${settings.cpus.load}`}; output in ${logFile})`);
+    const probes = new Probes({ url: sidecar.url, apiKey: API_KEY, knownExecutionId: `soak-${Math.floor(store.decisions / 2)}`, healthEveryMs: settings.healthEveryMs, exports: settings.exports });
+    const quiet = new Agent({ keepAlive: true, maxSockets: 1 });
+    const quietTails: Answer[] = [];
+    for (let i = 0; i < 3; i++) {
+      const tail = await probes.tailExport(quiet);
+      if (tail !== null) quietTails.push(tail);
+    }
+    quiet.destroy();
+    const stats = (await getJson(`${sidecar.url}/audit/stats`, API_KEY)) as { total_decisions: string };
+    const wrk = { url: sidecar.url, connections: settings.connections, signalSets, apiKey: API_KEY, cpus: settings.cpus?.load ?? null, scriptFile: join(logs, `wrk-${tag}.lua`) };
+    if (settings.warmupSeconds > 0) await runWrk({ ...wrk, seconds: settings.warmupSeconds, prefix: `soak-warm-${tag}-` });
+    const loadFrom = (performance.now() - sidecar.listeningAt) / 1000;
+    probes.start(performance.now() + settings.durationSeconds * 1000);
+    const evaluate = await runWrk({ ...wrk, seconds: settings.durationSeconds, prefix: `soak-load-${tag}-` });
+    const loadTo = (performance.now() - sidecar.listeningAt) / 1000;
+    const probed = await probes.stop();
+    result = {
+      store,
+      decisionsAtStart: Number(stats.total_decisions),
+      evaluate,
+      probes: probed,
+      quietTails,
+      timeline: { listeningAt: sidecar.listeningAt, loadFrom, loadTo, sweeps: firings(settings.sweepIntervalMs, loadTo), prunes: firings(settings.pruneIntervalMs, loadTo) },
+      sidecarLines: sidecar.lines(),
+    };
+  } finally {
+    await sidecar.stop();
+  }
+  backend = await openStore(store);
+  const left = await armedLeft(backend, armed).finally(() => backend.close());
+  const lastSweep = result.timeline.sweeps.at(-1);
+  const lastSweepAt = lastSweep === undefined ? -Infinity : performance.timeOrigin + sidecar.listeningAt + lastSweep * 1000;
+  return {
+    ...result,
+    armed: {
+      due: armed.dueIds.length,
+      dueLeft: left.dueLeft,
+      expiring: armed.expiring.length,
+      expiringLeft: left.expiringLeft,
+      expiredBeforeLastSweep: armed.expiring.filter((e) => e.expiresAt <= lastSweepAt).length,
+      retentionDays: armed.retentionDays,
+    },
+    sizeAfter: await storeSize(store),
+  };
+}
