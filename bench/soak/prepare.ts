@@ -3,6 +3,9 @@
  * else seeded now, from empty. The small store of a comparison is seeded afresh every time (a few seconds): a run adds
  * its load's decisions to the store it runs on, which would leave a kept small store no longer small.
  */
+import { existsSync } from "node:fs";
+import { statfs } from "node:fs/promises";
+import pg from "pg";
 import { loadCases } from "../sidecar/policy-cases.js";
 import { DecisionMaker } from "./decisions.js";
 import { DAY_MS, seed } from "./seed.js";
@@ -32,6 +35,41 @@ export function printSize(size: StoreSize, decisions: number): void {
   }
 }
 
+/**
+ * Disk a decision takes, with room to spare (bytes per decision measured by this benchmark, docs/benchmarks.md "Soak":
+ * about 6,300 on LMDB, a record of 2.3 KB taking an overflow page of 4 KB; about 3,900 on PostgreSQL, and WAL).
+ */
+const DISK_PER_DECISION = { lmdb: 7_500, postgres: 5_000 } as const;
+
+/** Where the store's bytes go: the data dir, or PostgreSQL's data directory when it is on this machine (null: unknown). */
+async function storeFilesystem(settings: SoakSettings, store: Store): Promise<string | null> {
+  if (store.databaseName === null) return settings.root;
+  const client = new pg.Client({ connectionString: settings.postgresUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ dir: string }>("SELECT current_setting('data_directory') AS dir");
+    return rows[0] !== undefined && existsSync(rows[0].dir) ? rows[0].dir : null;
+  } catch {
+    return null;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Refuses to seed a store the disk cannot hold: filling the disk midway would stop more than this benchmark. */
+async function checkRoom(settings: SoakSettings, store: Store): Promise<void> {
+  const where = await storeFilesystem(settings, store);
+  if (where === null) return;
+  const { bavail, bsize } = await statfs(where);
+  const needed = store.decisions * DISK_PER_DECISION[store.engine];
+  if (bavail * bsize < needed) {
+    throw new Error(
+      `seeding ${store.decisions.toLocaleString("en-US")} decisions on ${store.engine} needs about ${mb(needed)} free where ${where} is, and only ${mb(bavail * bsize)} is: ` +
+        "remove a kept store under BENCH_SOAK_DIR (e.g. the other engine's), or run the engines one at a time (BENCH_SOAK_ENGINE)",
+    );
+  }
+}
+
 export async function prepare(settings: SoakSettings, store: Store, fresh: boolean): Promise<Prepared> {
   const kept = fresh || settings.reseed ? null : await readManifest(store);
   if (kept !== null && kept.decisions === store.decisions && kept.engine === store.engine) {
@@ -39,6 +77,7 @@ export async function prepare(settings: SoakSettings, store: Store, fresh: boole
     return { manifest: kept, seeded: null };
   }
   await emptyStore(settings, store);
+  await checkRoom(settings, store);
   const label = `${store.engine} ${store.decisions.toLocaleString("en-US")}`;
   console.log(`  ${label}: seeding into ${store.dir}${store.databaseName === null ? "" : ` and database ${store.databaseName}`}`);
   const maker = await decisionMaker(store);

@@ -57,7 +57,7 @@ function figures(r: RunResult): Map<string, string> {
   }
   f.set("sweeps removed (of due by last sweep)", `${int(r.armed.expiring - r.armed.expiringLeft)} of ${int(r.armed.expiring)} (${int(r.armed.expiredBeforeLastSweep)})`);
   f.set("retention removed (due)", `${int(r.armed.due - r.armed.dueLeft)} (${int(r.armed.due)}, retention ${r.armed.retentionDays} days)`);
-  f.set("probe errors, sidecar log lines", `${r.probes.errors.length}, ${r.sidecarLines}`);
+  f.set("probe errors, sidecar warnings and errors", `${r.probes.errors.length}, ${[...r.sidecarMessages.values()].reduce((a, b) => a + b, 0)}`);
   f.set("this process's own max loop delay", ms(r.probes.ownDelayMaxMs));
   f.set("store after (live bytes)", `${mb(r.sizeAfter.bytes)}${r.sizeAfter.fileBytes === null ? "" : `; data.mdb ${mb(r.sizeAfter.fileBytes)}`}`);
   return f;
@@ -75,6 +75,9 @@ export function printReport(engine: string, small: RunResult, large: RunResult):
   console.log(`${"".padEnd(40)}${label(small).padStart(34)}${label(large).padStart(34)}`);
   for (const [row, value] of b) console.log(`${row.padEnd(40)}${(a.get(row) ?? "").padStart(34)}${value.padStart(34)}`);
 
+  for (const r of [small, large]) {
+    for (const [message, n] of r.sidecarMessages) console.log(`  sidecar on ${label(r)} logged ${n} × ${message}`);
+  }
   const e = large.evaluate;
   const ratio = e.p999 / small.evaluate.p999;
   const healthMax = max(large.probes.health.map((x) => x.ms));

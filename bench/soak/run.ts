@@ -29,7 +29,8 @@ export interface RunResult {
   /** When the sidecar listened (performance.now()); when the load ran and the sweeps and prunes were due, in seconds after. */
   readonly timeline: { readonly listeningAt: number; readonly loadFrom: number; readonly loadTo: number; readonly sweeps: readonly number[]; readonly prunes: readonly number[] };
   readonly armed: { readonly due: number; readonly dueLeft: number; readonly expiring: number; readonly expiringLeft: number; readonly expiredBeforeLastSweep: number; readonly retentionDays: number };
-  readonly sidecarLines: number;
+  /** What the sidecar logged while running (warn and above), by message. */
+  readonly sidecarMessages: ReadonlyMap<string, number>;
   readonly sizeAfter: StoreSize;
 }
 
@@ -92,7 +93,7 @@ export async function runOnce(settings: SoakSettings, store: Store, manifest: Se
       probes: probed,
       quietTails,
       timeline: { listeningAt: sidecar.listeningAt, loadFrom, loadTo, sweeps: firings(settings.sweepIntervalMs, loadTo), prunes: firings(settings.pruneIntervalMs, loadTo) },
-      sidecarLines: sidecar.lines(),
+      sidecarMessages: sidecar.messages(),
     };
   } finally {
     await sidecar.stop();

@@ -15,9 +15,25 @@ export interface RunningSidecar {
   readonly pid: number;
   /** performance.now() when it said it listens: its sweep and prune timers started just before. */
   readonly listeningAt: number;
-  /** Lines it wrote at warn or above while running (its level is warn). */
-  lines(): number;
+  /** What it logged at warn or above once listening (its level is warn): each message, with how often. */
+  messages(): ReadonlyMap<string, number>;
   stop(): Promise<void>;
+}
+
+const QUIET_LEVELS: readonly unknown[] = ["info", "debug", "trace"];
+
+/** A log line at warn or above (JSON, or plain text: a crash's stack) counted by its message. */
+function count(messages: Map<string, number>, line: string): void {
+  if (line.trim() === "") return;
+  let message = line.slice(0, 200);
+  try {
+    const parsed = JSON.parse(line) as { msg?: unknown; level?: unknown };
+    if (QUIET_LEVELS.includes(parsed.level)) return;
+    message = `${String(parsed.level)}: ${String(parsed.msg)}`;
+  } catch {
+    // Not JSON: counted as it is.
+  }
+  messages.set(message, (messages.get(message) ?? 0) + 1);
 }
 
 export async function startSidecar(env: Readonly<Record<string, string>>, cpus: string | null, logFile: string): Promise<RunningSidecar> {
@@ -26,17 +42,22 @@ export async function startSidecar(env: Readonly<Record<string, string>>, cpus: 
   const child = cpus === null ? spawn(argv[0]!, argv.slice(1), { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] }) : spawn("taskset", ["-c", cpus, ...argv], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   const log = createWriteStream(logFile);
   let output = "";
-  let lines = 0;
+  let listening = false;
+  let partial = "";
+  const messages = new Map<string, number>();
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the sidecar did not listen within ${START_TIMEOUT_MS} ms:\n${output.slice(-4_000)}`)), START_TIMEOUT_MS);
     const onData = (chunk: Buffer) => {
       log.write(chunk);
       const text = chunk.toString();
-      lines += text.split("\n").filter((l) => l.trim() !== "").length;
+      const lines = (partial + text).split("\n");
+      partial = lines.pop()!;
+      if (listening) for (const line of lines) count(messages, line);
       if (output.length < 1 << 20) output += text;
       const match = /Surface A listening on (http:\/\/[^"\s]+)/.exec(output);
       if (match) {
         clearTimeout(timer);
+        listening = true;
         resolve(match[1]!);
       }
     };
@@ -48,13 +69,12 @@ export async function startSidecar(env: Readonly<Record<string, string>>, cpus: 
     });
   });
   const listeningAt = performance.now();
-  const linesAtStart = lines;
   let stopped: Promise<void> | null = null;
   return {
     url,
     pid: child.pid!,
     listeningAt,
-    lines: () => lines - linesAtStart,
+    messages: () => new Map(messages),
     stop: () =>
       (stopped ??= (async () => {
         if (child.exitCode === null) {
