@@ -77,6 +77,7 @@ export function printReport(engine: string, small: RunResult, large: RunResult):
 
   for (const r of [small, large]) {
     for (const [message, n] of r.sidecarMessages) console.log(`  sidecar on ${label(r)} logged ${n} × ${message}`);
+    for (const error of r.probes.errors.slice(0, 5)) console.log(`  probe error on ${label(r)}: ${error}`);
   }
   const e = large.evaluate;
   const ratio = e.p999 / small.evaluate.p999;
