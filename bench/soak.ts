@@ -38,8 +38,11 @@
  *   BENCH_SOAK_ENGINE     lmdb | postgres | both (default both)
  *   BENCH_SOAK_DURATION   seconds of measured load (default 60); BENCH_SOAK_WARMUP seconds before it (default 3)
  *   BENCH_SOAK_CONNECTIONS  (default 50)
- *   BENCH_SOAK_DIR        where stores, the policies root and sidecar logs live (default /work/soak-data; LMDB needs
- *                         about 7 KB of disk per decision, PostgreSQL about 4 KB)
+ *   BENCH_SOAK_DIR        where stores, the policies root and sidecar logs live (default /work/soak-data). LMDB takes
+ *                         about 6.2 KB of disk per decision, PostgreSQL about 3.9 KB (in its own data directory): 62 and
+ *                         39 GB at 10 million. Seeding is refused when the disk lacks the room; with both engines at
+ *                         10 million on a disk of less than 110 GB free, set BENCH_SOAK_KEEP=0
+ *   BENCH_SOAK_KEEP=0     remove each engine's large store after its run (it is kept by default, for the next run)
  *   BENCH_SOAK_RESEED=1   seed the large store again even when a finished one is kept
  *   BENCH_SOAK_SEED_ONLY=1  seed (or find) the stores and stop: to time the seeding
  *   BENCH_SOAK_SWEEP_MS, BENCH_SOAK_PRUNE_MS  the sweep and prune intervals (default 20,000 and 25,000)
@@ -57,7 +60,7 @@ import { prepare, printSize } from "./soak/prepare.js";
 import { printReport } from "./soak/report.js";
 import { runOnce, type RunResult } from "./soak/run.js";
 import { soakSettings } from "./soak/settings.js";
-import { preparePolicies, storeOf, storeSize } from "./soak/store.js";
+import { preparePolicies, removeStore, storeOf, storeSize } from "./soak/store.js";
 
 async function main(): Promise<void> {
   const settings = soakSettings();
@@ -84,6 +87,7 @@ async function main(): Promise<void> {
       results.push(await runOnce(settings, store, prepared.manifest, signalSets, tag));
     }
     printReport(engine === "lmdb" ? "LMDB" : "PostgreSQL", results[0]!, results[1]!);
+    if (!settings.keep) await removeStore(settings, large);
   }
 }
 

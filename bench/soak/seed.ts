@@ -4,15 +4,18 @@
  * decision's record, exactly as the `Authorizer` calls it (decisions.ts). On LMDB each consume's record is written in
  * its write transaction and held for the record log; on PostgreSQL one statement per batch of claims inserts the
  * entries, the records and the log's pending rows. WINDOW consumes are issued at once, so lmdb-js commits them in one
- * transaction and the PostgreSQL store batches them into its claim statements; the record log is sequenced and
- * checkpointed (signed) as it goes by the backend's own checkpointer, and every CHECKPOINT_EVERY decisions the seeder
- * waits for it to catch up, so the log never falls far behind and nothing is left pending at the end.
+ * transaction and the PostgreSQL store batches them into its claim statements. The record log is sequenced by the
+ * backend's own checkpointer as it goes, and after every CHECKPOINT_EVERY decisions the seeder waits for everything
+ * pending to be sequenced and a checkpoint signed (`checkpointNow`): a seeded log has about as many checkpoints as a
+ * sidecar's under load (one per SERVICE_AUDIT_CHECKPOINT_RECORDS, 1,000), which the scheduled rounds alone would not
+ * give it here (while writes arrive faster than a round sequences them, a round keeps sequencing and never reaches
+ * its checkpoint), and nothing is left pending at the end.
  */
 import type { StorageBackend } from "../../sidecar/src/storage/backend.js";
 import type { DecisionMaker } from "./decisions.js";
 
 const WINDOW = 2_000;
-const CHECKPOINT_EVERY = 50_000;
+const CHECKPOINT_EVERY = 2_000;
 const PROGRESS_EVERY_MS = 10_000;
 export const DAY_MS = 86_400_000;
 

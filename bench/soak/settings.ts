@@ -24,6 +24,8 @@ export interface SoakSettings {
   readonly postgresUrl: string;
   /** Seed the large store again even when a complete one is kept (BENCH_SOAK_RESEED=1). */
   readonly reseed: boolean;
+  /** Keep the large store after its run, for the next (BENCH_SOAK_KEEP, default 1; 0 removes it). */
+  readonly keep: boolean;
   /** Only seed, do not run (BENCH_SOAK_SEED_ONLY=1): to time the seeding or prepare a store. */
   readonly seedOnly: boolean;
   /** How far back seeded decisions reach, spread evenly (BENCH_SOAK_SPAN_DAYS). */
@@ -93,6 +95,7 @@ export function soakSettings(env: NodeJS.ProcessEnv = process.env): SoakSettings
     root: resolve(env["BENCH_SOAK_DIR"] ?? "/work/soak-data"),
     postgresUrl: env["WRIT_TEST_POSTGRES_URL"] ?? "postgresql://postgres@127.0.0.1:5432/postgres",
     reseed: env["BENCH_SOAK_RESEED"] === "1",
+    keep: env["BENCH_SOAK_KEEP"] !== "0",
     seedOnly: env["BENCH_SOAK_SEED_ONLY"] === "1",
     spanDays: count(env, "BENCH_SOAK_SPAN_DAYS", 365, 1),
     sweepIntervalMs,

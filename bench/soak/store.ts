@@ -113,16 +113,17 @@ async function admin<T>(settings: SoakSettings, work: (client: pg.Client) => Pro
   }
 }
 
-/** Removes the store (its data dir, and its database) and makes it anew, empty. */
-export async function emptyStore(settings: SoakSettings, store: Store): Promise<void> {
+/** Removes the store: its data dir, and its database. */
+export async function removeStore(settings: SoakSettings, store: Store): Promise<void> {
   await rm(store.dir, { recursive: true, force: true });
+  if (store.databaseName !== null) await admin(settings, (client) => client.query(`DROP DATABASE IF EXISTS ${store.databaseName} WITH (FORCE)`));
+}
+
+/** Removes the store and makes it anew, empty. */
+export async function emptyStore(settings: SoakSettings, store: Store): Promise<void> {
+  await removeStore(settings, store);
   await mkdir(store.dir, { recursive: true, mode: 0o700 });
-  if (store.databaseName !== null) {
-    await admin(settings, async (client) => {
-      await client.query(`DROP DATABASE IF EXISTS ${store.databaseName} WITH (FORCE)`);
-      await client.query(`CREATE DATABASE ${store.databaseName}`);
-    });
-  }
+  if (store.databaseName !== null) await admin(settings, (client) => client.query(`CREATE DATABASE ${store.databaseName}`));
 }
 
 export interface StoreSize {
