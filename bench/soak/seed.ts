@@ -6,9 +6,9 @@
  * entries, the records and the log's pending rows. WINDOW consumes are issued at once, so lmdb-js commits them in one
  * transaction and the PostgreSQL store batches them into its claim statements. The record log is sequenced by the
  * backend's own checkpointer as it goes, and after every CHECKPOINT_EVERY decisions the seeder waits for everything
- * pending to be sequenced and a checkpoint signed (`checkpointNow`): a seeded log has about as many checkpoints as a
- * sidecar's under load (one per SERVICE_AUDIT_CHECKPOINT_RECORDS, 1,000), which the scheduled rounds alone would not
- * give it here (while writes arrive faster than a round sequences them, a round keeps sequencing and never reaches
+ * pending to be sequenced and a checkpoint signed (`checkpointNow`): a seeded log has a checkpoint every 2,000
+ * entries, near a sidecar's under load (one per SERVICE_AUDIT_CHECKPOINT_RECORDS, 1,000), which the scheduled rounds
+ * alone would not give it here (while writes arrive faster than a round sequences them, a round keeps sequencing and never reaches
  * its checkpoint), and nothing is left pending at the end.
  */
 import type { StorageBackend } from "../../sidecar/src/storage/backend.js";
