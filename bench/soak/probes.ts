@@ -24,12 +24,17 @@ export interface Answer {
   /** When it was asked (performance.now()). */
   readonly at: number;
   readonly body: string | null;
+  /** The server ended the answer before its end (a stream that failed midway): a failure, whatever the status. */
+  readonly cut: boolean;
 }
+
+/** An answer that never came: the connection was refused or reset before a status. */
+const NO_ANSWER = { status: 0, bytes: 0, body: null, cut: true } as const;
 
 /** One GET on `agent`; the body is kept up to `keep` bytes (0: only counted). */
 function get(agent: Agent, url: URL, headers: Record<string, string>, keep: number): Promise<Answer> {
   const started = performance.now();
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const req = request(url, { agent, headers }, (res) => {
       let bytes = 0;
       const kept: Buffer[] = [];
@@ -37,10 +42,11 @@ function get(agent: Agent, url: URL, headers: Record<string, string>, keep: numb
         if (bytes < keep) kept.push(chunk);
         bytes += chunk.length;
       });
-      res.once("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, bytes, at: started, body: keep > 0 ? Buffer.concat(kept).toString("utf8") : null }));
-      res.once("error", reject);
+      const finish = (cut: boolean) => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, bytes, at: started, body: keep > 0 ? Buffer.concat(kept).toString("utf8") : null, cut });
+      res.once("end", () => finish(false));
+      res.once("error", () => finish(true));
     });
-    req.once("error", reject);
+    req.once("error", () => resolve({ ...NO_ANSWER, ms: performance.now() - started, at: started }));
     req.end();
   });
 }
@@ -54,8 +60,9 @@ function curlExport(url: URL, apiKey: string, seconds: number): Promise<ExportRu
     execFile("curl", args, (error, stdout) => {
       const match = /^(\d+) (\d+) ([0-9.]+)$/.exec(stdout.trim());
       if (match === null) return reject(new Error(`curl printed \`${stdout}\`${error === null ? "" : ` (${error.message})`}`));
-      // Exit code 28: cut at --max-time, the load's end.
-      resolve({ status: Number(match[1]), bytes: Number(match[2]), ms: Number(match[3]) * 1000, complete: error === null });
+      // Exit code 28: cut at --max-time, the load's end; any other, the server cut it (or never answered).
+      const end = error === null ? "complete" : error.code === 28 ? "load end" : "failed";
+      resolve({ status: Number(match[1]), bytes: Number(match[2]), ms: Number(match[3]) * 1000, end });
     });
   });
 }
@@ -63,7 +70,8 @@ function curlExport(url: URL, apiKey: string, seconds: number): Promise<ExportRu
 export interface ExportRun {
   readonly ms: number;
   readonly bytes: number;
-  readonly complete: boolean;
+  /** Read to its end; cut by this benchmark when the load ended; or ended by the server (or the connection) midway. */
+  readonly end: "complete" | "load end" | "failed";
   readonly status: number;
 }
 
@@ -176,9 +184,10 @@ export class Probes {
     });
   }
 
-  /** The latest checkpoint's size, then the export from it; null when the log has no checkpoint yet. */
+  /** The latest checkpoint's size, then the export from it (or the failed answer of the first); null when the log has no checkpoint yet. */
   async tailExport(agent: Agent): Promise<Answer | null> {
     const log = await get(agent, new URL("/audit/log", this.#t.url), this.#auth, 1 << 20);
+    if (log.status !== 200 || log.cut) return log;
     const size = (JSON.parse(log.body ?? "{}") as { latest?: { size?: number } | null }).latest?.size;
     if (size === undefined) return null;
     return get(agent, new URL(`/audit/export?from=${size}`, this.#t.url), this.#auth, 0);
