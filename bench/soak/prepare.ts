@@ -66,7 +66,7 @@ async function checkRoom(settings: SoakSettings, store: Store): Promise<void> {
   if (bavail * bsize < needed) {
     throw new Error(
       `seeding ${store.decisions.toLocaleString("en-US")} decisions on ${store.engine} needs about ${mb(needed)} free where ${where} is, and only ${mb(bavail * bsize)} is: ` +
-        "remove a kept store under BENCH_SOAK_DIR (e.g. the other engine's), or run the engines one at a time (BENCH_SOAK_ENGINE)",
+        "remove a kept store under BENCH_SOAK_DIR (e.g. the other engine's), or run with BENCH_SOAK_KEEP=0 (each engine's store removed after its run)",
     );
   }
 }
