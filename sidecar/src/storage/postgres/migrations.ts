@@ -7,11 +7,14 @@
  * - A database whose schema is newer than this sidecar knows (a newer release migrated it) is refused with one line,
  *   `SchemaTooNewError`: an older sidecar must not write rows whose meaning it does not know.
  * - A migration is never edited once released; a change is a new migration.
+ * - Each holds its locks until it commits: migration 5 creates triggers on the audit tables, which blocks their writes
+ *   while it fills its tables from the existing rows (docs/fleet.md, "Schema and migrations").
  */
 import { MIGRATION_LOCK, replaySchema } from "@writ/runtime/postgres";
 import type pg from "pg";
 import { AUDIT_SCHEMA } from "./audit-schema.js";
 import { BUNDLE_PINS_SCHEMA } from "./bundle-pins.js";
+import { OUTSIDE_LOG_SCHEMA } from "./outside-log.js";
 import { transaction, query } from "./query.js";
 import { RECORD_LOG_SCHEMA } from "./record-log-storage.js";
 import { TRUST_RECORD_SCHEMA } from "./record-schema.js";
@@ -42,6 +45,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 4,
     description: "the tamper-evident audit record log: one log per sidecar instance (pending records, entries, kept subtree roots, checkpoints, state, prune notes)",
     statements: RECORD_LOG_SCHEMA,
+  },
+  {
+    version: 5,
+    description: "the audit trail at volume: records outside the record log kept as candidates by triggers (writ_audit_log_outside)",
+    statements: [...OUTSIDE_LOG_SCHEMA, "DROP TABLE IF EXISTS writ_audit_log_meta"],
   },
 ];
 
