@@ -31,6 +31,7 @@ const TABLES = [
   "writ_audit_log_state",
   "writ_audit_log_prunes",
   "writ_audit_log_outside",
+  "writ_audit_log_days",
 ];
 
 function harness(pool: pg.Pool, logId: string, options: { readonly retention?: AuditRetention } = {}): RecordLogHarness {

@@ -16,6 +16,8 @@
  *   the database's return, and never by a statement that was already under way when the failure came. Failed reads
  *   throw StoreUnavailableError (503).
  * - Retention: pruned once a minute by one sidecar of the fleet at a time, oldest first, in chunks (trail-prune.ts).
+ * - Stats: the decision counts are kept by the record log's tables (decision-counts.ts), so `stats()` reads counters
+ *   and what is not sequenced yet; with the record log off on this sidecar, it counts the records table instead.
  */
 import { entryLeafHash, executionFingerprint, type LogEntryKind } from "@writ/runtime";
 import { DEFAULT_LOG_PENDING_TABLE, DEFAULT_RECORDS_TABLE } from "@writ/runtime/postgres";
@@ -41,6 +43,7 @@ import type {
   SecurityQuery,
   VerificationAudit,
 } from "../../audit/types.js";
+import { COUNTED_DECISIONS, SCANNED_DECISIONS } from "./decision-counts.js";
 import { query } from "./query.js";
 import type { PostgresLogStorage } from "./record-log-storage.js";
 import { PRUNED_TRAILS, pruneTrail } from "./trail-prune.js";
@@ -192,11 +195,10 @@ export class PostgresAuditLog implements AuditLog {
     const dayStart = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
     const [row] = await this.#read<Record<"decisions" | "today" | "verifications" | "valid" | "security" | "api", string>>(
       "reading the audit stats",
-      `SELECT
-         (SELECT count(*) FROM ${RECORDS} WHERE kind = 'decision') AS decisions,
-         (SELECT count(*) FROM ${RECORDS} WHERE kind = 'decision' AND recorded_at >= $1 AND recorded_at < $2) AS today,
+      `SELECT d.decisions, d.today,
          ${COUNTER("verifications")} AS verifications, ${COUNTER("verifications_valid")} AS valid,
-         ${COUNTER("security_events")} AS security, ${COUNTER("api_calls")} AS api`,
+         ${COUNTER("security_events")} AS security, ${COUNTER("api_calls")} AS api
+       FROM (${this.#logId === null ? SCANNED_DECISIONS : COUNTED_DECISIONS}) AS d`,
       [dayStart, dayStart + DAY_MS],
     );
     const verifications = Number(row!.verifications);

@@ -14,6 +14,7 @@ import { MIGRATION_LOCK, replaySchema } from "@writ/runtime/postgres";
 import type pg from "pg";
 import { AUDIT_SCHEMA } from "./audit-schema.js";
 import { BUNDLE_PINS_SCHEMA } from "./bundle-pins.js";
+import { DECISION_COUNTS_SCHEMA } from "./decision-counts.js";
 import { OUTSIDE_LOG_SCHEMA } from "./outside-log.js";
 import { transaction, query } from "./query.js";
 import { RECORD_LOG_SCHEMA } from "./record-log-storage.js";
@@ -48,8 +49,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 5,
-    description: "the audit trail at volume: records outside the record log kept as candidates by triggers (writ_audit_log_outside)",
-    statements: [...OUTSIDE_LOG_SCHEMA, "DROP TABLE IF EXISTS writ_audit_log_meta"],
+    description: "the audit trail at volume: records outside the record log kept as candidates by triggers (writ_audit_log_outside), decision counts per log and day",
+    statements: [...OUTSIDE_LOG_SCHEMA, ...DECISION_COUNTS_SCHEMA, "DROP TABLE IF EXISTS writ_audit_log_meta"],
   },
 ];
 

@@ -16,8 +16,9 @@
  *   log's write lock: sequencing and checkpoints of one log happen one at a time, whichever sidecar runs them.
  * - `writ_audit_log_prunes`: the prune notes retention writes, each a record of the log that held what it removed.
  * - (migration 5) `writ_audit_log_outside`: the candidates for records stored outside every log (outside-log.ts), from
- *   which `unlogged` and `adoptUnlogged` work. Migration 4's `writ_audit_log_meta` (a `complete` mark that let starts
- *   skip a scan of every record) is dropped: no such scan is left.
+ *   which `unlogged` and `adoptUnlogged` work; `writ_audit_log_state.decisions` and `writ_audit_log_days`: the decision
+ *   counts of each log (decision-counts.ts). Migration 4's `writ_audit_log_meta` (a `complete` mark that let starts skip
+ *   a scan of every record) is dropped: no such scan is left.
  */
 import {
   entryLeafHash,

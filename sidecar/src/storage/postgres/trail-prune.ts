@@ -10,7 +10,10 @@
  *   prune lock (a transaction-level advisory lock; the others skip the run).
  * - Each chunk keeps the record log whole (log-storage.ts INVARIANT (pending or sequenced, never both, never lost)):
  *   the removed records leave the pending set and the outside candidates, and each log that held some of them gets a
- *   prune note listing their positions, itself pending in that log.
+ *   prune note listing their positions, itself pending in that log. It first locks the state rows of the logs that
+ *   hold any of them, pending or sequenced, in log order, as sequencing does (it locks its log's row before taking
+ *   pending rows): no append of these records can run meanwhile, so the decision counters' trigger
+ *   (decision-counts.ts) sees every entry of what it removes, and no lock is ever taken in the opposite order.
  */
 import { entryLeafHash } from "@writ/runtime";
 import { DEFAULT_LOG_PENDING_TABLE, DEFAULT_RECORDS_TABLE } from "@writ/runtime/postgres";
@@ -100,6 +103,7 @@ async function removeChunk(client: pg.PoolClient, trail: PrunedTrail, boundary: 
   );
   if (doomed.length === 0) return 0;
   const keys = doomed.map((r) => r.key);
+  await lockLogsHolding(client, trail, keys);
   const { rows: removed } = await query<{ kind: string; ref: string; counted: boolean }>(
     client,
     WHAT,
@@ -108,6 +112,33 @@ async function removeChunk(client: pg.PoolClient, trail: PrunedTrail, boundary: 
   );
   await noteRemoved(client, removed, now);
   return removed.filter((r) => r.counted).length;
+}
+
+/** The `(kind, ref)` of every record stored under `keys` in `trail`, as a FROM item `r (kind, ref)` over `$1`. */
+function refsOf(trail: PrunedTrail): string {
+  return trail.key === "seq"
+    ? `(SELECT ${trail.logKind}::text AS kind, k::text AS ref FROM unnest($1::bigint[]) AS k) AS r`
+    : "(SELECT k.kind, f.ref FROM unnest($1::text[]) AS f (ref) CROSS JOIN (VALUES ('decision'), ('override'), ('confirmation')) AS k (kind)) AS r";
+}
+
+/**
+ * Locks, in log order, the state rows of the logs holding any record stored under `keys`, pending or sequenced. Each
+ * record is looked up by `(kind, ref)` in both (a lateral subquery: probes of the two unique indexes, whatever the
+ * planner thinks of the number of keys).
+ */
+async function lockLogsHolding(client: pg.PoolClient, trail: PrunedTrail, keys: readonly string[]): Promise<void> {
+  await query(
+    client,
+    WHAT,
+    `SELECT log_id FROM writ_audit_log_state WHERE log_id IN (
+       SELECT h.log_id FROM ${refsOf(trail)} CROSS JOIN LATERAL (
+         SELECT p.log_id FROM ${PENDING} p WHERE p.kind = r.kind AND p.ref = r.ref
+         UNION ALL
+         SELECT e.log_id FROM writ_audit_log_entries e WHERE e.kind = r.kind AND e.ref = r.ref
+       ) AS h
+     ) ORDER BY log_id FOR UPDATE`,
+    [keys],
+  );
 }
 
 /**
