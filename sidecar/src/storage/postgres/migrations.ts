@@ -10,7 +10,7 @@
  * - Each holds its locks until it commits: migration 5 creates triggers on the audit tables, which blocks their writes
  *   while it fills its tables from the existing rows (docs/fleet.md, "Schema and migrations").
  */
-import { MIGRATION_LOCK, replaySchema } from "@writ/runtime/postgres";
+import { DEFAULT_RECORDS_TABLE, MIGRATION_LOCK, replaySchema } from "@writ/runtime/postgres";
 import type pg from "pg";
 import { AUDIT_SCHEMA } from "./audit-schema.js";
 import { BUNDLE_PINS_SCHEMA } from "./bundle-pins.js";
@@ -49,8 +49,14 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 5,
-    description: "the audit trail at volume: records outside the record log kept as candidates by triggers (writ_audit_log_outside), decision counts per log and day",
-    statements: [...OUTSIDE_LOG_SCHEMA, ...DECISION_COUNTS_SCHEMA, "DROP TABLE IF EXISTS writ_audit_log_meta"],
+    description:
+      "the audit trail at volume: records outside the record log kept as candidates by triggers (writ_audit_log_outside), decision counts per log and day, an index for listing decisions by policy and status",
+    statements: [
+      ...OUTSIDE_LOG_SCHEMA,
+      ...DECISION_COUNTS_SCHEMA,
+      `CREATE INDEX IF NOT EXISTS ${DEFAULT_RECORDS_TABLE}_by_policy_status ON ${DEFAULT_RECORDS_TABLE} (policy_id, status, recorded_at, execution_fp) WHERE kind = 'decision'`,
+      "DROP TABLE IF EXISTS writ_audit_log_meta",
+    ],
   },
 ];
 
