@@ -8,19 +8,31 @@
 import type pg from "pg";
 import { testPool } from "../../../test/support/postgres.js";
 
+/** A scan of the plan, with what it did over all of its loops. */
+export interface Scan {
+  readonly node: string;
+  /** The table scanned, or for an index alone (a bitmap index scan) the index. */
+  readonly relation: string;
+  readonly loops: number;
+  /** Rows returned or filtered out. */
+  readonly rows: number;
+  /** Shared buffers it touched itself (hit or read), its children's not included. */
+  readonly blocks: number;
+}
+
 export interface ExplainedStatement {
   readonly text: string;
-  /** Per relation, the rows its scans in the plan read: returned or filtered out, over every loop. */
-  readonly rowsRead: ReadonlyMap<string, number>;
-  /** Per relation, the plan's scan node types. */
-  readonly scans: ReadonlyMap<string, ReadonlySet<string>>;
-  /** Per relation, the sequential scans counted while the statement ran, its triggers' included. */
+  readonly scans: readonly Scan[];
+  /** Per table, the sequential scans counted while the statement ran, its triggers' included. */
   readonly seqScans: ReadonlyMap<string, number>;
 }
 
 interface PlanNode {
   readonly "Node Type": string;
   readonly "Relation Name"?: string;
+  readonly "Index Name"?: string;
+  readonly "Shared Hit Blocks"?: number;
+  readonly "Shared Read Blocks"?: number;
   readonly "Actual Rows"?: number;
   readonly "Actual Loops"?: number;
   readonly "Rows Removed by Filter"?: number;
@@ -28,7 +40,7 @@ interface PlanNode {
   readonly Plans?: readonly PlanNode[];
 }
 
-const SCANS = new Set(["Seq Scan", "Index Scan", "Index Only Scan", "Bitmap Heap Scan", "Tid Scan", "Tid Range Scan"]);
+const SCANS = new Set(["Seq Scan", "Index Scan", "Index Only Scan", "Bitmap Heap Scan", "Bitmap Index Scan", "Tid Scan", "Tid Range Scan"]);
 /** Transaction control and session commands: nothing to explain. */
 const UNEXPLAINED = /^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET|SHOW)\b/i;
 
@@ -37,19 +49,21 @@ function walk(node: PlanNode, visit: (node: PlanNode) => void): void {
   for (const child of node.Plans ?? []) walk(child, visit);
 }
 
+const blocksOf = (node: PlanNode): number => (node["Shared Hit Blocks"] ?? 0) + (node["Shared Read Blocks"] ?? 0);
+
 function explained(text: string, plan: PlanNode, before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>): ExplainedStatement {
-  const rowsRead = new Map<string, number>();
-  const scans = new Map<string, Set<string>>();
+  const scans: Scan[] = [];
   walk(plan, (node) => {
-    const relation = node["Relation Name"];
+    const relation = node["Relation Name"] ?? node["Index Name"];
     if (relation === undefined || !SCANS.has(node["Node Type"])) return;
+    const loops = node["Actual Loops"] ?? 1;
     const perLoop = (node["Actual Rows"] ?? 0) + (node["Rows Removed by Filter"] ?? 0) + (node["Rows Removed by Index Recheck"] ?? 0);
-    rowsRead.set(relation, (rowsRead.get(relation) ?? 0) + perLoop * (node["Actual Loops"] ?? 1));
-    scans.set(relation, (scans.get(relation) ?? new Set()).add(node["Node Type"]));
+    const own = blocksOf(node) - (node.Plans ?? []).reduce((sum, child) => sum + blocksOf(child), 0);
+    scans.push({ node: node["Node Type"], relation, loops, rows: perLoop * loops, blocks: own });
   });
   const seqScans = new Map<string, number>();
   for (const [relation, count] of after) if (count > (before.get(relation) ?? 0)) seqScans.set(relation, count - (before.get(relation) ?? 0));
-  return { text, rowsRead, scans, seqScans };
+  return { text, scans, seqScans };
 }
 
 type Run = (text: string, values?: readonly unknown[]) => Promise<pg.QueryResult>;
@@ -72,7 +86,7 @@ export function explainedPool(url: string): { readonly pool: pg.Pool; readonly s
       await run(open);
       try {
         const before = await seqScanCounts(run);
-        const { rows } = await run(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
+        const { rows } = await run(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, values);
         const after = await seqScanCounts(run);
         statements.push(explained(text, (rows[0] as { "QUERY PLAN": [{ Plan: PlanNode }] })["QUERY PLAN"][0].Plan, before, after));
       } finally {

@@ -265,11 +265,14 @@ export class PostgresAuditLog implements AuditLog {
     return this.#closing;
   }
 
-  /** The decision with its override and confirmation (each at most one row: the key is (execution_fp, kind)). */
+  /**
+   * The decision with its override and confirmation, each read by its key `(execution_fp, kind)` in a scalar subquery:
+   * a probe per decision of the page. (As LEFT JOINs, a trail with no override yet made the planner read the whole
+   * key index once for `kind = 'override'`, thinking it would find none.)
+   */
   #decisionSelect(): string {
-    return `SELECT d.body AS decision, o.body AS override, c.body AS confirmation FROM ${RECORDS} d
-      LEFT JOIN ${RECORDS} o ON o.execution_fp = d.execution_fp AND o.kind = 'override'
-      LEFT JOIN ${RECORDS} c ON c.execution_fp = d.execution_fp AND c.kind = 'confirmation'`;
+    const beside = (kind: string): string => `(SELECT b.body FROM ${RECORDS} b WHERE b.execution_fp = d.execution_fp AND b.kind = '${kind}')`;
+    return `SELECT d.body AS decision, ${beside("override")} AS override, ${beside("confirmation")} AS confirmation FROM ${RECORDS} d`;
   }
 
   #insertSecurityEvent(event: SecurityEventInput, at: Date, count?: number): void {

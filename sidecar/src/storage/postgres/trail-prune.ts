@@ -46,8 +46,11 @@ export const PRUNED_TRAILS = {
   security: { table: "writ_audit_security", where: "TRUE", time: "at", key: "seq", logKind: "'security'" },
 } as const satisfies Record<string, PrunedTrail>;
 
+/** A record's place in its trail's time index. */
+type TimeKey = readonly [time: number, key: string];
+
 /** The newest due record: all before `time` (the age cutoff), or all up to `(time, key)` included (the count limit). */
-type Boundary = { readonly before: number } | { readonly through: readonly [number, string] };
+type Boundary = { readonly before: number } | { readonly through: TimeKey };
 
 /**
  * Removes `trail`'s records due under `limit` at `now`; `stopping` is asked between chunks. Answers how many of its
@@ -56,23 +59,28 @@ type Boundary = { readonly before: number } | { readonly through: readonly [numb
 export async function pruneTrail(pool: pg.Pool, trail: PrunedTrail, limit: RetentionLimit, now: number, stopping: () => boolean): Promise<number> {
   if (limit.maxAgeMs === null && limit.maxRecords === null) return 0;
   let boundary: Boundary | null | undefined;
+  // Where the previous chunk ended: each chunk starts after it, never walking again over the index entries of the rows
+  // removed so far (dead until vacuumed), which would make a long run quadratic.
+  let after: TimeKey | null = null;
   let removed = 0;
   for (;;) {
     if (stopping()) return removed;
     const chunk = await transaction(pool, WHAT, async (client) => {
       const { rows } = await query<{ locked: boolean }>(client, WHAT, "SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked", [PRUNE_LOCK]);
-      if (rows[0]?.locked !== true) return 0;
+      if (rows[0]?.locked !== true) return null;
       if (boundary === undefined) boundary = await boundaryOf(client, trail, limit, now);
-      return boundary === null ? 0 : removeChunk(client, trail, boundary, now);
+      return boundary === null ? null : removeChunk(client, trail, after, boundary, now);
     });
-    removed += chunk;
-    if (chunk < PRUNE_CHUNK) return removed;
+    if (chunk === null) return removed;
+    removed += chunk.removed;
+    if (chunk.last === null || chunk.removed < PRUNE_CHUNK) return removed;
+    after = chunk.last;
   }
 }
 
 async function boundaryOf(client: pg.PoolClient, trail: PrunedTrail, limit: RetentionLimit, now: number): Promise<Boundary | null> {
   const cutoff = limit.maxAgeMs === null ? null : now - limit.maxAgeMs;
-  let beyondCount: readonly [number, string] | null = null;
+  let beyondCount: TimeKey | null = null;
   if (limit.maxRecords !== null) {
     const { rows } = await query<{ time: string; key: string }>(
       client,
@@ -88,20 +96,33 @@ async function boundaryOf(client: pg.PoolClient, trail: PrunedTrail, limit: Rete
   return cutoff === null ? null : { before: cutoff };
 }
 
-/** One chunk, inside its transaction: answers how many of the trail's records it removed. */
-async function removeChunk(client: pg.PoolClient, trail: PrunedTrail, boundary: Boundary, now: number): Promise<number> {
+/**
+ * One chunk, inside its transaction: the due records after `after`, oldest first. Answers how many of the trail's
+ * records it removed and the last one's place.
+ */
+async function removeChunk(
+  client: pg.PoolClient,
+  trail: PrunedTrail,
+  after: TimeKey | null,
+  boundary: Boundary,
+  now: number,
+): Promise<{ readonly removed: number; readonly last: TimeKey | null }> {
   const keyType = trail.key === "seq" ? "bigint" : "text";
-  const [due, values] =
-    "before" in boundary
-      ? [`${trail.time} < $1`, [boundary.before]]
-      : [`(${trail.time}, ${trail.key}) <= ($1, $2::${keyType})`, [boundary.through[0], boundary.through[1]]];
-  const { rows: doomed } = await query<{ key: string }>(
+  const values: unknown[] = [];
+  const bind = (value: unknown): string => `$${values.push(value)}`;
+  const place = (at: TimeKey): string => `(${bind(at[0])}, ${bind(at[1])}::${keyType})`;
+  const range = [
+    ...(after === null ? [] : [`(${trail.time}, ${trail.key}) > ${place(after)}`]),
+    "before" in boundary ? `${trail.time} < ${bind(boundary.before)}` : `(${trail.time}, ${trail.key}) <= ${place(boundary.through)}`,
+  ];
+  const { rows: doomed } = await query<{ time: string; key: string }>(
     client,
     WHAT,
-    `SELECT ${trail.key}::text AS key FROM ${trail.table} WHERE ${trail.where} AND ${due} ORDER BY ${trail.time}, ${trail.key} LIMIT ${PRUNE_CHUNK}`,
+    `SELECT ${trail.time} AS time, ${trail.key}::text AS key FROM ${trail.table} WHERE ${trail.where} AND ${range.join(" AND ")}
+     ORDER BY ${trail.time}, ${trail.key} LIMIT ${PRUNE_CHUNK}`,
     values,
   );
-  if (doomed.length === 0) return 0;
+  if (doomed.length === 0) return { removed: 0, last: null };
   const keys = doomed.map((r) => r.key);
   await lockLogsHolding(client, trail, keys);
   const { rows: removed } = await query<{ kind: string; ref: string; counted: boolean }>(
@@ -111,7 +132,8 @@ async function removeChunk(client: pg.PoolClient, trail: PrunedTrail, boundary: 
     [keys],
   );
   await noteRemoved(client, removed, now);
-  return removed.filter((r) => r.counted).length;
+  const last = doomed[doomed.length - 1]!;
+  return { removed: removed.filter((r) => r.counted).length, last: [Number(last.time), last.key] };
 }
 
 /** The `(kind, ref)` of every record stored under `keys` in `trail`, as a FROM item `r (kind, ref)` over `$1`. */
