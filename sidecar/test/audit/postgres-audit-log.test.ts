@@ -4,9 +4,11 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { PostgresAuditLog } from "../../src/storage/postgres/audit-log.js";
 import { migrate } from "../../src/storage/postgres/migrations.js";
+import { PostgresLogStorage } from "../../src/storage/postgres/record-log-storage.js";
 import { createTestDatabase, postgresUnavailable, testPool } from "../../../test/support/postgres.js";
 import { startTcpProxy } from "../support/tcp-proxy.js";
 import { auditLogContract } from "./audit-contract.js";
+import { MANUAL_CHECKPOINTS } from "./record-log-contract.js";
 import { at, decision } from "./support.js";
 
 const unavailable = await postgresUnavailable();
@@ -30,6 +32,19 @@ if (unavailable !== null) {
       dispose: async () => {
         await log.close();
         await pool.query(EMPTY);
+      },
+    };
+  });
+
+  // With the record log on, the decision counts come from the log's counters (decision-counts.ts), not from the table.
+  auditLogContract("PostgresAuditLog with the record log", async () => {
+    const log = new PostgresAuditLog(pool, { recordLog: { storage: new PostgresLogStorage(pool, "contract"), checkpoints: MANUAL_CHECKPOINTS } });
+    return {
+      log,
+      replay: new PostgresReplayStore(pool, { recordLog: { logId: "contract" } }),
+      dispose: async () => {
+        await log.close();
+        await pool.query(`${EMPTY}, writ_audit_log_pending, writ_audit_log_entries, writ_audit_log_nodes, writ_audit_log_state, writ_audit_log_days, writ_audit_log_outside`);
       },
     };
   });

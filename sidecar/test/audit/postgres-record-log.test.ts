@@ -30,11 +30,12 @@ const TABLES = [
   "writ_audit_log_checkpoints",
   "writ_audit_log_state",
   "writ_audit_log_prunes",
-  "writ_audit_log_meta",
+  "writ_audit_log_outside",
+  "writ_audit_log_days",
 ];
 
 function harness(pool: pg.Pool, logId: string, options: { readonly retention?: AuditRetention } = {}): RecordLogHarness {
-  const storage = new PostgresLogStorage(pool, logId, DEFAULT_RECORDS_TABLE);
+  const storage = new PostgresLogStorage(pool, logId);
   const audit = new PostgresAuditLog(pool, { recordLog: { storage, checkpoints: MANUAL_CHECKPOINTS }, ...(options.retention ? { retention: options.retention } : {}) });
   const replay = new PostgresReplayStore(pool, { recordLog: { logId } });
   const close = async () => {
@@ -149,7 +150,7 @@ if (unavailable !== null) {
         const body = decision({ executionId: "orphan-1", recordedAt: at(0) });
         expect((await gone.replay.consume(executionFingerprint("orphan-1"), { now: Date.parse(body.recordedAt), record: { kind: "decision", body } })).ok).toBe(true);
         await gone.audit.close();
-        const storage = new PostgresLogStorage(pool, "sidecar-live", DEFAULT_RECORDS_TABLE);
+        const storage = new PostgresLogStorage(pool, "sidecar-live");
         expect(await storage.stale(Date.now())).toEqual(["sidecar-gone"]);
         const checkpointer = new Checkpointer(storage, { key: LOG_KEY, intervalMs: 100, everyRecords: 1 }, { onError: () => undefined });
         await new Promise((resolve) => setTimeout(resolve, 150));
@@ -169,8 +170,7 @@ if (unavailable !== null) {
           const body = decision({ executionId: `unlogged-${i}`, recordedAt: at(i) });
           expect((await off.consume(executionFingerprint(body.executionId), { now: Date.parse(body.recordedAt), record: { kind: "decision", body } })).ok).toBe(true);
         }
-        await PostgresLogStorage.markIncomplete(pool);
-        const storage = new PostgresLogStorage(pool, "sidecar-a", DEFAULT_RECORDS_TABLE);
+        const storage = new PostgresLogStorage(pool, "sidecar-a");
         expect(await storage.adoptUnlogged(Date.now())).toBe(3);
         expect(await storage.adoptUnlogged(Date.now())).toBe(0);
         expect(await storage.counts("sidecar-a")).toMatchObject({ pending: 3 });

@@ -16,12 +16,14 @@ import type { AuditLog } from "../../src/audit/types.js";
 import { PostgresAuditLog } from "../../src/storage/postgres/audit-log.js";
 import { AlreadyImportedError, importLmdb } from "../../src/storage/postgres/import-lmdb.js";
 import { migrate } from "../../src/storage/postgres/migrations.js";
+import { PostgresLogStorage } from "../../src/storage/postgres/record-log-storage.js";
 import { PostgresTrustRecordStore } from "../../src/storage/postgres/record-store.js";
 import { LmdbBundlePins } from "../../src/storage/lmdb-bundle-pins.js";
 import { PostgresBundlePins } from "../../src/storage/postgres/bundle-pins.js";
 import { LmdbTrustRecordStore } from "../../src/surface-b/lmdb-record-store.js";
 import type { TrustRecordStore } from "../../src/surface-b/record-store.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../test/support/postgres.js";
+import { MANUAL_CHECKPOINTS } from "../audit/record-log-contract.js";
 import { at, decision } from "../audit/support.js";
 import { receiptOf, recordOf, verificationOf } from "../surface-b/record-store-contract.js";
 
@@ -140,6 +142,24 @@ if (unavailable !== null) {
       await expect(importLmdb(database.pool, dir)).rejects.toBeInstanceOf(AlreadyImportedError);
       const { rows } = await database.pool.query<{ n: string }>("SELECT count(*) AS n FROM writ_audit_verifications");
       expect(Number(rows[0]!.n)).toBe(700);
+
+      // The imported records are in no log: the first sidecar to start with the record log takes every one of them in,
+      // and its stats, counted from the log, are the data dir's.
+      const { imported } = counts;
+      const storage = new PostgresLogStorage(database.pool, "after-import");
+      const audited = imported.decisions + imported.overrides + imported.confirmations + imported.verifications + imported.security;
+      expect(await storage.adoptUnlogged(Date.now())).toBe(audited);
+      expect(await storage.adoptUnlogged(Date.now())).toBe(0);
+      const logged = new PostgresAuditLog(database.pool, { recordLog: { storage, checkpoints: MANUAL_CHECKPOINTS } });
+      try {
+        const { total_api_calls: _calls, ...stats } = await logged.stats(new Date(Date.parse(at(0))));
+        expect(stats).toEqual((expected as { stats: unknown }).stats);
+        await logged.recordLog!.checkpointNow();
+        expect(await logged.stats(new Date(Date.parse(at(0))))).toMatchObject(stats);
+        expect(await logged.recordLog!.status()).toMatchObject({ pending: 0, size: audited });
+      } finally {
+        await logged.close();
+      }
     });
 
     it("keeps the database's row for a key it already holds and counts it as a conflict; an import fails as a whole", async () => {

@@ -12,7 +12,11 @@ import { executionFingerprint } from "@writ/runtime";
 import { LmdbReplayStore } from "@writ/runtime/lmdb";
 import { PostgresReplayStore } from "@writ/runtime/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PostgresAuditLog } from "../../src/storage/postgres/audit-log.js";
 import { MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError, migrate } from "../../src/storage/postgres/migrations.js";
+import { PostgresLogStorage } from "../../src/storage/postgres/record-log-storage.js";
+import { MANUAL_CHECKPOINTS } from "../audit/record-log-contract.js";
+import { at, decision } from "../audit/support.js";
 import { createTestDatabase, postgresUnavailable, testPool, type TestDatabase } from "../../../test/support/postgres.js";
 import { SIDECAR_MAIN, assertSidecarBuilt, logLines } from "../support/built-sidecar.js";
 import { fleetEnv } from "../fleet/support.js";
@@ -72,6 +76,71 @@ if (unavailable !== null) {
       } finally {
         await Promise.all(pools.map((pool) => pool.end()));
         await scratch.drop();
+      }
+    });
+
+    it("migration 5 takes over a trail of version 4: records in no log become candidates, the decision counts start from the logged ones", async () => {
+      const old = await createTestDatabase();
+      const { pool } = old;
+      try {
+        // Version 4, as the previous release left it.
+        await pool.query("CREATE TABLE writ_schema (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
+        for (const m of MIGRATIONS.filter((m) => m.version <= 4)) {
+          for (const statement of m.statements) await pool.query(statement);
+          await pool.query("INSERT INTO writ_schema (version, description) VALUES ($1, $2)", [m.version, m.description]);
+        }
+        const decide = async (store: PostgresReplayStore, executionId: string, ms: number) => {
+          const body = decision({ executionId, recordedAt: at(ms) });
+          expect((await store.consume(executionFingerprint(executionId), { now: Date.parse(body.recordedAt), record: { kind: "decision", body } })).ok).toBe(true);
+        };
+        const logged = new PostgresReplayStore(pool, { recordLog: { logId: "old-a" } });
+        const unlogged = new PostgresReplayStore(pool);
+        // Four decisions logged over two days, two left pending, two written with the log off, one verification by hand.
+        for (const [i, ms] of [0, 1, 86_400_000, 86_400_001].entries()) await decide(logged, `logged-${i}`, ms);
+        expect(await new PostgresLogStorage(pool, "old-a").sequence("old-a", 100)).toBe(4);
+        await decide(logged, "pending-0", 86_400_002);
+        await decide(logged, "pending-1", 86_400_003);
+        await decide(unlogged, "unlogged-0", 5);
+        await decide(unlogged, "unlogged-1", 86_400_004);
+        await pool.query("INSERT INTO writ_audit_verifications (recorded_at, body) VALUES (1, '{}')");
+        await pool.query("INSERT INTO writ_audit_log_meta (name, value) VALUES ('complete', 'true')");
+
+        expect((await migrate(pool)).applied.map((m) => m.version)).toEqual([5]);
+        const rows = async (sql: string) => (await pool.query(sql)).rows;
+        expect(await rows("SELECT kind, ref FROM writ_audit_log_outside ORDER BY kind, ref")).toEqual(
+          [
+            { kind: "decision", ref: executionFingerprint("unlogged-0") },
+            { kind: "decision", ref: executionFingerprint("unlogged-1") },
+            { kind: "verification", ref: "1" },
+          ].sort((a, b) => (a.kind + a.ref < b.kind + b.ref ? -1 : 1)),
+        );
+        const day0 = Math.floor(Date.parse(at(0)) / 86_400_000);
+        expect(await rows("SELECT log_id, decisions FROM writ_audit_log_state")).toEqual([{ log_id: "old-a", decisions: "4" }]);
+        expect(await rows("SELECT day, log_id, decisions FROM writ_audit_log_days ORDER BY day")).toEqual([
+          { day: String(day0), log_id: "old-a", decisions: "2" },
+          { day: String(day0 + 1), log_id: "old-a", decisions: "2" },
+        ]);
+        expect(await rows("SELECT to_regclass('writ_audit_log_meta') AS meta, to_regclass('writ_audit_records_by_policy_status') AS index")).toEqual([
+          { meta: null, index: "writ_audit_records_by_policy_status" },
+        ]);
+        // The counts answer as counting the table does, on either day.
+        const counted = new PostgresAuditLog(pool, { recordLog: { storage: new PostgresLogStorage(pool, "new-a"), checkpoints: MANUAL_CHECKPOINTS } });
+        const scanned = new PostgresAuditLog(pool);
+        try {
+          for (const day of [0, 1]) {
+            const now = new Date(Date.parse(at(day * 86_400_000 + 10)));
+            expect(await counted.stats(now)).toEqual(await scanned.stats(now));
+            expect((await counted.stats(now)).total_decisions).toBe("8");
+          }
+          expect(await new PostgresLogStorage(pool, "new-a").adoptUnlogged(Date.now())).toBe(3);
+        } finally {
+          await counted.close();
+          await scanned.close();
+          await logged.close();
+          await unlogged.close();
+        }
+      } finally {
+        await old.drop();
       }
     });
 

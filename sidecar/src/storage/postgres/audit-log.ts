@@ -15,8 +15,9 @@
  *   `probe`) until a statement STARTED after that failure succeeds: healthy again by itself within a probe interval of
  *   the database's return, and never by a statement that was already under way when the failure came. Failed reads
  *   throw StoreUnavailableError (503).
- * - Retention: pruned once a minute by one sidecar of the fleet at a time (a transaction-level advisory lock per
- *   chunk), oldest first, in chunks of PRUNE_CHUNK rows.
+ * - Retention: pruned once a minute by one sidecar of the fleet at a time, oldest first, in chunks (trail-prune.ts).
+ * - Stats: the decision counts are kept by the record log's tables (decision-counts.ts), so `stats()` reads counters
+ *   and what is not sequenced yet; with the record log off on this sidecar, it counts the records table instead.
  */
 import { entryLeafHash, executionFingerprint, type LogEntryKind } from "@writ/runtime";
 import { DEFAULT_LOG_PENDING_TABLE, DEFAULT_RECORDS_TABLE } from "@writ/runtime/postgres";
@@ -25,7 +26,7 @@ import { decisionDetail, decisionRow } from "../../audit/decision-row.js";
 import { AuditHousekeeping } from "../../audit/housekeeping.js";
 import { Checkpointer, type CheckpointSchedule } from "../../audit/record-log/checkpointer.js";
 import { RecordLog } from "../../audit/record-log/record-log.js";
-import { DAY_MS, DEFAULT_AUDIT_RETENTION, PRUNE_CHUNK, type AuditRetention, type RetentionLimit } from "../../audit/retention.js";
+import { DAY_MS, DEFAULT_AUDIT_RETENTION, type AuditRetention } from "../../audit/retention.js";
 import { securityEventRow } from "../../audit/security-event.js";
 import { DEFAULT_SECURITY_EVENT_LIMITS, SecurityEventLimiter, type SecurityEventLimits } from "../../audit/security-event-limiter.js";
 import type {
@@ -42,8 +43,10 @@ import type {
   SecurityQuery,
   VerificationAudit,
 } from "../../audit/types.js";
-import { query, transaction } from "./query.js";
+import { COUNTED_DECISIONS, SCANNED_DECISIONS } from "./decision-counts.js";
+import { query } from "./query.js";
 import type { PostgresLogStorage } from "./record-log-storage.js";
+import { PRUNED_TRAILS, pruneTrail } from "./trail-prune.js";
 
 export interface PostgresAuditLogOptions {
   /** The clock of security events and of `stats()` without an argument. */
@@ -56,8 +59,6 @@ export interface PostgresAuditLogOptions {
   readonly retention?: AuditRetention;
   /** How often records past their retention are removed; default 60,000 ms. */
   readonly pruneIntervalMs?: number;
-  /** The records table the replay store writes (runtime `PostgresReplayStoreOptions.recordsTable`). */
-  readonly recordsTable?: string;
   /**
    * The tamper-evident record log (docs/audit.md, "Serving the log"): its store, this sidecar's log, and when and with
    * which key it is checkpointed. Absent or null: records are not logged.
@@ -65,7 +66,8 @@ export interface PostgresAuditLogOptions {
   readonly recordLog?: { readonly storage: PostgresLogStorage; readonly checkpoints: CheckpointSchedule } | null;
 }
 
-const PRUNE_LOCK = "writ.audit.prune";
+/** The records table the replay store writes: the one the migrations create (runtime `replaySchema`). */
+const RECORDS = DEFAULT_RECORDS_TABLE;
 
 /** A decision row with its override and confirmation, as one query returns them. */
 interface DecisionJoin {
@@ -81,7 +83,6 @@ export class PostgresAuditLog implements AuditLog {
   /** This sidecar's log id, with which its records enter the log's pending set; null when the log is off. */
   readonly #logId: string | null;
   readonly #pool: pg.Pool;
-  readonly #records: string;
   readonly #now: () => Date;
   readonly #onError: (error: unknown) => void;
   readonly #limiter: SecurityEventLimiter;
@@ -106,7 +107,6 @@ export class PostgresAuditLog implements AuditLog {
   /** Uses `pool` (its owner ends it); the schema must be migrated (migrations.ts). */
   constructor(pool: pg.Pool, options: PostgresAuditLogOptions = {}) {
     this.#pool = pool;
-    this.#records = options.recordsTable ?? DEFAULT_RECORDS_TABLE;
     this.#now = options.now ?? (() => new Date());
     this.#onError = options.onError ?? (() => undefined);
     this.#limiter = new SecurityEventLimiter(options.securityEvents ?? DEFAULT_SECURITY_EVENT_LIMITS);
@@ -195,11 +195,10 @@ export class PostgresAuditLog implements AuditLog {
     const dayStart = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
     const [row] = await this.#read<Record<"decisions" | "today" | "verifications" | "valid" | "security" | "api", string>>(
       "reading the audit stats",
-      `SELECT
-         (SELECT count(*) FROM ${this.#records} WHERE kind = 'decision') AS decisions,
-         (SELECT count(*) FROM ${this.#records} WHERE kind = 'decision' AND recorded_at >= $1 AND recorded_at < $2) AS today,
+      `SELECT d.decisions, d.today,
          ${COUNTER("verifications")} AS verifications, ${COUNTER("verifications_valid")} AS valid,
-         ${COUNTER("security_events")} AS security, ${COUNTER("api_calls")} AS api`,
+         ${COUNTER("security_events")} AS security, ${COUNTER("api_calls")} AS api
+       FROM (${this.#logId === null ? SCANNED_DECISIONS : COUNTED_DECISIONS}) AS d`,
       [dayStart, dayStart + DAY_MS],
     );
     const verifications = Number(row!.verifications);
@@ -235,19 +234,19 @@ export class PostgresAuditLog implements AuditLog {
   }
 
   /**
-   * Removes the records past their retention, oldest first, in transactions of at most PRUNE_CHUNK rows, each taken
-   * only by the sidecar holding the fleet's prune lock (the others skip). A decision goes with its override and
-   * confirmation. Returns how many rows it removed.
+   * Removes the records past their retention (trail-prune.ts), by one sidecar of the fleet at a time (the others skip).
+   * A decision goes with its override and confirmation. Returns how many records it removed.
    */
   prune(now: Date = this.#now()): Promise<number> {
     this.#pruning ??= (async () => {
       try {
         const at = now.getTime();
-        return (
-          (await this.#pruneTrail(this.#retention.decisions, at, this.#records, "recorded_at", "execution_fp", "kind = 'decision'", "kind")) +
-          (await this.#pruneTrail(this.#retention.verifications, at, "writ_audit_verifications", "recorded_at", "seq", "TRUE", "'verification'")) +
-          (await this.#pruneTrail(this.#retention.security, at, "writ_audit_security", "at", "seq", "TRUE", "'security'"))
-        );
+        const stopping = (): boolean => this.#closing !== null;
+        let removed = 0;
+        for (const trail of ["decisions", "verifications", "security"] as const) {
+          removed += await pruneTrail(this.#pool, PRUNED_TRAILS[trail], this.#retention[trail], at, stopping);
+        }
+        return removed;
       } finally {
         this.#pruning = null;
       }
@@ -266,41 +265,14 @@ export class PostgresAuditLog implements AuditLog {
     return this.#closing;
   }
 
-  /** The decision with its override and confirmation (each at most one row: the key is (execution_fp, kind)). */
+  /**
+   * The decision with its override and confirmation, each read by its key `(execution_fp, kind)` in a scalar subquery:
+   * a probe per decision of the page. (As LEFT JOINs, a trail with no override yet made the planner read the whole
+   * key index once for `kind = 'override'`, thinking it would find none.)
+   */
   #decisionSelect(): string {
-    return `SELECT d.body AS decision, o.body AS override, c.body AS confirmation FROM ${this.#records} d
-      LEFT JOIN ${this.#records} o ON o.execution_fp = d.execution_fp AND o.kind = 'override'
-      LEFT JOIN ${this.#records} c ON c.execution_fp = d.execution_fp AND c.kind = 'confirmation'`;
-  }
-
-  /** `logKind`: the SQL expression of a removed row's log entry kind. */
-  async #pruneTrail(limit: RetentionLimit, now: number, table: string, time: string, tieBreak: string, kind: string, logKind: string): Promise<number> {
-    if (limit.maxAgeMs === null && limit.maxRecords === null) return 0;
-    const cutoff = limit.maxAgeMs === null ? null : now - limit.maxAgeMs;
-    let removed = 0;
-    for (;;) {
-      if (this.#closing !== null) return removed;
-      const chunk = await transaction(this.#pool, "pruning the audit trail", async (client) => {
-        const { rows } = await query<{ locked: boolean }>(client, "pruning the audit trail", "SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked", [PRUNE_LOCK]);
-        if (rows[0]?.locked !== true) return 0;
-        // The oldest rows of the chunk that are older than the cutoff or beyond the count limit.
-        const overCount =
-          limit.maxRecords === null ? "FALSE" : `row_number() OVER (ORDER BY ${time} DESC, ${tieBreak} DESC) > ${Number(limit.maxRecords)}`;
-        const old = cutoff === null ? "FALSE" : `${time} < ${Number(cutoff)}`;
-        const keyColumns = table === this.#records ? "execution_fp" : "seq";
-        const { rows: removed } = await query<{ kind: string; ref: string; counted: boolean }>(
-          client,
-          "pruning the audit trail",
-          `WITH ranked AS (SELECT ${keyColumns} AS key, ${time} AS t, ${tieBreak} AS tb, (${old}) OR (${overCount}) AS due FROM ${table} WHERE ${kind}),
-                doomed AS (SELECT key FROM ranked WHERE due ORDER BY t, tb LIMIT ${PRUNE_CHUNK})
-           DELETE FROM ${table} WHERE ${keyColumns} IN (SELECT key FROM doomed) RETURNING ${logKind} AS kind, ${keyColumns}::text AS ref, ${kind} AS counted`,
-        );
-        if (this.#logId !== null && removed.length > 0) await this.#notePruned(client, removed, now);
-        return removed.filter((r) => r.counted).length;
-      });
-      removed += chunk;
-      if (chunk < PRUNE_CHUNK) return removed;
-    }
+    const beside = (kind: string): string => `(SELECT b.body FROM ${RECORDS} b WHERE b.execution_fp = d.execution_fp AND b.kind = '${kind}')`;
+    return `SELECT d.body AS decision, ${beside("override")} AS override, ${beside("confirmation")} AS confirmation FROM ${RECORDS} d`;
   }
 
   #insertSecurityEvent(event: SecurityEventInput, at: Date, count?: number): void {
@@ -385,35 +357,6 @@ export class PostgresAuditLog implements AuditLog {
   /** The parameters `#logged` names: the leaf hash of the record's JSON text and the log id; none when the log is off. */
   #leaf(kind: LogEntryKind, body: string): unknown[] {
     return this.#logId === null ? [] : [Buffer.from(entryLeafHash({ kind, record: body })), this.#logId];
-  }
-
-  /**
-   * Inside a prune transaction: the removed records leave the pending set (a record never logged never will be), and
-   * each log that held some of them gets a prune note listing their positions, itself pending in that log.
-   */
-  async #notePruned(client: pg.PoolClient, removed: readonly { readonly kind: string; readonly ref: string }[], now: number): Promise<void> {
-    const what = "noting pruned audit records in the record log";
-    const kinds = removed.map((r) => r.kind);
-    const refs = removed.map((r) => r.ref);
-    await query(client, what, `DELETE FROM ${DEFAULT_LOG_PENDING_TABLE} p USING unnest($1::text[], $2::text[]) AS r (kind, ref) WHERE p.kind = r.kind AND p.ref = r.ref`, [kinds, refs]);
-    const { rows } = await query<{ log_id: string; position: string }>(
-      client,
-      what,
-      "SELECT e.log_id, e.position FROM writ_audit_log_entries e JOIN unnest($1::text[], $2::text[]) AS r (kind, ref) ON e.kind = r.kind AND e.ref = r.ref ORDER BY e.log_id, e.position",
-      [kinds, refs],
-    );
-    const byLog = new Map<string, number[]>();
-    for (const row of rows) byLog.set(row.log_id, [...(byLog.get(row.log_id) ?? []), Number(row.position)]);
-    for (const [logId, positions] of byLog) {
-      const body = JSON.stringify({ positions, reason: "retention" });
-      await query(
-        client,
-        what,
-        `WITH note AS (INSERT INTO writ_audit_log_prunes (recorded_at, body) VALUES ($1, $2) RETURNING seq)
-         INSERT INTO ${DEFAULT_LOG_PENDING_TABLE} (log_id, kind, ref, leaf, pended_at) SELECT $3, 'prune', seq::text, $4, $1 FROM note`,
-        [now, body, logId, Buffer.from(entryLeafHash({ kind: "prune", record: body }))],
-      );
-    }
   }
 
   #assertOpen(): void {

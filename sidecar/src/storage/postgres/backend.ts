@@ -12,7 +12,7 @@
  * - Sweeping expired reservations and failed entries: once a minute (SERVICE_REPLAY_SWEEP_INTERVAL_MS), by whichever sidecar takes the advisory lock; the
  *   others skip that round.
  */
-import { DEFAULT_CLAIM_STATEMENTS, DEFAULT_RECORDS_TABLE, PostgresReplayStore } from "@writ/runtime/postgres";
+import { DEFAULT_CLAIM_STATEMENTS, PostgresReplayStore } from "@writ/runtime/postgres";
 import { DisabledAuditLog } from "../../audit/disabled-audit-log.js";
 import type { AuditLog } from "../../audit/types.js";
 import { STORE_PROBE_INTERVAL_MS, type BackendOpener, type StoreHealth } from "../backend.js";
@@ -95,16 +95,13 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
 
 /**
  * The record log of this sidecar (docs/audit.md, "One log per sidecar instance"), with the records written while the log
- * was off taken into it; null with the log or audit off, which marks the fleet's log incomplete so that the next
- * sidecar with the log on takes this one's records in.
+ * was off taken into it; null with the log or audit off (the records this sidecar then writes become candidates for
+ * the next sidecar with the log on to take in).
  */
 async function openRecordLog(pool: Parameters<typeof migrate>[0], config: Parameters<BackendOpener>[0], notices: string[]): Promise<PostgresLogStorage | null> {
-  if (!config.audit || !config.auditLog) {
-    await PostgresLogStorage.markIncomplete(pool);
-    return null;
-  }
+  if (!config.audit || !config.auditLog) return null;
   const instance = await fleetInstanceId(config.instanceId, config.dataDir);
-  const storage = new PostgresLogStorage(pool, instance.id, DEFAULT_RECORDS_TABLE);
+  const storage = new PostgresLogStorage(pool, instance.id);
   const adopted = await storage.adoptUnlogged(Date.now());
   notices.push(`audit record log \`${instance.id}\` (instance id from ${instance.source})`);
   if (adopted > 0) notices.push(`audit: ${adopted} records written while the record log was off are taken into it`);

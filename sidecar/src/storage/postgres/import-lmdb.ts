@@ -11,6 +11,10 @@
  * record, a Trust Record) keeps the database's row and is counted as a conflict: the fleet decided that executionId
  * too, which the docs' procedure (import before the fleet takes traffic) avoids. A source is imported once: its
  * real path is recorded in `writ_imports`, and a second import of it is refused before anything is written.
+ *
+ * The imported audit records are in no log of the fleet: the record log's triggers make each a candidate of
+ * `writ_audit_log_outside` (outside-log.ts) as it is inserted, and the next sidecar to start with the log on takes them
+ * into its own.
  */
 import { realpathSync } from "node:fs";
 import { executionFingerprint } from "@writ/runtime";
@@ -120,8 +124,6 @@ export async function importLmdb(pool: pg.Pool, dataDir: string, onProgress: (ki
       }
       await addCounters(client, root);
       await query(client, "importing an LMDB data dir", "INSERT INTO writ_imports (source, counts) VALUES ($1, $2)", [source, JSON.stringify({ imported, conflicts })]);
-      // The imported records are in no log of the fleet yet: the next sidecar to start takes them into its own.
-      await query(client, "importing an LMDB data dir", "DELETE FROM writ_audit_log_meta WHERE name = 'complete'");
       return { imported, conflicts };
     });
   } finally {

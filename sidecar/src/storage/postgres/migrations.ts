@@ -7,11 +7,15 @@
  * - A database whose schema is newer than this sidecar knows (a newer release migrated it) is refused with one line,
  *   `SchemaTooNewError`: an older sidecar must not write rows whose meaning it does not know.
  * - A migration is never edited once released; a change is a new migration.
+ * - Each holds its locks until it commits: migration 5 creates triggers on the audit tables, which blocks their writes
+ *   while it fills its tables from the existing rows (docs/fleet.md, "Schema and migrations").
  */
-import { MIGRATION_LOCK, replaySchema } from "@writ/runtime/postgres";
+import { DEFAULT_RECORDS_TABLE, MIGRATION_LOCK, replaySchema } from "@writ/runtime/postgres";
 import type pg from "pg";
 import { AUDIT_SCHEMA } from "./audit-schema.js";
 import { BUNDLE_PINS_SCHEMA } from "./bundle-pins.js";
+import { DECISION_COUNTS_SCHEMA } from "./decision-counts.js";
+import { OUTSIDE_LOG_SCHEMA } from "./outside-log.js";
 import { transaction, query } from "./query.js";
 import { RECORD_LOG_SCHEMA } from "./record-log-storage.js";
 import { TRUST_RECORD_SCHEMA } from "./record-schema.js";
@@ -42,6 +46,17 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 4,
     description: "the tamper-evident audit record log: one log per sidecar instance (pending records, entries, kept subtree roots, checkpoints, state, prune notes)",
     statements: RECORD_LOG_SCHEMA,
+  },
+  {
+    version: 5,
+    description:
+      "the audit trail at volume: records outside the record log kept as candidates by triggers (writ_audit_log_outside), decision counts per log and day, an index for listing decisions by policy and status",
+    statements: [
+      ...OUTSIDE_LOG_SCHEMA,
+      ...DECISION_COUNTS_SCHEMA,
+      `CREATE INDEX IF NOT EXISTS ${DEFAULT_RECORDS_TABLE}_by_policy_status ON ${DEFAULT_RECORDS_TABLE} (policy_id, status, recorded_at, execution_fp) WHERE kind = 'decision'`,
+      "DROP TABLE IF EXISTS writ_audit_log_meta",
+    ],
   },
 ];
 

@@ -15,8 +15,10 @@
  * - `writ_audit_log_state`: per log, its size, frontier and latest checkpoint. Its row, locked (`FOR UPDATE`), is the
  *   log's write lock: sequencing and checkpoints of one log happen one at a time, whichever sidecar runs them.
  * - `writ_audit_log_prunes`: the prune notes retention writes, each a record of the log that held what it removed.
- * - `writ_audit_log_meta`: `complete`, set once every stored record is in a log or pending (`adoptUnlogged`), removed
- *   when a sidecar starts with the log off.
+ * - (migration 5) `writ_audit_log_outside`: the candidates for records stored outside every log (outside-log.ts), from
+ *   which `unlogged` and `adoptUnlogged` work; `writ_audit_log_state.decisions` and `writ_audit_log_days`: the decision
+ *   counts of each log (decision-counts.ts). Migration 4's `writ_audit_log_meta` (a `complete` mark that let starts skip
+ *   a scan of every record) is dropped: no such scan is left.
  */
 import {
   entryLeafHash,
@@ -34,7 +36,10 @@ import { DEFAULT_LOG_PENDING_TABLE } from "@writ/runtime/postgres";
 import type pg from "pg";
 import type { LogCounts, RecordLogStorage, StoredEntry, UnloggedRecord } from "../../audit/record-log/log-storage.js";
 import { appendToLog, nextCheckpoint, type LogState } from "../../audit/record-log/log-tree.js";
+import { OUTSIDE_TABLE } from "./outside-log.js";
 import { query, transaction } from "./query.js";
+import { recordBody } from "./stored-records.js";
+import { PRUNE_LOCK } from "./trail-prune.js";
 
 const PENDING = DEFAULT_LOG_PENDING_TABLE;
 
@@ -76,23 +81,19 @@ export const RECORD_LOG_SCHEMA: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS writ_audit_log_meta (name text PRIMARY KEY, value text NOT NULL)`,
 ];
 
-/** The tables records are stored in, by kind: where `ref` points. */
-const SOURCES = [
-  { kinds: ["decision", "override", "confirmation"], table: "records", key: "execution_fp", kindColumn: "kind" },
-  { kinds: ["verification"], table: "writ_audit_verifications", key: "seq", kindColumn: null },
-  { kinds: ["security"], table: "writ_audit_security", key: "seq", kindColumn: null },
-  { kinds: ["prune"], table: "writ_audit_log_prunes", key: "seq", kindColumn: null },
-] as const;
-
 /** Rows read at a time by the export and by `adoptUnlogged`. */
 const PAGE = 1_000;
 const ADOPT_LOCK = "writ.audit.log.adopt";
 
-/** A stored record no log holds, with its reference. */
-interface Unlogged {
+/**
+ * A candidate of `writ_audit_log_outside` with its record: `body` null when the record is not stored any more;
+ * `outside` whether it is still in no log and not pending.
+ */
+interface Candidate {
   readonly kind: LogEntryKind;
   readonly ref: string;
-  readonly body: string;
+  readonly body: string | null;
+  readonly outside: boolean;
 }
 
 interface StateRow {
@@ -103,14 +104,15 @@ interface StateRow {
 
 export class PostgresLogStorage implements RecordLogStorage {
   readonly #pool: pg.Pool;
-  readonly #records: string;
   readonly logId: string;
 
-  /** `recordsTable`: the replay store's records table (runtime `DEFAULT_RECORDS_TABLE`). The schema must be migrated. */
-  constructor(pool: pg.Pool, logId: string, recordsTable: string) {
+  /**
+   * The records are in the tables the migrations create (stored-records.ts), which the triggers of migration 5 watch.
+   * The schema must be migrated.
+   */
+  constructor(pool: pg.Pool, logId: string) {
     this.#pool = pool;
     this.logId = logId;
-    this.#records = recordsTable;
   }
 
   async sequence(logId: string, max: number): Promise<number> {
@@ -250,12 +252,8 @@ export class PostgresLogStorage implements RecordLogStorage {
       const { rows } = await query<{ position: string; kind: string; leaf: Buffer; body: string | null }>(
         this.#pool,
         "exporting the audit record log",
-        `SELECT e.position, e.kind, e.leaf, coalesce(r.body, v.body, s.body, p.body) AS body
+        `SELECT e.position, e.kind, e.leaf, ${recordBody("e")} AS body
          FROM writ_audit_log_entries e
-         LEFT JOIN ${this.#records} r ON r.execution_fp = (CASE WHEN e.kind IN ('decision', 'override', 'confirmation') THEN e.ref END) AND r.kind = e.kind
-         LEFT JOIN writ_audit_verifications v ON v.seq = (CASE WHEN e.kind = 'verification' THEN e.ref::bigint END)
-         LEFT JOIN writ_audit_security s ON s.seq = (CASE WHEN e.kind = 'security' THEN e.ref::bigint END)
-         LEFT JOIN writ_audit_log_prunes p ON p.seq = (CASE WHEN e.kind = 'prune' THEN e.ref::bigint END)
          WHERE e.log_id = $1 AND e.position >= $2 AND e.position < $3
          ORDER BY e.position`,
         [logId, start, Math.min(start + PAGE, to)],
@@ -267,67 +265,74 @@ export class PostgresLogStorage implements RecordLogStorage {
     }
   }
 
+  /** The candidates of `writ_audit_log_outside` that are still outside every log, in pages: what was stored around it. */
   async *unlogged(): AsyncGenerator<UnloggedRecord> {
-    for (const source of SOURCES) {
-      for (let after: Unlogged | null = null; ; ) {
-        const page: Unlogged[] = await this.#unloggedPage(this.#pool, source, after);
-        for (const row of page) yield { kind: row.kind, record: row.body };
-        if (page.length < PAGE) break;
-        after = page[page.length - 1]!;
-      }
+    for (let after: Candidate | null = null; ; ) {
+      const page: Candidate[] = await this.#candidates(this.#pool, `SELECT kind, ref FROM ${OUTSIDE_TABLE} WHERE (kind, ref) > ($1, $2) ORDER BY kind, ref LIMIT ${PAGE}`, [
+        after?.kind ?? "",
+        after?.ref ?? "",
+      ]);
+      for (const row of page) if (row.outside && row.body !== null) yield { kind: row.kind, record: row.body };
+      if (page.length < PAGE) return;
+      after = page[page.length - 1]!;
     }
   }
 
   /**
-   * Takes every stored record that no log holds into this sidecar's pending set, unless the database is known to hold
-   * none (`complete`): records written while the log was off. One sidecar at a time (an advisory lock); pages of PAGE
-   * records. Answers how many it took.
+   * Takes the records stored outside every log (records written while the log was off, imported, or put there by hand)
+   * into this sidecar's pending set (pending since `now`), from the candidates of `writ_audit_log_outside`,
+   * which it empties: one transaction per page of PAGE candidates, under an advisory lock (one sidecar at a time) and
+   * the prune lock (retention cannot remove a record between its reading here and its pending row). Answers how many
+   * it took.
    */
   async adoptUnlogged(now: number): Promise<number> {
-    return transaction(this.#pool, "taking unlogged audit records into the record log", async (client) => {
-      await query(client, "taking unlogged audit records into the record log", "SELECT pg_advisory_xact_lock(hashtext($1))", [ADOPT_LOCK]);
-      const { rows } = await query(client, "taking unlogged audit records into the record log", "SELECT 1 FROM writ_audit_log_meta WHERE name = 'complete'");
-      if (rows.length > 0) return 0;
-      let adopted = 0;
-      for (const source of SOURCES) {
-        for (;;) {
-          const page = await this.#unloggedPage(client, source, null);
-          if (page.length === 0) break;
-          await query(
+    const what = "taking unlogged audit records into the record log";
+    let adopted = 0;
+    for (;;) {
+      const page = await transaction(this.#pool, what, async (client) => {
+        await query(client, what, "SELECT pg_advisory_xact_lock(hashtext($1)), pg_advisory_xact_lock(hashtext($2))", [ADOPT_LOCK, PRUNE_LOCK]);
+        const candidates = await this.#candidates(
+          client,
+          `DELETE FROM ${OUTSIDE_TABLE} WHERE (kind, ref) IN (SELECT kind, ref FROM ${OUTSIDE_TABLE} ORDER BY kind, ref LIMIT ${PAGE}) RETURNING kind, ref`,
+          [],
+        );
+        const taken = candidates.filter((c) => c.outside && c.body !== null);
+        if (taken.length > 0) {
+          const { rowCount } = await query(
             client,
-            "taking unlogged audit records into the record log",
-            `INSERT INTO ${PENDING} (log_id, kind, ref, leaf, pended_at) SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bytea[], $5::bigint[])`,
-            [this.logId, page.map((r) => r.kind), page.map((r) => r.ref), page.map((r) => Buffer.from(entryLeafHash({ kind: r.kind, record: r.body }))), page.map(() => now)],
+            what,
+            `INSERT INTO ${PENDING} (log_id, kind, ref, leaf, pended_at) SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bytea[], $5::bigint[])
+             ON CONFLICT (kind, ref) DO NOTHING`,
+            [
+              this.logId,
+              taken.map((r) => r.kind),
+              taken.map((r) => r.ref),
+              taken.map((r) => Buffer.from(entryLeafHash({ kind: r.kind, record: r.body! }))),
+              taken.map(() => now),
+            ],
           );
-          adopted += page.length;
+          adopted += rowCount ?? 0;
         }
-      }
-      await query(client, "taking unlogged audit records into the record log", "INSERT INTO writ_audit_log_meta (name, value) VALUES ('complete', 'true') ON CONFLICT (name) DO NOTHING");
-      return adopted;
-    });
+        return candidates.length;
+      });
+      if (page < PAGE) return adopted;
+    }
   }
 
-  /** Records are about to be written without the log (SERVICE_AUDIT_LOG=off): the next sidecar with it adopts them. */
-  static async markIncomplete(pool: pg.Pool): Promise<void> {
-    await query(pool, "marking the audit record log incomplete", "DELETE FROM writ_audit_log_meta WHERE name = 'complete'");
-  }
-
-  /** Up to PAGE records of `source` that no log holds, sequenced or pending, after `after` in the order of its key. */
-  async #unloggedPage(db: pg.Pool | pg.PoolClient, source: (typeof SOURCES)[number], after: Unlogged | null): Promise<Unlogged[]> {
-    const table = source.table === "records" ? this.#records : source.table;
-    const kind = source.kindColumn === null ? `'${source.kinds[0]}'::text` : `t.${source.kindColumn}`;
-    const ref = source.key === "seq" ? "t.seq::text" : `t.${source.key}`;
-    const order = source.key === "seq" ? "t.seq" : `t.${source.key}, t.kind`;
-    const start = after === null ? "TRUE" : source.key === "seq" ? "t.seq > $1::bigint" : `(t.${source.key}, t.kind) > ($1, $2)`;
-    const values = after === null ? [] : source.key === "seq" ? [after.ref] : [after.ref, after.kind];
-    const { rows } = await query<Unlogged>(
+  /**
+   * The candidates `page` (a statement over `writ_audit_log_outside` giving `kind, ref`, in their order) with their
+   * records, each re-checked against the log's entries and pending set: one probe of each per candidate.
+   */
+  async #candidates(db: pg.Pool | pg.PoolClient, page: string, values: readonly unknown[]): Promise<Candidate[]> {
+    const { rows } = await query<Candidate>(
       db,
       "reading unlogged audit records",
-      `SELECT ${kind} AS kind, ${ref} AS ref, t.body FROM ${table} t
-       WHERE ${start}
-         AND NOT EXISTS (SELECT 1 FROM writ_audit_log_entries e WHERE e.kind = ${kind} AND e.ref = ${ref})
-         AND NOT EXISTS (SELECT 1 FROM ${PENDING} p WHERE p.kind = ${kind} AND p.ref = ${ref})
-       ORDER BY ${order} LIMIT ${PAGE}`,
+      `WITH o AS (${page})
+       SELECT o.kind, o.ref, ${recordBody("o")} AS body,
+         NOT EXISTS (SELECT 1 FROM writ_audit_log_entries e WHERE e.kind = o.kind AND e.ref = o.ref)
+           AND NOT EXISTS (SELECT 1 FROM ${PENDING} p WHERE p.kind = o.kind AND p.ref = o.ref) AS outside
+       FROM o
+       ORDER BY o.kind, o.ref`,
       values,
     );
     return rows;
