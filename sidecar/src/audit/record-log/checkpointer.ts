@@ -1,7 +1,7 @@
 /**
  * Keeps the record log current in the background (docs/audit.md, "Serving the log"): every SEQUENCE_INTERVAL_MS it
  * appends what is pending, in transactions of SEQUENCE_BATCH records (a backlog is worked off batch after batch, each
- * its own short transaction), and signs a checkpoint once `everyRecords` entries were appended since the last one, or
+ * its own short transaction, at most ROUND_BATCHES a round), and signs a checkpoint once `everyRecords` entries were appended since the last one, or
  * `intervalMs` has passed and the log grew. Never on a request's path; one round at a time; nothing while the store
  * fails writes (a full disk: every transaction would fail). A failure is reported and the next round tries again:
  * nothing pending is lost, it stays pending.
@@ -24,8 +24,14 @@ export const DEFAULT_CHECKPOINTS = { intervalMs: 10_000, everyRecords: 1_000 } a
 
 /** How often pending records are appended: short, so each transaction stays small (a few hundred records at full load). */
 export const SEQUENCE_INTERVAL_MS = 200;
-/** Pending records appended per transaction. */
+/** Pending records appended per transaction: a few milliseconds of the event loop each on LMDB. */
 export const SEQUENCE_BATCH = 256;
+/**
+ * Batches a scheduled round appends at most before it looks at its checkpoint (at 200 ms a round, 20,480 records a
+ * second): while records arrive faster than a batch a round, a round still ends, and checkpoints are still signed; the
+ * next round goes on with the backlog.
+ */
+export const ROUND_BATCHES = 16;
 /** A log whose oldest pending record is this many checkpoint intervals old is taken over by another sidecar. */
 export const STALE_AFTER_INTERVALS = 6;
 
@@ -106,12 +112,19 @@ export class Checkpointer {
     }
   }
 
-  /** Appends every pending record of `logId`, batch after batch; false when stopped meanwhile (a scheduled round). */
+  /**
+   * Appends the pending records of `logId`, batch after batch: a forced round what was pending when it began (records
+   * keep arriving under load: it would never end), a scheduled one at most ROUND_BATCHES batches. False when stopped
+   * meanwhile (a scheduled round).
+   */
   async #sequenceAll(logId: string, force: boolean): Promise<boolean> {
-    while ((await this.#storage.sequence(logId, SEQUENCE_BATCH)) === SEQUENCE_BATCH) {
+    const budget = force ? ((await this.#storage.counts(logId))?.pending ?? 0) : ROUND_BATCHES * SEQUENCE_BATCH;
+    for (let appended = 0; ; ) {
+      const batch = await this.#storage.sequence(logId, SEQUENCE_BATCH);
+      appended += batch;
+      if (batch < SEQUENCE_BATCH || appended >= budget) return true;
       if (this.#stopped && !force) return false;
     }
-    return true;
   }
 
   async #takeOverStale(key: SigningKey): Promise<void> {
