@@ -12,8 +12,11 @@ export const POLICY_ID_PATTERN = "^[a-z0-9]+(?:[._-][a-z0-9]+)*$";
 /** The longest policy id the compiler takes (E304): no bundle, and so no decision, has a longer one. */
 export const POLICY_ID_MAX_LENGTH = 128;
 
-/** The longest version semver takes (its `MAX_LENGTH`): a longer one is no version of any bundle. */
-export const POLICY_VERSION_MAX_LENGTH = 256;
+/**
+ * The longest version a bundle can have: a bundle reference `policyId@version` is at most 200 characters (the runtime's
+ * MAX_BUNDLE_REF_LENGTH, within semver's own 256), so with the shortest policy id its version has at most 198.
+ */
+export const POLICY_VERSION_MAX_LENGTH = 198;
 
 /**
  * The DSSE payloadType of every signed writ object (docs/signing.md): a signature covers

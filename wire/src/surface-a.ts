@@ -251,7 +251,7 @@ export type ConfirmExecutionResponse = Static<typeof ConfirmExecutionResponse>;
  */
 export const PolicySchemaParams = Closed({
   policyId: Type.String({ minLength: 1, maxLength: POLICY_ID_MAX_LENGTH, description: "The policy id: 1 to 128 characters." }),
-  version: Type.String({ minLength: 1, maxLength: POLICY_VERSION_MAX_LENGTH, description: "The policy version: 1 to 256 characters." }),
+  version: Type.String({ minLength: 1, maxLength: POLICY_VERSION_MAX_LENGTH, description: "The policy version: 1 to 198 characters." }),
 });
 export type PolicySchemaParams = Static<typeof PolicySchemaParams>;
 

@@ -270,7 +270,7 @@ describe("the bounds are those of what can be stored", () => {
     expect(compile("policy.writ", source("a".repeat(POLICY_ID_MAX_LENGTH + 1))).errors.map((e) => e.code)).toContain("E304");
   });
 
-  it("a version of the longest a bundle can have names one, one character more does not (semver's limit)", () => {
+  it("a version of the longest a bundle can have names one, one character more does not (a bundle reference's limit)", () => {
     const longest = `1.0.0-${"a".repeat(POLICY_VERSION_MAX_LENGTH - 6)}`;
     expect(isBundleRef("a", longest)).toBe(true);
     expect(isBundleRef("a", `${longest}a`)).toBe(false);

@@ -2154,7 +2154,7 @@ export interface operations {
             path: {
                 /** @description The policy id: 1 to 128 characters. */
                 policyId: string;
-                /** @description The policy version: 1 to 256 characters. */
+                /** @description The policy version: 1 to 198 characters. */
                 version: string;
             };
             cookie?: never;
@@ -2224,7 +2224,7 @@ export interface operations {
             path: {
                 /** @description The policy id: 1 to 128 characters. */
                 policyId: string;
-                /** @description The policy version: 1 to 256 characters. */
+                /** @description The policy version: 1 to 198 characters. */
                 version: string;
             };
             cookie?: never;
