@@ -137,7 +137,10 @@ export class LmdbReplayStore implements ReplayStore {
   constructor(source: string | RootDatabase, options: LmdbReplayStoreOptions = {}) {
     if (typeof source === "string") {
       // Durable defaults on purpose: no noSync / mapAsync; overlappingSync as lmdb-js chooses per platform.
-      this.#root = open({ path: source, noSubdir: false });
+      // noReadAhead (MDB_NORDAHEAD, not in lmdb-js's types): a store larger than memory reads random keys, and the OS's
+      // read-ahead would read around each for nothing.
+      const options = { path: source, noSubdir: false, noReadAhead: true };
+      this.#root = open(options);
       this.#ownsRoot = true;
     } else {
       this.#root = source;

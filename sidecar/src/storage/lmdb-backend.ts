@@ -82,6 +82,9 @@ async function openRoot(dataDir: string, notices: string[]): Promise<RootDatabas
   // (1), the health probe (1); lmdb-js allows 12 by default.
   // noSubdir false: the data dir is a directory even when its name has a dot, which lmdb-js would take for a file.
   // permissionsMode (not in lmdb-js's types): the mode mdb_env_open creates data.mdb and lock.mdb with (default 0664).
-  const options = { path: dataDir, maxDbs: 32, noSubdir: false, permissionsMode: FILE_MODE };
+  // noReadAhead (MDB_NORDAHEAD): a data dir comes to hold more than memory (docs/running-for-years.md), and then each
+  // read of a random key (the replay store's) made the OS read ahead its whole window around the page: most of what it
+  // read was never used, and it pushed out what was (docs/benchmarks.md, "Soak").
+  const options = { path: dataDir, maxDbs: 32, noSubdir: false, permissionsMode: FILE_MODE, noReadAhead: true };
   return open(options);
 }
