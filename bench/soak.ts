@@ -38,6 +38,8 @@
  *   BENCH_SOAK_ENGINE     lmdb | postgres | both (default both)
  *   BENCH_SOAK_DURATION   seconds of measured load (default 60); BENCH_SOAK_WARMUP seconds before it (default 3)
  *   BENCH_SOAK_CONNECTIONS  (default 50)
+ *   BENCH_SOAK_RATE       requests/s to pace the load at (Poisson arrivals, bench/soak/wrk.ts); unset or 0: as fast as the
+ *                         sidecar answers, so it runs saturated and a request waits behind the others' queue
  *   BENCH_SOAK_DIR        where stores, the policies root and sidecar logs live (default /work/soak-data). LMDB takes
  *                         about 6.2 KB of disk per decision, PostgreSQL about 3.9 KB (in its own data directory): 62 and
  *                         39 GB at 10 million. Seeding is refused when the disk lacks the room; with both engines at
@@ -69,7 +71,7 @@ async function main(): Promise<void> {
   console.log(`node ${process.version}, ${platform()} ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}`);
   console.log(
     `soak: ${settings.engines.join(" and ")}, ${settings.small.toLocaleString("en-US")} against ${settings.decisions.toLocaleString("en-US")} decisions; ` +
-      `${settings.durationSeconds} s at ${settings.connections} connections after ${settings.warmupSeconds} s of warm-up; sweep every ${settings.sweepIntervalMs / 1000} s, prune every ${settings.pruneIntervalMs / 1000} s; stores in ${settings.root}`,
+      `${settings.durationSeconds} s at ${settings.connections} connections${settings.rate === null ? ", unpaced" : `, paced at ${settings.rate} req/s`} after ${settings.warmupSeconds} s of warm-up; sweep every ${settings.sweepIntervalMs / 1000} s, prune every ${settings.pruneIntervalMs / 1000} s; stores in ${settings.root}`,
   );
   await preparePolicies(settings);
   const signalSets = (await loadCases()).valid.map((c) => c.signals);

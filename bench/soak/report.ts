@@ -61,6 +61,8 @@ function figures(r: RunResult): Map<string, string> {
   f.set("sweeps removed (of due by last sweep)", `${int(r.armed.expiring - r.armed.expiringLeft)} of ${int(r.armed.expiring)} (${int(r.armed.expiredBeforeLastSweep)})`);
   f.set("retention removed (due)", `${int(r.armed.due - r.armed.dueLeft)} (${int(r.armed.due)}, retention ${r.armed.retentionDays} days)`);
   f.set("probe errors, sidecar warnings and errors", `${r.probes.errors.length}, ${[...r.sidecarMessages.values()].reduce((a, b) => a + b, 0)}`);
+  f.set("sidecar CPU per /evaluate (all work)", `${((r.usage.cpuSeconds * 1e6) / Math.max(1, e.requests)).toFixed(0)} µs`);
+  f.set("sidecar major page faults (disk reads)", `${int(r.usage.majorFaults)} (${(r.usage.majorFaults / Math.max(1, e.requests)).toFixed(2)} per request)`);
   f.set("this process's own max loop delay", ms(r.probes.ownDelayMaxMs));
   f.set("store after (live bytes)", `${mb(r.sizeAfter.bytes)}${r.sizeAfter.fileBytes === null ? "" : `; data.mdb ${mb(r.sizeAfter.fileBytes)}`}`);
   return f;

@@ -15,7 +15,7 @@ import { decisionMaker } from "./prepare.js";
 import { Probes, type Answer, type ProbeResults } from "./probes.js";
 import { arm, armedLeft } from "./seed.js";
 import type { SoakSettings } from "./settings.js";
-import { startSidecar } from "./sidecar.js";
+import { processUsage, startSidecar, type ProcessUsage } from "./sidecar.js";
 import { API_KEY, openStore, sidecarEnv, storeSize, type SeedManifest, type Store, type StoreSize } from "./store.js";
 import { runWrk, type WrkResult } from "./wrk.js";
 
@@ -31,6 +31,8 @@ export interface RunResult {
   readonly armed: { readonly due: number; readonly dueLeft: number; readonly expiring: number; readonly expiringLeft: number; readonly expiredBeforeLastSweep: number; readonly retentionDays: number };
   /** What the sidecar logged while running (warn and above), by message. */
   readonly sidecarMessages: ReadonlyMap<string, number>;
+  /** What the sidecar used during the measured load. */
+  readonly usage: ProcessUsage;
   readonly sizeAfter: StoreSize;
 }
 
@@ -80,11 +82,13 @@ export async function runOnce(settings: SoakSettings, store: Store, manifest: Se
     }
     quiet.destroy();
     const stats = (await getJson(`${sidecar.url}/audit/stats`, API_KEY)) as { total_decisions: string };
-    const wrk = { url: sidecar.url, connections: settings.connections, signalSets, apiKey: API_KEY, cpus: settings.cpus?.load ?? null, scriptFile: join(logs, `wrk-${tag}.lua`) };
+    const wrk = { url: sidecar.url, connections: settings.connections, signalSets, apiKey: API_KEY, cpus: settings.cpus?.load ?? null, rate: settings.rate, scriptFile: join(logs, `wrk-${tag}.lua`) };
     if (settings.warmupSeconds > 0) await runWrk({ ...wrk, seconds: settings.warmupSeconds, prefix: `soak-warm-${tag}-` });
     const loadFrom = (performance.now() - sidecar.listeningAt) / 1000;
     probes.start(performance.now() + settings.durationSeconds * 1000);
+    const usedBefore = processUsage(sidecar.pid);
     const evaluate = await runWrk({ ...wrk, seconds: settings.durationSeconds, prefix: `soak-load-${tag}-` });
+    const usedAfter = processUsage(sidecar.pid);
     const loadTo = (performance.now() - sidecar.listeningAt) / 1000;
     const probed = await probes.stop();
     result = {
@@ -95,6 +99,7 @@ export async function runOnce(settings: SoakSettings, store: Store, manifest: Se
       quietTails,
       timeline: { listeningAt: sidecar.listeningAt, loadFrom, loadTo, sweeps: firings(settings.sweepIntervalMs, loadTo), prunes: firings(settings.pruneIntervalMs, loadTo) },
       sidecarMessages: sidecar.messages(),
+      usage: { cpuSeconds: usedAfter.cpuSeconds - usedBefore.cpuSeconds, majorFaults: usedAfter.majorFaults - usedBefore.majorFaults },
     };
   } finally {
     await sidecar.stop();

@@ -18,6 +18,8 @@ export interface SoakSettings {
   /** Seconds of unmeasured load first (BENCH_SOAK_WARMUP): the sidecar's JIT, caches and pools warm. */
   readonly warmupSeconds: number;
   readonly connections: number;
+  /** Requests per second the load is paced at (BENCH_SOAK_RATE, bench/soak/wrk.ts); null (unset or 0): unpaced, saturating. */
+  readonly rate: number | null;
   /** Where seeded stores, the policies root and the sidecar logs are kept (BENCH_SOAK_DIR). */
   readonly root: string;
   /** The PostgreSQL server the databases are created on (WRIT_TEST_POSTGRES_URL, as the tests). */
@@ -92,6 +94,7 @@ export function soakSettings(env: NodeJS.ProcessEnv = process.env): SoakSettings
     durationSeconds,
     warmupSeconds: count(env, "BENCH_SOAK_WARMUP", 3, 0),
     connections: count(env, "BENCH_SOAK_CONNECTIONS", 50, 1),
+    rate: count(env, "BENCH_SOAK_RATE", 0, 0) || null,
     root: resolve(env["BENCH_SOAK_DIR"] ?? "/work/soak-data"),
     postgresUrl: env["WRIT_TEST_POSTGRES_URL"] ?? "postgresql://postgres@127.0.0.1:5432/postgres",
     reseed: env["BENCH_SOAK_RESEED"] === "1",

@@ -3,7 +3,7 @@
  * sidecar's cores (taskset), its output kept in a file for the run's report.
  */
 import { spawn } from "node:child_process";
-import { createWriteStream, existsSync } from "node:fs";
+import { createWriteStream, existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const MAIN = fileURLToPath(new URL("../../sidecar/dist/main.js", import.meta.url));
@@ -18,6 +18,24 @@ export interface RunningSidecar {
   /** What it logged at warn or above once listening (its level is warn): each message, with how often. */
   messages(): ReadonlyMap<string, number>;
   stop(): Promise<void>;
+}
+
+/** What a process has used so far, all its threads together (`/proc/<pid>/stat`). */
+export interface ProcessUsage {
+  readonly cpuSeconds: number;
+  /** Faults that read a page from disk: in LMDB, a read of a mapped page the OS did not hold in memory. */
+  readonly majorFaults: number;
+}
+
+/** Clock ticks per second of `/proc/<pid>/stat` (USER_HZ, 100 on Linux x86-64 and arm64). */
+const TICKS = 100;
+
+export function processUsage(pid: number): ProcessUsage {
+  // After the command's name in parentheses (which may hold spaces): state is field 3, majflt 12, utime 14, stime 15.
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const field = (n: number) => Number(fields[n - 3]);
+  return { cpuSeconds: (field(14) + field(15)) / TICKS, majorFaults: field(12) };
 }
 
 const QUIET_LEVELS: readonly unknown[] = ["info", "debug", "trace"];

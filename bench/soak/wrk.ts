@@ -6,6 +6,12 @@
  * Every request is `POST /evaluate` of the shipped policy with a unique executionId (`<prefix><thread>-<n>`), cycling
  * through the valid signal sets of its test file; a generated Lua script builds them and, when wrk is done, writes its
  * summary as one JSON line.
+ *
+ * Paced (BENCH_SOAK_RATE): each connection waits, before each request, a random time drawn from an exponential
+ * distribution whose mean spreads the rate over the connections (`connections / rate` seconds), so arrivals are close to
+ * a Poisson stream of that rate, the way independent clients arrive: the sidecar is not saturated, and a request's
+ * latency is its own work plus any stall, not the queue of 49 others in front of it. The rate reached is a little
+ * lower than asked (each wait starts after the answer), and is printed.
  */
 import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
@@ -31,7 +37,7 @@ function luaString(text: string): string {
   return `[==[${text}]==]`;
 }
 
-function script(signalSets: readonly Signals[], apiKey: string, prefix: string): string {
+function script(signalSets: readonly Signals[], apiKey: string, prefix: string, meanWaitMs: number | null): string {
   // Each body is the tail after the executionId: `","policyId":…,"verifiedSignals":{…}}`.
   const tails = signalSets.map((signals) => JSON.stringify({ policyId: POLICY_ID, policyVersion: POLICY_VERSION, verifiedSignals: signals }).replace(/^\{/, '",'));
   return `
@@ -54,6 +60,16 @@ function request()
   return wrk.format(nil, nil, nil, '{"executionId":"${prefix}' .. tid .. '-' .. n .. tails[(n % count) + 1])
 end
 
+${
+  meanWaitMs === null
+    ? ""
+    : `
+math.randomseed(os.time())
+function delay()
+  return math.floor(-math.log(1 - math.random()) * ${meanWaitMs})
+end
+`
+}
 function done(summary, latency, requests)
   local e = summary.errors
   io.write(string.format('SOAK-WRK {"requests":%d,"us":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"p50":%d,"p99":%d,"p999":%d,"max":%d}\\n',
@@ -74,10 +90,12 @@ export interface WrkRun {
   readonly scriptFile: string;
   /** A taskset CPU list to run wrk on; null: not pinned. */
   readonly cpus: string | null;
+  /** Requests per second across all connections (paced, see the header); null: as fast as the sidecar answers. */
+  readonly rate: number | null;
 }
 
 export async function runWrk(run: WrkRun): Promise<WrkResult> {
-  await writeFile(run.scriptFile, script(run.signalSets, run.apiKey, run.prefix));
+  await writeFile(run.scriptFile, script(run.signalSets, run.apiKey, run.prefix, run.rate === null ? null : (1000 * run.connections) / run.rate));
   const args = ["-t1", `-c${run.connections}`, `-d${run.seconds}s`, "--timeout", "60s", "-s", run.scriptFile, run.url];
   const [command, argv] = run.cpus === null ? ["wrk", args] : ["taskset", ["-c", run.cpus, "wrk", ...args]];
   const output = await new Promise<string>((resolve, reject) => {

@@ -47,12 +47,12 @@
  */
 import { entryLeafHash, executionFingerprint, type LogEntryKind, type TransitionRecord } from "@writ/runtime";
 import { DEFAULT_RECOVERY_HOLD_MS, LmdbDurability } from "@writ/runtime/lmdb";
-import type { Database, RootDatabase } from "lmdb";
+import type { Database, Key, RootDatabase } from "lmdb";
 import { DayCount } from "./day-count.js";
 import { backfillFilters, filterKey, matchingRecordKeys, type FilterKey } from "./decision-filters.js";
 import { Checkpointer, DEFAULT_CHECKPOINTS, type CheckpointSchedule } from "./record-log/checkpointer.js";
 import { LmdbLogStorage, type PrunedRecord, type StoredRecord } from "./record-log/lmdb-log-storage.js";
-import { locators, parseLocator } from "./record-log/locator.js";
+import { locators, parseLocator, type LogKind } from "./record-log/locator.js";
 import { RecordLog } from "./record-log/record-log.js";
 import { decisionDetail, decisionRow } from "./decision-row.js";
 import { AuditHousekeeping } from "./housekeeping.js";
@@ -200,6 +200,7 @@ export class LmdbAuditLog implements AuditLog {
             root,
             {
               raw: (locator) => this.#raw(locator),
+              prefetch: (locators) => this.#prefetch(locators),
               storedCount: () => this.#storedCount(),
               stored: () => this.#stored(),
               decisionLocator: (executionId) => this.#decisionLocator(executionId),
@@ -366,15 +367,18 @@ export class LmdbAuditLog implements AuditLog {
         : await keysAfter(this.#decisionTimes, timeRange(query.from, query.to), offset, limit);
       const skip = filtered ? offset : 0;
       const slicer = new Slicer();
-      const rows: DecisionRow[] = [];
+      const wanted: DecisionTimeKey[] = [];
       let skipped = 0;
       for (const key of keys) {
-        if (rows.length === limit) break;
+        if (wanted.length === limit) break;
         await slicer.pause();
-        if (skipped < skip) {
-          skipped += 1;
-          continue;
-        }
+        if (skipped < skip) skipped += 1;
+        else wanted.push(key);
+      }
+      await this.#prefetchRows(wanted);
+      const rows: DecisionRow[] = [];
+      for (const key of wanted) {
+        await slicer.pause();
         const stored = this.#decisionRecords.get(key);
         if (stored === undefined) throw new Error(`audit index entry without a decision record: ${key[1]}`);
         rows.push(decisionRow(stored, this.#override(key[1]), this.#confirmation(key[1])));
@@ -389,6 +393,7 @@ export class LmdbAuditLog implements AuditLog {
     const fingerprint = executionFingerprint(executionId);
     await this.#readable();
     const instant = this.#decisionInstant === null ? undefined : await this.#decisionInstant(fingerprint);
+    if (instant !== undefined) await this.#prefetchRows([[instant, fingerprint]]);
     return this.#read(async () => {
       const key = this.#decisionInstant === null ? await this.#walkForDecision(fingerprint) : instant === undefined ? undefined : ([instant, fingerprint] as DecisionTimeKey);
       const stored = key === undefined ? undefined : this.#decisionRecords.get(key);
@@ -455,14 +460,23 @@ export class LmdbAuditLog implements AuditLog {
     this.#pruning ??= (async () => {
       try {
         const removed =
-          (await this.#pruneTrail(this.#decisionTimes, this.#retention.decisions, now, (key) => this.#removeDecision(key))) +
-          (await this.#pruneTrail(this.#verifications, this.#retention.verifications, now, (key) => {
-            this.#verifications.removeSync(key);
-            return [{ locator: locators.verification(key[0], key[1]), ms: key[0] }];
+          (await this.#pruneTrail(this.#decisionTimes, this.#retention.decisions, now, {
+            prefetch: (keys) => this.#prefetchDecisions(keys),
+            remove: (key) => this.#removeDecision(key),
           })) +
-          (await this.#pruneTrail(this.#security, this.#retention.security, now, (key) => {
-            this.#security.removeSync(key);
-            return [{ locator: locators.security(key[0], key[1]), ms: key[0] }];
+          (await this.#pruneTrail(this.#verifications, this.#retention.verifications, now, {
+            prefetch: (keys) => this.#prefetchTimed(this.#verifications, keys, locators.verification),
+            remove: (key) => {
+              this.#verifications.removeSync(key);
+              return [{ locator: locators.verification(key[0], key[1]), ms: key[0] }];
+            },
+          })) +
+          (await this.#pruneTrail(this.#security, this.#retention.security, now, {
+            prefetch: (keys) => this.#prefetchTimed(this.#security, keys, locators.security),
+            remove: (key) => {
+              this.#security.removeSync(key);
+              return [{ locator: locators.security(key[0], key[1]), ms: key[0] }];
+            },
           }));
         return removed;
       } finally {
@@ -476,9 +490,16 @@ export class LmdbAuditLog implements AuditLog {
    * `remove` deletes one record (inside the chunk's transaction) and answers what it deleted: the chunk's prune note in
    * the record log lists their positions, in the same transaction. The oldest keys are read from the trail's time index
    * and its O(1) entry count (retention.ts `dueCount`): a run reads what it removes, PRUNE_SLICE records a transaction,
-   * and the event loop is served between transactions.
+   * and the event loop is served between transactions. Before each transaction, `prefetch` reads into memory, off the
+   * event loop, every page its callback will touch: the records retention removes are the oldest, which in a store
+   * larger than memory the OS no longer holds, and a disk read inside the callback would stall the loop.
    */
-  async #pruneTrail<K extends [number, ...(string | number)[]]>(db: Database<unknown, K>, limit: RetentionLimit, now: Date, remove: (key: K) => PrunedRecord[]): Promise<number> {
+  async #pruneTrail<K extends [number, ...(string | number)[]]>(
+    db: Database<unknown, K>,
+    limit: RetentionLimit,
+    now: Date,
+    chunk: { readonly prefetch: (keys: readonly K[]) => Promise<void>; readonly remove: (key: K) => PrunedRecord[] },
+  ): Promise<number> {
     if (limit.maxAgeMs === null && limit.maxRecords === null) return 0;
     let removed = 0;
     for (;;) {
@@ -486,9 +507,10 @@ export class LmdbAuditLog implements AuditLog {
       const oldest = Array.from(db.getKeys({ limit: PRUNE_SLICE }));
       const due = oldest.slice(0, dueCount(oldest, entryCount(db), limit, now.getTime()));
       if (due.length === 0) return removed;
+      await chunk.prefetch(due);
       await this.#durability.commit(
         this.#root.transaction(() => {
-          const removed = due.flatMap(remove);
+          const removed = due.flatMap(chunk.remove);
           const log = this.#log;
           if (log) this.#appendCounted(COUNTERS.prunes, (ordinal) => log.notePruned(removed, now.getTime(), ordinal));
         }),
@@ -497,6 +519,37 @@ export class LmdbAuditLog implements AuditLog {
       removed += due.length;
       if (due.length < PRUNE_SLICE) return removed;
     }
+  }
+
+  /** What `#removeDecision` reads and removes for `keys`, and their entries in the record log's index, brought into memory. */
+  async #prefetchDecisions(keys: readonly DecisionTimeKey[]): Promise<void> {
+    await this.#decisionTimes.prefetch(keys as DecisionTimeKey[]);
+    const filters: FilterKey[] = [];
+    for (const key of keys) {
+      const indexed = this.#decisionTimes.get(key);
+      if (indexed !== undefined) filters.push(filterKey(indexed.policyId, indexed.status, key[0], key[1]));
+    }
+    await Promise.all([
+      this.#decisionFilters.prefetch(filters),
+      this.#prefetchRows(keys),
+      this.#log?.prefetchIndex(keys.map((key) => locators.decision(key[0], key[1]))),
+    ]);
+  }
+
+  /**
+   * What a decision's row reads (its record, its override and its confirmation), brought into memory off the event loop:
+   * the decisions a query pages through may be old ones, which in a store larger than memory the OS no longer holds.
+   */
+  async #prefetchRows(keys: readonly DecisionTimeKey[]): Promise<void> {
+    await Promise.all([
+      this.#decisionRecords.prefetch(keys as DecisionTimeKey[]),
+      this.#decisions.prefetch(keys.flatMap((key) => [key[1] + OVERRIDE_SUFFIX, key[1] + CONFIRMATION_SUFFIX])),
+    ]);
+  }
+
+  /** A time-keyed trail's records `keys` and their entries in the record log's index, brought into memory. */
+  async #prefetchTimed(db: Database<unknown, TimeKey>, keys: readonly TimeKey[], locatorOf: (ms: number, ordinal: number) => string): Promise<void> {
+    await Promise.all([db.prefetch(keys as TimeKey[]), this.#log?.prefetchIndex(keys.map((key) => locatorOf(key[0], key[1])))]);
   }
 
   /** Inside a write transaction: a decision, its index entries, its override and its confirmation; answers what it removed. */
@@ -519,23 +572,47 @@ export class LmdbAuditLog implements AuditLog {
   /** The exact stored bytes of the record `locator` names (record-log/locator.ts); undefined when it is gone. */
   #raw(locator: string): Buffer | undefined {
     const { kind, fields } = parseLocator(locator);
+    if (kind === "prune") return this.#log?.readPrune(Number(fields[0]), Number(fields[1]));
+    const { db, key } = this.#placeOf(kind, fields);
+    return db.getBinary(key) ?? undefined;
+  }
+
+  /**
+   * Brings the pages of the records `locators` name into memory on a thread of libuv's pool (lmdb-js `prefetch`), so
+   * that reading them next on the event loop costs no disk read: a record the OS has evicted (an old one, in a store
+   * larger than memory) would otherwise stall the loop for as long as the disk takes. Prune notes are not prefetched.
+   */
+  async #prefetch(locators: readonly string[]): Promise<void> {
+    const keys = new Map<Database<unknown, Key>, Key[]>();
+    for (const locator of locators) {
+      const { kind, fields } = parseLocator(locator);
+      if (kind === "prune") continue;
+      const { db, key } = this.#placeOf(kind, fields);
+      const list = keys.get(db);
+      if (list === undefined) keys.set(db, [key]);
+      else list.push(key);
+    }
+    await Promise.all(Array.from(keys, ([db, list]) => db.prefetch(list)));
+  }
+
+  /** The database and key of a record other than a prune note (record-log/locator.ts). */
+  #placeOf(kind: Exclude<LogKind, "prune">, fields: readonly string[]): { readonly db: Database<unknown, Key>; readonly key: Key } {
     const ms = Number(fields[0]);
     const second = fields[1] ?? "";
     switch (kind) {
       case "decision":
-        return this.#decisionRecords.getBinary([ms, second]) ?? undefined;
+        return { db: this.#decisionRecords as Database<unknown, Key>, key: [ms, second] };
       case "override":
-        return this.#decisions.getBinary(fields[0] + OVERRIDE_SUFFIX) ?? undefined;
+        return { db: this.#decisions as Database<unknown, Key>, key: fields[0] + OVERRIDE_SUFFIX };
       case "confirmation":
-        return this.#decisions.getBinary(fields[0] + CONFIRMATION_SUFFIX) ?? undefined;
+        return { db: this.#decisions as Database<unknown, Key>, key: fields[0] + CONFIRMATION_SUFFIX };
       case "verification":
-        return this.#verifications.getBinary([ms, Number(second)]) ?? undefined;
+        return { db: this.#verifications as Database<unknown, Key>, key: [ms, Number(second)] };
       case "security":
-        return this.#security.getBinary([ms, Number(second)]) ?? undefined;
-      case "prune":
-        return this.#log?.readPrune(ms, Number(second));
+        return { db: this.#security as Database<unknown, Key>, key: [ms, Number(second)] };
     }
   }
+
 
   /**
    * Every record the trail stores, with its locator (the record log's accounting), newest first where keyed by time, in

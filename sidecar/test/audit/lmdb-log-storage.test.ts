@@ -13,6 +13,7 @@ import { tempEnv } from "./support.js";
 function trailOf(records: Map<string, Buffer>): LoggedTrail {
   return {
     raw: (locator) => records.get(locator),
+    prefetch: async () => undefined,
     storedCount: () => records.size,
     stored: () => Array.from(records, ([locator, raw]) => ({ locator, raw })),
     decisionLocator: async () => undefined,
@@ -90,6 +91,53 @@ describe("the LMDB record log's records held in memory", () => {
       storage.pendOnCommit(Promise.resolve(null), unknown.locator, unknown.leaf);
       await storage.close();
       expect(await new LmdbLogStorage(env.root, trailOf(records)).adoptUnlogged()).toBe(1);
+    } finally {
+      await env.dispose();
+    }
+  });
+
+  it("an export reads each record only after prefetching it, a page ahead, in the log's order (a store larger than memory waits on the disk off the event loop)", async () => {
+    const env = await tempEnv();
+    try {
+      const records = new Map<string, Buffer>();
+      const prefetched = new Set<string>();
+      const readBeforePrefetch: string[] = [];
+      const trail: LoggedTrail = {
+        ...trailOf(records),
+        raw: (locator) => {
+          if (!prefetched.has(locator)) readBeforePrefetch.push(locator);
+          return records.get(locator);
+        },
+        prefetch: async (locators) => {
+          for (const locator of locators) prefetched.add(locator);
+        },
+      };
+      const storage = new LmdbLogStorage(env.root, trail);
+      await storage.adoptUnlogged();
+      // Three pages and a part of one (EXPORT_PAGE is 256).
+      const written = Array.from({ length: 3 * 256 + 17 }, (_, i) => decision(i));
+      for (const r of written) {
+        records.set(r.locator, r.raw);
+        storage.pendOnCommit(Promise.resolve(true), r.locator, r.leaf);
+      }
+      await Promise.resolve();
+      expect(await storage.sequence(storage.logId, 10_000)).toBe(written.length);
+      const positions: number[] = [];
+      const exported: string[] = [];
+      for await (const entry of storage.entries(storage.logId, 5, written.length)) {
+        positions.push(entry.position);
+        exported.push(entry.record!);
+      }
+      expect(readBeforePrefetch).toEqual([]);
+      expect(positions).toEqual(Array.from({ length: written.length - 5 }, (_, i) => i + 5));
+      const leaves = await storage.leaves(storage.logId, { start: 5, end: written.length });
+      expect(exported.map((record, i) => hex(entryLeafHash({ kind: "decision", record: Buffer.from(record) })) === hex(leaves[i]!))).not.toContain(false);
+      // An export abandoned after its first page leaves nothing behind: the next one reads the same log.
+      for await (const entry of storage.entries(storage.logId, 0, written.length)) if (entry.position === 3) break;
+      let count = 0;
+      for await (const _ of storage.entries(storage.logId, 0, written.length)) count += 1;
+      expect(count).toBe(written.length);
+      await storage.close();
     } finally {
       await env.dispose();
     }

@@ -102,6 +102,8 @@ export interface StoredRecord {
 export interface LoggedTrail {
   /** The exact stored bytes of the record `locator` names; undefined when it is gone. */
   raw(locator: string): Buffer | undefined;
+  /** Reads the pages of the records `locators` name into memory off the event loop, so that `raw` of them costs no disk read. */
+  prefetch(locators: readonly string[]): Promise<void>;
   /** How many records the trail stores (prune notes aside: the log's own), in O(1): the header's ACCOUNTING. */
   storedCount(): number;
   /**
@@ -205,6 +207,11 @@ export class LmdbLogStorage implements RecordLogStorage {
     const bytes = encoded({ positions, reason: "retention" });
     this.#prunes.putSync([ms, ordinal], asStored(bytes));
     this.pendSync(ms, locators.prune(ms, ordinal), entryLeafHash({ kind: "prune", record: bytes }));
+  }
+
+  /** Reads the index entries of `locators` into memory off the event loop: what `notePruned` reads of them. */
+  async prefetchIndex(locators: readonly string[]): Promise<void> {
+    await this.#index.prefetch(locators as string[]);
   }
 
   /** The stored bytes of a prune note. */
@@ -325,17 +332,41 @@ export class LmdbLogStorage implements RecordLogStorage {
     return position === undefined ? null : { logId: this.logId, position };
   }
 
-  /** In pages, each entry's record read as its page is: an export of any length holds no read transaction for long. */
+  /**
+   * In pages of EXPORT_PAGE entries, each page's entries and records read into memory by a thread of libuv's pool
+   * while the page before is served (`#readAhead`): an export of any length holds no read transaction for long, and
+   * its reads of a store larger than memory wait on the disk off the event loop, never on it.
+   */
   async *entries(logId: string, from: number, to: number): AsyncGenerator<StoredEntry> {
     this.#own(logId);
-    for (const { key: position, value } of pages(this.#entries, { start: from, end: to })) {
+    let ahead = from < to ? this.#readAhead(from, to) : null;
+    for (let start = from; ahead !== null; start += EXPORT_PAGE) {
+      const page = await ahead;
+      ahead = start + EXPORT_PAGE < to ? this.#readAhead(start + EXPORT_PAGE, to) : null;
+      // An abandoned export leaves no rejection unhandled.
+      ahead?.catch(() => undefined);
+      for (const { position, leaf, locator, kind } of page) {
+        const raw = this.#trail.raw(locator);
+        yield { position, kind, leaf, record: raw === undefined ? null : raw.toString("utf8") };
+      }
+    }
+  }
+
+  /** The entries at positions [start, min(start + EXPORT_PAGE, to)), with their records' pages prefetched. */
+  async #readAhead(start: number, to: number): Promise<readonly LocatedEntry[]> {
+    const end = Math.min(start + EXPORT_PAGE, to);
+    // Positions are dense (0 to size − 1): the page's keys are known before it is read.
+    await this.#entries.prefetch(Array.from({ length: end - start }, (_, i) => start + i));
+    const page = Array.from(this.#entries.getRange({ start, end }), ({ key: position, value }): LocatedEntry => {
       const locator = value.subarray(HASH).toString("utf8");
       const kind = LOCATOR_KIND[locator[0]!];
       if (kind === undefined || !isLogEntryKind(kind)) throw new Error(`the record log's entry ${position} names no record (\`${locator}\`): its store is damaged`);
-      const raw = this.#trail.raw(locator);
-      yield { position, kind, leaf: value.subarray(0, HASH), record: raw === undefined ? null : raw.toString("utf8") };
-    }
+      return { position, kind, leaf: value.subarray(0, HASH), locator };
+    });
+    await this.#trail.prefetch(page.map((entry) => entry.locator));
+    return page;
   }
+
 
   /** Nothing to read when the store's counts add up (the header's ACCOUNTING); else the trail, walked in slices. */
   async *unlogged(): AsyncGenerator<UnloggedRecord> {
@@ -529,6 +560,17 @@ export class LmdbLogStorage implements RecordLogStorage {
 export interface PrunedRecord {
   readonly locator: string;
   readonly ms: number;
+}
+
+/** Log entries an export reads, and prefetches, at a time: 256 records of 4 KB or so, a megabyte. */
+const EXPORT_PAGE = 256;
+
+/** An entry of the log as an export reads it, before its record. */
+interface LocatedEntry {
+  readonly position: number;
+  readonly kind: LogEntryKind;
+  readonly leaf: Buffer;
+  readonly locator: string;
 }
 
 /** The entries of `db`, counted by LMDB in O(1). */
