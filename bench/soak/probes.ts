@@ -15,6 +15,7 @@
  */
 import { execFile } from "node:child_process";
 import { request, Agent } from "node:http";
+import { open, rm } from "node:fs/promises";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 
 export interface Answer {
@@ -86,6 +87,8 @@ export interface ProbeResults {
   readonly ownDelayMaxMs: number;
   /** Probe requests that got no answer at all (refused, reset), each with its probe's name. */
   readonly errors: readonly string[];
+  /** Durable 4 KB writes (write + fdatasync) to a file beside the stores, ms each: the disk's own floor under the same load. */
+  readonly diskWrites: readonly number[];
 }
 
 /** Cumulative bucket counts by upper bound (seconds), as Prometheus exposes a histogram. */
@@ -119,7 +122,12 @@ export interface ProbeTargets {
   readonly knownExecutionId: string;
   readonly healthEveryMs: number;
   readonly exports: "loop" | "once" | "off";
+  /** A scratch file on the stores' filesystem for the disk probe. */
+  readonly diskProbeFile: string;
 }
+
+/** How often the disk probe writes: often enough to see a stall of the disk, rarely enough to be no load on it. */
+const DISK_PROBE_EVERY_MS = 20;
 
 export class Probes {
   readonly #stop = new AbortController();
@@ -130,6 +138,7 @@ export class Probes {
   readonly #queries = new Map<string, Answer[]>();
   readonly #agents: Agent[] = [];
   readonly #errors: string[] = [];
+  readonly #diskWrites: number[] = [];
   readonly #own = monitorEventLoopDelay({ resolution: 10 });
   #delay = { metric: null as string | null, maxSeconds: 0, scrapes: 0 };
   #firstHistogram: Histogram | null = null;
@@ -150,6 +159,7 @@ export class Probes {
       this.#health.push(await get(agent, new URL("/health", this.#t.url), {}, 0));
       await sleep(Math.max(0, this.#t.healthEveryMs - (performance.now() - started)));
     });
+    this.#runs.push(this.#diskProbe());
     this.#loop("metrics", async (agent) => {
       await this.scrape(agent);
       await sleep(1_000);
@@ -224,7 +234,30 @@ export class Probes {
       queries: this.#queries,
       ownDelayMaxMs: this.#own.max / 1e6,
       errors: this.#errors,
+      diskWrites: this.#diskWrites,
     };
+  }
+
+  /**
+   * The physical floor beside the sidecar: a 4 KB write and fdatasync to a file on the stores' filesystem every
+   * DISK_PROBE_EVERY_MS, timed. A sidecar answers after its write is durable, so no answer can be quicker than the disk
+   * is at that moment: a stall of the disk here is one every durable service on this disk would see too.
+   */
+  async #diskProbe(): Promise<void> {
+    const file = await open(this.#t.diskProbeFile, "w");
+    const block = Buffer.alloc(4096, 1);
+    try {
+      for (let i = 0; !this.#stop.signal.aborted; i++) {
+        const started = performance.now();
+        await file.write(block, 0, block.length, (i % 256) * block.length);
+        await file.datasync();
+        this.#diskWrites.push(performance.now() - started);
+        await sleep(DISK_PROBE_EVERY_MS);
+      }
+    } finally {
+      await file.close();
+      await rm(this.#t.diskProbeFile, { force: true });
+    }
   }
 
   #loop(name: string, body: (agent: Agent) => Promise<void>): void {

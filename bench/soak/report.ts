@@ -61,6 +61,8 @@ function figures(r: RunResult): Map<string, string> {
   f.set("sweeps removed (of due by last sweep)", `${int(r.armed.expiring - r.armed.expiringLeft)} of ${int(r.armed.expiring)} (${int(r.armed.expiredBeforeLastSweep)})`);
   f.set("retention removed (due)", `${int(r.armed.due - r.armed.dueLeft)} (${int(r.armed.due)}, retention ${r.armed.retentionDays} days)`);
   f.set("probe errors, sidecar warnings and errors", `${r.probes.errors.length}, ${[...r.sidecarMessages.values()].reduce((a, b) => a + b, 0)}`);
+  const disk = r.probes.diskWrites;
+  f.set("disk: durable 4 KB write n, p50, p99.9, max", `${int(disk.length)}, ${ms(percentile(disk, 50))}, ${ms(percentile(disk, 99.9))}, ${ms(max(disk))}`);
   f.set("sidecar CPU per /evaluate (all work)", `${((r.usage.cpuSeconds * 1e6) / Math.max(1, e.requests)).toFixed(0)} µs`);
   f.set("sidecar major page faults (disk reads)", `${int(r.usage.majorFaults)} (${(r.usage.majorFaults / Math.max(1, e.requests)).toFixed(2)} per request)`);
   f.set("this process's own max loop delay", ms(r.probes.ownDelayMaxMs));
@@ -93,7 +95,7 @@ export function printReport(engine: string, small: RunResult, large: RunResult):
   const exportNote = large.probes.exports.length === 0 ? "none ran (BENCH_SOAK_EXPORTS=off)" : `${large.probes.exports.length} started`;
   console.log(`\nratios, ${label(large)} / ${label(small)}: p50 ${(e.p50 / small.evaluate.p50).toFixed(2)}×, p99 ${(e.p99 / small.evaluate.p99).toFixed(2)}×, p99.9 ${ratio.toFixed(2)}×, max ${(e.max / small.evaluate.max).toFixed(2)}×, req/s ${(e.requests / e.seconds / (small.evaluate.requests / small.evaluate.seconds)).toFixed(2)}×`);
   console.log(`Done-when targets at ${label(large)} decisions (${engine}):`);
-  console.log(`  ${verdict(e.max <= 100)}  max /evaluate latency ${ms(e.max)} ≤ 100 ms`);
+  console.log(`  ${verdict(e.max <= 100)}  max /evaluate latency ${ms(e.max)} ≤ 100 ms (the disk's own slowest durable 4 KB write meanwhile: ${ms(max(large.probes.diskWrites))})`);
   console.log(`  ${verdict(ratio <= 1.2)}  p99.9 ${ms(e.p999)} ≤ 1.2 × p99.9 at ${label(small)} (${ms(small.evaluate.p999)}): ${ratio.toFixed(2)}×`);
   console.log(`  ${verdict(delayMs <= 50)}  largest event-loop delay ${ms(delayMs)} ≤ 50 ms (${large.probes.loopDelay.metric ?? "no metric found"})`);
   console.log(`  ${verdict(healthMax <= 50 && non2xx(large.probes.health) === 0)}  /health answered within 50 ms throughout: slowest ${ms(healthMax)}, ${non2xx(large.probes.health)} non-2xx`);

@@ -72,7 +72,7 @@ export async function runOnce(settings: SoakSettings, store: Store, manifest: Se
   let result: Omit<RunResult, "armed" | "sizeAfter">;
   try {
     console.log(`  ${label}: sidecar listening after ${((sidecar.listeningAt - started) / 1000).toFixed(1)} s (pid ${sidecar.pid}${settings.cpus === null ? "" : `, cpus ${settings.cpus.sidecar}; load and probes on ${settings.cpus.load}`}; output in ${logFile})`);
-    const probes = new Probes({ url: sidecar.url, apiKey: API_KEY, knownExecutionId: `soak-${Math.floor(store.decisions / 2)}`, healthEveryMs: settings.healthEveryMs, exports: settings.exports });
+    const probes = new Probes({ url: sidecar.url, apiKey: API_KEY, knownExecutionId: `soak-${Math.floor(store.decisions / 2)}`, healthEveryMs: settings.healthEveryMs, exports: settings.exports, diskProbeFile: join(logs, `disk-probe-${tag}`) });
     const quiet = new Agent({ keepAlive: true, maxSockets: 1 });
     const quietTails: Answer[] = [];
     // Three, unless one takes seconds (a scan of the whole store): the load then starts after the first.

@@ -185,6 +185,7 @@ export class LmdbReplayStore implements ReplayStore {
     // Normalized before any write: nothing may throw after one.
     const context = options.context === undefined ? undefined : normalizeContext(options.context);
     this.#assertOpen();
+    this.#prefetch(fp);
     const fresh = decideConsume(fp, undefined, token, context, now);
     const recorded = this.#recordWrite(options.record);
     // Committed is not durable (see the header): `durable` waits for the fsync before answering.
@@ -323,6 +324,17 @@ export class LmdbReplayStore implements ReplayStore {
     else await this.#durability.flushed();
   }
 
+  /**
+   * The leaf a new entry lands on is a random page of the replay tree (its keys are fingerprints), which in a store larger
+   * than memory the OS seldom holds. Read in on a thread of libuv's pool now, while the write waits for LMDB's one writer,
+   * it is in memory when the writer gets to it, instead of every write of the environment waiting behind a disk read.
+   * Not awaited: the write goes ahead whatever the prefetch does. Called after `#assertOpen`, never on a closed
+   * environment, where lmdb-js 3.5.6 crashes the process (a close waits for prefetches already started).
+   */
+  #prefetch(fingerprint: string): void {
+    void this.#db.prefetch([fingerprint]);
+  }
+
   /** `record` is written after a successful write, in the same transaction: it commits with it. */
   #transition(fingerprint: string, decide: (current: ReplayEntry | undefined) => Transition, record?: TransitionRecord): Promise<ReplayResult> {
     const recorded = this.#recordWrite(record);
@@ -416,7 +428,11 @@ export class LmdbReplayStore implements ReplayStore {
     return value === undefined ? undefined : parseStoredEntry(value, fingerprint);
   }
 
+  /**
+   * Closed, by `close()` or by the owner of the environment (from the moment its `close()` begins): an operation then
+   * fails at once, where lmdb-js would leave a write on a closed environment unsettled for good.
+   */
   #assertOpen(): void {
-    if (this.#closed) throw new ReplayStoreClosedError();
+    if (this.#closed || !(this.#root as unknown as { isOperational(): boolean }).isOperational()) throw new ReplayStoreClosedError();
   }
 }

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { open } from "lmdb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ReplayStoreClosedError } from "../../src/replay/errors.js";
 import { LmdbReplayStore } from "../../src/replay/lmdb-store.js";
 import type { TransitionRecord } from "../../src/replay/records.js";
 import { T0, into, ok, replayStoreContract } from "./contract.js";
@@ -139,5 +140,16 @@ describe("LmdbReplayStore", () => {
     expect(good.status === "fulfilled" && good.value.ok).toBe(true);
     await store.close();
     await root.close();
+  });
+
+  it("an operation on an environment its owner is closing or closed fails at once as closed, and never crashes the process (a prefetch there would)", async () => {
+    const root = open({ path: dir });
+    const store = new LmdbReplayStore(root);
+    expect((await store.consume("before-close", { now: T0 })).ok).toBe(true);
+    const closing = root.close();
+    await expect(store.consume("while-closing", { now: T0 })).rejects.toThrow(ReplayStoreClosedError);
+    await closing;
+    await expect(store.consume("after-close", { now: T0 })).rejects.toThrow(ReplayStoreClosedError);
+    await expect(store.reserve("after-close", { now: T0 })).rejects.toThrow(ReplayStoreClosedError);
   });
 });

@@ -49,6 +49,7 @@ import { entryLeafHash, executionFingerprint, type LogEntryKind, type Transition
 import { DEFAULT_RECOVERY_HOLD_MS, LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, Key, RootDatabase } from "lmdb";
 import { DayCount } from "./day-count.js";
+import { prefetched } from "./prefetch.js";
 import { backfillFilters, filterKey, matchingRecordKeys, type FilterKey } from "./decision-filters.js";
 import { Checkpointer, DEFAULT_CHECKPOINTS, type CheckpointSchedule } from "./record-log/checkpointer.js";
 import { LmdbLogStorage, type PrunedRecord, type StoredRecord } from "./record-log/lmdb-log-storage.js";
@@ -523,14 +524,14 @@ export class LmdbAuditLog implements AuditLog {
 
   /** What `#removeDecision` reads and removes for `keys`, and their entries in the record log's index, brought into memory. */
   async #prefetchDecisions(keys: readonly DecisionTimeKey[]): Promise<void> {
-    await this.#decisionTimes.prefetch(keys as DecisionTimeKey[]);
+    await prefetched(this.#root, this.#decisionTimes, keys);
     const filters: FilterKey[] = [];
     for (const key of keys) {
       const indexed = this.#decisionTimes.get(key);
       if (indexed !== undefined) filters.push(filterKey(indexed.policyId, indexed.status, key[0], key[1]));
     }
     await Promise.all([
-      this.#decisionFilters.prefetch(filters),
+      prefetched(this.#root, this.#decisionFilters, filters),
       this.#prefetchRows(keys),
       this.#log?.prefetchIndex(keys.map((key) => locators.decision(key[0], key[1]))),
     ]);
@@ -542,14 +543,14 @@ export class LmdbAuditLog implements AuditLog {
    */
   async #prefetchRows(keys: readonly DecisionTimeKey[]): Promise<void> {
     await Promise.all([
-      this.#decisionRecords.prefetch(keys as DecisionTimeKey[]),
-      this.#decisions.prefetch(keys.flatMap((key) => [key[1] + OVERRIDE_SUFFIX, key[1] + CONFIRMATION_SUFFIX])),
+      prefetched(this.#root, this.#decisionRecords, keys),
+      prefetched(this.#root, this.#decisions, keys.flatMap((key) => [key[1] + OVERRIDE_SUFFIX, key[1] + CONFIRMATION_SUFFIX])),
     ]);
   }
 
   /** A time-keyed trail's records `keys` and their entries in the record log's index, brought into memory. */
   async #prefetchTimed(db: Database<unknown, TimeKey>, keys: readonly TimeKey[], locatorOf: (ms: number, ordinal: number) => string): Promise<void> {
-    await Promise.all([db.prefetch(keys as TimeKey[]), this.#log?.prefetchIndex(keys.map((key) => locatorOf(key[0], key[1])))]);
+    await Promise.all([prefetched(this.#root, db, keys), this.#log?.prefetchIndex(keys.map((key) => locatorOf(key[0], key[1])))]);
   }
 
   /** Inside a write transaction: a decision, its index entries, its override and its confirmation; answers what it removed. */
@@ -592,7 +593,7 @@ export class LmdbAuditLog implements AuditLog {
       if (list === undefined) keys.set(db, [key]);
       else list.push(key);
     }
-    await Promise.all(Array.from(keys, ([db, list]) => db.prefetch(list)));
+    await Promise.all(Array.from(keys, ([db, list]) => prefetched(this.#root, db, list)));
   }
 
   /** The database and key of a record other than a prune note (record-log/locator.ts). */

@@ -52,6 +52,7 @@ import {
   type SigningKey,
 } from "@writ/runtime";
 import type { Database, RootDatabase } from "lmdb";
+import { prefetched } from "../prefetch.js";
 import { Slicer, pages } from "../slices.js";
 import { asStored, encoded } from "../stored-bytes.js";
 import { LogAppender, nextCheckpoint, type LogState } from "./log-tree.js";
@@ -211,7 +212,7 @@ export class LmdbLogStorage implements RecordLogStorage {
 
   /** Reads the index entries of `locators` into memory off the event loop: what `notePruned` reads of them. */
   async prefetchIndex(locators: readonly string[]): Promise<void> {
-    await this.#index.prefetch(locators as string[]);
+    await prefetched(this.#root, this.#index, locators);
   }
 
   /** The stored bytes of a prune note. */
@@ -356,7 +357,7 @@ export class LmdbLogStorage implements RecordLogStorage {
   async #readAhead(start: number, to: number): Promise<readonly LocatedEntry[]> {
     const end = Math.min(start + EXPORT_PAGE, to);
     // Positions are dense (0 to size − 1): the page's keys are known before it is read.
-    await this.#entries.prefetch(Array.from({ length: end - start }, (_, i) => start + i));
+    await prefetched(this.#root, this.#entries, Array.from({ length: end - start }, (_, i) => start + i));
     const page = Array.from(this.#entries.getRange({ start, end }), ({ key: position, value }): LocatedEntry => {
       const locator = value.subarray(HASH).toString("utf8");
       const kind = LOCATOR_KIND[locator[0]!];
