@@ -18,10 +18,13 @@
  *     log's length, a tail export from the latest checkpoint every
  *     second, and audit queries in a loop (decisions with and without filters, one decision, stats, the log's state, an
  *     inclusion proof);
+ *   - beside it too, the disk's own floor: a durable 4 KB write (write and fdatasync) to a file beside the stores every
+ *     20 ms, timed, so a stall of the disk shows as one, whatever the sidecar does;
  *   - before the load, on the quiet sidecar: the tail export from the latest checkpoint (about 2 KB);
  *   - after, the store opened again: what the sweeps and the retention run removed.
  * It prints p50, p99, p99.9 and max of `/evaluate`, the slowest `/health`, the largest event-loop delay, the exports'
- * durations and sizes, the queries' latencies, for both stores, the ratios, and each target.
+ * durations and sizes, the queries' latencies, the disk probe, the sidecar's CPU per request and its disk reads (major
+ * page faults, from /proc), for both stores, the ratios, and each target.
  *
  * Seeding (bench/soak/seed.ts, decisions.ts): through the store's own write path in bulk, not HTTP: the sidecar's own
  * backend (opened as the sidecar opens it), its replay store's `consume` with the decision's record as the Authorizer
