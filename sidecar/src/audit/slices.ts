@@ -17,13 +17,21 @@ export const PAGE = 256;
 /**
  * Cooperative slicing: `await slicer.pause()` between items; it yields to the event loop (a macrotask: I/O and timers
  * run) once `budgetMs` have passed since the last yield, and is a cheap clock check otherwise.
+ *
+ * With a `share` below 1, the work also takes at most that share of the loop's time while others have work: when a
+ * yield finds the loop busy (it came back after more than BUSY_MS), the next slice waits until the others have had
+ * `(1 / share − 1)` times the slice's length. On an idle loop a yield comes straight back, and the work runs at full
+ * speed. A bulk job (a whole-log export) is so kept from saturating a core that requests share with it.
  */
 export class Slicer {
   readonly #budgetMs: number;
+  readonly #share: number;
   #since = performance.now();
 
-  constructor(budgetMs = SLICE_MS) {
+  constructor(budgetMs = SLICE_MS, share = 1) {
+    if (!(share > 0 && share <= 1)) throw new RangeError(`a Slicer's share is in (0, 1], not ${share}`);
     this.#budgetMs = budgetMs;
+    this.#share = share;
   }
 
   /** Whether the slice is used up: the caller should `yield` before going on. */
@@ -31,9 +39,13 @@ export class Slicer {
     return performance.now() - this.#since >= this.#budgetMs;
   }
 
-  /** Yields to the event loop now, and starts a new slice. */
+  /** Yields to the event loop now (and for longer when its share asks, see the header), and starts a new slice. */
   async yield(): Promise<void> {
+    const yielded = performance.now();
+    const ran = yielded - this.#since;
     await new Promise<void>((resolve) => setImmediate(resolve));
+    const owed = owedMs(ran, performance.now() - yielded, this.#share);
+    if (owed >= 1) await new Promise<void>((resolve) => setTimeout(resolve, owed));
     this.#since = performance.now();
   }
 
@@ -41,6 +53,18 @@ export class Slicer {
   async pause(): Promise<void> {
     if (this.due()) await this.yield();
   }
+}
+
+/** A yield that takes longer than this found other work waiting on the loop (an idle turn takes a few microseconds). */
+export const BUSY_MS = 0.25;
+
+/**
+ * How long sliced work that ran `ranMs`, then yielded for `othersMs`, waits more before its next slice so that it takes
+ * at most `share` of the loop's time while others have work (the Slicer's header): 0 when the loop was idle.
+ */
+export function owedMs(ranMs: number, othersMs: number, share: number): number {
+  if (share >= 1 || othersMs <= BUSY_MS) return 0;
+  return Math.max(0, ranMs * (1 / share - 1) - othersMs);
 }
 
 /** The first page of a walk is small (a query for one page of 50 reads little more), and each next one twice as large. */

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import type { Database, RangeOptions } from "lmdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SKIP_STEP, Slicer, keyPages, keysAfter, pages } from "../../src/audit/slices.js";
+import { BUSY_MS, SKIP_STEP, Slicer, keyPages, keysAfter, owedMs, pages } from "../../src/audit/slices.js";
 import { tempEnv, type TempEnv } from "./support.js";
 
 type Key = [number, string];
@@ -109,5 +109,56 @@ describe("Slicer", () => {
       if (fired) firedDuring = true;
     }
     expect(firedDuring).toBe(true);
+  });
+
+  /** Runs `work` sliced by `slicer` for `ms` beside a competitor that keeps the loop busy in 1 ms turns; the work's share. */
+  async function shareBeside(slicer: Slicer, ms: number): Promise<number> {
+    const busy = (forMs: number): void => {
+      const until = performance.now() + forMs;
+      while (performance.now() < until);
+    };
+    let competing = true;
+    const competitor = (async () => {
+      while (competing) {
+        busy(1);
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    })();
+    let worked = 0;
+    const until = performance.now() + ms;
+    while (performance.now() < until) {
+      const started = performance.now();
+      busy(0.1);
+      worked += performance.now() - started;
+      await slicer.pause();
+    }
+    competing = false;
+    await competitor;
+    return worked / ms;
+  }
+
+  it("waits after a slice, when the loop was busy, for as long as keeps the work to its share; not at all when the loop was idle", () => {
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 50, noNaN: true }), fc.double({ min: 0, max: 50, noNaN: true }), fc.double({ min: 0.01, max: 1, noNaN: true }), (ran, others, share) => {
+        const owed = owedMs(ran, others, share);
+        expect(owed).toBeGreaterThanOrEqual(0);
+        if (others <= BUSY_MS || share === 1) expect(owed).toBe(0);
+        // Over the slice, the yield and the wait, the work's part of the time is at most its share (or it owes nothing).
+        else expect(owed === 0 || ran / (ran + others + owed) <= share + 1e-9).toBe(true);
+        if (owed > 0) expect(ran / (ran + others + owed)).toBeCloseTo(share, 9);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("with a share of a quarter, takes at most about that beside work that keeps the loop busy", async () => {
+    // Unbounded, it would take its 2 ms slice to the competitor's 1 ms turn, two thirds of the loop; a busy machine only
+    // makes yields look busier, so the bound holds there too.
+    expect(await shareBeside(new Slicer(2, 0.25), 300)).toBeLessThan(0.4);
+  });
+
+  it("refuses a share outside (0, 1]", () => {
+    expect(() => new Slicer(2, 0)).toThrow(RangeError);
+    expect(() => new Slicer(2, 1.5)).toThrow(RangeError);
   });
 });

@@ -13,7 +13,7 @@ import {
   type SignedCheckpoint,
 } from "@writ/runtime";
 import type { AuditLogStatus, ConsistencyProofJson, InclusionProofJson } from "@writ/wire";
-import { Slicer } from "../slices.js";
+import { SLICE_MS, Slicer } from "../slices.js";
 import type { Checkpointer } from "./checkpointer.js";
 import type { RecordLogStorage } from "./log-storage.js";
 import { rangeRoot, type TreeReader } from "./log-tree.js";
@@ -96,8 +96,9 @@ export class RecordLog {
    * @throws RangeError when `from` is not 0 or the size of a checkpoint of the log
    */
   async *export(logId: string, from = 0): AsyncGenerator<ExportLine> {
-    // However long the log, the event loop is served between slices of the export (slices.ts), on every store.
-    const slicer = new Slicer();
+    // However long the log, the event loop is served between slices of the export (slices.ts), on every store, and
+    // while requests wait, the export takes at most EXPORT_SHARE of it: a streaming export does not saturate the core.
+    const slicer = new Slicer(SLICE_MS, EXPORT_SHARE);
     const start = from === 0 ? null : await this.#storage.checkpointAt(logId, from);
     if (from !== 0 && start === null) throw new RangeError(`no checkpoint at size ${from}`);
     const latest = (await this.#storage.counts(logId))?.latest ?? null;
@@ -133,6 +134,9 @@ export class RecordLog {
     return roots;
   }
 }
+
+/** The largest share of the event loop's time an export takes while requests wait for it (slices.ts `Slicer`). */
+export const EXPORT_SHARE = 0.25;
 
 /** Checkpoints read at a time while exporting. */
 const CHECKPOINT_PAGE = 1_000;
