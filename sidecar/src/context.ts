@@ -108,6 +108,7 @@ function backendReporters(config: SidecarConfig, log: Logger): BackendReporters 
     onStoreHealth: (health: StoreHealth) =>
       health.ok ? log.warn(`${store} takes writes again`) : log.error({ problem: health.problem }, `${store} failing writes: answering 503 until it takes them again`),
     onNotice: (message) => lifecycleLog(log).info(message),
+    onWarning: (message) => log.warn(message),
   };
 }
 

@@ -43,6 +43,8 @@ export interface BackendReporters {
   readonly onStoreHealth?: (health: StoreHealth, error?: unknown) => void;
   /** Long work done after start-up, for the operator's log. */
   readonly onNotice?: (message: string) => void;
+  /** Something about the store the operator should change (logged at warn). */
+  readonly onWarning?: (message: string) => void;
 }
 
 /** `signingKey`: the sidecar's signing key, which signs the audit record log's checkpoints; null: none are signed. */

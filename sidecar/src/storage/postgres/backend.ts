@@ -17,6 +17,7 @@ import { DisabledAuditLog } from "../../audit/disabled-audit-log.js";
 import type { AuditLog } from "../../audit/types.js";
 import { STORE_PROBE_INTERVAL_MS, type BackendOpener, type StoreHealth } from "../backend.js";
 import { PostgresAuditLog } from "./audit-log.js";
+import { autovacuumWarning } from "./autovacuum.js";
 import { fleetInstanceId } from "../instance-id.js";
 import { PostgresBundlePins } from "./bundle-pins.js";
 import { migrate } from "./migrations.js";
@@ -43,6 +44,8 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
   try {
     const outcome = await migrate(pool, (m) => reporters.onNotice?.(`database schema: applied migration ${m.version} (${m.description})`));
     if (outcome.applied.length === 0) notices.push(`database ${redactedUrl(database.url)}: schema at version ${outcome.to}`);
+    const autovacuum = await autovacuumWarning(pool);
+    if (autovacuum !== null) reporters.onWarning?.(autovacuum);
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw error;
