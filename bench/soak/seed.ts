@@ -48,6 +48,9 @@ function duration(seconds: number): string {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
+/** Decisions between two vacuums of the pending queue, when the seeder does autovacuum's work (prepare.ts `vacuumer`). */
+const VACUUM_EVERY = 100_000;
+
 export interface SeedOutcome {
   readonly seconds: number;
   readonly perSecond: number;
@@ -57,11 +60,20 @@ export interface SeedOutcome {
  * `count` decisions `soak-<i>`, dated evenly from `seededAt - spanMs` to `seededAt`, oldest first (as a sidecar writes
  * them); progress is printed every PROGRESS_EVERY_MS with the rate and the time left.
  */
-export async function seed(backend: StorageBackend, maker: DecisionMaker, count: number, seededAt: number, spanMs: number, label: string): Promise<SeedOutcome> {
+export async function seed(
+  backend: StorageBackend,
+  maker: DecisionMaker,
+  count: number,
+  seededAt: number,
+  spanMs: number,
+  label: string,
+  vacuum: (() => Promise<void>) | null,
+): Promise<SeedOutcome> {
   const { log } = writable(backend);
   const started = performance.now();
   let last = { at: started, done: 0 };
   let checkpointed = 0;
+  let vacuumed = 0;
   await writeDecisions(
     backend,
     maker,
@@ -72,6 +84,10 @@ export async function seed(backend: StorageBackend, maker: DecisionMaker, count:
       if (done - checkpointed >= CHECKPOINT_EVERY || done === count) {
         await log.checkpointNow();
         checkpointed = done;
+      }
+      if (vacuum !== null && done - vacuumed >= VACUUM_EVERY) {
+        await vacuum();
+        vacuumed = done;
       }
       const now = performance.now();
       if (now - last.at >= PROGRESS_EVERY_MS) {
