@@ -141,15 +141,19 @@ export async function arm(backend: StorageBackend, maker: DecisionMaker, manifes
   return { dueIds, expiring: entries, retentionDays };
 }
 
+/** Reads in flight while checking what a run removed. */
+const CHECK_WINDOW = 8;
+
 /** After a run: how many of the due decisions are gone, and how many of the expiring entries. */
 export async function armedLeft(backend: StorageBackend, armed: Armed): Promise<{ readonly dueLeft: number; readonly expiringLeft: number }> {
   const { replay } = writable(backend);
   let dueLeft = 0;
   let expiringLeft = 0;
-  for (let start = 0; start < Math.max(armed.dueIds.length, armed.expiring.length); start += WINDOW) {
-    const decisions = await Promise.all(armed.dueIds.slice(start, start + WINDOW).map((id) => backend.audit.getDecision(id)));
+  // A few reads at a time: on PostgreSQL each takes a connection of the pool, which times out a wait of seconds.
+  for (let start = 0; start < Math.max(armed.dueIds.length, armed.expiring.length); start += CHECK_WINDOW) {
+    const decisions = await Promise.all(armed.dueIds.slice(start, start + CHECK_WINDOW).map((id) => backend.audit.getDecision(id)));
     dueLeft += decisions.filter((d) => d !== null).length;
-    const entries = await Promise.all(armed.expiring.slice(start, start + WINDOW).map((e) => replay.read(e.fingerprint)));
+    const entries = await Promise.all(armed.expiring.slice(start, start + CHECK_WINDOW).map((e) => replay.read(e.fingerprint)));
     expiringLeft += entries.filter((e) => e !== null).length;
   }
   return { dueLeft, expiringLeft };
