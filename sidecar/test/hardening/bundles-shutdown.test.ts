@@ -50,7 +50,8 @@ describe("a FIFO in a bundle (built sidecar)", () => {
     try {
       const refused = await within(5_000, "the dry run with a FIFO as bundle.sig", client.json("POST", "/evaluate", DRY_RUN));
       expect(refused).toEqual({ status: 422, body: { error: "policy bundle does not load" } });
-      expect(logLines(sidecar.output())).toContainEqual(
+      // The line reaches this process through the child's stdout pipe, which may deliver it after the answer.
+      await expect.poll(() => logLines(sidecar.output()), { timeout: 5_000 }).toContainEqual(
         expect.objectContaining({ level: "warn", msg: "policy bundle does not load", policyId: TRANSFER.policyId, policyVersion: TRANSFER.policyVersion, reason: `bundle ${TRANSFER.policyId}@${TRANSFER.policyVersion} does not load: \`bundle.sig\` is not a regular file (a FIFO)` }),
       );
 
