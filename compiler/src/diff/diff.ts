@@ -4,7 +4,7 @@ import { all, constraint, type Constraint } from "./constraint.js";
 import { F, T, U, formulaOf, type Formula } from "./formula.js";
 import { Search, SearchLimitError, type Box } from "./search.js";
 import { signalSpace, type PolicyVersion, type Side, type SignalChange, type SignalSpace } from "./space.js";
-import { candidates, random, requestsOf, type State } from "./witness.js";
+import { candidates, random, requestsOf, simplify, type Assignment, type State } from "./witness.js";
 
 /** What decides in one version: a rule, the `otherwise` (rule `otherwise`), or nothing (`undecided`, SYS-006). */
 export interface Outcome {
@@ -175,11 +175,14 @@ function witnessIn(
 ): Witness | null {
   const options = candidates(box, space.variables);
   const next = random(seed);
+  const decides = (assignment: Assignment): boolean => {
+    const requests = requestsOf(assignment, space.variables);
+    return sides.old.decide(requests.old) === i && sides.new.decide(requests.new) === j;
+  };
   for (let t = 0; t < tries; t++) {
     const assignment = new Map<string, State>();
     for (const [id, states] of options) assignment.set(id, t === 0 ? states[0]! : states[Math.floor(next() * states.length)]!);
-    const requests = requestsOf(assignment, space.variables);
-    if (sides.old.decide(requests.old) === i && sides.new.decide(requests.new) === j) return witnessOf(requests);
+    if (decides(assignment)) return witnessOf(requestsOf(simplify(assignment, box, space.variables, decides), space.variables));
     // Without opaque atoms every point of the box is in the region: a miss means the schema was not fully modelled.
     if (box.opaque.size === 0 && t >= Math.min(tries, 16)) break;
   }

@@ -82,6 +82,73 @@ function hintsOf(exprs: readonly IrExpr[]): Hints {
   return { numbers: [...numbers], instants: [...instants], strings: [...strings] };
 }
 
+/**
+ * The witness `assignment` as it reads best: each number, in turn, replaced by the most readable value its signal
+ * accepts that `decides` still accepts (whole numbers, short decimals and round numbers near its value and its spans'
+ * ends, the constants `box`'s atoms mention), so a search's `5e-324` becomes `1` or `0.01` wherever that is decided
+ * the same. Each replacement is run through `decides` (both versions' validators and evaluators), so the witness
+ * stays one.
+ */
+export function simplify(assignment: Assignment, box: Box, variables: readonly Variable[], decides: (a: Assignment) => boolean): Assignment {
+  const hints = hintsOf([...box.opaque.values()].map((o) => o.atom.expr)).numbers;
+  const out = new Map(assignment);
+  // Again while a pass changes something (`x / y > 0` frees `x` only once `y` is no longer tiny), a few passes at most.
+  for (let pass = 0, changed = true; changed && pass < 4; pass++) {
+    changed = false;
+    for (const v of variables) {
+      const current = out.get(v.id);
+      const set = v.universe.values;
+      if (typeof current !== "number" || v.kind !== "number" || !(set instanceof NumberSet)) continue;
+      for (const candidate of readableNear(set, current, hints)) {
+        out.set(v.id, candidate);
+        if (decides(out)) {
+          changed = true;
+          break;
+        }
+        out.set(v.id, current);
+      }
+    }
+  }
+  return out;
+}
+
+/** How a number reads in a witness: the length of its text, and an exponent worst of all. Lower reads better. */
+export function readability(n: number): number {
+  const text = String(n);
+  return text.length + (text.includes("e") ? 100 : 0);
+}
+
+/** Whole numbers, then one, two and three decimals. */
+const STEPS = [1, 0.1, 0.01, 0.001];
+/** 1, 2 and 5 times the powers of ten from 0.001 to 10^15, either sign. */
+const ROUND = [-3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15].flatMap((k) =>
+  [1, 2, 5].flatMap((m) => [Number(`${m}e${k}`), -Number(`${m}e${k}`)]),
+);
+
+/** Values of `set` that read better than `current`, best first (nearest `current` among equals). */
+function readableNear(set: NumberSet, current: number, hints: readonly number[]): number[] {
+  const found = new Set<number>([...ROUND, 0, ...hints]);
+  const multiples = (x: number): void => {
+    if (!Number.isFinite(x)) return;
+    for (const [decimals, step] of STEPS.entries()) {
+      found.add(Number((Math.ceil(x / step) * step).toFixed(decimals)));
+      found.add(Number((Math.floor(x / step) * step).toFixed(decimals)));
+    }
+  };
+  // Near the value itself, which a search found at or next to a boundary.
+  multiples(current);
+  for (let p = 1; p <= 3; p++) found.add(Number(current.toPrecision(p)));
+  // Near the ends of the spans: where `x > 0` puts `5e-324`, these put 0.001 to 1.
+  for (const s of set.spans) [s.lo, s.hi].forEach(multiples);
+  const pick = set.pick();
+  if (pick !== undefined) found.add(pick);
+  const limit = readability(current);
+  return [...found]
+    .map((n) => (n === 0 ? 0 : n))
+    .filter((n) => Number.isFinite(n) && set.has(n) && readability(n) < limit)
+    .sort((a, b) => readability(a) - readability(b) || Math.abs(a - current) - Math.abs(b - current) || a - b);
+}
+
 /** A small deterministic generator (mulberry32), so a diff reports the same witnesses every run. */
 export function random(seed: number): () => number {
   let a = seed >>> 0;

@@ -1,5 +1,6 @@
-import { Lexer, type IToken } from "chevrotain";
-import { allTokens, UnterminatedRegex, UnterminatedString } from "../syntax/tokens.js";
+import { Lexer, type IToken, type TokenType } from "chevrotain";
+import { habitOf, LEXER_TOKENS } from "../syntax/habits.js";
+import { Comment, UnterminatedRegex, UnterminatedString } from "../syntax/tokens.js";
 import { spanOf, type PhaseContext } from "./context.js";
 
 export interface LexOutput {
@@ -12,10 +13,11 @@ let lexer: Lexer | undefined;
 /**
  * Phase lex. Guarantees: the text is a sequence of known tokens; every string and regular expression is
  * terminated on its line. Unknown characters are reported once per run of them and skipped, so one
- * stray byte does not hide the errors after it.
+ * stray byte does not hide the errors after it. A habit from another language (syntax/habits.ts: `&&`, `//`, `/i`)
+ * is reported with writ's spelling, and the parser is given that spelling in its place.
  */
 export function lex(ctx: PhaseContext): LexOutput {
-  lexer ??= new Lexer(allTokens, { positionTracking: "full", ensureOptimizations: false });
+  lexer ??= new Lexer([...LEXER_TOKENS], { positionTracking: "full", ensureOptimizations: false });
   const result = lexer.tokenize(ctx.text);
   for (const err of result.errors) {
     const bad = ctx.text.slice(err.offset, err.offset + err.length);
@@ -24,8 +26,14 @@ export function lex(ctx: PhaseContext): LexOutput {
     ctx.sink.report("E101", spanOf(ctx, err.offset, err.offset + first.length), `unexpected character ${shown}`);
   }
   const tokens: IToken[] = [];
+  const comments = result.groups["comments"] ?? [];
   for (const t of result.tokens) {
-    if (t.tokenType === UnterminatedString) {
+    const habit = habitOf(t.tokenType);
+    if (habit) {
+      ctx.sink.report(habit.code, spanOf(ctx, t.startOffset, t.startOffset + t.image.length), habit.message(t.image), [habit.hint(t.image)]);
+      if (habit.instead === "comment") comments.push(as(t, Comment));
+      else if (habit.instead !== "nothing") tokens.push(as(t, habit.instead));
+    } else if (t.tokenType === UnterminatedString) {
       ctx.sink.report("E102", spanOf(ctx, t.startOffset, t.startOffset + t.image.length), "string is not closed with `\"` before the end of the line");
     } else if (t.tokenType === UnterminatedRegex) {
       ctx.sink.report("E103", spanOf(ctx, t.startOffset, t.startOffset + t.image.length), "regular expression is not closed with `/` before the end of the line");
@@ -33,5 +41,10 @@ export function lex(ctx: PhaseContext): LexOutput {
       tokens.push(t);
     }
   }
-  return { tokens, comments: result.groups["comments"] ?? [] };
+  return { tokens, comments: comments.sort((a, b) => a.startOffset - b.startOffset) };
+}
+
+/** The token `t` as writ's `type`: what a habit stands for. */
+function as(t: IToken, type: TokenType): IToken {
+  return { ...t, tokenType: type, tokenTypeIdx: type.tokenTypeIdx! };
 }

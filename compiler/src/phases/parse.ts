@@ -24,9 +24,9 @@ export function parse(ctx: PhaseContext, tokens: IToken[]): CstNode | undefined 
       // Point just past the last real token: the end of the text may be blank lines.
       const last = tokens[tokens.length - 1];
       const end = last ? last.startOffset + last.image.length : 0;
-      ctx.sink.report("E201", spanOf(ctx, end, end), e.message);
+      ctx.sink.report("E201", spanOf(ctx, end, end), e.message, e.notes);
     } else {
-      ctx.sink.report("E201", spanOf(ctx, t.startOffset, t.startOffset + t.image.length), e.message);
+      ctx.sink.report("E201", spanOf(ctx, t.startOffset, t.startOffset + t.image.length), e.message, e.notes);
     }
   }
   return cst;

@@ -9,6 +9,7 @@ import {
   type TokenType,
 } from "chevrotain";
 import type { InfixOp, PrefixOp } from "@writ/runtime";
+import { bareWord } from "./habits.js";
 import { infixAt, prefixAt, tokenOf } from "./operators.js";
 import * as T from "./tokens.js";
 
@@ -42,16 +43,32 @@ function listLabels(paths: TokenType[][]): string {
 const SECTION_KEYWORDS = ["policy", "governs", "signals", "const", "rule", "otherwise"];
 const ORDER_HINT = "sections come in the order: policy, governs, signals, const, rule, otherwise";
 
+/** Hints for messages a habit explains (syntax/habits.ts), by the token the message is about and the message. */
+const habitHints = new WeakMap<IToken, Map<string, string>>();
+
+/** `message`, with what writ writes instead when `actual` is a habit where `expected` may stand. */
+function withHabit(message: string, expected: readonly TokenType[], actual: IToken): string {
+  const habit = bareWord(expected, actual);
+  if (!habit) return message;
+  const full = `${message}; ${habit.message}`;
+  const hints = habitHints.get(actual) ?? new Map<string, string>();
+  hints.set(full, habit.hint);
+  habitHints.set(actual, hints);
+  return full;
+}
+
+const firstTokens = (paths: TokenType[][]): TokenType[] => paths.flatMap((p) => (p[0] ? [p[0]] : []));
+
 const messages: IParserErrorMessageProvider = {
-  buildMismatchTokenMessage: ({ expected, actual }) => `expected ${tokenLabel(expected)}, found ${describeToken(actual)}`,
+  buildMismatchTokenMessage: ({ expected, actual }) => withHabit(`expected ${tokenLabel(expected)}, found ${describeToken(actual)}`, [expected], actual),
   buildNotAllInputParsedMessage: ({ firstRedundant }) =>
     SECTION_KEYWORDS.includes(firstRedundant.image)
       ? `unexpected ${describeToken(firstRedundant)} here; ${ORDER_HINT}`
       : `unexpected ${describeToken(firstRedundant)}: expected another declaration, \`otherwise\` or the end of the file`,
   buildNoViableAltMessage: ({ expectedPathsPerAlt, actual }) =>
-    `expected ${listLabels(expectedPathsPerAlt.flat())}, found ${describeToken(actual[0]!)}`,
+    withHabit(`expected ${listLabels(expectedPathsPerAlt.flat())}, found ${describeToken(actual[0]!)}`, firstTokens(expectedPathsPerAlt.flat()), actual[0]!),
   buildEarlyExitMessage: ({ expectedIterationPaths, actual }) =>
-    `expected ${listLabels(expectedIterationPaths)}, found ${describeToken(actual[0]!)}`,
+    withHabit(`expected ${listLabels(expectedIterationPaths)}, found ${describeToken(actual[0]!)}`, firstTokens(expectedIterationPaths), actual[0]!),
 };
 
 /**
@@ -364,14 +381,26 @@ export function getParser(): WritParser {
   return parser;
 }
 
+/** A syntax error: the token it is about, the message, and the hints of a habit that explains it (none otherwise). */
+export interface ParseError {
+  readonly token: IToken;
+  readonly message: string;
+  readonly notes: readonly string[];
+}
+
 export interface ParseResult {
   readonly cst: CstNode;
-  readonly errors: readonly IRecognitionException[];
+  readonly errors: readonly ParseError[];
 }
 
 export function parseTokens(tokens: IToken[]): ParseResult {
   const p = getParser();
   p.input = tokens;
   const cst = p.policyFile();
-  return { cst, errors: p.errors };
+  return { cst, errors: p.errors.map(parseError) };
+}
+
+function parseError(e: IRecognitionException): ParseError {
+  const hint = habitHints.get(e.token)?.get(e.message);
+  return { token: e.token, message: e.message, notes: hint === undefined ? [] : [hint] };
 }

@@ -25,7 +25,7 @@ function decision(policyErrors: number, outcome: SignalsOutcome | null): [string
       return [
         "refused",
         h("p", { class: "verdict" }, "refused"),
-        h("p", { class: "why" }, `The policy's signals schema refuses these signals (${n} problem${n === 1 ? "" : "s"}, listed under them): a sidecar answers 400 with each VAL code.`),
+        h("p", { class: "why" }, `The policy's signals schema refuses these signals (${n} problem${n === 1 ? "" : "s"}, listed under them): a sidecar answers 422 with each VAL code.`),
       ];
     }
     case "decided": {
