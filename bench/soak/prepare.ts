@@ -74,10 +74,12 @@ async function checkRoom(settings: SoakSettings, store: Store): Promise<void> {
 /**
  * On a PostgreSQL server with autovacuum off (as the machines' CI configuration has it), what autovacuum would do for the
  * seeded database: the record log's pending queue vacuumed as the seeding goes (docs/running-for-years.md, "Retention"),
- * else each sequencing round walks every dead row of the queue and seeding slows sevenfold by 3 million decisions.
- * Null on LMDB, and when autovacuum is on.
+ * else each sequencing round walks every dead row of the queue and seeding slows sevenfold by 3 million decisions; and,
+ * before each run (`settle`), the queue vacuumed and every table analyzed, as autovacuum's analyze would have done after
+ * so many inserts: a planner without statistics misjudges the sidecar's statements on 10 million rows (a probe of a
+ * unique index estimated at 200 rows). Null on LMDB, and when autovacuum is on.
  */
-async function vacuumer(store: Store, label: string): Promise<{ run: () => Promise<void>; end: () => Promise<void> } | null> {
+async function vacuumer(store: Store, label: string): Promise<{ run: () => Promise<void>; settle: () => Promise<void>; end: () => Promise<void> } | null> {
   if (store.databaseUrl === null) return null;
   const client = new pg.Client({ connectionString: store.databaseUrl });
   await client.connect();
@@ -86,14 +88,29 @@ async function vacuumer(store: Store, label: string): Promise<{ run: () => Promi
     await client.end();
     return null;
   }
-  console.log(`  ${label}: the server's autovacuum is off: the seeder vacuums writ_audit_log_pending as it goes`);
-  return { run: async () => void (await client.query("VACUUM writ_audit_log_pending")), end: () => client.end() };
+  return {
+    run: async () => void (await client.query("VACUUM writ_audit_log_pending")),
+    settle: async () => {
+      const started = Date.now();
+      await client.query("VACUUM writ_audit_log_pending");
+      await client.query("ANALYZE");
+      console.log(`  ${label}: the server's autovacuum is off: vacuumed the pending queue and analyzed the database in ${((Date.now() - started) / 1000).toFixed(1)} s, as autovacuum would`);
+    },
+    end: () => client.end(),
+  };
 }
 
 export async function prepare(settings: SoakSettings, store: Store, fresh: boolean): Promise<Prepared> {
   const kept = fresh || settings.reseed ? null : await readManifest(store);
   if (kept !== null && kept.decisions === store.decisions && kept.engine === store.engine) {
-    console.log(`  ${store.engine} ${store.decisions.toLocaleString("en-US")}: kept store in ${store.dir}, seeded ${new Date(kept.seededAt).toISOString()} (BENCH_SOAK_RESEED=1 to seed again)`);
+    const label = `${store.engine} ${store.decisions.toLocaleString("en-US")}`;
+    console.log(`  ${label}: kept store in ${store.dir}, seeded ${new Date(kept.seededAt).toISOString()} (BENCH_SOAK_RESEED=1 to seed again)`);
+    const vacuum = await vacuumer(store, label);
+    try {
+      await vacuum?.settle();
+    } finally {
+      await vacuum?.end();
+    }
     return { manifest: kept, seeded: null };
   }
   await emptyStore(settings, store);
@@ -105,9 +122,11 @@ export async function prepare(settings: SoakSettings, store: Store, fresh: boole
   const seededAt = Date.now();
   const backend = await openStore(store);
   const vacuum = await vacuumer(store, label);
+  if (vacuum !== null) console.log(`  ${label}: the server's autovacuum is off: the seeder vacuums writ_audit_log_pending as it goes`);
   let outcome;
   try {
     outcome = await seed(backend, maker, store.decisions, seededAt, spanMs, label, vacuum?.run ?? null);
+    await vacuum?.settle();
   } finally {
     await backend.close();
     await vacuum?.end();

@@ -2,16 +2,70 @@
  * The connection pool of a sidecar on PostgreSQL, sized and bounded from the configuration (docs/fleet.md, "Sizing"):
  * `max` connections, a connect timeout, and a statement timeout set on every connection by the server
  * (`statement_timeout`) and watched by the client (`query_timeout`, a little longer, for a server that stops answering).
+ * Every connection runs with PostgreSQL's JIT compilation off (`jit = off`, a startup option like the statement timeout):
+ * writ's statements each touch a page of rows through an index, and on a large table whose statistics are stale or
+ * rough the planner's cost estimate passes `jit_above_cost` and compiling costs more than the statement (about 200 ms
+ * per statement measured on a 10-million-decision database, docs/benchmarks.md "At 10 million").
  * TLS settings are passed through in the URL (`sslmode`, `sslrootcert`, `sslcert`, `sslkey`), as libpq reads them.
+ * Its counts (`poolStats`) are read at each scrape of `/metrics`; its failed connections are counted by its clients
+ * themselves (`CountingClient`), whether or not anyone listens to them.
  */
 import pg from "pg";
 import type { DatabaseConfig } from "../../config.js";
+import type { PoolStats } from "../pool-stats.js";
 
 /** The client gives up this long after the server's own statement timeout would have fired. */
-const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
+export const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
+
+/** The startup option of every connection: no JIT compilation (see the header). */
+const NO_JIT = "-c jit=off";
+
+/** The failed connections of each pool `createPool` made. */
+const failures = new WeakMap<pg.Pool, { count: number }>();
+
+/**
+ * A client of the pool that counts itself into `failed` once, the first time it fails: its connection attempt is
+ * refused or times out (pg-pool then destroys its socket, and the attempt's callback has the error), or once open it
+ * emits `error` (the connection lost, cut, or terminated by the server). Counting wraps `connect` and `emit`: it adds
+ * no `error` listener, so an unhandled client error stays what it was (query.ts `checkOut`).
+ */
+function countingClient(failed: { count: number }): new (config?: pg.ClientConfig) => pg.Client {
+  return class CountingClient extends pg.Client {
+    #counted = false;
+
+    #fail(): void {
+      if (this.#counted) return;
+      this.#counted = true;
+      failed.count += 1;
+    }
+
+    override emit(event: string | symbol, ...args: unknown[]): boolean {
+      if (event === "error") this.#fail();
+      return super.emit(event, ...args);
+    }
+
+    override connect(): Promise<pg.Client>;
+    override connect(callback: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): void;
+    override connect(callback?: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): Promise<pg.Client> | void {
+      if (callback === undefined) {
+        return super.connect().catch((error: unknown) => {
+          this.#fail();
+          throw error;
+        });
+      }
+      const answer = callback as (err: Error | null, c?: pg.Client) => void;
+      super.connect((error: Error | null, client?: pg.Client) => {
+        if (error) this.#fail();
+        answer(error, client);
+      });
+    }
+  };
+}
 
 export function createPool(database: DatabaseConfig, onIdleError: (error: Error) => void): pg.Pool {
+  const failed = { count: 0 };
   const pool = new pg.Pool({
+    Client: countingClient(failed) as unknown as new () => pg.ClientBase,
     connectionString: database.url,
     max: database.poolSize,
     connectionTimeoutMillis: database.connectTimeoutMs,
@@ -21,11 +75,18 @@ export function createPool(database: DatabaseConfig, onIdleError: (error: Error)
     // TCP keepalive: a connection a network device dropped silently is found dead and replaced, not waited on.
     keepAlive: true,
     application_name: "writ-sidecar",
+    options: NO_JIT,
   });
   // An idle client's error (the server restarting, a proxy cutting the connection) is emitted on the pool: without a
   // listener it would be an uncaught exception. The client is discarded; the next query connects again.
   pool.on("error", onIdleError);
+  failures.set(pool, failed);
   return pool;
+}
+
+/** The pool's counts now (pool-stats.ts). */
+export function poolStats(pool: pg.Pool): PoolStats {
+  return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, errors: failures.get(pool)?.count ?? 0 };
 }
 
 /** The URL without its password, for logs and errors: credentials are never printed. */
