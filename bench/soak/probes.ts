@@ -1,7 +1,8 @@
 /**
  * What runs beside the load, each in a loop of its own on a keep-alive connection of its own, until stopped:
  * - `/health` every BENCH_SOAK_HEALTH_MS (the next poll starts when the last one answered, at the earliest that long
- *   after it started): every answer's latency, and when the slowest came;
+ *   after it started): every answer's latency, and when the slowest came; polled from a process of its own
+ *   (health-poller.ts), whose event loop does nothing else;
  * - `/metrics` every second: the largest event-loop delay since the previous scrape, from
  *   `writ_event_loop_delay_max_seconds` where the sidecar has it, else prom-client's `writ_nodejs_eventloop_lag_max_seconds`
  *   (its monitor is reset at each scrape too); and the histogram `writ_event_loop_delay_seconds` where it exists;
@@ -11,12 +12,13 @@
  * - a tail export every second: `from=` the latest checkpoint's size (`GET /audit/log`), a couple of KB;
  * - audit queries in a loop: the decisions list with and without filters, one decision, the stats, the log's state and
  *   an inclusion proof.
- * Latencies are measured in this process: its own event-loop delay is recorded too, as the bound of their error.
+ * The other latencies are measured in this process: its own event-loop delay is recorded too, as the bound of their error.
  */
-import { execFile } from "node:child_process";
+import { execFile, fork } from "node:child_process";
 import { request, Agent } from "node:http";
 import { open, rm } from "node:fs/promises";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 
 export interface Answer {
   readonly status: number;
@@ -33,7 +35,7 @@ export interface Answer {
 const NO_ANSWER = { status: 0, bytes: 0, body: null, cut: true } as const;
 
 /** One GET on `agent`; the body is kept up to `keep` bytes (0: only counted). */
-function get(agent: Agent, url: URL, headers: Record<string, string>, keep: number): Promise<Answer> {
+export function get(agent: Agent, url: URL, headers: Record<string, string>, keep: number): Promise<Answer> {
   const started = performance.now();
   return new Promise((resolve) => {
     const req = request(url, { agent, headers }, (res) => {
@@ -154,11 +156,7 @@ export class Probes {
   /** Starts every loop; a whole-log export under way is cut at `until` (performance.now()). */
   start(until: number): void {
     this.#own.enable();
-    this.#loop("health", async (agent) => {
-      const started = performance.now();
-      this.#health.push(await get(agent, new URL("/health", this.#t.url), {}, 0));
-      await sleep(Math.max(0, this.#t.healthEveryMs - (performance.now() - started)));
-    });
+    this.#runs.push(this.#pollHealth());
     this.#runs.push(this.#diskProbe());
     this.#loop("metrics", async (agent) => {
       await this.scrape(agent);
@@ -257,6 +255,24 @@ export class Probes {
     } finally {
       await file.close();
       await rm(this.#t.diskProbeFile, { force: true });
+    }
+  }
+
+  /** `/health` polled by a child process (health-poller.ts) until stopped; its answers timed on this process's clock. */
+  async #pollHealth(): Promise<void> {
+    const child = fork(fileURLToPath(new URL("./health-poller.ts", import.meta.url)), { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const answers = new Promise<Answer[]>((resolve, reject) => {
+      child.once("message", (message) => resolve(message as Answer[]));
+      child.once("exit", (code) => reject(new Error(`the /health poller exited (${code}) without its answers`)));
+    });
+    child.send({ url: this.#t.url, everyMs: this.#t.healthEveryMs });
+    const stopped = new Promise<void>((resolve) => this.#stop.signal.addEventListener("abort", () => resolve(), { once: true }));
+    await stopped;
+    child.send("stop");
+    try {
+      for (const answer of await answers) this.#health.push({ ...answer, at: answer.at - performance.timeOrigin });
+    } catch (error) {
+      this.#errors.push(`health: ${(error as Error).message}`);
     }
   }
 
