@@ -28,7 +28,7 @@ import { PolicyBundles } from "./bundles/policy-bundles.js";
 import { createLogger, lifecycleLog, type Logger } from "./observability/logger.js";
 import { startTracing, type Tracing } from "./observability/tracing.js";
 import { loadSodiumEngine } from "./sodium-engine.js";
-import type { BackendReporters, StoreHealth } from "./storage/backend.js";
+import type { BackendReporters, PoolStats, StoreHealth } from "./storage/backend.js";
 import type { LmdbSpace } from "./storage/lmdb-space.js";
 import { openBackend } from "./storage/registry.js";
 import type { TrustRecordStore } from "./surface-b/record-store.js";
@@ -55,6 +55,8 @@ export interface SidecarContext {
   storeHealth(): StoreHealth | null;
   /** How much of the LMDB data file holds data, for `/metrics`; null without one (storage/lmdb-space.ts). */
   storeSpace(): LmdbSpace | null;
+  /** The database connection pool's counts, for `/metrics`; null without one (LMDB: storage/pool-stats.ts). */
+  storePool(): PoolStats | null;
   readonly startedAt: string;
   /** Things worth telling the operator once at start-up (a generated signing key, a missing signer). */
   readonly notices: readonly string[];
@@ -181,6 +183,7 @@ export async function openContext(config: SidecarConfig, options: ContextOptions
     trustRecords: backend.trustRecords,
     storeHealth: () => backend.health(),
     storeSpace: () => backend.space(),
+    storePool: () => backend.pool(),
     startedAt: new Date().toISOString(),
     notices,
     generatedApiKey,

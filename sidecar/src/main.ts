@@ -13,6 +13,7 @@ import pkg from "../package.json";
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger, lifecycleLog, type Logger } from "./observability/logger.js";
 import { startSidecar, type RunningSidecar } from "./sidecar.js";
+import { InstanceInUseError } from "./storage/instance-in-use.js";
 
 const USAGE = `usage: writ-sidecar [--dev]
        writ-sidecar migrate
@@ -142,7 +143,9 @@ async function serve(dev: boolean): Promise<number> {
       log.fatal({ code: "CONFIG_INVALID" }, e.message);
       return 2;
     }
-    log.fatal({ err: e }, `failed to start: ${e instanceof Error ? e.message : String(e)}`);
+    // Another live sidecar owns this instance's audit record log: `code: "INSTANCE_IN_USE"` says so to a supervisor.
+    const code = e instanceof InstanceInUseError ? { code: e.code } : {};
+    log.fatal({ err: e, ...code }, `failed to start: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   }
   exitOnFault(sidecar, config.shutdownTimeoutMs, log);

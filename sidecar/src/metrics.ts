@@ -21,8 +21,8 @@ export interface Metrics {
   eventLoopLagMs(): number;
 }
 
-/** What the gauges read at each scrape: the bundles (`bundles` of `/health`, the loads) and the audit's health. */
-export type MetricSources = Pick<SidecarContext, "bundles" | "audit" | "storeSpace">;
+/** What the gauges read at each scrape: the bundles (`bundles` of `/health`, the loads), the audit's health, the store's space and pool. */
+export type MetricSources = Pick<SidecarContext, "bundles" | "audit" | "storeSpace" | "storePool">;
 
 /** The route label of a request no route matched. */
 const NO_ROUTE = "(no route)";
@@ -181,12 +181,44 @@ function sourceMetrics(registry: Registry, sources: MetricSources): void {
       },
     });
   }
+  if (sources.storePool() !== null) poolMetrics(registry, sources);
   new Gauge({
     name: "writ_audit_healthy",
     help: "1 while the audit trail takes writes (audit_db of /health), 0 when it is off or failing",
     registers: [registry],
     collect() {
       this.set(sources.audit.healthy() ? 1 : 0);
+    },
+  });
+}
+
+/** The PostgreSQL connection pool (storage/pool-stats.ts), read at each scrape; registered only on a store with a pool. */
+function poolMetrics(registry: Registry, sources: MetricSources): void {
+  const gauges = [
+    ["writ_postgres_pool_connections", "Connections the PostgreSQL pool holds now, idle or in use (at most SERVICE_DATABASE_POOL_SIZE)", "total"],
+    ["writ_postgres_pool_idle_connections", "Of those, connections idle in the pool", "idle"],
+    ["writ_postgres_pool_waiting_clients", "Statements queued for a connection of the pool because every connection is in use", "waiting"],
+  ] as const;
+  for (const [name, help, part] of gauges) {
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const now = sources.storePool();
+        if (now !== null) this.set(now[part]);
+      },
+    });
+  }
+  new Counter({
+    name: "writ_postgres_pool_errors_total",
+    help: "Connections of the PostgreSQL pool that failed, each once: an attempt refused or timed out, or an open connection lost, cut or terminated by the server",
+    registers: [registry],
+    collect() {
+      const now = sources.storePool();
+      if (now === null) return;
+      this.reset();
+      this.inc(now.errors);
     },
   });
 }

@@ -65,7 +65,7 @@ export const Health = Closed(
     supportedSchemaVersions: List(Type.String()),
     ready: Type.Boolean({
       description:
-        "Readiness (docs/bundles.md): whether a bundle is served. `GET /health?probe=ready` answers 503 while this is false; `GET /health` alone (liveness) answers 200 whatever it says.",
+        "Readiness (docs/bundles.md): whether the sidecar can decide: a bundle is served (`bundles.ready`) and the store takes writes (`store.status` is not `error`); when false, those fields say why. `GET /health?probe=ready` answers 503 while this is false; `GET /health` alone (liveness) answers 200 whatever it says.",
     }),
     bundles: BundlesHealth,
     instanceId: Type.Union([Type.String(), Type.Null()], {

@@ -62,12 +62,13 @@ const document = (name: string) => ({
 export const SURFACE_A_API: Api = {
   "GET /health": {
     summary: "Liveness, and readiness with `?probe=ready`",
-    description: "The only route without a key (besides the documents). Liveness answers 200 while the process answers; readiness answers 503 while no bundle is served.",
+    description:
+      "The only route without a key (besides the documents). Liveness (`GET /health`) answers 200 while the process answers, whatever the body says. Readiness (`?probe=ready`) answers 503 while the sidecar cannot decide: no bundle is served (`bundles.ready` false, with `bundles.problem`), or the store does not take writes (`store.status` `error`, with `store.problem` and `since`: a failing data dir, or a database that is unreachable or has not answered its probe, every 500 ms, within 300 ms: shown within 1 s). `ready` is false then, and the body names which.",
     tag: "service",
     query: HealthQuery,
     answers: {
       200: { description: "The service's state.", schema: Health },
-      503: { description: "`?probe=ready` while no bundle can be served (`ready` false).", schema: Health },
+      503: { description: "`?probe=ready` while `ready` is false: no bundle can be served (`bundles`), or the store fails writes (`store`).", schema: Health },
     },
   },
   "POST /evaluate": {

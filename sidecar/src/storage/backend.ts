@@ -12,12 +12,16 @@ import type { BundlePins, ReplayStore, SigningKey } from "@writ/runtime";
 import type { StoreHealth } from "@writ/runtime/lmdb";
 import type { AuditLog } from "../audit/types.js";
 import type { LmdbSpace } from "./lmdb-space.js";
+import type { PoolStats } from "./pool-stats.js";
 import type { SidecarConfig } from "../config.js";
 import type { TrustRecordStore } from "../surface-b/record-store.js";
 
-export type { StoreHealth };
+export type { PoolStats, StoreHealth };
 
-/** While the store fails writes (a full disk, an unreachable database), a probe checks this often whether it recovered. */
+/**
+ * While the data dir fails writes (a full disk), a probe write checks this often whether it recovered; on PostgreSQL,
+ * the audit log's own probe runs as often (the store's: postgres/instance-session.ts, DATABASE_PROBE_INTERVAL_MS).
+ */
 export const STORE_PROBE_INTERVAL_MS = 1_000;
 
 export interface StorageBackend {
@@ -30,6 +34,8 @@ export interface StorageBackend {
   readonly bundlePins: BundlePins | null;
   /** Whether the store takes writes: `store` in `GET /health`; null when there is no durable store. */
   health(): StoreHealth | null;
+  /** The database connection pool's counts, for `/metrics`; null without a pool (LMDB). */
+  pool(): PoolStats | null;
   /** How much of the LMDB data file holds data (lmdb-space.ts), for `/metrics`; null without a data file. */
   space(): LmdbSpace | null;
   /** Stops timers, waits for writes under way, closes what the backend opened. */

@@ -8,7 +8,7 @@ import { MemoryReplayStore, type RecordWriter, type ReplayStore } from "@writ/ru
 import { LmdbDurability, LmdbReplayStore } from "@writ/runtime/lmdb";
 import { open, type RootDatabase } from "lmdb";
 import { DisabledAuditLog } from "../audit/disabled-audit-log.js";
-import { LmdbAuditLog } from "../audit/lmdb-audit-log.js";
+import { LmdbAuditLog, type LmdbAuditLogOptions } from "../audit/lmdb-audit-log.js";
 import type { AuditLog } from "../audit/types.js";
 import { LmdbTrustRecordStore } from "../surface-b/lmdb-record-store.js";
 import { LmdbBundlePins } from "./lmdb-bundle-pins.js";
@@ -28,7 +28,7 @@ export const openLmdbBackend: BackendOpener = async (config, reporters, notices,
     config.replayStore === "lmdb" ? async (fingerprint: string) => (await lmdbReplay?.read(fingerprint))?.createdAt : undefined;
   const audit: AuditLog =
     config.audit && root
-      ? new LmdbAuditLog(root, {
+      ? await openAuditLog(root, {
           onError: (error) => reporters.onAuditError?.(error),
           onNotice: (message) => reporters.onNotice?.(message),
           securityEvents: config.securityEvents,
@@ -58,6 +58,7 @@ export const openLmdbBackend: BackendOpener = async (config, reporters, notices,
     trustRecords: root === null ? null : new LmdbTrustRecordStore(root),
     bundlePins: root === null ? null : new LmdbBundlePins(root),
     health: () => durability?.health() ?? null,
+    pool: () => null,
     space: () => (root === null || (root as { status?: string }).status !== "open" ? null : lmdbSpace(root)),
     async close() {
       if (sweep) clearInterval(sweep);
@@ -73,6 +74,16 @@ export const openLmdbBackend: BackendOpener = async (config, reporters, notices,
     },
   };
 };
+
+/** The LMDB audit trail; the environment is closed when it refuses to open (another live sidecar has the data dir open). */
+async function openAuditLog(root: RootDatabase, options: LmdbAuditLogOptions): Promise<LmdbAuditLog> {
+  try {
+    return new LmdbAuditLog(root, options);
+  } catch (error) {
+    await root.close();
+    throw error;
+  }
+}
 
 /** The LMDB environment in `dataDir`, owner-only (data-dir.ts). */
 async function openRoot(dataDir: string, notices: string[]): Promise<RootDatabase> {

@@ -9,6 +9,7 @@ import { PolicySchemaParams } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
 import type { Metrics } from "../metrics.js";
 import { loggingBundleRefusals } from "./bundle-refusals.js";
+import { readiness } from "./readiness.js";
 
 /** How long a signing self-test result is reused: `/health` is unauthenticated and must stay cheap. */
 const SELF_TEST_TTL_MS = 10_000;
@@ -44,24 +45,27 @@ function storeStatus(ctx: SidecarContext): StoreStatus {
 export function runtimeInfoRoutes(app: FastifyInstance, ctx: SidecarContext, metrics: Metrics): void {
   const selfTest = signingSelfTest(ctx);
   // Liveness is `GET /health` (always 200 while the process answers); readiness is `GET /health?probe=ready`, 503 while
-  // no bundle can be served (docs/bundles.md, "Readiness"). One route, so both stay without the API key (spec 5).
+  // no bundle can be served or the store fails writes (readiness.ts; docs/bundles.md, "Readiness"). One route, so both
+  // stay without the API key (spec 5).
   app.get<{ Querystring: HealthQuery }>(
     "/health",
     { schema: { querystring: HealthQuery } },
     async (request, reply): Promise<Health> => {
       const bundles = ctx.bundles.health();
-      if (request.query.probe === "ready" && !bundles.ready) void reply.code(503);
+      const store = storeStatus(ctx);
+      const { ready } = readiness(bundles, store);
+      if (request.query.probe === "ready" && !ready) void reply.code(503);
       return {
         status: "ok",
         runtimeVersion: RUNTIME_VERSION,
         runtimeHash: RUNTIME_HASH,
         verification: selfTest(),
         audit_db: ctx.audit.healthy(),
-        store: storeStatus(ctx),
+        store,
         signing_mode: ctx.signingMode,
         capabilities: [...CAPABILITIES],
         supportedSchemaVersions: [...SUPPORTED_SCHEMA_VERSIONS],
-        ready: bundles.ready,
+        ready,
         bundles,
         instanceId: ctx.audit.recordLog?.logId ?? null,
         event_loop_lag_ms: metrics.eventLoopLagMs(),

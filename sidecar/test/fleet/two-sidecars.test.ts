@@ -27,8 +27,9 @@ if (unavailable !== null) {
     beforeAll(async () => {
       database = await createTestDatabase();
       const url = databaseUrlOf(database.pool);
-      // Started together: the migration lock lets one create the schema while the other waits.
-      fleet = await Promise.all([startFleetSidecar(url), startFleetSidecar(url)]);
+      // Started together: the migration lock lets one create the schema while the other waits. On one host, each needs
+      // an instance id of its own (the host name would be both's: the second would be refused).
+      fleet = await Promise.all([startFleetSidecar(url, { SERVICE_INSTANCE_ID: "fleet-a" }), startFleetSidecar(url, { SERVICE_INSTANCE_ID: "fleet-b" })]);
       clients = fleet.map((s) => new KeepAliveClient(s.a, API_KEY, 100));
       clientsB = fleet.map((s) => new KeepAliveClient(s.b, API_KEY, 10));
     });

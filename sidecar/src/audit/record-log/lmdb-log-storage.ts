@@ -35,6 +35,9 @@
  * else (a record inserted around the log, one removed without a prune note, another live process's records in memory,
  * a trail written while the log was off) is looked for by walking the trail, in slices (slices.ts).
  *
+ * ONE OWNER: a process that finds another live process's mark at open refuses to open the log (InstanceInUseError):
+ * two sidecars on one data dir would share its log. A crashed process's mark is stale, and blocks nothing.
+ *
  * Sequencing and checkpoints are write transactions of their own (`root.transaction`), so they hold LMDB's one write
  * lock: the log's only writer. Locators: locator.ts.
  */
@@ -58,7 +61,8 @@ import { asStored, encoded } from "../stored-bytes.js";
 import { LogAppender, nextCheckpoint, type LogState } from "./log-tree.js";
 import type { LogCounts, RecordLogStorage, StoredEntry, UnloggedRecord } from "./log-storage.js";
 import { LOCATOR_KIND, locators, parseLocator } from "./locator.js";
-import { markIsStale, ownMark, type OpenMark } from "./open-marks.js";
+import { InstanceInUseError } from "../../storage/instance-in-use.js";
+import { describeMark, markIsStale, ownMark, type OpenMark } from "./open-marks.js";
 
 export const RECORD_LOG_DATABASES = {
   pending: "audit-log-pending",
@@ -443,6 +447,12 @@ export class LmdbLogStorage implements RecordLogStorage {
       if (format !== FORMAT) this.#meta.putSync("format", FORMAT);
       // A log written before `pruned` was kept: counted once from its prune notes (one read per note).
       if (this.#meta.get("pruned") === undefined) this.#meta.putSync("pruned", this.#countPrunedPositions());
+      // In the write transaction that leaves this process's mark: of two processes opening the data dir at once, the
+      // second sees the first's mark.
+      const owner = this.#liveOwner();
+      if (owner !== null) {
+        throw new InstanceInUseError(typeof known === "string" ? known : (configured ?? "(not named yet)"), `${describeMark(owner)} has this data dir open`, "give each sidecar its own data dir (SERVICE_DATA_DIR), and its own SERVICE_INSTANCE_ID if set");
+      }
       this.#meta.putSync(this.#mark, ownMark());
       if (typeof known === "string") {
         if (configured !== null && configured !== known) {
@@ -517,6 +527,14 @@ export class LmdbLogStorage implements RecordLogStorage {
       }
       return taken;
     });
+  }
+
+  /** The mark of another live process with the data dir open (another sidecar), if any: its log is not this one's to take. */
+  #liveOwner(): OpenMark | null {
+    for (const { key, value } of this.#meta.getRange({ start: MARK_PREFIX, end: `${MARK_PREFIX}\uffff` })) {
+      if (key !== this.#mark && !markIsStale(value as OpenMark)) return value as OpenMark;
+    }
+    return null;
   }
 
   /** The open marks of processes gone without closing (the header's INVARIANT; open-marks.ts). */

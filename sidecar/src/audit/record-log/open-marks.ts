@@ -38,6 +38,11 @@ export function markIsStale(mark: OpenMark): boolean {
   }
 }
 
+/** The process a mark names, for an operator: `process 1234 on host-a`. */
+export function describeMark(mark: OpenMark): string {
+  return `process ${mark.pid} on ${mark.host}`;
+}
+
 let bootId: string | null | undefined;
 
 function startedAt(pid: number): string | null {

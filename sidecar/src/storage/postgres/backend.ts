@@ -7,54 +7,52 @@
  *   schema is newer than this sidecar refuses the start with one line.
  * - Writes: each replay transition is one conditional statement that also inserts its record (runtime
  *   `PostgresReplayStore`), answered only after COMMIT; every failure is StoreUnavailableError, answered 503.
- * - Health: a probe (`SELECT 1`) every second sets `store` and `audit_db` in `GET /health`; both recover by themselves
- *   when the database returns, with no restart.
+ * - One owner per audit record log: the sidecar's own connection (instance-session.ts) holds its instance id's lock
+ *   for the sidecar's life; a second live sidecar with the same instance id refuses to start (InstanceInUseError).
+ * - Health: `store` of `GET /health` (and readiness) follows a `SELECT 1` on that connection every 500 ms, failed
+ *   within 1 s of the database going away; `audit_db` follows the audit log's own statements and its `SELECT 1` every
+ *   second. Both recover by themselves when the database returns, with no restart. Each probe starts only once the
+ *   previous one settled: a database that does not answer never piles them up.
  * - Sweeping expired reservations and failed entries: once a minute (SERVICE_REPLAY_SWEEP_INTERVAL_MS), by whichever sidecar takes the advisory lock; the
  *   others skip that round.
  */
 import { DEFAULT_CLAIM_STATEMENTS, PostgresReplayStore } from "@writ/runtime/postgres";
 import { DisabledAuditLog } from "../../audit/disabled-audit-log.js";
 import type { AuditLog } from "../../audit/types.js";
-import { STORE_PROBE_INTERVAL_MS, type BackendOpener, type StoreHealth } from "../backend.js";
+import { STORE_PROBE_INTERVAL_MS, type BackendOpener } from "../backend.js";
 import { PostgresAuditLog } from "./audit-log.js";
 import { autovacuumWarning } from "./autovacuum.js";
 import { fleetInstanceId } from "../instance-id.js";
 import { PostgresBundlePins } from "./bundle-pins.js";
+import { DATABASE_PROBE_INTERVAL_MS, InstanceSession } from "./instance-session.js";
 import { migrate } from "./migrations.js";
-import { createPool, redactedUrl } from "./pool.js";
-import { query } from "./query.js";
+import { createPool, poolStats, redactedUrl } from "./pool.js";
 import { PostgresLogStorage } from "./record-log-storage.js";
 import { PostgresTrustRecordStore } from "./record-store.js";
 import { sweepOnce } from "./sweep.js";
 
-const HEALTHY: StoreHealth = { ok: true, problem: null, since: null };
-
 export const openPostgresBackend: BackendOpener = async (config, reporters, notices, signingKey) => {
   const database = config.database!;
-  let health: StoreHealth = HEALTHY;
-  const setHealth = (next: StoreHealth, error?: unknown): void => {
-    if (next.ok === health.ok) return;
-    health = next;
-    reporters.onStoreHealth?.(next, error);
-  };
-  const failed = (error: unknown): void =>
-    setHealth({ ok: false, problem: error instanceof Error ? error.message : String(error), since: health.since ?? new Date().toISOString() }, error);
-  // An idle connection's error (the server restarting, a proxy cutting it): the client is dropped and the probe decides.
+  // An idle connection's error (the server restarting, a proxy cutting it): the client is dropped (and counted,
+  // `writ_postgres_pool_errors_total`); the probe decides health.
   const pool = createPool(database, () => undefined);
+  let session: InstanceSession | null = null;
+  let logStorage: PostgresLogStorage | null;
   try {
     const outcome = await migrate(pool, (m) => reporters.onNotice?.(`database schema: applied migration ${m.version} (${m.description})`));
     if (outcome.applied.length === 0) notices.push(`database ${redactedUrl(database.url)}: schema at version ${outcome.to}`);
     const autovacuum = await autovacuumWarning(pool);
     if (autovacuum !== null) reporters.onWarning?.(autovacuum);
+    // The instance lock is taken before anything is written as the log's owner.
+    const instance = config.audit && config.auditLog ? await fleetInstanceId(config.instanceId, config.dataDir) : null;
+    session = await InstanceSession.open({ database, instance, onHealth: (health, error) => reporters.onStoreHealth?.(health, error) });
+    logStorage = instance === null ? null : await openRecordLog(pool, instance, notices);
   } catch (error) {
+    await session?.close();
     await pool.end().catch(() => undefined);
     throw error;
   }
-
-  const logStorage = await openRecordLog(pool, config, notices).catch(async (error: unknown) => {
-    await pool.end().catch(() => undefined);
-    throw error;
-  });
+  const owner = session;
   // Claim statements under way at once: never more than the pool has connections, so other statements still get one.
   const claimStatements = Math.min(DEFAULT_CLAIM_STATEMENTS, database.poolSize);
   const recording = !config.audit ? { recordsTable: null } : logStorage === null ? {} : { recordLog: { logId: logStorage.logId } };
@@ -71,11 +69,17 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
   const trustRecords = new PostgresTrustRecordStore(pool);
   const bundlePins = new PostgresBundlePins(pool);
 
-  const probe = setInterval(() => {
-    void query(pool, "probing the database", "SELECT 1").then(() => setHealth(HEALTHY), failed);
-    if (audit instanceof PostgresAuditLog) void audit.probe();
-  }, STORE_PROBE_INTERVAL_MS);
+  const probe = setInterval(() => owner.probe(), DATABASE_PROBE_INTERVAL_MS);
   probe.unref();
+  // The audit log's own probe, through the pool, one at a time as well.
+  let auditProbe: Promise<void> | null = null;
+  const auditProbes =
+    audit instanceof PostgresAuditLog
+      ? setInterval(() => {
+          auditProbe ??= audit.probe().finally(() => (auditProbe = null));
+        }, STORE_PROBE_INTERVAL_MS)
+      : null;
+  auditProbes?.unref();
   const sweep = replay === null ? null : setInterval(() => void sweepOnce(pool, replay).catch(() => undefined), config.maintenance.replaySweepMs);
   sweep?.unref();
 
@@ -84,26 +88,28 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
     audit,
     trustRecords,
     bundlePins,
-    health: () => health,
+    health: () => owner.health(),
+    pool: () => poolStats(pool),
     space: () => null,
     async close() {
       clearInterval(probe);
+      if (auditProbes) clearInterval(auditProbes);
       if (sweep) clearInterval(sweep);
       await audit.close().catch(() => undefined);
       await replay?.close();
       await pool.end().catch(() => undefined);
+      // Last: the log's owner lets go of it only once nothing more is written as the owner.
+      await owner.close();
     },
   };
 };
 
 /**
  * The record log of this sidecar (docs/audit.md, "One log per sidecar instance"), with the records written while the log
- * was off taken into it; null with the log or audit off (the records this sidecar then writes become candidates for
- * the next sidecar with the log on to take in).
+ * was off taken into it. (With the log or audit off there is none: the records this sidecar then writes become
+ * candidates for the next sidecar with the log on to take in.)
  */
-async function openRecordLog(pool: Parameters<typeof migrate>[0], config: Parameters<BackendOpener>[0], notices: string[]): Promise<PostgresLogStorage | null> {
-  if (!config.audit || !config.auditLog) return null;
-  const instance = await fleetInstanceId(config.instanceId, config.dataDir);
+async function openRecordLog(pool: Parameters<typeof migrate>[0], instance: { readonly id: string; readonly source: string }, notices: string[]): Promise<PostgresLogStorage> {
   const storage = new PostgresLogStorage(pool, instance.id);
   const adopted = await storage.adoptUnlogged(Date.now());
   notices.push(`audit record log \`${instance.id}\` (instance id from ${instance.source})`);

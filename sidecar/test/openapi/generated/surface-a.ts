@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * Liveness, and readiness with `?probe=ready`
-         * @description The only route without a key (besides the documents). Liveness answers 200 while the process answers; readiness answers 503 while no bundle is served.
+         * @description The only route without a key (besides the documents). Liveness (`GET /health`) answers 200 while the process answers, whatever the body says. Readiness (`?probe=ready`) answers 503 while the sidecar cannot decide: no bundle is served (`bundles.ready` false, with `bundles.problem`), or the store does not take writes (`store.status` `error`, with `store.problem` and `since`: a failing data dir, or a database that is unreachable or has not answered its probe, every 500 ms, within 300 ms: shown within 1 s). `ready` is false then, and the body names which.
          */
         get: operations["getHealth"];
         put?: never;
@@ -18,7 +18,7 @@ export interface paths {
         options?: never;
         /**
          * The headers of `GET`: Liveness, and readiness with `?probe=ready`
-         * @description The only route without a key (besides the documents). Liveness answers 200 while the process answers; readiness answers 503 while no bundle is served.
+         * @description The only route without a key (besides the documents). Liveness (`GET /health`) answers 200 while the process answers, whatever the body says. Readiness (`?probe=ready`) answers 503 while the sidecar cannot decide: no bundle is served (`bundles.ready` false, with `bundles.problem`), or the store does not take writes (`store.status` `error`, with `store.problem` and `since`: a failing data dir, or a database that is unreachable or has not answered its probe, every 500 ms, within 300 ms: shown within 1 s). `ready` is false then, and the body names which.
          */
         head: operations["headHealth"];
         patch?: never;
@@ -1086,7 +1086,7 @@ export interface components {
             signing_mode: "env" | "disk";
             capabilities: string[];
             supportedSchemaVersions: string[];
-            /** @description Readiness (docs/bundles.md): whether a bundle is served. `GET /health?probe=ready` answers 503 while this is false; `GET /health` alone (liveness) answers 200 whatever it says. */
+            /** @description Readiness (docs/bundles.md): whether the sidecar can decide: a bundle is served (`bundles.ready`) and the store takes writes (`store.status` is not `error`); when false, those fields say why. `GET /health?probe=ready` answers 503 while this is false; `GET /health` alone (liveness) answers 200 whatever it says. */
             ready: boolean;
             bundles: components["schemas"]["BundlesHealth"];
             /** @description This sidecar instance's id, the `logId` of its tamper-evident audit record log (docs/audit.md, "Tamper evidence"); null when it keeps none. */
@@ -1529,7 +1529,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description `?probe=ready` while no bundle can be served (`ready` false). */
+            /** @description `?probe=ready` while `ready` is false: no bundle can be served (`bundles`), or the store fails writes (`store`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1572,7 +1572,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `?probe=ready` while no bundle can be served (`ready` false). */
+            /** @description `?probe=ready` while `ready` is false: no bundle can be served (`bundles`), or the store fails writes (`store`). */
             503: {
                 headers: {
                     [name: string]: unknown;
