@@ -5,6 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import semver from "semver";
 import { describe, expect, it } from "vitest";
 
 const root = new URL("../", import.meta.url).pathname;
@@ -66,6 +67,17 @@ it("the playground is private, bundles what it runs, and is built before the com
   expect(pkg.engines.node).toBe(rootPkg.engines.node);
   // `npm run build` runs the workspaces in this order; the compiler's build copies playground/dist (packaging.test.ts).
   expect(rootPkg.workspaces.indexOf(PLAYGROUND)).toBeLessThan(rootPkg.workspaces.indexOf("compiler"));
+});
+
+it("installs no package that needs a newer Node than the README promises (the root's engines)", () => {
+  // The lock file records each installed package's `engines`; `npm install` only warns (EBADENGINE) about a mismatch.
+  const lowest = semver.minVersion(rootPkg.engines.node)!.version;
+  const lock = readJson("package-lock.json") as { packages: Record<string, { engines?: unknown }> };
+  const refusing = Object.entries(lock.packages).flatMap(([path, entry]) => {
+    const node = (entry.engines as { node?: unknown } | undefined)?.node;
+    return typeof node === "string" && !semver.satisfies(lowest, node) ? [`${path} (node ${node})`] : [];
+  });
+  expect(refusing).toEqual([]);
 });
 
 it("pins TypeScript to an exact version", () => {
