@@ -89,6 +89,11 @@ export class LmdbDurability {
     return durability;
   }
 
+  /** The watcher of `root` if one was made (`of`), without making one. */
+  static existing(root: RootDatabase): LmdbDurability | undefined {
+    return durabilities.get(root);
+  }
+
   private constructor(root: RootDatabase, options: LmdbDurabilityOptions) {
     this.#root = root;
     this.#flushTimeoutMs = options.flushTimeoutMs ?? DEFAULT_FLUSH_TIMEOUT_MS;

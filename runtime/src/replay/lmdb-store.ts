@@ -332,7 +332,8 @@ export class LmdbReplayStore implements ReplayStore {
    * environment, where lmdb-js 3.5.6 crashes the process (a close waits for prefetches already started).
    */
   #prefetch(fingerprint: string): void {
-    void this.#db.prefetch([fingerprint]);
+    // Not while commits fail (sidecar audit/prefetch.ts, INVARIANT (no prefetch while commits fail)).
+    if (this.#durability.health().ok) void this.#db.prefetch([fingerprint]);
   }
 
   /** `record` is written after a successful write, in the same transaction: it commits with it. */
