@@ -11,18 +11,7 @@
  */
 import type { BundlesHealth, StoreStatus } from "@writ/wire";
 
-/** A component readiness depends on. */
-export type ReadinessComponent = "bundles" | "store";
-
-export interface Readiness {
-  readonly ready: boolean;
-  /** The components that are not ready, in this order; empty when ready. */
-  readonly notReady: readonly ReadinessComponent[];
-}
-
-export function readiness(bundles: Pick<BundlesHealth, "ready">, store: Pick<StoreStatus, "status">): Readiness {
-  const notReady: ReadinessComponent[] = [];
-  if (!bundles.ready) notReady.push("bundles");
-  if (store.status === "error") notReady.push("store");
-  return { ready: notReady.length === 0, notReady };
+/** Whether the sidecar can decide: a bundle is served and the store does not fail writes (the header). */
+export function isReady(bundles: Pick<BundlesHealth, "ready">, store: Pick<StoreStatus, "status">): boolean {
+  return bundles.ready && store.status !== "error";
 }

@@ -9,7 +9,7 @@ import { PolicySchemaParams } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
 import type { Metrics } from "../metrics.js";
 import { loggingBundleRefusals } from "./bundle-refusals.js";
-import { readiness } from "./readiness.js";
+import { isReady } from "./readiness.js";
 
 /** How long a signing self-test result is reused: `/health` is unauthenticated and must stay cheap. */
 const SELF_TEST_TTL_MS = 10_000;
@@ -53,7 +53,7 @@ export function runtimeInfoRoutes(app: FastifyInstance, ctx: SidecarContext, met
     async (request, reply): Promise<Health> => {
       const bundles = ctx.bundles.health();
       const store = storeStatus(ctx);
-      const { ready } = readiness(bundles, store);
+      const ready = isReady(bundles, store);
       if (request.query.probe === "ready" && !ready) void reply.code(503);
       return {
         status: "ok",

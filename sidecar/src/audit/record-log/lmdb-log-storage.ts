@@ -531,19 +531,22 @@ export class LmdbLogStorage implements RecordLogStorage {
 
   /** The mark of another live process with the data dir open (another sidecar), if any: its log is not this one's to take. */
   #liveOwner(): OpenMark | null {
-    for (const { key, value } of this.#meta.getRange({ start: MARK_PREFIX, end: `${MARK_PREFIX}\uffff` })) {
-      if (key !== this.#mark && !markIsStale(value as OpenMark)) return value as OpenMark;
-    }
+    for (const { mark } of this.#otherMarks()) if (!markIsStale(mark)) return mark;
     return null;
   }
 
   /** The open marks of processes gone without closing (the header's INVARIANT; open-marks.ts). */
   #crashedMarks(): string[] {
     const crashed: string[] = [];
-    for (const { key, value } of this.#meta.getRange({ start: MARK_PREFIX, end: `${MARK_PREFIX}\uffff` })) {
-      if (key !== this.#mark && markIsStale(value as OpenMark)) crashed.push(key);
-    }
+    for (const { key, mark } of this.#otherMarks()) if (markIsStale(mark)) crashed.push(key);
     return crashed;
+  }
+
+  /** The open marks of other processes than this one, live or not (open-marks.ts), with their keys. */
+  *#otherMarks(): Generator<{ readonly key: string; readonly mark: OpenMark }> {
+    for (const { key, value } of this.#meta.getRange({ start: MARK_PREFIX, end: `${MARK_PREFIX}\uffff` })) {
+      if (key !== this.#mark) yield { key, mark: value as OpenMark };
+    }
   }
 
   /**
