@@ -3,6 +3,9 @@ import { defineConfig } from "vitest/config";
 
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 
+const TESTS = ["runtime", "compiler", "language-server", "editors/vscode", "playground", "sidecar", "sdk", "conformance", ""].map((dir) => `${dir}${dir && "/"}test/**/*.test.ts`);
+const STRESS = ["**/*.stress.test.ts", "**/*.volume.test.ts"];
+
 export default defineConfig({
   resolve: {
     alias: {
@@ -19,8 +22,18 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["runtime/test/**/*.test.ts", "compiler/test/**/*.test.ts", "language-server/test/**/*.test.ts", "editors/vscode/test/**/*.test.ts", "playground/test/**/*.test.ts", "sidecar/test/**/*.test.ts", "sdk/test/**/*.test.ts", "conformance/test/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // Vitest's default on 2 cores is 1 worker; most files wait on processes, sockets and disks, so 2 fill the cores.
+    maxWorkers: 2,
+    projects: [
+      // `npm test`: everything but the stress suites, free of wall-clock bounds a busy machine breaks.
+      // One module graph per worker (isolate: false): imports were half of the suite's CPU; spies and stubs are restored.
+      { extends: true, test: { name: "unit", include: TESTS, exclude: STRESS, isolate: false, restoreMocks: true, unstubEnvs: true, unstubGlobals: true } },
+      // `npm run test:stress` (.ci/run runs it after `npm test`): suites that SIGKILL, crash, flood or fill processes and
+      // disks, hold thousands of connections, pack and install the packages, or store volumes; tens of seconds each,
+      // longer on a busy machine, hence their time-outs.
+      { extends: true, test: { name: "stress", include: STRESS, testTimeout: 600_000, hookTimeout: 300_000 } },
+    ],
   },
 });

@@ -7,5 +7,7 @@ export default defineConfig({
   dts: { entry: "src/index.ts" },
   clean: true,
   sourcemap: true,
-  external: ["@writ/compiler"],
+  // The language server installs alone: @writ/compiler (and the @writ/runtime it uses) is bundled from its sources (the
+  // root tsconfig.json maps @writ/* to them), and the dependencies of the part it uses are this package's.
+  noExternal: [/^@writ\//],
 });

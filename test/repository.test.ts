@@ -65,8 +65,10 @@ it("the playground is private, bundles what it runs, and is built before the com
   expect(pkg.private).toBe(true);
   expect(pkg.exports).toBeUndefined();
   expect(pkg.engines.node).toBe(rootPkg.engines.node);
-  // `npm run build` runs the workspaces in this order; the compiler's build copies playground/dist (packaging.test.ts).
-  expect(rootPkg.workspaces.indexOf(PLAYGROUND)).toBeLessThan(rootPkg.workspaces.indexOf("compiler"));
+  // `npm run build` (scripts/lib/incremental-build.ts) orders builds by `writ.buildAfter`: the compiler's build copies
+  // playground/dist (packaging.stress.test.ts checks `writ playground` from the compiler's tarball).
+  const compiler = readJson("compiler/package.json") as { writ?: { buildAfter?: string[] } };
+  expect(compiler.writ?.buildAfter).toEqual(["@writ/playground"]);
 });
 
 it("installs no package that needs a newer Node than the README promises (the root's engines)", () => {

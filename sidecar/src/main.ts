@@ -150,9 +150,11 @@ async function serve(dev: boolean): Promise<number> {
   }
   exitOnFault(sidecar, config.shutdownTimeoutMs, log);
   reloadOnSighup(sidecar, lifecycle);
+  // A signal during the shutdown (Ctrl-C reaches both `npm start` and this process) does not cut it short: the
+  // shutdown timeout bounds it.
   const signal = await new Promise<string>((resolve) => {
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-    process.once("SIGINT", () => resolve("SIGINT"));
+    process.on("SIGTERM", () => resolve("SIGTERM"));
+    process.on("SIGINT", () => resolve("SIGINT"));
   });
   lifecycle.info(`${signal}: finishing requests in flight, then flushing the data dir`);
   exitAfter(config.shutdownTimeoutMs + CLOSE_GRACE_MS, log);

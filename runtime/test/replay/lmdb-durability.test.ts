@@ -1,7 +1,7 @@
 /**
  * LmdbDurability against a scripted environment: lmdb-js's failure modes (a rejected commit with its second
  * `commitError` promise, a flush promise that never resolves) without filling a disk. The full-disk run of the built
- * sidecar is sidecar/test/hardening/full-disk.test.ts.
+ * sidecar is sidecar/test/hardening/full-disk.stress.test.ts.
  */
 import type { RootDatabase } from "lmdb";
 import { describe, expect, it } from "vitest";

@@ -12,7 +12,7 @@
  *
  * INVARIANT (no prefetch while commits fail): nor is it called while the environment's commits fail (its
  * LmdbDurability unhealthy, e.g. a full disk): a failing store is not one to make fast, and lmdb-js on a full disk is
- * fragile. hardening/full-disk.test.ts aborted the sidecar inside lmdb-js (glibc "malloc assertion failure in
+ * fragile. hardening/full-disk.stress.test.ts aborted the sidecar inside lmdb-js (glibc "malloc assertion failure in
  * sysmalloc", after ENOSPC commits) in 2 of 28 runs as before, 2 of 30 with a consume's prefetch off, 0 of 30 with
  * the audit trail's prefetches off, 1 of 30 with this rule: the crash itself is lmdb-js's and still open.
  */

@@ -2,7 +2,7 @@
  * Readiness covers the store (surface-a/readiness.ts): `GET /health?probe=ready` is 503 while no bundle is served OR
  * the store fails writes, `GET /health` stays 200 whatever they say, and the body says which component is not ready.
  * The decision on its own, then Surface A of a sidecar on LMDB whose store reports failing writes (a full disk, as
- * LmdbDurability reports it: provoking one takes a tmpfs, hardening/full-disk.test.ts). PostgreSQL, with the database
+ * LmdbDurability reports it: provoking one takes a tmpfs, hardening/full-disk.stress.test.ts). PostgreSQL, with the database
  * really gone: fleet/readiness.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
