@@ -29,7 +29,9 @@ export default defineConfig([
     // The compiler installs alone: @writ/runtime is bundled from its sources (the root tsconfig.json maps @writ/* to
     // them), its dependencies are this package's, and so are its types, which need the root's baseUrl: tsup's
     // declaration build would resolve the paths from this folder and leave them imports.
-    noExternal: ["@writ/runtime"],
+    // chevrotain too, with the lodash-es it imports whole: loaded as ~700 modules, they were half of what `writ check`,
+    // `compile`, `fmt` and `test` spent before doing anything (docs/benchmarks.md, "The first minute").
+    noExternal: ["@writ/runtime", "chevrotain", /^@chevrotain\//, "lodash-es"],
     esbuildPlugins: [suiteInside],
     dts: { entry: "src/index.ts", compilerOptions: { baseUrl: ".." } },
     // dist/conformance is the other build's, which runs at the same time.

@@ -1,9 +1,12 @@
 import type { Decision, Explanation } from "@writ/runtime";
-import { compile } from "../compile.js";
 import { conditionsOf, explanationView, type ExprView } from "../editor/explanation.js";
 
-/** Each rule's condition as the source writes it (constants by name), by rule name; empty when the source does not parse. */
-export function conditionsAsWritten(source: string): ReadonlyMap<string, string> {
+/**
+ * Each rule's condition as the source writes it (constants by name), by rule name; empty when the source does not
+ * parse. The compiler is loaded here, on use: `writ eval` of a bundle without --explain never parses a source.
+ */
+export async function conditionsAsWritten(source: string): Promise<ReadonlyMap<string, string>> {
+  const { compile } = await import("../compile.js");
   const { ast } = compile("policy.writ", source);
   return ast ? conditionsOf(ast) : new Map();
 }

@@ -1,20 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { COMPILER } from "../version.js";
 import { commandUsage, helpRequest } from "./command-help.js";
-import { runBundleIndex } from "./commands/bundle-index.js";
-import { runBundleInspect } from "./commands/bundle-inspect.js";
-import { runBundlePack } from "./commands/bundle-pack.js";
-import { runCompile } from "./commands/compile.js";
-import { runConformance } from "./commands/conformance.js";
-import { runDiff } from "./commands/diff.js";
-import { runEval } from "./commands/eval.js";
-import { runFmt } from "./commands/fmt.js";
-import { runKeygen } from "./commands/keygen.js";
-import { DEFAULT_PLAYGROUND_HOST, DEFAULT_PLAYGROUND_PORT, parsePort, runPlayground } from "./commands/playground.js";
-import { runTest } from "./commands/test.js";
-import { runTypegen } from "./commands/typegen.js";
-import { runAuditVerify } from "./commands/audit-verify.js";
-import { runVerify } from "./commands/verify.js";
+import { DEFAULT_PLAYGROUND_HOST, DEFAULT_PLAYGROUND_PORT, parsePort } from "./playground-options.js";
 import { CliError, EXIT, type CliIo } from "./io.js";
 import type { DiagnosticFormat } from "./report.js";
 
@@ -121,11 +108,13 @@ async function runBundle(argv: readonly string[], io: CliIo): Promise<number> {
     case "pack": {
       const { values, positionals } = args(rest, { ...keys, out: { type: "string" }, force: { type: "boolean" } }, command);
       const keyPaths = (values.key as string[] | undefined) ?? [];
+      const { runBundlePack } = await import("./commands/bundle-pack.js");
       return runBundlePack({ io, dirs: positionals, outDir: (values.out as string | undefined) ?? ".", keyPaths, force: values.force === true });
     }
     case "inspect": {
       const { values, positionals } = args(rest, { ...keys, json: { type: "boolean" } }, command);
       if (positionals.length !== 1) throw new CliError("bundle inspect takes exactly one archive (`{policyId}@{version}.bundle.json`)");
+      const { runBundleInspect } = await import("./commands/bundle-inspect.js");
       return runBundleInspect({ io, path: positionals[0]!, keyPaths: (values.key as string[] | undefined) ?? [], json: values.json === true });
     }
     case "index": {
@@ -144,6 +133,7 @@ async function runBundle(argv: readonly string[], io: CliIo): Promise<number> {
       if (positionals.length !== 1) throw new CliError("bundle index takes exactly one directory: the one the archives are served from");
       const signKeyPath = values["sign-key"] as string | undefined;
       if (signKeyPath === undefined) throw new CliError("bundle index needs --sign-key FILE: the key readers pin to trust the index");
+      const { runBundleIndex } = await import("./commands/bundle-index.js");
       return runBundleIndex({
         io,
         dir: positionals[0]!,
@@ -160,7 +150,11 @@ async function runBundle(argv: readonly string[], io: CliIo): Promise<number> {
   }
 }
 
-/** Runs one `writ` invocation and returns its exit code; user errors are one line on stderr. */
+/**
+ * Runs one `writ` invocation and returns its exit code; user errors are one line on stderr. Each command's module is
+ * imported when that command runs, after its arguments are checked: help, --version and usage errors load none of
+ * them (chevrotain, refa, ajv, ... cost most of a second).
+ */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -178,6 +172,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
           { out: { type: "string" }, "sign-key": { type: "string" }, timings: { type: "boolean" }, force: { type: "boolean" } },
           command,
         );
+        const { runCompile } = await import("./commands/compile.js");
         return await runCompile({
           io,
           paths: positionals,
@@ -193,6 +188,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         const { values, positionals } = args(rest, { format: { type: "string" }, "deny-warnings": { type: "boolean" } }, command);
         const format = (values.format as string | undefined) ?? "pretty";
         if (!["pretty", "short", "json"].includes(format)) throw new CliError(`check: --format must be pretty, short or json, given \`${format}\``);
+        const { runCompile } = await import("./commands/compile.js");
         return await runCompile({
           io,
           paths: positionals,
@@ -206,12 +202,14 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       }
       case "fmt": {
         const { values, positionals } = args(rest, { check: { type: "boolean" }, diff: { type: "boolean" } }, command);
+        const { runFmt } = await import("./commands/fmt.js");
         return await runFmt(io, positionals, values.diff === true ? "diff" : values.check === true ? "check" : "write");
       }
       case "test": {
         const { values, positionals } = args(rest, { "require-coverage": { type: "boolean" }, verbose: { type: "boolean" }, format: { type: "string" } }, command);
         const format = (values.format as string | undefined) ?? "text";
         if (format !== "text" && format !== "json" && format !== "junit") throw new CliError(`test: --format must be text, json or junit, given \`${format}\``);
+        const { runTest } = await import("./commands/test.js");
         return await runTest({ io, paths: positionals, requireCoverage: values["require-coverage"] === true, verbose: values.verbose === true, format });
       }
       case "eval": {
@@ -221,6 +219,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         if (signalsPath === undefined) throw new CliError("eval needs --signals FILE (or --signals - for standard input): the signals object to decide");
         const format = (values.format as string | undefined) ?? "text";
         if (format !== "text" && format !== "json") throw new CliError(`eval: --format must be text or json, given \`${format}\``);
+        const { runEval } = await import("./commands/eval.js");
         return await runEval({ io, policyPath: positionals[0]!, signalsPath, explain: values.explain === true, format });
       }
       case "diff": {
@@ -230,11 +229,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         }
         const format = (values.format as string | undefined) ?? "text";
         if (format !== "text" && format !== "json") throw new CliError(`diff: --format must be text or json, given \`${format}\``);
+        const { runDiff } = await import("./commands/diff.js");
         return await runDiff({ io, oldPath: positionals[0]!, newPath: positionals[1]!, format });
       }
       case "keygen": {
         const { values, positionals } = args(rest, { out: { type: "string" }, force: { type: "boolean" } }, command);
         noPositionals(positionals, command);
+        const { runKeygen } = await import("./commands/keygen.js");
         return await runKeygen(io, (values.out as string | undefined) ?? "writ-signing", values.force === true);
       }
       case "verify": {
@@ -244,6 +245,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
           command,
         );
         if (positionals.length !== 1) throw new CliError("verify takes exactly one path: a bundle directory, an attestation or a proof");
+        const { runVerify } = await import("./commands/verify.js");
         return await runVerify({
           io,
           path: positionals[0]!,
@@ -254,6 +256,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       }
       case "typegen": {
         const { values, positionals } = args(rest, { out: { type: "string" } }, command);
+        const { runTypegen } = await import("./commands/typegen.js");
         return await runTypegen({ io, paths: positionals, out: (values.out as string | undefined) ?? null });
       }
       case "bundle":
@@ -263,6 +266,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         if (sub !== "verify") throw new CliError(sub === undefined ? "audit needs a subcommand: verify" : `unknown command \`audit ${sub}\` (see \`writ help\`)`);
         const { values, positionals } = args(audit, { key: { type: "string", multiple: true }, "trust-root": { type: "string" }, proof: { type: "string" } }, "audit verify");
         if (positionals.length > 1) throw new CliError("audit verify takes one export (a path, or - for standard input)");
+        const { runAuditVerify } = await import("./commands/audit-verify.js");
         return await runAuditVerify({
           io,
           exportPath: positionals[0] ?? null,
@@ -275,10 +279,14 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         const { values, positionals } = args(rest, { port: { type: "string" }, host: { type: "string" }, open: { type: "boolean" } }, command);
         noPositionals(positionals, command);
         const host = (values.host as string | undefined) ?? DEFAULT_PLAYGROUND_HOST;
-        return await runPlayground({ io, port: parsePort(values.port as string | undefined), host, open: values.open === true });
+        const port = parsePort(values.port as string | undefined);
+        const { runPlayground } = await import("./commands/playground.js");
+        return await runPlayground({ io, port, host, open: values.open === true });
       }
-      case "conformance":
+      case "conformance": {
+        const { runConformance } = await import("./commands/conformance.js");
         return await runConformance(rest, io);
+      }
       case "help":
       case "--help":
       case "-h":

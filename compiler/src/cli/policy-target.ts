@@ -14,7 +14,6 @@ import {
   type PolicyIr,
   type SignalValidator,
 } from "@writ/runtime";
-import { compile } from "../compile.js";
 import { CliError, EXIT, type CliIo } from "./io.js";
 import { reportDiagnostics } from "./report.js";
 import { collectSources } from "./sources.js";
@@ -60,6 +59,8 @@ async function fromSource(io: CliIo, path: string): Promise<PolicyTarget> {
     throw new CliError(`\`${path}\` holds ${sources.length} policies: name one (\`${sources[0]!.display}\`, ...)`);
   }
   const file = sources[0]!;
+  // The compiler (chevrotain's parser) is loaded only for a source: a bundle or an archive does not need it.
+  const { compile } = await import("../compile.js");
   const result = compile(file.display, file.text);
   if (!result.valid || !result.ir || !result.bundle) {
     reportDiagnostics(io, file, result, "pretty");

@@ -17,7 +17,8 @@ import type {
   StringConstraint,
   StringLit,
 } from "../syntax/ast.js";
-import { infixAt, operatorAt, prefixAt, type InfixLevel, type PrefixLevel } from "../syntax/operators.js";
+import { infixAt, prefixAt, type InfixLevel, type PrefixLevel } from "../syntax/operators.js";
+import { operatorAt } from "../syntax/tokens.js";
 import type { Span } from "../diagnostics/source.js";
 import { declaredInterval, isEmptyInterval } from "../analysis/domain.js";
 import { joinSpans, spanOf, type PhaseContext } from "./context.js";

@@ -10,7 +10,7 @@ import {
 } from "chevrotain";
 import type { InfixOp, PrefixOp } from "@writ/runtime";
 import { bareWord } from "./habits.js";
-import { infixAt, prefixAt, tokenOf } from "./operators.js";
+import { infixAt, prefixAt } from "./operators.js";
 import * as T from "./tokens.js";
 
 /** What a person calls each token, for messages such as "expected a string, found `{`". */
@@ -244,11 +244,11 @@ class WritParser extends CstParser {
   });
 
   expression = this.RULE("expression", () => {
-    this.AT_LEAST_ONE_SEP({ SEP: tokenOf("or"), DEF: () => this.SUBRULE(this.andExpr, { LABEL: "operand" }) });
+    this.AT_LEAST_ONE_SEP({ SEP: T.tokenOf("or"), DEF: () => this.SUBRULE(this.andExpr, { LABEL: "operand" }) });
   });
 
   andExpr = this.RULE("andExpr", () => {
-    this.AT_LEAST_ONE_SEP({ SEP: tokenOf("and"), DEF: () => this.SUBRULE(this.notExpr, { LABEL: "operand" }) });
+    this.AT_LEAST_ONE_SEP({ SEP: T.tokenOf("and"), DEF: () => this.SUBRULE(this.notExpr, { LABEL: "operand" }) });
   });
 
   notExpr = this.RULE("notExpr", () => {
@@ -340,7 +340,7 @@ class WritParser extends CstParser {
   private operator(ops: readonly (InfixOp | PrefixOp)[], idx = 1): void {
     let alts = this.operatorAlts.get(ops);
     if (!alts) {
-      alts = ops.map((op) => ({ ALT: () => this.CONSUME(tokenOf(op), { LABEL: "operator" }) }));
+      alts = ops.map((op) => ({ ALT: () => this.CONSUME(T.tokenOf(op), { LABEL: "operator" }) }));
       this.operatorAlts.set(ops, alts);
     }
     this.or(idx, alts);

@@ -20,8 +20,6 @@ import {
   type PrefixOp,
   type StringOp,
 } from "@writ/runtime";
-import type { TokenType } from "chevrotain";
-import { OPERATOR_TOKENS } from "./tokens.js";
 
 /** Binding strength, loosest first (docs/language.md "Precedence"). `and` and `or` each have a level of their own. */
 export const PRECEDENCE = { or: 1, and: 2, not: 3, predicate: 4, additive: 5, multiplicative: 6, unary: 7, primary: 8 } as const;
@@ -162,11 +160,6 @@ export function labelOf(op: IrOperatorName): string {
   return OPERATORS[op].label ?? `\`${IR_OPERATORS[op].symbol}\``;
 }
 
-/** The token an operator is written with: its runtime symbol, lexed by tokens.ts. */
-export function tokenOf(op: InfixOp | PrefixOp | LogicalOp): TokenType {
-  return OPERATOR_TOKENS[IR_OPERATORS[op].symbol];
-}
-
 const names = Object.keys(OPERATORS);
 
 /** The built-in functions, as a condition calls them. */
@@ -184,11 +177,4 @@ export function infixAt(level: InfixLevel): readonly InfixOp[] {
 
 export function prefixAt(level: PrefixLevel): readonly PrefixOp[] {
   return PREFIX_AT[level];
-}
-
-/** The operator a token stands for at a level (the grammar consumes only tokens of the table). */
-export function operatorAt<Op extends InfixOp | PrefixOp>(ops: readonly Op[], token: TokenType): Op {
-  const op = ops.find((o) => tokenOf(o) === token);
-  if (op === undefined) throw new Error(`no operator is written \`${token.name}\` here`);
-  return op;
 }

@@ -1,5 +1,5 @@
 import { createToken, Lexer, type CustomPatternMatcherFunc, type IToken, type TokenType } from "chevrotain";
-import type { InfixOp, IR_OPERATORS, LogicalOp, PrefixOp } from "@writ/runtime";
+import { IR_OPERATORS, type InfixOp, type LogicalOp, type PrefixOp } from "@writ/runtime";
 
 export const Identifier = createToken({ name: "Identifier", pattern: /[A-Za-z_][A-Za-z0-9_]*/ });
 
@@ -149,6 +149,22 @@ type OperatorSymbol = (typeof IR_OPERATORS)[InfixOp | PrefixOp | LogicalOp]["sym
  * compile; once it is either, the lexer knows it.
  */
 export const OPERATOR_TOKENS: Readonly<Record<OperatorSymbol, TokenType>> = { ...KEYWORD_TOKENS, ...PUNCTUATION };
+
+/**
+ * The token an operator is written with: its runtime symbol, lexed here. Here and not in the operator table
+ * (operators.ts), so that code that only prints or describes operators does not load chevrotain: `writ eval` of a
+ * bundle parses nothing.
+ */
+export function tokenOf(op: InfixOp | PrefixOp | LogicalOp): TokenType {
+  return OPERATOR_TOKENS[IR_OPERATORS[op].symbol];
+}
+
+/** The operator a token stands for at a level (the grammar consumes only tokens of the table). */
+export function operatorAt<Op extends InfixOp | PrefixOp>(ops: readonly Op[], token: TokenType): Op {
+  const op = ops.find((o) => tokenOf(o) === token);
+  if (op === undefined) throw new Error(`no operator is written \`${token.name}\` here`);
+  return op;
+}
 
 const bySpellingLength = (a: string, b: string): number => b.length - a.length;
 

@@ -47,7 +47,7 @@ export async function runEval(run: EvalRun): Promise<number> {
   }
   io.out(targetHeading(target));
   for (const line of decisionLines(decision)) io.out(line);
-  if (run.explain) for (const line of explanationLines(explanation, decision, conditionsAsWritten(target.source))) io.out(line);
+  if (run.explain) for (const line of explanationLines(explanation, decision, await conditionsAsWritten(target.source))) io.out(line);
   return EXIT.ok;
 }
 

@@ -1,4 +1,3 @@
-import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
 import { formatSource } from "../../fmt/format.js";
 import { renderDiagnostic } from "../../diagnostics/diagnostic.js";
 import { LineIndex } from "../../diagnostics/source.js";
@@ -28,6 +27,8 @@ export async function runFmt(io: CliIo, paths: readonly string[], mode: FmtMode)
     if (result.text === file.text) continue;
     changed++;
     if (mode === "diff") {
+      // jsdiff is loaded only for --diff: `fmt` and `fmt --check` print no patch.
+      const { createTwoFilesPatch, FILE_HEADERS_ONLY } = await import("diff");
       const patch = createTwoFilesPatch(`a/${file.display}`, `b/${file.display}`, file.text, result.text, undefined, undefined, { headerOptions: FILE_HEADERS_ONLY });
       io.out(patch.trimEnd());
     } else if (mode === "check") io.out(`${file.display}: not formatted`);

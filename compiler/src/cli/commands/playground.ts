@@ -6,9 +6,6 @@ import { fileURLToPath } from "node:url";
 import sirv from "sirv";
 import { CliError, EXIT, type CliIo } from "../io.js";
 
-export const DEFAULT_PLAYGROUND_PORT = 8088;
-export const DEFAULT_PLAYGROUND_HOST = "127.0.0.1";
-
 /**
  * What the page may do: run its own script (ajv compiles the signals schema to a function, hence 'unsafe-eval'), use
  * its own and CodeMirror's inline styles, and nothing else; it fetches nothing, so a policy never leaves the browser.
@@ -97,12 +94,4 @@ export async function runPlayground(run: PlaygroundRun): Promise<number> {
   });
   await server.close();
   return EXIT.ok;
-}
-
-/** `--port`: an integer from 0 (a free port) to 65535. */
-export function parsePort(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_PLAYGROUND_PORT;
-  const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
-  if (!(port >= 0 && port <= 65535)) throw new CliError(`playground: --port must be a port number from 0 to 65535, given \`${text}\``);
-  return port;
 }
