@@ -4,7 +4,9 @@ export default defineConfig({
   entry: ["src/index.ts", "src/cli.ts"],
   format: ["esm"],
   target: "node20",
-  dts: { entry: "src/index.ts" },
+  // Its declarations from the compiler's sources too (the root's baseUrl), never from a compiler/dist that a build
+  // running beside this one may not have written yet.
+  dts: { entry: "src/index.ts", compilerOptions: { baseUrl: ".." } },
   clean: true,
   sourcemap: true,
   // The language server installs alone: @writ/compiler (and the @writ/runtime it uses) is bundled from its sources (the

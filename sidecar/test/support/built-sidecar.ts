@@ -95,9 +95,10 @@ export function listeningUrl(output: string, surface: "A" | "B"): string | null 
 /**
  * Starts `node sidecar/dist/main.js` with exactly `env` (plus PATH) and resolves once Surface A listens.
  * `keepAll`: keep all of stdout and stderr for `all()`.
- * @throws Error with the process output when it exits or stays silent for `readyTimeoutMs` first.
+ * @throws Error with the process output when it exits or stays silent for `readyTimeoutMs` first: a hang, not a slow
+ *   start (with two busy loops beside the suite, a start that is refused took over 15 s to say so).
  */
-export async function startBuiltSidecar(env: Readonly<Record<string, string>>, readyTimeoutMs = 15_000, keepAll = false): Promise<BuiltSidecar> {
+export async function startBuiltSidecar(env: Readonly<Record<string, string>>, readyTimeoutMs = 45_000, keepAll = false): Promise<BuiltSidecar> {
   assertSidecarBuilt();
   if (!exitHookInstalled) {
     exitHookInstalled = true;
