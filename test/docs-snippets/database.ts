@@ -3,8 +3,7 @@
  * unless WRIT_TEST_POSTGRES_URL says otherwise): a unique name, created by the doc's own `createdb`, dropped after.
  */
 import { randomBytes } from "node:crypto";
-import pg from "pg";
-import { ADMIN_URL } from "../support/postgres.js";
+import { ADMIN_URL, dropDatabase } from "../support/postgres.js";
 
 export interface FleetDatabase {
   readonly name: string;
@@ -25,23 +24,7 @@ export function fleetDatabase(): FleetDatabase {
     name,
     url: url.toString(),
     env: { PGHOST: admin.hostname, PGPORT: admin.port || "5432", PGUSER: decodeURIComponent(admin.username) || "postgres" },
-    drop: async () => {
-      const client = new pg.Client({ connectionString: ADMIN_URL });
-      await client.connect();
-      try {
-        // A sidecar's backends may still be closing: PostgreSQL answers 55006 until they are gone.
-        for (let attempt = 0; ; attempt++) {
-          try {
-            await client.query(`DROP DATABASE IF EXISTS ${name}`);
-            return;
-          } catch (error) {
-            if ((error as { code?: string }).code !== "55006" || attempt >= 100) throw error;
-            await new Promise((resolve) => setTimeout(resolve, 100));
-          }
-        }
-      } finally {
-        await client.end();
-      }
-    },
+    // A sidecar's backends may still be closing: up to 10 s.
+    drop: () => dropDatabase(name, 100),
   };
 }

@@ -1,18 +1,11 @@
 /** Free TCP ports on 127.0.0.1, never the same one twice in this process (never the docs' fixed 8080 or 8081). */
-import { createServer } from "node:net";
+import { freePort as anyFreePort } from "../../sidecar/test/fleet/support.js";
 
 const given = new Set<number>();
 
 export async function freePort(): Promise<number> {
   for (;;) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const server = createServer();
-      server.once("error", reject);
-      server.listen(0, "127.0.0.1", () => {
-        const { port } = server.address() as { port: number };
-        server.close(() => resolve(port));
-      });
-    });
+    const port = await anyFreePort();
     if (!given.has(port)) {
       given.add(port);
       return port;

@@ -56,23 +56,30 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     pool,
     drop: async () => {
       await pool.end();
-      const cleanup = new pg.Client({ connectionString: ADMIN_URL });
-      await cleanup.connect();
-      try {
-        // Not WITH (FORCE): that terminates clients of the pool still closing, whose FATAL then surfaces as an
-        // unhandled error. Their backends are gone within moments; until then PostgreSQL answers 55006.
-        for (let attempt = 0; ; attempt++) {
-          try {
-            await cleanup.query(`DROP DATABASE IF EXISTS ${name}`);
-            return;
-          } catch (error) {
-            if ((error as { code?: string }).code !== "55006" || attempt >= 50) throw error;
-            await new Promise((resolve) => setTimeout(resolve, 100));
-          }
-        }
-      } finally {
-        await cleanup.end();
-      }
+      await dropDatabase(name, 50);
     },
   };
+}
+
+/**
+ * Drops database `name` if it exists, retrying every 100 ms while PostgreSQL answers 55006 (other sessions still
+ * connected), at most `attempts` more times. Not WITH (FORCE): that terminates clients of a pool still closing, whose
+ * FATAL then surfaces as an unhandled error. Their backends are gone within moments.
+ */
+export async function dropDatabase(name: string, attempts: number): Promise<void> {
+  const cleanup = new pg.Client({ connectionString: ADMIN_URL });
+  await cleanup.connect();
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await cleanup.query(`DROP DATABASE IF EXISTS ${name}`);
+        return;
+      } catch (error) {
+        if ((error as { code?: string }).code !== "55006" || attempt >= attempts) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  } finally {
+    await cleanup.end();
+  }
 }
