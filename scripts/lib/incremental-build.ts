@@ -42,13 +42,12 @@ const KEYS_DIR = "node_modules/.cache/writ-build";
 type Manifest = { name: string; workspaces?: string[]; scripts?: Record<string, string>; writ?: { buildAfter?: string[] } } & Record<string, unknown>;
 
 function workspaces(root: string): Map<string, Workspace> {
-  const manifest = (dir: string) => JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")) as Manifest;
-  const dirs = manifest(".").workspaces ?? [];
-  const byName = new Map(dirs.map((dir) => [manifest(dir).name, dir]));
+  const read = (dir: string) => JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")) as Manifest;
+  const manifests = new Map((read(".").workspaces ?? []).map((dir) => [dir, read(dir)]));
+  const byName = new Map([...manifests].map(([dir, m]) => [m.name, dir]));
   const direct = new Map<string, string[]>();
   const after = new Map<string, string[]>();
-  for (const dir of dirs) {
-    const m = manifest(dir);
+  for (const [dir, m] of manifests) {
     const declared = ["dependencies", "devDependencies", "peerDependencies"].flatMap((field) => Object.keys((m[field] as Record<string, string> | undefined) ?? {}));
     direct.set(dir, declared.flatMap((name) => byName.get(name) ?? []));
     after.set(
@@ -65,16 +64,16 @@ function workspaces(root: string): Map<string, Workspace> {
     return seen;
   };
   const result = new Map<string, Workspace>();
-  for (const dir of dirs) {
-    const m = manifest(dir);
+  for (const [dir, m] of manifests) {
     const script = m.scripts?.["build"];
     if (script !== undefined) result.set(dir, { dir, name: m.name, script, jsScript: m.scripts?.["build:js"], after: after.get(dir)!, reads: [...reads(dir)].filter((d) => d !== dir) });
   }
   return result;
 }
 
-/** The files of `dir` a build can read, as `path\0content` in a stable order. */
-function hashFiles(hash: ReturnType<typeof createHash>, root: string, dir: string): void {
+/** A digest of the files of `dir` a build can read, as `path\0content` in a stable order. */
+function digestFiles(root: string, dir: string): string {
+  const hash = createHash("sha256");
   const walk = (at: string): void => {
     for (const entry of readdirSync(join(root, at), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const path = join(at, entry.name);
@@ -86,18 +85,26 @@ function hashFiles(hash: ReturnType<typeof createHash>, root: string, dir: strin
     }
   };
   walk(dir);
+  return hash.digest("hex");
 }
 
 function buildKeys(root: string, all: Map<string, Workspace>): Map<string, string> {
   const keys = new Map<string, string>();
+  // Each workspace's files are read once, however many others bundle them.
+  const digests = new Map<string, string>();
+  const digestOf = (dir: string): string => {
+    if (!digests.has(dir)) digests.set(dir, digestFiles(root, dir));
+    return digests.get(dir)!;
+  };
+  const global = createHash("sha256");
+  for (const file of GLOBAL_INPUTS) if (existsSync(join(root, file))) global.update(`${file}\0`).update(readFileSync(join(root, file))).update("\0");
+  const globalDigest = global.digest("hex");
   const keyOf = (dir: string): string => {
     const known = keys.get(dir);
     if (known !== undefined) return known;
     const ws = all.get(dir)!;
-    const hash = createHash("sha256");
-    for (const file of GLOBAL_INPUTS) if (existsSync(join(root, file))) hash.update(`${file}\0`).update(readFileSync(join(root, file))).update("\0");
-    hashFiles(hash, root, dir);
-    for (const source of ws.reads) hashFiles(hash, root, source);
+    const hash = createHash("sha256").update(`${globalDigest}\0${dir}\0${digestOf(dir)}\0`);
+    for (const source of ws.reads) hash.update(`${source}\0${digestOf(source)}\0`);
     for (const before of ws.after) hash.update(`${before}\0${keyOf(before)}\0`);
     const key = hash.digest("hex");
     keys.set(dir, key);
