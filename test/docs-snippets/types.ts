@@ -1,4 +1,4 @@
-/** The vocabulary of the docs-snippet test (test/docs-snippets.test.ts): blocks of the docs, and what is done with each. */
+/** The vocabulary of the docs-snippet test (test/docs-snippets.e2e.test.ts): blocks of the docs, and what is done with each. */
 
 /** A shell block of a doc: its file (from the repository root), the line of its opening fence, and its text. */
 export interface ShellBlock {
