@@ -106,7 +106,7 @@ if (unavailable !== null) {
         await locker.query("BEGIN");
         await locker.query("LOCK TABLE writ_audit_records IN ACCESS EXCLUSIVE MODE");
         const reads = Array.from({ length: POOL_SIZE + 3 }, () => s.call("GET", "/audit/decisions?limit=1"));
-        await until("statements wait for a connection", 20_000, async () => valueOf(await scrape(s), "writ_postgres_pool_waiting_clients") >= 3);
+        await until("statements wait for a connection", 10_000, async () => valueOf(await scrape(s), "writ_postgres_pool_waiting_clients") >= 3);
         text = await scrape(s);
         expect(valueOf(text, "writ_postgres_pool_connections")).toBe(POOL_SIZE);
         expect(valueOf(text, "writ_postgres_pool_idle_connections")).toBe(0);
@@ -125,12 +125,27 @@ if (unavailable !== null) {
         "SELECT pg_terminate_backend(pid) AS terminated, pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'writ-sidecar'",
       );
       expect(rows.length).toBeGreaterThanOrEqual(1);
-      await until("every terminated connection is counted", 20_000, async () => valueOf(await scrape(s), "writ_postgres_pool_errors_total") >= before + rows.length);
+      await until("every terminated connection is counted", 10_000, async () => valueOf(await scrape(s), "writ_postgres_pool_errors_total") >= before + rows.length);
       await sleep(200);
       expect(valueOf(await scrape(s), "writ_postgres_pool_errors_total")).toBe(before + rows.length);
       // The pool connects anew, and the sidecar's own connection was not among them: still ready.
       expect((await s.call("GET", "/health?probe=ready")).status).toBe(200);
       expect((await s.call("GET", "/audit/decisions?limit=1")).status).toBe(200);
+    });
+
+    it("a connection terminated while its statement runs is counted too", async () => {
+      const pool = createPool({ url: databaseUrlOf(database.pool), poolSize: 1, statementTimeoutMs: 30_000, connectTimeoutMs: 5_000 }, () => undefined);
+      try {
+        const sleeping = pool.query("SELECT pg_sleep(30)");
+        const running = "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'writ-sidecar' AND query LIKE 'SELECT pg_sleep%'";
+        let pid: number | undefined;
+        await until("the statement runs", 10_000, async () => (pid = (await database.pool.query<{ pid: number }>(running)).rows[0]?.pid) !== undefined);
+        await database.pool.query("SELECT pg_terminate_backend($1)", [pid]);
+        await expect(sleeping).rejects.toThrow(/terminating connection due to administrator command/);
+        expect(poolStats(pool).errors).toBe(1);
+      } finally {
+        await pool.end();
+      }
     });
   });
 }

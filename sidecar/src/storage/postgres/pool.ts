@@ -26,12 +26,21 @@ const failures = new WeakMap<pg.Pool, { count: number }>();
 /**
  * A client of the pool that counts itself into `failed` once, the first time it fails: its connection attempt is
  * refused or times out (pg-pool then destroys its socket, and the attempt's callback has the error), or once open it
- * emits `error` (the connection lost, cut, or terminated by the server). Counting wraps `connect` and `emit`: it adds
- * no `error` listener, so an unhandled client error stays what it was (query.ts `checkOut`).
+ * emits `error` (the connection lost or cut), or the server sends it a FATAL message (terminated, shutting down). The
+ * last is counted apart: a FATAL that reaches a query fails it, pg-pool ends the client the failed query released, and
+ * the socket's close then emits no `error`. Counting wraps `connect` and `emit` and listens to the connection's
+ * messages: it adds no `error` listener, so an unhandled client error stays what it was (query.ts `checkOut`).
  */
 function countingClient(failed: { count: number }): new (config?: pg.ClientConfig) => pg.Client {
   return class CountingClient extends pg.Client {
     #counted = false;
+
+    constructor(config?: pg.ClientConfig) {
+      super(config);
+      this.connection.on("errorMessage", (message: { severity?: string }) => {
+        if (message.severity === "FATAL") this.#fail();
+      });
+    }
 
     #fail(): void {
       if (this.#counted) return;
