@@ -11,10 +11,10 @@
  * prefetch is only an optimization; a read of a closed environment throws as usual).
  *
  * INVARIANT (no prefetch while commits fail): nor is it called while the environment's commits fail (its
- * LmdbDurability unhealthy, e.g. a full disk): a failing store is not one to make fast, and lmdb-js on a full disk is
- * fragile. hardening/full-disk.stress.test.ts aborted the sidecar inside lmdb-js (glibc "malloc assertion failure in
- * sysmalloc", after ENOSPC commits) in 2 of 28 runs as before, 2 of 30 with a consume's prefetch off, 0 of 30 with
- * the audit trail's prefetches off, 1 of 30 with this rule: the crash itself is lmdb-js's and still open.
+ * LmdbDurability unhealthy, e.g. a full disk): a failing store is not one to make fast. (The abort after failed page
+ * writes that hardening/full-disk.stress.test.ts meets now and then is a heap overflow in lmdb-js's own error message,
+ * docs/sidecar.md "A full disk, a failing data dir", reproduced without prefetches by scripts/repro/; this rule does
+ * not prevent it.)
  */
 import { LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, Key, RootDatabase } from "lmdb";

@@ -46,11 +46,19 @@ if (unavailable !== null) {
       const acknowledged: string[] = [];
       const restart = () => startFleetSidecar(url, { SERVICE_INSTANCE_ID: "victim" });
       const fleetKey = loadPublicKeyPem(createPublicKey(FLEET_SIGNING_KEY).export({ type: "spki", format: "pem" }).toString());
-      /** Both logs, exported from `from`: each verifies, and together they hold every decision acknowledged so far. */
+      /**
+       * Both logs, exported from `from`: each verifies, and together they hold every decision acknowledged so far. A log
+       * holds nothing until its sidecar sequenced a record (a victim killed before it answered any, on a busy machine):
+       * its export is then 404 `audit log not found` (LOG_NOT_FOUND), and the decisions it would hold are missing from the union below.
+       */
       const logsVerify = async (from: FleetSidecar, cycle: number): Promise<void> => {
         const logged = new Set<string>();
         for (const logId of ["stable", "victim"]) {
           const response = await fetch(`${from.a}/audit/export?logId=${logId}`, { headers: { authorization: `Bearer ${API_KEY}` } });
+          if (response.status === 404) {
+            expect(await response.json()).toMatchObject({ error: "audit log not found" });
+            continue;
+          }
           expect(response.status).toBe(200);
           const verifier = new ExportVerifier([fleetKey]);
           for (const text of (await response.text()).split("\n")) {
