@@ -5,7 +5,10 @@ const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 
 const TESTS = ["runtime", "compiler", "language-server", "editors/vscode", "playground", "sidecar", "sdk", "conformance", ""].map((dir) => `${dir}${dir && "/"}test/**/*.test.ts`);
 const STRESS = ["**/*.stress.test.ts", "**/*.volume.test.ts"];
-/** Whole programs run as a user runs them: several processes each, about half of the unit suite's CPU together. */
+/**
+ * Whole programs run as a user runs them, several processes each (the docs' shell blocks, the conformance CLI, the
+ * .vsix, built sidecars under races, kills and fleets): about 40% of what was the unit suite's CPU.
+ */
 const E2E = ["**/*.e2e.test.ts"];
 
 export default defineConfig({
@@ -33,7 +36,8 @@ export default defineConfig({
       // One module graph per worker (isolate: false): imports were half of the suite's CPU; spies and stubs are restored.
       { extends: true, test: { name: "unit", include: TESTS, exclude: [...STRESS, ...E2E], isolate: false, restoreMocks: true, unstubEnvs: true, unstubGlobals: true } },
       // `npm run test:e2e` (.ci/run runs it after `npm test`): the docs' shell blocks in a temporary clone, the conformance
-      // CLI and its mutation tests against built sidecars, the VS Code package built and read back.
+      // CLI and its mutation tests against built sidecars, the VS Code package built and read back, the built sidecar's
+      // operations, a replay race over 200 connections, fleets with a bundle source or a second instance.
       { extends: true, test: { name: "e2e", include: E2E } },
       // `npm run test:stress` (.ci/run runs it after `npm test`): suites that SIGKILL, crash, flood or fill processes and
       // disks, hold thousands of connections, pack and install the packages, or store volumes; tens of seconds each,

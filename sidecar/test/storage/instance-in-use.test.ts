@@ -2,7 +2,7 @@
  * Two live sidecars never share one audit record log (storage/instance-in-use.ts): the second start is refused with
  * InstanceInUseError, naming SERVICE_INSTANCE_ID; one that stopped, or crashed, blocks nothing.
  * - LMDB: another live process's open mark in the data dir refuses the log's open; a mark whose process is gone does not.
- * - PostgreSQL (in process; the built sidecar's exit code: fleet/instance-in-use.test.ts): a second sidecar with the same
+ * - PostgreSQL (in process; the built sidecar's exit code: fleet/instance-in-use.e2e.test.ts): a second sidecar with the same
  *   instance id, given or taken from the host name, is refused while the first runs, and starts once it closed.
  */
 import { spawn } from "node:child_process";

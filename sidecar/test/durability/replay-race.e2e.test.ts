@@ -4,7 +4,7 @@
  * 200; every other one is the INV-013 refusal, with no 5xx and no connection error; the audit trail holds exactly
  * that one decision, and one replay-attempt security event per refusal.
  *
- * Needs `npm run build` (root `npm test` builds first).
+ * Needs the build (`npm run test:e2e` builds first).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -2,7 +2,7 @@
  * Two BUILT sidecars that would share one audit record log (storage/instance-in-use.ts): the second exits with code 1
  * and one `failed to start` line with `code: "INSTANCE_IN_USE"` naming SERVICE_INSTANCE_ID, while the first serves on;
  * once the first crashed (SIGKILL), a sidecar with its id starts at once. On PostgreSQL, one instance id on one
- * database; on LMDB, one data dir. Needs `npm run build` (root `npm test` builds first).
+ * database; on LMDB, one data dir. Needs the build (`npm run test:e2e` builds first).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";

@@ -69,7 +69,7 @@ function evaluate(url: string, executionId: string, signals: object = TRANSFER_S
 }
 
 beforeAll(() => {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm test does)`);
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm run test:e2e does)`);
 });
 
 afterEach(async () => {
