@@ -33,8 +33,19 @@ interface Outcome {
 
 const since = (start: number): string => `${((performance.now() - start) / 1000).toFixed(1)} s`;
 
-/** @returns 0 when every step passed, 1 otherwise. @throws Error when a step runs after one not before it */
+/** @throws Error when two steps share a name, or a step runs after one that is not before it */
+function checkPlan(plan: readonly Step[]): void {
+  const seen = new Set<string>();
+  for (const step of plan) {
+    for (const name of step.after ?? []) if (!seen.has(name)) throw new Error(`step ${step.name} runs after ${name}, which is not an earlier step`);
+    if (seen.has(step.name)) throw new Error(`two steps are named ${step.name}`);
+    seen.add(step.name);
+  }
+}
+
+/** @returns 0 when every step passed, 1 otherwise. @throws Error for a plan `checkPlan` refuses, before running any step */
 export async function runSteps(plan: readonly Step[], { cwd, say, write }: StepRunOptions): Promise<number> {
+  checkPlan(plan);
   const started = performance.now();
   const children = new Set<ChildProcess>();
   const stop = (signal: NodeJS.Signals): void => {
@@ -63,11 +74,7 @@ export async function runSteps(plan: readonly Step[], { cwd, say, write }: StepR
 
   const outcomes = new Map<string, Promise<Outcome | null>>();
   for (const step of plan) {
-    const before = (step.after ?? []).map((name) => {
-      const outcome = outcomes.get(name);
-      if (outcome === undefined) throw new Error(`step ${step.name} runs after ${name}, which is not an earlier step`);
-      return outcome;
-    });
+    const before = (step.after ?? []).map((name) => outcomes.get(name)!);
     const passed = Promise.all(before).then((all) => all.every((b) => b?.status === 0));
     outcomes.set(step.name, passed.then((go) => (go ? run(step) : null)));
   }

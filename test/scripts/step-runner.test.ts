@@ -58,7 +58,9 @@ describe("runSteps", () => {
     expect(written).toBe("\n--- lint (npm run fail) failed:\nline 3: broken\n");
   });
 
-  it("refuses a plan whose step runs after one that is not before it", async () => {
-    await expect(run([{ name: "tests", script: "pass", after: ["build"] }])).rejects.toThrow("step tests runs after build, which is not an earlier step");
+  it("refuses a plan whose step runs after one that is not before it, or two steps of one name, running none of it", async () => {
+    await expect(run([{ name: "tests", script: "record" }, { name: "check", script: "pass", after: ["build"] }])).rejects.toThrow("step check runs after build, which is not an earlier step");
+    await expect(run([{ name: "tests", script: "record" }, { name: "tests", script: "pass" }])).rejects.toThrow("two steps are named tests");
+    expect(existsSync(join(cwd, "ran"))).toBe(false);
   });
 });
