@@ -24,9 +24,22 @@ export interface DatabaseConfig {
   readonly poolSize: number;
   readonly statementTimeoutMs: number;
   readonly connectTimeoutMs: number;
+  /** The server's `lock_timeout` on every connection: the longest wait for one lock. */
+  readonly lockTimeoutMs: number;
+  /**
+   * The server's `idle_in_transaction_session_timeout` on every pooled connection: a transaction that sends nothing this
+   * long (its client gone, or cut off by the network) is ended with its connection, and its locks released.
+   */
+  readonly idleInTransactionTimeoutMs: number;
 }
 
-export const DEFAULT_DATABASE = { poolSize: 10, statementTimeoutMs: 5_000, connectTimeoutMs: 5_000 } as const;
+/**
+ * The defaults (docs/fleet.md, "Timeouts"). Every lock writ takes is held for one statement or one short transaction,
+ * whose statements follow each other within milliseconds: the lock timeout, below the statement timeout, makes a wait
+ * on a lock held elsewhere fail as what it is, and the idle limit gives back within seconds the locks of a transaction
+ * whose client is gone (PostgreSQL's own default never does, and its TCP keepalive takes about 2 hours).
+ */
+export const DEFAULT_DATABASE = { poolSize: 10, statementTimeoutMs: 5_000, connectTimeoutMs: 5_000, lockTimeoutMs: 3_000, idleInTransactionTimeoutMs: 10_000 } as const;
 
 /** A remote bundle source (`SERVICE_BUNDLE_SOURCE_URL`, docs/bundles.md), in place of the policies root. */
 export interface BundleSourceConfig {
@@ -265,6 +278,10 @@ export function databaseConfig(env: Env, cwd: string = process.cwd()): DatabaseC
     poolSize: integer(env, "SERVICE_DATABASE_POOL_SIZE", DEFAULT_DATABASE.poolSize, 1, 1_000),
     statementTimeoutMs: integer(env, "SERVICE_DATABASE_STATEMENT_TIMEOUT_MS", DEFAULT_DATABASE.statementTimeoutMs, 100, 600_000),
     connectTimeoutMs: integer(env, "SERVICE_DATABASE_CONNECT_TIMEOUT_MS", DEFAULT_DATABASE.connectTimeoutMs, 100, 600_000),
+    lockTimeoutMs: integer(env, "SERVICE_DATABASE_LOCK_TIMEOUT_MS", DEFAULT_DATABASE.lockTimeoutMs, 100, 600_000),
+    // At least a second: a shorter limit would end the sidecar's own transactions whenever its event loop is held
+    // between two of their statements.
+    idleInTransactionTimeoutMs: integer(env, "SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS", DEFAULT_DATABASE.idleInTransactionTimeoutMs, 1_000, 3_600_000),
   };
 }
 

@@ -6,7 +6,7 @@
  * Every method that writes resolves only once its write is durable (acknowledged means durable); a store that cannot
  * write or read rejects with StoreUnavailableError (503 at the HTTP edge), never with a partial write.
  */
-import { parseStrictJson } from "@writ/runtime";
+import { parseStrictJson, type ReplayStore } from "@writ/runtime";
 import type { Receipt, SealedRecord, Verification } from "./types.js";
 
 /** A stored record as read back: its JSON value, or `unreadable` when its bytes are no longer strict JSON. */
@@ -22,7 +22,31 @@ export function storedRecord(text: string | undefined): StoredRecord | undefined
   }
 }
 
+/**
+ * The writes of one execution where the replay store and the record store are one database (TrustRecordStore
+ * `inOneTransaction`): the decision consumed through `replay`, then the record created by `create`, all in one
+ * transaction.
+ */
+export interface ExecutionUnit {
+  /** Where the execution's decision is consumed, with its audit record: written in the unit, not committed on its own. */
+  readonly replay: ReplayStore;
+  /**
+   * `TrustRecordStore.create` as the unit's last write, which commits the unit: resolved true, the decision, its audit
+   * record, the record, its verification and receipt have committed together; false (the id already has a record),
+   * nothing of the unit has. Rejected (StoreUnavailableError), nothing has, or, when the answer to COMMIT was lost,
+   * possibly all of it: never a part.
+   */
+  create(record: SealedRecord, verification: Verification, receipt: Receipt): Promise<boolean>;
+}
+
 export interface TrustRecordStore {
+  /**
+   * Where the store shares its database with the replay store (PostgreSQL): runs `work` with one execution's unit
+   * (ExecutionUnit), rolled back unless its `create` committed it. INVARIANT (no id consumed without its record): on
+   * such a store, a decision of Surface B commits only with its record. Absent (LMDB, memory): the replay store
+   * commits the decision on its own, before the record is created.
+   */
+  readonly inOneTransaction?: <T>(work: (unit: ExecutionUnit) => Promise<T>) => Promise<T>;
   /**
    * Stores a new record with its first verification and receipt, all in one transaction. Resolves false, writing
    * nothing, when the id already has a record (a record is never replaced), whichever sidecar of a fleet made it.

@@ -12,7 +12,7 @@ import { bodySchema } from "../http/validation.js";
 import { securityEvent } from "../surface-a/security-events.js";
 import { isBusinessTransactionUuid } from "./ids.js";
 import { parsePage } from "./pagination.js";
-import { executeTransaction } from "./pipeline.js";
+import { transactionPipeline } from "./pipeline.js";
 import { required } from "./required.js";
 import { GET_ONLY, RECORD_ROUTE } from "./route-options.js";
 import { timestampCheck } from "./timestamps.js";
@@ -54,6 +54,7 @@ function tracked(request: FastifyRequest, transaction: BusinessTransaction): Req
 }
 
 export function transactionRoutes(app: FastifyInstance, ctx: SidecarContext, records: TrustRecordStore | null): void {
+  const execute = transactionPipeline(ctx, records);
   const uuidFirst = {
     // Spec 4.2: before anything else runs, the schema included, a body without a valid UUID (absent, not a string,
     // malformed) is refused.
@@ -66,13 +67,13 @@ export function transactionRoutes(app: FastifyInstance, ctx: SidecarContext, rec
     const given = request.body;
     checkTimestamps(given);
     const transaction: BusinessTransaction = { ...given, status: "RECEIVED", createdAt: new Date().toISOString() };
-    return recordingReplays(ctx, request, transaction.businessTransactionId, executeTransaction(ctx, required(records), transaction, tracked(request, transaction)));
+    return recordingReplays(ctx, request, transaction.businessTransactionId, execute(transaction, tracked(request, transaction)));
   });
 
   app.post<{ Body: CreateTransactionRequest }>("/transactions", bodySchema(CreateTransactionRequest), async (request, reply) => {
     const given = request.body;
     const transaction: BusinessTransaction = { ...given, status: given.status ?? DEFAULT_STATUS, createdAt: given.createdAt ?? new Date().toISOString() };
-    const record = await recordingReplays(ctx, request, transaction.businessTransactionId, executeTransaction(ctx, required(records), transaction, tracked(request, transaction)));
+    const record = await recordingReplays(ctx, request, transaction.businessTransactionId, execute(transaction, tracked(request, transaction)));
     return reply.code(201).send(record);
   });
 

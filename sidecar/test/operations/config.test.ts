@@ -79,7 +79,7 @@ describe("loadConfig", () => {
   it("on PostgreSQL: the database, its pool and timeouts, the replay store and audit in it, no data dir needed", () => {
     expect(loadConfig({ ...KEY, ...PG }, { cwd: SRV })).toMatchObject({
       store: "postgres",
-      database: { url: PG.SERVICE_DATABASE_URL, poolSize: 10, statementTimeoutMs: 5_000, connectTimeoutMs: 5_000 },
+      database: { url: PG.SERVICE_DATABASE_URL, poolSize: 10, statementTimeoutMs: 5_000, connectTimeoutMs: 5_000, lockTimeoutMs: 3_000, idleInTransactionTimeoutMs: 10_000 },
       replayStore: "postgres",
       audit: true,
       dataDir: null,
@@ -89,7 +89,19 @@ describe("loadConfig", () => {
       { ...KEY, SERVICE_STORE: "postgres", SERVICE_DATABASE_URL_FILE: "url", SERVICE_DATABASE_POOL_SIZE: "25", SERVICE_DATABASE_STATEMENT_TIMEOUT_MS: "800", SERVICE_DATABASE_CONNECT_TIMEOUT_MS: "300" },
       { cwd: SRV },
     );
-    expect(fromFile.database).toEqual({ url: PG.SERVICE_DATABASE_URL, poolSize: 25, statementTimeoutMs: 800, connectTimeoutMs: 300 });
+    expect(fromFile.database).toEqual({ url: PG.SERVICE_DATABASE_URL, poolSize: 25, statementTimeoutMs: 800, connectTimeoutMs: 300, lockTimeoutMs: 3_000, idleInTransactionTimeoutMs: 10_000 });
+  });
+
+  it("on PostgreSQL: the lock timeout and the idle-in-transaction limit of every pooled connection, each within its bounds", () => {
+    const database = (env: Env) => loadConfig({ ...KEY, ...PG, ...env }, { cwd: SRV }).database;
+    expect(database({ SERVICE_DATABASE_LOCK_TIMEOUT_MS: "700", SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "2000" })).toMatchObject({ lockTimeoutMs: 700, idleInTransactionTimeoutMs: 2_000 });
+    expect(database({ SERVICE_DATABASE_LOCK_TIMEOUT_MS: "100", SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "1000" })).toMatchObject({ lockTimeoutMs: 100, idleInTransactionTimeoutMs: 1_000 });
+    expect(database({ SERVICE_DATABASE_LOCK_TIMEOUT_MS: "600000", SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "3600000" })).toMatchObject({ lockTimeoutMs: 600_000, idleInTransactionTimeoutMs: 3_600_000 });
+    const lock = /^SERVICE_DATABASE_LOCK_TIMEOUT_MS must be an integer from 100 to 600000, not `(.*)`$/;
+    const idle = /^SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS must be an integer from 1000 to 3600000, not `(.*)`$/;
+    for (const value of ["0", "99", "600001", "3s", "-1", "off", "1.5"]) expect(refusal({ ...KEY, ...PG, SERVICE_DATABASE_LOCK_TIMEOUT_MS: value })).toMatch(lock);
+    for (const value of ["0", "999", "3600001", "10s", "off"]) expect(refusal({ ...KEY, ...PG, SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: value })).toMatch(idle);
+    expect(refusal({ ...KEY, ...PG, SERVICE_DATABASE_LOCK_TIMEOUT_MS: " " })).toBe("SERVICE_DATABASE_LOCK_TIMEOUT_MS is set but empty; unset it or give it a value");
   });
 
   it("never puts the database URL, a secret, into an error", () => {

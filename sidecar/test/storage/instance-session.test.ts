@@ -16,7 +16,7 @@ import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
 const unavailable = await postgresUnavailable();
 
 /** Short timeouts: a black-holed probe is abandoned after 1 s + 1 s, a connection attempt after 1 s. */
-const TIMEOUTS = { poolSize: 2, statementTimeoutMs: 1_000, connectTimeoutMs: 1_000 };
+const TIMEOUTS = { poolSize: 2, statementTimeoutMs: 1_000, connectTimeoutMs: 1_000, lockTimeoutMs: 1_000, idleInTransactionTimeoutMs: 10_000 };
 
 async function until(what: string, ms: number, check: () => boolean): Promise<number> {
   const started = Date.now();

@@ -37,7 +37,7 @@ async function until(what: string, ms: number, check: () => Promise<boolean>): P
 
 describe("the pool's failed connections", () => {
   it("an attempt refused is counted, once per attempt", async () => {
-    const pool = createPool({ url: `postgresql://postgres@127.0.0.1:${await freePort()}/postgres`, poolSize: 2, statementTimeoutMs: 1_000, connectTimeoutMs: 1_000 }, () => undefined);
+    const pool = createPool({ url: `postgresql://postgres@127.0.0.1:${await freePort()}/postgres`, poolSize: 2, statementTimeoutMs: 1_000, connectTimeoutMs: 1_000, lockTimeoutMs: 1_000, idleInTransactionTimeoutMs: 10_000 }, () => undefined);
     try {
       await expect(pool.query("SELECT 1")).rejects.toThrow(/ECONNREFUSED/);
       await expect(pool.query("SELECT 1")).rejects.toThrow(/ECONNREFUSED/);
@@ -134,7 +134,7 @@ if (unavailable !== null) {
     });
 
     it("a connection terminated while its statement runs is counted too", async () => {
-      const pool = createPool({ url: databaseUrlOf(database.pool), poolSize: 1, statementTimeoutMs: 30_000, connectTimeoutMs: 5_000 }, () => undefined);
+      const pool = createPool({ url: databaseUrlOf(database.pool), poolSize: 1, statementTimeoutMs: 30_000, connectTimeoutMs: 5_000, lockTimeoutMs: 3_000, idleInTransactionTimeoutMs: 10_000 }, () => undefined);
       try {
         const sleeping = pool.query("SELECT pg_sleep(30)");
         const running = "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'writ-sidecar' AND query LIKE 'SELECT pg_sleep%'";

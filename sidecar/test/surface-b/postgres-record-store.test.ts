@@ -22,6 +22,9 @@ if (unavailable !== null) {
     return database;
   };
 
+  const replayEntries = async (pool: pg.Pool, fingerprint: string): Promise<number> =>
+    Number((await pool.query<{ n: string }>("SELECT count(*) AS n FROM writ_replay WHERE fingerprint = $1", [Buffer.from(fingerprint, "utf8")])).rows[0]!.n);
+
   const shared = await fresh();
   trustRecordStoreContract("PostgresTrustRecordStore", async () => {
     const { pool } = shared;
@@ -47,6 +50,61 @@ if (unavailable !== null) {
         expect(await b.record("tx-f")).toEqual(await a.record("tx-f"));
       } finally {
         await other.end();
+      }
+    });
+
+    it("inOneTransaction: the unit's consumption and record commit together in `create`", async () => {
+      const { pool } = await fresh();
+      const store = new PostgresTrustRecordStore(pool, { replay: { recordsTable: null } });
+      const created = await store.inOneTransaction!(async (unit) => {
+        expect((await unit.replay.consume("fp-a")).ok).toBe(true);
+        // Nothing is visible outside the unit before its `create`.
+        expect(await replayEntries(pool, "fp-a")).toBe(0);
+        return unit.create(recordOf("tx-a"), verificationOf("tx-a", 0), receiptOf("tx-a", 0));
+      });
+      expect(created).toBe(true);
+      expect(await replayEntries(pool, "fp-a")).toBe(1);
+      expect(await store.record("tx-a")).toMatchObject({ state: "stored" });
+      expect(await store.latestReceipt("tx-a")).toEqual(receiptOf("tx-a", 0));
+    });
+
+    it("inOneTransaction: a unit that throws, or whose id already has a record, commits nothing", async () => {
+      const { pool } = await fresh();
+      const store = new PostgresTrustRecordStore(pool, { replay: { recordsTable: null } });
+      const failing = store.inOneTransaction!(async (unit) => {
+        await unit.replay.consume("fp-b");
+        throw new Error("sealing failed");
+      });
+      await expect(failing).rejects.toThrow("sealing failed");
+      expect(await replayEntries(pool, "fp-b")).toBe(0);
+
+      await store.create(recordOf("tx-c"), verificationOf("tx-c", 0), receiptOf("tx-c", 0));
+      const again = await store.inOneTransaction!(async (unit) => {
+        await unit.replay.consume("fp-c");
+        return unit.create(recordOf("tx-c", 1), verificationOf("tx-c", 1), receiptOf("tx-c", 1));
+      });
+      expect(again).toBe(false);
+      expect(await replayEntries(pool, "fp-c")).toBe(0);
+      expect(await store.record("tx-c")).toEqual({ state: "stored", value: recordOf("tx-c") });
+      // Both clients went back to the pool, reusable: nothing is left in a transaction.
+      const { rows } = await pool.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'");
+      expect(Number(rows[0]!.n)).toBe(0);
+    });
+
+    it("inOneTransaction: no connection is taken before the unit's first statement", async () => {
+      const { pool } = await fresh();
+      const small = new pg.Pool({ connectionString: (pool.options as { connectionString: string }).connectionString, max: 1 });
+      try {
+        const store = new PostgresTrustRecordStore(small, { replay: { recordsTable: null } });
+        // Work before the decision (a bundle's pin claimed through the same pool of one connection) is not starved.
+        const created = await store.inOneTransaction!(async (unit) => {
+          await small.query("SELECT 1");
+          await unit.replay.consume("fp-d");
+          return unit.create(recordOf("tx-d"), verificationOf("tx-d", 0), receiptOf("tx-d", 0));
+        });
+        expect(created).toBe(true);
+      } finally {
+        await small.end();
       }
     });
 

@@ -6,7 +6,8 @@
  * - Start: the schema is migrated (migrations.ts, one sidecar at a time); a database that cannot be reached or whose
  *   schema is newer than this sidecar refuses the start with one line.
  * - Writes: each replay transition is one conditional statement that also inserts its record (runtime
- *   `PostgresReplayStore`), answered only after COMMIT; every failure is StoreUnavailableError, answered 503.
+ *   `PostgresReplayStore`), answered only after COMMIT; every failure is StoreUnavailableError, answered 503. A
+ *   Surface B execution's transition commits in one transaction with its Trust Record (record-store.ts).
  * - One owner per audit record log: the sidecar's own connection (instance-session.ts) holds its instance id's lock
  *   for the sidecar's life; a second live sidecar with the same instance id refuses to start (InstanceInUseError).
  * - Health: `store` of `GET /health` (and readiness) follows a `SELECT 1` on that connection every 500 ms, failed
@@ -56,7 +57,8 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
   // Claim statements under way at once: never more than the pool has connections, so other statements still get one.
   const claimStatements = Math.min(DEFAULT_CLAIM_STATEMENTS, database.poolSize);
   const recording = !config.audit ? { recordsTable: null } : logStorage === null ? {} : { recordLog: { logId: logStorage.logId } };
-  const replay = config.replayStore === "postgres" ? new PostgresReplayStore(pool, { claimStatements, ...recording }) : null;
+  const replayOptions = { claimStatements, ...recording };
+  const replay = config.replayStore === "postgres" ? new PostgresReplayStore(pool, replayOptions) : null;
   const audit: AuditLog = config.audit
     ? new PostgresAuditLog(pool, {
         onError: (error) => reporters.onAuditError?.(error),
@@ -66,7 +68,8 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
         recordLog: logStorage === null ? null : { storage: logStorage, checkpoints: { key: signingKey, ...config.auditCheckpoints } },
       })
     : new DisabledAuditLog();
-  const trustRecords = new PostgresTrustRecordStore(pool);
+  // Surface B's decisions are written as the replay store writes them, in the transaction of their record.
+  const trustRecords = new PostgresTrustRecordStore(pool, replay === null ? {} : { replay: replayOptions });
   const bundlePins = new PostgresBundlePins(pool);
 
   const probe = setInterval(() => owner.probe(), DATABASE_PROBE_INTERVAL_MS);

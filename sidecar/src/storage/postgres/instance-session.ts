@@ -10,7 +10,8 @@
  *   transaction reads no table (it holds no other lock: it never delays a migration) and has no transaction id and no
  *   snapshot between its statements (it holds back no vacuum). It ends with the connection: a sidecar that crashed
  *   does not block its restart (when its host vanished, within about 30 s: the TCP keepalive the session asks of the
- *   server, KEEPALIVE).
+ *   server, KEEPALIVE). That transaction is idle between probes for the sidecar's whole life, on purpose: it is exempt
+ *   from the idle-in-transaction limit of the pool's connections (NO_IDLE_LIMIT).
  * - THE PROBE (`probe()`, every DATABASE_PROBE_INTERVAL_MS): `SELECT 1` on the session, connecting it again first if
  *   it was lost (and taking the lock again). `store` of `/health`, and readiness with it, follow the probes: failed
  *   when one fails or has not answered PROBE_DEADLINE_MS after it started, ok again when one answers within that.
@@ -54,6 +55,15 @@ const KEEPALIVE: readonly (readonly [string, string])[] = [
 ];
 const KEEPALIVE_SQL = `SELECT set_config(name, setting, false) FROM (VALUES ${KEEPALIVE.map(([name, setting]) => `('${name}', '${setting}')`).join(", ")}) AS s (name, setting)
   WHERE current_setting(name, true) IS NOT NULL`;
+/**
+ * The session's transaction has no idle-in-transaction limit, whatever the server's, the database's or the role's
+ * default. The limit guards against a transaction left holding row locks or a snapshot; this one holds neither (the
+ * header), so it would guard nothing, and would end the instance lock whenever the sidecar's event loop is held longer
+ * than it between two probes, opening the log to a second sidecar. A lost connection is found by KEEPALIVE instead.
+ * Set inside the transaction (`SET LOCAL`), like KEEPALIVE: through PgBouncer it stays on this transaction's server
+ * connection.
+ */
+const NO_IDLE_LIMIT = "SET LOCAL idle_in_transaction_session_timeout = 0";
 /** Who holds an advisory lock (a bigint key is `classid` high 32 bits, `objid` low 32 bits, `objsubid` 1). */
 const HOLDER_SQL = `SELECT a.pid, a.application_name, host(a.client_addr) AS client, a.backend_start
   FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
@@ -111,6 +121,7 @@ export class InstanceSession {
       connectionString: database.url,
       connectionTimeoutMillis: database.connectTimeoutMs,
       statement_timeout: database.statementTimeoutMs,
+      lock_timeout: database.lockTimeoutMs,
       keepAlive: true,
       // Names the process in pg_stat_activity, and in the refusal of a second sidecar with the same instance id.
       application_name: `writ-sidecar@${hostname()}:${process.pid}`.slice(0, 63),
@@ -189,7 +200,7 @@ export class InstanceSession {
     await client.query("SELECT 1");
   }
 
-  /** A new session: connected, in its transaction, with its keepalive. */
+  /** A new session: connected, in its transaction, with no idle limit and with its keepalive. */
   async #connect(): Promise<pg.Client> {
     const client = new pg.Client(this.#config);
     // Kept for the client's life: a lost connection emits `error` (unhandled, it would end the process). The session is
@@ -205,6 +216,7 @@ export class InstanceSession {
     this.#locked = false;
     await client.connect();
     await client.query("BEGIN");
+    await client.query(NO_IDLE_LIMIT);
     await client.query(KEEPALIVE_SQL);
     return client;
   }

@@ -2,6 +2,15 @@
  * The connection pool of a sidecar on PostgreSQL, sized and bounded from the configuration (docs/fleet.md, "Sizing"):
  * `max` connections, a connect timeout, and a statement timeout set on every connection by the server
  * (`statement_timeout`) and watched by the client (`query_timeout`, a little longer, for a server that stops answering).
+ * Every connection also runs with a lock timeout (`lock_timeout`) and an idle-in-transaction limit
+ * (`idle_in_transaction_session_timeout`), startup options like the statement timeout (docs/fleet.md, "Timeouts"). The
+ * last is what a lost connection needs: a client cut off in the middle of a transaction (a proxy dropping its packets)
+ * leaves its server session `idle in transaction`, holding its row locks (the record log's state row among them), and
+ * PostgreSQL ends such a session by itself only with this limit; without it, only once its TCP keepalive finds the
+ * client gone, about 2 hours later. The server ends the session whether or not the client can still be reached.
+ * INVARIANT: between two statements of a transaction on the pool the sidecar waits on nothing outside itself (no
+ * client, no timer), only on its own work of milliseconds (a Surface B record sealed and signed); so the limit, seconds,
+ * ends only transactions whose client is gone or stalled.
  * Every connection runs with PostgreSQL's JIT compilation off (`jit = off`, a startup option like the statement timeout):
  * writ's statements each touch a page of rows through an index, and on a large table whose statistics are stale or
  * rough the planner's cost estimate passes `jit_above_cost` and compiling costs more than the statement (about 200 ms
@@ -80,6 +89,9 @@ export function createPool(database: DatabaseConfig, onIdleError: (error: Error)
     connectionTimeoutMillis: database.connectTimeoutMs,
     statement_timeout: database.statementTimeoutMs,
     query_timeout: database.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
+    // Sent by pg as startup parameters, as the statement timeout is (never 0: the configuration's minimums are above it).
+    lock_timeout: database.lockTimeoutMs,
+    idle_in_transaction_session_timeout: database.idleInTransactionTimeoutMs,
     idleTimeoutMillis: 30_000,
     // TCP keepalive: a connection a network device dropped silently is found dead and replaced, not waited on.
     keepAlive: true,

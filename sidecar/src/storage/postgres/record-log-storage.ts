@@ -13,7 +13,10 @@
  * - `writ_audit_log_nodes`: the kept roots of perfect subtrees (log-tree.ts NODE_HEIGHT and up).
  * - `writ_audit_log_checkpoints`: the signed checkpoints, as JSON text.
  * - `writ_audit_log_state`: per log, its size, frontier and latest checkpoint. Its row, locked (`FOR UPDATE`), is the
- *   log's write lock: sequencing and checkpoints of one log happen one at a time, whichever sidecar runs them.
+ *   log's write lock: sequencing and checkpoints of one log happen one at a time, whichever sidecar runs them. A
+ *   sidecar waits for its own log's lock; another's (a stale log it takes over) it takes only if no session holds it
+ *   (`FOR UPDATE SKIP LOCKED`), else it leaves that log for a later round: a lock held by a lost session (until the
+ *   server ends it, pool.ts) never holds up every sidecar's rounds.
  * - `writ_audit_log_prunes`: the prune notes retention writes, each a record of the log that held what it removed.
  * - (migration 5) `writ_audit_log_outside`: the candidates for records stored outside every log (outside-log.ts), from
  *   which `unlogged` and `adoptUnlogged` work; `writ_audit_log_state.decisions` and `writ_audit_log_days`: the decision
@@ -120,6 +123,7 @@ export class PostgresLogStorage implements RecordLogStorage {
     if (any[0]?.any !== true) return 0;
     return transaction(this.#pool, "sequencing the audit record log", async (client) => {
       const state = await this.#lockState(client, logId);
+      if (state === null) return 0;
       const { rows } = await query<{ seq: string; kind: LogEntryKind; ref: string; leaf: Buffer }>(
         client,
         "sequencing the audit record log",
@@ -155,6 +159,7 @@ export class PostgresLogStorage implements RecordLogStorage {
   checkpoint(logId: string, key: SigningKey, now: Date): Promise<SignedCheckpoint | null> {
     return transaction(this.#pool, "checkpointing the audit record log", async (client) => {
       const state = await this.#lockState(client, logId);
+      if (state === null) return null;
       const latest = state.latest_size === null ? null : await this.#checkpointAt(client, logId, Number(state.latest_size));
       const checkpoint = nextCheckpoint(logId, stateOf(state), latest, key, now);
       if (checkpoint === null) return null;
@@ -338,14 +343,25 @@ export class PostgresLogStorage implements RecordLogStorage {
     return rows;
   }
 
-  /** The state row of `logId`, locked for this transaction (created empty first if the log has none). */
-  async #lockState(client: pg.PoolClient, logId: string): Promise<StateRow> {
-    const select = "SELECT size, frontier, latest_size FROM writ_audit_log_state WHERE log_id = $1 FOR UPDATE";
+  /**
+   * The state row of `logId`, locked for this transaction (created empty first if the log has none). This sidecar's own
+   * log waits for its lock (within the lock timeout); another's is skipped, null, when another session holds its row.
+   */
+  async #lockState(client: pg.PoolClient, logId: string): Promise<StateRow | null> {
+    const own = logId === this.logId;
+    const select = `SELECT size, frontier, latest_size FROM writ_audit_log_state WHERE log_id = $1 ${own ? "FOR UPDATE" : "FOR UPDATE SKIP LOCKED"}`;
     const { rows } = await query<StateRow>(client, "locking the audit record log", select, [logId]);
     if (rows[0] !== undefined) return rows[0];
+    // Skipped, or absent: a plain read tells which without waiting (`ON CONFLICT` would wait for a change under way).
+    if (!own && (await this.#stateExists(client, logId))) return null;
     await query(client, "locking the audit record log", "INSERT INTO writ_audit_log_state (log_id, size, frontier) VALUES ($1, 0, '[]') ON CONFLICT (log_id) DO NOTHING", [logId]);
     const created = await query<StateRow>(client, "locking the audit record log", select, [logId]);
-    return created.rows[0]!;
+    return created.rows[0] ?? null;
+  }
+
+  async #stateExists(client: pg.PoolClient, logId: string): Promise<boolean> {
+    const { rows } = await query<{ found: boolean }>(client, "locking the audit record log", "SELECT EXISTS (SELECT 1 FROM writ_audit_log_state WHERE log_id = $1) AS found", [logId]);
+    return rows[0]?.found === true;
   }
 
   async #checkpointAt(db: pg.Pool | pg.PoolClient, logId: string, size: number): Promise<SignedCheckpoint | null> {

@@ -9,39 +9,49 @@
  *   collide or get lost, and the latest is the one with the highest `seq`.
  * - Paging (`ids`) is by `seq`: a sequence value is taken when a row is inserted, not when it commits, so a create that
  *   commits later can appear behind a newer one; pages are stable once concurrent creates have committed.
+ * - `inOneTransaction` (given the replay store's options): Surface B's decision and its record in ONE transaction.
+ *   The decision is consumed by a replay store made for the unit, on the transaction's client, with the statements of
+ *   the fleet's own store (its audit record and record-log entry inserted by the same statement); then `create`
+ *   inserts the record and commits. A fault anywhere before COMMIT rolls all of it back, so the id stays free and a
+ *   retry decides it afresh. The transaction begins at the decision's statement (lazy-transaction.ts), holding its
+ *   connection from there to COMMIT, while the record is sealed, verified and receipted (no other statement).
+ *   Concurrent executions of one id queue on the decision's row lock: the later ones find it consumed, or free again
+ *   once the first rolled back.
  * Every statement goes through `query` (query.ts): a database failure is StoreUnavailableError (503), and a method
  * resolves only once its statement committed.
  */
-import { parseStrictJson } from "@writ/runtime";
+import { parseStrictJson, type ReplayStore } from "@writ/runtime";
+import { PostgresReplayStore, type PostgresReplayStoreOptions } from "@writ/runtime/postgres";
 import type pg from "pg";
 import { isRecordId } from "../../surface-b/ids.js";
-import { storedRecord, type StoredRecord, type TrustRecordStore } from "../../surface-b/record-store.js";
+import { storedRecord, type ExecutionUnit, type StoredRecord, type TrustRecordStore } from "../../surface-b/record-store.js";
 import type { Receipt, SealedRecord, Verification } from "../../surface-b/types.js";
+import { LazyTransaction } from "./lazy-transaction.js";
 import { query } from "./query.js";
 
 type HistoryKind = "verification" | "receipt";
 
+export interface PostgresTrustRecordStoreOptions {
+  /**
+   * The options the sidecar's replay store on this database was made with (its tables, its record log): given, the
+   * store offers `inOneTransaction`, whose decisions are written exactly as that store writes them.
+   */
+  readonly replay?: PostgresReplayStoreOptions;
+}
+
 export class PostgresTrustRecordStore implements TrustRecordStore {
   readonly #pool: pg.Pool;
+  readonly inOneTransaction?: <T>(work: (unit: ExecutionUnit) => Promise<T>) => Promise<T>;
 
   /** Uses `pool` (its owner ends it); the schema must be migrated (migrations.ts). */
-  constructor(pool: pg.Pool) {
+  constructor(pool: pg.Pool, options: PostgresTrustRecordStoreOptions = {}) {
     this.#pool = pool;
+    const replay = options.replay;
+    if (replay !== undefined) this.inOneTransaction = (work) => this.#inOneTransaction(replay, work);
   }
 
-  async create(record: SealedRecord, verification: Verification, receipt: Receipt): Promise<boolean> {
-    const { rowCount } = await query(
-      this.#pool,
-      "storing a trust record",
-      `WITH created AS (
-         INSERT INTO writ_trust_records (id, body) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id
-       )
-       INSERT INTO writ_trust_history (id, kind, body)
-       SELECT id, kind, body FROM created, (VALUES (1, 'verification', $3), (2, 'receipt', $4)) AS first (n, kind, body)
-       ORDER BY n`,
-      [record.businessTransactionId, JSON.stringify(record), JSON.stringify(verification), JSON.stringify(receipt)],
-    );
-    return (rowCount ?? 0) > 0;
+  create(record: SealedRecord, verification: Verification, receipt: Receipt): Promise<boolean> {
+    return createOn(this.#pool, record, verification, receipt);
   }
 
   async record(id: string): Promise<StoredRecord | undefined> {
@@ -76,6 +86,23 @@ export class PostgresTrustRecordStore implements TrustRecordStore {
     return rows.map((row) => row.id);
   }
 
+  async #inOneTransaction<T>(replay: PostgresReplayStoreOptions, work: (unit: ExecutionUnit) => Promise<T>): Promise<T> {
+    const transaction = new LazyTransaction(this.#pool, "executing a business transaction");
+    try {
+      return await work({
+        replay: replayIn(transaction, replay),
+        create: async (record, verification, receipt) => {
+          const created = await createOn(await transaction.client(), record, verification, receipt);
+          // Not created: `end` rolls the decision back with the rest (the id's existing record keeps it used).
+          if (created) await transaction.commit();
+          return created;
+        },
+      });
+    } finally {
+      await transaction.end();
+    }
+  }
+
   async #append(id: string, kind: HistoryKind, entry: Verification | Receipt): Promise<void> {
     await query(this.#pool, `storing a ${kind}`, "INSERT INTO writ_trust_history (id, kind, body) VALUES ($1, $2, $3)", [id, kind, JSON.stringify(entry)]);
   }
@@ -90,4 +117,31 @@ export class PostgresTrustRecordStore implements TrustRecordStore {
     );
     return rows[0] === undefined ? undefined : parseStrictJson(rows[0].body);
   }
+}
+
+/**
+ * ONE statement: a data-modifying CTE inserts the record (`ON CONFLICT (id) DO NOTHING`) and, only for the row it
+ * inserted, its first verification and receipt. True when it inserted the record.
+ */
+async function createOn(db: pg.Pool | pg.PoolClient, record: SealedRecord, verification: Verification, receipt: Receipt): Promise<boolean> {
+  const { rowCount } = await query(
+    db,
+    "storing a trust record",
+    `WITH created AS (
+       INSERT INTO writ_trust_records (id, body) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id
+     )
+     INSERT INTO writ_trust_history (id, kind, body)
+     SELECT id, kind, body FROM created, (VALUES (1, 'verification', $3), (2, 'receipt', $4)) AS first (n, kind, body)
+     ORDER BY n`,
+    [record.businessTransactionId, JSON.stringify(record), JSON.stringify(verification), JSON.stringify(receipt)],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/**
+ * A replay store whose statements run in `transaction`: PostgresReplayStore uses nothing of its pool but
+ * `query(config)`, each statement through it. One statement at a time (`claimStatements` 1): one client.
+ */
+function replayIn(transaction: LazyTransaction, options: PostgresReplayStoreOptions): ReplayStore {
+  return new PostgresReplayStore(transaction.queryable() as pg.Pool, { ...options, claimStatements: 1 });
 }
