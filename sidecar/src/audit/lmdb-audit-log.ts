@@ -509,13 +509,16 @@ export class LmdbAuditLog implements AuditLog {
       const due = oldest.slice(0, dueCount(oldest, entryCount(db), limit, now.getTime()));
       if (due.length === 0) return removed;
       await chunk.prefetch(due);
-      await this.#durability.commit(
-        this.#root.transaction(() => {
-          const removed = due.flatMap(chunk.remove);
-          const log = this.#log;
-          if (log) this.#appendCounted(COUNTERS.prunes, (ordinal) => log.notePruned(removed, now.getTime(), ordinal));
-        }),
-      );
+      const log = this.#log;
+      const commit = () =>
+        this.#durability.commit(
+          this.#root.transaction(() => {
+            const removed = due.flatMap(chunk.remove);
+            if (log) this.#appendCounted(COUNTERS.prunes, (ordinal) => log.notePruned(removed, now.getTime(), ordinal));
+          }),
+        );
+      // Alone with the log's sequencing (lmdb-log-storage.ts, WRITTEN AS DATA): its note removes pending entries.
+      await (log === null ? commit() : log.exclusively(commit));
       if (db === (this.#decisionTimes as unknown)) for (const key of due) this.#today.removed(key);
       removed += due.length;
       if (due.length < PRUNE_SLICE) return removed;

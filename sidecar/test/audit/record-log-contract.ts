@@ -189,6 +189,31 @@ export function recordLogContract(label: string, open: (options?: { readonly ret
       expect(await verified(log)).toMatchObject({ valid: true, removed: 5 });
     });
 
+    it("retention and sequencing at once: every record retention removed is in a prune note, and the export verifies", async () => {
+      await h.dispose();
+      const unlimited = { maxAgeMs: null, maxRecords: null };
+      h = await open({ retention: { decisions: unlimited, verifications: { maxAgeMs: null, maxRecords: 1 }, security: unlimited } });
+      const log = logOf(h);
+      // Each round writes three verifications: retention removes records still pending as well as logged ones.
+      let removed = 0;
+      for (let round = 0; round < 48; round++) {
+        await writeTrail(h, round * 3, 3);
+        // The round starts before, with, or after the prune's chunk is queued (its reads come first).
+        const turns = round % 12;
+        const sequenced = (async () => {
+          for (let t = 0; t < turns; t++) await new Promise<void>((resolve) => setImmediate(resolve));
+          return log.checkpointNow();
+        })();
+        removed += (await Promise.all([h.prune(new Date(at(10_000_000))), sequenced]))[0];
+      }
+      await log.checkpointNow();
+      expect(removed).toBe(48 * 3 - 1);
+      // The verification fails on a logged record removed without a prune note listing its position.
+      const report = await verified(log);
+      expect(report.failures).toEqual([]);
+      expect(report.valid).toBe(true);
+    });
+
     it("resumes after a restart: the same log id, positions and chain go on, and nothing pending is lost", async () => {
       const log = logOf(h);
       await writeTrail(h, 0, 5);

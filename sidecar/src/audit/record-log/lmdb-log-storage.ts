@@ -38,8 +38,14 @@
  * ONE OWNER: a process that finds another live process's mark at open refuses to open the log (InstanceInUseError):
  * two sidecars on one data dir would share its log. A crashed process's mark is stale, and blocks nothing.
  *
- * Sequencing and checkpoints are write transactions of their own (`root.transaction`), so they hold LMDB's one write
- * lock: the log's only writer. Locators: locator.ts.
+ * WRITTEN AS DATA. A sequencing round and a checkpoint read what they need on the event loop, compute what they write
+ * there (positions, tree nodes, the signed checkpoint), and queue it as one `root.batch` of puts and removes, which
+ * LMDB's write thread commits atomically without calling back into JavaScript: the writer, and every request's write
+ * queued behind it, never waits for a busy event loop to reach a transaction callback. What they read cannot change
+ * before their batch commits, because every other writer of it is excluded (`exclusively`, one at a time): the log's
+ * state, entries, index and nodes are written by sequencing alone, and the pending entries it takes are removed
+ * otherwise only by retention's notes and added by adoption, both run inside `exclusively`; the records held in memory
+ * leave it only once the batch that appended them has committed. Locators: locator.ts.
  */
 import { randomUUID } from "node:crypto";
 import {
@@ -54,6 +60,7 @@ import {
   type SignedCheckpoint,
   type SigningKey,
 } from "@writ/runtime";
+import { LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, RootDatabase } from "lmdb";
 import { prefetched } from "../prefetch.js";
 import { Slicer, pages } from "../slices.js";
@@ -122,6 +129,7 @@ export interface LoggedTrail {
 
 export class LmdbLogStorage implements RecordLogStorage {
   readonly #root: RootDatabase;
+  readonly #durability: LmdbDurability;
   readonly #pending: Database<Buffer, [number, string]>;
   readonly #entries: Database<Buffer, number>;
   readonly #index: Database<number, string>;
@@ -143,6 +151,8 @@ export class LmdbLogStorage implements RecordLogStorage {
   #allSettled: (() => void) | null = null;
   /** A record left memory without entering the log (its write's outcome unknown, or retention): keep the mark at close. */
   #incomplete = false;
+  /** The end of the latest work run `exclusively` (the header's WRITTEN AS DATA). */
+  #exclusive: Promise<unknown> = Promise.resolve();
 
   /**
    * `instanceId`: the id to give the log when the data dir has none yet (SERVICE_INSTANCE_ID); null: a random UUID.
@@ -150,6 +160,7 @@ export class LmdbLogStorage implements RecordLogStorage {
    */
   constructor(root: RootDatabase, trail: LoggedTrail, instanceId: string | null = null) {
     this.#root = root;
+    this.#durability = LmdbDurability.of(root);
     this.#trail = trail;
     this.#pending = root.openDB<Buffer, [number, string]>(RECORD_LOG_DATABASES.pending, { encoding: "binary" });
     this.#entries = root.openDB<Buffer, number>(RECORD_LOG_DATABASES.entries, { encoding: "binary" });
@@ -230,65 +241,77 @@ export class LmdbLogStorage implements RecordLogStorage {
   }
 
   /**
+   * Runs `work` once every earlier work run here has settled, alone: sequencing, checkpoints, adoption, and retention's
+   * chunks (whose transaction writes `notePruned`), so what a round read stays true until its batch commits.
+   */
+  exclusively<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#exclusive.then(work, work);
+    this.#exclusive = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
    * Appends the pending entries first, then the records held in memory; a record the log already holds (adopted at open
-   * while another process held it in memory) is skipped. The records taken from memory leave it once the transaction
-   * commits: should it fail, the next round takes them again.
+   * while another process held it in memory) is skipped. One batch (the header's WRITTEN AS DATA); the records taken from
+   * memory leave it once the batch commits: should it fail, the next round takes them again.
    */
   sequence(logId: string, max: number): Promise<number> {
     this.#own(logId);
-    const taken: string[] = [];
-    const sequenced = this.#root.transaction(() => {
+    return this.exclusively(async () => {
       const state = this.#state();
       const log = new LogAppender(state);
-      let fromStore = 0;
-      for (const { key, value } of this.#pending.getRange({ limit: max })) {
-        this.#pending.removeSync(key);
-        fromStore += 1;
-        // Retention drops the pending entry of a record it removes (notePruned): a record gone otherwise is logged
-        // anyway, and shows as removed without a prune note, which the export's verification reports.
-        this.#append(log, key[1], value);
-      }
+      const appended: { readonly position: number; readonly locator: string; readonly leaf: Uint8Array }[] = [];
+      const inRound = new Set<string>();
+      const append = (locator: string, leaf: Uint8Array): void => {
+        if (inRound.has(locator) || this.#index.get(locator) !== undefined) return;
+        inRound.add(locator);
+        appended.push({ position: log.size, locator, leaf });
+        log.append(leaf);
+      };
+      const fromStore = Array.from(this.#pending.getRange({ limit: max }), ({ key, value }) => ({ key, value }));
+      // Retention drops the pending entry of a record it removes (notePruned): a record gone otherwise is logged
+      // anyway, and shows as removed without a prune note, which the export's verification reports.
+      for (const { key, value } of fromStore) append(key[1], value);
+      const taken: string[] = [];
       for (const [locator, leaf] of this.#committed) {
-        if (fromStore + taken.length >= max) break;
-        this.#append(log, locator, leaf);
+        if (fromStore.length + taken.length >= max) break;
+        append(locator, leaf);
         taken.push(locator);
       }
-      if (log.size > state.size) {
-        for (const node of log.nodes) this.#nodes.putSync([node.height, node.index], asStored(node.hash));
-        const next = log.state();
-        this.#meta.putSync("state", { size: next.size, frontier: next.frontier.map(toHex) } satisfies StoredState);
-      }
-      return fromStore + taken.length;
-    });
-    return sequenced.then((count) => {
+      const count = fromStore.length + taken.length;
+      if (count === 0) return 0;
+      const next = log.state();
+      await this.#durability.commit(
+        this.#root.batch(() => {
+          for (const { key } of fromStore) this.#pending.remove(key);
+          for (const { position, locator, leaf } of appended) {
+            this.#index.put(locator, position);
+            const value = Buffer.allocUnsafe(HASH + Buffer.byteLength(locator));
+            value.set(leaf);
+            value.write(locator, HASH);
+            this.#entries.put(position, asStored(value));
+          }
+          for (const node of log.nodes) this.#nodes.put([node.height, node.index], asStored(node.hash));
+          if (next.size > state.size) this.#meta.put("state", { size: next.size, frontier: next.frontier.map(toHex) } satisfies StoredState);
+        }),
+      );
       for (const locator of taken) this.#committed.delete(locator);
       return count;
     });
   }
 
-  /**
-   * Inside the sequencing transaction: the record at `locator` enters the log at the next position, unless the log
-   * holds it already. The index write is the check (noOverwrite): one B-tree write, not a read and a write.
-   */
-  #append(log: LogAppender, locator: string, leaf: Uint8Array): void {
-    const position = log.size;
-    // lmdb-js's README: putSync answers whether it wrote (its type declaration says void).
-    const written = this.#index.putSync(locator, position, { noOverwrite: true }) as unknown as boolean;
-    if (!written) return;
-    log.append(leaf);
-    const value = Buffer.allocUnsafe(HASH + Buffer.byteLength(locator));
-    value.set(leaf);
-    value.write(locator, HASH);
-    this.#entries.putSync(position, asStored(value));
-  }
-
+  /** Signed on the event loop, written as one batch (the header's WRITTEN AS DATA). */
   checkpoint(logId: string, key: SigningKey, now: Date): Promise<SignedCheckpoint | null> {
     this.#own(logId);
-    return this.#root.transaction(() => {
+    return this.exclusively(async () => {
       const checkpoint = nextCheckpoint(this.logId, this.#state(), this.#latest(), key, now);
       if (checkpoint === null) return null;
-      this.#checkpoints.putSync(checkpoint.size, checkpoint);
-      this.#meta.putSync("latest", { size: checkpoint.size, hash: checkpointHash(checkpoint) } satisfies LatestCheckpoint);
+      await this.#durability.commit(
+        this.#root.batch(() => {
+          this.#checkpoints.put(checkpoint.size, checkpoint);
+          this.#meta.put("latest", { size: checkpoint.size, hash: checkpointHash(checkpoint) } satisfies LatestCheckpoint);
+        }),
+      );
       return checkpoint;
     });
   }
@@ -518,7 +541,7 @@ export class LmdbLogStorage implements RecordLogStorage {
 
   /** In one write transaction: each of `records` still unaccounted for enters the pending set. Answers how many did. */
   #pendAdopted(records: readonly StoredRecord[]): Promise<number> {
-    return this.#root.transaction(() => {
+    return this.exclusively(() => this.#root.transaction(() => {
       let taken = 0;
       for (const record of records) {
         if (this.#accountedFor(record)) continue;
@@ -526,7 +549,7 @@ export class LmdbLogStorage implements RecordLogStorage {
         taken += 1;
       }
       return taken;
-    });
+    }));
   }
 
   /** The mark of another live process with the data dir open (another sidecar), if any: its log is not this one's to take. */

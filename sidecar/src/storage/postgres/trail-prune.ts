@@ -146,21 +146,30 @@ function refsOf(trail: PrunedTrail): string {
 /**
  * Locks, in log order, the state rows of the logs holding any record stored under `keys`, pending or sequenced. Each
  * record is looked up by `(kind, ref)` in both (a lateral subquery: probes of the two unique indexes, whatever the
- * planner thinks of the number of keys).
+ * planner thinks of the number of keys). A log that has never been sequenced has no state row yet: it is created first
+ * (as sequencing creates it), so that a first sequencing of that log running meanwhile is waited for too; otherwise
+ * its entries would commit unseen by this chunk, and their records be removed without a prune note.
  */
 async function lockLogsHolding(client: pg.PoolClient, trail: PrunedTrail, keys: readonly string[]): Promise<void> {
+  const { rows } = await query<{ log_id: string }>(
+    client,
+    WHAT,
+    `SELECT DISTINCT h.log_id FROM ${refsOf(trail)} CROSS JOIN LATERAL (
+       SELECT p.log_id FROM ${PENDING} p WHERE p.kind = r.kind AND p.ref = r.ref
+       UNION ALL
+       SELECT e.log_id FROM writ_audit_log_entries e WHERE e.kind = r.kind AND e.ref = r.ref
+     ) AS h ORDER BY h.log_id`,
+    [keys],
+  );
+  if (rows.length === 0) return;
+  const logs = rows.map((row) => row.log_id);
   await query(
     client,
     WHAT,
-    `SELECT log_id FROM writ_audit_log_state WHERE log_id IN (
-       SELECT h.log_id FROM ${refsOf(trail)} CROSS JOIN LATERAL (
-         SELECT p.log_id FROM ${PENDING} p WHERE p.kind = r.kind AND p.ref = r.ref
-         UNION ALL
-         SELECT e.log_id FROM writ_audit_log_entries e WHERE e.kind = r.kind AND e.ref = r.ref
-       ) AS h
-     ) ORDER BY log_id FOR UPDATE`,
-    [keys],
+    "INSERT INTO writ_audit_log_state (log_id, size, frontier) SELECT log_id, 0, '[]' FROM unnest($1::text[]) AS l (log_id) ON CONFLICT (log_id) DO NOTHING",
+    [logs],
   );
+  await query(client, WHAT, "SELECT log_id FROM writ_audit_log_state WHERE log_id = ANY($1::text[]) ORDER BY log_id FOR UPDATE", [logs]);
 }
 
 /**
