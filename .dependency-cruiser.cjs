@@ -38,7 +38,10 @@ module.exports = {
       comment: "another package is imported by its name (@writ/x), never by a path into its sources",
       severity: "error",
       from: { path: `^(${packages.join("|")})/` },
-      to: { path: `^(${packages.join("|")})/src/`, pathNot: ["^$1/", "^[a-z-]+/src/index\\.ts$", "^runtime/src/lmdb\\.ts$", "^runtime/src/postgres\\.ts$"] },
+      to: {
+        path: `^(${packages.join("|")})/src/`,
+        pathNot: ["^$1/", "^[a-z-]+/src/index\\.ts$", "^runtime/src/lmdb\\.ts$", "^runtime/src/postgres\\.ts$"],
+      },
     },
     {
       name: "no-circular",

@@ -20,7 +20,17 @@ export default tseslint.config(
   },
   {
     files: ["**/*.mjs", "**/*.cjs"],
-    languageOptions: { globals: { process: "readonly", console: "readonly", Buffer: "readonly", URL: "readonly", setTimeout: "readonly", setImmediate: "readonly", module: "writable" } },
+    languageOptions: {
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        Buffer: "readonly",
+        URL: "readonly",
+        setTimeout: "readonly",
+        setImmediate: "readonly",
+        module: "writable",
+      },
+    },
     rules: { "@typescript-eslint/no-unused-vars": ["error", { varsIgnorePattern: "^_" }] },
   },
 );

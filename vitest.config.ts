@@ -3,7 +3,9 @@ import { defineConfig } from "vitest/config";
 
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 
-const TESTS = ["runtime", "compiler", "language-server", "editors/vscode", "playground", "sidecar", "sdk", "conformance", ""].map((dir) => `${dir}${dir && "/"}test/**/*.test.ts`);
+const TESTS = ["runtime", "compiler", "language-server", "editors/vscode", "playground", "sidecar", "sdk", "conformance", ""].map(
+  (dir) => `${dir}${dir && "/"}test/**/*.test.ts`,
+);
 const STRESS = ["**/*.stress.test.ts", "**/*.volume.test.ts"];
 /**
  * Whole programs run as a user runs them, several processes each (the docs' shell blocks, the conformance CLI, the
@@ -34,7 +36,18 @@ export default defineConfig({
     projects: [
       // `npm test`: everything but the stress suites, free of wall-clock bounds a busy machine breaks.
       // One module graph per worker (isolate: false): imports were half of the suite's CPU; spies and stubs are restored.
-      { extends: true, test: { name: "unit", include: TESTS, exclude: [...STRESS, ...E2E], isolate: false, restoreMocks: true, unstubEnvs: true, unstubGlobals: true } },
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: TESTS,
+          exclude: [...STRESS, ...E2E],
+          isolate: false,
+          restoreMocks: true,
+          unstubEnvs: true,
+          unstubGlobals: true,
+        },
+      },
       // `npm run test:e2e` (.ci/run runs it after `npm test`): the docs' shell blocks in a temporary clone, the conformance
       // CLI and its mutation tests against built sidecars, the VS Code package built and read back, the built sidecar's
       // operations, a replay race over 200 connections, fleets with a bundle source or a second instance.

@@ -88,7 +88,12 @@ function printTable(): void {
 
 function assertValid(r: CompileResult): asserts r is CompileResult & { ir: PolicyIr; ast: PolicyAst } {
   if (!r.valid || !r.ir || !r.ast || !r.bundle) {
-    throw new Error(`benchmark policy does not compile: ${r.errors.slice(0, 3).map((e) => `${e.code} ${e.message}`).join("; ")}`);
+    throw new Error(
+      `benchmark policy does not compile: ${r.errors
+        .slice(0, 3)
+        .map((e) => `${e.code} ${e.message}`)
+        .join("; ")}`,
+    );
   }
 }
 
@@ -148,7 +153,11 @@ async function main(): Promise<void> {
       for (const [name, bytes] of bundle.files) await writeFile(join(dir, name), bytes);
     }),
   );
-  row("write bundle (temp dir)", writeStats, `${[...bundle.files.values()].reduce((n, b) => n + b.length, 0).toLocaleString("en")} bytes, ${bundle.files.size} files`);
+  row(
+    "write bundle (temp dir)",
+    writeStats,
+    `${[...bundle.files.values()].reduce((n, b) => n + b.length, 0).toLocaleString("en")} bytes, ${bundle.files.size} files`,
+  );
 
   // 4. loadBundle: hashes, bundle_hash, signature against the pinned key, strict JSON, ajv, prepare.
   const trust = { trustedKeys: [key.publicKey], requireSignature: true } as const;
@@ -175,11 +184,21 @@ async function main(): Promise<void> {
   const sig = JSON.parse(await readFile(join(dir, SIGNATURE_FILE), "utf8")) as { signature: string };
   const schemaText = await readFile(join(dir, BUNDLE_FILES.schema), "utf8");
   const irJson = JSON.parse(await readFile(join(dir, BUNDLE_FILES.ir), "utf8")) as PolicyIr;
-  row("  of which: verify signature", stats(await measure(WARMUP, RUNS, () => verifyObject(PAYLOAD_TYPES.bundle, manifest, sig.signature, [key.publicKey]))));
+  row(
+    "  of which: verify signature",
+    stats(await measure(WARMUP, RUNS, () => verifyObject(PAYLOAD_TYPES.bundle, manifest, sig.signature, [key.publicKey]))),
+  );
   const irText = await readFile(join(dir, BUNDLE_FILES.ir), "utf8");
-  row("  of which: strict JSON parse of the IR", stats(await measure(WARMUP, RUNS, () => parseStrictJson(irText))), `${Buffer.byteLength(irText).toLocaleString("en")} bytes`);
+  row(
+    "  of which: strict JSON parse of the IR",
+    stats(await measure(WARMUP, RUNS, () => parseStrictJson(irText))),
+    `${Buffer.byteLength(irText).toLocaleString("en")} bytes`,
+  );
   // A fresh schema object each time, as loadBundle parses one: ajv caches compiled schemas per object.
-  row("  of which: ajv compile of the schema", stats(await measure(WARMUP, RUNS, () => createSignalValidator(JSON.parse(schemaText) as object))));
+  row(
+    "  of which: ajv compile of the schema",
+    stats(await measure(WARMUP, RUNS, () => createSignalValidator(JSON.parse(schemaText) as object))),
+  );
   row("  of which: preparePolicy (IR to closures)", stats(await measure(WARMUP, RUNS, () => preparePolicy(irJson))));
 
   // 6. Optional peer: Cedar parsing and validating 1,000 equivalent policies.
@@ -237,7 +256,9 @@ async function cedarPeer(ast: PolicyAst, action: string): Promise<CedarResult | 
   if (answer.type !== "success") throw new Error(`Cedar schema does not parse: ${JSON.stringify(answer.errors.slice(0, 2))}`);
   if (answer.validationErrors.length > 0) {
     const at = (answer.validationErrors[0]?.error as { sourceLocations?: { start: number; end: number }[] }).sourceLocations?.[0];
-    throw new Error(`Cedar translation does not validate: ${JSON.stringify(answer.validationErrors.slice(0, 2))}\n${at ? policies.slice(at.start - 200, at.end + 50) : ""}`);
+    throw new Error(
+      `Cedar translation does not validate: ${JSON.stringify(answer.validationErrors.slice(0, 2))}\n${at ? policies.slice(at.start - 200, at.end + 50) : ""}`,
+    );
   }
   const parse = stats(await measure(WARMUP, RUNS, () => cedar.checkParsePolicySet(policySet)));
   const validate = stats(await measure(WARMUP, RUNS, () => cedar.validate(call)));
@@ -260,7 +281,13 @@ function toCedar(ast: PolicyAst, action: string): { schema: string; policies: st
   const consts = new Map(ast.consts.map((c) => [c.name.name, c]));
   const approximations = new Set<string>();
   const cedarType = (s: SignalDecl) =>
-    s.type.kind === "number" || s.type.kind === "integer" ? "Long" : s.type.kind === "boolean" ? "Bool" : s.type.kind === "timestamp" ? "datetime" : "String";
+    s.type.kind === "number" || s.type.kind === "integer"
+      ? "Long"
+      : s.type.kind === "boolean"
+        ? "Bool"
+        : s.type.kind === "timestamp"
+          ? "datetime"
+          : "String";
   const attrs = ast.signals.map((s) => `${s.name.name}${s.optional ? "?" : ""}: ${cedarType(s)}`).join(", ");
   const schema = `entity User;\nentity Resource;\naction "${action}" appliesTo { principal: User, resource: Resource, context: { ${attrs} } };\n`;
 
@@ -342,7 +369,13 @@ function toCedar(ast: PolicyAst, action: string): { schema: string; policies: st
         }
         case "in": {
           const t = isTime(e.value);
-          const items = e.set.kind === "list" ? e.set.items : ((s) => (s.kind === "ref" && consts.get(s.name)?.value.kind === "list" ? (consts.get(s.name)!.value as { items: readonly ListItem[] }).items : []))(e.set);
+          const items =
+            e.set.kind === "list"
+              ? e.set.items
+              : ((s) =>
+                  s.kind === "ref" && consts.get(s.name)?.value.kind === "list"
+                    ? (consts.get(s.name)!.value as { items: readonly ListItem[] }).items
+                    : [])(e.set);
           const test = items.length === 0 ? "false" : `[${items.map((i) => item(i, t)).join(", ")}].contains(${value(e.value, t)})`;
           return e.negated ? `!(${test})` : test;
         }
@@ -354,7 +387,11 @@ function toCedar(ast: PolicyAst, action: string): { schema: string; policies: st
           approximations.add("matches /regex/");
           return `${value(e.value)} like "*"`;
         case "call":
-          return e.fn.name === "present" && e.args[0]?.kind === "ref" ? (signals.get(e.args[0].name)?.optional ? `context has ${e.args[0].name}` : "true") : "true";
+          return e.fn.name === "present" && e.args[0]?.kind === "ref"
+            ? signals.get(e.args[0].name)?.optional
+              ? `context has ${e.args[0].name}`
+              : "true"
+            : "true";
         case "ref":
         case "literal":
           return value(e);

@@ -63,14 +63,20 @@ async function main(): Promise<void> {
     const server = await (async () => {
       const client = await single.pool.connect();
       try {
-        const { rows } = await client.query<{ version: string; sync: string }>("SELECT current_setting('server_version') AS version, current_setting('synchronous_commit') AS sync");
+        const { rows } = await client.query<{ version: string; sync: string }>(
+          "SELECT current_setting('server_version') AS version, current_setting('synchronous_commit') AS sync",
+        );
         return rows[0]!;
       } finally {
         client.release();
       }
     })();
-    console.log(`node ${process.version}, ${platform()} ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}; load generator, sidecars and PostgreSQL share the machine`);
-    console.log(`PostgreSQL ${server.version} on the same machine, synchronous_commit ${server.sync}; sidecar pool ${DEFAULT_DATABASE.poolSize} connections each (the default)`);
+    console.log(
+      `node ${process.version}, ${platform()} ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}; load generator, sidecars and PostgreSQL share the machine`,
+    );
+    console.log(
+      `PostgreSQL ${server.version} on the same machine, synchronous_commit ${server.sync}; sidecar pool ${DEFAULT_DATABASE.poolSize} connections each (the default)`,
+    );
     console.log(`${ROUNDS} rounds × (${WARMUP} s warm-up + ${DURATION} s) per contender and connection count, alternating\n`);
 
     const evaluate = (writs: readonly Writ[], name: string): Contender => ({
@@ -87,7 +93,11 @@ async function main(): Promise<void> {
       { name: "pg floor", urls: [f.url], headers: { "content-type": "application/json" }, body: (i) => `{"i":${i}}` },
     ];
     // Every sidecar decides the test file's signal sets as it says, before anything is timed.
-    for (const [name, writs] of [["lmdb", [lmdb]], ["pg", [pg]], ["pg×2", pair]] as const) {
+    for (const [name, writs] of [
+      ["lmdb", [lmdb]],
+      ["pg", [pg]],
+      ["pg×2", pair],
+    ] as const) {
       for (const [i, writ] of writs.entries()) await checkWrit(writ, cases.valid, `check-${name}-${i}`);
     }
 
@@ -98,10 +108,20 @@ async function main(): Promise<void> {
         for (const c of contenders) {
           run += 1;
           const runId = run;
-          const result = await runLoad({ url: c.urls, connections, durationSeconds: DURATION, warmupSeconds: WARMUP, headers: c.headers, makeBody: (i) => c.body(i, runId), expectStatus: 200 });
+          const result = await runLoad({
+            url: c.urls,
+            connections,
+            durationSeconds: DURATION,
+            warmupSeconds: WARMUP,
+            headers: c.headers,
+            makeBody: (i) => c.body(i, runId),
+            expectStatus: 200,
+          });
           const key = `${c.name}@${connections}`;
           results.set(key, [...(results.get(key) ?? []), result]);
-          process.stdout.write(`  round ${round + 1} ${c.name.padEnd(9)} ${String(connections).padStart(2)} conn: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(3)} ms, p99 ${result.p99Ms.toFixed(3)} ms\n`);
+          process.stdout.write(
+            `  round ${round + 1} ${c.name.padEnd(9)} ${String(connections).padStart(2)} conn: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(3)} ms, p99 ${result.p99Ms.toFixed(3)} ms\n`,
+          );
         }
       }
     }
@@ -120,11 +140,19 @@ async function main(): Promise<void> {
     const [lmdb50, pg50, pair50, floor50] = ["lmdb", "pg", "pg×2", "pg floor"].map((n) => s(n, 50)) as [Summary, Summary, Summary, Summary];
     const [lmdb1, pg1, , floor1] = ["lmdb", "pg", "pg×2", "pg floor"].map((n) => s(n, 1)) as [Summary, Summary, Summary, Summary];
     console.log("\nratios (medians of the same run):");
-    console.log(`  50 connections: pg req/s / lmdb req/s = ${(pg50.rps / lmdb50.rps).toFixed(2)}× (goal ≥ ${GOAL_THROUGHPUT}×: ${verdict(pg50.rps / lmdb50.rps >= GOAL_THROUGHPUT)})`);
-    console.log(`  1 connection:   pg p50 - pg floor p50 = ${(pg1.p50 - floor1.p50).toFixed(3)} ms (goal ≤ ${GOAL_P50_OVER_FLOOR_MS} ms: ${verdict(pg1.p50 - floor1.p50 <= GOAL_P50_OVER_FLOOR_MS)})`);
-    console.log(`  50 connections: pg×2 req/s / pg req/s = ${(pair50.rps / pg50.rps).toFixed(2)}×; pg req/s / pg floor req/s = ${(pg50.rps / floor50.rps).toFixed(2)}×`);
+    console.log(
+      `  50 connections: pg req/s / lmdb req/s = ${(pg50.rps / lmdb50.rps).toFixed(2)}× (goal ≥ ${GOAL_THROUGHPUT}×: ${verdict(pg50.rps / lmdb50.rps >= GOAL_THROUGHPUT)})`,
+    );
+    console.log(
+      `  1 connection:   pg p50 - pg floor p50 = ${(pg1.p50 - floor1.p50).toFixed(3)} ms (goal ≤ ${GOAL_P50_OVER_FLOOR_MS} ms: ${verdict(pg1.p50 - floor1.p50 <= GOAL_P50_OVER_FLOOR_MS)})`,
+    );
+    console.log(
+      `  50 connections: pg×2 req/s / pg req/s = ${(pair50.rps / pg50.rps).toFixed(2)}×; pg req/s / pg floor req/s = ${(pg50.rps / floor50.rps).toFixed(2)}×`,
+    );
     console.log(`  1 connection:   pg p50 / lmdb p50 = ${(pg1.p50 / lmdb1.p50).toFixed(2)}×`);
-    console.log("  note: every sidecar answer is an Ed25519-signed, self-verified attestation whose replay entry and audit record are committed before it is sent; the floor only inserts a row");
+    console.log(
+      "  note: every sidecar answer is an Ed25519-signed, self-verified attestation whose replay entry and audit record are committed before it is sent; the floor only inserts a row",
+    );
   } finally {
     await Promise.all([...sidecars.map((w) => w.stop()), floor?.stop()]);
     for (const database of databases) await database.drop();

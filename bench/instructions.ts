@@ -157,7 +157,10 @@ async function startUnderCallgrind(main: string, dir: string, env: Readonly<Reco
   child.once("exit", () => live.children.delete(child));
   let output = "";
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the sidecar did not listen under valgrind within ${START_TIMEOUT_MS / 1000} s:\n${output.slice(-4_000)}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`the sidecar did not listen under valgrind within ${START_TIMEOUT_MS / 1000} s:\n${output.slice(-4_000)}`)),
+      START_TIMEOUT_MS,
+    );
     const onData = (chunk: Buffer) => {
       if (output.length < 1 << 20) output += chunk.toString();
       const match = /Surface A listening on (http:\/\/[^"\s]+)/.exec(output);
@@ -200,8 +203,13 @@ async function stopChild(child: ChildProcess): Promise<void> {
  * 3.19 and node's dozen threads now and then loses the command and leaves vgdb (so callgrind_control) hanging.
  */
 async function control(command: "zero" | "dump", sidecar: Sidecar): Promise<void> {
-  await execFileAsync("vgdb", [`--vgdb-prefix=${sidecar.vgdbPrefix}`, `--pid=${sidecar.pid}`, "--max-invoke-ms=0", command], { timeout: CONTROL_TIMEOUT_MS }).catch((e: unknown) => {
-    throw new Error(`vgdb ${command} to the callgrind'd sidecar (pid ${sidecar.pid}) failed or did not return in ${CONTROL_TIMEOUT_MS / 1000} s`, { cause: e });
+  await execFileAsync("vgdb", [`--vgdb-prefix=${sidecar.vgdbPrefix}`, `--pid=${sidecar.pid}`, "--max-invoke-ms=0", command], {
+    timeout: CONTROL_TIMEOUT_MS,
+  }).catch((e: unknown) => {
+    throw new Error(
+      `vgdb ${command} to the callgrind'd sidecar (pid ${sidecar.pid}) failed or did not return in ${CONTROL_TIMEOUT_MS / 1000} s`,
+      { cause: e },
+    );
   });
 }
 
@@ -222,7 +230,9 @@ async function countDuring(sidecar: Sidecar, work: () => Promise<void>): Promise
   const files = (await readdir(sidecar.outDir)).filter((name) => !before.has(name) && name.startsWith(`cg.${sidecar.pid}.`));
   const parts = new Set(files.map((name) => name.slice(0, name.lastIndexOf("-"))));
   if (parts.size !== 1 || !files.some((name) => name.endsWith(`-${MAIN_THREAD}`))) {
-    throw new Error(`expected one new callgrind dump (a file a thread, the main thread's among them) in ${sidecar.outDir}, found ${files.join(", ") || "none"}`);
+    throw new Error(
+      `expected one new callgrind dump (a file a thread, the main thread's among them) in ${sidecar.outDir}, found ${files.join(", ") || "none"}`,
+    );
   }
   let all = 0;
   let main = 0;
@@ -239,12 +249,20 @@ const EXPECTED = { approve: "approved", escalate: "pending_override", reject: "r
 
 function post(agent: Agent, target: URL, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(target, { method: "POST", agent, headers: { "content-type": "application/json", authorization: `Bearer ${API_KEY}`, "content-length": Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-      res.on("error", reject);
-    });
+    const req = request(
+      target,
+      {
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", authorization: `Bearer ${API_KEY}`, "content-length": Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -269,7 +287,12 @@ async function evaluate(url: string, sets: readonly Signals[], count: number, id
   const send = async (i: number) => {
     inFlight += 1;
     maxInFlight = Math.max(maxInFlight, inFlight);
-    const body = JSON.stringify({ executionId: `${idPrefix}-${i}`, policyId: "payments.transfer", policyVersion: "1.2.0", verifiedSignals: sets[i % sets.length] });
+    const body = JSON.stringify({
+      executionId: `${idPrefix}-${i}`,
+      policyId: "payments.transfer",
+      policyVersion: "1.2.0",
+      verifiedSignals: sets[i % sets.length],
+    });
     const { status, text } = await post(agent, target, body);
     inFlight -= 1;
     if (status !== 200) throw new Error(`POST ${target.href} answered ${status} to request ${idPrefix}-${i}: ${text.slice(0, 300)}`);
@@ -303,10 +326,16 @@ async function checkVerdicts(url: string, cases: readonly ValidCase[]): Promise<
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
     for (const [i, c] of cases.entries()) {
-      const body = JSON.stringify({ executionId: `agreement-${i}`, policyId: "payments.transfer", policyVersion: "1.2.0", verifiedSignals: c.signals });
+      const body = JSON.stringify({
+        executionId: `agreement-${i}`,
+        policyId: "payments.transfer",
+        policyVersion: "1.2.0",
+        verifiedSignals: c.signals,
+      });
       const { status, text } = await post(agent, new URL(`${url}/evaluate`), body);
       const answer = status === 200 ? (JSON.parse(text) as { status?: unknown }).status : undefined;
-      if (answer !== EXPECTED[c.verdict]) throw new Error(`${url} answers ${status} ${text.slice(0, 200)} for \`${c.name}\`, expected ${EXPECTED[c.verdict]}`);
+      if (answer !== EXPECTED[c.verdict])
+        throw new Error(`${url} answers ${status} ${text.slice(0, 200)} for \`${c.name}\`, expected ${EXPECTED[c.verdict]}`);
     }
   } finally {
     agent.destroy();
@@ -328,7 +357,14 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-async function measure(main: string, scratch: string, run: string, policies: string, ports: Set<number>, cases: readonly ValidCase[]): Promise<RunResult> {
+async function measure(
+  main: string,
+  scratch: string,
+  run: string,
+  policies: string,
+  ports: Set<number>,
+  cases: readonly ValidCase[],
+): Promise<RunResult> {
   const dir = join(scratch, run);
   await mkdir(dir, { recursive: true });
   const port = await freePort(ports);
@@ -385,7 +421,9 @@ function describe(name: string, values: readonly number[]): number {
   const middle = median(sorted);
   const mean = sorted.reduce((a, b) => a + b, 0) / sorted.length;
   const spread = ((sorted.at(-1)! - sorted[0]!) / mean) * 100;
-  console.log(`    ${name.padEnd(9)} ${M(middle)}  (median of ${sorted.length}; min ${M(sorted[0]!)}, max ${M(sorted.at(-1)!)}, spread ${spread.toFixed(2)}% of the mean)`);
+  console.log(
+    `    ${name.padEnd(9)} ${M(middle)}  (median of ${sorted.length}; min ${M(sorted[0]!)}, max ${M(sorted.at(-1)!)}, spread ${spread.toFixed(2)}% of the mean)`,
+  );
   return middle;
 }
 
@@ -405,7 +443,8 @@ async function snapshotCurrent(scratch: string): Promise<string> {
     await mkdir(join(dir, workspace));
     await cp(join(REPO, workspace, "package.json"), join(dir, workspace, "package.json"));
     await cp(join(REPO, workspace, "dist"), join(dir, workspace, "dist"), { recursive: true });
-    if (existsSync(join(REPO, workspace, "node_modules"))) await symlink(join(REPO, workspace, "node_modules"), join(dir, workspace, "node_modules"));
+    if (existsSync(join(REPO, workspace, "node_modules")))
+      await symlink(join(REPO, workspace, "node_modules"), join(dir, workspace, "node_modules"));
     await symlink(join(dir, workspace), join(modules, "@writ", workspace));
   }
   for (const entry of await readdir(join(REPO, "node_modules"))) {
@@ -442,7 +481,9 @@ async function main(): Promise<void> {
     let current: string;
     let currentName: string;
     if (CURRENT_REF === null) {
-      const changed = git("status", "--porcelain", "--", ...BUILT.map((w) => `${w}/src`)).split("\n").filter((line) => line !== "").length;
+      const changed = git("status", "--porcelain", "--", ...BUILT.map((w) => `${w}/src`))
+        .split("\n")
+        .filter((line) => line !== "").length;
       const builtAt = new Date(statSync(CURRENT_MAIN).mtimeMs).toISOString();
       current = await snapshotCurrent(scratch);
       currentName = `this checkout's build (sidecar/dist/main.js of ${builtAt}; HEAD ${git("rev-parse", "--short=12", "HEAD")}, ${changed} files changed under ${BUILT.map((w) => `${w}/src`).join(", ")})`;
@@ -453,7 +494,9 @@ async function main(): Promise<void> {
       currentName = `${built.commit.slice(0, 12)} (${CURRENT_REF})`;
     }
     console.log(`baseline: ${baseline.commit.slice(0, 12)} (${BASELINE_REF}); current: ${currentName}`);
-    console.log(`node ${process.version}, ${platform()} ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}; valgrind callgrind, zero/dump by vgdb`);
+    console.log(
+      `node ${process.version}, ${platform()} ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}; valgrind callgrind, zero/dump by vgdb`,
+    );
     const pace = RATE === 0 ? `as fast as answered, ${CONNECTIONS} at a time` : `at ${RATE}/s over ${CONNECTIONS} connections`;
     console.log(
       `${RUNS} runs per sidecar, alternating; each a fresh process and data dir: ${cases.length} checked verdicts, ${WARMUP} warm-up requests (${CONNECTIONS} at a time), ` +
@@ -463,7 +506,10 @@ async function main(): Promise<void> {
     const ports = new Set<number>();
     const results = { baseline: [] as RunResult[], current: [] as RunResult[] };
     for (let run = 1; run <= RUNS; run++) {
-      for (const [name, main] of [["baseline", baseline.main], ["current", current]] as const) {
+      for (const [name, main] of [
+        ["baseline", baseline.main],
+        ["current", current],
+      ] as const) {
         const r = await measure(main, scratch, `${name}-${run}`, policies, ports, cases);
         results[name].push(r);
         console.log(

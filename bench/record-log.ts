@@ -50,15 +50,28 @@ async function round(mode: "log" | "nolog" | "floor", n: number, seed: number): 
   const dir = await mkdtemp(join(tmpdir(), "writ-bench-record-log-"));
   const root = open({ path: dir, maxDbs: 32 });
   let replay: LmdbReplayStore | null = null;
-  const audit = mode === "floor" ? null : new LmdbAuditLog(root, { recordLog: mode === "log", checkpoints: { key, intervalMs: 3_600_000, everyRecords: 1_000_000_000 }, decisionInstant: async (fp) => (await replay?.read(fp))?.createdAt });
+  const audit =
+    mode === "floor"
+      ? null
+      : new LmdbAuditLog(root, {
+          recordLog: mode === "log",
+          checkpoints: { key, intervalMs: 3_600_000, everyRecords: 1_000_000_000 },
+          decisionInstant: async (fp) => (await replay?.read(fp))?.createdAt,
+        });
   replay = new LmdbReplayStore(root, audit === null ? {} : { writeRecord: audit.writeRecord });
   const store = replay;
   try {
-    const bodies = Array.from({ length: n }, (_, i) => decision({ executionId: `bench-${seed}-${i}`, recordedAt: new Date(Date.UTC(2026, 0, 1) + i).toISOString() }));
+    const bodies = Array.from({ length: n }, (_, i) =>
+      decision({ executionId: `bench-${seed}-${i}`, recordedAt: new Date(Date.UTC(2026, 0, 1) + i).toISOString() }),
+    );
     const started = cpuMicros();
     for (let i = 0; i < n; i += IN_FLIGHT) {
       await Promise.all(
-        bodies.slice(i, i + IN_FLIGHT).map((body) => store.consume(executionFingerprint(body.executionId), { now: Date.parse(body.recordedAt), record: { kind: "decision", body } })),
+        bodies
+          .slice(i, i + IN_FLIGHT)
+          .map((body) =>
+            store.consume(executionFingerprint(body.executionId), { now: Date.parse(body.recordedAt), record: { kind: "decision", body } }),
+          ),
       );
     }
     await audit?.flushed();
@@ -84,7 +97,9 @@ async function main(): Promise<void> {
     for (const mode of ["log", "nolog", "floor"] as const) {
       const result = await round(mode, RECORDS, r);
       results[mode].push(result);
-      console.log(`  round ${r + 1} ${mode.padEnd(5)}: write path ${result.writeUs.toFixed(1)} µs/record${mode === "log" ? `, sequencing and checkpoint ${result.sequenceUs.toFixed(1)} µs/record` : ""}`);
+      console.log(
+        `  round ${r + 1} ${mode.padEnd(5)}: write path ${result.writeUs.toFixed(1)} µs/record${mode === "log" ? `, sequencing and checkpoint ${result.sequenceUs.toFixed(1)} µs/record` : ""}`,
+      );
     }
   }
   const m = (mode: keyof typeof results, part: keyof Round) => median(results[mode].map((x) => x[part]));
@@ -93,7 +108,9 @@ async function main(): Promise<void> {
   console.log(`\nmedians (µs of CPU per record):`);
   console.log(`  floor (consume, no audit)          ${m("floor", "writeUs").toFixed(1)}`);
   console.log(`  write path, log off                ${m("nolog", "writeUs").toFixed(1)}`);
-  console.log(`  write path, log on                 ${m("log", "writeUs").toFixed(1)}  (+${added.toFixed(1)}: the leaf hash, the record held until sequenced, and sequencing rounds run meanwhile)`);
+  console.log(
+    `  write path, log on                 ${m("log", "writeUs").toFixed(1)}  (+${added.toFixed(1)}: the leaf hash, the record held until sequenced, and sequencing rounds run meanwhile)`,
+  );
   console.log(`  sequencing and checkpoint          ${sequencing.toFixed(1)}`);
   console.log(
     `\nthe log's cost per record, ${(added + sequencing).toFixed(1)} µs, is ${(((added + sequencing) / REQUEST_US) * 100).toFixed(1)}% of a sidecar response's ${REQUEST_US} µs of CPU ` +
@@ -111,8 +128,14 @@ async function crashScan(n: number): Promise<void> {
     const audit = new LmdbAuditLog(root, options);
     const store = new LmdbReplayStore(root, { writeRecord: audit.writeRecord });
     for (let i = 0; i < n; i += IN_FLIGHT * 20) {
-      const bodies = Array.from({ length: Math.min(IN_FLIGHT * 20, n - i) }, (_, j) => decision({ executionId: `scan-${i + j}`, recordedAt: new Date(Date.UTC(2026, 0, 1) + i + j).toISOString() }));
-      await Promise.all(bodies.map((body) => store.consume(executionFingerprint(body.executionId), { now: Date.parse(body.recordedAt), record: { kind: "decision", body } })));
+      const bodies = Array.from({ length: Math.min(IN_FLIGHT * 20, n - i) }, (_, j) =>
+        decision({ executionId: `scan-${i + j}`, recordedAt: new Date(Date.UTC(2026, 0, 1) + i + j).toISOString() }),
+      );
+      await Promise.all(
+        bodies.map((body) =>
+          store.consume(executionFingerprint(body.executionId), { now: Date.parse(body.recordedAt), record: { kind: "decision", body } }),
+        ),
+      );
     }
     await audit.flushed();
     await audit.recordLog!.checkpointNow();

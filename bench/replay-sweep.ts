@@ -103,7 +103,9 @@ async function sweepBench(): Promise<void> {
     for (const label of ["first sweep", "second sweep (nothing expired)"]) {
       stretches.length = 0;
       const { value, ms, maxLoopMs } = await timed(() => store.sweep(T0 + TTL_MS));
-      console.log(`${label}: ${CONSUMED.toLocaleString("en")} consumed + ${EXPIRED.toLocaleString("en")} expired: removed ${value} in ${ms.toFixed(1)} ms, longest event-loop stall ${maxLoopMs.toFixed(1)} ms; ${describeStretches(stretches)}`);
+      console.log(
+        `${label}: ${CONSUMED.toLocaleString("en")} consumed + ${EXPIRED.toLocaleString("en")} expired: removed ${value} in ${ms.toFixed(1)} ms, longest event-loop stall ${maxLoopMs.toFixed(1)} ms; ${describeStretches(stretches)}`,
+      );
     }
     await store.close();
     await root.close();
@@ -127,7 +129,10 @@ async function backfillBench(): Promise<void> {
       return { read, removed };
     });
     if (value === null) console.log("backfill: this store has no expiry index");
-    else console.log(`backfill of ${(CONSUMED + EXPIRED).toLocaleString("en")} entries written without the index: read ${value.read}, then swept ${value.removed}, in ${ms.toFixed(0)} ms, longest event-loop stall ${maxLoopMs.toFixed(1)} ms; ${describeStretches(stretches)}`);
+    else
+      console.log(
+        `backfill of ${(CONSUMED + EXPIRED).toLocaleString("en")} entries written without the index: read ${value.read}, then swept ${value.removed}, in ${ms.toFixed(0)} ms, longest event-loop stall ${maxLoopMs.toFixed(1)} ms; ${describeStretches(stretches)}`,
+      );
     await root.close();
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -93,14 +93,22 @@ function measure(contenders: readonly Contender[]): Stats[] {
       const sum = c.run(c.n);
       const elapsed = performance.now() - t0;
       if (!checksums.has(i)) checksums.set(i, sum);
-      if (sum !== checksums.get(i)) throw new Error(`${c.label}: checksum ${sum} differs from ${checksums.get(i)} (non-deterministic result)`);
+      if (sum !== checksums.get(i))
+        throw new Error(`${c.label}: checksum ${sum} differs from ${checksums.get(i)} (non-deterministic result)`);
       if (rep >= WARMUP) samples[i]!.push((c.n * 1000) / elapsed);
     });
   }
   return samples.map(stats);
 }
 
-const rate = (v: number) => (v >= 1e6 ? `${(v / 1e6).toFixed(2)} M/s` : v >= 1e4 ? `${(v / 1e3).toFixed(1)} k/s` : v >= 1e3 ? `${(v / 1e3).toFixed(2)} k/s` : `${v.toFixed(0)} /s`);
+const rate = (v: number) =>
+  v >= 1e6
+    ? `${(v / 1e6).toFixed(2)} M/s`
+    : v >= 1e4
+      ? `${(v / 1e3).toFixed(1)} k/s`
+      : v >= 1e3
+        ? `${(v / 1e3).toFixed(2)} k/s`
+        : `${v.toFixed(0)} /s`;
 const micros = (opsPerSecond: number) => {
   const us = 1e6 / opsPerSecond;
   return `${us >= 100 ? us.toFixed(0) : us >= 10 ? us.toFixed(1) : us.toFixed(2)} µs`;
@@ -133,13 +141,21 @@ async function loadPolicy(key: ReturnType<typeof loadSigningKeyPem>): Promise<{ 
   const path = join(POLICY_DIR, "policy.writ");
   const result = compile(path, await readFile(path, "utf8"), { signingKey: key });
   if (!result.valid || !result.bundle) {
-    throw new Error(`${path} does not compile: ${result.errors.slice(0, 3).map((e) => `${e.code} ${e.message}`).join("; ")}`);
+    throw new Error(
+      `${path} does not compile: ${result.errors
+        .slice(0, 3)
+        .map((e) => `${e.code} ${e.message}`)
+        .join("; ")}`,
+    );
   }
   const root = await mkdtemp(join(tmpdir(), "writ-bench-runtime-"));
   const dir = join(root, result.bundle.policyId, result.bundle.version);
   await mkdir(dir, { recursive: true });
   for (const [name, bytes] of result.bundle.files) await writeFile(join(dir, name), bytes);
-  const bundle = await loadBundle(root, result.bundle.policyId, result.bundle.version, { trustedKeys: [key.publicKey], requireSignature: true });
+  const bundle = await loadBundle(root, result.bundle.policyId, result.bundle.version, {
+    trustedKeys: [key.publicKey],
+    requireSignature: true,
+  });
   const tests = JSON.parse(await readFile(join(POLICY_DIR, "policy.test.json"), "utf8")) as { cases: TestCase[] };
   return { bundle, cases: tests.cases, root };
 }
@@ -220,8 +236,10 @@ function checkCedarShape(ir: PolicyIr): void {
   let seenApprove = false;
   for (const r of ir.rules) {
     const effect = CEDAR_POLICIES[r.id]!.effect;
-    if (effect !== (r.verdict === "approve" ? "permit" : "forbid")) throw new Error(`Cedar policy ${r.id} is a ${effect}, the rule ${r.verdict}s`);
-    if (seenApprove && r.verdict !== "approve") throw new Error(`rule ${r.id} follows an approving rule: Cedar's forbid-overrides would not be first-match`);
+    if (effect !== (r.verdict === "approve" ? "permit" : "forbid"))
+      throw new Error(`Cedar policy ${r.id} is a ${effect}, the rule ${r.verdict}s`);
+    if (seenApprove && r.verdict !== "approve")
+      throw new Error(`rule ${r.id} follows an approving rule: Cedar's forbid-overrides would not be first-match`);
     seenApprove ||= r.verdict === "approve";
   }
   if (ir.otherwise?.verdict === "approve") throw new Error("`otherwise approve` has no equivalent in Cedar's default deny");
@@ -249,7 +267,9 @@ async function main(): Promise<void> {
   try {
     cedar = await import("@cedar-policy/cedar-wasm/nodejs");
   } catch (e) {
-    throw new Error(`@cedar-policy/cedar-wasm is needed for the decision comparison: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new Error(`@cedar-policy/cedar-wasm is needed for the decision comparison: ${e instanceof Error ? e.message : String(e)}`, {
+      cause: e,
+    });
   }
   const key = loadSigningKeyPem(generateSigningKeyPair().privateKeyPem);
   const { bundle, cases, root } = await loadPolicy(key);
@@ -259,9 +279,13 @@ async function main(): Promise<void> {
   const sets = valid.map((c) => c.signals);
 
   const cpu = cpus()[0]?.model.trim() ?? "unknown CPU";
-  console.log(`writ runtime benchmark: ${ir.policyId}@${ir.version} (${ir.rules.length} rules + otherwise, ${Object.keys(ir.signals).length} signals)`);
+  console.log(
+    `writ runtime benchmark: ${ir.policyId}@${ir.version} (${ir.rules.length} rules + otherwise, ${Object.keys(ir.signals).length} signals)`,
+  );
   console.log(`  ${sets.length} signal sets: the valid cases of ${POLICY_DIR}/policy.test.json, used in turn`);
-  console.log(`  node ${process.version}, ${platform()} ${arch()}, ${cpus().length} × ${cpu}, Cedar ${cedar.getCedarVersion()} (cedar-wasm)`);
+  console.log(
+    `  node ${process.version}, ${platform()} ${arch()}, ${cpus().length} × ${cpu}, Cedar ${cedar.getCedarVersion()} (cedar-wasm)`,
+  );
   console.log(
     `  ${REPS} repetitions after ${WARMUP} warm-up, contenders interleaved; per repetition ${WRIT_N.toLocaleString("en")} writ / ` +
       `${CEDAR_N.toLocaleString("en")} Cedar decisions, ${ATTEST_N.toLocaleString("en")} attestations / bare sign+verify`,
@@ -276,7 +300,9 @@ async function main(): Promise<void> {
     if (!d.decided) throw new Error(`signal set ${i} is undecided`);
     const e = valid[i]!.expect;
     if (d.verdict !== e.verdict || (e.rule !== undefined && d.ruleId !== e.rule)) {
-      throw new Error(`signal set ${i} (${valid[i]!.name}): writ says ${d.verdict} by ${d.ruleId}, the test file ${e.verdict} by ${e.rule}`);
+      throw new Error(
+        `signal set ${i} (${valid[i]!.name}): writ says ${d.verdict} by ${d.ruleId}, the test file ${e.verdict} by ${e.rule}`,
+      );
     }
     return d;
   });
@@ -287,10 +313,14 @@ async function main(): Promise<void> {
 
   // --- Cedar: pre-parse once, then check agreement on every set, down to the deciding rule.
   checkCedarShape(ir);
-  const policySet = { staticPolicies: Object.fromEntries(Object.entries(CEDAR_POLICIES).map(([id, p]) => [id, `${p.effect} ${scope}\nwhen { ${p.when} };`])) };
+  const policySet = {
+    staticPolicies: Object.fromEntries(Object.entries(CEDAR_POLICIES).map(([id, p]) => [id, `${p.effect} ${scope}\nwhen { ${p.when} };`])),
+  };
   const validation = cedar.validate({ schema: CEDAR_SCHEMA, policies: policySet, validationSettings: { mode: "strict" } });
-  if (validation.type !== "success") throw new Error(`Cedar schema or policies do not parse: ${JSON.stringify(validation.errors.slice(0, 2))}`);
-  if (validation.validationErrors.length > 0) throw new Error(`Cedar policies do not validate: ${JSON.stringify(validation.validationErrors.slice(0, 2))}`);
+  if (validation.type !== "success")
+    throw new Error(`Cedar schema or policies do not parse: ${JSON.stringify(validation.errors.slice(0, 2))}`);
+  if (validation.validationErrors.length > 0)
+    throw new Error(`Cedar policies do not validate: ${JSON.stringify(validation.validationErrors.slice(0, 2))}`);
   for (const answer of [cedar.preparsePolicySet("payments", policySet), cedar.preparseSchema("payments", CEDAR_SCHEMA)]) {
     if (answer.type !== "success") throw new Error(`Cedar pre-parse failed: ${JSON.stringify(answer.errors.slice(0, 2))}`);
   }
@@ -308,14 +338,16 @@ async function main(): Promise<void> {
     entities: [],
   }));
   // The same without the schema: evaluation alone (an informative row, not the comparison).
-  const unvalidatedCalls: CedarModule.StatefulAuthorizationCall[] = statefulCalls.map(({ principal, action, resource, context, preparsedPolicySetId, entities }) => ({
-    principal,
-    action,
-    resource,
-    context,
-    preparsedPolicySetId,
-    entities,
-  }));
+  const unvalidatedCalls: CedarModule.StatefulAuthorizationCall[] = statefulCalls.map(
+    ({ principal, action, resource, context, preparsedPolicySetId, entities }) => ({
+      principal,
+      action,
+      resource,
+      context,
+      preparsedPolicySetId,
+      entities,
+    }),
+  );
   // The stateless call, which parses the policy set and schema on every request (informative).
   const statelessCalls: CedarModule.AuthorizationCall[] = statefulCalls.map(({ principal, action, resource, context, entities }) => ({
     principal,
@@ -337,8 +369,10 @@ async function main(): Promise<void> {
     ] as const) {
       if (answer.type !== "success") throw new Error(`Cedar ${how} failed on set ${i}: ${JSON.stringify(answer.errors.slice(0, 2))}`);
       const { decision, diagnostics } = answer.response;
-      if (diagnostics.errors.length > 0) throw new Error(`Cedar ${how} evaluation errors on set ${i}: ${JSON.stringify(diagnostics.errors)}`);
-      const decisive = [...diagnostics.reason].sort((a, b) => (ruleOrder.get(a) ?? 1e9) - (ruleOrder.get(b) ?? 1e9))[0] ?? OTHERWISE_RULE_ID;
+      if (diagnostics.errors.length > 0)
+        throw new Error(`Cedar ${how} evaluation errors on set ${i}: ${JSON.stringify(diagnostics.errors)}`);
+      const decisive =
+        [...diagnostics.reason].sort((a, b) => (ruleOrder.get(a) ?? 1e9) - (ruleOrder.get(b) ?? 1e9))[0] ?? OTHERWISE_RULE_ID;
       if ((decision === "allow") !== (d.verdict === "approve") || decisive !== d.ruleId) {
         throw new Error(
           `DISAGREEMENT on signal set ${i} (${valid[i]!.name}): writ ${d.verdict} by ${d.ruleId}, ` +
@@ -419,16 +453,21 @@ async function main(): Promise<void> {
       return allowed;
     },
   };
-  const [sWrit, sValidate, sEvaluate, sCedar, sCedarBare, sCedarStateless] = measure([writDecide, writValidate, writEvaluate, cedarDecide, cedarBare, cedarStateless]) as [
-    Stats,
-    Stats,
-    Stats,
-    Stats,
-    Stats,
-    Stats,
-  ];
+  const [sWrit, sValidate, sEvaluate, sCedar, sCedarBare, sCedarStateless] = measure([
+    writDecide,
+    writValidate,
+    writEvaluate,
+    cedarDecide,
+    cedarBare,
+    cedarStateless,
+  ]) as [Stats, Stats, Stats, Stats, Stats, Stats];
   const decisionRatio = sWrit.median / sCedar.median;
-  row(writDecide.label, sWrit, `${decisionRatio.toFixed(0)}×`, `${decisionRatio >= DECISION_GOAL ? "yes" : "NO"} (≥ ${DECISION_GOAL}× Cedar)`);
+  row(
+    writDecide.label,
+    sWrit,
+    `${decisionRatio.toFixed(0)}×`,
+    `${decisionRatio >= DECISION_GOAL ? "yes" : "NO"} (≥ ${DECISION_GOAL}× Cedar)`,
+  );
   row(writValidate.label, sValidate);
   row(writEvaluate.label, sEvaluate);
   row(cedarDecide.label, sCedar, "1×", "(peer)");
@@ -554,7 +593,12 @@ async function main(): Promise<void> {
   // a noisy one of the other; both are printed.
   const attestRatio = stats(sAttest.samples.map((v, i) => v / sBare.samples[i]!)).median;
   const ratioOfMedians = sAttest.median / sBare.median;
-  row(writAttest.label, sAttest, `${(attestRatio * 100).toFixed(1)}%`, `${attestRatio >= ATTEST_GOAL ? "yes" : "NO"} (≥ ${ATTEST_GOAL * 100}% of bare)`);
+  row(
+    writAttest.label,
+    sAttest,
+    `${(attestRatio * 100).toFixed(1)}%`,
+    `${attestRatio >= ATTEST_GOAL ? "yes" : "NO"} (≥ ${ATTEST_GOAL * 100}% of bare)`,
+  );
   row(bareSignVerify.label, sBare, "100%", "(physical limit)");
   row(bareSign.label, sSign);
   row(bareVerify.label, sVerify);
@@ -586,7 +630,7 @@ async function main(): Promise<void> {
   console.log(
     `                createAttestation costs ${overheadUs.toFixed(1)} µs more than sign+verify (${micros(sBare.median)}); ` +
       `attestationBody + the verifier's generic signingInput measured alone: ${accounted.toFixed(1)} µs (the signer writes the body's text without the generic walk); ` +
-        `at 90% it could spend ${(1e6 / sBare.median / ATTEST_GOAL - 1e6 / sBare.median).toFixed(1)} µs`,
+      `at 90% it could spend ${(1e6 / sBare.median / ATTEST_GOAL - 1e6 / sBare.median).toFixed(1)} µs`,
   );
   console.log(
     "  note: Cedar's schema checks types, required and undeclared attributes only (no ranges, enums or patterns); " +

@@ -32,7 +32,14 @@ const median = (values: readonly number[]): number => {
 
 async function context(dir: string, audit: boolean): Promise<SidecarContext> {
   const policies = await policiesRoot(dir);
-  return openContext(loadConfig({ SERVICE_API_KEY: "bench-api-key-0123456789", SERVICE_POLICIES_ROOT: policies, SERVICE_DATA_DIR: join(dir, "data"), SERVICE_AUDIT: audit ? "on" : "off" }));
+  return openContext(
+    loadConfig({
+      SERVICE_API_KEY: "bench-api-key-0123456789",
+      SERVICE_POLICIES_ROOT: policies,
+      SERVICE_DATA_DIR: join(dir, "data"),
+      SERVICE_AUDIT: audit ? "on" : "off",
+    }),
+  );
 }
 
 type Write = (i: number) => Promise<unknown>;
@@ -50,7 +57,13 @@ const PATTERNS: readonly Pattern[] = [
       // The same durable defaults the sidecar opens its data dir with.
       const root = open({ path: join(dir, "floor"), noSubdir: false });
       const db = root.openDB({ name: "bench-floor", encoding: "json" });
-      return { write: async (i) => { await db.put(i, { state: "consumed", at: Date.now() }); await root.flushed; }, close: () => root.close() };
+      return {
+        write: async (i) => {
+          await db.put(i, { state: "consumed", at: Date.now() });
+          await root.flushed;
+        },
+        close: () => root.close(),
+      };
     },
   },
   {
@@ -65,12 +78,24 @@ const PATTERNS: readonly Pattern[] = [
     async open(dir) {
       const ctx = await context(dir, true);
       const signals = (await loadCases()).valid.find((c) => c.verdict === "approve")!.signals;
-      const sample = (await ctx.authorizer.evaluate({ executionId: "sample", policyId: "payments.transfer", policyVersion: "1.2.0", signals })).attestation;
+      const sample = (
+        await ctx.authorizer.evaluate({ executionId: "sample", policyId: "payments.transfer", policyVersion: "1.2.0", signals })
+      ).attestation;
       const write: Write = (i) => {
         const executionId = `w${run}-${i}`;
         const attestation: AttestationV1 = { ...sample, executionId, execution_fingerprint: executionFingerprint(executionId) };
         return ctx.store!.consume(attestation.execution_fingerprint, {
-          record: { kind: "decision", body: { executionId, endpoint: "evaluate", status: "approved", ruleMatched: "verified", attestation, recordedAt: new Date().toISOString() } },
+          record: {
+            kind: "decision",
+            body: {
+              executionId,
+              endpoint: "evaluate",
+              status: "approved",
+              ruleMatched: "verified",
+              attestation,
+              recordedAt: new Date().toISOString(),
+            },
+          },
         });
       };
       return { write, close: () => ctx.close() };
@@ -112,8 +137,11 @@ for (const concurrency of [1, 50]) {
     }
   }
   console.log(`\nconcurrency ${concurrency}`);
-  for (const [name, r] of results) console.log(`  ${name.padEnd(38)} ${median(r.ops).toFixed(0).padStart(7)} writes/s   p50 ${median(r.p50).toFixed(3)} ms`);
+  for (const [name, r] of results)
+    console.log(`  ${name.padEnd(38)} ${median(r.ops).toFixed(0).padStart(7)} writes/s   p50 ${median(r.p50).toFixed(3)} ms`);
   const floor = results.get(PATTERNS[0]!.name)!;
   const full = results.get(PATTERNS[2]!.name)!;
-  console.log(`  replay entry + audit record / floor: ${(median(full.ops) / median(floor.ops)).toFixed(2)}× the writes per second, ${(median(full.p50) / median(floor.p50)).toFixed(2)}× the p50`);
+  console.log(
+    `  replay entry + audit record / floor: ${(median(full.ops) / median(floor.ops)).toFixed(2)}× the writes per second, ${(median(full.p50) / median(floor.p50)).toFixed(2)}× the p50`,
+  );
 }

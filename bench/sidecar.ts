@@ -34,7 +34,6 @@ import { checkWrit, startWrit, type Writ } from "./sidecar/writ.js";
 const { rounds: ROUNDS, duration: DURATION, warmup: WARMUP } = loadSettings();
 const GOAL_THROUGHPUT = 1.5;
 
-
 async function main(): Promise<void> {
   const cases = await loadCases();
   const sets: readonly Signals[] = cases.valid.map((c) => c.signals);
@@ -51,11 +50,15 @@ async function main(): Promise<void> {
     cerbos = await startCerbos();
     floor = await startFloor();
     console.log(`writ sidecar at ${writ.url}; Cerbos ${cerbos.version} at ${cerbos.url}`);
-    console.log(`node ${process.version}, ${platform()} ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}; load generator, writ and Cerbos share the machine`);
+    console.log(
+      `node ${process.version}, ${platform()} ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}; load generator, writ and Cerbos share the machine`,
+    );
     await checkWrit(writ, cases.valid, "agreement");
     await checkWrit(nolog, cases.valid, "agreement-nolog");
     const agreement = await checkAgreement(cerbos, cases);
-    console.log(`agreement: both decide the ${sets.length} valid signal sets alike (${agreement.allowed} approve/allow, ${agreement.denied} other)`);
+    console.log(
+      `agreement: both decide the ${sets.length} valid signal sets alike (${agreement.allowed} approve/allow, ${agreement.denied} other)`,
+    );
     console.log(`${ROUNDS} rounds × (${WARMUP} s warm-up + ${DURATION} s) per server and connection count, alternating\n`);
 
     const w = writ;
@@ -67,19 +70,46 @@ async function main(): Promise<void> {
     for (const connections of [1, 50]) {
       for (let round = 0; round < ROUNDS; round++) {
         for (const [name, url, headers, body] of [
-          ["writ", w.evaluateUrl, w.headers, (i: number) => JSON.stringify(w.evaluateBody(sets[i % sets.length]!, `bench-${sequence}-${i}`))],
-          ["nolog", u.evaluateUrl, u.headers, (i: number) => JSON.stringify(u.evaluateBody(sets[i % sets.length]!, `bench-${sequence}-${i}`))],
-          ["cerbos", c.checkUrl, { "content-type": "application/json" }, (i: number) => JSON.stringify(c.checkBody(sets[i % sets.length]!, `bench-${sequence}-${i}`))],
+          [
+            "writ",
+            w.evaluateUrl,
+            w.headers,
+            (i: number) => JSON.stringify(w.evaluateBody(sets[i % sets.length]!, `bench-${sequence}-${i}`)),
+          ],
+          [
+            "nolog",
+            u.evaluateUrl,
+            u.headers,
+            (i: number) => JSON.stringify(u.evaluateBody(sets[i % sets.length]!, `bench-${sequence}-${i}`)),
+          ],
+          [
+            "cerbos",
+            c.checkUrl,
+            { "content-type": "application/json" },
+            (i: number) => JSON.stringify(c.checkBody(sets[i % sets.length]!, `bench-${sequence}-${i}`)),
+          ],
           ["floor", f.url, { "content-type": "application/json" }, (i: number) => `{"i":${i}}`],
         ] as const) {
           sequence += 1;
           const pid = name === "writ" ? w.pid : name === "nolog" ? u.pid : null;
           const cpu = pid === null ? {} : { serverCpuSeconds: () => processCpuSeconds(pid) };
-          const result = await runLoad({ url, connections, durationSeconds: DURATION, warmupSeconds: WARMUP, headers, makeBody: body, expectStatus: 200, ...cpu });
+          const result = await runLoad({
+            url,
+            connections,
+            durationSeconds: DURATION,
+            warmupSeconds: WARMUP,
+            headers,
+            makeBody: body,
+            expectStatus: 200,
+            ...cpu,
+          });
           const key = `${name}@${connections}`;
           results.set(key, [...(results.get(key) ?? []), result]);
-          const perResponse = result.cpuMicrosPerResponse === null ? "" : `, server CPU ${result.cpuMicrosPerResponse.toFixed(0)} µs/response`;
-          process.stdout.write(`  round ${round + 1} ${name.padEnd(6)} ${String(connections).padStart(2)} conn: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(3)} ms, p99 ${result.p99Ms.toFixed(3)} ms${perResponse}\n`);
+          const perResponse =
+            result.cpuMicrosPerResponse === null ? "" : `, server CPU ${result.cpuMicrosPerResponse.toFixed(0)} µs/response`;
+          process.stdout.write(
+            `  round ${round + 1} ${name.padEnd(6)} ${String(connections).padStart(2)} conn: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(3)} ms, p99 ${result.p99Ms.toFixed(3)} ms${perResponse}\n`,
+          );
         }
       }
     }
@@ -90,7 +120,9 @@ async function main(): Promise<void> {
     for (const connections of [1, 50]) {
       for (const name of ["writ", "nolog", "cerbos", "floor"]) {
         const x = s(name, connections);
-        console.log(`${`${name} @ ${connections} connection${connections > 1 ? "s" : ""}`.padEnd(28)}${x.rps.toFixed(0).padStart(10)}${ms(x.p50).padStart(12)}${ms(x.p99).padStart(12)}`);
+        console.log(
+          `${`${name} @ ${connections} connection${connections > 1 ? "s" : ""}`.padEnd(28)}${x.rps.toFixed(0).padStart(10)}${ms(x.p50).padStart(12)}${ms(x.p99).padStart(12)}`,
+        );
       }
     }
     const w50 = s("writ", 50);
@@ -99,7 +131,9 @@ async function main(): Promise<void> {
     const c1 = s("cerbos", 1);
     const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
     console.log("\nratios (medians of the same run):");
-    console.log(`  50 connections: writ req/s / Cerbos req/s = ${(w50.rps / c50.rps).toFixed(2)}× (goal ≥ ${GOAL_THROUGHPUT}×: ${verdict(w50.rps / c50.rps >= GOAL_THROUGHPUT)})`);
+    console.log(
+      `  50 connections: writ req/s / Cerbos req/s = ${(w50.rps / c50.rps).toFixed(2)}× (goal ≥ ${GOAL_THROUGHPUT}×: ${verdict(w50.rps / c50.rps >= GOAL_THROUGHPUT)})`,
+    );
     console.log(`  50 connections: writ p99 / Cerbos p99 = ${(w50.p99 / c50.p99).toFixed(2)} (goal ≤ 1: ${verdict(w50.p99 <= c50.p99)})`);
     console.log(`  1 connection:   writ p50 / Cerbos p50 = ${(w1.p50 / c1.p50).toFixed(2)} (goal ≤ 1: ${verdict(w1.p50 <= c1.p50)})`);
     const f1 = s("floor", 1);
@@ -112,7 +146,9 @@ async function main(): Promise<void> {
       `  50 connections: writ (audit record log on, the default) req/s / writ with SERVICE_AUDIT_LOG=off = ${(w50.rps / n50.rps).toFixed(2)}× ` +
         `(goal ≥ 0.95×: ${verdict(w50.rps / n50.rps >= 0.95)}); server CPU per response ${w50.cpu!.toFixed(0)} µs / ${n50.cpu!.toFixed(0)} µs = ${(w50.cpu! / n50.cpu!).toFixed(3)}×`,
     );
-    console.log("  note: every writ answer is an Ed25519-signed, self-verified attestation whose replay entry and audit record are fsynced before it is sent; Cerbos signs and stores nothing");
+    console.log(
+      "  note: every writ answer is an Ed25519-signed, self-verified attestation whose replay entry and audit record are fsynced before it is sent; Cerbos signs and stores nothing",
+    );
   } finally {
     await Promise.all([writ?.stop(), nolog?.stop(), cerbos?.stop(), floor?.stop()]);
   }

@@ -88,7 +88,10 @@ async function main(): Promise<void> {
     if (preparedLarge.seeded === null) printSize(await storeSize(large), large.decisions);
     if (settings.seedOnly) continue;
     const results: RunResult[] = [];
-    for (const [store, prepared] of [[small, preparedSmall], [large, preparedLarge]] as const) {
+    for (const [store, prepared] of [
+      [small, preparedSmall],
+      [large, preparedLarge],
+    ] as const) {
       results.push(await runOnce(settings, store, prepared.manifest, signalSets, tag));
     }
     printReport(engine === "lmdb" ? "LMDB" : "PostgreSQL", results[0]!, results[1]!);

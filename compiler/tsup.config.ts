@@ -40,7 +40,8 @@ export default defineConfig([
     // `writ playground` serves the playground's static build from dist/playground, so it ships in this package.
     // The root `npm run build` builds @writ/playground before this package.
     onSuccess: async () => {
-      if (!existsSync(`${playground}index.html`)) throw new Error("playground/dist is missing: build @writ/playground first (the root `npm run build` does)");
+      if (!existsSync(`${playground}index.html`))
+        throw new Error("playground/dist is missing: build @writ/playground first (the root `npm run build` does)");
       await cp(playground, here("./dist/playground/"), { recursive: true });
     },
   },

@@ -16,7 +16,13 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const targets = args.filter((a) => !a.startsWith("-")).map((a) => a.replace(/\/$/, ""));
-build({ root: fileURLToPath(new URL("../", import.meta.url)), targets, force: args.includes("--force"), declarations: !args.includes("--no-declarations"), say }).then(
+build({
+  root: fileURLToPath(new URL("../", import.meta.url)),
+  targets,
+  force: args.includes("--force"),
+  declarations: !args.includes("--no-declarations"),
+  say,
+}).then(
   (ok) => {
     if (ok) say(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     process.exitCode = ok ? 0 : 1;

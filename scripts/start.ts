@@ -24,14 +24,20 @@ async function main(): Promise<number> {
   const built = performance.now();
 
   // Standard output is the sidecar's JSON log alone: what the compiler says goes to standard error.
-  const compile = spawnSync(process.execPath, [join(ROOT, "compiler/dist/cli.js"), "compile", "policies"], { cwd: ROOT, stdio: ["ignore", 2, 2] });
+  const compile = spawnSync(process.execPath, [join(ROOT, "compiler/dist/cli.js"), "compile", "policies"], {
+    cwd: ROOT,
+    stdio: ["ignore", 2, 2],
+  });
   if (compile.status !== 0) {
     say("compiling policies/ failed (above)");
     return compile.status ?? 1;
   }
   const compiled = performance.now();
 
-  const sidecar = spawn(process.execPath, [join(ROOT, "sidecar/dist/main.js"), "--dev"], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  const sidecar = spawn(process.execPath, [join(ROOT, "sidecar/dist/main.js"), "--dev"], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => sidecar.kill(signal));
   const exited = new Promise<number>((resolve) => sidecar.on("close", (code, signal) => resolve(code ?? (signal === null ? 1 : 128))));
 
@@ -51,7 +57,9 @@ async function main(): Promise<number> {
     await new Promise((r) => setTimeout(r, READY_POLL_MS));
   }
   const now = performance.now();
-  say(`ready in ${seconds(now - began)} (build ${seconds(built - began)}, compile policies ${seconds(compiled - built)}, sidecar ${seconds(now - compiled)}). A first decision:`);
+  say(
+    `ready in ${seconds(now - began)} (build ${seconds(built - began)}, compile policies ${seconds(compiled - built)}, sidecar ${seconds(now - compiled)}). A first decision:`,
+  );
   process.stderr.write(`\n  ${firstDecisionCurl({ url, root: ROOT, cwd: process.env["INIT_CWD"] ?? ROOT, env: process.env })}\n\n`);
   say(`an executionId decides once: pasted again, it is refused (422 INV-013); edit "executionId" in ${EXAMPLE_REQUEST} to decide again`);
   return exited;

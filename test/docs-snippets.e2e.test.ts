@@ -18,7 +18,11 @@ const SCENARIO_TIMEOUT_MS = 300_000;
 
 describe("the shell blocks of README.md and docs/*.md", () => {
   it("are each run by a scenario or skipped with a reason", () => {
-    const problems = coverageProblems(shellBlocks(), SKIPPED, SCENARIOS.flatMap((s) => s.blocks));
+    const problems = coverageProblems(
+      shellBlocks(),
+      SKIPPED,
+      SCENARIOS.flatMap((s) => s.blocks),
+    );
     expect(problems, problems.join("\n")).toEqual([]);
   });
 

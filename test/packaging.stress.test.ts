@@ -19,8 +19,19 @@ import { PACKAGES, packAll, type Packed } from "../scripts/pack/packages.js";
 
 const root = new URL("../", import.meta.url).pathname;
 type Workspace = (typeof PACKAGES)[number];
-const manifest = (ws: string) => JSON.parse(readFileSync(join(root, ws, "package.json"), "utf8")) as { name: string; version: string; bin?: Record<string, string> };
-const BUILT = ["runtime/dist/index.js", "wire/dist/index.js", "compiler/dist/cli.js", "compiler/dist/playground/index.html", "compiler/dist/conformance/dist/index.js", "language-server/dist/cli.js", "sidecar/dist/main.js", "sdk/dist/index.cjs", "conformance/dist/cli.js"];
+const manifest = (ws: string) =>
+  JSON.parse(readFileSync(join(root, ws, "package.json"), "utf8")) as { name: string; version: string; bin?: Record<string, string> };
+const BUILT = [
+  "runtime/dist/index.js",
+  "wire/dist/index.js",
+  "compiler/dist/cli.js",
+  "compiler/dist/playground/index.html",
+  "compiler/dist/conformance/dist/index.js",
+  "language-server/dist/cli.js",
+  "sidecar/dist/main.js",
+  "sdk/dist/index.cjs",
+  "conformance/dist/cli.js",
+];
 
 /**
  * npm started by npm (`npm test`) passes its settings down as npm_* variables (the workspace root's prefix among them):
@@ -50,14 +61,21 @@ function runAsync(command: string, args: string[], cwd: string): Promise<Result>
 }
 
 describe("the binaries in the repository", () => {
-  const bins = PACKAGES.flatMap((ws) => Object.entries(manifest(ws).bin ?? {}).map(([name, path]) => ({ ws, name, path: join(root, ws, path) })));
+  const bins = PACKAGES.flatMap((ws) =>
+    Object.entries(manifest(ws).bin ?? {}).map(([name, path]) => ({ ws, name, path: join(root, ws, path) })),
+  );
 
   it("are the committed bin/ files, run directly (executable, with a shebang), printing their package's version", () => {
     expect(bins.map((b) => b.name).sort()).toEqual(["writ", "writ-conformance", "writ-language-server", "writ-sidecar"]);
     for (const bin of bins) {
       expect(bin.path).toBe(join(root, bin.ws, "bin", `${bin.name}.js`));
       const r = run(bin.path, ["--version"], root);
-      expect({ bin: bin.name, status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ bin: bin.name, status: 0, stdout: `${manifest(bin.ws).version}\n`, stderr: "" });
+      expect({ bin: bin.name, status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({
+        bin: bin.name,
+        status: 0,
+        stdout: `${manifest(bin.ws).version}\n`,
+        stderr: "",
+      });
     }
   });
 
@@ -67,7 +85,11 @@ describe("the binaries in the repository", () => {
       mkdirSync(join(dir, "bin"));
       writeFileSync(join(dir, "bin", "writ.js"), readFileSync(join(root, "compiler/bin/writ.js")));
       const r = run(process.execPath, [join(dir, "bin", "writ.js"), "help"], dir);
-      expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ status: 1, stdout: "", stderr: "writ is not built: run `npm run build`\n" });
+      expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({
+        status: 1,
+        stdout: "",
+        stderr: "writ is not built: run `npm run build`\n",
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -123,7 +145,14 @@ describe("each packed package, installed alone into an empty project", () => {
 
   it("every tarball has its README.md and LICENSE, and no file of it imports another writ package", () => {
     expect(packed.map((p) => p.name).sort()).toEqual(PACKAGES.map((ws) => manifest(ws).name).sort());
-    for (const p of packed) expect({ name: p.name, files: p.files.map((f) => f.path).filter((f) => /^(README\.md|LICENSE)$/.test(f)).sort() }).toEqual({ name: p.name, files: ["LICENSE", "README.md"] });
+    for (const p of packed)
+      expect({
+        name: p.name,
+        files: p.files
+          .map((f) => f.path)
+          .filter((f) => /^(README\.md|LICENSE)$/.test(f))
+          .sort(),
+      }).toEqual({ name: p.name, files: ["LICENSE", "README.md"] });
     // Source maps quote the sources, imports included: only the code and the declarations count.
     const imports = /(?:from|import\(|require\()\s*["']@writ\/[^"']*["']/g;
     const found = PACKAGES.flatMap((ws) => {
@@ -136,12 +165,29 @@ describe("each packed package, installed alone into an empty project", () => {
 
   it("@writ/runtime and @writ/wire: import, and require of the runtime", () => {
     const dir = project("runtime");
-    writeFileSync(join(dir, "runtime.mjs"), 'import { canonicalJson, RUNTIME_VERSION } from "@writ/runtime";\nprocess.stdout.write(RUNTIME_VERSION + " " + canonicalJson({ b: 1, a: [true] }));\n');
-    writeFileSync(join(dir, "runtime.cjs"), 'const { canonicalJson } = require("@writ/runtime");\nprocess.stdout.write(canonicalJson({ b: 1, a: [true] }));\n');
-    expect(run(process.execPath, ["runtime.mjs"], dir)).toMatchObject({ status: 0, stdout: `${manifest("runtime").version} {"a":[true],"b":1}`, stderr: "" });
+    writeFileSync(
+      join(dir, "runtime.mjs"),
+      'import { canonicalJson, RUNTIME_VERSION } from "@writ/runtime";\nprocess.stdout.write(RUNTIME_VERSION + " " + canonicalJson({ b: 1, a: [true] }));\n',
+    );
+    writeFileSync(
+      join(dir, "runtime.cjs"),
+      'const { canonicalJson } = require("@writ/runtime");\nprocess.stdout.write(canonicalJson({ b: 1, a: [true] }));\n',
+    );
+    expect(run(process.execPath, ["runtime.mjs"], dir)).toMatchObject({
+      status: 0,
+      stdout: `${manifest("runtime").version} {"a":[true],"b":1}`,
+      stderr: "",
+    });
     expect(run(process.execPath, ["runtime.cjs"], dir)).toMatchObject({ status: 0, stdout: '{"a":[true],"b":1}', stderr: "" });
-    writeFileSync(join(project("wire"), "wire.mjs"), 'import { PROVENANCE_VERSION, EvaluateRequest } from "@writ/wire";\nprocess.stdout.write(PROVENANCE_VERSION + " " + EvaluateRequest.type);\n');
-    expect(run(process.execPath, ["wire.mjs"], project("wire"))).toMatchObject({ status: 0, stdout: "SERVICE_PROVENANCE_V1 object", stderr: "" });
+    writeFileSync(
+      join(project("wire"), "wire.mjs"),
+      'import { PROVENANCE_VERSION, EvaluateRequest } from "@writ/wire";\nprocess.stdout.write(PROVENANCE_VERSION + " " + EvaluateRequest.type);\n',
+    );
+    expect(run(process.execPath, ["wire.mjs"], project("wire"))).toMatchObject({
+      status: 0,
+      stdout: "SERVICE_PROVENANCE_V1 object",
+      stderr: "",
+    });
   });
 
   it("writ: --version, help, and the conformance suite inside it", () => {
@@ -165,12 +211,17 @@ describe("each packed package, installed alone into an empty project", () => {
 
   it("writ playground: serves the playground's static build from the compiler package until SIGTERM", async () => {
     const compiler = packed.find((p) => p.name === "@writ/compiler")!;
-    expect(compiler.files.map((f) => f.path).filter((f) => f.startsWith("dist/playground/")).sort()).toEqual([
-      "dist/playground/index.html",
-      "dist/playground/playground.js",
-      "dist/playground/style.css",
-    ]);
-    const child = spawn(bin("compiler", "writ"), ["playground", "--port", "0"], { cwd: project("compiler"), env, stdio: ["ignore", "pipe", "pipe"] });
+    expect(
+      compiler.files
+        .map((f) => f.path)
+        .filter((f) => f.startsWith("dist/playground/"))
+        .sort(),
+    ).toEqual(["dist/playground/index.html", "dist/playground/playground.js", "dist/playground/style.css"]);
+    const child = spawn(bin("compiler", "writ"), ["playground", "--port", "0"], {
+      cwd: project("compiler"),
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     try {
       const url = await new Promise<string>((resolve, reject) => {
@@ -194,14 +245,28 @@ describe("each packed package, installed alone into an empty project", () => {
   });
 
   it("writ-language-server --version, writ-conformance --version", () => {
-    expect(run(bin("language-server", "writ-language-server"), ["--version"], project("language-server"))).toMatchObject({ status: 0, stdout: `${manifest("language-server").version}\n`, stderr: "" });
-    expect(run(bin("conformance", "writ-conformance"), ["--version"], project("conformance"))).toMatchObject({ status: 0, stdout: `${manifest("conformance").version}\n`, stderr: "" });
+    expect(run(bin("language-server", "writ-language-server"), ["--version"], project("language-server"))).toMatchObject({
+      status: 0,
+      stdout: `${manifest("language-server").version}\n`,
+      stderr: "",
+    });
+    expect(run(bin("conformance", "writ-conformance"), ["--version"], project("conformance"))).toMatchObject({
+      status: 0,
+      stdout: `${manifest("conformance").version}\n`,
+      stderr: "",
+    });
   });
 
   it('@writ/sdk: require("@writ/sdk") from CommonJS, import from ESM, and its types checked by tsc in the consumer', () => {
     const dir = project("sdk");
-    writeFileSync(join(dir, "sdk.cjs"), 'const sdk = require("@writ/sdk");\nprocess.stdout.write(typeof sdk.GovernanceClient + " " + typeof sdk.verifyAttestation);\n');
-    writeFileSync(join(dir, "sdk.mjs"), 'import { GovernanceClient, verifyAttestation } from "@writ/sdk";\nprocess.stdout.write(typeof GovernanceClient + " " + typeof verifyAttestation);\n');
+    writeFileSync(
+      join(dir, "sdk.cjs"),
+      'const sdk = require("@writ/sdk");\nprocess.stdout.write(typeof sdk.GovernanceClient + " " + typeof sdk.verifyAttestation);\n',
+    );
+    writeFileSync(
+      join(dir, "sdk.mjs"),
+      'import { GovernanceClient, verifyAttestation } from "@writ/sdk";\nprocess.stdout.write(typeof GovernanceClient + " " + typeof verifyAttestation);\n',
+    );
     expect(run(process.execPath, ["sdk.cjs"], dir)).toMatchObject({ status: 0, stdout: "function function", stderr: "" });
     expect(run(process.execPath, ["sdk.mjs"], dir)).toMatchObject({ status: 0, stdout: "function function", stderr: "" });
     // Types that did not resolve would be `any`, which skipLibCheck does not report: each @ts-expect-error needs the
@@ -224,9 +289,22 @@ describe("each packed package, installed alone into an empty project", () => {
     );
     writeFileSync(
       join(dir, "consumer.cts"),
-      ['import sdk = require("@writ/sdk");', "// @ts-expect-error not a status of the wire types", 'export const status: sdk.EvaluateResponse["status"] = "maybe";', ""].join("\n"),
+      [
+        'import sdk = require("@writ/sdk");',
+        "// @ts-expect-error not a status of the wire types",
+        'export const status: sdk.EvaluateResponse["status"] = "maybe";',
+        "",
+      ].join("\n"),
     );
-    const compilerOptions = { strict: true, module: "nodenext", target: "es2022", noEmit: true, skipLibCheck: true, typeRoots: [join(root, "node_modules/@types")], types: ["node"] };
+    const compilerOptions = {
+      strict: true,
+      module: "nodenext",
+      target: "es2022",
+      noEmit: true,
+      skipLibCheck: true,
+      typeRoots: [join(root, "node_modules/@types")],
+      types: ["node"],
+    };
     writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["consumer.mts", "consumer.cts"] }));
     const tsc = run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "."], dir);
     expect({ status: tsc.status, stdout: tsc.stdout }).toEqual({ status: 0, stdout: "" });
@@ -256,7 +334,11 @@ describe("each packed package, installed alone into an empty project", () => {
         SERVICE_PORT: "0",
         SERVICE_B_PORT: "off",
       };
-      const child = spawn(bin("sidecar", "writ-sidecar"), [], { cwd: project("sidecar"), env: sidecarEnv, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(bin("sidecar", "writ-sidecar"), [], {
+        cwd: project("sidecar"),
+        env: sidecarEnv,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       sidecar = child;
       let output = "";
       child.stderr.on("data", (d: Buffer) => (output += d.toString()));
@@ -292,22 +374,48 @@ describe("each packed package, installed alone into an empty project", () => {
           '  verifiedSignals: { amount: 250, currency: "USD", kyc_verified: true, risk_score: 10 },',
           "});",
           "const verified = verifyAttestation(attestation, pinnedKey);",
-          "const changed = { ...attestation, decision: { ...attestation.decision, outcome: { ...attestation.decision.outcome, verdict: \"reject\" } } };",
+          'const changed = { ...attestation, decision: { ...attestation.decision, outcome: { ...attestation.decision.outcome, verdict: "reject" } } };',
           "process.stdout.write(JSON.stringify({ status, valid: verified.valid, errors: verified.errors, changed: verifyAttestation(changed, pinnedKey).valid }));",
           "",
         ].join("\n"),
       );
-      const r = spawnSync(process.execPath, ["evaluate.mjs"], { cwd: dir, encoding: "utf8", timeout: 60_000, env: { ...env, WRIT_URL: url, WRIT_API_KEY: API_KEY, WRIT_PUBLIC_KEY_FILE: join(runDir, "signing.pub") } });
+      const r = spawnSync(process.execPath, ["evaluate.mjs"], {
+        cwd: dir,
+        encoding: "utf8",
+        timeout: 60_000,
+        env: { ...env, WRIT_URL: url, WRIT_API_KEY: API_KEY, WRIT_PUBLIC_KEY_FILE: join(runDir, "signing.pub") },
+      });
       expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
       expect(JSON.parse(r.stdout)).toEqual({ status: "approved", valid: true, errors: [], changed: false });
     });
 
     it("writ conformance from the compiler alone: the suite's evaluate cases pass against that sidecar, the report names the suite's version", () => {
       const report = join(runDir, "report.json");
-      const r = run(bin("compiler", "writ"), ["conformance", "--surface", "a", "--base-url", url, "--api-key", API_KEY, "--public-key", join(runDir, "signing.pub"), "--only", "a.evaluate.", "--report", report], project("compiler"));
+      const r = run(
+        bin("compiler", "writ"),
+        [
+          "conformance",
+          "--surface",
+          "a",
+          "--base-url",
+          url,
+          "--api-key",
+          API_KEY,
+          "--public-key",
+          join(runDir, "signing.pub"),
+          "--only",
+          "a.evaluate.",
+          "--report",
+          report,
+        ],
+        project("compiler"),
+      );
       expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: "" });
       const json = JSON.parse(readFileSync(report, "utf8")) as { suiteVersion: string; passed: boolean; cases: { outcome: string }[] };
-      expect({ suiteVersion: json.suiteVersion, passed: json.passed }).toEqual({ suiteVersion: manifest("conformance").version, passed: true });
+      expect({ suiteVersion: json.suiteVersion, passed: json.passed }).toEqual({
+        suiteVersion: manifest("conformance").version,
+        passed: true,
+      });
       expect(json.cases.length).toBeGreaterThan(0);
       expect(json.cases.filter((c) => c.outcome !== "pass")).toEqual([]);
     });

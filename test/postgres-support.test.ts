@@ -10,7 +10,9 @@ const NOWHERE = "postgresql://writ:secret@127.0.0.1:1/none";
 describe("postgresUnavailable", () => {
   it("locally: one line naming the server (without credentials) and how to run the tests", async () => {
     const why = await postgresUnavailable(NOWHERE, {});
-    expect(why).toMatch(/^no PostgreSQL at postgresql:\/\/127\.0\.0\.1:1\/none \(.+\): start one, or set WRIT_TEST_POSTGRES_URL, to run these tests$/);
+    expect(why).toMatch(
+      /^no PostgreSQL at postgresql:\/\/127\.0\.0\.1:1\/none \(.+\): start one, or set WRIT_TEST_POSTGRES_URL, to run these tests$/,
+    );
     expect(why).not.toContain("\n");
     expect(why).not.toContain("secret");
   });

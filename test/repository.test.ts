@@ -88,7 +88,9 @@ it("pins TypeScript to an exact version", () => {
 
 it("tracks no private key", () => {
   // A tracked file deleted in the working tree (its deletion not committed yet) holds nothing to check.
-  const files = execFileSync("git", ["ls-files", "-z"], { cwd: root, encoding: "utf8" }).split("\0").filter((f) => f !== "" && existsSync(join(root, f)));
+  const files = execFileSync("git", ["ls-files", "-z"], { cwd: root, encoding: "utf8" })
+    .split("\0")
+    .filter((f) => f !== "" && existsSync(join(root, f)));
   const offenders = files.filter((f) => {
     const text = readFileSync(join(root, f), "latin1");
     // A PEM block with a body: mentions of the header in docs and tiny malformed test inputs are not keys.
@@ -105,7 +107,9 @@ describe("references stay inside the repository (docs/specification.md)", () => 
   const listed = new Set(Array.from(map.matchAll(/^\| (\d+(?:\.\d+)?) \|/gm), (m) => m[1]!));
 
   it("names no document that is not in it (the design notes, the specification's own file)", () => {
-    const outside = files.filter((f) => /DESIGN\.md|shared\/spec/.test(readFileSync(join(root, f), "utf8")) && f !== "test/repository.test.ts");
+    const outside = files.filter(
+      (f) => /DESIGN\.md|shared\/spec/.test(readFileSync(join(root, f), "utf8")) && f !== "test/repository.test.ts",
+    );
     expect(outside).toEqual([]);
   });
 

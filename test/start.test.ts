@@ -30,7 +30,11 @@ it("reaches a ready sidecar, prints a curl that decides the example request, and
     void exited.then((code) => reject(new Error(`npm start exited with ${code} before printing a curl:\n${stderr.join("\n")}`)));
   });
 
-  expect(stderr).toContainEqual(expect.stringMatching(/^start: ready in \d+\.\d s \(build \d+\.\d s, compile policies \d+\.\d s, sidecar \d+\.\d s\)\. A first decision:$/));
+  expect(stderr).toContainEqual(
+    expect.stringMatching(
+      /^start: ready in \d+\.\d s \(build \d+\.\d s, compile policies \d+\.\d s, sidecar \d+\.\d s\)\. A first decision:$/,
+    ),
+  );
   expect(curl).toMatch(/^curl -s http:\/\/127\.0\.0\.1:\d+\/evaluate -H "authorization: Bearer \$\(cat [^)]*\/api-key\)" /);
   expect(curl).not.toContain(readFileSync(join(dataDir, "api-key"), "utf8").trim());
   // The line is pasted into a shell in the directory npm start was typed in.

@@ -32,7 +32,12 @@ export const shapes = new GovernanceClient<import("./shapes.js").WritPolicies>({
 const SHAPES = {
   type: "object",
   properties: {
-    address: { type: "object", properties: { city: { type: "string" }, zip: { type: "string" } }, required: ["city"], additionalProperties: false },
+    address: {
+      type: "object",
+      properties: { city: { type: "string" }, zip: { type: "string" } },
+      required: ["city"],
+      additionalProperties: false,
+    },
     labels: { type: "object" },
     scores: { type: "array", items: { type: "integer" } },
   },
@@ -93,7 +98,9 @@ export const values = [bound, parameter, asWorkflow, new Fake()];
     code: `
 await writ.evaluate({ executionId: "e", ...policy, verifiedSignals: { ...${SIGNALS}, amout: 250 } });
 `,
-    expected: [{ code: 2561, message: /'amout' does not exist in type 'PaymentsTransfer_1_2_0Signals'\. Did you mean to write 'amount'\?/, line: 2 }],
+    expected: [
+      { code: 2561, message: /'amout' does not exist in type 'PaymentsTransfer_1_2_0Signals'\. Did you mean to write 'amount'\?/, line: 2 },
+    ],
   },
   "wrong-type.ts": {
     code: `
@@ -105,13 +112,25 @@ await writ.dryRun({ ...policy, signals: { ...${SIGNALS}, amount: "250" } });
     code: `
 await embedded.evaluate({ executionId: "e", ...policy, verifiedSignals: { amount: 250, currency: "EUR", destination_account: "DE89370400440532013000", risk_score: 20, daily_total: 0, account_age_days: 400 } });
 `,
-    expected: [{ code: 2741, message: /^Property 'kyc_verified' is missing in type .* but required in type 'PaymentsTransfer_1_2_0Signals'\.$/, line: 2 }],
+    expected: [
+      {
+        code: 2741,
+        message: /^Property 'kyc_verified' is missing in type .* but required in type 'PaymentsTransfer_1_2_0Signals'\.$/,
+        line: 2,
+      },
+    ],
   },
   "wrong-enum.ts": {
     code: `
 await writ.simulate({ ...policy, signals: { ...${SIGNALS}, currency: "EURO" } });
 `,
-    expected: [{ code: 2820, message: /^Type '"EURO"' is not assignable to type '"USD" \| "EUR" \| "GBP" \| "CHF" \| "JPY"'\. Did you mean '"EUR"'\?$/, line: 2 }],
+    expected: [
+      {
+        code: 2820,
+        message: /^Type '"EURO"' is not assignable to type '"USD" \| "EUR" \| "GBP" \| "CHF" \| "JPY"'\. Did you mean '"EUR"'\?$/,
+        line: 2,
+      },
+    ],
   },
   "wrong-integer.ts": {
     // An integer is a number in TypeScript (its doc comment says integer and the bounds): a boolean is still refused.
@@ -125,7 +144,13 @@ await writ.execute({ executionId: "e", ...policy, signals: { ...${SIGNALS}, risk
     code: `
 await shapes.dryRun({ policyId: "shapes", policyVersion: "1.0.0", signals: { address: { city: "Bern", zipp: "3000" }, scores: [] } });
 `,
-    expected: [{ code: 2561, message: /'zipp' does not exist in type '\{ city: string; zip\?: string; \}'\. Did you mean to write 'zip'\?/, line: 2 }],
+    expected: [
+      {
+        code: 2561,
+        message: /'zipp' does not exist in type '\{ city: string; zip\?: string; \}'\. Did you mean to write 'zip'\?/,
+        line: 2,
+      },
+    ],
   },
   "array-items.ts": {
     code: `
@@ -137,14 +162,23 @@ await shapes.dryRun({ policyId: "shapes", policyVersion: "1.0.0", signals: { add
     code: `
 await writ.evaluate({ executionId: "e", policyId: "payments.transfr", policyVersion: "1.2.0", verifiedSignals: ${SIGNALS} });
 `,
-    expected: [{ code: 2820, message: /^Type '"payments\.transfr"' is not assignable to type 'PolicyIdOf<WritPolicies>'\. Did you mean '"payments\.transfer"'\?$/, line: 2 }],
+    expected: [
+      {
+        code: 2820,
+        message:
+          /^Type '"payments\.transfr"' is not assignable to type 'PolicyIdOf<WritPolicies>'\. Did you mean '"payments\.transfer"'\?$/,
+        line: 2,
+      },
+    ],
   },
   "alias-misspelled.ts": {
     // Under an alias the signals are those of any listed version: a member none of them declares is still refused.
     code: `
 await writ.evaluate({ executionId: "e", policyId: "payments.transfer", policyVersion: "stable", verifiedSignals: { ...${SIGNALS}, amout: 1 } });
 `,
-    expected: [{ code: 2561, message: /'amout' does not exist in type 'PaymentsTransfer_1_1_0Signals | PaymentsTransfer_1_2_0Signals'/, line: 2 }],
+    expected: [
+      { code: 2561, message: /'amout' does not exist in type 'PaymentsTransfer_1_1_0Signals | PaymentsTransfer_1_2_0Signals'/, line: 2 },
+    ],
   },
 };
 
@@ -154,7 +188,11 @@ let diagnostics: Map<string, { code: number; message: string; line: number }[]>;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "writ-typed-signals-"));
   const err: string[] = [];
-  const code = await main(["typegen", join(repo, "policies"), "--out", join(dir, "writ-policies.ts")], { cwd: dir, out: () => {}, err: (l) => err.push(l) });
+  const code = await main(["typegen", join(repo, "policies"), "--out", join(dir, "writ-policies.ts")], {
+    cwd: dir,
+    out: () => {},
+    err: (l) => err.push(l),
+  });
   expect({ code, err }).toEqual({ code: 0, err: [] });
   writeFileSync(join(dir, "shapes.ts"), await signalDeclarations([{ policyId: "shapes", version: "1.0.0", schema: SHAPES }]));
   for (const [name, { code: body }] of Object.entries(CASES)) writeFileSync(join(dir, name), `${HEAD}${body}`);
@@ -174,7 +212,11 @@ function typecheck(files: readonly string[]): Map<string, { code: number; messag
   const program = ts.createProgram(files, { ...options, noEmit: true, paths, typeRoots: [join(repo, "node_modules/@types")] });
   const byFile = new Map<string, { code: number; message: string; line: number }[]>();
   const checked = files.map((f) => program.getSourceFile(f)!);
-  const all = [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics(), ...checked.flatMap((f) => [...program.getSyntacticDiagnostics(f), ...program.getSemanticDiagnostics(f)])];
+  const all = [
+    ...program.getOptionsDiagnostics(),
+    ...program.getGlobalDiagnostics(),
+    ...checked.flatMap((f) => [...program.getSyntacticDiagnostics(f), ...program.getSemanticDiagnostics(f)]),
+  ];
   for (const d of all) {
     const file = d.file?.fileName ?? "(global)";
     const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
@@ -191,13 +233,17 @@ const headLines = HEAD.split("\n").length - 1;
 
 describe("typed signals, checked by tsc", () => {
   it("the generated declarations of the shipped policies compile, and nothing outside the fixtures is reported", () => {
-    expect(readFileSync(join(dir, "writ-policies.ts"), "utf8")).toContain('"payments.transfer": {\n    "1.1.0": PaymentsTransfer_1_1_0Signals;\n    "1.2.0": PaymentsTransfer_1_2_0Signals;');
+    expect(readFileSync(join(dir, "writ-policies.ts"), "utf8")).toContain(
+      '"payments.transfer": {\n    "1.1.0": PaymentsTransfer_1_1_0Signals;\n    "1.2.0": PaymentsTransfer_1_2_0Signals;',
+    );
     const elsewhere = [...diagnostics.keys()].filter((file) => !Object.keys(CASES).some((name) => file === join(dir, name)));
     expect(elsewhere.map((file) => [file, diagnostics.get(file)])).toEqual([]);
   });
 
   it.each(Object.entries(CASES))("%s", (name, { expected }) => {
     const actual = diagnostics.get(join(dir, name)) ?? [];
-    expect(actual.map((d) => ({ ...d, line: d.line - headLines }))).toEqual(expected.map((e) => ({ code: e.code, message: expect.stringMatching(e.message), line: e.line })));
+    expect(actual.map((d) => ({ ...d, line: d.line - headLines }))).toEqual(
+      expected.map((e) => ({ code: e.code, message: expect.stringMatching(e.message), line: e.line })),
+    );
   });
 });

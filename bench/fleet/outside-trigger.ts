@@ -63,7 +63,10 @@ function benchPool(url: string, explaining: () => boolean, onTime: (us: number) 
       if (explaining() && text.includes("INSERT INTO writ_replay")) {
         await original("BEGIN");
         try {
-          const { rows } = await original(`EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ${text}`, typeof config === "string" ? values : (config as { values: unknown }).values);
+          const { rows } = await original(
+            `EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ${text}`,
+            typeof config === "string" ? values : (config as { values: unknown }).values,
+          );
           onTime((rows[0] as { "QUERY PLAN": [{ "Execution Time": number }] })["QUERY PLAN"][0]["Execution Time"] * 1_000);
         } finally {
           await original("ROLLBACK");
@@ -75,7 +78,10 @@ function benchPool(url: string, explaining: () => boolean, onTime: (us: number) 
       const done = typeof values === "function" ? values : callback;
       const result = query(config, typeof values === "function" ? undefined : values);
       if (typeof done !== "function") return result;
-      result.then((r) => (done as (e: unknown, r: unknown) => void)(null, r), (e: unknown) => (done as (e: unknown) => void)(e));
+      result.then(
+        (r) => (done as (e: unknown, r: unknown) => void)(null, r),
+        (e: unknown) => (done as (e: unknown) => void)(e),
+      );
       return undefined;
     };
   });
@@ -90,7 +96,10 @@ async function block(store: PostgresReplayStore, outstanding: number): Promise<v
     while (next++ < DECISIONS) {
       const executionId = `bench-${serial++}`;
       const body = decision({ executionId, recordedAt: at(serial) });
-      const result = await store.consume(executionFingerprint(executionId), { now: Date.parse(body.recordedAt), record: { kind: "decision", body } });
+      const result = await store.consume(executionFingerprint(executionId), {
+        now: Date.parse(body.recordedAt),
+        record: { kind: "decision", body },
+      });
       if (!result.ok) throw new Error(`consume refused: ${JSON.stringify(result)}`);
     }
   };
@@ -104,7 +113,11 @@ async function main(): Promise<void> {
   await database.pool.query("CREATE FUNCTION bench_empty_trigger() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$");
   let explaining = false;
   let times: number[] = [];
-  const pool = benchPool(url, () => explaining, (us) => times.push(us));
+  const pool = benchPool(
+    url,
+    () => explaining,
+    (us) => times.push(us),
+  );
   try {
     // Every connection of the pool open first, so the backends measured are the ones that serve the blocks.
     await Promise.all(Array.from({ length: 10 }, () => pool.query("SELECT pg_sleep(0.05)")));
@@ -139,10 +152,16 @@ async function main(): Promise<void> {
       }
       const perDecision = (variant: Variant, p: number): number => percentile(executor[variant], p);
       const denominator = percentile(cpu, 0.5);
-      console.log(`\n${outstanding} outstanding: ${(statements / (BLOCKS * DECISIONS)).toFixed(3)} statements per decision; server CPU per decision ${denominator.toFixed(0)} µs (median of ${cpu.length} blocks, no trigger)`);
+      console.log(
+        `\n${outstanding} outstanding: ${(statements / (BLOCKS * DECISIONS)).toFixed(3)} statements per decision; server CPU per decision ${denominator.toFixed(0)} µs (median of ${cpu.length} blocks, no trigger)`,
+      );
       for (const p of [0.1, 0.25, 0.5]) {
         const base = perDecision("without", p);
-        const line = (["with", "empty"] as const).map((v) => `${v} +${(perDecision(v, p) - base).toFixed(1)} µs (${(((perDecision(v, p) - base) / denominator) * 100).toFixed(1)}%)`).join(", ");
+        const line = (["with", "empty"] as const)
+          .map(
+            (v) => `${v} +${(perDecision(v, p) - base).toFixed(1)} µs (${(((perDecision(v, p) - base) / denominator) * 100).toFixed(1)}%)`,
+          )
+          .join(", ");
         console.log(`  p${p * 100} executor time per decision: without ${base.toFixed(1)} µs; ${line}`);
       }
       await store.close();

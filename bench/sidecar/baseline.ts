@@ -30,7 +30,10 @@ function git(...args: string[]): string {
 
 /** The commit before `file` was added: the sidecar before the change that brought it. */
 export function commitBefore(file: string): string {
-  const added = git("log", "--diff-filter=A", "--format=%H", "--", file).split("\n").filter((line) => line !== "").at(-1);
+  const added = git("log", "--diff-filter=A", "--format=%H", "--", file)
+    .split("\n")
+    .filter((line) => line !== "")
+    .at(-1);
   if (added === undefined) throw new Error(`\`${file}\` was never added in this history: set BENCH_BASELINE to the commit to compare with`);
   return git("rev-parse", `${added}^`);
 }
@@ -46,7 +49,8 @@ async function linkPackages(dir: string): Promise<void> {
   for (const workspace of WORKSPACES) {
     if (existsSync(join(dir, workspace))) await symlink(join(dir, workspace), join(modules, "@writ", workspace));
     // A workspace's own packages (a version other than the root's), as installed here.
-    if (existsSync(join(REPO, workspace, "node_modules")) && existsSync(join(dir, workspace))) await symlink(join(REPO, workspace, "node_modules"), join(dir, workspace, "node_modules"));
+    if (existsSync(join(REPO, workspace, "node_modules")) && existsSync(join(dir, workspace)))
+      await symlink(join(REPO, workspace, "node_modules"), join(dir, workspace, "node_modules"));
   }
 }
 
@@ -55,10 +59,14 @@ export async function buildBaseline(ref: string): Promise<Baseline> {
   const commit = git("rev-parse", "--verify", `${ref}^{commit}`);
   const dir = await mkdtemp(join(tmpdir(), "writ-bench-baseline-"));
   try {
-    execFileSync("sh", ["-c", `git archive --format=tar "${commit}" | tar -x -C "${dir}"`], { cwd: REPO, stdio: ["ignore", "ignore", "inherit"] });
+    execFileSync("sh", ["-c", `git archive --format=tar "${commit}" | tar -x -C "${dir}"`], {
+      cwd: REPO,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
     await linkPackages(dir);
     const tsup = join(REPO, "node_modules", "tsup", "dist", "cli-default.js");
-    for (const workspace of BUILT) execFileSync(process.execPath, [tsup], { cwd: join(dir, workspace), stdio: ["ignore", "ignore", "inherit"] });
+    for (const workspace of BUILT)
+      execFileSync(process.execPath, [tsup], { cwd: join(dir, workspace), stdio: ["ignore", "ignore", "inherit"] });
   } catch (e) {
     await rm(dir, { recursive: true, force: true });
     throw e;

@@ -68,7 +68,9 @@ const RULES: Readonly<Record<string, { readonly effect: "EFFECT_ALLOW" | "EFFECT
 /** Fails loudly unless the translation mirrors the IR: same rules, same order, deny-overrides equals first-match. */
 function checkShape(ir: PolicyIr): void {
   if (ir.policyId !== CERBOS_KIND || ir.governs.action !== CERBOS_ACTION) {
-    throw new Error(`Cerbos translation is stale: it is for ${CERBOS_KIND} / ${CERBOS_ACTION}, the policy is ${ir.policyId} / ${ir.governs.action}`);
+    throw new Error(
+      `Cerbos translation is stale: it is for ${CERBOS_KIND} / ${CERBOS_ACTION}, the policy is ${ir.policyId} / ${ir.governs.action}`,
+    );
   }
   const ids = Object.keys(RULES);
   if (ids.join() !== ir.rules.map((r) => r.id).join()) {
@@ -77,8 +79,10 @@ function checkShape(ir: PolicyIr): void {
   let seenApprove = false;
   for (const r of ir.rules) {
     const effect = RULES[r.id]!.effect;
-    if (effect !== (r.verdict === "approve" ? "EFFECT_ALLOW" : "EFFECT_DENY")) throw new Error(`Cerbos rule ${r.id} is ${effect}, the writ rule ${r.verdict}s`);
-    if (seenApprove && r.verdict !== "approve") throw new Error(`rule ${r.id} follows an approving rule: Cerbos's deny-overrides would not be first-match`);
+    if (effect !== (r.verdict === "approve" ? "EFFECT_ALLOW" : "EFFECT_DENY"))
+      throw new Error(`Cerbos rule ${r.id} is ${effect}, the writ rule ${r.verdict}s`);
+    if (seenApprove && r.verdict !== "approve")
+      throw new Error(`rule ${r.id} follows an approving rule: Cerbos's deny-overrides would not be first-match`);
     seenApprove ||= r.verdict === "approve";
   }
   if (ir.otherwise?.verdict === "approve") throw new Error("`otherwise approve` has no equivalent in Cerbos's default deny");
@@ -91,7 +95,12 @@ function checkShape(ir: PolicyIr): void {
 export async function cerbosPolicyFiles(): Promise<ReadonlyMap<string, string>> {
   const result = compile(POLICY_SOURCE, await readFile(POLICY_SOURCE, "utf8"));
   if (!result.valid || !result.ir || !result.bundle) {
-    throw new Error(`${POLICY_SOURCE} does not compile: ${result.errors.slice(0, 3).map((e) => `${e.code} ${e.message}`).join("; ")}`);
+    throw new Error(
+      `${POLICY_SOURCE} does not compile: ${result.errors
+        .slice(0, 3)
+        .map((e) => `${e.code} ${e.message}`)
+        .join("; ")}`,
+    );
   }
   checkShape(result.ir);
   const schema = result.bundle.files.get(BUNDLE_FILES.schema);
@@ -102,7 +111,13 @@ export async function cerbosPolicyFiles(): Promise<ReadonlyMap<string, string>> 
       resource: CERBOS_KIND,
       version: "default",
       schemas: { resourceSchema: { ref: `cerbos:///${SCHEMA_FILE}` } },
-      rules: Object.entries(RULES).map(([name, { effect, expr }]) => ({ name, actions: [CERBOS_ACTION], roles: ["*"], effect, condition: { match: { expr } } })),
+      rules: Object.entries(RULES).map(([name, { effect, expr }]) => ({
+        name,
+        actions: [CERBOS_ACTION],
+        roles: ["*"],
+        effect,
+        condition: { match: { expr } },
+      })),
     },
   };
   return new Map([

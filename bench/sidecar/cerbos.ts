@@ -41,7 +41,8 @@ export interface Cerbos {
 
 /** Where npm put the binary (the package's `main`), made executable if the install did not keep the mode. */
 async function cerbosBinary(): Promise<{ bin: string; version: string }> {
-  if (platform() !== "linux" || arch() !== "x64") throw new Error(`the Cerbos peer runs ${PACKAGE}, which is for linux x64; this is ${platform()} ${arch()}`);
+  if (platform() !== "linux" || arch() !== "x64")
+    throw new Error(`the Cerbos peer runs ${PACKAGE}, which is for linux x64; this is ${platform()} ${arch()}`);
   const require = createRequire(import.meta.url);
   let bin: string;
   try {
@@ -210,7 +211,9 @@ async function waitReady(url: string, server: Process): Promise<void> {
     }
     await sleep(50);
   }
-  throw new Error(`Cerbos was not ready within ${READY_TIMEOUT_MS} ms at ${url} (last health check: ${last}); its output:\n${server.output() || "(none)"}`);
+  throw new Error(
+    `Cerbos was not ready within ${READY_TIMEOUT_MS} ms at ${url} (last health check: ${last}); its output:\n${server.output() || "(none)"}`,
+  );
 }
 
 interface CheckResponse {
@@ -221,7 +224,11 @@ interface CheckResponse {
 }
 
 async function check(cerbos: Cerbos, signals: Signals, requestId: string): Promise<{ effect: string; errors: string[] }> {
-  const res = await fetch(cerbos.checkUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(cerbos.checkBody(signals, requestId)) });
+  const res = await fetch(cerbos.checkUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(cerbos.checkBody(signals, requestId)),
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`Cerbos answered HTTP ${res.status} to check ${requestId}: ${text.slice(0, 500)}`);
   const result = (JSON.parse(text) as CheckResponse).results?.[0];
@@ -251,6 +258,7 @@ export async function checkAgreement(cerbos: Cerbos, cases: PolicyCases): Promis
       problems.push(`"${c.name}": writ refuses it (${c.codes.join(", ")}), Cerbos ${effect} with ${errors.length} validation errors`);
     }
   }
-  if (problems.length > 0) throw new Error(`DISAGREEMENT between writ and Cerbos on ${problems.length} signal sets:\n  ${problems.join("\n  ")}`);
+  if (problems.length > 0)
+    throw new Error(`DISAGREEMENT between writ and Cerbos on ${problems.length} signal sets:\n  ${problems.join("\n  ")}`);
   return { allowed, denied: cases.valid.length - allowed, refused: cases.invalid.length };
 }

@@ -45,8 +45,15 @@ export async function startFloor(): Promise<Floor> {
  * Runs `program` (plain ESM, packages resolved from the repository, printing `listening <port>` once it listens) in its
  * own process with `args`; `cleanUp` runs after it stopped.
  */
-export async function startFloorServer(program: string, args: readonly string[], cleanUp: () => Promise<void> = async () => undefined): Promise<Floor> {
-  const child = spawn(process.execPath, ["--input-type=module", "-e", program, ...args], { cwd: REPO, stdio: ["ignore", "pipe", "inherit"] });
+export async function startFloorServer(
+  program: string,
+  args: readonly string[],
+  cleanUp: () => Promise<void> = async () => undefined,
+): Promise<Floor> {
+  const child = spawn(process.execPath, ["--input-type=module", "-e", program, ...args], {
+    cwd: REPO,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const stop = async () => {
     if (child.exitCode === null) {
       const exited = new Promise((resolve) => child.once("exit", resolve));

@@ -83,7 +83,9 @@ class Samples {
 /** One autocannon run; `onResponse` sees every response's status and latency in (fractional) milliseconds. */
 function fire(options: autocannon.Options, onResponse: (status: number, ms: number) => void): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
-    const instance = autocannon(options, (err: unknown, result) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(result)));
+    const instance = autocannon(options, (err: unknown, result) =>
+      err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(result),
+    );
     instance.on("response", (_client, status, _bytes, ms) => onResponse(status, ms));
   });
 }
@@ -96,7 +98,12 @@ async function fireAll(
   onResponse: (status: number, ms: number) => void,
 ): Promise<{ readonly errors: number }> {
   const results = await Promise.all(
-    urls.map((url, i) => fire({ ...options, url, connections: Math.max(1, Math.floor(connections / urls.length) + (i < connections % urls.length ? 1 : 0)) }, onResponse)),
+    urls.map((url, i) =>
+      fire(
+        { ...options, url, connections: Math.max(1, Math.floor(connections / urls.length) + (i < connections % urls.length ? 1 : 0)) },
+        onResponse,
+      ),
+    ),
   );
   return { errors: results.reduce((sum, r) => sum + r.errors, 0) };
 }
@@ -150,7 +157,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const durationSeconds = (end - start) / 1000;
   const [p50Ms, p99Ms] = latencies.percentiles([50, 99]) as [number, number];
   const cpuMicrosPerResponse = cpuBefore === null ? null : ((options.serverCpuSeconds!() - cpuBefore) * 1e6) / latencies.count;
-  return { requestsPerSecond: latencies.count / durationSeconds, p50Ms, p99Ms, total: latencies.count, durationSeconds, cpuMicrosPerResponse };
+  return {
+    requestsPerSecond: latencies.count / durationSeconds,
+    p50Ms,
+    p99Ms,
+    total: latencies.count,
+    durationSeconds,
+    cpuMicrosPerResponse,
+  };
 }
 
 /** User and system CPU seconds that process `pid` has used (Linux `/proc/<pid>/stat`, in clock ticks of 1/100 s). */
@@ -178,15 +192,28 @@ export function median(values: readonly number[]): number {
 
 export function summarize(runs: readonly LoadResult[]): Summary {
   const cpu = runs.every((r) => r.cpuMicrosPerResponse !== null) ? median(runs.map((r) => r.cpuMicrosPerResponse!)) : null;
-  return { rps: median(runs.map((r) => r.requestsPerSecond)), p50: median(runs.map((r) => r.p50Ms)), p99: median(runs.map((r) => r.p99Ms)), cpu };
+  return {
+    rps: median(runs.map((r) => r.requestsPerSecond)),
+    p50: median(runs.map((r) => r.p50Ms)),
+    p99: median(runs.map((r) => r.p99Ms)),
+    cpu,
+  };
 }
 
 /** The rounds and timings of a benchmark run, from BENCH_ROUNDS (3), BENCH_DURATION (5 s) and BENCH_WARMUP (1 s). */
-export function loadSettings(env: NodeJS.ProcessEnv = process.env): { readonly rounds: number; readonly duration: number; readonly warmup: number } {
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): {
+  readonly rounds: number;
+  readonly duration: number;
+  readonly warmup: number;
+} {
   const rounds = Number(env["BENCH_ROUNDS"] ?? 3);
   const duration = Number(env["BENCH_DURATION"] ?? 5);
   const warmup = Number(env["BENCH_WARMUP"] ?? 1);
-  for (const [name, value] of [["BENCH_ROUNDS", rounds], ["BENCH_DURATION", duration], ["BENCH_WARMUP", warmup]] as const) {
+  for (const [name, value] of [
+    ["BENCH_ROUNDS", rounds],
+    ["BENCH_DURATION", duration],
+    ["BENCH_WARMUP", warmup],
+  ] as const) {
     if (!(value >= (name === "BENCH_WARMUP" ? 0 : 1))) throw new Error(`${name} must be a positive number, not ${env[name]}`);
   }
   return { rounds, duration, warmup };

@@ -20,7 +20,11 @@ export interface OverheadSettings {
   readonly warmup: number;
 }
 
-export async function runOverhead(sets: readonly Signals[], settings: OverheadSettings, baselineRef = process.env["BENCH_BASELINE"]): Promise<void> {
+export async function runOverhead(
+  sets: readonly Signals[],
+  settings: OverheadSettings,
+  baselineRef = process.env["BENCH_BASELINE"],
+): Promise<void> {
   const ref = baselineRef ?? commitBefore(INSTRUMENTED);
   console.log(`building the baseline sidecar at ${ref} ...`);
   const baseline = await buildBaseline(ref);
@@ -30,12 +34,17 @@ export async function runOverhead(sets: readonly Signals[], settings: OverheadSe
     before = await startWrit({ main: baseline.main });
     now = await startWrit();
     console.log(`baseline ${baseline.commit.slice(0, 12)} at ${before.url}; this checkout (tracing off) at ${now.url}`);
-    console.log(`${settings.rounds} rounds × (${settings.warmup} s warm-up + ${settings.duration} s) per server and connection count, alternating\n`);
+    console.log(
+      `${settings.rounds} rounds × (${settings.warmup} s warm-up + ${settings.duration} s) per server and connection count, alternating\n`,
+    );
     const results = new Map<string, LoadResult[]>();
     let sequence = 0;
     for (const connections of [1, 50]) {
       for (let round = 0; round < settings.rounds; round++) {
-        for (const [name, writ] of [["baseline", before], ["now", now]] as const) {
+        for (const [name, writ] of [
+          ["baseline", before],
+          ["now", now],
+        ] as const) {
           sequence += 1;
           const prefix = `overhead-${sequence}`;
           const result = await runLoad({
@@ -60,7 +69,9 @@ export async function runOverhead(sets: readonly Signals[], settings: OverheadSe
     for (const connections of [1, 50]) {
       for (const name of ["baseline", "now"]) {
         const x = summarize(results.get(`${name}@${connections}`)!);
-        console.log(`${`${name} @ ${connections} connection${connections > 1 ? "s" : ""}`.padEnd(28)}${x.rps.toFixed(0).padStart(10)}${`${x.p50.toFixed(3)} ms`.padStart(12)}${`${x.p99.toFixed(3)} ms`.padStart(12)}`);
+        console.log(
+          `${`${name} @ ${connections} connection${connections > 1 ? "s" : ""}`.padEnd(28)}${x.rps.toFixed(0).padStart(10)}${`${x.p50.toFixed(3)} ms`.padStart(12)}${`${x.p99.toFixed(3)} ms`.padStart(12)}`,
+        );
       }
     }
     console.log("\nratios (medians of the same run):");

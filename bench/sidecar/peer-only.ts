@@ -21,7 +21,9 @@ const cases = await loadCases();
 const sets = cases.valid.map((c) => c.signals);
 const cerbos = await startCerbos();
 try {
-  console.log(`Cerbos ${cerbos.version} at ${cerbos.url}; node ${process.version}, ${platform()} ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}`);
+  console.log(
+    `Cerbos ${cerbos.version} at ${cerbos.url}; node ${process.version}, ${platform()} ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}`,
+  );
   const agreement = await checkAgreement(cerbos, cases);
   console.log(
     `agreement: Cerbos decides all ${sets.length} valid signal sets as writ does (${agreement.allowed} allow, ${agreement.denied} deny) ` +
@@ -40,7 +42,9 @@ try {
       expectStatus: 200,
     });
     const ms = (v: number) => `${v.toFixed(3)} ms`;
-    console.log(`${String(connections).padEnd(12)}${r.requestsPerSecond.toFixed(0).padStart(10)}${ms(r.p50Ms).padStart(10)}${ms(r.p99Ms).padStart(10)}${String(r.total).padStart(10)}`);
+    console.log(
+      `${String(connections).padEnd(12)}${r.requestsPerSecond.toFixed(0).padStart(10)}${ms(r.p50Ms).padStart(10)}${ms(r.p99Ms).padStart(10)}${String(r.total).padStart(10)}`,
+    );
   }
 } finally {
   await cerbos.stop();

@@ -73,7 +73,13 @@ export interface WritOptions {
 
 export async function startWrit(options: WritOptions = {}): Promise<Writ> {
   const main = options.main ?? MAIN;
-  if (!(await readFile(main).then(() => true, () => false))) throw new Error(`${main} is missing: run \`npm run build\` first`);
+  if (
+    !(await readFile(main).then(
+      () => true,
+      () => false,
+    ))
+  )
+    throw new Error(`${main} is missing: run \`npm run build\` first`);
   const dir = await mkdtemp(join(tmpdir(), "writ-bench-sidecar-"));
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), main], {
     env: {
@@ -107,7 +113,12 @@ export async function startWrit(options: WritOptions = {}): Promise<Writ> {
       url,
       evaluateUrl: `${url}/evaluate`,
       headers: { "content-type": "application/json", authorization: `Bearer ${API_KEY}` },
-      evaluateBody: (signals, executionId) => ({ executionId, policyId: "payments.transfer", policyVersion: "1.2.0", verifiedSignals: signals }),
+      evaluateBody: (signals, executionId) => ({
+        executionId,
+        policyId: "payments.transfer",
+        policyVersion: "1.2.0",
+        verifiedSignals: signals,
+      }),
       pid: child.pid!,
       stop,
     };
@@ -124,10 +135,16 @@ export async function startWrit(options: WritOptions = {}): Promise<Writ> {
 export async function checkWrit(writ: Writ, cases: readonly ValidCase[], idPrefix: string): Promise<void> {
   const expected = { approve: "approved", escalate: "pending_override", reject: "rejected" } as const;
   for (const [i, c] of cases.entries()) {
-    const response = await fetch(writ.evaluateUrl, { method: "POST", headers: writ.headers, body: JSON.stringify(writ.evaluateBody(c.signals, `${idPrefix}-${i}`)) });
+    const response = await fetch(writ.evaluateUrl, {
+      method: "POST",
+      headers: writ.headers,
+      body: JSON.stringify(writ.evaluateBody(c.signals, `${idPrefix}-${i}`)),
+    });
     const body = (await response.json()) as { status?: string };
     if (response.status !== 200 || body.status !== expected[c.verdict]) {
-      throw new Error(`writ at ${writ.url} answers ${response.status} ${JSON.stringify(body).slice(0, 200)} for \`${c.name}\`, expected ${expected[c.verdict]}`);
+      throw new Error(
+        `writ at ${writ.url} answers ${response.status} ${JSON.stringify(body).slice(0, 200)} for \`${c.name}\`, expected ${expected[c.verdict]}`,
+      );
     }
   }
 }

@@ -62,8 +62,16 @@ export class DecisionMaker {
    * One template per signal set, decided by the bundle under `policiesRoot` (signed by the key in `bundleKeyFile`) and
    * signed with `key`, the signing key of the store the decisions go to (as the sidecar serving it would).
    */
-  static async create(policiesRoot: string, bundleKeyFile: string, key: SigningKey, signalSets: readonly Signals[]): Promise<DecisionMaker> {
-    const registry = new PolicyRegistry(policiesRoot, { trustedKeys: [loadPublicKeyPem(await readFile(bundleKeyFile, "utf8"))], requireSignature: true });
+  static async create(
+    policiesRoot: string,
+    bundleKeyFile: string,
+    key: SigningKey,
+    signalSets: readonly Signals[],
+  ): Promise<DecisionMaker> {
+    const registry = new PolicyRegistry(policiesRoot, {
+      trustedKeys: [loadPublicKeyPem(await readFile(bundleKeyFile, "utf8"))],
+      requireSignature: true,
+    });
     const store = new CapturingStore();
     const authorizer = new Authorizer({ registry, signer: createSigner(key, createTrustRoot("writ-local-1", [key.publicKey])), store });
     const templates: Template[] = [];
@@ -83,7 +91,8 @@ export class DecisionMaker {
     const issuedAt = new Date(at).toISOString();
     const attestation = { ...template.record.attestation, executionId, execution_fingerprint: fingerprint, issuedAt } as Attestation;
     const record: DecisionAuditRecord = { ...template.record, executionId, attestation, recordedAt: issuedAt };
-    const context = template.context === undefined ? undefined : { ...template.context, executionId, execution_fingerprint: fingerprint, attestation };
+    const context =
+      template.context === undefined ? undefined : { ...template.context, executionId, execution_fingerprint: fingerprint, attestation };
     return { fingerprint, options: { now: at, ...(context === undefined ? {} : { context }), record: { kind: "decision", body: record } } };
   }
 }

@@ -10,7 +10,17 @@ import { loadCases } from "../sidecar/policy-cases.js";
 import { DecisionMaker } from "./decisions.js";
 import { DAY_MS, seed } from "./seed.js";
 import type { SoakSettings } from "./settings.js";
-import { emptyStore, openStore, readManifest, signingKeyOf, storeSize, writeManifest, type SeedManifest, type Store, type StoreSize } from "./store.js";
+import {
+  emptyStore,
+  openStore,
+  readManifest,
+  signingKeyOf,
+  storeSize,
+  writeManifest,
+  type SeedManifest,
+  type Store,
+  type StoreSize,
+} from "./store.js";
 
 export interface Prepared {
   readonly manifest: SeedManifest;
@@ -20,7 +30,12 @@ export interface Prepared {
 
 export async function decisionMaker(store: Store): Promise<DecisionMaker> {
   const cases = await loadCases();
-  return DecisionMaker.create(store.policies, store.bundleKey, await signingKeyOf(store), cases.valid.map((c) => c.signals));
+  return DecisionMaker.create(
+    store.policies,
+    store.bundleKey,
+    await signingKeyOf(store),
+    cases.valid.map((c) => c.signals),
+  );
 }
 
 export function mb(bytes: number): string {
@@ -28,10 +43,15 @@ export function mb(bytes: number): string {
 }
 
 export function printSize(size: StoreSize, decisions: number): void {
-  const file = size.fileBytes === null ? "" : `; data.mdb ${mb(size.fileBytes)} on disk (${(size.fileBytes / decisions).toFixed(0)} bytes per decision, ${(size.fileBytes / size.bytes).toFixed(2)}× the live pages)`;
+  const file =
+    size.fileBytes === null
+      ? ""
+      : `; data.mdb ${mb(size.fileBytes)} on disk (${(size.fileBytes / decisions).toFixed(0)} bytes per decision, ${(size.fileBytes / size.bytes).toFixed(2)}× the live pages)`;
   console.log(`    size: ${mb(size.bytes)} live, ${(size.bytes / decisions).toFixed(0)} bytes per decision${file}`);
   for (const part of size.parts.slice(0, 8)) {
-    console.log(`      ${part.name.padEnd(32)} ${mb(part.bytes).padStart(12)}  ${(part.bytes / decisions).toFixed(0).padStart(6)} B/decision${part.entries === null ? "" : `  ${part.entries.toLocaleString("en-US")} entries`}`);
+    console.log(
+      `      ${part.name.padEnd(32)} ${mb(part.bytes).padStart(12)}  ${(part.bytes / decisions).toFixed(0).padStart(6)} B/decision${part.entries === null ? "" : `  ${part.entries.toLocaleString("en-US")} entries`}`,
+    );
   }
 }
 
@@ -79,7 +99,10 @@ async function checkRoom(settings: SoakSettings, store: Store): Promise<void> {
  * so many inserts: a planner without statistics misjudges the sidecar's statements on 10 million rows (a probe of a
  * unique index estimated at 200 rows). Null on LMDB, and when autovacuum is on.
  */
-async function vacuumer(store: Store, label: string): Promise<{ run: () => Promise<void>; settle: () => Promise<void>; end: () => Promise<void> } | null> {
+async function vacuumer(
+  store: Store,
+  label: string,
+): Promise<{ run: () => Promise<void>; settle: () => Promise<void>; end: () => Promise<void> } | null> {
   if (store.databaseUrl === null) return null;
   const client = new pg.Client({ connectionString: store.databaseUrl });
   await client.connect();
@@ -94,7 +117,9 @@ async function vacuumer(store: Store, label: string): Promise<{ run: () => Promi
       const started = Date.now();
       await client.query("VACUUM writ_audit_log_pending");
       await client.query("ANALYZE");
-      console.log(`  ${label}: the server's autovacuum is off: vacuumed the pending queue and analyzed the database in ${((Date.now() - started) / 1000).toFixed(1)} s, as autovacuum would`);
+      console.log(
+        `  ${label}: the server's autovacuum is off: vacuumed the pending queue and analyzed the database in ${((Date.now() - started) / 1000).toFixed(1)} s, as autovacuum would`,
+      );
     },
     end: () => client.end(),
   };
@@ -104,7 +129,9 @@ export async function prepare(settings: SoakSettings, store: Store, fresh: boole
   const kept = fresh || settings.reseed ? null : await readManifest(store);
   if (kept !== null && kept.decisions === store.decisions && kept.engine === store.engine) {
     const label = `${store.engine} ${store.decisions.toLocaleString("en-US")}`;
-    console.log(`  ${label}: kept store in ${store.dir}, seeded ${new Date(kept.seededAt).toISOString()} (BENCH_SOAK_RESEED=1 to seed again)`);
+    console.log(
+      `  ${label}: kept store in ${store.dir}, seeded ${new Date(kept.seededAt).toISOString()} (BENCH_SOAK_RESEED=1 to seed again)`,
+    );
     const vacuum = await vacuumer(store, label);
     try {
       await vacuum?.settle();
@@ -134,7 +161,9 @@ export async function prepare(settings: SoakSettings, store: Store, fresh: boole
   const manifest: SeedManifest = { engine: store.engine, decisions: store.decisions, seededAt, spanMs, seconds: outcome.seconds };
   await writeManifest(store, manifest);
   const size = await storeSize(store);
-  console.log(`  ${label}: seeded in ${outcome.seconds.toFixed(1)} s, ${outcome.perSecond.toFixed(0)} decisions/s (10 million would take ${((1e7 / outcome.perSecond) / 60).toFixed(0)} min at this rate)`);
+  console.log(
+    `  ${label}: seeded in ${outcome.seconds.toFixed(1)} s, ${outcome.perSecond.toFixed(0)} decisions/s (10 million would take ${(1e7 / outcome.perSecond / 60).toFixed(0)} min at this rate)`,
+  );
   printSize(size, store.decisions);
   return { manifest, seeded: { perSecond: outcome.perSecond, size } };
 }

@@ -45,7 +45,15 @@ export function get(agent: Agent, url: URL, headers: Record<string, string>, kee
         if (bytes < keep) kept.push(chunk);
         bytes += chunk.length;
       });
-      const finish = (cut: boolean) => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, bytes, at: started, body: keep > 0 ? Buffer.concat(kept).toString("utf8") : null, cut });
+      const finish = (cut: boolean) =>
+        resolve({
+          status: res.statusCode ?? 0,
+          ms: performance.now() - started,
+          bytes,
+          at: started,
+          body: keep > 0 ? Buffer.concat(kept).toString("utf8") : null,
+          cut,
+        });
       res.once("end", () => finish(false));
       res.once("error", () => finish(true));
     });
@@ -59,7 +67,18 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** One export read by curl to /dev/null, cut after `seconds`: its status, bytes and duration as curl reports them. */
 function curlExport(url: URL, apiKey: string, seconds: number): Promise<ExportRun> {
   return new Promise((resolve, reject) => {
-    const args = ["-sS", "-o", "/dev/null", "--max-time", seconds.toFixed(2), "-w", "%{http_code} %{size_download} %{time_total}", "-H", `authorization: Bearer ${apiKey}`, url.href];
+    const args = [
+      "-sS",
+      "-o",
+      "/dev/null",
+      "--max-time",
+      seconds.toFixed(2),
+      "-w",
+      "%{http_code} %{size_download} %{time_total}",
+      "-H",
+      `authorization: Bearer ${apiKey}`,
+      url.href,
+    ];
     execFile("curl", args, (error, stdout) => {
       const match = /^(\d+) (\d+) ([0-9.]+)$/.exec(stdout.trim());
       if (match === null) return reject(new Error(`curl printed \`${stdout}\`${error === null ? "" : ` (${error.message})`}`));
@@ -81,7 +100,12 @@ export interface ExportRun {
 export interface ProbeResults {
   readonly health: readonly Answer[];
   /** Largest event-loop delay per scrape, seconds, with the metric it came from. */
-  readonly loopDelay: { readonly metric: string | null; readonly maxSeconds: number; readonly scrapes: number; readonly histogram: Histogram | null };
+  readonly loopDelay: {
+    readonly metric: string | null;
+    readonly maxSeconds: number;
+    readonly scrapes: number;
+    readonly histogram: Histogram | null;
+  };
   readonly exports: readonly ExportRun[];
   readonly tails: readonly Answer[];
   readonly queries: ReadonlyMap<string, readonly Answer[]>;

@@ -39,34 +39,78 @@ function figures(r: RunResult): Map<string, string> {
   const sockets = e.socketErrors.connect + e.socketErrors.read + e.socketErrors.write + e.socketErrors.timeout;
   f.set("/evaluate non-2xx, socket errors", `${int(e.non2xx)}, ${int(sockets)}`);
   f.set("/health polls, p99, max", `${int(health.length)}, ${ms(percentile(health, 99))}, ${ms(max(health))}`);
-  f.set("/health slowest at", worstHealth === null ? "–" : `+${((worstHealth.at - r.timeline.listeningAt) / 1000).toFixed(1)} s after start`);
+  f.set(
+    "/health slowest at",
+    worstHealth === null ? "–" : `+${((worstHealth.at - r.timeline.listeningAt) / 1000).toFixed(1)} s after start`,
+  );
   f.set("/health non-2xx", int(non2xx(r.probes.health)));
   f.set("event-loop delay max", `${ms(r.probes.loopDelay.maxSeconds * 1000)} (${r.probes.loopDelay.scrapes} scrapes)`);
   const h = r.probes.loopDelay.histogram;
   if (h !== null) {
     const total = max([...h.values()]);
-    const over50 = total - ([...h].filter(([le]) => le <= 0.05).map(([, n]) => n).reduce((a, b) => Math.max(a, b), 0));
+    const over50 =
+      total -
+      [...h]
+        .filter(([le]) => le <= 0.05)
+        .map(([, n]) => n)
+        .reduce((a, b) => Math.max(a, b), 0);
     f.set("event-loop delay samples > 50 ms", `${int(over50)} of ${int(total)}`);
   }
-  f.set("whole exports done (each)", complete.length === 0 ? "0" : `${complete.length}: ${complete.map((x) => `${(x.ms / 1000).toFixed(1)} s ${mb(x.bytes)}`).slice(0, 3).join(", ")}${complete.length > 3 ? ", …" : ""}`);
-  f.set("whole export cut at load end", partial === undefined ? "–" : `${mb(partial.bytes)} in ${(partial.ms / 1000).toFixed(1)} s (${mb((partial.bytes * 1000) / Math.max(1, partial.ms))}/s)`);
+  f.set(
+    "whole exports done (each)",
+    complete.length === 0
+      ? "0"
+      : `${complete.length}: ${complete
+          .map((x) => `${(x.ms / 1000).toFixed(1)} s ${mb(x.bytes)}`)
+          .slice(0, 3)
+          .join(", ")}${complete.length > 3 ? ", …" : ""}`,
+  );
+  f.set(
+    "whole export cut at load end",
+    partial === undefined
+      ? "–"
+      : `${mb(partial.bytes)} in ${(partial.ms / 1000).toFixed(1)} s (${mb((partial.bytes * 1000) / Math.max(1, partial.ms))}/s)`,
+  );
   f.set("exports failed (non-200 or cut by the server)", int(failedExports(r)));
-  f.set("tail export quiet (slowest), bytes", r.quietTails.length === 0 ? "no checkpoint" : `${ms(max(r.quietTails.map((a) => a.ms)))}, ${int(max(r.quietTails.map((a) => a.bytes)))} B${non2xx(r.quietTails) > 0 ? ", FAILED" : ""}`);
-  f.set("tail export under load n, p50, max", `${tails.length}, ${ms(percentile(tails, 50))}, ${ms(max(tails))}${non2xx(r.probes.tails) > 0 ? `, ${non2xx(r.probes.tails)} failed` : ""}`);
+  f.set(
+    "tail export quiet (slowest), bytes",
+    r.quietTails.length === 0
+      ? "no checkpoint"
+      : `${ms(max(r.quietTails.map((a) => a.ms)))}, ${int(max(r.quietTails.map((a) => a.bytes)))} B${non2xx(r.quietTails) > 0 ? ", FAILED" : ""}`,
+  );
+  f.set(
+    "tail export under load n, p50, max",
+    `${tails.length}, ${ms(percentile(tails, 50))}, ${ms(max(tails))}${non2xx(r.probes.tails) > 0 ? `, ${non2xx(r.probes.tails)} failed` : ""}`,
+  );
   for (const [name, answers] of r.probes.queries) {
     const t = answers.map((a) => a.ms);
     const bad = non2xx(answers.filter((a) => name !== "proofs/inclusion" || a.status !== 404));
     f.set(`query ${name} n, p50, max`, `${t.length}, ${ms(percentile(t, 50))}, ${ms(max(t))}${bad > 0 ? `, ${bad} non-2xx` : ""}`);
   }
-  f.set("sweeps removed (of due by last sweep)", `${int(r.armed.expiring - r.armed.expiringLeft)} of ${int(r.armed.expiring)} (${int(r.armed.expiredBeforeLastSweep)})`);
+  f.set(
+    "sweeps removed (of due by last sweep)",
+    `${int(r.armed.expiring - r.armed.expiringLeft)} of ${int(r.armed.expiring)} (${int(r.armed.expiredBeforeLastSweep)})`,
+  );
   f.set("retention removed (due)", `${int(r.armed.due - r.armed.dueLeft)} (${int(r.armed.due)}, retention ${r.armed.retentionDays} days)`);
-  f.set("probe errors, sidecar warnings and errors", `${r.probes.errors.length}, ${[...r.sidecarMessages.values()].reduce((a, b) => a + b, 0)}`);
+  f.set(
+    "probe errors, sidecar warnings and errors",
+    `${r.probes.errors.length}, ${[...r.sidecarMessages.values()].reduce((a, b) => a + b, 0)}`,
+  );
   const disk = r.probes.diskWrites;
-  f.set("disk: durable 4 KB write n, p50, p99.9, max", `${int(disk.length)}, ${ms(percentile(disk, 50))}, ${ms(percentile(disk, 99.9))}, ${ms(max(disk))}`);
+  f.set(
+    "disk: durable 4 KB write n, p50, p99.9, max",
+    `${int(disk.length)}, ${ms(percentile(disk, 50))}, ${ms(percentile(disk, 99.9))}, ${ms(max(disk))}`,
+  );
   f.set("sidecar CPU per /evaluate (all work)", `${((r.usage.cpuSeconds * 1e6) / Math.max(1, e.requests)).toFixed(0)} µs`);
-  f.set("sidecar major page faults (disk reads)", `${int(r.usage.majorFaults)} (${(r.usage.majorFaults / Math.max(1, e.requests)).toFixed(2)} per request)`);
+  f.set(
+    "sidecar major page faults (disk reads)",
+    `${int(r.usage.majorFaults)} (${(r.usage.majorFaults / Math.max(1, e.requests)).toFixed(2)} per request)`,
+  );
   f.set("this process's own max loop delay", ms(r.probes.ownDelayMaxMs));
-  f.set("store after (live bytes)", `${mb(r.sizeAfter.bytes)}${r.sizeAfter.fileBytes === null ? "" : `; data.mdb ${mb(r.sizeAfter.fileBytes)}`}`);
+  f.set(
+    "store after (live bytes)",
+    `${mb(r.sizeAfter.bytes)}${r.sizeAfter.fileBytes === null ? "" : `; data.mdb ${mb(r.sizeAfter.fileBytes)}`}`,
+  );
   return f;
 }
 
@@ -78,7 +122,9 @@ export function printReport(engine: string, small: RunResult, large: RunResult):
   const a = figures(small);
   const b = figures(large);
   const label = (r: RunResult) => r.store.decisions.toLocaleString("en-US");
-  console.log(`\n${engine}: the same run on ${label(small)} and ${label(large)} decisions (load from +${large.timeline.loadFrom.toFixed(1)} s to +${large.timeline.loadTo.toFixed(1)} s after start; sweeps at ${large.timeline.sweeps.map((s) => `+${s.toFixed(0)}`).join(", ")} s; prunes at ${large.timeline.prunes.map((s) => `+${s.toFixed(0)}`).join(", ")} s)`);
+  console.log(
+    `\n${engine}: the same run on ${label(small)} and ${label(large)} decisions (load from +${large.timeline.loadFrom.toFixed(1)} s to +${large.timeline.loadTo.toFixed(1)} s after start; sweeps at ${large.timeline.sweeps.map((s) => `+${s.toFixed(0)}`).join(", ")} s; prunes at ${large.timeline.prunes.map((s) => `+${s.toFixed(0)}`).join(", ")} s)`,
+  );
   console.log(`${"".padEnd(40)}${label(small).padStart(34)}${label(large).padStart(34)}`);
   for (const [row, value] of b) console.log(`${row.padEnd(40)}${(a.get(row) ?? "").padStart(34)}${value.padStart(34)}`);
 
@@ -93,12 +139,26 @@ export function printReport(engine: string, small: RunResult, large: RunResult):
   const quietTail = max(large.quietTails.map((x) => x.ms));
   const exported = large.probes.exports.length > 0 && failedExports(large) === 0;
   const exportNote = large.probes.exports.length === 0 ? "none ran (BENCH_SOAK_EXPORTS=off)" : `${large.probes.exports.length} started`;
-  console.log(`\nratios, ${label(large)} / ${label(small)}: p50 ${(e.p50 / small.evaluate.p50).toFixed(2)}×, p99 ${(e.p99 / small.evaluate.p99).toFixed(2)}×, p99.9 ${ratio.toFixed(2)}×, max ${(e.max / small.evaluate.max).toFixed(2)}×, req/s ${(e.requests / e.seconds / (small.evaluate.requests / small.evaluate.seconds)).toFixed(2)}×`);
+  console.log(
+    `\nratios, ${label(large)} / ${label(small)}: p50 ${(e.p50 / small.evaluate.p50).toFixed(2)}×, p99 ${(e.p99 / small.evaluate.p99).toFixed(2)}×, p99.9 ${ratio.toFixed(2)}×, max ${(e.max / small.evaluate.max).toFixed(2)}×, req/s ${(e.requests / e.seconds / (small.evaluate.requests / small.evaluate.seconds)).toFixed(2)}×`,
+  );
   console.log(`Done-when targets at ${label(large)} decisions (${engine}):`);
-  console.log(`  ${verdict(e.max <= 100)}  max /evaluate latency ${ms(e.max)} ≤ 100 ms (the disk's own slowest durable 4 KB write meanwhile: ${ms(max(large.probes.diskWrites))})`);
-  console.log(`  ${verdict(ratio <= 1.2)}  p99.9 ${ms(e.p999)} ≤ 1.2 × p99.9 at ${label(small)} (${ms(small.evaluate.p999)}): ${ratio.toFixed(2)}×`);
-  console.log(`  ${verdict(delayMs <= 50)}  largest event-loop delay ${ms(delayMs)} ≤ 50 ms (${large.probes.loopDelay.metric ?? "no metric found"})`);
-  console.log(`  ${verdict(healthMax <= 50 && non2xx(large.probes.health) === 0)}  /health answered within 50 ms throughout: slowest ${ms(healthMax)}, ${non2xx(large.probes.health)} non-2xx`);
-  console.log(`  ${verdict(exported && e.non2xx === 0)}  a whole-log export ran beside the load (${exportNote}), none failed (${failedExports(large)} did), with no /evaluate refused (${e.non2xx} non-2xx)`);
-  console.log(`  ${verdict(quietTail < 100 && large.quietTails.length > 0 && non2xx(large.quietTails) === 0)}  tail export from the latest checkpoint ${ms(quietTail)} < 100 ms (${int(max(large.quietTails.map((x) => x.bytes)))} bytes)`);
+  console.log(
+    `  ${verdict(e.max <= 100)}  max /evaluate latency ${ms(e.max)} ≤ 100 ms (the disk's own slowest durable 4 KB write meanwhile: ${ms(max(large.probes.diskWrites))})`,
+  );
+  console.log(
+    `  ${verdict(ratio <= 1.2)}  p99.9 ${ms(e.p999)} ≤ 1.2 × p99.9 at ${label(small)} (${ms(small.evaluate.p999)}): ${ratio.toFixed(2)}×`,
+  );
+  console.log(
+    `  ${verdict(delayMs <= 50)}  largest event-loop delay ${ms(delayMs)} ≤ 50 ms (${large.probes.loopDelay.metric ?? "no metric found"})`,
+  );
+  console.log(
+    `  ${verdict(healthMax <= 50 && non2xx(large.probes.health) === 0)}  /health answered within 50 ms throughout: slowest ${ms(healthMax)}, ${non2xx(large.probes.health)} non-2xx`,
+  );
+  console.log(
+    `  ${verdict(exported && e.non2xx === 0)}  a whole-log export ran beside the load (${exportNote}), none failed (${failedExports(large)} did), with no /evaluate refused (${e.non2xx} non-2xx)`,
+  );
+  console.log(
+    `  ${verdict(quietTail < 100 && large.quietTails.length > 0 && non2xx(large.quietTails) === 0)}  tail export from the latest checkpoint ${ms(quietTail)} < 100 ms (${int(max(large.quietTails.map((x) => x.bytes)))} bytes)`,
+  );
 }

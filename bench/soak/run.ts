@@ -27,8 +27,21 @@ export interface RunResult {
   /** The quiet tail exports before the load. */
   readonly quietTails: readonly Answer[];
   /** When the sidecar listened (performance.now()); when the load ran and the sweeps and prunes were due, in seconds after. */
-  readonly timeline: { readonly listeningAt: number; readonly loadFrom: number; readonly loadTo: number; readonly sweeps: readonly number[]; readonly prunes: readonly number[] };
-  readonly armed: { readonly due: number; readonly dueLeft: number; readonly expiring: number; readonly expiringLeft: number; readonly expiredBeforeLastSweep: number; readonly retentionDays: number };
+  readonly timeline: {
+    readonly listeningAt: number;
+    readonly loadFrom: number;
+    readonly loadTo: number;
+    readonly sweeps: readonly number[];
+    readonly prunes: readonly number[];
+  };
+  readonly armed: {
+    readonly due: number;
+    readonly dueLeft: number;
+    readonly expiring: number;
+    readonly expiringLeft: number;
+    readonly expiredBeforeLastSweep: number;
+    readonly retentionDays: number;
+  };
   /** What the sidecar logged while running (warn and above), by message. */
   readonly sidecarMessages: ReadonlyMap<string, number>;
   /** What the sidecar used during the measured load. */
@@ -49,15 +62,25 @@ function firings(everyMs: number, toSeconds: number): number[] {
   return out;
 }
 
-export async function runOnce(settings: SoakSettings, store: Store, manifest: SeedManifest, signalSets: readonly Signals[], tag: string): Promise<RunResult> {
+export async function runOnce(
+  settings: SoakSettings,
+  store: Store,
+  manifest: SeedManifest,
+  signalSets: readonly Signals[],
+  tag: string,
+): Promise<RunResult> {
   const label = `${store.engine} ${store.decisions.toLocaleString("en-US")}`;
   const maker = await decisionMaker(store);
   // Entries expire from 10 s after arming to the end of the load (the sidecar starts within seconds of it).
   const windowMs = (settings.warmupSeconds + settings.durationSeconds + 5) * 1000;
   const armedAt = Date.now();
   let backend = await openStore(store);
-  const armed = await arm(backend, maker, manifest, settings.due, settings.expiring, armedAt + 10_000, windowMs, tag).finally(() => backend.close());
-  console.log(`  ${label}: armed ${settings.due} decisions past a retention of ${armed.retentionDays} days and ${settings.expiring} replay entries expiring during the run`);
+  const armed = await arm(backend, maker, manifest, settings.due, settings.expiring, armedAt + 10_000, windowMs, tag).finally(() =>
+    backend.close(),
+  );
+  console.log(
+    `  ${label}: armed ${settings.due} decisions past a retention of ${armed.retentionDays} days and ${settings.expiring} replay entries expiring during the run`,
+  );
 
   const logs = join(settings.root, "logs");
   await mkdir(logs, { recursive: true });
@@ -71,8 +94,17 @@ export async function runOnce(settings: SoakSettings, store: Store, manifest: Se
   const sidecar = await startSidecar(env, settings.cpus?.sidecar ?? null, logFile);
   let result: Omit<RunResult, "armed" | "sizeAfter">;
   try {
-    console.log(`  ${label}: sidecar listening after ${((sidecar.listeningAt - started) / 1000).toFixed(1)} s (pid ${sidecar.pid}${settings.cpus === null ? "" : `, cpus ${settings.cpus.sidecar}; load and probes on ${settings.cpus.load}`}; output in ${logFile})`);
-    const probes = new Probes({ url: sidecar.url, apiKey: API_KEY, knownExecutionId: `soak-${Math.floor(store.decisions / 2)}`, healthEveryMs: settings.healthEveryMs, exports: settings.exports, diskProbeFile: join(logs, `disk-probe-${tag}`) });
+    console.log(
+      `  ${label}: sidecar listening after ${((sidecar.listeningAt - started) / 1000).toFixed(1)} s (pid ${sidecar.pid}${settings.cpus === null ? "" : `, cpus ${settings.cpus.sidecar}; load and probes on ${settings.cpus.load}`}; output in ${logFile})`,
+    );
+    const probes = new Probes({
+      url: sidecar.url,
+      apiKey: API_KEY,
+      knownExecutionId: `soak-${Math.floor(store.decisions / 2)}`,
+      healthEveryMs: settings.healthEveryMs,
+      exports: settings.exports,
+      diskProbeFile: join(logs, `disk-probe-${tag}`),
+    });
     const quiet = new Agent({ keepAlive: true, maxSockets: 1 });
     const quietTails: Answer[] = [];
     // Three, unless one takes seconds (a scan of the whole store): the load then starts after the first.
@@ -82,7 +114,15 @@ export async function runOnce(settings: SoakSettings, store: Store, manifest: Se
     }
     quiet.destroy();
     const stats = (await getJson(`${sidecar.url}/audit/stats`, API_KEY)) as { total_decisions: string };
-    const wrk = { url: sidecar.url, connections: settings.connections, signalSets, apiKey: API_KEY, cpus: settings.cpus?.load ?? null, rate: settings.rate, scriptFile: join(logs, `wrk-${tag}.lua`) };
+    const wrk = {
+      url: sidecar.url,
+      connections: settings.connections,
+      signalSets,
+      apiKey: API_KEY,
+      cpus: settings.cpus?.load ?? null,
+      rate: settings.rate,
+      scriptFile: join(logs, `wrk-${tag}.lua`),
+    };
     if (settings.warmupSeconds > 0) await runWrk({ ...wrk, seconds: settings.warmupSeconds, prefix: `soak-warm-${tag}-` });
     const loadFrom = (performance.now() - sidecar.listeningAt) / 1000;
     probes.start(performance.now() + settings.durationSeconds * 1000);
@@ -97,7 +137,13 @@ export async function runOnce(settings: SoakSettings, store: Store, manifest: Se
       evaluate,
       probes: probed,
       quietTails,
-      timeline: { listeningAt: sidecar.listeningAt, loadFrom, loadTo, sweeps: firings(settings.sweepIntervalMs, loadTo), prunes: firings(settings.pruneIntervalMs, loadTo) },
+      timeline: {
+        listeningAt: sidecar.listeningAt,
+        loadFrom,
+        loadTo,
+        sweeps: firings(settings.sweepIntervalMs, loadTo),
+        prunes: firings(settings.pruneIntervalMs, loadTo),
+      },
       sidecarMessages: sidecar.messages(),
       usage: { cpuSeconds: usedAfter.cpuSeconds - usedBefore.cpuSeconds, majorFaults: usedAfter.majorFaults - usedBefore.majorFaults },
     };

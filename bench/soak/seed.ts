@@ -27,7 +27,14 @@ function writable(backend: StorageBackend) {
 }
 
 /** Consumes `count` decisions, the i-th named `idOf(i)` and dated `at(i)`, WINDOW at a time; `onWindow` after each window. */
-async function writeDecisions(backend: StorageBackend, maker: DecisionMaker, count: number, idOf: (i: number) => string, at: (i: number) => number, onWindow: (done: number) => Promise<void>): Promise<void> {
+async function writeDecisions(
+  backend: StorageBackend,
+  maker: DecisionMaker,
+  count: number,
+  idOf: (i: number) => string,
+  at: (i: number) => number,
+  onWindow: (done: number) => Promise<void>,
+): Promise<void> {
   const { replay } = writable(backend);
   for (let start = 0; start < count; start += WINDOW) {
     const end = Math.min(count, start + WINDOW);
@@ -38,7 +45,8 @@ async function writeDecisions(backend: StorageBackend, maker: DecisionMaker, cou
     }
     const results = await Promise.all(writes);
     const refused = results.findIndex((r) => !r.ok);
-    if (refused >= 0) throw new Error(`decision ${idOf(start + refused)} was refused (${JSON.stringify(results[refused])}): the store already holds it`);
+    if (refused >= 0)
+      throw new Error(`decision ${idOf(start + refused)} was refused (${JSON.stringify(results[refused])}): the store already holds it`);
     await onWindow(end);
   }
 }
@@ -93,13 +101,16 @@ export async function seed(
       if (now - last.at >= PROGRESS_EVERY_MS) {
         const rate = ((done - last.done) * 1000) / (now - last.at);
         const overall = (done * 1000) / (now - started);
-        console.log(`  ${label}: ${done.toLocaleString("en-US")} of ${count.toLocaleString("en-US")} (${((done / count) * 100).toFixed(1)}%), ${rate.toFixed(0)} decisions/s now, ${overall.toFixed(0)} overall, ${duration((count - done) / overall)} left`);
+        console.log(
+          `  ${label}: ${done.toLocaleString("en-US")} of ${count.toLocaleString("en-US")} (${((done / count) * 100).toFixed(1)}%), ${rate.toFixed(0)} decisions/s now, ${overall.toFixed(0)} overall, ${duration((count - done) / overall)} left`,
+        );
         last = { at: now, done };
       }
     },
   );
   const status = await log.status();
-  if (status === null || status.pending !== 0 || status.latest?.size !== status.size) throw new Error(`the record log is not fully checkpointed after seeding: ${JSON.stringify(status)}`);
+  if (status === null || status.pending !== 0 || status.latest?.size !== status.size)
+    throw new Error(`the record log is not fully checkpointed after seeding: ${JSON.stringify(status)}`);
   const seconds = (performance.now() - started) / 1000;
   return { seconds, perSecond: count / seconds };
 }
@@ -119,21 +130,41 @@ export interface Armed {
  * by at least an hour), and `expiring` replay entries whose TTLs end one after another over `[from, from + windowMs]`,
  * half of them reservations and half failed entries, so each sweep of the run has some to remove.
  */
-export async function arm(backend: StorageBackend, maker: DecisionMaker, manifest: { readonly seededAt: number; readonly spanMs: number }, due: number, expiring: number, from: number, windowMs: number, tag: string): Promise<Armed> {
+export async function arm(
+  backend: StorageBackend,
+  maker: DecisionMaker,
+  manifest: { readonly seededAt: number; readonly spanMs: number },
+  due: number,
+  expiring: number,
+  from: number,
+  windowMs: number,
+  tag: string,
+): Promise<Armed> {
   const { replay, log } = writable(backend);
   const now = Date.now();
   const retentionDays = Math.floor((now - manifest.seededAt + manifest.spanMs + 3_600_000) / DAY_MS) + 1;
   const cutoff = now - retentionDays * DAY_MS;
   const dueIds = Array.from({ length: due }, (_, i) => `soak-due-${tag}-${i}`);
-  await writeDecisions(backend, maker, due, (i) => dueIds[i]!, (i) => cutoff - 3_600_000 - (due - i) * 1_000, async () => undefined);
-  const entries = Array.from({ length: expiring }, (_, i) => ({ fingerprint: `soak-expiring-${tag}-${i}`, expiresAt: from + Math.floor(((i + 1) * windowMs) / expiring) }));
+  await writeDecisions(
+    backend,
+    maker,
+    due,
+    (i) => dueIds[i]!,
+    (i) => cutoff - 3_600_000 - (due - i) * 1_000,
+    async () => undefined,
+  );
+  const entries = Array.from({ length: expiring }, (_, i) => ({
+    fingerprint: `soak-expiring-${tag}-${i}`,
+    expiresAt: from + Math.floor(((i + 1) * windowMs) / expiring),
+  }));
   for (let start = 0; start < entries.length; start += WINDOW) {
     await Promise.all(
       entries.slice(start, start + WINDOW).map(async ({ fingerprint, expiresAt }, j) => {
         const failing = (start + j) % 2 === 1;
         const reserved = await replay.reserve(fingerprint, { now, ttlMs: failing ? windowMs * 10 : expiresAt - now });
         if (!reserved.ok) throw new Error(`the reservation of ${fingerprint} was refused`);
-        if (failing && !(await replay.fail(fingerprint, reserved.entry.token, { now, ttlMs: expiresAt - now })).ok) throw new Error(`${fingerprint} could not be failed`);
+        if (failing && !(await replay.fail(fingerprint, reserved.entry.token, { now, ttlMs: expiresAt - now })).ok)
+          throw new Error(`${fingerprint} could not be failed`);
       }),
     );
   }
@@ -145,7 +176,10 @@ export async function arm(backend: StorageBackend, maker: DecisionMaker, manifes
 const CHECK_WINDOW = 8;
 
 /** After a run: how many of the due decisions are gone, and how many of the expiring entries. */
-export async function armedLeft(backend: StorageBackend, armed: Armed): Promise<{ readonly dueLeft: number; readonly expiringLeft: number }> {
+export async function armedLeft(
+  backend: StorageBackend,
+  armed: Armed,
+): Promise<{ readonly dueLeft: number; readonly expiringLeft: number }> {
   const { replay } = writable(backend);
   let dueLeft = 0;
   let expiringLeft = 0;

@@ -70,7 +70,8 @@ function cpuPair(raw: string | undefined): SoakSettings["cpus"] {
   if (raw === "off") return null;
   if (raw === undefined) return cpus().length >= 2 ? { sidecar: "0", load: "1" } : null;
   const match = /^([0-9,-]+):([0-9,-]+)$/.exec(raw);
-  if (match === null) throw new Error(`BENCH_SOAK_CPUS must be \`<sidecar cpus>:<load cpus>\` (taskset lists, e.g. \`0:1\`) or \`off\`, not \`${raw}\``);
+  if (match === null)
+    throw new Error(`BENCH_SOAK_CPUS must be \`<sidecar cpus>:<load cpus>\` (taskset lists, e.g. \`0:1\`) or \`off\`, not \`${raw}\``);
   return { sidecar: match[1]!, load: match[2]! };
 }
 

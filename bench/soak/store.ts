@@ -53,7 +53,15 @@ export function storeOf(settings: SoakSettings, engine: Engine, decisions: numbe
     url.pathname = `/${databaseName}`;
     databaseUrl = url.toString();
   }
-  return { engine, decisions, dir: join(settings.root, name), databaseUrl, databaseName, policies: join(settings.root, "policies"), bundleKey: join(settings.root, "bundle-key.pub") };
+  return {
+    engine,
+    decisions,
+    dir: join(settings.root, name),
+    databaseUrl,
+    databaseName,
+    policies: join(settings.root, "policies"),
+    bundleKey: join(settings.root, "bundle-key.pub"),
+  };
 }
 
 /** The policies root and bundle key under BENCH_SOAK_DIR, made once. */
@@ -80,7 +88,9 @@ export function sidecarEnv(store: Store, extra: Env = {}): Record<string, string
 
 /** The store's backend, opened as the sidecar opens it, its upkeep off: for seeding and arming. */
 export async function openStore(store: Store): Promise<StorageBackend> {
-  const config = loadConfig(sidecarEnv(store, { SERVICE_REPLAY_SWEEP_INTERVAL_MS: NO_UPKEEP_MS, SERVICE_AUDIT_PRUNE_INTERVAL_MS: NO_UPKEEP_MS }));
+  const config = loadConfig(
+    sidecarEnv(store, { SERVICE_REPLAY_SWEEP_INTERVAL_MS: NO_UPKEEP_MS, SERVICE_AUDIT_PRUNE_INTERVAL_MS: NO_UPKEEP_MS }),
+  );
   const { key } = await loadOrCreateSigningKey(join(store.dir, "signing.key"));
   return openBackend(config, { onAuditError: (error) => console.error("audit error:", error) }, [], key);
 }
@@ -116,7 +126,8 @@ async function admin<T>(settings: SoakSettings, work: (client: pg.Client) => Pro
 /** Removes the store: its data dir, and its database. */
 export async function removeStore(settings: SoakSettings, store: Store): Promise<void> {
   await rm(store.dir, { recursive: true, force: true });
-  if (store.databaseName !== null) await admin(settings, (client) => client.query(`DROP DATABASE IF EXISTS ${store.databaseName} WITH (FORCE)`));
+  if (store.databaseName !== null)
+    await admin(settings, (client) => client.query(`DROP DATABASE IF EXISTS ${store.databaseName} WITH (FORCE)`));
 }
 
 /** Removes the store and makes it anew, empty. */
@@ -143,7 +154,13 @@ export async function storeSize(store: Store): Promise<StoreSize> {
       const parts = [];
       for (const name of Array.from(root.getKeys({}))) {
         if (typeof name !== "string") continue;
-        const s = root.openDB({ name }).getStats() as { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number; entryCount: number };
+        const s = root.openDB({ name }).getStats() as {
+          pageSize: number;
+          treeBranchPageCount: number;
+          treeLeafPageCount: number;
+          overflowPages: number;
+          entryCount: number;
+        };
         parts.push({ name, bytes: (s.treeBranchPageCount + s.treeLeafPageCount + s.overflowPages) * s.pageSize, entries: s.entryCount });
       }
       parts.sort((a, b) => b.bytes - a.bytes);

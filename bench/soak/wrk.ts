@@ -39,7 +39,9 @@ function luaString(text: string): string {
 
 function script(signalSets: readonly Signals[], apiKey: string, prefix: string, meanWaitMs: number | null): string {
   // Each body is the tail after the executionId: `","policyId":…,"verifiedSignals":{…}}`.
-  const tails = signalSets.map((signals) => JSON.stringify({ policyId: POLICY_ID, policyVersion: POLICY_VERSION, verifiedSignals: signals }).replace(/^\{/, '",'));
+  const tails = signalSets.map((signals) =>
+    JSON.stringify({ policyId: POLICY_ID, policyVersion: POLICY_VERSION, verifiedSignals: signals }).replace(/^\{/, '",'),
+  );
   return `
 local tails = { ${tails.map(luaString).join(",\n  ")} }
 local count = #tails
@@ -95,7 +97,10 @@ export interface WrkRun {
 }
 
 export async function runWrk(run: WrkRun): Promise<WrkResult> {
-  await writeFile(run.scriptFile, script(run.signalSets, run.apiKey, run.prefix, run.rate === null ? null : (1000 * run.connections) / run.rate));
+  await writeFile(
+    run.scriptFile,
+    script(run.signalSets, run.apiKey, run.prefix, run.rate === null ? null : (1000 * run.connections) / run.rate),
+  );
   const args = ["-t1", `-c${run.connections}`, `-d${run.seconds}s`, "--timeout", "60s", "-s", run.scriptFile, run.url];
   const [command, argv] = run.cpus === null ? ["wrk", args] : ["taskset", ["-c", run.cpus, "wrk", ...args]];
   const output = await new Promise<string>((resolve, reject) => {

@@ -13,5 +13,13 @@ export { KEYWORDS, type Keyword } from "./syntax/tokens.js";
 export * from "./editor/index.js";
 export { parseTestFile, TestFileError, type PolicyTestCase, type PolicyTestFile } from "./testing/test-file.js";
 export { diffChecks } from "./editor/diff-checks.js";
-export { diffPolicies, type PolicyDiff, type Region, type UndecidedRegion, type Outcome, type Witness, type DiffOptions } from "./diff/diff.js";
+export {
+  diffPolicies,
+  type PolicyDiff,
+  type Region,
+  type UndecidedRegion,
+  type Outcome,
+  type Witness,
+  type DiffOptions,
+} from "./diff/diff.js";
 export type { PolicyVersion, SignalChange } from "./diff/space.js";

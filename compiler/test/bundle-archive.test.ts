@@ -27,19 +27,26 @@ describe("the repository's policies as archives", () => {
     expect(policies.length).toBeGreaterThanOrEqual(3);
   });
 
-  it.each(policies.map((p) => [p.slice(repo.length)]))("%s: compiled twice, signed or not, packs to the same bytes and loads as it is", async (path) => {
-    const text = readFileSync(join(repo, path), "utf8");
-    for (const signingKey of [undefined, key]) {
-      const [a, b] = [compile(path, text, signingKey ? { signingKey } : {}), compile(path, text, signingKey ? { signingKey } : {})];
-      const bytes = packBundleArchive(a.bundle!.files);
-      expect(Buffer.from(packBundleArchive(b.bundle!.files)).equals(Buffer.from(bytes))).toBe(true);
-      const { policyId, version } = a.bundle!;
-      const trust = signingKey ? { trustedKeys: [key.publicKey], requireSignature: true } : {};
-      const loaded = await loadBundleArchive(bytes, archiveFileName(policyId, version), trust, { policyId, version, bundle_hash: a.bundle!.manifest.bundle_hash });
-      expect(loaded.manifest).toEqual(a.bundle!.manifest);
-      expect(loaded.signedBy).toBe(signingKey ? key.keyId : null);
-    }
-  });
+  it.each(policies.map((p) => [p.slice(repo.length)]))(
+    "%s: compiled twice, signed or not, packs to the same bytes and loads as it is",
+    async (path) => {
+      const text = readFileSync(join(repo, path), "utf8");
+      for (const signingKey of [undefined, key]) {
+        const [a, b] = [compile(path, text, signingKey ? { signingKey } : {}), compile(path, text, signingKey ? { signingKey } : {})];
+        const bytes = packBundleArchive(a.bundle!.files);
+        expect(Buffer.from(packBundleArchive(b.bundle!.files)).equals(Buffer.from(bytes))).toBe(true);
+        const { policyId, version } = a.bundle!;
+        const trust = signingKey ? { trustedKeys: [key.publicKey], requireSignature: true } : {};
+        const loaded = await loadBundleArchive(bytes, archiveFileName(policyId, version), trust, {
+          policyId,
+          version,
+          bundle_hash: a.bundle!.manifest.bundle_hash,
+        });
+        expect(loaded.manifest).toEqual(a.bundle!.manifest);
+        expect(loaded.signedBy).toBe(signingKey ? key.keyId : null);
+      }
+    },
+  );
 });
 
 const cli = scratchCli();
@@ -61,7 +68,9 @@ describe("writ bundle pack", () => {
     const keyId = loadPublicKeyPem(readFileSync(join(cli.cwd, "k.pub"), "utf8")).keyId;
     expect(cli.out).toEqual([
       `${ARCHIVE}: bundle_hash ${fromDir.manifest.bundle_hash}, ${size} bytes, signed by ${keyId}`,
-      expect.stringMatching(/^site\/deploy\.production@1\.0\.0\.bundle\.json: bundle_hash [0-9a-f]{64}, \d+ bytes, signed by [0-9a-f]{32}$/),
+      expect.stringMatching(
+        /^site\/deploy\.production@1\.0\.0\.bundle\.json: bundle_hash [0-9a-f]{64}, \d+ bytes, signed by [0-9a-f]{32}$/,
+      ),
     ]);
     const fromArchive = await loadBundleArchive(readFileSync(join(cli.cwd, ARCHIVE)), "a", {});
     expect(fromArchive.manifest).toEqual(fromDir.manifest);
@@ -72,7 +81,9 @@ describe("writ bundle pack", () => {
     await compileSigned();
     expect(await cli.run("bundle", "pack", PAY, "--out", "site")).toBe(0);
     expect(await cli.run("bundle", "pack", PAY, "--out", "again")).toBe(0);
-    expect(readFileSync(join(cli.cwd, "again/payments.transfer@1.2.0.bundle.json")).equals(readFileSync(join(cli.cwd, ARCHIVE)))).toBe(true);
+    expect(readFileSync(join(cli.cwd, "again/payments.transfer@1.2.0.bundle.json")).equals(readFileSync(join(cli.cwd, ARCHIVE)))).toBe(
+      true,
+    );
     expect(cli.out[1]).toMatch(/, signature not checked \(no --key\)$/);
   });
 
@@ -101,7 +112,11 @@ describe("writ bundle pack", () => {
     expect(await cli.run("compile", PAY, "--force")).toBe(0);
     cli.err.length = 0;
     expect(await cli.run("bundle", "pack", PAY, "--out", "site")).toBe(3);
-    expect(cli.err).toEqual([expect.stringMatching(/^error: `payments\.transfer@1\.2\.0` already exists in `site` with a different bundle_hash \(`[0-9a-f]{16}…`\): a version is immutable; /)]);
+    expect(cli.err).toEqual([
+      expect.stringMatching(
+        /^error: `payments\.transfer@1\.2\.0` already exists in `site` with a different bundle_hash \(`[0-9a-f]{16}…`\): a version is immutable; /,
+      ),
+    ]);
     expect(readFileSync(join(cli.cwd, ARCHIVE)).equals(first)).toBe(true);
     expect(await cli.run("bundle", "pack", PAY, "--out", "site", "--force")).toBe(0);
     expect(readFileSync(join(cli.cwd, ARCHIVE)).equals(first)).toBe(false);
@@ -123,9 +138,17 @@ describe("writ bundle inspect", () => {
       `signature:   signed by ${keyId} (verified)`,
       "files:",
     ]);
-    expect(cli.out.slice(5).map((l) => l.trim().split(/\s+/)[0])).toEqual(["bundle.manifest.json", "bundle.sig", "policy.ir.json", "policy.writ", "signals.schema.json"]);
+    expect(cli.out.slice(5).map((l) => l.trim().split(/\s+/)[0])).toEqual([
+      "bundle.manifest.json",
+      "bundle.sig",
+      "policy.ir.json",
+      "policy.writ",
+      "signals.schema.json",
+    ]);
     const irSize = statSync(join(cli.cwd, PAY, "policy.ir.json")).size;
-    expect(cli.out).toContainEqual(expect.stringMatching(new RegExp(`^  policy\\.ir\\.json +${irSize} bytes  sha256 ${manifest.files["policy.ir.json"]}$`)));
+    expect(cli.out).toContainEqual(
+      expect.stringMatching(new RegExp(`^  policy\\.ir\\.json +${irSize} bytes  sha256 ${manifest.files["policy.ir.json"]}$`)),
+    );
   });
 
   it("--json: one object; without --key the signer is named but not verified", async () => {
@@ -134,10 +157,21 @@ describe("writ bundle inspect", () => {
     cli.out.length = 0;
     expect(await cli.run("bundle", "inspect", ARCHIVE, "--json")).toBe(0);
     expect(cli.out).toHaveLength(1);
-    const report = JSON.parse(cli.out[0]!) as { verified: boolean; policyId: string; signature: { keyId: string; verified: boolean }; files: { name: string; bytes: number; sha256: string }[] };
+    const report = JSON.parse(cli.out[0]!) as {
+      verified: boolean;
+      policyId: string;
+      signature: { keyId: string; verified: boolean };
+      files: { name: string; bytes: number; sha256: string }[];
+    };
     expect(report).toMatchObject({ verified: true, policyId: "payments.transfer", version: "1.2.0", signature: { verified: false } });
     expect(report.signature.keyId).toMatch(/^[0-9a-f]{32}$/);
-    expect(report.files.map((f) => f.name)).toEqual(["bundle.manifest.json", "bundle.sig", "policy.ir.json", "policy.writ", "signals.schema.json"]);
+    expect(report.files.map((f) => f.name)).toEqual([
+      "bundle.manifest.json",
+      "bundle.sig",
+      "policy.ir.json",
+      "policy.writ",
+      "signals.schema.json",
+    ]);
   });
 
   it("exits 5 when the archive does not verify: a changed file, or a key that did not sign it", async () => {

@@ -35,7 +35,9 @@ describe("writ bundle index", () => {
     const got = published();
     expect(got.serial).toBe(1);
     expect(got.bundles.map((b) => `${b.policyId}@${b.version}`)).toEqual(["deploy.production@1.0.0", "payments.transfer@1.2.0"]);
-    const manifest = JSON.parse(readFileSync(join(cli.cwd, "policies/payments.transfer/1.2.0/bundle.manifest.json"), "utf8")) as { bundle_hash: string };
+    const manifest = JSON.parse(readFileSync(join(cli.cwd, "policies/payments.transfer/1.2.0/bundle.manifest.json"), "utf8")) as {
+      bundle_hash: string;
+    };
     expect(got.bundles[1]!.bundle_hash).toBe(manifest.bundle_hash);
     expect(got.aliases).toEqual([{ policyId: "payments.transfer", alias: "stable", version: "1.2.0" }]);
     expect(got.expiresAt).toBeUndefined();
@@ -70,7 +72,9 @@ describe("writ bundle index", () => {
   it("an archive named after another bundle than it holds does not verify (exit 5)", async () => {
     renameSync(join(cli.cwd, "site/deploy.production@1.0.0.bundle.json"), join(cli.cwd, "site/deploy.production@2.0.0.bundle.json"));
     expect(await index()).toBe(5);
-    expect(cli.out).toEqual(["deploy.production@2.0.0.bundle.json: NOT verified: it holds `deploy.production@1.0.0`, so its name must be `deploy.production@1.0.0.bundle.json`"]);
+    expect(cli.out).toEqual([
+      "deploy.production@2.0.0.bundle.json: NOT verified: it holds `deploy.production@1.0.0`, so its name must be `deploy.production@1.0.0.bundle.json`",
+    ]);
     expect(() => readFileSync(join(cli.cwd, INDEX))).toThrow();
   });
 
@@ -78,18 +82,24 @@ describe("writ bundle index", () => {
     const path = join(cli.cwd, "site/payments.transfer@1.2.0.bundle.json");
     writeFileSync(path, readFileSync(path, "utf8").replace("approve", "apprové"));
     expect(await index()).toBe(5);
-    expect(cli.out[0]).toMatch(/^payments\.transfer@1\.2\.0\.bundle\.json: NOT verified: file `[a-z.]+` does not match its hash in the manifest$/);
+    expect(cli.out[0]).toMatch(
+      /^payments\.transfer@1\.2\.0\.bundle\.json: NOT verified: file `[a-z.]+` does not match its hash in the manifest$/,
+    );
   });
 
   it("an index.json that cannot be read needs --serial, above any serial readers saw", async () => {
     expect(await index()).toBe(0);
     writeFileSync(join(cli.cwd, INDEX), "{}");
     expect(await index()).toBe(2);
-    expect(cli.err[0]).toBe("writ: bundle index: `site/index.json` cannot be read (index: index file lacks `index`): pass --serial N, N above the serial its readers last accepted");
+    expect(cli.err[0]).toBe(
+      "writ: bundle index: `site/index.json` cannot be read (index: index file lacks `index`): pass --serial N, N above the serial its readers last accepted",
+    );
     expect(await index("--serial", "10")).toBe(0);
     expect(published().serial).toBe(10);
     expect(await index("--serial", "10")).toBe(2);
-    expect(cli.err.at(-1)).toBe("writ: bundle index: --serial 10 is not above the serial of `site/index.json` (10): readers would refuse it as a rollback");
+    expect(cli.err.at(-1)).toBe(
+      "writ: bundle index: --serial 10 is not above the serial of `site/index.json` (10): readers would refuse it as a rollback",
+    );
   });
 
   it("a listed version whose bundle_hash changed is refused (exit 3) unless --force", async () => {
@@ -100,14 +110,19 @@ describe("writ bundle index", () => {
     expect(await cli.run("bundle", "pack", pay, "--out", "site", "--force")).toBe(0);
     cli.err.length = 0;
     expect(await index()).toBe(3);
-    expect(cli.err).toEqual([expect.stringMatching(/^error: `payments\.transfer@1\.2\.0` already exists in `site\/index\.json` with a different bundle_hash/)]);
+    expect(cli.err).toEqual([
+      expect.stringMatching(/^error: `payments\.transfer@1\.2\.0` already exists in `site\/index\.json` with a different bundle_hash/),
+    ]);
     expect(published().serial).toBe(1);
     expect(await index("--force")).toBe(0);
     expect(published().serial).toBe(2);
   });
 
   it.each([
-    [["--alias", "payments.transfer@1.2.0=1.2.0"], "writ: bundle index: --alias `payments.transfer@1.2.0=1.2.0` is not `policyId@alias=version`"],
+    [
+      ["--alias", "payments.transfer@1.2.0=1.2.0"],
+      "writ: bundle index: --alias `payments.transfer@1.2.0=1.2.0` is not `policyId@alias=version`",
+    ],
     [["--alias", "stable=1.2.0"], "writ: bundle index: --alias `stable=1.2.0` is not `policyId@alias=version`"],
     [["--expires-in", "1y"], "writ: bundle index: --expires-in `1y` is not a duration such as `30d`, `12h`, `90m` or `45s`"],
     [["--serial", "0"], "writ: bundle index: --serial `0` is not a positive integer"],

@@ -8,14 +8,7 @@ import { join } from "node:path";
 import * as ed from "@noble/ed25519";
 import canonicalize from "canonicalize";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  BundleError,
-  generateSigningKeyPair,
-  loadBundle,
-  loadPublicKeyPem,
-  loadSigningKeyPem,
-  type SigningKey,
-} from "@writ/runtime";
+import { BundleError, generateSigningKeyPair, loadBundle, loadPublicKeyPem, loadSigningKeyPem, type SigningKey } from "@writ/runtime";
 import { compile } from "../src/compile.js";
 import type { Bundle } from "../src/phases/emit.js";
 import { signingKeyForTests } from "./support/keys.js";
@@ -60,7 +53,13 @@ describe("reproducible bundles", () => {
 
   it("records per-file SHA-256, versions and the compiler in the manifest", () => {
     const m = build().manifest;
-    expect(m).toMatchObject({ manifestVersion: 1, policyId: "payments.transfer", version: "1.2.0", schemaVersion: "1.0.0", compiler: { name: "writ" } });
+    expect(m).toMatchObject({
+      manifestVersion: 1,
+      policyId: "payments.transfer",
+      version: "1.2.0",
+      schemaVersion: "1.0.0",
+      compiler: { name: "writ" },
+    });
     expect(Object.keys(m.files).sort()).toEqual(["policy.ir.json", "policy.writ", "signals.schema.json"]);
     for (const h of [...Object.values(m.files), m.bundle_hash]) expect(h).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -69,7 +68,11 @@ describe("reproducible bundles", () => {
 describe("bundle.sig verified by an independent Ed25519 library from docs/signing.md alone", () => {
   const bundle = build();
   const manifestText = new TextDecoder().decode(bundle.files.get("bundle.manifest.json"));
-  const sig = JSON.parse(new TextDecoder().decode(bundle.files.get("bundle.sig"))) as { payloadType: string; keyId: string; signature: string };
+  const sig = JSON.parse(new TextDecoder().decode(bundle.files.get("bundle.sig"))) as {
+    payloadType: string;
+    keyId: string;
+    signature: string;
+  };
   const rawPublicKey = new Uint8Array(key.publicKey.raw);
 
   /** PAE(type, body) = "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body, written from the design text. */
@@ -148,7 +151,11 @@ describe("loadBundle", () => {
 
   it("refuses ids and versions that are not safe directory names", async () => {
     const root = write(build());
-    for (const [id, version] of [["../payments.transfer", "1.2.0"], ["payments.transfer", "../1.2.0"], ["payments.transfer", "1.2"]]) {
+    for (const [id, version] of [
+      ["../payments.transfer", "1.2.0"],
+      ["payments.transfer", "../1.2.0"],
+      ["payments.transfer", "1.2"],
+    ]) {
       const error = await loadBundle(root, id!, version!).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(BundleError);
       expect((error as BundleError).code).toBe("BUNDLE_NOT_FOUND");

@@ -33,8 +33,14 @@ const text = () => cli.out.join("\n");
 describe("writ eval", () => {
   it("prints the verdict, the rule and its reason for a policy source", async () => {
     expect(await cli.run("eval", PAY, "--signals", signalsFile())).toBe(0);
-    expect(cli.out[0]).toMatch(/^payments\.transfer@1\.2\.0 \(source `policies\/payments\.transfer\/1\.2\.0\/policy\.writ`, bundle_hash [0-9a-f]{16}…\)$/);
-    expect(cli.out.slice(1)).toEqual(["verdict: escalate", "rule:    over_daily_limit", "reason:  transfer would take the customer over the daily limit of 25000"]);
+    expect(cli.out[0]).toMatch(
+      /^payments\.transfer@1\.2\.0 \(source `policies\/payments\.transfer\/1\.2\.0\/policy\.writ`, bundle_hash [0-9a-f]{16}…\)$/,
+    );
+    expect(cli.out.slice(1)).toEqual([
+      "verdict: escalate",
+      "rule:    over_daily_limit",
+      "reason:  transfer would take the customer over the daily limit of 25000",
+    ]);
   });
 
   it("--explain: every rule true, false or unknown, as written and as evaluated, down to each signal's value", async () => {
@@ -76,7 +82,11 @@ describe("writ eval", () => {
       path: PAY,
       bundleHash: bundle.manifest.bundle_hash,
       signalsValid: true,
-      decision: { verdict: "escalate", ruleMatched: "over_daily_limit", reason: "transfer would take the customer over the daily limit of 25000" },
+      decision: {
+        verdict: "escalate",
+        ruleMatched: "over_daily_limit",
+        reason: "transfer would take the customer over the daily limit of 25000",
+      },
       explanation: explain(bundle.ir, SIGNALS).explanation,
     });
   });
@@ -120,20 +130,31 @@ describe("writ eval", () => {
   });
 
   it("says undecided when no rule decides and there is no catch-all", async () => {
-    writeFileSync(join(cli.cwd, "p.writ"), 'policy "p" version "1.0.0"\ngoverns "a"\nsignals {\n  n: integer\n}\nrule big when n > 10 reject "big"\n');
+    writeFileSync(
+      join(cli.cwd, "p.writ"),
+      'policy "p" version "1.0.0"\ngoverns "a"\nsignals {\n  n: integer\n}\nrule big when n > 10 reject "big"\n',
+    );
     expect(await cli.run("eval", "p.writ", "--signals", signalsFile({ n: 1 }), "--explain")).toBe(0);
     expect(cli.out[1]).toMatch(/^verdict: undecided /);
-    expect(cli.out).toContain("  big: false   (reject \"big\")");
+    expect(cli.out).toContain('  big: false   (reject "big")');
     expect(cli.out.at(-1)).toBe("  otherwise: none (the policy has no catch-all)");
   });
 
   it.each([
     [["eval", PAY], 2, "writ: eval needs --signals FILE (or --signals - for standard input): the signals object to decide"],
-    [["eval", "--signals", "s.json"], 2, "writ: eval takes exactly one policy: a .writ file or its directory, a bundle directory or a .bundle.json archive"],
+    [
+      ["eval", "--signals", "s.json"],
+      2,
+      "writ: eval takes exactly one policy: a .writ file or its directory, a bundle directory or a .bundle.json archive",
+    ],
     [["eval", PAY, "--signals", "missing.json"], 2, "writ: cannot read the signals file `missing.json`"],
     [["eval", PAY, "--signals", "signals.json", "--format", "yaml"], 2, "writ: eval: --format must be text or json, given `yaml`"],
     [["eval", "nowhere", "--signals", "signals.json"], 2, "writ: `nowhere` does not exist"],
-    [["eval", "policies", "--signals", "signals.json"], 2, "writ: `policies` holds 4 policies: name one (`policies/customer-data.export/1.0.0/policy.writ`, ...)"],
+    [
+      ["eval", "policies", "--signals", "signals.json"],
+      2,
+      "writ: `policies` holds 4 policies: name one (`policies/customer-data.export/1.0.0/policy.writ`, ...)",
+    ],
   ])("refuses %j with exit %i and one line", async (argv, code, message) => {
     signalsFile();
     expect(await cli.run(...argv)).toBe(code);
@@ -144,7 +165,10 @@ describe("writ eval", () => {
     writeFileSync(join(cli.cwd, "dup.json"), '{"amount": 1, "amount": 2}');
     expect(await cli.run("eval", PAY, "--signals", "dup.json")).toBe(2);
     expect(cli.err.at(-1)).toMatch(/^writ: the signals in `dup\.json` are not strict JSON: .*duplicate/);
-    writeFileSync(join(cli.cwd, "bad.writ"), 'policy "p" version "1.0.0"\ngoverns "a"\nsignals {\n  n: integer\n}\nrule r when m > 1 reject "r"\n');
+    writeFileSync(
+      join(cli.cwd, "bad.writ"),
+      'policy "p" version "1.0.0"\ngoverns "a"\nsignals {\n  n: integer\n}\nrule r when m > 1 reject "r"\n',
+    );
     expect(await cli.run("eval", "bad.writ", "--signals", signalsFile({ n: 1 }))).toBe(3);
     expect(cli.err.join("\n")).toContain("error[E404]: unknown name `m`");
     expect(cli.err.at(-1)).toBe("writ: `bad.writ` does not compile");

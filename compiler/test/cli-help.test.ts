@@ -35,7 +35,11 @@ describe("per-command help", () => {
     const pack = await run("bundle", "pack", "--help");
     expect(pack.out.split("\n")[0]).toMatch(/^usage: writ bundle pack /);
     expect(pack.out).not.toContain("bundle index");
-    expect((await run("bundle", "--help")).out.match(/^usage: writ bundle \w+/gm)).toEqual(["usage: writ bundle pack", "usage: writ bundle inspect", "usage: writ bundle index"]);
+    expect((await run("bundle", "--help")).out.match(/^usage: writ bundle \w+/gm)).toEqual([
+      "usage: writ bundle pack",
+      "usage: writ bundle inspect",
+      "usage: writ bundle index",
+    ]);
   });
 
   it("every command of `writ help` has its own --help, listing every option `writ help` gives it", async () => {
@@ -85,9 +89,12 @@ describe("the built binary into a closed pipe", () => {
     return new Promise((resolve) => child.once("close", (code) => resolve({ code, stderr })));
   }
 
-  it.runIf(built).each([["help"], ["test", "policies", "--verbose"]])("`writ %s` exits with its own code, without a stack trace", async (...argv) => {
-    const r = await intoClosedPipe(...argv);
-    expect(r.stderr).not.toMatch(/EPIPE|Error|\n\s+at /);
-    expect(r.code).toBe(0);
-  });
+  it.runIf(built).each([["help"], ["test", "policies", "--verbose"]])(
+    "`writ %s` exits with its own code, without a stack trace",
+    async (...argv) => {
+      const r = await intoClosedPipe(...argv);
+      expect(r.stderr).not.toMatch(/EPIPE|Error|\n\s+at /);
+      expect(r.code).toBe(0);
+    },
+  );
 });

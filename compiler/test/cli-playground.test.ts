@@ -13,7 +13,11 @@ import { runInRepo as run } from "./support/cli-run.js";
 const repo = new URL("../../", import.meta.url).pathname;
 
 /** A request with its path sent as written (no URL normalisation), as any client may send it. */
-function get(url: string, path: string, method = "GET"): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function get(
+  url: string,
+  path: string,
+  method = "GET",
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(new URL(url), { path, method }, (res) => {
       let body = "";
@@ -80,7 +84,9 @@ describe("the playground's static server", () => {
     await expect(startPlaygroundServer({ root: join(dir, "site"), port, host: "127.0.0.1" })).rejects.toThrow(
       `port ${port} on 127.0.0.1 is in use: choose another with --port (0 picks a free one)`,
     );
-    await expect(startPlaygroundServer({ root: dir, port: 0, host: "127.0.0.1" })).rejects.toThrow(/^the playground is not built \(no `.*index\.html`\): run `npm run build`$/);
+    await expect(startPlaygroundServer({ root: dir, port: 0, host: "127.0.0.1" })).rejects.toThrow(
+      /^the playground is not built \(no `.*index\.html`\): run `npm run build`$/,
+    );
   });
 });
 

@@ -37,7 +37,11 @@ describe("base signals", () => {
       cases: [
         { name: "the base alone is approved", expect: { verdict: "approve", rule: "within_limits" } },
         { name: "an override decides", signals: { risk_score: 95 }, expect: { verdict: "reject", rule: "high_risk" } },
-        { name: "an added signal is sent", signals: { daily_total: 24900, amount: 200 }, expect: { verdict: "escalate", rule: "over_daily_limit" } },
+        {
+          name: "an added signal is sent",
+          signals: { daily_total: 24900, amount: 200 },
+          expect: { verdict: "escalate", rule: "over_daily_limit" },
+        },
         {
           name: "without removes an optional signal",
           without: ["destination_country"],
@@ -52,16 +56,25 @@ describe("base signals", () => {
   });
 
   it.each([
-    [{ baseSignals: BASE, cases: [{ name: "a", without: ["nickname"], expect: { verdict: "approve" } }] }, "`$.cases[0].without` names `nickname`, which `$.baseSignals` does not have"],
+    [
+      { baseSignals: BASE, cases: [{ name: "a", without: ["nickname"], expect: { verdict: "approve" } }] },
+      "`$.cases[0].without` names `nickname`, which `$.baseSignals` does not have",
+    ],
     [
       { baseSignals: BASE, cases: [{ name: "a", without: ["amount"], signals: { amount: 1 }, expect: { verdict: "approve" } }] },
       "`$.cases[0]` both removes and sends `amount`: drop it from `without` or from `signals`",
     ],
-    [{ baseSignals: BASE, cases: [{ name: "a", without: "amount", expect: { verdict: "approve" } }] }, "`$.cases[0].without` must be a list of signal names from `$.baseSignals`"],
+    [
+      { baseSignals: BASE, cases: [{ name: "a", without: "amount", expect: { verdict: "approve" } }] },
+      "`$.cases[0].without` must be a list of signal names from `$.baseSignals`",
+    ],
     [{ baseSignals: [1], cases: [{ name: "a", expect: { verdict: "approve" } }] }, "`$.baseSignals` must be a JSON object"],
     // Without base signals, a case must give its signals, and `without` means nothing.
     [{ cases: [{ name: "a", expect: { verdict: "approve" } }] }, "`$.cases[0].signals` must be a JSON object"],
-    [{ cases: [{ name: "a", signals: {}, without: [], expect: { verdict: "approve" } }] }, "`$.cases[0]` has unknown member `without` (expected `name`, `signals`, `expect`)"],
+    [
+      { cases: [{ name: "a", signals: {}, without: [], expect: { verdict: "approve" } }] },
+      "`$.cases[0]` has unknown member `without` (expected `name`, `signals`, `expect`)",
+    ],
   ])("a malformed file is refused with its path: %j", async (file, message) => {
     writeTests(PAY, file);
     expect(await cli.run("test", PAY)).toBe(4);
@@ -88,8 +101,14 @@ describe("expected rules are checked before anything runs", () => {
   });
 
   it("`otherwise` only when the policy has one", async () => {
-    writeFileSync(join(cli.cwd, "p.writ"), 'policy "p" version "1.0.0"\ngoverns "a"\nsignals {\n  n: integer\n}\nrule big when n > 10 reject "big"\n');
-    writeFileSync(join(cli.cwd, "p.test.json"), JSON.stringify({ cases: [{ name: "small", signals: { n: 1 }, expect: { verdict: "undecided", rule: "otherwise" } }] }));
+    writeFileSync(
+      join(cli.cwd, "p.writ"),
+      'policy "p" version "1.0.0"\ngoverns "a"\nsignals {\n  n: integer\n}\nrule big when n > 10 reject "big"\n',
+    );
+    writeFileSync(
+      join(cli.cwd, "p.test.json"),
+      JSON.stringify({ cases: [{ name: "small", signals: { n: 1 }, expect: { verdict: "undecided", rule: "otherwise" } }] }),
+    );
     expect(await cli.run("test", "p.writ")).toBe(4);
     expect(cli.err[0]).toBe("p.test.json: case `small` (`$.cases[0]`) expects rule `otherwise`, but the policy has no `otherwise`");
   });
@@ -148,7 +167,7 @@ describe("--format junit", () => {
   }
 
   it("is valid JUnit XML for passing, failing and untestable policies, whatever the case names hold", async () => {
-    const odd = 'quotes " and \' <tags> & ampersands, a line\nbreak, a bell \u0007 and 😀';
+    const odd = "quotes \" and ' <tags> & ampersands, a line\nbreak, a bell \u0007 and 😀";
     writeTests(PAY, {
       baseSignals: BASE,
       cases: [
@@ -160,7 +179,9 @@ describe("--format junit", () => {
     const { code, xml } = await junitOf("policies", "--require-coverage");
     expect(code).toBe(4);
     await expectValidJunit(xml);
-    expect(xml).toContain('<testcase name="quotes &#34; and \' &#60;tags&#62; &#38; ampersands, a line&#10;break, a bell \ufffd and 😀" classname="payments.transfer@1.2.0"/>');
+    expect(xml).toContain(
+      '<testcase name="quotes &#34; and \' &#60;tags&#62; &#38; ampersands, a line&#10;break, a bell \ufffd and 😀" classname="payments.transfer@1.2.0"/>',
+    );
     expect(xml).toMatch(/<failure message="expected verdict `approve`, got `reject`; expected reason [^"]*" type="assertion">/);
     expect(xml).toContain('<testcase name="rule coverage" classname="payments.transfer@1.2.0">');
     expect(xml).toContain(`<error message="no test file (expected \`${DEPLOY}/policy.test.json\`)" type="error">`);
@@ -175,7 +196,10 @@ describe("--format junit", () => {
   });
 
   it("reports a policy that does not compile as an error, and exits 3", async () => {
-    writeFileSync(join(cli.cwd, PAY, "policy.writ"), 'policy "payments.transfer" version "1.2.0"\ngoverns "a"\nsignals {\n}\nrule r when m > 1 reject "r"\n');
+    writeFileSync(
+      join(cli.cwd, PAY, "policy.writ"),
+      'policy "payments.transfer" version "1.2.0"\ngoverns "a"\nsignals {\n}\nrule r when m > 1 reject "r"\n',
+    );
     const { code, xml } = await junitOf(PAY);
     expect(code).toBe(3);
     await expectValidJunit(xml);

@@ -19,7 +19,10 @@ let err: string[];
 
 beforeEach(() => {
   cwd = mkdtempSync(join(tmpdir(), "writ-cli-"));
-  cpSync(join(repo, "policies"), join(cwd, "policies"), { recursive: true, filter: (src) => !/bundle|\.json$/.test(src) || src.endsWith("policy.test.json") });
+  cpSync(join(repo, "policies"), join(cwd, "policies"), {
+    recursive: true,
+    filter: (src) => !/bundle|\.json$/.test(src) || src.endsWith("policy.test.json"),
+  });
   out = [];
   err = [];
 });
@@ -31,9 +34,12 @@ const PAY = "policies/payments.transfer/1.2.0";
 describe("writ compile", () => {
   it("writes a bundle beside each policy and says where", async () => {
     expect(await run("compile", "policies")).toBe(0);
-    for (const f of ["policy.writ", "signals.schema.json", "policy.ir.json", "bundle.manifest.json"]) expect(existsSync(join(cwd, PAY, f))).toBe(true);
+    for (const f of ["policy.writ", "signals.schema.json", "policy.ir.json", "bundle.manifest.json"])
+      expect(existsSync(join(cwd, PAY, f))).toBe(true);
     expect(existsSync(join(cwd, PAY, "bundle.sig"))).toBe(false);
-    expect(out.join("\n")).toMatch(/payments\.transfer@1\.2\.0 -> policies\/payments\.transfer\/1\.2\.0 \(bundle_hash [0-9a-f]{16}…, unsigned\)/);
+    expect(out.join("\n")).toMatch(
+      /payments\.transfer@1\.2\.0 -> policies\/payments\.transfer\/1\.2\.0 \(bundle_hash [0-9a-f]{16}…, unsigned\)/,
+    );
     await expect(loadBundle(join(cwd, "policies"), "payments.transfer", "1.2.0")).resolves.toBeTruthy();
   });
 
@@ -106,7 +112,10 @@ describe("writ check", () => {
   });
 
   it("prints machine-readable diagnostics with --format json and fails warnings with --deny-warnings", async () => {
-    writeFileSync(join(cwd, "w.writ"), 'policy "x" version "1.0.0"\ngoverns "a"\nsignals {\n  n: integer\n  unused: boolean\n}\nrule r when n > 1 approve "x"\n');
+    writeFileSync(
+      join(cwd, "w.writ"),
+      'policy "x" version "1.0.0"\ngoverns "a"\nsignals {\n  n: integer\n  unused: boolean\n}\nrule r when n > 1 approve "x"\n',
+    );
     expect(await run("check", "w.writ", "--format", "json")).toBe(0);
     const codes = out.map((l) => (JSON.parse(l) as { code: string }).code).sort();
     expect(codes).toEqual(["W401", "W601"]);
@@ -129,7 +138,9 @@ describe("writ fmt", () => {
   it("--diff prints the unified diff fmt would apply, changes nothing, exits 1; `git apply` takes the diff", async () => {
     const file = join(cwd, PAY, "policy.writ");
     const canonical = readFileSync(file, "utf8");
-    const messy = canonical.replace(/^rule high_risk when/m, "rule   high_risk\n   when").replace("const DAILY_LIMIT = 25000", "const DAILY_LIMIT=25000");
+    const messy = canonical
+      .replace(/^rule high_risk when/m, "rule   high_risk\n   when")
+      .replace("const DAILY_LIMIT = 25000", "const DAILY_LIMIT=25000");
     writeFileSync(file, messy);
     expect(await run("fmt", "--diff", "policies")).toBe(1);
     expect(readFileSync(file, "utf8")).toBe(messy);
@@ -183,7 +194,10 @@ describe("writ test", () => {
     writeFileSync(join(cwd, PAY, "policy.test.json"), '{"cases": [{"name": "a", "name": "b"}]}');
     expect(await run("test", PAY)).toBe(4);
     expect(err.join("\n")).toContain("duplicate key `name`");
-    writeFileSync(join(cwd, PAY, "policy.test.json"), JSON.stringify({ cases: [{ name: "only", signals: {}, expect: { invalid: ["VAL-004"] } }] }));
+    writeFileSync(
+      join(cwd, PAY, "policy.test.json"),
+      JSON.stringify({ cases: [{ name: "only", signals: {}, expect: { invalid: ["VAL-004"] } }] }),
+    );
     expect(await run("test", PAY)).toBe(0);
     expect(await run("test", PAY, "--require-coverage")).toBe(4);
     expect(out.join("\n")).toContain("not covered:");
@@ -212,10 +226,22 @@ describe("writ verify", () => {
     const signer = rt.createSigner(key, root);
     const manifest = rt.buildManifest(
       { policyId: "p", version: "1.0.0", governs: "a.b", compiler: { name: "writ", version: "0" } },
-      new Map([["policy.writ", new Uint8Array()], ["signals.schema.json", new Uint8Array()], ["policy.ir.json", new Uint8Array()]]),
+      new Map([
+        ["policy.writ", new Uint8Array()],
+        ["signals.schema.json", new Uint8Array()],
+        ["policy.ir.json", new Uint8Array()],
+      ]),
     );
     const att = rt.createAttestation(
-      { executionId: "e1", bundle: manifest, binding: [], signals: {}, verdict: "approve", reason: "ok", issuedAt: new Date().toISOString() },
+      {
+        executionId: "e1",
+        bundle: manifest,
+        binding: [],
+        signals: {},
+        verdict: "approve",
+        reason: "ok",
+        issuedAt: new Date().toISOString(),
+      },
       signer,
       rt.createRuntimeIdentity(signer),
     );
@@ -261,7 +287,10 @@ describe("the built binary", () => {
   });
 
   it.runIf(existsSync(bin))("exits 4 from a shell when a policy test fails", () => {
-    writeFileSync(join(cwd, PAY, "policy.test.json"), JSON.stringify({ cases: [{ name: "wrong", signals: {}, expect: { verdict: "approve" } }] }));
+    writeFileSync(
+      join(cwd, PAY, "policy.test.json"),
+      JSON.stringify({ cases: [{ name: "wrong", signals: {}, expect: { verdict: "approve" } }] }),
+    );
     const r = spawnSync(process.execPath, [bin, "test", PAY], { cwd, encoding: "utf8" });
     expect(r.status).toBe(4);
     expect(r.stdout).toContain("FAIL wrong: signals are invalid");

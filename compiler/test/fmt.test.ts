@@ -58,7 +58,15 @@ it("keeps every comment and at most one blank line", () => {
     "# at the end",
   ].join("\n");
   const out = formatted(text);
-  for (const c of ["# file header", "# trailing on the header", "# before n", "# closing the block", "# trailing on a rule", "# between rules", "# at the end"]) {
+  for (const c of [
+    "# file header",
+    "# trailing on the header",
+    "# before n",
+    "# closing the block",
+    "# trailing on a rule",
+    "# between rules",
+    "# at the end",
+  ]) {
     expect(out).toContain(c);
   }
   expect(out).not.toMatch(/\n\n\n/);

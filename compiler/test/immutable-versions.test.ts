@@ -32,7 +32,11 @@ describe("writ compile: a version is immutable", () => {
     const first = bundleBytes();
     cli.out.length = 0;
     expect(await cli.run("compile", SOURCE, "--out", "out")).toBe(0);
-    expect(cli.out).toEqual([expect.stringMatching(/^src\/transfer\.writ: payments\.transfer@1\.2\.0 unchanged in out\/payments\.transfer\/1\.2\.0 \(bundle_hash [0-9a-f]{16}…, unsigned\)$/)]);
+    expect(cli.out).toEqual([
+      expect.stringMatching(
+        /^src\/transfer\.writ: payments\.transfer@1\.2\.0 unchanged in out\/payments\.transfer\/1\.2\.0 \(bundle_hash [0-9a-f]{16}…, unsigned\)$/,
+      ),
+    ]);
     expect(bundleBytes()).toEqual(first);
   });
 
@@ -58,7 +62,9 @@ describe("writ compile: a version is immutable", () => {
     writeSource("risk score is far too high");
     cli.err.length = 0;
     expect(await cli.run("compile", SOURCE, "--out", "out", "--force")).toBe(0);
-    expect(cli.err[0]).toMatch(/^warning: --force: overwriting `payments\.transfer@1\.2\.0` in `out` \(bundle_hash `[0-9a-f]{16}…`\) with bundle_hash `[0-9a-f]{16}…`: /);
+    expect(cli.err[0]).toMatch(
+      /^warning: --force: overwriting `payments\.transfer@1\.2\.0` in `out` \(bundle_hash `[0-9a-f]{16}…`\) with bundle_hash `[0-9a-f]{16}…`: /,
+    );
     const now = bundleBytes();
     expect(now.get("policy.ir.json")).toContain("risk score is far too high");
     expect(now.get("bundle.manifest.json")).not.toBe(first.get("bundle.manifest.json"));
@@ -74,7 +80,9 @@ describe("writ compile: a version is immutable", () => {
     );
     expect(readFileSync(join(cli.cwd, BUNDLE, "bundle.manifest.json"), "utf8")).toBe("{ not json");
     expect(await cli.run("compile", SOURCE, "--out", "out", "--force")).toBe(0);
-    expect(JSON.parse(readFileSync(join(cli.cwd, BUNDLE, "bundle.manifest.json"), "utf8"))).toMatchObject({ policyId: "payments.transfer" });
+    expect(JSON.parse(readFileSync(join(cli.cwd, BUNDLE, "bundle.manifest.json"), "utf8"))).toMatchObject({
+      policyId: "payments.transfer",
+    });
   });
 
   it("a refused policy does not stop the others", async () => {

@@ -59,7 +59,10 @@ function uses(e: Expr, name: IrOperatorName): boolean {
 
 describe("docs/language.md documents the operator table", () => {
   it("lists every operator, as declared, in the operators table", () => {
-    const expected = table("| operator | operands | result | example |", NAMES.filter((n) => !isFunctionName(n)));
+    const expected = table(
+      "| operator | operands | result | example |",
+      NAMES.filter((n) => !isFunctionName(n)),
+    );
     expect(LANGUAGE, `replace the table under "### Operators" with:\n${expected}`).toContain(expected);
   });
 

@@ -15,7 +15,9 @@ interface Vector {
   readonly json: string;
 }
 
-const vectors = (JSON.parse(readFileSync(new URL("../../conformance/vectors/attestations.json", import.meta.url), "utf8")) as { vectors: Vector[] }).vectors;
+const vectors = (
+  JSON.parse(readFileSync(new URL("../../conformance/vectors/attestations.json", import.meta.url), "utf8")) as { vectors: Vector[] }
+).vectors;
 const vector = (id: string): Vector => {
   const v = vectors.find((x) => x.id === id);
   if (v === undefined) throw new Error(`no vector ${id}`);
@@ -71,6 +73,8 @@ describe("writ verify across runtime releases", () => {
     expect(await run("verify", "other.json", "--key", "k.pub", "--accept-runtime", otherHash.toUpperCase())).toBe(2);
     expect(err[0]).toContain(`--accept-runtime \`${otherHash.toUpperCase()}\` is not a runtimeHash (64 lowercase hex digits)`);
     expect(await run("verify", "other.json", "--trust-root", trustRoot(["0.1.0"]))).toBe(2);
-    expect(err[1]).toContain("unusable trust root `root.json`: accepted runtime hash `0.1.0` is not a runtimeHash (64 lowercase hex digits)");
+    expect(err[1]).toContain(
+      "unusable trust root `root.json`: accepted runtime hash `0.1.0` is not a runtimeHash (64 lowercase hex digits)",
+    );
   });
 });

@@ -12,7 +12,11 @@ import { signatureProblem } from "./signature.js";
 import { decodeUtf8, parseStrictJson, StrictJsonError } from "./strict-json.js";
 
 /** The body as the checks see it: JSON (strictly parsed), text, nothing, or why it could not be read. */
-export type ParsedBody = { readonly kind: "json"; readonly value: unknown } | { readonly kind: "text"; readonly value: string } | { readonly kind: "none" } | { readonly kind: "invalid"; readonly problem: string };
+export type ParsedBody =
+  | { readonly kind: "json"; readonly value: unknown }
+  | { readonly kind: "text"; readonly value: string }
+  | { readonly kind: "none" }
+  | { readonly kind: "invalid"; readonly problem: string };
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
 
@@ -64,7 +68,8 @@ export function checkAnswer(answer: HttpAnswer, body: ParsedBody, expect: Expect
     return problems;
   }
   if (expect.body !== undefined) {
-    for (const mismatch of match(expect.body, bodyValue(body), "", ctx)) problems.push(`body${mismatch.at === "" ? "" : ` ${mismatch.at}`}: ${mismatch.message}`);
+    for (const mismatch of match(expect.body, bodyValue(body), "", ctx))
+      problems.push(`body${mismatch.at === "" ? "" : ` ${mismatch.at}`}: ${mismatch.message}`);
   }
   for (const check of expect.signatures ?? []) {
     if (key === null) {
@@ -76,7 +81,15 @@ export function checkAnswer(answer: HttpAnswer, body: ParsedBody, expect: Expect
       problems.push(`body ${check.at || "/"}: missing, expected a signed ${check.from === "jcs-string" ? "string" : "object"}`);
       continue;
     }
-    const problem = signatureProblem({ value: found.value, payloadType: check.payloadType, jcsString: check.from === "jcs-string", ...(check.omit ? { omit: check.omit } : {}) }, key);
+    const problem = signatureProblem(
+      {
+        value: found.value,
+        payloadType: check.payloadType,
+        jcsString: check.from === "jcs-string",
+        ...(check.omit ? { omit: check.omit } : {}),
+      },
+      key,
+    );
     if (problem !== null) problems.push(`body ${check.from === "jcs-string" ? check.at : `${check.at}/signature`}: ${problem}`);
   }
   return problems;

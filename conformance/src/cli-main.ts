@@ -58,7 +58,10 @@ function parse(argv: readonly string[]) {
       strict: true,
     }).values;
   } catch (e) {
-    const message = (e as Error).message.split("\n")[0]!.replace(/^Unknown option '([^']*)'.*$/, "unknown option `$1`").replace(/\.$/, "");
+    const message = (e as Error).message
+      .split("\n")[0]!
+      .replace(/^Unknown option '([^']*)'.*$/, "unknown option `$1`")
+      .replace(/\.$/, "");
     throw new UsageError(message.charAt(0).toLowerCase() + message.slice(1));
   }
 }

@@ -14,4 +14,8 @@ function lineWriter(stream: NodeJS.WriteStream): (line: string) => void {
   };
 }
 
-process.exitCode = await runConformanceCli(process.argv.slice(2), { cwd: process.cwd(), out: lineWriter(process.stdout), err: lineWriter(process.stderr) });
+process.exitCode = await runConformanceCli(process.argv.slice(2), {
+  cwd: process.cwd(),
+  out: lineWriter(process.stdout),
+  err: lineWriter(process.stderr),
+});

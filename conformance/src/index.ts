@@ -7,7 +7,15 @@ export { runConformance, ConformanceSetupError, type ConformanceOptions } from "
 export { runConformanceCli, usage, EXIT, type CliIo } from "./cli-main.js";
 export { formatTable } from "./table.js";
 export { loadCases, parseCaseFile, CaseFileError, DEFAULT_CASES_DIR } from "./load-cases.js";
-export { compareSections, type ConformanceReport, type CaseResult, type Failure, type Outcome, type Totals, type SectionTotals } from "./report.js";
+export {
+  compareSections,
+  type ConformanceReport,
+  type CaseResult,
+  type Failure,
+  type Outcome,
+  type Totals,
+  type SectionTotals,
+} from "./report.js";
 export { pinPublicKey, keyProblem, PinnedKeyError, SMALL_ORDER_KEYS, type PinnedKey } from "./pinned-key.js";
 export { signatureProblem, decodeSignature, pae, signedBody, type SignedValue } from "./signature.js";
 export { parseStrictJson, decodeUtf8, StrictJsonError, type JsonValue } from "./strict-json.js";

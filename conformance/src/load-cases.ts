@@ -25,7 +25,9 @@ const SCHEMA_FILE = fileURLToPath(new URL("../cases/case.schema.json", import.me
 let validator: Promise<ValidateFunction> | null = null;
 
 function schemaValidator(): Promise<ValidateFunction> {
-  validator ??= readFile(SCHEMA_FILE, "utf8").then((text) => new Ajv({ allErrors: true, strict: true }).compile(JSON.parse(text) as object));
+  validator ??= readFile(SCHEMA_FILE, "utf8").then((text) =>
+    new Ajv({ allErrors: true, strict: true }).compile(JSON.parse(text) as object),
+  );
   return validator;
 }
 
@@ -34,7 +36,12 @@ function schemaMessages(errors: readonly ErrorObject[]): string[] {
   const lines = errors
     .filter((e) => e.keyword !== "anyOf")
     .map((e) => {
-      const extra = e.keyword === "additionalProperties" ? ` \`${(e.params as { additionalProperty: string }).additionalProperty}\`` : e.keyword === "enum" ? `: ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(", ")}` : "";
+      const extra =
+        e.keyword === "additionalProperties"
+          ? ` \`${(e.params as { additionalProperty: string }).additionalProperty}\``
+          : e.keyword === "enum"
+            ? `: ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(", ")}`
+            : "";
       return `${e.instancePath || "/"}: ${e.message ?? e.keyword}${extra}`;
     });
   return [...new Set(lines)];
@@ -82,7 +89,8 @@ function withProblems(value: unknown, at: string): Problem[] {
     const set = spec["set"] ?? {};
     const remove = spec["remove"] ?? [];
     if (!isPlainObject(set)) return [{ at: appendPointer(here, "set"), message: "must map JSON pointers to values" }];
-    if (!Array.isArray(remove) || !remove.every((r) => typeof r === "string")) return [{ at: appendPointer(here, "remove"), message: "must be a list of JSON pointers" }];
+    if (!Array.isArray(remove) || !remove.every((r) => typeof r === "string"))
+      return [{ at: appendPointer(here, "remove"), message: "must be a list of JSON pointers" }];
     return [
       ...withProblems(spec["value"], appendPointer(here, "value")),
       ...Object.keys(set).flatMap((p) => pointerProblem(p, appendPointer(appendPointer(here, "set"), p))),
@@ -119,19 +127,26 @@ function stepProblems(testCase: Case, step: Step, at: string, state: CaseState):
       for (const { name, form } of namedUuidsIn(text)) {
         const first = uuids.get(name);
         if (first === undefined) uuids.set(name, form);
-        else if (first !== form) problems.push({ at: `${at}/request/${where}`, message: `\`${uuidTemplate(name, form)}\`: the case already uses \`${uuidTemplate(name, first)}\`; one name is one UUID, of one version, variant and case` });
+        else if (first !== form)
+          problems.push({
+            at: `${at}/request/${where}`,
+            message: `\`${uuidTemplate(name, form)}\`: the case already uses \`${uuidTemplate(name, first)}\`; one name is one UUID, of one version, variant and case`,
+          });
       }
     }
   }
   problems.push(...withProblems(request.body, `${at}/request/body`), ...withProblems(request.oversizeBody, `${at}/request/oversizeBody`));
   const expect = step.expect;
   problems.push(...checkMatcher(expect.body, `${at}/expect/body`).map((m) => ({ at: m.at, message: m.message })));
-  for (const [name, m] of Object.entries(expect.headers ?? {})) problems.push(...checkMatcher(m, appendPointer(`${at}/expect/headers`, name)));
+  for (const [name, m] of Object.entries(expect.headers ?? {}))
+    problems.push(...checkMatcher(m, appendPointer(`${at}/expect/headers`, name)));
   for (const [status, m] of Object.entries(expect.counts ?? {})) {
-    if (typeof m !== "number" && !isOperator(m)) problems.push({ at: appendPointer(`${at}/expect/counts`, status), message: "must be a number or a matcher" });
+    if (typeof m !== "number" && !isOperator(m))
+      problems.push({ at: appendPointer(`${at}/expect/counts`, status), message: "must be a number or a matcher" });
     problems.push(...checkMatcher(m, appendPointer(`${at}/expect/counts`, status)));
   }
-  if (expect.counts !== undefined && step.repeat === undefined) problems.push({ at: `${at}/expect/counts`, message: "`counts` needs a `repeat`" });
+  if (expect.counts !== undefined && step.repeat === undefined)
+    problems.push({ at: `${at}/expect/counts`, message: "`counts` needs a `repeat`" });
   if (step.repeat?.concurrency !== undefined && step.repeat.concurrency > step.repeat.count) {
     problems.push({ at: `${at}/repeat/concurrency`, message: `is more than the count (${step.repeat.count})` });
   }
@@ -151,10 +166,12 @@ function stepProblems(testCase: Case, step: Step, at: string, state: CaseState):
 
 function fileProblems(file: CaseFile, surface: Surface, area: string): Problem[] {
   const problems: Problem[] = [];
-  if (file.surface !== surface) problems.push({ at: "/surface", message: `is \`${file.surface}\`, but the file is under surface-${surface}` });
+  if (file.surface !== surface)
+    problems.push({ at: "/surface", message: `is \`${file.surface}\`, but the file is under surface-${surface}` });
   if (file.area !== area) problems.push({ at: "/area", message: `is \`${file.area}\`, but the file is ${area}.json` });
   file.cases.forEach((testCase, c) => {
-    if (!testCase.id.startsWith(`${surface}.${area}.`)) problems.push({ at: `/cases/${c}/id`, message: `\`${testCase.id}\` must start with \`${surface}.${area}.\`` });
+    if (!testCase.id.startsWith(`${surface}.${area}.`))
+      problems.push({ at: `/cases/${c}/id`, message: `\`${testCase.id}\` must start with \`${surface}.${area}.\`` });
     const state: CaseState = { captured: new Set(), uuids: new Map() };
     testCase.steps.forEach((step, s) => problems.push(...stepProblems(testCase, step, `/cases/${c}/steps/${s}`, state)));
   });

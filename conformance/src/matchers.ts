@@ -104,13 +104,18 @@ function withinSeconds(argument: unknown): number | null {
 
 function isoTimeProblem(argument: unknown, actual: unknown, ctx: MatchContext): string | null {
   const seconds = withinSeconds(argument);
-  if (seconds === null) return isIsoTime(actual) === (argument === true) ? null : `expected ${argument === true ? "" : "no "}ISO 8601 date-time, got ${show(actual)}`;
+  if (seconds === null)
+    return isIsoTime(actual) === (argument === true)
+      ? null
+      : `expected ${argument === true ? "" : "no "}ISO 8601 date-time, got ${show(actual)}`;
   const wanted = `an ISO 8601 date-time within ${seconds} s of when the request was sent`;
   if (ctx.sentAt === undefined) return `expected ${wanted}, but no request was sent here`;
   const sent = ctx.sentAt.toISOString();
   if (!isIsoTime(actual)) return `expected ${wanted} (${sent}), got ${show(actual)}`;
   const off = (Date.parse(actual as string) - ctx.sentAt.getTime()) / 1000;
-  return Math.abs(off) <= seconds ? null : `expected ${wanted} (${sent}), got ${show(actual)}, ${Math.abs(off).toFixed(3)} s ${off < 0 ? "before" : "after"} it`;
+  return Math.abs(off) <= seconds
+    ? null
+    : `expected ${wanted} (${sent}), got ${show(actual)}, ${Math.abs(off).toFixed(3)} s ${off < 0 ? "before" : "after"} it`;
 }
 
 /**
@@ -132,10 +137,14 @@ function operator(op: Operator, argument: unknown, actual: unknown, at: string, 
   const fail = (message: string): Mismatch[] => [{ at, message }];
   switch (op) {
     case "$type":
-      return hasType(actual, argument as string) ? [] : fail(`expected ${argument as string}, got ${actual === undefined ? "nothing" : `${typeOf(actual)} ${show(actual)}`}`);
+      return hasType(actual, argument as string)
+        ? []
+        : fail(`expected ${argument as string}, got ${actual === undefined ? "nothing" : `${typeOf(actual)} ${show(actual)}`}`);
     case "$regex":
       if (typeof actual !== "string") return fail(`expected a string matching /${argument as string}/, got ${show(actual)}`);
-      return new RegExp(argument as string, "u").test(actual) ? [] : fail(`expected a string matching /${argument as string}/, got ${show(actual)}`);
+      return new RegExp(argument as string, "u").test(actual)
+        ? []
+        : fail(`expected a string matching /${argument as string}/, got ${show(actual)}`);
     case "$absent":
       // As a member value the absence is checked by the object matcher; reached here, the member exists.
       return argument === true ? fail(`expected no such member, got ${show(actual)}`) : [];
@@ -143,7 +152,9 @@ function operator(op: Operator, argument: unknown, actual: unknown, at: string, 
       return deepEqual(argument, actual) ? [] : fail(`expected exactly ${show(argument)}, got ${show(actual)}`);
     case "$oneOf": {
       const options = argument as unknown[];
-      return options.some((m) => match(m, actual, at, ctx).length === 0) ? [] : fail(`expected one of ${show(options)}, got ${show(actual)}`);
+      return options.some((m) => match(m, actual, at, ctx).length === 0)
+        ? []
+        : fail(`expected one of ${show(options)}, got ${show(actual)}`);
     }
     case "$each":
       if (!Array.isArray(actual)) return fail(`expected an array, got ${show(actual)}`);
@@ -161,12 +172,16 @@ function operator(op: Operator, argument: unknown, actual: unknown, at: string, 
     case "$lte": {
       const n = argument as number;
       if (typeof actual !== "number") return fail(`expected a number ${op === "$gte" ? ">=" : "<="} ${n}, got ${show(actual)}`);
-      return (op === "$gte" ? actual >= n : actual <= n) ? [] : fail(`expected a number ${op === "$gte" ? ">=" : "<="} ${n}, got ${actual}`);
+      return (op === "$gte" ? actual >= n : actual <= n)
+        ? []
+        : fail(`expected a number ${op === "$gte" ? ">=" : "<="} ${n}, got ${actual}`);
     }
     case "$captured": {
       const captured = ctx.lookup(argument as string);
       if (!captured.found) return fail(`nothing was captured as \`${argument as string}\``);
-      return deepEqual(captured.value, actual) ? [] : fail(`expected ${show(captured.value)} (captured \`${argument as string}\`), got ${show(actual)}`);
+      return deepEqual(captured.value, actual)
+        ? []
+        : fail(`expected ${show(captured.value)} (captured \`${argument as string}\`), got ${show(actual)}`);
     }
     case "$isoTime": {
       const problem = isoTimeProblem(argument, actual, ctx);
@@ -200,7 +215,8 @@ export function match(expected: unknown, actual: unknown, at: string, ctx: Match
   }
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return [{ at, message: `expected an array, got ${show(actual)}` }];
-    if (actual.length !== expected.length) return [{ at, message: `expected an array of length ${expected.length}, got length ${actual.length}: ${show(actual)}` }];
+    if (actual.length !== expected.length)
+      return [{ at, message: `expected an array of length ${expected.length}, got length ${actual.length}: ${show(actual)}` }];
     return expected.flatMap((m, i) => match(m, actual[i], appendPointer(at, i), ctx));
   }
   if (isPlainObject(expected)) {
@@ -208,7 +224,8 @@ export function match(expected: unknown, actual: unknown, at: string, ctx: Match
     return Object.entries(expected).flatMap(([key, m]) => {
       const member = appendPointer(at, key);
       const present = Object.hasOwn(actual, key);
-      if (isOperator(m) && m.$absent === true) return present ? [{ at: member, message: `expected no such member, got ${show(actual[key])}` }] : [];
+      if (isOperator(m) && m.$absent === true)
+        return present ? [{ at: member, message: `expected no such member, got ${show(actual[key])}` }] : [];
       // A missing member matches only matchers of absence (`$absent`, a `$not` of something it does not match).
       if (!present) return holdsWhenMissing(m) ? [] : [{ at: member, message: `missing, expected ${describe(m)}` }];
       return match(m, actual[key], member, ctx);
@@ -221,7 +238,9 @@ export function match(expected: unknown, actual: unknown, at: string, ctx: Match
 function describe(expected: unknown): string {
   if (!isOperator(expected)) return show(expected);
   return Object.entries(expected)
-    .map(([op, argument]) => (op === "$type" ? String(argument) : op === "$not" ? `$not (${describe(argument)})` : `${op} ${show(argument)}`))
+    .map(([op, argument]) =>
+      op === "$type" ? String(argument) : op === "$not" ? `$not (${describe(argument)})` : `${op} ${show(argument)}`,
+    )
     .join(", ");
 }
 
@@ -236,7 +255,8 @@ export function checkMatcher(expected: unknown, at: string): Mismatch[] {
   const keys = Object.keys(expected);
   const dollar = keys.filter((k) => k.startsWith("$"));
   if (dollar.length === 0) return keys.flatMap((k) => checkMatcher(expected[k], appendPointer(at, k)));
-  if (dollar.length !== keys.length) return [{ at, message: `mixes operators (${dollar.join(", ")}) with members; put the operators in the member they check` }];
+  if (dollar.length !== keys.length)
+    return [{ at, message: `mixes operators (${dollar.join(", ")}) with members; put the operators in the member they check` }];
   return keys.flatMap((op) => {
     const argument = expected[op];
     const here = appendPointer(at, op);
@@ -257,14 +277,18 @@ export function checkMatcher(expected: unknown, at: string): Mismatch[] {
       case "$isoTime": {
         if (typeof argument === "boolean") return [];
         const n = isPlainObject(argument) && Object.keys(argument).length === 1 ? argument["withinSeconds"] : undefined;
-        return typeof n === "number" && Number.isFinite(n) && n >= 0 ? [] : bad('must be true, false or {"withinSeconds": N} with a number N >= 0');
+        return typeof n === "number" && Number.isFinite(n) && n >= 0
+          ? []
+          : bad('must be true, false or {"withinSeconds": N} with a number N >= 0');
       }
       case "$not":
         return checkMatcher(argument, here);
       case "$exact":
         return [];
       case "$oneOf":
-        return Array.isArray(argument) && argument.length > 0 ? argument.flatMap((m, i) => checkMatcher(m, appendPointer(here, i))) : bad("must be a non-empty array of matchers");
+        return Array.isArray(argument) && argument.length > 0
+          ? argument.flatMap((m, i) => checkMatcher(m, appendPointer(here, i)))
+          : bad("must be a non-empty array of matchers");
       case "$each":
       case "$json":
         return checkMatcher(argument, here);
@@ -278,7 +302,9 @@ export function checkMatcher(expected: unknown, at: string): Mismatch[] {
       case "$captured":
         if (typeof argument !== "string" || argument === "") return bad("must name a capture");
         // A generated UUID is named by its template's name alone, whatever its version, variant and case.
-        return !argument.startsWith("uuid:") || /^uuid:[A-Za-z0-9_.-]+$/.test(argument) ? [] : bad(`\`${argument}\`: a generated UUID is named \`uuid:NAME\`, without a version, variant or case suffix`);
+        return !argument.startsWith("uuid:") || /^uuid:[A-Za-z0-9_.-]+$/.test(argument)
+          ? []
+          : bad(`\`${argument}\`: a generated UUID is named \`uuid:NAME\`, without a version, variant or case suffix`);
       default:
         return bad(`is not an operator; known: ${OPERATORS.join(", ")}`);
     }

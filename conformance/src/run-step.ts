@@ -69,7 +69,8 @@ function countProblems(step: Step, received: readonly Received[], scope: CaseSco
     for (const m of match(expected, tally.get(Number(status)) ?? 0, "", scope)) problems.push(`counts ${status}: ${m.message}`);
   }
   for (const [status, n] of tally) {
-    if (!Object.hasOwn(counts, String(status))) problems.push(`counts: ${n} answer${n === 1 ? "" : "s"} with status ${status}, none expected`);
+    if (!Object.hasOwn(counts, String(status)))
+      problems.push(`counts: ${n} answer${n === 1 ? "" : "s"} with status ${status}, none expected`);
   }
   return problems.length === 0 ? [] : [...problems, `counts: got ${showTally(tally)}`];
 }
@@ -85,7 +86,8 @@ async function repeated(step: Step, scope: CaseScope, ctx: StepContext): Promise
   }
   const problems: string[] = [];
   if (until !== undefined) {
-    if (target === undefined) return [`status: expected a ${until} within ${count} requests, got none (${showTally(statusTally(received))})`];
+    if (target === undefined)
+      return [`status: expected a ${until} within ${count} requests, got none (${showTally(statusTally(received))})`];
     problems.push(...checkAnswer(target.answer, target.body, step.expect, matchContext(scope, target), ctx.key));
   } else {
     // Every answer is checked; the same problem in several answers is one message with how often.

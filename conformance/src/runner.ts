@@ -49,8 +49,10 @@ function checkBaseUrl(baseUrl: string): void {
   } catch {
     throw new ConformanceSetupError(`the base URL \`${baseUrl}\` is not a URL (e.g. http://127.0.0.1:8080)`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConformanceSetupError(`the base URL \`${baseUrl}\` must be http or https`);
-  if (url.search !== "" || url.hash !== "") throw new ConformanceSetupError(`the base URL \`${baseUrl}\` must not have a query or fragment`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new ConformanceSetupError(`the base URL \`${baseUrl}\` must be http or https`);
+  if (url.search !== "" || url.hash !== "")
+    throw new ConformanceSetupError(`the base URL \`${baseUrl}\` must not have a query or fragment`);
 }
 
 /** Any HTTP answer at all (even a 404) shows the server is there; no answer is a setup error, not 60 failed cases. */
@@ -101,7 +103,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     try {
       key = pinPublicKey(options.publicKeyPem);
     } catch (e) {
-      if (e instanceof PinnedKeyError) throw new ConformanceSetupError(`the public key is ${e.message.startsWith("refused") ? "" : "unusable: "}${e.message}`);
+      if (e instanceof PinnedKeyError)
+        throw new ConformanceSetupError(`the public key is ${e.message.startsWith("refused") ? "" : "unusable: "}${e.message}`);
       throw e;
     }
   }
@@ -112,7 +115,10 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     if (e instanceof CaseFileError) throw new ConformanceSetupError(e.message);
     throw e;
   }
-  if (cases.length === 0) throw new ConformanceSetupError(`no case of surface ${options.surface} matches the filter${typeof options.filter === "string" ? ` \`${options.filter}\`` : ""}`);
+  if (cases.length === 0)
+    throw new ConformanceSetupError(
+      `no case of surface ${options.surface} matches the filter${typeof options.filter === "string" ? ` \`${options.filter}\`` : ""}`,
+    );
 
   const client = new HttpClient(options.baseUrl, options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs });
   try {

@@ -24,11 +24,13 @@ export function pae(payloadType: string, body: Uint8Array): Buffer {
 
 /** The 64 signature bytes, or why the text is not a canonical padded base64 Ed25519 signature. */
 export function decodeSignature(text: unknown): { ok: true; bytes: Buffer } | { ok: false; problem: string } {
-  if (typeof text !== "string") return { ok: false, problem: `signature is not a string (${text === undefined ? "missing" : typeof text})` };
+  if (typeof text !== "string")
+    return { ok: false, problem: `signature is not a string (${text === undefined ? "missing" : typeof text})` };
   if (!SIGNATURE_TEXT.test(text)) return { ok: false, problem: "signature is not 88 characters of padded standard base64" };
   const bytes = Buffer.from(text, "base64");
   // Unused low bits of the last character must be zero: one signature, one spelling.
-  if (bytes.length !== 64 || bytes.toString("base64") !== text) return { ok: false, problem: "signature is not canonical base64 (unused bits set)" };
+  if (bytes.length !== 64 || bytes.toString("base64") !== text)
+    return { ok: false, problem: "signature is not canonical base64 (unused bits set)" };
   return { ok: true, bytes };
 }
 
@@ -45,7 +47,8 @@ export interface SignedValue {
 export function signedBody(object: Readonly<Record<string, unknown>>, omit: readonly string[] = []): Buffer {
   const unsigned: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(object)) {
-    if (key !== "signature" && !omit.includes(key)) Object.defineProperty(unsigned, key, { value, enumerable: true, writable: true, configurable: true });
+    if (key !== "signature" && !omit.includes(key))
+      Object.defineProperty(unsigned, key, { value, enumerable: true, writable: true, configurable: true });
   }
   const text = canonicalize(unsigned);
   if (text === undefined) throw new Error("the object has no canonical form");

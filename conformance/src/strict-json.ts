@@ -72,7 +72,11 @@ class Parser {
     if (c === "[") return this.array(depth);
     if (c === '"') return this.string();
     if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return this.number();
-    for (const [literal, value] of [["true", true], ["false", false], ["null", null]] as const) {
+    for (const [literal, value] of [
+      ["true", true],
+      ["false", false],
+      ["null", null],
+    ] as const) {
       if (this.text.startsWith(literal, this.#at)) {
         this.#at += literal.length;
         return value;
@@ -113,7 +117,8 @@ class Parser {
       const c = this.text[this.#at];
       this.#at++;
       if (c === "}") return out;
-      if (c !== ",") this.fail(c === undefined ? "unexpected end of input in object" : `unexpected character \`${c}\` in object`, this.#at - 1);
+      if (c !== ",")
+        this.fail(c === undefined ? "unexpected end of input in object" : `unexpected character \`${c}\` in object`, this.#at - 1);
     }
   }
 
@@ -134,7 +139,8 @@ class Parser {
       const c = this.text[this.#at];
       this.#at++;
       if (c === "]") return out;
-      if (c !== ",") this.fail(c === undefined ? "unexpected end of input in array" : `unexpected character \`${c}\` in array`, this.#at - 1);
+      if (c !== ",")
+        this.fail(c === undefined ? "unexpected end of input in array" : `unexpected character \`${c}\` in array`, this.#at - 1);
     }
   }
 

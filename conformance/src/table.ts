@@ -5,7 +5,10 @@
 import type { ConformanceReport } from "./report.js";
 
 function row(cells: readonly string[], widths: readonly number[]): string {
-  return cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd();
+  return cells
+    .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+    .join("  ")
+    .trimEnd();
 }
 
 /** A failure whose answer was a 429 where the case expected something else: the status line `check-answer` writes. */
@@ -18,8 +21,14 @@ function seconds(ms: number): string {
 export function formatTable(report: ConformanceReport): string {
   const lines: string[] = [];
   const n = report.cases.length;
-  lines.push(`writ conformance: Surface ${report.surface.toUpperCase()} at ${report.target} (${n} case${n === 1 ? "" : "s"}, ${seconds(report.durationMs)})`);
-  lines.push(report.publicKeyId === null ? "signatures: not checked (no --public-key); those cases are skipped" : `signatures: checked against key ${report.publicKeyId}`);
+  lines.push(
+    `writ conformance: Surface ${report.surface.toUpperCase()} at ${report.target} (${n} case${n === 1 ? "" : "s"}, ${seconds(report.durationMs)})`,
+  );
+  lines.push(
+    report.publicKeyId === null
+      ? "signatures: not checked (no --public-key); those cases are skipped"
+      : `signatures: checked against key ${report.publicKeyId}`,
+  );
   lines.push("");
   const header = ["section", "pass", "fail", "skip"];
   const body = report.sections.map((t) => [t.section, String(t.pass), String(t.fail), String(t.skip)]);

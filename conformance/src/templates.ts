@@ -16,7 +16,14 @@ export class TemplateError extends Error {
 
 const TEMPLATE = /\{\{([^{}]*)\}\}/g;
 const WHOLE_CAPTURE = /^\{\{capture:([A-Za-z0-9_.-]+)\}\}$/;
-const FORMS = [/^uuid$/, /^uuid:[A-Za-z0-9_.-]+$/, /^uuid:[A-Za-z0-9_.-]+:[1-5][89ab](:upper)?$/, /^capture:[A-Za-z0-9_.-]+$/, /^now$/, /^now[+-][0-9]{1,9}$/];
+const FORMS = [
+  /^uuid$/,
+  /^uuid:[A-Za-z0-9_.-]+$/,
+  /^uuid:[A-Za-z0-9_.-]+:[1-5][89ab](:upper)?$/,
+  /^capture:[A-Za-z0-9_.-]+$/,
+  /^now$/,
+  /^now[+-][0-9]{1,9}$/,
+];
 const KNOWN = "{{uuid}}, {{uuid:NAME}}, {{uuid:NAME:VX}}, {{uuid:NAME:VX:upper}}, {{capture:NAME}}, {{now}}, {{now+N}}, {{now-N}}";
 
 /**
@@ -29,7 +36,8 @@ export type UuidForm = string;
 export type NamedUuid = { readonly name: string; readonly form: UuidForm } | { readonly name: string; readonly problem: string };
 
 const UUID_NAME = /^uuid:([A-Za-z0-9_.-]+)(?::(.*))?$/s;
-const UUID_SUFFIX = "`{{uuid:NAME:VX}}` or `{{uuid:NAME:VX:upper}}`, V the version digit 1 to 5, X the variant digit 8, 9, a or b (e.g. `{{uuid:tx:1a}}`)";
+const UUID_SUFFIX =
+  "`{{uuid:NAME:VX}}` or `{{uuid:NAME:VX:upper}}`, V the version digit 1 to 5, X the variant digit 8, 9, a or b (e.g. `{{uuid:tx:1a}}`)";
 
 /** `inner` as a named UUID template, or null when it is none (`uuid`, another template, a bad name). */
 export function namedUuid(inner: string): NamedUuid | null {
@@ -39,7 +47,10 @@ export function namedUuid(inner: string): NamedUuid | null {
   const suffix = m[2];
   if (suffix === undefined) return { name, form: "" };
   const parts = /^(.)(.)(?::(.*))?$/s.exec(suffix);
-  const problem = (why: string) => ({ name, problem: `\`{{${inner}}}\`: ${why}; a UUID of a chosen version and variant is ${UUID_SUFFIX}` });
+  const problem = (why: string) => ({
+    name,
+    problem: `\`{{${inner}}}\`: ${why}; a UUID of a chosen version and variant is ${UUID_SUFFIX}`,
+  });
   if (!parts) return problem("the suffix must be two digits, the version and the variant");
   const [, version, variant, casing] = parts as unknown as [string, string, string, string | undefined];
   if (!/^[1-5]$/.test(version)) return problem(`the version digit must be 1 to 5, not \`${version}\``);
@@ -83,7 +94,10 @@ export class CaseScope {
       this.#uuids.set(name, { form, value });
       return value;
     }
-    if (known.form !== form) throw new TemplateError(`\`${uuidTemplate(name, form)}\`: this case already made the UUID \`${name}\` as \`${uuidTemplate(name, known.form)}\`; one name is one UUID, of one form`);
+    if (known.form !== form)
+      throw new TemplateError(
+        `\`${uuidTemplate(name, form)}\`: this case already made the UUID \`${name}\` as \`${uuidTemplate(name, known.form)}\`; one name is one UUID, of one form`,
+      );
     return known.value;
   }
 
@@ -194,7 +208,8 @@ export function resolveValue(value: unknown, scope: CaseScope): unknown {
     }
   }
   const out: Record<string, unknown> = {};
-  for (const key of keys) Object.defineProperty(out, key, { value: resolveValue(value[key], scope), enumerable: true, writable: true, configurable: true });
+  for (const key of keys)
+    Object.defineProperty(out, key, { value: resolveValue(value[key], scope), enumerable: true, writable: true, configurable: true });
   return out;
 }
 

@@ -17,9 +17,11 @@ beforeAll(async () => {
   [a, b] = await Promise.all([loadCases("a"), loadCases("b")]);
 });
 
-const steps = (cases: readonly LoadedCase[]): { testCase: LoadedCase; step: Step }[] => cases.flatMap((testCase) => testCase.steps.map((step) => ({ testCase, step })));
+const steps = (cases: readonly LoadedCase[]): { testCase: LoadedCase; step: Step }[] =>
+  cases.flatMap((testCase) => testCase.steps.map((step) => ({ testCase, step })));
 const bodyOf = (r: RequestSpec): unknown => r.body ?? r.oversizeBody?.body;
-const has = (r: RequestSpec, member: string): boolean => typeof bodyOf(r) === "object" && bodyOf(r) !== null && Object.hasOwn(bodyOf(r) as object, member);
+const has = (r: RequestSpec, member: string): boolean =>
+  typeof bodyOf(r) === "object" && bodyOf(r) !== null && Object.hasOwn(bodyOf(r) as object, member);
 const statuses = (step: Step): number[] => {
   const s = step.expect.status;
   return s === undefined ? [] : typeof s === "number" ? [s] : [...s];
@@ -55,7 +57,10 @@ describe("Surface A covers spec 4.1", () => {
     ["POST /simulate", (r) => r.method === "POST" && r.path === "/simulate"],
     ["POST /override", (r) => r.method === "POST" && r.path === "/override"],
     ["POST /confirm-execution", (r) => r.method === "POST" && r.path === "/confirm-execution"],
-    ["GET /policies/{policyId}/versions/{version}/schema", (r) => r.method === "GET" && /^\/policies\/[^/]+\/versions\/[^/]+\/schema$/.test(r.path)],
+    [
+      "GET /policies/{policyId}/versions/{version}/schema",
+      (r) => r.method === "GET" && /^\/policies\/[^/]+\/versions\/[^/]+\/schema$/.test(r.path),
+    ],
     ["GET /health", (r) => r.method === "GET" && r.path === "/health"],
     ["GET /runtime/manifest", (r) => r.method === "GET" && r.path === "/runtime/manifest"],
     ["GET /runtime/capabilities", (r) => r.method === "GET" && r.path === "/runtime/capabilities"],
@@ -70,7 +75,9 @@ describe("Surface A covers spec 4.1", () => {
   });
 
   it.each(ENDPOINTS.filter(([name]) => name !== "GET /health"))("%s without a key is expected to be 401", (_name, isEndpoint) => {
-    expect(steps(a).some(({ step }) => isEndpoint(step.request) && step.request.auth === "none" && statuses(step).includes(401))).toBe(true);
+    expect(steps(a).some(({ step }) => isEndpoint(step.request) && step.request.auth === "none" && statuses(step).includes(401))).toBe(
+      true,
+    );
   });
 
   // The per-endpoint error statuses of spec 4.1, without 500 and 503: a correctly configured server cannot show them
@@ -143,11 +150,19 @@ describe("Surface A covers spec 4.1", () => {
   });
 
   it("signatures are checked in the public-key cases: v1 and v2 attestations and the execution proof", () => {
-    const checks = steps(a).flatMap(({ testCase, step }) => (step.expect.signatures ?? []).map((s) => ({ testCase, request: step.request, check: s })));
+    const checks = steps(a).flatMap(({ testCase, step }) =>
+      (step.expect.signatures ?? []).map((s) => ({ testCase, request: step.request, check: s })),
+    );
     expect(checks.every(({ testCase }) => testCase.requires?.includes("public-key"))).toBe(true);
-    expect(checks.some(({ request, check }) => request.path === "/evaluate" && check.payloadType === "application/vnd.writ.attestation.v1+json")).toBe(true);
-    expect(checks.some(({ request, check }) => request.path === "/execute" && check.payloadType === "application/vnd.writ.attestation.v1+json")).toBe(true);
-    expect(checks.some(({ check }) => check.from === "jcs-string" && check.payloadType === "application/vnd.writ.execution-proof.v1+json")).toBe(true);
+    expect(
+      checks.some(({ request, check }) => request.path === "/evaluate" && check.payloadType === "application/vnd.writ.attestation.v1+json"),
+    ).toBe(true);
+    expect(
+      checks.some(({ request, check }) => request.path === "/execute" && check.payloadType === "application/vnd.writ.attestation.v1+json"),
+    ).toBe(true);
+    expect(
+      checks.some(({ check }) => check.from === "jcs-string" && check.payloadType === "application/vnd.writ.execution-proof.v1+json"),
+    ).toBe(true);
   });
 });
 
@@ -217,39 +232,156 @@ describe("a malformed case file is an error naming the file and the JSON pointer
     const root = await mkdtemp(join(dir, "case-"));
     await mkdir(join(root, "surface-a"));
     const steps = [
-      { request: { method: "POST", path: "/execute", body: { id: "{{uuid:tx:5b:upper}}", other: "{{uuid:o:18}}" } }, expect: { status: 200, body: { id: { $captured: "uuid:tx" }, at: { $isoTime: { withinSeconds: 120 }, $not: "2001-01-01T00:00:00Z" } } }, capture: { first: "/id" } },
-      { request: { method: "GET", path: "/transactions/{{uuid:tx:5b:upper}}" }, expect: { status: 200, body: { id: { $type: "string", $not: { $captured: "first" } } } } },
+      {
+        request: { method: "POST", path: "/execute", body: { id: "{{uuid:tx:5b:upper}}", other: "{{uuid:o:18}}" } },
+        expect: {
+          status: 200,
+          body: { id: { $captured: "uuid:tx" }, at: { $isoTime: { withinSeconds: 120 }, $not: "2001-01-01T00:00:00Z" } },
+        },
+        capture: { first: "/id" },
+      },
+      {
+        request: { method: "GET", path: "/transactions/{{uuid:tx:5b:upper}}" },
+        expect: { status: 200, body: { id: { $type: "string", $not: { $captured: "first" } } } },
+      },
     ];
-    await writeFile(join(root, "surface-a", "bad.json"), JSON.stringify(fileOf([caseOf({ steps }), caseOf({ id: "a.bad.two", steps: [{ request: { method: "GET", path: "/t/{{uuid:tx}}" }, expect: { status: 200 } }] })])));
+    await writeFile(
+      join(root, "surface-a", "bad.json"),
+      JSON.stringify(
+        fileOf([
+          caseOf({ steps }),
+          caseOf({ id: "a.bad.two", steps: [{ request: { method: "GET", path: "/t/{{uuid:tx}}" }, expect: { status: 200 } }] }),
+        ]),
+      ),
+    );
     expect((await loadCases("a", root)).map((c) => c.id)).toEqual(["a.bad.one", "a.bad.two"]);
   });
 
   it.each([
     ["not strict JSON", '{"surface":"a","surface":"a"}', "bad.json: not strict JSON: duplicate key `surface` at line 1 column 16"],
-    ["a member missing", fileOf([{ id: "a.bad.one", title: "t", steps: [GOOD_STEP] }]), "bad.json: does not match case.schema.json:\n  /cases/0: must have required property 'section'"],
-    ["an unknown member", fileOf([caseOf({ require: ["public-key"] })]), "bad.json: does not match case.schema.json:\n  /cases/0: must NOT have additional properties `require`"],
-    ["a status of the wrong type", fileOf([caseOf({ steps: [{ ...GOOD_STEP, expect: { status: "200" } }] })]), "bad.json: does not match case.schema.json:\n  /cases/0/steps/0/expect/status: must be integer\n  /cases/0/steps/0/expect/status: must be array"],
-    ["an unknown auth variant", fileOf([caseOf({ steps: [{ ...GOOD_STEP, request: { method: "GET", path: "/health", auth: "basic" } }] })]), 'bad.json: does not match case.schema.json:\n  /cases/0/steps/0/request/auth: must be equal to one of the allowed values: "valid", "none", "wrong-key", "not-bearer", "empty-bearer"'],
+    [
+      "a member missing",
+      fileOf([{ id: "a.bad.one", title: "t", steps: [GOOD_STEP] }]),
+      "bad.json: does not match case.schema.json:\n  /cases/0: must have required property 'section'",
+    ],
+    [
+      "an unknown member",
+      fileOf([caseOf({ require: ["public-key"] })]),
+      "bad.json: does not match case.schema.json:\n  /cases/0: must NOT have additional properties `require`",
+    ],
+    [
+      "a status of the wrong type",
+      fileOf([caseOf({ steps: [{ ...GOOD_STEP, expect: { status: "200" } }] })]),
+      "bad.json: does not match case.schema.json:\n  /cases/0/steps/0/expect/status: must be integer\n  /cases/0/steps/0/expect/status: must be array",
+    ],
+    [
+      "an unknown auth variant",
+      fileOf([caseOf({ steps: [{ ...GOOD_STEP, request: { method: "GET", path: "/health", auth: "basic" } }] })]),
+      'bad.json: does not match case.schema.json:\n  /cases/0/steps/0/request/auth: must be equal to one of the allowed values: "valid", "none", "wrong-key", "not-bearer", "empty-bearer"',
+    ],
     ["an id of another file", fileOf([caseOf({ id: "a.other.one" })]), "bad.json: /cases/0/id: `a.other.one` must start with `a.bad.`"],
     ["the wrong area", fileOf([caseOf()], { area: "good" }), "bad.json: /area: is `good`, but the file is bad.json"],
-    ["an unknown operator", fileOf([caseOf({ steps: [{ ...GOOD_STEP, expect: { status: 200, body: { status: { $regx: "ok" } } } }] })]), "bad.json: /cases/0/steps/0/expect/body/status/$regx: is not an operator; known: $type, $regex, $absent, $exact, $oneOf, $each, $length, $minLength, $maxLength, $gte, $lte, $captured, $isoTime, $json, $not"],
-    ["an unknown template", fileOf([caseOf({ steps: [{ ...GOOD_STEP, request: { method: "GET", path: "/audit/decisions/{{uid:e}}" } }] })]), "bad.json: /cases/0/steps/0/request/path: `{{uid:e}}` is not a template"],
-    ["a UUID of version 6", fileOf([caseOf({ steps: [{ request: { method: "POST", path: "/execute", body: { id: "{{uuid:tx:6a}}" } }, expect: { status: 200 } }] })]), "bad.json: /cases/0/steps/0/request/body: `{{uuid:tx:6a}}`: the version digit must be 1 to 5, not `6`; a UUID of a chosen version and variant is `{{uuid:NAME:VX}}` or `{{uuid:NAME:VX:upper}}`, V the version digit 1 to 5, X the variant digit 8, 9, a or b (e.g. `{{uuid:tx:1a}}`)"],
-    ["a UUID of version 0", fileOf([caseOf({ steps: [{ request: { method: "GET", path: "/transactions/{{uuid:tx:0a}}" }, expect: { status: 200 } }] })]), "bad.json: /cases/0/steps/0/request/path: `{{uuid:tx:0a}}`: the version digit must be 1 to 5, not `0`; a UUID of a chosen version and variant is `{{uuid:NAME:VX}}` or `{{uuid:NAME:VX:upper}}`, V the version digit 1 to 5, X the variant digit 8, 9, a or b (e.g. `{{uuid:tx:1a}}`)"],
-    ["a UUID of variant c", fileOf([caseOf({ steps: [{ request: { method: "GET", path: "/health", headers: { "x-id": "{{uuid:tx:4c:upper}}" } }, expect: { status: 200 } }] })]), "bad.json: /cases/0/steps/0/request/headers: `{{uuid:tx:4c:upper}}`: the variant digit must be 8, 9, a or b (lower case), not `c`; a UUID of a chosen version and variant is `{{uuid:NAME:VX}}` or `{{uuid:NAME:VX:upper}}`, V the version digit 1 to 5, X the variant digit 8, 9, a or b (e.g. `{{uuid:tx:1a}}`)"],
+    [
+      "an unknown operator",
+      fileOf([caseOf({ steps: [{ ...GOOD_STEP, expect: { status: 200, body: { status: { $regx: "ok" } } } }] })]),
+      "bad.json: /cases/0/steps/0/expect/body/status/$regx: is not an operator; known: $type, $regex, $absent, $exact, $oneOf, $each, $length, $minLength, $maxLength, $gte, $lte, $captured, $isoTime, $json, $not",
+    ],
+    [
+      "an unknown template",
+      fileOf([caseOf({ steps: [{ ...GOOD_STEP, request: { method: "GET", path: "/audit/decisions/{{uid:e}}" } }] })]),
+      "bad.json: /cases/0/steps/0/request/path: `{{uid:e}}` is not a template",
+    ],
+    [
+      "a UUID of version 6",
+      fileOf([
+        caseOf({ steps: [{ request: { method: "POST", path: "/execute", body: { id: "{{uuid:tx:6a}}" } }, expect: { status: 200 } }] }),
+      ]),
+      "bad.json: /cases/0/steps/0/request/body: `{{uuid:tx:6a}}`: the version digit must be 1 to 5, not `6`; a UUID of a chosen version and variant is `{{uuid:NAME:VX}}` or `{{uuid:NAME:VX:upper}}`, V the version digit 1 to 5, X the variant digit 8, 9, a or b (e.g. `{{uuid:tx:1a}}`)",
+    ],
+    [
+      "a UUID of version 0",
+      fileOf([caseOf({ steps: [{ request: { method: "GET", path: "/transactions/{{uuid:tx:0a}}" }, expect: { status: 200 } }] })]),
+      "bad.json: /cases/0/steps/0/request/path: `{{uuid:tx:0a}}`: the version digit must be 1 to 5, not `0`; a UUID of a chosen version and variant is `{{uuid:NAME:VX}}` or `{{uuid:NAME:VX:upper}}`, V the version digit 1 to 5, X the variant digit 8, 9, a or b (e.g. `{{uuid:tx:1a}}`)",
+    ],
+    [
+      "a UUID of variant c",
+      fileOf([
+        caseOf({
+          steps: [{ request: { method: "GET", path: "/health", headers: { "x-id": "{{uuid:tx:4c:upper}}" } }, expect: { status: 200 } }],
+        }),
+      ]),
+      "bad.json: /cases/0/steps/0/request/headers: `{{uuid:tx:4c:upper}}`: the variant digit must be 8, 9, a or b (lower case), not `c`; a UUID of a chosen version and variant is `{{uuid:NAME:VX}}` or `{{uuid:NAME:VX:upper}}`, V the version digit 1 to 5, X the variant digit 8, 9, a or b (e.g. `{{uuid:tx:1a}}`)",
+    ],
     [
       "one UUID name in two forms in one case",
-      fileOf([caseOf({ steps: [{ request: { method: "POST", path: "/execute", body: { id: "{{uuid:tx:1a}}" } }, expect: { status: 200 } }, { request: { method: "GET", path: "/transactions/{{uuid:tx}}" }, expect: { status: 200 } }] })]),
+      fileOf([
+        caseOf({
+          steps: [
+            { request: { method: "POST", path: "/execute", body: { id: "{{uuid:tx:1a}}" } }, expect: { status: 200 } },
+            { request: { method: "GET", path: "/transactions/{{uuid:tx}}" }, expect: { status: 200 } },
+          ],
+        }),
+      ]),
       "bad.json: /cases/0/steps/1/request/path: `{{uuid:tx}}`: the case already uses `{{uuid:tx:1a}}`; one name is one UUID, of one version, variant and case",
     ],
-    ["a generated UUID named with its form in $captured", fileOf([caseOf({ steps: [{ request: { method: "POST", path: "/execute", body: { id: "{{uuid:tx:1a}}" } }, expect: { status: 200, body: { id: { $captured: "uuid:tx:1a" } } } }] })]), "bad.json: /cases/0/steps/0/expect/body/id/$captured: `uuid:tx:1a`: a generated UUID is named `uuid:NAME`, without a version, variant or case suffix"],
-    ["a bad withinSeconds", fileOf([caseOf({ steps: [{ ...GOOD_STEP, expect: { status: 200, body: { at: { $isoTime: { withinSeconds: -5 } } } } }] })]), 'bad.json: /cases/0/steps/0/expect/body/at/$isoTime: must be true, false or {"withinSeconds": N} with a number N >= 0'],
-    ["an unknown operator inside $not", fileOf([caseOf({ steps: [{ ...GOOD_STEP, expect: { status: 200, headers: { etag: { $not: { $regx: "x" } } } } }] })]), "bad.json: /cases/0/steps/0/expect/headers/etag/$not/$regx: is not an operator; known: $type, $regex, $absent, $exact, $oneOf, $each, $length, $minLength, $maxLength, $gte, $lte, $captured, $isoTime, $json, $not"],
-    ["a capture used before it is made", fileOf([caseOf({ steps: [{ request: { method: "POST", path: "/verify", body: "{{capture:att}}" }, expect: { status: 200 } }] })]), "bad.json: /cases/0/steps/0: uses the capture `att`, which no earlier step of the case defines"],
-    ["a signature check without the key requirement", fileOf([caseOf({ steps: [{ ...GOOD_STEP, expect: { status: 200, signatures: [{ at: "/attestation", payloadType: "x" }] } }] })]), 'bad.json: /cases/0/steps/0/expect/signatures: signature checks need the case to declare `"requires": ["public-key"]`'],
-    ["two bodies", fileOf([caseOf({ steps: [{ request: { method: "POST", path: "/verify", body: {}, rawBody: "{}" }, expect: { status: 200 } }] })]), "bad.json: /cases/0/steps/0/request: has body and rawBody: give at most one body"],
-    ["counts without repeat", fileOf([caseOf({ steps: [{ ...GOOD_STEP, expect: { counts: { "200": 1 } } }] })]), "bad.json: /cases/0/steps/0/expect/counts: `counts` needs a `repeat`"],
-    ["a bad $with pointer", fileOf([caseOf({ steps: [{ request: { method: "POST", path: "/verify", body: { $with: { value: {}, remove: ["signature"] } } }, expect: { status: 200 } }] })]), "bad.json: /cases/0/steps/0/request/body/$with/remove/0: `signature` is not a JSON pointer: it must be empty or start with `/`"],
+    [
+      "a generated UUID named with its form in $captured",
+      fileOf([
+        caseOf({
+          steps: [
+            {
+              request: { method: "POST", path: "/execute", body: { id: "{{uuid:tx:1a}}" } },
+              expect: { status: 200, body: { id: { $captured: "uuid:tx:1a" } } },
+            },
+          ],
+        }),
+      ]),
+      "bad.json: /cases/0/steps/0/expect/body/id/$captured: `uuid:tx:1a`: a generated UUID is named `uuid:NAME`, without a version, variant or case suffix",
+    ],
+    [
+      "a bad withinSeconds",
+      fileOf([caseOf({ steps: [{ ...GOOD_STEP, expect: { status: 200, body: { at: { $isoTime: { withinSeconds: -5 } } } } }] })]),
+      'bad.json: /cases/0/steps/0/expect/body/at/$isoTime: must be true, false or {"withinSeconds": N} with a number N >= 0',
+    ],
+    [
+      "an unknown operator inside $not",
+      fileOf([caseOf({ steps: [{ ...GOOD_STEP, expect: { status: 200, headers: { etag: { $not: { $regx: "x" } } } } }] })]),
+      "bad.json: /cases/0/steps/0/expect/headers/etag/$not/$regx: is not an operator; known: $type, $regex, $absent, $exact, $oneOf, $each, $length, $minLength, $maxLength, $gte, $lte, $captured, $isoTime, $json, $not",
+    ],
+    [
+      "a capture used before it is made",
+      fileOf([caseOf({ steps: [{ request: { method: "POST", path: "/verify", body: "{{capture:att}}" }, expect: { status: 200 } }] })]),
+      "bad.json: /cases/0/steps/0: uses the capture `att`, which no earlier step of the case defines",
+    ],
+    [
+      "a signature check without the key requirement",
+      fileOf([caseOf({ steps: [{ ...GOOD_STEP, expect: { status: 200, signatures: [{ at: "/attestation", payloadType: "x" }] } }] })]),
+      'bad.json: /cases/0/steps/0/expect/signatures: signature checks need the case to declare `"requires": ["public-key"]`',
+    ],
+    [
+      "two bodies",
+      fileOf([caseOf({ steps: [{ request: { method: "POST", path: "/verify", body: {}, rawBody: "{}" }, expect: { status: 200 } }] })]),
+      "bad.json: /cases/0/steps/0/request: has body and rawBody: give at most one body",
+    ],
+    [
+      "counts without repeat",
+      fileOf([caseOf({ steps: [{ ...GOOD_STEP, expect: { counts: { "200": 1 } } }] })]),
+      "bad.json: /cases/0/steps/0/expect/counts: `counts` needs a `repeat`",
+    ],
+    [
+      "a bad $with pointer",
+      fileOf([
+        caseOf({
+          steps: [
+            {
+              request: { method: "POST", path: "/verify", body: { $with: { value: {}, remove: ["signature"] } } },
+              expect: { status: 200 },
+            },
+          ],
+        }),
+      ]),
+      "bad.json: /cases/0/steps/0/request/body/$with/remove/0: `signature` is not a JSON pointer: it must be empty or start with `/`",
+    ],
   ])("%s", async (_name, content, message) => {
     expect(await loadError({ "bad.json": content as string | object })).toBe(message);
   });

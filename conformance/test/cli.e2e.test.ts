@@ -55,7 +55,19 @@ function expectAllPassed(report: ConformanceReport, surface: "a" | "b", target: 
 describe("against a fresh writ sidecar", () => {
   it("writ-conformance --surface a: every case passes (exit 0), the table and the report say so", async () => {
     const reportPath = join(fixtures.dir, "report-a.json");
-    const ran = await spawnCli([CONFORMANCE_CLI, "--surface", "a", "--base-url", writ.surfaceA, "--api-key", API_KEY, "--public-key", fixtures.publicKey, "--report", reportPath]);
+    const ran = await spawnCli([
+      CONFORMANCE_CLI,
+      "--surface",
+      "a",
+      "--base-url",
+      writ.surfaceA,
+      "--api-key",
+      API_KEY,
+      "--public-key",
+      fixtures.publicKey,
+      "--report",
+      reportPath,
+    ]);
     expect(ran.stderr).toBe("");
     expect(ran.code).toBe(0);
     const report = await reportAt(reportPath);
@@ -71,38 +83,93 @@ describe("against a fresh writ sidecar", () => {
 
   it("writ-conformance --surface b: every case passes", async () => {
     const reportPath = join(fixtures.dir, "report-b.json");
-    const ran = await spawnCli([CONFORMANCE_CLI, "--surface", "b", "--base-url", writ.surfaceB, "--api-key", API_KEY, "--public-key", fixtures.publicKey, "--report", reportPath]);
+    const ran = await spawnCli([
+      CONFORMANCE_CLI,
+      "--surface",
+      "b",
+      "--base-url",
+      writ.surfaceB,
+      "--api-key",
+      API_KEY,
+      "--public-key",
+      fixtures.publicKey,
+      "--report",
+      reportPath,
+    ]);
     expect(ran.code, ran.stdout + ran.stderr).toBe(0);
     expectAllPassed(await reportAt(reportPath), "b", writ.surfaceB);
   });
 
   it("writ conformance (the compiler's CLI) runs the same suite: Surface B again passes", async () => {
     const reportPath = join(fixtures.dir, "report-b-writ.json");
-    const ran = await spawnCli([WRIT_CLI, "conformance", "--surface", "b", "--base-url", writ.surfaceB, "--api-key", API_KEY, "--public-key", fixtures.publicKey, "--report", reportPath]);
+    const ran = await spawnCli([
+      WRIT_CLI,
+      "conformance",
+      "--surface",
+      "b",
+      "--base-url",
+      writ.surfaceB,
+      "--api-key",
+      API_KEY,
+      "--public-key",
+      fixtures.publicKey,
+      "--report",
+      reportPath,
+    ]);
     expect(ran.code, ran.stdout + ran.stderr).toBe(0);
     expectAllPassed(await reportAt(reportPath), "b", writ.surfaceB);
   });
 
   it("without --public-key the signature cases are skipped, not failed", async () => {
     const reportPath = join(fixtures.dir, "report-unsigned.json");
-    const ran = await spawnCli([CONFORMANCE_CLI, "--surface", "a", "--base-url", writ.surfaceA, "--api-key", API_KEY, "--only", "a.evaluate.", "--report", reportPath]);
+    const ran = await spawnCli([
+      CONFORMANCE_CLI,
+      "--surface",
+      "a",
+      "--base-url",
+      writ.surfaceA,
+      "--api-key",
+      API_KEY,
+      "--only",
+      "a.evaluate.",
+      "--report",
+      reportPath,
+    ]);
     expect(ran.code, ran.stdout + ran.stderr).toBe(0);
     const report = await reportAt(reportPath);
-    expect(report.cases.filter((c) => c.outcome === "skip").map((c) => [c.id, c.skipReason])).toEqual([["a.evaluate.signed", "needs the server's public key (--public-key)"]]);
+    expect(report.cases.filter((c) => c.outcome === "skip").map((c) => [c.id, c.skipReason])).toEqual([
+      ["a.evaluate.signed", "needs the server's public key (--public-key)"],
+    ]);
     expect(report).toMatchObject({ passed: true, publicKeyId: null, totals: { fail: 0, skip: 1 } });
     expect(ran.stdout).toContain("signatures: not checked (no --public-key); those cases are skipped");
   });
 
   it("a wrong API key: the cases fail (exit 1), each with its message in the table", async () => {
     const reportPath = join(fixtures.dir, "report-wrong-key.json");
-    const ran = await spawnCli([CONFORMANCE_CLI, "--surface", "a", "--base-url", writ.surfaceA, "--api-key", "not-the-key-of-this-server", "--only", "a.runtime.", "--report", reportPath]);
+    const ran = await spawnCli([
+      CONFORMANCE_CLI,
+      "--surface",
+      "a",
+      "--base-url",
+      writ.surfaceA,
+      "--api-key",
+      "not-the-key-of-this-server",
+      "--only",
+      "a.runtime.",
+      "--report",
+      reportPath,
+    ]);
     expect(ran.code).toBe(1);
-    expect(ran.stdout).toContain("a.runtime.manifest (section 2.11): the runtime manifest has version, runtimeHash, capabilities, supportedSchemaVersions and startedAt");
+    expect(ran.stdout).toContain(
+      "a.runtime.manifest (section 2.11): the runtime manifest has version, runtimeHash, capabilities, supportedSchemaVersions and startedAt",
+    );
     expect(ran.stdout).toContain('    step 0: status: expected 200, got 401 (body {"error":"Unauthorized"})');
     expect(ran.stdout).toContain("FAIL: 4 of 4 cases failed");
     const report = await reportAt(reportPath);
     expect(report.passed).toBe(false);
-    expect(report.cases.find((c) => c.id === "a.runtime.manifest")!.failures).toEqual([{ step: 0, message: 'status: expected 200, got 401 (body {"error":"Unauthorized"})' }]);
+    expect(report.cases.find((c) => c.id === "a.runtime.manifest")!.failures).toEqual([
+      { step: 0, message: 'status: expected 200, got 401 (body {"error":"Unauthorized"})' },
+    ]);
   });
 });
 
@@ -113,9 +180,18 @@ describe("bad arguments are exit 2 with one line", () => {
     [["--surface", "a"], "writ-conformance: --base-url is required, e.g. http://127.0.0.1:8080"],
     [["--surface", "a", "--base-url", "http://127.0.0.1:1"], "writ-conformance: --api-key is required: the server's Bearer key"],
     [["--surface", "a", "--bogus"], "writ-conformance: unknown option `--bogus` (see `writ-conformance --help`)"],
-    [["--surface", "a", "--base-url", "localhost:8080", "--api-key", "k"], "writ-conformance: the base URL `localhost:8080` must be http or https"],
-    [["--surface", "a", "--base-url", "http://127.0.0.1:8080", "--api-key", "k", "--public-key", "/nonexistent.pub"], "writ-conformance: cannot read the public key `/nonexistent.pub`: ENOENT"],
-    [["--surface", "a", "--base-url", "http://127.0.0.1:8080", "--api-key", "k", "--only", "z."], "writ-conformance: no case of surface a matches the filter `z.`"],
+    [
+      ["--surface", "a", "--base-url", "localhost:8080", "--api-key", "k"],
+      "writ-conformance: the base URL `localhost:8080` must be http or https",
+    ],
+    [
+      ["--surface", "a", "--base-url", "http://127.0.0.1:8080", "--api-key", "k", "--public-key", "/nonexistent.pub"],
+      "writ-conformance: cannot read the public key `/nonexistent.pub`: ENOENT",
+    ],
+    [
+      ["--surface", "a", "--base-url", "http://127.0.0.1:8080", "--api-key", "k", "--only", "z."],
+      "writ-conformance: no case of surface a matches the filter `z.`",
+    ],
   ])("%j", async (args, line) => {
     const ran = await spawnCli([CONFORMANCE_CLI, ...args]);
     expect({ code: ran.code, stderr: ran.stderr, stdout: ran.stdout }).toEqual({ code: 2, stderr: `${line}\n`, stdout: "" });
@@ -132,9 +208,21 @@ describe("bad arguments are exit 2 with one line", () => {
     const pem = `-----BEGIN PUBLIC KEY-----\n${identity.toString("base64")}\n-----END PUBLIC KEY-----\n`;
     const path = join(fixtures.dir, "identity.pub");
     await writeFile(path, pem);
-    const ran = await spawnCli([CONFORMANCE_CLI, "--surface", "a", "--base-url", writ.surfaceA, "--api-key", API_KEY, "--public-key", path]);
+    const ran = await spawnCli([
+      CONFORMANCE_CLI,
+      "--surface",
+      "a",
+      "--base-url",
+      writ.surfaceA,
+      "--api-key",
+      API_KEY,
+      "--public-key",
+      path,
+    ]);
     expect(ran.code).toBe(2);
-    expect(ran.stderr).toBe("writ-conformance: the public key is refused: small-order point (KEY_SMALL_ORDER): it would accept forged signatures\n");
+    expect(ran.stderr).toBe(
+      "writ-conformance: the public key is refused: small-order point (KEY_SMALL_ORDER): it would accept forged signatures\n",
+    );
   });
 
   it("--help prints the usage (exit 0); writ help lists the command", async () => {
@@ -142,6 +230,8 @@ describe("bad arguments are exit 2 with one line", () => {
     expect(ran.code).toBe(0);
     expect(ran.stdout).toMatch(/^usage: writ-conformance --surface a\|b --base-url URL --api-key KEY \[options\]/);
     const help = await spawnCli([WRIT_CLI, "help"]);
-    expect(help.stdout).toContain("  conformance         run the conformance suite against a running server over HTTP (docs/conformance.md)");
+    expect(help.stdout).toContain(
+      "  conformance         run the conformance suite against a running server over HTTP (docs/conformance.md)",
+    );
   });
 });

@@ -100,7 +100,9 @@ describe("operators", () => {
   });
 
   it("several operators in one object must all hold", () => {
-    expect(messages({ $type: "array", $minLength: 1, $each: { $type: "string" } }, [])).toEqual(["/: expected length at least 1, got length 0"]);
+    expect(messages({ $type: "array", $minLength: 1, $each: { $type: "string" } }, [])).toEqual([
+      "/: expected length at least 1, got length 0",
+    ]);
   });
 
   it("$captured compares deeply with a capture", () => {
@@ -124,7 +126,8 @@ describe("operators", () => {
 
   it("$isoTime: {withinSeconds: N} is a date-time within N seconds of when the request was sent", () => {
     const sentAt = new Date("2026-11-22T06:15:53.000Z");
-    const at = (expected: unknown, actual: unknown) => match(expected, actual, "", { ...ctx, sentAt }).map((m) => `${m.at || "/"}: ${m.message}`);
+    const at = (expected: unknown, actual: unknown) =>
+      match(expected, actual, "", { ...ctx, sentAt }).map((m) => `${m.at || "/"}: ${m.message}`);
     const within = { $isoTime: { withinSeconds: 120 } };
     expect(at(within, "2026-11-22T06:15:53.000Z")).toEqual([]);
     expect(at(within, "2026-11-22T06:15:53.900Z")).toEqual([]);
@@ -132,18 +135,24 @@ describe("operators", () => {
     expect(at(within, "2026-11-22T06:13:53Z")).toEqual([]);
     expect(at(within, "2026-11-22T07:16:00+01:00")).toEqual([]);
     expect(at(within, "2026-11-22T06:17:53.001Z")).toEqual([
-      "/: expected an ISO 8601 date-time within 120 s of when the request was sent (2026-11-22T06:15:53.000Z), got \"2026-11-22T06:17:53.001Z\", 120.001 s after it",
+      '/: expected an ISO 8601 date-time within 120 s of when the request was sent (2026-11-22T06:15:53.000Z), got "2026-11-22T06:17:53.001Z", 120.001 s after it',
     ]);
     expect(at(within, "2001-01-01T00:00:00.000Z")).toEqual([
-      expect.stringMatching(/^\/: expected an ISO 8601 date-time within 120 s of when the request was sent \(2026-11-22T06:15:53.000Z\), got "2001-01-01T00:00:00.000Z", [0-9.]+ s before it$/),
+      expect.stringMatching(
+        /^\/: expected an ISO 8601 date-time within 120 s of when the request was sent \(2026-11-22T06:15:53.000Z\), got "2001-01-01T00:00:00.000Z", [0-9.]+ s before it$/,
+      ),
     ]);
     expect(at({ $isoTime: { withinSeconds: 0 } }, "2026-11-22T06:15:53Z")).toEqual([]);
     expect(at({ $isoTime: { withinSeconds: 0 } }, "2026-11-22T06:15:53.001Z")).toHaveLength(1);
-    expect(at(within, "2026-11-22")).toEqual(['/: expected an ISO 8601 date-time within 120 s of when the request was sent (2026-11-22T06:15:53.000Z), got "2026-11-22"']);
+    expect(at(within, "2026-11-22")).toEqual([
+      '/: expected an ISO 8601 date-time within 120 s of when the request was sent (2026-11-22T06:15:53.000Z), got "2026-11-22"',
+    ]);
     expect(at(within, 1_700_000_000)).toHaveLength(1);
     expect(at({ createdAt: within }, {})).toEqual(['/createdAt: missing, expected $isoTime {"withinSeconds":120}']);
     // Without a request (no send time) it cannot hold; `true` still needs no send time.
-    expect(messages(within, "2026-11-22T06:15:53.000Z")).toEqual(["/: expected an ISO 8601 date-time within 120 s of when the request was sent, but no request was sent here"]);
+    expect(messages(within, "2026-11-22T06:15:53.000Z")).toEqual([
+      "/: expected an ISO 8601 date-time within 120 s of when the request was sent, but no request was sent here",
+    ]);
     expect(messages({ $isoTime: true }, "2001-01-01T00:00:00.000Z")).toEqual([]);
   });
 
@@ -161,7 +170,9 @@ describe("operators", () => {
     expect(messages({ $not: { $not: 1 } }, 2)).toEqual(["/: expected anything but $not (1), got 2"]);
     // Beside other operators, all must hold.
     expect(messages({ $type: "string", $not: "2001-01-01T00:00:00.000Z" }, "2026-01-01T00:00:00.000Z")).toEqual([]);
-    expect(messages({ $type: "string", $not: "2001-01-01T00:00:00.000Z" }, "2001-01-01T00:00:00.000Z")).toEqual(['/: expected anything but "2001-01-01T00:00:00.000Z", got "2001-01-01T00:00:00.000Z"']);
+    expect(messages({ $type: "string", $not: "2001-01-01T00:00:00.000Z" }, "2001-01-01T00:00:00.000Z")).toEqual([
+      '/: expected anything but "2001-01-01T00:00:00.000Z", got "2001-01-01T00:00:00.000Z"',
+    ]);
     expect(messages({ $each: { $not: 0 } }, [1, 0, 2])).toEqual(["/1: expected anything but 0, got 0"]);
   });
 
@@ -171,8 +182,12 @@ describe("operators", () => {
     expect(messages({ id: { $not: "x" } }, { id: "x" })).toEqual(['/id: expected anything but "x", got "x"']);
     expect(messages({ id: { $not: "x" } }, { id: "y" })).toEqual([]);
     // `$type` beside `$not` requires the member.
-    expect(messages({ id: { $type: "string", $not: { $captured: "id" } } }, {})).toEqual(['/id: missing, expected string, $not ($captured "id")']);
-    expect(messages({ id: { $type: "string", $not: { $captured: "id" } } }, { id: "abc" })).toEqual(['/id: expected anything but $captured "id", got "abc"']);
+    expect(messages({ id: { $type: "string", $not: { $captured: "id" } } }, {})).toEqual([
+      '/id: missing, expected string, $not ($captured "id")',
+    ]);
+    expect(messages({ id: { $type: "string", $not: { $captured: "id" } } }, { id: "abc" })).toEqual([
+      '/id: expected anything but $captured "id", got "abc"',
+    ]);
     expect(messages({ id: { $type: "string", $not: { $captured: "id" } } }, { id: "other" })).toEqual([]);
     // `$not` of absence requires the member; `$not` of `$not` of a value requires it too.
     expect(messages({ id: { $not: { $absent: true } } }, {})).toEqual(["/id: missing, expected $not ($absent true)"]);
@@ -189,7 +204,9 @@ describe("operators", () => {
 
   it("$json parses a string strictly and matches the value inside", () => {
     expect(messages({ $json: { match: true } }, '{"match":true,"x":1}')).toEqual([]);
-    expect(messages({ proof: { $json: { match: true } } }, { proof: '{"match":false}' })).toEqual(["/proof(json)/match: expected true, got false"]);
+    expect(messages({ proof: { $json: { match: true } } }, { proof: '{"match":false}' })).toEqual([
+      "/proof(json)/match: expected true, got false",
+    ]);
     expect(messages({ $json: {} }, '{"a":1,"a":2}')).toEqual(["/: expected a string of strict JSON: duplicate key `a` at line 1 column 8"]);
     expect(messages({ $json: {} }, {})).toEqual(["/: expected a string of JSON, got {}"]);
   });

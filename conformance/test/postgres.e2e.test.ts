@@ -16,8 +16,11 @@ const unavailable = await postgresUnavailable();
 
 function conformance(surface: "a" | "b", baseUrl: string, publicKey: string, report: string): Promise<number> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CONFORMANCE_CLI, "--surface", surface, "--base-url", baseUrl, "--api-key", API_KEY, "--public-key", publicKey, "--report", report], { cwd: REPO, timeout: 120_000 }, (error) =>
-      resolve(error === null ? 0 : typeof error.code === "number" ? error.code : -1),
+    execFile(
+      process.execPath,
+      [CONFORMANCE_CLI, "--surface", surface, "--base-url", baseUrl, "--api-key", API_KEY, "--public-key", publicKey, "--report", report],
+      { cwd: REPO, timeout: 120_000 },
+      (error) => resolve(error === null ? 0 : typeof error.code === "number" ? error.code : -1),
     );
   });
 }
@@ -33,7 +36,10 @@ if (unavailable !== null) {
   beforeAll(async () => {
     fixtures = await compileFixtures();
     database = await createTestDatabase();
-    writ = await startWrit(fixtures, { SERVICE_STORE: "postgres", SERVICE_DATABASE_URL: (database.pool.options as { connectionString: string }).connectionString });
+    writ = await startWrit(fixtures, {
+      SERVICE_STORE: "postgres",
+      SERVICE_DATABASE_URL: (database.pool.options as { connectionString: string }).connectionString,
+    });
   });
   afterAll(async () => {
     await writ?.stop();
@@ -47,7 +53,9 @@ if (unavailable !== null) {
       const path = join(fixtures.dir, `report-postgres-${surface}.json`);
       const code = await conformance(surface, surface === "a" ? writ.surfaceA : writ.surfaceB, fixtures.publicKey, path);
       const report = JSON.parse(await readFile(path, "utf8")) as ConformanceReport;
-      expect(report.cases.filter((c) => c.outcome !== "pass").map((c) => ({ id: c.id, outcome: c.outcome, failures: c.failures }))).toEqual([]);
+      expect(report.cases.filter((c) => c.outcome !== "pass").map((c) => ({ id: c.id, outcome: c.outcome, failures: c.failures }))).toEqual(
+        [],
+      );
       expect(code).toBe(0);
       expect(report.totals).toMatchObject({ fail: 0, skip: 0 });
     });

@@ -31,14 +31,20 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
 function handle(req: IncomingMessage, res: ServerResponse, body: string): void {
   seen.push({ method: req.method ?? "", url: req.url ?? "", authorization: req.headers.authorization, body });
   const url = req.url ?? "";
-  if (url === "/echo") return json(res, 200, { method: req.method, authorization: req.headers.authorization ?? null, body: body === "" ? null : (JSON.parse(body) as unknown) });
+  if (url === "/echo")
+    return json(res, 200, {
+      method: req.method,
+      authorization: req.headers.authorization ?? null,
+      body: body === "" ? null : (JSON.parse(body) as unknown),
+    });
   if (url === "/once") {
     const id = (JSON.parse(body) as { id: string }).id;
     if (consumed.has(id)) return json(res, 422, { error: "[INV-013@replay] consumed" });
     consumed.add(id);
     return json(res, 200, { id });
   }
-  if (url === "/limited") return budget-- > 0 ? json(res, 200, {}) : json(res, 429, { error: "Rate limit exceeded" }, { "retry-after": "30" });
+  if (url === "/limited")
+    return budget-- > 0 ? json(res, 200, {}) : json(res, 429, { error: "Rate limit exceeded" }, { "retry-after": "30" });
   if (url === "/rate-limited") return json(res, 429, { error: "Rate limit exceeded" }, { "retry-after": "30" });
   if (url === "/duplicate") {
     res.writeHead(200, { "content-type": "application/json" });
@@ -75,7 +81,11 @@ async function casesDir(files: Record<string, unknown[]>): Promise<string> {
   return root;
 }
 
-const echo = (extra: Record<string, unknown> = {}) => ({ request: { method: "POST", path: "/echo", body: { id: "{{uuid:e}}" } }, expect: { status: 200 }, ...extra });
+const echo = (extra: Record<string, unknown> = {}) => ({
+  request: { method: "POST", path: "/echo", body: { id: "{{uuid:e}}" } },
+  expect: { status: 200 },
+  ...extra,
+});
 
 async function run(files: Record<string, unknown[]>, options: { publicKeyPem?: string; filter?: string } = {}) {
   seen.length = 0;
@@ -95,7 +105,13 @@ describe("runConformance", () => {
     });
     expect(report.cases.map((c) => c.id)).toEqual(["a.a.one", "a.a.two", "a.b.first", "a.a.last"]);
     expect(report.sections.map((s) => s.section)).toEqual(["2.9", "2.10", "3", "8"]);
-    expect(report).toMatchObject({ passed: true, surface: "a", target: base, totals: { pass: 4, fail: 0, skip: 0 }, suite: "writ-conformance" });
+    expect(report).toMatchObject({
+      passed: true,
+      surface: "a",
+      target: base,
+      totals: { pass: 4, fail: 0, skip: 0 },
+      suite: "writ-conformance",
+    });
   });
 
   it("gives each case its own UUIDs and sends the key as Bearer", async () => {
@@ -116,7 +132,10 @@ describe("runConformance", () => {
           title: "t",
           steps: [
             { request: { method: "POST", path: "/echo", body: { v: { n: 1 } } }, expect: { status: 200 }, capture: { v: "/body/v" } },
-            { request: { method: "POST", path: "/echo", body: { again: "{{capture:v}}" } }, expect: { status: 200, body: { body: { again: { $captured: "v" } } } } },
+            {
+              request: { method: "POST", path: "/echo", body: { again: "{{capture:v}}" } },
+              expect: { status: 200, body: { body: { again: { $captured: "v" } } } },
+            },
           ],
         },
       ],
@@ -150,14 +169,31 @@ describe("runConformance", () => {
               },
               capture: { first: "/body/v1" },
             },
-            { request: { method: "POST", path: "/echo", body: { v1: "{{uuid:v1:18}}", fresh: "{{uuid:f:18}}" } }, expect: { status: 200, body: { body: { v1: { $captured: "first" }, fresh: { $not: { $captured: "first" } } } } } },
+            {
+              request: { method: "POST", path: "/echo", body: { v1: "{{uuid:v1:18}}", fresh: "{{uuid:f:18}}" } },
+              expect: { status: 200, body: { body: { v1: { $captured: "first" }, fresh: { $not: { $captured: "first" } } } } },
+            },
           ],
         },
         {
           id: "a.x.late",
           section: "3",
           title: "t",
-          steps: [{ request: { method: "POST", path: "/echo", body }, expect: { status: 200, body: { body: { hourAgo: { $isoTime: { withinSeconds: 3000 } }, soon: { $isoTime: { withinSeconds: 30 } }, id: { $not: { $captured: "uuid:tx" } } } } } }],
+          steps: [
+            {
+              request: { method: "POST", path: "/echo", body },
+              expect: {
+                status: 200,
+                body: {
+                  body: {
+                    hourAgo: { $isoTime: { withinSeconds: 3000 } },
+                    soon: { $isoTime: { withinSeconds: 30 } },
+                    id: { $not: { $captured: "uuid:tx" } },
+                  },
+                },
+              },
+            },
+          ],
         },
       ],
     });
@@ -165,8 +201,18 @@ describe("runConformance", () => {
     const sentId = (JSON.parse(sent("/echo")[0]!.body) as { id: string }).id;
     expect(sentId).toBe(sentId.toUpperCase());
     expect(report.cases[1]!.failures).toEqual([
-      { step: 0, message: expect.stringMatching(/^body \/body\/hourAgo: expected an ISO 8601 date-time within 3000 s of when the request was sent \(.*\), got ".*", 3600\.\d{3} s before it$/) },
-      { step: 0, message: expect.stringMatching(/^body \/body\/soon: expected an ISO 8601 date-time within 30 s of when the request was sent \(.*\), got ".*", (59|60)\.\d{3} s after it$/) },
+      {
+        step: 0,
+        message: expect.stringMatching(
+          /^body \/body\/hourAgo: expected an ISO 8601 date-time within 3000 s of when the request was sent \(.*\), got ".*", 3600\.\d{3} s before it$/,
+        ),
+      },
+      {
+        step: 0,
+        message: expect.stringMatching(
+          /^body \/body\/soon: expected an ISO 8601 date-time within 30 s of when the request was sent \(.*\), got ".*", (59|60)\.\d{3} s after it$/,
+        ),
+      },
       { step: 0, message: expect.stringMatching(/^body \/body\/id: expected anything but \$captured "uuid:tx", got "[0-9A-F-]{36}"$/) },
     ]);
   });
@@ -180,7 +226,10 @@ describe("runConformance", () => {
           title: "t",
           steps: [
             echo(),
-            { request: { method: "POST", path: "/echo", body: { a: 1 } }, expect: { status: 200, body: { method: "GET", body: { a: 2 }, extra: { $type: "string" } } } },
+            {
+              request: { method: "POST", path: "/echo", body: { a: 1 } },
+              expect: { status: 200, body: { method: "GET", body: { a: 2 }, extra: { $type: "string" } } },
+            },
             echo(),
           ],
         },
@@ -196,12 +245,27 @@ describe("runConformance", () => {
   });
 
   it("reports a wrong status alone, with the body it came with", async () => {
-    const report = await run({ x: [{ id: "a.x.status", section: "7", title: "t", steps: [{ request: { method: "GET", path: "/nowhere" }, expect: { status: [200, 201], body: { ok: true } } }] }] });
-    expect(report.cases[0]!.failures).toEqual([{ step: 0, message: 'status: expected one of 200, 201, got 404 (body {"error":"not found"})' }]);
+    const report = await run({
+      x: [
+        {
+          id: "a.x.status",
+          section: "7",
+          title: "t",
+          steps: [{ request: { method: "GET", path: "/nowhere" }, expect: { status: [200, 201], body: { ok: true } } }],
+        },
+      ],
+    });
+    expect(report.cases[0]!.failures).toEqual([
+      { step: 0, message: 'status: expected one of 200, 201, got 404 (body {"error":"not found"})' },
+    ]);
   });
 
   it("repeat: concurrent identical requests tallied by status; unlisted statuses fail", async () => {
-    const step = (counts: Record<string, unknown>) => ({ request: { method: "POST", path: "/once", body: { id: "{{uuid:e}}" } }, repeat: { count: 10, concurrency: 10 }, expect: { status: [200, 422], counts } });
+    const step = (counts: Record<string, unknown>) => ({
+      request: { method: "POST", path: "/once", body: { id: "{{uuid:e}}" } },
+      repeat: { count: 10, concurrency: 10 },
+      expect: { status: [200, 422], counts },
+    });
     const report = await run({
       x: [
         { id: "a.x.ok", section: "8", title: "t", steps: [step({ "200": 1, "422": 9 })] },
@@ -209,14 +273,23 @@ describe("runConformance", () => {
       ],
     });
     expect(report.cases[0]!.outcome).toBe("pass");
-    expect(report.cases[1]!.failures.map((f) => f.message)).toEqual(["counts 200: expected 2, got 1", "counts: 9 answers with status 422, none expected", "counts: got 200 ×1, 422 ×9"]);
+    expect(report.cases[1]!.failures.map((f) => f.message)).toEqual([
+      "counts 200: expected 2, got 1",
+      "counts: 9 answers with status 422, none expected",
+      "counts: got 200 ×1, 422 ×9",
+    ]);
   });
 
   it("repeat until: stops at the first answer with that status and checks it; none within the count fails", async () => {
     const step = (count: number) => ({
       request: { method: "POST", path: "/limited", body: { id: "{{uuid}}" } },
       repeat: { count, until: 429 },
-      expect: { status: 429, body: { error: "Rate limit exceeded" }, headers: { "retry-after": { $regex: "^[0-9]+$" } }, counts: { "200": { $lte: 5 }, "429": 1 } },
+      expect: {
+        status: 429,
+        body: { error: "Rate limit exceeded" },
+        headers: { "retry-after": { $regex: "^[0-9]+$" } },
+        counts: { "200": { $lte: 5 }, "429": 1 },
+      },
     });
     budget = 5;
     const ok = await run({ x: [{ id: "a.x.until", section: "8", title: "t", steps: [step(10)] }] });
@@ -230,37 +303,68 @@ describe("runConformance", () => {
   });
 
   it("a body that is not strict JSON fails the checks that read it", async () => {
-    const report = await run({ x: [{ id: "a.x.dup", section: "2.2", title: "t", steps: [{ request: { method: "GET", path: "/duplicate" }, expect: { status: 200, body: { a: 2 } } }] }] });
+    const report = await run({
+      x: [
+        {
+          id: "a.x.dup",
+          section: "2.2",
+          title: "t",
+          steps: [{ request: { method: "GET", path: "/duplicate" }, expect: { status: 200, body: { a: 2 } } }],
+        },
+      ],
+    });
     expect(report.cases[0]!.failures).toEqual([{ step: 0, message: "body: not strict JSON: duplicate key `a` at line 1 column 8" }]);
   });
 
   it("a lost connection is the case's failure, with what happened", async () => {
-    const report = await run({ x: [{ id: "a.x.net", section: "3", title: "t", steps: [{ request: { method: "GET", path: "/hang-up" }, expect: { status: 200 } }] }] });
+    const report = await run({
+      x: [{ id: "a.x.net", section: "3", title: "t", steps: [{ request: { method: "GET", path: "/hang-up" }, expect: { status: 200 } }] }],
+    });
     expect(report.cases[0]!.failures).toEqual([{ step: 0, message: expect.stringMatching(/^network error: GET \/hang-up: no answer: /) }]);
   });
 
   it("skips cases that need the public key when there is none, and checks signatures when there is", async () => {
-    const signed = { id: "a.x.signed", section: "2.2", title: "t", requires: ["public-key"], steps: [{ request: { method: "POST", path: "/echo", body: { signature: "x" } }, expect: { status: 200, signatures: [{ at: "/body", payloadType: "t" }] } }] };
+    const signed = {
+      id: "a.x.signed",
+      section: "2.2",
+      title: "t",
+      requires: ["public-key"],
+      steps: [
+        {
+          request: { method: "POST", path: "/echo", body: { signature: "x" } },
+          expect: { status: 200, signatures: [{ at: "/body", payloadType: "t" }] },
+        },
+      ],
+    };
     const without = await run({ x: [signed] });
     expect(without.cases[0]).toMatchObject({ outcome: "skip", skipReason: "needs the server's public key (--public-key)" });
     expect(without).toMatchObject({ passed: true, publicKeyId: null });
     const pem = generateKeyPairSync("ed25519").publicKey.export({ type: "spki", format: "pem" }).toString();
     const withKey = await run({ x: [signed] }, { publicKeyPem: pem });
-    expect(withKey.cases[0]!.failures).toEqual([{ step: 0, message: "body /body/signature: signature is not 88 characters of padded standard base64" }]);
+    expect(withKey.cases[0]!.failures).toEqual([
+      { step: 0, message: "body /body/signature: signature is not 88 characters of padded standard base64" },
+    ]);
   });
 
   it("filters by id prefix", async () => {
-    const report = await run({ x: ["a.x.one", "a.x.two", "a.x.other"].map((id) => ({ id, section: "3", title: "t", steps: [echo()] })) }, { filter: "a.x.t" });
+    const report = await run(
+      { x: ["a.x.one", "a.x.two", "a.x.other"].map((id) => ({ id, section: "3", title: "t", steps: [echo()] })) },
+      { filter: "a.x.t" },
+    );
     expect(report.cases.map((c) => c.id)).toEqual(["a.x.two"]);
   });
 
   it("a run that cannot start is a setup error", async () => {
     const files = { x: [{ id: "a.x.one", section: "3", title: "t", steps: [echo()] }] };
-    await expect(runConformance({ surface: "a", baseUrl: "http://127.0.0.1:1", apiKey: "k", casesDir: await casesDir(files) })).rejects.toThrow(
-      new ConformanceSetupError("cannot reach `http://127.0.0.1:1`: connect ECONNREFUSED 127.0.0.1:1"),
+    await expect(
+      runConformance({ surface: "a", baseUrl: "http://127.0.0.1:1", apiKey: "k", casesDir: await casesDir(files) }),
+    ).rejects.toThrow(new ConformanceSetupError("cannot reach `http://127.0.0.1:1`: connect ECONNREFUSED 127.0.0.1:1"));
+    await expect(
+      runConformance({ surface: "a", baseUrl: base, apiKey: "k", publicKeyPem: "nope", casesDir: await casesDir(files) }),
+    ).rejects.toThrow(/^the public key is unusable: not a PEM public key/);
+    await expect(runConformance({ surface: "b", baseUrl: base, apiKey: "k", casesDir: await casesDir(files) })).rejects.toThrow(
+      /^cannot read the case directory `/,
     );
-    await expect(runConformance({ surface: "a", baseUrl: base, apiKey: "k", publicKeyPem: "nope", casesDir: await casesDir(files) })).rejects.toThrow(/^the public key is unusable: not a PEM public key/);
-    await expect(runConformance({ surface: "b", baseUrl: base, apiKey: "k", casesDir: await casesDir(files) })).rejects.toThrow(/^cannot read the case directory `/);
   });
 });
 
@@ -269,7 +373,12 @@ describe("formatTable", () => {
     const report = await run({
       x: [
         { id: "a.x.ok", section: "2.10", title: "passes", steps: [echo()] },
-        { id: "a.x.no", section: "2.9", title: "fails", steps: [{ request: { method: "GET", path: "/nowhere" }, expect: { status: 200 } }] },
+        {
+          id: "a.x.no",
+          section: "2.9",
+          title: "fails",
+          steps: [{ request: { method: "GET", path: "/nowhere" }, expect: { status: 200 } }],
+        },
       ],
     });
     const lines = formatTable({ ...report, durationMs: 1234 }).split("\n");
@@ -292,11 +401,31 @@ describe("formatTable", () => {
 
   it("says when failing cases were rate limited, the usual sign of a spent POST /execute budget", async () => {
     const report = await run({
-      x: [{ id: "a.x.limited", section: "8", title: "limited", steps: [{ request: { method: "GET", path: "/rate-limited" }, expect: { status: 200 } }] }],
+      x: [
+        {
+          id: "a.x.limited",
+          section: "8",
+          title: "limited",
+          steps: [{ request: { method: "GET", path: "/rate-limited" }, expect: { status: 200 } }],
+        },
+      ],
     });
     const text = formatTable(report);
     expect(text).toContain("status: expected 200, got 429");
     expect(text).toContain("note: 1 failing case was answered 429 (rate limited)");
-    expect(formatTable(await run({ x: [{ id: "a.x.gone", section: "8", title: "gone", steps: [{ request: { method: "GET", path: "/nowhere" }, expect: { status: 200 } }] }] }))).not.toContain("note:");
+    expect(
+      formatTable(
+        await run({
+          x: [
+            {
+              id: "a.x.gone",
+              section: "8",
+              title: "gone",
+              steps: [{ request: { method: "GET", path: "/nowhere" }, expect: { status: 200 } }],
+            },
+          ],
+        }),
+      ),
+    ).not.toContain("note:");
   });
 });

@@ -25,7 +25,9 @@ interface RuntimeVector {
   readonly reason?: string;
 }
 
-const runtimeVectors = (JSON.parse(readFileSync(new URL("runtime/test/fixtures/signing/vectors.json", REPO), "utf8")) as { vectors: RuntimeVector[] }).vectors;
+const runtimeVectors = (
+  JSON.parse(readFileSync(new URL("runtime/test/fixtures/signing/vectors.json", REPO), "utf8")) as { vectors: RuntimeVector[] }
+).vectors;
 
 /** The suite's verdict on an object against pinned keys: what it accepts, or why not (as a vector's reason). */
 function verdict(object: unknown, payloadType: string, pems: readonly string[]): { verified: boolean; reason?: string } {
@@ -59,7 +61,11 @@ describe("runtime/test/fixtures/signing/vectors.json", () => {
   });
 
   it.each(runtimeVectors.map((v) => [v.name, v] as const))("%s: the suite's verdict is the vector's", (_name, v) => {
-    const got = verdict({ ...v.object, signature: v.signature }, v.payloadType, v.trustedKeys.map((k) => k.pem));
+    const got = verdict(
+      { ...v.object, signature: v.signature },
+      v.payloadType,
+      v.trustedKeys.map((k) => k.pem),
+    );
     expect(got.verified).toBe(v.valid);
     if (!v.valid) {
       // writ names an unpinned key KEY_NOT_TRUSTED; the suite, holding one pinned key, sees a signature that does not verify.
@@ -71,13 +77,22 @@ describe("runtime/test/fixtures/signing/vectors.json", () => {
 interface ConformanceVectorFile {
   readonly kind: string;
   readonly payloadType: string;
-  readonly vectors: readonly { readonly id: string; readonly publicKey: string; readonly json: string; readonly expected: { verified: boolean; reason?: string } }[];
+  readonly vectors: readonly {
+    readonly id: string;
+    readonly publicKey: string;
+    readonly json: string;
+    readonly expected: { verified: boolean; reason?: string };
+  }[];
 }
 
 const vectorsDir = new URL("conformance/vectors/", REPO);
 /** The audit log vectors (audit-log.json) have their own form; their checkpoint signatures are checked below. */
 const AUDIT_LOG_FILE = "audit-log.json";
-const vectorFiles = existsSync(vectorsDir) ? readdirSync(vectorsDir).filter((f) => f.endsWith(".json") && f !== AUDIT_LOG_FILE).sort() : [];
+const vectorFiles = existsSync(vectorsDir)
+  ? readdirSync(vectorsDir)
+      .filter((f) => f.endsWith(".json") && f !== AUDIT_LOG_FILE)
+      .sort()
+  : [];
 
 describe.runIf(vectorFiles.length > 0)("conformance/vectors/*.json", () => {
   const cases = vectorFiles.flatMap((file) => {
@@ -102,13 +117,19 @@ describe.runIf(vectorFiles.length > 0)("conformance/vectors/*.json", () => {
 interface AuditLogVectors {
   readonly payloadType: string;
   readonly publicKey: string;
-  readonly checkpoints: readonly { readonly id: string; readonly json: string; readonly expected: { valid: boolean; errors?: readonly string[] } }[];
+  readonly checkpoints: readonly {
+    readonly id: string;
+    readonly json: string;
+    readonly expected: { valid: boolean; errors?: readonly string[] };
+  }[];
 }
 
 const auditLogPath = new URL(AUDIT_LOG_FILE, vectorsDir);
 
 describe.runIf(existsSync(auditLogPath))("conformance/vectors/audit-log.json: checkpoint signatures", () => {
-  const file = existsSync(auditLogPath) ? (JSON.parse(readFileSync(auditLogPath, "utf8")) as AuditLogVectors) : { payloadType: "", publicKey: "", checkpoints: [] };
+  const file = existsSync(auditLogPath)
+    ? (JSON.parse(readFileSync(auditLogPath, "utf8")) as AuditLogVectors)
+    : { payloadType: "", publicKey: "", checkpoints: [] };
 
   it("are in the audit checkpoint domain", () => {
     expect(file.payloadType).toBe("application/vnd.writ.audit-checkpoint.v1+json");
@@ -137,22 +158,34 @@ describe("signatures made here", () => {
     const proof = signed({ executionId: "e1", match: true, nested: { signature: "kept" } });
     expect(signatureProblem({ value: proof, payloadType: type }, key)).toBeNull();
     expect(signatureProblem({ value: JSON.stringify(proof), payloadType: type, jcsString: true }, key)).toBeNull();
-    expect(signatureProblem({ value: JSON.stringify({ ...proof, match: false }), payloadType: type, jcsString: true }, key)).toBe("signature does not verify");
-    expect(signatureProblem({ value: '{"a":1,"a":2}', payloadType: type, jcsString: true }, key)).toBe("the string is not strict JSON: duplicate key `a` at line 1 column 8");
-    expect(signatureProblem({ value: proof, payloadType: type, jcsString: true }, key)).toBe("expected a string holding canonical JSON, got object");
+    expect(signatureProblem({ value: JSON.stringify({ ...proof, match: false }), payloadType: type, jcsString: true }, key)).toBe(
+      "signature does not verify",
+    );
+    expect(signatureProblem({ value: '{"a":1,"a":2}', payloadType: type, jcsString: true }, key)).toBe(
+      "the string is not strict JSON: duplicate key `a` at line 1 column 8",
+    );
+    expect(signatureProblem({ value: proof, payloadType: type, jcsString: true }, key)).toBe(
+      "expected a string holding canonical JSON, got object",
+    );
   });
 
   it("cover nested `signature` members and leave out only the top-level one and the omitted members", () => {
     const record = signed({ id: "r1", content: { signature: "inner" }, verification: { status: "VERIFIED" } }, ["verification"]);
     expect(signatureProblem({ value: record, payloadType: type, omit: ["verification"] }, key)).toBeNull();
-    expect(signatureProblem({ value: { ...record, verification: { status: "FAILED" } }, payloadType: type, omit: ["verification"] }, key)).toBeNull();
+    expect(
+      signatureProblem({ value: { ...record, verification: { status: "FAILED" } }, payloadType: type, omit: ["verification"] }, key),
+    ).toBeNull();
     expect(signatureProblem({ value: record, payloadType: type }, key)).toBe("signature does not verify");
-    expect(signatureProblem({ value: { ...record, content: { signature: "changed" } }, payloadType: type, omit: ["verification"] }, key)).toBe("signature does not verify");
+    expect(
+      signatureProblem({ value: { ...record, content: { signature: "changed" } }, payloadType: type, omit: ["verification"] }, key),
+    ).toBe("signature does not verify");
   });
 
   it("are bound to their payloadType", () => {
     const proof = signed({ executionId: "e1" });
-    expect(signatureProblem({ value: proof, payloadType: "application/vnd.writ.attestation.v1+json" }, key)).toBe("signature does not verify");
+    expect(signatureProblem({ value: proof, payloadType: "application/vnd.writ.attestation.v1+json" }, key)).toBe(
+      "signature does not verify",
+    );
   });
 
   it("say what is wrong with a missing or malformed signature", () => {

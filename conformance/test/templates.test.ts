@@ -2,7 +2,15 @@
 import { describe, expect, it } from "vitest";
 import { authorizationFor, buildRequest, paddedJson, wrongKeyFor } from "../src/build-request.js";
 import { resolvePointer, tokensOf, withChanges } from "../src/json-pointer.js";
-import { CaseScope, namedUuidsIn, resolveString, resolveValue, templateProblems, TemplateError, unknownTemplates } from "../src/templates.js";
+import {
+  CaseScope,
+  namedUuidsIn,
+  resolveString,
+  resolveValue,
+  templateProblems,
+  TemplateError,
+  unknownTemplates,
+} from "../src/templates.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const fixedClock = () => new Date("2026-01-01T00:00:00.000Z");
@@ -47,7 +55,10 @@ describe("templates", () => {
     const value = resolveString("{{uuid:tx:5b:upper}}", scope);
     expect(value).toMatch(/^[0-9A-F]{8}-[0-9A-F]{4}-5[0-9A-F]{3}-B[0-9A-F]{3}-[0-9A-F]{12}$/);
     expect(value).not.toMatch(/[a-f]/);
-    expect(resolveValue({ businessTransactionId: "{{uuid:tx:5b:upper}}", metadata: { id: "{{uuid:tx:5b:upper}}" } }, scope)).toEqual({ businessTransactionId: value, metadata: { id: value } });
+    expect(resolveValue({ businessTransactionId: "{{uuid:tx:5b:upper}}", metadata: { id: "{{uuid:tx:5b:upper}}" } }, scope)).toEqual({
+      businessTransactionId: value,
+      metadata: { id: value },
+    });
     expect(scope.lookup("uuid:tx")).toEqual({ found: true, value });
     expect(resolveString("{{uuid:low:4a}}", scope)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/);
   });
@@ -55,7 +66,9 @@ describe("templates", () => {
   it("one name is one UUID: the same name in another form in one case is an error", () => {
     const scope = new CaseScope();
     resolveString("{{uuid:tx:1a}}", scope);
-    expect(() => resolveString("{{uuid:tx}}", scope)).toThrow(new TemplateError("`{{uuid:tx}}`: this case already made the UUID `tx` as `{{uuid:tx:1a}}`; one name is one UUID, of one form"));
+    expect(() => resolveString("{{uuid:tx}}", scope)).toThrow(
+      new TemplateError("`{{uuid:tx}}`: this case already made the UUID `tx` as `{{uuid:tx:1a}}`; one name is one UUID, of one form"),
+    );
     expect(() => resolveString("{{uuid:tx:1a:upper}}", scope)).toThrow(TemplateError);
     expect(() => resolveString("{{uuid:tx:2a}}", scope)).toThrow(TemplateError);
     const plain = new CaseScope();
@@ -70,7 +83,11 @@ describe("templates", () => {
 
   it("a UUID of a version, variant or spelling that does not exist is refused, saying which digit is wrong", () => {
     expect(unknownTemplates("{{uuid:tx:1a}} {{uuid:tx:58}} {{uuid:tx:29:upper}} {{uuid:tx:4b}}")).toEqual([]);
-    expect(unknownTemplates("{{uuid:tx:0a}} {{uuid:tx:6a}} {{uuid:tx:4c}} {{uuid:tx:47}} {{uuid:tx:4A}} {{uuid:tx:4a:lower}} {{uuid:tx:}} {{uuid:tx:4}} {{uuid:tx:4ab}}")).toEqual([
+    expect(
+      unknownTemplates(
+        "{{uuid:tx:0a}} {{uuid:tx:6a}} {{uuid:tx:4c}} {{uuid:tx:47}} {{uuid:tx:4A}} {{uuid:tx:4a:lower}} {{uuid:tx:}} {{uuid:tx:4}} {{uuid:tx:4ab}}",
+      ),
+    ).toEqual([
       "uuid:tx:0a",
       "uuid:tx:6a",
       "uuid:tx:4c",
@@ -81,7 +98,8 @@ describe("templates", () => {
       "uuid:tx:4",
       "uuid:tx:4ab",
     ]);
-    const how = "a UUID of a chosen version and variant is `{{uuid:NAME:VX}}` or `{{uuid:NAME:VX:upper}}`, V the version digit 1 to 5, X the variant digit 8, 9, a or b (e.g. `{{uuid:tx:1a}}`)";
+    const how =
+      "a UUID of a chosen version and variant is `{{uuid:NAME:VX}}` or `{{uuid:NAME:VX:upper}}`, V the version digit 1 to 5, X the variant digit 8, 9, a or b (e.g. `{{uuid:tx:1a}}`)";
     expect(templateProblems("{{uuid:tx:0a}} {{uuid:tx:6a}} {{uuid:tx:4c}} {{uuid:tx:4a:lower}} {{uuid:tx:4}} {{uid:tx}}")).toEqual([
       `\`{{uuid:tx:0a}}\`: the version digit must be 1 to 5, not \`0\`; ${how}`,
       `\`{{uuid:tx:6a}}\`: the version digit must be 1 to 5, not \`6\`; ${how}`,
@@ -129,12 +147,25 @@ describe("templates", () => {
     const att = { decision: { outcome: { reason: "ok" } }, signature: "sig", list: [1, 2] };
     scope.capture("att", att);
     scope.capture("other", "OTHER");
-    const tampered = resolveValue({ $with: { value: "{{capture:att}}", set: { "/decision/outcome/reason": "forged", "/signature": "{{capture:other}}", "/list/1": 9 }, remove: ["/list/0"] } }, scope);
+    const tampered = resolveValue(
+      {
+        $with: {
+          value: "{{capture:att}}",
+          set: { "/decision/outcome/reason": "forged", "/signature": "{{capture:other}}", "/list/1": 9 },
+          remove: ["/list/0"],
+        },
+      },
+      scope,
+    );
     expect(tampered).toEqual({ decision: { outcome: { reason: "forged" } }, signature: "OTHER", list: [9] });
     expect(att).toEqual({ decision: { outcome: { reason: "ok" } }, signature: "sig", list: [1, 2] });
     expect(resolveValue({ $with: { value: "{{capture:att}}", remove: ["/signature"] } }, scope)).not.toHaveProperty("signature");
-    expect(() => resolveValue({ $with: { value: "{{capture:att}}", remove: ["/missing"] } }, scope)).toThrow("`$with`: cannot remove `/missing`: it does not exist");
-    expect(() => resolveValue({ $with: { value: "{{capture:att}}", set: { "/a/b": 1 } } }, scope)).toThrow("`$with`: cannot set `/a/b`: its parent does not exist");
+    expect(() => resolveValue({ $with: { value: "{{capture:att}}", remove: ["/missing"] } }, scope)).toThrow(
+      "`$with`: cannot remove `/missing`: it does not exist",
+    );
+    expect(() => resolveValue({ $with: { value: "{{capture:att}}", set: { "/a/b": 1 } } }, scope)).toThrow(
+      "`$with`: cannot set `/a/b`: its parent does not exist",
+    );
   });
 });
 
@@ -180,7 +211,11 @@ describe("building a step's request", () => {
   });
 
   it("a raw body is sent verbatim, templates and all; extra headers override", () => {
-    const built = buildRequest({ method: "POST", path: "/verify", auth: "none", rawBody: '{"x": {{uuid}}', headers: { "Content-Type": "text/plain" } }, new CaseScope(), "key");
+    const built = buildRequest(
+      { method: "POST", path: "/verify", auth: "none", rawBody: '{"x": {{uuid}}', headers: { "Content-Type": "text/plain" } },
+      new CaseScope(),
+      "key",
+    );
     expect(built.body!.toString()).toBe('{"x": {{uuid}}');
     expect(built.headers).toEqual({ "content-type": "text/plain" });
   });
@@ -191,7 +226,11 @@ describe("building a step's request", () => {
     expect(JSON.parse(padded.toString("utf8"))).toEqual({ a: "é" });
     expect(paddedJson({}, 2).toString()).toBe("{}");
     expect(() => paddedJson({ a: "long" }, 5)).toThrow("`oversizeBody.body` is already 12 bytes, more than 5");
-    const built = buildRequest({ method: "POST", path: "/execute", oversizeBody: { bytes: 65_537, chunked: true } }, new CaseScope(), "key");
+    const built = buildRequest(
+      { method: "POST", path: "/execute", oversizeBody: { bytes: 65_537, chunked: true } },
+      new CaseScope(),
+      "key",
+    );
     expect(built.body!.length).toBe(65_537);
     expect(built.chunked).toBe(true);
   });

@@ -27,7 +27,9 @@ export function toDiagnostic(doc: TextDocument, d: WritDiagnostic, relatedInform
     code: d.code,
     source: "writ",
     message: relatedInformation || notes.length === 0 ? d.message : [d.message, ...notes].join("\n"),
-    ...(relatedInformation && notes.length > 0 ? { relatedInformation: notes.map((message) => ({ location: { uri: doc.uri, range }, message })) } : {}),
+    ...(relatedInformation && notes.length > 0
+      ? { relatedInformation: notes.map((message) => ({ location: { uri: doc.uri, range }, message })) }
+      : {}),
     ...(UNNECESSARY.has(d.code) ? { tags: [DiagnosticTag.Unnecessary] } : {}),
   };
 }

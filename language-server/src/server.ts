@@ -1,12 +1,4 @@
-import {
-  completionsAt,
-  definitionAt,
-  formatSource,
-  hoverAt,
-  renameAt,
-  renameTargetAt,
-  type Completion,
-} from "@writ/compiler";
+import { completionsAt, definitionAt, formatSource, hoverAt, renameAt, renameTargetAt, type Completion } from "@writ/compiler";
 import {
   CompletionItemKind,
   LSPErrorCodes,

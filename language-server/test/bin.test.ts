@@ -17,8 +17,13 @@ describe("writ-language-server", () => {
     const session = await spawnedSession(process.execPath, [bin, "--stdio"]);
     try {
       expect(session.initialized.serverInfo?.name).toBe("writ-language-server");
-      const published = await session.open("file:///p/policy.writ", 'policy "p" version "1.0.0"\ngoverns "a"\nsignals { n: number }\nrule r when n > 1 reject "r"\notherwise "x"\n');
-      expect(published.diagnostics.map((d) => [d.code, d.message])).toEqual([["E201", "expected `approve`, `escalate` or `reject`, found `\"x\"`"]]);
+      const published = await session.open(
+        "file:///p/policy.writ",
+        'policy "p" version "1.0.0"\ngoverns "a"\nsignals { n: number }\nrule r when n > 1 reject "r"\notherwise "x"\n',
+      );
+      expect(published.diagnostics.map((d) => [d.code, d.message])).toEqual([
+        ["E201", 'expected `approve`, `escalate` or `reject`, found `"x"`'],
+      ]);
     } finally {
       await session.close();
     }

@@ -97,7 +97,9 @@ describe("the writ language server", () => {
     expect(start.character).toBe(line.indexOf("curency"));
     expect([...line.slice(0, start.character)].length).toBe(start.character - 2);
 
-    const fixed = await s.change(URI, 2, [{ range: { start, end: { line: start.line, character: start.character + 7 } }, text: "currency" }]);
+    const fixed = await s.change(URI, 2, [
+      { range: { start, end: { line: start.line, character: start.character + 7 } }, text: "currency" },
+    ]);
     expect(fixed.diagnostics).toEqual([]);
   });
 
@@ -116,12 +118,20 @@ describe("the writ language server", () => {
     const uri = "file:///work/unused/policy.writ";
     const { diagnostics } = await s.open(uri, FIXED.replace("const LOCAL", "const UNUSED = 1\nconst LOCAL"));
     expect(diagnostics).toEqual([
-      expect.objectContaining({ code: "W402", severity: DiagnosticSeverity.Warning, tags: [1], range: expect.objectContaining({ start: { line: 13, character: 6 } }) }),
+      expect.objectContaining({
+        code: "W402",
+        severity: DiagnosticSeverity.Warning,
+        tags: [1],
+        range: expect.objectContaining({ start: { line: 13, character: 6 } }),
+      }),
     ]);
   });
 
   const hover = async (needle: string, nth = 0, shift = 1): Promise<string | null> => {
-    const h = await s.client.sendRequest(HoverRequest.type, { textDocument: { uri: URI }, position: positionOf(FIXED, needle, nth, shift) });
+    const h = await s.client.sendRequest(HoverRequest.type, {
+      textDocument: { uri: URI },
+      position: positionOf(FIXED, needle, nth, shift),
+    });
     return h ? (h.contents as MarkupContent).value : null;
   };
 
@@ -183,26 +193,39 @@ describe("the writ language server", () => {
 
   it("formats with the compiler's formatter, and refuses a policy with syntax errors", async () => {
     const uri = "file:///work/format/policy.writ";
-    const messy = FIXED.replace("rule big when amount > LIMIT", "rule   big when (amount)>LIMIT").replace("  currency:", "        currency :");
+    const messy = FIXED.replace("rule big when amount > LIMIT", "rule   big when (amount)>LIMIT").replace(
+      "  currency:",
+      "        currency :",
+    );
     await s.open(uri, messy);
-    const edits = await s.client.sendRequest(DocumentFormattingRequest.type, { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } });
+    const edits = await s.client.sendRequest(DocumentFormattingRequest.type, {
+      textDocument: { uri },
+      options: { tabSize: 2, insertSpaces: true },
+    });
     expect(apply(messy, edits!)).toBe(FIXED);
     expect(formatSource(uri, FIXED)).toEqual({ ok: true, text: FIXED });
 
     const broken = messy.replace("otherwise approve", "otherwise maybe");
     await s.change(uri, 2, [{ text: broken }]);
-    const refused = s.client.sendRequest(DocumentFormattingRequest.type, { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } });
+    const refused = s.client.sendRequest(DocumentFormattingRequest.type, {
+      textDocument: { uri },
+      options: { tabSize: 2, insertSpaces: true },
+    });
     await expect(refused).rejects.toBeInstanceOf(ResponseError);
     await expect(refused).rejects.toMatchObject({
       code: LSPErrorCodes.RequestFailed,
-      message: "the policy has syntax errors; fix them before formatting (18:11: expected `approve`, `escalate` or `reject`, found `maybe`)",
+      message:
+        "the policy has syntax errors; fix them before formatting (18:11: expected `approve`, `escalate` or `reject`, found `maybe`)",
     });
   });
 
   it("renames a signal everywhere it is named, the binding included, into a policy that still compiles", async () => {
     const at = positionOf(FIXED, "amount", 2, 2);
     const prepared = await s.client.sendRequest(PrepareRenameRequest.type, { textDocument: { uri: URI }, position: at });
-    expect(prepared).toEqual({ range: { start: positionOf(FIXED, "amount", 2), end: positionOf(FIXED, "amount", 2, 6) }, placeholder: "amount" });
+    expect(prepared).toEqual({
+      range: { start: positionOf(FIXED, "amount", 2), end: positionOf(FIXED, "amount", 2, 6) },
+      placeholder: "amount",
+    });
     const edit = await s.client.sendRequest(RenameRequest.type, { textDocument: { uri: URI }, position: at, newName: "total" });
     const renamed = apply(FIXED, edit!.changes![URI]!);
     expect(renamed).toBe(FIXED.replace(/\bamount\b/g, "total"));
@@ -211,7 +234,14 @@ describe("the writ language server", () => {
 
   it("renames a constant and a rule", async () => {
     const rename = async (needle: string, newName: string) =>
-      apply(FIXED, (await s.client.sendRequest(RenameRequest.type, { textDocument: { uri: URI }, position: positionOf(FIXED, needle, 0, 1), newName }))!.changes![URI]!);
+      apply(
+        FIXED,
+        (await s.client.sendRequest(RenameRequest.type, {
+          textDocument: { uri: URI },
+          position: positionOf(FIXED, needle, 0, 1),
+          newName,
+        }))!.changes![URI]!,
+      );
     expect(await rename("LOCAL escalate", "HOME")).toBe(FIXED.replace(/\bLOCAL\b/g, "HOME"));
     expect(await rename("foreign", "abroad")).toBe(FIXED.replace("rule foreign", "rule abroad"));
   });
@@ -223,7 +253,9 @@ describe("the writ language server", () => {
         (e: ResponseError<unknown>) => `${e.code}: ${e.message}`,
       );
     const failed = LSPErrorCodes.RequestFailed;
-    expect(await refusal("amount", "9lives")).toBe(`${failed}: \`9lives\` is not a name: names are ASCII letters, digits and \`_\`, and do not start with a digit`);
+    expect(await refusal("amount", "9lives")).toBe(
+      `${failed}: \`9lives\` is not a name: names are ASCII letters, digits and \`_\`, and do not start with a digit`,
+    );
     expect(await refusal("amount", "when")).toBe(`${failed}: \`when\` is a reserved word and cannot be a name`);
     expect(await refusal("amount", "currency")).toBe(`${failed}: \`currency\` is already declared as a signal`);
     expect(await refusal("amount", "LIMIT")).toBe(`${failed}: \`LIMIT\` is already declared as a constant`);
@@ -233,7 +265,10 @@ describe("the writ language server", () => {
     const withCall = FIXED.replace("amount > LIMIT", "len(note) > LIMIT");
     const uri = "file:///work/call/policy.writ";
     await s.open(uri, withCall);
-    const prepare = s.client.sendRequest(PrepareRenameRequest.type, { textDocument: { uri }, position: positionOf(withCall, "len(", 0, 1) });
+    const prepare = s.client.sendRequest(PrepareRenameRequest.type, {
+      textDocument: { uri },
+      position: positionOf(withCall, "len(", 0, 1),
+    });
     await expect(prepare).rejects.toMatchObject({ message: "`len` is a built-in function and cannot be renamed" });
   });
 });

@@ -20,7 +20,8 @@ const CLI = new URL("../../compiler/dist/cli.js", import.meta.url).pathname;
 export function chromiumUnavailable(env: NodeJS.ProcessEnv = process.env): string | null {
   if (existsSync(CHROMIUM_PATH)) return null;
   const why = `no Chromium at ${CHROMIUM_PATH}`;
-  if (env["CI"] === "true") throw new Error(`${why}: CI runs the playground's tests in a real browser (.ci/run installs Debian's chromium)`);
+  if (env["CI"] === "true")
+    throw new Error(`${why}: CI runs the playground's tests in a real browser (.ci/run installs Debian's chromium)`);
   return `${why}: \`apt-get install chromium\` (or set WRIT_CHROMIUM) to run the playground's browser tests`;
 }
 
@@ -35,7 +36,15 @@ export async function launchChromium(): Promise<Browser> {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
     viewport: { width: 1440, height: 1000 },
   });
   return {

@@ -22,7 +22,10 @@ try {
   // The explanation of a transfer whose destination country is unknown: a rule whose condition is unknown.
   await page.selectOption("#case", { label: "an Iranian IBAN is rejected although the bank's country is unknown (reject)" });
   await ready(page);
-  await page.locator("main > section").nth(1).screenshot({ path: new URL("playground-explanation.png", OUT).pathname });
+  await page
+    .locator("main > section")
+    .nth(1)
+    .screenshot({ path: new URL("playground-explanation.png", OUT).pathname });
 
   // A misspelt signal: the compiler's diagnostic, marked in the editor and listed under it.
   await page.click("#policy-editor .cm-content");

@@ -22,7 +22,13 @@ let timer: ReturnType<typeof setTimeout> | undefined;
 const policyView = createPolicyEditor(byId("policy-editor"), session, first.policy, schedule);
 const signalsView = createSignalsEditor(byId("signals-editor"), session, first.cases[0]!.signals, schedule);
 const diffPanel = policyDiff
-  ? mountDiffPanel(byId("diff-panel"), policyDiff, first.policy, () => policyView.state.doc.toString(), (text) => replaceText(signalsView, text))
+  ? mountDiffPanel(
+      byId("diff-panel"),
+      policyDiff,
+      first.policy,
+      () => policyView.state.doc.toString(),
+      (text) => replaceText(signalsView, text),
+    )
   : null;
 
 const exampleSelect = byId<HTMLSelectElement>("example");
@@ -67,7 +73,12 @@ function update(): void {
   const outcome = session.decide(policy, signals);
   const errors = check.diagnostics.filter((d) => d.severity === "error").length;
   showProblems(policyView, byId("policy-problems"), check.diagnostics.map(policyProblem), "No problems.");
-  showProblems(signalsView, byId("signals-problems"), signalsProblems(signals, outcome), outcome ? "Valid for the policy's signals schema." : "Checked once the policy compiles.");
+  showProblems(
+    signalsView,
+    byId("signals-problems"),
+    signalsProblems(signals, outcome),
+    outcome ? "Valid for the policy's signals schema." : "Checked once the policy compiles.",
+  );
   renderDecision(byId("decision"), errors, outcome);
   renderExplanation(byId("explanation"), outcome?.kind === "decided" ? outcome.explanation : null);
   diffPanel?.update(policy);

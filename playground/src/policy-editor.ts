@@ -27,7 +27,12 @@ function decorate(text: string): DecorationSet {
   return Decoration.set(marks, true);
 }
 
-const COMPLETION_TYPE: Readonly<Record<Completion["kind"], string>> = { signal: "variable", constant: "constant", function: "function", keyword: "keyword" };
+const COMPLETION_TYPE: Readonly<Record<Completion["kind"], string>> = {
+  signal: "variable",
+  constant: "constant",
+  function: "function",
+  keyword: "keyword",
+};
 
 /** Completion from the compiler's grammar (`completionsAt`): keywords, and the signals and constants that fit there. */
 function completionSource(session: PolicySession) {
@@ -35,9 +40,12 @@ function completionSource(session: PolicySession) {
     const word = context.matchBefore(/[A-Za-z_][A-Za-z0-9_]*/);
     if (!word && !context.explicit) return null;
     const check = session.check(context.state.doc.toString());
-    const options = completionsAt(check, context.pos, session.names()).map(
-      (c): CmCompletion => ({ label: c.label, type: COMPLETION_TYPE[c.kind], detail: c.detail, ...(c.doc ? { info: c.doc } : {}) }),
-    );
+    const options = completionsAt(check, context.pos, session.names()).map((c): CmCompletion => ({
+      label: c.label,
+      type: COMPLETION_TYPE[c.kind],
+      detail: c.detail,
+      ...(c.doc ? { info: c.doc } : {}),
+    }));
     return options.length === 0 ? null : { from: word?.from ?? context.pos, options, validFor: /^[A-Za-z0-9_]*$/ };
   };
 }
@@ -57,7 +65,12 @@ export function createPolicyEditor(parent: HTMLElement, session: PolicySession, 
     parent,
     state: EditorState.create({
       doc: text,
-      extensions: [editorBase("policy source", onChange), highlighting, autocompletion({ override: [completionSource(session)] }), hover(session)],
+      extensions: [
+        editorBase("policy source", onChange),
+        highlighting,
+        autocompletion({ override: [completionSource(session)] }),
+        hover(session),
+      ],
     }),
   });
 }

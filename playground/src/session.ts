@@ -1,4 +1,12 @@
-import { checkSource, namesOf, signalsDecider, type NameCatalogue, type SignalsDecider, type SignalsOutcome, type SourceCheck } from "@writ/compiler";
+import {
+  checkSource,
+  namesOf,
+  signalsDecider,
+  type NameCatalogue,
+  type SignalsDecider,
+  type SignalsOutcome,
+  type SourceCheck,
+} from "@writ/compiler";
 
 /** The file name diagnostics carry; the playground edits one policy. */
 export const POLICY_FILE = "policy.writ";

@@ -12,7 +12,11 @@ function signalNames(session: PolicySession) {
     const key = context.matchBefore(/"[A-Za-z0-9_]*/);
     if (!key) return null;
     const signals = session.names()?.signals ?? [];
-    return { from: key.from + 1, options: signals.map((s) => ({ label: s.label, type: "variable", detail: s.detail })), validFor: /^[A-Za-z0-9_]*$/ };
+    return {
+      from: key.from + 1,
+      options: signals.map((s) => ({ label: s.label, type: "variable", detail: s.detail })),
+      validFor: /^[A-Za-z0-9_]*$/,
+    };
   };
 }
 
@@ -22,7 +26,12 @@ export function createSignalsEditor(parent: HTMLElement, session: PolicySession,
     parent,
     state: EditorState.create({
       doc: text,
-      extensions: [editorBase("signals (JSON)", onChange), json(), syntaxHighlighting(defaultHighlightStyle), autocompletion({ override: [signalNames(session)] })],
+      extensions: [
+        editorBase("signals (JSON)", onChange),
+        json(),
+        syntaxHighlighting(defaultHighlightStyle),
+        autocompletion({ override: [signalNames(session)] }),
+      ],
     }),
   });
 }

@@ -13,9 +13,11 @@ import { chromiumUnavailable, launchChromium, servePlayground, type Browser, typ
 const unavailable = chromiumUnavailable();
 
 const POLICY = readFileSync(new URL("../../policies/payments.transfer/1.2.0/policy.writ", import.meta.url), "utf8");
-const FIRST_CASE = (JSON.parse(readFileSync(new URL("../../policies/payments.transfer/1.2.0/policy.test.json", import.meta.url), "utf8")) as {
-  cases: { signals: Record<string, unknown> }[];
-}).cases[0]!.signals;
+const FIRST_CASE = (
+  JSON.parse(readFileSync(new URL("../../policies/payments.transfer/1.2.0/policy.test.json", import.meta.url), "utf8")) as {
+    cases: { signals: Record<string, unknown> }[];
+  }
+).cases[0]!.signals;
 /** The shipped policy with one signal misspelt in a rule. */
 const MISSPELT = POLICY.replace("rule high_risk when risk_score > HIGH_RISK", "rule high_risk when risk_scor > HIGH_RISK");
 
@@ -51,9 +53,9 @@ function treeLines(e: ExprView): string[] {
 
 /** Every rule with its result, and the deciding rule's condition evaluated down to each comparison and value, shown. */
 async function expectExplanation(page: Page, expected: Extract<SignalsOutcome, { kind: "decided" }>): Promise<void> {
-  const rules = await page.locator("#explanation li.rule[data-rule]").evaluateAll((items) =>
-    items.map((li) => ({ rule: li.getAttribute("data-rule"), result: li.querySelector(".truth")?.textContent })),
-  );
+  const rules = await page
+    .locator("#explanation li.rule[data-rule]")
+    .evaluateAll((items) => items.map((li) => ({ rule: li.getAttribute("data-rule"), result: li.querySelector(".truth")?.textContent })));
   expect(rules).toEqual(expected.explanation.rules.map((r) => ({ rule: r.rule, result: r.result })));
   const decider = expected.explanation.rules.find((r) => r.decides)!;
   const tree = page.locator(`#explanation li[data-rule="${decider.rule}"] .tree`);
@@ -106,7 +108,9 @@ if (unavailable !== null) {
       await replaceEditorText(page, "#policy-editor", MISSPELT);
       const problems = await settled(page, "#policy-problems", (t) => t.includes(diagnostic!.code));
       expect(problems).toContain(diagnostic!.message);
-      expect(await page.locator("#policy-problems .where").first().textContent()).toBe(`${diagnostic!.span.start.line}:${diagnostic!.span.start.column}`);
+      expect(await page.locator("#policy-problems .where").first().textContent()).toBe(
+        `${diagnostic!.span.start.line}:${diagnostic!.span.start.column}`,
+      );
       expect(await page.locator("#decision .verdict").textContent()).toBe("no decision");
       expect(await page.locator("#policy-editor .cm-lintRange-error").count()).toBeGreaterThan(0);
 
@@ -128,9 +132,16 @@ if (unavailable !== null) {
 
       // Hover on a constant: the compiler's description of it.
       const hover = hoverAt(checkSource("policy.writ", POLICY), POLICY.indexOf("> HIGH_RISK") + 2)!;
-      await page.locator("#policy-editor .cm-line span.tok-name", { hasText: /^HIGH_RISK$/ }).first().hover();
+      await page
+        .locator("#policy-editor .cm-line span.tok-name", { hasText: /^HIGH_RISK$/ })
+        .first()
+        .hover();
       const shown = await page.locator(".cm-tooltip-hover .hover").innerText();
-      const plain = (text: string): string => text.replace(/```\w*|`/g, "").replace(/\s+/g, " ").trim();
+      const plain = (text: string): string =>
+        text
+          .replace(/```\w*|`/g, "")
+          .replace(/\s+/g, " ")
+          .trim();
       expect(plain(shown)).toBe(plain(hover.markdown));
       expect(plain(shown)).toContain("const HIGH_RISK = 80");
       expect(pageErrors).toEqual([]);

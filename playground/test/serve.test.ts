@@ -9,22 +9,25 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { servePlayground } from "../scripts/browser.js";
 
-it.runIf(process.platform === "linux")("--open opens the printed URL in the default browser, and SIGTERM stops the server with exit 0", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "writ-open-"));
-  try {
-    const browser = join(dir, "browser.sh");
-    const opened = join(dir, "opened");
-    writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`);
-    chmodSync(browser, 0o755);
-    const env = { ...process.env, BROWSER: browser, DISPLAY: "", WAYLAND_DISPLAY: "", XDG_CURRENT_DESKTOP: "" };
-    const served = await servePlayground(["--open"], env);
-    const deadline = Date.now() + 10_000;
-    while (!existsSync(opened) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    const code = await served.stop();
-    expect(existsSync(opened) ? readFileSync(opened, "utf8") : "(the browser was never started)").toBe(served.url);
-    expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-    expect(code).toBe(0);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+it.runIf(process.platform === "linux")(
+  "--open opens the printed URL in the default browser, and SIGTERM stops the server with exit 0",
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "writ-open-"));
+    try {
+      const browser = join(dir, "browser.sh");
+      const opened = join(dir, "opened");
+      writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`);
+      chmodSync(browser, 0o755);
+      const env = { ...process.env, BROWSER: browser, DISPLAY: "", WAYLAND_DISPLAY: "", XDG_CURRENT_DESKTOP: "" };
+      const served = await servePlayground(["--open"], env);
+      const deadline = Date.now() + 10_000;
+      while (!existsSync(opened) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const code = await served.stop();
+      expect(existsSync(opened) ? readFileSync(opened, "utf8") : "(the browser was never started)").toBe(served.url);
+      expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      expect(code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

@@ -123,12 +123,38 @@ const utf8 = new TextDecoder();
 
 /** The log: records as the sidecar stores them, one entry per kind, a second decision with non-ASCII text. */
 const ENTRIES: readonly LogEntry[] = [
-  { position: 0, kind: "decision", record: '{"executionId":"3f0c8a52-6d1e-4c7a-9b1e-5a0d2c4e6f01","status":"approved","recordedAt":"2026-01-15T09:00:00.000Z"}' },
-  { position: 1, kind: "verification", record: '{"executionId":"3f0c8a52-6d1e-4c7a-9b1e-5a0d2c4e6f01","valid":true,"recordedAt":"2026-01-15T09:00:01.000Z"}' },
-  { position: 2, kind: "override", record: '{"executionId":"3f0c8a52-6d1e-4c7a-9b1e-5a0d2c4e6f02","approved":true,"approvedBy":"alice@example.com","recordedAt":"2026-01-15T09:05:00.000Z"}' },
-  { position: 3, kind: "confirmation", record: '{"executionId":"3f0c8a52-6d1e-4c7a-9b1e-5a0d2c4e6f01","match":true,"recordedAt":"2026-01-15T09:06:00.000Z"}' },
-  { position: 4, kind: "security", record: '{"type":"authentication_failed","method":"POST","path":"/evaluate","ip":"203.0.113.7","detail":"bad key"}' },
-  { position: 5, kind: "decision", record: '{"executionId":"3f0c8a52-6d1e-4c7a-9b1e-5a0d2c4e6f03","status":"rejected","reason":"risque trop élevé","recordedAt":"2026-01-15T09:07:00.000Z"}' },
+  {
+    position: 0,
+    kind: "decision",
+    record: '{"executionId":"3f0c8a52-6d1e-4c7a-9b1e-5a0d2c4e6f01","status":"approved","recordedAt":"2026-01-15T09:00:00.000Z"}',
+  },
+  {
+    position: 1,
+    kind: "verification",
+    record: '{"executionId":"3f0c8a52-6d1e-4c7a-9b1e-5a0d2c4e6f01","valid":true,"recordedAt":"2026-01-15T09:00:01.000Z"}',
+  },
+  {
+    position: 2,
+    kind: "override",
+    record:
+      '{"executionId":"3f0c8a52-6d1e-4c7a-9b1e-5a0d2c4e6f02","approved":true,"approvedBy":"alice@example.com","recordedAt":"2026-01-15T09:05:00.000Z"}',
+  },
+  {
+    position: 3,
+    kind: "confirmation",
+    record: '{"executionId":"3f0c8a52-6d1e-4c7a-9b1e-5a0d2c4e6f01","match":true,"recordedAt":"2026-01-15T09:06:00.000Z"}',
+  },
+  {
+    position: 4,
+    kind: "security",
+    record: '{"type":"authentication_failed","method":"POST","path":"/evaluate","ip":"203.0.113.7","detail":"bad key"}',
+  },
+  {
+    position: 5,
+    kind: "decision",
+    record:
+      '{"executionId":"3f0c8a52-6d1e-4c7a-9b1e-5a0d2c4e6f03","status":"rejected","reason":"risque trop élevé","recordedAt":"2026-01-15T09:07:00.000Z"}',
+  },
   { position: 6, kind: "prune", record: '{"positions":[4],"reason":"retention: security events older than 30 days"}' },
 ];
 
@@ -141,7 +167,12 @@ function frontierOf(leaves: readonly Uint8Array[]): MerkleFrontier {
 }
 
 /** `checkpoint` with members changed, signed again in `payloadType` by `key`: a genuine signature over that body. */
-function resigned(checkpoint: SignedCheckpoint, changes: Partial<SignedCheckpoint>, key: SigningKey, payloadType: PayloadType = PAYLOAD_TYPES.auditCheckpoint): SignedCheckpoint {
+function resigned(
+  checkpoint: SignedCheckpoint,
+  changes: Partial<SignedCheckpoint>,
+  key: SigningKey,
+  payloadType: PayloadType = PAYLOAD_TYPES.auditCheckpoint,
+): SignedCheckpoint {
   const { signature: _old, ...body } = { ...checkpoint, ...changes };
   return { ...body, signature: signObject(payloadType, body, key) };
 }
@@ -176,13 +207,30 @@ export function auditLogVectors(keys: { readonly signer: SigningKey; readonly un
     }
   }
   const path57 = inclusionProof(leaves, 5).map(hex);
-  const refusedInclusion = (id: string, description: string, leafIndex: number, treeSize: number, auditPath: readonly string[], rootHash = root(7)): void => {
+  const refusedInclusion = (
+    id: string,
+    description: string,
+    leafIndex: number,
+    treeSize: number,
+    auditPath: readonly string[],
+    rootHash = root(7),
+  ): void => {
     mustFail(id, verifyInclusion(leaves[5]!, leafIndex, treeSize, auditPath.map(hashFromHex), hashFromHex(rootHash)));
     inclusion.push({ id, description, leafIndex, treeSize, leafHash: hex(leaves[5]!), rootHash, auditPath, expected: { valid: false } });
   };
-  refusedInclusion("inclusion-flipped-hash", "inclusion-5-of-7 with the last bit of its second path hash flipped", 5, 7, [path57[0]!, flip(path57[1]!), path57[2]!]);
+  refusedInclusion("inclusion-flipped-hash", "inclusion-5-of-7 with the last bit of its second path hash flipped", 5, 7, [
+    path57[0]!,
+    flip(path57[1]!),
+    path57[2]!,
+  ]);
   refusedInclusion("inclusion-wrong-index", "inclusion-5-of-7's path and leaf presented as leaf 4", 4, 7, path57);
-  refusedInclusion("inclusion-wrong-size", "inclusion-5-of-7's path presented for the tree of 6 (root of 7): the path has another shape there", 5, 6, path57);
+  refusedInclusion(
+    "inclusion-wrong-size",
+    "inclusion-5-of-7's path presented for the tree of 6 (root of 7): the path has another shape there",
+    5,
+    6,
+    path57,
+  );
   refusedInclusion("inclusion-index-not-in-tree", "leaf index 7 in the tree of 7 (indices are 0 to 6)", 7, 7, path57);
   refusedInclusion("inclusion-extra-hash", "inclusion-5-of-7 with the root appended to its path", 5, 7, [...path57, root(7)]);
   refusedInclusion("inclusion-other-root", "inclusion-5-of-7 checked against the root of 6", 5, 7, path57, root(6));
@@ -193,16 +241,41 @@ export function auditLogVectors(keys: { readonly signer: SigningKey; readonly un
     for (let from = 0; from <= to; from++) {
       const proof = consistencyProof(leaves, from, to).map(hex);
       const why = from === to ? "the same tree: an empty proof" : from === 0 ? "from the empty tree: an empty proof" : "RFC 9162 PROOF";
-      consistency.push({ id: `consistency-${from}-to-${to}`, description: `from size ${from} to size ${to} (${why})`, fromSize: from, toSize: to, fromRoot: root(from), toRoot: root(to), proof, expected: VALID });
+      consistency.push({
+        id: `consistency-${from}-to-${to}`,
+        description: `from size ${from} to size ${to} (${why})`,
+        fromSize: from,
+        toSize: to,
+        fromRoot: root(from),
+        toRoot: root(to),
+        proof,
+        expected: VALID,
+      });
     }
   }
   const proof37 = consistencyProof(leaves, 3, 7).map(hex);
   const forked = [leaves[0]!, leaves[1]!, entryLeafHash({ ...ENTRIES[2]!, record: ENTRIES[2]!.record.replace("alice", "mallory") })];
-  const refusedConsistency = (id: string, description: string, fromSize: number, toSize: number, fromRoot: string, toRoot: string, proof: readonly string[]): void => {
+  const refusedConsistency = (
+    id: string,
+    description: string,
+    fromSize: number,
+    toSize: number,
+    fromRoot: string,
+    toRoot: string,
+    proof: readonly string[],
+  ): void => {
     mustFail(id, verifyConsistency(fromSize, toSize, hashFromHex(fromRoot), hashFromHex(toRoot), proof.map(hashFromHex)));
     consistency.push({ id, description, fromSize, toSize, fromRoot, toRoot, proof, expected: { valid: false } });
   };
-  refusedConsistency("consistency-flipped-hash", "consistency-3-to-7 with the last bit of its first proof hash flipped", 3, 7, root(3), root(7), [flip(proof37[0]!), ...proof37.slice(1)]);
+  refusedConsistency(
+    "consistency-flipped-hash",
+    "consistency-3-to-7 with the last bit of its first proof hash flipped",
+    3,
+    7,
+    root(3),
+    root(7),
+    [flip(proof37[0]!), ...proof37.slice(1)],
+  );
   refusedConsistency(
     "consistency-not-extending",
     "from a tree of 3 whose entry 2 differs (the override approved by mallory@example.com) to the tree of 7, with consistency-3-to-7's proof: the tree of 7 does not extend it",
@@ -212,9 +285,25 @@ export function auditLogVectors(keys: { readonly signer: SigningKey; readonly un
     root(7),
     proof37,
   );
-  refusedConsistency("consistency-shrinking", "consistency-3-to-7's proof presented from size 7 to size 3", 7, 3, root(7), root(3), proof37);
+  refusedConsistency(
+    "consistency-shrinking",
+    "consistency-3-to-7's proof presented from size 7 to size 3",
+    7,
+    3,
+    root(7),
+    root(3),
+    proof37,
+  );
   refusedConsistency("consistency-empty-proof", "from size 3 to size 7 with an empty proof", 3, 7, root(3), root(7), []);
-  refusedConsistency("consistency-same-size-other-root", "two trees of size 7 with different roots (the last one forked), empty proof", 7, 7, root(7), hex(rootOf([...leaves.slice(0, 6), forked[2]!])), []);
+  refusedConsistency(
+    "consistency-same-size-other-root",
+    "two trees of size 7 with different roots (the last one forked), empty proof",
+    7,
+    7,
+    root(7),
+    hex(rootOf([...leaves.slice(0, 6), forked[2]!])),
+    [],
+  );
 
   // ---- checkpoints and their chain ---------------------------------------------------------------------------------
   const at = (size: number): Date => new Date(T0 + size * 60_000);
@@ -224,11 +313,24 @@ export function auditLogVectors(keys: { readonly signer: SigningKey; readonly un
   const pinnedId = signer.keyId;
   const notVerified = [`checkpoint signature does not verify against pinned key \`${pinnedId}\``];
   const checkpoints: CheckpointVector[] = [
-    { id: "checkpoint-3", description: "the first checkpoint of the log: 3 entries, previous null", json: JSON.stringify(cp3), checkpointHash: checkpointHash(cp3), expected: VALID },
-    { id: "checkpoint-7", description: "the second checkpoint: 7 entries, previous the hash of checkpoint-3", json: JSON.stringify(cp7), checkpointHash: checkpointHash(cp7), expected: VALID },
+    {
+      id: "checkpoint-3",
+      description: "the first checkpoint of the log: 3 entries, previous null",
+      json: JSON.stringify(cp3),
+      checkpointHash: checkpointHash(cp3),
+      expected: VALID,
+    },
+    {
+      id: "checkpoint-7",
+      description: "the second checkpoint: 7 entries, previous the hash of checkpoint-3",
+      json: JSON.stringify(cp7),
+      checkpointHash: checkpointHash(cp7),
+      expected: VALID,
+    },
     {
       id: "checkpoint-7-relinked",
-      description: "checkpoint-7 with previous replaced (the hash of checkpoint-3 with an empty signature) and signed again: valid alone, it breaks the chain",
+      description:
+        "checkpoint-7 with previous replaced (the hash of checkpoint-3 with an empty signature) and signed again: valid alone, it breaks the chain",
       json: JSON.stringify(relinked),
       checkpointHash: checkpointHash(relinked),
       expected: VALID,
@@ -239,10 +341,16 @@ export function auditLogVectors(keys: { readonly signer: SigningKey; readonly un
       json: JSON.stringify({ ...cp7, timestamp: at(8).toISOString() }),
       expected: { valid: false, errors: notVerified },
     },
-    { id: "checkpoint-changed-root", description: "checkpoint-7 with rootHash set to the root of 6 after signing", json: JSON.stringify({ ...cp7, rootHash: root(6) }), expected: { valid: false, errors: [...notVerified, `checkpoint frontier does not hash to its rootHash \`${root(6)}\``] } },
+    {
+      id: "checkpoint-changed-root",
+      description: "checkpoint-7 with rootHash set to the root of 6 after signing",
+      json: JSON.stringify({ ...cp7, rootHash: root(6) }),
+      expected: { valid: false, errors: [...notVerified, `checkpoint frontier does not hash to its rootHash \`${root(6)}\``] },
+    },
     {
       id: "checkpoint-key-not-pinned",
-      description: "checkpoint-7 signed by another key (RFC 8032 TEST 2), its keyId naming that key: a key arriving with the checkpoint is never trusted",
+      description:
+        "checkpoint-7 signed by another key (RFC 8032 TEST 2), its keyId naming that key: a key arriving with the checkpoint is never trusted",
       json: JSON.stringify(resigned(cp7, { keyId: unpinned.keyId }, unpinned)),
       expected: { valid: false, errors: [`checkpoint key \`${unpinned.keyId}\` is not pinned`] },
     },
@@ -254,7 +362,8 @@ export function auditLogVectors(keys: { readonly signer: SigningKey; readonly un
     },
     {
       id: "checkpoint-frontier-mismatch",
-      description: "checkpoint-7 with its frontier in reverse order, signed: the signature verifies, the frontier does not hash to rootHash",
+      description:
+        "checkpoint-7 with its frontier in reverse order, signed: the signature verifies, the frontier does not hash to rootHash",
       json: JSON.stringify(resigned(cp7, { frontier: [...cp7.frontier].reverse() }, signer)),
       expected: { valid: false, errors: [`checkpoint frontier does not hash to its rootHash \`${cp7.rootHash}\``] },
     },
@@ -268,7 +377,12 @@ export function auditLogVectors(keys: { readonly signer: SigningKey; readonly un
       id: "checkpoint-timestamp-without-milliseconds",
       description: "checkpoint-3 with a timestamp without milliseconds, signed",
       json: JSON.stringify(resigned(cp3, { timestamp: "2026-01-15T09:03:00Z" }, signer)),
-      expected: { valid: false, errors: ["checkpoint timestamp `2026-01-15T09:03:00Z` is not an RFC 3339 UTC time with milliseconds (like 2026-01-15T09:00:00.000Z)"] },
+      expected: {
+        valid: false,
+        errors: [
+          "checkpoint timestamp `2026-01-15T09:03:00Z` is not an RFC 3339 UTC time with milliseconds (like 2026-01-15T09:00:00.000Z)",
+        ],
+      },
     },
   ];
   const chains: ChainVector[] = [
@@ -277,25 +391,49 @@ export function auditLogVectors(keys: { readonly signer: SigningKey; readonly un
       id: "chain-broken-previous",
       description: "checkpoint-3 then checkpoint-7-relinked, whose previous is not checkpoint-3's hash",
       checkpoints: ["checkpoint-3", "checkpoint-7-relinked"],
-      expected: { valid: false, errors: [`checkpoint 1: previous \`${relinked.previous ?? "null"}\` is not the hash \`${checkpointHash(cp3)}\` of checkpoint 0`] },
+      expected: {
+        valid: false,
+        errors: [`checkpoint 1: previous \`${relinked.previous ?? "null"}\` is not the hash \`${checkpointHash(cp3)}\` of checkpoint 0`],
+      },
     },
     {
       id: "chain-reordered",
       description: "checkpoint-7 then checkpoint-3",
       checkpoints: ["checkpoint-7", "checkpoint-3"],
-      expected: { valid: false, errors: [`checkpoint 1: previous \`null\` is not the hash \`${checkpointHash(cp7)}\` of checkpoint 0`, "checkpoint 1: size 3 is smaller than size 7 of checkpoint 0"] },
+      expected: {
+        valid: false,
+        errors: [
+          `checkpoint 1: previous \`null\` is not the hash \`${checkpointHash(cp7)}\` of checkpoint 0`,
+          "checkpoint 1: size 3 is smaller than size 7 of checkpoint 0",
+        ],
+      },
     },
   ];
 
   // ---- the proofs as the routes answer them ------------------------------------------------------------------------
-  const included: InclusionProofJson = { logId: LOG_ID, leafIndex: 5, treeSize: 7, leafHash: hex(leaves[5]!), auditPath: path57, checkpoint: cp7 };
+  const included: InclusionProofJson = {
+    logId: LOG_ID,
+    leafIndex: 5,
+    treeSize: 7,
+    leafHash: hex(leaves[5]!),
+    auditPath: path57,
+    checkpoint: cp7,
+  };
   const extended: ConsistencyProofJson = { logId: LOG_ID, from: cp3, to: cp7, proof: proof37 };
   const moved: LogEntry = { ...ENTRIES[5]!, position: 4 };
   const proofs: ProofVector[] = [
-    { id: "proof-inclusion", description: "entry 5 in checkpoint-7, with the entry", type: "inclusion", json: JSON.stringify(included), entry: ENTRIES[5]!, expected: VALID },
+    {
+      id: "proof-inclusion",
+      description: "entry 5 in checkpoint-7, with the entry",
+      type: "inclusion",
+      json: JSON.stringify(included),
+      entry: ENTRIES[5]!,
+      expected: VALID,
+    },
     {
       id: "proof-inclusion-entry-moved",
-      description: "proof-inclusion with the verifier holding entry 5's record at position 4: the record cannot move (the tree fixes its position)",
+      description:
+        "proof-inclusion with the verifier holding entry 5's record at position 4: the record cannot move (the tree fixes its position)",
       type: "inclusion",
       json: JSON.stringify(included),
       entry: moved,
@@ -316,7 +454,10 @@ export function auditLogVectors(keys: { readonly signer: SigningKey; readonly un
       description: "proof-inclusion with the last bit of its first path hash flipped",
       type: "inclusion",
       json: JSON.stringify({ ...included, auditPath: [flip(path57[0]!), ...path57.slice(1)] }),
-      expected: { valid: false, errors: [`inclusion proof audit path does not lead from leaf 5 to the checkpoint's root \`${cp7.rootHash}\` at size 7`] },
+      expected: {
+        valid: false,
+        errors: [`inclusion proof audit path does not lead from leaf 5 to the checkpoint's root \`${cp7.rootHash}\` at size 7`],
+      },
     },
     {
       id: "proof-inclusion-checkpoint-not-pinned",
@@ -325,7 +466,13 @@ export function auditLogVectors(keys: { readonly signer: SigningKey; readonly un
       json: JSON.stringify({ ...included, checkpoint: resigned(cp7, { keyId: unpinned.keyId }, unpinned) }),
       expected: { valid: false, errors: [`checkpoint: checkpoint key \`${unpinned.keyId}\` is not pinned`] },
     },
-    { id: "proof-consistency", description: "from checkpoint-3 to checkpoint-7", type: "consistency", json: JSON.stringify(extended), expected: VALID },
+    {
+      id: "proof-consistency",
+      description: "from checkpoint-3 to checkpoint-7",
+      type: "consistency",
+      json: JSON.stringify(extended),
+      expected: VALID,
+    },
     {
       id: "proof-consistency-swapped",
       description: "proof-consistency with from and to swapped",
@@ -340,10 +487,24 @@ export function auditLogVectors(keys: { readonly signer: SigningKey; readonly un
       json: JSON.stringify({ ...extended, proof: [...proof37.slice(0, -1), flip(proof37[proof37.length - 1]!)] }),
       expected: {
         valid: false,
-        errors: [`consistency proof does not show the tree of size 3 (root \`${cp3.rootHash}\`) to be a prefix of the tree of size 7 (root \`${cp7.rootHash}\`)`],
+        errors: [
+          `consistency proof does not show the tree of size 3 (root \`${cp3.rootHash}\`) to be a prefix of the tree of size 7 (root \`${cp7.rootHash}\`)`,
+        ],
       },
     },
   ];
 
-  return { kind: "audit-log", payloadType: PAYLOAD_TYPES.auditCheckpoint, publicKey: signer.publicKey.pem, logId: LOG_ID, entries, roots, inclusion, consistency, checkpoints, chains, proofs };
+  return {
+    kind: "audit-log",
+    payloadType: PAYLOAD_TYPES.auditCheckpoint,
+    publicKey: signer.publicKey.pem,
+    logId: LOG_ID,
+    entries,
+    roots,
+    inclusion,
+    consistency,
+    checkpoints,
+    chains,
+    proofs,
+  };
 }

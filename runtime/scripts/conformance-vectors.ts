@@ -255,7 +255,9 @@ const SPKI_ED25519_PREFIX = "302a300506032b6570032100";
 
 function keyFromSeed(seedHex: string): SigningKey {
   const der = Buffer.concat([Buffer.from(PKCS8_ED25519_PREFIX, "hex"), Buffer.from(seedHex, "hex")]);
-  return loadSigningKeyPem(createPrivateKey({ key: der, format: "der", type: "pkcs8" }).export({ format: "pem", type: "pkcs8" }).toString());
+  return loadSigningKeyPem(
+    createPrivateKey({ key: der, format: "der", type: "pkcs8" }).export({ format: "pem", type: "pkcs8" }).toString(),
+  );
 }
 
 /** SPKI PEM of any 32 bytes, built by hand: the runtime refuses to load a small-order key, so it cannot make one. */
@@ -387,7 +389,12 @@ function writeBundle(root: string): void {
     [BUNDLE_FILES.ir, utf8.encode(serializeJson(POLICY_IR))],
   ]);
   const manifest = buildManifest(
-    { policyId: POLICY.policyId, version: POLICY.policyVersion, governs: POLICY_IR.governs.action, compiler: { name: "writ", version: "0.1.0" } },
+    {
+      policyId: POLICY.policyId,
+      version: POLICY.policyVersion,
+      governs: POLICY_IR.governs.action,
+      compiler: { name: "writ", version: "0.1.0" },
+    },
     files,
   );
   for (const [name, bytes] of files) writeFileSync(join(dir, name), bytes);
@@ -400,9 +407,15 @@ const asJson = (value: object): Json => JSON.parse(JSON.stringify(value)) as Jso
  * `attestation` as `release` would have signed it: that release's runtimeVersion and runtimeHash, and the
  * manifestHash of its manifest (this runtime's manifest naming the release, signed again).
  */
-function signedByRelease(release: { readonly runtimeVersion: string; readonly runtimeHash: string }, attestation: Json, signer: Signer): Json {
+function signedByRelease(
+  release: { readonly runtimeVersion: string; readonly runtimeHash: string },
+  attestation: Json,
+  signer: Signer,
+): Json {
   const { signature: _manifestSignature, ...manifest } = { ...createRuntimeIdentity(signer).manifest, ...release };
-  const manifestHash = sha256Hex(canonicalJson({ ...manifest, signature: signObject(PAYLOAD_TYPES.runtimeManifest, manifest, signer.key) }));
+  const manifestHash = sha256Hex(
+    canonicalJson({ ...manifest, signature: signObject(PAYLOAD_TYPES.runtimeManifest, manifest, signer.key) }),
+  );
   const body = withoutSignature({ ...attestation, ...release, provenance: { ...(attestation["provenance"] as Json), manifestHash } });
   return { ...body, signature: signObject(PAYLOAD_TYPES.attestation, body, signer.key) };
 }
@@ -455,17 +468,25 @@ async function makeObjects(signer: Signer): Promise<Made> {
       clock = at(0);
       const attestation = await evaluate(executionId, SIGNALS.approved);
       clock = at(120);
-      const made = await confirmExecution(
-        attestation,
-        executedActionOf({ ...executed, actionTimestamp: at(60).toISOString() }),
-        300,
-        { verifier: { trustRoot: signer.trustRoot }, signer, store, now },
-      );
+      const made = await confirmExecution(attestation, executedActionOf({ ...executed, actionTimestamp: at(60).toISOString() }), 300, {
+        verifier: { trustRoot: signer.trustRoot },
+        signer,
+        store,
+        now,
+      });
       return asJson(made);
     };
     const proofs = {
-      match: await proof(ID.proofMatch, { actionType: "transfer.execute", actionId: "payment-000123", actionDetails: { amount: 250, currency: "USD" } }),
-      mismatch: await proof(ID.proofMismatch, { actionType: "transfer.execute", actionId: "payment-000124", actionDetails: { amount: 2500, currency: "USD" } }),
+      match: await proof(ID.proofMatch, {
+        actionType: "transfer.execute",
+        actionId: "payment-000123",
+        actionDetails: { amount: 250, currency: "USD" },
+      }),
+      mismatch: await proof(ID.proofMismatch, {
+        actionType: "transfer.execute",
+        actionId: "payment-000124",
+        actionDetails: { amount: 2500, currency: "USD" },
+      }),
       replacement: await proof(ID.proofReplacement, {
         actionType: "transfer.execute",
         actionId: "payment-\ufffd-000125",
@@ -519,11 +540,26 @@ function negatives(payloadType: PayloadType, keys: Keys, n: NegativeInputs): Vec
     out.push({ id: `${n.prefix}-${id}`, description, publicKey, json, expected: refused(reason) });
   };
 
-  add("changed-top-level-leaf", `${n.baseId} with ${n.topLevel.what} after signing`, text(changed(n.base, n.topLevel.path, n.topLevel.value)), "SIGNATURE_INVALID");
+  add(
+    "changed-top-level-leaf",
+    `${n.baseId} with ${n.topLevel.what} after signing`,
+    text(changed(n.base, n.topLevel.path, n.topLevel.value)),
+    "SIGNATURE_INVALID",
+  );
   if (n.nested) {
-    add("changed-nested-leaf", `${n.baseId} with ${n.nested.what} after signing`, text(changed(n.base, n.nested.path, n.nested.value)), "SIGNATURE_INVALID");
+    add(
+      "changed-nested-leaf",
+      `${n.baseId} with ${n.nested.what} after signing`,
+      text(changed(n.base, n.nested.path, n.nested.value)),
+      "SIGNATURE_INVALID",
+    );
   }
-  add("added-member", `${n.baseId} with a top-level member \`${n.added.member}\` added after signing`, text({ ...n.base, [n.added.member]: n.added.value }), "SIGNATURE_INVALID");
+  add(
+    "added-member",
+    `${n.baseId} with a top-level member \`${n.added.member}\` added after signing`,
+    text({ ...n.base, [n.added.member]: n.added.value }),
+    "SIGNATURE_INVALID",
+  );
   add("signature-removed", `${n.baseId} without its \`signature\` member`, text(withoutSignature(n.base)), "SIGNATURE_MISSING");
   add(
     "signature-of-another-object",
@@ -575,13 +611,29 @@ function negatives(payloadType: PayloadType, keys: Keys, n: NegativeInputs): Vec
     text(withSignature(n.base, malleated(baseSig))),
     "SIGNATURE_INVALID",
   );
-  add("signature-unpadded", `${n.baseId} with its signature's \`==\` padding removed (86 characters)`, text(withSignature(n.base, baseSig.replace(/=+$/, ""))), "SIGNATURE_MALFORMED");
+  add(
+    "signature-unpadded",
+    `${n.baseId} with its signature's \`==\` padding removed (86 characters)`,
+    text(withSignature(n.base, baseSig.replace(/=+$/, ""))),
+    "SIGNATURE_MALFORMED",
+  );
   {
     // A signature without + or / reads the same in both alphabets (about one in fifteen): then the other object's.
-    const [object, objectId] = ([[n.base, n.baseId], [n.other, n.otherId]] as const).find(([o]) => /[+/]/.test(signatureOf(o))) ?? [];
+    const [object, objectId] =
+      (
+        [
+          [n.base, n.baseId],
+          [n.other, n.otherId],
+        ] as const
+      ).find(([o]) => /[+/]/.test(signatureOf(o))) ?? [];
     if (object === undefined) throw new Error(`neither ${n.baseId}'s nor ${n.otherId}'s signature has + or /`);
     const urlSafe = signatureOf(object).replaceAll("+", "-").replaceAll("/", "_");
-    add("signature-url-safe", `${objectId} with its signature in the URL-safe base64 alphabet (- and _), padded`, text(withSignature(object, urlSafe)), "SIGNATURE_MALFORMED");
+    add(
+      "signature-url-safe",
+      `${objectId} with its signature in the URL-safe base64 alphabet (- and _), padded`,
+      text(withSignature(object, urlSafe)),
+      "SIGNATURE_MALFORMED",
+    );
   }
   add(
     "signature-trailing-bits",
@@ -611,14 +663,26 @@ function negatives(payloadType: PayloadType, keys: Keys, n: NegativeInputs): Vec
 }
 
 function valid(prefix: string, id: string, description: string, object: Json, keys: Keys): Vector {
-  return { id: `${prefix}-${id}`, description, publicKey: keys.signer.publicKey.pem, json: JSON.stringify(object), expected: { verified: true } };
+  return {
+    id: `${prefix}-${id}`,
+    description,
+    publicKey: keys.signer.publicKey.pem,
+    json: JSON.stringify(object),
+    expected: { verified: true },
+  };
 }
 
 function vectorFiles(made: Made, keys: Keys): VectorFile[] {
   const { attestations: a, overrides: o, proofs: p } = made;
   const attestations: Vector[] = [
     valid("attestation", "v1-approved", "variant 1 attestation (POST /evaluate): approved, execution_state completed", a.approved, keys),
-    valid("attestation", "v1-pending-override", "variant 1 attestation: pending_override (escalated, requires_override true)", a.pending, keys),
+    valid(
+      "attestation",
+      "v1-pending-override",
+      "variant 1 attestation: pending_override (escalated, requires_override true)",
+      a.pending,
+      keys,
+    ),
     valid("attestation", "v1-rejected", "variant 1 attestation: rejected (risk too high)", a.rejected, keys),
     valid("attestation", "v2-approved", "variant 2 attestation (legacy POST /execute, flat provenance): approved", a.legacyApproved, keys),
     valid("attestation", "v2-pending-override", "variant 2 attestation (legacy POST /execute): pending_override", a.legacyPending, keys),
@@ -647,7 +711,11 @@ function vectorFiles(made: Made, keys: Keys): VectorFile[] {
         a.otherSemantics,
         keys,
       ),
-      defaultVerification: { acceptedRuntimeHashes: [RUNTIME_HASH], valid: false, failedChecks: ["runtime_verified", "evaluator_verified"] },
+      defaultVerification: {
+        acceptedRuntimeHashes: [RUNTIME_HASH],
+        valid: false,
+        failedChecks: ["runtime_verified", "evaluator_verified"],
+      },
     },
     ...negatives(PAYLOAD_TYPES.attestation, keys, {
       prefix: "attestation",
@@ -666,13 +734,17 @@ function vectorFiles(made: Made, keys: Keys): VectorFile[] {
     }),
   ];
   // The rejected decision read as an approval: the most tempting change of all.
-  attestations.splice(attestations.findIndex((v) => v.id === "attestation-added-member"), 0, {
-    id: "attestation-changed-verdict",
-    description: "attestation-v1-rejected with decision.outcome.action changed from reject to approve after signing",
-    publicKey: keys.signer.publicKey.pem,
-    json: JSON.stringify(changed(a.rejected, ["decision", "outcome", "action"], "approve")),
-    expected: { verified: false, reason: "SIGNATURE_INVALID" },
-  });
+  attestations.splice(
+    attestations.findIndex((v) => v.id === "attestation-added-member"),
+    0,
+    {
+      id: "attestation-changed-verdict",
+      description: "attestation-v1-rejected with decision.outcome.action changed from reject to approve after signing",
+      publicKey: keys.signer.publicKey.pem,
+      json: JSON.stringify(changed(a.rejected, ["decision", "outcome", "action"], "approve")),
+      expected: { verified: false, reason: "SIGNATURE_INVALID" },
+    },
+  );
 
   const overrides: Vector[] = [
     valid("override", "approved", "override record (spec 2.8 library form) of an approved override, signed", o.approved, keys),
@@ -699,17 +771,33 @@ function vectorFiles(made: Made, keys: Keys): VectorFile[] {
       added: { member: "approvedBy", value: "mallory@example.com" },
     }),
   ];
-  overrides.splice(overrides.findIndex((v) => v.id === "override-added-member"), 0, {
-    id: "override-changed-approval",
-    description: "override-rejected with approved changed from false to true after signing",
-    publicKey: keys.signer.publicKey.pem,
-    json: JSON.stringify(changed(o.rejected, ["approved"], true)),
-    expected: { verified: false, reason: "SIGNATURE_INVALID" },
-  });
+  overrides.splice(
+    overrides.findIndex((v) => v.id === "override-added-member"),
+    0,
+    {
+      id: "override-changed-approval",
+      description: "override-rejected with approved changed from false to true after signing",
+      publicKey: keys.signer.publicKey.pem,
+      json: JSON.stringify(changed(o.rejected, ["approved"], true)),
+      expected: { verified: false, reason: "SIGNATURE_INVALID" },
+    },
+  );
 
   const proofs: Vector[] = [
-    valid("proof", "match-true", "execution integrity proof (spec 2.9 library form): the executed action matched, match true", p.match, keys),
-    valid("proof", "match-false", "execution integrity proof of an executed amount that differs from the authorized one: payloadConsistent false, match false", p.mismatch, keys),
+    valid(
+      "proof",
+      "match-true",
+      "execution integrity proof (spec 2.9 library form): the executed action matched, match true",
+      p.match,
+      keys,
+    ),
+    valid(
+      "proof",
+      "match-false",
+      "execution integrity proof of an executed amount that differs from the authorized one: payloadConsistent false, match false",
+      p.mismatch,
+      keys,
+    ),
     valid(
       "proof",
       "replacement-character",
@@ -725,7 +813,11 @@ function vectorFiles(made: Made, keys: Keys): VectorFile[] {
       other: p.match,
       otherId: "proof-match-true",
       topLevel: { path: ["match"], value: true, what: "match changed from false to true" },
-      nested: { path: ["matchDetails", "payloadConsistent"], value: true, what: "matchDetails.payloadConsistent changed from false to true" },
+      nested: {
+        path: ["matchDetails", "payloadConsistent"],
+        value: true,
+        what: "matchDetails.payloadConsistent changed from false to true",
+      },
       wrongDomain: { payloadType: PAYLOAD_TYPES.attestation, what: "the proof signed as an attestation" },
       duplicate: { object: p.mismatch, objectId: "proof-match-false", member: "match", value: true },
       replacement: p.replacement,
@@ -733,13 +825,17 @@ function vectorFiles(made: Made, keys: Keys): VectorFile[] {
       added: { member: "note", value: "confirmed by hand" },
     }),
   ];
-  proofs.splice(proofs.findIndex((v) => v.id === "proof-added-member"), 0, {
-    id: "proof-changed-executed-payload",
-    description: "proof-match-true with executed.payload.amount changed from 250 to 2500 after signing",
-    publicKey: keys.signer.publicKey.pem,
-    json: JSON.stringify(changed(p.match, ["executed", "payload", "amount"], 2500)),
-    expected: { verified: false, reason: "SIGNATURE_INVALID" },
-  });
+  proofs.splice(
+    proofs.findIndex((v) => v.id === "proof-added-member"),
+    0,
+    {
+      id: "proof-changed-executed-payload",
+      description: "proof-match-true with executed.payload.amount changed from 250 to 2500 after signing",
+      publicKey: keys.signer.publicKey.pem,
+      json: JSON.stringify(changed(p.match, ["executed", "payload", "amount"], 2500)),
+      expected: { verified: false, reason: "SIGNATURE_INVALID" },
+    },
+  );
 
   const file = (kind: VectorKind, vectors: Vector[]): VectorFile => {
     const ids = new Set<string>();

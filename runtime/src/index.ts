@@ -15,7 +15,13 @@ export {
   type SigningKey,
 } from "./signing/keys.js";
 export { signObject, signCanonicalAsync, verifyObject, decodeSignature } from "./signing/sign.js";
-export { NODE_ED25519, assertSigningKey, selfVerificationFailed, type Ed25519Engine, type SelfVerifyingSignature } from "./signing/engine.js";
+export {
+  NODE_ED25519,
+  assertSigningKey,
+  selfVerificationFailed,
+  type Ed25519Engine,
+  type SelfVerifyingSignature,
+} from "./signing/engine.js";
 export {
   MANIFEST_VERSION,
   SCHEMA_VERSION,
@@ -171,7 +177,16 @@ export {
 export { MemoryBundlePins, type BundlePins } from "./authorizer/pins.js";
 export { BundleLoadTally, type BundleLoadOutcome, type BundleLoadTotal } from "./authorizer/load-tally.js";
 export { endPhase, phaseStart, timedPhase, type Decided, type DecisionPhase, type DecisionReport, type PhaseTiming } from "./report.js";
-export { Authorizer, SIMULATION_EXECUTION_ID, type AuthorizerOptions, type DryRun, type DryRunOptions, type EvaluateRequest, type Evaluated, type Simulation } from "./authorizer/authorizer.js";
+export {
+  Authorizer,
+  SIMULATION_EXECUTION_ID,
+  type AuthorizerOptions,
+  type DryRun,
+  type DryRunOptions,
+  type EvaluateRequest,
+  type Evaluated,
+  type Simulation,
+} from "./authorizer/authorizer.js";
 export {
   HASH_BYTES,
   EMPTY_ROOT,
@@ -193,7 +208,15 @@ export {
 } from "./audit-log/merkle.js";
 export { MerkleFrontier, popcount, type CompletedSubtree } from "./audit-log/frontier.js";
 export { HASH_HEX_PATTERN, isHashHex, toHex, hashFromHex } from "./audit-log/hex.js";
-export { LOG_ENTRY_KINDS, isLogEntryKind, entryLeafInput, entryLeafHash, type LogEntry, type LogEntryKind, type LogRecord } from "./audit-log/entry.js";
+export {
+  LOG_ENTRY_KINDS,
+  isLogEntryKind,
+  entryLeafInput,
+  entryLeafHash,
+  type LogEntry,
+  type LogEntryKind,
+  type LogRecord,
+} from "./audit-log/entry.js";
 export {
   LOG_ID_PATTERN,
   CHECKPOINT_TIMESTAMP_PATTERN,
@@ -216,4 +239,10 @@ export {
   type ProofVerification,
 } from "./audit-log/proofs.js";
 export type { ExportLine, PruneNote } from "./audit-log/export.js";
-export { ExportVerifier, decisionAttestationSigned, type ExportFailure, type ExportReport, type RecordCheck } from "./audit-log/export-verifier.js";
+export {
+  ExportVerifier,
+  decisionAttestationSigned,
+  type ExportFailure,
+  type ExportReport,
+  type RecordCheck,
+} from "./audit-log/export-verifier.js";

@@ -5,4 +5,10 @@
  * persist install it and import this entry.
  */
 export { LmdbReplayStore, DEFAULT_REPLAY_DB_NAME, type LmdbReplayStoreOptions } from "./replay/lmdb-store.js";
-export { LmdbDurability, DEFAULT_FLUSH_TIMEOUT_MS, DEFAULT_RECOVERY_HOLD_MS, type LmdbDurabilityOptions, type StoreHealth } from "./replay/lmdb-durability.js";
+export {
+  LmdbDurability,
+  DEFAULT_FLUSH_TIMEOUT_MS,
+  DEFAULT_RECOVERY_HOLD_MS,
+  type LmdbDurabilityOptions,
+  type StoreHealth,
+} from "./replay/lmdb-durability.js";

@@ -9,7 +9,15 @@ export * from "./ir/types.js";
 export * from "./ir/operators.js";
 export { UNKNOWN, COMPARISON_DOMAINS, codePointLength, isScalar, type Value } from "./ir/values.js";
 export { preparePolicy, prepareExpression, type Decision, type PreparedPolicy } from "./ir/evaluate.js";
-export { explain, written as expressionText, type Explained, type Explanation, type ExplainedExpr, type ExplainedRule, type Truth } from "./ir/explain.js";
+export {
+  explain,
+  written as expressionText,
+  type Explained,
+  type Explanation,
+  type ExplainedExpr,
+  type ExplainedRule,
+  type Truth,
+} from "./ir/explain.js";
 export { parseStrictJson, type StrictParseOptions } from "./json/strict-parse.js";
 export { canonicalJson, canonicalBytes } from "./canonical/jcs.js";
 export { TIMESTAMP_PATTERN, isTimestamp } from "./signals/timestamp.js";

@@ -39,7 +39,10 @@ const GLOBAL_INPUTS = ["tsconfig.base.json", "tsconfig.json", "package-lock.json
 /** Where each workspace's key is kept: outside dist/, which npm packs. */
 const KEYS_DIR = "node_modules/.cache/writ-build";
 
-type Manifest = { name: string; workspaces?: string[]; scripts?: Record<string, string>; writ?: { buildAfter?: string[] } } & Record<string, unknown>;
+type Manifest = { name: string; workspaces?: string[]; scripts?: Record<string, string>; writ?: { buildAfter?: string[] } } & Record<
+  string,
+  unknown
+>;
 
 function workspaces(root: string): Map<string, Workspace> {
   const read = (dir: string) => JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")) as Manifest;
@@ -48,8 +51,13 @@ function workspaces(root: string): Map<string, Workspace> {
   const direct = new Map<string, string[]>();
   const after = new Map<string, string[]>();
   for (const [dir, m] of manifests) {
-    const declared = ["dependencies", "devDependencies", "peerDependencies"].flatMap((field) => Object.keys((m[field] as Record<string, string> | undefined) ?? {}));
-    direct.set(dir, declared.flatMap((name) => byName.get(name) ?? []));
+    const declared = ["dependencies", "devDependencies", "peerDependencies"].flatMap((field) =>
+      Object.keys((m[field] as Record<string, string> | undefined) ?? {}),
+    );
+    direct.set(
+      dir,
+      declared.flatMap((name) => byName.get(name) ?? []),
+    );
     after.set(
       dir,
       (m.writ?.buildAfter ?? []).map((name) => {
@@ -66,7 +74,15 @@ function workspaces(root: string): Map<string, Workspace> {
   const result = new Map<string, Workspace>();
   for (const [dir, m] of manifests) {
     const script = m.scripts?.["build"];
-    if (script !== undefined) result.set(dir, { dir, name: m.name, script, jsScript: m.scripts?.["build:js"], after: after.get(dir)!, reads: [...reads(dir)].filter((d) => d !== dir) });
+    if (script !== undefined)
+      result.set(dir, {
+        dir,
+        name: m.name,
+        script,
+        jsScript: m.scripts?.["build:js"],
+        after: after.get(dir)!,
+        reads: [...reads(dir)].filter((d) => d !== dir),
+      });
   }
   return result;
 }
@@ -80,7 +96,10 @@ function digestFiles(root: string, dir: string): string {
       if (entry.isDirectory()) {
         if (!SKIPPED.has(entry.name) && !entry.name.startsWith(".")) walk(path);
       } else if (entry.isFile() && !entry.name.endsWith(".md")) {
-        hash.update(`${path}\0`).update(readFileSync(join(root, path))).update("\0");
+        hash
+          .update(`${path}\0`)
+          .update(readFileSync(join(root, path)))
+          .update("\0");
       }
     }
   };
@@ -97,7 +116,12 @@ function buildKeys(root: string, all: Map<string, Workspace>): Map<string, strin
     return digests.get(dir)!;
   };
   const global = createHash("sha256");
-  for (const file of GLOBAL_INPUTS) if (existsSync(join(root, file))) global.update(`${file}\0`).update(readFileSync(join(root, file))).update("\0");
+  for (const file of GLOBAL_INPUTS)
+    if (existsSync(join(root, file)))
+      global
+        .update(`${file}\0`)
+        .update(readFileSync(join(root, file)))
+        .update("\0");
   const globalDigest = global.digest("hex");
   const keyOf = (dir: string): string => {
     const known = keys.get(dir);

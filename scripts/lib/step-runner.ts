@@ -37,7 +37,8 @@ const since = (start: number): string => `${((performance.now() - start) / 1000)
 function checkPlan(plan: readonly Step[]): void {
   const seen = new Set<string>();
   for (const step of plan) {
-    for (const name of step.after ?? []) if (!seen.has(name)) throw new Error(`step ${step.name} runs after ${name}, which is not an earlier step`);
+    for (const name of step.after ?? [])
+      if (!seen.has(name)) throw new Error(`step ${step.name} runs after ${name}, which is not an earlier step`);
     if (seen.has(step.name)) throw new Error(`two steps are named ${step.name}`);
     seen.add(step.name);
   }
@@ -56,7 +57,10 @@ export async function runSteps(plan: readonly Step[], { cwd, say, write }: StepR
 
   const run = (step: Step): Promise<Outcome> => {
     const begun = performance.now();
-    const child = spawn("npm", ["run", "--silent", step.script], { cwd, stdio: step.streams === true ? "inherit" : ["ignore", "pipe", "pipe"] });
+    const child = spawn("npm", ["run", "--silent", step.script], {
+      cwd,
+      stdio: step.streams === true ? "inherit" : ["ignore", "pipe", "pipe"],
+    });
     children.add(child);
     const chunks: Buffer[] = [];
     child.stdout?.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -66,7 +70,8 @@ export async function runSteps(plan: readonly Step[], { cwd, say, write }: StepR
       child.on("close", (code, signal) => {
         children.delete(child);
         const status = code ?? (signal === null ? 1 : 128);
-        if (step.streams !== true) say(`${step.name} ${status === 0 ? "passed" : "FAILED (its output follows at the end)"} in ${since(begun)}`);
+        if (step.streams !== true)
+          say(`${step.name} ${status === 0 ? "passed" : "FAILED (its output follows at the end)"} in ${since(begun)}`);
         resolve({ step, status, output: Buffer.concat(chunks).toString("utf8") });
       });
     });
@@ -76,7 +81,10 @@ export async function runSteps(plan: readonly Step[], { cwd, say, write }: StepR
   for (const step of plan) {
     const before = (step.after ?? []).map((name) => outcomes.get(name)!);
     const passed = Promise.all(before).then((all) => all.every((b) => b?.status === 0));
-    outcomes.set(step.name, passed.then((go) => (go ? run(step) : null)));
+    outcomes.set(
+      step.name,
+      passed.then((go) => (go ? run(step) : null)),
+    );
   }
   const results = await Promise.all(outcomes.values());
   process.off("SIGINT", stop).off("SIGTERM", stop);
@@ -88,6 +96,8 @@ export async function runSteps(plan: readonly Step[], { cwd, say, write }: StepR
     say(`every step passed in ${since(started)}`);
     return 0;
   }
-  say(`failed in ${since(started)}: ${failed.map((f) => f.step.name).join(", ")}${notRun.length > 0 ? `; not run: ${notRun.join(", ")}` : ""}`);
+  say(
+    `failed in ${since(started)}: ${failed.map((f) => f.step.name).join(", ")}${notRun.length > 0 ? `; not run: ${notRun.join(", ")}` : ""}`,
+  );
   return 1;
 }

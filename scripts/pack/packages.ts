@@ -22,6 +22,10 @@ export interface Packed {
 export function packAll(root: string, destination: string, env: NodeJS.ProcessEnv = process.env): Packed[] {
   const workspaces = PACKAGES.flatMap((ws) => ["--workspace", ws]);
   // --loglevel=warn: without it npm lists every file of every tarball on stderr.
-  const json = execFileSync("npm", ["pack", "--json", "--loglevel=warn", "--pack-destination", destination, ...workspaces], { cwd: root, env, encoding: "utf8" });
+  const json = execFileSync("npm", ["pack", "--json", "--loglevel=warn", "--pack-destination", destination, ...workspaces], {
+    cwd: root,
+    env,
+    encoding: "utf8",
+  });
   return JSON.parse(json) as Packed[];
 }

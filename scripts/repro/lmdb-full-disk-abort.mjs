@@ -53,7 +53,10 @@ if (process.argv[2] === "--child") {
     }
   };
   // A failed batch's flush never resolves: exit rather than wait for it.
-  await Promise.race([Promise.all([...Array.from({ length: 16 }, (_, w) => writer(w)), reader(), reader()]), new Promise((resolve) => setTimeout(resolve, WRITE_MS + 2_000))]);
+  await Promise.race([
+    Promise.all([...Array.from({ length: 16 }, (_, w) => writer(w)), reader(), reader()]),
+    new Promise((resolve) => setTimeout(resolve, WRITE_MS + 2_000)),
+  ]);
   process.stdout.write(`${JSON.stringify(counts)}\n`);
   process.exit(0);
 }
@@ -66,11 +69,17 @@ for (let run = 1; run <= runs; run++) {
   spawnSync("mount", ["-t", "tmpfs", "-o", `size=${TMPFS}`, "tmpfs", mount], { stdio: "inherit" });
   try {
     writeFileSync(join(mount, "ballast"), Buffer.alloc(BALLAST_BYTES));
-    const child = spawnSync(process.execPath, [script, "--child", join(mount, "data")], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024, env: { ...process.env, LIBC_FATAL_STDERR_: "1" } });
+    const child = spawnSync(process.execPath, [script, "--child", join(mount, "data")], {
+      encoding: "utf8",
+      maxBuffer: 256 * 1024 * 1024,
+      env: { ...process.env, LIBC_FATAL_STDERR_: "1" },
+    });
     // glibc's message ends the output, often glued to lmdb-js's last "Write error: …" line.
     const glibc = /Fatal glibc error: [^:\n]*|(?:malloc|free|realloc)\(\)[^\n]*|double free[^\n]*/.exec(child.stderr.slice(-400))?.[0];
     if (child.signal !== null) aborted++;
-    console.log(`run ${run}: ${child.signal === null ? `exit ${child.status}, ${child.stdout.trim()}` : `killed by ${child.signal}${glibc ? `: ${glibc}` : ""}`}`);
+    console.log(
+      `run ${run}: ${child.signal === null ? `exit ${child.status}, ${child.stdout.trim()}` : `killed by ${child.signal}${glibc ? `: ${glibc}` : ""}`}`,
+    );
   } finally {
     spawnSync("umount", ["-l", mount]);
     rmSync(mount, { recursive: true, force: true });

@@ -3,10 +3,25 @@
  * @writ/runtime, and offline verification against pinned keys (docs/sdk.md). It imports no writ package but the
  * runtime and the wire types (@writ/wire), whose request and response shapes it re-exports under their names.
  */
-export { WritError, WritApiError, WritKeyError, type WritErrorCode, type NamedErrorCode, type KeyErrorCode, type ErrorDetail } from "./errors.js";
+export {
+  WritError,
+  WritApiError,
+  WritKeyError,
+  type WritErrorCode,
+  type NamedErrorCode,
+  type KeyErrorCode,
+  type ErrorDetail,
+} from "./errors.js";
 export type { PinnedKeys } from "./keys.js";
 export type { AuthorizationWorkflow } from "./workflow.js";
-export type { UntypedPolicies, PolicyIdOf, SignalsOf, TypedEvaluateRequest, TypedDryRunRequest, TypedExecuteRequest } from "./typed-signals.js";
+export type {
+  UntypedPolicies,
+  PolicyIdOf,
+  SignalsOf,
+  TypedEvaluateRequest,
+  TypedDryRunRequest,
+  TypedExecuteRequest,
+} from "./typed-signals.js";
 
 export { GovernanceClient } from "./client/governance-client.js";
 export { TransactionClient } from "./client/transaction-client.js";

@@ -33,10 +33,28 @@ type Typed<Request, SignalsKey extends keyof Request, Policies, Id extends keyof
 > & { readonly policyId: Id; readonly policyVersion: Version } & { readonly [K in SignalsKey]: SignalsOf<Policies, Id, Version> };
 
 /** `POST /evaluate` with `verifiedSignals` of the named version's type. */
-export type TypedEvaluateRequest<Policies, Id extends keyof Policies, Version extends string> = Typed<EvaluateRequest, "verifiedSignals", Policies, Id, Version>;
+export type TypedEvaluateRequest<Policies, Id extends keyof Policies, Version extends string> = Typed<
+  EvaluateRequest,
+  "verifiedSignals",
+  Policies,
+  Id,
+  Version
+>;
 
 /** The dry run's and `POST /simulate`'s body with `signals` of the named version's type. */
-export type TypedDryRunRequest<Policies, Id extends keyof Policies, Version extends string> = Typed<DryRunRequest, "signals", Policies, Id, Version>;
+export type TypedDryRunRequest<Policies, Id extends keyof Policies, Version extends string> = Typed<
+  DryRunRequest,
+  "signals",
+  Policies,
+  Id,
+  Version
+>;
 
 /** The legacy `POST /execute` body with `signals` of the named version's type. */
-export type TypedExecuteRequest<Policies, Id extends keyof Policies, Version extends string> = Typed<ExecuteRequest, "signals", Policies, Id, Version>;
+export type TypedExecuteRequest<Policies, Id extends keyof Policies, Version extends string> = Typed<
+  ExecuteRequest,
+  "signals",
+  Policies,
+  Id,
+  Version
+>;

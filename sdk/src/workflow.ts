@@ -22,9 +22,15 @@ import type { PolicyIdOf, TypedDryRunRequest, TypedEvaluateRequest, UntypedPolic
 /** What both the Surface A client and the embedded authorizer offer; every refusal is a `WritApiError`. */
 export interface AuthorizationWorkflow<Policies extends object = UntypedPolicies> {
   policySchema(policyId: string, policyVersion: string): Promise<PolicySchema>;
-  evaluate<Id extends PolicyIdOf<Policies>, Version extends string>(request: TypedEvaluateRequest<Policies, Id, Version>): Promise<EvaluateResponse>;
-  dryRun<Id extends PolicyIdOf<Policies>, Version extends string>(request: TypedDryRunRequest<Policies, Id, Version>): Promise<DryRunResponse>;
-  simulate<Id extends PolicyIdOf<Policies>, Version extends string>(request: TypedDryRunRequest<Policies, Id, Version>): Promise<SimulateResponse>;
+  evaluate<Id extends PolicyIdOf<Policies>, Version extends string>(
+    request: TypedEvaluateRequest<Policies, Id, Version>,
+  ): Promise<EvaluateResponse>;
+  dryRun<Id extends PolicyIdOf<Policies>, Version extends string>(
+    request: TypedDryRunRequest<Policies, Id, Version>,
+  ): Promise<DryRunResponse>;
+  simulate<Id extends PolicyIdOf<Policies>, Version extends string>(
+    request: TypedDryRunRequest<Policies, Id, Version>,
+  ): Promise<SimulateResponse>;
   override(request: OverrideRequest): Promise<OverrideResponse>;
   confirmExecution(request: ConfirmExecutionRequest): Promise<ConfirmExecutionResponse>;
   verify(attestation: Attestation): Promise<VerifyResponse>;

@@ -11,7 +11,16 @@ import { appendFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WritApiError, WritError, type AttestationV1, type GovernanceClient } from "@writ/sdk";
-import { TRANSFER, TRANSFER_SIGNALS, UNDECIDED, businessTransaction, copyOfFixturePolicies, startSidecar, uid, type Running } from "./support.js";
+import {
+  TRANSFER,
+  TRANSFER_SIGNALS,
+  UNDECIDED,
+  businessTransaction,
+  copyOfFixturePolicies,
+  startSidecar,
+  uid,
+  type Running,
+} from "./support.js";
 
 let s: Running;
 let noStore: Running;
@@ -47,11 +56,28 @@ async function failure(work: Promise<unknown>): Promise<WritApiError> {
 
 /** The fields the spec names, plus whether `code`, `context` and `details` are present at all. */
 function fields(e: WritApiError) {
-  return { status: e.status, message: e.message, name: e.name, code: e.code, context: e.context, details: e.details, has: ["code", "context", "details"].filter((k) => k in e) };
+  return {
+    status: e.status,
+    message: e.message,
+    name: e.name,
+    code: e.code,
+    context: e.context,
+    details: e.details,
+    has: ["code", "context", "details"].filter((k) => k in e),
+  };
 }
 
-const plain = (status: number, message: string) => ({ status, message, name: "WritApiError", code: undefined, context: undefined, details: undefined, has: [] });
-const evaluate = (client: GovernanceClient, signals: Record<string, unknown>, executionId = uid("ev")) => client.evaluate({ executionId, ...TRANSFER, verifiedSignals: signals });
+const plain = (status: number, message: string) => ({
+  status,
+  message,
+  name: "WritApiError",
+  code: undefined,
+  context: undefined,
+  details: undefined,
+  has: [],
+});
+const evaluate = (client: GovernanceClient, signals: Record<string, unknown>, executionId = uid("ev")) =>
+  client.evaluate({ executionId, ...TRANSFER, verifiedSignals: signals });
 
 describe("Surface A", () => {
   it("400: a missing member, in the spec's words", async () => {
@@ -61,7 +87,11 @@ describe("Surface A", () => {
 
   it("400: a malformed member, with details", async () => {
     const e = await failure(a.evaluate({ executionId: 7, ...TRANSFER, verifiedSignals: {} } as never));
-    expect(fields(e)).toEqual({ ...plain(400, "Invalid request"), details: [{ path: "body/executionId", message: "must be string" }], has: ["details"] });
+    expect(fields(e)).toEqual({
+      ...plain(400, "Invalid request"),
+      details: [{ path: "body/executionId", message: "must be string" }],
+      has: ["details"],
+    });
   });
 
   it("401: a wrong key", async () => {
@@ -70,8 +100,14 @@ describe("Surface A", () => {
   });
 
   it("404: no such policy version, no pending override, no audited decision", async () => {
-    expect(fields(await failure(a.evaluate({ executionId: uid("ev"), policyId: TRANSFER.policyId, policyVersion: "9.9.9", verifiedSignals: {} })))).toEqual(plain(404, "Policy not found"));
-    expect(fields(await failure(a.override({ executionId: uid("none"), approved: true, approvedBy: "a", approverRole: "r", reason: "x" })))).toEqual(plain(404, "Pending override not found"));
+    expect(
+      fields(
+        await failure(a.evaluate({ executionId: uid("ev"), policyId: TRANSFER.policyId, policyVersion: "9.9.9", verifiedSignals: {} })),
+      ),
+    ).toEqual(plain(404, "Policy not found"));
+    expect(
+      fields(await failure(a.override({ executionId: uid("none"), approved: true, approvedBy: "a", approverRole: "r", reason: "x" }))),
+    ).toEqual(plain(404, "Pending override not found"));
     expect(fields(await failure(a.auditDecision(uid("none"))))).toEqual(plain(404, "decision not found"));
   });
 
@@ -82,7 +118,10 @@ describe("Surface A", () => {
     await a.override(override);
     expect(fields(await failure(a.override(override)))).toEqual(plain(409, "Override already resolved"));
 
-    const confirm = { attestation, executedAction: { actionType: "transfer.execute", actionId: "bank-1", actionTimestamp: new Date().toISOString() } };
+    const confirm = {
+      attestation,
+      executedAction: { actionType: "transfer.execute", actionId: "bank-1", actionTimestamp: new Date().toISOString() },
+    };
     await a.confirmExecution(confirm);
     expect(fields(await failure(a.confirmExecution(confirm)))).toEqual({
       ...plain(409, "[INTEGRITY_ALREADY_CONFIRMED@confirm-execution] execution already confirmed"),
@@ -121,19 +160,30 @@ describe("Surface A", () => {
     expect(fields(undecided)).toMatchObject({ status: 422, code: "SYS-006", context: "evaluate", has: ["code", "context"] });
     const { attestation } = await evaluate(a, TRANSFER_SIGNALS.approved);
     const changed: AttestationV1 = { ...attestation, policyVersion: "1.1.0" };
-    const invalid = await failure(a.confirmExecution({ attestation: changed, executedAction: { actionType: "transfer.execute", actionId: "x", actionTimestamp: new Date().toISOString() } }));
+    const invalid = await failure(
+      a.confirmExecution({
+        attestation: changed,
+        executedAction: { actionType: "transfer.execute", actionId: "x", actionTimestamp: new Date().toISOString() },
+      }),
+    );
     expect(fields(invalid)).toMatchObject({ status: 422, code: "INTEGRITY_INVALID_ATTESTATION", context: "confirm-execution" });
   });
 
   it("422: no replay store names INV-REPLAY-001; 503: the override has no store", async () => {
     const client = noStore.client({ retry: { retries: 0 } });
-    expect(fields(await failure(evaluate(client, TRANSFER_SIGNALS.approved)))).toMatchObject({ status: 422, code: "INV-REPLAY-001", context: "replay" });
+    expect(fields(await failure(evaluate(client, TRANSFER_SIGNALS.approved)))).toMatchObject({
+      status: 422,
+      code: "INV-REPLAY-001",
+      context: "replay",
+    });
     const e = await failure(client.override({ executionId: uid("x"), approved: true, approvedBy: "a", approverRole: "r", reason: "x" }));
     expect(fields(e)).toEqual(plain(503, "Governed execution runtime not configured"));
   });
 
   it("429: the 101st legacy execute in a minute, with the window in the body", async () => {
-    const executions = Array.from({ length: 100 }, () => a.execute({ executionId: uid("rl"), ...TRANSFER, signals: TRANSFER_SIGNALS.approved }));
+    const executions = Array.from({ length: 100 }, () =>
+      a.execute({ executionId: uid("rl"), ...TRANSFER, signals: TRANSFER_SIGNALS.approved }),
+    );
     await Promise.all(executions);
     const e = await failure(a.execute({ executionId: uid("rl"), ...TRANSFER, signals: TRANSFER_SIGNALS.approved }));
     expect(fields(e)).toEqual(plain(429, "Rate limit exceeded"));

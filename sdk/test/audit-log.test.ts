@@ -60,7 +60,9 @@ describe("the audit record log through the SDK", () => {
     expect(report.attestations).toBeGreaterThanOrEqual(1);
 
     const index = lines.findIndex((l) => (l as { kind?: string }).kind === "decision");
-    const changed = lines.map((l, i) => (i === index ? { ...(l as object), record: (l as { record: string }).record.replace('"status":"', '"status":"x') } : l));
+    const changed = lines.map((l, i) =>
+      i === index ? { ...(l as object), record: (l as { record: string }).record.replace('"status":"', '"status":"x') } : l,
+    );
     const refused = await verifyAuditExport(changed, s.publicKeyPem);
     expect(refused.valid).toBe(false);
     expect(refused.failures[0]).toMatchObject({ line: index + 1, position: (lines[index] as { position: number }).position });

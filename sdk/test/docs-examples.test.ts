@@ -81,7 +81,12 @@ describe("docs/sdk.md", () => {
   it("the embedded example runs the workflow in-process, on LMDB", async () => {
     const keys = generateSigningKeyPair();
     const dataDir = join(dir, "lmdb");
-    await run("embedded", { WRIT_POLICIES: await fixturePoliciesRoot(), WRIT_SIGNING_KEY: keys.privateKeyPem, WRIT_PUBLIC_KEY: keys.publicKeyPem, WRIT_DATA_DIR: dataDir });
+    await run("embedded", {
+      WRIT_POLICIES: await fixturePoliciesRoot(),
+      WRIT_SIGNING_KEY: keys.privateKeyPem,
+      WRIT_PUBLIC_KEY: keys.publicKeyPem,
+      WRIT_DATA_DIR: dataDir,
+    });
     expect((await stat(dataDir)).isDirectory()).toBe(true);
   });
 });

@@ -46,7 +46,8 @@ async function refusal(work: Promise<unknown>) {
 }
 
 const now = () => new Date().toISOString();
-const pending = (w: AuthorizationWorkflow, executionId: string) => w.evaluate({ executionId, ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.pending });
+const pending = (w: AuthorizationWorkflow, executionId: string) =>
+  w.evaluate({ executionId, ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.pending });
 const approve = { approved: true, approvedBy: "alice@example.com", approverRole: "treasury", reason: "known supplier" } as const;
 
 describe.each([
@@ -59,19 +60,36 @@ describe.each([
     const executionId = uid("wf");
     const { attestation, status } = await pending(w, executionId);
     expect(status).toBe("pending_override");
-    expect(await w.verify(attestation)).toEqual({ valid: true, checks: { signature: "verified", runtime: "verified", schema: "verified" } });
+    expect(await w.verify(attestation)).toEqual({
+      valid: true,
+      checks: { signature: "verified", runtime: "verified", schema: "verified" },
+    });
     expect(await w.override({ executionId, ...approve })).toMatchObject({ status: "approved", resolution: { status: "executed" } });
     const confirmed = await w.confirmExecution({
       attestation,
-      executedAction: { actionType: schema.governs.actionType, actionId: "bank-1", actionTimestamp: now(), actionDetails: { amount: 20_000, currency: "EUR" } },
+      executedAction: {
+        actionType: schema.governs.actionType,
+        actionId: "bank-1",
+        actionTimestamp: now(),
+        actionDetails: { amount: 20_000, currency: "EUR" },
+      },
     });
     expect(confirmed).toMatchObject({ matched: true, match: true, withinTimeWindow: true, verified: true, executionId });
   });
 
   it("answers the dry run and the simulation alike", async () => {
     const w = workflow();
-    expect(await w.dryRun({ ...TRANSFER, signals: TRANSFER_SIGNALS.rejected })).toEqual({ wouldDecide: "rejected", ruleMatched: "risk_too_high", reason: "risk too high", signalsValidated: true });
-    expect(await w.simulate({ ...TRANSFER, signals: TRANSFER_SIGNALS.approved })).toMatchObject({ simulation: true, wouldSign: true, decision: { action: "approve" } });
+    expect(await w.dryRun({ ...TRANSFER, signals: TRANSFER_SIGNALS.rejected })).toEqual({
+      wouldDecide: "rejected",
+      ruleMatched: "risk_too_high",
+      reason: "risk too high",
+      signalsValidated: true,
+    });
+    expect(await w.simulate({ ...TRANSFER, signals: TRANSFER_SIGNALS.approved })).toMatchObject({
+      simulation: true,
+      wouldSign: true,
+      decision: { action: "approve" },
+    });
   });
 
   it("refuses a replay, bad signals, an unknown policy and an undecided one with the sidecar's errors", async () => {
@@ -86,20 +104,36 @@ describe.each([
       context: "replay",
       details: undefined,
     });
-    expect(await refusal(w.evaluate({ executionId: uid("bad"), ...TRANSFER, verifiedSignals: { ...TRANSFER_SIGNALS.approved, risk_score: 101 } }))).toMatchObject({
+    expect(
+      await refusal(
+        w.evaluate({ executionId: uid("bad"), ...TRANSFER, verifiedSignals: { ...TRANSFER_SIGNALS.approved, risk_score: 101 } }),
+      ),
+    ).toMatchObject({
       status: 422,
       message: "Signal validation failed",
       details: [{ code: "VAL-011", signal: "risk_score" }],
     });
-    expect(await refusal(w.evaluate({ executionId: uid("nopolicy"), ...TRANSFER, policyVersion: "9.9.9", verifiedSignals: {} }))).toMatchObject({ status: 404, message: "Policy not found" });
-    expect(await refusal(w.dryRun({ ...TRANSFER, policyVersion: "9.9.9", signals: {} }))).toMatchObject({ status: 422, message: "Policy not found" });
-    expect(await refusal(w.evaluate({ executionId: uid("und"), ...UNDECIDED, verifiedSignals: { flag: false } }))).toMatchObject({ status: 422, code: "SYS-006" });
+    expect(
+      await refusal(w.evaluate({ executionId: uid("nopolicy"), ...TRANSFER, policyVersion: "9.9.9", verifiedSignals: {} })),
+    ).toMatchObject({ status: 404, message: "Policy not found" });
+    expect(await refusal(w.dryRun({ ...TRANSFER, policyVersion: "9.9.9", signals: {} }))).toMatchObject({
+      status: 422,
+      message: "Policy not found",
+    });
+    expect(await refusal(w.evaluate({ executionId: uid("und"), ...UNDECIDED, verifiedSignals: { flag: false } }))).toMatchObject({
+      status: 422,
+      code: "SYS-006",
+    });
     expect(await refusal(w.policySchema(TRANSFER.policyId, "9.9.9"))).toMatchObject({ status: 404, message: "Policy not found" });
   });
 
   it("refuses overrides that find nothing pending or are made twice", async () => {
     const w = workflow();
-    expect(await refusal(w.override({ executionId: uid("none"), ...approve }))).toMatchObject({ status: 404, message: "Pending override not found", code: undefined });
+    expect(await refusal(w.override({ executionId: uid("none"), ...approve }))).toMatchObject({
+      status: 404,
+      message: "Pending override not found",
+      code: undefined,
+    });
     const executionId = uid("twice");
     await pending(w, executionId);
     await w.override({ executionId, ...approve });
@@ -111,9 +145,18 @@ describe.each([
     const { attestation } = await w.evaluate({ executionId: uid("conf"), ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved });
     const executedAction = { actionType: "transfer.execute", actionId: "bank-2", actionTimestamp: now() };
     await w.confirmExecution({ attestation, executedAction });
-    expect(await refusal(w.confirmExecution({ attestation, executedAction }))).toMatchObject({ status: 409, code: "INTEGRITY_ALREADY_CONFIRMED", context: "confirm-execution" });
-    expect(await refusal(w.confirmExecution({ attestation: { ...attestation, reason: "x" } as never, executedAction }))).toMatchObject({ status: 422, code: "INTEGRITY_INVALID_ATTESTATION" });
-    expect(await refusal(w.confirmExecution({ attestation, executedAction: { ...executedAction, actionTimestamp: "yesterday" } }))).toMatchObject({
+    expect(await refusal(w.confirmExecution({ attestation, executedAction }))).toMatchObject({
+      status: 409,
+      code: "INTEGRITY_ALREADY_CONFIRMED",
+      context: "confirm-execution",
+    });
+    expect(await refusal(w.confirmExecution({ attestation: { ...attestation, reason: "x" } as never, executedAction }))).toMatchObject({
+      status: 422,
+      code: "INTEGRITY_INVALID_ATTESTATION",
+    });
+    expect(
+      await refusal(w.confirmExecution({ attestation, executedAction: { ...executedAction, actionTimestamp: "yesterday" } })),
+    ).toMatchObject({
       status: 400,
       message: "Invalid request",
       details: [{ path: "body/executedAction/actionTimestamp" }],
@@ -135,14 +178,23 @@ describe("embedded only", () => {
     const { attestation } = await embedded.evaluate({ executionId, ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved });
     expect(verifyAttestation(attestation, KEYS.publicKeyPem)).toMatchObject({ valid: true, errors: [] });
     expect(verifyAttestation(attestation, s.publicKeyPem).valid).toBe(false);
-    const { proof } = await embedded.confirmExecution({ attestation, executedAction: { actionType: "transfer.execute", actionId: "b", actionTimestamp: now(), actionDetails: { amount: 250, currency: "USD" } } });
+    const { proof } = await embedded.confirmExecution({
+      attestation,
+      executedAction: {
+        actionType: "transfer.execute",
+        actionId: "b",
+        actionTimestamp: now(),
+        actionDetails: { amount: 250, currency: "USD" },
+      },
+    });
     expect(verifyExecutionProof(proof, KEYS.publicKeyPem, { attestation })).toMatchObject({ valid: true, proof: { match: true } });
   });
 
   it("keeps replay protection across a restart with the LMDB store", async () => {
     const dir = await mkdtemp(join(tmpdir(), "writ-sdk-lmdb-"));
     try {
-      const open = async () => new EmbeddedAuthorizer({ policiesRoot, signingKeyPem: KEYS.privateKeyPem, store: await openLmdbReplayStore(dir) });
+      const open = async () =>
+        new EmbeddedAuthorizer({ policiesRoot, signingKeyPem: KEYS.privateKeyPem, store: await openLmdbReplayStore(dir) });
       const first = await open();
       const consumed = uid("durable");
       const waiting = uid("durable-pending");
@@ -151,7 +203,9 @@ describe("embedded only", () => {
       await first.close();
 
       const second = await open();
-      expect(await refusal(second.evaluate({ executionId: consumed, ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved }))).toMatchObject({ status: 422, code: "INV-013" });
+      expect(
+        await refusal(second.evaluate({ executionId: consumed, ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved })),
+      ).toMatchObject({ status: 422, code: "INV-013" });
       expect(await second.override({ executionId: waiting, ...approve })).toMatchObject({ status: "approved" });
       await second.close();
     } finally {
@@ -162,14 +216,25 @@ describe("embedded only", () => {
   it("fails closed with 503 when the replay store is full or closed", async () => {
     const full = new EmbeddedAuthorizer({ policiesRoot, signingKeyPem: KEYS.privateKeyPem, store: new MemoryReplayStore({ capacity: 1 }) });
     await full.evaluate({ executionId: uid("cap"), ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved });
-    expect(await refusal(full.evaluate({ executionId: uid("cap"), ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved }))).toMatchObject({ status: 503, message: "replay store unavailable" });
+    expect(
+      await refusal(full.evaluate({ executionId: uid("cap"), ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved })),
+    ).toMatchObject({ status: 503, message: "replay store unavailable" });
     await full.close();
-    expect(await refusal(full.evaluate({ executionId: uid("closed"), ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved }))).toMatchObject({ status: 503 });
+    expect(
+      await refusal(full.evaluate({ executionId: uid("closed"), ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved })),
+    ).toMatchObject({ status: 503 });
   });
 
   it("refuses unsigned bundles when bundle keys are pinned (500, as the sidecar)", async () => {
-    const strict = new EmbeddedAuthorizer({ policiesRoot, signingKeyPem: KEYS.privateKeyPem, store: new MemoryReplayStore(), bundleKeys: [KEYS.publicKeyPem] });
-    expect(await refusal(strict.evaluate({ executionId: uid("unsigned"), ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved }))).toMatchObject({ status: 500, message: "Evaluation failed" });
+    const strict = new EmbeddedAuthorizer({
+      policiesRoot,
+      signingKeyPem: KEYS.privateKeyPem,
+      store: new MemoryReplayStore(),
+      bundleKeys: [KEYS.publicKeyPem],
+    });
+    expect(
+      await refusal(strict.evaluate({ executionId: uid("unsigned"), ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved })),
+    ).toMatchObject({ status: 500, message: "Evaluation failed" });
     await strict.close();
   });
 

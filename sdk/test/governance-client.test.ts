@@ -21,13 +21,42 @@ const evaluate = (signals: Record<string, unknown>, executionId = uid("ev")): Pr
 describe("runtime information", () => {
   it("health", async () => {
     const health = await s.a.health();
-    expect(keys(health)).toEqual(["audit_db", "bundles", "capabilities", "event_loop_lag_ms", "instanceId", "ready", "runtimeHash", "runtimeVersion", "signing_mode", "status", "store", "supportedSchemaVersions", "verification"]);
-    expect(health).toMatchObject({ status: "ok", verification: "ok", audit_db: true, signing_mode: "disk", ready: true, bundles: { ready: true, source: "directory" } });
+    expect(keys(health)).toEqual([
+      "audit_db",
+      "bundles",
+      "capabilities",
+      "event_loop_lag_ms",
+      "instanceId",
+      "ready",
+      "runtimeHash",
+      "runtimeVersion",
+      "signing_mode",
+      "status",
+      "store",
+      "supportedSchemaVersions",
+      "verification",
+    ]);
+    expect(health).toMatchObject({
+      status: "ok",
+      verification: "ok",
+      audit_db: true,
+      signing_mode: "disk",
+      ready: true,
+      bundles: { ready: true, source: "directory" },
+    });
   });
 
   it("runtimeManifest, with the signed manifest whose hash attestations name", async () => {
     const manifest = await s.a.runtimeManifest();
-    expect(keys(manifest)).toEqual(["capabilities", "manifestHash", "runtimeHash", "signedManifest", "startedAt", "supportedSchemaVersions", "version"]);
+    expect(keys(manifest)).toEqual([
+      "capabilities",
+      "manifestHash",
+      "runtimeHash",
+      "signedManifest",
+      "startedAt",
+      "supportedSchemaVersions",
+      "version",
+    ]);
     const { attestation } = await evaluate(TRANSFER_SIGNALS.approved);
     expect(attestation.provenance.manifestHash).toBe(manifest.manifestHash);
   });
@@ -61,7 +90,12 @@ describe("decisions", () => {
 
   it("dryRun: the decision, nothing signed", async () => {
     const dry = await s.a.dryRun({ ...TRANSFER, signals: TRANSFER_SIGNALS.pending });
-    expect(dry).toEqual({ wouldDecide: "pending_override", ruleMatched: "large_transfer", reason: "large transfer requires approval", signalsValidated: true });
+    expect(dry).toEqual({
+      wouldDecide: "pending_override",
+      ruleMatched: "large_transfer",
+      reason: "large transfer requires approval",
+      signalsValidated: true,
+    });
   });
 
   it("simulate: the decision and an unsigned preview", async () => {
@@ -82,7 +116,10 @@ describe("decisions", () => {
 
   it("verify: valid, and every check failed or unknown for a changed attestation", async () => {
     const { attestation } = await evaluate(TRANSFER_SIGNALS.approved);
-    expect(await s.a.verify(attestation)).toEqual({ valid: true, checks: { signature: "verified", runtime: "verified", schema: "verified" } });
+    expect(await s.a.verify(attestation)).toEqual({
+      valid: true,
+      checks: { signature: "verified", runtime: "verified", schema: "verified" },
+    });
     const changed = { ...attestation, signalsHash: "0".repeat(64) };
     expect(await s.a.verify(changed)).toEqual({ valid: false, checks: { signature: "failed", runtime: "verified", schema: "verified" } });
   });
@@ -94,7 +131,13 @@ describe("the workflow of spec 1.9: evaluate, override, execute, confirm", () =>
     const { attestation, status } = await evaluate(TRANSFER_SIGNALS.pending, executionId);
     expect(status).toBe("pending_override");
 
-    const resolved = await s.a.override({ executionId, approved: true, approvedBy: "alice@example.com", approverRole: "treasury", reason: "known supplier" });
+    const resolved = await s.a.override({
+      executionId,
+      approved: true,
+      approvedBy: "alice@example.com",
+      approverRole: "treasury",
+      reason: "known supplier",
+    });
     if (resolved.status !== "approved") throw new Error("expected an approval");
     expect(keys(resolved)).toEqual(["overrideId", "record", "resolution", "status"]);
     expect(resolved.resolution).toMatchObject({ status: "executed", execution_fingerprint: attestation.execution_fingerprint });
@@ -102,7 +145,12 @@ describe("the workflow of spec 1.9: evaluate, override, execute, confirm", () =>
 
     const confirmed = await s.a.confirmExecution({
       attestation,
-      executedAction: { actionType: "transfer.execute", actionId: "bank-7", actionTimestamp: new Date().toISOString(), actionDetails: { amount: 20_000, currency: "EUR" } },
+      executedAction: {
+        actionType: "transfer.execute",
+        actionId: "bank-7",
+        actionTimestamp: new Date().toISOString(),
+        actionDetails: { amount: 20_000, currency: "EUR" },
+      },
     });
     expect(keys(confirmed)).toEqual(["executionId", "match", "matched", "proof", "verified", "withinTimeWindow"]);
     expect(confirmed).toMatchObject({ matched: true, match: true, verified: true, withinTimeWindow: true, executionId });
@@ -114,7 +162,13 @@ describe("the workflow of spec 1.9: evaluate, override, execute, confirm", () =>
   it("a rejected override answers the executionId", async () => {
     const executionId = uid("wf");
     await evaluate(TRANSFER_SIGNALS.pending, executionId);
-    const resolved = await s.a.override({ executionId, approved: false, approvedBy: "bob@example.com", approverRole: "treasury", reason: "unknown payee" });
+    const resolved = await s.a.override({
+      executionId,
+      approved: false,
+      approvedBy: "bob@example.com",
+      approverRole: "treasury",
+      reason: "unknown payee",
+    });
     expect(resolved).toMatchObject({ status: "rejected", executionId });
   });
 });
@@ -125,9 +179,20 @@ describe("audit", () => {
     const executionId = uid("au");
     const { attestation } = await evaluate(TRANSFER_SIGNALS.pending, executionId);
     await s.a.override({ executionId, approved: true, approvedBy: "alice@example.com", approverRole: "treasury", reason: "ok" });
-    await s.a.confirmExecution({ attestation, executedAction: { actionType: "transfer.execute", actionId: "bank-8", actionTimestamp: new Date().toISOString() }, timeWindowSeconds: 60 });
+    await s.a.confirmExecution({
+      attestation,
+      executedAction: { actionType: "transfer.execute", actionId: "bank-8", actionTimestamp: new Date().toISOString() },
+      timeWindowSeconds: 60,
+    });
 
-    const rows = await s.a.auditDecisions({ policyId: TRANSFER.policyId, decision: "pending_override", from, to: new Date(Date.now() + 1000), limit: 500, offset: 0 });
+    const rows = await s.a.auditDecisions({
+      policyId: TRANSFER.policyId,
+      decision: "pending_override",
+      from,
+      to: new Date(Date.now() + 1000),
+      limit: 500,
+      offset: 0,
+    });
     const row = rows.find((r) => r.executionId === executionId);
     expect(row).toMatchObject({ overrideResolution: "approved", confirmed: true, endpoint: "evaluate" });
     expect(rows.every((r) => r.decision === "pending_override")).toBe(true);
@@ -140,7 +205,15 @@ describe("audit", () => {
 
   it("auditStats: every value a decimal string", async () => {
     const stats = await s.a.auditStats();
-    expect(keys(stats)).toEqual(["decisions_today", "invalid_verifications", "total_api_calls", "total_decisions", "total_security_events", "total_verifications", "valid_verifications"]);
+    expect(keys(stats)).toEqual([
+      "decisions_today",
+      "invalid_verifications",
+      "total_api_calls",
+      "total_decisions",
+      "total_security_events",
+      "total_verifications",
+      "valid_verifications",
+    ]);
     for (const value of Object.values(stats)) expect(value).toMatch(/^\d+$/);
   });
 

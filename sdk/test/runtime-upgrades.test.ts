@@ -14,7 +14,9 @@ interface UpgradeVector {
   readonly defaultVerification?: { readonly valid: boolean; readonly failedChecks: readonly string[] };
 }
 
-const file = JSON.parse(readFileSync(new URL("../../conformance/vectors/attestations.json", import.meta.url), "utf8")) as { vectors: UpgradeVector[] };
+const file = JSON.parse(readFileSync(new URL("../../conformance/vectors/attestations.json", import.meta.url), "utf8")) as {
+  vectors: UpgradeVector[];
+};
 
 function vector(id: string): UpgradeVector {
   const v = file.vectors.find((x) => x.id === id);
@@ -37,13 +39,21 @@ describe("the SDK's verifyAttestation with default options", () => {
     const v = verifyAttestation(JSON.parse(otherSemantics.json), otherSemantics.publicKey);
     expect(v.valid).toBe(false);
     expect(v.checks).toMatchObject({ signature_verified: true, runtime_verified: false, schema_compatible: true, governed: true });
-    expect(Object.entries(v.checks).filter(([, ok]) => !ok).map(([check]) => check)).toEqual(otherSemantics.defaultVerification?.failedChecks);
+    expect(
+      Object.entries(v.checks)
+        .filter(([, ok]) => !ok)
+        .map(([check]) => check),
+    ).toEqual(otherSemantics.defaultVerification?.failedChecks);
     expect(v.undetermined).toEqual(["runtime"]);
   });
 });
 
 describe("a pinned trust root document listing acceptedRuntimeHashes", () => {
-  const document = (acceptedRuntimeHashes: readonly string[]) => ({ trustRootVersion: "2026-11", keys: [otherSemantics.publicKey], acceptedRuntimeHashes });
+  const document = (acceptedRuntimeHashes: readonly string[]) => ({
+    trustRootVersion: "2026-11",
+    keys: [otherSemantics.publicKey],
+    acceptedRuntimeHashes,
+  });
 
   it("accepts that runtime's decisions without options, and still this runtime's own", () => {
     expect(verifyAttestation(JSON.parse(otherSemantics.json), document([otherHash]))).toMatchObject({ valid: true, errors: [] });
@@ -59,6 +69,8 @@ describe("a pinned trust root document listing acceptedRuntimeHashes", () => {
   it("refuses a malformed list with WritKeyError", () => {
     expect(() => verifyAttestation(JSON.parse(earlier.json), document([otherHash.toUpperCase()]))).toThrow(WritKeyError);
     // A document read from JSON may hold anything: one hash where a list belongs.
-    expect(() => verifyAttestation(JSON.parse(earlier.json), document(otherHash as unknown as string[]))).toThrow("trust root `acceptedRuntimeHashes` must be a list");
+    expect(() => verifyAttestation(JSON.parse(earlier.json), document(otherHash as unknown as string[]))).toThrow(
+      "trust root `acceptedRuntimeHashes` must be a list",
+    );
   });
 });

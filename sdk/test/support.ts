@@ -78,7 +78,13 @@ export function businessTransaction(signals: Readonly<Record<string, unknown>> =
     metadata: { businessTransactionId: id, correlationId: randomUUID(), createdBy: "erp@example.com", createdAt: AT },
     authority: { authorityId, authorityType: "USER", principalId: randomUUID(), displayName: "Alice Example", issuedAt: AT },
     authorization: { authorizationId, authorityId, purpose: "supplier payment", authorizedAt: AT },
-    intent: { intentId: randomUUID(), authorizationId, action: "transfer.execute", resource: "account/DE89370400440532013000", issuedAt: AT },
+    intent: {
+      intentId: randomUUID(),
+      authorizationId,
+      action: "transfer.execute",
+      resource: "account/DE89370400440532013000",
+      issuedAt: AT,
+    },
     policy: { name: TRANSFER.policyId, version: TRANSFER.policyVersion },
     signals,
   };

@@ -19,8 +19,22 @@ afterAll(async () => {
 
 const keys = (value: object) => Object.keys(value).sort();
 const RECORD_MEMBERS = [
-  "authority", "authorization", "businessTransactionId", "createdAt", "execution", "intent", "metadata", "policy",
-  "receipt", "signals", "signature", "signerKeyId", "status", "trustRecordHash", "trustRootVersion", "verification",
+  "authority",
+  "authorization",
+  "businessTransactionId",
+  "createdAt",
+  "execution",
+  "intent",
+  "metadata",
+  "policy",
+  "receipt",
+  "signals",
+  "signature",
+  "signerKeyId",
+  "status",
+  "trustRecordHash",
+  "trustRootVersion",
+  "verification",
 ];
 
 describe("service routes", () => {
@@ -47,14 +61,23 @@ describe("transactions", () => {
     expect(keys(record)).toEqual(RECORD_MEMBERS);
     expect(record.status).toBe("RECEIVED");
     expect(record.execution).toMatchObject({ status: "approved", requires_override: false });
-    expect(record.verification).toMatchObject({ status: "VERIFIED", businessTransactionId: transaction.businessTransactionId, trustRecordHash: record.trustRecordHash });
+    expect(record.verification).toMatchObject({
+      status: "VERIFIED",
+      businessTransactionId: transaction.businessTransactionId,
+      trustRecordHash: record.trustRecordHash,
+    });
     expect(record.receipt).toMatchObject({ businessTransactionId: transaction.businessTransactionId, executionStatus: "approved" });
     expect(verifyAttestation(record.execution.attestation, s.publicKeyPem).valid).toBe(true);
   });
 
   it("createTransaction: the body used as given (any id, status kept), executed as well", async () => {
     const id = `order-${randomUUID()}`;
-    const record = await b.createTransaction({ businessTransactionId: id, policy: { name: TRANSFER.policyId, version: TRANSFER.policyVersion }, signals: TRANSFER_SIGNALS.pending, status: "DRAFT" });
+    const record = await b.createTransaction({
+      businessTransactionId: id,
+      policy: { name: TRANSFER.policyId, version: TRANSFER.policyVersion },
+      signals: TRANSFER_SIGNALS.pending,
+      status: "DRAFT",
+    });
     expect(record).toMatchObject({ businessTransactionId: id, status: "DRAFT" });
     expect(record.execution.status).toBe("pending_override");
   });
@@ -63,8 +86,22 @@ describe("transactions", () => {
     const transaction = businessTransaction();
     const record = await b.execute(transaction);
     const stored = await b.transaction(transaction.businessTransactionId);
-    expect(keys(stored)).toEqual(["authority", "authorization", "businessTransactionId", "createdAt", "intent", "metadata", "policy", "signals", "status"]);
-    expect(stored).toMatchObject({ businessTransactionId: transaction.businessTransactionId, status: "RECEIVED", createdAt: record.createdAt });
+    expect(keys(stored)).toEqual([
+      "authority",
+      "authorization",
+      "businessTransactionId",
+      "createdAt",
+      "intent",
+      "metadata",
+      "policy",
+      "signals",
+      "status",
+    ]);
+    expect(stored).toMatchObject({
+      businessTransactionId: transaction.businessTransactionId,
+      status: "RECEIVED",
+      createdAt: record.createdAt,
+    });
   });
 
   it("listTransactions: pages, oldest first", async () => {

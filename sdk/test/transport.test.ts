@@ -50,7 +50,10 @@ function client(options: Partial<ConstructorParameters<typeof GovernanceClient>[
   return c;
 }
 
-const error = (status: number, message: string, extra: object = {}): Scripted => ({ status, body: JSON.stringify({ error: message, ...extra }) });
+const error = (status: number, message: string, extra: object = {}): Scripted => ({
+  status,
+  body: JSON.stringify({ error: message, ...extra }),
+});
 const OK: Scripted = { status: 200, body: JSON.stringify({ capabilities: [] }) };
 
 describe("retryDelay", () => {
@@ -154,12 +157,17 @@ describe("requests", () => {
     const c = client();
     await c.policySchema("a/b", "1.0.0");
     await c.auditDecisions({ limit: 5, from: new Date("2026-01-01T00:00:00Z") });
-    expect(seen.map((r) => r.url)).toEqual(["/policies/a%2Fb/versions/1.0.0/schema", "/audit/decisions?limit=5&from=2026-01-01T00%3A00%3A00.000Z"]);
+    expect(seen.map((r) => r.url)).toEqual([
+      "/policies/a%2Fb/versions/1.0.0/schema",
+      "/audit/decisions?limit=5&from=2026-01-01T00%3A00%3A00.000Z",
+    ]);
   });
 
   it("an error body that is not JSON is kept as text", async () => {
     script = [{ status: 502, body: "<html>bad gateway</html>", headers: { "content-type": "text/html" } }];
-    const e = await client({ retry: { retries: 0 } }).health().catch((x: unknown) => x);
+    const e = await client({ retry: { retries: 0 } })
+      .health()
+      .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(WritApiError);
     expect(e).toMatchObject({ status: 502, message: "HTTP 502 without an error body", body: "<html>bad gateway</html>" });
     expect(e).not.toHaveProperty("code");
@@ -169,7 +177,9 @@ describe("requests", () => {
 describe("failures that are not wrapped", () => {
   it("a timeout rejects with the abort's TimeoutError, and is not retried", async () => {
     script = [{ status: 200, hang: true }];
-    const e = await client({ timeoutMs: 100 }).health().catch((x: unknown) => x);
+    const e = await client({ timeoutMs: 100 })
+      .health()
+      .catch((x: unknown) => x);
     expect(e).not.toBeInstanceOf(WritError);
     expect(e).toMatchObject({ name: "TimeoutError" });
     expect(seen).toHaveLength(1);
@@ -194,7 +204,9 @@ describe("failures that are not wrapped", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const e = await client({ baseUrl: `http://127.0.0.1:${port}` }).health().catch((x: unknown) => x);
+    const e = await client({ baseUrl: `http://127.0.0.1:${port}` })
+      .health()
+      .catch((x: unknown) => x);
     expect(e).not.toBeInstanceOf(WritError);
     expect(e).toMatchObject({ code: "ECONNREFUSED" });
   });

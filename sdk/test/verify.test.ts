@@ -4,7 +4,15 @@
  * key, unsigned, or tied to another attestation.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PAYLOAD_TYPES, canonicalJson, generateSigningKeyPair, loadSigningKeyPem, sha256Hex, signObject, type Attestation } from "@writ/runtime";
+import {
+  PAYLOAD_TYPES,
+  canonicalJson,
+  generateSigningKeyPair,
+  loadSigningKeyPem,
+  sha256Hex,
+  signObject,
+  type Attestation,
+} from "@writ/runtime";
 import {
   EmbeddedAuthorizer,
   MemoryReplayStore,
@@ -29,12 +37,21 @@ let record: OverrideRecord;
 let proof: string;
 
 beforeAll(async () => {
-  writ = new EmbeddedAuthorizer({ policiesRoot: await fixturePoliciesRoot(), signingKeyPem: KEYS.privateKeyPem, store: new MemoryReplayStore() });
+  writ = new EmbeddedAuthorizer({
+    policiesRoot: await fixturePoliciesRoot(),
+    signingKeyPem: KEYS.privateKeyPem,
+    store: new MemoryReplayStore(),
+  });
   const executionId = uid("v");
   attestation = (await writ.evaluate({ executionId, ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.pending })).attestation;
   other = (await writ.evaluate({ executionId: uid("v"), ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.pending })).attestation;
   record = (await writ.override({ executionId, approved: true, approvedBy: "alice", approverRole: "treasury", reason: "ok" })).record;
-  const executedAction = { actionType: "transfer.execute", actionId: "b", actionTimestamp: new Date().toISOString(), actionDetails: { amount: 20_000, currency: "EUR" } };
+  const executedAction = {
+    actionType: "transfer.execute",
+    actionId: "b",
+    actionTimestamp: new Date().toISOString(),
+    actionDetails: { amount: 20_000, currency: "EUR" },
+  };
   proof = (await writ.confirmExecution({ attestation, executedAction })).proof;
 });
 afterAll(async () => {
@@ -46,7 +63,10 @@ describe("verifyAttestation", () => {
     expect(verifyAttestation(attestation, KEYS.publicKeyPem)).toMatchObject({ valid: true, errors: [] });
     expect(verifyAttestation(attestation, [OTHER.publicKeyPem, KEYS.publicKeyPem]).valid).toBe(true);
     const document = { trustRootVersion: "writ-local-1", keys: [KEYS.publicKeyPem] };
-    expect(verifyAttestation(attestation, document)).toMatchObject({ valid: true, warnings: expect.not.arrayContaining([expect.stringContaining("trust root")]) });
+    expect(verifyAttestation(attestation, document)).toMatchObject({
+      valid: true,
+      warnings: expect.not.arrayContaining([expect.stringContaining("trust root")]),
+    });
   });
 
   it("refuses a changed attestation, and one whose signer is not pinned", () => {
@@ -63,11 +83,16 @@ describe("verifyAttestation", () => {
   });
 
   it("answers invalid, without throwing, for what is not an attestation", () => {
-    expect(verifyAttestation("attestation", KEYS.publicKeyPem)).toMatchObject({ valid: false, errors: ["attestation is not a JSON object"] });
+    expect(verifyAttestation("attestation", KEYS.publicKeyPem)).toMatchObject({
+      valid: false,
+      errors: ["attestation is not a JSON object"],
+    });
   });
 
   it("refuses unusable pinned keys with WritKeyError, small-order keys included", () => {
-    expect(() => verifyAttestation(attestation, "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")).toThrow(expect.objectContaining({ name: "WritKeyError", code: "KEY_INVALID" }));
+    expect(() => verifyAttestation(attestation, "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")).toThrow(
+      expect.objectContaining({ name: "WritKeyError", code: "KEY_INVALID" }),
+    );
     expect(() => verifyAttestation(attestation, SMALL_ORDER_PEM)).toThrow(WritKeyError);
     expect(() => verifyAttestation(attestation, SMALL_ORDER_PEM)).toThrow(expect.objectContaining({ code: "KEY_SMALL_ORDER" }));
   });
@@ -75,20 +100,30 @@ describe("verifyAttestation", () => {
 
 describe("verifyOverrideRecord", () => {
   it("accepts the signed record, and ties it to the decision it resolves", () => {
-    expect(verifyOverrideRecord(record, KEYS.publicKeyPem, { attestation })).toEqual({ valid: true, signerKeyId: loadSigningKeyPem(KEYS.privateKeyPem).keyId, errors: [] });
+    expect(verifyOverrideRecord(record, KEYS.publicKeyPem, { attestation })).toEqual({
+      valid: true,
+      signerKeyId: loadSigningKeyPem(KEYS.privateKeyPem).keyId,
+      errors: [],
+    });
   });
 
   it("refuses a changed record, another signer, another decision", () => {
     expect(verifyOverrideRecord({ ...record, approver_role: "intern" }, KEYS.publicKeyPem).valid).toBe(false);
     expect(verifyOverrideRecord(record, OTHER.publicKeyPem)).toMatchObject({ valid: false, signerKeyId: null });
     const elsewhere = verifyOverrideRecord(record, KEYS.publicKeyPem, { attestation: other });
-    expect(elsewhere.errors).toEqual(["the record resolves another attestation (`attestationHash` differs)", "the record names another `execution_fingerprint`"]);
+    expect(elsewhere.errors).toEqual([
+      "the record resolves another attestation (`attestationHash` differs)",
+      "the record names another `execution_fingerprint`",
+    ]);
   });
 
   it("refuses a record that carries only a digest: nothing authenticates it", () => {
     const { signature: _signature, ...body } = record;
     const digestOnly = { ...body, digest: sha256Hex(canonicalJson(body)) };
-    expect(verifyOverrideRecord(digestOnly, KEYS.publicKeyPem)).toMatchObject({ valid: false, errors: [expect.stringContaining("carries a digest, not a signature")] });
+    expect(verifyOverrideRecord(digestOnly, KEYS.publicKeyPem)).toMatchObject({
+      valid: false,
+      errors: [expect.stringContaining("carries a digest, not a signature")],
+    });
     expect(verifyOverrideRecord([], KEYS.publicKeyPem).errors).toEqual(["the override record is not a JSON object"]);
   });
 });
@@ -96,7 +131,11 @@ describe("verifyOverrideRecord", () => {
 describe("verifyExecutionProof", () => {
   it("accepts the proof text of a confirmation and its parsed form, handing back the proof", () => {
     const checked = verifyExecutionProof(proof, KEYS.publicKeyPem, { attestation });
-    expect(checked).toMatchObject({ valid: true, errors: [], proof: { executionId: attestation.executionId, match: true, verified: true } });
+    expect(checked).toMatchObject({
+      valid: true,
+      errors: [],
+      proof: { executionId: attestation.executionId, match: true, verified: true },
+    });
     expect(verifyExecutionProof(JSON.parse(proof) as object, KEYS.publicKeyPem).valid).toBe(true);
   });
 
@@ -112,7 +151,10 @@ describe("verifyExecutionProof", () => {
 
   it("parses the text strictly: duplicate members are refused", () => {
     const duplicated = proof.replace('{"authorizationId"', '{"match":false,"authorizationId"');
-    expect(verifyExecutionProof(duplicated, KEYS.publicKeyPem)).toMatchObject({ valid: false, errors: [expect.stringContaining("not strict JSON")] });
+    expect(verifyExecutionProof(duplicated, KEYS.publicKeyPem)).toMatchObject({
+      valid: false,
+      errors: [expect.stringContaining("not strict JSON")],
+    });
     expect(verifyExecutionProof("[]", KEYS.publicKeyPem).errors).toEqual(["the proof is not a JSON object"]);
   });
 
@@ -120,6 +162,8 @@ describe("verifyExecutionProof", () => {
     const { signature: _signature, ...body } = JSON.parse(proof) as Record<string, unknown>;
     const forged = { ...body, integrityHash: "0".repeat(64) };
     const signed = { ...forged, signature: signObject(PAYLOAD_TYPES.executionProof, forged, loadSigningKeyPem(KEYS.privateKeyPem)) };
-    expect(verifyExecutionProof(signed, KEYS.publicKeyPem).errors).toEqual(["`integrityHash` does not bind the executed action to the authorization"]);
+    expect(verifyExecutionProof(signed, KEYS.publicKeyPem).errors).toEqual([
+      "`integrityHash` does not bind the executed action to the authorization",
+    ]);
   });
 });

@@ -36,7 +36,10 @@ function committed(path: string): string | null {
 }
 
 async function main(check: boolean): Promise<number> {
-  const files: [string, string][] = (Object.keys(OPENAPI_DOCUMENTS) as OpenApiDocumentName[]).map((name) => [openApiPath(name), openApiText(name)]);
+  const files: [string, string][] = (Object.keys(OPENAPI_DOCUMENTS) as OpenApiDocumentName[]).map((name) => [
+    openApiPath(name),
+    openApiText(name),
+  ]);
   files.push([CLIENT_TYPES_PATH, await clientTypesText()]);
   let stale = 0;
   for (const [path, text] of files) {
@@ -53,4 +56,5 @@ async function main(check: boolean): Promise<number> {
   return stale === 0 ? 0 : 1;
 }
 
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = await main(process.argv.includes("--check"));
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1])
+  process.exitCode = await main(process.argv.includes("--check"));

@@ -39,7 +39,13 @@ export interface DatabaseConfig {
  * on a lock held elsewhere fail as what it is, and the idle limit gives back within seconds the locks of a transaction
  * whose client is gone (PostgreSQL's own default never does, and its TCP keepalive takes about 2 hours).
  */
-export const DEFAULT_DATABASE = { poolSize: 10, statementTimeoutMs: 5_000, connectTimeoutMs: 5_000, lockTimeoutMs: 3_000, idleInTransactionTimeoutMs: 10_000 } as const;
+export const DEFAULT_DATABASE = {
+  poolSize: 10,
+  statementTimeoutMs: 5_000,
+  connectTimeoutMs: 5_000,
+  lockTimeoutMs: 3_000,
+  idleInTransactionTimeoutMs: 10_000,
+} as const;
 
 /** A remote bundle source (`SERVICE_BUNDLE_SOURCE_URL`, docs/bundles.md), in place of the policies root. */
 export interface BundleSourceConfig {
@@ -68,7 +74,14 @@ export interface ApiKeys {
 }
 
 /** The W3C trace context samplers of `OTEL_TRACES_SAMPLER` (jaeger_remote and xray are not offered). */
-export const TRACE_SAMPLERS = ["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"] as const;
+export const TRACE_SAMPLERS = [
+  "always_on",
+  "always_off",
+  "traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio",
+] as const;
 
 /** OpenTelemetry traces, exported over OTLP/HTTP (docs/sidecar.md, "Traces"); read from the standard `OTEL_*` variables. */
 export interface TracingConfig {
@@ -224,7 +237,10 @@ function limitOrOff(env: Env, name: string, fallback: number | null, max: number
 
 function retentionLimit(env: Env, prefix: string, fallback: RetentionLimit): RetentionLimit {
   const days = limitOrOff(env, `${prefix}_RETENTION_DAYS`, fallback.maxAgeMs === null ? null : fallback.maxAgeMs / DAY_MS, 36_500);
-  return { maxAgeMs: days === null ? null : days * DAY_MS, maxRecords: limitOrOff(env, `${prefix}_MAX_RECORDS`, fallback.maxRecords, 1_000_000_000) };
+  return {
+    maxAgeMs: days === null ? null : days * DAY_MS,
+    maxRecords: limitOrOff(env, `${prefix}_MAX_RECORDS`, fallback.maxRecords, 1_000_000_000),
+  };
 }
 
 function auditBounds(env: Env): Pick<SidecarConfig, "securityEvents" | "auditRetention"> {
@@ -249,13 +265,16 @@ function auditBounds(env: Env): Pick<SidecarConfig, "securityEvents" | "auditRet
 export function databaseConfig(env: Env, cwd: string = process.cwd()): DatabaseConfig {
   const inline = text(env, "SERVICE_DATABASE_URL");
   const file = path(text(env, "SERVICE_DATABASE_URL_FILE"), cwd);
-  if (inline !== undefined && file !== null) throw new ConfigError("SERVICE_DATABASE_URL and SERVICE_DATABASE_URL_FILE are both set; choose one");
+  if (inline !== undefined && file !== null)
+    throw new ConfigError("SERVICE_DATABASE_URL and SERVICE_DATABASE_URL_FILE are both set; choose one");
   let url: string;
   if (file !== null) {
     try {
       url = readFileSync(file, "utf8").trim();
     } catch (e) {
-      throw new ConfigError(`cannot read SERVICE_DATABASE_URL_FILE \`${file}\`: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new ConfigError(
+        `cannot read SERVICE_DATABASE_URL_FILE \`${file}\`: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
     if (url === "") throw new ConfigError(`SERVICE_DATABASE_URL_FILE \`${file}\` is empty`);
   } else if (inline !== undefined) {
@@ -268,10 +287,14 @@ export function databaseConfig(env: Env, cwd: string = process.cwd()): DatabaseC
   try {
     protocol = new URL(url).protocol;
   } catch {
-    throw new ConfigError(`${file === null ? "SERVICE_DATABASE_URL" : "SERVICE_DATABASE_URL_FILE's content"} is not a URL (expected postgresql://user@host:5432/database)`);
+    throw new ConfigError(
+      `${file === null ? "SERVICE_DATABASE_URL" : "SERVICE_DATABASE_URL_FILE's content"} is not a URL (expected postgresql://user@host:5432/database)`,
+    );
   }
   if (protocol !== "postgresql:" && protocol !== "postgres:") {
-    throw new ConfigError(`${file === null ? "SERVICE_DATABASE_URL" : "SERVICE_DATABASE_URL_FILE's content"} must be a postgresql:// URL, not ${protocol}//…`);
+    throw new ConfigError(
+      `${file === null ? "SERVICE_DATABASE_URL" : "SERVICE_DATABASE_URL_FILE's content"} must be a postgresql:// URL, not ${protocol}//…`,
+    );
   }
   return {
     url,
@@ -281,7 +304,13 @@ export function databaseConfig(env: Env, cwd: string = process.cwd()): DatabaseC
     lockTimeoutMs: integer(env, "SERVICE_DATABASE_LOCK_TIMEOUT_MS", DEFAULT_DATABASE.lockTimeoutMs, 100, 600_000),
     // At least a second: a shorter limit would end the sidecar's own transactions whenever its event loop is held
     // between two of their statements.
-    idleInTransactionTimeoutMs: integer(env, "SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS", DEFAULT_DATABASE.idleInTransactionTimeoutMs, 1_000, 3_600_000),
+    idleInTransactionTimeoutMs: integer(
+      env,
+      "SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS",
+      DEFAULT_DATABASE.idleInTransactionTimeoutMs,
+      1_000,
+      3_600_000,
+    ),
   };
 }
 
@@ -294,12 +323,20 @@ function bundleSourceConfig(env: Env, cwd: string, dataDir: string | null, bundl
   } catch {
     throw new ConfigError("SERVICE_BUNDLE_SOURCE_URL is not a URL (expected https://host/path/ of a bundle source's index.json)");
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw new ConfigError(`SERVICE_BUNDLE_SOURCE_URL must be an http:// or https:// URL, not ${url.protocol}//…`);
-  if (env["SERVICE_POLICIES_ROOT"] !== undefined) throw new ConfigError("SERVICE_BUNDLE_SOURCE_URL and SERVICE_POLICIES_ROOT are both set; bundles come from one of them");
-  if (bundleKeyFiles.length === 0) throw new ConfigError("SERVICE_BUNDLE_SOURCE_URL is set but SERVICE_BUNDLE_KEYS names no key: a remote source's index and bundles must be signed");
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    throw new ConfigError(`SERVICE_BUNDLE_SOURCE_URL must be an http:// or https:// URL, not ${url.protocol}//…`);
+  if (env["SERVICE_POLICIES_ROOT"] !== undefined)
+    throw new ConfigError("SERVICE_BUNDLE_SOURCE_URL and SERVICE_POLICIES_ROOT are both set; bundles come from one of them");
+  if (bundleKeyFiles.length === 0)
+    throw new ConfigError(
+      "SERVICE_BUNDLE_SOURCE_URL is set but SERVICE_BUNDLE_KEYS names no key: a remote source's index and bundles must be signed",
+    );
   if (!url.pathname.endsWith("/")) url.pathname += "/";
   const cacheDir = path(text(env, "SERVICE_BUNDLE_CACHE_DIR"), cwd) ?? (dataDir === null ? null : resolve(dataDir, "bundle-source"));
-  if (cacheDir === null) throw new ConfigError("SERVICE_BUNDLE_SOURCE_URL needs SERVICE_BUNDLE_CACHE_DIR or SERVICE_DATA_DIR: the last good set is kept on disk");
+  if (cacheDir === null)
+    throw new ConfigError(
+      "SERVICE_BUNDLE_SOURCE_URL needs SERVICE_BUNDLE_CACHE_DIR or SERVICE_DATA_DIR: the last good set is kept on disk",
+    );
   return {
     url: url.href,
     pollIntervalMs: integer(env, "SERVICE_BUNDLE_POLL_INTERVAL_MS", DEFAULT_BUNDLE_SOURCE.pollIntervalMs, 100, 86_400_000),
@@ -315,7 +352,9 @@ function checkPoliciesRoot(root: string): void {
     isDirectory = statSync(root).isDirectory();
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new ConfigError(`SERVICE_POLICIES_ROOT \`${root}\` ${code === "ENOENT" ? "does not exist" : `cannot be read (${code ?? (e as Error).message})`}`);
+    throw new ConfigError(
+      `SERVICE_POLICIES_ROOT \`${root}\` ${code === "ENOENT" ? "does not exist" : `cannot be read (${code ?? (e as Error).message})`}`,
+    );
   }
   if (!isDirectory) throw new ConfigError(`SERVICE_POLICIES_ROOT \`${root}\` is not a directory`);
 }
@@ -330,7 +369,9 @@ function connectionLimits(env: Env): ConnectionLimits {
     maxSockets: integer(env, "SERVICE_MAX_SOCKETS", d.maxSockets, 16, 1_000_000),
   };
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
-    throw new ConfigError(`SERVICE_HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not exceed SERVICE_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs})`);
+    throw new ConfigError(
+      `SERVICE_HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not exceed SERVICE_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs})`,
+    );
   }
   return limits;
 }
@@ -345,7 +386,8 @@ function httpUrl(env: Env, name: string): URL | undefined {
   } catch {
     throw new ConfigError(`${name} is not a URL (expected http://collector:4318 or https://…)`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConfigError(`${name} must be an http:// or https:// URL, not ${url.protocol}//…`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new ConfigError(`${name} must be an http:// or https:// URL, not ${url.protocol}//…`);
   return url;
 }
 
@@ -358,14 +400,27 @@ function tracingConfig(env: Env): TracingConfig | null {
   const exporter = oneOf(env, "OTEL_TRACES_EXPORTER", ["otlp", "none"], "none");
   if (exporter === "none" || disabled === "true") return null;
   const protocols = ["http/protobuf", "http/json"] as const;
-  const protocol = oneOf(env, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", protocols, oneOf(env, "OTEL_EXPORTER_OTLP_PROTOCOL", protocols, "http/protobuf"));
+  const protocol = oneOf(
+    env,
+    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+    protocols,
+    oneOf(env, "OTEL_EXPORTER_OTLP_PROTOCOL", protocols, "http/protobuf"),
+  );
   const base = httpUrl(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
   if (base !== undefined && !base.pathname.endsWith("/")) base.pathname += "/";
-  const url = httpUrl(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")?.href ?? (base === undefined ? DEFAULT_OTLP_TRACES_URL : new URL("v1/traces", base).href);
+  const url =
+    httpUrl(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")?.href ??
+    (base === undefined ? DEFAULT_OTLP_TRACES_URL : new URL("v1/traces", base).href);
   const name = oneOf(env, "OTEL_TRACES_SAMPLER", TRACE_SAMPLERS, "parentbased_always_on");
   const arg = text(env, "OTEL_TRACES_SAMPLER_ARG");
-  if (arg !== undefined && !/^(0|1|0?\.[0-9]+|1\.0+)$/.test(arg)) throw new ConfigError(`OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, not \`${arg}\``);
-  return { protocol, url, serviceName: text(env, "OTEL_SERVICE_NAME") ?? null, sampler: { name, ratio: arg === undefined ? 1 : Number(arg) } };
+  if (arg !== undefined && !/^(0|1|0?\.[0-9]+|1\.0+)$/.test(arg))
+    throw new ConfigError(`OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, not \`${arg}\``);
+  return {
+    protocol,
+    url,
+    serviceName: text(env, "OTEL_SERVICE_NAME") ?? null,
+    sampler: { name, ratio: arg === undefined ? 1 : Number(arg) },
+  };
 }
 
 /** A key from `name` or the file `${name}_FILE` names (one line, owner-only), checked as a Bearer credential can carry it. */
@@ -435,8 +490,10 @@ function apiKeys(env: Env, cwd: string, dev: boolean): ApiKeys {
     }
   }
   if (keys.all === null) {
-    if (keys.reading === null) throw new ConfigError("SERVICE_DECIDE_KEY is set but no key opens the reading routes: set SERVICE_READ_KEY (or SERVICE_API_KEY)");
-    if (keys.deciding === null) throw new ConfigError("SERVICE_READ_KEY is set but no key opens the deciding routes: set SERVICE_DECIDE_KEY (or SERVICE_API_KEY)");
+    if (keys.reading === null)
+      throw new ConfigError("SERVICE_DECIDE_KEY is set but no key opens the reading routes: set SERVICE_READ_KEY (or SERVICE_API_KEY)");
+    if (keys.deciding === null)
+      throw new ConfigError("SERVICE_READ_KEY is set but no key opens the deciding routes: set SERVICE_DECIDE_KEY (or SERVICE_API_KEY)");
   }
   return keys;
 }
@@ -460,7 +517,9 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
   const store = oneOf(env, "SERVICE_STORE", ["lmdb", "postgres"], "lmdb");
   const database = store === "postgres" ? databaseConfig(env, cwd) : null;
   if (store === "lmdb" && (env["SERVICE_DATABASE_URL"] !== undefined || env["SERVICE_DATABASE_URL_FILE"] !== undefined)) {
-    throw new ConfigError("SERVICE_DATABASE_URL is set but SERVICE_STORE is not `postgres`: set SERVICE_STORE=postgres to use the database");
+    throw new ConfigError(
+      "SERVICE_DATABASE_URL is set but SERVICE_STORE is not `postgres`: set SERVICE_STORE=postgres to use the database",
+    );
   }
   const replayStore =
     store === "postgres"
@@ -470,7 +529,8 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
     throw new ConfigError("SERVICE_REPLAY_STORE is `lmdb` but SERVICE_DATA_DIR is not set: the LMDB store needs a directory");
   }
   const audit = flag(env, "SERVICE_AUDIT", store === "postgres" || dataDir !== null);
-  if (audit && store === "lmdb" && dataDir === null) throw new ConfigError("SERVICE_AUDIT is on but SERVICE_DATA_DIR is not set: the audit trail needs a directory");
+  if (audit && store === "lmdb" && dataDir === null)
+    throw new ConfigError("SERVICE_AUDIT is on but SERVICE_DATA_DIR is not set: the audit trail needs a directory");
   const bundleKeys = text(env, "SERVICE_BUNDLE_KEYS");
   const bundleKeyFiles = bundleKeys === undefined ? [] : bundleKeys.split(",").map((f) => path(f.trim(), cwd)!);
   const requireSignedBundles = flag(env, "SERVICE_REQUIRE_SIGNED_BUNDLES", bundleKeyFiles.length > 0);
@@ -515,9 +575,12 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
   };
   if (config.bundleSource === null) checkPoliciesRoot(config.policiesRoot);
   if (config.accessLog && (["fatal", "error", "warn", "silent"] as const).some((hiding) => hiding === config.logLevel)) {
-    throw new ConfigError(`SERVICE_ACCESS_LOG is on but SERVICE_LOG_LEVEL \`${config.logLevel}\` hides its lines, which are at \`info\`: set SERVICE_LOG_LEVEL=info (or lower)`);
+    throw new ConfigError(
+      `SERVICE_ACCESS_LOG is on but SERVICE_LOG_LEVEL \`${config.logLevel}\` hides its lines, which are at \`info\`: set SERVICE_LOG_LEVEL=info (or lower)`,
+    );
   }
-  if (config.portA === null && config.portB === null) throw new ConfigError("SERVICE_PORT and SERVICE_B_PORT are both `off`: nothing to serve");
+  if (config.portA === null && config.portB === null)
+    throw new ConfigError("SERVICE_PORT and SERVICE_B_PORT are both `off`: nothing to serve");
   if (config.portA !== null && config.portA === config.portB && config.portA !== 0) {
     throw new ConfigError(`SERVICE_PORT and SERVICE_B_PORT are both ${config.portA}; the surfaces need their own listeners`);
   }

@@ -5,8 +5,7 @@
  * the spans still queued.
  */
 import { readFile } from "node:fs/promises";
-import type {
-  PolicyRegistry} from "@writ/runtime";
+import type { PolicyRegistry } from "@writ/runtime";
 import {
   Authorizer,
   NODE_ED25519,
@@ -79,7 +78,9 @@ const LOCAL_TRUST_ROOT_VERSION = "writ-local-1";
 async function signingKeyOf(config: SidecarConfig, notices: string[]): Promise<SigningKey | null> {
   if (config.signingKeyPem !== null) return parseSigningKey(config.signingKeyPem, "SERVICE_SIGNING_KEY");
   if (config.signingKeyFile === null) {
-    notices.push("no signing key configured (SERVICE_SIGNING_KEY, SERVICE_SIGNING_KEY_FILE or SERVICE_DATA_DIR): signing endpoints answer 503");
+    notices.push(
+      "no signing key configured (SERVICE_SIGNING_KEY, SERVICE_SIGNING_KEY_FILE or SERVICE_DATA_DIR): signing endpoints answer 503",
+    );
     return null;
   }
   const { key, created } = await loadOrCreateSigningKey(config.signingKeyFile);
@@ -108,7 +109,9 @@ function backendReporters(config: SidecarConfig, log: Logger): BackendReporters 
   return {
     onAuditError: (error) => log.error({ err: error }, "audit failure: audit_db is false until audit writes succeed again"),
     onStoreHealth: (health: StoreHealth) =>
-      health.ok ? log.warn(`${store} takes writes again`) : log.error({ problem: health.problem }, `${store} failing writes: answering 503 until it takes them again`),
+      health.ok
+        ? log.warn(`${store} takes writes again`)
+        : log.error({ problem: health.problem }, `${store} failing writes: answering 503 until it takes them again`),
     onNotice: (message) => lifecycleLog(log).info(message),
     onWarning: (message) => log.warn(message),
   };
@@ -142,7 +145,8 @@ export async function openContext(config: SidecarConfig, options: ContextOptions
 
   const bundleKeys = await readBundleKeys(config.bundleKeyFiles);
   const tracing = config.tracing === null ? null : await startTracing(config.tracing, log);
-  if (config.tracing !== null) notices.push(`tracing: spans are exported over OTLP (${config.tracing.protocol}) to ${new URL(config.tracing.url).origin}`);
+  if (config.tracing !== null)
+    notices.push(`tracing: spans are exported over OTLP (${config.tracing.protocol}) to ${new URL(config.tracing.url).origin}`);
   // Opened last: nothing above may fail after a database connection or an LMDB environment is open.
   let backend;
   try {
@@ -152,7 +156,12 @@ export async function openContext(config: SidecarConfig, options: ContextOptions
     throw error;
   }
   // Development mode pins in memory: an author recompiling a version in place is not locked out by yesterday's pin.
-  const bundles = PolicyBundles.create(config, bundleKeys, config.dev ? null : backend.bundlePins, lifecycleLog(log).child({ component: "bundle-source" }));
+  const bundles = PolicyBundles.create(
+    config,
+    bundleKeys,
+    config.dev ? null : backend.bundlePins,
+    lifecycleLog(log).child({ component: "bundle-source" }),
+  );
   const registry = bundles.registry;
   // The preflight: every bundle configured is loaded and verified before the surfaces listen.
   try {

@@ -21,7 +21,11 @@ const say = (line: string): void => void process.stdout.write(`writ-sidecar: ${l
 export async function migrateCommand(env: NodeJS.ProcessEnv): Promise<number> {
   return withDatabase(env, "migrate", async (pool, where) => {
     const outcome = await migrate(pool, (m) => say(`applied migration ${m.version}: ${m.description}`));
-    say(outcome.applied.length === 0 ? `${where}: schema already at version ${outcome.to}` : `${where}: schema migrated from version ${outcome.from} to ${outcome.to}`);
+    say(
+      outcome.applied.length === 0
+        ? `${where}: schema already at version ${outcome.to}`
+        : `${where}: schema migrated from version ${outcome.from} to ${outcome.to}`,
+    );
   });
 }
 
@@ -44,7 +48,11 @@ export async function importLmdbCommand(env: NodeJS.ProcessEnv, dataDir: string)
   });
 }
 
-async function withDatabase(env: NodeJS.ProcessEnv, command: string, body: (pool: pg.Pool, where: string) => Promise<void>): Promise<number> {
+async function withDatabase(
+  env: NodeJS.ProcessEnv,
+  command: string,
+  body: (pool: pg.Pool, where: string) => Promise<void>,
+): Promise<number> {
   const database = databaseConfig(env);
   const pool = createPool(database, () => undefined);
   try {

@@ -1,4 +1,13 @@
-export { ConfigError, DEFAULT_DATABASE, loadConfig, type ApiKeys, type Env, type LogLevel, type SidecarConfig, type TracingConfig } from "./config.js";
+export {
+  ConfigError,
+  DEFAULT_DATABASE,
+  loadConfig,
+  type ApiKeys,
+  type Env,
+  type LogLevel,
+  type SidecarConfig,
+  type TracingConfig,
+} from "./config.js";
 export { openContext, type ContextOptions, type SidecarContext } from "./context.js";
 export { createLogger, type Logger } from "./observability/logger.js";
 export { startSidecar, type RunningSidecar } from "./sidecar.js";

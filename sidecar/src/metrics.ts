@@ -69,10 +69,18 @@ export function createMetrics(sources?: MetricSources): Metrics {
         duration.observe({ surface, method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
         const decision = request.decision;
         if (decision === null) return;
-        for (const phase of decision.phases) if (phase.phase === "write") writes.observe({ surface, route }, (phase.end - phase.start) / 1000);
+        for (const phase of decision.phases)
+          if (phase.phase === "write") writes.observe({ surface, route }, (phase.end - phase.start) / 1000);
         const decided = decision.decided;
         if (decided !== undefined && reply.statusCode < 300) {
-          decisions.inc({ surface, route, policy_id: decided.policyId, policy_version: decided.policyVersion, verdict: decided.verdict, rule: decided.ruleId });
+          decisions.inc({
+            surface,
+            route,
+            policy_id: decided.policyId,
+            policy_version: decided.policyVersion,
+            verdict: decided.verdict,
+            rule: decided.ruleId,
+          });
         }
       });
     },
@@ -151,8 +159,16 @@ function sourceMetrics(registry: Registry, sources: MetricSources): void {
     },
   });
   const loads = [
-    ["writ_bundle_loads_total", "Loads of a policy bundle (read and verified), by outcome: loaded, not_found, refused, timeout, abandoned", (total) => total.count],
-    ["writ_bundle_load_seconds_total", "Time spent loading policy bundles, by outcome (divided by writ_bundle_loads_total: the mean load time)", (total) => total.seconds],
+    [
+      "writ_bundle_loads_total",
+      "Loads of a policy bundle (read and verified), by outcome: loaded, not_found, refused, timeout, abandoned",
+      (total) => total.count,
+    ],
+    [
+      "writ_bundle_load_seconds_total",
+      "Time spent loading policy bundles, by outcome (divided by writ_bundle_loads_total: the mean load time)",
+      (total) => total.seconds,
+    ],
   ] as const satisfies readonly (readonly [string, string, (total: BundleLoadTotal) => number])[];
   for (const [name, help, value] of loads) {
     new Counter({
@@ -167,8 +183,16 @@ function sourceMetrics(registry: Registry, sources: MetricSources): void {
     });
   }
   const space = [
-    ["writ_lmdb_file_bytes", "Size of the LMDB data file (data.mdb) in bytes: LMDB never shrinks it (docs/sidecar.md, \"Compaction\"); absent without one", "fileBytes"],
-    ["writ_lmdb_used_bytes", "Bytes of the LMDB data file that hold data (every database's pages); the rest is free pages LMDB reuses", "usedBytes"],
+    [
+      "writ_lmdb_file_bytes",
+      'Size of the LMDB data file (data.mdb) in bytes: LMDB never shrinks it (docs/sidecar.md, "Compaction"); absent without one',
+      "fileBytes",
+    ],
+    [
+      "writ_lmdb_used_bytes",
+      "Bytes of the LMDB data file that hold data (every database's pages); the rest is free pages LMDB reuses",
+      "usedBytes",
+    ],
   ] as const;
   for (const [name, help, part] of space) {
     new Gauge({
@@ -195,7 +219,11 @@ function sourceMetrics(registry: Registry, sources: MetricSources): void {
 /** The PostgreSQL connection pool (storage/pool-stats.ts), read at each scrape; registered only on a store with a pool. */
 function poolMetrics(registry: Registry, sources: MetricSources): void {
   const gauges = [
-    ["writ_postgres_pool_connections", "Connections the PostgreSQL pool holds now, idle or in use (at most SERVICE_DATABASE_POOL_SIZE)", "total"],
+    [
+      "writ_postgres_pool_connections",
+      "Connections the PostgreSQL pool holds now, idle or in use (at most SERVICE_DATABASE_POOL_SIZE)",
+      "total",
+    ],
     ["writ_postgres_pool_idle_connections", "Of those, connections idle in the pool", "idle"],
     ["writ_postgres_pool_waiting_clients", "Statements queued for a connection of the pool because every connection is in use", "waiting"],
   ] as const;

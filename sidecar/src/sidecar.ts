@@ -58,7 +58,11 @@ export async function startSidecar(config: SidecarConfig, options: ContextOption
   for (const notice of context.notices) lifecycle.info(notice);
   const generated = context.generatedApiKey;
   // The one time the generated key is shown: a field of this line (docs/sidecar.md, "Logs").
-  if (generated) lifecycle.info({ apiKey: generated.key, path: generated.path }, `generated an API key, kept in ${generated.path}; it is shown this once, in this line's apiKey`);
+  if (generated)
+    lifecycle.info(
+      { apiKey: generated.key, path: generated.path },
+      `generated an API key, kept in ${generated.path}; it is shown this once, in this line's apiKey`,
+    );
   const metrics = createMetrics(context);
   const apps: FastifyInstance[] = [];
   try {

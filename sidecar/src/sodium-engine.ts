@@ -7,7 +7,14 @@
  * since it only ever checks the sidecar's own key, but never weaker than node's.
  */
 import { createRequire } from "node:module";
-import { KeyError, assertSigningKey, selfVerificationFailed, type Ed25519Engine, type SelfVerifyingSignature, type SigningKey } from "@writ/runtime";
+import {
+  KeyError,
+  assertSigningKey,
+  selfVerificationFailed,
+  type Ed25519Engine,
+  type SelfVerifyingSignature,
+  type SigningKey,
+} from "@writ/runtime";
 import type { Sodium } from "sodium-native";
 
 /** libsodium's secret key: the RFC 8032 seed followed by the public key. Derived once per key object. */

@@ -13,7 +13,20 @@ import { runShell, type ShellRun } from "./processes.js";
 import { blockScript } from "./script.js";
 import type { BlockRef, BlockRun, Service, ShellBlock } from "./types.js";
 
-const LINKED = ["package.json", "package-lock.json", "node_modules", "runtime", "wire", "compiler", "language-server", "sidecar", "sdk", "conformance", "playground", "editors"];
+const LINKED = [
+  "package.json",
+  "package-lock.json",
+  "node_modules",
+  "runtime",
+  "wire",
+  "compiler",
+  "language-server",
+  "sidecar",
+  "sdk",
+  "conformance",
+  "playground",
+  "editors",
+];
 const COPIED = ["policies", "examples"];
 /** Compiled bundle files (.gitignore): a fresh clone has none. */
 const BUILD_OUTPUT = new Set(["signals.schema.json", "policy.ir.json", "bundle.manifest.json", "bundle.sig"]);
@@ -24,7 +37,10 @@ const BUILD_OUTPUT = new Set(["signals.schema.json", "policy.ir.json", "bundle.m
  * node_modules/.bin fails instead of fetching a registry package of that name.
  */
 function baseEnv(temp: string): Record<string, string> {
-  const path = (process.env["PATH"] ?? "/usr/bin:/bin").split(":").filter((dir) => !dir.includes("node_modules")).join(":");
+  const path = (process.env["PATH"] ?? "/usr/bin:/bin")
+    .split(":")
+    .filter((dir) => !dir.includes("node_modules"))
+    .join(":");
   return { PATH: path, HOME: process.env["HOME"] ?? temp, TMPDIR: temp, npm_config_offline: "true", npm_config_update_notifier: "false" };
 }
 
@@ -52,7 +68,8 @@ export class Clone {
     mkdirSync(join(base, "logs"));
     mkdirSync(join(base, "tmp"));
     for (const name of LINKED) symlinkSync(join(REPO, name), join(this.dir, name));
-    for (const name of COPIED) cpSync(join(REPO, name), join(this.dir, name), { recursive: true, filter: (source) => !BUILD_OUTPUT.has(basename(source)) });
+    for (const name of COPIED)
+      cpSync(join(REPO, name), join(this.dir, name), { recursive: true, filter: (source) => !BUILD_OUTPUT.has(basename(source)) });
   }
 
   static create(): Clone {

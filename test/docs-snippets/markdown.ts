@@ -10,7 +10,9 @@ const SHELL_FENCE = /^ {0,3}(`{3,}|~{3,})\s*(sh|bash|shell|console|zsh)\b/;
 const ANY_FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 export function docFiles(root: string = REPO): string[] {
-  const docs = readdirSync(join(root, "docs")).filter((name) => name.endsWith(".md")).sort();
+  const docs = readdirSync(join(root, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .sort();
   return ["README.md", ...docs.map((name) => `docs/${name}`)];
 }
 
@@ -54,7 +56,9 @@ export function names(ref: BlockRef, block: ShellBlock): boolean {
 export function findBlock(ref: BlockRef, blocks: readonly ShellBlock[] = shellBlocks()): ShellBlock {
   const found = blocks.filter((block) => names(ref, block));
   if (found.length !== 1) {
-    throw new Error(`${ref.file}: ${found.length} shell blocks open with \`${ref.opens}\` (${found.map(where).join(", ") || "none"}); the test names exactly one`);
+    throw new Error(
+      `${ref.file}: ${found.length} shell blocks open with \`${ref.opens}\` (${found.map(where).join(", ") || "none"}); the test names exactly one`,
+    );
   }
   return found[0]!;
 }

@@ -14,7 +14,9 @@ export function substitute(block: ShellBlock, substitutions: readonly Substituti
   let text = block.text;
   for (const { from, to, why } of substitutions) {
     if (!text.includes(from)) {
-      throw new Error(`${where(block)}: the test replaces \`${from}\` (${why}), which is no longer in the block: the docs changed, update its table in test/docs-snippets/scenarios`);
+      throw new Error(
+        `${where(block)}: the test replaces \`${from}\` (${why}), which is no longer in the block: the docs changed, update its table in test/docs-snippets/scenarios`,
+      );
     }
     text = text.split(from).join(to);
   }
@@ -34,11 +36,15 @@ export function background(block: ShellBlock, text: string, { command, ready }: 
     return at >= 0 && /^\s*(#.*)?$/.test(line.slice(at + command.length));
   };
   const found = lines.flatMap((line, i) => (ends(line) ? [i] : []));
-  if (found.length !== 1) throw new Error(`${where(block)}: ${found.length} lines end with \`${command}\`, which the test runs in the background; it needs exactly one`);
+  if (found.length !== 1)
+    throw new Error(
+      `${where(block)}: ${found.length} lines end with \`${command}\`, which the test runs in the background; it needs exactly one`,
+    );
   const i = found[0]!;
   const at = lines[i]!.lastIndexOf(command);
   const wait = `__writ_ready ${quote(ready)} $!`;
-  lines[i] = `${lines[i]!.slice(0, at)}${command}${command.trimEnd().endsWith("&") ? " " : " & "}${wait}${lines[i]!.slice(at + command.length)}`;
+  lines[i] =
+    `${lines[i]!.slice(0, at)}${command}${command.trimEnd().endsWith("&") ? " " : " & "}${wait}${lines[i]!.slice(at + command.length)}`;
   return lines.join("\n");
 }
 

@@ -15,7 +15,8 @@ export const SKIPPED: readonly Skip[] = [
   {
     file: "docs/editor.md",
     opens: "npm install",
-    reason: "`code --install-extension` needs VS Code; the .vsix `npm run package:vscode` builds is checked by editors/vscode/test/vsix.e2e.test.ts",
+    reason:
+      "`code --install-extension` needs VS Code; the .vsix `npm run package:vscode` builds is checked by editors/vscode/test/vsix.e2e.test.ts",
   },
   { file: "README.md", opens: "npm run build && npx writ playground --open", reason: PLAYGROUND },
   { file: "docs/playground.md", opens: "npx writ playground", reason: PLAYGROUND },

@@ -23,10 +23,13 @@ describe("the first decision's curl", () => {
     expect(curl({ SERVICE_API_KEY: "secret-0123456789abcdefghij" })).toContain('-H "authorization: Bearer $SERVICE_API_KEY"');
     expect(curl({ SERVICE_DECIDE_KEY: "secret-0123456789abcdefghij", SERVICE_READ_KEY: "other" })).toContain("Bearer $SERVICE_DECIDE_KEY");
     expect(curl({ SERVICE_API_KEY_FILE: "/run/secrets/writ key" })).toContain("$(cat '../../../run/secrets/writ key')");
-    for (const env of [{ SERVICE_API_KEY: "secret-0123456789abcdefghij" }, { SERVICE_DECIDE_KEY: "secret-0123456789abcdefghij" }]) expect(curl(env)).not.toContain("secret");
+    for (const env of [{ SERVICE_API_KEY: "secret-0123456789abcdefghij" }, { SERVICE_DECIDE_KEY: "secret-0123456789abcdefghij" }])
+      expect(curl(env)).not.toContain("secret");
   });
 
   it("gives paths relative to the directory npm start was typed in", () => {
-    expect(curl({}, `${root}/sidecar`)).toBe(`curl -s http://127.0.0.1:8080/evaluate -H "authorization: Bearer $(cat ../.writ/data/api-key)" -H 'content-type: application/json' -d @../examples/evaluate-request.json`);
+    expect(curl({}, `${root}/sidecar`)).toBe(
+      `curl -s http://127.0.0.1:8080/evaluate -H "authorization: Bearer $(cat ../.writ/data/api-key)" -H 'content-type: application/json' -d @../examples/evaluate-request.json`,
+    );
   });
 });

@@ -28,7 +28,8 @@ const write = (path: string, text: string) => {
   mkdirSync(join(root, path, ".."), { recursive: true });
   writeFileSync(join(root, path), text);
 };
-const builds = (): string[] => (existsSync(join(root, "builds.log")) ? readFileSync(join(root, "builds.log"), "utf8").trim().split("\n") : []);
+const builds = (): string[] =>
+  existsSync(join(root, "builds.log")) ? readFileSync(join(root, "builds.log"), "utf8").trim().split("\n") : [];
 const run = async (targets?: string[], force = false, declarations = true) => {
   rmSync(join(root, "builds.log"), { force: true });
   said = [];
@@ -39,7 +40,12 @@ beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "writ-incremental-build-"));
   write("package.json", JSON.stringify({ name: "repo", private: true, workspaces: ["lib", "app", "site", "other"] }));
   write("tsconfig.base.json", "{}");
-  const packages = [["lib", {}], ["app", { devDependencies: { lib: "1.0.0" } }], ["site", { writ: { buildAfter: ["app"] } }], ["other", {}]] as const;
+  const packages = [
+    ["lib", {}],
+    ["app", { devDependencies: { lib: "1.0.0" } }],
+    ["site", { writ: { buildAfter: ["app"] } }],
+    ["other", {}],
+  ] as const;
   for (const [name, fields] of packages) {
     // lib and app have declarations to skip; site and other build the same either way.
     const scripts = { build: "node build.mjs", ...(name === "lib" || name === "app" ? { "build:js": "node build.mjs --js" } : {}) };
@@ -72,7 +78,11 @@ describe("the incremental build", () => {
 
     write("lib/src/value.txt", "lib 2");
     await run();
-    expect(builds().filter((l) => l.endsWith("start")).sort()).toEqual(["app start", "lib start", "site start"]);
+    expect(
+      builds()
+        .filter((l) => l.endsWith("start"))
+        .sort(),
+    ).toEqual(["app start", "lib start", "site start"]);
   });
 
   it("ignores tests and Markdown, not the lock file", async () => {
@@ -88,7 +98,11 @@ describe("the incremental build", () => {
 
   it("builds only the named workspaces and those whose output they use", async () => {
     expect(await run(["site"])).toBe(true);
-    expect(builds().filter((l) => l.endsWith("start")).sort()).toEqual(["app start", "site start"]);
+    expect(
+      builds()
+        .filter((l) => l.endsWith("start"))
+        .sort(),
+    ).toEqual(["app start", "site start"]);
     await run(["other"]);
     expect(builds()).toEqual(["other start", "other end"]);
     await expect(run(["nope"])).rejects.toThrow("no workspace with a build script: nope (known: lib, app, site, other)");
@@ -104,7 +118,11 @@ describe("the incremental build", () => {
 
     write("app/src/value.txt", "app 2");
     expect(await run()).toBe(true);
-    expect(builds().filter((l) => l.endsWith("start")).sort()).toEqual(["app start", "site start"]);
+    expect(
+      builds()
+        .filter((l) => l.endsWith("start"))
+        .sort(),
+    ).toEqual(["app start", "site start"]);
   });
 
   it("builds again a workspace whose dist/ was deleted, or all of them when forced", async () => {
@@ -118,14 +136,22 @@ describe("the incremental build", () => {
 
   it("without declarations runs build:js where there is one; a build with them serves both, not the other way round", async () => {
     await run(undefined, false, false);
-    expect(builds().filter((l) => l.includes("start")).sort()).toEqual(["app start js", "lib start js", "other start", "site start"]);
+    expect(
+      builds()
+        .filter((l) => l.includes("start"))
+        .sort(),
+    ).toEqual(["app start js", "lib start js", "other start", "site start"]);
     expect(said.find((l) => l.startsWith("lib: built"))).toMatch(/^lib: built in \d+\.\d s \(JavaScript only\)$/);
     expect(said.find((l) => l.startsWith("other: built"))).toMatch(/^other: built in \d+\.\d s$/);
     await run(undefined, false, false);
     expect(builds()).toEqual([]);
 
     await run();
-    expect(builds().filter((l) => l.includes("start")).sort()).toEqual(["app start", "lib start"]);
+    expect(
+      builds()
+        .filter((l) => l.includes("start"))
+        .sort(),
+    ).toEqual(["app start", "lib start"]);
     await run(undefined, false, false);
     expect(builds()).toEqual([]);
   });

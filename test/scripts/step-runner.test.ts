@@ -59,8 +59,18 @@ describe("runSteps", () => {
   });
 
   it("refuses a plan whose step runs after one that is not before it, or two steps of one name, running none of it", async () => {
-    await expect(run([{ name: "tests", script: "record" }, { name: "check", script: "pass", after: ["build"] }])).rejects.toThrow("step check runs after build, which is not an earlier step");
-    await expect(run([{ name: "tests", script: "record" }, { name: "tests", script: "pass" }])).rejects.toThrow("two steps are named tests");
+    await expect(
+      run([
+        { name: "tests", script: "record" },
+        { name: "check", script: "pass", after: ["build"] },
+      ]),
+    ).rejects.toThrow("step check runs after build, which is not an earlier step");
+    await expect(
+      run([
+        { name: "tests", script: "record" },
+        { name: "tests", script: "pass" },
+      ]),
+    ).rejects.toThrow("two steps are named tests");
     expect(existsSync(join(cwd, "ran"))).toBe(false);
   });
 });

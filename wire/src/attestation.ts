@@ -29,11 +29,15 @@ const AttestationCommon = Closed({
   runtimeVersion: Type.String(),
   runtimeHash: Type.String(),
   actionType: Type.String({ description: "The action the policy governs." }),
-  actionBinding: OpenObject({ description: "The bound signals' authorized values, which the executed action must echo (confirm-execution)." }),
+  actionBinding: OpenObject({
+    description: "The bound signals' authorized values, which the executed action must echo (confirm-execution).",
+  }),
   issuedAt: Instant("The instant of the decision."),
   signalsHash: Hex64("Fingerprint of the verified signals: lowercase hex SHA-256 of their JCS form."),
   execution_state: ExecutionState,
-  signature: Type.String({ description: "Base64 Ed25519 over PAE(`application/vnd.writ.attestation.v1+json`, JCS(attestation without `signature`))." }),
+  signature: Type.String({
+    description: "Base64 Ed25519 over PAE(`application/vnd.writ.attestation.v1+json`, JCS(attestation without `signature`)).",
+  }),
 });
 
 /** Spec 2.2 variant 1, returned by `POST /evaluate`: outcome and provenance nested. */
@@ -68,12 +72,18 @@ export const AttestationV2 = Closed(
     evaluatorArtifactHash: Type.String(),
     releaseManifestHash: Type.String(),
   },
-  { title: "AttestationV2", description: "The attestation of the legacy `POST /execute` (variant 2): provenance flat, `decision` holding the outcome." },
+  {
+    title: "AttestationV2",
+    description: "The attestation of the legacy `POST /execute` (variant 2): provenance flat, `decision` holding the outcome.",
+  },
 );
 export type AttestationV2 = Static<typeof AttestationV2>;
 
 /** Either variant: what `POST /verify`, `POST /confirm-execution` and the audit trail take. */
-export const Attestation = Type.Union([AttestationV1, AttestationV2], { title: "Attestation", description: "An attestation of either variant." });
+export const Attestation = Type.Union([AttestationV1, AttestationV2], {
+  title: "Attestation",
+  description: "An attestation of either variant.",
+});
 export type Attestation = Static<typeof Attestation>;
 
 /**
@@ -83,7 +93,8 @@ export type Attestation = Static<typeof Attestation>;
 export const AttestationInput = Type.Unsafe<Attestation>(
   OpenObject({
     title: "AttestationInput",
-    description: "An attestation of either variant (`AttestationV1`, `AttestationV2`), exactly as returned. It is checked here only as a JSON object: its content is what verification judges.",
+    description:
+      "An attestation of either variant (`AttestationV1`, `AttestationV2`), exactly as returned. It is checked here only as a JSON object: its content is what verification judges.",
   }),
 );
 
@@ -94,4 +105,3 @@ export const AttestationPreview = Closed(unsigned, {
   description: "The variant 1 attestation that would be signed, without its signature (and with a placeholder executionId).",
 });
 export type AttestationPreview = Static<typeof AttestationPreview>;
-

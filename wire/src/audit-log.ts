@@ -19,7 +19,10 @@ export const LogEntry = Closed(
     kind: LogEntryKind,
     record: Type.String({ description: "The stored JSON text of the record, exactly as stored." }),
   },
-  { title: "LogEntry", description: "An entry of the log; its leaf input is UTF-8(kind) || 0x0A || the record's stored bytes (docs/audit.md)." },
+  {
+    title: "LogEntry",
+    description: "An entry of the log; its leaf input is UTF-8(kind) || 0x0A || the record's stored bytes (docs/audit.md).",
+  },
 );
 export type LogEntry = Static<typeof LogEntry>;
 
@@ -33,9 +36,13 @@ export const SignedCheckpoint = Closed(
     previous: Type.Union([Hex64(), Type.Null()], {
       description: "The hash of the log's checkpoint before this one (SHA-256 of its JCS, signature included); null for the first.",
     }),
-    frontier: List(Hex64(), { description: "The roots of the perfect subtrees covering leaves [0, size), left to right: one per bit set in `size`." }),
+    frontier: List(Hex64(), {
+      description: "The roots of the perfect subtrees covering leaves [0, size), left to right: one per bit set in `size`.",
+    }),
     keyId: Type.String(),
-    signature: Type.String({ description: "Ed25519 over PAE(payloadType, JCS(the checkpoint without `signature`)), standard padded base64." }),
+    signature: Type.String({
+      description: "Ed25519 over PAE(payloadType, JCS(the checkpoint without `signature`)), standard padded base64.",
+    }),
   },
   {
     title: "SignedCheckpoint",
@@ -83,7 +90,10 @@ export const AuditLogStatus = Closed(
 export type AuditLogStatus = Static<typeof AuditLogStatus>;
 
 /** `GET /audit/checkpoints`. */
-export const CheckpointList = List(SignedCheckpoint, { title: "CheckpointList", description: "Checkpoints with `size` at least `from`, oldest first." });
+export const CheckpointList = List(SignedCheckpoint, {
+  title: "CheckpointList",
+  description: "Checkpoints with `size` at least `from`, oldest first.",
+});
 
 /** A size of a log: a count of entries, so a safe integer (at most 2^53 - 1). */
 const size = (description: string) => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description });
@@ -119,6 +129,10 @@ export const InclusionProofQuery = Closed({
   size: Type.Optional(size("The checkpoint to prove against, by its size; default the latest.")),
 });
 /** `GET /audit/proofs/consistency` query parameters. */
-export const ConsistencyProofQuery = Closed({ from: size("The earlier checkpoint's size."), to: size("The later checkpoint's size, at least `from`."), logId });
+export const ConsistencyProofQuery = Closed({
+  from: size("The earlier checkpoint's size."),
+  to: size("The later checkpoint's size, at least `from`."),
+  logId,
+});
 /** `GET /audit/export` query parameters. */
 export const ExportQuery = Closed({ from: Type.Optional(size("0 (the default) or the size of a checkpoint to resume from.")), logId });

@@ -15,7 +15,11 @@ const limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50
  * (`2025-01-31T01:00:00.123456789+01:00`); 64 leaves room for any fraction a clock writes.
  */
 const bound = Type.Optional(
-  Type.String({ format: "date-time", maxLength: 64, description: "Inclusive bound: an RFC 3339 date-time with an offset, at most 64 characters." }),
+  Type.String({
+    format: "date-time",
+    maxLength: 64,
+    description: "Inclusive bound: an RFC 3339 date-time with an offset, at most 64 characters.",
+  }),
 );
 
 /** `GET /audit/decisions` query parameters; every one optional, each given at most once. */
@@ -27,7 +31,8 @@ export const DecisionQuery = Closed(
       Type.String({
         maxLength: POLICY_ID_MAX_LENGTH,
         pattern: POLICY_ID_PATTERN,
-        description: "A policy id: at most 128 characters, lowercase letters and digits separated by single `.`, `_` or `-` (the compiler's rule).",
+        description:
+          "A policy id: at most 128 characters, lowercase letters and digits separated by single `.`, `_` or `-` (the compiler's rule).",
       }),
     ),
     decision: Type.Optional(DecisionStatus),
@@ -41,7 +46,10 @@ export type DecisionQuery = Static<typeof DecisionQuery>;
 /** `GET /audit/security` query parameters: newest first, no offset (page backwards with `to`). */
 export const SecurityEventQuery = Closed(
   { limit, from: bound, to: bound },
-  { title: "SecurityEventQuery", description: "`GET /audit/security` query parameters: newest first, no offset (page backwards with `to`)." },
+  {
+    title: "SecurityEventQuery",
+    description: "`GET /audit/security` query parameters: newest first, no offset (page backwards with `to`).",
+  },
 );
 export type SecurityEventQuery = Static<typeof SecurityEventQuery>;
 
@@ -87,7 +95,11 @@ export type AuditedOverride = Static<typeof AuditedOverride>;
 /** An execution confirmation, kept beside the decision it confirms. */
 export const AuditedConfirmation = Closed(
   { executionId: Type.String(), match: Type.Boolean(), proof: ExecutionProof, recordedAt: Instant() },
-  { title: "AuditedConfirmation", description: "An execution confirmation, kept beside the decision it confirms; `proof` is the signed Execution Integrity Proof as an object." },
+  {
+    title: "AuditedConfirmation",
+    description:
+      "An execution confirmation, kept beside the decision it confirms; `proof` is the signed Execution Integrity Proof as an object.",
+  },
 );
 export type AuditedConfirmation = Static<typeof AuditedConfirmation>;
 
@@ -95,7 +107,9 @@ export type AuditedConfirmation = Static<typeof AuditedConfirmation>;
  * `GET /audit/decisions/{executionId}` path parameters. An executionId is what `POST /evaluate` takes (1 to 1,024
  * characters): no decision is stored under any other.
  */
-export const DecisionParams = Closed({ executionId: Text("The decision's executionId: 1 to 1,024 characters, as `POST /evaluate` takes it.") });
+export const DecisionParams = Closed({
+  executionId: Text("The decision's executionId: 1 to 1,024 characters, as `POST /evaluate` takes it."),
+});
 export type DecisionParams = Static<typeof DecisionParams>;
 
 /** `GET /audit/decisions/:executionId`: the decision with its override and confirmation beside it (spec 1.8). */
@@ -128,7 +142,9 @@ export const AuditStats = Closed(
 );
 export type AuditStats = Static<typeof AuditStats>;
 
-export const SecurityEventType = Choice(["authentication_failed", "invalid_verification", "replay_attempt", "rate_limited"], { title: "SecurityEventType" });
+export const SecurityEventType = Choice(["authentication_failed", "invalid_verification", "replay_attempt", "rate_limited"], {
+  title: "SecurityEventType",
+});
 export type SecurityEventType = Static<typeof SecurityEventType>;
 
 /** An element of `GET /audit/security`, newest first. Never holds a key, token or request body. */
@@ -145,11 +161,14 @@ export const SecurityEventRow = Closed(
     count: Type.Optional(
       Type.Integer({
         description:
-          "Present on an aggregated row: how many events of this type from this source (ip) the row stands for, all within one aggregation interval that ended at `at` (docs/audit.md, \"Security events under a flood\").",
+          'Present on an aggregated row: how many events of this type from this source (ip) the row stands for, all within one aggregation interval that ended at `at` (docs/audit.md, "Security events under a flood").',
       }),
     ),
   },
-  { title: "SecurityEventRow", description: "An element of `GET /audit/security`, newest first. Never holds a key, token or request body." },
+  {
+    title: "SecurityEventRow",
+    description: "An element of `GET /audit/security`, newest first. Never holds a key, token or request body.",
+  },
 );
 export type SecurityEventRow = Static<typeof SecurityEventRow>;
 

@@ -4,7 +4,8 @@ import { Choice, OpenObject, type Static } from "./schema.js";
 /** Signal values: facts about one execution, an object of structured scalar values (spec 2.3). */
 export const Signals = OpenObject({
   title: "Signals",
-  description: "Signal values: facts about one execution, an object of structured scalar values; their content is the policy's `signalsSchema`'s business.",
+  description:
+    "Signal values: facts about one execution, an object of structured scalar values; their content is the policy's `signalsSchema`'s business.",
 });
 export type Signals = Static<typeof Signals>;
 

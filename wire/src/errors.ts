@@ -15,7 +15,10 @@ export type ErrorBody = Static<typeof ErrorBody>;
 /** A signal that failed validation: `code` is a `VAL-*` code, `signal` the signal's name (`""` for the whole value). */
 export const SignalErrorDetail = Closed(
   { code: Type.String(), signal: Type.String(), message: Type.String() },
-  { title: "SignalErrorDetail", description: "A signal that failed validation: `code` is a `VAL-*` code, `signal` the signal's name (`\"\"` for the whole value)." },
+  {
+    title: "SignalErrorDetail",
+    description: 'A signal that failed validation: `code` is a `VAL-*` code, `signal` the signal\'s name (`""` for the whole value).',
+  },
 );
 export type SignalErrorDetail = Static<typeof SignalErrorDetail>;
 
@@ -25,7 +28,10 @@ export type SignalErrorDetail = Static<typeof SignalErrorDetail>;
  * not part of the contract.
  */
 export const SignalValidationErrorBody = Closed(
-  { error: Type.Union([Type.Literal("Signal validation failed"), Type.Literal("Signals validation failed")]), details: List(SignalErrorDetail) },
+  {
+    error: Type.Union([Type.Literal("Signal validation failed"), Type.Literal("Signals validation failed")]),
+    details: List(SignalErrorDetail),
+  },
   {
     title: "SignalValidationErrorBody",
     description:
@@ -37,7 +43,10 @@ export type SignalValidationErrorBody = Static<typeof SignalValidationErrorBody>
 /** What is malformed in a request, and where (`body/executedAction/actionTimestamp`, `querystring`). */
 export const RequestErrorDetail = Closed(
   { path: Type.String(), message: Type.String() },
-  { title: "RequestErrorDetail", description: "What is malformed in a request, and where (`body/executedAction/actionTimestamp`, `querystring`)." },
+  {
+    title: "RequestErrorDetail",
+    description: "What is malformed in a request, and where (`body/executedAction/actionTimestamp`, `querystring`).",
+  },
 );
 export type RequestErrorDetail = Static<typeof RequestErrorDetail>;
 

@@ -19,7 +19,9 @@ export const OverrideRecord = Closed(
     decidedAt: Instant(),
     attestationHash: Hex64("SHA-256 of the JCS form of the original signed attestation: the decision this record resolves."),
     signature: Type.Optional(Type.String({ description: "Base64 Ed25519 in the override domain." })),
-    digest: Type.Optional(Type.String({ description: "SHA-256 digest, when the record was made without a signing key (nothing authenticates it)." })),
+    digest: Type.Optional(
+      Type.String({ description: "SHA-256 digest, when the record was made without a signing key (nothing authenticates it)." }),
+    ),
   },
   { title: "OverrideRecord", description: "The override record: signed when the service has a signing key, else carrying a digest." },
 );
@@ -32,7 +34,9 @@ export const ExecutedAction = Closed(
     payload: OpenObject(),
     executedAt: Type.String({ description: "ISO 8601." }),
     executedBy: Type.Optional(Type.String()),
-    actionId: Type.Optional(Type.String({ description: "The executing system's own identifier of the action (`executedAction.actionId` of the endpoint form)." })),
+    actionId: Type.Optional(
+      Type.String({ description: "The executing system's own identifier of the action (`executedAction.actionId` of the endpoint form)." }),
+    ),
   },
   { title: "ExecutedAction", description: "The executed action as the proof carries it." },
 );
@@ -62,7 +66,13 @@ export const ExecutionProof = Closed(
     executionId: Type.String(),
     authorizationId: Hex64("SHA-256 of the JCS form of the whole signed attestation: names the authorization confirmed."),
     integrityHash: Hex64("SHA-256 of JCS(`{authorizationId, executed}`): binds what ran to what was authorized."),
-    authorized: Closed({ action: Verdict, actionType: Type.String(), reason: Type.String(), policyId: Type.String(), policyVersion: Type.String() }),
+    authorized: Closed({
+      action: Verdict,
+      actionType: Type.String(),
+      reason: Type.String(),
+      policyId: Type.String(),
+      policyVersion: Type.String(),
+    }),
     executed: ExecutedAction,
     match: Type.Boolean(),
     matchDetails: MatchDetails,

@@ -69,12 +69,13 @@ export const Health = Closed(
     }),
     bundles: BundlesHealth,
     instanceId: Type.Union([Type.String(), Type.Null()], {
-      description: "This sidecar instance's id, the `logId` of its tamper-evident audit record log (docs/audit.md, \"Tamper evidence\"); null when it keeps none.",
+      description:
+        'This sidecar instance\'s id, the `logId` of its tamper-evident audit record log (docs/audit.md, "Tamper evidence"); null when it keeps none.',
     }),
     event_loop_lag_ms: Type.Integer({
       minimum: 0,
       description:
-        "The largest event-loop delay of the last 5 seconds (the current second and the four before), in milliseconds: how long a request arriving then waited before any of its code ran. A stall shows here once it ends, before a probe times out (docs/sidecar.md, \"Event-loop delay\").",
+        'The largest event-loop delay of the last 5 seconds (the current second and the four before), in milliseconds: how long a request arriving then waited before any of its code ran. A stall shows here once it ends, before a probe times out (docs/sidecar.md, "Event-loop delay").',
     }),
   },
   { title: "Health", description: "Liveness and readiness of Surface A." },
@@ -91,7 +92,9 @@ export const ServedBundleInfo = Closed(
     policyId: Type.String(),
     version: Type.String(),
     bundleHash: Type.String(),
-    signedBy: Type.Union([Type.String(), Type.Null()], { description: "keyId of the bundle key its signature verified with; null when unsigned." }),
+    signedBy: Type.Union([Type.String(), Type.Null()], {
+      description: "keyId of the bundle key its signature verified with; null when unsigned.",
+    }),
   },
   { title: "ServedBundleInfo", description: "A bundle served." },
 );
@@ -157,7 +160,9 @@ export const RuntimeManifestResponse = Closed(
     supportedSchemaVersions: List(Type.String()),
     startedAt: Instant(),
     manifestHash: Type.Optional(
-      Type.String({ description: "writ's addition, present when the service has a signing key: what attestations name as `provenance.manifestHash`." }),
+      Type.String({
+        description: "writ's addition, present when the service has a signing key: what attestations name as `provenance.manifestHash`.",
+      }),
     ),
     signedManifest: Type.Optional(SignedRuntimeManifest),
   },

@@ -5,7 +5,17 @@
  * OpenAPI documents (docs/openapi/). Objects are closed (a member not named is refused, or never sent) and readonly;
  * a named shape has a `title`, which names it among the OpenAPI documents' components.
  */
-import { Type, type Static, type TArray, type TImmutable, type TObject, type TProperties, type TReadonly, type TSchema, type TSchemaOptions } from "typebox";
+import {
+  Type,
+  type Static,
+  type TArray,
+  type TImmutable,
+  type TObject,
+  type TProperties,
+  type TReadonly,
+  type TSchema,
+  type TSchemaOptions,
+} from "typebox";
 
 export type { Static, TSchema };
 

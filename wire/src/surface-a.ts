@@ -39,7 +39,8 @@ export type SimulateRequest = DryRunRequest;
 /** The body of `POST /evaluate`: variant 1 (`verifiedSignals`) or the dry run (`signals`); both at once is a 400. */
 export const EvaluateBody = Type.Union([EvaluateRequest, DryRunRequest], {
   title: "EvaluateBody",
-  description: "Variant 1 (`verifiedSignals`) signs a decision; the dry run (`signals` without `verifiedSignals`) decides nothing. Both at once is a 400.",
+  description:
+    "Variant 1 (`verifiedSignals`) signs a decision; the dry run (`signals` without `verifiedSignals`) decides nothing. Both at once is a 400.",
 });
 export type EvaluateBody = Static<typeof EvaluateBody>;
 
@@ -68,7 +69,10 @@ export const ExecuteResponse = Closed(
     requires_override: Type.Boolean(),
     attestation: AttestationV2,
   },
-  { title: "ExecuteResponse", description: "`status` is `approved`, or else the attestation's `execution_state` (`completed` for a rejection)." },
+  {
+    title: "ExecuteResponse",
+    description: "`status` is `approved`, or else the attestation's `execution_state` (`completed` for a rejection).",
+  },
 );
 export type ExecuteResponse = Static<typeof ExecuteResponse>;
 
@@ -94,7 +98,10 @@ export const ExplainedExpr = Type.Unsafe<ExplainedExprType>({
   required: ["expr", "value"],
   additionalProperties: false,
   properties: {
-    expr: { type: "string", description: "The expression as the compiled policy has it (constants inlined), compound operands in parentheses." },
+    expr: {
+      type: "string",
+      description: "The expression as the compiled policy has it (constants inlined), compound operands in parentheses.",
+    },
     value: { type: ["string", "number", "boolean", "null"], description: "Its value; null when unknown (for a signal: it was not sent)." },
     operands: { type: "array", description: "What it was computed from; absent for a literal, a signal and `present(...)`." },
   },
@@ -108,7 +115,9 @@ export const ExplainedRule = Closed(
     rule: Type.String(),
     verdict: Verdict,
     reason: Type.String(),
-    result: Choice(["true", "false", "unknown"], { description: "Only a rule whose condition is `true` decides; `unknown` comes from an absent optional signal." }),
+    result: Choice(["true", "false", "unknown"], {
+      description: "Only a rule whose condition is `true` decides; `unknown` comes from an absent optional signal.",
+    }),
     condition: ExplainedExpr,
   },
   { title: "ExplainedRule", description: "One rule of an explanation: its verdict and reason, and its condition evaluated." },
@@ -126,13 +135,18 @@ export const Explanation = Closed(
       description: "What decides when no rule's condition is true; null when the policy has no catch-all.",
     }),
   },
-  { title: "Explanation", description: "Why the policy decides as it does for the signals sent; only with `?explain=true` (writ's addition)." },
+  {
+    title: "Explanation",
+    description: "Why the policy decides as it does for the signals sent; only with `?explain=true` (writ's addition).",
+  },
 );
 export type Explanation = Static<typeof Explanation>;
 
 /** The query of the dry run (`POST /evaluate` with `signals`) and of `POST /simulate`. */
 export const ExplainQuery = Closed({
-  explain: Type.Optional(Choice(["true", "false"], { description: "`true` adds `explanation` to a dry run's or a simulation's answer; default `false`." })),
+  explain: Type.Optional(
+    Choice(["true", "false"], { description: "`true` adds `explanation` to a dry run's or a simulation's answer; default `false`." }),
+  ),
 });
 export type ExplainQuery = Static<typeof ExplainQuery>;
 
@@ -142,7 +156,9 @@ export const DryRunResponse = Closed(
     ruleMatched: Type.String(),
     reason: Type.String(),
     signalsValidated: Type.Literal(true),
-    explanation: Type.Optional(Described(Explanation, "Only when asked for with `?explain=true` (writ's addition; the spec's answer has no such member).")),
+    explanation: Type.Optional(
+      Described(Explanation, "Only when asked for with `?explain=true` (writ's addition; the spec's answer has no such member)."),
+    ),
   },
   { title: "DryRunResponse", description: "What `POST /evaluate` would decide, with no attestation and no side effect." },
 );
@@ -175,7 +191,10 @@ export const VerifyRequest = AttestationInput;
 export type VerifyRequest = Static<typeof VerifyRequest>;
 
 /** One check of the endpoint form of verification. */
-export const CheckResult = Choice(["verified", "failed", "unknown"], { title: "CheckResult", description: "One check of the endpoint form of verification." });
+export const CheckResult = Choice(["verified", "failed", "unknown"], {
+  title: "CheckResult",
+  description: "One check of the endpoint form of verification.",
+});
 export type CheckResult = Static<typeof CheckResult>;
 
 /** Spec 2.10, endpoint form: `valid` false means the authorized action must not proceed (spec 7). */
@@ -213,7 +232,9 @@ export const ExecutedActionInput = Closed(
     actionType: Text("Must be the policy's governed action (`governs.actionType` of the schema)."),
     actionId: Text("The executing system's own identifier of the action."),
     actionTimestamp: Type.String({ minLength: 1, maxLength: 1024, format: "date-time", description: "ISO 8601 with a time zone." }),
-    actionDetails: Type.Optional(OpenObject({ description: "Must echo every bound signal (`governs.binding`) with the authorized value." })),
+    actionDetails: Type.Optional(
+      OpenObject({ description: "Must echo every bound signal (`governs.binding`) with the authorized value." }),
+    ),
   },
   { title: "ExecutedActionInput", description: "The executed action, endpoint form." },
 );
@@ -225,7 +246,9 @@ export const ConfirmExecutionRequest = Closed(
     attestation: AttestationInput,
     executedAction: ExecutedActionInput,
     // A window of zero seconds is meaningless; a year is far beyond any execution an attestation covers.
-    timeWindowSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 31_536_000, description: "Above 0, at most a year; default 300." })),
+    timeWindowSeconds: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, maximum: 31_536_000, description: "Above 0, at most a year; default 300." }),
+    ),
   },
   { title: "ConfirmExecutionRequest", description: "An executed action, to be checked against the attestation that authorized it." },
 );
@@ -237,7 +260,9 @@ export const ConfirmExecutionResponse = Closed(
     matched: Type.Boolean(),
     executionId: Type.String(),
     withinTimeWindow: Type.Boolean(),
-    proof: Type.String({ description: "The signed Execution Integrity Proof (`ExecutionProof`) as its canonical JSON text: exactly what it signs." }),
+    proof: Type.String({
+      description: "The signed Execution Integrity Proof (`ExecutionProof`) as its canonical JSON text: exactly what it signs.",
+    }),
     match: Type.Boolean(),
     verified: Type.Literal(true),
   },

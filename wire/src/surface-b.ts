@@ -17,7 +17,8 @@ import { EvaluateResponse } from "./surface-a.js";
  * A business transaction id `POST /execute` takes: a UUID, versions 1 to 5 (8-4-4-4-12 hex digits, version digit 1
  * to 5, variant digit 8, 9, a or b, case-insensitive).
  */
-export const BUSINESS_TRANSACTION_UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-5][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$";
+export const BUSINESS_TRANSACTION_UUID_PATTERN =
+  "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-5][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$";
 
 /** The longest id a record can be stored under. */
 export const RECORD_ID_MAX_LENGTH = 64;
@@ -93,7 +94,10 @@ const openSection = Type.Optional(JsonObject);
 /** `POST /transactions`: used as given (spec 4.2): sections optional and open, `status` (default `SUBMITTED`) and `createdAt` kept. */
 export const CreateTransactionRequest = Closed(
   {
-    businessTransactionId: Type.String({ pattern: RECORD_ID_PATTERN, description: "Any id of 1 to 64 characters `A-Z a-z 0-9 . _ ~ : -`." }),
+    businessTransactionId: Type.String({
+      pattern: RECORD_ID_PATTERN,
+      description: "Any id of 1 to 64 characters `A-Z a-z 0-9 . _ ~ : -`.",
+    }),
     metadata: openSection,
     authority: openSection,
     authorization: openSection,
@@ -140,11 +144,16 @@ const sealMembers = {
   signerKeyId: Type.String(),
   trustRootVersion: Type.String(),
   trustRecordHash: Type.String({ description: "Lowercase hex SHA-256 of JCS(sealed record without `signature` and `trustRecordHash`)." }),
-  signature: Type.String({ description: "Ed25519 over PAE(`application/vnd.writ.trust-record.v1+json`, JCS(sealed record without `signature`))." }),
+  signature: Type.String({
+    description: "Ed25519 over PAE(`application/vnd.writ.trust-record.v1+json`, JCS(sealed record without `signature`)).",
+  }),
 };
 
 /** Who sealed the record: the signature verifies with the trust root's key `signerKeyId`. */
-export const Seal = Closed(sealMembers, { title: "Seal", description: "Who sealed the record: the signature verifies with the trust root's key `signerKeyId`." });
+export const Seal = Closed(sealMembers, {
+  title: "Seal",
+  description: "Who sealed the record: the signature verifies with the trust root's key `signerKeyId`.",
+});
 export type Seal = Static<typeof Seal>;
 
 /** What the seal's signature covers; written once, never changed. */
@@ -193,14 +202,20 @@ export const Receipt = Closed(
 export type Receipt = Static<typeof Receipt>;
 
 /** The Execution Trust Record (`POST /execute`, `POST /transactions`, `GET /trust-records/:id`). */
-export const TrustRecord = Closed({ ...SealedRecord.properties, verification: Verification, receipt: Receipt }, {
-  title: "TrustRecord",
-  description: "The Execution Trust Record: the sealed record with its latest verification and receipt.",
-});
+export const TrustRecord = Closed(
+  { ...SealedRecord.properties, verification: Verification, receipt: Receipt },
+  {
+    title: "TrustRecord",
+    description: "The Execution Trust Record: the sealed record with its latest verification and receipt.",
+  },
+);
 export type TrustRecord = Static<typeof TrustRecord>;
 
 /** The body of `POST /verify`, `POST /receipt` and `POST /replay`. */
-export const TransactionRef = Closed({ businessTransactionId: Text() }, { title: "TransactionRef", description: "Names a stored transaction." });
+export const TransactionRef = Closed(
+  { businessTransactionId: Text() },
+  { title: "TransactionRef", description: "Names a stored transaction." },
+);
 export type TransactionRef = Static<typeof TransactionRef>;
 
 /** `POST /replay`: the record's signature re-checked, nothing re-executed. */
@@ -222,7 +237,8 @@ export const RecordParams = Closed({
   id: Type.String({
     maxLength: RECORD_ID_MAX_LENGTH,
     pattern: RECORD_ID_PATTERN,
-    description: "A businessTransactionId, exactly as sent: 1 to 64 of `A-Z a-z 0-9 . _ ~ : -`, the ids a record can be stored under (any other is 400).",
+    description:
+      "A businessTransactionId, exactly as sent: 1 to 64 of `A-Z a-z 0-9 . _ ~ : -`, the ids a record can be stored under (any other is 400).",
   }),
 });
 export type RecordParams = Static<typeof RecordParams>;

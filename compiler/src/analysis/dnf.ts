@@ -57,7 +57,8 @@ export class DnfBuilder {
         if (!isComparison(op)) break;
         const folded = this.fold(op, e.left, e.right);
         if (folded !== null) return folded !== negated ? [TRUE_TERM] : [];
-        const term = this.comparison(op, e.left, e.right, negated) ?? this.comparison(COMPARISON_OPERATORS[op].converse, e.right, e.left, negated);
+        const term =
+          this.comparison(op, e.left, e.right, negated) ?? this.comparison(COMPARISON_OPERATORS[op].converse, e.right, e.left, negated);
         if (term) return [term];
         break;
       }
@@ -166,14 +167,17 @@ export class DnfBuilder {
 
   /** A structural key: equal for conditions written the same way up to spacing, constants resolved. */
   key(e: Expr, negated: boolean): string {
-    return (negated ? "!" : "") + JSON.stringify(e, (k, v: unknown) => {
-      if (k === "span") return undefined;
-      if (v && typeof v === "object" && (v as Expr).kind === "ref") {
-        const c = this.constant(v as Expr);
-        if (c !== undefined) return { kind: "literal", value: c };
-      }
-      return v;
-    });
+    return (
+      (negated ? "!" : "") +
+      JSON.stringify(e, (k, v: unknown) => {
+        if (k === "span") return undefined;
+        if (v && typeof v === "object" && (v as Expr).kind === "ref") {
+          const c = this.constant(v as Expr);
+          if (c !== undefined) return { kind: "literal", value: c };
+        }
+        return v;
+      })
+    );
   }
 }
 

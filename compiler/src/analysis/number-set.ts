@@ -46,7 +46,10 @@ export class NumberSet {
   }
 
   static points(whole: boolean, values: readonly number[]): NumberSet {
-    return NumberSet.of(whole, values.map((v) => ({ lo: v, hi: v })));
+    return NumberSet.of(
+      whole,
+      values.map((v) => ({ lo: v, hi: v })),
+    );
   }
 
   /** `{v | v op c}` within lo..hi. */

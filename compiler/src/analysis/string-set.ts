@@ -119,7 +119,10 @@ class Walk {
       if (lengths.has(k) && layer.some((n) => this.finals.has(n))) return this.spell(k);
       if (k >= lastFinite) return null;
       if (k > MAX_WITNESS_LENGTH) throw new DomainLimitError(`a string would need more than ${MAX_WITNESS_LENGTH} code points`);
-      const key = layer.map((n) => this.id(n)).sort((a, b) => a - b).join(",");
+      const key = layer
+        .map((n) => this.id(n))
+        .sort((a, b) => a - b)
+        .join(",");
       const first = seen.get(key);
       if (first !== undefined) {
         this.layers.pop();
@@ -148,7 +151,8 @@ class Walk {
         if (k <= s.hi && (best === null || k < best)) best = k;
       }
     }
-    if (best !== null && best > MAX_WITNESS_LENGTH) throw new DomainLimitError(`a string would need more than ${MAX_WITNESS_LENGTH} code points`);
+    if (best !== null && best > MAX_WITNESS_LENGTH)
+      throw new DomainLimitError(`a string would need more than ${MAX_WITNESS_LENGTH} code points`);
     return best;
   }
 

@@ -9,14 +9,20 @@ export function diffLines(diff: PolicyDiff): string[] {
   if (diff.governs) {
     const binding = (b: readonly string[]) => (b.length > 0 ? b.join(", ") : "(none)");
     lines.push("", "governs:");
-    if (diff.governs.old.action !== diff.governs.new.action) lines.push(`  action: \`${diff.governs.old.action}\` -> \`${diff.governs.new.action}\``);
+    if (diff.governs.old.action !== diff.governs.new.action)
+      lines.push(`  action: \`${diff.governs.old.action}\` -> \`${diff.governs.new.action}\``);
     lines.push(`  binding: ${binding(diff.governs.old.binding)} -> ${binding(diff.governs.new.binding)}`);
   }
   if (diff.signals.length > 0) {
     lines.push("", `signals: ${plural(diff.signals.length, "change")}`);
     for (const c of diff.signals) lines.push(...signalLines(c));
   }
-  lines.push("", diff.regions.length === 0 ? "decisions: no request is decided differently" : `decisions: ${plural(diff.regions.length, "region")} decided differently`);
+  lines.push(
+    "",
+    diff.regions.length === 0
+      ? "decisions: no request is decided differently"
+      : `decisions: ${plural(diff.regions.length, "region")} decided differently`,
+  );
   const groups = new Map<string, Region[]>();
   for (const r of diff.regions) {
     const key = `${r.old.verdict} -> ${r.new.verdict}`;
@@ -50,12 +56,17 @@ function verdictLine(diff: PolicyDiff): string {
 }
 
 function outcome(o: Outcome): string {
-  return o.verdict === "undecided" ? `\`${o.rule}\`: undecided (no rule fires and there is no \`otherwise\`)` : `\`${o.rule}\`: ${o.verdict} ${JSON.stringify(o.reason)}`;
+  return o.verdict === "undecided"
+    ? `\`${o.rule}\`: undecided (no rule fires and there is no \`otherwise\`)`
+    : `\`${o.rule}\`: ${o.verdict} ${JSON.stringify(o.reason)}`;
 }
 
 function witnessLines(w: Witness): string[] {
   if (w.validForBoth) return [`      witness: ${JSON.stringify(w.signals)}`];
-  return [`      witness, as sent to the old version: ${JSON.stringify(w.oldSignals)}`, `               and to the new version: ${JSON.stringify(w.signals)}`];
+  return [
+    `      witness, as sent to the old version: ${JSON.stringify(w.oldSignals)}`,
+    `               and to the new version: ${JSON.stringify(w.signals)}`,
+  ];
 }
 
 function signalLines(c: SignalChange): string[] {

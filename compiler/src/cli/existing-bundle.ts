@@ -20,7 +20,13 @@ export async function existingBundle(dir: string): Promise<ExistingBundle | { re
   const bad = { unreadable: `its \`${MANIFEST_FILE}\` cannot be read as a bundle manifest` };
   if (!isJsonObject(manifest)) return bad;
   const { files, bundle_hash: bundleHash } = manifest;
-  if (typeof bundleHash !== "string" || !SHA256_HEX_PATTERN.test(bundleHash) || !isJsonObject(files) || !Object.values(files).every((h) => typeof h === "string")) return bad;
+  if (
+    typeof bundleHash !== "string" ||
+    !SHA256_HEX_PATTERN.test(bundleHash) ||
+    !isJsonObject(files) ||
+    !Object.values(files).every((h) => typeof h === "string")
+  )
+    return bad;
   const sig = await readJson(join(dir, SIGNATURE_FILE));
   const signedBy = isJsonObject(sig) && typeof sig["keyId"] === "string" ? sig["keyId"] : null;
   return { files: files as Record<string, string>, bundleHash, signedBy };

@@ -13,7 +13,8 @@ export async function conditionsAsWritten(source: string): Promise<ReadonlyMap<s
 
 /** The decision, as `writ eval` prints it. */
 export function decisionLines(decision: Decision): string[] {
-  if (!decision.decided) return ["verdict: undecided (no rule's condition is true and the policy has no `otherwise`; a sidecar answers SYS-006)"];
+  if (!decision.decided)
+    return ["verdict: undecided (no rule's condition is true and the policy has no `otherwise`; a sidecar answers SYS-006)"];
   return [`verdict: ${decision.verdict}`, `rule:    ${decision.ruleId}`, `reason:  ${decision.reason}`];
 }
 
@@ -28,7 +29,11 @@ export function explanationLines(explanation: Explanation, decision: Decision, w
   }
   for (const name of view.dropped) lines.push(`  ${name}: not in the compiled policy (it can never decide)`);
   const o = view.otherwise;
-  lines.push(o ? `  otherwise: ${o.verdict} ${JSON.stringify(o.reason)}${o.decides ? "  <- decides" : ""}` : "  otherwise: none (the policy has no catch-all)");
+  lines.push(
+    o
+      ? `  otherwise: ${o.verdict} ${JSON.stringify(o.reason)}${o.decides ? "  <- decides" : ""}`
+      : "  otherwise: none (the policy has no catch-all)",
+  );
   return lines;
 }
 

@@ -15,12 +15,17 @@ export type Occupant = { readonly bundleHash: string } | { readonly unreadable: 
  */
 export function mayReplace(io: CliIo, ref: string, where: string, occupant: Occupant, newHash: string, force: boolean): boolean {
   if (!force) {
-    const held = "bundleHash" in occupant ? `with a different bundle_hash (\`${short(occupant.bundleHash)}\`)` : `but ${occupant.unreadable}`;
-    io.err(`error: \`${ref}\` already exists in \`${where}\` ${held}: a version is immutable; bump \`version\`, or pass --force to overwrite`);
+    const held =
+      "bundleHash" in occupant ? `with a different bundle_hash (\`${short(occupant.bundleHash)}\`)` : `but ${occupant.unreadable}`;
+    io.err(
+      `error: \`${ref}\` already exists in \`${where}\` ${held}: a version is immutable; bump \`version\`, or pass --force to overwrite`,
+    );
     return false;
   }
   const held = "bundleHash" in occupant ? `bundle_hash \`${short(occupant.bundleHash)}\`` : occupant.unreadable;
-  io.err(`warning: --force: overwriting \`${ref}\` in \`${where}\` (${held}) with bundle_hash \`${short(newHash)}\`: whoever has the old bundle holds another under the same version`);
+  io.err(
+    `warning: --force: overwriting \`${ref}\` in \`${where}\` (${held}) with bundle_hash \`${short(newHash)}\`: whoever has the old bundle holds another under the same version`,
+  );
   return true;
 }
 

@@ -90,7 +90,8 @@ function args(argv: readonly string[], options: Options, command: string) {
   try {
     return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
   } catch (e) {
-    const message = e instanceof Error ? e.message.split("\n")[0]!.replace(/^Unknown option '([^']*)'.*$/, "unknown option `$1`") : String(e);
+    const message =
+      e instanceof Error ? e.message.split("\n")[0]!.replace(/^Unknown option '([^']*)'.*$/, "unknown option `$1`") : String(e);
     throw new CliError(`${command}: ${message.charAt(0).toLowerCase()}${message.slice(1).replace(/\.$/, "")} (see \`writ help\`)`);
   }
 }
@@ -109,13 +110,24 @@ async function runBundle(argv: readonly string[], io: CliIo): Promise<number> {
       const { values, positionals } = args(rest, { ...keys, out: { type: "string" }, force: { type: "boolean" } }, command);
       const keyPaths = (values.key as string[] | undefined) ?? [];
       const { runBundlePack } = await import("./commands/bundle-pack.js");
-      return runBundlePack({ io, dirs: positionals, outDir: (values.out as string | undefined) ?? ".", keyPaths, force: values.force === true });
+      return runBundlePack({
+        io,
+        dirs: positionals,
+        outDir: (values.out as string | undefined) ?? ".",
+        keyPaths,
+        force: values.force === true,
+      });
     }
     case "inspect": {
       const { values, positionals } = args(rest, { ...keys, json: { type: "boolean" } }, command);
       if (positionals.length !== 1) throw new CliError("bundle inspect takes exactly one archive (`{policyId}@{version}.bundle.json`)");
       const { runBundleInspect } = await import("./commands/bundle-inspect.js");
-      return runBundleInspect({ io, path: positionals[0]!, keyPaths: (values.key as string[] | undefined) ?? [], json: values.json === true });
+      return runBundleInspect({
+        io,
+        path: positionals[0]!,
+        keyPaths: (values.key as string[] | undefined) ?? [],
+        json: values.json === true,
+      });
     }
     case "index": {
       const { values, positionals } = args(
@@ -146,7 +158,9 @@ async function runBundle(argv: readonly string[], io: CliIo): Promise<number> {
       });
     }
     default:
-      throw new CliError(sub === undefined ? "bundle needs a subcommand: pack, inspect or index" : `unknown command \`bundle ${sub}\` (see \`writ help\`)`);
+      throw new CliError(
+        sub === undefined ? "bundle needs a subcommand: pack, inspect or index" : `unknown command \`bundle ${sub}\` (see \`writ help\`)`,
+      );
   }
 }
 
@@ -187,7 +201,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       case "check": {
         const { values, positionals } = args(rest, { format: { type: "string" }, "deny-warnings": { type: "boolean" } }, command);
         const format = (values.format as string | undefined) ?? "pretty";
-        if (!["pretty", "short", "json"].includes(format)) throw new CliError(`check: --format must be pretty, short or json, given \`${format}\``);
+        if (!["pretty", "short", "json"].includes(format))
+          throw new CliError(`check: --format must be pretty, short or json, given \`${format}\``);
         const { runCompile } = await import("./commands/compile.js");
         return await runCompile({
           io,
@@ -206,17 +221,34 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         return await runFmt(io, positionals, values.diff === true ? "diff" : values.check === true ? "check" : "write");
       }
       case "test": {
-        const { values, positionals } = args(rest, { "require-coverage": { type: "boolean" }, verbose: { type: "boolean" }, format: { type: "string" } }, command);
+        const { values, positionals } = args(
+          rest,
+          { "require-coverage": { type: "boolean" }, verbose: { type: "boolean" }, format: { type: "string" } },
+          command,
+        );
         const format = (values.format as string | undefined) ?? "text";
-        if (format !== "text" && format !== "json" && format !== "junit") throw new CliError(`test: --format must be text, json or junit, given \`${format}\``);
+        if (format !== "text" && format !== "json" && format !== "junit")
+          throw new CliError(`test: --format must be text, json or junit, given \`${format}\``);
         const { runTest } = await import("./commands/test.js");
-        return await runTest({ io, paths: positionals, requireCoverage: values["require-coverage"] === true, verbose: values.verbose === true, format });
+        return await runTest({
+          io,
+          paths: positionals,
+          requireCoverage: values["require-coverage"] === true,
+          verbose: values.verbose === true,
+          format,
+        });
       }
       case "eval": {
-        const { values, positionals } = args(rest, { signals: { type: "string" }, explain: { type: "boolean" }, format: { type: "string" } }, command);
-        if (positionals.length !== 1) throw new CliError("eval takes exactly one policy: a .writ file or its directory, a bundle directory or a .bundle.json archive");
+        const { values, positionals } = args(
+          rest,
+          { signals: { type: "string" }, explain: { type: "boolean" }, format: { type: "string" } },
+          command,
+        );
+        if (positionals.length !== 1)
+          throw new CliError("eval takes exactly one policy: a .writ file or its directory, a bundle directory or a .bundle.json archive");
         const signalsPath = values.signals as string | undefined;
-        if (signalsPath === undefined) throw new CliError("eval needs --signals FILE (or --signals - for standard input): the signals object to decide");
+        if (signalsPath === undefined)
+          throw new CliError("eval needs --signals FILE (or --signals - for standard input): the signals object to decide");
         const format = (values.format as string | undefined) ?? "text";
         if (format !== "text" && format !== "json") throw new CliError(`eval: --format must be text or json, given \`${format}\``);
         const { runEval } = await import("./commands/eval.js");
@@ -225,7 +257,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       case "diff": {
         const { values, positionals } = args(rest, { format: { type: "string" } }, command);
         if (positionals.length !== 2) {
-          throw new CliError("diff takes exactly two policies, the old version then the new: each a .writ file or its directory, a bundle directory or a .bundle.json archive");
+          throw new CliError(
+            "diff takes exactly two policies, the old version then the new: each a .writ file or its directory, a bundle directory or a .bundle.json archive",
+          );
         }
         const format = (values.format as string | undefined) ?? "text";
         if (format !== "text" && format !== "json") throw new CliError(`diff: --format must be text or json, given \`${format}\``);
@@ -241,7 +275,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       case "verify": {
         const { values, positionals } = args(
           rest,
-          { key: { type: "string", multiple: true }, "trust-root": { type: "string" }, "accept-runtime": { type: "string", multiple: true } },
+          {
+            key: { type: "string", multiple: true },
+            "trust-root": { type: "string" },
+            "accept-runtime": { type: "string", multiple: true },
+          },
           command,
         );
         if (positionals.length !== 1) throw new CliError("verify takes exactly one path: a bundle directory, an attestation or a proof");
@@ -263,8 +301,15 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         return await runBundle(rest, io);
       case "audit": {
         const [sub, ...audit] = rest;
-        if (sub !== "verify") throw new CliError(sub === undefined ? "audit needs a subcommand: verify" : `unknown command \`audit ${sub}\` (see \`writ help\`)`);
-        const { values, positionals } = args(audit, { key: { type: "string", multiple: true }, "trust-root": { type: "string" }, proof: { type: "string" } }, "audit verify");
+        if (sub !== "verify")
+          throw new CliError(
+            sub === undefined ? "audit needs a subcommand: verify" : `unknown command \`audit ${sub}\` (see \`writ help\`)`,
+          );
+        const { values, positionals } = args(
+          audit,
+          { key: { type: "string", multiple: true }, "trust-root": { type: "string" }, proof: { type: "string" } },
+          "audit verify",
+        );
         if (positionals.length > 1) throw new CliError("audit verify takes one export (a path, or - for standard input)");
         const { runAuditVerify } = await import("./commands/audit-verify.js");
         return await runAuditVerify({
@@ -276,7 +321,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         });
       }
       case "playground": {
-        const { values, positionals } = args(rest, { port: { type: "string" }, host: { type: "string" }, open: { type: "boolean" } }, command);
+        const { values, positionals } = args(
+          rest,
+          { port: { type: "string" }, host: { type: "string" }, open: { type: "boolean" } },
+          command,
+        );
         noPositionals(positionals, command);
         const host = (values.host as string | undefined) ?? DEFAULT_PLAYGROUND_HOST;
         const port = parsePort(values.port as string | undefined);

@@ -84,7 +84,15 @@ async function fromSource(io: CliIo, path: string): Promise<PolicyTarget> {
 async function fromBundleDirectory(path: string, dir: string): Promise<PolicyTarget> {
   const bundle = await loadBundle(dirname(dirname(dir)), basename(dirname(dir)), basename(dir));
   const source = await readBundleFile(dir, BUNDLE_FILES.source);
-  return { kind: "bundle", path, ir: bundle.ir, schema: bundle.schema, validateSignals: bundle.validateSignals, bundleHash: bundle.manifest.bundle_hash, source: text(source) };
+  return {
+    kind: "bundle",
+    path,
+    ir: bundle.ir,
+    schema: bundle.schema,
+    validateSignals: bundle.validateSignals,
+    bundleHash: bundle.manifest.bundle_hash,
+    source: text(source),
+  };
 }
 
 async function fromArchive(path: string, file: string): Promise<PolicyTarget> {
@@ -92,7 +100,15 @@ async function fromArchive(path: string, file: string): Promise<PolicyTarget> {
   if (bytes === null) throw new CliError(`\`${path}\` does not exist`);
   const bundle = await loadBundleArchive(bytes, basename(file), {});
   const source = readBundleArchive(bytes, basename(file)).files.get(BUNDLE_FILES.source) ?? null;
-  return { kind: "archive", path, ir: bundle.ir, schema: bundle.schema, validateSignals: bundle.validateSignals, bundleHash: bundle.manifest.bundle_hash, source: text(source) };
+  return {
+    kind: "archive",
+    path,
+    ir: bundle.ir,
+    schema: bundle.schema,
+    validateSignals: bundle.validateSignals,
+    bundleHash: bundle.manifest.bundle_hash,
+    source: text(source),
+  };
 }
 
 function text(bytes: Uint8Array | null): string {
@@ -105,6 +121,12 @@ export function targetHeading(t: PolicyTarget): string {
 }
 
 /** The same, as JSON output names it. */
-export function targetAbout(t: PolicyTarget): { policyId: string; version: string; from: PolicyTarget["kind"]; path: string; bundleHash: string } {
+export function targetAbout(t: PolicyTarget): {
+  policyId: string;
+  version: string;
+  from: PolicyTarget["kind"];
+  path: string;
+  bundleHash: string;
+} {
   return { policyId: t.ir.policyId, version: t.ir.version, from: t.kind, path: t.path, bundleHash: t.bundleHash };
 }

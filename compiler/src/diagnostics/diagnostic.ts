@@ -34,10 +34,7 @@ export class DiagnosticSink {
 export function sortDiagnostics(items: readonly Diagnostic[]): Diagnostic[] {
   const sorted = [...items].sort(
     (a, b) =>
-      compare(a.file, b.file) ||
-      a.span.start.offset - b.span.start.offset ||
-      compare(a.code, b.code) ||
-      compare(a.message, b.message),
+      compare(a.file, b.file) || a.span.start.offset - b.span.start.offset || compare(a.code, b.code) || compare(a.message, b.message),
   );
   return sorted.filter(
     (d, i) =>

@@ -39,7 +39,11 @@ export function constraint(f: Formula, want: Mask): Constraint {
     case "or":
       return logical(f.kind, f.args, want);
     case "table":
-      return any(f.rows.filter((r) => r.truth & want).map((r) => all(r.cells.map((c) => ({ kind: "states", variable: c.variable, allowed: c.state })))));
+      return any(
+        f.rows
+          .filter((r) => r.truth & want)
+          .map((r) => all(r.cells.map((c) => ({ kind: "states", variable: c.variable, allowed: c.state })))),
+      );
     case "iff":
       return any(
         EACH.filter((v) => v & want).map((v) => {

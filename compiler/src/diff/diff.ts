@@ -102,7 +102,9 @@ interface SideModel {
 function sideOf(version: PolicyVersion, side: Side, space: SignalSpace): SideModel {
   const { ir } = version;
   const outcomes: Outcome[] = ir.rules.map((r) => ({ rule: r.id, verdict: r.verdict, reason: r.reason }));
-  outcomes.push(ir.otherwise ? { rule: OTHERWISE_RULE_ID, ...ir.otherwise } : { rule: OTHERWISE_RULE_ID, verdict: "undecided", reason: null });
+  outcomes.push(
+    ir.otherwise ? { rule: OTHERWISE_RULE_ID, ...ir.otherwise } : { rule: OTHERWISE_RULE_ID, verdict: "undecided", reason: null },
+  );
   const index = new Map(ir.rules.map((r, i) => [r.id, i]));
   const prepared = preparePolicy(ir);
   const validate = createSignalValidator(version.schema as object);
@@ -148,7 +150,11 @@ function compare(
       const found = witnessIn(box, space, sides, i, j, triesPerBox, (i * 7919 + j) >>> 0);
       if (found) return { witness: found };
       if (box.opaque.size === 0) {
-        reasons.add(space.unmodelled.length > 0 ? `the schema is not fully modelled: ${space.unmodelled.join("; ")}` : "internal: no request in a box the domains call non-empty decided as expected");
+        reasons.add(
+          space.unmodelled.length > 0
+            ? `the schema is not fully modelled: ${space.unmodelled.join("; ")}`
+            : "internal: no request in a box the domains call non-empty decided as expected",
+        );
       }
       for (const { atom } of box.opaque.values()) reasons.add(atom.reason);
       if (++boxes >= maxBoxes) {

@@ -111,10 +111,15 @@ class Classifier {
     for (const { name, variable } of columns) {
       const values = variable.universe.values;
       if (!(values instanceof ChoiceSet)) return null;
-      const states: { state: SignalSet; value?: Scalar }[] = values.members().map((v) => ({ state: present(new ChoiceSet(values.universe, new Set([v]))), value: v }));
+      const states: { state: SignalSet; value?: Scalar }[] = values
+        .members()
+        .map((v) => ({ state: present(new ChoiceSet(values.universe, new Set([v]))), value: v }));
       if (variable.universe.absent) states.push({ state: absentOnly(values) });
       combinations = combinations.flatMap((c) =>
-        states.map((s) => ({ cells: [...c.cells, { variable, state: s.state }], signals: s.value === undefined ? c.signals : { ...c.signals, [name]: s.value } })),
+        states.map((s) => ({
+          cells: [...c.cells, { variable, state: s.state }],
+          signals: s.value === undefined ? c.signals : { ...c.signals, [name]: s.value },
+        })),
       );
       if (combinations.length > MAX_TABLE_ROWS) return null;
     }
@@ -126,7 +131,11 @@ class Classifier {
   private booleanComparison(e: IrNode<"cmp">): Formula {
     const [left, right] = [this.formula(e.left), this.formula(e.right)];
     const eq: Formula =
-      left.kind === "const" ? byConstant(right, left.truth) : right.kind === "const" ? byConstant(left, right.truth) : { kind: "iff", left, right };
+      left.kind === "const"
+        ? byConstant(right, left.truth)
+        : right.kind === "const"
+          ? byConstant(left, right.truth)
+          : { kind: "iff", left, right };
     if (e.cmp === "eq") return eq;
     if (e.cmp === "ne") return { kind: "relabel", arg: eq, map: NOT };
     return this.opaque(e, signalsOf(e), "it orders booleans");
@@ -221,7 +230,10 @@ function presentSets(e: IrExpr, universe: Values): readonly [Values, Values, Val
         return op === "eq" ? both(is) : [is.complement(), is];
       }
       if (isLength(subject) && universe instanceof StringSet && typeof c === "number") {
-        return [StringSet.ofLengths(NumberSet.compare(true, op, c)), StringSet.ofLengths(NumberSet.compare(true, COMPARISON_OPERATORS[op].negation, c))];
+        return [
+          StringSet.ofLengths(NumberSet.compare(true, op, c)),
+          StringSet.ofLengths(NumberSet.compare(true, COMPARISON_OPERATORS[op].negation, c)),
+        ];
       }
       if (e.kind === "number" && typeof c === "number") return chainSets(subject, universe, op, [c]) ?? { unsupported: unmodelled(e) };
       break;
@@ -231,13 +243,15 @@ function presentSets(e: IrExpr, universe: Values): readonly [Values, Values, Val
       const members = e.set.map(domain).filter((v): v is Exclude<Value, typeof UNKNOWN> => v !== UNKNOWN);
       const numbers = members.filter((v) => typeof v === "number");
       if (e.value.op === "signal" && universe instanceof NumberSet) return both(NumberSet.points(whole, numbers));
-      if (e.value.op === "signal" && universe instanceof StringSet) return both(new StringSet(Language.words(members.filter((v) => typeof v === "string")), null));
+      if (e.value.op === "signal" && universe instanceof StringSet)
+        return both(new StringSet(Language.words(members.filter((v) => typeof v === "string")), null));
       if (isLength(e.value) && universe instanceof StringSet) return both(StringSet.ofLengths(NumberSet.points(true, numbers)));
       if (e.kind === "number") return chainSets(e.value, universe, "in", numbers) ?? { unsupported: unmodelled(e) };
       break;
     }
     case "range": {
-      if (isPlain(e.value) && [e.min, e.max].every((m) => JSON.stringify(m) === JSON.stringify(e.value))) return [everythingLike(universe), nothingLike(universe)];
+      if (isPlain(e.value) && [e.min, e.max].every((m) => JSON.stringify(m) === JSON.stringify(e.value)))
+        return [everythingLike(universe), nothingLike(universe)];
       if (signalsOf(e.min).size > 0 || signalsOf(e.max).size > 0) break;
       const [lo, hi] = [constant(e.min), constant(e.max)];
       if (typeof lo !== "number" || typeof hi !== "number") return null;
@@ -271,12 +285,18 @@ function presentSets(e: IrExpr, universe: Values): readonly [Values, Values, Val
 
 /** Why a condition on one signal is not modelled, in the report's words. */
 function unmodelled(e: IrExpr): string {
-  if (irNodes(e).some((n) => n.op === "arith" || n.op === "neg")) return "arithmetic that reads a signal twice, or divides by it, is not modelled";
+  if (irNodes(e).some((n) => n.op === "arith" || n.op === "neg"))
+    return "arithmetic that reads a signal twice, or divides by it, is not modelled";
   return "this form of condition is not modelled";
 }
 
 /** Where arithmetic on the variable's value (or length) compares true, false, or is unknown: see monotone.ts. */
-function chainSets(subject: IrExpr, universe: Values, op: CompareOp | "in" | "range", constants: readonly number[]): readonly [Values, Values, Values] | null {
+function chainSets(
+  subject: IrExpr,
+  universe: Values,
+  op: CompareOp | "in" | "range",
+  constants: readonly number[],
+): readonly [Values, Values, Values] | null {
   if (universe instanceof ChoiceSet) return null;
   const view = monotoneView(subject, universe instanceof NumberSet && universe.whole);
   if (view === null || (view.of === "length") !== universe instanceof StringSet) return null;

@@ -76,7 +76,11 @@ export function monotoneView(e: IrExpr, whole: boolean): MonotoneView | null {
 /**
  * The inputs (values, or lengths) for which `view op c` is true, false, and unknown (present but not finite).
  */
-export function monotoneSets(view: MonotoneView, op: CompareOp | "in" | "range", constants: readonly number[]): readonly [NumberSet, NumberSet, NumberSet] {
+export function monotoneSets(
+  view: MonotoneView,
+  op: CompareOp | "in" | "range",
+  constants: readonly number[],
+): readonly [NumberSet, NumberSet, NumberSet] {
   const whole = view.whole;
   const domain = view.of === "length" ? { lo: 0, hi: MAX_NUMBER } : { lo: -MAX_NUMBER, hi: MAX_NUMBER };
   const order = whole ? WHOLE : DOUBLES;

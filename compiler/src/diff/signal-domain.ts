@@ -48,7 +48,12 @@ export function signalDomain(name: string, signal: IrSignal, property: SchemaPro
   const absent = !required;
   switch (signal.type) {
     case "boolean":
-      return { kind: "choice", accepted: { absent, values: ChoiceSet.all([true, false]) }, declaration: `${head}boolean`, unmodelled: null };
+      return {
+        kind: "choice",
+        accepted: { absent, values: ChoiceSet.all([true, false]) },
+        declaration: `${head}boolean`,
+        unmodelled: null,
+      };
     case "enum": {
       const values = property.enum ?? [];
       return {
@@ -72,10 +77,15 @@ export function signalDomain(name: string, signal: IrSignal, property: SchemaPro
       let hi = MAX_NUMBER;
       const bounds: string[] = [];
       if (property.minimum !== undefined) [lo, bounds[0]] = [Math.max(lo, property.minimum), `>= ${property.minimum}`];
-      if (property.exclusiveMinimum !== undefined) [lo, bounds[0]] = [Math.max(lo, nextUp(property.exclusiveMinimum)), `> ${property.exclusiveMinimum}`];
+      if (property.exclusiveMinimum !== undefined)
+        [lo, bounds[0]] = [Math.max(lo, nextUp(property.exclusiveMinimum)), `> ${property.exclusiveMinimum}`];
       if (property.maximum !== undefined) [hi, bounds[1]] = [Math.min(hi, property.maximum), `<= ${property.maximum}`];
-      if (property.exclusiveMaximum !== undefined) [hi, bounds[1]] = [Math.min(hi, nextDown(property.exclusiveMaximum)), `< ${property.exclusiveMaximum}`];
-      const range = property.minimum !== undefined && property.maximum !== undefined ? [`${property.minimum}..${property.maximum}`] : bounds.filter(Boolean);
+      if (property.exclusiveMaximum !== undefined)
+        [hi, bounds[1]] = [Math.min(hi, nextDown(property.exclusiveMaximum)), `< ${property.exclusiveMaximum}`];
+      const range =
+        property.minimum !== undefined && property.maximum !== undefined
+          ? [`${property.minimum}..${property.maximum}`]
+          : bounds.filter(Boolean);
       return {
         kind: "number",
         accepted: { absent, values: NumberSet.span(whole, lo, hi) },
@@ -113,9 +123,12 @@ export function commonDomain(a: SignalDomain, b: SignalDomain): { kind: DomainKi
   const [x, y] = [a.accepted.values, b.accepted.values];
   let common: { kind: DomainKind; accepted: SignalSet } | null = null;
   if (a.kind === b.kind && a.kind !== "choice") common = { kind: a.kind, accepted: { absent, values: intersectValues(x, y) } };
-  else if (x instanceof ChoiceSet && y instanceof ChoiceSet) common = { kind: "choice", accepted: { absent, values: choiceOf(x, (v) => y.values.has(v)) } };
-  else if (x instanceof ChoiceSet && y instanceof StringSet) common = { kind: "choice", accepted: { absent, values: choiceOf(x, (v) => typeof v === "string" && y.has(v)) } };
-  else if (x instanceof StringSet && y instanceof ChoiceSet) common = { kind: "choice", accepted: { absent, values: choiceOf(y, (v) => typeof v === "string" && x.has(v)) } };
+  else if (x instanceof ChoiceSet && y instanceof ChoiceSet)
+    common = { kind: "choice", accepted: { absent, values: choiceOf(x, (v) => y.values.has(v)) } };
+  else if (x instanceof ChoiceSet && y instanceof StringSet)
+    common = { kind: "choice", accepted: { absent, values: choiceOf(x, (v) => typeof v === "string" && y.has(v)) } };
+  else if (x instanceof StringSet && y instanceof ChoiceSet)
+    common = { kind: "choice", accepted: { absent, values: choiceOf(y, (v) => typeof v === "string" && x.has(v)) } };
   if (common === null || (!common.accepted.absent && common.accepted.values.isEmpty())) return null;
   return common;
 }
@@ -135,13 +148,19 @@ export function acceptedOnlyBy(a: SignalDomain, b: SignalDomain): { absent: true
 function valueOnlyIn(a: SignalDomain, b: SignalDomain): Scalar | null {
   const [x, y] = [a.accepted.values, b.accepted.values];
   if (x instanceof ChoiceSet) {
-    return x.members().find((v) => (y instanceof ChoiceSet ? !y.values.has(v) : !(y instanceof StringSet && typeof v === "string" && y.has(v)))) ?? null;
+    return (
+      x
+        .members()
+        .find((v) => (y instanceof ChoiceSet ? !y.values.has(v) : !(y instanceof StringSet && typeof v === "string" && y.has(v)))) ?? null
+    );
   }
   if (a.kind !== b.kind) return witnessValue(a.kind, present(x));
   if (x instanceof NumberSet && y instanceof NumberSet) return witnessValue(a.kind, present(x.intersect(y.complement())));
   if (x instanceof StringSet && y instanceof StringSet) {
     // A string `b` refuses breaks its pattern or its lengths: one piece each, since b's set has both parts.
-    const pieces = [new StringSet(y.language, null), new StringSet(null, y.lengths)].filter((p) => p.language !== null || p.lengths !== null);
+    const pieces = [new StringSet(y.language, null), new StringSet(null, y.lengths)].filter(
+      (p) => p.language !== null || p.lengths !== null,
+    );
     for (const piece of pieces) {
       const member = x.intersect(piece.complement()).member();
       if (member !== null) return member;

@@ -71,7 +71,8 @@ export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): Si
       const unmodelled = o.unmodelled ?? n.unmodelled;
       if (unmodelled !== null) {
         // The sets compared would not be the schemas': say the declarations differ, not how.
-        if (o.declaration !== n.declaration) changes.push({ signal: name, change: "changed", old: o.declaration, new: n.declaration, undecided: unmodelled });
+        if (o.declaration !== n.declaration)
+          changes.push({ signal: name, change: "changed", old: o.declaration, new: n.declaration, undecided: unmodelled });
         continue;
       }
       const oldOnly = acceptedOnlyBy(o, n);

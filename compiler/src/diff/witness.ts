@@ -89,7 +89,12 @@ function hintsOf(exprs: readonly IrExpr[]): Hints {
  * the same. Each replacement is run through `decides` (both versions' validators and evaluators), so the witness
  * stays one.
  */
-export function simplify(assignment: Assignment, box: Box, variables: readonly Variable[], decides: (a: Assignment) => boolean): Assignment {
+export function simplify(
+  assignment: Assignment,
+  box: Box,
+  variables: readonly Variable[],
+  decides: (a: Assignment) => boolean,
+): Assignment {
   const hints = hintsOf([...box.opaque.values()].map((o) => o.atom.expr)).numbers;
   const out = new Map(assignment);
   // Again while a pass changes something (`x / y > 0` frees `x` only once `y` is no longer tiny), a few passes at most.

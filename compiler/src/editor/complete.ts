@@ -28,9 +28,15 @@ export interface NameCatalogue {
 export function namesOf(check: SourceCheck): NameCatalogue | null {
   const ast = check.ast;
   if (!ast) return null;
-  const doc = (span: { start: { offset: number }; end: { offset: number } }): string | null => docComment(check, span.start.offset, span.end.offset);
+  const doc = (span: { start: { offset: number }; end: { offset: number } }): string | null =>
+    docComment(check, span.start.offset, span.end.offset);
   const constants = ast.consts.map((c) => ({
-    completion: { label: c.name.name, kind: "constant" as const, detail: `const ${c.name.name} = ${printConstValue(c.value)}`, doc: doc(c.span) },
+    completion: {
+      label: c.name.name,
+      kind: "constant" as const,
+      detail: `const ${c.name.name} = ${printConstValue(c.value)}`,
+      doc: doc(c.span),
+    },
     scalar: c.value.kind === "scalar",
   }));
   return {
@@ -105,7 +111,12 @@ function namesFor(rule: string | undefined, names: NameCatalogue | null): Comple
       return [
         ...names.signals,
         ...names.constants,
-        ...Object.entries(BUILTIN_INFO).map(([name, info]) => ({ label: name, kind: "function" as const, detail: info.signature, doc: info.doc })),
+        ...Object.entries(BUILTIN_INFO).map(([name, info]) => ({
+          label: name,
+          kind: "function" as const,
+          detail: info.signature,
+          doc: info.doc,
+        })),
       ];
     case "listLiteral":
       return [...names.scalarConstants];
@@ -122,7 +133,9 @@ const isWord = (t: IToken): boolean => t.tokenType.name === "Identifier" || keyw
 function insideLiteral(check: SourceCheck, offset: number): boolean {
   const inside = (start: number, end: number): boolean => start < offset && offset <= end;
   return (
-    check.tokens.some((t) => (t.tokenType.name === "StringLiteral" || t.tokenType.name === "RegexLiteral") && inside(t.startOffset, tokenEnd(t) - 1)) ||
+    check.tokens.some(
+      (t) => (t.tokenType.name === "StringLiteral" || t.tokenType.name === "RegexLiteral") && inside(t.startOffset, tokenEnd(t) - 1),
+    ) ||
     // A comment runs to the end of its line, so a cursor at its end is still in it.
     check.comments.some((c) => inside(c.startOffset, tokenEnd(c))) ||
     check.diagnostics.some((d) => (d.code === "E102" || d.code === "E103") && inside(d.span.start.offset, d.span.end.offset))

@@ -1,4 +1,12 @@
-import { createSignalValidator, explain, parseStrictJson, StrictJsonError, type Decision, type SignalError, type SignalValidator } from "@writ/runtime";
+import {
+  createSignalValidator,
+  explain,
+  parseStrictJson,
+  StrictJsonError,
+  type Decision,
+  type SignalError,
+  type SignalValidator,
+} from "@writ/runtime";
 import { signalsSchema } from "../emit/signals-schema.js";
 import type { SourceCheck } from "./check.js";
 import { conditionsOf, explanationView, type ExplanationView } from "./explanation.js";

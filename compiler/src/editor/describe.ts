@@ -28,9 +28,7 @@ function fence(code: string): string {
 
 function describeSignal(ast: PolicyAst, s: SignalDecl): string[] {
   const schema = (signalsSchema(ast)["properties"] as Record<string, unknown>)[s.name.name];
-  const presence = s.optional
-    ? "optional signal: when absent it is unknown in conditions (test it with `present`)"
-    : "required signal";
+  const presence = s.optional ? "optional signal: when absent it is unknown in conditions (test it with `present`)" : "required signal";
   return [
     fence(printSignal(s)),
     `${presence}; type in conditions: \`${describeType(signalType(s))}\``,

@@ -44,17 +44,15 @@ export function conditionsOf(ast: PolicyAst): ReadonlyMap<string, string> {
 
 export function explanationView(explanation: Explanation, decision: Decision, written: ReadonlyMap<string, string>): ExplanationView {
   const decider = decision.decided ? decision.ruleId : null;
-  const rules = explanation.rules.map(
-    (r): RuleView => ({
-      rule: r.rule,
-      result: r.result,
-      decides: r.rule === decider,
-      verdict: r.verdict,
-      reason: r.reason,
-      written: written.get(r.rule) ?? null,
-      condition: exprView(r.condition),
-    }),
-  );
+  const rules = explanation.rules.map((r): RuleView => ({
+    rule: r.rule,
+    result: r.result,
+    decides: r.rule === decider,
+    verdict: r.verdict,
+    reason: r.reason,
+    written: written.get(r.rule) ?? null,
+    condition: exprView(r.condition),
+  }));
   const o = explanation.otherwise;
   return {
     rules,
@@ -67,7 +65,7 @@ function exprView(e: ExplainedExpr): ExprView {
   return {
     expr: e.expr,
     value: valueText(e),
-    truth: typeof e.value === "boolean" ? String(e.value) as Truth : e.value === null ? "unknown" : null,
+    truth: typeof e.value === "boolean" ? (String(e.value) as Truth) : e.value === null ? "unknown" : null,
     operands: (e.operands ?? []).filter((o) => o.operands !== undefined || !isLiteral(o)).map(exprView),
   };
 }

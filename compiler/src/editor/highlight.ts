@@ -6,15 +6,7 @@ import { BUILTIN_INFO, KEYWORD_INFO, OPERATOR_INFO, keywordOf, tokenText, type K
 
 /** What a highlighter colours a stretch of text as: a keyword or operator by its lexicon role, or a kind of token. */
 export type HighlightKind =
-  | `keyword-${KeywordRole}`
-  | `operator-${OperatorRole}`
-  | "string"
-  | "regex"
-  | "number"
-  | "comment"
-  | "name"
-  | "rule-name"
-  | "builtin";
+  `keyword-${KeywordRole}` | `operator-${OperatorRole}` | "string" | "regex" | "number" | "comment" | "name" | "rule-name" | "builtin";
 
 export interface HighlightSpan {
   /** Offsets in UTF-16 code units, `to` exclusive. */

@@ -17,15 +17,18 @@ export interface LexiconEntry<Role> {
 }
 
 export const KEYWORD_INFO: Readonly<Record<Keyword, LexiconEntry<KeywordRole>>> = {
-  policy: { role: "declaration", doc: "`policy \"ID\" version \"VERSION\"`: the header naming the policy and its semantic version." },
-  version: { role: "declaration", doc: "`version \"MAJOR.MINOR.PATCH\"` in the header: the policy's semantic version." },
-  governs: { role: "declaration", doc: "`governs \"ACTION\"`: the action this policy decides, optionally with `binding`." },
+  policy: { role: "declaration", doc: '`policy "ID" version "VERSION"`: the header naming the policy and its semantic version.' },
+  version: { role: "declaration", doc: '`version "MAJOR.MINOR.PATCH"` in the header: the policy\'s semantic version.' },
+  governs: { role: "declaration", doc: '`governs "ACTION"`: the action this policy decides, optionally with `binding`.' },
   binding: { role: "declaration", doc: "`binding NAME, ...`: signals the executed action must echo unchanged." },
   signals: { role: "declaration", doc: "`signals { ... }`: the typed inputs a caller sends, one declaration per line." },
   const: { role: "declaration", doc: "`const NAME = VALUE`: a named scalar or list, inlined when the policy is lowered." },
-  rule: { role: "declaration", doc: "`rule NAME when CONDITION VERDICT \"REASON\"`: rules are tried in order; the first whose condition is true decides." },
+  rule: {
+    role: "declaration",
+    doc: '`rule NAME when CONDITION VERDICT "REASON"`: rules are tried in order; the first whose condition is true decides.',
+  },
   when: { role: "declaration", doc: "`when CONDITION`: the boolean condition of a rule." },
-  otherwise: { role: "declaration", doc: "`otherwise VERDICT \"REASON\"`: decides when no rule does." },
+  otherwise: { role: "declaration", doc: '`otherwise VERDICT "REASON"`: decides when no rule does.' },
   approve: { role: "verdict", doc: "Verdict: the action may go ahead." },
   escalate: { role: "verdict", doc: "Verdict: a human must decide." },
   reject: { role: "verdict", doc: "Verdict: the action is refused." },
@@ -40,7 +43,10 @@ export const KEYWORD_INFO: Readonly<Record<Keyword, LexiconEntry<KeywordRole>>> 
   integer: { role: "type", doc: "Signal type: a JSON number with no fractional part; takes bounds or a range." },
   boolean: { role: "type", doc: "Signal type: `true` or `false`." },
   timestamp: { role: "type", doc: "Signal type: an RFC 3339 date-time with an offset, compared as an instant." },
-  matching: { role: "constraint", doc: "`string matching /RE/`: the schema's `pattern`; the pattern may match anywhere (use `^` and `$`)." },
+  matching: {
+    role: "constraint",
+    doc: "`string matching /RE/`: the schema's `pattern`; the pattern may match anywhere (use `^` and `$`).",
+  },
   length: { role: "constraint", doc: "`string length MIN..MAX`: the string has MIN to MAX code points, inclusive." },
   matches: { role: "word-operator", doc: "`s matches /RE/`: the pattern matches somewhere in the string (JavaScript `u` dialect)." },
   starts_with: { role: "word-operator", doc: "`a starts_with b`: string `a` begins with `b`." },
@@ -62,7 +68,7 @@ export const OPERATOR_INFO: Readonly<Record<string, LexiconEntry<OperatorRole>>>
   "/": { role: "arithmetic", doc: "`a / b`: division of numbers; division by zero is unknown." },
   "=": { role: "assignment", doc: "`const NAME = VALUE`." },
   "..": { role: "range", doc: "`MIN..MAX`: an inclusive range (`integer 0..100`, `n in 1..5`)." },
-  "|": { role: "enum", doc: "`\"A\" | \"B\"`: an enum signal, one of the listed strings." },
+  "|": { role: "enum", doc: '`"A" | "B"`: an enum signal, one of the listed strings.' },
   "?": { role: "optional", doc: "`NAME?: TYPE`: an optional signal; absent, it is unknown in conditions (test it with `present`)." },
   ":": { role: "separator", doc: "`NAME: TYPE`: a signal declaration." },
   ",": { role: "separator", doc: "Separates list items, call arguments and bound signals." },
@@ -85,7 +91,16 @@ export const BUILTIN_INFO: Readonly<Record<Builtin, { readonly signature: string
 ) as Record<Builtin, { readonly signature: string; readonly doc: string }>;
 
 /** Tokens with no text of their own: names, literals, comments and the lexer's error tokens. */
-const NOT_OPERATORS = new Set(["WhiteSpace", "Comment", "StringLiteral", "UnterminatedString", "RegexLiteral", "UnterminatedRegex", "NumberLiteral", "Identifier"]);
+const NOT_OPERATORS = new Set([
+  "WhiteSpace",
+  "Comment",
+  "StringLiteral",
+  "UnterminatedString",
+  "RegexLiteral",
+  "UnterminatedRegex",
+  "NumberLiteral",
+  "Identifier",
+]);
 
 const keywordSet: ReadonlySet<string> = new Set(KEYWORDS);
 

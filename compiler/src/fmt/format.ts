@@ -49,7 +49,9 @@ class Printer {
   print(): string {
     const a = this.ast;
     this.section([
-      this.item(a.policyId.span.start.offset, a.version.span, [`policy ${JSON.stringify(a.policyId.value)} version ${JSON.stringify(a.version.value)}`]),
+      this.item(a.policyId.span.start.offset, a.version.span, [
+        `policy ${JSON.stringify(a.policyId.value)} version ${JSON.stringify(a.version.value)}`,
+      ]),
       this.item(a.governs.span.start.offset, a.governs.span, [printGoverns(a)]),
     ]);
     this.blank();
@@ -62,8 +64,22 @@ class Printer {
       this.section(a.consts.map((c) => this.item(c.span.start.offset, c.span, printConst(c.name.name, c.value))));
     }
     const decisions = [
-      ...a.rules.map((r) => this.item(r.span.start.offset, r.span, printDecision(`rule ${r.name.name}`, `when ${printExpr(r.when)}`, r.verdict, r.reason.value))),
-      ...(a.otherwise ? [this.item(a.otherwise.span.start.offset, a.otherwise.span, printDecision("otherwise", null, a.otherwise.verdict, a.otherwise.reason.value))] : []),
+      ...a.rules.map((r) =>
+        this.item(
+          r.span.start.offset,
+          r.span,
+          printDecision(`rule ${r.name.name}`, `when ${printExpr(r.when)}`, r.verdict, r.reason.value),
+        ),
+      ),
+      ...(a.otherwise
+        ? [
+            this.item(
+              a.otherwise.span.start.offset,
+              a.otherwise.span,
+              printDecision("otherwise", null, a.otherwise.verdict, a.otherwise.reason.value),
+            ),
+          ]
+        : []),
     ];
     if (decisions.length > 0) {
       this.blank();

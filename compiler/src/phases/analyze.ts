@@ -27,7 +27,10 @@ import type { Typing } from "./type-check.js";
 export function analyze(ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, typing: Typing): void {
   const builder = new DnfBuilder(symbols);
   const normalize = (terms: Term[]): Keyed[] =>
-    terms.map((t) => normalizeTerm(t, symbols)).filter((t): t is Term => t !== null).map((term) => ({ term, keys: keysOf(term) }));
+    terms
+      .map((t) => normalizeTerm(t, symbols))
+      .filter((t): t is Term => t !== null)
+      .map((term) => ({ term, keys: keysOf(term) }));
   const earlier: { name: string; terms: Keyed[] }[] = [];
   let decidedBy: string | null = null;
 

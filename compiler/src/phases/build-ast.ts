@@ -51,7 +51,11 @@ class AstBuilder {
       );
     }
     if (semver.valid(version.value) !== version.value) {
-      this.ctx.sink.report("E305", version.span, `invalid policy version \`${version.value}\`: expected a semantic version such as \`1.2.0\``);
+      this.ctx.sink.report(
+        "E305",
+        version.span,
+        `invalid policy version \`${version.value}\`: expected a semantic version such as \`1.2.0\``,
+      );
     }
     const governs = node(cst, "governsClause");
     const action = this.string(token(governs, "action"));
@@ -91,7 +95,11 @@ class AstBuilder {
     // Bounds that are each fine may still leave no value, e.g. `> 10 < 5`, or `integer > 1 < 2`.
     const t = decl.type;
     if ((t.kind === "number" || t.kind === "integer") && t.constraints.length > 1 && isEmptyInterval(declaredInterval(decl))) {
-      this.ctx.sink.report("E306", t.span, `no ${t.kind} satisfies all the bounds of \`${decl.name.name}\`, so no request could ever validate`);
+      this.ctx.sink.report(
+        "E306",
+        t.span,
+        `no ${t.kind} satisfies all the bounds of \`${decl.name.name}\`, so no request could ever validate`,
+      );
     }
     return decl;
   }
@@ -100,7 +108,10 @@ class AstBuilder {
     const span = this.nodeSpan(n);
     if (has(n, "String")) {
       const constraints = nodes(n, "stringConstraint").map((c) => this.stringConstraint(c));
-      this.noRepeats(constraints.map((c) => ({ key: c.kind, span: c.span })), "string");
+      this.noRepeats(
+        constraints.map((c) => ({ key: c.kind, span: c.span })),
+        "string",
+      );
       return { kind: "string", constraints, span };
     }
     if (has(n, "Number") || has(n, "Integer")) {
@@ -109,7 +120,10 @@ class AstBuilder {
       this.noRepeats(
         constraints.flatMap((c) =>
           c.kind === "range"
-            ? [{ key: "lower bound", span: c.span }, { key: "upper bound", span: c.span }]
+            ? [
+                { key: "lower bound", span: c.span },
+                { key: "upper bound", span: c.span },
+              ]
             : [{ key: c.op.startsWith(">") ? "lower bound" : "upper bound", span: c.span }],
         ),
         kind,
@@ -130,7 +144,8 @@ class AstBuilder {
   private noRepeats(items: readonly { key: string; span: Span }[], type: string): void {
     const seen = new Set<string>();
     for (const { key, span } of items) {
-      if (seen.has(key)) this.ctx.sink.report("E306", span, `${type === "integer" ? "an" : "a"} ${type} signal takes at most one ${key} constraint`);
+      if (seen.has(key))
+        this.ctx.sink.report("E306", span, `${type === "integer" ? "an" : "a"} ${type} signal takes at most one ${key} constraint`);
       seen.add(key);
     }
   }
@@ -177,13 +192,21 @@ class AstBuilder {
 
   private ordered(min: NumberLit, max: NumberLit): void {
     if (min.value > max.value) {
-      this.ctx.sink.report("E306", joinSpans(min.span, max.span), `range \`${min.value}..${max.value}\` is empty: the lower bound exceeds the upper`);
+      this.ctx.sink.report(
+        "E306",
+        joinSpans(min.span, max.span),
+        `range \`${min.value}..${max.value}\` is empty: the lower bound exceeds the upper`,
+      );
     }
   }
 
   private constDecl(n: CstNode): ConstDecl {
     const list = optionalNode(n, "listLiteral", (l) => this.list(l));
-    const value: ConstValue = list ?? { kind: "scalar", value: this.scalar(node(n, "scalarLiteral")), span: this.nodeSpan(node(n, "scalarLiteral")) };
+    const value: ConstValue = list ?? {
+      kind: "scalar",
+      value: this.scalar(node(n, "scalarLiteral")),
+      span: this.nodeSpan(node(n, "scalarLiteral")),
+    };
     return { name: this.ident(token(n, "name")), value, span: this.nodeSpan(n) };
   }
 
@@ -219,7 +242,8 @@ class AstBuilder {
 
   private reason(t: IToken): StringLit {
     const reason = this.decoded(t);
-    if (reason && reason.value.trim() === "") this.ctx.sink.report("E309", reason.span, "a reason must say something: it is shown to the caller");
+    if (reason && reason.value.trim() === "")
+      this.ctx.sink.report("E309", reason.span, "a reason must say something: it is shown to the caller");
     return reason ?? { value: "", span: this.tokenSpan(t) };
   }
 
@@ -350,7 +374,11 @@ class AstBuilder {
   private decoded(t: IToken): StringLit | null {
     const decoded = decodeString(t.image);
     if (typeof decoded !== "string") {
-      this.ctx.sink.report("E301", spanOf(this.ctx, t.startOffset + decoded.at, t.startOffset + decoded.at + decoded.length), decoded.message);
+      this.ctx.sink.report(
+        "E301",
+        spanOf(this.ctx, t.startOffset + decoded.at, t.startOffset + decoded.at + decoded.length),
+        decoded.message,
+      );
       return null;
     }
     return { value: decoded, span: this.tokenSpan(t) };

@@ -41,10 +41,7 @@ export function emit(ctx: PhaseContext, ast: PolicyAst, ir: PolicyIr, options: E
     [BUNDLE_FILES.schema, utf8.encode(serializeJson(signalsSchema(ast)))],
     [BUNDLE_FILES.ir, utf8.encode(serializeJson(ir))],
   ]);
-  const manifest = buildManifest(
-    { policyId: ir.policyId, version: ir.version, governs: ir.governs.action, compiler: COMPILER },
-    content,
-  );
+  const manifest = buildManifest({ policyId: ir.policyId, version: ir.version, governs: ir.governs.action, compiler: COMPILER }, content);
   const files = new Map(content).set(MANIFEST_FILE, utf8.encode(serializeJson(manifest)));
   if (options.signingKey) {
     const key = options.signingKey;

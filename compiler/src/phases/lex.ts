@@ -22,7 +22,9 @@ export function lex(ctx: PhaseContext): LexOutput {
   for (const err of result.errors) {
     const bad = ctx.text.slice(err.offset, err.offset + err.length);
     const first = String.fromCodePoint(bad.codePointAt(0) ?? 0);
-    const shown = /[\x21-\x7e]/.test(first) ? `\`${first}\`` : `U+${(first.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
+    const shown = /[\x21-\x7e]/.test(first)
+      ? `\`${first}\``
+      : `U+${(first.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
     ctx.sink.report("E101", spanOf(ctx, err.offset, err.offset + first.length), `unexpected character ${shown}`);
   }
   const tokens: IToken[] = [];
@@ -30,13 +32,23 @@ export function lex(ctx: PhaseContext): LexOutput {
   for (const t of result.tokens) {
     const habit = habitOf(t.tokenType);
     if (habit) {
-      ctx.sink.report(habit.code, spanOf(ctx, t.startOffset, t.startOffset + t.image.length), habit.message(t.image), [habit.hint(t.image)]);
+      ctx.sink.report(habit.code, spanOf(ctx, t.startOffset, t.startOffset + t.image.length), habit.message(t.image), [
+        habit.hint(t.image),
+      ]);
       if (habit.instead === "comment") comments.push(as(t, Comment));
       else if (habit.instead !== "nothing") tokens.push(as(t, habit.instead));
     } else if (t.tokenType === UnterminatedString) {
-      ctx.sink.report("E102", spanOf(ctx, t.startOffset, t.startOffset + t.image.length), "string is not closed with `\"` before the end of the line");
+      ctx.sink.report(
+        "E102",
+        spanOf(ctx, t.startOffset, t.startOffset + t.image.length),
+        'string is not closed with `"` before the end of the line',
+      );
     } else if (t.tokenType === UnterminatedRegex) {
-      ctx.sink.report("E103", spanOf(ctx, t.startOffset, t.startOffset + t.image.length), "regular expression is not closed with `/` before the end of the line");
+      ctx.sink.report(
+        "E103",
+        spanOf(ctx, t.startOffset, t.startOffset + t.image.length),
+        "regular expression is not closed with `/` before the end of the line",
+      );
     } else {
       tokens.push(t);
     }

@@ -88,7 +88,10 @@ class Lowering {
         return e.op === "not" ? negate(arg) : unary(e.op, arg);
       }
       case "logical":
-        return logical(e.op, e.args.map((a) => this.expr(a)));
+        return logical(
+          e.op,
+          e.args.map((a) => this.expr(a)),
+        );
       case "binary":
         return this.binary(e);
       case "in": {
@@ -119,7 +122,8 @@ class Lowering {
     const op = e.op;
     if (isComparison(op)) {
       const kind = this.typing.kinds.get(e)!;
-      if (left.op === "lit" && right.op === "lit" && kind !== "timestamp") return lit(COMPARISON_OPERATORS[op].test(left.value, right.value));
+      if (left.op === "lit" && right.op === "lit" && kind !== "timestamp")
+        return lit(COMPARISON_OPERATORS[op].test(left.value, right.value));
       return { op: "cmp", cmp: op, kind, left, right };
     }
     if (isStringOp(op)) return { op: "str", fn: op, left, right };

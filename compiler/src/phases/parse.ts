@@ -46,13 +46,21 @@ function withinLimits(ctx: PhaseContext, tokens: readonly IToken[]): boolean {
     const prefix = name === "Not" || (name === "Minus" && isOperandStart(tokens[i - 1]));
     prefixRun = prefix ? prefixRun + 1 : name === "LParen" ? prefixRun : 0;
     if (depth + prefixRun > MAX_NESTING) {
-      ctx.sink.report("E202", tokenSpan(t), `expression nested more than ${MAX_NESTING} deep (parentheses, \`not\` and unary \`-\`); split it into simpler rules`);
+      ctx.sink.report(
+        "E202",
+        tokenSpan(t),
+        `expression nested more than ${MAX_NESTING} deep (parentheses, \`not\` and unary \`-\`); split it into simpler rules`,
+      );
       return false;
     }
     if (name === "When") conditionStart = i;
     else if (name === "Rule" || name === "Otherwise") conditionStart = -1;
     if (conditionStart >= 0 && i - conditionStart > MAX_CONDITION_TOKENS) {
-      ctx.sink.report("E203", tokenSpan(tokens[conditionStart]!), `condition longer than ${MAX_CONDITION_TOKENS} tokens; split it into several rules or use a constant list`);
+      ctx.sink.report(
+        "E203",
+        tokenSpan(tokens[conditionStart]!),
+        `condition longer than ${MAX_CONDITION_TOKENS} tokens; split it into several rules or use a constant list`,
+      );
       return false;
     }
   }

@@ -64,7 +64,9 @@ export function resolve(ctx: PhaseContext, ast: PolicyAst): Symbols {
     if (e.kind === "ref") use(e.name, e.span, stringSide(beside));
     if (e.kind === "call" && !isFunctionName(e.fn.name)) {
       const names = FUNCTION_NAMES.map((f) => `\`${f}\``);
-      ctx.sink.report("E407", e.fn.span, `unknown function \`${e.fn.name}\``, [`the functions are ${names.slice(0, -1).join(", ")} and ${names[names.length - 1]!}`]);
+      ctx.sink.report("E407", e.fn.span, `unknown function \`${e.fn.name}\``, [
+        `the functions are ${names.slice(0, -1).join(", ")} and ${names[names.length - 1]!}`,
+      ]);
     }
     if (e.kind === "in" && e.set.kind === "list") useItems(e.set.items, e.value);
     if (e.kind === "binary" && COMPARED_AS_STRINGS.has(e.op)) {

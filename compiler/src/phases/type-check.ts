@@ -276,7 +276,11 @@ class Checker {
       if (b.t === "string" && b.enumOf) return this.mismatch(a, b, span);
       for (const lit of literals) {
         if (typeof lit.value === "string" && !isTimestamp(lit.value)) {
-          this.ctx.sink.report("E505", lit.span, `\`${lit.value}\` is not a timestamp: write an RFC 3339 date and time with an offset, such as \`2025-01-31T00:00:00Z\` (a real calendar date, no leap second)`);
+          this.ctx.sink.report(
+            "E505",
+            lit.span,
+            `\`${lit.value}\` is not a timestamp: write an RFC 3339 date and time with an offset, such as \`2025-01-31T00:00:00Z\` (a real calendar date, no leap second)`,
+          );
           return null;
         }
       }
@@ -297,12 +301,9 @@ class Checker {
       if (enumOf) {
         for (const lit of literals) {
           if (typeof lit.value === "string" && !enumOf.values.includes(lit.value)) {
-            this.ctx.sink.report(
-              "E504",
-              lit.span,
-              `\`${lit.value}\` is not a value of \`${enumOf.name}\``,
-              [`its values are ${enumOf.values.map((v) => `\`${v}\``).join(", ")}`],
-            );
+            this.ctx.sink.report("E504", lit.span, `\`${lit.value}\` is not a value of \`${enumOf.name}\``, [
+              `its values are ${enumOf.values.map((v) => `\`${v}\``).join(", ")}`,
+            ]);
             return null;
           }
         }

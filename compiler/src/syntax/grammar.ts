@@ -60,15 +60,24 @@ function withHabit(message: string, expected: readonly TokenType[], actual: ITok
 const firstTokens = (paths: TokenType[][]): TokenType[] => paths.flatMap((p) => (p[0] ? [p[0]] : []));
 
 const messages: IParserErrorMessageProvider = {
-  buildMismatchTokenMessage: ({ expected, actual }) => withHabit(`expected ${tokenLabel(expected)}, found ${describeToken(actual)}`, [expected], actual),
+  buildMismatchTokenMessage: ({ expected, actual }) =>
+    withHabit(`expected ${tokenLabel(expected)}, found ${describeToken(actual)}`, [expected], actual),
   buildNotAllInputParsedMessage: ({ firstRedundant }) =>
     SECTION_KEYWORDS.includes(firstRedundant.image)
       ? `unexpected ${describeToken(firstRedundant)} here; ${ORDER_HINT}`
       : `unexpected ${describeToken(firstRedundant)}: expected another declaration, \`otherwise\` or the end of the file`,
   buildNoViableAltMessage: ({ expectedPathsPerAlt, actual }) =>
-    withHabit(`expected ${listLabels(expectedPathsPerAlt.flat())}, found ${describeToken(actual[0]!)}`, firstTokens(expectedPathsPerAlt.flat()), actual[0]!),
+    withHabit(
+      `expected ${listLabels(expectedPathsPerAlt.flat())}, found ${describeToken(actual[0]!)}`,
+      firstTokens(expectedPathsPerAlt.flat()),
+      actual[0]!,
+    ),
   buildEarlyExitMessage: ({ expectedIterationPaths, actual }) =>
-    withHabit(`expected ${listLabels(expectedIterationPaths)}, found ${describeToken(actual[0]!)}`, firstTokens(expectedIterationPaths), actual[0]!),
+    withHabit(
+      `expected ${listLabels(expectedIterationPaths)}, found ${describeToken(actual[0]!)}`,
+      firstTokens(expectedIterationPaths),
+      actual[0]!,
+    ),
 };
 
 /**
@@ -137,8 +146,7 @@ class WritParser extends CstParser {
       { ALT: () => this.CONSUME(T.BooleanType) },
       { ALT: () => this.CONSUME(T.TimestampType) },
       {
-        ALT: () =>
-          this.AT_LEAST_ONE_SEP({ SEP: T.Pipe, DEF: () => this.CONSUME(T.StringLiteral, { LABEL: "enumValue" }) }),
+        ALT: () => this.AT_LEAST_ONE_SEP({ SEP: T.Pipe, DEF: () => this.CONSUME(T.StringLiteral, { LABEL: "enumValue" }) }),
       },
     ]);
   });
@@ -236,11 +244,7 @@ class WritParser extends CstParser {
   });
 
   verdict = this.RULE("verdict", () => {
-    this.OR([
-      { ALT: () => this.CONSUME(T.Approve) },
-      { ALT: () => this.CONSUME(T.Escalate) },
-      { ALT: () => this.CONSUME(T.Reject) },
-    ]);
+    this.OR([{ ALT: () => this.CONSUME(T.Approve) }, { ALT: () => this.CONSUME(T.Escalate) }, { ALT: () => this.CONSUME(T.Reject) }]);
   });
 
   expression = this.RULE("expression", () => {

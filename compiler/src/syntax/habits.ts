@@ -41,7 +41,19 @@ const at =
 
 /** Tokens that end a condition, or start none: only `when` opens one. */
 const OUTSIDE_CONDITIONS: ReadonlySet<TokenType> = new Set([
-  T.Policy, T.Version, T.Governs, T.Binding, T.Signals, T.LCurly, T.RCurly, T.Const, T.Rule, T.Otherwise, T.Approve, T.Escalate, T.Reject,
+  T.Policy,
+  T.Version,
+  T.Governs,
+  T.Binding,
+  T.Signals,
+  T.LCurly,
+  T.RCurly,
+  T.Const,
+  T.Rule,
+  T.Otherwise,
+  T.Approve,
+  T.Escalate,
+  T.Reject,
 ]);
 /** Further back than the longest condition the parser takes (phases/parse.ts MAX_CONDITION_TOKENS), the answer no longer matters. */
 const LOOK_BACK = 1024;
@@ -71,7 +83,7 @@ function regexFlags(text: string, offset: number, before: readonly IToken[]): st
 }
 
 const BOOLEANS = "the boolean operators are the words `and`, `or` and `not`";
-const EQUALITY = "`==` and `!=` compare values of one type and never convert: `amount == \"10\"` is E502";
+const EQUALITY = '`==` and `!=` compare values of one type and never convert: `amount == "10"` is E502';
 const quoted = (word: string): string => `"${word.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
 
 /** The habits the lexer recognises, in the order it tries them (before writ's own punctuation, so `===` before `==`). */

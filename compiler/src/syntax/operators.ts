@@ -108,15 +108,49 @@ const ORDERING_OPERANDS = "two numbers or two timestamps (E502 if mixed; E503 fo
  * and of the rows in docs/language.md.
  */
 export const OPERATORS: { readonly [K in IrOperatorName]: SyntaxOf<K> } = {
-  or: { signature: BOOLEANS, doc: { written: "`a or b`", operands: "two booleans (E503)", result: "boolean", example: "`not kyc_verified or risk_score > 80`" } },
-  and: { signature: BOOLEANS, doc: { written: "`a and b`", operands: "two booleans (E503)", result: "boolean", example: "`kyc_verified and risk_score < 60`" } },
-  not: { level: "not", signature: BOOLEANS, doc: { written: "`not a`", operands: "a boolean (E503)", result: "boolean", example: "`not encrypted`" } },
-  eq: { level: "predicate", typing: "equality", doc: { written: "`a == b`", operands: EQUALITY_OPERANDS, result: "boolean", example: '`tier == "critical"`' } },
-  ne: { level: "predicate", typing: "equality", doc: { written: "`a != b`", operands: EQUALITY_OPERANDS, result: "boolean", example: '`region != "eu"`' } },
-  lt: { level: "predicate", typing: "ordering", doc: { written: "`a < b`", operands: ORDERING_OPERANDS, result: "boolean", example: "`account_age_days < 30`" } },
-  le: { level: "predicate", typing: "ordering", doc: { written: "`a <= b`", operands: ORDERING_OPERANDS, result: "boolean", example: "`risk_score <= 20`" } },
-  gt: { level: "predicate", typing: "ordering", doc: { written: "`a > b`", operands: ORDERING_OPERANDS, result: "boolean", example: "`amount > DAILY_LIMIT`" } },
-  ge: { level: "predicate", typing: "ordering", doc: { written: "`a >= b`", operands: ORDERING_OPERANDS, result: "boolean", example: "`requested_at >= FREEZE_START`" } },
+  or: {
+    signature: BOOLEANS,
+    doc: { written: "`a or b`", operands: "two booleans (E503)", result: "boolean", example: "`not kyc_verified or risk_score > 80`" },
+  },
+  and: {
+    signature: BOOLEANS,
+    doc: { written: "`a and b`", operands: "two booleans (E503)", result: "boolean", example: "`kyc_verified and risk_score < 60`" },
+  },
+  not: {
+    level: "not",
+    signature: BOOLEANS,
+    doc: { written: "`not a`", operands: "a boolean (E503)", result: "boolean", example: "`not encrypted`" },
+  },
+  eq: {
+    level: "predicate",
+    typing: "equality",
+    doc: { written: "`a == b`", operands: EQUALITY_OPERANDS, result: "boolean", example: '`tier == "critical"`' },
+  },
+  ne: {
+    level: "predicate",
+    typing: "equality",
+    doc: { written: "`a != b`", operands: EQUALITY_OPERANDS, result: "boolean", example: '`region != "eu"`' },
+  },
+  lt: {
+    level: "predicate",
+    typing: "ordering",
+    doc: { written: "`a < b`", operands: ORDERING_OPERANDS, result: "boolean", example: "`account_age_days < 30`" },
+  },
+  le: {
+    level: "predicate",
+    typing: "ordering",
+    doc: { written: "`a <= b`", operands: ORDERING_OPERANDS, result: "boolean", example: "`risk_score <= 20`" },
+  },
+  gt: {
+    level: "predicate",
+    typing: "ordering",
+    doc: { written: "`a > b`", operands: ORDERING_OPERANDS, result: "boolean", example: "`amount > DAILY_LIMIT`" },
+  },
+  ge: {
+    level: "predicate",
+    typing: "ordering",
+    doc: { written: "`a >= b`", operands: ORDERING_OPERANDS, result: "boolean", example: "`requested_at >= FREEZE_START`" },
+  },
   in: {
     signature: "membership",
     doc: {
@@ -129,29 +163,92 @@ export const OPERATORS: { readonly [K in IrOperatorName]: SyntaxOf<K> } = {
   range: {
     signature: { operands: "number", result: "boolean" },
     label: "a range `a..b`",
-    doc: { written: "`a in lo..hi`, `a not in lo..hi`", operands: "three numbers (E503); both ends inclusive", result: "boolean", example: "`risk_score in 60..HIGH`" },
+    doc: {
+      written: "`a in lo..hi`, `a not in lo..hi`",
+      operands: "three numbers (E503); both ends inclusive",
+      result: "boolean",
+      example: "`risk_score in 60..HIGH`",
+    },
   },
-  starts_with: { level: "predicate", typing: STRING_TEST, doc: { written: "`a starts_with b`", operands: "two strings (E503)", result: "boolean", example: '`branch starts_with "release/"`' } },
-  ends_with: { level: "predicate", typing: STRING_TEST, doc: { written: "`a ends_with b`", operands: "two strings (E503)", result: "boolean", example: '`email ends_with "@writ.example"`' } },
-  contains: { level: "predicate", typing: STRING_TEST, doc: { written: "`a contains b`", operands: "two strings (E503)", result: "boolean", example: '`purpose contains "audit"`' } },
+  starts_with: {
+    level: "predicate",
+    typing: STRING_TEST,
+    doc: { written: "`a starts_with b`", operands: "two strings (E503)", result: "boolean", example: '`branch starts_with "release/"`' },
+  },
+  ends_with: {
+    level: "predicate",
+    typing: STRING_TEST,
+    doc: { written: "`a ends_with b`", operands: "two strings (E503)", result: "boolean", example: '`email ends_with "@writ.example"`' },
+  },
+  contains: {
+    level: "predicate",
+    typing: STRING_TEST,
+    doc: { written: "`a contains b`", operands: "two strings (E503)", result: "boolean", example: '`purpose contains "audit"`' },
+  },
   matches: {
     signature: STRING_TEST,
     doc: { written: "`a matches /RE/`", operands: "a string (E503)", result: "boolean", example: "`destination matches /^s3:\\/\\//`" },
   },
-  add: { level: "additive", typing: NUMERIC, doc: { written: "`a + b`", operands: "two numbers (E503)", result: "integer if both are, else number", example: "`daily_total + amount > DAILY_LIMIT`" } },
-  sub: { level: "additive", typing: NUMERIC, doc: { written: "`a - b`", operands: "two numbers (E503)", result: "integer if both are, else number", example: "`balance - amount < 0`" } },
-  mul: { level: "multiplicative", typing: NUMERIC, doc: { written: "`a * b`", operands: "two numbers (E503)", result: "integer if both are, else number", example: "`amount * 2 > balance`" } },
-  div: { level: "multiplicative", typing: { operands: "number", result: "number" }, doc: { written: "`a / b`", operands: "two numbers (E503)", result: "number", example: "`used / quota > 0.9`" } },
-  neg: { level: "unary", signature: { operands: "number", result: "operand" }, label: "unary `-`", doc: { written: "`-a`", operands: "a number (E503)", result: "type of `a`", example: "`balance < -MAX_DROP`" } },
+  add: {
+    level: "additive",
+    typing: NUMERIC,
+    doc: {
+      written: "`a + b`",
+      operands: "two numbers (E503)",
+      result: "integer if both are, else number",
+      example: "`daily_total + amount > DAILY_LIMIT`",
+    },
+  },
+  sub: {
+    level: "additive",
+    typing: NUMERIC,
+    doc: {
+      written: "`a - b`",
+      operands: "two numbers (E503)",
+      result: "integer if both are, else number",
+      example: "`balance - amount < 0`",
+    },
+  },
+  mul: {
+    level: "multiplicative",
+    typing: NUMERIC,
+    doc: {
+      written: "`a * b`",
+      operands: "two numbers (E503)",
+      result: "integer if both are, else number",
+      example: "`amount * 2 > balance`",
+    },
+  },
+  div: {
+    level: "multiplicative",
+    typing: { operands: "number", result: "number" },
+    doc: { written: "`a / b`", operands: "two numbers (E503)", result: "number", example: "`used / quota > 0.9`" },
+  },
+  neg: {
+    level: "unary",
+    signature: { operands: "number", result: "operand" },
+    label: "unary `-`",
+    doc: { written: "`-a`", operands: "a number (E503)", result: "type of `a`", example: "`balance < -MAX_DROP`" },
+  },
   len: {
     arity: 1,
     typing: { operands: "string", result: "integer" },
-    doc: { written: "`len(s)`", operands: "a string expression (E503)", result: "integer: the number of Unicode code points", example: "`len(purpose) < 20`" },
+    doc: {
+      written: "`len(s)`",
+      operands: "a string expression (E503)",
+      result: "integer: the number of Unicode code points",
+      example: "`len(purpose) < 20`",
+    },
   },
   present: {
     arity: 1,
     typing: "signal name",
-    doc: { written: "`present(name)`", operands: "the name of a signal (E506 otherwise)", result: "boolean: whether the signal was sent", example: "`not present(country)`" },
+    doc: {
+      written: "`present(name)`",
+      operands: "the name of a signal (E506 otherwise)",
+      result: "boolean: whether the signal was sent",
+      example: "`not present(country)`",
+    },
   },
 };
 
@@ -167,7 +264,11 @@ export const FUNCTION_NAMES: readonly FunctionName[] = names.filter(isFunctionNa
 
 const infix = (level: InfixLevel) => names.filter(isInfixOp).filter((op) => OPERATORS[op].level === level);
 const prefix = (level: PrefixLevel) => names.filter(isPrefixOp).filter((op) => OPERATORS[op].level === level);
-const INFIX_AT: Readonly<Record<InfixLevel, readonly InfixOp[]>> = { predicate: infix("predicate"), additive: infix("additive"), multiplicative: infix("multiplicative") };
+const INFIX_AT: Readonly<Record<InfixLevel, readonly InfixOp[]>> = {
+  predicate: infix("predicate"),
+  additive: infix("additive"),
+  multiplicative: infix("multiplicative"),
+};
 const PREFIX_AT: Readonly<Record<PrefixLevel, readonly PrefixOp[]>> = { not: prefix("not"), unary: prefix("unary") };
 
 /** The infix operators of a level, in table order: the grammar offers them in this order. */

@@ -8,17 +8,40 @@ const keyword = (word: string): TokenType =>
 
 /** Reserved words: a signal, constant or rule cannot take these names. */
 export const KEYWORDS = [
-  "policy", "version", "governs", "binding", "signals", "const", "rule", "when", "otherwise",
-  "approve", "escalate", "reject", "and", "or", "not", "in", "true", "false",
-  "string", "number", "integer", "boolean", "timestamp", "matching", "length", "matches",
-  "starts_with", "ends_with", "contains",
+  "policy",
+  "version",
+  "governs",
+  "binding",
+  "signals",
+  "const",
+  "rule",
+  "when",
+  "otherwise",
+  "approve",
+  "escalate",
+  "reject",
+  "and",
+  "or",
+  "not",
+  "in",
+  "true",
+  "false",
+  "string",
+  "number",
+  "integer",
+  "boolean",
+  "timestamp",
+  "matching",
+  "length",
+  "matches",
+  "starts_with",
+  "ends_with",
+  "contains",
 ] as const;
 export type Keyword = (typeof KEYWORDS)[number];
 
 // Longest words first so `starts_with` is never read as a prefix of another keyword.
-const keywordTokens = new Map<Keyword, TokenType>(
-  [...KEYWORDS].sort((a, b) => b.length - a.length).map((w) => [w, keyword(w)]),
-);
+const keywordTokens = new Map<Keyword, TokenType>([...KEYWORDS].sort((a, b) => b.length - a.length).map((w) => [w, keyword(w)]));
 const kw = (w: Keyword): TokenType => keywordTokens.get(w)!;
 
 export const Policy = kw("policy");
@@ -178,5 +201,7 @@ export const allTokens: TokenType[] = [
   NumberLiteral,
   ...keywordTokens.values(),
   Identifier,
-  ...Object.keys(PUNCTUATION).sort(bySpellingLength).map((p) => PUNCTUATION[p as keyof typeof PUNCTUATION]),
+  ...Object.keys(PUNCTUATION)
+    .sort(bySpellingLength)
+    .map((p) => PUNCTUATION[p as keyof typeof PUNCTUATION]),
 ];

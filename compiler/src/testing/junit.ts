@@ -35,7 +35,13 @@ function suite(o: PolicyTestOutcome): Suite {
       tests: 1,
       failures: 0,
       errors: 1,
-      lines: [open(1, 0, 1), `    <testcase${attrs({ name: o.testFile, classname })}>`, `      <error${attrs({ message: o.error, type: "error" })}>${text(body)}</error>`, "    </testcase>", "  </testsuite>"],
+      lines: [
+        open(1, 0, 1),
+        `    <testcase${attrs({ name: o.testFile, classname })}>`,
+        `      <error${attrs({ message: o.error, type: "error" })}>${text(body)}</error>`,
+        "    </testcase>",
+        "  </testsuite>",
+      ],
     };
   }
   const { cases, covered, rules, uncovered } = o.report;
@@ -46,9 +52,17 @@ function suite(o: PolicyTestOutcome): Suite {
   const lines = [open(entries.length, failures, 0)];
   for (const c of entries) {
     if (c.failure === null) lines.push(`    <testcase${attrs({ name: c.name, classname })}/>`);
-    else lines.push(`    <testcase${attrs({ name: c.name, classname })}>`, `      <failure${attrs({ message: c.failure, type: "assertion" })}>${text(c.failure)}</failure>`, "    </testcase>");
+    else
+      lines.push(
+        `    <testcase${attrs({ name: c.name, classname })}>`,
+        `      <failure${attrs({ message: c.failure, type: "assertion" })}>${text(c.failure)}</failure>`,
+        "    </testcase>",
+      );
   }
-  lines.push(`    <system-out>${text(`rules covered ${covered.length}/${rules.length}${coverage ? `; ${coverage}` : ""}`)}</system-out>`, "  </testsuite>");
+  lines.push(
+    `    <system-out>${text(`rules covered ${covered.length}/${rules.length}${coverage ? `; ${coverage}` : ""}`)}</system-out>`,
+    "  </testsuite>",
+  );
   return { tests: entries.length, failures, errors: 0, lines };
 }
 

@@ -1,11 +1,4 @@
-import {
-  BUNDLE_FILES,
-  OTHERWISE_RULE_ID,
-  createSignalValidator,
-  parseStrictJson,
-  preparePolicy,
-  type PolicyIr,
-} from "@writ/runtime";
+import { BUNDLE_FILES, OTHERWISE_RULE_ID, createSignalValidator, parseStrictJson, preparePolicy, type PolicyIr } from "@writ/runtime";
 import type { Bundle } from "../phases/emit.js";
 import type { PolicyAst } from "../syntax/ast.js";
 import type { PolicyTestFile } from "./test-file.js";
@@ -45,7 +38,11 @@ export function runPolicyTests(ast: PolicyAst, bundle: Bundle, tests: PolicyTest
       return { name: c.name, passed: false, failure: `expected signal errors ${list(want)}, got ${got.length ? list(got) : "none"}` };
     }
     if (!validation.valid) {
-      return { name: c.name, passed: false, failure: `signals are invalid: ${validation.errors.map((e) => `${e.code} ${e.message}`).join("; ")}` };
+      return {
+        name: c.name,
+        passed: false,
+        failure: `signals are invalid: ${validation.errors.map((e) => `${e.code} ${e.message}`).join("; ")}`,
+      };
     }
     const d = policy.evaluate(c.signals);
     if (d.decided) hit.add(d.ruleId);

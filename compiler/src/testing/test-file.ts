@@ -14,8 +14,7 @@ export interface PolicyTestCase {
   /** The signals the case sends: the file's `baseSignals` with the case's own over them, less its `without`. */
   readonly signals: Readonly<Record<string, unknown>>;
   readonly expect:
-    | { readonly verdict: ExpectedVerdict; readonly rule?: string; readonly reason?: string }
-    | { readonly invalid: readonly string[] };
+    { readonly verdict: ExpectedVerdict; readonly rule?: string; readonly reason?: string } | { readonly invalid: readonly string[] };
 }
 
 export class TestFileError extends Error {}
@@ -58,7 +57,8 @@ function caseSignals(o: Record<string, unknown>, base: Record<string, unknown> |
   }
   for (const n of without as string[]) {
     if (!Object.hasOwn(base, n)) throw new TestFileError(`\`${at}.without\` names \`${n}\`, which \`$.baseSignals\` does not have`);
-    if (Object.hasOwn(own, n)) throw new TestFileError(`\`${at}\` both removes and sends \`${n}\`: drop it from \`without\` or from \`signals\``);
+    if (Object.hasOwn(own, n))
+      throw new TestFileError(`\`${at}\` both removes and sends \`${n}\`: drop it from \`without\` or from \`signals\``);
   }
   const kept = Object.entries(base).filter(([n]) => !without.includes(n));
   return { ...Object.fromEntries(kept), ...own };
@@ -95,6 +95,7 @@ function object(v: unknown, at: string): Record<string, unknown> {
 
 function only(o: Record<string, unknown>, keys: readonly string[], at: string): void {
   for (const k of Object.keys(o)) {
-    if (!keys.includes(k)) throw new TestFileError(`\`${at}\` has unknown member \`${k}\` (expected ${keys.map((x) => `\`${x}\``).join(", ")})`);
+    if (!keys.includes(k))
+      throw new TestFileError(`\`${at}\` has unknown member \`${k}\` (expected ${keys.map((x) => `\`${x}\``).join(", ")})`);
   }
 }

@@ -29,7 +29,9 @@ const HEADER = `/*
  */
 export async function signalDeclarations(policies: readonly PolicySignalsSchema[]): Promise<string> {
   const { compile, ValidationError } = await import("json-schema-to-typescript");
-  const sorted = [...policies].sort((a, b) => (a.policyId === b.policyId ? semver.compare(a.version, b.version) : a.policyId < b.policyId ? -1 : 1));
+  const sorted = [...policies].sort((a, b) =>
+    a.policyId === b.policyId ? semver.compare(a.version, b.version) : a.policyId < b.policyId ? -1 : 1,
+  );
   const names = uniqueNames(sorted);
   const chunks = [HEADER];
   for (const [i, policy] of sorted.entries()) {
@@ -60,7 +62,12 @@ function policyMap(sorted: readonly PolicySignalsSchema[], names: readonly strin
     versions[version] = { tsType: names[i] };
     ids.set(policyId, versions);
   }
-  const closed = (properties: Record<string, object>) => ({ type: "object", properties, required: Object.keys(properties), additionalProperties: false });
+  const closed = (properties: Record<string, object>) => ({
+    type: "object",
+    properties,
+    required: Object.keys(properties),
+    additionalProperties: false,
+  });
   return {
     ...closed(Object.fromEntries([...ids].map(([id, versions]) => [id, closed(versions)]))),
     title: POLICY_MAP_NAME,

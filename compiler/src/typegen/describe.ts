@@ -23,7 +23,8 @@ const SUBSCHEMA_MAPS = ["properties", "patternProperties", "definitions", "$defs
  * schemas could share (writ's compiler never writes one)
  */
 export function describeSchema(schema: object): Schema {
-  if ((schema as Schema)["type"] !== "object") throw new UnsupportedSchemaError("does not describe a JSON object (its `type` is not `object`)");
+  if ((schema as Schema)["type"] !== "object")
+    throw new UnsupportedSchemaError("does not describe a JSON object (its `type` is not `object`)");
   return describe(schema as Schema, true);
 }
 
@@ -35,7 +36,8 @@ function describe(schema: Schema, root: boolean): Schema {
     out[key] = subschemas(key, value);
   }
   const sentence = constraints(schema);
-  if (sentence !== null) out["description"] = typeof schema["description"] === "string" ? `${schema["description"]}\n\n${sentence}` : sentence;
+  if (sentence !== null)
+    out["description"] = typeof schema["description"] === "string" ? `${schema["description"]}\n\n${sentence}` : sentence;
   return out;
 }
 
@@ -53,7 +55,12 @@ function subschemas(key: string, value: Json): Json {
 function constraints(s: Schema): string | null {
   const types = Array.isArray(s["type"]) ? s["type"] : [s["type"]];
   const integer = types.includes("integer") && !types.includes("number");
-  const comparisons = [...bound(s, "minimum", ">="), ...bound(s, "exclusiveMinimum", ">"), ...bound(s, "maximum", "<="), ...bound(s, "exclusiveMaximum", "<")];
+  const comparisons = [
+    ...bound(s, "minimum", ">="),
+    ...bound(s, "exclusiveMinimum", ">"),
+    ...bound(s, "maximum", "<="),
+    ...bound(s, "exclusiveMaximum", "<"),
+  ];
   const others = [
     ...(typeof s["multipleOf"] === "number" ? [`a multiple of ${s["multipleOf"]}`] : []),
     ...(typeof s["format"] === "string" ? [`in format \`${s["format"]}\``] : []),

@@ -6,7 +6,16 @@
  */
 import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { ARCHIVE_SUFFIX, BundleError, MANIFEST_FILE, canonicalJson, loadBundleArchive, packBundleArchive, readBundleDirectory, readBundleFile } from "@writ/runtime";
+import {
+  ARCHIVE_SUFFIX,
+  BundleError,
+  MANIFEST_FILE,
+  canonicalJson,
+  loadBundleArchive,
+  packBundleArchive,
+  readBundleDirectory,
+  readBundleFile,
+} from "@writ/runtime";
 import { compile, type CompileResult } from "../compile.js";
 import { CliError } from "../cli/io.js";
 import { collectSources, type SourceFile } from "../cli/sources.js";
@@ -54,7 +63,8 @@ export async function readInputs(cwd: string, args: readonly string[]): Promise<
     if (info.isDirectory()) {
       const before = count(located);
       await locate(abs, located);
-      if (count(located) === before) throw new CliError(`typegen: \`${arg}\` holds no policy (\`.writ\`), bundle directory or bundle archive (\`${ARCHIVE_SUFFIX}\`)`);
+      if (count(located) === before)
+        throw new CliError(`typegen: \`${arg}\` holds no policy (\`.writ\`), bundle directory or bundle archive (\`${ARCHIVE_SUFFIX}\`)`);
     } else if (info.isFile() && abs.endsWith(".writ")) located.sources.push(abs);
     else if (info.isFile() && abs.endsWith(ARCHIVE_SUFFIX)) located.archives.push(abs);
     else throw new CliError(`typegen: \`${arg}\` is not a policy (\`.writ\`), a bundle archive (\`${ARCHIVE_SUFFIX}\`) or a directory`);
@@ -75,7 +85,10 @@ export async function readInputs(cwd: string, args: readonly string[]): Promise<
     const earlier = found.get(ref);
     if (earlier === undefined) found.set(ref, input);
     else if (canonicalJson(earlier.schema) !== canonicalJson(input.schema)) {
-      failures.push({ kind: "conflict", message: `\`${earlier.origin}\` and \`${origin}\` hold \`${ref}\` with different signals schemas` });
+      failures.push({
+        kind: "conflict",
+        message: `\`${earlier.origin}\` and \`${origin}\` hold \`${ref}\` with different signals schemas`,
+      });
     }
   };
   for (const file of located.sources.length > 0 ? await collectSources(cwd, unique(located.sources)) : []) {

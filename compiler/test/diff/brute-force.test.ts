@@ -43,12 +43,19 @@ function check(c: Case, exactAtoms: boolean): boolean {
   for (const r of diff.regions) {
     const witness = r.witness.oldSignals ?? r.witness.signals;
     const [a, b] = [c.old.decide(only(witness, c.old.ir)), c.next.decide(only(r.witness.signals, c.next.ir))];
-    expect(a, `old decides the witness of ${pairKey(r.old.rule, r.new.rule)}`).toBe(JSON.stringify([r.old.rule, r.old.verdict, r.old.reason]));
-    expect(b, `new decides the witness of ${pairKey(r.old.rule, r.new.rule)}`).toBe(JSON.stringify([r.new.rule, r.new.verdict, r.new.reason]));
+    expect(a, `old decides the witness of ${pairKey(r.old.rule, r.new.rule)}`).toBe(
+      JSON.stringify([r.old.rule, r.old.verdict, r.old.reason]),
+    );
+    expect(b, `new decides the witness of ${pairKey(r.old.rule, r.new.rule)}`).toBe(
+      JSON.stringify([r.new.rule, r.new.verdict, r.new.reason]),
+    );
   }
   const brute = bruteForce(c.old, c.next, { maxGrid: 3000, samples: 60, seed: 11 });
   for (const [key, request] of brute.pairs) {
-    expect(reported.has(key) || undecided.has(key), `${c.edits}: brute force found ${key} on ${JSON.stringify(request)}; diff: ${summary(diff)}`).toBe(true);
+    expect(
+      reported.has(key) || undecided.has(key),
+      `${c.edits}: brute force found ${key} on ${JSON.stringify(request)}; diff: ${summary(diff)}`,
+    ).toBe(true);
   }
   if (diff.result === "equivalent") expect(brute.pairs.size).toBe(0);
   if (!exactAtoms || !brute.complete) return false;

@@ -41,7 +41,17 @@ const policy = (signals: string, rules: string) => `policy "p" version "1.0.0"\n
 
 describe("writ diff on the shipped payments policy and the version it replaced", () => {
   const before = () => BEFORE;
-  const OTHERS = ["high_risk", "no_kyc", "over_daily_limit", "new_account", "large", "unresolved_destination", "elevated_risk", "within_limits", "otherwise"];
+  const OTHERS = [
+    "high_risk",
+    "no_kyc",
+    "over_daily_limit",
+    "new_account",
+    "large",
+    "unresolved_destination",
+    "elevated_risk",
+    "within_limits",
+    "otherwise",
+  ];
 
   it("reports the intended change: a sanctioned IBAN now rejects whatever rule decided before, and the reworded reason", async () => {
     expect(await cli.run("diff", before(), PAY, "--format", "json")).toBe(1);
@@ -72,7 +82,9 @@ describe("writ diff on the shipped payments policy and the version it replaced",
 
   it("prints the regions grouped by verdicts, each with its rules and witness", async () => {
     expect(await cli.run("diff", before(), PAY)).toBe(1);
-    expect(cli.out[0]).toMatch(/^old: payments\.transfer@1\.1\.0 \(source `policies\/payments\.transfer\/1\.1\.0\/policy\.writ`, bundle_hash [0-9a-f]{16}…\)$/);
+    expect(cli.out[0]).toMatch(
+      /^old: payments\.transfer@1\.1\.0 \(source `policies\/payments\.transfer\/1\.1\.0\/policy\.writ`, bundle_hash [0-9a-f]{16}…\)$/,
+    );
     expect(cli.out[1]).toMatch(/^new: payments\.transfer@1\.2\.0 \(source `policies\/payments\.transfer\/1\.2\.0\/policy\.writ`/);
     const text = cli.out.join("\n");
     expect(text).toContain("decisions: 10 regions decided differently");
@@ -87,29 +99,55 @@ describe("writ diff on the shipped payments policy and the version it replaced",
 
   it("the other way round: the same regions, sides swapped", async () => {
     expect(await cli.run("diff", PAY, before(), "--format", "json")).toBe(1);
-    expect(json().regions.map((r) => `${r.old.rule} -> ${r.new.rule}`).sort()).toEqual(["sanctioned -> sanctioned", ...OTHERS.map((o) => `sanctioned -> ${o}`)].sort());
+    expect(
+      json()
+        .regions.map((r) => `${r.old.rule} -> ${r.new.rule}`)
+        .sort(),
+    ).toEqual(["sanctioned -> sanctioned", ...OTHERS.map((o) => `sanctioned -> ${o}`)].sort());
   });
 });
 
 describe("writ diff finds every shipped policy equivalent to itself", () => {
-  it.each(["payments.transfer/1.1.0", "payments.transfer/1.2.0", "deploy.production/1.0.0", "customer-data.export/1.0.0"])("%s: source, bundle directory and archive", async (p) => {
-    const path = `policies/${p}`;
-    expect(await cli.run("compile", path)).toBe(0);
-    expect(await cli.run("bundle", "pack", path, "--out", "archives")).toBe(0);
-    const archive = `archives/${p.replace("/", "@")}.bundle.json`;
-    cli.out.length = 0;
-    expect(await cli.run("diff", `${path}/policy.writ`, path)).toBe(0);
-    expect(cli.out.at(-1)).toBe("equivalent: same signals, and every request is decided alike");
-    cli.out.length = 0;
-    expect(await cli.run("diff", archive, `${path}/policy.writ`, "--format", "json")).toBe(0);
-    expect(json()).toMatchObject({ old: { from: "archive" }, new: { from: "source" }, result: "equivalent", signals: [], regions: [], undecided: [] });
-  });
+  it.each(["payments.transfer/1.1.0", "payments.transfer/1.2.0", "deploy.production/1.0.0", "customer-data.export/1.0.0"])(
+    "%s: source, bundle directory and archive",
+    async (p) => {
+      const path = `policies/${p}`;
+      expect(await cli.run("compile", path)).toBe(0);
+      expect(await cli.run("bundle", "pack", path, "--out", "archives")).toBe(0);
+      const archive = `archives/${p.replace("/", "@")}.bundle.json`;
+      cli.out.length = 0;
+      expect(await cli.run("diff", `${path}/policy.writ`, path)).toBe(0);
+      expect(cli.out.at(-1)).toBe("equivalent: same signals, and every request is decided alike");
+      cli.out.length = 0;
+      expect(await cli.run("diff", archive, `${path}/policy.writ`, "--format", "json")).toBe(0);
+      expect(json()).toMatchObject({
+        old: { from: "archive" },
+        new: { from: "source" },
+        result: "equivalent",
+        signals: [],
+        regions: [],
+        undecided: [],
+      });
+    },
+  );
 });
 
 describe("writ diff on schema changes", () => {
   it("lists signals added, removed and changed first, each change with a value only one version accepts", async () => {
-    const old = write("old.writ", policy('  amount: number > 0 <= 1000\n  tier: "a" | "b"\n  memo?: string', 'rule big when amount > 500 reject "big"\notherwise approve "ok"'));
-    const next = write("new.writ", policy('  amount: number > 0 <= 800\n  tier: "a" | "b" | "c"\n  country: string matching /^[A-Z]{2}$/', 'rule big when amount > 500 reject "big"\notherwise approve "ok"'));
+    const old = write(
+      "old.writ",
+      policy(
+        '  amount: number > 0 <= 1000\n  tier: "a" | "b"\n  memo?: string',
+        'rule big when amount > 500 reject "big"\notherwise approve "ok"',
+      ),
+    );
+    const next = write(
+      "new.writ",
+      policy(
+        '  amount: number > 0 <= 800\n  tier: "a" | "b" | "c"\n  country: string matching /^[A-Z]{2}$/',
+        'rule big when amount > 500 reject "big"\notherwise approve "ok"',
+      ),
+    );
     expect(await cli.run("diff", old, next, "--format", "json")).toBe(1);
     const diff = json();
     expect(diff.signals).toEqual([
@@ -136,14 +174,23 @@ describe("writ diff on schema changes", () => {
 
   it("declarations written differently that accept the same states are no change", async () => {
     const old = write("old.writ", policy("  n: integer > 0\n  s: string length 1..3", 'otherwise approve "ok"'));
-    const next = write("new.writ", policy("  n: integer >= 1 <= 9007199254740991\n  s: string matching /^[\\s\\S]{1,3}$/", 'otherwise approve "ok"'));
+    const next = write(
+      "new.writ",
+      policy("  n: integer >= 1 <= 9007199254740991\n  s: string matching /^[\\s\\S]{1,3}$/", 'otherwise approve "ok"'),
+    );
     expect(await cli.run("diff", old, next, "--format", "json")).toBe(0);
     expect(json()).toMatchObject({ result: "equivalent", signals: [] });
   });
 
   it("a schema pattern it does not model: the declarations are said to differ, not how, and the result is undecided", async () => {
-    const old = write("old.writ", policy("  word: string matching /\\bok\\b/", 'rule r when word == "ok" reject "r"\notherwise approve "ok"'));
-    const next = write("new.writ", policy("  word: string matching /\\bfine\\b/", 'rule r when word == "ok" reject "r"\notherwise approve "ok"'));
+    const old = write(
+      "old.writ",
+      policy("  word: string matching /\\bok\\b/", 'rule r when word == "ok" reject "r"\notherwise approve "ok"'),
+    );
+    const next = write(
+      "new.writ",
+      policy("  word: string matching /\\bfine\\b/", 'rule r when word == "ok" reject "r"\notherwise approve "ok"'),
+    );
     expect(await cli.run("diff", old, next, "--format", "json")).toBe(6);
     const diff = json();
     expect(diff).toMatchObject({ result: "undecided", regions: [] });
@@ -160,7 +207,10 @@ describe("writ diff on schema changes", () => {
 
   it("a rule on a signal only the new version has: each version gets the signals it declares", async () => {
     const old = write("old.writ", policy("  n: integer", 'otherwise approve "ok"'));
-    const next = write("new.writ", policy("  n: integer\n  flagged: boolean", 'rule f when flagged reject "flagged"\notherwise approve "ok"'));
+    const next = write(
+      "new.writ",
+      policy("  n: integer\n  flagged: boolean", 'rule f when flagged reject "flagged"\notherwise approve "ok"'),
+    );
     expect(await cli.run("diff", old, next, "--format", "json")).toBe(1);
     const [region] = json().regions;
     expect(region).toEqual({
@@ -175,7 +225,17 @@ describe("writ diff on schema changes", () => {
     const next = write("new.writ", policy('  code: "x" | "y"', 'rule r when code == "x" reject "r"\notherwise approve "ok"'));
     expect(await cli.run("diff", old, next, "--format", "json")).toBe(1);
     const diff = json();
-    expect(diff.signals).toEqual([{ signal: "code", change: "changed", old: "code: integer", new: 'code: "x" | "y"', oldOnly: { value: 0 }, newOnly: { value: "x" }, disjoint: true }]);
+    expect(diff.signals).toEqual([
+      {
+        signal: "code",
+        change: "changed",
+        old: "code: integer",
+        new: 'code: "x" | "y"',
+        oldOnly: { value: 0 },
+        newOnly: { value: "x" },
+        disjoint: true,
+      },
+    ]);
     for (const r of diff.regions) expect(r.witness.validForBoth).toBe(false);
     expect(diff.regions.map((r) => `${r.old.rule} -> ${r.new.rule}`).sort()).toEqual(["otherwise -> r", "r -> otherwise"]);
   });
@@ -193,7 +253,7 @@ describe("writ diff on conditions relating two enums", () => {
   it("finds the combinations that changed on the shipped export policy", async () => {
     const path = "policies/customer-data.export/1.0.0/policy.writ";
     const source = readFileSync(join(cli.cwd, path), "utf8");
-    const edited = write("edited.writ", source.replace('destination_region != data_region', 'destination_region == "us"'));
+    const edited = write("edited.writ", source.replace("destination_region != data_region", 'destination_region == "us"'));
     expect(await cli.run("diff", path, edited, "--format", "json")).toBe(1);
     const diff = json();
     expect(diff.undecided).toEqual([]);
@@ -228,8 +288,14 @@ describe("writ diff exit codes", () => {
   });
 
   it.each([
-    [["diff", "a.writ"], "writ: diff takes exactly two policies, the old version then the new: each a .writ file or its directory, a bundle directory or a .bundle.json archive"],
-    [["diff", "a.writ", "b.writ", "c.writ"], "writ: diff takes exactly two policies, the old version then the new: each a .writ file or its directory, a bundle directory or a .bundle.json archive"],
+    [
+      ["diff", "a.writ"],
+      "writ: diff takes exactly two policies, the old version then the new: each a .writ file or its directory, a bundle directory or a .bundle.json archive",
+    ],
+    [
+      ["diff", "a.writ", "b.writ", "c.writ"],
+      "writ: diff takes exactly two policies, the old version then the new: each a .writ file or its directory, a bundle directory or a .bundle.json archive",
+    ],
     [["diff", PAY, PAY, "--format", "xml"], "writ: diff: --format must be text or json, given `xml`"],
     [["diff", PAY, "nowhere"], "writ: `nowhere` does not exist"],
     [["diff", PAY, PAY, "--explain"], "writ: diff: unknown option `--explain` (see `writ help`)"],

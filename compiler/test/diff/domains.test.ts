@@ -13,7 +13,11 @@ import { monotoneSets, monotoneView } from "../../src/diff/monotone.js";
 import { STRING_PATTERNS } from "../support/generate-policy.js";
 
 const OPS = Object.keys(COMPARISON_OPERATORS) as CompareOp[];
-const number = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }), fc.integer({ min: -20, max: 20 }), fc.constantFrom(0, 0.5, -0.5, 5e-324));
+const number = fc.oneof(
+  fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }),
+  fc.integer({ min: -20, max: 20 }),
+  fc.constantFrom(0, 0.5, -0.5, 5e-324),
+);
 
 describe("number sets", () => {
   it("`v op c` holds exactly for the values of compare(op, c), doubles and whole numbers, and never for the complement's", () => {
@@ -32,7 +36,11 @@ describe("number sets", () => {
     for (const x of [0, 1, -1, 0.1, 1e300, -5e-324, 9007199254740991]) {
       expect(nextUp(x)).toBeGreaterThan(x);
       expect(nextDown(nextUp(x))).toBe(x);
-      expect(NumberSet.compare(false, "gt", x).intersect(NumberSet.compare(false, "lt", nextUp(x))).isEmpty()).toBe(true);
+      expect(
+        NumberSet.compare(false, "gt", x)
+          .intersect(NumberSet.compare(false, "lt", nextUp(x)))
+          .isEmpty(),
+      ).toBe(true);
     }
   });
 
@@ -44,7 +52,20 @@ describe("number sets", () => {
   });
 });
 
-const PATTERNS = [...STRING_PATTERNS.map((p) => p.source), "^$", "(?:ab)+", "^[A-Z]", "\\d$", "^\\p{Lu}", "é", "^.{3}$", "[\\u{1F600}-\\u{1F64F}]", "foo|bar", "^(CU|IR|KP|SY)[0-9]{2}", "^a|b$"];
+const PATTERNS = [
+  ...STRING_PATTERNS.map((p) => p.source),
+  "^$",
+  "(?:ab)+",
+  "^[A-Z]",
+  "\\d$",
+  "^\\p{Lu}",
+  "é",
+  "^.{3}$",
+  "[\\u{1F600}-\\u{1F64F}]",
+  "foo|bar",
+  "^(CU|IR|KP|SY)[0-9]{2}",
+  "^a|b$",
+];
 const CHARS = [..."abAB09 -._@/", "é", "😀", "日", "\n", "Σ"];
 const text = fc.array(fc.constantFrom(...CHARS), { maxLength: 12 }).map((cs) => cs.join(""));
 
@@ -86,12 +107,16 @@ describe("string languages", () => {
     expect(two.intersect(StringSet.ofLengths(NumberSet.span(true, 3, 5))).member()).toBeNull();
     const pairs = new StringSet(Language.search("^(?:ab)*$") as Language, null);
     // The walk repeats with period 2: an odd length is decided without walking to it.
-    expect(pairs.intersect(StringSet.ofLengths(NumberSet.compare(true, "gt", 10_000).intersect(NumberSet.points(true, [10_001])))).member()).toBeNull();
+    expect(
+      pairs.intersect(StringSet.ofLengths(NumberSet.compare(true, "gt", 10_000).intersect(NumberSet.points(true, [10_001])))).member(),
+    ).toBeNull();
     const long = pairs.intersect(StringSet.ofLengths(NumberSet.compare(true, "ge", 5_000)));
     expect(long.member()).toBe("ab".repeat(2_500));
     fc.assert(
       fc.property(fc.constantFrom(...STRING_PATTERNS), fc.nat(6), fc.nat(8), (pattern, lo, width) => {
-        const set = new StringSet(Language.search(pattern.source) as Language, null).intersect(StringSet.ofLengths(NumberSet.span(true, lo, lo + width)));
+        const set = new StringSet(Language.search(pattern.source) as Language, null).intersect(
+          StringSet.ofLengths(NumberSet.span(true, lo, lo + width)),
+        );
         const m = set.member();
         // The generator's patterns match a string of every length from minLen to maxLen, and of no other.
         expect(m !== null).toBe(lo <= pattern.maxLen && lo + width >= pattern.minLen);
@@ -119,28 +144,45 @@ describe("arithmetic on one signal", () => {
 
   it("the values where `chain(x) op c` is true, false or unknown are exactly the runtime's, at every edge", () => {
     fc.assert(
-      fc.property(fc.array(step, { maxLength: 4 }), fc.constantFrom(...OPS, "in" as const), constants, fc.boolean(), fc.array(number, { maxLength: 30 }), (steps, op, c, whole, xs) => {
-        const subject = chain({ op: "signal", name: "x" }, steps);
-        const view = monotoneView(subject, whole)!;
-        expect(view).not.toBeNull();
-        const condition: IrExpr =
-          op === "in" ? { op: "in", kind: "number", value: subject, set: [c, c + 1] } : { op: "cmp", cmp: op, kind: "number", left: subject, right: { op: "lit", value: c } };
-        const [t, f, u] = monotoneSets(view, op, op === "in" ? [c, c + 1] : [c]);
-        const evaluate = prepareExpression(condition);
-        const edges = [t, f, u].flatMap((s) => s.spans.flatMap((sp) => [sp.lo, sp.hi, nextUp(sp.lo), nextDown(sp.hi), sp.lo - 1, sp.hi + 1]));
-        for (const x0 of [...xs, ...edges]) {
-          const x = whole ? Math.round(x0) : x0;
-          if (!Number.isFinite(x) || Math.abs(x) > Number.MAX_SAFE_INTEGER) continue;
-          const v = evaluate({ x });
-          expect([t.has(x), f.has(x), u.has(x)], `${JSON.stringify(condition)} at ${x}`).toEqual([v === true, v === false, v === UNKNOWN]);
-        }
-      }),
+      fc.property(
+        fc.array(step, { maxLength: 4 }),
+        fc.constantFrom(...OPS, "in" as const),
+        constants,
+        fc.boolean(),
+        fc.array(number, { maxLength: 30 }),
+        (steps, op, c, whole, xs) => {
+          const subject = chain({ op: "signal", name: "x" }, steps);
+          const view = monotoneView(subject, whole)!;
+          expect(view).not.toBeNull();
+          const condition: IrExpr =
+            op === "in"
+              ? { op: "in", kind: "number", value: subject, set: [c, c + 1] }
+              : { op: "cmp", cmp: op, kind: "number", left: subject, right: { op: "lit", value: c } };
+          const [t, f, u] = monotoneSets(view, op, op === "in" ? [c, c + 1] : [c]);
+          const evaluate = prepareExpression(condition);
+          const edges = [t, f, u].flatMap((s) =>
+            s.spans.flatMap((sp) => [sp.lo, sp.hi, nextUp(sp.lo), nextDown(sp.hi), sp.lo - 1, sp.hi + 1]),
+          );
+          for (const x0 of [...xs, ...edges]) {
+            const x = whole ? Math.round(x0) : x0;
+            if (!Number.isFinite(x) || Math.abs(x) > Number.MAX_SAFE_INTEGER) continue;
+            const v = evaluate({ x });
+            expect([t.has(x), f.has(x), u.has(x)], `${JSON.stringify(condition)} at ${x}`).toEqual([
+              v === true,
+              v === false,
+              v === UNKNOWN,
+            ]);
+          }
+        },
+      ),
       { numRuns: 400, seed: 17 },
     );
   });
 
   it("is not a chain when it reads the signal twice or divides by it", () => {
-    expect(monotoneView({ op: "arith", fn: "mul", left: { op: "signal", name: "x" }, right: { op: "signal", name: "x" } }, false)).toBeNull();
+    expect(
+      monotoneView({ op: "arith", fn: "mul", left: { op: "signal", name: "x" }, right: { op: "signal", name: "x" } }, false),
+    ).toBeNull();
     expect(monotoneView({ op: "arith", fn: "div", left: { op: "lit", value: 1 }, right: { op: "signal", name: "x" } }, false)).toBeNull();
   });
 });

@@ -13,7 +13,8 @@ import { ABSENT, readability, simplify, type Assignment, type State } from "../.
 import { checkSource } from "../../src/editor/check.js";
 import { signalsSchema } from "../../src/emit/signals-schema.js";
 
-const policy = (signals: string, rules: string) => `policy "p" version "1.0.0"\ngoverns "a"\nsignals {\n${signals}\n}\n${rules}\notherwise approve "o"\n`;
+const policy = (signals: string, rules: string) =>
+  `policy "p" version "1.0.0"\ngoverns "a"\nsignals {\n${signals}\n}\n${rules}\notherwise approve "o"\n`;
 
 function version(text: string) {
   const check = checkSource("policy.writ", text, { until: "lower" });
@@ -48,14 +49,22 @@ describe("writ diff witnesses", () => {
   });
 
   it("x + y: a request the search found with the next double after 0 reads `{x: 1, y: 0}`", () => {
-    const [old, next] = [version(policy("x: number\n  y: number", 'rule r when x + y > 0 reject "r"')), version(policy("x: number\n  y: number", 'rule r when x + y > 1 reject "r"'))];
+    const [old, next] = [
+      version(policy("x: number\n  y: number", 'rule r when x + y > 0 reject "r"')),
+      version(policy("x: number\n  y: number", 'rule r when x + y > 1 reject "r"')),
+    ];
     const region = diffPolicies({ old, new: next }).regions.find((r) => r.old.rule === "r" && r.new.rule === "otherwise");
     expect(region?.witness.signals).toEqual({ x: 1, y: 0 });
   });
 });
 
 describe("simplify", () => {
-  const number = (id: string, values: NumberSet): Variable => ({ id, kind: "number", universe: { absent: false, values }, names: { old: id, new: id } });
+  const number = (id: string, values: NumberSet): Variable => ({
+    id,
+    kind: "number",
+    universe: { absent: false, values },
+    names: { old: id, new: id },
+  });
   const x = number("x", NumberSet.span(false, -MAX_NUMBER, MAX_NUMBER));
   const at = (a: Assignment) => a.get("x") as number;
   const NO_ATOMS: Box = { states: new Map(), opaque: new Map() };
@@ -83,8 +92,16 @@ describe("simplify", () => {
   });
 
   it("leaves what is not a number, and an absent signal, as they are", () => {
-    const s: Variable = { id: "s", kind: "string", universe: { absent: true, values: NumberSet.empty(false) }, names: { old: "s", new: "s" } };
-    const assignment: Assignment = new Map<string, State>([["x", ABSENT], ["s", "a"]]);
+    const s: Variable = {
+      id: "s",
+      kind: "string",
+      universe: { absent: true, values: NumberSet.empty(false) },
+      names: { old: "s", new: "s" },
+    };
+    const assignment: Assignment = new Map<string, State>([
+      ["x", ABSENT],
+      ["s", "a"],
+    ]);
     expect(simplify(assignment, NO_ATOMS, [x, s], () => true)).toEqual(assignment);
   });
 

@@ -13,7 +13,11 @@ const policies = readdirSync(join(repo, "policies"), { recursive: true, encoding
   .filter((p) => p.endsWith("policy.writ"))
   .map((p) => {
     const dir = join(repo, "policies", p, "..");
-    return { path: p, text: readFileSync(join(dir, "policy.writ"), "utf8"), tests: parseTestFile(readFileSync(join(dir, "policy.test.json"), "utf8")) };
+    return {
+      path: p,
+      text: readFileSync(join(dir, "policy.writ"), "utf8"),
+      tests: parseTestFile(readFileSync(join(dir, "policy.test.json"), "utf8")),
+    };
   });
 
 describe("signalsDecider", () => {
@@ -22,7 +26,10 @@ describe("signalsDecider", () => {
     for (const c of policy.tests.cases) {
       const outcome = decide(JSON.stringify(c.signals));
       if ("invalid" in c.expect) {
-        expect({ name: c.name, codes: outcome.kind === "refused" ? [...new Set(outcome.errors.map((e) => e.code))].sort() : outcome.kind }).toEqual({
+        expect({
+          name: c.name,
+          codes: outcome.kind === "refused" ? [...new Set(outcome.errors.map((e) => e.code))].sort() : outcome.kind,
+        }).toEqual({
           name: c.name,
           codes: [...new Set(c.expect.invalid)].sort(),
         });
@@ -33,7 +40,10 @@ describe("signalsDecider", () => {
       const got = d.decided ? { verdict: d.verdict, rule: d.ruleId, reason: d.reason } : { verdict: "undecided" };
       expect({ name: c.name, ...got }).toMatchObject({ name: c.name, ...c.expect });
       const explained = outcome.explanation;
-      const deciders = [...explained.rules.filter((r) => r.decides).map((r) => r.rule), ...(explained.otherwise?.decides ? ["otherwise"] : [])];
+      const deciders = [
+        ...explained.rules.filter((r) => r.decides).map((r) => r.rule),
+        ...(explained.otherwise?.decides ? ["otherwise"] : []),
+      ];
       expect(deciders).toEqual(d.decided ? [d.ruleId] : []);
       // Each rule before the decider is not true; the decider's condition is; every rule keeps its source text.
       const at = explained.rules.findIndex((r) => r.decides);
@@ -47,7 +57,12 @@ describe("signalsDecider", () => {
 
   it("says where signals text stops being strict JSON", () => {
     const decide = signalsDecider(checkSource(policies[0]!.path, policies[0]!.text, { until: "lower" }))!;
-    expect(decide('{\n  "amount": 1,\n}')).toEqual({ kind: "not-json", message: "trailing comma in object at line 2 column 14", line: 2, column: 14 });
+    expect(decide('{\n  "amount": 1,\n}')).toEqual({
+      kind: "not-json",
+      message: "trailing comma in object at line 2 column 14",
+      line: 2,
+      column: 14,
+    });
     expect(decide("[]")).toMatchObject({ kind: "refused", errors: [{ code: "VAL-001" }] });
   });
 
@@ -61,20 +76,24 @@ describe("signalsDecider", () => {
 });
 
 describe("highlightSpans", () => {
-  it.each(policies.map((p) => [p.path, p.text] as const))("colours %s from the lexer: every keyword by its lexicon role, in order, without overlap", (_, text) => {
-    const spans = highlightSpans(text);
-    for (const [i, s] of spans.entries()) {
-      expect(s.to).toBeGreaterThan(s.from);
-      if (i > 0) expect(s.from).toBeGreaterThanOrEqual(spans[i - 1]!.to);
-      const word = text.slice(s.from, s.to);
-      if ((KEYWORDS as readonly string[]).includes(word)) expect({ word, kind: s.kind }).toEqual({ word, kind: `keyword-${KEYWORD_INFO[word as keyof typeof KEYWORD_INFO].role}` });
-      if (s.kind === "comment") expect(word.startsWith("#")).toBe(true);
-      if (s.kind === "string") expect(word).toMatch(/^".*"$/);
-    }
-    // Everything but whitespace is coloured: the spans and the blanks between them make up the text.
-    const uncovered = spans.reduce((rest, s) => rest.slice(0, s.from) + " ".repeat(s.to - s.from) + rest.slice(s.to), text);
-    expect(uncovered.trim()).toBe("");
-  });
+  it.each(policies.map((p) => [p.path, p.text] as const))(
+    "colours %s from the lexer: every keyword by its lexicon role, in order, without overlap",
+    (_, text) => {
+      const spans = highlightSpans(text);
+      for (const [i, s] of spans.entries()) {
+        expect(s.to).toBeGreaterThan(s.from);
+        if (i > 0) expect(s.from).toBeGreaterThanOrEqual(spans[i - 1]!.to);
+        const word = text.slice(s.from, s.to);
+        if ((KEYWORDS as readonly string[]).includes(word))
+          expect({ word, kind: s.kind }).toEqual({ word, kind: `keyword-${KEYWORD_INFO[word as keyof typeof KEYWORD_INFO].role}` });
+        if (s.kind === "comment") expect(word.startsWith("#")).toBe(true);
+        if (s.kind === "string") expect(word).toMatch(/^".*"$/);
+      }
+      // Everything but whitespace is coloured: the spans and the blanks between them make up the text.
+      const uncovered = spans.reduce((rest, s) => rest.slice(0, s.from) + " ".repeat(s.to - s.from) + rest.slice(s.to), text);
+      expect(uncovered.trim()).toBe("");
+    },
+  );
 
   it("tells rule names, built-in functions and other names apart", () => {
     const text = 'rule r when not present(x) and y > 1 reject "no"';

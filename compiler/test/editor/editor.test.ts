@@ -27,7 +27,9 @@ const policies = readdirSync(join(repo, "policies"), { recursive: true, encoding
   .map((p) => ({ path: p, text: readFileSync(join(repo, "policies", p), "utf8") }));
 
 function applyEdits(text: string, edits: readonly TextEdit[]): string {
-  return [...edits].sort((a, b) => b.range.start - a.range.start).reduce((t, e) => t.slice(0, e.range.start) + e.newText + t.slice(e.range.end), text);
+  return [...edits]
+    .sort((a, b) => b.range.start - a.range.start)
+    .reduce((t, e) => t.slice(0, e.range.start) + e.newText + t.slice(e.range.end), text);
 }
 
 describe("the lexicon", () => {
@@ -84,16 +86,22 @@ describe.each(policies)("the editor entry points on $path", ({ path, text }) => 
 });
 
 describe("completion in context", () => {
-  const good = 'policy "p" version "1.0.0"\ngoverns "a"\nsignals {\n  n: number\n  s: string\n}\nconst L = [1]\nrule a when n > 1 reject "x"\n';
+  const good =
+    'policy "p" version "1.0.0"\ngoverns "a"\nsignals {\n  n: number\n  s: string\n}\nconst L = [1]\nrule a when n > 1 reject "x"\n';
   const names = namesOf(checkSource("p.writ", good));
-  const labels = (text: string, offset = text.length): string => completionsAt(checkSource("p.writ", text), offset, names).map((c) => c.label).join(" ");
+  const labels = (text: string, offset = text.length): string =>
+    completionsAt(checkSource("p.writ", text), offset, names)
+      .map((c) => c.label)
+      .join(" ");
 
   it("offers what the grammar allows next", () => {
     expect(labels("")).toBe("policy");
     expect(labels(`${good}rule b when s `)).toBe("starts_with ends_with contains not in matches and or approve escalate reject");
     expect(labels(`${good}rule b when n > 2 reject "y"\n`)).toBe("rule otherwise");
     expect(labels(good, good.indexOf("const"))).toBe("const rule otherwise");
-    expect(labels('policy "p" version "1.0.0"\ngoverns "a"\nsignals {\n  n: number\n  s: str')).toBe("string number integer boolean timestamp");
+    expect(labels('policy "p" version "1.0.0"\ngoverns "a"\nsignals {\n  n: number\n  s: str')).toBe(
+      "string number integer boolean timestamp",
+    );
   });
 
   it("completes within the section at the cursor when an earlier one does not parse", () => {

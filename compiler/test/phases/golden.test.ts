@@ -22,7 +22,8 @@ const snapshot: Record<PhaseName, (s: PipelineState) => string> = {
   lex: (s) => (s.tokens ?? []).map((t) => `${t.startLine}:${t.startColumn} ${t.tokenType.name} ${t.image}`).join("\n"),
   parse: (s) => (s.cst ? `policyFile with ${Object.keys(s.cst.children).sort().join(", ")}` : "no tree"),
   "build-ast": (s) => json(s.ast, (k, v) => (k === "span" && v ? compactSpan(v as Span) : v)),
-  resolve: (s) => (s.symbols ? `signals: ${[...s.symbols.signals.keys()].join(", ")}\nconstants: ${[...s.symbols.consts.keys()].join(", ")}` : ""),
+  resolve: (s) =>
+    s.symbols ? `signals: ${[...s.symbols.signals.keys()].join(", ")}\nconstants: ${[...s.symbols.consts.keys()].join(", ")}` : "",
   "type-check": (s) =>
     (s.ast?.rules ?? [])
       .map((r) => `rule ${r.name.name}: ${s.typing?.types.get(r.when) ? describeType(s.typing.types.get(r.when)!) : "untyped"}`)
@@ -31,7 +32,9 @@ const snapshot: Record<PhaseName, (s: PipelineState) => string> = {
   lower: (s) => json(s.ir),
   emit: (s) =>
     s.bundle
-      ? [...s.bundle.files].map(([name, bytes]) => `== ${name}\n${name.endsWith(".writ") ? "(source)" : new TextDecoder().decode(bytes)}`).join("\n")
+      ? [...s.bundle.files]
+          .map(([name, bytes]) => `== ${name}\n${name.endsWith(".writ") ? "(source)" : new TextDecoder().decode(bytes)}`)
+          .join("\n")
       : "",
 };
 
@@ -52,7 +55,11 @@ function render(phase: PhaseName, file: string, text: string): string {
 
 describe.each(PHASES.map((p) => p.name))("phase %s", (phase) => {
   const dir = join(here, phase);
-  const cases = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".writ")).sort() : [];
+  const cases = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith(".writ"))
+        .sort()
+    : [];
 
   it("has golden cases of its own, accepted and refused", () => {
     expect(cases.length).toBeGreaterThanOrEqual(2);

@@ -20,9 +20,7 @@ import { KEYWORDS } from "../../src/syntax/tokens.js";
 import { encodeString, policySource } from "../support/generate-policy.js";
 
 const SEED =
-  process.env["WRIT_FUZZ_SEED"] === "random"
-    ? Math.floor(Math.random() * 2 ** 31)
-    : Number(process.env["WRIT_FUZZ_SEED"] ?? 20_260_401);
+  process.env["WRIT_FUZZ_SEED"] === "random" ? Math.floor(Math.random() * 2 ** 31) : Number(process.env["WRIT_FUZZ_SEED"] ?? 20_260_401);
 const FILE = "fuzz.writ";
 
 /** Inputs per family; the total must stay at or above 50,000. */
@@ -74,7 +72,8 @@ function checkDiagnostics(list: readonly Diagnostic[], severity: "error" | "warn
   list.forEach((d, i) => {
     const info = (DIAGNOSTICS as Record<string, { severity: string }>)[d.code];
     if (!info) throw new Error(`unknown diagnostic code ${String(d.code)}`);
-    if (d.severity !== severity || info.severity !== severity) throw new Error(`${d.code} has severity ${d.severity} in the ${severity} list`);
+    if (d.severity !== severity || info.severity !== severity)
+      throw new Error(`${d.code} has severity ${d.severity} in the ${severity} list`);
     if (d.file !== FILE) throw new Error(`${d.code} names file ${d.file}`);
     if (typeof d.message !== "string" || d.message.trim() === "") throw new Error(`${d.code} has an empty message`);
     checkPosition(d, "start", text, starts);
@@ -86,7 +85,8 @@ function checkDiagnostics(list: readonly Diagnostic[], severity: "error" | "warn
         prev.span.start.offset - d.span.start.offset ||
         (prev.code < d.code ? -1 : prev.code > d.code ? 1 : 0) ||
         (prev.message < d.message ? -1 : prev.message > d.message ? 1 : 0);
-      if (order > 0) throw new Error(`diagnostics out of order: ${prev.code}@${prev.span.start.offset} before ${d.code}@${d.span.start.offset}`);
+      if (order > 0)
+        throw new Error(`diagnostics out of order: ${prev.code}@${prev.span.start.offset} before ${d.code}@${d.span.start.offset}`);
     }
   });
   const keys = list.map((d) => `${d.code}\u0000${d.span.start.offset}\u0000${d.message}`);
@@ -103,7 +103,9 @@ function check(family: string, text: string, options: { expectValid?: boolean; t
   try {
     result = compile(FILE, text);
   } catch (e) {
-    throw new Error(`compile() threw ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)} on ${describeInput(text)}`, { cause: e });
+    throw new Error(`compile() threw ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)} on ${describeInput(text)}`, {
+      cause: e,
+    });
   }
   try {
     const starts = lineStarts(text);
@@ -117,7 +119,9 @@ function check(family: string, text: string, options: { expectValid?: boolean; t
     checkDiagnostics(result.warnings, "warning", text, starts);
     for (const d of [...result.errors, ...result.warnings]) codesSeen.set(d.code, (codesSeen.get(d.code) ?? 0) + 1);
     if (options.expectValid && !result.valid) {
-      throw new Error(`generated policy is invalid: ${result.errors.map((e) => `${e.span.start.line}:${e.span.start.column} ${e.code} ${e.message}`).join("; ")}`);
+      throw new Error(
+        `generated policy is invalid: ${result.errors.map((e) => `${e.span.start.line}:${e.span.start.column} ${e.code} ${e.message}`).join("; ")}`,
+      );
     }
     if (options.twice) {
       const again = compile(FILE, text);
@@ -138,13 +142,74 @@ const params = (numRuns: number): fc.Parameters<unknown> => ({ seed: SEED, numRu
 const PUNCTUATION = ["{", "}", "(", ")", "[", "]", ",", ":", "?", "|", "..", "==", "!=", "<=", ">=", "<", ">", "=", "+", "-", "*", "/"];
 const NAMES = ["amount", "currency", "x", "present", "len", "foo", "K", "SANCTIONED", "_", "a1", "risk_score", "country"];
 const LITERALS = [
-  '"a"', '""', '"USD"', '"2025-01-01T00:00:00Z"', '"2025-13-01T00:00:00Z"', '"1.2.0"', '"payments.transfer"', '"\\u12"',
-  '"\\ud800"', '"\\q"', '"\\"', "/^[A-Z]{2}$/", "/(/", "/[/", "/a{2,1}/", "/\\p{Nope}/", "//", "0", "1", "1.5", "-1", "1e400",
-  "99999999999999999999", "1e-400", "9007199254740993", "0.1", "007", "1e", "1.", ".5",
+  '"a"',
+  '""',
+  '"USD"',
+  '"2025-01-01T00:00:00Z"',
+  '"2025-13-01T00:00:00Z"',
+  '"1.2.0"',
+  '"payments.transfer"',
+  '"\\u12"',
+  '"\\ud800"',
+  '"\\q"',
+  '"\\"',
+  "/^[A-Z]{2}$/",
+  "/(/",
+  "/[/",
+  "/a{2,1}/",
+  "/\\p{Nope}/",
+  "//",
+  "0",
+  "1",
+  "1.5",
+  "-1",
+  "1e400",
+  "99999999999999999999",
+  "1e-400",
+  "9007199254740993",
+  "0.1",
+  "007",
+  "1e",
+  "1.",
+  ".5",
 ];
 const ODD = [
-  "\u0000", "\r", "\n", "\r\n", "\t", "\v", "\f", "\uD800", "\uDC00", "\uDBFF\uDBFF", "\uFEFF", "\u2028", "\u2029", "\u00A0", "\u200B",
-  "😀", "é", "\u0301", "\u007F", "\\", '"', "/", "#", "`", "'", "@", "$", "~", "^", "&", ";", "%", "!", ".", "\u{10FFFF}", "\uFFFE",
+  "\u0000",
+  "\r",
+  "\n",
+  "\r\n",
+  "\t",
+  "\v",
+  "\f",
+  "\uD800",
+  "\uDC00",
+  "\uDBFF\uDBFF",
+  "\uFEFF",
+  "\u2028",
+  "\u2029",
+  "\u00A0",
+  "\u200B",
+  "😀",
+  "é",
+  "\u0301",
+  "\u007F",
+  "\\",
+  '"',
+  "/",
+  "#",
+  "`",
+  "'",
+  "@",
+  "$",
+  "~",
+  "^",
+  "&",
+  ";",
+  "%",
+  "!",
+  ".",
+  "\u{10FFFF}",
+  "\uFFFE",
 ];
 const VOCABULARY = [...KEYWORDS, ...PUNCTUATION, ...NAMES, ...LITERALS];
 
@@ -204,7 +269,10 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ op: fc.constantFrom("token-delete" as const, "token-duplicate" as const), token: fc.nat() }),
   fc.record({ op: fc.constant("token-swap" as const), token: fc.nat(), other: fc.nat() }),
   fc.record({ op: fc.constantFrom("token-insert" as const, "token-replace" as const), token: fc.nat(), text: insertion }),
-  fc.record({ op: fc.constant("line-endings" as const), to: fc.constantFrom("\r" as const, "\r\n" as const, "\u2028" as const, "" as const) }),
+  fc.record({
+    op: fc.constant("line-endings" as const),
+    to: fc.constantFrom("\r" as const, "\r\n" as const, "\u2028" as const, "" as const),
+  }),
   fc.record({
     op: fc.constant("replace-number" as const),
     token: fc.nat(),
@@ -311,14 +379,35 @@ const tokenSoup = fc
 /** The right shape with random content: reaches build-ast, resolve and type-check with everything wrong. */
 const ident = fc.constantFrom("n", "i", "s", "e", "b", "t", "o", "K", "L", "S", "B", "E", "nope", "len", "present", "amount", "x1");
 const anyScalar = fc.oneof(
-  fc.constantFrom("0", "1", "-1", "2.5", "1e400", "99999999999999999999", "true", "false", '"A"', '"C"', '""', '"2025-01-01T00:00:00Z"', '"2025-02-30T00:00:00Z"', '"not a time"', '"\\ud800"'),
+  fc.constantFrom(
+    "0",
+    "1",
+    "-1",
+    "2.5",
+    "1e400",
+    "99999999999999999999",
+    "true",
+    "false",
+    '"A"',
+    '"C"',
+    '""',
+    '"2025-01-01T00:00:00Z"',
+    '"2025-02-30T00:00:00Z"',
+    '"not a time"',
+    '"\\ud800"',
+  ),
   fc.integer({ min: -5, max: 5 }).map(String),
 );
 const semanticSoup = fc.letrec<{ expr: string; leaf: string; policy: string }>((tie) => ({
   leaf: fc.oneof(
     { weight: 3, arbitrary: ident },
     { weight: 2, arbitrary: anyScalar },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom("len", "present", "foo", "n"), fc.array(tie("leaf"), { maxLength: 2 })).map(([f, a]) => `${f}(${a.join(", ")})`) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom("len", "present", "foo", "n"), fc.array(tie("leaf"), { maxLength: 2 }))
+        .map(([f, a]) => `${f}(${a.join(", ")})`),
+    },
     { weight: 1, arbitrary: fc.array(fc.oneof(anyScalar, ident), { maxLength: 4 }).map((xs) => `[${xs.join(", ")}]`) },
   ),
   expr: fc.oneof(
@@ -327,13 +416,39 @@ const semanticSoup = fc.letrec<{ expr: string; leaf: string; policy: string }>((
     {
       weight: 3,
       arbitrary: fc
-        .tuple(tie("expr"), fc.constantFrom("==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "and", "or", "in", "not in", "starts_with", "ends_with", "contains", ".."), tie("expr"))
+        .tuple(
+          tie("expr"),
+          fc.constantFrom(
+            "==",
+            "!=",
+            "<",
+            "<=",
+            ">",
+            ">=",
+            "+",
+            "-",
+            "*",
+            "/",
+            "and",
+            "or",
+            "in",
+            "not in",
+            "starts_with",
+            "ends_with",
+            "contains",
+            "..",
+          ),
+          tie("expr"),
+        )
         .map(([a, op, b]) => `${a} ${op} ${b}`),
     },
     { weight: 1, arbitrary: tie("expr").map((a) => `not ${a}`) },
     { weight: 1, arbitrary: tie("expr").map((a) => `(${a})`) },
     { weight: 1, arbitrary: tie("expr").map((a) => `-${a}`) },
-    { weight: 1, arbitrary: fc.tuple(tie("expr"), fc.constantFrom("/^a/", "/(/", "/\\d/", "/\\p{L}/")).map(([a, r]) => `${a} matches ${r}`) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(tie("expr"), fc.constantFrom("/^a/", "/(/", "/\\d/", "/\\p{L}/")).map(([a, r]) => `${a} matches ${r}`),
+    },
     { weight: 1, arbitrary: fc.tuple(tie("expr"), tie("leaf"), tie("leaf")).map(([a, lo, hi]) => `${a} in ${lo}..${hi}`) },
   ),
   policy: fc
@@ -347,18 +462,47 @@ const semanticSoup = fc.letrec<{ expr: string; leaf: string; policy: string }>((
           ident,
           fc.boolean(),
           fc.constantFrom(
-            "number", "integer", "string", "boolean", "timestamp", '"A" | "B"', '"A" | "A"', '""', "number 5..1", "integer 1.5..3",
-            "integer >= 1 >= 2", "number > 1e400", "string length 3..1", "string length -1..2", "string length 1.5..2",
-            "string matching /(/", "string matching /a/ matching /b/", "integer 0..9007199254740993", "number -0..0", "number < 0 > 10",
+            "number",
+            "integer",
+            "string",
+            "boolean",
+            "timestamp",
+            '"A" | "B"',
+            '"A" | "A"',
+            '""',
+            "number 5..1",
+            "integer 1.5..3",
+            "integer >= 1 >= 2",
+            "number > 1e400",
+            "string length 3..1",
+            "string length -1..2",
+            "string length 1.5..2",
+            "string matching /(/",
+            "string matching /a/ matching /b/",
+            "integer 0..9007199254740993",
+            "number -0..0",
+            "number < 0 > 10",
           ),
         ),
         { maxLength: 6 },
       ),
-      consts: fc.array(fc.tuple(ident, fc.oneof(anyScalar, fc.array(fc.oneof(anyScalar, ident), { maxLength: 4 }).map((xs) => `[${xs.join(", ")}]`))), { maxLength: 4 }),
-      rules: fc.array(fc.tuple(ident, tie("expr"), fc.constantFrom("approve", "escalate", "reject"), fc.constantFrom('"ok"', '""', '"  "', '"\\u0000"')), {
-        minLength: 1,
-        maxLength: 4,
-      }),
+      consts: fc.array(
+        fc.tuple(
+          ident,
+          fc.oneof(
+            anyScalar,
+            fc.array(fc.oneof(anyScalar, ident), { maxLength: 4 }).map((xs) => `[${xs.join(", ")}]`),
+          ),
+        ),
+        { maxLength: 4 },
+      ),
+      rules: fc.array(
+        fc.tuple(ident, tie("expr"), fc.constantFrom("approve", "escalate", "reject"), fc.constantFrom('"ok"', '""', '"  "', '"\\u0000"')),
+        {
+          minLength: 1,
+          maxLength: 4,
+        },
+      ),
       otherwise: fc.option(fc.constantFrom('approve "ok"', 'reject ""'), { nil: null }),
     })
     .map((p) =>
@@ -388,7 +532,10 @@ describe(`compile() never throws (seed ${SEED})`, () => {
   });
 
   it(`(b) ${RUNS.mutationBases * RUNS.mutantsPerBase} mutations of generated policies`, () => {
-    const mutants = fc.array(fc.array(mutation, { minLength: 1, maxLength: 4 }), { minLength: RUNS.mutantsPerBase, maxLength: RUNS.mutantsPerBase });
+    const mutants = fc.array(fc.array(mutation, { minLength: 1, maxLength: 4 }), {
+      minLength: RUNS.mutantsPerBase,
+      maxLength: RUNS.mutantsPerBase,
+    });
     fc.assert(
       fc.property(policySource({ rules: { min: 1, max: 5 } }), mutants, (text, plans) => {
         for (const plan of plans) check("mutation", plan.reduce(applyMutation, text), { twice: plan.length === 4 });
@@ -404,20 +551,42 @@ describe(`compile() never throws (seed ${SEED})`, () => {
       { weight: 2, arbitrary: fc.string({ unit: "grapheme-ascii", maxLength: 300 }) },
       { weight: 1, arbitrary: fc.constantFrom(...HEADERS).chain((h) => junk(80).map((j) => h + j)) },
     );
-    fc.assert(fc.property(text, (t) => void check("random", t)), params(RUNS.randomStrings));
+    fc.assert(
+      fc.property(text, (t) => void check("random", t)),
+      params(RUNS.randomStrings),
+    );
   });
 
   it(`(c) ${RUNS.tokenSoups} token soups from the grammar's vocabulary`, () => {
-    fc.assert(fc.property(tokenSoup, (t) => void check("token-soup", t)), params(RUNS.tokenSoups));
+    fc.assert(
+      fc.property(tokenSoup, (t) => void check("token-soup", t)),
+      params(RUNS.tokenSoups),
+    );
   });
 
   it(`(c) ${RUNS.semanticSoups} policy-shaped soups with random names, types and calls`, () => {
-    fc.assert(fc.property(semanticSoup, (t) => void check("semantic-soup", t, { twice: true })), params(RUNS.semanticSoups));
+    fc.assert(
+      fc.property(semanticSoup, (t) => void check("semantic-soup", t, { twice: true })),
+      params(RUNS.semanticSoups),
+    );
   });
 
   it("edge inputs", () => {
     const edges = [
-      "", " ", "\n", "\r", "\r\n", "\u0000", "\uFEFF", "\uD800", "#", "# only a comment", '"', "/", "policy", 'policy "a"',
+      "",
+      " ",
+      "\n",
+      "\r",
+      "\r\n",
+      "\u0000",
+      "\uFEFF",
+      "\uD800",
+      "#",
+      "# only a comment",
+      '"',
+      "/",
+      "policy",
+      'policy "a"',
       'policy "a" version "1.0.0" governs "x" signals {}',
       'policy "a" version "1.0.0" governs "x" signals {} otherwise approve "y"',
       'policy "a" version "1.0.0" governs "x" signals { n: number } rule r when n > 1e400 approve "y"',
@@ -436,12 +605,17 @@ describe(`compile() never throws (seed ${SEED})`, () => {
   it("fed at least 50,000 inputs", () => {
     const summary = [...byFamily].map(([f, s]) => `${f}: ${s.total} (${s.valid} valid)`).join(", ");
     const codes = [...codesSeen].sort(([a], [b]) => (a < b ? -1 : 1));
-    console.info(`compiler-never-throws: ${inputs} inputs, seed ${SEED}: ${summary}\ncodes: ${codes.map(([c, n]) => `${c}×${n}`).join(" ")}`);
+    console.info(
+      `compiler-never-throws: ${inputs} inputs, seed ${SEED}: ${summary}\ncodes: ${codes.map(([c, n]) => `${c}×${n}`).join(" ")}`,
+    );
     expect(inputs).toBeGreaterThanOrEqual(50_000);
     // The inputs must not all stop at the first phase: they reach every phase's diagnostics.
     expect(byFamily.get("mutation")!.valid).toBeGreaterThan(0);
     for (const phase of ["E1", "E2", "E3", "E4", "E5", "W4", "W6"]) {
-      expect(codes.some(([c]) => c.startsWith(phase)), `no ${phase}xx diagnostic seen`).toBe(true);
+      expect(
+        codes.some(([c]) => c.startsWith(phase)),
+        `no ${phase}xx diagnostic seen`,
+      ).toBe(true);
     }
   });
 });

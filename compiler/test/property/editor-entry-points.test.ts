@@ -5,14 +5,26 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkSource, compile, completionsAt, definitionAt, hoverAt, namesOf, renameAt, renameTargetAt, type TextEdit } from "@writ/compiler";
+import {
+  checkSource,
+  compile,
+  completionsAt,
+  definitionAt,
+  hoverAt,
+  namesOf,
+  renameAt,
+  renameTargetAt,
+  type TextEdit,
+} from "@writ/compiler";
 import { policySource } from "../support/generate-policy.js";
 
 const SEED = Number(process.env["WRIT_FUZZ_SEED"] ?? 20_260_417);
 const FILE = "editor.writ";
 
 function applyEdits(text: string, edits: readonly TextEdit[]): string {
-  return [...edits].sort((a, b) => b.range.start - a.range.start).reduce((t, e) => t.slice(0, e.range.start) + e.newText + t.slice(e.range.end), text);
+  return [...edits]
+    .sort((a, b) => b.range.start - a.range.start)
+    .reduce((t, e) => t.slice(0, e.range.start) + e.newText + t.slice(e.range.end), text);
 }
 
 function inText(text: string, r: { start: number; end: number } | null): void {

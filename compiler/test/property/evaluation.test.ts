@@ -26,9 +26,7 @@ import { policyModel } from "../support/generate-policy.js";
 import { ODD_TIMESTAMPS, signalsArb } from "../support/generate-signals.js";
 
 const SEED =
-  process.env["WRIT_FUZZ_SEED"] === "random"
-    ? Math.floor(Math.random() * 2 ** 31)
-    : Number(process.env["WRIT_FUZZ_SEED"] ?? 20_260_402);
+  process.env["WRIT_FUZZ_SEED"] === "random" ? Math.floor(Math.random() * 2 ** 31) : Number(process.env["WRIT_FUZZ_SEED"] ?? 20_260_402);
 const POLICIES = 600;
 const SIGNAL_SETS = 25;
 

@@ -26,7 +26,8 @@ describe(`the explanation decides as the evaluator does (seed ${SEED})`, () => {
     fc.assert(
       fc.property(policyModel({ rules: { min: 1, max: 10 } }), fc.gen(), (model, g) => {
         const result = compile("explain.writ", model.source);
-        if (!result.valid || !result.ir || !result.ast || !result.bundle) throw new Error(`generated policy is invalid: ${result.errors[0]?.message}`);
+        if (!result.valid || !result.ir || !result.ast || !result.bundle)
+          throw new Error(`generated policy is invalid: ${result.errors[0]?.message}`);
         const ir = result.ir;
         const schema = JSON.parse(new TextDecoder().decode(result.bundle.files.get("signals.schema.json")!)) as object;
         const validate = createSignalValidator(schema);
@@ -45,7 +46,11 @@ describe(`the explanation decides as the evaluator does (seed ${SEED})`, () => {
           seen.decisions++;
           expect(explanation.rules.map((r) => r.rule)).toEqual(ir.rules.map((r) => r.id));
           explanation.rules.forEach((r, k) => {
-            const expected = rules[k]!.fires.evaluate(signals).decided ? "true" : rules[k]!.negationFires.evaluate(signals).decided ? "false" : "unknown";
+            const expected = rules[k]!.fires.evaluate(signals).decided
+              ? "true"
+              : rules[k]!.negationFires.evaluate(signals).decided
+                ? "false"
+                : "unknown";
             expect(r.result, `${context}, rule ${r.rule}: ${r.condition.expr}`).toBe(expected);
             expect(r.condition.value).toBe(expected === "unknown" ? null : expected === "true");
             seen[expected]++;

@@ -24,7 +24,10 @@ export function scratchCli(): Scratch {
   };
   beforeEach(() => {
     scratch.cwd = mkdtempSync(join(tmpdir(), "writ-cli-"));
-    cpSync(join(repo, "policies"), join(scratch.cwd, "policies"), { recursive: true, filter: (src) => !/bundle|\.json$/.test(src) || src.endsWith("policy.test.json") });
+    cpSync(join(repo, "policies"), join(scratch.cwd, "policies"), {
+      recursive: true,
+      filter: (src) => !/bundle|\.json$/.test(src) || src.endsWith("policy.test.json"),
+    });
     scratch.out.length = 0;
     scratch.err.length = 0;
   });

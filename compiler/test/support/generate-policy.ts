@@ -48,7 +48,12 @@ export interface Bound {
 
 export type SignalSpec = { readonly name: string; readonly optional: boolean } & (
   | { readonly kind: "number" | "integer"; readonly lo: Bound | null; readonly hi: Bound | null; readonly constraintText: string }
-  | { readonly kind: "string"; readonly pattern: StringPattern | null; readonly length: readonly [number, number] | null; readonly constraintText: string }
+  | {
+      readonly kind: "string";
+      readonly pattern: StringPattern | null;
+      readonly length: readonly [number, number] | null;
+      readonly constraintText: string;
+    }
   | { readonly kind: "enum"; readonly values: readonly string[]; readonly constraintText: string }
   | { readonly kind: "boolean" | "timestamp"; readonly constraintText: string }
 );
@@ -154,9 +159,9 @@ export function encodeString(value: string, style = 0): string {
 }
 
 const stringLit = (value: string): fc.Arbitrary<string> =>
-  fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) }).map((s) =>
-    encodeString(value, s),
-  );
+  fc
+    .oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) })
+    .map((s) => encodeString(value, s));
 
 /** Source text of a non-negative number that reads back as `value` (exponent forms included). */
 function numberText(value: number): string {
@@ -168,7 +173,23 @@ const numberLiteralText: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.integer({ min: 0, max: 1_000_000 }).map(String) },
   {
     weight: 2,
-    arbitrary: fc.constantFrom("0", "1", "0.5", "2.5", "99.99", "1e3", "2.5E-2", "1e+2", "007", "0.1", "1e-7", "3.0", "9007199254740991", "4503599627370495.5", "0.000001"),
+    arbitrary: fc.constantFrom(
+      "0",
+      "1",
+      "0.5",
+      "2.5",
+      "99.99",
+      "1e3",
+      "2.5E-2",
+      "1e+2",
+      "007",
+      "0.1",
+      "1e-7",
+      "3.0",
+      "9007199254740991",
+      "4503599627370495.5",
+      "0.000001",
+    ),
   },
   { weight: 1, arbitrary: fc.double({ min: 0, max: 1e6, noNaN: true, noDefaultInfinity: true }).map(numberText) },
 );
@@ -218,13 +239,11 @@ export const STRING_PATTERNS: readonly StringPattern[] = [
     minLen: 1,
     maxLen: UNBOUNDED,
     value: (n) =>
-      fc
-        .tuple(codePoints(ANY_CHARS, n - 1), chars(DIGITS), fc.nat())
-        .map(([rest, d, at]) => {
-          const cps = [...rest];
-          cps.splice(at % (cps.length + 1), 0, d);
-          return cps.join("");
-        }),
+      fc.tuple(codePoints(ANY_CHARS, n - 1), chars(DIGITS), fc.nat()).map(([rest, d, at]) => {
+        const cps = [...rest];
+        cps.splice(at % (cps.length + 1), 0, d);
+        return cps.join("");
+      }),
   },
   {
     source: "^(?:foo|bar)\\.[a-z]{1,5}$",
@@ -261,7 +280,7 @@ const MATCH_PATTERNS: readonly string[] = [
   "é",
   "^.{3}$",
   "[\\u{1F600}-\\u{1F64F}]",
-  "^[^\"\\\\]*$",
+  '^[^"\\\\]*$',
   "foo|bar",
   "\\bx\\b",
   "(?<word>[a-z]+)-\\k<word>",
@@ -271,22 +290,110 @@ const MATCH_PATTERNS: readonly string[] = [
 // Names
 
 const SIGNAL_WORDS = [
-  "amount", "currency", "risk_score", "country", "kyc_verified", "tier", "region", "attempts", "created_at",
-  "expires_at", "email", "account", "channel", "balance", "limit_used", "age", "device", "ip_country",
-  "merchant", "category", "is_admin", "mfa", "fee", "quantity", "price", "discount", "user_name", "role",
-  "plan", "seats", "latency_ms", "error_rate", "env", "team", "owner", "approved_at", "ticket", "priority",
+  "amount",
+  "currency",
+  "risk_score",
+  "country",
+  "kyc_verified",
+  "tier",
+  "region",
+  "attempts",
+  "created_at",
+  "expires_at",
+  "email",
+  "account",
+  "channel",
+  "balance",
+  "limit_used",
+  "age",
+  "device",
+  "ip_country",
+  "merchant",
+  "category",
+  "is_admin",
+  "mfa",
+  "fee",
+  "quantity",
+  "price",
+  "discount",
+  "user_name",
+  "role",
+  "plan",
+  "seats",
+  "latency_ms",
+  "error_rate",
+  "env",
+  "team",
+  "owner",
+  "approved_at",
+  "ticket",
+  "priority",
 ];
 const CONST_WORDS = [
-  "SANCTIONED", "LIMIT", "MAX_FEE", "REGIONS", "BLOCKED", "THRESHOLD", "CUTOFF", "ALLOWED", "VIP", "RATE",
-  "HOLIDAYS", "TIERS", "STRICT", "CODES", "MIN_AGE", "PREFIX", "DOMAIN", "LAUNCH",
+  "SANCTIONED",
+  "LIMIT",
+  "MAX_FEE",
+  "REGIONS",
+  "BLOCKED",
+  "THRESHOLD",
+  "CUTOFF",
+  "ALLOWED",
+  "VIP",
+  "RATE",
+  "HOLIDAYS",
+  "TIERS",
+  "STRICT",
+  "CODES",
+  "MIN_AGE",
+  "PREFIX",
+  "DOMAIN",
+  "LAUNCH",
 ];
 const RULE_WORDS = [
-  "sanctioned", "risky", "large", "verified", "blocked", "small", "trusted", "expired", "weekend", "vip",
-  "fraud", "manual_review", "fast_path", "new_user", "admin", "deny_list", "allow_list", "legacy", "limit",
+  "sanctioned",
+  "risky",
+  "large",
+  "verified",
+  "blocked",
+  "small",
+  "trusted",
+  "expired",
+  "weekend",
+  "vip",
+  "fraud",
+  "manual_review",
+  "fast_path",
+  "new_user",
+  "admin",
+  "deny_list",
+  "allow_list",
+  "legacy",
+  "limit",
 ];
 const ENUM_POOL = [
-  "USD", "EUR", "GBP", "JPY", "low", "medium", "high", "critical", "gold", "silver", "bronze", "web", "ios",
-  "android", "a b", "é", "日本", 'with "quote"', "x/y", "back\\slash", "tab\there", "", "😀",
+  "USD",
+  "EUR",
+  "GBP",
+  "JPY",
+  "low",
+  "medium",
+  "high",
+  "critical",
+  "gold",
+  "silver",
+  "bronze",
+  "web",
+  "ios",
+  "android",
+  "a b",
+  "é",
+  "日本",
+  'with "quote"',
+  "x/y",
+  "back\\slash",
+  "tab\there",
+  "",
+  "😀",
 ];
 const REASONS = [
   "destination is sanctioned",
@@ -309,13 +416,25 @@ const REASONS = [
 // Signals
 
 function numberSignal(name: string, optional: boolean, kind: "number" | "integer", realistic: boolean): fc.Arbitrary<SignalSpec> {
-  const value = kind === "integer" ? fc.integer({ min: -1000, max: 100_000 }) : fc.oneof(
-    fc.integer({ min: -1000, max: 100_000 }),
-    fc.double({ min: -1000, max: 100_000, noNaN: true, noDefaultInfinity: true }).map((d) => Math.round(d * 100) / 100),
-  );
-  const shape = realistic ? fc.constantFrom("none", "lower", "upper", "both", "range", "range") : fc.constantFrom("none", "lower", "upper", "both", "range", "range", "point");
+  const value =
+    kind === "integer"
+      ? fc.integer({ min: -1000, max: 100_000 })
+      : fc.oneof(
+          fc.integer({ min: -1000, max: 100_000 }),
+          fc.double({ min: -1000, max: 100_000, noNaN: true, noDefaultInfinity: true }).map((d) => Math.round(d * 100) / 100),
+        );
+  const shape = realistic
+    ? fc.constantFrom("none", "lower", "upper", "both", "range", "range")
+    : fc.constantFrom("none", "lower", "upper", "both", "range", "range", "point");
   return fc
-    .record({ shape, a: value, gap: fc.integer({ min: realistic ? 4 : 2, max: 10_000 }), loIncl: fc.boolean(), hiIncl: fc.boolean(), upperFirst: fc.boolean() })
+    .record({
+      shape,
+      a: value,
+      gap: fc.integer({ min: realistic ? 4 : 2, max: 10_000 }),
+      loIncl: fc.boolean(),
+      hiIncl: fc.boolean(),
+      upperFirst: fc.boolean(),
+    })
     .map(({ shape, a, gap, loIncl, hiIncl, upperFirst }) => {
       const b = a + gap;
       let lo: Bound | null = null;
@@ -380,11 +499,13 @@ function stringSignal(name: string, optional: boolean): fc.Arbitrary<SignalSpec>
 }
 
 function enumSignal(name: string, optional: boolean, realistic: boolean): fc.Arbitrary<SignalSpec> {
-  return fc.uniqueArray(fc.constantFrom(...ENUM_POOL), { minLength: realistic ? 2 : 1, maxLength: 5 }).chain((values) =>
-    fc.tuple(fc.tuple(...values.map((v) => stringLit(v))), fc.constantFrom(" | ", "|", " |\n    ")).map(
-      ([lits, sep]): SignalSpec => ({ name, optional, kind: "enum", values, constraintText: lits.join(sep) }),
-    ),
-  );
+  return fc
+    .uniqueArray(fc.constantFrom(...ENUM_POOL), { minLength: realistic ? 2 : 1, maxLength: 5 })
+    .chain((values) =>
+      fc
+        .tuple(fc.tuple(...values.map((v) => stringLit(v))), fc.constantFrom(" | ", "|", " |\n    "))
+        .map(([lits, sep]): SignalSpec => ({ name, optional, kind: "enum", values, constraintText: lits.join(sep) })),
+    );
 }
 
 function signalSpec(name: string, realistic: boolean): fc.Arbitrary<SignalSpec> {
@@ -411,16 +532,26 @@ function constSpecs(signals: readonly SignalSpec[], count: number, realistic: bo
 
   const scalar = (name: string): fc.Arbitrary<ConstSpec> =>
     weighted<ConstSpec>(
-      [3, fc.tuple(fc.integer({ min: -1000, max: 1_000_000 }), fc.boolean()).map(([v, frac]) => {
-        const value = frac ? v / 4 : v;
-        return { name, kind: "number", value, text: signedNumberText(value) };
-      })],
-      [2, fc.constantFrom("KP", "IR", "SY", "admin", "example.com", "pre_", "", "é/😀").chain((value) =>
-        stringLit(value).map((text): ConstSpec => ({ name, kind: "string", value, text })))],
+      [
+        3,
+        fc.tuple(fc.integer({ min: -1000, max: 1_000_000 }), fc.boolean()).map(([v, frac]) => {
+          const value = frac ? v / 4 : v;
+          return { name, kind: "number", value, text: signedNumberText(value) };
+        }),
+      ],
+      [
+        2,
+        fc
+          .constantFrom("KP", "IR", "SY", "admin", "example.com", "pre_", "", "é/😀")
+          .chain((value) => stringLit(value).map((text): ConstSpec => ({ name, kind: "string", value, text }))),
+      ],
       [2, timestampArb.chain((value) => stringLit(value).map((text): ConstSpec => ({ name, kind: "string", value, text })))],
       when(enums.length > 0, 3, () =>
-        fc.constantFrom(...enums).chain((vs) => fc.constantFrom(...vs)).chain((value) =>
-          stringLit(value).map((text): ConstSpec => ({ name, kind: "string", value, text })))),
+        fc
+          .constantFrom(...enums)
+          .chain((vs) => fc.constantFrom(...vs))
+          .chain((value) => stringLit(value).map((text): ConstSpec => ({ name, kind: "string", value, text }))),
+      ),
       [1, fc.boolean().map((value): ConstSpec => ({ name, kind: "boolean", value, text: String(value) }))],
     );
 
@@ -429,23 +560,75 @@ function constSpecs(signals: readonly SignalSpec[], count: number, realistic: bo
     const refsOf = (kind: "number" | "string" | "boolean", accept: (v: string | number | boolean) => boolean) =>
       earlier.filter((c) => c.kind === kind && accept(c.value)) as Extract<ConstSpec, { kind: "number" | "string" | "boolean" }>[];
     type Item = { readonly value: string | number | boolean; readonly text: string };
-    const build = (elem: "number" | "string" | "boolean", item: fc.Arbitrary<Item>, refs: readonly Extract<ConstSpec, { value: unknown }>[]) =>
+    const build = (
+      elem: "number" | "string" | "boolean",
+      item: fc.Arbitrary<Item>,
+      refs: readonly Extract<ConstSpec, { value: unknown }>[],
+    ) =>
       fc
-        .array(refs.length > 0 ? fc.oneof({ weight: 4, arbitrary: item }, { weight: 1, arbitrary: fc.constantFrom(...refs).map((r) => ({ value: r.value, text: r.name })) }) : item, {
-          minLength: 1,
-          maxLength: 6,
-        })
-        .map((items): ConstSpec => ({ name, kind: "list", elem, values: items.map((i) => i.value), text: `[${items.map((i) => i.text).join(", ")}]` }));
+        .array(
+          refs.length > 0
+            ? fc.oneof(
+                { weight: 4, arbitrary: item },
+                { weight: 1, arbitrary: fc.constantFrom(...refs).map((r) => ({ value: r.value, text: r.name })) },
+              )
+            : item,
+          {
+            minLength: 1,
+            maxLength: 6,
+          },
+        )
+        .map((items): ConstSpec => ({
+          name,
+          kind: "list",
+          elem,
+          values: items.map((i) => i.value),
+          text: `[${items.map((i) => i.text).join(", ")}]`,
+        }));
     const numberItem = fc.integer({ min: -50, max: 100_000 }).map((v): Item => ({ value: v, text: signedNumberText(v) }));
-    const stringItem = (values: readonly string[]) => fc.constantFrom(...values).chain((v) => stringLit(v).map((text): Item => ({ value: v, text })));
+    const stringItem = (values: readonly string[]) =>
+      fc.constantFrom(...values).chain((v) => stringLit(v).map((text): Item => ({ value: v, text })));
     return weighted<ConstSpec>(
-      [3, build("number", numberItem, refsOf("number", () => true))],
-      [2, build("string", stringItem(["KP", "IR", "SY", "CU", "admin", "root", "é", ""]), refsOf("string", (v) => !isTimestampText(v)))],
-      [2, build("string", timestampArb.chain((v) => stringLit(v).map((text): Item => ({ value: v, text }))), refsOf("string", isTimestampText))],
+      [
+        3,
+        build(
+          "number",
+          numberItem,
+          refsOf("number", () => true),
+        ),
+      ],
+      [
+        2,
+        build(
+          "string",
+          stringItem(["KP", "IR", "SY", "CU", "admin", "root", "é", ""]),
+          refsOf("string", (v) => !isTimestampText(v)),
+        ),
+      ],
+      [
+        2,
+        build(
+          "string",
+          timestampArb.chain((v) => stringLit(v).map((text): Item => ({ value: v, text }))),
+          refsOf("string", isTimestampText),
+        ),
+      ],
       when(enums.length > 0, 3, () =>
         fc.constantFrom(...enums).chain((vs) =>
-          build("string", stringItem(realistic ? vs.slice(1) : vs), refsOf("string", (v) => (realistic ? vs.slice(1) : vs).includes(v as string))))),
-      when(!realistic, 1, () => build("boolean", fc.boolean().map((v): Item => ({ value: v, text: String(v) })), refsOf("boolean", () => true))),
+          build(
+            "string",
+            stringItem(realistic ? vs.slice(1) : vs),
+            refsOf("string", (v) => (realistic ? vs.slice(1) : vs).includes(v as string)),
+          ),
+        ),
+      ),
+      when(!realistic, 1, () =>
+        build(
+          "boolean",
+          fc.boolean().map((v): Item => ({ value: v, text: String(v) })),
+          refsOf("boolean", () => true),
+        ),
+      ),
       when(!realistic, 1, () => fc.constant<ConstSpec>({ name, kind: "list", elem: "empty", values: [], text: "[]" })),
     );
   };
@@ -454,9 +637,9 @@ function constSpecs(signals: readonly SignalSpec[], count: number, realistic: bo
   return fc.array(fc.boolean(), { minLength: count, maxLength: count }).chain((isList) => {
     const scalarNames = names.filter((_, i) => !isList[i]);
     const listNames = names.filter((_, i) => isList[i]);
-    return fc.tuple(...scalarNames.map(scalar)).chain((scalars) =>
-      fc.tuple(...listNames.map((n) => list(n, scalars))).map((lists) => [...scalars, ...lists]),
-    );
+    return fc
+      .tuple(...scalarNames.map(scalar))
+      .chain((scalars) => fc.tuple(...listNames.map((n) => list(n, scalars))).map((lists) => [...scalars, ...lists]));
   });
 }
 
@@ -520,8 +703,13 @@ class Exprs {
       when(!this.realistic || this.strs.length + this.enums.length > 0, 1, () => this.lenOperand().map((s) => `len(${s})`)),
       // Overflow: no literal may exceed 2^53, but products can; non-finite arithmetic is unknown.
       when(!this.realistic, 1, () =>
-        fc.tuple(this.nums.length > 0 ? fc.constantFrom(...this.nums).map((s) => s.name) : fc.constant("9007199254740991"), fc.integer({ min: 18, max: 21 }))
-          .map(([first, n]) => `(${first}${" * 9007199254740991".repeat(n)})`)),
+        fc
+          .tuple(
+            this.nums.length > 0 ? fc.constantFrom(...this.nums).map((s) => s.name) : fc.constant("9007199254740991"),
+            fc.integer({ min: 18, max: 21 }),
+          )
+          .map(([first, n]) => `(${first}${" * 9007199254740991".repeat(n)})`),
+      ),
     );
   }
 
@@ -538,7 +726,9 @@ class Exprs {
       { weight: 6, arbitrary: this.numLeaf() },
       {
         weight: 2,
-        arbitrary: fc.tuple(sub, fc.constantFrom("+", "-", "*", "/"), sub, fc.boolean()).map(([a, op, b, paren]) => (paren ? `(${a} ${op} ${b})` : `${a} ${op} ${b}`)),
+        arbitrary: fc
+          .tuple(sub, fc.constantFrom("+", "-", "*", "/"), sub, fc.boolean())
+          .map(([a, op, b, paren]) => (paren ? `(${a} ${op} ${b})` : `${a} ${op} ${b}`)),
       },
       { weight: 1, arbitrary: sub.map((a) => `-(${a})`) },
       { weight: 1, arbitrary: sub.map((a) => `(${a})`) },
@@ -555,9 +745,28 @@ class Exprs {
       const inside = fc.constantFrom(...this.nums).chain((s) => fc.tuple(fc.constant(s.name), insideValues(s)));
       return weighted(
         [10, fc.tuple(inside, cmp).map(([[name, [v]], op]) => `${name} ${op} ${literalExpr(v)}`)],
-        [2, fc.tuple(simpleLeft, fc.constantFrom("+", "-", "*", "/"), this.numExpr(0), cmp, this.numExpr(1)).map(([a, op, b, c, d]) => `${a} ${op} ${b} ${c} ${d}`)],
-        [2, fc.tuple(inside, notIn).map(([[name, [v, w]], op]) => `${name} ${op} ${literalExpr(Math.min(v, w))}..${literalExpr(Math.max(v, w))}`)],
-        [1, fc.tuple(simpleLeft, notIn, fc.array(fc.integer({ min: -10, max: 100_000 }).map(signedNumberText), { minLength: 1, maxLength: 6 })).map(([a, op, xs]) => `${a} ${op} [${xs.join(", ")}]`)],
+        [
+          2,
+          fc
+            .tuple(simpleLeft, fc.constantFrom("+", "-", "*", "/"), this.numExpr(0), cmp, this.numExpr(1))
+            .map(([a, op, b, c, d]) => `${a} ${op} ${b} ${c} ${d}`),
+        ],
+        [
+          2,
+          fc
+            .tuple(inside, notIn)
+            .map(([[name, [v, w]], op]) => `${name} ${op} ${literalExpr(Math.min(v, w))}..${literalExpr(Math.max(v, w))}`),
+        ],
+        [
+          1,
+          fc
+            .tuple(
+              simpleLeft,
+              notIn,
+              fc.array(fc.integer({ min: -10, max: 100_000 }).map(signedNumberText), { minLength: 1, maxLength: 6 }),
+            )
+            .map(([a, op, xs]) => `${a} ${op} [${xs.join(", ")}]`),
+        ],
       );
     }
     const numberLists = this.lists.filter((l) => l.elem === "number" || l.elem === "empty");
@@ -570,8 +779,15 @@ class Exprs {
       [8, fc.tuple(simpleLeft, cmp, this.numExpr(0)).map(([a, op, b]) => `${a} ${op} ${b}`)],
       [3, fc.tuple(left, cmp, this.numExpr(1)).map(([a, op, b]) => `${a} ${op} ${b}`)],
       [2, fc.tuple(left, notIn, fc.array(listItem, { maxLength: 6 })).map(([a, op, xs]) => `${a} ${op} [${xs.join(", ")}]`)],
-      when(numberLists.length > 0, 2, () => fc.tuple(left, notIn, fc.constantFrom(...numberLists)).map(([a, op, l]) => `${a} ${op} ${l.name}`)),
-      [2, fc.tuple(simpleLeft, notIn, this.numExpr(0), this.numExpr(0), fc.boolean()).map(([a, op, lo, hi, sp]) => `${a} ${op} ${lo}${sp ? " .. " : ".."}${hi}`)],
+      when(numberLists.length > 0, 2, () =>
+        fc.tuple(left, notIn, fc.constantFrom(...numberLists)).map(([a, op, l]) => `${a} ${op} ${l.name}`),
+      ),
+      [
+        2,
+        fc
+          .tuple(simpleLeft, notIn, this.numExpr(0), this.numExpr(0), fc.boolean())
+          .map(([a, op, lo, hi, sp]) => `${a} ${op} ${lo}${sp ? " .. " : ".."}${hi}`),
+      ],
     );
   }
 
@@ -624,7 +840,10 @@ class Exprs {
       return fc
         .array(
           consts.length > 0
-            ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...values).chain(stringLit) }, { weight: 1, arbitrary: fc.constantFrom(...consts).map((c) => c.name) })
+            ? fc.oneof(
+                { weight: 3, arbitrary: fc.constantFrom(...values).chain(stringLit) },
+                { weight: 1, arbitrary: fc.constantFrom(...consts).map((c) => c.name) },
+              )
             : fc.constantFrom(...values).chain(stringLit),
           { minLength: this.realistic ? 1 : 0, maxLength: 5 },
         )
@@ -632,7 +851,9 @@ class Exprs {
     };
     const enumAtom = (e: EnumSig): fc.Arbitrary<string> => {
       const consts = this.strConsts.filter((c) => e.values.includes(c.value));
-      const lists = this.lists.filter((l) => l.elem === "empty" || (l.elem === "string" && l.values.every((v) => e.values.includes(v as string))));
+      const lists = this.lists.filter(
+        (l) => l.elem === "empty" || (l.elem === "string" && l.values.every((v) => e.values.includes(v as string))),
+      );
       return weighted(
         [5, fc.tuple(fc.constant(e.name), eq, this.enumPartner(e), fc.boolean()).map(this.swap)],
         [3, fc.tuple(notIn, listLit(e.values, consts, true)).map(([op, l]) => `${e.name} ${op} ${l}`)],
@@ -641,13 +862,31 @@ class Exprs {
     };
     return weighted(
       when(this.enums.length > 0, 5, () => fc.constantFrom(...this.enums).chain(enumAtom)),
-      [4, fc.tuple(this.realistic && this.strs.length > 0 ? fc.constantFrom(...this.strs).map((s) => s.name) : plain, eq, plain, fc.boolean()).map(this.swap)],
-      [3, fc.tuple(this.strOperand(), fc.constantFrom("starts_with", "ends_with", "contains"), this.strOperand()).map(([a, op, b]) => `${a} ${op} ${b}`)],
+      [
+        4,
+        fc
+          .tuple(this.realistic && this.strs.length > 0 ? fc.constantFrom(...this.strs).map((s) => s.name) : plain, eq, plain, fc.boolean())
+          .map(this.swap),
+      ],
+      [
+        3,
+        fc
+          .tuple(this.strOperand(), fc.constantFrom("starts_with", "ends_with", "contains"), this.strOperand())
+          .map(([a, op, b]) => `${a} ${op} ${b}`),
+      ],
       [3, fc.tuple(this.strOperand(), fc.constantFrom(...MATCH_PATTERNS)).map(([a, p]) => `${a} matches /${p}/`)],
-      [2, fc.tuple(plain, notIn, listLit(["KP", "IR", "a", "", "é", "admin", "😀"], this.strConsts, false)).map(([a, op, l]) => `${a} ${op} ${l}`)],
+      [
+        2,
+        fc
+          .tuple(plain, notIn, listLit(["KP", "IR", "a", "", "é", "admin", "😀"], this.strConsts, false))
+          .map(([a, op, l]) => `${a} ${op} ${l}`),
+      ],
       when(strLists.length > 0, 2, () => fc.tuple(plain, notIn, fc.constantFrom(...strLists)).map(([a, op, l]) => `${a} ${op} ${l.name}`)),
       when(!this.realistic || this.strs.length + this.enums.length > 0, 2, () =>
-        fc.tuple(this.lenOperand(), fc.constantFrom("==", "!=", "<", "<=", ">", ">="), this.numExpr(0)).map(([s, op, n]) => `len(${s}) ${op} ${n}`)),
+        fc
+          .tuple(this.lenOperand(), fc.constantFrom("==", "!=", "<", "<=", ">", ">="), this.numExpr(0))
+          .map(([s, op, n]) => `len(${s}) ${op} ${n}`),
+      ),
     );
   }
 
@@ -663,7 +902,16 @@ class Exprs {
     const boolLists = this.lists.filter((l) => l.elem === "boolean" || l.elem === "empty");
     return weighted(
       when(this.bools.length > 0, 6, () => fc.constantFrom(...this.bools).map((s) => s.name)),
-      when(this.bools.length > 0, 3, () => fc.tuple(fc.constantFrom(...this.bools).map((s) => s.name), fc.constantFrom("==", "!="), boolOperand, fc.boolean()).map(this.swap)),
+      when(this.bools.length > 0, 3, () =>
+        fc
+          .tuple(
+            fc.constantFrom(...this.bools).map((s) => s.name),
+            fc.constantFrom("==", "!="),
+            boolOperand,
+            fc.boolean(),
+          )
+          .map(this.swap),
+      ),
       when(this.bools.length > 0, 1, () =>
         fc
           .tuple(
@@ -671,9 +919,17 @@ class Exprs {
             fc.constantFrom("in", "not in"),
             fc.array(fc.constantFrom("true", "false"), this.realistic ? { minLength: 1, maxLength: 1 } : { maxLength: 2 }),
           )
-          .map(([a, op, xs]) => `${a} ${op} [${xs.join(", ")}]`)),
+          .map(([a, op, xs]) => `${a} ${op} [${xs.join(", ")}]`),
+      ),
       when(this.bools.length > 0 && boolLists.length > 0 && !this.realistic, 1, () =>
-        fc.tuple(fc.constantFrom(...this.bools).map((s) => s.name), fc.constantFrom("in", "not in"), fc.constantFrom(...boolLists)).map(([a, op, l]) => `${a} ${op} ${l.name}`)),
+        fc
+          .tuple(
+            fc.constantFrom(...this.bools).map((s) => s.name),
+            fc.constantFrom("in", "not in"),
+            fc.constantFrom(...boolLists),
+          )
+          .map(([a, op, l]) => `${a} ${op} ${l.name}`),
+      ),
       when(this.boolConsts.length > 0 && !this.realistic, 1, () => fc.constantFrom(...this.boolConsts).map((c) => c.name)),
       when(!this.realistic, 1, () => fc.constantFrom("true", "false")),
     );
@@ -691,13 +947,24 @@ class Exprs {
       when(this.tsConsts.length > 0, 2, () => fc.constantFrom(...this.tsConsts).map((c) => c.name)),
     );
     const tsLists = this.lists.filter((l) => l.elem === "empty" || (l.elem === "string" && l.values.every(isTimestampText)));
-    const item = this.tsConsts.length > 0
-      ? fc.oneof({ weight: 3, arbitrary: timestampArb.chain(stringLit) }, { weight: 1, arbitrary: fc.constantFrom(...this.tsConsts).map((c) => c.name) })
-      : timestampArb.chain(stringLit);
+    const item =
+      this.tsConsts.length > 0
+        ? fc.oneof(
+            { weight: 3, arbitrary: timestampArb.chain(stringLit) },
+            { weight: 1, arbitrary: fc.constantFrom(...this.tsConsts).map((c) => c.name) },
+          )
+        : timestampArb.chain(stringLit);
     return weighted(
       [6, fc.tuple(ts, cmp, other, fc.boolean()).map(([a, op, b, swap]) => (swap ? `${b} ${flip(op)} ${a}` : `${a} ${op} ${b}`))],
-      [2, fc.tuple(ts, fc.constantFrom("in", "not in"), fc.array(item, { maxLength: 4 })).map(([a, op, xs]) => `${a} ${op} [${xs.join(", ")}]`)],
-      when(tsLists.length > 0, 1, () => fc.tuple(ts, fc.constantFrom("in", "not in"), fc.constantFrom(...tsLists)).map(([a, op, l]) => `${a} ${op} ${l.name}`)),
+      [
+        2,
+        fc
+          .tuple(ts, fc.constantFrom("in", "not in"), fc.array(item, { maxLength: 4 }))
+          .map(([a, op, xs]) => `${a} ${op} [${xs.join(", ")}]`),
+      ],
+      when(tsLists.length > 0, 1, () =>
+        fc.tuple(ts, fc.constantFrom("in", "not in"), fc.constantFrom(...tsLists)).map(([a, op, l]) => `${a} ${op} ${l.name}`),
+      ),
     );
   }
 
@@ -734,14 +1001,27 @@ class Exprs {
       [3, fc.constantFrom("a", "KP", "", "é", "admin", "x/y", "AB", "foo.bar").chain(stringLit)],
       when(this.strConsts.length > 0, 1, () => name(this.strConsts)),
     );
-    const enumPairs = this.enums.flatMap((a) => this.enums.filter((b) => b !== a && b.values.some((v) => a.values.includes(v))).map((b) => [a.name, b.name] as const));
-    const timeConstant = weighted([3, timestampArb.chain(stringLit)], when(this.tsConsts.length > 0, 1, () => name(this.tsConsts)));
+    const enumPairs = this.enums.flatMap((a) =>
+      this.enums.filter((b) => b !== a && b.values.some((v) => a.values.includes(v))).map((b) => [a.name, b.name] as const),
+    );
+    const timeConstant = weighted(
+      [3, timestampArb.chain(stringLit)],
+      when(this.tsConsts.length > 0, 1, () => name(this.tsConsts)),
+    );
     const enumAtom = (e: EnumSig): fc.Arbitrary<string> => {
       const consts = this.strConsts.filter((c) => e.values.includes(c.value));
-      const value = weighted([4, fc.constantFrom(...e.values).chain(stringLit)], when(consts.length > 0, 1, () => name(consts)));
+      const value = weighted(
+        [4, fc.constantFrom(...e.values).chain(stringLit)],
+        when(consts.length > 0, 1, () => name(consts)),
+      );
       const lists = stringLists.filter((l) => l.values.every((v) => e.values.includes(v as string)));
       return weighted(
-        [4, fc.tuple(value, fc.constantFrom("==", "!="), fc.boolean()).map(([v, op, swap]) => (swap ? `${v} ${op} ${e.name}` : `${e.name} ${op} ${v}`))],
+        [
+          4,
+          fc
+            .tuple(value, fc.constantFrom("==", "!="), fc.boolean())
+            .map(([v, op, swap]) => (swap ? `${v} ${op} ${e.name}` : `${e.name} ${op} ${v}`)),
+        ],
         [3, fc.tuple(notIn, list(value)).map(([op, l]) => `${e.name} ${op} ${l}`)],
         when(lists.length > 0, 1, () => fc.tuple(notIn, name(lists)).map(([op, l]) => `${e.name} ${op} ${l}`)),
       );
@@ -751,30 +1031,52 @@ class Exprs {
         fc
           .constantFrom(...this.nums)
           .chain((s) => fc.tuple(fc.constant(s.name), weighted([3, nearBounds(s)], [2, numberConstant])))
-          .chain(([a, b]) => fc.tuple(fc.constantFrom("==", "!=", "<", "<=", ">", ">="), fc.boolean()).map(([op, swap]) => (swap ? `${b} ${flip(op)} ${a}` : `${a} ${op} ${b}`)))),
+          .chain(([a, b]) =>
+            fc
+              .tuple(fc.constantFrom("==", "!=", "<", "<=", ">", ">="), fc.boolean())
+              .map(([op, swap]) => (swap ? `${b} ${flip(op)} ${a}` : `${a} ${op} ${b}`)),
+          ),
+      ),
       when(this.nums.length > 0, 2, () => fc.tuple(name(this.nums), notIn, list(numberConstant)).map(([a, op, l]) => `${a} ${op} ${l}`)),
-      when(this.nums.length > 0 && numberLists.length > 0, 1, () => fc.tuple(name(this.nums), notIn, name(numberLists)).map(([a, op, l]) => `${a} ${op} ${l}`)),
+      when(this.nums.length > 0 && numberLists.length > 0, 1, () =>
+        fc.tuple(name(this.nums), notIn, name(numberLists)).map(([a, op, l]) => `${a} ${op} ${l}`),
+      ),
       when(this.nums.length > 0, 2, () =>
-        fc.tuple(name(this.nums), notIn, numberConstant, numberConstant).map(([a, op, lo, hi]) => `${a} ${op} ${lo}..${hi}`)),
+        fc.tuple(name(this.nums), notIn, numberConstant, numberConstant).map(([a, op, lo, hi]) => `${a} ${op} ${lo}..${hi}`),
+      ),
       when(this.enums.length > 0, 5, () => fc.constantFrom(...this.enums).chain(enumAtom)),
       when(this.strs.length > 0, 3, () =>
         weighted(
           [3, fc.tuple(name(this.strs), fc.constantFrom("==", "!="), plainStrings).map(([a, op, b]) => `${a} ${op} ${b}`)],
           [2, fc.tuple(name(this.strs), notIn, list(plainStrings)).map(([a, op, l]) => `${a} ${op} ${l}`)],
           when(stringLists.length > 0, 1, () => fc.tuple(name(this.strs), notIn, name(stringLists)).map(([a, op, l]) => `${a} ${op} ${l}`)),
-        )),
+        ),
+      ),
       when(this.bools.length > 0, 3, () =>
         weighted(
           [3, name(this.bools)],
-          [2, fc.tuple(name(this.bools), fc.constantFrom("==", "!="), fc.constantFrom("true", "false", ...this.boolConsts.map((c) => c.name))).map(([a, op, b]) => `${a} ${op} ${b}`)],
+          [
+            2,
+            fc
+              .tuple(name(this.bools), fc.constantFrom("==", "!="), fc.constantFrom("true", "false", ...this.boolConsts.map((c) => c.name)))
+              .map(([a, op, b]) => `${a} ${op} ${b}`),
+          ],
           [1, fc.tuple(name(this.bools), notIn, list(fc.constantFrom("true", "false"))).map(([a, op, l]) => `${a} ${op} ${l}`)],
-        )),
+        ),
+      ),
       when(this.times.length > 0, 3, () =>
-        fc.tuple(name(this.times), fc.constantFrom("==", "!=", "<", "<=", ">", ">="), timeConstant, fc.boolean()).map(([a, op, b, swap]) => (swap ? `${b} ${flip(op)} ${a}` : `${a} ${op} ${b}`))),
+        fc
+          .tuple(name(this.times), fc.constantFrom("==", "!=", "<", "<=", ">", ">="), timeConstant, fc.boolean())
+          .map(([a, op, b, swap]) => (swap ? `${b} ${flip(op)} ${a}` : `${a} ${op} ${b}`)),
+      ),
       ((a) => (a ? ([2, a] as const) : null))(this.presenceAtom()),
       // Two finite choices compared: every combination of their values is on the grid too.
-      when(this.bools.length > 1, 4, () => fc.tuple(name(this.bools), fc.constantFrom("==", "!="), name(this.bools)).map(([a, op, b]) => `${a} ${op} ${b}`)),
-      when(enumPairs.length > 0, 6, () => fc.tuple(fc.constantFrom(...enumPairs), fc.constantFrom("==", "!=")).map(([[a, b], op]) => `${a} ${op} ${b}`)),
+      when(this.bools.length > 1, 4, () =>
+        fc.tuple(name(this.bools), fc.constantFrom("==", "!="), name(this.bools)).map(([a, op, b]) => `${a} ${op} ${b}`),
+      ),
+      when(enumPairs.length > 0, 6, () =>
+        fc.tuple(fc.constantFrom(...enumPairs), fc.constantFrom("==", "!=")).map(([[a, b], op]) => `${a} ${op} ${b}`),
+      ),
       [1, fc.constantFrom("true", "false")],
     );
   }
@@ -788,7 +1090,10 @@ class Exprs {
       .record({
         atoms: fc.array(unit, { minLength: 1, maxLength: 4 }),
         ops: fc.array(fc.constantFrom("and", "or"), { minLength: 3, maxLength: 3 }),
-        nots: fc.array(fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }), { minLength: 5, maxLength: 5 }),
+        nots: fc.array(fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }), {
+          minLength: 5,
+          maxLength: 5,
+        }),
         parens: fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }),
         rightNested: fc.boolean(),
         newline: fc.oneof({ weight: 6, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
@@ -858,7 +1163,15 @@ const range = (r: number | { readonly min: number; readonly max: number } | unde
 
 const comment: fc.Arbitrary<string> = fc
   .oneof(
-    fc.constantFrom("", " checks", " TODO: tighten", " \"quoted\" and /slashes/", " é 日本 😀", " # nested hash", " rule x when y reject \"z\""),
+    fc.constantFrom(
+      "",
+      " checks",
+      " TODO: tighten",
+      ' "quoted" and /slashes/',
+      " é 日本 😀",
+      " # nested hash",
+      ' rule x when y reject "z"',
+    ),
     fc.string({ maxLength: 30 }).map((s) => ` ${s.replace(/[\r\n\u2028\u2029]/g, " ")}`),
   )
   .map((s) => `#${s}`);
@@ -901,62 +1214,67 @@ export function policyModel(options: PolicyOptions = {}): fc.Arbitrary<PolicyMod
         trailing: fc.option(comment, { freq: 10 }),
         layout: fc.constantFrom("one-line", "one-line", "one-line", "split"),
       });
-      return fc.record({
-        rules: fc.array(rule, { minLength: ruleCount, maxLength: ruleCount }),
-        otherwise: options.otherwise === undefined ? fc.boolean() : fc.constant(options.otherwise),
-        otherwiseVerdict: fc.constantFrom("approve", "escalate", "reject"),
-        otherwiseReason: fc.constantFrom(...REASONS).chain(stringLit),
-        policyId: POLICY_IDS,
-        version: VERSIONS,
-        action: ACTIONS,
-        binding: fc.subarray(signals.map((s) => s.name), { maxLength: Math.min(3, signals.length) }),
-        headerComment: fc.option(comment, { freq: 2 }),
-        signalComments: fc.array(fc.option(comment, { freq: 6 }), { minLength: signals.length, maxLength: signals.length }),
-        questionSpace: fc.array(fc.boolean(), { minLength: signals.length, maxLength: signals.length }),
-        compactSignals: fc.oneof({ weight: 8, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
-        crlf: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
-        indent: fc.constantFrom("  ", "    ", "\t"),
-      }).map((p): PolicyModel => {
-        const out: string[] = [];
-        if (p.headerComment) out.push(p.headerComment);
-        out.push(`policy ${encodeString(p.policyId)} version ${encodeString(p.version)}`);
-        out.push(`governs ${encodeString(p.action)}${p.binding.length > 0 ? ` binding ${p.binding.join(", ")}` : ""}`);
-        out.push("");
-        const decls = signals.map((s, i) => `${s.name}${s.optional ? (p.questionSpace[i] ? " ?" : "?") : ""}: ${s.constraintText}`);
-        if (p.compactSignals) out.push(`signals { ${decls.join(" ")} }`);
-        else {
-          out.push("signals {");
-          decls.forEach((d, i) => {
-            const c = p.signalComments[i];
-            if (c) out.push(`${p.indent}${c}`);
-            out.push(`${p.indent}${d}`);
+      return fc
+        .record({
+          rules: fc.array(rule, { minLength: ruleCount, maxLength: ruleCount }),
+          otherwise: options.otherwise === undefined ? fc.boolean() : fc.constant(options.otherwise),
+          otherwiseVerdict: fc.constantFrom("approve", "escalate", "reject"),
+          otherwiseReason: fc.constantFrom(...REASONS).chain(stringLit),
+          policyId: POLICY_IDS,
+          version: VERSIONS,
+          action: ACTIONS,
+          binding: fc.subarray(
+            signals.map((s) => s.name),
+            { maxLength: Math.min(3, signals.length) },
+          ),
+          headerComment: fc.option(comment, { freq: 2 }),
+          signalComments: fc.array(fc.option(comment, { freq: 6 }), { minLength: signals.length, maxLength: signals.length }),
+          questionSpace: fc.array(fc.boolean(), { minLength: signals.length, maxLength: signals.length }),
+          compactSignals: fc.oneof({ weight: 8, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+          crlf: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+          indent: fc.constantFrom("  ", "    ", "\t"),
+        })
+        .map((p): PolicyModel => {
+          const out: string[] = [];
+          if (p.headerComment) out.push(p.headerComment);
+          out.push(`policy ${encodeString(p.policyId)} version ${encodeString(p.version)}`);
+          out.push(`governs ${encodeString(p.action)}${p.binding.length > 0 ? ` binding ${p.binding.join(", ")}` : ""}`);
+          out.push("");
+          const decls = signals.map((s, i) => `${s.name}${s.optional ? (p.questionSpace[i] ? " ?" : "?") : ""}: ${s.constraintText}`);
+          if (p.compactSignals) out.push(`signals { ${decls.join(" ")} }`);
+          else {
+            out.push("signals {");
+            decls.forEach((d, i) => {
+              const c = p.signalComments[i];
+              if (c) out.push(`${p.indent}${c}`);
+              out.push(`${p.indent}${d}`);
+            });
+            out.push("}");
+          }
+          out.push("");
+          for (const c of consts) out.push(`const ${c.name} = ${c.text}`);
+          if (consts.length > 0) out.push("");
+          p.rules.forEach((r, i) => {
+            if (r.comment) out.push(r.comment);
+            const name = `${r.word}_${i}`;
+            const tail = r.trailing ? `  ${r.trailing}` : "";
+            if (r.layout === "split") out.push(`rule ${name}\n  when ${r.when}\n  ${r.verdict} ${r.reason}${tail}`);
+            else out.push(`rule ${name} when ${r.when} ${r.verdict} ${r.reason}${tail}`);
           });
-          out.push("}");
-        }
-        out.push("");
-        for (const c of consts) out.push(`const ${c.name} = ${c.text}`);
-        if (consts.length > 0) out.push("");
-        p.rules.forEach((r, i) => {
-          if (r.comment) out.push(r.comment);
-          const name = `${r.word}_${i}`;
-          const tail = r.trailing ? `  ${r.trailing}` : "";
-          if (r.layout === "split") out.push(`rule ${name}\n  when ${r.when}\n  ${r.verdict} ${r.reason}${tail}`);
-          else out.push(`rule ${name} when ${r.when} ${r.verdict} ${r.reason}${tail}`);
+          if (p.otherwise) out.push(`otherwise ${p.otherwiseVerdict} ${p.otherwiseReason}`);
+          const eol = p.crlf ? "\r\n" : "\n";
+          const source = `${out.join("\n")}\n`.replace(/\r?\n/g, eol);
+          return {
+            source,
+            signals,
+            consts,
+            ruleCount: p.rules.length,
+            hasOtherwise: p.otherwise,
+            header: { policyId: p.policyId, version: p.version, action: p.action, binding: p.binding },
+            rules: p.rules.map((r, i) => ({ name: `${r.word}_${i}`, when: r.when, verdict: r.verdict, reason: r.reason })),
+            otherwise: p.otherwise ? { verdict: p.otherwiseVerdict, reason: p.otherwiseReason } : null,
+          };
         });
-        if (p.otherwise) out.push(`otherwise ${p.otherwiseVerdict} ${p.otherwiseReason}`);
-        const eol = p.crlf ? "\r\n" : "\n";
-        const source = `${out.join("\n")}\n`.replace(/\r?\n/g, eol);
-        return {
-          source,
-          signals,
-          consts,
-          ruleCount: p.rules.length,
-          hasOtherwise: p.otherwise,
-          header: { policyId: p.policyId, version: p.version, action: p.action, binding: p.binding },
-          rules: p.rules.map((r, i) => ({ name: `${r.word}_${i}`, when: r.when, verdict: r.verdict, reason: r.reason })),
-          otherwise: p.otherwise ? { verdict: p.otherwiseVerdict, reason: p.otherwiseReason } : null,
-        };
-      });
     });
 }
 

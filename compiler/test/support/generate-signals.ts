@@ -78,10 +78,22 @@ function numberArb(s: SignalDecl, literals: readonly number[]): fc.Arbitrary<num
   const min = Number.isFinite(lo) ? lo : Math.min(hi, 0) - 1e6;
   const max = Number.isFinite(hi) ? hi : Math.max(lo, 0) + 1e6;
   const base = integer
-    ? fc.integer({ min: Math.ceil(loIncl ? min : min + (Number.isInteger(min) ? 1 : 0)), max: Math.floor(hiIncl ? max : max - (Number.isInteger(max) ? 1 : 0)) })
-    : fc.double({ min, max, minExcluded: Number.isFinite(lo) && !loIncl, maxExcluded: Number.isFinite(hi) && !hiIncl, noNaN: true, noDefaultInfinity: true });
+    ? fc.integer({
+        min: Math.ceil(loIncl ? min : min + (Number.isInteger(min) ? 1 : 0)),
+        max: Math.floor(hiIncl ? max : max - (Number.isInteger(max) ? 1 : 0)),
+      })
+    : fc.double({
+        min,
+        max,
+        minExcluded: Number.isFinite(lo) && !loIncl,
+        maxExcluded: Number.isFinite(hi) && !hiIncl,
+        noNaN: true,
+        noDefaultInfinity: true,
+      });
   const safeBase = base.filter(ok);
-  return candidates.length > 0 ? fc.oneof({ weight: 2, arbitrary: safeBase }, { weight: 1, arbitrary: fc.constantFrom(...candidates) }) : safeBase;
+  return candidates.length > 0
+    ? fc.oneof({ weight: 2, arbitrary: safeBase }, { weight: 1, arbitrary: fc.constantFrom(...candidates) })
+    : safeBase;
 }
 
 function stringArb(s: SignalDecl, literals: readonly string[]): fc.Arbitrary<string> {
@@ -105,9 +117,16 @@ function stringArb(s: SignalDecl, literals: readonly string[]): fc.Arbitrary<str
   const to = Math.min(maxLen, family?.maxLen ?? Infinity, from + 12);
   if (from > to) throw new Error(`no value satisfies ${s.name.name}'s constraints`);
   const base = fc.integer({ min: from, max: to }).chain((n) => (family ? family.value(n) : codePoints(n)));
-  const near = literals.length > 0 ? fc.tuple(fc.constantFrom(...literals), codePoints(1), fc.constantFrom(0, 1, 2)).map(([l, c, how]) => (how === 0 ? l : how === 1 ? l + c : c + l)) : null;
+  const near =
+    literals.length > 0
+      ? fc
+          .tuple(fc.constantFrom(...literals), codePoints(1), fc.constantFrom(0, 1, 2))
+          .map(([l, c, how]) => (how === 0 ? l : how === 1 ? l + c : c + l))
+      : null;
   // A literal (or one character off) when it satisfies the declaration, a generated value otherwise.
-  return near ? fc.oneof({ weight: 2, arbitrary: base }, { weight: 1, arbitrary: fc.tuple(near, base).map(([n, b]) => (ok(n) ? n : b)) }) : base;
+  return near
+    ? fc.oneof({ weight: 2, arbitrary: base }, { weight: 1, arbitrary: fc.tuple(near, base).map(([n, b]) => (ok(n) ? n : b)) })
+    : base;
 }
 
 function timestampValueArb(literals: readonly string[]): fc.Arbitrary<string> {
@@ -116,7 +135,9 @@ function timestampValueArb(literals: readonly string[]): fc.Arbitrary<string> {
   if (instants.length > 0) {
     alts.push({
       weight: 3,
-      arbitrary: fc.tuple(fc.constantFrom(...instants), fc.constantFrom(0, 60, -300, 330, 840), fc.constantFrom(-1, 0, 0, 1000)).map(([ms, off, delta]) => withOffset(ms + delta, off)),
+      arbitrary: fc
+        .tuple(fc.constantFrom(...instants), fc.constantFrom(0, 60, -300, 330, 840), fc.constantFrom(-1, 0, 0, 1000))
+        .map(([ms, off, delta]) => withOffset(ms + delta, off)),
     });
     const exact = literals.filter((l) => !Number.isNaN(Date.parse(l)));
     if (exact.length > 0) alts.push({ weight: 2, arbitrary: fc.constantFrom(...exact) });

@@ -120,7 +120,9 @@ export interface Shapes_2_0_0Signals {
   it("maps each policy id and version to its type, sorted by id, then by version as semver orders them", async () => {
     const schema = object({ n: { type: "integer" } });
     const text = await signalDeclarations(
-      ["2.0.0", "10.0.0", "2.0.0-rc.1"].map((version) => ({ policyId: "b.policy", version, schema })).concat([{ policyId: "a-policy", version: "1.0.0", schema }]),
+      ["2.0.0", "10.0.0", "2.0.0-rc.1"]
+        .map((version) => ({ policyId: "b.policy", version, schema }))
+        .concat([{ policyId: "a-policy", version: "1.0.0", schema }]),
     );
     expect(text.slice(text.indexOf("export interface WritPolicies"))).toBe(`export interface WritPolicies {
   "a-policy": {
@@ -141,16 +143,27 @@ export interface Shapes_2_0_0Signals {
     await expect(signalDeclarations([{ policyId: "r", version: "1.0.0", schema: withRef }])).rejects.toThrow(
       new UnsupportedSchemaError("the signals schema of `r@1.0.0` uses `$ref`, which typegen does not follow"),
     );
-    await expect(signalDeclarations([{ policyId: "s", version: "1.0.0", schema: { type: "string" } }])).rejects.toThrow(/^the signals schema of `s@1\.0\.0` does not describe a JSON object/);
+    await expect(signalDeclarations([{ policyId: "s", version: "1.0.0", schema: { type: "string" } }])).rejects.toThrow(
+      /^the signals schema of `s@1\.0\.0` does not describe a JSON object/,
+    );
   });
 });
 
 describe("type names", () => {
-  const policyId = fc.array(fc.stringMatching(/^[a-z0-9]{1,6}$/), { minLength: 1, maxLength: 4 }).chain((segments) =>
-    fc.array(fc.constantFrom(".", "_", "-"), { minLength: segments.length - 1, maxLength: segments.length - 1 }).map((seps) => segments.map((s, i) => `${i > 0 ? seps[i - 1] : ""}${s}`).join("")),
-  );
+  const policyId = fc
+    .array(fc.stringMatching(/^[a-z0-9]{1,6}$/), { minLength: 1, maxLength: 4 })
+    .chain((segments) =>
+      fc
+        .array(fc.constantFrom(".", "_", "-"), { minLength: segments.length - 1, maxLength: segments.length - 1 })
+        .map((seps) => segments.map((s, i) => `${i > 0 ? seps[i - 1] : ""}${s}`).join("")),
+    );
   const version = fc
-    .tuple(fc.nat(30), fc.nat(30), fc.nat(30), fc.option(fc.array(fc.stringMatching(/^[a-z1-9][a-z0-9-]{0,5}$/), { minLength: 1, maxLength: 3 }), { nil: undefined }))
+    .tuple(
+      fc.nat(30),
+      fc.nat(30),
+      fc.nat(30),
+      fc.option(fc.array(fc.stringMatching(/^[a-z1-9][a-z0-9-]{0,5}$/), { minLength: 1, maxLength: 3 }), { nil: undefined }),
+    )
     .map(([a, b, c, pre]) => `${a}.${b}.${c}${pre ? `-${pre.join(".")}` : ""}`)
     .filter((v) => semver.valid(v) === v);
 
@@ -168,11 +181,13 @@ describe("type names", () => {
   });
 
   it("names that would be the same are told apart by a suffix, in the order given", () => {
-    expect(uniqueNames([{ policyId: "a.b", version: "1.0.0" }, { policyId: "a_b", version: "1.0.0" }, { policyId: "a-b", version: "1.0.0" }])).toEqual([
-      "AB_1_0_0Signals",
-      "AB_1_0_0Signals_2",
-      "AB_1_0_0Signals_3",
-    ]);
+    expect(
+      uniqueNames([
+        { policyId: "a.b", version: "1.0.0" },
+        { policyId: "a_b", version: "1.0.0" },
+        { policyId: "a-b", version: "1.0.0" },
+      ]),
+    ).toEqual(["AB_1_0_0Signals", "AB_1_0_0Signals_2", "AB_1_0_0Signals_3"]);
     expect(signalsTypeName("3ds.check", "1.0.0-rc1a.2")).toBe("Policy3DsCheck_1_0_0_Rc1A_2Signals");
   });
 });

@@ -23,7 +23,18 @@ describe("writ typegen", () => {
     expect(fromSources.code).toBe(0);
     expect(await typegen("policies")).toEqual(fromSources);
     expect(await cli.run("compile", "policies", "--out", "compiled")).toBe(0);
-    expect(await cli.run("bundle", "pack", "compiled/payments.transfer/1.1.0", "compiled/payments.transfer/1.2.0", "compiled/deploy.production/1.0.0", "compiled/customer-data.export/1.0.0", "--out", "site")).toBe(0);
+    expect(
+      await cli.run(
+        "bundle",
+        "pack",
+        "compiled/payments.transfer/1.1.0",
+        "compiled/payments.transfer/1.2.0",
+        "compiled/deploy.production/1.0.0",
+        "compiled/customer-data.export/1.0.0",
+        "--out",
+        "site",
+      ),
+    ).toBe(0);
     cli.out.length = 0;
     expect(await typegen("compiled")).toEqual(fromSources);
     expect(await typegen("site")).toEqual(fromSources);
@@ -55,7 +66,10 @@ describe("writ typegen", () => {
   });
 
   it("writes nothing when a source does not compile, and shows its diagnostics (exit 3)", async () => {
-    writeFileSync(join(cli.cwd, "bad.writ"), 'policy "x" version "1.0.0"\ngoverns "a"\nsignals {\n  n: integer\n}\nrule r when m > 1 approve "x"\n');
+    writeFileSync(
+      join(cli.cwd, "bad.writ"),
+      'policy "x" version "1.0.0"\ngoverns "a"\nsignals {\n  n: integer\n}\nrule r when m > 1 approve "x"\n',
+    );
     expect(await cli.run("typegen", "policies", "bad.writ", "--out", "types.ts")).toBe(3);
     expect(cli.err.join("\n")).toContain("error[E404]: unknown name `m`");
     expect(cli.err).toContain("bad.writ: failed with 1 error");
@@ -89,14 +103,19 @@ describe("writ typegen", () => {
     const source = join(cli.cwd, PAY, "policy.writ");
     writeFileSync(source, readFileSync(source, "utf8").replace("kyc_verified: boolean", "kyc_verified?: boolean"));
     expect(await cli.run("typegen", "old", PAY, "--out", "-")).toBe(3);
-    expect(cli.err[0]).toBe(`typegen: \`${PAY}/policy.writ\` and \`old/payments.transfer/1.2.0\` hold \`payments.transfer@1.2.0\` with different signals schemas`);
+    expect(cli.err[0]).toBe(
+      `typegen: \`${PAY}/policy.writ\` and \`old/payments.transfer/1.2.0\` hold \`payments.transfer@1.2.0\` with different signals schemas`,
+    );
   });
 
   it.each([
     [["policies"], "writ: typegen needs --out FILE, or --out - for standard output"],
     [["--out", "-"], "writ: typegen: name a policies root, a policy or bundle directory, or a `.bundle.json` archive"],
     [["nowhere", "--out", "-"], "writ: typegen: `nowhere` does not exist"],
-    [["policies/payments.transfer/1.2.0/policy.test.json", "--out", "-"], "writ: typegen: `policies/payments.transfer/1.2.0/policy.test.json` is not a policy (`.writ`), a bundle archive (`.bundle.json`) or a directory"],
+    [
+      ["policies/payments.transfer/1.2.0/policy.test.json", "--out", "-"],
+      "writ: typegen: `policies/payments.transfer/1.2.0/policy.test.json` is not a policy (`.writ`), a bundle archive (`.bundle.json`) or a directory",
+    ],
     [["empty", "--out", "-"], "writ: typegen: `empty` holds no policy (`.writ`), bundle directory or bundle archive (`.bundle.json`)"],
     [["policies", "--out", "-", "--strict"], "writ: typegen: unknown option `--strict` (see `writ help`)"],
   ])("bad arguments %j exit 2 with one line", async (argv, message) => {

@@ -39,7 +39,16 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "proxy-connection", "upgrade", "te", "trailer"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-length",
+  "proxy-connection",
+  "upgrade",
+  "te",
+  "trailer",
+]);
 
 function plainHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
@@ -132,5 +141,7 @@ export function jsonOf(body: Buffer): unknown {
 /** A request or answer with a new JSON body; an answer also gets the JSON content type (the length follows the body). */
 export function withJson<T extends ProxiedAnswer | ProxiedRequest>(message: T, value: unknown): T {
   const body = Buffer.from(JSON.stringify(value));
-  return "status" in message ? { ...message, headers: { ...message.headers, "content-type": "application/json; charset=utf-8" }, body } : { ...message, body };
+  return "status" in message
+    ? { ...message, headers: { ...message.headers, "content-type": "application/json; charset=utf-8" }, body }
+    : { ...message, body };
 }

@@ -114,6 +114,16 @@ describe("replay and authentication", () => {
 });
 
 it("every mutation is run above", () => {
-  const run = ["429 turned into 200", "a 14th Surface B route", "a wrong status", "an unsigned attestation", "a mis-signed attestation", "413 turned into 400", "a replay accepted", "a missing auth check", "GET /health demanding the key"];
+  const run = [
+    "429 turned into 200",
+    "a 14th Surface B route",
+    "a wrong status",
+    "an unsigned attestation",
+    "a mis-signed attestation",
+    "413 turned into 400",
+    "a replay accepted",
+    "a missing auth check",
+    "GET /health demanding the key",
+  ];
   expect(MUTATIONS.map((m) => run.find((name) => m.mutation.name.startsWith(name)))).not.toContain(undefined);
 });

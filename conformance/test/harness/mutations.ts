@@ -35,7 +35,10 @@ export const MUTATIONS: readonly MutationCase[] = [
   {
     mutation: {
       name: "a wrong status: 404 Policy not found answered as 400",
-      answer: (_request, answer) => (answer.status === 404 && (jsonOf(answer.body) as { error?: unknown } | undefined)?.error === "Policy not found" ? { ...answer, status: 400 } : answer),
+      answer: (_request, answer) =>
+        answer.status === 404 && (jsonOf(answer.body) as { error?: unknown } | undefined)?.error === "Policy not found"
+          ? { ...answer, status: 400 }
+          : answer,
     },
     surface: "a",
     filter: withoutRateLimit,
@@ -82,7 +85,10 @@ export const MUTATIONS: readonly MutationCase[] = [
   {
     mutation: {
       name: "a missing auth check: the valid key is put on every request that lacks it",
-      request: (request) => (request.headers["authorization"] === `Bearer ${API_KEY}` ? request : { ...request, headers: { ...request.headers, authorization: `Bearer ${API_KEY}` } }),
+      request: (request) =>
+        request.headers["authorization"] === `Bearer ${API_KEY}`
+          ? request
+          : { ...request, headers: { ...request.headers, authorization: `Bearer ${API_KEY}` } },
     },
     surface: "a",
     filter: withoutRateLimit,
@@ -115,7 +121,13 @@ export const MUTATIONS: readonly MutationCase[] = [
     },
     surface: "a",
     filter: withoutRateLimit,
-    mustFail: ["a.limits.over-64kb-evaluate", "a.limits.over-64kb-execute", "a.limits.over-64kb-verify", "a.limits.over-64kb-confirm-execution", "a.limits.chunked-over-64kb"],
+    mustFail: [
+      "a.limits.over-64kb-evaluate",
+      "a.limits.over-64kb-execute",
+      "a.limits.over-64kb-verify",
+      "a.limits.over-64kb-confirm-execution",
+      "a.limits.chunked-over-64kb",
+    ],
   },
   {
     mutation: {
@@ -129,7 +141,10 @@ export const MUTATIONS: readonly MutationCase[] = [
   {
     mutation: {
       name: "a 14th Surface B route: GET /metrics answered 200",
-      request: (request) => (route(request) === "GET /metrics" ? { status: 200, headers: { "content-type": "text/plain" }, body: Buffer.from("writ_up 1\n") } : request),
+      request: (request) =>
+        route(request) === "GET /metrics"
+          ? { status: 200, headers: { "content-type": "text/plain" }, body: Buffer.from("writ_up 1\n") }
+          : request,
     },
     surface: "b",
     filter: (id) => id.startsWith("b."),

@@ -24,7 +24,8 @@ export const API_KEY = "conformance-api-key-0123456789abcdef";
 /** @throws Error naming the missing build output and the command that makes it. */
 export function assertBuilt(): void {
   for (const file of [WRIT_CLI, CONFORMANCE_CLI]) {
-    if (!existsSync(file)) throw new Error(`${file} is missing: these tests run the built CLIs; run \`npm run build\` at the repository root first`);
+    if (!existsSync(file))
+      throw new Error(`${file} is missing: these tests run the built CLIs; run \`npm run build\` at the repository root first`);
   }
 }
 
@@ -45,7 +46,15 @@ export async function compileFixtures(): Promise<Fixtures> {
   try {
     await run(process.execPath, [WRIT_CLI, "keygen", "--out", join(dir, "bundle")]);
     await run(process.execPath, [WRIT_CLI, "keygen", "--out", join(dir, "signing")]);
-    await run(process.execPath, [WRIT_CLI, "compile", FIXTURE_POLICIES, "--out", join(dir, "policies"), "--sign-key", join(dir, "bundle.key")]);
+    await run(process.execPath, [
+      WRIT_CLI,
+      "compile",
+      FIXTURE_POLICIES,
+      "--out",
+      join(dir, "policies"),
+      "--sign-key",
+      join(dir, "bundle.key"),
+    ]);
   } catch (e) {
     await rm(dir, { recursive: true, force: true });
     throw e;

@@ -61,9 +61,18 @@ export function writGrammar(): Record<string, unknown> {
     name: "writ",
     scopeName: "source.writ",
     fileTypes: ["writ"],
-    patterns: ["comment", "string", "regex", "declared-name", "signal-declaration", "builtin-call", "keywords", "number", "operators", "names"].map(
-      (r) => ({ include: `#${r}` }),
-    ),
+    patterns: [
+      "comment",
+      "string",
+      "regex",
+      "declared-name",
+      "signal-declaration",
+      "builtin-call",
+      "keywords",
+      "number",
+      "operators",
+      "names",
+    ].map((r) => ({ include: `#${r}` })),
     repository: {
       comment: { name: SCOPES.comment, match: "#.*$" },
       string: {

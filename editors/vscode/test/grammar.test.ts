@@ -52,7 +52,10 @@ function tokenize(text: string): Token[][] {
 
 /** The innermost scope of each non-blank token, as `text scope`. */
 const scoped = (lines: Token[][]): string[] =>
-  lines.flat().filter((t) => t.text.trim() !== "").map((t) => `${t.text.trim()} ${t.scopes[t.scopes.length - 1]}`);
+  lines
+    .flat()
+    .filter((t) => t.text.trim() !== "")
+    .map((t) => `${t.text.trim()} ${t.scopes[t.scopes.length - 1]}`);
 
 const policies = readdirSync(join(repo, "policies"), { recursive: true, encoding: "utf8" })
   .filter((p) => p.endsWith("policy.writ"))
@@ -105,7 +108,9 @@ describe("the writ TextMate grammar", () => {
 
   it("leaves no token of a shipped policy unscoped, and reads `#` in a string as text", () => {
     for (const p of policies) {
-      const unscoped = tokenize(p.text).flat().filter((t) => t.text.trim() !== "" && t.scopes.length === 1);
+      const unscoped = tokenize(p.text)
+        .flat()
+        .filter((t) => t.text.trim() !== "" && t.scopes.length === 1);
       expect(unscoped, p.path).toEqual([]);
     }
     expect(scoped(tokenize('rule r when s == "a # b" reject "r" # c'))).toEqual([

@@ -71,7 +71,10 @@ describe("the VS Code extension package", () => {
   it("contributes the writ language for .writ files, its grammar and its configuration, and starts from the bundled client", () => {
     const manifest = JSON.parse(text("extension/package.json")) as {
       main: string;
-      contributes: { languages: { id: string; extensions: string[]; configuration: string }[]; grammars: { language: string; scopeName: string; path: string }[] };
+      contributes: {
+        languages: { id: string; extensions: string[]; configuration: string }[];
+        grammars: { language: string; scopeName: string; path: string }[];
+      };
     };
     const inPackage = (p: string) => `extension/${p.replace(/^\.\//, "")}`;
     expect(manifest.contributes.languages).toEqual([expect.objectContaining({ id: "writ", extensions: [".writ"] })]);
@@ -88,7 +91,10 @@ describe("the VS Code extension package", () => {
       // A call, not the text of one inside a string (ajv keeps `'require("ajv/dist/runtime/equal")'` for generated code).
       const required = [...text(bundle).matchAll(/(?<!['"`])\brequire\("([^"]+)"\)/g)].map((m) => m[1]!.replace(/^node:/, ""));
       expect(required.length, bundle).toBeGreaterThan(0);
-      expect(required.filter((m) => !node.has(m) && !(bundle.endsWith("extension.cjs") && m === "vscode")), bundle).toEqual([]);
+      expect(
+        required.filter((m) => !node.has(m) && !(bundle.endsWith("extension.cjs") && m === "vscode")),
+        bundle,
+      ).toEqual([]);
     }
   });
 
@@ -100,7 +106,10 @@ describe("the VS Code extension package", () => {
       writeFileSync(join(dir, "server.cjs"), files.get("extension/dist/server.cjs")!);
       const session = await spawnedSession(process.execPath, [join(dir, "server.cjs"), "--stdio"]);
       try {
-        const published = await session.open("file:///p/policy.writ", 'policy "p" version "1.0.0"\ngoverns "a"\nsignals { n: number }\nrule r when m > 1 reject "r"\n');
+        const published = await session.open(
+          "file:///p/policy.writ",
+          'policy "p" version "1.0.0"\ngoverns "a"\nsignals { n: number }\nrule r when m > 1 reject "r"\n',
+        );
         expect(published.diagnostics.map((d) => [d.code, d.message, d.range.start])).toEqual([
           ["W401", "signal `n` is declared but no rule or binding uses it", { line: 2, character: 10 }],
           ["E404", "unknown name `m`", { line: 3, character: 12 }],

@@ -13,13 +13,24 @@ export interface DiffPanel {
  * The diff panel (shown only once `policyDiff` is plugged in, diff/plug.ts): the baseline, then "equivalent" or each
  * region with its witness signals, which `trySignals` loads into the signals editor.
  */
-export function mountDiffPanel(root: HTMLElement, diff: PolicyDiff, baseline: string, current: () => string, trySignals: (text: string) => void): DiffPanel {
+export function mountDiffPanel(
+  root: HTMLElement,
+  diff: PolicyDiff,
+  baseline: string,
+  current: () => string,
+  trySignals: (text: string) => void,
+): DiffPanel {
   let base = baseline;
   const result = h("div", { class: "diff-result" });
   const rebase = h("button", { type: "button" }, "use the current policy as the baseline");
   root.replaceChildren(
     h("h2", null, "Changes against the baseline"),
-    h("p", { class: "lead" }, "Every region of the signal space where the verdict or the deciding rule differs from the baseline's, with signals to try. ", rebase),
+    h(
+      "p",
+      { class: "lead" },
+      "Every region of the signal space where the verdict or the deciding rule differs from the baseline's, with signals to try. ",
+      rebase,
+    ),
     result,
   );
   root.hidden = false;
@@ -27,9 +38,14 @@ export function mountDiffPanel(root: HTMLElement, diff: PolicyDiff, baseline: st
     update(policy) {
       const r = diff(base, policy);
       if (r.kind === "failed") return result.replaceChildren(h("p", { class: "why" }, r.message));
-      const undecided = r.undecided.length === 0 ? [] : [h("p", { class: "why" }, "Could not decide:"), h("ul", { class: "undecided" }, ...r.undecided.map((u) => h("li", null, u)))];
-      if (r.regions.length === 0 && r.undecided.length === 0) result.replaceChildren(h("p", { class: "equivalent" }, "Equivalent: both versions decide alike for every signal set."));
-      else result.replaceChildren(h("ol", { class: "regions" }, ...r.regions.map((region) => regionItem(region, trySignals))), ...undecided);
+      const undecided =
+        r.undecided.length === 0
+          ? []
+          : [h("p", { class: "why" }, "Could not decide:"), h("ul", { class: "undecided" }, ...r.undecided.map((u) => h("li", null, u)))];
+      if (r.regions.length === 0 && r.undecided.length === 0)
+        result.replaceChildren(h("p", { class: "equivalent" }, "Equivalent: both versions decide alike for every signal set."));
+      else
+        result.replaceChildren(h("ol", { class: "regions" }, ...r.regions.map((region) => regionItem(region, trySignals))), ...undecided);
     },
     setBaseline(policy) {
       base = policy;
@@ -48,5 +64,11 @@ function regionItem(region: DiffRegion, trySignals: (text: string) => void): HTM
 }
 
 function side(label: string, s: DiffSide): HTMLElement {
-  return h("span", { class: "side" }, `${label}: `, h("span", { class: `verdict-${s.verdict}` }, s.verdict), s.rule === null ? "" : ` (${s.rule})`);
+  return h(
+    "span",
+    { class: "side" },
+    `${label}: `,
+    h("span", { class: `verdict-${s.verdict}` }, s.verdict),
+    s.rule === null ? "" : ` (${s.rule})`,
+  );
 }

@@ -34,7 +34,14 @@ export type PolicyDiff = (before: string, after: string) => DiffResult;
 export const policyDiff: PolicyDiff | null = (before, after) => {
   const [old, now] = [checkSource("baseline.writ", before, { until: "lower" }), checkSource("policy.writ", after, { until: "lower" })];
   const diff = diffChecks(old, now);
-  if (diff === null) return { kind: "failed", message: old.ir === null ? "the baseline has errors: nothing to compare with" : "the policy has errors: fix them to compare it with the baseline" };
+  if (diff === null)
+    return {
+      kind: "failed",
+      message:
+        old.ir === null
+          ? "the baseline has errors: nothing to compare with"
+          : "the policy has errors: fix them to compare it with the baseline",
+    };
   return {
     kind: "compared",
     regions: diff.regions.map((r) => ({

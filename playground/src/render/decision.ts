@@ -15,17 +15,29 @@ export function renderDecision(root: HTMLElement, policyErrors: number, outcome:
 function decision(policyErrors: number, outcome: SignalsOutcome | null): [string, ...HTMLElement[]] {
   if (outcome === null) {
     const errors = policyErrors === 1 ? "an error: fix it" : `${policyErrors} errors: fix them`;
-    return ["none", h("p", { class: "verdict" }, "no decision"), h("p", { class: "why" }, `The policy has ${errors} to see what it decides.`)];
+    return [
+      "none",
+      h("p", { class: "verdict" }, "no decision"),
+      h("p", { class: "why" }, `The policy has ${errors} to see what it decides.`),
+    ];
   }
   switch (outcome.kind) {
     case "not-json":
-      return ["none", h("p", { class: "verdict" }, "no decision"), h("p", { class: "why" }, `The signals are not strict JSON: ${outcome.message}.`)];
+      return [
+        "none",
+        h("p", { class: "verdict" }, "no decision"),
+        h("p", { class: "why" }, `The signals are not strict JSON: ${outcome.message}.`),
+      ];
     case "refused": {
       const n = outcome.errors.length;
       return [
         "refused",
         h("p", { class: "verdict" }, "refused"),
-        h("p", { class: "why" }, `The policy's signals schema refuses these signals (${n} problem${n === 1 ? "" : "s"}, listed under them): a sidecar answers 422 with each VAL code.`),
+        h(
+          "p",
+          { class: "why" },
+          `The policy's signals schema refuses these signals (${n} problem${n === 1 ? "" : "s"}, listed under them): a sidecar answers 422 with each VAL code.`,
+        ),
       ];
     }
     case "decided": {

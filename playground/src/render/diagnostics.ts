@@ -19,7 +19,12 @@ export function showProblems(view: EditorView, list: HTMLElement, problems: read
   const length = view.state.doc.length;
   const marks = problems.map((p): LintDiagnostic => {
     const from = Math.min(p.from, length);
-    return { from, to: Math.min(Math.max(p.to, from), length), severity: p.severity, message: [p.code ? `${p.code} ${p.message}` : p.message, ...p.notes].join("\n") };
+    return {
+      from,
+      to: Math.min(Math.max(p.to, from), length),
+      severity: p.severity,
+      message: [p.code ? `${p.code} ${p.message}` : p.message, ...p.notes].join("\n"),
+    };
   });
   view.dispatch(setDiagnostics(view.state, marks));
   list.replaceChildren(...(problems.length === 0 ? [h("li", { class: "none" }, none)] : problems.map((p) => item(view, p))));

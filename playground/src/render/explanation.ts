@@ -14,7 +14,18 @@ export function renderExplanation(root: HTMLElement, view: ExplanationView | nul
   const decided = view.rules.findIndex((r) => r.decides);
   const rules = view.rules.map((r, i) => rule(r, decided !== -1 && i > decided));
   for (const name of view.dropped) {
-    rules.push(h("li", { class: "rule dropped" }, h("div", { class: "head" }, h("span", { class: "name" }, name), h("span", { class: "note" }, "not in the compiled policy: it can never decide"))));
+    rules.push(
+      h(
+        "li",
+        { class: "rule dropped" },
+        h(
+          "div",
+          { class: "head" },
+          h("span", { class: "name" }, name),
+          h("span", { class: "note" }, "not in the compiled policy: it can never decide"),
+        ),
+      ),
+    );
   }
   const o = view.otherwise;
   rules.push(
@@ -30,7 +41,10 @@ export function renderExplanation(root: HTMLElement, view: ExplanationView | nul
       ),
     ),
   );
-  root.replaceChildren(h("p", { class: "lead" }, "Rules in order; the first whose condition is true decides."), h("ol", { class: "rules" }, ...rules));
+  root.replaceChildren(
+    h("p", { class: "lead" }, "Rules in order; the first whose condition is true decides."),
+    h("ol", { class: "rules" }, ...rules),
+  );
 }
 
 function rule(r: RuleView, after: boolean): HTMLElement {

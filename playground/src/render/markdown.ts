@@ -9,7 +9,8 @@ export function markdownElement(markdown: string, className: string): HTMLElemen
   const parts = markdown.split(/^```[a-z]*\n([\s\S]*?)\n```$/m);
   parts.forEach((part, i) => {
     if (i % 2 === 1) root.append(h("pre", null, part));
-    else for (const paragraph of part.split(/\n{2,}/).filter((p) => p.trim() !== "")) root.append(h("p", null, ...inline(paragraph.trim())));
+    else
+      for (const paragraph of part.split(/\n{2,}/).filter((p) => p.trim() !== "")) root.append(h("p", null, ...inline(paragraph.trim())));
   });
   return root;
 }

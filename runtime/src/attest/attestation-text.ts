@@ -21,7 +21,10 @@ export type AttestationBody = Omit<AttestationV1, "signature">;
 const BODY_MEMBERS = 14;
 const PROVENANCE_MEMBERS = 5;
 
-type ConstantValues = Pick<AttestationBody, "policyId" | "policyVersion" | "provenance" | "runtimeHash" | "runtimeVersion" | "schemaVersion">;
+type ConstantValues = Pick<
+  AttestationBody,
+  "policyId" | "policyVersion" | "provenance" | "runtimeHash" | "runtimeVersion" | "schemaVersion"
+>;
 
 interface ConstantText {
   readonly values: ConstantValues;
@@ -79,7 +82,12 @@ export function attestationBodyText(body: AttestationBody): string {
   const { outcome } = decision;
   // Every member below is read, and a missing one is undefined, which canonicalJson refuses: with these counts the
   // member sets are exactly the written ones.
-  if (!hasMembers(body, BODY_MEMBERS) || !hasMembers(provenance, PROVENANCE_MEMBERS) || !hasMembers(decision, 2) || !hasMembers(outcome, 3)) {
+  if (
+    !hasMembers(body, BODY_MEMBERS) ||
+    !hasMembers(provenance, PROVENANCE_MEMBERS) ||
+    !hasMembers(decision, 2) ||
+    !hasMembers(outcome, 3)
+  ) {
     throw new CanonicalizationError("attestation body does not have the members of a variant 1 attestation");
   }
   // Members in JCS order (sorted by UTF-16 code units: `_` sorts after the letters, so `executionId` precedes

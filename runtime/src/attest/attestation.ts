@@ -16,7 +16,9 @@ export type { Attestation, AttestationV1, AttestationV2, DecisionStatus, Executi
  * How a policy verdict reads in an attestation. Only `approve` authorizes; `escalate` waits for a human
  * (spec 1.4: a pending decision is not authorized); `reject` is final.
  */
-export const VERDICT_STATUS: Readonly<Record<Verdict, { status: DecisionStatus; executionState: ExecutionState; requiresOverride: boolean }>> = {
+export const VERDICT_STATUS: Readonly<
+  Record<Verdict, { status: DecisionStatus; executionState: ExecutionState; requiresOverride: boolean }>
+> = {
   approve: { status: "approved", executionState: "completed", requiresOverride: false },
   escalate: { status: "pending_override", executionState: "pending_override", requiresOverride: true },
   reject: { status: "rejected", executionState: "completed", requiresOverride: false },
@@ -84,14 +86,23 @@ export interface SelfVerifyingAttestation<A> {
  * pool unless the signer names another), resolving once signed: the caller overlaps self-verification with other
  * work and releases the attestation only after `verified`.
  */
-export async function createAttestationAsync(d: DecisionRecord, signer: Signer, runtime: RuntimeIdentity): Promise<SelfVerifyingAttestation<AttestationV1>> {
+export async function createAttestationAsync(
+  d: DecisionRecord,
+  signer: Signer,
+  runtime: RuntimeIdentity,
+): Promise<SelfVerifyingAttestation<AttestationV1>> {
   const body = attestationBody(d, signer.trustRoot.version, signer.key.keyId, runtime.manifestHash);
   const signed = await signCanonicalAsync(PAYLOAD_TYPES.attestation, attestationBodyText(body), signer.key, signer.engine);
   return { attestation: Object.assign(body, { signature: signed.signature }), verified: signed.verified };
 }
 
 /** The variant 1 attestation before signing: what `createAttestation` signs and `simulate` previews. */
-export function attestationBody(d: DecisionRecord, trustRootVersion: string, signerKeyId: string, manifestHash: string): Omit<AttestationV1, "signature"> {
+export function attestationBody(
+  d: DecisionRecord,
+  trustRootVersion: string,
+  signerKeyId: string,
+  manifestHash: string,
+): Omit<AttestationV1, "signature"> {
   // One object literal, no spread: a spread followed by more members cost V8 four times as much (11 µs against 3 µs
   // per body; docs/benchmarks.md), a third of what an attestation then spent beside the curve operations.
   return {

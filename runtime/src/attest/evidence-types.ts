@@ -32,7 +32,13 @@ export interface ExecutionProof {
   readonly authorizationId: string;
   /** SHA-256 of JCS(`{authorizationId, executed}`): binds what ran to what was authorized. */
   readonly integrityHash: string;
-  readonly authorized: { readonly action: Verdict; readonly actionType: string; readonly reason: string; readonly policyId: string; readonly policyVersion: string };
+  readonly authorized: {
+    readonly action: Verdict;
+    readonly actionType: string;
+    readonly reason: string;
+    readonly policyId: string;
+    readonly policyVersion: string;
+  };
   readonly executed: ExecutedAction;
   readonly match: boolean;
   readonly matchDetails: MatchDetails;

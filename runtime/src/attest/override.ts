@@ -34,7 +34,6 @@ export interface PendingContext {
   readonly attestation: Attestation;
 }
 
-
 export type OverrideOutcome =
   | {
       readonly status: "approved";
@@ -130,10 +129,14 @@ export async function resolveOverride(request: OverrideRequest, deps: OverrideDe
   };
   // INVARIANT (an override is in force only with its record): the audit record is committed with the resolution
   // (INVARIANT (a transition is kept with its record)), so no crash leaves a resolved override without approver and reason.
-  const resolving = store.resolveOverride(fingerprint, entry.token, request.approved, { resolution: record, record: { kind: "override", body: audited } });
+  const resolving = store.resolveOverride(fingerprint, entry.token, request.approved, {
+    resolution: record,
+    record: { kind: "override", body: audited },
+  });
   const result = await timedPhase(report, "write", writing, resolving);
   if (!result.ok) {
-    if (result.reason === "wrong_state") throw new OverrideError("OVERRIDE_ALREADY_RESOLVED", `the decision for \`${request.executionId}\` is already resolved`);
+    if (result.reason === "wrong_state")
+      throw new OverrideError("OVERRIDE_ALREADY_RESOLVED", `the decision for \`${request.executionId}\` is already resolved`);
     if (result.reason === "token_mismatch") throw new OverrideError("SYS-023", "override lineage token does not match");
     throw new OverrideError("SYS-021", `no pending decision for \`${request.executionId}\``);
   }

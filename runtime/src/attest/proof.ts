@@ -13,7 +13,6 @@ import { verifyAttestation, type VerifierOptions } from "./verify.js";
 
 export type { ExecutedAction, ExecutionProof, MatchDetails };
 
-
 export const DEFAULT_TIME_WINDOW_SECONDS = 300;
 
 export interface ConfirmDependencies {
@@ -60,7 +59,8 @@ export async function confirmExecution(
   const key = confirmationKey(att.executionId);
   const confirmedAt = (deps.now ?? (() => new Date()))();
   const outcome = "outcome" in att.decision ? att.decision.outcome : att.decision;
-  const executionAuthorized = outcome.action === "approve" || (outcome.action === "escalate" && (await overrideApproved(deps.store, att.executionId)));
+  const executionAuthorized =
+    outcome.action === "approve" || (outcome.action === "escalate" && (await overrideApproved(deps.store, att.executionId)));
   const matchDetails: MatchDetails = {
     actionTypeMatch: executed.type === att.actionType,
     payloadConsistent: echoes(executed.payload, att.actionBinding),
@@ -74,7 +74,13 @@ export async function confirmExecution(
     executionId: att.executionId,
     authorizationId,
     integrityHash: sha256Hex(canonicalJson({ authorizationId, executed })),
-    authorized: { action: outcome.action, actionType: att.actionType, reason: outcome.reason, policyId: att.policyId, policyVersion: att.policyVersion },
+    authorized: {
+      action: outcome.action,
+      actionType: att.actionType,
+      reason: outcome.reason,
+      policyId: att.policyId,
+      policyVersion: att.policyVersion,
+    },
     executed,
     // INVARIANT (match means authorized and as authorized): all three checks and the authorization.
     match: matchDetails.actionTypeMatch && matchDetails.payloadConsistent && matchDetails.withinTimeWindow && executionAuthorized,
@@ -128,7 +134,12 @@ export interface ExecutedActionRequest {
 
 /** The library form of an endpoint-form executed action; an absent `actionDetails` is an empty payload. */
 export function executedActionOf(request: ExecutedActionRequest): ExecutedAction {
-  return { type: request.actionType, payload: request.actionDetails ?? {}, executedAt: request.actionTimestamp, actionId: request.actionId };
+  return {
+    type: request.actionType,
+    payload: request.actionDetails ?? {},
+    executedAt: request.actionTimestamp,
+    actionId: request.actionId,
+  };
 }
 
 /** Spec 2.9, endpoint form of the answer, with the summary's `match` and `verified`. */

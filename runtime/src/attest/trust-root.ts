@@ -34,7 +34,8 @@ const RUNTIME_HASH_FORM = /^[0-9a-f]{64}$/;
  * runtime hash that is not 64 lowercase hex digits or is listed twice
  */
 export function createTrustRoot(version: string, keys: readonly PublicKey[], acceptedRuntimeHashes: readonly string[] = []): TrustRoot {
-  if (!VERSION.test(version)) throw new KeyError(`trust root version \`${version}\` must be 1-64 letters, digits, \`.\`, \`_\`, \`:\` or \`-\``);
+  if (!VERSION.test(version))
+    throw new KeyError(`trust root version \`${version}\` must be 1-64 letters, digits, \`.\`, \`_\`, \`:\` or \`-\``);
   if (keys.length === 0) throw new KeyError("a trust root needs at least one key");
   const ids = new Set<string>();
   for (const k of keys) {
@@ -53,7 +54,13 @@ export function createTrustRoot(version: string, keys: readonly PublicKey[], acc
 /** Reads a trust root document (strictly parsed JSON) and loads every key in it. @throws KeyError */
 export function trustRootFromDocument(value: unknown): TrustRoot {
   const doc = value as Partial<Record<keyof TrustRootDocument, unknown>> | null;
-  if (typeof doc !== "object" || doc === null || Array.isArray(doc) || !Array.isArray(doc.keys) || typeof doc.trustRootVersion !== "string") {
+  if (
+    typeof doc !== "object" ||
+    doc === null ||
+    Array.isArray(doc) ||
+    !Array.isArray(doc.keys) ||
+    typeof doc.trustRootVersion !== "string"
+  ) {
     throw new KeyError("trust root must be an object with `trustRootVersion` (string) and `keys` (list of SPKI PEM strings)");
   }
   return createTrustRoot(
@@ -73,7 +80,8 @@ export function trustRootFromDocument(value: unknown): TrustRoot {
 /** The document's `acceptedRuntimeHashes`: absent, or a list of strings (their form is checked by createTrustRoot). */
 function acceptedRuntimeHashesOf(value: unknown): readonly string[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) throw new KeyError("trust root `acceptedRuntimeHashes` must be a list of runtime hashes (64 lowercase hex digits)");
+  if (!Array.isArray(value))
+    throw new KeyError("trust root `acceptedRuntimeHashes` must be a list of runtime hashes (64 lowercase hex digits)");
   return value.map((h: unknown, i) => {
     if (typeof h !== "string") throw new KeyError(`trust root accepted runtime hash ${i} is not a string`);
     return h;

@@ -103,7 +103,8 @@ export function verifyAttestation(value: unknown, options: VerifierOptions): Att
 
   const key = trustedKey(options.trustRoot, view.signerKeyId);
   if (!key) errors.push(`signer key \`${view.signerKeyId}\` is not in the pinned trust root \`${options.trustRoot.version}\``);
-  const signature_verified = key !== undefined && verifyObject(PAYLOAD_TYPES.attestation, view.raw, String(view.raw["signature"]), [key]) !== null;
+  const signature_verified =
+    key !== undefined && verifyObject(PAYLOAD_TYPES.attestation, view.raw, String(view.raw["signature"]), [key]) !== null;
   if (key && !signature_verified) errors.push("signature does not verify: the attestation was changed, or not signed by this key");
 
   const trust_root_verified = key !== undefined;
@@ -199,7 +200,8 @@ function checkRelease(view: View, options: VerifierOptions, errors: string[], wa
 function checkEvaluator(view: View, errors: string[]): boolean {
   const r = view.raw;
   const artifact = typeof r["evaluatorArtifactHash"] === "string" ? r["evaluatorArtifactHash"] : "";
-  const ok = HEX64.test(artifact) && r["evaluatorSemanticHash"] === EVALUATOR_SEMANTIC_HASH && r["evaluatorHash"] === evaluatorHash(artifact);
+  const ok =
+    HEX64.test(artifact) && r["evaluatorSemanticHash"] === EVALUATOR_SEMANTIC_HASH && r["evaluatorHash"] === evaluatorHash(artifact);
   if (!ok) errors.push("evaluator hashes do not match this runtime's evaluator");
   return ok;
 }
@@ -216,7 +218,8 @@ function checkGoverned(view: View, errors: string[]): boolean {
   }
   if (typeof o.reason !== "string") problems.push("outcome has no reason");
   if (!view.legacy && view.decisionStatus !== "decided") problems.push("`decision.status` is not `decided`");
-  if (view.fingerprint !== executionFingerprint(view.executionId)) problems.push("`execution_fingerprint` is not the fingerprint of `executionId`");
+  if (view.fingerprint !== executionFingerprint(view.executionId))
+    problems.push("`execution_fingerprint` is not the fingerprint of `executionId`");
   if (view.actionType === "") problems.push("no governed `actionType`");
   if (Number.isNaN(Date.parse(view.issuedAt))) problems.push("`issuedAt` is not an ISO 8601 instant");
   const binding = view.raw["actionBinding"];
@@ -251,7 +254,11 @@ function readView(value: unknown, errors: string[]): View | null {
     runtimeHash: str(r, "runtimeHash"),
     actionType: str(r, "actionType"),
     issuedAt: str(r, "issuedAt"),
-    outcome: { action: str(outcome, "action", "decision outcome action"), requires_override: outcome["requires_override"], reason: outcome["reason"] },
+    outcome: {
+      action: str(outcome, "action", "decision outcome action"),
+      requires_override: outcome["requires_override"],
+      reason: outcome["reason"],
+    },
     decisionStatus: d["status"],
     executionState: str(r, "execution_state"),
     bundleHash: str(p, "bundleHash"),

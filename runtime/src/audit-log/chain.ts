@@ -23,7 +23,8 @@ export interface ChainVerification {
  * @throws KeyError when a pinned key is unusable (a configuration error)
  */
 export function verifyCheckpointChain(values: readonly unknown[], keys: readonly PublicKey[] | TrustRoot): ChainVerification {
-  if (!Array.isArray(values) || values.length === 0) return { valid: false, errors: ["a checkpoint chain is a non-empty list of checkpoints"] };
+  if (!Array.isArray(values) || values.length === 0)
+    return { valid: false, errors: ["a checkpoint chain is a non-empty list of checkpoints"] };
   const errors: string[] = [];
   let before: SignedCheckpoint | undefined;
   values.forEach((value, i) => {
@@ -42,8 +43,10 @@ function linkErrors(before: SignedCheckpoint, after: SignedCheckpoint, i: number
   if (after.previous !== expected) {
     errors.push(`checkpoint ${i}: previous \`${String(after.previous)}\` is not the hash \`${expected}\` of checkpoint ${i - 1}`);
   }
-  if (after.logId !== before.logId) errors.push(`checkpoint ${i}: log \`${after.logId}\` is not log \`${before.logId}\` of checkpoint ${i - 1}`);
-  if (after.size < before.size) errors.push(`checkpoint ${i}: size ${after.size} is smaller than size ${before.size} of checkpoint ${i - 1}`);
+  if (after.logId !== before.logId)
+    errors.push(`checkpoint ${i}: log \`${after.logId}\` is not log \`${before.logId}\` of checkpoint ${i - 1}`);
+  if (after.size < before.size)
+    errors.push(`checkpoint ${i}: size ${after.size} is smaller than size ${before.size} of checkpoint ${i - 1}`);
   if (after.size === before.size && after.rootHash !== before.rootHash) {
     errors.push(`checkpoint ${i}: root \`${after.rootHash}\` differs from checkpoint ${i - 1}'s at the same size ${after.size}`);
   }

@@ -99,7 +99,8 @@ export function createCheckpoint(fields: CheckpointFields, key: SigningKey): Sig
   const rootHash = toHex(frontier.root());
   if (previous !== null) {
     if (previous.logId !== logId) throw new RangeError(`previous checkpoint is of log \`${previous.logId}\`, not \`${logId}\``);
-    if (previous.size > frontier.size) throw new RangeError(`previous checkpoint covers ${previous.size} entries, more than this one's ${frontier.size}`);
+    if (previous.size > frontier.size)
+      throw new RangeError(`previous checkpoint covers ${previous.size} entries, more than this one's ${frontier.size}`);
     if (previous.size === frontier.size && previous.rootHash !== rootHash) {
       throw new RangeError(`previous checkpoint has another root at the same size ${frontier.size}: the log forked`);
     }
@@ -135,7 +136,8 @@ function pinnedKeys(keys: readonly PublicKey[] | TrustRoot): readonly PublicKey[
  */
 export function verifyCheckpoint(value: unknown, keys: readonly PublicKey[] | TrustRoot): CheckpointVerification {
   const errors = memberErrors(value, MEMBERS);
-  if (errors.length === 0) errors.push(...bodyErrors(value as Record<string, unknown>), ...signatureFormErrors(value as Record<string, unknown>));
+  if (errors.length === 0)
+    errors.push(...bodyErrors(value as Record<string, unknown>), ...signatureFormErrors(value as Record<string, unknown>));
   if (errors.length > 0) return { valid: false, errors };
   const c = value as unknown as SignedCheckpoint;
   const key = pinnedKeys(keys).find((k) => k.keyId === c.keyId);
@@ -183,20 +185,26 @@ function bodyErrors(value: Record<string, unknown>): string[] {
   if (typeof logId !== "string" || !LOG_ID_PATTERN.test(logId)) {
     errors.push(`checkpoint logId \`${show(logId)}\` is not 1-128 letters, digits, \`.\`, \`_\`, \`:\` or \`-\``);
   }
-  if (typeof size !== "number" || !Number.isSafeInteger(size) || size < 0) errors.push(`checkpoint size \`${show(size)}\` is not a non-negative safe integer`);
+  if (typeof size !== "number" || !Number.isSafeInteger(size) || size < 0)
+    errors.push(`checkpoint size \`${show(size)}\` is not a non-negative safe integer`);
   if (!isHashHex(rootHash)) errors.push(`checkpoint rootHash \`${show(rootHash)}\` is not 64 lowercase hex digits`);
   if (!isCheckpointTimestamp(timestamp)) {
-    errors.push(`checkpoint timestamp \`${show(timestamp)}\` is not an RFC 3339 UTC time with milliseconds (like 2026-01-15T09:00:00.000Z)`);
+    errors.push(
+      `checkpoint timestamp \`${show(timestamp)}\` is not an RFC 3339 UTC time with milliseconds (like 2026-01-15T09:00:00.000Z)`,
+    );
   }
-  if (previous !== null && !isHashHex(previous)) errors.push(`checkpoint previous \`${show(previous)}\` is neither null nor 64 lowercase hex digits`);
-  if (!Array.isArray(frontier) || !frontier.every(isHashHex)) errors.push("checkpoint frontier is not a list of hashes (64 lowercase hex digits)");
+  if (previous !== null && !isHashHex(previous))
+    errors.push(`checkpoint previous \`${show(previous)}\` is neither null nor 64 lowercase hex digits`);
+  if (!Array.isArray(frontier) || !frontier.every(isHashHex))
+    errors.push("checkpoint frontier is not a list of hashes (64 lowercase hex digits)");
   return errors;
 }
 
 function signatureFormErrors(value: Record<string, unknown>): string[] {
   const { keyId, signature } = value;
   const errors: string[] = [];
-  if (typeof keyId !== "string" || !KEY_ID_PATTERN.test(keyId)) errors.push(`checkpoint keyId \`${show(keyId)}\` is not 32 lowercase hex digits`);
+  if (typeof keyId !== "string" || !KEY_ID_PATTERN.test(keyId))
+    errors.push(`checkpoint keyId \`${show(keyId)}\` is not 32 lowercase hex digits`);
   if (typeof signature !== "string") errors.push("checkpoint signature is not a string");
   return errors;
 }
@@ -205,7 +213,9 @@ function signatureFormErrors(value: Record<string, unknown>): string[] {
 function frontierErrors(body: CheckpointBody): string[] {
   const bits = popcount(body.size);
   if (body.frontier.length !== bits) {
-    return [`checkpoint frontier has ${body.frontier.length} hashes; a tree of size ${body.size} has ${bits} (one per bit set in the size)`];
+    return [
+      `checkpoint frontier has ${body.frontier.length} hashes; a tree of size ${body.size} has ${bits} (one per bit set in the size)`,
+    ];
   }
   const root = MerkleFrontier.from(body.size, body.frontier.map(hashFromHex)).root();
   return hashEquals(root, hashFromHex(body.rootHash)) ? [] : [`checkpoint frontier does not hash to its rootHash \`${body.rootHash}\``];

@@ -34,11 +34,15 @@ export function isLogEntryKind(value: unknown): value is LogEntryKind {
   return typeof value === "string" && (LOG_ENTRY_KINDS as readonly string[]).includes(value);
 }
 
-const KIND_LINES: Readonly<Record<LogEntryKind, Buffer>> = Object.fromEntries(LOG_ENTRY_KINDS.map((kind) => [kind, Buffer.from(`${kind}\n`)])) as Record<LogEntryKind, Buffer>;
+const KIND_LINES: Readonly<Record<LogEntryKind, Buffer>> = Object.fromEntries(
+  LOG_ENTRY_KINDS.map((kind) => [kind, Buffer.from(`${kind}\n`)]),
+) as Record<LogEntryKind, Buffer>;
 
 function checked(entry: LogRecord): Buffer {
-  if (!isLogEntryKind(entry.kind)) throw new RangeError(`log entry kind \`${String(entry.kind)}\` is not one of ${LOG_ENTRY_KINDS.join(", ")}`);
-  if (typeof entry.record !== "string" && !(entry.record instanceof Uint8Array)) throw new TypeError("log entry record is not its stored JSON text (a string or bytes)");
+  if (!isLogEntryKind(entry.kind))
+    throw new RangeError(`log entry kind \`${String(entry.kind)}\` is not one of ${LOG_ENTRY_KINDS.join(", ")}`);
+  if (typeof entry.record !== "string" && !(entry.record instanceof Uint8Array))
+    throw new TypeError("log entry record is not its stored JSON text (a string or bytes)");
   return KIND_LINES[entry.kind];
 }
 

@@ -58,7 +58,9 @@ export function decisionAttestationSigned(trustRoot: TrustRoot): RecordCheck {
   return (kind, record) => {
     if (kind !== "decision") return null;
     const attestation = (record as { attestation?: unknown } | null)?.attestation;
-    return verifyAttestation(attestation, { trustRoot }).checks.signature_verified ? null : "its attestation's signature does not verify against the pinned keys";
+    return verifyAttestation(attestation, { trustRoot }).checks.signature_verified
+      ? null
+      : "its attestation's signature does not verify against the pinned keys";
   };
 }
 
@@ -111,10 +113,15 @@ export class ExportVerifier {
 
   finish(): ExportReport {
     for (const [position, line] of this.#removed) {
-      if (!this.#pruned.has(position)) this.#failures.push({ line, position, reason: "the record was removed, and no prune note of the log lists it" });
+      if (!this.#pruned.has(position))
+        this.#failures.push({ line, position, reason: "the record was removed, and no prune note of the log lists it" });
     }
     if (this.#frontier !== null && this.#latest !== null && this.#frontier.size > this.#latest.size) {
-      this.#failures.push({ line: this.#line, position: this.#latest.size, reason: `${this.#frontier.size - this.#latest.size} entries after the last checkpoint are covered by none` });
+      this.#failures.push({
+        line: this.#line,
+        position: this.#latest.size,
+        reason: `${this.#frontier.size - this.#latest.size} entries after the last checkpoint are covered by none`,
+      });
     }
     if (this.#frontier !== null && this.#latest === null && this.#frontier.size > 0) {
       this.#failures.push({ line: this.#line, reason: "no checkpoint covers the entries" });
@@ -135,7 +142,14 @@ export class ExportVerifier {
   #start(line: Record<string, unknown>): void {
     if (this.#frontier !== null) return this.fail("a second `start` line");
     const { logId, size, frontier, checkpoint } = line;
-    if (typeof logId !== "string" || typeof size !== "number" || !Number.isSafeInteger(size) || size < 0 || !Array.isArray(frontier) || !frontier.every(isHashHex)) {
+    if (
+      typeof logId !== "string" ||
+      typeof size !== "number" ||
+      !Number.isSafeInteger(size) ||
+      size < 0 ||
+      !Array.isArray(frontier) ||
+      !frontier.every(isHashHex)
+    ) {
       this.#frontier = MerkleFrontier.empty();
       return this.fail("the `start` line is malformed");
     }
@@ -163,7 +177,10 @@ export class ExportVerifier {
   #entry(line: Record<string, unknown>): void {
     const frontier = this.#frontier!;
     const { position, kind, leaf, record, removed } = line;
-    if (position !== frontier.size) return this.fail(`entry at position ${String(position)} where ${frontier.size} was due: an entry is missing or out of order`, { position: frontier.size });
+    if (position !== frontier.size)
+      return this.fail(`entry at position ${String(position)} where ${frontier.size} was due: an entry is missing or out of order`, {
+        position: frontier.size,
+      });
     if (!isLogEntryKind(kind) || !isHashHex(leaf)) return this.fail("the entry is malformed", { position });
     frontier.append(hashFromHex(leaf));
     this.#entries += 1;
@@ -174,7 +191,9 @@ export class ExportVerifier {
     }
     if (typeof record !== "string") return this.fail("the entry has neither a record nor `removed`", { position });
     if (toHex(entryLeafHash({ kind, record })) !== leaf) {
-      return this.fail(`the ${kind} record at position ${position} is not the one logged there: it was changed, moved or replaced`, { position });
+      return this.fail(`the ${kind} record at position ${position} is not the one logged there: it was changed, moved or replaced`, {
+        position,
+      });
     }
     let parsed: unknown;
     try {
@@ -192,14 +211,20 @@ export class ExportVerifier {
     const frontier = this.#frontier!;
     const verified = verifyCheckpoint(value, this.#keys);
     const size = typeof (value as { size?: unknown })?.size === "number" ? (value as { size: number }).size : undefined;
-    if (!verified.valid || verified.checkpoint === undefined) return this.fail(`checkpoint does not verify: ${verified.errors.join("; ")}`, { ...(size === undefined ? {} : { checkpoint: size }) });
+    if (!verified.valid || verified.checkpoint === undefined)
+      return this.fail(`checkpoint does not verify: ${verified.errors.join("; ")}`, {
+        ...(size === undefined ? {} : { checkpoint: size }),
+      });
     const checkpoint = verified.checkpoint;
     const where = { checkpoint: checkpoint.size };
     this.#checkpoints += 1;
-    if (this.#logId !== null && checkpoint.logId !== this.#logId) return this.fail(`checkpoint of log \`${checkpoint.logId}\`, not \`${this.#logId}\``, where);
+    if (this.#logId !== null && checkpoint.logId !== this.#logId)
+      return this.fail(`checkpoint of log \`${checkpoint.logId}\`, not \`${this.#logId}\``, where);
     if (checkpoint.size !== frontier.size) return this.fail(`checkpoint of size ${checkpoint.size} after ${frontier.size} entries`, where);
-    if (toHex(frontier.root()) !== checkpoint.rootHash) return this.fail(`the entries up to ${checkpoint.size} do not hash to the checkpoint's root: a logged leaf was changed`, where);
-    if (checkpoint.previous !== this.#previous) return this.fail("the checkpoint does not name the previous checkpoint: the chain is broken", where);
+    if (toHex(frontier.root()) !== checkpoint.rootHash)
+      return this.fail(`the entries up to ${checkpoint.size} do not hash to the checkpoint's root: a logged leaf was changed`, where);
+    if (checkpoint.previous !== this.#previous)
+      return this.fail("the checkpoint does not name the previous checkpoint: the chain is broken", where);
     this.#previous = checkpointHash(checkpoint);
     this.#latest = checkpoint;
   }

@@ -15,7 +15,13 @@ import type { SignedCheckpoint } from "./checkpoint.js";
 import type { LogEntryKind } from "./entry.js";
 
 export type ExportLine =
-  | { readonly type: "start"; readonly logId: string; readonly size: number; readonly frontier: readonly string[]; readonly checkpoint: SignedCheckpoint | null }
+  | {
+      readonly type: "start";
+      readonly logId: string;
+      readonly size: number;
+      readonly frontier: readonly string[];
+      readonly checkpoint: SignedCheckpoint | null;
+    }
   | { readonly type: "entry"; readonly position: number; readonly kind: LogEntryKind; readonly leaf: string; readonly record: string }
   | { readonly type: "entry"; readonly position: number; readonly kind: LogEntryKind; readonly leaf: string; readonly removed: true }
   | { readonly type: "checkpoint"; readonly checkpoint: SignedCheckpoint }

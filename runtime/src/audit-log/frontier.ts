@@ -59,7 +59,10 @@ export class MerkleFrontier {
     hashes.forEach((h, i) => {
       if (!isHash(h)) throw new RangeError(`frontier hash ${i} is not a 32-byte hash`);
     });
-    return new MerkleFrontier(size, hashes.map((h) => new Uint8Array(h)));
+    return new MerkleFrontier(
+      size,
+      hashes.map((h) => new Uint8Array(h)),
+    );
   }
 
   /** The number of leaves. */

@@ -159,7 +159,8 @@ export interface PerfectSubtree {
  * @throws RangeError unless `index` and `size` are integers with 0 <= index < size
  */
 export function inclusionProofRanges(index: number, size: number): LeafRange[] {
-  if (!isCount(size) || !isCount(index) || index >= size) throw new RangeError(`leaf index \`${String(index)}\` is not in a tree of ${String(size)} leaves`);
+  if (!isCount(size) || !isCount(index) || index >= size)
+    throw new RangeError(`leaf index \`${String(index)}\` is not in a tree of ${String(size)} leaves`);
   // PATH(m, D[n]) = PATH(m, D[0:k]) : MTH(D[k:n])   when m < k
   //               = PATH(m - k, D[k:n]) : MTH(D[0:k]) otherwise
   // walked from the root down, so the siblings are collected top first and reversed at the end.
@@ -199,7 +200,13 @@ export function inclusionProof(leafHashes: readonly Uint8Array[], index: number)
  * the empty tree), a size or index that is not a non-negative safe integer, a path element or hash that is not 32
  * bytes, a path too long or too short.
  */
-export function verifyInclusion(leafHash: Uint8Array, index: number, size: number, proof: readonly Uint8Array[], root: Uint8Array): boolean {
+export function verifyInclusion(
+  leafHash: Uint8Array,
+  index: number,
+  size: number,
+  proof: readonly Uint8Array[],
+  root: Uint8Array,
+): boolean {
   if (!isHash(leafHash) || !isHash(root) || !Array.isArray(proof) || !proof.every(isHash)) return false;
   if (!isCount(index) || !isCount(size) || index >= size) return false;
   let fn = index;
@@ -232,7 +239,8 @@ export function verifyInclusion(leafHash: Uint8Array, index: number, size: numbe
  */
 export function consistencyProofRanges(oldSize: number, newSize: number): LeafRange[] {
   if (!isCount(newSize)) throw new RangeError(`new size \`${String(newSize)}\` is not a non-negative safe integer`);
-  if (!isCount(oldSize) || oldSize > newSize) throw new RangeError(`old size \`${String(oldSize)}\` is not a size between 0 and the new size ${newSize}`);
+  if (!isCount(oldSize) || oldSize > newSize)
+    throw new RangeError(`old size \`${String(oldSize)}\` is not a size between 0 and the new size ${newSize}`);
   if (oldSize === 0 || oldSize === newSize) return [];
   // SUBPROOF(m, D[m], true) = {}; SUBPROOF(m, D[m], false) = {MTH(D[m])}
   // SUBPROOF(m, D[n], b) = SUBPROOF(m, D[0:k], b) : MTH(D[k:n])          when m <= k
@@ -284,7 +292,8 @@ export function consistencyProof(leafHashes: readonly Uint8Array[], oldSize: num
  */
 export function perfectSubtrees(range: LeafRange): PerfectSubtree[] {
   const { start, end } = range;
-  if (!isCount(start) || !isCount(end) || end <= start) throw new RangeError(`leaf range [${String(start)}, ${String(end)}) is empty or not of leaf indices`);
+  if (!isCount(start) || !isCount(end) || end <= start)
+    throw new RangeError(`leaf range [${String(start)}, ${String(end)}) is empty or not of leaf indices`);
   const subtrees: PerfectSubtree[] = [];
   let at = start;
   let width = 1;
@@ -293,7 +302,8 @@ export function perfectSubtrees(range: LeafRange): PerfectSubtree[] {
     width *= 2;
     height += 1;
   }
-  if (start % width !== 0) throw new RangeError(`leaf range [${start}, ${end}) does not start at a multiple of ${width}: it is no subtree of a log`);
+  if (start % width !== 0)
+    throw new RangeError(`leaf range [${start}, ${end}) does not start at a multiple of ${width}: it is no subtree of a log`);
   for (; width >= 1; width /= 2, height -= 1) {
     if (end - at >= width) {
       subtrees.push({ height, index: at / width });
@@ -324,7 +334,13 @@ export function rootOfSubtrees(roots: readonly Uint8Array[]): Uint8Array {
  * every tree exactly when the proof is empty and `oldRoot` is {@link EMPTY_ROOT}. False (never an exception) for
  * anything malformed, and when oldSize > newSize.
  */
-export function verifyConsistency(oldSize: number, newSize: number, oldRoot: Uint8Array, newRoot: Uint8Array, proof: readonly Uint8Array[]): boolean {
+export function verifyConsistency(
+  oldSize: number,
+  newSize: number,
+  oldRoot: Uint8Array,
+  newRoot: Uint8Array,
+  proof: readonly Uint8Array[],
+): boolean {
   if (!isHash(oldRoot) || !isHash(newRoot) || !Array.isArray(proof) || !proof.every(isHash)) return false;
   if (!isCount(oldSize) || !isCount(newSize) || oldSize > newSize) return false;
   if (oldSize === newSize) return proof.length === 0 && hashEquals(oldRoot, newRoot);

@@ -56,7 +56,11 @@ const CONSISTENCY_MEMBERS = ["logId", "from", "to", "proof"] as const;
  * `leafHash(leaf)`; for a log entry, the hash of its leaf input, and the entry's `position` must be `leafIndex`.
  * @throws KeyError when a pinned key is unusable (a configuration error)
  */
-export function verifyInclusionProof(value: unknown, keys: readonly PublicKey[] | TrustRoot, leaf?: Uint8Array | LogEntry): ProofVerification {
+export function verifyInclusionProof(
+  value: unknown,
+  keys: readonly PublicKey[] | TrustRoot,
+  leaf?: Uint8Array | LogEntry,
+): ProofVerification {
   const what = "inclusion proof";
   const errors = memberErrors(value, INCLUSION_MEMBERS, what);
   if (errors.length > 0) return { valid: false, errors };
@@ -77,7 +81,9 @@ export function verifyInclusionProof(value: unknown, keys: readonly PublicKey[] 
   if (proof.treeSize === checkpoint.size) {
     const path = proof.auditPath.map(hashFromHex);
     if (!verifyInclusion(hashFromHex(proof.leafHash), proof.leafIndex, proof.treeSize, path, hashFromHex(checkpoint.rootHash))) {
-      errors.push(`${what} audit path does not lead from leaf ${proof.leafIndex} to the checkpoint's root \`${checkpoint.rootHash}\` at size ${checkpoint.size}`);
+      errors.push(
+        `${what} audit path does not lead from leaf ${proof.leafIndex} to the checkpoint's root \`${checkpoint.rootHash}\` at size ${checkpoint.size}`,
+      );
     }
   }
   return { valid: errors.length === 0, errors };
@@ -101,13 +107,18 @@ export function verifyConsistencyProof(value: unknown, keys: readonly PublicKey[
   const to = checkedCheckpoint(p.to, keys, "to", errors);
   if (errors.length > 0 || from === undefined || to === undefined) return { valid: false, errors };
   const proof = value as ConsistencyProofJson;
-  for (const [name, c] of [["from", from], ["to", to]] as const) {
+  for (const [name, c] of [
+    ["from", from],
+    ["to", to],
+  ] as const) {
     if (c.logId !== proof.logId) errors.push(`${what} is of log \`${proof.logId}\`, its \`${name}\` checkpoint of log \`${c.logId}\``);
   }
   if (from.size > to.size) {
     errors.push(`${what} goes from size ${from.size} to the smaller size ${to.size}`);
   } else if (!verifyConsistency(from.size, to.size, hashFromHex(from.rootHash), hashFromHex(to.rootHash), proof.proof.map(hashFromHex))) {
-    errors.push(`${what} does not show the tree of size ${from.size} (root \`${from.rootHash}\`) to be a prefix of the tree of size ${to.size} (root \`${to.rootHash}\`)`);
+    errors.push(
+      `${what} does not show the tree of size ${from.size} (root \`${from.rootHash}\`) to be a prefix of the tree of size ${to.size} (root \`${to.rootHash}\`)`,
+    );
   }
   return { valid: errors.length === 0, errors };
 }
@@ -137,7 +148,12 @@ function checkHashList(value: unknown, what: string, errors: string[]): void {
 }
 
 /** The verified checkpoint, or undefined with its errors (prefixed by `name`) added to `errors`. */
-function checkedCheckpoint(value: unknown, keys: readonly PublicKey[] | TrustRoot, name: string, errors: string[]): SignedCheckpoint | undefined {
+function checkedCheckpoint(
+  value: unknown,
+  keys: readonly PublicKey[] | TrustRoot,
+  name: string,
+  errors: string[],
+): SignedCheckpoint | undefined {
   const verified = verifyCheckpoint(value, keys);
   for (const e of verified.errors) errors.push(`${name}: ${e}`);
   return verified.checkpoint;
@@ -154,9 +170,11 @@ function leafErrors(leaf: Uint8Array | LogEntry, proof: InclusionProofJson): str
     } catch (error) {
       return [`the given entry is not a log entry: ${error instanceof Error ? error.message : String(error)}`];
     }
-    if (leaf.position !== proof.leafIndex) errors.push(`the given entry's position ${leaf.position} is not the proof's leafIndex ${proof.leafIndex}`);
+    if (leaf.position !== proof.leafIndex)
+      errors.push(`the given entry's position ${leaf.position} is not the proof's leafIndex ${proof.leafIndex}`);
   }
   const expected = toHex(leafHash(input));
-  if (expected !== proof.leafHash) errors.push(`inclusion proof leafHash \`${proof.leafHash}\` is not the hash \`${expected}\` of the given leaf`);
+  if (expected !== proof.leafHash)
+    errors.push(`inclusion proof leafHash \`${proof.leafHash}\` is not the hash \`${expected}\` of the given leaf`);
   return errors;
 }

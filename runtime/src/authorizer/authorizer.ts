@@ -73,7 +73,11 @@ export interface Simulation {
 export const SIMULATION_EXECUTION_ID = "simulation";
 
 /** `{explanation}` when asked for, else nothing, so the spec's answer is unchanged by default. */
-function explanationOf(bundle: LoadedBundle, signals: Readonly<Record<string, unknown>>, options: DryRunOptions): { explanation?: Explanation } {
+function explanationOf(
+  bundle: LoadedBundle,
+  signals: Readonly<Record<string, unknown>>,
+  options: DryRunOptions,
+): { explanation?: Explanation } {
   return options.explain === true ? { explanation: explain(bundle.ir, signals).explanation } : {};
 }
 
@@ -139,11 +143,21 @@ export class Authorizer {
   /** Legacy `POST /execute`: the variant 2 attestation. @throws AuthorizationError */
   execute(request: EvaluateRequest, report?: DecisionReport): Promise<Evaluated<AttestationV2>> {
     // The variant 2 path signs and self-verifies synchronously (legacy, rate-limited to 100 a minute).
-    return this.#execute(request, "execute", async (d, signer, runtime) => ({ attestation: createLegacyAttestation(d, signer, runtime), verified: VERIFIED }), report);
+    return this.#execute(
+      request,
+      "execute",
+      async (d, signer, runtime) => ({ attestation: createLegacyAttestation(d, signer, runtime), verified: VERIFIED }),
+      report,
+    );
   }
 
   /** `POST /evaluate` variant 2: the decision without attestation, replay write or any other side effect. */
-  async dryRun(policyId: string, policyVersion: string, signals: Readonly<Record<string, unknown>>, options: DryRunOptions = {}): Promise<DryRun> {
+  async dryRun(
+    policyId: string,
+    policyVersion: string,
+    signals: Readonly<Record<string, unknown>>,
+    options: DryRunOptions = {},
+  ): Promise<DryRun> {
     const { bundle, decided } = await this.#decide(policyId, policyVersion, signals, "signals", options.report);
     return {
       wouldDecide: VERDICT_STATUS[decided.verdict].status,
@@ -155,7 +169,12 @@ export class Authorizer {
   }
 
   /** `POST /simulate`. */
-  async simulate(policyId: string, policyVersion: string, signals: Readonly<Record<string, unknown>>, options: DryRunOptions = {}): Promise<Simulation> {
+  async simulate(
+    policyId: string,
+    policyVersion: string,
+    signals: Readonly<Record<string, unknown>>,
+    options: DryRunOptions = {},
+  ): Promise<Simulation> {
     const { bundle, decided } = await this.#decide(policyId, policyVersion, signals, "signals", options.report);
     const record = this.#record(SIMULATION_EXECUTION_ID, bundle, signals, decided);
     return {
@@ -164,12 +183,22 @@ export class Authorizer {
       signalsValidated: true,
       policyLoaded: true,
       wouldSign: this.options.signer !== null && this.options.store !== null,
-      attestationPreview: attestationBody(record, this.options.signer?.trustRoot.version ?? "", this.options.signer?.key.keyId ?? "", this.runtime?.manifestHash ?? ""),
+      attestationPreview: attestationBody(
+        record,
+        this.options.signer?.trustRoot.version ?? "",
+        this.options.signer?.key.keyId ?? "",
+        this.runtime?.manifestHash ?? "",
+      ),
       ...explanationOf(bundle, signals, options),
     };
   }
 
-  #record(executionId: string, bundle: LoadedBundle, signals: Readonly<Record<string, unknown>>, decided: { verdict: Verdict; reason: string }): DecisionRecord {
+  #record(
+    executionId: string,
+    bundle: LoadedBundle,
+    signals: Readonly<Record<string, unknown>>,
+    decided: { verdict: Verdict; reason: string },
+  ): DecisionRecord {
     return {
       executionId,
       bundle: bundle.manifest,
@@ -192,7 +221,13 @@ export class Authorizer {
     const { store, signer } = this.options;
     if (!store) throw new AuthorizationError("INV-REPLAY-001", "no replay store is configured: execution fails closed");
     if (!signer || !this.runtime) throw new AuthorizationError("RUNTIME_NOT_CONFIGURED", "no signing key is configured");
-    if (report) report.decided = { policyId: bundle.manifest.policyId, policyVersion: bundle.manifest.version, verdict: decided.verdict, ruleId: decided.ruleId };
+    if (report)
+      report.decided = {
+        policyId: bundle.manifest.policyId,
+        policyVersion: bundle.manifest.version,
+        verdict: decided.verdict,
+        ruleId: decided.ruleId,
+      };
 
     // Signed first, stored after: the outcome is known, so reserving and confirming is one atomic write (one flush).
     // An attestation whose executionId turns out to be consumed already is discarded: it never leaves.
@@ -229,7 +264,10 @@ export class Authorizer {
     // INVARIANT (no unverified signature leaves): self-verification (spec 2.2) runs while the replay write commits
     // and fsyncs, and the attestation is returned only once both have finished. Should it fail (the key's halves
     // disagree), the executionId stays consumed with the failure answered: fail closed, never an unverified answer.
-    const [consumed, verified] = await Promise.allSettled([timedPhase(report, "write", writing, consuming), timedPhase(report, "verify", writing, signed.verified)]);
+    const [consumed, verified] = await Promise.allSettled([
+      timedPhase(report, "write", writing, consuming),
+      timedPhase(report, "verify", writing, signed.verified),
+    ]);
     if (verified.status === "rejected") throw evaluationFailed(verified.reason);
     if (consumed.status === "rejected") throw consumed.reason;
     if (!consumed.value.ok) throw new AuthorizationError("INV-013", `execution \`${request.executionId}\` was already consumed`);
@@ -261,7 +299,8 @@ export class Authorizer {
     }
     const decision = bundle.policy.evaluate(signals);
     endPhase(report, "evaluate", evaluating);
-    if (!decision.decided) throw new AuthorizationError("SYS-006", `no rule of ${policyId}@${policyVersion} decided and it has no catch-all`);
+    if (!decision.decided)
+      throw new AuthorizationError("SYS-006", `no rule of ${policyId}@${policyVersion} decided and it has no catch-all`);
     return { bundle, decided: decision };
   }
 

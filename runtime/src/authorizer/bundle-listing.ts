@@ -25,10 +25,12 @@ export async function listBundleVersions(root: string): Promise<BundleLocation[]
       const at = name.lastIndexOf("@");
       const policyId = name.slice(0, at);
       const version = name.slice(at + 1);
-      if (at > 0 && POLICY_ID_PATTERN.test(policyId) && semver.valid(version) === version) locations.push({ policyId, version, kind: "archive" });
+      if (at > 0 && POLICY_ID_PATTERN.test(policyId) && semver.valid(version) === version)
+        locations.push({ policyId, version, kind: "archive" });
     } else if (entry.isDirectory() && POLICY_ID_PATTERN.test(entry.name)) {
       for (const version of await list(join(root, entry.name))) {
-        if (version.isDirectory() && semver.valid(version.name) === version.name) locations.push({ policyId: entry.name, version: version.name, kind: "directory" });
+        if (version.isDirectory() && semver.valid(version.name) === version.name)
+          locations.push({ policyId: entry.name, version: version.name, kind: "directory" });
       }
     }
   }

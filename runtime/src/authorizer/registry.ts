@@ -121,7 +121,8 @@ export class PolicyRegistry {
     options: RegistryOptions = {},
   ) {
     const timeoutMs = options.loadTimeoutMs ?? DEFAULT_BUNDLE_LOAD_TIMEOUT_MS;
-    if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new RangeError(`loadTimeoutMs must be a positive integer, not \`${String(timeoutMs)}\``);
+    if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1)
+      throw new RangeError(`loadTimeoutMs must be a positive integer, not \`${String(timeoutMs)}\``);
     this.#timeoutMs = timeoutMs;
     this.#trust = trust;
     this.#pinStore = options.pins ?? new MemoryBundlePins();
@@ -243,7 +244,11 @@ export class PolicyRegistry {
 
   /** The aliases served now (`policyId@alias` to version). */
   aliases(): BundleAlias[] {
-    return [...(this.#aliases ?? [])].map(([alias, version]) => ({ policyId: alias.slice(0, alias.lastIndexOf("@")), alias: alias.slice(alias.lastIndexOf("@") + 1), version }));
+    return [...(this.#aliases ?? [])].map(([alias, version]) => ({
+      policyId: alias.slice(0, alias.lastIndexOf("@")),
+      alias: alias.slice(alias.lastIndexOf("@") + 1),
+      version,
+    }));
   }
 
   /** The latest refused version conflicts, oldest first. */
@@ -270,13 +275,23 @@ export class PolicyRegistry {
    * its graceful shutdown does not wait on a bundle read already stuck, while a request still arriving is served.
    */
   abandonLoads(): void {
-    for (const [load, dir] of this.#loads) load.abort(new BundleError("BUNDLE_INVALID", "the service is shutting down: the bundle load under way was abandoned", dir));
+    for (const [load, dir] of this.#loads)
+      load.abort(new BundleError("BUNDLE_INVALID", "the service is shutting down: the bundle load under way was abandoned", dir));
   }
 
   #fromSet(policyId: string, ref: string): Promise<LoadedBundle> {
     const version = this.#aliases?.get(keyOf(policyId, ref)) ?? ref;
     const known = this.#bundles.get(keyOf(policyId, version));
-    return known ?? Promise.reject(new BundleError("BUNDLE_NOT_FOUND", `no bundle for policy \`${policyId}\` version \`${ref}\` in the installed set`, keyOf(policyId, ref)));
+    return (
+      known ??
+      Promise.reject(
+        new BundleError(
+          "BUNDLE_NOT_FOUND",
+          `no bundle for policy \`${policyId}\` version \`${ref}\` in the installed set`,
+          keyOf(policyId, ref),
+        ),
+      )
+    );
   }
 
   /** Pins `bundle` and serves it, or throws its conflict (INVARIANT (a version is immutable)). */
@@ -359,10 +374,14 @@ export class PolicyRegistry {
   }
 
   #loadFrom(at: BundleLocation, trust: BundleTrust): Promise<LoadedBundle> {
-    if (at.kind === "directory") return this.#withinTimeout(join(this.root, at.policyId, at.version), (signal) => loadBundle(this.root, at.policyId, at.version, trust, { signal }));
+    if (at.kind === "directory")
+      return this.#withinTimeout(join(this.root, at.policyId, at.version), (signal) =>
+        loadBundle(this.root, at.policyId, at.version, trust, { signal }),
+      );
     return this.#withinTimeout(join(this.root, archiveFileName(at.policyId, at.version)), async (signal) => {
       const archive = await this.#loadArchive(at, trust, signal);
-      if (archive === null) throw new BundleError("BUNDLE_NOT_FOUND", `no archive \`${archiveFileName(at.policyId, at.version)}\``, this.root);
+      if (archive === null)
+        throw new BundleError("BUNDLE_NOT_FOUND", `no archive \`${archiveFileName(at.policyId, at.version)}\``, this.root);
       return archive;
     });
   }

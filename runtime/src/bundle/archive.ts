@@ -68,7 +68,8 @@ export function packBundleArchive(files: ReadonlyMap<string, Uint8Array>): Uint8
   if (typeof manifest !== "object" || manifest === null || !isBundleRef(manifest.policyId, manifest.version)) {
     return bad(`\`${MANIFEST_FILE}\` names no valid policy id and version`);
   }
-  if (typeof manifest.bundle_hash !== "string" || !SHA256_HEX_PATTERN.test(manifest.bundle_hash)) return bad(`\`${MANIFEST_FILE}\` has no valid \`bundle_hash\``);
+  if (typeof manifest.bundle_hash !== "string" || !SHA256_HEX_PATTERN.test(manifest.bundle_hash))
+    return bad(`\`${MANIFEST_FILE}\` has no valid \`bundle_hash\``);
   for (const name of Object.keys(isJsonObject(manifest.files) ? manifest.files : {})) {
     if (!files.has(name)) bad(`file \`${shown(name)}\` listed in the manifest is missing`);
   }
@@ -88,7 +89,8 @@ export function packBundleArchive(files: ReadonlyMap<string, Uint8Array>): Uint8
     bundle_hash: manifest.bundle_hash,
     files: texts,
   });
-  if (archive.length > MAX_ARCHIVE_BYTES) bad(`archive would have ${archive.length} bytes; an archive may have at most ${MAX_ARCHIVE_BYTES}`);
+  if (archive.length > MAX_ARCHIVE_BYTES)
+    bad(`archive would have ${archive.length} bytes; an archive may have at most ${MAX_ARCHIVE_BYTES}`);
   return archive;
 }
 
@@ -125,9 +127,11 @@ export function readBundleArchive(bytes: Uint8Array, origin: string): BundleArch
     if (!Object.hasOwn(value, key)) bad(`lacks \`${key}\``);
   }
   const { archiveVersion, policyId, version, bundle_hash: bundleHash, files } = value;
-  if (archiveVersion !== ARCHIVE_VERSION) bad(`has archiveVersion \`${shownValue(archiveVersion)}\`; this runtime reads ${ARCHIVE_VERSION}`);
+  if (archiveVersion !== ARCHIVE_VERSION)
+    bad(`has archiveVersion \`${shownValue(archiveVersion)}\`; this runtime reads ${ARCHIVE_VERSION}`);
   if (!isBundleRef(policyId, version)) bad("names no valid policy id and version");
-  if (typeof bundleHash !== "string" || !SHA256_HEX_PATTERN.test(bundleHash)) bad("has a `bundle_hash` that is not 64 lowercase hex digits");
+  if (typeof bundleHash !== "string" || !SHA256_HEX_PATTERN.test(bundleHash))
+    bad("has a `bundle_hash` that is not 64 lowercase hex digits");
   if (!isJsonObject(files)) return bad("has `files` that is not an object");
   const contents = new Map<string, Uint8Array>();
   for (const [name, content] of Object.entries(files)) {
@@ -145,13 +149,26 @@ export function readBundleArchive(bytes: Uint8Array, origin: string): BundleArch
  * `bundle_hash`, e.g. a source index entry, that exact content). `LoadedBundle.dir` is `origin`.
  * @throws BundleError
  */
-export async function loadBundleArchive(bytes: Uint8Array, origin: string, trust: BundleTrust, expect?: BundleExpectation): Promise<LoadedBundle> {
+export async function loadBundleArchive(
+  bytes: Uint8Array,
+  origin: string,
+  trust: BundleTrust,
+  expect?: BundleExpectation,
+): Promise<LoadedBundle> {
   const archive = readBundleArchive(bytes, origin);
   if (expect && (expect.policyId !== archive.policyId || expect.version !== archive.version)) {
-    throw new BundleError("BUNDLE_INVALID", `archive holds \`${archive.policyId}@${archive.version}\`, expected \`${expect.policyId}@${expect.version}\``, origin);
+    throw new BundleError(
+      "BUNDLE_INVALID",
+      `archive holds \`${archive.policyId}@${archive.version}\`, expected \`${expect.policyId}@${expect.version}\``,
+      origin,
+    );
   }
   if (expect?.bundle_hash !== undefined && expect.bundle_hash !== archive.bundleHash) {
-    throw new BundleError("BUNDLE_TAMPERED", `archive has \`bundle_hash\` \`${archive.bundleHash}\`, expected \`${expect.bundle_hash}\``, origin);
+    throw new BundleError(
+      "BUNDLE_TAMPERED",
+      `archive has \`bundle_hash\` \`${archive.bundleHash}\`, expected \`${expect.bundle_hash}\``,
+      origin,
+    );
   }
   const { policyId, version, bundleHash } = archive;
   return verifyBundleFiles(archive.files, { origin, container: "archive" }, { policyId, version, bundle_hash: bundleHash }, trust);

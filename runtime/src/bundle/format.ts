@@ -77,7 +77,10 @@ export function computeBundleHash(manifest: Omit<BundleManifest, "bundle_hash">)
   return sha256Hex(canonicalJson(rest));
 }
 
-export function buildManifest(fields: Omit<BundleManifest, "bundle_hash" | "manifestVersion" | "files" | "schemaVersion">, files: ReadonlyMap<string, Uint8Array>): BundleManifest {
+export function buildManifest(
+  fields: Omit<BundleManifest, "bundle_hash" | "manifestVersion" | "files" | "schemaVersion">,
+  files: ReadonlyMap<string, Uint8Array>,
+): BundleManifest {
   const hashes: Record<string, string> = {};
   for (const [name, bytes] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) hashes[name] = sha256Hex(bytes);
   const body = { manifestVersion: MANIFEST_VERSION, ...fields, schemaVersion: SCHEMA_VERSION, files: hashes } as const;

@@ -21,7 +21,13 @@ const DIRECTORY_FILES = [...Object.values(BUNDLE_FILES), SIGNATURE_FILE];
  * Every file is read with `readBundleFile`: a FIFO, a device or an oversized file in a bundle is refused, never
  * waited on. A file that cannot be read is a BundleError too (BUNDLE_INVALID, naming the file), never a raw fs error.
  */
-export async function loadBundle(root: string, policyId: string, version: string, trust: BundleTrust = {}, options: LoadOptions = {}): Promise<LoadedBundle> {
+export async function loadBundle(
+  root: string,
+  policyId: string,
+  version: string,
+  trust: BundleTrust = {},
+  options: LoadOptions = {},
+): Promise<LoadedBundle> {
   const { signal } = options;
   // Path safety first: the id and version become directory names.
   if (!isBundleRef(policyId, version)) {

@@ -38,7 +38,11 @@ export async function readBundleFile(dir: string, name: string, signal?: AbortSi
     const stat = await handle.stat();
     if (!stat.isFile()) throw new BundleError("BUNDLE_INVALID", `\`${name}\` is not a regular file (${kindOf(stat)})`, dir);
     if (stat.size > MAX_BUNDLE_FILE_BYTES) {
-      throw new BundleError("BUNDLE_INVALID", `\`${name}\` has ${stat.size} bytes; a bundle file may have at most ${MAX_BUNDLE_FILE_BYTES}`, dir);
+      throw new BundleError(
+        "BUNDLE_INVALID",
+        `\`${name}\` has ${stat.size} bytes; a bundle file may have at most ${MAX_BUNDLE_FILE_BYTES}`,
+        dir,
+      );
     }
     return await readAll(handle, stat.size, dir, name, signal);
   } finally {
@@ -70,11 +74,20 @@ async function readAll(handle: FileHandle, size: number, dir: string, name: stri
 function unreadable(dir: string, name: string, e: unknown): BundleError {
   if (e instanceof BundleError) return e;
   // The errno code only: node's message names the full path, which is the server's business, not a client's.
-  const code = typeof e === "object" && e !== null && typeof (e as { code?: unknown }).code === "string" ? (e as { code: string }).code : "unknown error";
+  const code =
+    typeof e === "object" && e !== null && typeof (e as { code?: unknown }).code === "string"
+      ? (e as { code: string }).code
+      : "unknown error";
   return new BundleError("BUNDLE_INVALID", `\`${name}\` cannot be read (${code})`, dir);
 }
 
-function kindOf(stat: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+function kindOf(stat: {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}): string {
   if (stat.isDirectory()) return "a directory";
   if (stat.isFIFO()) return "a FIFO";
   if (stat.isSocket()) return "a socket";

@@ -83,9 +83,14 @@ const ENVELOPE_MEMBERS = ["index", "signature"] as const;
  */
 export function signSourceIndex(index: SourceIndex, key: SigningKey): Uint8Array {
   const body = checkSourceIndex(index, INDEX_FILE);
-  const signature = { payloadType: PAYLOAD_TYPES.bundleIndex, keyId: key.keyId, signature: signObject(PAYLOAD_TYPES.bundleIndex, body, key) };
+  const signature = {
+    payloadType: PAYLOAD_TYPES.bundleIndex,
+    keyId: key.keyId,
+    signature: signObject(PAYLOAD_TYPES.bundleIndex, body, key),
+  };
   const bytes = canonicalBytes({ index: body, signature });
-  if (bytes.length > MAX_INDEX_BYTES) refuse("INDEX_INVALID", `index would have ${bytes.length} bytes; an index may have at most ${MAX_INDEX_BYTES}`, INDEX_FILE);
+  if (bytes.length > MAX_INDEX_BYTES)
+    refuse("INDEX_INVALID", `index would have ${bytes.length} bytes; an index may have at most ${MAX_INDEX_BYTES}`, INDEX_FILE);
   return bytes;
 }
 
@@ -122,7 +127,11 @@ export function readSourceIndex(
   const signature = members(envelope["signature"], SIGNATURE_MEMBERS, [], "`signature`", origin);
   if (SIGNATURE_MEMBERS.some((m) => typeof signature[m] !== "string")) invalid("has a `signature` whose members are not all strings");
   if (signature["payloadType"] !== PAYLOAD_TYPES.bundleIndex) {
-    refuse("INDEX_SIGNATURE_INVALID", `index is signed as \`${shownValue(signature["payloadType"])}\`, not as a bundle index (\`${PAYLOAD_TYPES.bundleIndex}\`)`, origin);
+    refuse(
+      "INDEX_SIGNATURE_INVALID",
+      `index is signed as \`${shownValue(signature["payloadType"])}\`, not as a bundle index (\`${PAYLOAD_TYPES.bundleIndex}\`)`,
+      origin,
+    );
   }
   if (!isJsonObject(envelope["index"])) return invalid("has `index` that is not an object");
   if (trustedKeys.length === 0) refuse("INDEX_SIGNATURE_INVALID", "index cannot be verified: no trusted bundle key is configured", origin);
@@ -144,25 +153,34 @@ function checkSourceIndex(value: unknown, origin: string): SourceIndex {
   const index = members(value, INDEX_MEMBERS, ["expiresAt"], "`index`", origin);
   const { indexVersion, serial, issuedAt, expiresAt } = index;
   if (indexVersion !== INDEX_VERSION) invalid(`has indexVersion \`${shownValue(indexVersion)}\`; this runtime reads ${INDEX_VERSION}`);
-  if (typeof serial !== "number" || !Number.isSafeInteger(serial) || serial < 1) invalid(`has serial \`${shownValue(serial)}\`; a serial is a positive safe integer`);
+  if (typeof serial !== "number" || !Number.isSafeInteger(serial) || serial < 1)
+    invalid(`has serial \`${shownValue(serial)}\`; a serial is a positive safe integer`);
   if ((serial as number) > MAX_SERIAL) {
-    invalid(`has serial ${String(serial)}; a serial is at most ${MAX_SERIAL} (2^53 − 2^32), so that a later index can still have a higher one`);
+    invalid(
+      `has serial ${String(serial)}; a serial is at most ${MAX_SERIAL} (2^53 − 2^32), so that a later index can still have a higher one`,
+    );
   }
-  if (typeof issuedAt !== "string" || !isTimestamp(issuedAt)) invalid(`has issuedAt \`${shownValue(issuedAt)}\`, not an RFC 3339 date-time`);
+  if (typeof issuedAt !== "string" || !isTimestamp(issuedAt))
+    invalid(`has issuedAt \`${shownValue(issuedAt)}\`, not an RFC 3339 date-time`);
   if (expiresAt !== undefined) {
-    if (typeof expiresAt !== "string" || !isTimestamp(expiresAt)) invalid(`has expiresAt \`${shownValue(expiresAt)}\`, not an RFC 3339 date-time`);
-    if (Date.parse(expiresAt as string) <= Date.parse(issuedAt as string)) invalid(`expires (\`${shownValue(expiresAt)}\`) before it is issued (\`${shownValue(issuedAt)}\`)`);
+    if (typeof expiresAt !== "string" || !isTimestamp(expiresAt))
+      invalid(`has expiresAt \`${shownValue(expiresAt)}\`, not an RFC 3339 date-time`);
+    if (Date.parse(expiresAt as string) <= Date.parse(issuedAt as string))
+      invalid(`expires (\`${shownValue(expiresAt)}\`) before it is issued (\`${shownValue(issuedAt)}\`)`);
   }
-  if (!Array.isArray(index["bundles"]) || !Array.isArray(index["aliases"])) return invalid("has `bundles` or `aliases` that is not an array");
+  if (!Array.isArray(index["bundles"]) || !Array.isArray(index["aliases"]))
+    return invalid("has `bundles` or `aliases` that is not an array");
 
   const bundles: SourceIndexEntry[] = [];
   const listed = new Set<string>();
   for (const raw of index["bundles"] as unknown[]) {
     const entry = members(raw, ENTRY_MEMBERS, [], "bundle entry", origin);
     const { policyId, version, bundle_hash } = entry;
-    if (!isBundleRef(policyId, version)) invalid(`lists policy \`${shownValue(policyId)}\` version \`${shownValue(version)}\`, not a valid policy id and version`);
+    if (!isBundleRef(policyId, version))
+      invalid(`lists policy \`${shownValue(policyId)}\` version \`${shownValue(version)}\`, not a valid policy id and version`);
     const ref = `${policyId as string}@${version as string}`;
-    if (typeof bundle_hash !== "string" || !SHA256_HEX_PATTERN.test(bundle_hash)) invalid(`lists \`${shown(ref)}\` with a \`bundle_hash\` that is not 64 lowercase hex digits`);
+    if (typeof bundle_hash !== "string" || !SHA256_HEX_PATTERN.test(bundle_hash))
+      invalid(`lists \`${shown(ref)}\` with a \`bundle_hash\` that is not 64 lowercase hex digits`);
     if (listed.has(ref)) invalid(`lists \`${shown(ref)}\` twice`);
     listed.add(ref);
     bundles.push({ policyId: policyId as string, version: version as string, bundle_hash: bundle_hash as string });
@@ -173,12 +191,15 @@ function checkSourceIndex(value: unknown, origin: string): SourceIndex {
   for (const raw of index["aliases"] as unknown[]) {
     const entry = members(raw, ALIAS_MEMBERS, [], "alias entry", origin);
     const { policyId, alias, version } = entry;
-    if (typeof policyId !== "string" || !POLICY_ID_PATTERN.test(policyId)) invalid(`has an alias for \`${shownValue(policyId)}\`, not a valid policy id`);
-    if (typeof alias !== "string" || !ALIAS_PATTERN.test(alias)) invalid(`has alias \`${shownValue(alias)}\`; an alias is a lowercase letter, then up to 62 lowercase letters, digits or \`-\``);
+    if (typeof policyId !== "string" || !POLICY_ID_PATTERN.test(policyId))
+      invalid(`has an alias for \`${shownValue(policyId)}\`, not a valid policy id`);
+    if (typeof alias !== "string" || !ALIAS_PATTERN.test(alias))
+      invalid(`has alias \`${shownValue(alias)}\`; an alias is a lowercase letter, then up to 62 lowercase letters, digits or \`-\``);
     const name = `${policyId as string}@${alias as string}`;
     if (named.has(name)) invalid(`has alias \`${shown(name)}\` twice`);
     named.add(name);
-    if (typeof version !== "string" || !listed.has(`${policyId as string}@${version}`)) invalid(`has alias \`${shown(name)}\` for version \`${shownValue(version)}\`, which it does not list`);
+    if (typeof version !== "string" || !listed.has(`${policyId as string}@${version}`))
+      invalid(`has alias \`${shown(name)}\` for version \`${shownValue(version)}\`, which it does not list`);
     aliases.push({ policyId: policyId as string, alias: alias as string, version: version as string });
   }
   return {
@@ -195,7 +216,13 @@ function checkSourceIndex(value: unknown, origin: string): SourceIndex {
  * `value` as an object with exactly the members `known` (those in `optional` may be absent).
  * @throws BundleError (INDEX_INVALID) naming `what`
  */
-function members(value: unknown, known: readonly string[], optional: readonly string[], what: string, origin: string): Record<string, unknown> {
+function members(
+  value: unknown,
+  known: readonly string[],
+  optional: readonly string[],
+  what: string,
+  origin: string,
+): Record<string, unknown> {
   if (!isJsonObject(value)) return refuse("INDEX_INVALID", `index: ${what} is not a JSON object`, origin);
   for (const key of Object.keys(value)) {
     if (!known.includes(key)) refuse("INDEX_INVALID", `index: ${what} has unknown member \`${shown(key)}\``, origin);

@@ -7,7 +7,15 @@ import { createSignalValidator, type SignalValidator } from "../signals/validate
 import type { PublicKey } from "../signing/keys.js";
 import { PAYLOAD_TYPES } from "../signing/payload-types.js";
 import { verifyObject } from "../signing/sign.js";
-import { BUNDLE_FILES, MANIFEST_FILE, MANIFEST_VERSION, SIGNATURE_FILE, computeBundleHash, type BundleManifest, type BundleSignature } from "./format.js";
+import {
+  BUNDLE_FILES,
+  MANIFEST_FILE,
+  MANIFEST_VERSION,
+  SIGNATURE_FILE,
+  computeBundleHash,
+  type BundleManifest,
+  type BundleSignature,
+} from "./format.js";
 import { isJsonObject } from "./json-object.js";
 import { shown, shownValue } from "./shown.js";
 
@@ -54,10 +62,16 @@ export interface BundleOrigin {
  * (`loadBundleArchive`) are both read into a file map and proven by this function alone, so what loads from one
  * loads from the other and no check exists in one path only.
  */
-export function verifyBundleFiles(files: ReadonlyMap<string, Uint8Array>, from: BundleOrigin, expect: BundleExpectation, trust: BundleTrust): LoadedBundle {
+export function verifyBundleFiles(
+  files: ReadonlyMap<string, Uint8Array>,
+  from: BundleOrigin,
+  expect: BundleExpectation,
+  trust: BundleTrust,
+): LoadedBundle {
   const { origin } = from;
   const manifestBytes = files.get(MANIFEST_FILE);
-  if (manifestBytes === undefined) throw new BundleError("BUNDLE_NOT_FOUND", `no bundle at \`${origin}\` (missing \`${MANIFEST_FILE}\`)`, origin);
+  if (manifestBytes === undefined)
+    throw new BundleError("BUNDLE_NOT_FOUND", `no bundle at \`${origin}\` (missing \`${MANIFEST_FILE}\`)`, origin);
   const manifest = checkManifest(parseBundleJson(origin, MANIFEST_FILE, manifestBytes), from, expect);
 
   const contents = new Map<string, Uint8Array>();
@@ -97,7 +111,8 @@ function checkSignature(origin: string, manifest: BundleManifest, raw: Uint8Arra
     return null;
   }
   if (keys.length === 0) {
-    if (trust.requireSignature) throw new BundleError("BUNDLE_SIGNATURE_INVALID", "signatures are required but no trusted bundle key is configured", origin);
+    if (trust.requireSignature)
+      throw new BundleError("BUNDLE_SIGNATURE_INVALID", "signatures are required but no trusted bundle key is configured", origin);
     return null;
   }
   const sig = parseBundleJson(origin, SIGNATURE_FILE, raw) as Partial<BundleSignature>;
@@ -115,8 +130,10 @@ function checkManifest(value: unknown, from: BundleOrigin, expect: BundleExpecta
   };
   if (!isJsonObject(value)) return bad("is not a JSON object");
   const m = value as Partial<BundleManifest>;
-  if (m.manifestVersion !== MANIFEST_VERSION) return bad(`has manifestVersion \`${shownValue(m.manifestVersion)}\`; this runtime reads ${MANIFEST_VERSION}`);
-  if (m.policyId !== expect.policyId || m.version !== expect.version) return bad(`names another policy or version than its ${from.container}`);
+  if (m.manifestVersion !== MANIFEST_VERSION)
+    return bad(`has manifestVersion \`${shownValue(m.manifestVersion)}\`; this runtime reads ${MANIFEST_VERSION}`);
+  if (m.policyId !== expect.policyId || m.version !== expect.version)
+    return bad(`names another policy or version than its ${from.container}`);
   if (typeof m.bundle_hash !== "string" || typeof m.files !== "object" || m.files === null) return bad("lacks `files` or `bundle_hash`");
   for (const name of Object.values(BUNDLE_FILES)) {
     if (typeof m.files[name] !== "string") return bad(`does not list \`${name}\``);

@@ -101,7 +101,8 @@ function write(value: unknown, at: At | null, seen: Set<object> | null): string 
   if (Array.isArray(obj)) {
     text = "[";
     for (let i = 0; i < obj.length; i++) {
-      if (!Object.hasOwn(obj, i)) throw new CanonicalizationError(`value at \`${pathOf({ parent: at, key: i })}\` is missing (sparse array)`);
+      if (!Object.hasOwn(obj, i))
+        throw new CanonicalizationError(`value at \`${pathOf({ parent: at, key: i })}\` is missing (sparse array)`);
       text += (i > 0 ? "," : "") + write((obj as unknown[])[i], { parent: at, key: i }, ancestors);
     }
     text += "]";

@@ -103,7 +103,8 @@ export const ERROR_CODES = {
     status: 404,
     message: "record not covered by the checkpoint",
     retryable: false,
-    meaning: "no decision for the executionId in the audit record log up to that checkpoint (GET /audit/proofs/inclusion): not audited, or not checkpointed yet (ask again after the next checkpoint)",
+    meaning:
+      "no decision for the executionId in the audit record log up to that checkpoint (GET /audit/proofs/inclusion): not audited, or not checkpointed yet (ask again after the next checkpoint)",
     carrier: "body",
   },
   PENDING_OVERRIDE_NOT_FOUND: {
@@ -161,7 +162,8 @@ export const ERROR_CODES = {
     status: 409,
     message: "trust record does not verify: no receipt issued",
     retryable: false,
-    meaning: "Surface B POST /receipt: the stored trust record no longer verifies (changed after it was sealed), so no receipt is signed for it",
+    meaning:
+      "Surface B POST /receipt: the stored trust record no longer verifies (changed after it was sealed), so no receipt is signed for it",
     carrier: "body",
   },
   // 405, 408: below the routes (sidecar/src/http/client-errors.ts)
@@ -176,7 +178,8 @@ export const ERROR_CODES = {
     status: 408,
     message: "request timeout",
     retryable: false,
-    meaning: "the request's headers or body did not arrive within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed",
+    meaning:
+      "the request's headers or body did not arrive within SERVICE_HEADERS_TIMEOUT_MS / SERVICE_REQUEST_TIMEOUT_MS; the connection is closed",
     carrier: "body",
   },
   // 413
@@ -358,7 +361,8 @@ export const ERROR_CODES = {
     status: 503,
     message: "replay store unavailable",
     retryable: true,
-    meaning: "a configured store failed: a write or its flush failed (a full disk, an I/O error), or capacity reached; execution fails closed",
+    meaning:
+      "a configured store failed: a write or its flush failed (a full disk, an I/O error), or capacity reached; execution fails closed",
     carrier: "body",
   },
 } as const satisfies Record<string, ErrorCodeEntry>;

@@ -1,11 +1,23 @@
 import { IrUnsupportedError } from "../errors.js";
-import { arithmetic, comparison, logical, matches, membership, present, range, signal, stringTest, unary, type Operand, type Signals } from "./apply.js";
+import {
+  arithmetic,
+  comparison,
+  logical,
+  matches,
+  membership,
+  present,
+  range,
+  signal,
+  stringTest,
+  unary,
+  type Operand,
+  type Signals,
+} from "./apply.js";
 import { isUnaryOp } from "./operators.js";
 import { IR_VERSION, OTHERWISE_RULE_ID, type IrExpr, type PolicyIr, type Verdict } from "./types.js";
 
 export type Decision =
-  | { readonly decided: true; readonly verdict: Verdict; readonly ruleId: string; readonly reason: string }
-  | { readonly decided: false };
+  { readonly decided: true; readonly verdict: Verdict; readonly ruleId: string; readonly reason: string } | { readonly decided: false };
 
 export interface PreparedPolicy {
   readonly ir: PolicyIr;

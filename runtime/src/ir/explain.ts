@@ -1,5 +1,18 @@
 import { IrUnsupportedError } from "../errors.js";
-import { arithmetic, comparison, logical, matches, membership, present, range, signal, stringTest, unary, type Operand, type Signals } from "./apply.js";
+import {
+  arithmetic,
+  comparison,
+  logical,
+  matches,
+  membership,
+  present,
+  range,
+  signal,
+  stringTest,
+  unary,
+  type Operand,
+  type Signals,
+} from "./apply.js";
 import type { Decision } from "./evaluate.js";
 import { IR_OPERATORS, isFunctionName, isUnaryOp, UNARY_OPERATORS } from "./operators.js";
 import { OTHERWISE_RULE_ID, type IrExpr, type IrNode, type IrOutcome, type PolicyIr, type Scalar, type Verdict } from "./types.js";
@@ -79,7 +92,10 @@ function compound(e: IrExpr, value: Value, operands: readonly Node[]): Node {
   return { explained: { expr: written(e), value: value === UNKNOWN ? null : value, operands: operands.map((o) => o.explained) }, value };
 }
 
-const known = (n: Node): Operand => () => n.value;
+const known =
+  (n: Node): Operand =>
+  () =>
+    n.value;
 
 /** A node's value: its operator applied, by the evaluator's own functions (apply.ts), to its operands' values. */
 function node(e: IrExpr, s: Signals): Node {

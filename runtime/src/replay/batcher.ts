@@ -29,8 +29,10 @@ export class Batcher<I, O> {
 
   /** `run` answers one output per item, in the order of the items. */
   constructor(run: (items: readonly I[]) => Promise<readonly O[]>, limits: BatcherLimits) {
-    if (!(Number.isInteger(limits.maxInFlight) && limits.maxInFlight >= 1)) throw new RangeError(`maxInFlight must be an integer of at least 1, not \`${limits.maxInFlight}\``);
-    if (!(Number.isInteger(limits.maxBatch) && limits.maxBatch >= 1)) throw new RangeError(`maxBatch must be an integer of at least 1, not \`${limits.maxBatch}\``);
+    if (!(Number.isInteger(limits.maxInFlight) && limits.maxInFlight >= 1))
+      throw new RangeError(`maxInFlight must be an integer of at least 1, not \`${limits.maxInFlight}\``);
+    if (!(Number.isInteger(limits.maxBatch) && limits.maxBatch >= 1))
+      throw new RangeError(`maxBatch must be an integer of at least 1, not \`${limits.maxBatch}\``);
     this.#run = run;
     this.#limits = limits;
   }

@@ -147,10 +147,24 @@ export function decideReserve(
  * (none) -> consumed, or -> pending_override holding `context` when one is given: a reservation and its outcome in
  * one write, for an execution whose outcome is known before anything is stored (the authorizer signs, then consumes).
  */
-export function decideConsume(fingerprint: string, current: ReplayEntry | undefined, token: string, context: unknown, now: number): Transition {
+export function decideConsume(
+  fingerprint: string,
+  current: ReplayEntry | undefined,
+  token: string,
+  context: unknown,
+  now: number,
+): Transition {
   if (current !== undefined && !isExpired(current, now)) return { result: { ok: false, reason: "conflict", entry: current } };
   const state = context === undefined ? "consumed" : "pending_override";
-  const next = makeEntry({ fingerprint, state, token, createdAt: now, updatedAt: now, expiresAt: null, ...(context === undefined ? {} : { context }) });
+  const next = makeEntry({
+    fingerprint,
+    state,
+    token,
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: null,
+    ...(context === undefined ? {} : { context }),
+  });
   return { result: { ok: true, entry: next }, next };
 }
 
@@ -178,12 +192,8 @@ export const decideFail = (current: ReplayEntry | undefined, token: string, ttlM
   gated(current, token, now, ["reserved", "executing"], () => ({ state: "failed", expiresAt: now + ttlMs }));
 
 /** `context` must already be normalized (see `normalizeContext`). */
-export const decideMarkPendingOverride = (
-  current: ReplayEntry | undefined,
-  token: string,
-  context: unknown,
-  now: number,
-): Transition => gated(current, token, now, ["reserved", "executing"], () => ({ state: "pending_override", expiresAt: null, context }));
+export const decideMarkPendingOverride = (current: ReplayEntry | undefined, token: string, context: unknown, now: number): Transition =>
+  gated(current, token, now, ["reserved", "executing"], () => ({ state: "pending_override", expiresAt: null, context }));
 
 /** `resolution` (the override record) must already be normalized; it is kept beside the original `context`. */
 export const decideResolveOverride = (

@@ -109,7 +109,9 @@ export class LmdbDurability {
       this.#failure = null;
       this.#onChange({ ok: true, problem: null, since: null });
     }
-    return this.#failure === null ? { ok: true, problem: null, since: null } : { ok: false, problem: this.#failure.message, since: this.#failure.since };
+    return this.#failure === null
+      ? { ok: true, problem: null, since: null }
+      : { ok: false, problem: this.#failure.message, since: this.#failure.since };
   }
 
   /**
@@ -169,7 +171,10 @@ export class LmdbDurability {
         if (this.#failure !== null) this.#failure = { ...this.#failure, message: `data dir write failed: ${describe(cause)}` };
       });
     }
-    const unavailable = error instanceof StoreUnavailableError ? error : new StoreUnavailableError(`data dir write failed: ${describe(error)}`, { cause: error });
+    const unavailable =
+      error instanceof StoreUnavailableError
+        ? error
+        : new StoreUnavailableError(`data dir write failed: ${describe(error)}`, { cause: error });
     const first = this.#failure === null;
     const now = Date.now();
     this.#failure = { message: unavailable.message, since: this.#failure?.since ?? new Date(now).toISOString(), last: now };
@@ -230,15 +235,18 @@ export class LmdbDurability {
   /** Fails every waiter once the oldest has waited `flushTimeoutMs`; runs only while there are waiters. */
   #startWatchdog(): void {
     if (this.#watchdog !== null) return;
-    this.#watchdog = setInterval(() => {
-      const oldest = this.#waiters.values().next();
-      if (oldest.done === true) {
-        clearInterval(this.#watchdog!);
-        this.#watchdog = null;
-      } else if (Date.now() - oldest.value >= this.#flushTimeoutMs) {
-        this.fail(new Error(`the data dir did not confirm a write within ${this.#flushTimeoutMs} ms`));
-      }
-    }, Math.min(WATCHDOG_INTERVAL_MS, this.#flushTimeoutMs));
+    this.#watchdog = setInterval(
+      () => {
+        const oldest = this.#waiters.values().next();
+        if (oldest.done === true) {
+          clearInterval(this.#watchdog!);
+          this.#watchdog = null;
+        } else if (Date.now() - oldest.value >= this.#flushTimeoutMs) {
+          this.fail(new Error(`the data dir did not confirm a write within ${this.#flushTimeoutMs} ms`));
+        }
+      },
+      Math.min(WATCHDOG_INTERVAL_MS, this.#flushTimeoutMs),
+    );
     // A pending flush alone does not keep the process alive.
     this.#watchdog.unref();
   }

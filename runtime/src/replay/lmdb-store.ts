@@ -232,7 +232,12 @@ export class LmdbReplayStore implements ReplayStore {
     return this.#transition(fp, (current) => decideMarkPendingOverride(current, tok, normalized, at));
   }
 
-  async resolveOverride(fingerprint: string, token: string, approved: boolean, options: ResolveOverrideOptions = {}): Promise<ReplayResult> {
+  async resolveOverride(
+    fingerprint: string,
+    token: string,
+    approved: boolean,
+    options: ResolveOverrideOptions = {},
+  ): Promise<ReplayResult> {
     const fp = checkFingerprint(fingerprint);
     const tok = checkToken(token);
     const ok = checkApproved(approved);
@@ -337,7 +342,11 @@ export class LmdbReplayStore implements ReplayStore {
   }
 
   /** `record` is written after a successful write, in the same transaction: it commits with it. */
-  #transition(fingerprint: string, decide: (current: ReplayEntry | undefined) => Transition, record?: TransitionRecord): Promise<ReplayResult> {
+  #transition(
+    fingerprint: string,
+    decide: (current: ReplayEntry | undefined) => Transition,
+    record?: TransitionRecord,
+  ): Promise<ReplayResult> {
     const recorded = this.#recordWrite(record);
     const result = this.#write(() => {
       const current = this.#load(fingerprint);

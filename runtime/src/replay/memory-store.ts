@@ -123,11 +123,19 @@ export class MemoryReplayStore implements ReplayStore {
     return this.#apply(fp, decideMarkPendingOverride(this.#entries.get(fp), checkToken(token), normalized, checkNow(now)));
   }
 
-  async resolveOverride(fingerprint: string, token: string, approved: boolean, options: ResolveOverrideOptions = {}): Promise<ReplayResult> {
+  async resolveOverride(
+    fingerprint: string,
+    token: string,
+    approved: boolean,
+    options: ResolveOverrideOptions = {},
+  ): Promise<ReplayResult> {
     this.#assertOpen();
     const fp = checkFingerprint(fingerprint);
     const normalized = normalizeContext(options.resolution);
-    const result = this.#apply(fp, decideResolveOverride(this.#entries.get(fp), checkToken(token), checkApproved(approved), normalized, checkNow(options.now)));
+    const result = this.#apply(
+      fp,
+      decideResolveOverride(this.#entries.get(fp), checkToken(token), checkApproved(approved), normalized, checkNow(options.now)),
+    );
     if (result.ok && options.record !== undefined) this.#writeRecord?.(options.record, WRITTEN);
     return result;
   }

@@ -46,7 +46,15 @@ import { Batcher } from "./batcher.js";
 import { LOG_ID_PATTERN } from "../audit-log/checkpoint.js";
 import { entryLeafHash } from "../audit-log/entry.js";
 import { recordFingerprint, type TransitionRecord } from "./records.js";
-import type { ConsumeOptions, ReplayEntry, ReplayResult, ReplayState, ReplayStore, ReserveOptions, ResolveOverrideOptions } from "./store.js";
+import type {
+  ConsumeOptions,
+  ReplayEntry,
+  ReplayResult,
+  ReplayState,
+  ReplayStore,
+  ReserveOptions,
+  ResolveOverrideOptions,
+} from "./store.js";
 
 export const DEFAULT_REPLAY_TABLE = "writ_replay";
 /**
@@ -204,7 +212,8 @@ const UPSERT_SET =
   "state = EXCLUDED.state, token = EXCLUDED.token, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, expires_at = EXCLUDED.expires_at, context = EXCLUDED.context, resolution = NULL";
 
 /** A `reserved` or `failed` row whose TTL has passed at `$now` counts as absent (lifecycle.ts `isExpired`). */
-const EXPIRED = (row: string, now: string) => `(${row}.state IN ('reserved', 'failed') AND ${row}.expires_at IS NOT NULL AND ${now} >= ${row}.expires_at)`;
+const EXPIRED = (row: string, now: string) =>
+  `(${row}.state IN ('reserved', 'failed') AND ${row}.expires_at IS NOT NULL AND ${now} >= ${row}.expires_at)`;
 
 export class PostgresReplayStore implements ReplayStore {
   readonly #pool: pg.Pool;
@@ -222,11 +231,19 @@ export class PostgresReplayStore implements ReplayStore {
     const records = options.recordsTable === undefined ? DEFAULT_RECORDS_TABLE : options.recordsTable;
     this.#records = records === null ? null : identifier(records, "recordsTable");
     const log = options.recordLog ?? null;
-    if (log !== null && this.#records === null) throw new RangeError("recordLog needs the records table: records that are not kept cannot be logged");
+    if (log !== null && this.#records === null)
+      throw new RangeError("recordLog needs the records table: records that are not kept cannot be logged");
     // The log id goes into the statement text as a literal (it is fixed per store): the pattern admits no quote.
-    if (log !== null && !LOG_ID_PATTERN.test(log.logId)) throw new RangeError(`recordLog.logId \`${log.logId}\` does not match ${LOG_ID_PATTERN.source}`);
-    this.#log = log === null ? null : { pending: identifier(log.pendingTable ?? DEFAULT_LOG_PENDING_TABLE, "recordLog.pendingTable"), logId: log.logId };
-    this.#claims = new Batcher((claims) => this.#claimAll(claims), { maxInFlight: options.claimStatements ?? DEFAULT_CLAIM_STATEMENTS, maxBatch: MAX_CLAIMS_PER_STATEMENT });
+    if (log !== null && !LOG_ID_PATTERN.test(log.logId))
+      throw new RangeError(`recordLog.logId \`${log.logId}\` does not match ${LOG_ID_PATTERN.source}`);
+    this.#log =
+      log === null
+        ? null
+        : { pending: identifier(log.pendingTable ?? DEFAULT_LOG_PENDING_TABLE, "recordLog.pendingTable"), logId: log.logId };
+    this.#claims = new Batcher((claims) => this.#claimAll(claims), {
+      maxInFlight: options.claimStatements ?? DEFAULT_CLAIM_STATEMENTS,
+      maxBatch: MAX_CLAIMS_PER_STATEMENT,
+    });
   }
 
   /**
@@ -265,11 +282,17 @@ export class PostgresReplayStore implements ReplayStore {
   }
 
   async startExecution(fingerprint: string, token: string, now?: number): Promise<ReplayResult> {
-    return this.#gated(checkFingerprint(fingerprint), checkToken(token), checkNow(now), ["reserved"], { state: "executing", expiresAt: null });
+    return this.#gated(checkFingerprint(fingerprint), checkToken(token), checkNow(now), ["reserved"], {
+      state: "executing",
+      expiresAt: null,
+    });
   }
 
   async confirm(fingerprint: string, token: string, now?: number): Promise<ReplayResult> {
-    return this.#gated(checkFingerprint(fingerprint), checkToken(token), checkNow(now), ["reserved", "executing"], { state: "consumed", expiresAt: null });
+    return this.#gated(checkFingerprint(fingerprint), checkToken(token), checkNow(now), ["reserved", "executing"], {
+      state: "consumed",
+      expiresAt: null,
+    });
   }
 
   async fail(fingerprint: string, token: string, options: { readonly ttlMs?: number; readonly now?: number } = {}): Promise<ReplayResult> {
@@ -284,22 +307,41 @@ export class PostgresReplayStore implements ReplayStore {
     const fp = checkFingerprint(fingerprint);
     const tok = checkToken(token);
     const at = checkNow(now);
-    return this.#gated(fp, tok, at, ["reserved", "executing"], { state: "pending_override", expiresAt: null, context: normalizeContext(context) });
+    return this.#gated(fp, tok, at, ["reserved", "executing"], {
+      state: "pending_override",
+      expiresAt: null,
+      context: normalizeContext(context),
+    });
   }
 
-  async resolveOverride(fingerprint: string, token: string, approved: boolean, options: ResolveOverrideOptions = {}): Promise<ReplayResult> {
+  async resolveOverride(
+    fingerprint: string,
+    token: string,
+    approved: boolean,
+    options: ResolveOverrideOptions = {},
+  ): Promise<ReplayResult> {
     const fp = checkFingerprint(fingerprint);
     const tok = checkToken(token);
     const ok = checkApproved(approved);
     const at = checkNow(options.now);
     const resolution = normalizeContext(options.resolution);
-    return this.#gated(fp, tok, at, ["pending_override"], { state: ok ? "consumed" : "rejected", expiresAt: null, resolution }, options.record);
+    return this.#gated(
+      fp,
+      tok,
+      at,
+      ["pending_override"],
+      { state: ok ? "consumed" : "rejected", expiresAt: null, resolution },
+      options.record,
+    );
   }
 
   async expire(fingerprint: string, now?: number): Promise<boolean> {
     const fp = checkFingerprint(fingerprint);
     const at = checkNow(now);
-    const { rowCount } = await this.#query(`DELETE FROM ${this.#table} AS r WHERE r.fingerprint = $1 AND ${EXPIRED("r", "$2")}`, [keyOf(fp), at]);
+    const { rowCount } = await this.#query(`DELETE FROM ${this.#table} AS r WHERE r.fingerprint = $1 AND ${EXPIRED("r", "$2")}`, [
+      keyOf(fp),
+      at,
+    ]);
     return (rowCount ?? 0) > 0;
   }
 
@@ -354,7 +396,15 @@ export class PostgresReplayStore implements ReplayStore {
     record: TransitionRecord | undefined,
   ): Promise<ReplayResult> {
     if (this.#closed) throw new ReplayStoreClosedError();
-    const claim: Claim = { key: keyOf(fp), state, token, now, expiresAt, context: context === undefined ? null : JSON.stringify(context), record: this.#recordRow(record) };
+    const claim: Claim = {
+      key: keyOf(fp),
+      state,
+      token,
+      now,
+      expiresAt,
+      context: context === undefined ? null : JSON.stringify(context),
+      record: this.#recordRow(record),
+    };
     const row = await this.#claims.submit(claim);
     if (row instanceof Error) throw row;
     if (row !== undefined) return { ok: true, entry: entryOf(row) };
@@ -529,7 +579,9 @@ export class PostgresReplayStore implements ReplayStore {
     try {
       return await this.#pool.query<Row>({ name, text, values: values as unknown[] });
     } catch (error) {
-      throw new StoreUnavailableError(`replay database failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new StoreUnavailableError(`replay database failed: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
     }
   }
 }

@@ -70,7 +70,11 @@ function toSignalError(e: ErrorObject): SignalError {
     case "maximum":
     case "exclusiveMinimum":
     case "exclusiveMaximum":
-      return { code: "VAL-011", signal: fromPath, message: `signal \`${fromPath}\` must be ${String(p["comparison"])} ${String(p["limit"])}` };
+      return {
+        code: "VAL-011",
+        signal: fromPath,
+        message: `signal \`${fromPath}\` must be ${String(p["comparison"])} ${String(p["limit"])}`,
+      };
     case "minLength":
     case "maxLength":
       return {

@@ -47,7 +47,9 @@ export const NODE_ED25519: Ed25519Engine = Object.freeze({
   name: "node:crypto",
   async sign(input: Uint8Array, key: SigningKey): Promise<SelfVerifyingSignature> {
     const privateKey = assertSigningKey(key);
-    const signature = await new Promise<Buffer>((resolve, reject) => edSign(null, input, privateKey, (e, s) => (e ? reject(e) : resolve(s))));
+    const signature = await new Promise<Buffer>((resolve, reject) =>
+      edSign(null, input, privateKey, (e, s) => (e ? reject(e) : resolve(s))),
+    );
     const verified = new Promise<void>((resolve, reject) => {
       if (signature.length !== 64) return reject(selfVerificationFailed());
       edVerify(null, input, key.publicKey.key, signature, (e, ok) => (e ? reject(e) : ok ? resolve() : reject(selfVerificationFailed())));

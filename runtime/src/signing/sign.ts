@@ -52,7 +52,12 @@ export function signCanonical(payloadType: PayloadType, canonicalText: string, k
  * overlaps it with the replay store's fsync).
  * INVARIANT (no unverified signature leaves): a caller releases `signature` only after `verified` resolved.
  */
-export function signCanonicalAsync(payloadType: PayloadType, canonicalText: string, key: SigningKey, engine: Ed25519Engine = NODE_ED25519): Promise<SelfVerifyingSignature> {
+export function signCanonicalAsync(
+  payloadType: PayloadType,
+  canonicalText: string,
+  key: SigningKey,
+  engine: Ed25519Engine = NODE_ED25519,
+): Promise<SelfVerifyingSignature> {
   return engine.sign(canonicalSigningInput(payloadType, canonicalText), key);
 }
 

@@ -32,7 +32,10 @@ const record = fc.record({
 type Generated = typeof record extends fc.Arbitrary<infer T> ? T : never;
 
 function bodyOf(r: Generated) {
-  const bundle = buildManifest({ policyId: r.policyId, version: r.version, governs: r.governs, compiler: { name: "writ", version: "0.1.0" } }, files);
+  const bundle = buildManifest(
+    { policyId: r.policyId, version: r.version, governs: r.governs, compiler: { name: "writ", version: "0.1.0" } },
+    files,
+  );
   const d: DecisionRecord = { ...r, bundle };
   return attestationBody(d, r.trustRootVersion, r.signerKeyId, r.manifestHash);
 }
@@ -50,7 +53,20 @@ describe("attestationBodyText", () => {
 
   it("does not reuse a bundle's constant text for a body whose constants differ", () => {
     // Two bodies under one bundle hash (the cache key) with every constant member changed in turn.
-    const base = bodyOf({ policyId: "p", version: "1.0.0", governs: "a", executionId: "e", signals: {}, binding: [], verdict: "approve", reason: "r", issuedAt: "t", trustRootVersion: "tr", signerKeyId: "k", manifestHash: "m" });
+    const base = bodyOf({
+      policyId: "p",
+      version: "1.0.0",
+      governs: "a",
+      executionId: "e",
+      signals: {},
+      binding: [],
+      verdict: "approve",
+      reason: "r",
+      issuedAt: "t",
+      trustRootVersion: "tr",
+      signerKeyId: "k",
+      manifestHash: "m",
+    });
     expect(attestationBodyText(base)).toBe(canonicalJson(base));
     const variants = [
       { ...base, policyId: "q" },
@@ -58,7 +74,10 @@ describe("attestationBodyText", () => {
       { ...base, schemaVersion: "9" },
       { ...base, runtimeVersion: "9" },
       { ...base, runtimeHash: "9" },
-      ...(["provenanceVersion", "manifestHash", "trustRootVersion", "signerKeyId"] as const).map((member) => ({ ...base, provenance: { ...base.provenance, [member]: "changed" } })),
+      ...(["provenanceVersion", "manifestHash", "trustRootVersion", "signerKeyId"] as const).map((member) => ({
+        ...base,
+        provenance: { ...base.provenance, [member]: "changed" },
+      })),
     ];
     for (const body of variants) {
       expect(attestationBodyText(body as typeof base)).toBe(canonicalJson(body));
@@ -67,7 +86,20 @@ describe("attestationBodyText", () => {
   });
 
   it("refuses a body with a member it would not write, or a value JCS refuses", () => {
-    const base = bodyOf({ policyId: "p", version: "1.0.0", governs: "a", executionId: "e", signals: {}, binding: [], verdict: "approve", reason: "r", issuedAt: "t", trustRootVersion: "tr", signerKeyId: "k", manifestHash: "m" });
+    const base = bodyOf({
+      policyId: "p",
+      version: "1.0.0",
+      governs: "a",
+      executionId: "e",
+      signals: {},
+      binding: [],
+      verdict: "approve",
+      reason: "r",
+      issuedAt: "t",
+      trustRootVersion: "tr",
+      signerKeyId: "k",
+      manifestHash: "m",
+    });
     const bad: unknown[] = [
       { ...base, extra: 1 },
       { ...base, provenance: { ...base.provenance, extra: 1 } },

@@ -131,7 +131,10 @@ describe("decision states", () => {
   ] as const)("%s: execution_state %s, requires_override %s", (verdict, state, requires) => {
     const att = createAttestation(decision(verdict), signer, runtime);
     expect(att.execution_state).toBe(state);
-    expect(att.decision).toEqual({ status: "decided", outcome: { action: verdict, requires_override: requires, reason: "verified customer within limits" } });
+    expect(att.decision).toEqual({
+      status: "decided",
+      outcome: { action: verdict, requires_override: requires, reason: "verified customer within limits" },
+    });
     expect(verifyAttestation(att, options).valid).toBe(true);
   });
 
@@ -170,12 +173,19 @@ const ATTACKS: { name: string; attack: (att: Attestation) => unknown; check?: "p
   { name: "signature of another payloadType", attack: (a) => ({ ...a, signature: signObject(PAYLOAD_TYPES.override, stripSig(a), key) }) },
   {
     name: "signature over the object including its signature member",
-    attack: (a) => ({ ...a, signature: edSign(null, pae(PAYLOAD_TYPES.attestation, canonicalBytes({ ...a })), key.privateKey).toString("base64") }),
+    attack: (a) => ({
+      ...a,
+      signature: edSign(null, pae(PAYLOAD_TYPES.attestation, canonicalBytes({ ...a })), key.privateKey).toString("base64"),
+    }),
   },
   { name: "wrong key id: names the other trusted key", attack: (a) => rename(a, otherKey.keyId) },
   { name: "key id not in the trust root", attack: (a) => rename(a, "0".repeat(32)) },
   { name: "signed by a key outside the trust root", attack: (a) => resign(a, loadSigningKeyPem(generateSigningKeyPair().privateKeyPem)) },
-  { name: "duplicate JSON keys", attack: (a) => JSON.stringify(a).replace('"policyId":', '"policyId":"other.policy","policyId":'), check: "parse" },
+  {
+    name: "duplicate JSON keys",
+    attack: (a) => JSON.stringify(a).replace('"policyId":', '"policyId":"other.policy","policyId":'),
+    check: "parse",
+  },
   { name: "lone surrogate", attack: (a) => JSON.stringify(a).replace('"exec-42"', '"exec-\\ud800"'), check: "parse" },
 ];
 

@@ -30,7 +30,11 @@ const runtime = createRuntimeIdentity(signer);
 const utf8 = new TextEncoder();
 const bundle = buildManifest(
   { policyId: "payments.transfer", version: "1.2.0", governs: "transfer.execute", compiler: { name: "writ", version: "0.1.0" } },
-  new Map([["policy.writ", utf8.encode("s")], ["signals.schema.json", utf8.encode("{}")], ["policy.ir.json", utf8.encode("{}")]]),
+  new Map([
+    ["policy.writ", utf8.encode("s")],
+    ["signals.schema.json", utf8.encode("{}")],
+    ["policy.ir.json", utf8.encode("{}")],
+  ]),
 );
 const ISSUED = "2026-11-22T10:00:00.000Z";
 let counter = 0;
@@ -38,7 +42,15 @@ let counter = 0;
 function attest(verdict: DecisionRecord["verdict"]) {
   const executionId = `exec-${++counter}`;
   return createAttestation(
-    { executionId, bundle, binding: ["amount", "currency"], signals: { amount: 250, currency: "EUR", kyc: true }, verdict, reason: "r", issuedAt: ISSUED },
+    {
+      executionId,
+      bundle,
+      binding: ["amount", "currency"],
+      signals: { amount: 250, currency: "EUR", kyc: true },
+      verdict,
+      reason: "r",
+      issuedAt: ISSUED,
+    },
     signer,
     runtime,
   );
@@ -60,7 +72,13 @@ describe("confirmExecution", () => {
     const store = new MemoryReplayStore();
     const proof = await confirmExecution(attest("approve"), action(), 300, deps(store));
     expect(proof.match).toBe(true);
-    expect(proof.matchDetails).toEqual({ actionTypeMatch: true, payloadConsistent: true, withinTimeWindow: true, timeWindowSeconds: 300, executionAuthorized: true });
+    expect(proof.matchDetails).toEqual({
+      actionTypeMatch: true,
+      payloadConsistent: true,
+      withinTimeWindow: true,
+      timeWindowSeconds: 300,
+      executionAuthorized: true,
+    });
     expect(proof.verified).toBe(true);
     expect(proof.confirmedAt).toBe("2026-11-22T10:02:00.000Z");
     expect(verifyObject(PAYLOAD_TYPES.executionProof, proof, proof.signature, [key.publicKey])).not.toBeNull();

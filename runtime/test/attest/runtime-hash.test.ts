@@ -149,10 +149,22 @@ describe("a trust root that accepts other runtimes", () => {
   it.each([
     ["a string", OTHER_SEMANTICS, "trust root `acceptedRuntimeHashes` must be a list of runtime hashes (64 lowercase hex digits)"],
     ["a number in the list", [OTHER_SEMANTICS, 7], "trust root accepted runtime hash 1 is not a string"],
-    ["upper-case hex", [OTHER_SEMANTICS.toUpperCase()], `accepted runtime hash \`${OTHER_SEMANTICS.toUpperCase()}\` is not a runtimeHash (64 lowercase hex digits)`],
-    ["63 digits", [OTHER_SEMANTICS.slice(1)], `accepted runtime hash \`${OTHER_SEMANTICS.slice(1)}\` is not a runtimeHash (64 lowercase hex digits)`],
+    [
+      "upper-case hex",
+      [OTHER_SEMANTICS.toUpperCase()],
+      `accepted runtime hash \`${OTHER_SEMANTICS.toUpperCase()}\` is not a runtimeHash (64 lowercase hex digits)`,
+    ],
+    [
+      "63 digits",
+      [OTHER_SEMANTICS.slice(1)],
+      `accepted runtime hash \`${OTHER_SEMANTICS.slice(1)}\` is not a runtimeHash (64 lowercase hex digits)`,
+    ],
     ["a version", ["0.1.0"], "accepted runtime hash `0.1.0` is not a runtimeHash (64 lowercase hex digits)"],
-    ["a hash listed twice", [OTHER_SEMANTICS, OTHER_SEMANTICS], `accepted runtime hash \`${OTHER_SEMANTICS}\` is listed twice in the trust root`],
+    [
+      "a hash listed twice",
+      [OTHER_SEMANTICS, OTHER_SEMANTICS],
+      `accepted runtime hash \`${OTHER_SEMANTICS}\` is listed twice in the trust root`,
+    ],
   ])("refuses `acceptedRuntimeHashes` holding %s", (_what, acceptedRuntimeHashes, message) => {
     const load = () => trustRootFromDocument({ ...document, acceptedRuntimeHashes });
     expect(load).toThrow(KeyError);

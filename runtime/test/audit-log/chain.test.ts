@@ -23,13 +23,17 @@ describe("verifyCheckpointChain", () => {
   });
 
   it("refuses a missing, replaced or reordered checkpoint", () => {
-    expect(verifyCheckpointChain([a, c], pinned).errors).toEqual([`checkpoint 1: previous \`${b.previous === null ? "" : checkpointHash(b)}\` is not the hash \`${checkpointHash(a)}\` of checkpoint 0`]);
+    expect(verifyCheckpointChain([a, c], pinned).errors).toEqual([
+      `checkpoint 1: previous \`${b.previous === null ? "" : checkpointHash(b)}\` is not the hash \`${checkpointHash(a)}\` of checkpoint 0`,
+    ]);
     expect(verifyCheckpointChain([b, a], pinned).errors).toEqual([
       `checkpoint 1: previous \`null\` is not the hash \`${checkpointHash(b)}\` of checkpoint 0`,
       "checkpoint 1: size 3 is smaller than size 7 of checkpoint 0",
     ]);
     const relinked = resigned(b, { previous: "0".repeat(64) });
-    expect(verifyCheckpointChain([a, relinked], pinned).errors).toEqual([`checkpoint 1: previous \`${"0".repeat(64)}\` is not the hash \`${checkpointHash(a)}\` of checkpoint 0`]);
+    expect(verifyCheckpointChain([a, relinked], pinned).errors).toEqual([
+      `checkpoint 1: previous \`${"0".repeat(64)}\` is not the hash \`${checkpointHash(a)}\` of checkpoint 0`,
+    ]);
   });
 
   it("refuses a fork at one size, another log, and an invalid checkpoint, naming it", () => {
@@ -38,9 +42,13 @@ describe("verifyCheckpointChain", () => {
     forkedLog.leaves.reverse();
     const fork = forkedLog.checkpoint(7);
     const forked = resigned(fork, { previous: checkpointHash(b) });
-    expect(verifyCheckpointChain([b, forked], pinned).errors).toEqual([`checkpoint 1: root \`${fork.rootHash}\` differs from checkpoint 0's at the same size 7`]);
+    expect(verifyCheckpointChain([b, forked], pinned).errors).toEqual([
+      `checkpoint 1: root \`${fork.rootHash}\` differs from checkpoint 0's at the same size 7`,
+    ]);
     const other = testLog(9, "other-log").checkpoint(9);
-    expect(verifyCheckpointChain([b, resigned(other, { previous: checkpointHash(b) })], pinned).errors).toEqual(["checkpoint 1: log `other-log` is not log `sidecar-test:1` of checkpoint 0"]);
+    expect(verifyCheckpointChain([b, resigned(other, { previous: checkpointHash(b) })], pinned).errors).toEqual([
+      "checkpoint 1: log `other-log` is not log `sidecar-test:1` of checkpoint 0",
+    ]);
     expect(verifyCheckpointChain([a, { ...b, size: 8 }, c], pinned).errors[0]).toMatch(/^checkpoint 1: checkpoint /);
     expect(verifyCheckpointChain([], pinned).errors).toEqual(["a checkpoint chain is a non-empty list of checkpoints"]);
   });

@@ -30,7 +30,14 @@ describe("createCheckpoint", () => {
   it("makes the documented form from a frontier, signed in the audit checkpoint domain, and it verifies", () => {
     const c = log.checkpoint(11);
     expect(Object.keys(c)).toEqual(["logId", "size", "rootHash", "timestamp", "previous", "frontier", "keyId", "signature"]);
-    expect(c).toMatchObject({ logId: LOG_ID, size: 11, rootHash: toHex(rootOf(log.leaves)), timestamp: "2026-01-15T09:00:11.000Z", previous: null, keyId: signer.keyId });
+    expect(c).toMatchObject({
+      logId: LOG_ID,
+      size: 11,
+      rootHash: toHex(rootOf(log.leaves)),
+      timestamp: "2026-01-15T09:00:11.000Z",
+      previous: null,
+      keyId: signer.keyId,
+    });
     expect(c.frontier).toHaveLength(3);
     const { signature, ...unsigned } = c;
     expect(verifyObject(PAYLOAD_TYPES.auditCheckpoint, unsigned, signature, pinned)).not.toBeNull();
@@ -57,15 +64,25 @@ describe("createCheckpoint", () => {
     const frontier = MerkleFrontier.empty();
     for (const h of log.leaves.slice(0, 5)) frontier.append(h);
     const fields = { logId: LOG_ID, frontier, timestamp: new Date(T0), previous: null };
-    expect(() => createCheckpoint({ ...fields, logId: "has space" }, signer)).toThrow("log id `has space` is not 1-128 letters, digits, `.`, `_`, `:` or `-`");
+    expect(() => createCheckpoint({ ...fields, logId: "has space" }, signer)).toThrow(
+      "log id `has space` is not 1-128 letters, digits, `.`, `_`, `:` or `-`",
+    );
     expect(() => createCheckpoint({ ...fields, logId: "x".repeat(129) }, signer)).toThrow(RangeError);
-    expect(() => createCheckpoint({ ...fields, timestamp: new Date(Number.NaN) }, signer)).toThrow("checkpoint timestamp is not a valid date between years 0 and 9999");
+    expect(() => createCheckpoint({ ...fields, timestamp: new Date(Number.NaN) }, signer)).toThrow(
+      "checkpoint timestamp is not a valid date between years 0 and 9999",
+    );
     expect(() => createCheckpoint({ ...fields, timestamp: new Date("+010000-01-01T00:00:00Z") }, signer)).toThrow(RangeError);
-    expect(() => createCheckpoint({ ...fields, previous: testLog(5, "other").checkpoint(3) }, signer)).toThrow("previous checkpoint is of log `other`, not `sidecar-test:1`");
-    expect(() => createCheckpoint({ ...fields, previous: log.checkpoint(6) }, signer)).toThrow("previous checkpoint covers 6 entries, more than this one's 5");
+    expect(() => createCheckpoint({ ...fields, previous: testLog(5, "other").checkpoint(3) }, signer)).toThrow(
+      "previous checkpoint is of log `other`, not `sidecar-test:1`",
+    );
+    expect(() => createCheckpoint({ ...fields, previous: log.checkpoint(6) }, signer)).toThrow(
+      "previous checkpoint covers 6 entries, more than this one's 5",
+    );
     const forked = testLog(5);
     forked.leaves[0] = log.leaves[1]!;
-    expect(() => createCheckpoint({ ...fields, previous: forked.checkpoint(5) }, signer)).toThrow("previous checkpoint has another root at the same size 5: the log forked");
+    expect(() => createCheckpoint({ ...fields, previous: forked.checkpoint(5) }, signer)).toThrow(
+      "previous checkpoint has another root at the same size 5: the log forked",
+    );
     expect(createCheckpoint({ ...fields, previous: log.checkpoint(5) }, signer).size).toBe(5);
   });
 });
@@ -80,7 +97,10 @@ describe("verifyCheckpoint", () => {
       ["previous", "0".repeat(64)],
     ] as const) {
       const result = verifyCheckpoint({ ...c, [member]: value }, pinned);
-      expect(result, member).toEqual({ valid: false, errors: [`checkpoint signature does not verify against pinned key \`${signer.keyId}\``] });
+      expect(result, member).toEqual({
+        valid: false,
+        errors: [`checkpoint signature does not verify against pinned key \`${signer.keyId}\``],
+      });
     }
     const grown = log.checkpoint(10);
     expect(verifyCheckpoint({ ...c, size: 10, rootHash: grown.rootHash, frontier: grown.frontier }, pinned).errors).toEqual([
@@ -91,7 +111,9 @@ describe("verifyCheckpoint", () => {
   it("trusts pinned keys only, picked by keyId", () => {
     const other = log.checkpoint(11, null, stranger);
     expect(verifyCheckpoint(other, pinned).errors).toEqual([`checkpoint key \`${stranger.keyId}\` is not pinned`]);
-    expect(verifyCheckpoint({ ...other, keyId: signer.keyId }, pinned).errors).toEqual([`checkpoint signature does not verify against pinned key \`${signer.keyId}\``]);
+    expect(verifyCheckpoint({ ...other, keyId: signer.keyId }, pinned).errors).toEqual([
+      `checkpoint signature does not verify against pinned key \`${signer.keyId}\``,
+    ]);
     expect(verifyCheckpoint(other, [signer.publicKey, stranger.publicKey]).valid).toBe(true);
     expect(verifyCheckpoint(c, []).valid).toBe(false);
   });
@@ -107,7 +129,9 @@ describe("verifyCheckpoint", () => {
   it("refuses a validly signed checkpoint whose frontier does not hash to its root, or has the wrong number of hashes", () => {
     const wrongFrontier = resigned(c, { frontier: [...c.frontier].reverse() });
     expect(verifyCheckpoint(wrongFrontier, pinned).errors).toEqual([`checkpoint frontier does not hash to its rootHash \`${c.rootHash}\``]);
-    expect(verifyCheckpoint(resigned(c, { size: 12 }), pinned).errors).toEqual(["checkpoint frontier has 3 hashes; a tree of size 12 has 2 (one per bit set in the size)"]);
+    expect(verifyCheckpoint(resigned(c, { size: 12 }), pinned).errors).toEqual([
+      "checkpoint frontier has 3 hashes; a tree of size 12 has 2 (one per bit set in the size)",
+    ]);
     expect(verifyCheckpoint(resigned(c, { rootHash: log.checkpoint(10).rootHash }), pinned).errors).toEqual([
       `checkpoint frontier does not hash to its rootHash \`${log.checkpoint(10).rootHash}\``,
     ]);
@@ -118,7 +142,17 @@ describe("verifyCheckpoint", () => {
     expect(verifyCheckpoint({ ...c, extra: 1 }, pinned).errors).toEqual(["checkpoint has unknown member `extra`"]);
     const { previous: _p, ...withoutPrevious } = c;
     expect(verifyCheckpoint(withoutPrevious, pinned).errors).toEqual(["checkpoint lacks `previous`"]);
-    const bad = { ...c, logId: "", size: -1, rootHash: c.rootHash.toUpperCase(), timestamp: "2026-01-15T09:00:11Z", previous: "", frontier: ["ab"], keyId: "K", signature: 5 };
+    const bad = {
+      ...c,
+      logId: "",
+      size: -1,
+      rootHash: c.rootHash.toUpperCase(),
+      timestamp: "2026-01-15T09:00:11Z",
+      previous: "",
+      frontier: ["ab"],
+      keyId: "K",
+      signature: 5,
+    };
     expect(verifyCheckpoint(bad, pinned).errors).toEqual([
       "checkpoint logId `` is not 1-128 letters, digits, `.`, `_`, `:` or `-`",
       "checkpoint size `-1` is not a non-negative safe integer",
@@ -134,7 +168,14 @@ describe("verifyCheckpoint", () => {
   it("timestamps: UTC with milliseconds, a real date", () => {
     expect(isCheckpointTimestamp("2026-01-15T09:00:00.000Z")).toBe(true);
     expect(isCheckpointTimestamp("2024-02-29T23:59:59.999Z")).toBe(true);
-    for (const t of ["2026-01-15T09:00:00Z", "2026-01-15T09:00:00.000+00:00", "2025-02-29T00:00:00.000Z", "2026-01-15T24:00:00.000Z", "2026-01-15t09:00:00.000z", 5]) {
+    for (const t of [
+      "2026-01-15T09:00:00Z",
+      "2026-01-15T09:00:00.000+00:00",
+      "2025-02-29T00:00:00.000Z",
+      "2026-01-15T24:00:00.000Z",
+      "2026-01-15t09:00:00.000z",
+      5,
+    ]) {
       expect(isCheckpointTimestamp(t), String(t)).toBe(false);
     }
   });

@@ -16,7 +16,9 @@ describe("entryLeafInput", () => {
     fc.assert(
       fc.property(fc.constantFrom(...LOG_ENTRY_KINDS), fc.string({ unit: "grapheme" }), (kind, record) => {
         const bytes = Buffer.from(record, "utf8");
-        const expected = createHash("sha256").update(Buffer.concat([Buffer.from([0]), Buffer.from(`${kind}\n`), bytes])).digest("hex");
+        const expected = createHash("sha256")
+          .update(Buffer.concat([Buffer.from([0]), Buffer.from(`${kind}\n`), bytes]))
+          .digest("hex");
         expect(toHex(entryLeafHash({ kind, record }))).toBe(expected);
         expect(toHex(entryLeafHash({ kind, record: bytes }))).toBe(expected);
         expect(toHex(leafHash(entryLeafInput({ kind, record })))).toBe(expected);
@@ -36,9 +38,13 @@ describe("entryLeafInput", () => {
     expect(LOG_ENTRY_KINDS).toEqual(["decision", "override", "confirmation", "verification", "security", "prune"]);
     const entry: LogRecord = { kind: "security", record: "{}" };
     const other = { ...entry, kind: "other" as LogEntryKind };
-    expect(() => entryLeafInput(other)).toThrow("log entry kind `other` is not one of decision, override, confirmation, verification, security, prune");
+    expect(() => entryLeafInput(other)).toThrow(
+      "log entry kind `other` is not one of decision, override, confirmation, verification, security, prune",
+    );
     expect(() => entryLeafHash(other)).toThrow(RangeError);
-    expect(() => entryLeafInput({ ...entry, record: { a: 1 } as unknown as string })).toThrow("log entry record is not its stored JSON text");
+    expect(() => entryLeafInput({ ...entry, record: { a: 1 } as unknown as string })).toThrow(
+      "log entry record is not its stored JSON text",
+    );
     expect(() => entryLeafHash({ ...entry, record: 5 as unknown as string })).toThrow(TypeError);
   });
 });

@@ -27,9 +27,23 @@ interface Vectors {
   payloadType: string;
   publicKey: string;
   entries: { position: number; kind: string; record: string; leafInput: string; leafHash: string }[];
-  inclusion: { id: string; leafIndex: number; treeSize: number; leafHash: string; rootHash: string; auditPath: string[]; expected: { valid: boolean } }[];
+  inclusion: {
+    id: string;
+    leafIndex: number;
+    treeSize: number;
+    leafHash: string;
+    rootHash: string;
+    auditPath: string[];
+    expected: { valid: boolean };
+  }[];
   checkpoints: { id: string; json: string; checkpointHash?: string; expected: { valid: boolean; errors?: string[] } }[];
-  proofs: { id: string; type: string; json: string; entry?: { position: number; kind: string; record: string }; expected: { valid: boolean } }[];
+  proofs: {
+    id: string;
+    type: string;
+    json: string;
+    entry?: { position: number; kind: string; record: string };
+    expected: { valid: boolean };
+  }[];
 }
 
 const vectors = JSON.parse(readFileSync(new URL("../../../conformance/vectors/audit-log.json", import.meta.url), "utf8")) as Vectors;
@@ -39,7 +53,8 @@ const jcs = (value: unknown): Uint8Array => {
   if (text === undefined) throw new Error("not canonicalizable");
   return utf8ToBytes(text);
 };
-const entryLeafInput = (kind: string, record: string): Uint8Array => concatBytes(utf8ToBytes(kind), new Uint8Array([0x0a]), utf8ToBytes(record));
+const entryLeafInput = (kind: string, record: string): Uint8Array =>
+  concatBytes(utf8ToBytes(kind), new Uint8Array([0x0a]), utf8ToBytes(record));
 const leafHash = (input: Uint8Array): Uint8Array => sha256(concatBytes(new Uint8Array([0]), input));
 const nodeHash = (l: Uint8Array, r: Uint8Array): Uint8Array => sha256(concatBytes(new Uint8Array([1]), l, r));
 const equal = (a: Uint8Array, b: Uint8Array): boolean => bytesToHex(a) === bytesToHex(b);
@@ -87,7 +102,9 @@ function pae(type: string, body: Uint8Array): Uint8Array {
 async function signedByPinnedKey(c: Checkpoint): Promise<boolean> {
   if (c.keyId !== keyId || !/^[A-Za-z0-9+/]{86}==$/.test(c.signature)) return false;
   const { signature, ...unsigned } = c;
-  return ed.verifyAsync(new Uint8Array(Buffer.from(signature, "base64")), pae(vectors.payloadType, jcs(unsigned)), publicKey, { zip215: false });
+  return ed.verifyAsync(new Uint8Array(Buffer.from(signature, "base64")), pae(vectors.payloadType, jcs(unsigned)), publicKey, {
+    zip215: false,
+  });
 }
 
 /** The frontier folded from the right: root = node(f0, node(f1, ... f_last)); the empty frontier is SHA-256(""). */
@@ -116,7 +133,13 @@ describe("audit-log.json, verified without writ's code", () => {
   it("every inclusion vector gives its expected result by RFC 9162 2.1.3.2", () => {
     expect(vectors.inclusion.length).toBeGreaterThan(28);
     for (const v of vectors.inclusion) {
-      const got = verifyInclusion(hexToBytes(v.leafHash), v.leafIndex, v.treeSize, v.auditPath.map((h) => hexToBytes(h)), hexToBytes(v.rootHash));
+      const got = verifyInclusion(
+        hexToBytes(v.leafHash),
+        v.leafIndex,
+        v.treeSize,
+        v.auditPath.map((h) => hexToBytes(h)),
+        hexToBytes(v.rootHash),
+      );
       expect(got, v.id).toBe(v.expected.valid);
     }
   });
@@ -145,10 +168,26 @@ describe("audit-log.json, verified without writ's code", () => {
 
   it("the inclusion proof as the route answers it: the entry's leaf, the path, the signed checkpoint", async () => {
     for (const v of vectors.proofs.filter((p) => p.type === "inclusion")) {
-      const p = JSON.parse(v.json) as { leafIndex: number; treeSize: number; leafHash: string; auditPath: string[]; checkpoint: Checkpoint };
+      const p = JSON.parse(v.json) as {
+        leafIndex: number;
+        treeSize: number;
+        leafHash: string;
+        auditPath: string[];
+        checkpoint: Checkpoint;
+      };
       const entry = v.entry;
-      const leafOk = entry === undefined || (entry.position === p.leafIndex && bytesToHex(leafHash(entryLeafInput(entry.kind, entry.record))) === p.leafHash);
-      const pathOk = p.treeSize === p.checkpoint.size && verifyInclusion(hexToBytes(p.leafHash), p.leafIndex, p.treeSize, p.auditPath.map((h) => hexToBytes(h)), hexToBytes(p.checkpoint.rootHash));
+      const leafOk =
+        entry === undefined ||
+        (entry.position === p.leafIndex && bytesToHex(leafHash(entryLeafInput(entry.kind, entry.record))) === p.leafHash);
+      const pathOk =
+        p.treeSize === p.checkpoint.size &&
+        verifyInclusion(
+          hexToBytes(p.leafHash),
+          p.leafIndex,
+          p.treeSize,
+          p.auditPath.map((h) => hexToBytes(h)),
+          hexToBytes(p.checkpoint.rootHash),
+        );
       expect(leafOk && pathOk && (await signedByPinnedKey(p.checkpoint)), v.id).toBe(v.expected.valid);
     }
   });

@@ -41,9 +41,20 @@ const ct = CT_INPUTS.map((h) => leafHash(new Uint8Array(Buffer.from(h, "hex"))))
 describe("hashing (RFC 9162 2.1.1)", () => {
   it("separates leaves from nodes by a first byte 0x00 / 0x01", () => {
     const input = new TextEncoder().encode("writ");
-    expect(hex(leafHash(input))).toBe(createHash("sha256").update(Buffer.from([0])).update(input).digest("hex"));
+    expect(hex(leafHash(input))).toBe(
+      createHash("sha256")
+        .update(Buffer.from([0]))
+        .update(input)
+        .digest("hex"),
+    );
     const [l, r] = [leafHash(input), leafHash(new Uint8Array(0))];
-    expect(hex(nodeHash(l, r))).toBe(createHash("sha256").update(Buffer.from([1])).update(l).update(r).digest("hex"));
+    expect(hex(nodeHash(l, r))).toBe(
+      createHash("sha256")
+        .update(Buffer.from([1]))
+        .update(l)
+        .update(r)
+        .digest("hex"),
+    );
     // A node's two children, concatenated, are not a leaf that hashes to the node.
     expect(hex(leafHash(Buffer.concat([l, r])))).not.toBe(hex(nodeHash(l, r)));
   });
@@ -135,7 +146,17 @@ describe("rootOf, inclusionProof and consistencyProof are RFC 9162's recursive d
           // Any one hash of the path changed, another index, another leaf, a hash more or less: refused. (Not another
           // size: a path alone does not fix the size, e.g. leaf 0 has a path of the same shape in trees of 9 and 10
           // leaves; the size is bound with the root by the signed checkpoint.)
-          path.forEach((_, j) => expect(verifyInclusion(d[i]!, i, n, path.map((p, x) => (x === j ? flipped(p, byte) : p)), root)).toBe(false));
+          path.forEach((_, j) =>
+            expect(
+              verifyInclusion(
+                d[i]!,
+                i,
+                n,
+                path.map((p, x) => (x === j ? flipped(p, byte) : p)),
+                root,
+              ),
+            ).toBe(false),
+          );
           if (n > 1) expect(verifyInclusion(d[i]!, (i + 1) % n, n, path, root)).toBe(false);
           expect(verifyInclusion(flipped(d[i]!, byte), i, n, path, root)).toBe(false);
           expect(verifyInclusion(d[i]!, i, n, [...path, root], root)).toBe(false);
@@ -145,7 +166,17 @@ describe("rootOf, inclusionProof and consistencyProof are RFC 9162's recursive d
           const proof = consistencyProof(d, m);
           if (m < n) expect(proof.map(hex)).toEqual(refProof(m, d).map(hex));
           expect(verifyConsistency(m, n, oldRoot, root, proof)).toBe(true);
-          proof.forEach((_, j) => expect(verifyConsistency(m, n, oldRoot, root, proof.map((p, x) => (x === j ? flipped(p, byte) : p)))).toBe(false));
+          proof.forEach((_, j) =>
+            expect(
+              verifyConsistency(
+                m,
+                n,
+                oldRoot,
+                root,
+                proof.map((p, x) => (x === j ? flipped(p, byte) : p)),
+              ),
+            ).toBe(false),
+          );
           expect(verifyConsistency(m, n, flipped(oldRoot, byte), root, proof)).toBe(false);
           expect(verifyConsistency(m, n, oldRoot, flipped(root, byte), proof)).toBe(false);
         },

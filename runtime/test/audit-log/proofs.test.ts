@@ -41,7 +41,9 @@ describe("verifyInclusionProof", () => {
       for (let i = 0; i < checkpoint.size; i++) {
         const proof = inclusion(i, checkpoint);
         expect(verifyInclusionProof(proof, pinned)).toEqual({ valid: true, errors: [] });
-        expect(verifyInclusionProof(JSON.parse(JSON.stringify(proof)), createTrustRoot("v1", pinned), entryLeafInput(log.entries[i]!)).valid).toBe(true);
+        expect(
+          verifyInclusionProof(JSON.parse(JSON.stringify(proof)), createTrustRoot("v1", pinned), entryLeafInput(log.entries[i]!)).valid,
+        ).toBe(true);
         expect(verifyInclusionProof(proof, pinned, log.entries[i]!).valid).toBe(true);
       }
     }
@@ -50,7 +52,10 @@ describe("verifyInclusionProof", () => {
   it("refuses a changed path, another index, a leaf hash that is not the given leaf's, an entry moved", () => {
     const proof = inclusion(5);
     const failed = `inclusion proof audit path does not lead from leaf 5 to the checkpoint's root \`${at13.rootHash}\` at size 13`;
-    expect(verifyInclusionProof({ ...proof, auditPath: [proof.auditPath[0]!, flip(proof.auditPath[1]!), ...proof.auditPath.slice(2)] }, pinned).errors).toEqual([failed]);
+    expect(
+      verifyInclusionProof({ ...proof, auditPath: [proof.auditPath[0]!, flip(proof.auditPath[1]!), ...proof.auditPath.slice(2)] }, pinned)
+        .errors,
+    ).toEqual([failed]);
     expect(verifyInclusionProof({ ...proof, leafIndex: 4 }, pinned).errors).toEqual([failed.replace("leaf 5", "leaf 4")]);
     expect(verifyInclusionProof({ ...proof, leafIndex: 13 }, pinned).errors).toEqual([failed.replace("leaf 5", "leaf 13")]);
     const other = toHex(log.leaves[4]!);
@@ -60,17 +65,25 @@ describe("verifyInclusionProof", () => {
     // The leaf holds no position: the entry's own position must be the proof's leafIndex.
     const moved = { ...log.entries[5]!, position: 4 };
     expect(verifyInclusionProof(proof, pinned, moved).errors).toEqual(["the given entry's position 4 is not the proof's leafIndex 5"]);
-    expect(verifyInclusionProof(proof, pinned, { ...log.entries[5]!, kind: "nope" as "decision" }).errors[0]).toMatch(/^the given entry is not a log entry: log entry kind `nope`/);
+    expect(verifyInclusionProof(proof, pinned, { ...log.entries[5]!, kind: "nope" as "decision" }).errors[0]).toMatch(
+      /^the given entry is not a log entry: log entry kind `nope`/,
+    );
   });
 
   it("binds the proof to its checkpoint: its log, its size, its signature by a pinned key", () => {
     const proof = inclusion(2);
-    expect(verifyInclusionProof({ ...proof, treeSize: 12 }, pinned).errors).toEqual(["inclusion proof treeSize 12 is not its checkpoint's size 13"]);
-    expect(verifyInclusionProof({ ...proof, logId: "elsewhere" }, pinned).errors).toEqual(["inclusion proof is of log `elsewhere`, its checkpoint of log `sidecar-test:1`"]);
+    expect(verifyInclusionProof({ ...proof, treeSize: 12 }, pinned).errors).toEqual([
+      "inclusion proof treeSize 12 is not its checkpoint's size 13",
+    ]);
+    expect(verifyInclusionProof({ ...proof, logId: "elsewhere" }, pinned).errors).toEqual([
+      "inclusion proof is of log `elsewhere`, its checkpoint of log `sidecar-test:1`",
+    ]);
     expect(verifyInclusionProof({ ...proof, checkpoint: { ...at13, timestamp: "2026-01-15T10:00:00.000Z" } }, pinned).errors).toEqual([
       `checkpoint: checkpoint signature does not verify against pinned key \`${signer.keyId}\``,
     ]);
-    expect(verifyInclusionProof({ ...proof, checkpoint: log.checkpoint(13, at6, stranger) }, pinned).errors).toEqual([`checkpoint: checkpoint key \`${stranger.keyId}\` is not pinned`]);
+    expect(verifyInclusionProof({ ...proof, checkpoint: log.checkpoint(13, at6, stranger) }, pinned).errors).toEqual([
+      `checkpoint: checkpoint key \`${stranger.keyId}\` is not pinned`,
+    ]);
   });
 
   it("requires the exact shape", () => {
@@ -79,7 +92,20 @@ describe("verifyInclusionProof", () => {
     expect(verifyInclusionProof({ ...proof, more: true }, pinned).errors).toEqual(["inclusion proof has unknown member `more`"]);
     const { auditPath: _a, ...noPath } = proof;
     expect(verifyInclusionProof(noPath, pinned).errors).toEqual(["inclusion proof lacks `auditPath`"]);
-    expect(verifyInclusionProof({ ...proof, logId: "a b", leafIndex: "2", treeSize: -1, leafHash: "x", auditPath: Array(MAX_PROOF_HASHES + 1).fill(proof.leafHash), checkpoint: 1 }, pinned).errors).toEqual([
+    expect(
+      verifyInclusionProof(
+        {
+          ...proof,
+          logId: "a b",
+          leafIndex: "2",
+          treeSize: -1,
+          leafHash: "x",
+          auditPath: Array(MAX_PROOF_HASHES + 1).fill(proof.leafHash),
+          checkpoint: 1,
+        },
+        pinned,
+      ).errors,
+    ).toEqual([
       "inclusion proof logId `a b` is not 1-128 letters, digits, `.`, `_`, `:` or `-`",
       "inclusion proof leafIndex `2` is not a non-negative safe integer",
       "inclusion proof treeSize `-1` is not a non-negative safe integer",
@@ -109,7 +135,9 @@ describe("verifyConsistencyProof", () => {
     other.leaves[2] = log.leaves[3]!;
     const otherAt6 = other.checkpoint(6);
     expect(verifyConsistencyProof({ ...proof, from: otherAt6 }, pinned).errors).toEqual([failed.replace(at6.rootHash, otherAt6.rootHash)]);
-    expect(verifyConsistencyProof({ ...proof, from: at13, to: at6 }, pinned).errors).toEqual(["consistency proof goes from size 13 to the smaller size 6"]);
+    expect(verifyConsistencyProof({ ...proof, from: at13, to: at6 }, pinned).errors).toEqual([
+      "consistency proof goes from size 13 to the smaller size 6",
+    ]);
     expect(verifyConsistencyProof({ ...proof, proof: [] }, pinned).valid).toBe(false);
   });
 
@@ -120,8 +148,12 @@ describe("verifyConsistencyProof", () => {
       "consistency proof is of log `elsewhere`, its `to` checkpoint of log `sidecar-test:1`",
     ]);
     expect(verifyConsistencyProof({ ...proof, to: { ...at13, size: 12 } }, pinned).errors[0]).toMatch(/^to: checkpoint /);
-    expect(verifyConsistencyProof({ ...proof, from: log.checkpoint(6, null, stranger) }, pinned).errors).toEqual([`from: checkpoint key \`${stranger.keyId}\` is not pinned`]);
-    expect(verifyConsistencyProof({ ...proof, proof: "none" }, pinned).errors).toEqual(["consistency proof proof is not a list of at most 64 hashes (64 lowercase hex digits)"]);
+    expect(verifyConsistencyProof({ ...proof, from: log.checkpoint(6, null, stranger) }, pinned).errors).toEqual([
+      `from: checkpoint key \`${stranger.keyId}\` is not pinned`,
+    ]);
+    expect(verifyConsistencyProof({ ...proof, proof: "none" }, pinned).errors).toEqual([
+      "consistency proof proof is not a list of at most 64 hashes (64 lowercase hex digits)",
+    ]);
     expect(verifyConsistencyProof([], pinned).errors).toEqual(["consistency proof is not a JSON object"]);
   });
 });

@@ -27,7 +27,9 @@ export function refMth(d: readonly Uint8Array[]): Uint8Array {
 export function refPath(m: number, d: readonly Uint8Array[]): Uint8Array[] {
   if (d.length <= 1) return [];
   const split = k(d.length);
-  return m < split ? [...refPath(m, d.slice(0, split)), refMth(d.slice(split))] : [...refPath(m - split, d.slice(split)), refMth(d.slice(0, split))];
+  return m < split
+    ? [...refPath(m, d.slice(0, split)), refMth(d.slice(split))]
+    : [...refPath(m - split, d.slice(split)), refMth(d.slice(0, split))];
 }
 
 function subproof(m: number, d: readonly Uint8Array[], b: boolean): Uint8Array[] {

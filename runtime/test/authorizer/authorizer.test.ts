@@ -45,10 +45,18 @@ beforeEach(() => {
   authorizer = new Authorizer({ registry: new PolicyRegistry(root), signer, store });
 });
 
-const request = (signals: Record<string, unknown>, executionId = `exec-${++n}`) => ({ executionId, policyId: "payments.transfer", policyVersion: "1.2.0", signals });
+const request = (signals: Record<string, unknown>, executionId = `exec-${++n}`) => ({
+  executionId,
+  policyId: "payments.transfer",
+  policyVersion: "1.2.0",
+  signals,
+});
 
 async function refusal(p: Promise<unknown>): Promise<AuthorizationError> {
-  const e = await p.then(() => null, (err: unknown) => err);
+  const e = await p.then(
+    () => null,
+    (err: unknown) => err,
+  );
   expect(e).toBeInstanceOf(AuthorizationError);
   return e as AuthorizationError;
 }
@@ -74,7 +82,9 @@ describe("evaluate", () => {
   it("hands the store the decision's record as data, with the consumption, and only the winner's", async () => {
     const provenance = { amount: { source: "ledger" } };
     const results = await Promise.allSettled(
-      Array.from({ length: 20 }, () => authorizer.evaluate({ ...request({ amount: 1, currency: "USD" }, "recorded"), signalProvenance: provenance })),
+      Array.from({ length: 20 }, () =>
+        authorizer.evaluate({ ...request({ amount: 1, currency: "USD" }, "recorded"), signalProvenance: provenance }),
+      ),
     );
     const won = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
     expect(won).toHaveLength(1);
@@ -95,9 +105,13 @@ describe("evaluate", () => {
   });
 
   it("lets exactly one of 1,000 concurrent evaluations of one executionId through", async () => {
-    const results = await Promise.allSettled(Array.from({ length: 1000 }, () => authorizer.evaluate(request({ amount: 1, currency: "USD" }, "race"))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 1000 }, () => authorizer.evaluate(request({ amount: 1, currency: "USD" }, "race"))),
+    );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-    expect(new Set(results.flatMap((r) => (r.status === "rejected" ? [(r.reason as AuthorizationError).code] : [])))).toEqual(new Set(["INV-013"]));
+    expect(new Set(results.flatMap((r) => (r.status === "rejected" ? [(r.reason as AuthorizationError).code] : [])))).toEqual(
+      new Set(["INV-013"]),
+    );
   });
 
   it("never returns an attestation whose self-verification fails, and keeps its executionId consumed (fail closed)", async () => {
@@ -173,7 +187,9 @@ describe("evaluate", () => {
       signalsValidated: true,
     });
     expect(await store.sweep(Number.MAX_SAFE_INTEGER)).toBe(0);
-    expect((await refusal(authorizer.dryRun("payments.transfer", "1.2.0", { amount: -1, currency: "EUR" }))).code).toBe("SIGNALS_VALIDATION_FAILED");
+    expect((await refusal(authorizer.dryRun("payments.transfer", "1.2.0", { amount: -1, currency: "EUR" }))).code).toBe(
+      "SIGNALS_VALIDATION_FAILED",
+    );
   });
 });
 
@@ -188,7 +204,11 @@ describe("simulate", () => {
       wouldSign: true,
     });
     expect(sim.attestationPreview).not.toHaveProperty("signature");
-    expect(sim.attestationPreview).toMatchObject({ actionType: "transfer.execute", actionBinding: { amount: 500, currency: "EUR" }, execution_state: "completed" });
+    expect(sim.attestationPreview).toMatchObject({
+      actionType: "transfer.execute",
+      actionBinding: { amount: 500, currency: "EUR" },
+      execution_state: "completed",
+    });
     expect(await store.sweep(Number.MAX_SAFE_INTEGER)).toBe(0);
     const unsigned = new Authorizer({ registry: new PolicyRegistry(root), signer: null, store: null });
     expect((await unsigned.simulate("payments.transfer", "1.2.0", { amount: 1, currency: "USD" })).wouldSign).toBe(false);
@@ -202,8 +222,13 @@ describe("overrides", () => {
     const pending = await authorizer.evaluate(request({ amount: 50000, currency: "EUR" }));
     const executionId = pending.attestation.executionId;
     const outcome = await resolveOverride({ executionId, approved: true, ...human }, { store, signer });
-    expect(outcome).toMatchObject({ status: "approved", resolution: { status: "executed", execution_fingerprint: executionFingerprint(executionId) } });
-    await expect(resolveOverride({ executionId, approved: false, ...human }, { store, signer })).rejects.toMatchObject({ code: "OVERRIDE_ALREADY_RESOLVED" });
+    expect(outcome).toMatchObject({
+      status: "approved",
+      resolution: { status: "executed", execution_fingerprint: executionFingerprint(executionId) },
+    });
+    await expect(resolveOverride({ executionId, approved: false, ...human }, { store, signer })).rejects.toMatchObject({
+      code: "OVERRIDE_ALREADY_RESOLVED",
+    });
 
     // The original decision stays readable beside the override record.
     const entry = await store.read(executionFingerprint(executionId));
@@ -222,7 +247,10 @@ describe("overrides", () => {
   it("a rejected override answers with the executionId, and the decision stays unauthorized", async () => {
     const pending = await authorizer.evaluate(request({ amount: 50000, currency: "EUR" }));
     const executionId = pending.attestation.executionId;
-    expect(await resolveOverride({ executionId, approved: false, ...human }, { store, signer })).toMatchObject({ status: "rejected", executionId });
+    expect(await resolveOverride({ executionId, approved: false, ...human }, { store, signer })).toMatchObject({
+      status: "rejected",
+      executionId,
+    });
     const proof = await confirmExecution(
       pending.attestation,
       { type: "transfer.execute", payload: { amount: 50000, currency: "EUR" }, executedAt: new Date().toISOString() },
@@ -235,7 +263,9 @@ describe("overrides", () => {
   it("of 100 racing overrides exactly one resolves", async () => {
     const pending = await authorizer.evaluate(request({ amount: 50000, currency: "EUR" }));
     const results = await Promise.allSettled(
-      Array.from({ length: 100 }, (_, i) => resolveOverride({ executionId: pending.attestation.executionId, approved: i % 2 === 0, ...human }, { store, signer })),
+      Array.from({ length: 100 }, (_, i) =>
+        resolveOverride({ executionId: pending.attestation.executionId, approved: i % 2 === 0, ...human }, { store, signer }),
+      ),
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
   });
@@ -268,7 +298,9 @@ describe("overrides", () => {
 
   it("refuses a store without override transitions (SYS-024)", async () => {
     const limited = { ...store, read: store.read.bind(store), markPendingOverride: undefined } as unknown as ReplayStore;
-    await expect(resolveOverride({ executionId: "x", approved: true, ...human }, { store: limited })).rejects.toMatchObject({ code: "SYS-024" });
+    await expect(resolveOverride({ executionId: "x", approved: true, ...human }, { store: limited })).rejects.toMatchObject({
+      code: "SYS-024",
+    });
   });
 
   it("signs the override record so an independent Ed25519 library verifies it; without a signer it carries a digest", async () => {
@@ -277,9 +309,17 @@ describe("overrides", () => {
     const { signature, ...body } = record;
     const utf8 = new TextEncoder();
     const jcs = utf8.encode(canonicalize(body)!);
-    const msg = new Uint8Array([...utf8.encode(`DSSEv1 ${PAYLOAD_TYPES.override.length} ${PAYLOAD_TYPES.override} ${jcs.length} `), ...jcs]);
+    const msg = new Uint8Array([
+      ...utf8.encode(`DSSEv1 ${PAYLOAD_TYPES.override.length} ${PAYLOAD_TYPES.override} ${jcs.length} `),
+      ...jcs,
+    ]);
     expect(await ed.verifyAsync(new Uint8Array(Buffer.from(signature!, "base64")), msg, key.publicKey.raw, { zip215: false })).toBe(true);
-    expect(record).toMatchObject({ approved_by: "alice@example.com", approver_role: "risk-officer", reason: "known customer", execution_fingerprint: executionFingerprint(pending.attestation.executionId) });
+    expect(record).toMatchObject({
+      approved_by: "alice@example.com",
+      approver_role: "risk-officer",
+      reason: "known customer",
+      execution_fingerprint: executionFingerprint(pending.attestation.executionId),
+    });
 
     const other = await authorizer.evaluate(request({ amount: 50000, currency: "EUR" }));
     const unsigned = await resolveOverride({ executionId: other.attestation.executionId, approved: true, ...human }, { store });

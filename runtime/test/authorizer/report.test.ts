@@ -30,7 +30,12 @@ beforeEach(() => {
   authorizer = new Authorizer({ registry: new PolicyRegistry(writeTransferBundle()), signer, store });
 });
 
-const request = (signals: Record<string, unknown>, executionId = `report-${++n}`) => ({ executionId, policyId: "payments.transfer", policyVersion: "1.2.0", signals });
+const request = (signals: Record<string, unknown>, executionId = `report-${++n}`) => ({
+  executionId,
+  policyId: "payments.transfer",
+  policyVersion: "1.2.0",
+  signals,
+});
 const fresh = (): DecisionReport => ({ phases: [] });
 const names = (report: DecisionReport) => report.phases.map((p) => p.phase);
 
@@ -64,14 +69,18 @@ describe("evaluate with a report", () => {
 
   it("keeps what was timed when the call fails: a signal failure stops after validate, with no decision", async () => {
     const report = fresh();
-    await expect(authorizer.evaluate(request({ amount: "many", currency: "EUR" }), report)).rejects.toMatchObject({ code: "SIGNAL_VALIDATION_FAILED" });
+    await expect(authorizer.evaluate(request({ amount: "many", currency: "EUR" }), report)).rejects.toMatchObject({
+      code: "SIGNAL_VALIDATION_FAILED",
+    });
     expect(names(report)).toEqual(["bundle", "validate"]);
     expect(report.decided).toBeUndefined();
   });
 
   it("a missing policy is one bundle phase and no decision: the ids asked for are never reported as decided", async () => {
     const report = fresh();
-    await expect(authorizer.evaluate({ ...request({ amount: 1, currency: "EUR" }), policyId: "no.such.policy" }, report)).rejects.toMatchObject({ code: "POLICY_NOT_FOUND" });
+    await expect(
+      authorizer.evaluate({ ...request({ amount: 1, currency: "EUR" }), policyId: "no.such.policy" }, report),
+    ).rejects.toMatchObject({ code: "POLICY_NOT_FOUND" });
     expect(names(report)).toEqual(["bundle"]);
     expect(report.decided).toBeUndefined();
   });
@@ -79,7 +88,9 @@ describe("evaluate with a report", () => {
   it("a replay is decided and written, then refused (INV-013)", async () => {
     await authorizer.evaluate(request({ amount: 5, currency: "USD" }, "report-replayed"));
     const report = fresh();
-    await expect(authorizer.evaluate(request({ amount: 5, currency: "USD" }, "report-replayed"), report)).rejects.toMatchObject({ code: "INV-013" });
+    await expect(authorizer.evaluate(request({ amount: 5, currency: "USD" }, "report-replayed"), report)).rejects.toMatchObject({
+      code: "INV-013",
+    });
     expect(names(report)).toContain("write");
     expect(report.decided).toMatchObject({ verdict: "approve" });
   });
@@ -120,7 +131,9 @@ describe("an override and a confirmation with a report", () => {
     const report = fresh();
     const forged = { ...done.attestation, policyVersion: "9.9.9" };
     const executed = { type: "transfer.execute", payload: { amount: 5, currency: "USD" }, executedAt: new Date().toISOString() };
-    await expect(confirmExecution(forged, executed, 300, { verifier: { trustRoot }, signer, store, report })).rejects.toMatchObject({ code: "INTEGRITY_INVALID_ATTESTATION" });
+    await expect(confirmExecution(forged, executed, 300, { verifier: { trustRoot }, signer, store, report })).rejects.toMatchObject({
+      code: "INTEGRITY_INVALID_ATTESTATION",
+    });
     expect(names(report)).toEqual(["verify"]);
   });
 });

@@ -49,7 +49,10 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 /** Writes `bundle.sig` by `by` over the directory's manifest, as `writ compile --sign-key` does. */
 function sign(by: SigningKey): void {
   const manifest = JSON.parse(readFileSync(join(dir, MANIFEST_FILE), "utf8")) as BundleManifest;
-  writeFileSync(join(dir, SIGNATURE_FILE), serializeJson({ payloadType: PAYLOAD_TYPES.bundle, keyId: by.keyId, signature: signObject(PAYLOAD_TYPES.bundle, manifest, by) }));
+  writeFileSync(
+    join(dir, SIGNATURE_FILE),
+    serializeJson({ payloadType: PAYLOAD_TYPES.bundle, keyId: by.keyId, signature: signObject(PAYLOAD_TYPES.bundle, manifest, by) }),
+  );
 }
 
 async function packed(): Promise<Uint8Array> {
@@ -63,8 +66,15 @@ async function changed(change: (archive: { [key: string]: unknown; files: Record
   return utf8.encode(JSON.stringify(archive));
 }
 
-async function refusal(bytes: Uint8Array, trust: BundleTrust = {}, expectation?: Parameters<typeof loadBundleArchive>[3]): Promise<BundleError> {
-  const error = await loadBundleArchive(bytes, ORIGIN, trust, expectation).then(() => null, (e: unknown) => e);
+async function refusal(
+  bytes: Uint8Array,
+  trust: BundleTrust = {},
+  expectation?: Parameters<typeof loadBundleArchive>[3],
+): Promise<BundleError> {
+  const error = await loadBundleArchive(bytes, ORIGIN, trust, expectation).then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(BundleError);
   expect((error as BundleError).bundleDir).toBe(ORIGIN);
   expect((error as BundleError).message).not.toContain(root);
@@ -86,7 +96,11 @@ describe("an archive loads exactly as its directory does", () => {
     expect(fromArchive.schema).toEqual(fromDir.schema);
     expect(fromArchive.signedBy).toBe(fromDir.signedBy);
     expect(fromArchive.signedBy).toBe(by ? key.keyId : null);
-    for (const signals of [{ amount: 5, currency: "USD" }, { amount: 20_000, currency: "EUR" }, { amount: 5, currency: "USD", country: "KP" }]) {
+    for (const signals of [
+      { amount: 5, currency: "USD" },
+      { amount: 20_000, currency: "EUR" },
+      { amount: 5, currency: "USD", country: "KP" },
+    ]) {
       expect(fromArchive.policy.evaluate(signals)).toEqual(fromDir.policy.evaluate(signals));
     }
   });
@@ -124,7 +138,10 @@ describe("the same bundle packs to the same bytes", () => {
   });
 
   it("for any file text (any Unicode, a byte order mark, every line ending), round trips exactly and deterministically", () => {
-    const text = fc.oneof(fc.string({ unit: "grapheme", maxLength: 200 }), fc.string({ unit: "binary", maxLength: 200 }).map((s) => `\ufeff${s}\r\n`));
+    const text = fc.oneof(
+      fc.string({ unit: "grapheme", maxLength: 200 }),
+      fc.string({ unit: "binary", maxLength: 200 }).map((s) => `\ufeff${s}\r\n`),
+    );
     fc.assert(
       fc.property(text, text, (source, schemaNote) => {
         const files = new Map<string, Uint8Array>([
@@ -132,7 +149,10 @@ describe("the same bundle packs to the same bytes", () => {
           [BUNDLE_FILES.schema, utf8.encode(serializeJson({ ...TRANSFER_SCHEMA, description: schemaNote }))],
           [BUNDLE_FILES.ir, utf8.encode(serializeJson(TRANSFER_IR))],
         ]);
-        const manifest = buildManifest({ policyId: ID, version: VERSION, governs: "transfer.execute", compiler: { name: "test", version: "0" } }, files);
+        const manifest = buildManifest(
+          { policyId: ID, version: VERSION, governs: "transfer.execute", compiler: { name: "test", version: "0" } },
+          files,
+        );
         files.set(MANIFEST_FILE, utf8.encode(serializeJson(manifest)));
         const bytes = packBundleArchive(files);
         const back = readBundleArchive(bytes, ORIGIN);
@@ -150,7 +170,10 @@ describe("an archive that is wrong is refused, saying what is wrong", () => {
     const bytes = await changed((a) => {
       a.files[BUNDLE_FILES.source] = `${String(a.files[BUNDLE_FILES.source])} `;
     });
-    expect(await refusal(bytes)).toMatchObject({ code: "BUNDLE_TAMPERED", message: "file `policy.writ` does not match its hash in the manifest" });
+    expect(await refusal(bytes)).toMatchObject({
+      code: "BUNDLE_TAMPERED",
+      message: "file `policy.writ` does not match its hash in the manifest",
+    });
   });
 
   it("the header's bundle_hash changed", async () => {
@@ -158,7 +181,10 @@ describe("an archive that is wrong is refused, saying what is wrong", () => {
     const bytes = await changed((a) => {
       a["bundle_hash"] = "f".repeat(64);
     });
-    expect(await refusal(bytes)).toMatchObject({ code: "BUNDLE_TAMPERED", message: `\`bundle_hash\` is \`${manifest.bundle_hash}\`, expected \`${"f".repeat(64)}\`` });
+    expect(await refusal(bytes)).toMatchObject({
+      code: "BUNDLE_TAMPERED",
+      message: `\`bundle_hash\` is \`${manifest.bundle_hash}\`, expected \`${"f".repeat(64)}\``,
+    });
   });
 
   it("the manifest's bundle_hash changed", async () => {
@@ -172,18 +198,27 @@ describe("an archive that is wrong is refused, saying what is wrong", () => {
 
   it("a signature by a key that is not pinned", async () => {
     sign(other);
-    expect(await refusal(await packed(), pinned)).toMatchObject({ code: "BUNDLE_SIGNATURE_INVALID", message: "bundle signature does not verify against any trusted key" });
+    expect(await refusal(await packed(), pinned)).toMatchObject({
+      code: "BUNDLE_SIGNATURE_INVALID",
+      message: "bundle signature does not verify against any trusted key",
+    });
   });
 
   it("no signature when signatures are required", async () => {
-    expect(await refusal(await packed(), pinned)).toMatchObject({ code: "BUNDLE_UNSIGNED", message: "bundle is not signed and signatures are required" });
+    expect(await refusal(await packed(), pinned)).toMatchObject({
+      code: "BUNDLE_UNSIGNED",
+      message: "bundle is not signed and signatures are required",
+    });
   });
 
   it("a file listed in the manifest left out", async () => {
     const bytes = await changed((a) => {
       delete a.files[BUNDLE_FILES.ir];
     });
-    expect(await refusal(bytes)).toMatchObject({ code: "BUNDLE_TAMPERED", message: "file `policy.ir.json` listed in the manifest is missing" });
+    expect(await refusal(bytes)).toMatchObject({
+      code: "BUNDLE_TAMPERED",
+      message: "file `policy.ir.json` listed in the manifest is missing",
+    });
   });
 
   it("another bundle than the one expected", async () => {
@@ -197,7 +232,10 @@ describe("an archive that is wrong is refused, saying what is wrong", () => {
     const bytes = await changed((a) => {
       a["version"] = "1.2.1";
     });
-    expect(await refusal(bytes)).toMatchObject({ code: "BUNDLE_INVALID", message: "`bundle.manifest.json` names another policy or version than its archive" });
+    expect(await refusal(bytes)).toMatchObject({
+      code: "BUNDLE_INVALID",
+      message: "`bundle.manifest.json` names another policy or version than its archive",
+    });
   });
 
   it.each<[string, (a: { [key: string]: unknown; files: Record<string, unknown> }) => void, string]>([
@@ -223,16 +261,31 @@ describe("an archive that is wrong is refused, saying what is wrong", () => {
     ["not UTF-8", new Uint8Array([0x7b, 0xff, 0x7d]), "archive is not UTF-8 text"],
     ["not JSON", utf8.encode("archive"), "archive is not valid JSON: invalid literal `archive` at line 1 column 1"],
     ["a JSON array", utf8.encode("[]"), "archive is not a JSON object"],
-    ["duplicate members", utf8.encode('{"archiveVersion":1,"archiveVersion":1}'), "archive is not valid JSON: duplicate key `archiveVersion` at line 1 column 21"],
-    ["nested deeper than an archive", utf8.encode('{"files":{"policy.writ":[]}}'), "archive is not valid JSON: nesting deeper than the maximum depth of 2 at line 1 column 25"],
-    ["a byte order mark", utf8.encode('\ufeff{"archiveVersion":1}'), "archive is not valid JSON: byte order mark is not allowed at line 1 column 1"],
+    [
+      "duplicate members",
+      utf8.encode('{"archiveVersion":1,"archiveVersion":1}'),
+      "archive is not valid JSON: duplicate key `archiveVersion` at line 1 column 21",
+    ],
+    [
+      "nested deeper than an archive",
+      utf8.encode('{"files":{"policy.writ":[]}}'),
+      "archive is not valid JSON: nesting deeper than the maximum depth of 2 at line 1 column 25",
+    ],
+    [
+      "a byte order mark",
+      utf8.encode('\ufeff{"archiveVersion":1}'),
+      "archive is not valid JSON: byte order mark is not allowed at line 1 column 1",
+    ],
   ])("%s", async (_name, bytes, message) => {
     expect(await refusal(bytes)).toMatchObject({ code: "BUNDLE_INVALID", message });
   });
 
   it("larger than MAX_ARCHIVE_BYTES, before it is decoded", async () => {
     const bytes = new Uint8Array(MAX_ARCHIVE_BYTES + 1).fill(0xff);
-    expect(await refusal(bytes)).toMatchObject({ code: "BUNDLE_INVALID", message: `archive has ${MAX_ARCHIVE_BYTES + 1} bytes; an archive may have at most ${MAX_ARCHIVE_BYTES}` });
+    expect(await refusal(bytes)).toMatchObject({
+      code: "BUNDLE_INVALID",
+      message: `archive has ${MAX_ARCHIVE_BYTES + 1} bytes; an archive may have at most ${MAX_ARCHIVE_BYTES}`,
+    });
   });
 });
 
@@ -256,8 +309,16 @@ describe("packing refuses what cannot be an archive", () => {
     ["a file that is not UTF-8", (f) => f.set(BUNDLE_FILES.source, new Uint8Array([0x23, 0xc3, 0x28])), "`policy.writ` is not UTF-8 text"],
     ["a file that is no bundle file", (f) => f.set("policy.test.json", utf8.encode("{}")), "`policy.test.json` is not a bundle file"],
     ["no manifest", (f) => f.delete(MANIFEST_FILE), "bundle has no `bundle.manifest.json`"],
-    ["a file the manifest names left out", (f) => f.delete(BUNDLE_FILES.schema), "file `signals.schema.json` listed in the manifest is missing"],
-    ["a manifest that is not JSON", (f) => f.set(MANIFEST_FILE, utf8.encode("{")), "`bundle.manifest.json` is not valid JSON: unexpected end of input, expected a string key at line 1 column 2"],
+    [
+      "a file the manifest names left out",
+      (f) => f.delete(BUNDLE_FILES.schema),
+      "file `signals.schema.json` listed in the manifest is missing",
+    ],
+    [
+      "a manifest that is not JSON",
+      (f) => f.set(MANIFEST_FILE, utf8.encode("{")),
+      "`bundle.manifest.json` is not valid JSON: unexpected end of input, expected a string key at line 1 column 2",
+    ],
   ])("%s", async (_name, change, message) => {
     expect(await packRefusal(change)).toMatchObject({ code: "BUNDLE_INVALID", message });
   });

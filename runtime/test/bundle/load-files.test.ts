@@ -22,7 +22,14 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 /** The refusal of loading the transfer bundle, within 2 s. */
 async function refusal(): Promise<BundleError> {
-  const error = await within(2_000, "loadBundle", loadBundle(root, "payments.transfer", "1.2.0").then(() => null, (e: unknown) => e));
+  const error = await within(
+    2_000,
+    "loadBundle",
+    loadBundle(root, "payments.transfer", "1.2.0").then(
+      () => null,
+      (e: unknown) => e,
+    ),
+  );
   expect(error).toBeInstanceOf(BundleError);
   const bundleError = error as BundleError;
   // Refusals of a bundle that is there reach clients (Surface B's validate): no server directory in them.
@@ -86,6 +93,9 @@ describe("what still loads", () => {
 
   it("an empty bundle file is read as empty (and then refused by its hash, as before)", async () => {
     truncateSync(join(dir, "policy.writ"), 0);
-    expect(await refusal()).toMatchObject({ code: "BUNDLE_TAMPERED", message: "file `policy.writ` does not match its hash in the manifest" });
+    expect(await refusal()).toMatchObject({
+      code: "BUNDLE_TAMPERED",
+      message: "file `policy.writ` does not match its hash in the manifest",
+    });
   });
 });

@@ -6,7 +6,15 @@
 import { rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AuthorizationError, Authorizer, MemoryReplayStore, PolicyRegistry, createSigner, createTrustRoot, statusOf } from "../../src/index.js";
+import {
+  AuthorizationError,
+  Authorizer,
+  MemoryReplayStore,
+  PolicyRegistry,
+  createSigner,
+  createTrustRoot,
+  statusOf,
+} from "../../src/index.js";
 import { writeTransferBundle } from "../support/bundle.js";
 import { TEST_SEED_1, keyFromSeed } from "../support/signer.js";
 import { mkfifo } from "./stuck-reads.js";
@@ -26,7 +34,10 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 async function codeOf(p: Promise<unknown>): Promise<string> {
-  const e = await p.then(() => null, (err: unknown) => err);
+  const e = await p.then(
+    () => null,
+    (err: unknown) => err,
+  );
   expect(e).toBeInstanceOf(AuthorizationError);
   return (e as AuthorizationError).code;
 }
@@ -42,7 +53,13 @@ async function codes(): Promise<Record<string, string>> {
   };
 }
 
-const EXPECTED = { evaluate: "EVALUATION_FAILED", execute: "POLICY_BUNDLE_INVALID", dryRun: "POLICY_BUNDLE_INVALID", simulate: "POLICY_BUNDLE_INVALID", schema: "POLICY_BUNDLE_INVALID" };
+const EXPECTED = {
+  evaluate: "EVALUATION_FAILED",
+  execute: "POLICY_BUNDLE_INVALID",
+  dryRun: "POLICY_BUNDLE_INVALID",
+  simulate: "POLICY_BUNDLE_INVALID",
+  schema: "POLICY_BUNDLE_INVALID",
+};
 
 describe("a bundle that does not load", () => {
   it.each<[string, (dir: string) => void]>([
@@ -69,6 +86,12 @@ describe("a bundle that does not load", () => {
 
   it("a missing bundle keeps its own codes: 404 for evaluate and the schema, 422 for the uses that take signals", async () => {
     rmSync(join(root, ID), { recursive: true });
-    expect(await codes()).toEqual({ evaluate: "POLICY_NOT_FOUND", execute: "POLICY_BUNDLE_MISSING", dryRun: "POLICY_BUNDLE_MISSING", simulate: "POLICY_BUNDLE_MISSING", schema: "POLICY_NOT_FOUND" });
+    expect(await codes()).toEqual({
+      evaluate: "POLICY_NOT_FOUND",
+      execute: "POLICY_BUNDLE_MISSING",
+      dryRun: "POLICY_BUNDLE_MISSING",
+      simulate: "POLICY_BUNDLE_MISSING",
+      schema: "POLICY_NOT_FOUND",
+    });
   });
 });

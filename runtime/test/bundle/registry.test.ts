@@ -29,7 +29,14 @@ afterEach(() => {
 });
 
 async function refusal(p: Promise<unknown>, ms = 2_000): Promise<BundleError> {
-  const error = await within(ms, "registry.get", p.then(() => null, (e: unknown) => e));
+  const error = await within(
+    ms,
+    "registry.get",
+    p.then(
+      () => null,
+      (e: unknown) => e,
+    ),
+  );
   expect(error).toBeInstanceOf(BundleError);
   return error as BundleError;
 }
@@ -112,7 +119,10 @@ describe("a load the system does not complete", () => {
     try {
       const pending = registry.get(ID, VERSION);
       registry.close();
-      expect(await refusal(pending, 500)).toMatchObject({ code: "BUNDLE_INVALID", message: "the service is shutting down: the bundle load under way was abandoned" });
+      expect(await refusal(pending, 500)).toMatchObject({
+        code: "BUNDLE_INVALID",
+        message: "the service is shutting down: the bundle load under way was abandoned",
+      });
       expect(await refusal(registry.get(ID, VERSION), 500)).toMatchObject({ message: "the policy registry is closed" });
     } finally {
       await release();
@@ -125,7 +135,10 @@ describe("a load the system does not complete", () => {
     try {
       const pending = registry.get(ID, VERSION);
       registry.abandonLoads();
-      expect(await refusal(pending, 500)).toMatchObject({ code: "BUNDLE_INVALID", message: "the service is shutting down: the bundle load under way was abandoned" });
+      expect(await refusal(pending, 500)).toMatchObject({
+        code: "BUNDLE_INVALID",
+        message: "the service is shutting down: the bundle load under way was abandoned",
+      });
     } finally {
       await release();
     }

@@ -32,7 +32,10 @@ const long = fc.oneof(
 );
 
 async function asyncRefusalOf(run: () => Promise<unknown>): Promise<BundleError> {
-  const error = await run().then(() => null, (e: unknown) => e);
+  const error = await run().then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(BundleError);
   return error as BundleError;
 }
@@ -64,7 +67,8 @@ describe("shown", () => {
         // Never half of a surrogate pair: a cut pair is left out whole.
         const last = prefix.charCodeAt(prefix.length - 1);
         if (prefix.length === max - 1) expect(text.charCodeAt(max - 1)).toBeGreaterThanOrEqual(0xd800);
-        if (last >= 0xd800 && last <= 0xdbff) expect(text.charCodeAt(prefix.length)).not.toSatisfy((c: number) => c >= 0xdc00 && c <= 0xdfff);
+        if (last >= 0xd800 && last <= 0xdbff)
+          expect(text.charCodeAt(prefix.length)).not.toSatisfy((c: number) => c >= 0xdc00 && c <= 0xdfff);
       }),
     );
   });
@@ -83,7 +87,11 @@ describe("shown", () => {
 
 /** The canonical bytes of an index envelope; `index` signed with `key` when `sign`. */
 function envelope(index: Record<string, unknown>, extra: Record<string, unknown> = {}): Uint8Array {
-  const signature = { payloadType: PAYLOAD_TYPES.bundleIndex, keyId: key.keyId, signature: signObject(PAYLOAD_TYPES.bundleIndex, index, key) };
+  const signature = {
+    payloadType: PAYLOAD_TYPES.bundleIndex,
+    keyId: key.keyId,
+    signature: signObject(PAYLOAD_TYPES.bundleIndex, index, key),
+  };
   return utf8.encode(canonicalJson({ index, signature, ...extra }));
 }
 
@@ -129,7 +137,10 @@ describe("a refusal of index.json stays short wherever a source puts long text",
     const name = "m".repeat(3 * 1024 * 1024);
     const bytes = utf8.encode(canonicalJson({ index: {}, signature: {}, [name]: 1 }));
     const error = refusalOf(() => readSourceIndex(bytes, [key.publicKey], { now: NOW, origin: "index.json" }));
-    expect(error).toMatchObject({ code: "INDEX_INVALID", message: `index: index file has unknown member \`${"m".repeat(200)}… (3145728 characters)\`` });
+    expect(error).toMatchObject({
+      code: "INDEX_INVALID",
+      message: `index: index file has unknown member \`${"m".repeat(200)}… (3145728 characters)\``,
+    });
   });
 });
 
@@ -144,7 +155,13 @@ const MANIFEST = {
 
 /** An archive's JSON with `change` made: the reader refuses it before any hash or signature. */
 function archive(change: (a: Record<string, unknown> & { files: Record<string, unknown> }) => void): Uint8Array {
-  const a = { archiveVersion: 1, policyId: "payments.transfer", version: "1.2.0", bundle_hash: "a".repeat(64), files: { "bundle.manifest.json": "{}" } as Record<string, unknown> };
+  const a = {
+    archiveVersion: 1,
+    policyId: "payments.transfer",
+    version: "1.2.0",
+    bundle_hash: "a".repeat(64),
+    files: { "bundle.manifest.json": "{}" } as Record<string, unknown>,
+  };
   change(a);
   return utf8.encode(JSON.stringify(a));
 }
@@ -157,15 +174,26 @@ const ARCHIVE_PLACES: [string, Place][] = [
   ["the version", (t) => archive((a) => (a["version"] = t))],
   ["the hash", (t) => archive((a) => (a["bundle_hash"] = t))],
   // The manifest is read before any hash is checked.
-  ["the manifest's manifestVersion", (t) => archive((a) => (a.files["bundle.manifest.json"] = JSON.stringify({ ...MANIFEST, manifestVersion: t })))],
-  ["a file name in the manifest", (t) => archive((a) => (a.files["bundle.manifest.json"] = JSON.stringify({ ...MANIFEST, files: { ...MANIFEST.files, [t]: "b".repeat(64) } })))],
+  [
+    "the manifest's manifestVersion",
+    (t) => archive((a) => (a.files["bundle.manifest.json"] = JSON.stringify({ ...MANIFEST, manifestVersion: t }))),
+  ],
+  [
+    "a file name in the manifest",
+    (t) =>
+      archive(
+        (a) => (a.files["bundle.manifest.json"] = JSON.stringify({ ...MANIFEST, files: { ...MANIFEST.files, [t]: "b".repeat(64) } })),
+      ),
+  ],
 ];
 
 describe("a refusal of an archive stays short wherever a source puts long text", () => {
   it.each(ARCHIVE_PLACES)("%s", async (_place, place) => {
     await fc.assert(
       fc.asyncProperty(long, async (text) => {
-        const error = await asyncRefusalOf(() => loadBundleArchive(place(text), "a.bundle.json", {}, { policyId: "payments.transfer", version: "1.2.0" }));
+        const error = await asyncRefusalOf(() =>
+          loadBundleArchive(place(text), "a.bundle.json", {}, { policyId: "payments.transfer", version: "1.2.0" }),
+        );
         expect(error.message.length).toBeLessThanOrEqual(SHORT_MESSAGE);
       }),
       { numRuns: 15 },
@@ -174,7 +202,15 @@ describe("a refusal of an archive stays short wherever a source puts long text",
 
   it("a 15 MB file name: shown as 200 characters and its length", () => {
     const name = "f".repeat(15 * 1024 * 1024);
-    const error = refusalOf(() => readBundleArchive(archive((a) => (a.files[name] = "")), "a.bundle.json"));
-    expect(error).toMatchObject({ code: "BUNDLE_INVALID", message: `archive holds unknown file \`${"f".repeat(200)}… (15728640 characters)\`` });
+    const error = refusalOf(() =>
+      readBundleArchive(
+        archive((a) => (a.files[name] = "")),
+        "a.bundle.json",
+      ),
+    );
+    expect(error).toMatchObject({
+      code: "BUNDLE_INVALID",
+      message: `archive holds unknown file \`${"f".repeat(200)}… (15728640 characters)\``,
+    });
   });
 });

@@ -61,7 +61,11 @@ function refusal(run: () => unknown): BundleError {
 }
 
 /** index.json over `index` as given (no checks), signed in `domain`, its envelope claiming `payloadType`. */
-function handSigned(index: object, payloadType: string = PAYLOAD_TYPES.bundleIndex, domain: PayloadType = PAYLOAD_TYPES.bundleIndex): Uint8Array {
+function handSigned(
+  index: object,
+  payloadType: string = PAYLOAD_TYPES.bundleIndex,
+  domain: PayloadType = PAYLOAD_TYPES.bundleIndex,
+): Uint8Array {
   return utf8.encode(canonicalJson({ index, signature: { payloadType, keyId: key.keyId, signature: signObject(domain, index, key) } }));
 }
 
@@ -96,7 +100,12 @@ describe("signSourceIndex and readSourceIndex", () => {
 
   it("the highest serial (MAX_SERIAL) and the longest `policyId@version` (MAX_BUNDLE_REF_LENGTH) are read", () => {
     const policyId = "p".repeat(MAX_BUNDLE_REF_LENGTH - "@1.2.0".length);
-    const index: SourceIndex = { ...INDEX, serial: MAX_SERIAL, bundles: [{ policyId, version: "1.2.0", bundle_hash: HASH_A }], aliases: [] };
+    const index: SourceIndex = {
+      ...INDEX,
+      serial: MAX_SERIAL,
+      bundles: [{ policyId, version: "1.2.0", bundle_hash: HASH_A }],
+      aliases: [],
+    };
     expect(read(signSourceIndex(index, key)).index).toEqual(index);
     // 2^32 − 1 safe integers remain above it.
     expect(Number.MAX_SAFE_INTEGER - MAX_SERIAL).toBe(2 ** 32 - 1);
@@ -110,15 +119,24 @@ describe("signSourceIndex and readSourceIndex", () => {
 describe("an index whose signature does not hold is refused (INDEX_SIGNATURE_INVALID)", () => {
   it("a changed byte", () => {
     const text = Buffer.from(signSourceIndex(INDEX, key)).toString("utf8").replace('"serial":42', '"serial":43');
-    expect(refusal(() => read(utf8.encode(text)))).toMatchObject({ code: "INDEX_SIGNATURE_INVALID", message: "index signature does not verify against any trusted key" });
+    expect(refusal(() => read(utf8.encode(text)))).toMatchObject({
+      code: "INDEX_SIGNATURE_INVALID",
+      message: "index signature does not verify against any trusted key",
+    });
   });
 
   it("a key that is not pinned", () => {
-    expect(refusal(() => read(signSourceIndex(INDEX, other)))).toMatchObject({ code: "INDEX_SIGNATURE_INVALID", message: "index signature does not verify against any trusted key" });
+    expect(refusal(() => read(signSourceIndex(INDEX, other)))).toMatchObject({
+      code: "INDEX_SIGNATURE_INVALID",
+      message: "index signature does not verify against any trusted key",
+    });
   });
 
   it("no pinned key at all", () => {
-    expect(refusal(() => read(signSourceIndex(INDEX, key), []))).toMatchObject({ code: "INDEX_SIGNATURE_INVALID", message: "index cannot be verified: no trusted bundle key is configured" });
+    expect(refusal(() => read(signSourceIndex(INDEX, key), []))).toMatchObject({
+      code: "INDEX_SIGNATURE_INVALID",
+      message: "index cannot be verified: no trusted bundle key is configured",
+    });
   });
 
   it("a signature made in the bundle domain, presented as an index signature", () => {
@@ -131,12 +149,15 @@ describe("an index whose signature does not hold is refused (INDEX_SIGNATURE_INV
   it("an envelope that says it is signed in another domain", () => {
     expect(refusal(() => read(handSigned(INDEX, PAYLOAD_TYPES.bundle, PAYLOAD_TYPES.bundle)))).toMatchObject({
       code: "INDEX_SIGNATURE_INVALID",
-      message: "index is signed as `application/vnd.writ.bundle.v1+json`, not as a bundle index (`application/vnd.writ.bundle-index.v1+json`)",
+      message:
+        "index is signed as `application/vnd.writ.bundle.v1+json`, not as a bundle index (`application/vnd.writ.bundle-index.v1+json`)",
     });
   });
 
   it("a malformed signature", () => {
-    const text = Buffer.from(signSourceIndex(INDEX, key)).toString("utf8").replace(/"signature":"[^"]+"/, '"signature":"AAAA"');
+    const text = Buffer.from(signSourceIndex(INDEX, key))
+      .toString("utf8")
+      .replace(/"signature":"[^"]+"/, '"signature":"AAAA"');
     expect(refusal(() => read(utf8.encode(text)))).toMatchObject({ code: "INDEX_SIGNATURE_INVALID" });
   });
 });
@@ -152,7 +173,9 @@ const INVALID: [string, Change, string, unknown?][] = [
     "a serial beyond safe integers",
     (i) => (i["serial"] = 2 ** 53),
     "index has serial `9007199254740992`; a serial is a positive safe integer",
-    expect.stringMatching(/^index is not valid JSON: unsafe number `9007199254740992` exceeds the safe magnitude 2\^53 - 1 at line 1 column \d+$/),
+    expect.stringMatching(
+      /^index is not valid JSON: unsafe number `9007199254740992` exceeds the safe magnitude 2\^53 - 1 at line 1 column \d+$/,
+    ),
   ],
   ["a serial that is a string", (i) => (i["serial"] = "7"), "index has serial `7`; a serial is a positive safe integer"],
   [
@@ -167,28 +190,76 @@ const INVALID: [string, Change, string, unknown?][] = [
   ],
   ["another indexVersion", (i) => (i["indexVersion"] = 2), "index has indexVersion `2`; this runtime reads 1"],
   ["an issuedAt that is not RFC 3339", (i) => (i["issuedAt"] = "2025-05-31"), "index has issuedAt `2025-05-31`, not an RFC 3339 date-time"],
-  ["an expiresAt that is not RFC 3339", (i) => (i["expiresAt"] = "2025-02-30T00:00:00Z"), "index has expiresAt `2025-02-30T00:00:00Z`, not an RFC 3339 date-time"],
-  ["an expiresAt before issuedAt", (i) => (i["expiresAt"] = "2025-05-01T00:00:00Z"), "index expires (`2025-05-01T00:00:00Z`) before it is issued (`2025-05-31T12:00:00Z`)"],
+  [
+    "an expiresAt that is not RFC 3339",
+    (i) => (i["expiresAt"] = "2025-02-30T00:00:00Z"),
+    "index has expiresAt `2025-02-30T00:00:00Z`, not an RFC 3339 date-time",
+  ],
+  [
+    "an expiresAt before issuedAt",
+    (i) => (i["expiresAt"] = "2025-05-01T00:00:00Z"),
+    "index expires (`2025-05-01T00:00:00Z`) before it is issued (`2025-05-31T12:00:00Z`)",
+  ],
   ["an unknown member", (i) => (i["path"] = "x"), "index: `index` has unknown member `path`"],
   ["a member missing", (i) => delete (i as Record<string, unknown>)["aliases"], "index: `index` lacks `aliases`"],
-  ["bundles that are not an array", (i) => ((i as Record<string, unknown>)["bundles"] = {}), "index has `bundles` or `aliases` that is not an array"],
+  [
+    "bundles that are not an array",
+    (i) => ((i as Record<string, unknown>)["bundles"] = {}),
+    "index has `bundles` or `aliases` that is not an array",
+  ],
   ["a duplicate entry", (i) => i.bundles.push({ ...i.bundles[0]!, bundle_hash: HASH_B }), "index lists `payments.transfer@1.2.0` twice"],
   ["an entry with a path field", (i) => (i.bundles[0]!["path"] = "../x"), "index: bundle entry has unknown member `path`"],
-  ["an entry with a bad policy id", (i) => (i.bundles[0]!["policyId"] = "../etc"), "index lists policy `../etc` version `1.2.0`, not a valid policy id and version"],
+  [
+    "an entry with a bad policy id",
+    (i) => (i.bundles[0]!["policyId"] = "../etc"),
+    "index lists policy `../etc` version `1.2.0`, not a valid policy id and version",
+  ],
   [
     "an entry whose `policyId@version` is longer than MAX_BUNDLE_REF_LENGTH",
     (i) => ((i.bundles[0]!["policyId"] = "p".repeat(MAX_BUNDLE_REF_LENGTH - "@1.2.0".length + 1)), (i.aliases = [])),
     `index lists policy \`${"p".repeat(MAX_BUNDLE_REF_LENGTH - "@1.2.0".length + 1)}\` version \`1.2.0\`, not a valid policy id and version`,
   ],
-  ["an entry with a version that is not semver", (i) => (i.bundles[0]!["version"] = "v1"), "index lists policy `payments.transfer` version `v1`, not a valid policy id and version"],
-  ["an entry with a bad hash", (i) => (i.bundles[0]!["bundle_hash"] = "A".repeat(64)), "index lists `payments.transfer@1.2.0` with a `bundle_hash` that is not 64 lowercase hex digits"],
-  ["an alias that is a version", (i) => (i.aliases[0]!["alias"] = "1.2.0"), "index has alias `1.2.0`; an alias is a lowercase letter, then up to 62 lowercase letters, digits or `-`"],
-  ["an alias in capitals", (i) => (i.aliases[0]!["alias"] = "Stable"), "index has alias `Stable`; an alias is a lowercase letter, then up to 62 lowercase letters, digits or `-`"],
-  ["an alias of 64 characters", (i) => (i.aliases[0]!["alias"] = `a${"b".repeat(63)}`), `index has alias \`a${"b".repeat(63)}\`; an alias is a lowercase letter, then up to 62 lowercase letters, digits or \`-\``],
-  ["an alias to an unlisted version", (i) => (i.aliases[0]!["version"] = "9.9.9"), "index has alias `payments.transfer@stable` for version `9.9.9`, which it does not list"],
-  ["an alias to another policy's version", (i) => (i.aliases[2]!["version"] = "1.2.0"), "index has alias `deploy.production@stable` for version `1.2.0`, which it does not list"],
+  [
+    "an entry with a version that is not semver",
+    (i) => (i.bundles[0]!["version"] = "v1"),
+    "index lists policy `payments.transfer` version `v1`, not a valid policy id and version",
+  ],
+  [
+    "an entry with a bad hash",
+    (i) => (i.bundles[0]!["bundle_hash"] = "A".repeat(64)),
+    "index lists `payments.transfer@1.2.0` with a `bundle_hash` that is not 64 lowercase hex digits",
+  ],
+  [
+    "an alias that is a version",
+    (i) => (i.aliases[0]!["alias"] = "1.2.0"),
+    "index has alias `1.2.0`; an alias is a lowercase letter, then up to 62 lowercase letters, digits or `-`",
+  ],
+  [
+    "an alias in capitals",
+    (i) => (i.aliases[0]!["alias"] = "Stable"),
+    "index has alias `Stable`; an alias is a lowercase letter, then up to 62 lowercase letters, digits or `-`",
+  ],
+  [
+    "an alias of 64 characters",
+    (i) => (i.aliases[0]!["alias"] = `a${"b".repeat(63)}`),
+    `index has alias \`a${"b".repeat(63)}\`; an alias is a lowercase letter, then up to 62 lowercase letters, digits or \`-\``,
+  ],
+  [
+    "an alias to an unlisted version",
+    (i) => (i.aliases[0]!["version"] = "9.9.9"),
+    "index has alias `payments.transfer@stable` for version `9.9.9`, which it does not list",
+  ],
+  [
+    "an alias to another policy's version",
+    (i) => (i.aliases[2]!["version"] = "1.2.0"),
+    "index has alias `deploy.production@stable` for version `1.2.0`, which it does not list",
+  ],
   ["a duplicate alias", (i) => i.aliases.push({ ...i.aliases[0]! }), "index has alias `payments.transfer@stable` twice"],
-  ["an alias for a bad policy id", (i) => (i.aliases[0]!["policyId"] = "Payments"), "index has an alias for `Payments`, not a valid policy id"],
+  [
+    "an alias for a bad policy id",
+    (i) => (i.aliases[0]!["policyId"] = "Payments"),
+    "index has an alias for `Payments`, not a valid policy id",
+  ],
 ];
 
 function changedIndex(change: Change): Record<string, unknown> {
@@ -200,7 +271,11 @@ function changedIndex(change: Change): Record<string, unknown> {
 describe("an invalid index is neither signed nor read (INDEX_INVALID)", () => {
   it.each(INVALID)("%s", (_name, change, message, readMessage = message) => {
     const index = changedIndex(change);
-    expect(refusal(() => signSourceIndex(index as unknown as SourceIndex, key))).toMatchObject({ code: "INDEX_INVALID", message, bundleDir: INDEX_FILE });
+    expect(refusal(() => signSourceIndex(index as unknown as SourceIndex, key))).toMatchObject({
+      code: "INDEX_INVALID",
+      message,
+      bundleDir: INDEX_FILE,
+    });
     expect(refusal(() => read(handSigned(index)))).toMatchObject({ code: "INDEX_INVALID", message: readMessage, bundleDir: ORIGIN });
   });
 
@@ -215,7 +290,11 @@ describe("an invalid index is neither signed nor read (INDEX_INVALID)", () => {
     ["not an object", utf8.encode("[]"), "index: index file is not a JSON object"],
     ["no signature", utf8.encode('{"index":{}}'), "index: index file lacks `signature`"],
     ["an unknown envelope member", utf8.encode('{"index":{},"signature":{},"serial":1}'), "index: index file has unknown member `serial`"],
-    ["a signature member that is not a string", utf8.encode('{"index":{},"signature":{"payloadType":1,"keyId":"k","signature":"s"}}'), "index has a `signature` whose members are not all strings"],
+    [
+      "a signature member that is not a string",
+      utf8.encode('{"index":{},"signature":{"payloadType":1,"keyId":"k","signature":"s"}}'),
+      "index has a `signature` whose members are not all strings",
+    ],
   ])("%s", (_name, bytes, message) => {
     expect(refusal(() => read(bytes))).toMatchObject({ code: "INDEX_INVALID", message });
   });

@@ -34,9 +34,7 @@ describe("canonicalJson: RFC 8785", () => {
   });
 
   it("sorts nested objects and keeps array order", () => {
-    expect(canonicalJson({ b: [3, 1, { z: 1, a: 2 }], a: { d: null, c: true } })).toBe(
-      '{"a":{"c":true,"d":null},"b":[3,1,{"a":2,"z":1}]}',
-    );
+    expect(canonicalJson({ b: [3, 1, { z: 1, a: 2 }], a: { d: null, c: true } })).toBe('{"a":{"c":true,"d":null},"b":[3,1,{"a":2,"z":1}]}');
   });
 
   it("serializes numbers as ECMAScript does (RFC 8785 section 3.2.2.3 and appendix B)", () => {
@@ -71,8 +69,7 @@ describe("canonicalJson: RFC 8785", () => {
       '{"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],' +
       ' "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/", "literals": [null, true, false]}';
     expect(canonicalJson(JSON.parse(input))).toBe(
-      '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],' +
-        '"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}',
+      '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],' + '"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}',
     );
   });
 

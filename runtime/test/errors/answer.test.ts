@@ -30,7 +30,11 @@ describe("answerOf", () => {
     [new OverrideError("SYS-021", "x"), 404, "Pending override not found"],
     [new OverrideError("SYS-023", "x"), 422, "[SYS-023@override] override lineage mismatch"],
     [new OverrideError("OVERRIDE_ALREADY_RESOLVED", "x"), 409, "Override already resolved"],
-    [new IntegrityError("INTEGRITY_ALREADY_CONFIRMED", "x"), 409, "[INTEGRITY_ALREADY_CONFIRMED@confirm-execution] execution already confirmed"],
+    [
+      new IntegrityError("INTEGRITY_ALREADY_CONFIRMED", "x"),
+      409,
+      "[INTEGRITY_ALREADY_CONFIRMED@confirm-execution] execution already confirmed",
+    ],
     [new ReplayCapacityError(10), 503, "replay store unavailable"],
     [new ReplayStoreClosedError(), 503, "replay store unavailable"],
   ])("%s answers %i %s", (error, status, message) => {

@@ -38,7 +38,10 @@ function docRows(): DocRow[] {
   }
   expect(table.length, "header, separator and rows").toBeGreaterThan(2);
   return table.slice(2).map((line) => {
-    const cells = line.slice(1, line.endsWith("|") ? -1 : undefined).split("|").map((c) => c.trim());
+    const cells = line
+      .slice(1, line.endsWith("|") ? -1 : undefined)
+      .split("|")
+      .map((c) => c.trim());
     expect(cells, line).toHaveLength(5);
     const [code = "", status = "", message = "", retry = "", meaning = ""] = cells;
     const unquote = (cell: string): string => {
@@ -122,7 +125,7 @@ describe("the table's own rules", () => {
 });
 
 describe("errorBody, statusOf, isRetryable", () => {
-  it("401 is exactly {\"error\":\"Unauthorized\"}", () => {
+  it('401 is exactly {"error":"Unauthorized"}', () => {
     expect(statusOf("UNAUTHORIZED")).toBe(401);
     expect(JSON.stringify(errorBody("UNAUTHORIZED"))).toBe('{"error":"Unauthorized"}');
   });
@@ -158,7 +161,8 @@ describe("errorBody, statusOf, isRetryable", () => {
     expect(errorBody("INTEGRITY_INVALID_ATTESTATION").error).toMatch(/^\[INTEGRITY_INVALID_ATTESTATION@confirm-execution\] /);
     for (const code of CODES) {
       const entry = ERROR_CODES[code];
-      if (entry.status === 422 && "context" in entry) expect(errorBody(code as "INV-013").error, code).toMatch(/^\[[A-Z0-9_-]+@[a-z-]+\] [a-z]/);
+      if (entry.status === 422 && "context" in entry)
+        expect(errorBody(code as "INV-013").error, code).toMatch(/^\[[A-Z0-9_-]+@[a-z-]+\] [a-z]/);
     }
   });
 

@@ -62,17 +62,47 @@ describe("Kleene three-valued logic: an absent optional signal is unknown", () =
 
 describe("operators", () => {
   it.each([
-    ["division by zero is unknown, not Infinity", { op: "cmp", cmp: "gt", kind: "number", left: { op: "arith", fn: "div", left: sig("n"), right: lit(0) }, right: lit(0) }, { n: 1 }, false],
-    ["overflow is unknown", { op: "cmp", cmp: "gt", kind: "number", left: { op: "arith", fn: "mul", left: sig("n"), right: lit(1e308) }, right: lit(0) }, { n: 10 }, false],
+    [
+      "division by zero is unknown, not Infinity",
+      { op: "cmp", cmp: "gt", kind: "number", left: { op: "arith", fn: "div", left: sig("n"), right: lit(0) }, right: lit(0) },
+      { n: 1 },
+      false,
+    ],
+    [
+      "overflow is unknown",
+      { op: "cmp", cmp: "gt", kind: "number", left: { op: "arith", fn: "mul", left: sig("n"), right: lit(1e308) }, right: lit(0) },
+      { n: 10 },
+      false,
+    ],
     ["range is inclusive at both ends", { op: "range", value: sig("n"), min: lit(1), max: lit(3) }, { n: 3 }, true],
-    ["timestamps compare as instants across offsets", { op: "cmp", cmp: "eq", kind: "timestamp", left: sig("t"), right: lit("2026-01-01T01:00:00+01:00") }, { t: "2026-01-01T00:00:00Z" }, true],
-    ["timestamps in a set compare as instants", { op: "in", kind: "timestamp", value: sig("t"), set: ["2026-01-01T00:00:00.000Z"] }, { t: "2026-01-01T00:00:00Z" }, true],
-    ["len counts code points", { op: "cmp", cmp: "eq", kind: "number", left: { op: "len", arg: sig("s") }, right: lit(2) }, { s: "a😀" }, true],
+    [
+      "timestamps compare as instants across offsets",
+      { op: "cmp", cmp: "eq", kind: "timestamp", left: sig("t"), right: lit("2026-01-01T01:00:00+01:00") },
+      { t: "2026-01-01T00:00:00Z" },
+      true,
+    ],
+    [
+      "timestamps in a set compare as instants",
+      { op: "in", kind: "timestamp", value: sig("t"), set: ["2026-01-01T00:00:00.000Z"] },
+      { t: "2026-01-01T00:00:00Z" },
+      true,
+    ],
+    [
+      "len counts code points",
+      { op: "cmp", cmp: "eq", kind: "number", left: { op: "len", arg: sig("s") }, right: lit(2) },
+      { s: "a😀" },
+      true,
+    ],
     ["matches is unanchored", { op: "matches", value: sig("s"), pattern: "b+" }, { s: "abbbc" }, true],
     ["matches uses the u flag", { op: "matches", value: sig("s"), pattern: "^.$" }, { s: "😀" }, true],
     ["in does not match across types", { op: "in", kind: "string", value: sig("n"), set: ["1"] }, { n: 1 }, false],
     ["an empty set holds nothing", { op: "in", kind: "string", value: sig("s"), set: [] }, { s: "" }, false],
-    ["a signal that is not a scalar is unknown", { op: "cmp", cmp: "eq", kind: "string", left: sig("s"), right: lit("x") }, { s: ["x"] }, false],
+    [
+      "a signal that is not a scalar is unknown",
+      { op: "cmp", cmp: "eq", kind: "string", left: sig("s"), right: lit("x") },
+      { s: ["x"] },
+      false,
+    ],
     ["an inherited property is not a signal", { op: "present", name: "toString" }, {}, false],
   ])("%s", (_name, expr, signals, expected) => {
     expect(fires(expr as IrExpr, signals)).toBe(expected);
@@ -110,7 +140,11 @@ describe("an IR this runtime does not understand is refused when prepared, not w
     ["an unknown arithmetic operator", { op: "arith", fn: "pow", left: lit(1), right: lit(2) }, "IR operator `pow` is not supported"],
     ["an unknown string operator", { op: "str", fn: "like", left: lit("a"), right: lit("b") }, "IR operator `like` is not supported"],
     ["an unknown membership kind", { op: "in", kind: "date", value: sig("n"), set: [] }, "comparison kind `date` is not supported"],
-    ["an unknown operator deep inside", { op: "and", args: [lit(true), { op: "not", arg: { op: "abs", arg: lit(1) } }] }, "IR operator `abs` is not supported"],
+    [
+      "an unknown operator deep inside",
+      { op: "and", args: [lit(true), { op: "not", arg: { op: "abs", arg: lit(1) } }] },
+      "IR operator `abs` is not supported",
+    ],
   ])("refuses %s", (_name, when, message) => {
     expect(() => preparePolicy(one(when))).toThrow(IrUnsupportedError);
     expect(() => preparePolicy(one(when))).toThrow(message);

@@ -12,19 +12,41 @@ const IR: PolicyIr = {
   governs: { action: "transfer.execute", binding: [] },
   signals: {},
   rules: [
-    { id: "sanctioned", verdict: "reject", reason: "destination is sanctioned", when: { op: "in", kind: "string", value: sig("country"), set: ["CU", "IR"] } },
-    { id: "risky", verdict: "reject", reason: "risk score is too high", when: { op: "cmp", cmp: "gt", kind: "number", left: sig("risk_score"), right: lit(80) } },
+    {
+      id: "sanctioned",
+      verdict: "reject",
+      reason: "destination is sanctioned",
+      when: { op: "in", kind: "string", value: sig("country"), set: ["CU", "IR"] },
+    },
+    {
+      id: "risky",
+      verdict: "reject",
+      reason: "risk score is too high",
+      when: { op: "cmp", cmp: "gt", kind: "number", left: sig("risk_score"), right: lit(80) },
+    },
     {
       id: "over_limit",
       verdict: "escalate",
       reason: "daily limit would be exceeded",
-      when: { op: "cmp", cmp: "gt", kind: "number", left: { op: "arith", fn: "add", left: sig("daily_total"), right: sig("amount") }, right: lit(25000) },
+      when: {
+        op: "cmp",
+        cmp: "gt",
+        kind: "number",
+        left: { op: "arith", fn: "add", left: sig("daily_total"), right: sig("amount") },
+        right: lit(25000),
+      },
     },
     {
       id: "unresolved",
       verdict: "escalate",
       reason: "destination is unknown",
-      when: { op: "and", args: [{ op: "not", arg: { op: "present", name: "country" } }, { op: "cmp", cmp: "ge", kind: "number", left: sig("amount"), right: lit(5000) }] },
+      when: {
+        op: "and",
+        args: [
+          { op: "not", arg: { op: "present", name: "country" } },
+          { op: "cmp", cmp: "ge", kind: "number", left: sig("amount"), right: lit(5000) },
+        ],
+      },
     },
   ],
   otherwise: { verdict: "approve", reason: "verified customer within limits" },
@@ -57,7 +79,11 @@ describe("explain", () => {
       ],
     });
     expect(e.rules[3]!.condition.expr).toBe("(not present(country)) and (amount >= 5000)");
-    expect(e.rules[3]!.condition.operands![0]).toEqual({ expr: "not present(country)", value: true, operands: [{ expr: "present(country)", value: false }] });
+    expect(e.rules[3]!.condition.operands![0]).toEqual({
+      expr: "not present(country)",
+      value: true,
+      operands: [{ expr: "present(country)", value: false }],
+    });
     expect(e.otherwise).toEqual(IR.otherwise);
   });
 
@@ -65,12 +91,27 @@ describe("explain", () => {
     const { decision, explanation } = explain(IR, { risk_score: 95, daily_total: 0, amount: 10, country: "FR" });
     expect(decision).toMatchObject({ ruleId: "risky" });
     expect(explanation.rules).toHaveLength(4);
-    expect(explain(IR, { risk_score: 1, daily_total: 0, amount: 10, country: "FR" }).decision).toMatchObject({ ruleId: "otherwise", verdict: "approve" });
-    expect(explain({ ...IR, otherwise: null }, { risk_score: 1, daily_total: 0, amount: 10, country: "FR" }).decision).toEqual({ decided: false });
+    expect(explain(IR, { risk_score: 1, daily_total: 0, amount: 10, country: "FR" }).decision).toMatchObject({
+      ruleId: "otherwise",
+      verdict: "approve",
+    });
+    expect(explain({ ...IR, otherwise: null }, { risk_score: 1, daily_total: 0, amount: 10, country: "FR" }).decision).toEqual({
+      decided: false,
+    });
   });
 
   it("refuses an operator the table does not declare, as preparePolicy does", () => {
-    const ir: PolicyIr = { ...IR, rules: [{ id: "r", verdict: "approve", reason: "x", when: { op: "cmp", cmp: "approx", kind: "number", left: lit(1), right: lit(2) } as unknown as IrExpr }] };
+    const ir: PolicyIr = {
+      ...IR,
+      rules: [
+        {
+          id: "r",
+          verdict: "approve",
+          reason: "x",
+          when: { op: "cmp", cmp: "approx", kind: "number", left: lit(1), right: lit(2) } as unknown as IrExpr,
+        },
+      ],
+    };
     expect(() => explain(ir, {})).toThrow(IrUnsupportedError);
   });
 });

@@ -84,10 +84,7 @@ describe("parseStrictJson accepts RFC 8259 JSON", () => {
   });
 
   it("keeps a `__proto__` key as an own property of an ordinary object", () => {
-    const result = parseStrictJson('{"a": 1, "__proto__": {"polluted": true}, "b": {"__proto__": null}}') as Record<
-      string,
-      unknown
-    >;
+    const result = parseStrictJson('{"a": 1, "__proto__": {"polluted": true}, "b": {"__proto__": null}}') as Record<string, unknown>;
     expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
     expect(Object.keys(result)).toEqual(["a", "__proto__", "b"]);
     expect(Object.getOwnPropertyDescriptor(result, "__proto__")).toEqual({
@@ -116,42 +113,174 @@ describe("parseStrictJson refuses", () => {
     // Duplicate keys, which JSON.parse resolves silently by keeping the last.
     { name: "a duplicate key", text: '{"amount": 1, "amount": 2}', message: "duplicate key `amount`", line: 1, column: 15 },
     { name: "a key duplicated by an escape", text: String.raw`{"a":1,"\u0061":2}`, message: "duplicate key `a`", line: 1, column: 8 },
-    { name: "a key duplicated by a surrogate pair escape", text: String.raw`{"😀":1,"\ud83d\ude00":2}`, message: "duplicate key `😀`", line: 1, column: 9 },
+    {
+      name: "a key duplicated by a surrogate pair escape",
+      text: String.raw`{"😀":1,"\ud83d\ude00":2}`,
+      message: "duplicate key `😀`",
+      line: 1,
+      column: 9,
+    },
     { name: "a duplicate `__proto__`", text: '{"__proto__":1,"__proto__":2}', message: "duplicate key `__proto__`", line: 1, column: 16 },
-    { name: "a duplicate key in a nested object", text: '{\n  "x": {"k": 1,\n    "k": 2}\n}', message: "duplicate key `k`", line: 3, column: 5 },
-    { name: "a duplicate key with input to quote", text: '{"a`b\\n":1,"a`b\\n":2}', message: "duplicate key `a\\u0060b\\u000a`", line: 1, column: 12 },
-    { name: "a long duplicate key", text: `{"${"k".repeat(50)}":1,"${"k".repeat(50)}":2}`, message: `duplicate key \`${"k".repeat(40)}...\``, line: 1, column: 57 },
+    {
+      name: "a duplicate key in a nested object",
+      text: '{\n  "x": {"k": 1,\n    "k": 2}\n}',
+      message: "duplicate key `k`",
+      line: 3,
+      column: 5,
+    },
+    {
+      name: "a duplicate key with input to quote",
+      text: '{"a`b\\n":1,"a`b\\n":2}',
+      message: "duplicate key `a\\u0060b\\u000a`",
+      line: 1,
+      column: 12,
+    },
+    {
+      name: "a long duplicate key",
+      text: `{"${"k".repeat(50)}":1,"${"k".repeat(50)}":2}`,
+      message: `duplicate key \`${"k".repeat(40)}...\``,
+      line: 1,
+      column: 57,
+    },
 
     // Lone surrogates, escaped or raw; a string that holds one has no UTF-8 encoding.
-    { name: "an escaped lone high surrogate", text: String.raw`"\ud800"`, message: "lone surrogate `\\ud800` in string", line: 1, column: 2 },
-    { name: "an escaped lone low surrogate", text: String.raw`"x\udc00"`, message: "lone surrogate `\\udc00` in string", line: 1, column: 3 },
-    { name: "a high surrogate escape before a non-surrogate escape", text: String.raw`"\ud800\u0041"`, message: "lone surrogate `\\ud800` in string", line: 1, column: 2 },
-    { name: "two high surrogate escapes", text: String.raw`"\ud800\ud800"`, message: "lone surrogate `\\ud800` in string", line: 1, column: 2 },
-    { name: "surrogate escapes in the wrong order", text: String.raw`"\ude00\ud83d"`, message: "lone surrogate `\\ude00` in string", line: 1, column: 2 },
-    { name: "a high surrogate escape at the end of input", text: String.raw`"\ud83d`, message: "lone surrogate `\\ud83d` in string", line: 1, column: 2 },
+    {
+      name: "an escaped lone high surrogate",
+      text: String.raw`"\ud800"`,
+      message: "lone surrogate `\\ud800` in string",
+      line: 1,
+      column: 2,
+    },
+    {
+      name: "an escaped lone low surrogate",
+      text: String.raw`"x\udc00"`,
+      message: "lone surrogate `\\udc00` in string",
+      line: 1,
+      column: 3,
+    },
+    {
+      name: "a high surrogate escape before a non-surrogate escape",
+      text: String.raw`"\ud800\u0041"`,
+      message: "lone surrogate `\\ud800` in string",
+      line: 1,
+      column: 2,
+    },
+    {
+      name: "two high surrogate escapes",
+      text: String.raw`"\ud800\ud800"`,
+      message: "lone surrogate `\\ud800` in string",
+      line: 1,
+      column: 2,
+    },
+    {
+      name: "surrogate escapes in the wrong order",
+      text: String.raw`"\ude00\ud83d"`,
+      message: "lone surrogate `\\ude00` in string",
+      line: 1,
+      column: 2,
+    },
+    {
+      name: "a high surrogate escape at the end of input",
+      text: String.raw`"\ud83d`,
+      message: "lone surrogate `\\ud83d` in string",
+      line: 1,
+      column: 2,
+    },
     { name: "a raw lone high surrogate", text: '"a\ud800b"', message: "lone surrogate `\\ud800` in string", line: 1, column: 3 },
     { name: "a raw lone low surrogate", text: '"\udc00"', message: "lone surrogate `\\udc00` in string", line: 1, column: 2 },
-    { name: "a raw high surrogate at the end of input", text: '"\ud83d', message: "lone surrogate `\\ud83d` in string", line: 1, column: 2 },
-    { name: "an escaped high half with a raw low half", text: '"\\ud83d\ude00"', message: "lone surrogate `\\ud83d` in string", line: 1, column: 2 },
-    { name: "a raw high half with an escaped low half", text: '"\ud83d\\ude00"', message: "lone surrogate `\\ud83d` in string", line: 1, column: 2 },
+    {
+      name: "a raw high surrogate at the end of input",
+      text: '"\ud83d',
+      message: "lone surrogate `\\ud83d` in string",
+      line: 1,
+      column: 2,
+    },
+    {
+      name: "an escaped high half with a raw low half",
+      text: '"\\ud83d\ude00"',
+      message: "lone surrogate `\\ud83d` in string",
+      line: 1,
+      column: 2,
+    },
+    {
+      name: "a raw high half with an escaped low half",
+      text: '"\ud83d\\ude00"',
+      message: "lone surrogate `\\ud83d` in string",
+      line: 1,
+      column: 2,
+    },
 
     // Numbers that would not survive as written.
     { name: "a number that overflows", text: "[1, 1e400]", message: "unsafe number `1e400` overflows to infinity", line: 1, column: 5 },
-    { name: "a negative number that overflows", text: "-1e400", message: "unsafe number `-1e400` overflows to infinity", line: 1, column: 1 },
-    { name: "an unsafe integer", text: '{"id": 9007199254740993}', message: "unsafe number `9007199254740993` exceeds the safe magnitude 2^53 - 1", line: 1, column: 8 },
-    { name: "2^53", text: "9007199254740992", message: "unsafe number `9007199254740992` exceeds the safe magnitude 2^53 - 1", line: 1, column: 1 },
-    { name: "-(2^53)", text: "-9007199254740992", message: "unsafe number `-9007199254740992` exceeds the safe magnitude 2^53 - 1", line: 1, column: 1 },
-    { name: "a large number written with an exponent", text: "1e300", message: "unsafe number `1e300` exceeds the safe magnitude 2^53 - 1", line: 1, column: 1 },
-    { name: "a fraction that rounds past the safe range", text: "9007199254740991.5", message: "unsafe number `9007199254740991.5` exceeds the safe magnitude 2^53 - 1", line: 1, column: 1 },
+    {
+      name: "a negative number that overflows",
+      text: "-1e400",
+      message: "unsafe number `-1e400` overflows to infinity",
+      line: 1,
+      column: 1,
+    },
+    {
+      name: "an unsafe integer",
+      text: '{"id": 9007199254740993}',
+      message: "unsafe number `9007199254740993` exceeds the safe magnitude 2^53 - 1",
+      line: 1,
+      column: 8,
+    },
+    {
+      name: "2^53",
+      text: "9007199254740992",
+      message: "unsafe number `9007199254740992` exceeds the safe magnitude 2^53 - 1",
+      line: 1,
+      column: 1,
+    },
+    {
+      name: "-(2^53)",
+      text: "-9007199254740992",
+      message: "unsafe number `-9007199254740992` exceeds the safe magnitude 2^53 - 1",
+      line: 1,
+      column: 1,
+    },
+    {
+      name: "a large number written with an exponent",
+      text: "1e300",
+      message: "unsafe number `1e300` exceeds the safe magnitude 2^53 - 1",
+      line: 1,
+      column: 1,
+    },
+    {
+      name: "a fraction that rounds past the safe range",
+      text: "9007199254740991.5",
+      message: "unsafe number `9007199254740991.5` exceeds the safe magnitude 2^53 - 1",
+      line: 1,
+      column: 1,
+    },
     { name: "a number that underflows", text: "1e-400", message: "unsafe number `1e-400` underflows to zero", line: 1, column: 1 },
-    { name: "a negative number that underflows", text: "-0.0001e-400", message: "unsafe number `-0.0001e-400` underflows to zero", line: 1, column: 1 },
-    { name: "a long unsafe number", text: `1${"0".repeat(60)}`, message: `unsafe number \`1${"0".repeat(39)}...\` exceeds the safe magnitude 2^53 - 1`, line: 1, column: 1 },
+    {
+      name: "a negative number that underflows",
+      text: "-0.0001e-400",
+      message: "unsafe number `-0.0001e-400` underflows to zero",
+      line: 1,
+      column: 1,
+    },
+    {
+      name: "a long unsafe number",
+      text: `1${"0".repeat(60)}`,
+      message: `unsafe number \`1${"0".repeat(39)}...\` exceeds the safe magnitude 2^53 - 1`,
+      line: 1,
+      column: 1,
+    },
 
     // Syntax outside RFC 8259.
     { name: "empty input", text: "", message: "empty input", line: 1, column: 1 },
     { name: "whitespace only", text: " \n ", message: "empty input", line: 2, column: 2 },
     { name: "a byte order mark", text: "\ufeff{}", message: "byte order mark is not allowed", line: 1, column: 1 },
-    { name: "a byte order mark after whitespace", text: " \ufeff{}", message: "unexpected character `\\ufeff`, expected a value", line: 1, column: 2 },
+    {
+      name: "a byte order mark after whitespace",
+      text: " \ufeff{}",
+      message: "unexpected character `\\ufeff`, expected a value",
+      line: 1,
+      column: 2,
+    },
     { name: "a no-break space", text: "\u00a01", message: "unexpected character `\\u00a0`, expected a value", line: 1, column: 1 },
     { name: "a vertical tab", text: "\v1", message: "unexpected character `\\u000b`, expected a value", line: 1, column: 1 },
     { name: "a trailing comma in an array", text: "[1, 2,]", message: "trailing comma in array", line: 1, column: 6 },
@@ -179,13 +308,31 @@ describe("parseStrictJson refuses", () => {
     { name: "a literal in the wrong case", text: "True", message: "invalid literal `True`", line: 1, column: 1 },
     { name: "a literal with trailing letters", text: "nullx", message: "invalid literal `nullx`", line: 1, column: 1 },
     { name: "a raw tab in a string", text: '"a\tb"', message: "unescaped control character `\\u0009` in string", line: 1, column: 3 },
-    { name: "a raw line feed in a string", text: '[\n"a\nb"]', message: "unescaped control character `\\u000a` in string", line: 2, column: 3 },
+    {
+      name: "a raw line feed in a string",
+      text: '[\n"a\nb"]',
+      message: "unescaped control character `\\u000a` in string",
+      line: 2,
+      column: 3,
+    },
     { name: "a raw NUL in a string", text: '"\u0000"', message: "unescaped control character `\\u0000` in string", line: 1, column: 2 },
-    { name: "a raw unit separator in a string", text: '"\u001f"', message: "unescaped control character `\\u001f` in string", line: 1, column: 2 },
+    {
+      name: "a raw unit separator in a string",
+      text: '"\u001f"',
+      message: "unescaped control character `\\u001f` in string",
+      line: 1,
+      column: 2,
+    },
     { name: "an invalid escape", text: String.raw`"\x41"`, message: "invalid escape `\\x` in string", line: 1, column: 2 },
     { name: "an escaped single quote", text: String.raw`"\'"`, message: "invalid escape `\\'` in string", line: 1, column: 2 },
     { name: "an upper-case unicode escape", text: String.raw`"\U0041"`, message: "invalid escape `\\U` in string", line: 1, column: 2 },
-    { name: "a unicode escape with a non-hex digit", text: String.raw`"\u12G4"`, message: "invalid unicode escape `\\u12G4`", line: 1, column: 2 },
+    {
+      name: "a unicode escape with a non-hex digit",
+      text: String.raw`"\u12G4"`,
+      message: "invalid unicode escape `\\u12G4`",
+      line: 1,
+      column: 2,
+    },
     { name: "a short unicode escape", text: String.raw`"\u12"`, message: 'invalid unicode escape `\\u12"`', line: 1, column: 2 },
     { name: "an unterminated string", text: '{"a": "b', message: "unterminated string", line: 1, column: 7 },
     { name: "a backslash at the end of input", text: '"a\\', message: "unterminated string", line: 1, column: 1 },
@@ -194,8 +341,20 @@ describe("parseStrictJson refuses", () => {
     { name: "a missing value", text: '{"a": }', message: "unexpected character `}`, expected a value", line: 1, column: 7 },
     { name: "trailing data", text: "{} {}", message: "unexpected character `{` after the value", line: 1, column: 4 },
     { name: "two strings", text: '"a""b"', message: 'unexpected character `"` after the value', line: 1, column: 4 },
-    { name: "a non-ASCII character outside a string", text: "[😀]", message: "unexpected character `😀`, expected a value", line: 1, column: 2 },
-    { name: "a raw lone surrogate outside a string", text: "\udc00", message: "unexpected character `\\udc00`, expected a value", line: 1, column: 1 },
+    {
+      name: "a non-ASCII character outside a string",
+      text: "[😀]",
+      message: "unexpected character `😀`, expected a value",
+      line: 1,
+      column: 2,
+    },
+    {
+      name: "a raw lone surrogate outside a string",
+      text: "\udc00",
+      message: "unexpected character `\\udc00`, expected a value",
+      line: 1,
+      column: 1,
+    },
   ];
 
   it.each(refusals)("$name", ({ text, message, line, column }) => {
@@ -206,12 +365,8 @@ describe("parseStrictJson refuses", () => {
   });
 
   it("nesting deeper than maxDepth, at the bracket that is one level too deep", () => {
-    expect(refusal("[".repeat(65) + "]".repeat(65)).message).toBe(
-      "nesting deeper than the maximum depth of 64 at line 1 column 65",
-    );
-    expect(refusal('{"a": [{"b": 1}]}', { maxDepth: 2 }).message).toBe(
-      "nesting deeper than the maximum depth of 2 at line 1 column 8",
-    );
+    expect(refusal("[".repeat(65) + "]".repeat(65)).message).toBe("nesting deeper than the maximum depth of 64 at line 1 column 65");
+    expect(refusal('{"a": [{"b": 1}]}', { maxDepth: 2 }).message).toBe("nesting deeper than the maximum depth of 2 at line 1 column 8");
     expect(refusal("[]", { maxDepth: 0 }).message).toBe("nesting deeper than the maximum depth of 0 at line 1 column 1");
   });
 
@@ -253,10 +408,13 @@ describe("properties", () => {
 
   it("agrees with JSON.parse on JSON values with safe numbers and any Unicode strings", () => {
     fc.assert(
-      fc.property(fc.jsonValue({ stringUnit: "binary" }).map((value) => mapNumbers(value, intoSafeRange)), (value) => {
-        const text = JSON.stringify(value);
-        expect(parseStrictJson(text)).toStrictEqual(JSON.parse(text));
-      }),
+      fc.property(
+        fc.jsonValue({ stringUnit: "binary" }).map((value) => mapNumbers(value, intoSafeRange)),
+        (value) => {
+          const text = JSON.stringify(value);
+          expect(parseStrictJson(text)).toStrictEqual(JSON.parse(text));
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -264,15 +422,16 @@ describe("properties", () => {
   it("on any string, throws nothing but a well-formed StrictJsonError and accepts only what JSON.parse accepts", () => {
     // Characters that JSON syntax, and the refusals above, turn on.
     const alphabet = [..."{}[],:\"\\/ \t\n\r0123456789-+.eEtrufalsnxu'`", "\ud800", "\udc00", "\u0000", "\u001f", "\u00a0", "\ufeff", "😀"];
-    const unit = fc.oneof(fc.constantFrom(...alphabet), fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)));
-    const mutatedJson = fc
-      .tuple(fc.jsonValue({ maxDepth: 3 }), fc.nat(), fc.nat({ max: 2 }), unit)
-      .map(([value, at, edit, char]) => {
-        const text = JSON.stringify(value);
-        const i = at % (text.length + 1);
-        // edit 0 inserts `char` at i, 1 deletes the character at i, 2 replaces it.
-        return text.slice(0, i) + (edit === 1 ? "" : char) + text.slice(edit === 0 ? i : i + 1);
-      });
+    const unit = fc.oneof(
+      fc.constantFrom(...alphabet),
+      fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+    );
+    const mutatedJson = fc.tuple(fc.jsonValue({ maxDepth: 3 }), fc.nat(), fc.nat({ max: 2 }), unit).map(([value, at, edit, char]) => {
+      const text = JSON.stringify(value);
+      const i = at % (text.length + 1);
+      // edit 0 inserts `char` at i, 1 deletes the character at i, 2 replaces it.
+      return text.slice(0, i) + (edit === 1 ? "" : char) + text.slice(edit === 0 ? i : i + 1);
+    });
     fc.assert(
       fc.property(fc.oneof(fc.string({ unit, maxLength: 30 }), mutatedJson), (text) => {
         let result: unknown;

@@ -54,7 +54,11 @@ describe("Batcher", () => {
       },
       { maxInFlight: 3, maxBatch: 5 },
     );
-    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 7 === 0 ? new Promise((r) => setTimeout(r, 0)) : Promise.resolve()).then(() => batcher.submit(i))));
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        (i % 7 === 0 ? new Promise((r) => setTimeout(r, 0)) : Promise.resolve()).then(() => batcher.submit(i)),
+      ),
+    );
     expect(answers).toEqual(Array.from({ length: 200 }, (_, i) => i));
     expect(most).toBe(3);
   });

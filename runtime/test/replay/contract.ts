@@ -37,7 +37,16 @@ export function decisionRecord(executionId: string, at = T0): TransitionRecord {
 }
 
 export function overrideRecord(executionId: string, approved: boolean, by: string, at = T0): TransitionRecord {
-  const body = { executionId, approved, approvedBy: by, approverRole: "ops", reason: "checked", overrideId: `o-${by}`, record: {}, recordedAt: new Date(at).toISOString() };
+  const body = {
+    executionId,
+    approved,
+    approvedBy: by,
+    approverRole: "ops",
+    reason: "checked",
+    overrideId: `o-${by}`,
+    record: {},
+    recordedAt: new Date(at).toISOString(),
+  };
   return { kind: "override", body: body as unknown as OverrideAuditRecord };
 }
 
@@ -294,8 +303,16 @@ export function replayStoreContract(label: string, create: () => Promise<StoreHa
         const token = await into(store, "fp", "pending_override");
         const rejected = ok(await store.resolveOverride("fp", token, false, { now: T0 + 99 }));
         expect(rejected).toMatchObject({ state: "rejected", expiresAt: null, context: { why: "escalate" } });
-        expect(await store.resolveOverride("fp", token, true, { now: T0 + 100 })).toEqual({ ok: false, reason: "wrong_state", entry: rejected });
-        expect(await store.resolveOverride("fp", token, false, { now: T0 + 100 })).toEqual({ ok: false, reason: "wrong_state", entry: rejected });
+        expect(await store.resolveOverride("fp", token, true, { now: T0 + 100 })).toEqual({
+          ok: false,
+          reason: "wrong_state",
+          entry: rejected,
+        });
+        expect(await store.resolveOverride("fp", token, false, { now: T0 + 100 })).toEqual({
+          ok: false,
+          reason: "wrong_state",
+          entry: rejected,
+        });
       });
 
       it("returned entries cannot be used to change the store", async () => {
@@ -429,7 +446,8 @@ export function replayStoreContract(label: string, create: () => Promise<StoreHa
           const entry = await store.read(fp);
           if (entry?.expiresAt != null) expected.push([entry.expiresAt, fp]);
         }
-        const byKey = (a: readonly [number, string], b: readonly [number, string]) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
+        const byKey = (a: readonly [number, string], b: readonly [number, string]) =>
+          a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
         expect([...(await harness.expiryIndex())].sort(byKey)).toEqual(expected.sort(byKey));
       }
 
@@ -460,7 +478,8 @@ export function replayStoreContract(label: string, create: () => Promise<StoreHa
         expect(await store.sweep(T0 + 201)).toBe(0);
         expect(await store.sweep(T0 + 202)).toBe(1);
         expect(await store.sweep(T0 + 100 * YEAR)).toBe(0);
-        for (const fp of ["started", "confirmed", "pending", "consumed", "consumed-pending"]) expect(await store.read(fp), fp).not.toBeNull();
+        for (const fp of ["started", "confirmed", "pending", "consumed", "consumed-pending"])
+          expect(await store.read(fp), fp).not.toBeNull();
         await expectIndexInStep(fps);
       });
 
@@ -554,7 +573,14 @@ export function replayStoreContract(label: string, create: () => Promise<StoreHa
     describe("consume", () => {
       it("creates a consumed entry in one step, never expiring; a second consume conflicts", async () => {
         const entry = ok(await store.consume("fp-c", { now: T0 }));
-        expect(entry).toEqual({ fingerprint: "fp-c", state: "consumed", token: expect.any(String), createdAt: T0, updatedAt: T0, expiresAt: null });
+        expect(entry).toEqual({
+          fingerprint: "fp-c",
+          state: "consumed",
+          token: expect.any(String),
+          createdAt: T0,
+          updatedAt: T0,
+          expiresAt: null,
+        });
         expect(await store.read("fp-c")).toEqual(entry);
         expect(await store.consume("fp-c", { now: T0 + 10 * RESERVATION_TTL_MS })).toEqual({ ok: false, reason: "conflict", entry });
         expect(await store.reserve("fp-c", { now: T0 + 10 * RESERVATION_TTL_MS })).toEqual({ ok: false, reason: "conflict", entry });
@@ -576,7 +602,9 @@ export function replayStoreContract(label: string, create: () => Promise<StoreHa
       });
 
       it("keeps a consumption's record exactly with it: 200 racing consumes, one record, the winner's", async () => {
-        const results = await Promise.all(Array.from({ length: 200 }, (_, i) => store.consume("fp-a", { now: T0, record: decisionRecord(`exec-a`, T0 + i) })));
+        const results = await Promise.all(
+          Array.from({ length: 200 }, (_, i) => store.consume("fp-a", { now: T0, record: decisionRecord(`exec-a`, T0 + i) })),
+        );
         const winners = results.flatMap((r, i) => (r.ok ? [i] : []));
         expect(winners).toHaveLength(1);
         expect(await harness.records()).toEqual([decisionRecord("exec-a", T0 + winners[0]!)]);
@@ -591,11 +619,18 @@ export function replayStoreContract(label: string, create: () => Promise<StoreHa
       it("keeps resolveOverride's record with the winning resolution only", async () => {
         const token = await into(store, "fp-ra", "pending_override");
         const racing = await Promise.all(
-          Array.from({ length: 50 }, (_, i) => store.resolveOverride("fp-ra", token, i % 2 === 0, { now: T0 + 1, record: overrideRecord("exec-ra", i % 2 === 0, `approver-${i}`) })),
+          Array.from({ length: 50 }, (_, i) =>
+            store.resolveOverride("fp-ra", token, i % 2 === 0, {
+              now: T0 + 1,
+              record: overrideRecord("exec-ra", i % 2 === 0, `approver-${i}`),
+            }),
+          ),
         );
         const winners = racing.flatMap((r, i) => (r.ok ? [i] : []));
         expect(winners).toHaveLength(1);
-        expect(await store.resolveOverride("fp-ra", "wrong", true, { now: T0 + 2, record: overrideRecord("exec-ra", true, "late") })).toMatchObject({ ok: false });
+        expect(
+          await store.resolveOverride("fp-ra", "wrong", true, { now: T0 + 2, record: overrideRecord("exec-ra", true, "late") }),
+        ).toMatchObject({ ok: false });
         const w = winners[0]!;
         expect(await harness.records()).toEqual([overrideRecord("exec-ra", w % 2 === 0, `approver-${w}`)]);
       });
@@ -625,7 +660,9 @@ export function replayStoreContract(label: string, create: () => Promise<StoreHa
         expect(confirms.filter((r) => !r.ok && r.reason === "wrong_state")).toHaveLength(199);
 
         const t2 = await into(store, "fp2", "pending_override");
-        const resolutions = await Promise.all(Array.from({ length: 200 }, (_, i) => store.resolveOverride("fp2", t2, i % 2 === 0, { now: T0 + 5 })));
+        const resolutions = await Promise.all(
+          Array.from({ length: 200 }, (_, i) => store.resolveOverride("fp2", t2, i % 2 === 0, { now: T0 + 5 })),
+        );
         expect(resolutions.filter((r) => r.ok)).toHaveLength(1);
       });
 

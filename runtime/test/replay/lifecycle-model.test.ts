@@ -47,7 +47,15 @@ const right = fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1,
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ op: fc.constant("reserve" as const), fp, ttl: fc.integer({ min: 1, max: 40 }), dt }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("consume" as const), fp, pending: fc.boolean(), dt }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constantFrom("startExecution" as const, "confirm" as const, "markPendingOverride" as const), fp, right, dt }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constantFrom("startExecution" as const, "confirm" as const, "markPendingOverride" as const),
+      fp,
+      right,
+      dt,
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ op: fc.constant("fail" as const), fp, right, ttl: fc.integer({ min: 0, max: 40 }), dt }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("resolveOverride" as const), fp, right, approved: fc.boolean(), dt }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("expire" as const), fp, dt }) },

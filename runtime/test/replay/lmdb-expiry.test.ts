@@ -43,7 +43,10 @@ describe("LmdbReplayStore expiry index", () => {
     expect(await store.backfillExpiryIndex()).toBe(0);
     expect(storedIndex(root).complete).toBe(true);
     // Consumed entries never expire: written as consume writes them, they have no index key.
-    await writeWithoutIndex(root, Array.from({ length: 200_000 }, (_, i) => consumedEntry(fp("consumed", i), T0)));
+    await writeWithoutIndex(
+      root,
+      Array.from({ length: 200_000 }, (_, i) => consumedEntry(fp("consumed", i), T0)),
+    );
     for (let i = 0; i < 100; i++) ok(await store.reserve(fp("expired", i), { now: T0, ttlMs: 1_000 }));
     for (let i = 0; i < 10; i++) ok(await store.reserve(fp("live", i), { now: T0, ttlMs: 60_000 }));
 
@@ -155,7 +158,10 @@ describe("LmdbReplayStore expiry index", () => {
 
   it("resumes the backfill after a crash where it stopped, instead of starting over", async () => {
     const total = 60_000;
-    await writeWithoutIndex(root, Array.from({ length: total }, (_, i) => (i % 10 === 0 ? reservedEntry(fp("e", i), T0, 1_000) : consumedEntry(fp("e", i), T0))));
+    await writeWithoutIndex(
+      root,
+      Array.from({ length: total }, (_, i) => (i % 10 === 0 ? reservedEntry(fp("e", i), T0, 1_000) : consumedEntry(fp("e", i), T0))),
+    );
     const worker = startWorker("backfill-worker.ts", [dir]);
     workers.push(worker);
     await worker.waitForLine("ready");
@@ -192,7 +198,8 @@ describe("LmdbReplayStore expiry index", () => {
     exits.forEach((exit, i) => expect(exit, workers[i]?.stderr()).toEqual({ code: 0, signal: null }));
     const counts = workers.map((w) => JSON.parse(w.lines.at(-1) ?? "{}") as Record<string, number>);
     // Not vacuous: both reserved, failed and confirmed, and sweeps removed something.
-    for (const c of counts) for (const what of ["reserved", "failed", "confirmed"]) expect(c[what], JSON.stringify(counts)).toBeGreaterThan(0);
+    for (const c of counts)
+      for (const what of ["reserved", "failed", "confirmed"]) expect(c[what], JSON.stringify(counts)).toBeGreaterThan(0);
     expect(counts[0]!["swept"]! + counts[1]!["swept"]!, JSON.stringify(counts)).toBeGreaterThan(0);
     expect(storedIndex(root).keys).toEqual(expectedIndex(root));
     expect(storedIndex(root).keys.length).toBeGreaterThan(0);

@@ -7,7 +7,11 @@ import { T0, into, ok, replayStoreContract } from "./contract.js";
 
 replayStoreContract("MemoryReplayStore", async () => {
   const records: TransitionRecord[] = [];
-  return { store: new MemoryReplayStore({ writeRecord: (record) => void records.push(record) }), dispose: async () => {}, records: async () => records };
+  return {
+    store: new MemoryReplayStore({ writeRecord: (record) => void records.push(record) }),
+    dispose: async () => {},
+    records: async () => records,
+  };
 });
 
 describe("MemoryReplayStore capacity", () => {
@@ -80,7 +84,13 @@ describe("MemoryReplayStore sweep", () => {
     for (let i = 0; i < 100; i++) ok(await store.reserve(`expired-${i}`, { now: T0, ttlMs: 1_000 }));
     for (let i = 0; i < 10; i++) ok(await store.reserve(`live-${i}`, { now: T0, ttlMs: 60_000 }));
     // Every way to look at a Map's entries, counted while the sweep runs.
-    const looks = [vi.spyOn(Map.prototype, "get"), vi.spyOn(Map.prototype, Symbol.iterator), vi.spyOn(Map.prototype, "entries"), vi.spyOn(Map.prototype, "values"), vi.spyOn(Map.prototype, "forEach")];
+    const looks = [
+      vi.spyOn(Map.prototype, "get"),
+      vi.spyOn(Map.prototype, Symbol.iterator),
+      vi.spyOn(Map.prototype, "entries"),
+      vi.spyOn(Map.prototype, "values"),
+      vi.spyOn(Map.prototype, "forEach"),
+    ];
     let removed: number;
     let calls: number[];
     try {

@@ -25,7 +25,9 @@ if (unavailable !== null) {
       store: new PostgresReplayStore(database.pool, options),
       dispose: async () => void (await database.pool.query(`DROP TABLE ${options.table}, ${options.recordsTable}`)),
       records: async () => {
-        const { rows } = await database.pool.query<{ kind: TransitionRecord["kind"]; body: string }>(`SELECT kind, body FROM ${options.recordsTable}`);
+        const { rows } = await database.pool.query<{ kind: TransitionRecord["kind"]; body: string }>(
+          `SELECT kind, body FROM ${options.recordsTable}`,
+        );
         return rows.map(({ kind, body }) => ({ kind, body: JSON.parse(body) }) as TransitionRecord);
       },
     };
@@ -39,10 +41,19 @@ if (unavailable !== null) {
         const a = new PostgresReplayStore(database.pool, { table: "fleet" });
         const b = new PostgresReplayStore(other, { table: "fleet" });
         const fingerprints = Array.from({ length: 100 }, (_, i) => `fp-${i}`);
-        const results = await Promise.all(fingerprints.flatMap((fp) => [a.consume(fp, { now: T0 }), b.consume(fp, { now: T0 }), a.reserve(fp, { now: T0 }), b.reserve(fp, { now: T0 })]));
+        const results = await Promise.all(
+          fingerprints.flatMap((fp) => [
+            a.consume(fp, { now: T0 }),
+            b.consume(fp, { now: T0 }),
+            a.reserve(fp, { now: T0 }),
+            b.reserve(fp, { now: T0 }),
+          ]),
+        );
         for (let i = 0; i < fingerprints.length; i++) expect(results.slice(i * 4, i * 4 + 4).filter((r) => r.ok)).toHaveLength(1);
         const token = await into(a, "pending", "pending_override");
-        const resolutions = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? a : b).resolveOverride("pending", token, true, { now: T0 + 5 })));
+        const resolutions = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? a : b).resolveOverride("pending", token, true, { now: T0 + 5 })),
+        );
         expect(resolutions.filter((r) => r.ok)).toHaveLength(1);
         ok(resolutions.find((r) => r.ok)!);
       } finally {
@@ -64,11 +75,16 @@ if (unavailable !== null) {
       await PostgresReplayStore.migrate(database.pool, { table: "grouped", recordsTable: "grouped_records" });
       let statements = 0;
       const counting = new Proxy(database.pool, {
-        get: (target, name) => (name === "query" ? (...args: Parameters<pg.Pool["query"]>) => (statements++, target.query(...args)) : Reflect.get(target, name)),
+        get: (target, name) =>
+          name === "query" ? (...args: Parameters<pg.Pool["query"]>) => (statements++, target.query(...args)) : Reflect.get(target, name),
       });
       // One statement at a time: the 300 claims, made in one tick, go as three statements of 100, one after the other.
       const store = new PostgresReplayStore(counting, { table: "grouped", recordsTable: "grouped_records", claimStatements: 1 });
-      const claims = Array.from({ length: 300 }, (_, i) => ({ fp: `fp-${Math.floor(i / 3)}`, executionId: `exec-${Math.floor(i / 3)}`, i }));
+      const claims = Array.from({ length: 300 }, (_, i) => ({
+        fp: `fp-${Math.floor(i / 3)}`,
+        executionId: `exec-${Math.floor(i / 3)}`,
+        i,
+      }));
       const results = await Promise.all(claims.map((c) => store.consume(c.fp, { now: T0, record: decisionRecord(c.executionId) })));
       const winners = claims.filter((_, i) => results[i]!.ok);
       expect(winners.map((w) => w.fp).sort()).toEqual(Array.from({ length: 100 }, (_, i) => `fp-${i}`).sort());

@@ -44,7 +44,11 @@ function keyError(fn: () => unknown): KeyError {
  */
 function deriveSmallOrderPoints(): string[] {
   const L = 2n ** 252n + 27742317777372353535851937790883648493n;
-  const timesL = (p: ed.Point): ed.Point => p.multiply(L / 2n, false).double().add(p);
+  const timesL = (p: ed.Point): ed.Point =>
+    p
+      .multiply(L / 2n, false)
+      .double()
+      .add(p);
   for (let y = 2; ; y++) {
     const enc = new Uint8Array(32);
     enc[0] = y;
@@ -148,7 +152,9 @@ describe("small-order public keys", () => {
   });
 
   it("refuses keys outside the prime-order subgroup (a valid key plus a small-order point)", () => {
-    const mixed = ed.Point.fromHex(RFC8032_TEST1.pub).add(ed.Point.fromHex(ED25519_TORSION_SUBGROUP[1] ?? "")).toBytes();
+    const mixed = ed.Point.fromHex(RFC8032_TEST1.pub)
+      .add(ed.Point.fromHex(ED25519_TORSION_SUBGROUP[1] ?? ""))
+      .toBytes();
     const error = keyError(() => publicKeyFromRaw(mixed));
     expect(error.code).toBe("KEY_INVALID");
     expect(error.message).toBe("public key is not in the Ed25519 prime-order subgroup");
@@ -208,9 +214,7 @@ describe("non-Ed25519 keys", () => {
     ["P-256 SEC1", p256.privateKey.export({ format: "pem", type: "sec1" }).toString()],
     [
       "encrypted Ed25519 PKCS8",
-      createPrivateKey(ed25519.privateKeyPem)
-        .export({ format: "pem", type: "pkcs8", cipher: "aes-256-cbc", passphrase: "pw" })
-        .toString(),
+      createPrivateKey(ed25519.privateKeyPem).export({ format: "pem", type: "pkcs8", cipher: "aes-256-cbc", passphrase: "pw" }).toString(),
     ],
     ["Ed25519 public key", ed25519.publicKeyPem],
     ["two PEM blocks", ed25519.privateKeyPem + ed25519.privateKeyPem],

@@ -107,9 +107,7 @@ describe("signObject / verifyObject", () => {
 
   it("throws CanonicalizationError for objects that are not JSON data", () => {
     expect(() => signObject(PAYLOAD_TYPES.bundle, { a: Number.NaN }, key)).toThrow(CanonicalizationError);
-    expect(() => verifyObject(PAYLOAD_TYPES.bundle, { a: new Date(0) }, "", [key.publicKey])).toThrow(
-      CanonicalizationError,
-    );
+    expect(() => verifyObject(PAYLOAD_TYPES.bundle, { a: new Date(0) }, "", [key.publicKey])).toThrow(CanonicalizationError);
   });
 
   it("self-verifies: a signing key with a foreign public half is refused", () => {

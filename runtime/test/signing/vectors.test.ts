@@ -43,7 +43,16 @@ const vectors = file.vectors;
 function specPae(type: string, body: Uint8Array): Uint8Array {
   const enc = new TextEncoder();
   const t = enc.encode(type);
-  const parts = [enc.encode("DSSEv1 "), enc.encode(String(t.length)), enc.encode(" "), t, enc.encode(" "), enc.encode(String(body.length)), enc.encode(" "), body];
+  const parts = [
+    enc.encode("DSSEv1 "),
+    enc.encode(String(t.length)),
+    enc.encode(" "),
+    t,
+    enc.encode(" "),
+    enc.encode(String(body.length)),
+    enc.encode(" "),
+    body,
+  ];
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {

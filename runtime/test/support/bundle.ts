@@ -12,11 +12,30 @@ export const TRANSFER_IR: PolicyIr = {
   policyId: "payments.transfer",
   version: "1.2.0",
   governs: { action: "transfer.execute", binding: ["amount", "currency"] },
-  signals: { amount: { type: "number", optional: false }, currency: { type: "enum", optional: false }, country: { type: "string", optional: true } },
+  signals: {
+    amount: { type: "number", optional: false },
+    currency: { type: "enum", optional: false },
+    country: { type: "string", optional: true },
+  },
   rules: [
-    { id: "sanctioned", verdict: "reject", reason: "destination is sanctioned", when: { op: "in", kind: "string", value: { op: "signal", name: "country" }, set: ["KP", "IR"] } },
-    { id: "large", verdict: "escalate", reason: "large transfer needs a human", when: { op: "cmp", cmp: "gt", kind: "number", left: { op: "signal", name: "amount" }, right: { op: "lit", value: 10000 } } },
-    { id: "small", verdict: "approve", reason: "within limits", when: { op: "cmp", cmp: "le", kind: "number", left: { op: "signal", name: "amount" }, right: { op: "lit", value: 1000 } } },
+    {
+      id: "sanctioned",
+      verdict: "reject",
+      reason: "destination is sanctioned",
+      when: { op: "in", kind: "string", value: { op: "signal", name: "country" }, set: ["KP", "IR"] },
+    },
+    {
+      id: "large",
+      verdict: "escalate",
+      reason: "large transfer needs a human",
+      when: { op: "cmp", cmp: "gt", kind: "number", left: { op: "signal", name: "amount" }, right: { op: "lit", value: 10000 } },
+    },
+    {
+      id: "small",
+      verdict: "approve",
+      reason: "within limits",
+      when: { op: "cmp", cmp: "le", kind: "number", left: { op: "signal", name: "amount" }, right: { op: "lit", value: 1000 } },
+    },
   ],
   otherwise: null,
 };
@@ -44,7 +63,15 @@ export function writeTransferBundle(): string {
     [BUNDLE_FILES.schema, utf8.encode(serializeJson(TRANSFER_SCHEMA))],
     [BUNDLE_FILES.ir, utf8.encode(serializeJson(TRANSFER_IR))],
   ]);
-  const manifest = buildManifest({ policyId: TRANSFER_IR.policyId, version: TRANSFER_IR.version, governs: TRANSFER_IR.governs.action, compiler: { name: "test", version: "0" } }, files);
+  const manifest = buildManifest(
+    {
+      policyId: TRANSFER_IR.policyId,
+      version: TRANSFER_IR.version,
+      governs: TRANSFER_IR.governs.action,
+      compiler: { name: "test", version: "0" },
+    },
+    files,
+  );
   for (const [name, bytes] of files) writeFileSync(join(dir, name), bytes);
   writeFileSync(join(dir, MANIFEST_FILE), serializeJson(manifest));
   return root;

@@ -52,19 +52,28 @@ export class GovernanceClient<Policies extends object = UntypedPolicies> impleme
   }
 
   /** `POST /evaluate` variant 1: a signed decision; its executionId is consumed once and for all. */
-  evaluate<Id extends PolicyIdOf<Policies>, Version extends string>(request: TypedEvaluateRequest<Policies, Id, Version>, call?: CallOptions): Promise<EvaluateResponse>;
+  evaluate<Id extends PolicyIdOf<Policies>, Version extends string>(
+    request: TypedEvaluateRequest<Policies, Id, Version>,
+    call?: CallOptions,
+  ): Promise<EvaluateResponse>;
   evaluate(request: EvaluateRequest, call?: CallOptions): Promise<EvaluateResponse> {
     return this.#http.post("/evaluate", request, call);
   }
 
   /** `POST /evaluate` variant 2: what evaluate would decide, with no attestation and no side effect. */
-  dryRun<Id extends PolicyIdOf<Policies>, Version extends string>(request: TypedDryRunRequest<Policies, Id, Version>, call?: CallOptions): Promise<DryRunResponse>;
+  dryRun<Id extends PolicyIdOf<Policies>, Version extends string>(
+    request: TypedDryRunRequest<Policies, Id, Version>,
+    call?: CallOptions,
+  ): Promise<DryRunResponse>;
   dryRun(request: DryRunRequest, call?: CallOptions): Promise<DryRunResponse> {
     return this.#http.post("/evaluate", request, call);
   }
 
   /** `POST /simulate`: no signing, no replay write, no audit record. */
-  simulate<Id extends PolicyIdOf<Policies>, Version extends string>(request: TypedDryRunRequest<Policies, Id, Version>, call?: CallOptions): Promise<SimulateResponse>;
+  simulate<Id extends PolicyIdOf<Policies>, Version extends string>(
+    request: TypedDryRunRequest<Policies, Id, Version>,
+    call?: CallOptions,
+  ): Promise<SimulateResponse>;
   simulate(request: DryRunRequest, call?: CallOptions): Promise<SimulateResponse> {
     return this.#http.post("/simulate", request, call);
   }
@@ -73,7 +82,10 @@ export class GovernanceClient<Policies extends object = UntypedPolicies> impleme
    * Legacy `POST /execute` (variant 2 attestation), rate-limited to 100 a minute.
    * @deprecated spec 1.10: new integrations use `evaluate`, `override` and `confirmExecution`
    */
-  execute<Id extends PolicyIdOf<Policies>, Version extends string>(request: TypedExecuteRequest<Policies, Id, Version>, call?: CallOptions): Promise<ExecuteResponse>;
+  execute<Id extends PolicyIdOf<Policies>, Version extends string>(
+    request: TypedExecuteRequest<Policies, Id, Version>,
+    call?: CallOptions,
+  ): Promise<ExecuteResponse>;
   execute(request: ExecuteRequest, call?: CallOptions): Promise<ExecuteResponse> {
     return this.#http.post("/execute", request, call);
   }
@@ -139,7 +151,10 @@ export class GovernanceClient<Policies extends object = UntypedPolicies> impleme
   }
 
   /** `GET /audit/checkpoints`: signed checkpoints with `size` at least `from`, oldest first. */
-  auditCheckpoints(query: { readonly from?: number; readonly limit?: number; readonly logId?: string } = {}, call?: CallOptions): Promise<SignedCheckpoint[]> {
+  auditCheckpoints(
+    query: { readonly from?: number; readonly limit?: number; readonly logId?: string } = {},
+    call?: CallOptions,
+  ): Promise<SignedCheckpoint[]> {
     return this.#http.get("/audit/checkpoints", call, queryOf(query));
   }
 

@@ -68,7 +68,8 @@ export class HttpTransport {
 
   constructor(options: ClientOptions) {
     const base = new URL(String(options.baseUrl));
-    if (base.protocol !== "http:" && base.protocol !== "https:") throw new TypeError(`baseUrl must be http or https, not \`${base.protocol}\``);
+    if (base.protocol !== "http:" && base.protocol !== "https:")
+      throw new TypeError(`baseUrl must be http or https, not \`${base.protocol}\``);
     this.#base = base.href.replace(/\/+$/, "");
     this.#authorization = `Bearer ${options.apiKey}`;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -118,7 +119,10 @@ export class HttpTransport {
    */
   async *lines(path: string, call: CallOptions = {}, query?: URLSearchParams): AsyncGenerator<unknown> {
     const started = new AbortController();
-    const timer = setTimeout(() => started.abort(new DOMException("the answer did not start in time", "TimeoutError")), call.timeoutMs ?? this.#timeoutMs);
+    const timer = setTimeout(
+      () => started.abort(new DOMException("the answer did not start in time", "TimeoutError")),
+      call.timeoutMs ?? this.#timeoutMs,
+    );
     const text = query?.toString();
     let response: Dispatcher.ResponseData;
     try {
@@ -131,7 +135,8 @@ export class HttpTransport {
     } finally {
       clearTimeout(timer);
     }
-    if (response.statusCode < 200 || response.statusCode >= 300) throw new WritApiError(response.statusCode, errorBodyOf(await response.body.text()));
+    if (response.statusCode < 200 || response.statusCode >= 300)
+      throw new WritApiError(response.statusCode, errorBodyOf(await response.body.text()));
     let rest = "";
     for await (const chunk of response.body) {
       rest += (chunk as Buffer).toString("utf8");

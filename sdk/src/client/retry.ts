@@ -50,7 +50,13 @@ function requestedWait(answer: FailedAnswer, now: number): number | null {
  * Milliseconds to wait before attempt `attempt + 1` (`attempt` counts from 0), or null: do not retry, throw.
  * `random` is injectable for tests.
  */
-export function retryDelay(options: Required<RetryOptions>, attempt: number, answer: FailedAnswer, now: number, random: () => number = Math.random): number | null {
+export function retryDelay(
+  options: Required<RetryOptions>,
+  attempt: number,
+  answer: FailedAnswer,
+  now: number,
+  random: () => number = Math.random,
+): number | null {
   if (!isRetryable(answer.status) || attempt >= options.retries) return null;
   const requested = requestedWait(answer, now);
   if (requested !== null) return requested > options.maxDelayMs ? null : Math.max(0, requested);

@@ -96,7 +96,9 @@ export class TransactionClient {
 
   /** `POST /policies/validate`: `valid` false (the service's 404) when the policy version does not load. */
   async validatePolicy(policyId: string, policyVersion: string, call?: CallOptions): Promise<PolicyValidation> {
-    return (await this.#http.send({ method: "POST", path: "/policies/validate", body: { policyId, policyVersion }, result: isValidation }, call)).body as PolicyValidation;
+    return (
+      await this.#http.send({ method: "POST", path: "/policies/validate", body: { policyId, policyVersion }, result: isValidation }, call)
+    ).body as PolicyValidation;
   }
 
   /** Closes the connection pool (unless it was given in the options). */

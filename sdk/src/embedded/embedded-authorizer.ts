@@ -97,18 +97,24 @@ export class EmbeddedAuthorizer<Policies extends object = UntypedPolicies> imple
     });
   }
 
-  evaluate<Id extends PolicyIdOf<Policies>, Version extends string>(request: TypedEvaluateRequest<Policies, Id, Version>): Promise<EvaluateResponse>;
+  evaluate<Id extends PolicyIdOf<Policies>, Version extends string>(
+    request: TypedEvaluateRequest<Policies, Id, Version>,
+  ): Promise<EvaluateResponse>;
   evaluate(request: EvaluateRequest): Promise<EvaluateResponse> {
     const { verifiedSignals, ...rest } = request;
     return refusing(() => this.#authorizer.evaluate({ ...rest, signals: verifiedSignals }));
   }
 
-  dryRun<Id extends PolicyIdOf<Policies>, Version extends string>(request: TypedDryRunRequest<Policies, Id, Version>): Promise<DryRunResponse>;
+  dryRun<Id extends PolicyIdOf<Policies>, Version extends string>(
+    request: TypedDryRunRequest<Policies, Id, Version>,
+  ): Promise<DryRunResponse>;
   dryRun(request: DryRunRequest): Promise<DryRunResponse> {
     return refusing(() => this.#authorizer.dryRun(request.policyId, request.policyVersion, request.signals));
   }
 
-  simulate<Id extends PolicyIdOf<Policies>, Version extends string>(request: TypedDryRunRequest<Policies, Id, Version>): Promise<SimulateResponse>;
+  simulate<Id extends PolicyIdOf<Policies>, Version extends string>(
+    request: TypedDryRunRequest<Policies, Id, Version>,
+  ): Promise<SimulateResponse>;
   simulate(request: DryRunRequest): Promise<SimulateResponse> {
     return refusing(() => this.#authorizer.simulate(request.policyId, request.policyVersion, request.signals));
   }
@@ -120,12 +126,18 @@ export class EmbeddedAuthorizer<Policies extends object = UntypedPolicies> imple
   async confirmExecution(request: ConfirmExecutionRequest): Promise<ConfirmExecutionResponse> {
     const { actionTimestamp } = request.executedAction;
     // What the sidecar refuses as a malformed request; the runtime would only count it as outside the window.
-    if (!isTimestamp(actionTimestamp)) throw invalidRequest("body/executedAction/actionTimestamp", "must be an ISO 8601 date-time with a time zone, e.g. 2026-11-22T10:00:00Z");
+    if (!isTimestamp(actionTimestamp))
+      throw invalidRequest(
+        "body/executedAction/actionTimestamp",
+        "must be an ISO 8601 date-time with a time zone, e.g. 2026-11-22T10:00:00Z",
+      );
     const window = request.timeWindowSeconds ?? DEFAULT_TIME_WINDOW_SECONDS;
     const windowProblem = timeWindowProblem(window);
     if (windowProblem !== null) throw invalidRequest("body/timeWindowSeconds", windowProblem);
     const executed = executedActionOf(request.executedAction);
-    const proof = await refusing(() => confirmExecution(request.attestation, executed, window, { verifier: this.#verifier, signer: this.#signer, store: this.#store }));
+    const proof = await refusing(() =>
+      confirmExecution(request.attestation, executed, window, { verifier: this.#verifier, signer: this.#signer, store: this.#store }),
+    );
     // As the sidecar answers it.
     return confirmationAnswer(proof);
   }

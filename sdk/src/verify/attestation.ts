@@ -12,6 +12,10 @@ export type AttestationVerifierOptions = Omit<VerifierOptions, "trustRoot">;
  * false means the authorized action must not proceed (spec 7).
  * @throws WritKeyError when a pinned key is unusable
  */
-export function verifyAttestation(attestation: unknown, keys: PinnedKeys, options: AttestationVerifierOptions = {}): AttestationVerification {
+export function verifyAttestation(
+  attestation: unknown,
+  keys: PinnedKeys,
+  options: AttestationVerifierOptions = {},
+): AttestationVerification {
   return verifyWithTrustRoot(attestation, { ...options, trustRoot: pinnedTrustRoot(keys) });
 }

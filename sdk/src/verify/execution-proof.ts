@@ -26,7 +26,11 @@ function parsed(proof: string | object, errors: string[]): unknown {
  * matched the authorized one.
  * @throws WritKeyError when a pinned key is unusable
  */
-export function verifyExecutionProof(proof: string | object, keys: PinnedKeys, expected: { readonly attestation?: Attestation } = {}): ExecutionProofVerification {
+export function verifyExecutionProof(
+  proof: string | object,
+  keys: PinnedKeys,
+  expected: { readonly attestation?: Attestation } = {},
+): ExecutionProofVerification {
   const trustRoot = pinnedTrustRoot(keys);
   const errors: string[] = [];
   const value = parsed(proof, errors);
@@ -35,12 +39,16 @@ export function verifyExecutionProof(proof: string | object, keys: PinnedKeys, e
     return { valid: false, signerKeyId: null, errors, proof: null };
   }
   const signerKeyId = checkSignature(PAYLOAD_TYPES.executionProof, value, trustRoot, errors);
-  if (signerKeyId !== null && value["integrityHash"] !== sha256Hex(canonicalJson({ authorizationId: value["authorizationId"], executed: value["executed"] }))) {
+  if (
+    signerKeyId !== null &&
+    value["integrityHash"] !== sha256Hex(canonicalJson({ authorizationId: value["authorizationId"], executed: value["executed"] }))
+  ) {
     errors.push("`integrityHash` does not bind the executed action to the authorization");
   }
   const attestation = expected.attestation;
   if (attestation) {
-    if (value["authorizationId"] !== sha256Hex(canonicalJson(attestation))) errors.push("the proof confirms another attestation (`authorizationId` differs)");
+    if (value["authorizationId"] !== sha256Hex(canonicalJson(attestation)))
+      errors.push("the proof confirms another attestation (`authorizationId` differs)");
     if (value["executionId"] !== attestation.executionId) errors.push("the proof names another `executionId`");
   }
   const valid = errors.length === 0;

@@ -10,7 +10,11 @@ import { checkSignature, isObject, type SignedRecordVerification } from "./signe
  * is refused, since nothing authenticates it.
  * @throws WritKeyError when a pinned key is unusable
  */
-export function verifyOverrideRecord(record: unknown, keys: PinnedKeys, expected: { readonly attestation?: Attestation } = {}): SignedRecordVerification {
+export function verifyOverrideRecord(
+  record: unknown,
+  keys: PinnedKeys,
+  expected: { readonly attestation?: Attestation } = {},
+): SignedRecordVerification {
   const trustRoot = pinnedTrustRoot(keys);
   const errors: string[] = [];
   if (!isObject(record)) return { valid: false, signerKeyId: null, errors: ["the override record is not a JSON object"] };
@@ -21,8 +25,10 @@ export function verifyOverrideRecord(record: unknown, keys: PinnedKeys, expected
   const signerKeyId = checkSignature(PAYLOAD_TYPES.override, record, trustRoot, errors);
   const attestation = expected.attestation;
   if (attestation) {
-    if (record["attestationHash"] !== sha256Hex(canonicalJson(attestation))) errors.push("the record resolves another attestation (`attestationHash` differs)");
-    if (record["execution_fingerprint"] !== attestation.execution_fingerprint) errors.push("the record names another `execution_fingerprint`");
+    if (record["attestationHash"] !== sha256Hex(canonicalJson(attestation)))
+      errors.push("the record resolves another attestation (`attestationHash` differs)");
+    if (record["execution_fingerprint"] !== attestation.execution_fingerprint)
+      errors.push("the record names another `execution_fingerprint`");
   }
   return { valid: errors.length === 0, signerKeyId, errors };
 }

@@ -17,7 +17,12 @@ export function isObject(value: unknown): value is Readonly<Record<string, unkno
 }
 
 /** The signature check of `record`: the key that verifies it, or null and what is wrong (added to `errors`). */
-export function checkSignature(payloadType: PayloadType, record: Readonly<Record<string, unknown>>, trustRoot: TrustRoot, errors: string[]): string | null {
+export function checkSignature(
+  payloadType: PayloadType,
+  record: Readonly<Record<string, unknown>>,
+  trustRoot: TrustRoot,
+  errors: string[],
+): string | null {
   const signature = record["signature"];
   if (typeof signature !== "string") {
     errors.push("the record has no `signature` (a string)");

@@ -4,7 +4,11 @@
  */
 import type { ConfirmationAudit, DecisionAudit, DecisionDetail, DecisionRow, OverrideAudit } from "./types.js";
 
-export function decisionRow(decision: DecisionAudit, override: OverrideAudit | undefined, confirmation: ConfirmationAudit | undefined): DecisionRow {
+export function decisionRow(
+  decision: DecisionAudit,
+  override: OverrideAudit | undefined,
+  confirmation: ConfirmationAudit | undefined,
+): DecisionRow {
   const a = decision.attestation;
   // Variant 1 nests the outcome and the provenance; the legacy variant 2 carries both flat.
   const outcome = "outcome" in a.decision ? a.decision.outcome : a.decision;
@@ -28,7 +32,11 @@ export function decisionRow(decision: DecisionAudit, override: OverrideAudit | u
   };
 }
 
-export function decisionDetail(decision: DecisionAudit, override: OverrideAudit | undefined, confirmation: ConfirmationAudit | undefined): DecisionDetail {
+export function decisionDetail(
+  decision: DecisionAudit,
+  override: OverrideAudit | undefined,
+  confirmation: ConfirmationAudit | undefined,
+): DecisionDetail {
   return {
     ...decisionRow(decision, override, confirmation),
     attestation: decision.attestation,

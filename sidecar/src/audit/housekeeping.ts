@@ -7,8 +7,14 @@
 export class AuditHousekeeping {
   readonly #timers: readonly NodeJS.Timeout[];
 
-  constructor(work: { save(): void; prune(): Promise<unknown> }, every: { readonly saveMs?: number | undefined; readonly pruneMs?: number | undefined } = {}) {
-    this.#timers = [setInterval(() => work.save(), every.saveMs ?? 1_000), setInterval(() => void work.prune().catch(() => undefined), every.pruneMs ?? 60_000)];
+  constructor(
+    work: { save(): void; prune(): Promise<unknown> },
+    every: { readonly saveMs?: number | undefined; readonly pruneMs?: number | undefined } = {},
+  ) {
+    this.#timers = [
+      setInterval(() => work.save(), every.saveMs ?? 1_000),
+      setInterval(() => void work.prune().catch(() => undefined), every.pruneMs ?? 60_000),
+    ];
     for (const timer of this.#timers) timer.unref();
   }
 

@@ -215,14 +215,20 @@ export class LmdbAuditLog implements AuditLog {
     const adopting = Date.now();
     this.#adopted = (log?.adoptUnlogged() ?? Promise.resolve(0)).then(
       (adopted) => {
-        if (adopted > 0) options.onNotice?.(`audit: ${adopted} records the record log lacked (written while it was off, or held by a process that crashed) are taken into it in ${Date.now() - adopting} ms`);
+        if (adopted > 0)
+          options.onNotice?.(
+            `audit: ${adopted} records the record log lacked (written while it was off, or held by a process that crashed) are taken into it in ${Date.now() - adopting} ms`,
+          );
       },
       (error: unknown) => this.#fail(error),
     );
     this.#checkpointer =
       log === null
         ? null
-        : new Checkpointer(log, options.checkpoints ?? { key: null, ...DEFAULT_CHECKPOINTS }, { onError: (error) => this.#fail(error), writable: () => this.#durability.health().ok });
+        : new Checkpointer(log, options.checkpoints ?? { key: null, ...DEFAULT_CHECKPOINTS }, {
+            onError: (error) => this.#fail(error),
+            writable: () => this.#durability.health().ok,
+          });
     this.recordLog = log === null ? null : new RecordLog(log, this.#checkpointer);
     this.#housekeeping = new AuditHousekeeping(
       {
@@ -236,9 +242,15 @@ export class LmdbAuditLog implements AuditLog {
     );
     const onNotice = options.onNotice ?? (() => undefined);
     const started = Date.now();
-    this.#filtersReady = backfillFilters(root, this.#decisionTimes, this.#decisionFilters, this.#counters as unknown as Database<number, string>).then(
+    this.#filtersReady = backfillFilters(
+      root,
+      this.#decisionTimes,
+      this.#decisionFilters,
+      this.#counters as unknown as Database<number, string>,
+    ).then(
       (indexed) => {
-        if (indexed > 0) onNotice(`audit: indexed ${indexed} decisions of an older trail for filtered queries in ${Date.now() - started} ms`);
+        if (indexed > 0)
+          onNotice(`audit: indexed ${indexed} decisions of an older trail for filtered queries in ${Date.now() - started} ms`);
       },
       (error: unknown) => this.#fail(error),
     );
@@ -307,7 +319,12 @@ export class LmdbAuditLog implements AuditLog {
   }
 
   recordConfirmation(entry: ConfirmationAudit, written?: Promise<boolean | null>): void {
-    const record: ConfirmationAudit = { executionId: entry.executionId, match: entry.match, proof: entry.proof, recordedAt: entry.recordedAt };
+    const record: ConfirmationAudit = {
+      executionId: entry.executionId,
+      match: entry.match,
+      proof: entry.proof,
+      recordedAt: entry.recordedAt,
+    };
     this.#putBeside(entry.executionId, CONFIRMATION_SUFFIX, record, written);
   }
 
@@ -324,7 +341,13 @@ export class LmdbAuditLog implements AuditLog {
   }
 
   recordVerification(entry: VerificationAudit): void {
-    const record: VerificationAudit = { executionId: entry.executionId, valid: entry.valid, checks: entry.checks, errors: entry.errors, recordedAt: entry.recordedAt };
+    const record: VerificationAudit = {
+      executionId: entry.executionId,
+      valid: entry.valid,
+      checks: entry.checks,
+      errors: entry.errors,
+      recordedAt: entry.recordedAt,
+    };
     const ms = this.#instant(entry.recordedAt);
     this.#write(() => {
       this.#appendCounted(COUNTERS.verifications, (ordinal) => {
@@ -396,7 +419,12 @@ export class LmdbAuditLog implements AuditLog {
     const instant = this.#decisionInstant === null ? undefined : await this.#decisionInstant(fingerprint);
     if (instant !== undefined) await this.#prefetchRows([[instant, fingerprint]]);
     return this.#read(async () => {
-      const key = this.#decisionInstant === null ? await this.#walkForDecision(fingerprint) : instant === undefined ? undefined : ([instant, fingerprint] as DecisionTimeKey);
+      const key =
+        this.#decisionInstant === null
+          ? await this.#walkForDecision(fingerprint)
+          : instant === undefined
+            ? undefined
+            : ([instant, fingerprint] as DecisionTimeKey);
       const stored = key === undefined ? undefined : this.#decisionRecords.get(key);
       return stored === undefined ? null : decisionDetail(stored, this.#override(fingerprint), this.#confirmation(fingerprint));
     });
@@ -433,7 +461,9 @@ export class LmdbAuditLog implements AuditLog {
 
   async listSecurityEvents(query: SecurityQuery): Promise<SecurityEventRow[]> {
     await this.#readable();
-    return this.#read(() => Array.from(this.#security.getRange({ ...timeRange(query.from, query.to), limit: query.limit }), ({ value }) => value));
+    return this.#read(() =>
+      Array.from(this.#security.getRange({ ...timeRange(query.from, query.to), limit: query.limit }), ({ value }) => value),
+    );
   }
 
   /** Saves the API call count and waits for every write to be flushed. The environment stays open: its owner closes it. */
@@ -444,10 +474,12 @@ export class LmdbAuditLog implements AuditLog {
       this.#saveApiCalls();
       this.#saveAggregates(true);
       // Set after the save: from here on, records are dropped and reads throw.
-      this.#closing = Promise.all([this.flushed(), this.#filtersReady, this.#adopted, this.#pruning?.catch(() => 0), checkpointing]).then(async () => {
-        // What the record log holds in memory goes into it before the environment closes (lmdb-log-storage.ts).
-        await this.#log?.close().catch((error: unknown) => this.#onError(error));
-      });
+      this.#closing = Promise.all([this.flushed(), this.#filtersReady, this.#adopted, this.#pruning?.catch(() => 0), checkpointing]).then(
+        async () => {
+          // What the record log holds in memory goes into it before the environment closes (lmdb-log-storage.ts).
+          await this.#log?.close().catch((error: unknown) => this.#onError(error));
+        },
+      );
     }
     return this.#closing;
   }
@@ -547,12 +579,20 @@ export class LmdbAuditLog implements AuditLog {
   async #prefetchRows(keys: readonly DecisionTimeKey[]): Promise<void> {
     await Promise.all([
       prefetched(this.#root, this.#decisionRecords, keys),
-      prefetched(this.#root, this.#decisions, keys.flatMap((key) => [key[1] + OVERRIDE_SUFFIX, key[1] + CONFIRMATION_SUFFIX])),
+      prefetched(
+        this.#root,
+        this.#decisions,
+        keys.flatMap((key) => [key[1] + OVERRIDE_SUFFIX, key[1] + CONFIRMATION_SUFFIX]),
+      ),
     ]);
   }
 
   /** A time-keyed trail's records `keys` and their entries in the record log's index, brought into memory. */
-  async #prefetchTimed(db: Database<unknown, TimeKey>, keys: readonly TimeKey[], locatorOf: (ms: number, ordinal: number) => string): Promise<void> {
+  async #prefetchTimed(
+    db: Database<unknown, TimeKey>,
+    keys: readonly TimeKey[],
+    locatorOf: (ms: number, ordinal: number) => string,
+  ): Promise<void> {
     await Promise.all([prefetched(this.#root, db, keys), this.#log?.prefetchIndex(keys.map((key) => locatorOf(key[0], key[1])))]);
   }
 
@@ -565,7 +605,8 @@ export class LmdbAuditLog implements AuditLog {
     const removed: PrunedRecord[] = [{ locator: locators.decision(key[0], key[1]), ms: key[0] }];
     // An override or confirmation is pending (if it is) under its own time: read before it goes.
     const override = this.#override(key[1]);
-    if (override !== undefined && this.#decisions.removeSync(key[1] + OVERRIDE_SUFFIX)) removed.push({ locator: locators.override(key[1]), ms: this.#instant(override.recordedAt) });
+    if (override !== undefined && this.#decisions.removeSync(key[1] + OVERRIDE_SUFFIX))
+      removed.push({ locator: locators.override(key[1]), ms: this.#instant(override.recordedAt) });
     const confirmation = this.#confirmation(key[1]);
     if (confirmation !== undefined && this.#decisions.removeSync(key[1] + CONFIRMATION_SUFFIX)) {
       removed.push({ locator: locators.confirmation(key[1]), ms: this.#instant(confirmation.recordedAt) });
@@ -617,19 +658,24 @@ export class LmdbAuditLog implements AuditLog {
     }
   }
 
-
   /**
    * Every record the trail stores, with its locator (the record log's accounting), newest first where keyed by time, in
    * pages (slices.ts): the log walks it in slices when its counts do not add up.
    */
   *#stored(): Generator<StoredRecord> {
-    for (const key of keyPages(this.#decisionRecords, { reverse: true })) yield* present(locators.decision(key[0], key[1]), this.#decisionRecords.getBinary(key));
+    for (const key of keyPages(this.#decisionRecords, { reverse: true }))
+      yield* present(locators.decision(key[0], key[1]), this.#decisionRecords.getBinary(key));
     for (const key of keyPages(this.#decisions)) {
       const fingerprint = key.slice(0, key.indexOf("/"));
-      yield* present(key.endsWith(OVERRIDE_SUFFIX) ? locators.override(fingerprint) : locators.confirmation(fingerprint), this.#decisions.getBinary(key));
+      yield* present(
+        key.endsWith(OVERRIDE_SUFFIX) ? locators.override(fingerprint) : locators.confirmation(fingerprint),
+        this.#decisions.getBinary(key),
+      );
     }
-    for (const key of keyPages(this.#verifications, { reverse: true })) yield* present(locators.verification(key[0], key[1]), this.#verifications.getBinary(key));
-    for (const key of keyPages(this.#security, { reverse: true })) yield* present(locators.security(key[0], key[1]), this.#security.getBinary(key));
+    for (const key of keyPages(this.#verifications, { reverse: true }))
+      yield* present(locators.verification(key[0], key[1]), this.#verifications.getBinary(key));
+    for (const key of keyPages(this.#security, { reverse: true }))
+      yield* present(locators.security(key[0], key[1]), this.#security.getBinary(key));
   }
 
   /** How many records the trail stores, in O(1) (LMDB's entry counts): the record log's accounting. */
@@ -642,7 +688,8 @@ export class LmdbAuditLog implements AuditLog {
     if (!executionId.isWellFormed()) return undefined;
     const fingerprint = executionFingerprint(executionId);
     await this.#readable();
-    const instant = this.#decisionInstant === null ? (await this.#walkForDecision(fingerprint))?.[0] : await this.#decisionInstant(fingerprint);
+    const instant =
+      this.#decisionInstant === null ? (await this.#walkForDecision(fingerprint))?.[0] : await this.#decisionInstant(fingerprint);
     return instant === undefined ? undefined : locators.decision(instant, fingerprint);
   }
 
@@ -680,7 +727,12 @@ export class LmdbAuditLog implements AuditLog {
    * write that resolves the override or consumes the confirmation key (`writeRecord`), the record is part of that write, committed and flushed with it or not at all.
    * Written once: only one such write succeeds per execution.
    */
-  #putBeside(executionId: string, suffix: string, record: OverrideAudit | ConfirmationAudit, written: Promise<boolean | null> | undefined): void {
+  #putBeside(
+    executionId: string,
+    suffix: string,
+    record: OverrideAudit | ConfirmationAudit,
+    written: Promise<boolean | null> | undefined,
+  ): void {
     this.#queue(() => {
       const fingerprint = executionFingerprint(executionId);
       const bytes = encoded(record);

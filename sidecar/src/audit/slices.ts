@@ -76,16 +76,37 @@ const FIRST_PAGE = 32;
  * Entries written or removed between pages are seen or not, as the next page finds them; keys are read in order, each
  * once. `range` must not set `offset` or `limit`.
  */
-export function* pages<K extends Key, V>(db: Database<V, K>, range: RangeOptions = {}, pageSize = PAGE): Generator<{ readonly key: K; readonly value: V }> {
-  for (const page of pagesOf((options) => Array.from(db.getRange(options), ({ key, value }) => ({ key, value })), (entry) => entry.key, range, pageSize)) yield* page;
+export function* pages<K extends Key, V>(
+  db: Database<V, K>,
+  range: RangeOptions = {},
+  pageSize = PAGE,
+): Generator<{ readonly key: K; readonly value: V }> {
+  for (const page of pagesOf(
+    (options) => Array.from(db.getRange(options), ({ key, value }) => ({ key, value })),
+    (entry) => entry.key,
+    range,
+    pageSize,
+  ))
+    yield* page;
 }
 
 /** The keys of `range` in `db`, read as `pages` reads entries. */
 export function* keyPages<K extends Key>(db: Database<unknown, K>, range: RangeOptions = {}, pageSize = PAGE): Generator<K> {
-  for (const page of pagesOf((options) => Array.from(db.getKeys(options)) as K[], (key) => key, range, pageSize)) yield* page;
+  for (const page of pagesOf(
+    (options) => Array.from(db.getKeys(options)) as K[],
+    (key) => key,
+    range,
+    pageSize,
+  ))
+    yield* page;
 }
 
-function* pagesOf<T, K extends Key>(read: (options: RangeOptions) => T[], keyOf: (item: T) => K, range: RangeOptions, pageSize: number): Generator<T[]> {
+function* pagesOf<T, K extends Key>(
+  read: (options: RangeOptions) => T[],
+  keyOf: (item: T) => K,
+  range: RangeOptions,
+  pageSize: number,
+): Generator<T[]> {
   let after: K | undefined;
   for (let size = Math.min(FIRST_PAGE, pageSize); ; size = Math.min(size * 2, pageSize)) {
     const page = read(after === undefined ? { ...range, limit: size } : { ...range, start: after, exclusiveStart: true, limit: size });

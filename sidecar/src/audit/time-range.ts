@@ -8,7 +8,11 @@ export type KeyPrefix = readonly (string | number)[];
  * record of millisecond ceil(from). With a prefix both bounds are set even when open (Unix ms lie between -1 and
  * MAX_SAFE_INTEGER), or the walk would run into the next prefix's keys.
  */
-export function timeRange(from: number | undefined, to: number | undefined, prefix: KeyPrefix = []): { reverse: true; start?: (string | number)[]; end?: (string | number)[] } {
+export function timeRange(
+  from: number | undefined,
+  to: number | undefined,
+  prefix: KeyPrefix = [],
+): { reverse: true; start?: (string | number)[]; end?: (string | number)[] } {
   const bounded = prefix.length > 0;
   return {
     reverse: true,

@@ -7,7 +7,16 @@
  * Reloads run one at a time. A request in flight keeps the bundle it started with (the registry's own invariant).
  */
 import { statSync } from "node:fs";
-import { BundleError, MAX_MESSAGE_CHARACTERS, PolicyRegistry, shown, type BundlePins, type BundleTrust, type LoadReport, type PublicKey } from "@writ/runtime";
+import {
+  BundleError,
+  MAX_MESSAGE_CHARACTERS,
+  PolicyRegistry,
+  shown,
+  type BundlePins,
+  type BundleTrust,
+  type LoadReport,
+  type PublicKey,
+} from "@writ/runtime";
 import type { BundlesDetail, BundlesHealth, ReloadResponse } from "@writ/wire";
 import type { SidecarConfig } from "../config.js";
 import { readBundleKeys } from "./bundle-keys.js";
@@ -35,7 +44,10 @@ export class PolicyBundles {
    */
   static create(config: SidecarConfig, keys: readonly PublicKey[], pins: BundlePins | null, log: RemoteSourceLog): PolicyBundles {
     const trust: BundleTrust = { trustedKeys: keys, requireSignature: config.requireSignedBundles || config.bundleSource !== null };
-    const registry = new PolicyRegistry(config.policiesRoot, trust, { loadTimeoutMs: config.bundleLoadTimeoutMs, ...(pins ? { pins } : {}) });
+    const registry = new PolicyRegistry(config.policiesRoot, trust, {
+      loadTimeoutMs: config.bundleLoadTimeoutMs,
+      ...(pins ? { pins } : {}),
+    });
     const remote = config.bundleSource === null ? null : new RemoteBundleSource(config.bundleSource, registry, keys, log);
     return new PolicyBundles(config, registry, remote);
   }
@@ -50,8 +62,11 @@ export class PolicyBundles {
       return;
     }
     const report = await this.registry.preload();
-    notices.push(`policies root: ${report.loaded.length} bundle${report.loaded.length === 1 ? "" : "s"} verified${report.refused.length ? `, ${report.refused.length} refused` : ""}`);
-    for (const { policyId, version, code, message } of report.refused) notices.push(`bundle \`${policyId}@${version}\` refused (${code}): ${message}`);
+    notices.push(
+      `policies root: ${report.loaded.length} bundle${report.loaded.length === 1 ? "" : "s"} verified${report.refused.length ? `, ${report.refused.length} refused` : ""}`,
+    );
+    for (const { policyId, version, code, message } of report.refused)
+      notices.push(`bundle \`${policyId}@${version}\` refused (${code}): ${message}`);
   }
 
   health(): BundlesHealth {
@@ -59,7 +74,12 @@ export class PolicyBundles {
     const conflicts = this.registry.conflictsTotal;
     if (this.#remote) {
       const remote = this.#remote.status();
-      const problem = remote.serial !== null ? undefined : remote.reached ? "the bundle source's set was refused" : "the bundle source has not been reached";
+      const problem =
+        remote.serial !== null
+          ? undefined
+          : remote.reached
+            ? "the bundle source's set was refused"
+            : "the bundle source has not been reached";
       return { ready: problem === undefined, source: "remote", served, conflicts, ...(problem ? { problem } : {}), remote };
     }
     const problem = !this.#rootPresent() ? "the policies root is missing" : served === 0 ? "no bundle verifies" : undefined;
@@ -67,7 +87,12 @@ export class PolicyBundles {
   }
 
   detail(): BundlesDetail {
-    return { ...this.health(), bundles: this.registry.served(), aliases: this.registry.aliases(), recentConflicts: this.registry.conflicts() };
+    return {
+      ...this.health(),
+      bundles: this.registry.served(),
+      aliases: this.registry.aliases(),
+      recentConflicts: this.registry.conflicts(),
+    };
   }
 
   /** Reads the bundle keys and every bundle again (see the header); never throws for a bundle or a key. */
@@ -108,7 +133,9 @@ export class PolicyBundles {
       return this.#failed([{ bundle: "SERVICE_POLICIES_ROOT", code: e.code, message: e.message }]);
     }
     if (report.refused.length > 0) {
-      return this.#failed(report.refused.map(({ policyId, version, code, message }) => ({ bundle: `${policyId}@${version}`, code, message })));
+      return this.#failed(
+        report.refused.map(({ policyId, version, code, message }) => ({ bundle: `${policyId}@${version}`, code, message })),
+      );
     }
     return { ok: true, served: report.loaded.length, refused: [] };
   }

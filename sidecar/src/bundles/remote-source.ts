@@ -11,7 +11,21 @@
  * bytes, is refused, across restarts too (the cache keeps the serial served).
  */
 import type { Agent } from "undici";
-import { BundleError, MAX_ARCHIVE_BYTES, MAX_MESSAGE_CHARACTERS, StoreUnavailableError, MAX_INDEX_BYTES, archiveFileName, loadBundleArchive, readSourceIndex, shown, type BundleTrust, type LoadedBundle, type PolicyRegistry, type PublicKey } from "@writ/runtime";
+import {
+  BundleError,
+  MAX_ARCHIVE_BYTES,
+  MAX_MESSAGE_CHARACTERS,
+  StoreUnavailableError,
+  MAX_INDEX_BYTES,
+  archiveFileName,
+  loadBundleArchive,
+  readSourceIndex,
+  shown,
+  type BundleTrust,
+  type LoadedBundle,
+  type PolicyRegistry,
+  type PublicKey,
+} from "@writ/runtime";
 import type { RemoteSourceStatus, ReloadResponse } from "@writ/wire";
 import type { BundleSourceConfig } from "../config.js";
 import { SourceCache, type SourceSet } from "./source-cache.js";
@@ -143,7 +157,9 @@ export class RemoteBundleSource {
       return;
     }
     this.#served = cached;
-    this.#log.info(`serving the cached bundle set, serial ${cached.index.serial} (${cached.bundles.length} bundles), until the source answers`);
+    this.#log.info(
+      `serving the cached bundle set, serial ${cached.index.serial} (${cached.bundles.length} bundles), until the source answers`,
+    );
   }
 
   async #poll(): Promise<PollOutcome> {
@@ -151,7 +167,11 @@ export class RemoteBundleSource {
     const url = this.#indexUrl();
     let answer;
     try {
-      answer = await fetchFromSource(this.#agent, url, { timeoutMs: this.#config.fetchTimeoutMs, maxBytes: MAX_INDEX_BYTES, etag: this.#etag });
+      answer = await fetchFromSource(this.#agent, url, {
+        timeoutMs: this.#config.fetchTimeoutMs,
+        maxBytes: MAX_INDEX_BYTES,
+        etag: this.#etag,
+      });
     } catch (e) {
       return this.#failed("unreachable", e);
     }
@@ -171,7 +191,9 @@ export class RemoteBundleSource {
       const previous = this.#served;
       this.#served = set;
       this.#latest = set;
-      this.#log.info(`serving bundle set serial ${set.index.serial} (${set.bundles.length} bundles${previous ? `, was serial ${previous.index.serial}` : ""})`);
+      this.#log.info(
+        `serving bundle set serial ${set.index.serial} (${set.bundles.length} bundles${previous ? `, was serial ${previous.index.serial}` : ""})`,
+      );
       await this.#keep(set, previous);
       return this.#succeeded({ result: "installed" });
     } catch (e) {
@@ -189,8 +211,14 @@ export class RemoteBundleSource {
   async #verify(indexBytes: Uint8Array): Promise<SourceSet> {
     const { index } = readSourceIndex(indexBytes, this.#keys, { now: new Date(), origin: displayUrl(this.#indexUrl()) });
     const latest = this.#latest;
-    if (latest !== null && (index.serial < latest.index.serial || (index.serial === latest.index.serial && !equalBytes(indexBytes, latest.indexBytes)))) {
-      const why = index.serial < latest.index.serial ? `is older than serial ${latest.index.serial}, which was served: a rollback` : "was served before with other content";
+    if (
+      latest !== null &&
+      (index.serial < latest.index.serial || (index.serial === latest.index.serial && !equalBytes(indexBytes, latest.indexBytes)))
+    ) {
+      const why =
+        index.serial < latest.index.serial
+          ? `is older than serial ${latest.index.serial}, which was served: a rollback`
+          : "was served before with other content";
       throw new BundleError("INDEX_INVALID", `the source's index has serial ${index.serial}, which ${why}`, displayUrl(this.#indexUrl()));
     }
     const served = this.#served;
@@ -227,7 +255,9 @@ export class RemoteBundleSource {
     try {
       await this.#cache.write(set, previous);
     } catch (e) {
-      this.#log.error(`bundle set serial ${set.index.serial} is served but could not be kept in \`${this.#config.cacheDir}\`: ${message(e)}`);
+      this.#log.error(
+        `bundle set serial ${set.index.serial} is served but could not be kept in \`${this.#config.cacheDir}\`: ${message(e)}`,
+      );
     }
   }
 
@@ -242,7 +272,10 @@ export class RemoteBundleSource {
     const why = message(e);
     this.#status.failures += 1;
     this.#status.lastError = why;
-    (result === "refused" ? this.#log.error : this.#log.warn).call(this.#log, `bundle source ${result === "refused" ? "refused" : "unreachable"}: ${why}; the set served keeps serving`);
+    (result === "refused" ? this.#log.error : this.#log.warn).call(
+      this.#log,
+      `bundle source ${result === "refused" ? "refused" : "unreachable"}: ${why}; the set served keeps serving`,
+    );
     return { result, message: why };
   }
 

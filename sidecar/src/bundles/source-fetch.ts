@@ -5,7 +5,8 @@
  */
 import { Agent, errors, request } from "undici";
 
-export type SourceAnswer = { readonly changed: false } | { readonly changed: true; readonly bytes: Uint8Array; readonly etag: string | null };
+export type SourceAnswer =
+  { readonly changed: false } | { readonly changed: true; readonly bytes: Uint8Array; readonly etag: string | null };
 
 /** Why a fetch failed, for the operator: never the URL's credentials or query (a signed URL is a secret). */
 export class SourceFetchError extends Error {
@@ -64,9 +65,12 @@ export async function fetchFromSource(agent: Agent, url: URL, options: SourceFet
     return { changed: true, bytes: new Uint8Array(Buffer.concat(chunks)), etag: typeof etag === "string" ? etag : null };
   } catch (e) {
     if (e instanceof SourceFetchError) throw e;
-    if (e instanceof DOMException && e.name === "TimeoutError") throw new SourceFetchError(`\`${where}\` did not answer within ${options.timeoutMs} ms`);
+    if (e instanceof DOMException && e.name === "TimeoutError")
+      throw new SourceFetchError(`\`${where}\` did not answer within ${options.timeoutMs} ms`);
     if (e instanceof errors.UndiciError) throw new SourceFetchError(`\`${where}\` cannot be fetched: ${e.message}`);
     const code = typeof e === "object" && e !== null ? (e as { code?: unknown }).code : undefined;
-    throw new SourceFetchError(`\`${where}\` cannot be fetched (${typeof code === "string" ? code : e instanceof Error ? e.message : String(e)})`);
+    throw new SourceFetchError(
+      `\`${where}\` cannot be fetched (${typeof code === "string" ? code : e instanceof Error ? e.message : String(e)})`,
+    );
   }
 }

@@ -8,7 +8,10 @@ import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from "node:stream";
 import { errorBody, statusOf, type BodyErrorCode } from "@writ/runtime";
 
-type BelowRoutes = Extract<BodyErrorCode, "BAD_REQUEST" | "HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "EXPECTATION_FAILED" | "METHOD_NOT_ALLOWED">;
+type BelowRoutes = Extract<
+  BodyErrorCode,
+  "BAD_REQUEST" | "HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "EXPECTATION_FAILED" | "METHOD_NOT_ALLOWED"
+>;
 
 /** A whole HTTP/1.1 response, closing the connection: after a parse error nothing more can be read from it. */
 function rawResponse(code: BelowRoutes): string {
@@ -41,7 +44,11 @@ function closeWith(socket: Duplex, response: string): void {
 export function answerBelowRoutes(server: Server): void {
   server.on("checkExpectation", (_request: IncomingMessage, response: ServerResponse) => {
     const body = JSON.stringify(errorBody("EXPECTATION_FAILED"));
-    response.writeHead(statusOf("EXPECTATION_FAILED"), { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body), connection: "close" });
+    response.writeHead(statusOf("EXPECTATION_FAILED"), {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(body),
+      connection: "close",
+    });
     response.end(body);
   });
   server.on("connect", (_request: IncomingMessage, socket: Duplex) => closeWith(socket, rawResponse("METHOD_NOT_ALLOWED")));

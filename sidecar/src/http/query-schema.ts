@@ -15,7 +15,12 @@ export interface IntegerBounds {
 }
 
 interface QuerySchema {
-  readonly properties: Readonly<Record<string, TSchema & { readonly type?: unknown; readonly minimum?: unknown; readonly maximum?: unknown; readonly default?: unknown }>>;
+  readonly properties: Readonly<
+    Record<
+      string,
+      TSchema & { readonly type?: unknown; readonly minimum?: unknown; readonly maximum?: unknown; readonly default?: unknown }
+    >
+  >;
 }
 
 function membersOf(query: TSchema): QuerySchema["properties"] {
@@ -30,7 +35,8 @@ export function parameterNames(query: TSchema): readonly string[] {
 /** The bounds and default of the integer parameter `name` of `query`. */
 export function integerBounds(query: TSchema, name: string): IntegerBounds {
   const { minimum, maximum, default: fallback } = membersOf(query)[name] ?? {};
-  if (typeof minimum !== "number" || typeof maximum !== "number" || typeof fallback !== "number") throw new Error(`query parameter \`${name}\` has no integer bounds and default`);
+  if (typeof minimum !== "number" || typeof maximum !== "number" || typeof fallback !== "number")
+    throw new Error(`query parameter \`${name}\` has no integer bounds and default`);
   return { min: minimum, max: maximum, fallback };
 }
 

@@ -54,7 +54,8 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 export function createServer(options: ServerOptions): FastifyInstance {
   const bearer = bearerCheck(grantsOf(options.keys));
   /** Who may call the request's route; undefined: no route matched (404, or a URL the router cannot take). */
-  const access = (request: FastifyRequest) => (request.routeOptions.url === undefined ? undefined : accessOf(options.scopes, request.method, request.routeOptions.url));
+  const access = (request: FastifyRequest) =>
+    request.routeOptions.url === undefined ? undefined : accessOf(options.scopes, request.method, request.routeOptions.url);
   const authorized = (request: FastifyRequest): boolean => {
     const scope = access(request);
     if (scope === "public") return true;
@@ -92,7 +93,14 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const unauthorized = (request: FastifyRequest): SidecarHttpError => {
     options.onUnauthorized?.(request);
     // Never the key: that it was missing or did not open the route is all the line says.
-    request.log.warn({ method: request.method, route: request.routeOptions.url ?? null, credential: request.headers.authorization === undefined ? "missing" : "refused" }, "authentication failed");
+    request.log.warn(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? null,
+        credential: request.headers.authorization === undefined ? "missing" : "refused",
+      },
+      "authentication failed",
+    );
     return SidecarHttpError.of("UNAUTHORIZED");
   };
   app.decorateRequest("decision", null);
@@ -107,7 +115,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.addContentTypeParser("application/json", { parseAs: "buffer", bodyLimit: BODY_LIMIT }, (request, body, done) => {
     const charset = CHARSET.exec(request.headers["content-type"] ?? "")?.[1]?.toLowerCase();
     if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
-      return done(invalidRequest([{ path: "headers/content-type", message: `charset \`${charset}\` is not supported: send UTF-8` }]), undefined);
+      return done(
+        invalidRequest([{ path: "headers/content-type", message: `charset \`${charset}\` is not supported: send UTF-8` }]),
+        undefined,
+      );
     }
     let text: string;
     try {
@@ -125,7 +136,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   // INVARIANT (every route has a scope): a route missing from the table is a start-up error, never served to any key.
   app.addHook("onRoute", (route) => {
     for (const method of [route.method].flat()) {
-      if (accessOf(options.scopes, method, route.url) === undefined) throw new Error(`${method} ${route.url} has no scope in http/scopes.ts`);
+      if (accessOf(options.scopes, method, route.url) === undefined)
+        throw new Error(`${method} ${route.url} has no scope in http/scopes.ts`);
     }
   });
   app.addHook("onRequest", async (request, reply) => {
@@ -137,7 +149,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const answer = toHttpError(error);
     if (executionRoutes.has(`${request.method} ${request.routeOptions.url ?? ""}`) && answer.statusCode !== 401) {
-      request.log.warn({ error: answer.body.error, code: answer.code, status: answer.statusCode, ...decisionFields(request.decision) }, "execute:failure");
+      request.log.warn(
+        { error: answer.body.error, code: answer.code, status: answer.statusCode, ...decisionFields(request.decision) },
+        "execute:failure",
+      );
     }
     if (answer.statusCode >= 500) request.log.error({ err: error, ...decisionFields(request.decision) }, "request failed");
     for (const [name, value] of Object.entries(answer.headers)) void reply.header(name, value);
@@ -154,7 +169,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
 /** What is wrong with a URL the router cannot take, without repeating it (it may be kilobytes long). */
 function urlProblem(error: FastifyError): string {
-  if (error.code === "FST_ERR_MAX_PARAM_LENGTH") return `a path parameter is longer than ${MAX_PARAM_LENGTH.toLocaleString("en-US")} characters`;
+  if (error.code === "FST_ERR_MAX_PARAM_LENGTH")
+    return `a path parameter is longer than ${MAX_PARAM_LENGTH.toLocaleString("en-US")} characters`;
   if (error.code === "FST_ERR_BAD_URL") return "a path parameter is not valid percent-encoded UTF-8";
   return "the URL cannot be read";
 }
@@ -162,7 +178,8 @@ function urlProblem(error: FastifyError): string {
 /** How many Authorization headers the request carried (`rawHeaders` alternates names and values). */
 function authorizationCount(rawHeaders: readonly string[]): number {
   let count = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.length === 13 && rawHeaders[i]!.toLowerCase() === "authorization") count += 1;
+  for (let i = 0; i < rawHeaders.length; i += 2)
+    if (rawHeaders[i]!.length === 13 && rawHeaders[i]!.toLowerCase() === "authorization") count += 1;
   return count;
 }
 
@@ -183,7 +200,9 @@ function toHttpError(error: FastifyError): HttpAnswer {
       // Fastify's own wording, which is the spec's: `body must have required property '<name>'`.
       return { statusCode: 400, body: { error: error.message }, code: "MISSING_PROPERTY", headers: {} };
     }
-    const answer = invalidRequest(error.validation.map((v) => ({ path: `${error.validationContext ?? "body"}${v.instancePath}`, message: v.message ?? "is invalid" })));
+    const answer = invalidRequest(
+      error.validation.map((v) => ({ path: `${error.validationContext ?? "body"}${v.instancePath}`, message: v.message ?? "is invalid" })),
+    );
     return { statusCode: 400, body: answer.body, code: "BAD_REQUEST", headers: {} };
   }
   switch (error.code) {

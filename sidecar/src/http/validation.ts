@@ -14,7 +14,14 @@ import type { FastifySchemaCompiler, RouteShorthandOptions } from "fastify";
 import type { Static, TSchema } from "@writ/wire";
 import { SidecarHttpError, invalidRequest } from "./errors.js";
 
-const ajv = new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false, strict: true, formats: { "date-time": true } });
+const ajv = new Ajv({
+  coerceTypes: false,
+  removeAdditional: false,
+  useDefaults: false,
+  allErrors: false,
+  strict: true,
+  formats: { "date-time": true },
+});
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema }) => ajv.compile(schema as object);
 
@@ -23,8 +30,10 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema }) =>
  * own text says neither).
  */
 function messageOf(error: ErrorObject): string {
-  if (error.keyword === "additionalProperties") return `must NOT have additional property '${String((error.params as { additionalProperty: string }).additionalProperty)}'`;
-  if (error.keyword === "enum") return `must be equal to one of the allowed values: ${(error.params as { allowedValues: unknown[] }).allowedValues.join(", ")}`;
+  if (error.keyword === "additionalProperties")
+    return `must NOT have additional property '${String((error.params as { additionalProperty: string }).additionalProperty)}'`;
+  if (error.keyword === "enum")
+    return `must be equal to one of the allowed values: ${(error.params as { allowedValues: unknown[] }).allowedValues.join(", ")}`;
   return error.message ?? "is invalid";
 }
 

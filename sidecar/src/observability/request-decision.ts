@@ -26,7 +26,10 @@ declare module "fastify" {
 }
 
 export function trackDecision(request: FastifyRequest, subject: DecisionSubject): RequestDecision {
-  const decision: RequestDecision = { phases: [], subject: { executionId: subject.executionId, policyId: subject.policyId, policyVersion: subject.policyVersion } };
+  const decision: RequestDecision = {
+    phases: [],
+    subject: { executionId: subject.executionId, policyId: subject.policyId, policyVersion: subject.policyVersion },
+  };
   request.decision = decision;
   return decision;
 }

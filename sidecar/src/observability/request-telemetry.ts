@@ -56,7 +56,15 @@ export function traceRequests(app: FastifyInstance, tracing: Tracing, surface: "
     if (span === undefined) return;
     spans.delete(request.raw);
     const path = request.url.split("?", 1)[0] ?? "";
-    tracing.endRequest(span, { surface, method: request.method, route: request.routeOptions.url, path, status, requestId: request.id, decision: request.decision });
+    tracing.endRequest(span, {
+      surface,
+      method: request.method,
+      route: request.routeOptions.url,
+      path,
+      status,
+      requestId: request.id,
+      decision: request.decision,
+    });
   };
   app.addHook("onResponse", async (request, reply) => end(request, reply.statusCode));
   app.addHook("onRequestAbort", async (request) => end(request, null));
@@ -65,7 +73,12 @@ export function traceRequests(app: FastifyInstance, tracing: Tracing, surface: "
 /** One `request` line per request answered, at info: method, route pattern, status and duration. */
 class AccessLog extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const line = { method: request.method, route: request.routeOptions.url ?? null, status: reply.statusCode, durationMs: reply.elapsedTime };
+    const line = {
+      method: request.method,
+      route: request.routeOptions.url ?? null,
+      status: reply.statusCode,
+      durationMs: reply.elapsedTime,
+    };
     request.log.info(error ? { ...line, err: error } : line, "request");
   }
 }

@@ -47,7 +47,9 @@ export async function startTracing(config: TracingConfig, log: Logger): Promise<
     import("@opentelemetry/sdk-trace-base"),
     import("@opentelemetry/resources"),
     import("@opentelemetry/semantic-conventions"),
-    config.protocol === "http/json" ? import("@opentelemetry/exporter-trace-otlp-http") : import("@opentelemetry/exporter-trace-otlp-proto"),
+    config.protocol === "http/json"
+      ? import("@opentelemetry/exporter-trace-otlp-http")
+      : import("@opentelemetry/exporter-trace-otlp-proto"),
   ]);
   // The SDK's own complaints (an export that failed) go to the log, as JSON like every other line.
   const diag = log.child({ component: "opentelemetry" });
@@ -119,7 +121,8 @@ export async function startTracing(config: TracingConfig, log: Logger): Promise<
             "writ.rule": decision.decided?.ruleId,
           });
           const parent = api.trace.setSpan(api.ROOT_CONTEXT, span);
-          for (const phase of decision.phases) tracer.startSpan(`writ.${phase.phase}`, { startTime: core.hrTime(phase.start) }, parent).end(core.hrTime(phase.end));
+          for (const phase of decision.phases)
+            tracer.startSpan(`writ.${phase.phase}`, { startTime: core.hrTime(phase.start) }, parent).end(core.hrTime(phase.end));
         }
       }
       span.end(end);

@@ -80,6 +80,8 @@ export class Components {
       this.#schemas.set(named.title, this.#write(named, named));
     }
     const ref = `#/components/schemas/${named.title}`;
-    return used.description === undefined || used.description === named.description ? { $ref: ref } : { $ref: ref, description: used.description };
+    return used.description === undefined || used.description === named.description
+      ? { $ref: ref }
+      : { $ref: ref, description: used.description };
   }
 }

@@ -44,7 +44,9 @@ function bodyOf(code: BodyErrorCode): TSchema {
 /** What a 400 `Invalid request` of `operation` is about: the inputs it has (the table's meaning is the body's). */
 function malformed(method: string, operation: Operation): string {
   const what = [
-    ...(method === "POST" ? [operation.body === undefined ? "the body is not strict JSON" : "the body is not strict JSON or does not match its schema"] : []),
+    ...(method === "POST"
+      ? [operation.body === undefined ? "the body is not strict JSON" : "the body is not strict JSON or does not match its schema"]
+      : []),
     ...(operation.query === undefined ? [] : ["a query parameter is unknown, repeated or out of its bounds"]),
     ...(operation.params === undefined ? [] : ["a path parameter cannot be read or is out of its bounds"]),
   ];
@@ -85,7 +87,9 @@ function responsesOf(method: string, operation: Operation, errors: readonly Body
   for (const status of [...statuses].sort((a, b) => a - b)) {
     const answer = answers[status];
     const codes = errors.filter((code) => ERROR_CODES[code].status === status);
-    const description = [answer?.description, ...codes.map((code) => lineOf(code, method, operation))].filter((line) => line !== undefined).join("\n");
+    const description = [answer?.description, ...codes.map((code) => lineOf(code, method, operation))]
+      .filter((line) => line !== undefined)
+      .join("\n");
     if (answer?.text !== undefined) {
       responses[String(status)] = { description, content: { [answer.text]: { schema: { type: "string" } } } };
       continue;
@@ -135,7 +139,9 @@ function operationIdOf(method: string, pattern: string): string {
   const words = pattern
     .split(/[^A-Za-z0-9:]+/)
     .filter((word) => word !== "")
-    .map((word) => (word.startsWith(":") ? `By${word.slice(1, 2).toUpperCase()}${word.slice(2)}` : `${word.slice(0, 1).toUpperCase()}${word.slice(1)}`));
+    .map((word) =>
+      word.startsWith(":") ? `By${word.slice(1, 2).toUpperCase()}${word.slice(2)}` : `${word.slice(0, 1).toUpperCase()}${word.slice(1)}`,
+    );
   return `${method.toLowerCase()}${words.join("")}`;
 }
 
@@ -166,12 +172,19 @@ export function openApiDocument(surface: SurfaceDescription): Json {
   }
   return {
     openapi: "3.1.0",
-    info: { title: surface.title, version: pkg.version, description: surface.description, license: { name: "Apache-2.0", identifier: "Apache-2.0" } },
+    info: {
+      title: surface.title,
+      version: pkg.version,
+      description: surface.description,
+      license: { name: "Apache-2.0", identifier: "Apache-2.0" },
+    },
     tags: tags.map((name) => ({ name })),
     paths,
     components: {
       schemas: components.schemas(),
-      securitySchemes: Object.fromEntries([...schemes].map((scope) => [SCHEMES[scope].name, { type: "http", scheme: "bearer", description: SCHEMES[scope].description }])),
+      securitySchemes: Object.fromEntries(
+        [...schemes].map((scope) => [SCHEMES[scope].name, { type: "http", scheme: "bearer", description: SCHEMES[scope].description }]),
+      ),
     },
   };
 }

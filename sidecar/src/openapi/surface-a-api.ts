@@ -68,7 +68,10 @@ export const SURFACE_A_API: Api = {
     query: HealthQuery,
     answers: {
       200: { description: "The service's state.", schema: Health },
-      503: { description: "`?probe=ready` while `ready` is false: no bundle can be served (`bundles`), or the store fails writes (`store`).", schema: Health },
+      503: {
+        description: "`?probe=ready` while `ready` is false: no bundle can be served (`bundles`), or the store fails writes (`store`).",
+        schema: Health,
+      },
     },
   },
   "POST /evaluate": {
@@ -102,7 +105,17 @@ export const SURFACE_A_API: Api = {
     tag: "decisions",
     body: OverrideRequest,
     answers: { 200: { description: "The resolution and its signed record.", schema: OverrideResponse } },
-    errors: ["PENDING_OVERRIDE_NOT_FOUND", "OVERRIDE_ALREADY_RESOLVED", "SYS-021", "SYS-022", "SYS-023", "SYS-024", "SYS-025", "RUNTIME_NOT_CONFIGURED", "REPLAY_STORE_UNAVAILABLE"],
+    errors: [
+      "PENDING_OVERRIDE_NOT_FOUND",
+      "OVERRIDE_ALREADY_RESOLVED",
+      "SYS-021",
+      "SYS-022",
+      "SYS-023",
+      "SYS-024",
+      "SYS-025",
+      "RUNTIME_NOT_CONFIGURED",
+      "REPLAY_STORE_UNAVAILABLE",
+    ],
   },
   "POST /confirm-execution": {
     summary: "Confirm an executed action against its attestation: the signed Execution Integrity Proof",

@@ -23,7 +23,18 @@ import {
 import type { Api } from "./operation.js";
 
 /** What the pipeline of `POST /execute` and `POST /transactions` refuses before anything is stored. */
-const PIPELINE = ["SIGNALS_VALIDATION_FAILED", "SIGNAL_VALIDATION_FAILED", "POLICY_NOT_FOUND", "POLICY_BUNDLE_MISSING", "POLICY_BUNDLE_INVALID", "SYS-006", "INV-013", "EVALUATION_FAILED", "RUNTIME_NOT_CONFIGURED", "REPLAY_STORE_UNAVAILABLE"] as const;
+const PIPELINE = [
+  "SIGNALS_VALIDATION_FAILED",
+  "SIGNAL_VALIDATION_FAILED",
+  "POLICY_NOT_FOUND",
+  "POLICY_BUNDLE_MISSING",
+  "POLICY_BUNDLE_INVALID",
+  "SYS-006",
+  "INV-013",
+  "EVALUATION_FAILED",
+  "RUNTIME_NOT_CONFIGURED",
+  "REPLAY_STORE_UNAVAILABLE",
+] as const;
 const STORED = ["RUNTIME_NOT_CONFIGURED"] as const;
 
 export const SURFACE_B_API: Api = {

@@ -54,4 +54,9 @@ export interface BackendReporters {
 }
 
 /** `signingKey`: the sidecar's signing key, which signs the audit record log's checkpoints; null: none are signed. */
-export type BackendOpener = (config: SidecarConfig, reporters: BackendReporters, notices: string[], signingKey: SigningKey | null) => Promise<StorageBackend>;
+export type BackendOpener = (
+  config: SidecarConfig,
+  reporters: BackendReporters,
+  notices: string[],
+  signingKey: SigningKey | null,
+) => Promise<StorageBackend>;

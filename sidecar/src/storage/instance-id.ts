@@ -15,11 +15,17 @@ import { FILE_MODE, preparePrivateDir } from "./data-dir.js";
 
 export const INSTANCE_ID_FILE = "instance-id";
 
-export async function fleetInstanceId(configured: string | null, dataDir: string | null): Promise<{ readonly id: string; readonly source: string }> {
+export async function fleetInstanceId(
+  configured: string | null,
+  dataDir: string | null,
+): Promise<{ readonly id: string; readonly source: string }> {
   if (configured !== null) return { id: configured, source: "SERVICE_INSTANCE_ID" };
   if (dataDir !== null) return { id: await keptInstanceId(dataDir), source: `${join(dataDir, INSTANCE_ID_FILE)}` };
-  const host = hostname().replace(/[^A-Za-z0-9._:-]/g, "-").slice(0, 128);
-  if (!LOG_ID_PATTERN.test(host)) throw new ConfigError("the host name cannot name this sidecar's audit record log: set SERVICE_INSTANCE_ID");
+  const host = hostname()
+    .replace(/[^A-Za-z0-9._:-]/g, "-")
+    .slice(0, 128);
+  if (!LOG_ID_PATTERN.test(host))
+    throw new ConfigError("the host name cannot name this sidecar's audit record log: set SERVICE_INSTANCE_ID");
   return { id: host, source: "the host name (set SERVICE_INSTANCE_ID where host names change across restarts)" };
 }
 
@@ -43,6 +49,7 @@ async function keptInstanceId(dataDir: string): Promise<string> {
     });
     id = await read();
   }
-  if (id === null || !LOG_ID_PATTERN.test(id)) throw new ConfigError(`${file} does not hold an instance id: remove it to make a new one, or set SERVICE_INSTANCE_ID`);
+  if (id === null || !LOG_ID_PATTERN.test(id))
+    throw new ConfigError(`${file} does not hold an instance id: remove it to make a new one, or set SERVICE_INSTANCE_ID`);
   return id;
 }

@@ -14,7 +14,9 @@ export class InstanceInUseError extends Error {
 
   /** `owner`: who holds it, as far as the store can tell (a process id and host, a database session). */
   constructor(instanceId: string, owner: string, remedy: string) {
-    super(`the audit record log \`${instanceId}\` is in use by another live sidecar (${owner}): two sidecars must not share one log; ${remedy}`);
+    super(
+      `the audit record log \`${instanceId}\` is in use by another live sidecar (${owner}): two sidecars must not share one log; ${remedy}`,
+    );
     this.name = "InstanceInUseError";
     this.instanceId = instanceId;
   }

@@ -19,7 +19,8 @@ import { FILE_MODE, preparePrivateDir } from "./data-dir.js";
 export const openLmdbBackend: BackendOpener = async (config, reporters, notices, signingKey) => {
   const root = config.dataDir === null ? null : await openRoot(config.dataDir, notices);
   // One watcher of write failures for the environment, shared by the replay store, the audit and Surface B.
-  const durability = root === null ? null : LmdbDurability.of(root, { onChange: (health, error) => reporters.onStoreHealth?.(health, error) });
+  const durability =
+    root === null ? null : LmdbDurability.of(root, { onChange: (health, error) => reporters.onStoreHealth?.(health, error) });
   let lmdbReplay: LmdbReplayStore | null = null;
   // A decision's audit record is keyed by time; the LMDB replay entry of its fingerprint, written in the same
   // transaction, says when (INVARIANT (a decision's replay entry is created at its issuedAt)). The development memory

@@ -11,7 +11,12 @@ const BACKENDS: Readonly<Record<SidecarConfig["store"], () => Promise<BackendOpe
   postgres: async () => (await import("./postgres/backend.js")).openPostgresBackend,
 };
 
-export async function openBackend(config: SidecarConfig, reporters: BackendReporters, notices: string[], signingKey: SigningKey | null): Promise<StorageBackend> {
+export async function openBackend(
+  config: SidecarConfig,
+  reporters: BackendReporters,
+  notices: string[],
+  signingKey: SigningKey | null,
+): Promise<StorageBackend> {
   const opener = await BACKENDS[config.store]();
   return opener(config, reporters, notices, signingKey);
 }

@@ -42,7 +42,8 @@ export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Prom
       const reset = Math.ceil((Date.now() + context.ttl) / 1000);
       return new SidecarHttpError(429, rateLimitedBody({ limit: context.max, remaining: 0, reset }), "RATE_LIMITED");
     },
-    onExceeded: (request) => ctx.audit.recordSecurityEvent(securityEvent(request, "rate_limited", "more than 100 POST /execute in a minute")),
+    onExceeded: (request) =>
+      ctx.audit.recordSecurityEvent(securityEvent(request, "rate_limited", "more than 100 POST /execute in a minute")),
   });
 
   decisionRoutes(app, ctx);

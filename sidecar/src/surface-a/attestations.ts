@@ -41,9 +41,22 @@ export function attestationRoutes(app: FastifyInstance, ctx: SidecarContext): vo
     const verification = verifyAttestation(attestation, verifier);
     const answer = toEndpointVerification(verification);
     const executionId = typeof attestation["executionId"] === "string" ? attestation["executionId"] : null;
-    ctx.audit.recordVerification({ executionId, valid: answer.valid, checks: answer.checks, errors: verification.errors, recordedAt: new Date().toISOString() });
+    ctx.audit.recordVerification({
+      executionId,
+      valid: answer.valid,
+      checks: answer.checks,
+      errors: verification.errors,
+      recordedAt: new Date().toISOString(),
+    });
     if (!answer.valid) {
-      ctx.audit.recordSecurityEvent(securityEvent(request, "invalid_verification", `attestation failed verification: ${verification.errors.length} problem(s)`, executionId ?? undefined));
+      ctx.audit.recordSecurityEvent(
+        securityEvent(
+          request,
+          "invalid_verification",
+          `attestation failed verification: ${verification.errors.length} problem(s)`,
+          executionId ?? undefined,
+        ),
+      );
     }
     return answer;
   });
@@ -61,7 +74,12 @@ export function attestationRoutes(app: FastifyInstance, ctx: SidecarContext): vo
     const body = request.body;
     const { actionTimestamp } = body.executedAction;
     if (!isTimestamp(actionTimestamp)) {
-      throw invalidRequest([{ path: "body/executedAction/actionTimestamp", message: "must be an ISO 8601 date-time with a time zone, e.g. 2026-11-22T10:00:00Z" }]);
+      throw invalidRequest([
+        {
+          path: "body/executedAction/actionTimestamp",
+          message: "must be an ISO 8601 date-time with a time zone, e.g. 2026-11-22T10:00:00Z",
+        },
+      ]);
     }
     const signer = required(ctx.signer);
     const verifier = required(ctx.verifier);
@@ -70,7 +88,11 @@ export function attestationRoutes(app: FastifyInstance, ctx: SidecarContext): vo
     const window = body.timeWindowSeconds ?? DEFAULT_TIME_WINDOW_SECONDS;
     const { attestation } = body;
     const executionId = stringMember(attestation, "executionId");
-    const report = trackDecision(request, { executionId, policyId: stringMember(attestation, "policyId"), policyVersion: stringMember(attestation, "policyVersion") });
+    const report = trackDecision(request, {
+      executionId,
+      policyId: stringMember(attestation, "policyId"),
+      policyVersion: stringMember(attestation, "policyVersion"),
+    });
     let proof: ExecutionProof;
     try {
       // INVARIANT (no confirmation without its record): committed with the write that consumes the confirmation key.
@@ -78,7 +100,9 @@ export function attestationRoutes(app: FastifyInstance, ctx: SidecarContext): vo
     } catch (e) {
       // A forged or tampered attestation is a security event here as at `/verify`.
       if (e instanceof IntegrityError && e.code === "INTEGRITY_INVALID_ATTESTATION") {
-        ctx.audit.recordSecurityEvent(securityEvent(request, "invalid_verification", "attestation presented for confirmation failed verification", executionId));
+        ctx.audit.recordSecurityEvent(
+          securityEvent(request, "invalid_verification", "attestation presented for confirmation failed verification", executionId),
+        );
       }
       throw e;
     }

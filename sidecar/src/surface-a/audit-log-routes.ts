@@ -38,7 +38,10 @@ export function auditLogRoutes(app: FastifyInstance, ctx: SidecarContext): void 
     const log = recordLogOf(ctx);
     const logId = parsed(() => logQuery(request.query, CheckpointQuery, log.logId));
     const from = parsed(() => logSize(request.query, "from", 0));
-    const limit = Math.min(parsed(() => logSize(request.query, "limit", 100)), MAX_CHECKPOINTS_PAGE);
+    const limit = Math.min(
+      parsed(() => logSize(request.query, "limit", 100)),
+      MAX_CHECKPOINTS_PAGE,
+    );
     await known(log, logId);
     return log.checkpoints(logId, from, limit);
   });
@@ -46,7 +49,10 @@ export function auditLogRoutes(app: FastifyInstance, ctx: SidecarContext): void 
   app.get<{ Params: { size: string } } & Query>("/audit/checkpoints/:size", async (request) => {
     const log = recordLogOf(ctx);
     const logId = parsed(() => logQuery(request.query, LogQuery, log.logId));
-    const checkpoint = await log.checkpointAt(logId, parsed(() => logSizeParam(request.params, "size")));
+    const checkpoint = await log.checkpointAt(
+      logId,
+      parsed(() => logSizeParam(request.params, "size")),
+    );
     if (checkpoint === null) throw SidecarHttpError.of("CHECKPOINT_NOT_FOUND");
     return checkpoint;
   });

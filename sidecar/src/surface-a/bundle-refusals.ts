@@ -16,7 +16,8 @@ export async function loggingBundleRefusals<T>(request: FastifyRequest, run: () 
   try {
     return await run();
   } catch (e) {
-    if (e instanceof AuthorizationError && e.code === "POLICY_BUNDLE_INVALID") request.log.warn({ reason: e.message, ...decisionFields(request.decision) }, "policy bundle does not load");
+    if (e instanceof AuthorizationError && e.code === "POLICY_BUNDLE_INVALID")
+      request.log.warn({ reason: e.message, ...decisionFields(request.decision) }, "policy bundle does not load");
     throw e;
   }
 }

@@ -74,7 +74,9 @@ export function decisionRoutes(app: FastifyInstance, ctx: SidecarContext): void 
     }
     const evaluate = checkEvaluate(body);
     const report = trackDecision(request, evaluate);
-    return recordingReplays(ctx, request, evaluate.executionId, () => ctx.authorizer.evaluate(requestOf(evaluate, evaluate.verifiedSignals), report));
+    return recordingReplays(ctx, request, evaluate.executionId, () =>
+      ctx.authorizer.evaluate(requestOf(evaluate, evaluate.verifiedSignals), report),
+    );
   });
 
   app.post("/execute", { config: { rateLimit: EXECUTE_RATE_LIMIT } }, async (request) => {
@@ -91,6 +93,8 @@ export function decisionRoutes(app: FastifyInstance, ctx: SidecarContext): void 
   app.post<{ Body: DryRunRequest }>("/simulate", bodySchema(DryRunRequest), async (request) => {
     const simulate = request.body;
     const options = { explain: explainRequested(request.query), report: trackDecision(request, simulate) };
-    return loggingBundleRefusals(request, () => ctx.authorizer.simulate(simulate.policyId, simulate.policyVersion, simulate.signals, options));
+    return loggingBundleRefusals(request, () =>
+      ctx.authorizer.simulate(simulate.policyId, simulate.policyVersion, simulate.signals, options),
+    );
   });
 }

@@ -3,7 +3,15 @@
  * manifest and capabilities, a policy's signals schema (spec 1.9 step 1), and the Prometheus metrics.
  */
 import type { FastifyInstance } from "fastify";
-import { CAPABILITIES, PAYLOAD_TYPES, RUNTIME_HASH, RUNTIME_VERSION, SUPPORTED_SCHEMA_VERSIONS, signObject, verifyObject } from "@writ/runtime";
+import {
+  CAPABILITIES,
+  PAYLOAD_TYPES,
+  RUNTIME_HASH,
+  RUNTIME_VERSION,
+  SUPPORTED_SCHEMA_VERSIONS,
+  signObject,
+  verifyObject,
+} from "@writ/runtime";
 import { HealthQuery, type Capabilities, type Health, type RuntimeManifestResponse, type StoreStatus } from "@writ/wire";
 import { PolicySchemaParams } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
@@ -47,31 +55,27 @@ export function runtimeInfoRoutes(app: FastifyInstance, ctx: SidecarContext, met
   // Liveness is `GET /health` (always 200 while the process answers); readiness is `GET /health?probe=ready`, 503 while
   // no bundle can be served or the store fails writes (readiness.ts; docs/bundles.md, "Readiness"). One route, so both
   // stay without the API key (spec 5).
-  app.get<{ Querystring: HealthQuery }>(
-    "/health",
-    { schema: { querystring: HealthQuery } },
-    async (request, reply): Promise<Health> => {
-      const bundles = ctx.bundles.health();
-      const store = storeStatus(ctx);
-      const ready = isReady(bundles, store);
-      if (request.query.probe === "ready" && !ready) void reply.code(503);
-      return {
-        status: "ok",
-        runtimeVersion: RUNTIME_VERSION,
-        runtimeHash: RUNTIME_HASH,
-        verification: selfTest(),
-        audit_db: ctx.audit.healthy(),
-        store,
-        signing_mode: ctx.signingMode,
-        capabilities: [...CAPABILITIES],
-        supportedSchemaVersions: [...SUPPORTED_SCHEMA_VERSIONS],
-        ready,
-        bundles,
-        instanceId: ctx.audit.recordLog?.logId ?? null,
-        event_loop_lag_ms: metrics.eventLoopLagMs(),
-      };
-    },
-  );
+  app.get<{ Querystring: HealthQuery }>("/health", { schema: { querystring: HealthQuery } }, async (request, reply): Promise<Health> => {
+    const bundles = ctx.bundles.health();
+    const store = storeStatus(ctx);
+    const ready = isReady(bundles, store);
+    if (request.query.probe === "ready" && !ready) void reply.code(503);
+    return {
+      status: "ok",
+      runtimeVersion: RUNTIME_VERSION,
+      runtimeHash: RUNTIME_HASH,
+      verification: selfTest(),
+      audit_db: ctx.audit.healthy(),
+      store,
+      signing_mode: ctx.signingMode,
+      capabilities: [...CAPABILITIES],
+      supportedSchemaVersions: [...SUPPORTED_SCHEMA_VERSIONS],
+      ready,
+      bundles,
+      instanceId: ctx.audit.recordLog?.logId ?? null,
+      event_loop_lag_ms: metrics.eventLoopLagMs(),
+    };
+  });
 
   app.get("/runtime/manifest", async (): Promise<RuntimeManifestResponse> => ({
     version: RUNTIME_VERSION,
@@ -80,25 +84,31 @@ export function runtimeInfoRoutes(app: FastifyInstance, ctx: SidecarContext, met
     supportedSchemaVersions: [...SUPPORTED_SCHEMA_VERSIONS],
     startedAt: ctx.startedAt,
     // writ's additions: the signed runtime manifest whose hash attestations carry as `provenance.manifestHash`.
-    ...(ctx.authorizer.runtime ? { manifestHash: ctx.authorizer.runtime.manifestHash, signedManifest: ctx.authorizer.runtime.manifest } : {}),
+    ...(ctx.authorizer.runtime
+      ? { manifestHash: ctx.authorizer.runtime.manifestHash, signedManifest: ctx.authorizer.runtime.manifest }
+      : {}),
   }));
 
   app.get("/runtime/capabilities", async (): Promise<Capabilities> => ({ capabilities: [...CAPABILITIES] }));
 
   // A missing bundle is 404 `Policy not found`; one that does not load is 422 `policy bundle does not load`. A policy
   // id or version longer than any bundle's is refused by its schema (400), before any bundle is looked up.
-  app.get<{ Params: PolicySchemaParams }>("/policies/:policyId/versions/:version/schema", { schema: { params: PolicySchemaParams } }, async (request) => {
-    const { policyId, version } = request.params;
-    const bundle = await loggingBundleRefusals(request, () => ctx.authorizer.policy(policyId, version, "schema"));
-    return {
-      policyId,
-      policyVersion: version,
-      schemaVersion: bundle.manifest.schemaVersion,
-      bundleHash: bundle.manifest.bundle_hash,
-      governs: { actionType: bundle.ir.governs.action, binding: [...bundle.ir.governs.binding] },
-      signalsSchema: bundle.schema,
-    };
-  });
+  app.get<{ Params: PolicySchemaParams }>(
+    "/policies/:policyId/versions/:version/schema",
+    { schema: { params: PolicySchemaParams } },
+    async (request) => {
+      const { policyId, version } = request.params;
+      const bundle = await loggingBundleRefusals(request, () => ctx.authorizer.policy(policyId, version, "schema"));
+      return {
+        policyId,
+        policyVersion: version,
+        schemaVersion: bundle.manifest.schemaVersion,
+        bundleHash: bundle.manifest.bundle_hash,
+        governs: { actionType: bundle.ir.governs.action, binding: [...bundle.ir.governs.binding] },
+        signalsSchema: bundle.schema,
+      };
+    },
+  );
 
   app.get("/metrics", async (_request, reply) => {
     void reply.header("content-type", metrics.registry.contentType);

@@ -18,6 +18,10 @@ export function securityEvent(request: FastifyRequest, type: SecurityEventType, 
 export function recordAuthenticationFailure(audit: AuditLog): (request: FastifyRequest) => void {
   return (request) =>
     audit.recordSecurityEvent(
-      securityEvent(request, "authentication_failed", request.headers.authorization === undefined ? "no Authorization header" : "Bearer key does not match"),
+      securityEvent(
+        request,
+        "authentication_failed",
+        request.headers.authorization === undefined ? "no Authorization header" : "Bearer key does not match",
+      ),
     );
 }

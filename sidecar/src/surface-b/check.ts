@@ -43,7 +43,9 @@ function sealProblems(value: unknown, id: string, trustRoot: TrustRoot): string[
   if (typeof signature !== "string" || typeof signerKeyId !== "string") return ["the record has no signature or signerKeyId"];
   const key = trustedKey(trustRoot, signerKeyId);
   if (!key) return [`signer key \`${signerKeyId}\` is not in the trust root \`${trustRoot.version}\``];
-  return verifyObject(PAYLOAD_TYPES.trustRecord, value, signature, [key]) ? [] : ["the record signature does not verify: the record was changed after it was sealed"];
+  return verifyObject(PAYLOAD_TYPES.trustRecord, value, signature, [key])
+    ? []
+    : ["the record signature does not verify: the record was changed after it was sealed"];
 }
 
 /** `trustRecordHash` of what is stored: of the record, or of its bytes when they are no longer JSON. */
@@ -53,7 +55,11 @@ function hashOf(stored: StoredRecord): string {
 
 const UNREADABLE = "the stored record is not valid JSON";
 
-export function checkSeal(stored: StoredRecord, id: string, trustRoot: TrustRoot): { readonly verified: boolean; readonly trustRecordHash: string } {
+export function checkSeal(
+  stored: StoredRecord,
+  id: string,
+  trustRoot: TrustRoot,
+): { readonly verified: boolean; readonly trustRecordHash: string } {
   return { verified: stored.state === "stored" && sealProblems(stored.value, id, trustRoot).length === 0, trustRecordHash: hashOf(stored) };
 }
 
@@ -67,10 +73,14 @@ function executionProblems(record: Json, verifier: VerifierOptions): string[] {
   if (!verification.valid && problems.length === 0) problems.push("attestation does not verify");
   const policy = isObject(record["policy"]) ? record["policy"] : {};
   const signals = isObject(record["signals"]) ? record["signals"] : null;
-  if (attestation["executionId"] !== record["businessTransactionId"]) problems.push("attestation executionId is not the businessTransactionId");
-  if (attestation["policyId"] !== policy["name"] || attestation["policyVersion"] !== policy["version"]) problems.push("attestation names another policy version");
-  if (signals === null || attestation["signalsHash"] !== signalsHash(signals)) problems.push("attestation signalsHash does not match the signals");
-  const outcome = isObject(attestation["decision"]) && isObject(attestation["decision"]["outcome"]) ? attestation["decision"]["outcome"] : {};
+  if (attestation["executionId"] !== record["businessTransactionId"])
+    problems.push("attestation executionId is not the businessTransactionId");
+  if (attestation["policyId"] !== policy["name"] || attestation["policyVersion"] !== policy["version"])
+    problems.push("attestation names another policy version");
+  if (signals === null || attestation["signalsHash"] !== signalsHash(signals))
+    problems.push("attestation signalsHash does not match the signals");
+  const outcome =
+    isObject(attestation["decision"]) && isObject(attestation["decision"]["outcome"]) ? attestation["decision"]["outcome"] : {};
   const state = Object.hasOwn(VERDICT_STATUS, String(outcome["action"])) ? VERDICT_STATUS[outcome["action"] as Verdict] : null;
   if (state === null || execution["status"] !== state.status || execution["requires_override"] !== state.requiresOverride) {
     problems.push("execution status does not match the attestation's decision");

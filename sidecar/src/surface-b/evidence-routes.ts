@@ -41,7 +41,11 @@ export function evidenceRoutes(app: FastifyInstance, ctx: SidecarContext, record
   app.post<RefBody>("/verify", REF, async (request) => {
     const id = request.body.businessTransactionId;
     const store = required(records);
-    const verification = verificationOf(id, checkRecord(await storedRecord(store, id), id, required(ctx.verifier)), new Date().toISOString());
+    const verification = verificationOf(
+      id,
+      checkRecord(await storedRecord(store, id), id, required(ctx.verifier)),
+      new Date().toISOString(),
+    );
     await store.appendVerification(id, verification);
     return verification;
   });

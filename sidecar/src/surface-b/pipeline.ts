@@ -32,12 +32,15 @@ export type TransactionPipeline = (transaction: BusinessTransaction, report?: De
  */
 export function transactionPipeline(ctx: SidecarContext, records: TrustRecordStore | null): TransactionPipeline {
   const inOneTransaction = records?.inOneTransaction;
-  if (records === null || inOneTransaction === undefined) return (transaction, report) => executeTransaction(ctx, ctx.authorizer, required(records), transaction, report);
+  if (records === null || inOneTransaction === undefined)
+    return (transaction, report) => executeTransaction(ctx, ctx.authorizer, required(records), transaction, report);
   const units = new UnitReplayStore();
   const authorizer = new Authorizer({ ...ctx.authorizer.options, store: units });
   return (transaction, report) => {
     const fingerprint = executionFingerprint(transaction.businessTransactionId);
-    return inOneTransaction((unit) => units.run(fingerprint, unit.replay, () => executeTransaction(ctx, authorizer, unit, transaction, report)));
+    return inOneTransaction((unit) =>
+      units.run(fingerprint, unit.replay, () => executeTransaction(ctx, authorizer, unit, transaction, report)),
+    );
   };
 }
 
@@ -56,7 +59,10 @@ async function executeTransaction(
   const signer = required(ctx.signer);
   const verifier = required(ctx.verifier);
   const id = transaction.businessTransactionId;
-  const execution = await authorizer.evaluate({ executionId: id, policyId: transaction.policy.name, policyVersion: transaction.policy.version, signals: transaction.signals }, report);
+  const execution = await authorizer.evaluate(
+    { executionId: id, policyId: transaction.policy.name, policyVersion: transaction.policy.version, signals: transaction.signals },
+    report,
+  );
 
   const sealing = phaseStart(report);
   const record = await sealRecord(transaction, execution, signer);

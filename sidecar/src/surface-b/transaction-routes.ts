@@ -50,7 +50,11 @@ async function recordingReplays(ctx: SidecarContext, request: FastifyRequest, id
 
 /** The decision of a transaction, for the logs, spans and metrics. */
 function tracked(request: FastifyRequest, transaction: BusinessTransaction): RequestDecision {
-  return trackDecision(request, { executionId: transaction.businessTransactionId, policyId: transaction.policy.name, policyVersion: transaction.policy.version });
+  return trackDecision(request, {
+    executionId: transaction.businessTransactionId,
+    policyId: transaction.policy.name,
+    policyVersion: transaction.policy.version,
+  });
 }
 
 export function transactionRoutes(app: FastifyInstance, ctx: SidecarContext, records: TrustRecordStore | null): void {
@@ -60,7 +64,8 @@ export function transactionRoutes(app: FastifyInstance, ctx: SidecarContext, rec
     // malformed) is refused.
     preValidation: async (request: FastifyRequest) => {
       const body = request.body;
-      if (!isBusinessTransactionUuid(isObject(body) ? body["businessTransactionId"] : undefined)) throw SidecarHttpError.of("INVALID_BUSINESS_TRANSACTION_ID");
+      if (!isBusinessTransactionUuid(isObject(body) ? body["businessTransactionId"] : undefined))
+        throw SidecarHttpError.of("INVALID_BUSINESS_TRANSACTION_ID");
     },
   };
   app.post<{ Body: ExecuteTransactionRequest }>("/execute", { ...bodySchema(ExecuteTransactionRequest), ...uuidFirst }, async (request) => {
@@ -72,8 +77,17 @@ export function transactionRoutes(app: FastifyInstance, ctx: SidecarContext, rec
 
   app.post<{ Body: CreateTransactionRequest }>("/transactions", bodySchema(CreateTransactionRequest), async (request, reply) => {
     const given = request.body;
-    const transaction: BusinessTransaction = { ...given, status: given.status ?? DEFAULT_STATUS, createdAt: given.createdAt ?? new Date().toISOString() };
-    const record = await recordingReplays(ctx, request, transaction.businessTransactionId, execute(transaction, tracked(request, transaction)));
+    const transaction: BusinessTransaction = {
+      ...given,
+      status: given.status ?? DEFAULT_STATUS,
+      createdAt: given.createdAt ?? new Date().toISOString(),
+    };
+    const record = await recordingReplays(
+      ctx,
+      request,
+      transaction.businessTransactionId,
+      execute(transaction, tracked(request, transaction)),
+    );
     return reply.code(201).send(record);
   });
 

@@ -22,4 +22,14 @@ export type {
 } from "@writ/wire";
 
 /** Spec 2.13: the members a Business Transaction has; `POST /transactions` accepts exactly these (sections open). */
-export const TRANSACTION_MEMBERS = ["businessTransactionId", "metadata", "authority", "authorization", "intent", "policy", "signals", "status", "createdAt"] as const;
+export const TRANSACTION_MEMBERS = [
+  "businessTransactionId",
+  "metadata",
+  "authority",
+  "authorization",
+  "intent",
+  "policy",
+  "signals",
+  "status",
+  "createdAt",
+] as const;

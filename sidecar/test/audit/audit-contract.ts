@@ -18,7 +18,13 @@ export interface AuditHarness {
 /** 2025-03-10T00:00:00Z, the origin of `at`. */
 const DAY0 = Date.UTC(2025, 2, 10);
 const QUERY = { limit: 50, offset: 0 } as const;
-const EVENT: SecurityEventInput = { type: "authentication_failed", method: "GET", path: "/audit/stats", ip: "10.0.0.1", detail: "wrong key" };
+const EVENT: SecurityEventInput = {
+  type: "authentication_failed",
+  method: "GET",
+  path: "/audit/stats",
+  ip: "10.0.0.1",
+  detail: "wrong key",
+};
 
 export function auditLogContract(label: string, open: () => Promise<AuditHarness>): void {
   describe(`AuditLog contract: ${label}`, () => {
@@ -31,7 +37,11 @@ export function auditLogContract(label: string, open: () => Promise<AuditHarness
     async function decide(spec: DecisionSpec): Promise<void> {
       const record: TransitionRecord = { kind: "decision", body: decision(spec) };
       const context = spec.status === "pending_override" ? { pending: true } : undefined;
-      const result = await h.replay.consume(executionFingerprint(spec.executionId), { now: Date.parse(spec.recordedAt), ...(context ? { context } : {}), record });
+      const result = await h.replay.consume(executionFingerprint(spec.executionId), {
+        now: Date.parse(spec.recordedAt),
+        ...(context ? { context } : {}),
+        record,
+      });
       expect(result.ok).toBe(true);
     }
 
@@ -80,12 +90,34 @@ export function auditLogContract(label: string, open: () => Promise<AuditHarness
       await decide({ executionId: "esc", recordedAt: at(5), status: "pending_override" });
       const fp = executionFingerprint("esc");
       const entry = await h.replay.read(fp);
-      const override = { executionId: "esc", approved: true, approvedBy: "ana", approverRole: "ops", reason: "checked", overrideId: "o-1", record: { overrideId: "o-1" }, recordedAt: at(6) };
-      expect((await h.replay.resolveOverride(fp, entry!.token, true, { now: DAY0 + 6, record: { kind: "override", body: override as never } })).ok).toBe(true);
+      const override = {
+        executionId: "esc",
+        approved: true,
+        approvedBy: "ana",
+        approverRole: "ops",
+        reason: "checked",
+        overrideId: "o-1",
+        record: { overrideId: "o-1" },
+        recordedAt: at(6),
+      };
+      expect(
+        (await h.replay.resolveOverride(fp, entry!.token, true, { now: DAY0 + 6, record: { kind: "override", body: override as never } }))
+          .ok,
+      ).toBe(true);
       const confirmation = { executionId: "esc", match: true, proof: { executionId: "esc", signature: "sig" }, recordedAt: at(7) };
-      expect((await h.replay.consume(confirmationKey("esc"), { now: DAY0 + 7, record: { kind: "confirmation", body: confirmation as never } })).ok).toBe(true);
+      expect(
+        (await h.replay.consume(confirmationKey("esc"), { now: DAY0 + 7, record: { kind: "confirmation", body: confirmation as never } }))
+          .ok,
+      ).toBe(true);
       const detail = await h.log.getDecision("esc");
-      expect(detail).toMatchObject({ executionId: "esc", decision: "pending_override", overrideResolution: "approved", confirmed: true, override, confirmation });
+      expect(detail).toMatchObject({
+        executionId: "esc",
+        decision: "pending_override",
+        overrideResolution: "approved",
+        confirmed: true,
+        override,
+        confirmation,
+      });
       expect((await h.log.listDecisions(QUERY))[0]).toMatchObject({ executionId: "esc", overrideResolution: "approved", confirmed: true });
       expect(await h.log.getDecision("unknown")).toBeNull();
       expect(await h.log.getDecision("\ud800")).toBeNull();
@@ -114,7 +146,14 @@ export function auditLogContract(label: string, open: () => Promise<AuditHarness
 
     it("aggregates repeated security events of one source, lists them newest first, keeps no query string", async () => {
       h.log.recordSecurityEvent({ ...EVENT, path: "/audit/stats?api_key=secret" });
-      h.log.recordSecurityEvent({ ...EVENT, type: "replay_attempt", method: "POST", path: "/evaluate", executionId: "exec-9", detail: "INV-013" });
+      h.log.recordSecurityEvent({
+        ...EVENT,
+        type: "replay_attempt",
+        method: "POST",
+        path: "/evaluate",
+        executionId: "exec-9",
+        detail: "INV-013",
+      });
       for (let i = 0; i < 5; i++) h.log.recordSecurityEvent(EVENT);
       await h.log.flushed();
       const rows = await h.log.listSecurityEvents({ limit: 50 });

@@ -34,7 +34,11 @@ function flooded(): { storage: RecordLogStorage; sequenced: () => number; checkp
 describe("the checkpointer under records that keep arriving", () => {
   it("a scheduled round appends at most ROUND_BATCHES batches, then signs its checkpoint", async () => {
     const log = flooded();
-    const checkpointer = new Checkpointer(log.storage, { key: LOG_KEY, intervalMs: 3_600_000, everyRecords: 1_000 }, { onError: () => undefined });
+    const checkpointer = new Checkpointer(
+      log.storage,
+      { key: LOG_KEY, intervalMs: 3_600_000, everyRecords: 1_000 },
+      { onError: () => undefined },
+    );
     try {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect(log.checkpoints.length).toBeGreaterThan(0);
@@ -46,7 +50,11 @@ describe("the checkpointer under records that keep arriving", () => {
 
   it("a forced round appends what was pending when it began, then checkpoints", async () => {
     const log = flooded();
-    const checkpointer = new Checkpointer(log.storage, { key: LOG_KEY, intervalMs: 3_600_000, everyRecords: 1_000_000_000 }, { onError: () => undefined });
+    const checkpointer = new Checkpointer(
+      log.storage,
+      { key: LOG_KEY, intervalMs: 3_600_000, everyRecords: 1_000_000_000 },
+      { onError: () => undefined },
+    );
     try {
       // Before the first scheduled round (200 ms): 5 batches were pending when it began.
       const checkpoint = await checkpointer.now();

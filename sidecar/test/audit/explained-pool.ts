@@ -51,7 +51,12 @@ function walk(node: PlanNode, visit: (node: PlanNode) => void): void {
 
 const blocksOf = (node: PlanNode): number => (node["Shared Hit Blocks"] ?? 0) + (node["Shared Read Blocks"] ?? 0);
 
-function explained(text: string, plan: PlanNode, before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>): ExplainedStatement {
+function explained(
+  text: string,
+  plan: PlanNode,
+  before: ReadonlyMap<string, number>,
+  after: ReadonlyMap<string, number>,
+): ExplainedStatement {
   const scans: Scan[] = [];
   walk(plan, (node) => {
     const relation = node["Relation Name"] ?? node["Index Name"];
@@ -62,7 +67,8 @@ function explained(text: string, plan: PlanNode, before: ReadonlyMap<string, num
     scans.push({ node: node["Node Type"], relation, loops, rows: perLoop * loops, blocks: own });
   });
   const seqScans = new Map<string, number>();
-  for (const [relation, count] of after) if (count > (before.get(relation) ?? 0)) seqScans.set(relation, count - (before.get(relation) ?? 0));
+  for (const [relation, count] of after)
+    if (count > (before.get(relation) ?? 0)) seqScans.set(relation, count - (before.get(relation) ?? 0));
   return { text, scans, seqScans };
 }
 
@@ -95,14 +101,19 @@ export function explainedPool(url: string): { readonly pool: pg.Pool; readonly s
     };
     const query = async (config: unknown, values?: unknown): Promise<pg.QueryResult> => {
       const text = typeof config === "string" ? config : (config as { text: string }).text;
-      const parameters = (typeof config === "string" ? values : ((config as { values?: unknown }).values ?? values)) as readonly unknown[] | undefined;
+      const parameters = (typeof config === "string" ? values : ((config as { values?: unknown }).values ?? values)) as
+        readonly unknown[] | undefined;
       if (!UNEXPLAINED.test(text)) await explain(text, parameters);
       if (/^\s*BEGIN\b/i.test(text)) inTransaction = true;
       if (/^\s*(COMMIT|ROLLBACK)\b/i.test(text)) inTransaction = false;
       return original(config, values);
     };
     // The pool calls `query(text, values, callback)`; stores call it with a promise.
-    (client as unknown as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown): Promise<pg.QueryResult> | undefined => {
+    (client as unknown as { query: unknown }).query = (
+      config: unknown,
+      values?: unknown,
+      callback?: unknown,
+    ): Promise<pg.QueryResult> | undefined => {
       const done = typeof values === "function" ? values : callback;
       const result = query(config, typeof values === "function" ? undefined : values);
       if (typeof done !== "function") return result;

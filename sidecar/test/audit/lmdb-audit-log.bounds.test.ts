@@ -11,7 +11,13 @@ import { at, decision, tempEnv, type TempEnv } from "./support.js";
 
 const T0 = Date.UTC(2025, 2, 10);
 const DAY_MS = 86_400_000;
-const EVENT: SecurityEventInput = { type: "authentication_failed", method: "GET", path: "/audit/stats", ip: "192.0.2.7", detail: "Bearer key does not match" };
+const EVENT: SecurityEventInput = {
+  type: "authentication_failed",
+  method: "GET",
+  path: "/audit/stats",
+  ip: "192.0.2.7",
+  detail: "Bearer key does not match",
+};
 
 describe("LmdbAuditLog bounds", () => {
   let env: TempEnv;
@@ -62,7 +68,13 @@ describe("LmdbAuditLog bounds", () => {
       await log.flushed();
       // 20 events a day apart: 10 days old or younger are days 10..19, of which the newest 5 are kept.
       expect(await log.prune(new Date(T0 + 19 * DAY_MS))).toBe(15);
-      expect((await log.listSecurityEvents({ limit: 50 })).map((e) => e.detail)).toEqual(["day 19", "day 18", "day 17", "day 16", "day 15"]);
+      expect((await log.listSecurityEvents({ limit: 50 })).map((e) => e.detail)).toEqual([
+        "day 19",
+        "day 18",
+        "day 17",
+        "day 16",
+        "day 15",
+      ]);
       expect(await log.prune(new Date(T0 + 19 * DAY_MS))).toBe(0);
     });
 
@@ -78,16 +90,31 @@ describe("LmdbAuditLog bounds", () => {
     it("decisions: a removed decision takes its override, confirmation and filter entries with it", async () => {
       const log = open({ retention: { ...DEFAULT_AUDIT_RETENTION, decisions: { maxAgeMs: null, maxRecords: 1 } } });
       log.recordDecision(decision({ executionId: "first", recordedAt: at(1), status: "pending_override" }));
-      log.recordOverride({ executionId: "first", approved: true, approvedBy: "a", approverRole: "r", reason: "x", overrideId: "o", record: {} as never, recordedAt: at(2) });
+      log.recordOverride({
+        executionId: "first",
+        approved: true,
+        approvedBy: "a",
+        approverRole: "r",
+        reason: "x",
+        overrideId: "o",
+        record: {} as never,
+        recordedAt: at(2),
+      });
       log.recordDecision(decision({ executionId: "second", recordedAt: at(3), status: "pending_override" }));
       await log.flushed();
       expect(await log.prune()).toBe(1);
       expect(await log.getDecision("first")).toBeNull();
-      expect((await log.listDecisions({ limit: 10, offset: 0, decision: "pending_override" })).map((r) => r.executionId)).toEqual(["second"]);
+      expect((await log.listDecisions({ limit: 10, offset: 0, decision: "pending_override" })).map((r) => r.executionId)).toEqual([
+        "second",
+      ]);
       const decisions = env.root.openDB<unknown, string>(AUDIT_DATABASES.decisions, { encoding: "json" });
       expect(Array.from(decisions.getKeys())).toEqual([]);
       const filters = env.root.openDB<number, (string | number)[]>(AUDIT_DATABASES.decisionFilters, { encoding: "json" });
-      expect(Array.from(filters.getKeys()).every((key) => key.includes(decision({ executionId: "second", recordedAt: at(3) }).attestation.execution_fingerprint))).toBe(true);
+      expect(
+        Array.from(filters.getKeys()).every((key) =>
+          key.includes(decision({ executionId: "second", recordedAt: at(3) }).attestation.execution_fingerprint),
+        ),
+      ).toBe(true);
     });
   });
 
@@ -110,7 +137,14 @@ describe("LmdbAuditLog bounds", () => {
       }) as typeof env.root.openDB);
       const log = open();
       for (let i = 0; i < 3_000; i++) {
-        log.recordDecision(decision({ executionId: `d-${i}`, recordedAt: at(i), policyId: i % 2 === 0 ? "payments" : "refunds", status: i % 3 === 0 ? "rejected" : "approved" }));
+        log.recordDecision(
+          decision({
+            executionId: `d-${i}`,
+            recordedAt: at(i),
+            policyId: i % 2 === 0 ? "payments" : "refunds",
+            status: i % 3 === 0 ? "rejected" : "approved",
+          }),
+        );
       }
       await log.flushed();
       reads.timeWalks = 0;
@@ -124,7 +158,8 @@ describe("LmdbAuditLog bounds", () => {
 
     it("an older trail, written without the filter index, is indexed at open", async () => {
       const first = open();
-      for (let i = 0; i < 30; i++) first.recordDecision(decision({ executionId: `d-${i}`, recordedAt: at(i), policyId: i % 2 === 0 ? "payments" : "refunds" }));
+      for (let i = 0; i < 30; i++)
+        first.recordDecision(decision({ executionId: `d-${i}`, recordedAt: at(i), policyId: i % 2 === 0 ? "payments" : "refunds" }));
       await first.close();
       // As the previous version left it: no filter entries, no marker.
       await env.root.openDB<number, (string | number)[]>(AUDIT_DATABASES.decisionFilters, { encoding: "json" }).clearAsync();

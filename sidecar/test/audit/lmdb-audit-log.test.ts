@@ -28,7 +28,13 @@ function confirmation(executionId: string, match = true): ConfirmationAudit {
   return { executionId, match, proof: standIn({ executionId, match, signature: "cHJvb2Y=" }), recordedAt: at(6_000) };
 }
 
-const EVENT: SecurityEventInput = { type: "authentication_failed", method: "GET", path: "/audit/stats", ip: "127.0.0.1", detail: "bearer token missing" };
+const EVENT: SecurityEventInput = {
+  type: "authentication_failed",
+  method: "GET",
+  path: "/audit/stats",
+  ip: "127.0.0.1",
+  detail: "bearer token missing",
+};
 
 describe("LmdbAuditLog", () => {
   let env: TempEnv;
@@ -50,7 +56,12 @@ describe("LmdbAuditLog", () => {
 
   describe("decisions", () => {
     it("reads a recorded decision back as a row and as a detail", async () => {
-      const entry = decision({ executionId: "exec-1", recordedAt: at(1), status: "pending_override", signalProvenance: { amount: { source: "ledger" } } });
+      const entry = decision({
+        executionId: "exec-1",
+        recordedAt: at(1),
+        status: "pending_override",
+        signalProvenance: { amount: { source: "ledger" } },
+      });
       log.recordDecision(entry);
       await log.flushed();
 
@@ -84,7 +95,13 @@ describe("LmdbAuditLog", () => {
 
     it("reads the legacy attestation shape (flat provenance, outcome as the decision)", async () => {
       log.recordDecision(decision({ executionId: "legacy", recordedAt: at(1), status: "rejected", legacy: true }));
-      expect(await log.getDecision("legacy")).toMatchObject({ endpoint: "execute", action: "reject", decision: "rejected", signerKeyId: "legacy-key", signalProvenance: null });
+      expect(await log.getDecision("legacy")).toMatchObject({
+        endpoint: "execute",
+        action: "reject",
+        decision: "rejected",
+        signerKeyId: "legacy-key",
+        signalProvenance: null,
+      });
     });
 
     it("stores only the declared fields of a record", async () => {
@@ -121,7 +138,10 @@ describe("LmdbAuditLog", () => {
     it("keeps one decision per executionId: the replay store's consume, which one caller wins, records it", async () => {
       const store = new LmdbReplayStore(env.root, { writeRecord: log.writeRecord });
       const consume = (status: "approved" | "rejected", ms: number) =>
-        store.consume(executionFingerprint("dup"), { now: T0 + ms, record: { kind: "decision", body: decision({ executionId: "dup", recordedAt: at(ms), status }) } });
+        store.consume(executionFingerprint("dup"), {
+          now: T0 + ms,
+          record: { kind: "decision", body: decision({ executionId: "dup", recordedAt: at(ms), status }) },
+        });
       const [first, second] = await Promise.all([consume("approved", 1), consume("rejected", 2)]);
       expect([first.ok, second.ok]).toEqual([true, false]);
       expect(await log.listDecisions(QUERY)).toMatchObject([{ executionId: "dup", decision: "approved" }]);
@@ -160,7 +180,8 @@ describe("LmdbAuditLog", () => {
     });
 
     it("pages with offset and limit", async () => {
-      for (let i = 0; i < 10; i += 1) log.recordDecision(decision({ executionId: `e${i}`, recordedAt: at(i), status: i % 2 === 0 ? "approved" : "rejected" }));
+      for (let i = 0; i < 10; i += 1)
+        log.recordDecision(decision({ executionId: `e${i}`, recordedAt: at(i), status: i % 2 === 0 ? "approved" : "rejected" }));
       const ids = async (q: object): Promise<string[]> => (await log.listDecisions({ ...QUERY, ...q })).map((r) => r.executionId);
       expect(await ids({ limit: 3 })).toEqual(["e9", "e8", "e7"]);
       expect(await ids({ limit: 3, offset: 3 })).toEqual(["e6", "e5", "e4"]);
@@ -184,7 +205,8 @@ describe("LmdbAuditLog", () => {
         },
       });
       const spiedLog = new LmdbAuditLog(spied);
-      for (let i = 0; i < 200; i += 1) spiedLog.recordDecision(decision({ executionId: `e${i}`, recordedAt: at(i), status: i % 2 === 0 ? "approved" : "rejected" }));
+      for (let i = 0; i < 200; i += 1)
+        spiedLog.recordDecision(decision({ executionId: `e${i}`, recordedAt: at(i), status: i % 2 === 0 ? "approved" : "rejected" }));
 
       expect(await spiedLog.listDecisions({ limit: 5, offset: 10 })).toHaveLength(5);
       expect(yielded.count).toBe(5);
@@ -203,10 +225,18 @@ describe("LmdbAuditLog", () => {
       log.recordConfirmation(confirmation("esc"));
 
       const detail = await log.getDecision("esc");
-      expect(detail).toMatchObject({ decision: "pending_override", action: "escalate", overrideResolution: "approved", confirmed: true, attestation: entry.attestation });
+      expect(detail).toMatchObject({
+        decision: "pending_override",
+        action: "escalate",
+        overrideResolution: "approved",
+        confirmed: true,
+        attestation: entry.attestation,
+      });
       expect(detail?.override).toEqual(override("esc", true));
       expect(detail?.confirmation).toEqual(confirmation("esc"));
-      expect(await log.listDecisions(QUERY)).toMatchObject([{ executionId: "esc", decision: "pending_override", overrideResolution: "approved", confirmed: true }]);
+      expect(await log.listDecisions(QUERY)).toMatchObject([
+        { executionId: "esc", decision: "pending_override", overrideResolution: "approved", confirmed: true },
+      ]);
     });
 
     // Once each: the replay store's transition that resolves the override (or consumes the confirmation key), which
@@ -215,7 +245,11 @@ describe("LmdbAuditLog", () => {
       log.recordDecision(decision({ executionId: "esc", recordedAt: at(1), status: "pending_override" }));
       log.recordOverride(override("esc", false));
       log.recordConfirmation(confirmation("esc", false));
-      expect(await log.getDecision("esc")).toMatchObject({ overrideResolution: "rejected", override: { approved: false }, confirmation: { match: false } });
+      expect(await log.getDecision("esc")).toMatchObject({
+        overrideResolution: "rejected",
+        override: { approved: false },
+        confirmation: { match: false },
+      });
     });
 
     it("stores them when the decision is absent, and shows them once it exists", async () => {
@@ -234,12 +268,28 @@ describe("LmdbAuditLog", () => {
     it("gives each event a time-ordered id and its time, and lists newest first", async () => {
       log.recordSecurityEvent(EVENT);
       clock += 10;
-      log.recordSecurityEvent({ ...EVENT, type: "replay_attempt", method: "POST", path: "/evaluate", executionId: "exec-9", detail: "INV-013" });
+      log.recordSecurityEvent({
+        ...EVENT,
+        type: "replay_attempt",
+        method: "POST",
+        path: "/evaluate",
+        executionId: "exec-9",
+        detail: "INV-013",
+      });
       log.recordSecurityEvent({ ...EVENT, type: "rate_limited" });
 
       expect(await log.listSecurityEvents({ limit: 10 })).toEqual([
         { ...EVENT, type: "rate_limited", id: `${T0 + 10}-2`, at: at(10) },
-        { ...EVENT, type: "replay_attempt", method: "POST", path: "/evaluate", executionId: "exec-9", detail: "INV-013", id: `${T0 + 10}-1`, at: at(10) },
+        {
+          ...EVENT,
+          type: "replay_attempt",
+          method: "POST",
+          path: "/evaluate",
+          executionId: "exec-9",
+          detail: "INV-013",
+          id: `${T0 + 10}-1`,
+          at: at(10),
+        },
         { ...EVENT, id: `${T0}-0`, at: at(0) },
       ]);
     });
@@ -256,7 +306,12 @@ describe("LmdbAuditLog", () => {
     });
 
     it("stores the declared fields only, clipped, with the query string cut off", async () => {
-      log.recordSecurityEvent({ ...EVENT, path: "/audit/decisions?api_key=secret", detail: "d".repeat(10_000), body: "{secret}" } as SecurityEventInput);
+      log.recordSecurityEvent({
+        ...EVENT,
+        path: "/audit/decisions?api_key=secret",
+        detail: "d".repeat(10_000),
+        body: "{secret}",
+      } as SecurityEventInput);
       const [row] = await log.listSecurityEvents({ limit: 1 });
       expect(row?.path).toBe("/audit/decisions");
       expect(row?.detail).toHaveLength(512);
@@ -269,8 +324,20 @@ describe("LmdbAuditLog", () => {
       log.recordDecision(decision({ executionId: "a", recordedAt: at(1) }));
       log.recordDecision(decision({ executionId: "b", recordedAt: at(2) }));
       log.recordVerification({ executionId: "a", valid: true, checks: { signature: "verified" }, errors: [], recordedAt: at(3) });
-      log.recordVerification({ executionId: null, valid: false, checks: { signature: "failed" }, errors: ["bad signature"], recordedAt: at(4) });
-      log.recordVerification({ executionId: "b", valid: false, checks: { signature: "failed" }, errors: ["bad signature"], recordedAt: at(4) });
+      log.recordVerification({
+        executionId: null,
+        valid: false,
+        checks: { signature: "failed" },
+        errors: ["bad signature"],
+        recordedAt: at(4),
+      });
+      log.recordVerification({
+        executionId: "b",
+        valid: false,
+        checks: { signature: "failed" },
+        errors: ["bad signature"],
+        recordedAt: at(4),
+      });
       log.recordSecurityEvent(EVENT);
       log.countApiCall();
       log.countApiCall();

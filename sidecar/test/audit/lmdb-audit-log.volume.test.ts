@@ -66,18 +66,33 @@ describe("the LMDB trail at volume", () => {
   /** A trail with its replay store, as the sidecar opens them, on `root` (the environment, or a counting wrapper of it). */
   function open(root: RootDatabase = env.root, options: LmdbAuditLogOptions = {}): { audit: LmdbAuditLog; replay: LmdbReplayStore } {
     let replay: LmdbReplayStore | null = null;
-    const audit = new LmdbAuditLog(root, { checkpoints: MANUAL_CHECKPOINTS, decisionInstant: async (fp) => (await replay?.read(fp))?.createdAt, ...options });
+    const audit = new LmdbAuditLog(root, {
+      checkpoints: MANUAL_CHECKPOINTS,
+      decisionInstant: async (fp) => (await replay?.read(fp))?.createdAt,
+      ...options,
+    });
     replay = new LmdbReplayStore(env.root, { writeRecord: audit.writeRecord });
     const store = replay;
-    closing.push(() => audit.close(), () => store.close());
+    closing.push(
+      () => audit.close(),
+      () => store.close(),
+    );
     return { audit, replay };
   }
 
   async function decide(replay: LmdbReplayStore, from: number, count: number, spec: { policyId?: string } = {}): Promise<void> {
     await Promise.all(
       Array.from({ length: count }, (_, j) => {
-        const body = decision({ executionId: `d-${from + j}`, recordedAt: at(from + j), status: (from + j) % 3 === 0 ? "rejected" : "approved", ...spec });
-        return replay.consume(executionFingerprint(body.executionId), { now: Date.parse(body.recordedAt), record: { kind: "decision", body } });
+        const body = decision({
+          executionId: `d-${from + j}`,
+          recordedAt: at(from + j),
+          status: (from + j) % 3 === 0 ? "rejected" : "approved",
+          ...spec,
+        });
+        return replay.consume(executionFingerprint(body.executionId), {
+          now: Date.parse(body.recordedAt),
+          record: { kind: "decision", body },
+        });
       }),
     );
   }
@@ -155,7 +170,11 @@ describe("the LMDB trail at volume", () => {
     });
 
     it("stays balanced through retention and a restart, and counts the pruned positions of a log written before it kept them", async () => {
-      const retention = { decisions: { maxAgeMs: DAY_MS, maxRecords: null }, verifications: { maxAgeMs: null, maxRecords: null }, security: { maxAgeMs: null, maxRecords: null } };
+      const retention = {
+        decisions: { maxAgeMs: DAY_MS, maxRecords: null },
+        verifications: { maxAgeMs: null, maxRecords: null },
+        security: { maxAgeMs: null, maxRecords: null },
+      };
       const { audit, replay } = open(env.root, { retention });
       await decide(replay, 0, 400);
       await audit.recordLog!.checkpointNow();
@@ -251,11 +270,16 @@ describe("the LMDB trail at volume", () => {
 
     it("a timer runs during a prune of many records, which reads no pending entry it does not remove", async () => {
       const reads: Reads = {};
-      const retention = { decisions: { maxAgeMs: DAY_MS, maxRecords: null }, verifications: { maxAgeMs: null, maxRecords: null }, security: { maxAgeMs: null, maxRecords: null } };
+      const retention = {
+        decisions: { maxAgeMs: DAY_MS, maxRecords: null },
+        verifications: { maxAgeMs: null, maxRecords: null },
+        security: { maxAgeMs: null, maxRecords: null },
+      };
       const { audit, replay } = open(counted(env.root, reads), { retention });
       for (let i = 0; i < 6_000; i += 2_000) await decide(replay, i, 2_000);
       await audit.recordLog!.checkpointNow();
-      for (let i = 0; i < 500; i++) audit.recordVerification({ executionId: `v${i}`, valid: true, checks: {}, errors: [], recordedAt: at(i) });
+      for (let i = 0; i < 500; i++)
+        audit.recordVerification({ executionId: `v${i}`, valid: true, checks: {}, errors: [], recordedAt: at(i) });
       await audit.flushed();
       for (const key of Object.keys(reads)) delete reads[key];
       let fired = false;

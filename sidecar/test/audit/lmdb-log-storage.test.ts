@@ -131,7 +131,9 @@ describe("the LMDB record log's records held in memory", () => {
       expect(readBeforePrefetch).toEqual([]);
       expect(positions).toEqual(Array.from({ length: written.length - 5 }, (_, i) => i + 5));
       const leaves = await storage.leaves(storage.logId, { start: 5, end: written.length });
-      expect(exported.map((record, i) => hex(entryLeafHash({ kind: "decision", record: Buffer.from(record) })) === hex(leaves[i]!))).not.toContain(false);
+      expect(
+        exported.map((record, i) => hex(entryLeafHash({ kind: "decision", record: Buffer.from(record) })) === hex(leaves[i]!)),
+      ).not.toContain(false);
       // An export abandoned after its first page leaves nothing behind: the next one reads the same log.
       for await (const entry of storage.entries(storage.logId, 0, written.length)) if (entry.position === 3) break;
       let count = 0;

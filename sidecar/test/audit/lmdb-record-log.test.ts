@@ -9,7 +9,14 @@ import { AUDIT_DATABASES, LmdbAuditLog } from "../../src/audit/lmdb-audit-log.js
 import { RECORD_LOG_DATABASES } from "../../src/audit/record-log/lmdb-log-storage.js";
 import { parseLocator } from "../../src/audit/record-log/locator.js";
 import type { AuditRetention } from "../../src/audit/retention.js";
-import { MANUAL_CHECKPOINTS, recordLogContract, writeTrail, type RecordLogHarness, type Tamperer, type Undo } from "./record-log-contract.js";
+import {
+  MANUAL_CHECKPOINTS,
+  recordLogContract,
+  writeTrail,
+  type RecordLogHarness,
+  type Tamperer,
+  type Undo,
+} from "./record-log-contract.js";
 import { tempEnv, type TempEnv } from "./support.js";
 
 function harness(env: TempEnv, options: { readonly retention?: AuditRetention; readonly recordLog?: boolean } = {}): RecordLogHarness {
@@ -58,7 +65,10 @@ function lmdbTamperer(env: TempEnv): Tamperer {
     if (kind === "override" || kind === "confirmation") return { db: databases.beside, key: `${fields[0]}/${kind}`, kind };
     return { db: databases[kind], key: [Number(fields[0]), Number(fields[1])], kind };
   };
-  const restore = (p: ReturnType<typeof place>, value: unknown): Undo => async () => void (await p.db.put(p.key, value));
+  const restore =
+    (p: ReturnType<typeof place>, value: unknown): Undo =>
+    async () =>
+      void (await p.db.put(p.key, value));
   return {
     kinds: async () => Array.from(entries.getKeys({}), (position) => place(position).kind as never),
     edit: async (position, t) => {
@@ -86,7 +96,9 @@ function lmdbTamperer(env: TempEnv): Tamperer {
     insert: async (position, t) => {
       const p = place(position);
       // A key no logged record has, of the same shape.
-      const forged: Key = Array.isArray(p.key) ? [(p.key[0] as number) + 1, typeof p.key[1] === "number" ? 9_000 + t : `f${t}`] : `forged${t}/${p.kind}`;
+      const forged: Key = Array.isArray(p.key)
+        ? [(p.key[0] as number) + 1, typeof p.key[1] === "number" ? 9_000 + t : `f${t}`]
+        : `forged${t}/${p.kind}`;
       await p.db.put(forged, p.db.get(p.key));
       return async () => void (await p.db.remove(forged));
     },

@@ -38,13 +38,17 @@ if (unavailable !== null) {
 
   // With the record log on, the decision counts come from the log's counters (decision-counts.ts), not from the table.
   auditLogContract("PostgresAuditLog with the record log", async () => {
-    const log = new PostgresAuditLog(pool, { recordLog: { storage: new PostgresLogStorage(pool, "contract"), checkpoints: MANUAL_CHECKPOINTS } });
+    const log = new PostgresAuditLog(pool, {
+      recordLog: { storage: new PostgresLogStorage(pool, "contract"), checkpoints: MANUAL_CHECKPOINTS },
+    });
     return {
       log,
       replay: new PostgresReplayStore(pool, { recordLog: { logId: "contract" } }),
       dispose: async () => {
         await log.close();
-        await pool.query(`${EMPTY}, writ_audit_log_pending, writ_audit_log_entries, writ_audit_log_nodes, writ_audit_log_state, writ_audit_log_days, writ_audit_log_outside`);
+        await pool.query(
+          `${EMPTY}, writ_audit_log_pending, writ_audit_log_entries, writ_audit_log_nodes, writ_audit_log_state, writ_audit_log_days, writ_audit_log_outside`,
+        );
       },
     };
   });
@@ -58,13 +62,18 @@ if (unavailable !== null) {
         const stores = [new PostgresReplayStore(pool), new PostgresReplayStore(other)];
         for (let i = 0; i < 20; i++) {
           const body = decision({ executionId: `fleet-${i}`, recordedAt: at(i) });
-          await stores[i % 2]!.consume(executionFingerprint(body.executionId), { now: Date.parse(body.recordedAt), record: { kind: "decision", body } });
+          await stores[i % 2]!.consume(executionFingerprint(body.executionId), {
+            now: Date.parse(body.recordedAt),
+            record: { kind: "decision", body },
+          });
         }
         a.countApiCall();
         b.countApiCall();
         await Promise.all([a.close(), b.close()]);
         const reader = new PostgresAuditLog(pool);
-        expect((await reader.listDecisions({ limit: 50, offset: 0 })).map((r) => r.executionId)).toEqual(Array.from({ length: 20 }, (_, i) => `fleet-${19 - i}`));
+        expect((await reader.listDecisions({ limit: 50, offset: 0 })).map((r) => r.executionId)).toEqual(
+          Array.from({ length: 20 }, (_, i) => `fleet-${19 - i}`),
+        );
         expect(await reader.getDecision("fleet-3")).toMatchObject({ executionId: "fleet-3" });
         expect(await reader.stats()).toMatchObject({ total_decisions: "20", total_api_calls: "2" });
         await reader.close();
@@ -118,20 +127,33 @@ if (unavailable !== null) {
 
     it("prunes by age and by count, one sidecar at a time", async () => {
       const now = new Date(Date.parse(at(10 * 86_400_000)));
-      const retention = { decisions: { maxAgeMs: 5 * 86_400_000, maxRecords: null }, verifications: { maxAgeMs: null, maxRecords: 3 }, security: { maxAgeMs: null, maxRecords: null } };
+      const retention = {
+        decisions: { maxAgeMs: 5 * 86_400_000, maxRecords: null },
+        verifications: { maxAgeMs: null, maxRecords: 3 },
+        security: { maxAgeMs: null, maxRecords: null },
+      };
       const log = new PostgresAuditLog(pool, { retention });
       try {
         const replay = new PostgresReplayStore(pool);
         for (let day = 0; day < 10; day++) {
           const body = decision({ executionId: `day-${day}`, recordedAt: at(day * 86_400_000) });
-          await replay.consume(executionFingerprint(body.executionId), { now: Date.parse(body.recordedAt), record: { kind: "decision", body } });
+          await replay.consume(executionFingerprint(body.executionId), {
+            now: Date.parse(body.recordedAt),
+            record: { kind: "decision", body },
+          });
           log.recordVerification({ executionId: null, valid: true, checks: {}, errors: [], recordedAt: at(day) });
         }
         await log.flushed();
         // Two sidecars with the same settings pruning at once: whichever holds the lock prunes, the other skips.
         const runs = await Promise.all([log.prune(now), new PostgresAuditLog(pool, { retention }).prune(now)]);
         expect(runs.reduce((x, y) => x + y, 0)).toBe(5 + 7);
-        expect((await log.listDecisions({ limit: 50, offset: 0 })).map((r) => r.executionId)).toEqual(["day-9", "day-8", "day-7", "day-6", "day-5"]);
+        expect((await log.listDecisions({ limit: 50, offset: 0 })).map((r) => r.executionId)).toEqual([
+          "day-9",
+          "day-8",
+          "day-7",
+          "day-6",
+          "day-5",
+        ]);
         const { rows } = await pool.query<{ n: string }>("SELECT count(*) AS n FROM writ_audit_verifications");
         expect(rows[0]!.n).toBe("3");
       } finally {

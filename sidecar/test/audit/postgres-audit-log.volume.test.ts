@@ -39,7 +39,13 @@ const MOST_ROWS = 5_000;
  * index read whole for a few rows, such as a condition on an index's second column alone.
  */
 const BLOCKS_PER_ROW = 10;
-const SMALL_BY_DESIGN = new Set(["writ_audit_log_state", "writ_audit_log_pending", "writ_audit_log_outside", "writ_audit_log_days", "writ_audit_counters"]);
+const SMALL_BY_DESIGN = new Set([
+  "writ_audit_log_state",
+  "writ_audit_log_pending",
+  "writ_audit_log_outside",
+  "writ_audit_log_days",
+  "writ_audit_counters",
+]);
 /** The instant the trail is read at: a minute after its last decision. */
 const NOW = new Date(Date.parse(at(DECISIONS * STEP_MS + 60_000)));
 
@@ -55,7 +61,10 @@ const NO_STATEMENT: Readonly<Record<string, string>> = {
 /** The large tables of the database now (ANALYZE's row estimates). */
 async function largeTables(database: TestDatabase): Promise<Set<string>> {
   await database.pool.query("ANALYZE");
-  const { rows } = await database.pool.query<{ relname: string }>("SELECT relname FROM pg_class WHERE relkind = 'r' AND relname LIKE 'writ_%' AND reltuples >= $1", [LARGE]);
+  const { rows } = await database.pool.query<{ relname: string }>(
+    "SELECT relname FROM pg_class WHERE relkind = 'r' AND relname LIKE 'writ_%' AND reltuples >= $1",
+    [LARGE],
+  );
   return new Set(rows.map((r) => r.relname).filter((name) => !SMALL_BY_DESIGN.has(name)));
 }
 
@@ -67,11 +76,13 @@ function violations(statement: ExplainedStatement, large: ReadonlySet<string>): 
   for (const scan of statement.scans) {
     if (!isLarge(scan.relation)) continue;
     if (scan.node === "Seq Scan") found.push(`Seq Scan on ${scan.relation}`);
-    if (scan.blocks > BLOCKS_PER_ROW * (scan.rows + scan.loops) + 20) found.push(`${scan.node} on ${scan.relation} touched ${scan.blocks} buffers for ${scan.rows} rows in ${scan.loops} loops`);
+    if (scan.blocks > BLOCKS_PER_ROW * (scan.rows + scan.loops) + 20)
+      found.push(`${scan.node} on ${scan.relation} touched ${scan.blocks} buffers for ${scan.rows} rows in ${scan.loops} loops`);
     if (scan.node !== "Bitmap Index Scan") rowsRead.set(scan.relation, (rowsRead.get(scan.relation) ?? 0) + scan.rows);
   }
   for (const [relation, rows] of rowsRead) if (rows > MOST_ROWS) found.push(`${rows} rows read from ${relation}`);
-  for (const [relation, count] of statement.seqScans) if (large.has(relation)) found.push(`${count} sequential scan(s) of ${relation} (statement or trigger)`);
+  for (const [relation, count] of statement.seqScans)
+    if (large.has(relation)) found.push(`${count} sequential scan(s) of ${relation} (statement or trigger)`);
   return found.map((v) => `${v} in: ${statement.text.replace(/\s+/g, " ").slice(0, 300)}`);
 }
 
@@ -98,7 +109,9 @@ if (unavailable !== null) {
       await sequenceAll(storage, LOG_KEY, 1_000);
       seededSize = (await storage.counts(LOG))!.size;
       // A log with a long past: the checkpoints and prune notes of another sidecar's log.
-      await pool.query("INSERT INTO writ_audit_log_checkpoints (log_id, size, body) SELECT 'vol-past', n, '{}' FROM generate_series(1, 5000) AS n");
+      await pool.query(
+        "INSERT INTO writ_audit_log_checkpoints (log_id, size, body) SELECT 'vol-past', n, '{}' FROM generate_series(1, 5000) AS n",
+      );
       await pool.query(
         `WITH notes AS (INSERT INTO writ_audit_log_prunes (recorded_at, body) SELECT n, '{"positions":[],"reason":"retention"}' FROM generate_series(1, 5000) AS n RETURNING seq, body)
          INSERT INTO writ_audit_log_pending (log_id, kind, ref, leaf, pended_at) SELECT 'vol-past', 'prune', seq::text, sha256(convert_to(body, 'UTF8')), 0 FROM notes`,
@@ -109,11 +122,14 @@ if (unavailable !== null) {
 
     it("the seeded trail is one log of every record, checkpointed, with its decisions counted", async () => {
       expect(seededSize).toBe(DECISIONS + 2 * OTHERS);
-      const audit = new PostgresAuditLog(database.pool, { recordLog: { storage: new PostgresLogStorage(database.pool, LOG), checkpoints: MANUAL_CHECKPOINTS } });
+      const audit = new PostgresAuditLog(database.pool, {
+        recordLog: { storage: new PostgresLogStorage(database.pool, LOG), checkpoints: MANUAL_CHECKPOINTS },
+      });
       try {
-        const { rows } = await database.pool.query<{ today: string }>("SELECT count(*) AS today FROM writ_audit_records WHERE kind = 'decision' AND recorded_at >= $1", [
-          Math.floor(NOW.getTime() / 86_400_000) * 86_400_000,
-        ]);
+        const { rows } = await database.pool.query<{ today: string }>(
+          "SELECT count(*) AS today FROM writ_audit_records WHERE kind = 'decision' AND recorded_at >= $1",
+          [Math.floor(NOW.getTime() / 86_400_000) * 86_400_000],
+        );
         expect(await audit.stats(NOW)).toMatchObject({ total_decisions: String(DECISIONS), decisions_today: rows[0]!.today });
         expect((await audit.recordLog!.status())?.latest?.size).toBe(seededSize);
       } finally {
@@ -129,7 +145,14 @@ if (unavailable !== null) {
       try {
         for (let i = 0; i < 20; i++) {
           const body = decision({ executionId: `tail-${i}`, recordedAt: at(DECISIONS * STEP_MS + i) });
-          expect((await replay.consume(executionFingerprint(body.executionId), { now: Date.parse(body.recordedAt), record: { kind: "decision", body } })).ok).toBe(true);
+          expect(
+            (
+              await replay.consume(executionFingerprint(body.executionId), {
+                now: Date.parse(body.recordedAt),
+                record: { kind: "decision", body },
+              })
+            ).ok,
+          ).toBe(true);
         }
         const latest = (await audit.recordLog!.checkpointNow())!;
         expect(latest.size).toBe(seededSize + 20);
@@ -179,7 +202,10 @@ if (unavailable !== null) {
       const day = (n: number): number => Date.parse(at(n * STEP_MS));
       const decide = async (store: PostgresReplayStore, executionId: string, n: number) => {
         const body = decision({ executionId, recordedAt: at(n * STEP_MS), policyId: "policy-3" });
-        expect((await store.consume(executionFingerprint(executionId), { now: Date.parse(body.recordedAt), record: { kind: "decision", body } })).ok).toBe(true);
+        expect(
+          (await store.consume(executionFingerprint(executionId), { now: Date.parse(body.recordedAt), record: { kind: "decision", body } }))
+            .ok,
+        ).toBe(true);
       };
       /** Each operation, named by the method of the store it runs. */
       const operations: readonly (readonly [string, () => Promise<unknown>])[] = [
@@ -189,28 +215,47 @@ if (unavailable !== null) {
         ["listDecisions", () => audit.listDecisions({ limit: 50, offset: 0, policyId: "policy-7", decision: "pending_override" })],
         ["listDecisions", () => audit.listDecisions({ limit: 50, offset: 0, from: day(90_000), to: day(100_000) })],
         ["listDecisions", () => audit.listDecisions({ limit: 50, offset: 0, policyId: `policy-${POLICIES + 1}` })],
-        ["listDecisions", () => audit.listDecisions({ limit: 50, offset: 0, policyId: "policy-2", decision: "approved", from: day(10_000), to: day(150_000) })],
+        [
+          "listDecisions",
+          () =>
+            audit.listDecisions({ limit: 50, offset: 0, policyId: "policy-2", decision: "approved", from: day(10_000), to: day(150_000) }),
+        ],
         ["listDecisions", () => audit.listDecisions({ limit: 50, offset: 1_000, decision: "approved" })],
         ["getDecision", () => audit.getDecision("vol-123456")],
         ["getDecision", () => audit.getDecision("nowhere")],
         ["stats", () => audit.stats(NOW)],
         ["listSecurityEvents", () => audit.listSecurityEvents({ limit: 50 })],
         ["listSecurityEvents", () => audit.listSecurityEvents({ limit: 50, from: day(20_000), to: day(40_000) })],
-        ["recordVerification", async () => {
-          audit.recordVerification({ executionId: "vol-1", valid: true, checks: {}, errors: [], recordedAt: NOW.toISOString() });
-          await audit.flushed();
-        }],
-        ["recordSecurityEvent", async () => {
-          audit.recordSecurityEvent({ type: "authentication_failed", method: "GET", path: "/audit/stats", ip: "10.9.9.9", detail: "wrong key" });
-          await audit.flushed();
-        }],
+        [
+          "recordVerification",
+          async () => {
+            audit.recordVerification({ executionId: "vol-1", valid: true, checks: {}, errors: [], recordedAt: NOW.toISOString() });
+            await audit.flushed();
+          },
+        ],
+        [
+          "recordSecurityEvent",
+          async () => {
+            audit.recordSecurityEvent({
+              type: "authentication_failed",
+              method: "GET",
+              path: "/audit/stats",
+              ip: "10.9.9.9",
+              detail: "wrong key",
+            });
+            await audit.flushed();
+          },
+        ],
         // The hot path (the replay store's claim statement, inserting the record and its pending row), with the
         // outside trigger's probe.
         ["consume", () => decide(replay, "vol-new-1", DECISIONS + 10)],
         // Records written with the log off: outside candidates.
-        ["consume", async () => {
-          for (let i = 0; i < 5; i++) await decide(offTheLog, `vol-off-${i}`, DECISIONS + 20 + i);
-        }],
+        [
+          "consume",
+          async () => {
+            for (let i = 0; i < 5; i++) await decide(offTheLog, `vol-off-${i}`, DECISIONS + 20 + i);
+          },
+        ],
         ["sequence", () => storage.sequence(LOG, 1_000)],
         ["checkpoint", () => storage.checkpoint(LOG, LOG_KEY, NOW)],
         ["stale", () => storage.stale(Date.now())],
@@ -221,16 +266,22 @@ if (unavailable !== null) {
         ["decisionEntry", () => storage.decisionEntry("vol-4242")],
         ["leaves", () => log.decisionInclusionProof("vol-4242")],
         ["nodes", () => log.consistencyProof(LOG, 100_000, seededSize)],
-        ["entries", async () => {
-          let read = 0;
-          for await (const entry of storage.entries(LOG, 150_000, 151_000)) read += entry.position >= 150_000 ? 1 : 0;
-          expect(read).toBe(1_000);
-        }],
-        ["unlogged", async () => {
-          const found = [];
-          for await (const record of storage.unlogged()) found.push(record);
-          expect(found).toHaveLength(5);
-        }],
+        [
+          "entries",
+          async () => {
+            let read = 0;
+            for await (const entry of storage.entries(LOG, 150_000, 151_000)) read += entry.position >= 150_000 ? 1 : 0;
+            expect(read).toBe(1_000);
+          },
+        ],
+        [
+          "unlogged",
+          async () => {
+            const found = [];
+            for await (const record of storage.unlogged()) found.push(record);
+            expect(found).toHaveLength(5);
+          },
+        ],
         ["adoptUnlogged", async () => expect(await storage.adoptUnlogged(Date.now())).toBe(5)],
         ["prune", async () => expect(await audit.prune(NOW)).toBeGreaterThan(2 * (OTHERS - 3_000))],
         ["stats", () => audit.stats(NOW)],
@@ -253,7 +304,9 @@ if (unavailable !== null) {
       }
       expect(problems).toEqual([]);
       // Every method of the stores is here, or says why not: a statement added later is covered or named.
-      const methods = [PostgresAuditLog.prototype, PostgresLogStorage.prototype].flatMap((p) => Object.getOwnPropertyNames(p).filter((name) => name !== "constructor"));
+      const methods = [PostgresAuditLog.prototype, PostgresLogStorage.prototype].flatMap((p) =>
+        Object.getOwnPropertyNames(p).filter((name) => name !== "constructor"),
+      );
       expect(methods.filter((m) => !ran.has(m) && !(m in NO_STATEMENT))).toEqual([]);
     }, 600_000);
   });

@@ -51,7 +51,14 @@ const decideArb = fc.record({
 });
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 5, arbitrary: decideArb },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant("sequence" as const), log: fc.constantFrom(0 as const, 1 as const), max: fc.integer({ min: 1, max: 6 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant("sequence" as const),
+      log: fc.constantFrom(0 as const, 1 as const),
+      max: fc.integer({ min: 1, max: 6 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("adopt" as const) }) },
   {
     weight: 1,
@@ -86,16 +93,42 @@ if (unavailable !== null) {
       /** A decision; escalated ones get an override and a confirmation, which share its key and are never counted. */
       const decide = async (step: Extract<Step, { op: "decide" }>): Promise<void> => {
         const executionId = `count-${serial++}`;
-        const body = decision({ executionId, recordedAt: at(step.day * DAY_MS + step.ms), status: step.escalate ? "pending_override" : "approved" });
+        const body = decision({
+          executionId,
+          recordedAt: at(step.day * DAY_MS + step.ms),
+          status: step.escalate ? "pending_override" : "approved",
+        });
         const now = Date.parse(body.recordedAt);
         const replay = replays[step.logged ?? 2]!;
-        const consumed = await replay.consume(executionFingerprint(executionId), { now, ...(step.escalate ? { context: { pending: true } } : {}), record: { kind: "decision", body } });
+        const consumed = await replay.consume(executionFingerprint(executionId), {
+          now,
+          ...(step.escalate ? { context: { pending: true } } : {}),
+          record: { kind: "decision", body },
+        });
         expect(consumed.ok).toBe(true);
         if (!step.escalate || !consumed.ok) return;
-        const override = { executionId, approved: true, approvedBy: "ana", approverRole: "ops", reason: "ok", overrideId: `o-${executionId}`, record: {}, recordedAt: body.recordedAt };
-        expect((await replay.resolveOverride(consumed.entry.fingerprint, consumed.entry.token, true, { now, record: { kind: "override", body: override as never } })).ok).toBe(true);
+        const override = {
+          executionId,
+          approved: true,
+          approvedBy: "ana",
+          approverRole: "ops",
+          reason: "ok",
+          overrideId: `o-${executionId}`,
+          record: {},
+          recordedAt: body.recordedAt,
+        };
+        expect(
+          (
+            await replay.resolveOverride(consumed.entry.fingerprint, consumed.entry.token, true, {
+              now,
+              record: { kind: "override", body: override as never },
+            })
+          ).ok,
+        ).toBe(true);
         const confirmation = { executionId, match: true, proof: { executionId, signature: "sig" }, recordedAt: body.recordedAt };
-        expect((await replay.consume(confirmationKey(executionId), { now, record: { kind: "confirmation", body: confirmation as never } })).ok).toBe(true);
+        expect(
+          (await replay.consume(confirmationKey(executionId), { now, record: { kind: "confirmation", body: confirmation as never } })).ok,
+        ).toBe(true);
       };
 
       const apply = async (step: Step, now: Date): Promise<void> => {
@@ -108,8 +141,13 @@ if (unavailable !== null) {
           return void (await new PostgresAuditLog(pool, { retention: { decisions, verifications: keep, security: keep } }).prune(now));
         }
         // A decision deleted by hand.
-        const { rows } = await pool.query<{ fp: string }>(`SELECT execution_fp AS fp FROM ${DEFAULT_RECORDS_TABLE} WHERE kind = 'decision' ORDER BY execution_fp`);
-        if (rows.length > 0) await pool.query(`DELETE FROM ${DEFAULT_RECORDS_TABLE} WHERE execution_fp = $1 AND kind = 'decision'`, [rows[step.pick % rows.length]!.fp]);
+        const { rows } = await pool.query<{ fp: string }>(
+          `SELECT execution_fp AS fp FROM ${DEFAULT_RECORDS_TABLE} WHERE kind = 'decision' ORDER BY execution_fp`,
+        );
+        if (rows.length > 0)
+          await pool.query(`DELETE FROM ${DEFAULT_RECORDS_TABLE} WHERE execution_fp = $1 AND kind = 'decision'`, [
+            rows[step.pick % rows.length]!.fp,
+          ]);
       };
 
       try {

@@ -13,7 +13,15 @@ import { PostgresAuditLog } from "../../src/storage/postgres/audit-log.js";
 import { migrate } from "../../src/storage/postgres/migrations.js";
 import { PostgresLogStorage } from "../../src/storage/postgres/record-log-storage.js";
 import { createTestDatabase, postgresUnavailable } from "../../../test/support/postgres.js";
-import { LOG_KEY, MANUAL_CHECKPOINTS, recordLogContract, writeTrail, type RecordLogHarness, type Tamperer, type Undo } from "./record-log-contract.js";
+import {
+  LOG_KEY,
+  MANUAL_CHECKPOINTS,
+  recordLogContract,
+  writeTrail,
+  type RecordLogHarness,
+  type Tamperer,
+  type Undo,
+} from "./record-log-contract.js";
 import { at, decision } from "./support.js";
 
 const unavailable = await postgresUnavailable();
@@ -36,7 +44,10 @@ const TABLES = [
 
 function harness(pool: pg.Pool, logId: string, options: { readonly retention?: AuditRetention } = {}): RecordLogHarness {
   const storage = new PostgresLogStorage(pool, logId);
-  const audit = new PostgresAuditLog(pool, { recordLog: { storage, checkpoints: MANUAL_CHECKPOINTS }, ...(options.retention ? { retention: options.retention } : {}) });
+  const audit = new PostgresAuditLog(pool, {
+    recordLog: { storage, checkpoints: MANUAL_CHECKPOINTS },
+    ...(options.retention ? { retention: options.retention } : {}),
+  });
   const replay = new PostgresReplayStore(pool, { recordLog: { logId } });
   const close = async () => {
     await audit.close();
@@ -61,20 +72,32 @@ function harness(pool: pg.Pool, logId: string, options: { readonly retention?: A
 /** Where the record at a position of the log is: its table and key, from the log's entry (kind, ref). */
 function sqlTamperer(pool: pg.Pool, logId: string): Tamperer {
   const place = async (position: number): Promise<{ table: string; where: string; key: unknown[]; kind: string }> => {
-    const { rows } = await pool.query<{ kind: string; ref: string }>("SELECT kind, ref FROM writ_audit_log_entries WHERE log_id = $1 AND position = $2", [logId, position]);
+    const { rows } = await pool.query<{ kind: string; ref: string }>(
+      "SELECT kind, ref FROM writ_audit_log_entries WHERE log_id = $1 AND position = $2",
+      [logId, position],
+    );
     const { kind, ref } = rows[0]!;
-    if (kind === "decision" || kind === "override" || kind === "confirmation") return { table: DEFAULT_RECORDS_TABLE, where: "execution_fp = $1 AND kind = $2", key: [ref, kind], kind };
+    if (kind === "decision" || kind === "override" || kind === "confirmation")
+      return { table: DEFAULT_RECORDS_TABLE, where: "execution_fp = $1 AND kind = $2", key: [ref, kind], kind };
     const table = { verification: "writ_audit_verifications", security: "writ_audit_security", prune: "writ_audit_log_prunes" }[kind]!;
     return { table, where: "seq = $1::bigint", key: [ref], kind };
   };
-  const row = async (p: Awaited<ReturnType<typeof place>>): Promise<Record<string, unknown>> => (await pool.query(`SELECT * FROM ${p.table} WHERE ${p.where}`, p.key)).rows[0]!;
-  const setBody = (p: Awaited<ReturnType<typeof place>>, body: unknown) => pool.query(`UPDATE ${p.table} SET body = $${p.key.length + 1} WHERE ${p.where}`, [...p.key, body]);
+  const row = async (p: Awaited<ReturnType<typeof place>>): Promise<Record<string, unknown>> =>
+    (await pool.query(`SELECT * FROM ${p.table} WHERE ${p.where}`, p.key)).rows[0]!;
+  const setBody = (p: Awaited<ReturnType<typeof place>>, body: unknown) =>
+    pool.query(`UPDATE ${p.table} SET body = $${p.key.length + 1} WHERE ${p.where}`, [...p.key, body]);
   const insertRow = async (table: string, values: Record<string, unknown>) => {
     const columns = Object.keys(values);
-    await pool.query(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`, Object.values(values));
+    await pool.query(
+      `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`,
+      Object.values(values),
+    );
   };
   return {
-    kinds: async () => (await pool.query<{ kind: never }>("SELECT kind FROM writ_audit_log_entries WHERE log_id = $1 ORDER BY position", [logId])).rows.map((r) => r.kind),
+    kinds: async () =>
+      (await pool.query<{ kind: never }>("SELECT kind FROM writ_audit_log_entries WHERE log_id = $1 ORDER BY position", [logId])).rows.map(
+        (r) => r.kind,
+      ),
     edit: async (position, t) => {
       const p = await place(position);
       const { body } = await row(p);
@@ -103,7 +126,8 @@ function sqlTamperer(pool: pg.Pool, logId: string): Tamperer {
       // A key no logged record has: another fingerprint, or the next seq.
       if (p.table === DEFAULT_RECORDS_TABLE) copy["execution_fp"] = executionFingerprint(`forged-${t}`);
       await insertRow(p.table, copy);
-      const forged = p.table === DEFAULT_RECORDS_TABLE ? `execution_fp = '${String(copy["execution_fp"])}'` : `seq = (SELECT max(seq) FROM ${p.table})`;
+      const forged =
+        p.table === DEFAULT_RECORDS_TABLE ? `execution_fp = '${String(copy["execution_fp"])}'` : `seq = (SELECT max(seq) FROM ${p.table})`;
       return async () => void (await pool.query(`DELETE FROM ${p.table} WHERE ${forged}`));
     },
   };
@@ -148,7 +172,14 @@ if (unavailable !== null) {
       try {
         // Recorded long ago by a sidecar that never came back: pending, never sequenced.
         const body = decision({ executionId: "orphan-1", recordedAt: at(0) });
-        expect((await gone.replay.consume(executionFingerprint("orphan-1"), { now: Date.parse(body.recordedAt), record: { kind: "decision", body } })).ok).toBe(true);
+        expect(
+          (
+            await gone.replay.consume(executionFingerprint("orphan-1"), {
+              now: Date.parse(body.recordedAt),
+              record: { kind: "decision", body },
+            })
+          ).ok,
+        ).toBe(true);
         await gone.audit.close();
         const storage = new PostgresLogStorage(pool, "sidecar-live");
         expect(await storage.stale(Date.now())).toEqual(["sidecar-gone"]);
@@ -168,7 +199,14 @@ if (unavailable !== null) {
       try {
         for (let i = 0; i < 3; i++) {
           const body = decision({ executionId: `unlogged-${i}`, recordedAt: at(i) });
-          expect((await off.consume(executionFingerprint(body.executionId), { now: Date.parse(body.recordedAt), record: { kind: "decision", body } })).ok).toBe(true);
+          expect(
+            (
+              await off.consume(executionFingerprint(body.executionId), {
+                now: Date.parse(body.recordedAt),
+                record: { kind: "decision", body },
+              })
+            ).ok,
+          ).toBe(true);
         }
         const storage = new PostgresLogStorage(pool, "sidecar-a");
         expect(await storage.adoptUnlogged(Date.now())).toBe(3);

@@ -41,7 +41,8 @@ export interface Seeding {
 
 /** In chunks of CHUNK numbers from `from`: `[first, last]` of each. */
 function* chunks(seeding: Seeding): Generator<[number, number]> {
-  for (let first = seeding.from; first < seeding.from + seeding.count; first += CHUNK) yield [first, Math.min(first + CHUNK, seeding.from + seeding.count) - 1];
+  for (let first = seeding.from; first < seeding.from + seeding.count; first += CHUNK)
+    yield [first, Math.min(first + CHUNK, seeding.from + seeding.count) - 1];
 }
 
 /**
@@ -69,13 +70,31 @@ export async function seedDecisions(pool: pg.Pool, seeding: Seeding): Promise<vo
 /** Verifications of `vol-<n>` at `at(n * stepMs)`. */
 export async function seedVerifications(pool: pg.Pool, seeding: Seeding): Promise<void> {
   const text = JSON.stringify({ executionId: "@ID@", valid: true, checks: { signature: "verified" }, errors: [], recordedAt: "@AT@" });
-  await seedSeqRecords(pool, seeding, "writ_audit_verifications", "recorded_at", "verification", `replace(replace(${literal(text)}, '@ID@', 'vol-' || n), '@AT@', ${ISO("t")})`);
+  await seedSeqRecords(
+    pool,
+    seeding,
+    "writ_audit_verifications",
+    "recorded_at",
+    "verification",
+    `replace(replace(${literal(text)}, '@ID@', 'vol-' || n), '@AT@', ${ISO("t")})`,
+  );
 }
 
 /** Security events (aggregated rows, as the limiter writes them) at `at(n * stepMs)`. */
 export async function seedSecurityEvents(pool: pg.Pool, seeding: Seeding): Promise<void> {
-  const { id: _id, at: _at, ...stored } = securityEventRow({ type: "authentication_failed", method: "GET", path: "/audit/stats", ip: "@IP@", detail: "wrong key" }, "", "", 3);
-  await seedSeqRecords(pool, seeding, "writ_audit_security", "at", "security", `replace(${literal(JSON.stringify(stored))}, '@IP@', '10.0.' || (n % 250) || '.1')`);
+  const {
+    id: _id,
+    at: _at,
+    ...stored
+  } = securityEventRow({ type: "authentication_failed", method: "GET", path: "/audit/stats", ip: "@IP@", detail: "wrong key" }, "", "", 3);
+  await seedSeqRecords(
+    pool,
+    seeding,
+    "writ_audit_security",
+    "at",
+    "security",
+    `replace(${literal(JSON.stringify(stored))}, '@IP@', '10.0.' || (n % 250) || '.1')`,
+  );
 }
 
 async function seedSeqRecords(pool: pg.Pool, seeding: Seeding, table: string, time: string, kind: string, body: string): Promise<void> {

@@ -1,7 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { InclusionProofQuery, LogQuery, type TSchema } from "@writ/wire";
-import { AUDIT_QUERY_LIMITS, QueryError, logQuery, logSizeParam, parseDecisionQuery, parseSecurityQuery, type RawQuery } from "../../src/audit/query.js";
+import {
+  AUDIT_QUERY_LIMITS,
+  QueryError,
+  logQuery,
+  logSizeParam,
+  parseDecisionQuery,
+  parseSecurityQuery,
+  type RawQuery,
+} from "../../src/audit/query.js";
 
 function refusal(parse: () => unknown): QueryError {
   try {
@@ -21,17 +29,33 @@ describe("parseDecisionQuery", () => {
 
   it("reads every parameter", () => {
     expect(
-      parseDecisionQuery({ limit: "10", offset: "20", policyId: "payments.eu-west", decision: "pending_override", from: "2025-03-10T00:00:00Z", to: "2025-03-10T02:00:00.5+02:00" }),
-    ).toEqual({ limit: 10, offset: 20, policyId: "payments.eu-west", decision: "pending_override", from: Date.UTC(2025, 2, 10), to: Date.UTC(2025, 2, 10) + 500 });
+      parseDecisionQuery({
+        limit: "10",
+        offset: "20",
+        policyId: "payments.eu-west",
+        decision: "pending_override",
+        from: "2025-03-10T00:00:00Z",
+        to: "2025-03-10T02:00:00.5+02:00",
+      }),
+    ).toEqual({
+      limit: 10,
+      offset: 20,
+      policyId: "payments.eu-west",
+      decision: "pending_override",
+      from: Date.UTC(2025, 2, 10),
+      to: Date.UTC(2025, 2, 10) + 500,
+    });
   });
 
   it("accepts the maximums and an empty-width range", () => {
-    expect(parseDecisionQuery({ limit: "500", offset: "1000000", from: "2025-03-10T00:00:00Z", to: "2025-03-10T00:00:00Z" })).toMatchObject({
-      limit: 500,
-      offset: 1_000_000,
-      from: Date.UTC(2025, 2, 10),
-      to: Date.UTC(2025, 2, 10),
-    });
+    expect(parseDecisionQuery({ limit: "500", offset: "1000000", from: "2025-03-10T00:00:00Z", to: "2025-03-10T00:00:00Z" })).toMatchObject(
+      {
+        limit: 500,
+        offset: 1_000_000,
+        from: Date.UTC(2025, 2, 10),
+        to: Date.UTC(2025, 2, 10),
+      },
+    );
   });
 
   it.each([
@@ -136,6 +160,9 @@ describe("logSizeParam", () => {
   it("reads a size in the path, and names the path parameter when it refuses one", () => {
     expect(logSizeParam({ size: String(Number.MAX_SAFE_INTEGER) }, "size")).toBe(Number.MAX_SAFE_INTEGER);
     const error = refusal(() => logSizeParam({ size: "9".repeat(2_000) }, "size"));
-    expect({ message: error.message, location: error.location }).toEqual({ message: `params/size must be an integer between 0 and ${Number.MAX_SAFE_INTEGER}`, location: "params" });
+    expect({ message: error.message, location: error.location }).toEqual({
+      message: `params/size must be an integer between 0 and ${Number.MAX_SAFE_INTEGER}`,
+      location: "params",
+    });
   });
 });

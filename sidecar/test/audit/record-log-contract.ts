@@ -35,7 +35,9 @@ import type { AuditLog } from "../../src/audit/types.js";
 import { prng } from "../durability/load.js";
 import { at, decision } from "./support.js";
 
-export const LOG_KEY: SigningKey = loadSigningKeyPem(generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString());
+export const LOG_KEY: SigningKey = loadSigningKeyPem(
+  generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+);
 /** Checkpoints only when a test asks (`checkpointNow`). */
 export const MANUAL_CHECKPOINTS = { key: LOG_KEY, intervalMs: 3_600_000, everyRecords: 1_000_000_000 } as const;
 
@@ -83,17 +85,50 @@ export async function writeTrail(h: RecordLogHarness, from: number, count: numbe
     const escalated = i % 3 === 0;
     const body = decision({ executionId, recordedAt: at(i * 10), status: escalated ? "pending_override" : "approved" });
     const fp = executionFingerprint(executionId);
-    const consumed = await h.replay.consume(fp, { now: Date.parse(body.recordedAt), ...(escalated ? { context: { pending: true } } : {}), record: { kind: "decision", body } });
+    const consumed = await h.replay.consume(fp, {
+      now: Date.parse(body.recordedAt),
+      ...(escalated ? { context: { pending: true } } : {}),
+      record: { kind: "decision", body },
+    });
     expect(consumed.ok).toBe(true);
     if (escalated && consumed.ok) {
-      const override = { executionId, approved: i % 2 === 0, approvedBy: "ana", approverRole: "ops", reason: `r${i}`, overrideId: `o-${i}`, record: { overrideId: `o-${i}` }, recordedAt: at(i * 10 + 1) };
-      expect((await h.replay.resolveOverride(fp, consumed.entry.token, override.approved, { now: Date.parse(override.recordedAt), record: { kind: "override", body: override as never } })).ok).toBe(true);
+      const override = {
+        executionId,
+        approved: i % 2 === 0,
+        approvedBy: "ana",
+        approverRole: "ops",
+        reason: `r${i}`,
+        overrideId: `o-${i}`,
+        record: { overrideId: `o-${i}` },
+        recordedAt: at(i * 10 + 1),
+      };
+      expect(
+        (
+          await h.replay.resolveOverride(fp, consumed.entry.token, override.approved, {
+            now: Date.parse(override.recordedAt),
+            record: { kind: "override", body: override as never },
+          })
+        ).ok,
+      ).toBe(true);
     }
     if (i % 4 === 0) {
       const confirmation = { executionId, match: true, proof: { executionId, signature: "sig" }, recordedAt: at(i * 10 + 2) };
-      expect((await h.replay.consume(confirmationKey(executionId), { now: Date.parse(confirmation.recordedAt), record: { kind: "confirmation", body: confirmation as never } })).ok).toBe(true);
+      expect(
+        (
+          await h.replay.consume(confirmationKey(executionId), {
+            now: Date.parse(confirmation.recordedAt),
+            record: { kind: "confirmation", body: confirmation as never },
+          })
+        ).ok,
+      ).toBe(true);
     }
-    h.audit.recordVerification({ executionId, valid: i % 2 === 0, checks: { signature: "verified" }, errors: [], recordedAt: at(i * 10 + 3) });
+    h.audit.recordVerification({
+      executionId,
+      valid: i % 2 === 0,
+      checks: { signature: "verified" },
+      errors: [],
+      recordedAt: at(i * 10 + 3),
+    });
     if (i % 5 === 0) h.audit.recordSecurityEvent({ ...EVENT, ip: `10.1.${i}.1` });
   }
   await h.audit.flushed();
@@ -112,7 +147,10 @@ async function verified(log: RecordLog, from = 0): Promise<ExportReport> {
   return verifier.finish();
 }
 
-export function recordLogContract(label: string, open: (options?: { readonly retention?: AuditRetention }) => Promise<RecordLogHarness>): void {
+export function recordLogContract(
+  label: string,
+  open: (options?: { readonly retention?: AuditRetention }) => Promise<RecordLogHarness>,
+): void {
   describe(`record log contract: ${label}`, () => {
     let h: RecordLogHarness;
     beforeEach(async () => {
@@ -137,8 +175,12 @@ export function recordLogContract(label: string, open: (options?: { readonly ret
       expect(await log.logIds()).toContain(log.logId);
 
       const lines = await exported(log);
-      expect(new Set(lines.flatMap((l) => (l.type === "entry" ? [l.kind] : [])))).toEqual(new Set(["confirmation", "decision", "override", "security", "verification"]));
-      for (const line of lines) if (line.type === "entry" && "record" in line) expect(toHex(entryLeafHash({ kind: line.kind, record: line.record }))).toBe(line.leaf);
+      expect(new Set(lines.flatMap((l) => (l.type === "entry" ? [l.kind] : [])))).toEqual(
+        new Set(["confirmation", "decision", "override", "security", "verification"]),
+      );
+      for (const line of lines)
+        if (line.type === "entry" && "record" in line)
+          expect(toHex(entryLeafHash({ kind: line.kind, record: line.record }))).toBe(line.leaf);
       expect(await verified(log)).toMatchObject({ valid: true, entries: second.size, checkpoints: 2 });
       // From a checkpoint on: resumed from its frontier.
       expect(await verified(log, first.size)).toMatchObject({ valid: true, entries: second.size - first.size, checkpoints: 1 });
@@ -165,7 +207,9 @@ export function recordLogContract(label: string, open: (options?: { readonly ret
       expect(await log.decisionInclusionProof("exec-333", first.size)).toBeNull();
       expect(await log.decisionInclusionProof("exec-unknown")).toBeNull();
       expect(await log.decisionInclusionProof("exec-3", first.size + 1)).toBeNull();
-      expect(verifyConsistencyProof((await log.consistencyProof(log.logId, first.size, second.size))!, [LOG_KEY.publicKey])).toMatchObject({ valid: true });
+      expect(verifyConsistencyProof((await log.consistencyProof(log.logId, first.size, second.size))!, [LOG_KEY.publicKey])).toMatchObject({
+        valid: true,
+      });
       expect(await log.consistencyProof(log.logId, first.size, second.size + 1)).toBeNull();
       expect(await log.consistencyProof("no-such-log", first.size, second.size)).toBeNull();
       expect(await log.status("no-such-log")).toBeNull();
@@ -225,7 +269,9 @@ export function recordLogContract(label: string, open: (options?: { readonly ret
       const after = (await again.checkpointNow())!;
       expect(after.size).toBe(before.size + 14);
       expect(after.previous).not.toBeNull();
-      expect(verifyConsistencyProof((await again.consistencyProof(again.logId, before.size, after.size))!, [LOG_KEY.publicKey]).valid).toBe(true);
+      expect(verifyConsistencyProof((await again.consistencyProof(again.logId, before.size, after.size))!, [LOG_KEY.publicKey]).valid).toBe(
+        true,
+      );
       expect(await verified(again)).toMatchObject({ valid: true, checkpoints: 2 });
     });
 

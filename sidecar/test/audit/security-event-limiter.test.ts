@@ -38,7 +38,9 @@ describe("SecurityEventLimiter", () => {
     const limiter = new SecurityEventLimiter({ intervalMs: 1_000, maxSources: 3 });
     const written = Array.from({ length: 50 }, (_, i) => limiter.admit(event(`10.0.0.${i}`), i)).filter(Boolean);
     expect(written).toHaveLength(3);
-    expect(limiter.drain(0, true)).toEqual([expect.objectContaining({ count: 47, event: expect.objectContaining({ ip: "*", path: "*" }) })]);
+    expect(limiter.drain(0, true)).toEqual([
+      expect.objectContaining({ count: 47, event: expect.objectContaining({ ip: "*", path: "*" }) }),
+    ]);
   });
 
   it("counts every event exactly once: written, or in one aggregate (property)", () => {

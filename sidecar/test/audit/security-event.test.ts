@@ -24,7 +24,11 @@ describe("securityEventRow", () => {
   });
 
   it("leaves out an absent executionId and cuts the query string", () => {
-    const row = securityEventRow({ type: "rate_limited", method: "POST", path: "/execute?token=abc?x", ip: "::1", detail: "limit" }, "1-0", "t");
+    const row = securityEventRow(
+      { type: "rate_limited", method: "POST", path: "/execute?token=abc?x", ip: "::1", detail: "limit" },
+      "1-0",
+      "t",
+    );
     expect(row).toEqual({ id: "1-0", at: "t", type: "rate_limited", method: "POST", path: "/execute", ip: "::1", detail: "limit" });
   });
 });

@@ -139,14 +139,19 @@ describe("Slicer", () => {
 
   it("waits after a slice, when the loop was busy, for as long as keeps the work to its share; not at all when the loop was idle", () => {
     fc.assert(
-      fc.property(fc.double({ min: 0, max: 50, noNaN: true }), fc.double({ min: 0, max: 50, noNaN: true }), fc.double({ min: 0.01, max: 1, noNaN: true }), (ran, others, share) => {
-        const owed = owedMs(ran, others, share);
-        expect(owed).toBeGreaterThanOrEqual(0);
-        if (others <= BUSY_MS || share === 1) expect(owed).toBe(0);
-        // Over the slice, the yield and the wait, the work's part of the time is at most its share (or it owes nothing).
-        else expect(owed === 0 || ran / (ran + others + owed) <= share + 1e-9).toBe(true);
-        if (owed > 0) expect(ran / (ran + others + owed)).toBeCloseTo(share, 9);
-      }),
+      fc.property(
+        fc.double({ min: 0, max: 50, noNaN: true }),
+        fc.double({ min: 0, max: 50, noNaN: true }),
+        fc.double({ min: 0.01, max: 1, noNaN: true }),
+        (ran, others, share) => {
+          const owed = owedMs(ran, others, share);
+          expect(owed).toBeGreaterThanOrEqual(0);
+          if (others <= BUSY_MS || share === 1) expect(owed).toBe(0);
+          // Over the slice, the yield and the wait, the work's part of the time is at most its share (or it owes nothing).
+          else expect(owed === 0 || ran / (ran + others + owed) <= share + 1e-9).toBe(true);
+          if (owed > 0) expect(ran / (ran + others + owed)).toBeCloseTo(share, 9);
+        },
+      ),
       { numRuns: 500 },
     );
   });

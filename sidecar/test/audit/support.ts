@@ -89,7 +89,13 @@ export function decision(spec: DecisionSpec): DecisionAudit {
     : {
         ...common,
         decision: { status: "decided", outcome },
-        provenance: { provenanceVersion: PROVENANCE_VERSION, bundleHash: "d".repeat(64), manifestHash: "e".repeat(64), trustRootVersion: "1", signerKeyId: "key-1" },
+        provenance: {
+          provenanceVersion: PROVENANCE_VERSION,
+          bundleHash: "d".repeat(64),
+          manifestHash: "e".repeat(64),
+          trustRootVersion: "1",
+          signerKeyId: "key-1",
+        },
       };
   return {
     executionId: spec.executionId,

@@ -29,7 +29,12 @@ const start = async () => {
   return sidecar;
 };
 const evaluate = (s: TestSidecar, version: string) =>
-  s.call("POST", "/evaluate", { executionId: randomUUID(), policyId: POLICY_ID, policyVersion: version, verifiedSignals: TRANSFER_SIGNALS.pending });
+  s.call("POST", "/evaluate", {
+    executionId: randomUUID(),
+    policyId: POLICY_ID,
+    policyVersion: version,
+    verifiedSignals: TRANSFER_SIGNALS.pending,
+  });
 
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), "writ-reload-policies-"));
@@ -63,15 +68,21 @@ describe("reload (POST /admin/reload)", () => {
     const reload = await s.call("POST", "/admin/reload");
     expect(reload.status).toBe(409);
     expect(reload.body).toMatchObject({ error: "reload refused: nothing changed", ok: false, served: 1 });
-    expect(reload.body.refused).toEqual([{ bundle: `${POLICY_ID}@1.0.0`, code: "BUNDLE_VERSION_CONFLICT", message: expect.stringContaining("a version is immutable") }]);
+    expect(reload.body.refused).toEqual([
+      { bundle: `${POLICY_ID}@1.0.0`, code: "BUNDLE_VERSION_CONFLICT", message: expect.stringContaining("a version is immutable") },
+    ]);
 
     expect((await s.call("GET", `/policies/${POLICY_ID}/versions/1.0.0/schema`)).body.bundleHash).toBe(first);
     expect((await evaluate(s, "1.0.0")).body).toMatchObject({ status: "pending_override" });
     expect((await s.call("GET", "/health", undefined)).body.bundles).toMatchObject({ ready: true, conflicts: 1 });
     const detail = (await s.call("GET", "/admin/bundles")).body;
     expect(detail.recentConflicts).toEqual([expect.objectContaining({ policyId: POLICY_ID, version: "1.0.0", servedHash: first })]);
-    const metrics = (await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${API_KEY}` } }).then((r) => r.text())).split("\n");
-    expect(metrics).toEqual(expect.arrayContaining(["writ_bundle_version_conflicts_total 1", "writ_bundles_served 1", "writ_bundles_ready 1"]));
+    const metrics = (await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${API_KEY}` } }).then((r) => r.text())).split(
+      "\n",
+    );
+    expect(metrics).toEqual(
+      expect.arrayContaining(["writ_bundle_version_conflicts_total 1", "writ_bundles_served 1", "writ_bundles_ready 1"]),
+    );
   });
 
   it("keeps the pin across a restart: a version whose bytes changed while it was down is refused at start", async () => {
@@ -81,9 +92,14 @@ describe("reload (POST /admin/reload)", () => {
     await first.stop();
 
     await put("1.0.0", transferArchive("1.0.0", signer.key, 50_000));
-    const again = await startTestSidecar({ SERVICE_POLICIES_ROOT: root, SERVICE_BUNDLE_KEYS: signer.publicKeyFile }, { dataDir: first.dataDir });
+    const again = await startTestSidecar(
+      { SERVICE_POLICIES_ROOT: root, SERVICE_BUNDLE_KEYS: signer.publicKeyFile },
+      { dataDir: first.dataDir },
+    );
     sidecar = again;
-    expect(again.sidecar.context.notices).toContainEqual(expect.stringMatching(/^bundle `conformance\.transfer@1\.0\.0` refused \(BUNDLE_VERSION_CONFLICT\)/));
+    expect(again.sidecar.context.notices).toContainEqual(
+      expect.stringMatching(/^bundle `conformance\.transfer@1\.0\.0` refused \(BUNDLE_VERSION_CONFLICT\)/),
+    );
     expect((await evaluate(again, "1.0.0")).status).toBe(500);
 
     await put("1.0.0", transferArchive("1.0.0", signer.key));
@@ -128,18 +144,25 @@ describe("the compiler and a running sidecar on one policies root", () => {
     sidecar = s;
     expect((await evaluate(s, "1.0.0")).body).toMatchObject({ status: "pending_override" });
 
-    await writeFile(join(dir, "policy.writ"), (await readFile(join(dir, "policy.writ"), "utf8")).replace("amount > 10000", "amount > 50000"));
+    await writeFile(
+      join(dir, "policy.writ"),
+      (await readFile(join(dir, "policy.writ"), "utf8")).replace("amount > 10000", "amount > 50000"),
+    );
     const refused = writ("compile", ".", "--out", ".", "--sign-key", "release.key");
     expect(refused.status).toBe(3);
     // One error line (beside the policy's own warnings and the summary).
     expect(refused.stderr.split("\n").filter((line) => line.startsWith("error"))).toEqual([
-      expect.stringMatching(/^error: `conformance\.transfer@1\.0\.0` already exists in `\.` with a different bundle_hash .*a version is immutable/),
+      expect.stringMatching(
+        /^error: `conformance\.transfer@1\.0\.0` already exists in `\.` with a different bundle_hash .*a version is immutable/,
+      ),
     ]);
     const forced = writ("compile", ".", "--out", ".", "--sign-key", "release.key", "--force");
     expect(forced.status).toBe(0);
     expect(forced.stderr).toMatch(/^warning: --force: overwriting `conformance\.transfer@1\.0\.0`/m);
 
-    expect((await s.call("POST", "/admin/reload")).body.refused).toEqual([expect.objectContaining({ bundle: `${POLICY_ID}@1.0.0`, code: "BUNDLE_VERSION_CONFLICT" })]);
+    expect((await s.call("POST", "/admin/reload")).body.refused).toEqual([
+      expect.objectContaining({ bundle: `${POLICY_ID}@1.0.0`, code: "BUNDLE_VERSION_CONFLICT" }),
+    ]);
     expect((await evaluate(s, "1.0.0")).body).toMatchObject({ status: "pending_override" });
   });
 });
@@ -149,7 +172,11 @@ describe("readiness (GET /health?probe=ready)", () => {
     const s = await start();
     const notReady = await fetch(`${s.url}/health?probe=ready`);
     expect(notReady.status).toBe(503);
-    expect(await notReady.json()).toMatchObject({ status: "ok", ready: false, bundles: { ready: false, problem: "no bundle verifies", served: 0 } });
+    expect(await notReady.json()).toMatchObject({
+      status: "ok",
+      ready: false,
+      bundles: { ready: false, problem: "no bundle verifies", served: 0 },
+    });
     expect((await fetch(`${s.url}/health`)).status).toBe(200);
 
     await put("1.0.0", transferArchive("1.0.0", signer.key));
@@ -184,7 +211,14 @@ describe("readiness (GET /health?probe=ready)", () => {
       sidecar = s;
       const notReady = await fetch(`${s.url}/health?probe=ready`);
       expect(notReady.status).toBe(503);
-      expect(await notReady.json()).toMatchObject({ bundles: { ready: false, source: "remote", problem: "the bundle source has not been reached", remote: { reached: false, serial: null } } });
+      expect(await notReady.json()).toMatchObject({
+        bundles: {
+          ready: false,
+          source: "remote",
+          problem: "the bundle source has not been reached",
+          remote: { reached: false, serial: null },
+        },
+      });
 
       server.files = sourceFiles({ serial: 1, archives: new Map([["1.0.0", transferArchive("1.0.0", signer.key)]]) }, signer.key);
       await server.restart();

@@ -55,7 +55,16 @@ describe("a remote bundle source", () => {
     expect(await remote.pollNow()).toEqual({ result: "unchanged" });
     expect(server.notModified).toBe(1);
 
-    server.files = sourceFiles({ serial: 2, archives: new Map([["1.0.0", v1], ["1.1.0", transferArchive("1.1.0", signer.key, 5_000)]]) }, signer.key);
+    server.files = sourceFiles(
+      {
+        serial: 2,
+        archives: new Map([
+          ["1.0.0", v1],
+          ["1.1.0", transferArchive("1.1.0", signer.key, 5_000)],
+        ]),
+      },
+      signer.key,
+    );
     expect(await remote.pollNow()).toEqual({ result: "installed" });
     expect(registry.served().map((b) => b.version)).toEqual(["1.0.0", "1.1.0"]);
     // 1.0.0 was served already with the same bundle_hash: its archive was fetched once in all.
@@ -65,11 +74,31 @@ describe("a remote bundle source", () => {
   it("resolves an alias to the version it names, and moves it with the next set", async () => {
     const v1 = transferArchive("1.0.0", signer.key);
     const v2 = transferArchive("1.1.0", signer.key, 5_000);
-    server.files = sourceFiles({ serial: 1, archives: new Map([["1.0.0", v1], ["1.1.0", v2]]), aliases: [{ policyId: POLICY_ID, alias: "stable", version: "1.0.0" }] }, signer.key);
+    server.files = sourceFiles(
+      {
+        serial: 1,
+        archives: new Map([
+          ["1.0.0", v1],
+          ["1.1.0", v2],
+        ]),
+        aliases: [{ policyId: POLICY_ID, alias: "stable", version: "1.0.0" }],
+      },
+      signer.key,
+    );
     const { registry, source: remote } = source();
     await remote.start();
     expect((await registry.get(POLICY_ID, "stable")).manifest.version).toBe("1.0.0");
-    server.files = sourceFiles({ serial: 2, archives: new Map([["1.0.0", v1], ["1.1.0", v2]]), aliases: [{ policyId: POLICY_ID, alias: "stable", version: "1.1.0" }] }, signer.key);
+    server.files = sourceFiles(
+      {
+        serial: 2,
+        archives: new Map([
+          ["1.0.0", v1],
+          ["1.1.0", v2],
+        ]),
+        aliases: [{ policyId: POLICY_ID, alias: "stable", version: "1.1.0" }],
+      },
+      signer.key,
+    );
     await remote.pollNow();
     expect((await registry.get(POLICY_ID, "stable")).manifest.version).toBe("1.1.0");
     await expect(registry.get(POLICY_ID, "beta")).rejects.toMatchObject({ code: "BUNDLE_NOT_FOUND" });
@@ -81,23 +110,66 @@ describe("a remote bundle source", () => {
       [
         "a corrupted archive",
         async () => {
-          const files = sourceFiles({ serial: 6, archives: new Map([["1.0.0", v1()], ["1.1.0", transferArchive("1.1.0", signer.key, 5_000)]]) }, signer.key);
+          const files = sourceFiles(
+            {
+              serial: 6,
+              archives: new Map([
+                ["1.0.0", v1()],
+                ["1.1.0", transferArchive("1.1.0", signer.key, 5_000)],
+              ]),
+            },
+            signer.key,
+          );
           const name = "conformance.transfer@1.1.0.bundle.json";
           files.set(name, Buffer.from(Buffer.from(files.get(name)!).toString("utf8").replace("large transfer", "LARGE transfer")));
           return files;
         },
         /does not match its hash|bundle_hash/,
       ],
-      ["an unsigned archive", async () => sourceFiles({ serial: 6, archives: new Map([["1.0.0", v1()], ["1.1.0", transferArchive("1.1.0", null)]]) }, signer.key), /not signed/],
-      ["a rolled-back index (a lower serial)", async () => sourceFiles({ serial: 4, archives: new Map([["1.0.0", v1()]]) }, signer.key), /serial 4, which is older than serial 5.*rollback/],
-      ["an index republished under its serial with other content", async () => sourceFiles({ serial: 5, archives: new Map([["1.0.0", v1()]]) }, signer.key), /serial 5, which was served before with other content/],
+      [
+        "an unsigned archive",
+        async () =>
+          sourceFiles(
+            {
+              serial: 6,
+              archives: new Map([
+                ["1.0.0", v1()],
+                ["1.1.0", transferArchive("1.1.0", null)],
+              ]),
+            },
+            signer.key,
+          ),
+        /not signed/,
+      ],
+      [
+        "a rolled-back index (a lower serial)",
+        async () => sourceFiles({ serial: 4, archives: new Map([["1.0.0", v1()]]) }, signer.key),
+        /serial 4, which is older than serial 5.*rollback/,
+      ],
+      [
+        "an index republished under its serial with other content",
+        async () => sourceFiles({ serial: 5, archives: new Map([["1.0.0", v1()]]) }, signer.key),
+        /serial 5, which was served before with other content/,
+      ],
       [
         "a version whose bytes changed (same version, other rules)",
         async () => sourceFiles({ serial: 6, archives: new Map([["1.0.0", transferArchive("1.0.0", signer.key, 99)]]) }, signer.key),
         /a version is immutable/,
       ],
-      ["an index signed by an unknown key", async () => sourceFiles({ serial: 6, archives: new Map([["1.0.0", v1()]]) }, (await bundleKey()).key), /does not verify/],
-      ["an expired index", async () => sourceFiles({ serial: 6, archives: new Map([["1.0.0", v1()]]), issuedAt: "2019-12-01T00:00:00Z", expiresAt: "2020-01-01T00:00:00Z" }, signer.key), /expired/],
+      [
+        "an index signed by an unknown key",
+        async () => sourceFiles({ serial: 6, archives: new Map([["1.0.0", v1()]]) }, (await bundleKey()).key),
+        /does not verify/,
+      ],
+      [
+        "an expired index",
+        async () =>
+          sourceFiles(
+            { serial: 6, archives: new Map([["1.0.0", v1()]]), issuedAt: "2019-12-01T00:00:00Z", expiresAt: "2020-01-01T00:00:00Z" },
+            signer.key,
+          ),
+        /expired/,
+      ],
     ];
     it.each(refusals)("%s", async (_name, files, why) => {
       server.files = sourceFiles({ serial: 5, archives: new Map([["1.0.0", v1()]]) }, signer.key);
@@ -125,7 +197,10 @@ describe("a remote bundle source", () => {
     await remote.start();
 
     server.delayMs = 1_500;
-    expect(await remote.pollNow()).toMatchObject({ result: "unreachable", message: expect.stringMatching(/did not answer within 1000 ms/) });
+    expect(await remote.pollNow()).toMatchObject({
+      result: "unreachable",
+      message: expect.stringMatching(/did not answer within 1000 ms/),
+    });
     server.delayMs = 0;
     await server.stop();
     expect(await remote.pollNow()).toMatchObject({ result: "unreachable" });
@@ -134,7 +209,16 @@ describe("a remote bundle source", () => {
     // The URL's path may be logged; a query (a signed URL's secret) never is.
     expect(messages.join("\n")).not.toContain("?");
 
-    server.files = sourceFiles({ serial: 2, archives: new Map([["1.0.0", v1], ["1.1.0", transferArchive("1.1.0", signer.key, 5_000)]]) }, signer.key);
+    server.files = sourceFiles(
+      {
+        serial: 2,
+        archives: new Map([
+          ["1.0.0", v1],
+          ["1.1.0", transferArchive("1.1.0", signer.key, 5_000)],
+        ]),
+      },
+      signer.key,
+    );
     await server.restart();
     expect(await remote.pollNow()).toEqual({ result: "installed" });
     expect(remote.status()).toMatchObject({ serial: 2, failures: 0, lastError: null });
@@ -143,7 +227,16 @@ describe("a remote bundle source", () => {
   it("a restart without the network serves the last good set from disk, and still refuses a rollback", async () => {
     const v1 = transferArchive("1.0.0", signer.key);
     const v2 = transferArchive("1.1.0", signer.key, 5_000);
-    server.files = sourceFiles({ serial: 3, archives: new Map([["1.0.0", v1], ["1.1.0", v2]]) }, signer.key);
+    server.files = sourceFiles(
+      {
+        serial: 3,
+        archives: new Map([
+          ["1.0.0", v1],
+          ["1.1.0", v2],
+        ]),
+      },
+      signer.key,
+    );
     const first = source();
     await first.source.start();
     const served = first.registry.served();

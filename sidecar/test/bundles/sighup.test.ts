@@ -48,7 +48,14 @@ describe("SIGHUP (built sidecar)", () => {
     });
     const client = new KeepAliveClient(sidecar.url, API_KEY, 1);
     const evaluate = async (version: string) =>
-      (await client.json("POST", "/evaluate", { executionId: randomUUID(), policyId: POLICY_ID, policyVersion: version, verifiedSignals: TRANSFER_SIGNALS.pending })).body as { status: string };
+      (
+        await client.json("POST", "/evaluate", {
+          executionId: randomUUID(),
+          policyId: POLICY_ID,
+          policyVersion: version,
+          verifiedSignals: TRANSFER_SIGNALS.pending,
+        })
+      ).body as { status: string };
     try {
       await put("1.1.0", transferArchive("1.1.0", signer.key, 50_000));
       sidecar.child.kill("SIGHUP");

@@ -45,7 +45,12 @@ beforeEach(async () => {
   server = await BundleServer.start();
   signer = await bundleKey();
   keys = [loadPublicKeyPem(readFileSync(signer.publicKeyFile, "utf8"))];
-  config = { url: server.url, pollIntervalMs: 60_000, fetchTimeoutMs: 5_000, cacheDir: join(await mkdtemp(join(tmpdir(), "writ-source-bounds-")), "cache") };
+  config = {
+    url: server.url,
+    pollIntervalMs: 60_000,
+    fetchTimeoutMs: 5_000,
+    cacheDir: join(await mkdtemp(join(tmpdir(), "writ-source-bounds-")), "cache"),
+  };
   messages.length = 0;
 });
 
@@ -68,7 +73,16 @@ function indexWithHugeMemberName(megabytes: number): Uint8Array {
 
 /** The source's files for a signed set listing 1.0.0 and 1.1.0, where 1.1.0's archive holds a file named by 15 MB. */
 function archiveWithHugeFileName(serial: number): Map<string, Uint8Array> {
-  const files = sourceFiles({ serial, archives: new Map([["1.0.0", transferArchive("1.0.0", signer.key)], ["1.1.0", transferArchive("1.1.0", signer.key, 5_000)]]) }, signer.key);
+  const files = sourceFiles(
+    {
+      serial,
+      archives: new Map([
+        ["1.0.0", transferArchive("1.0.0", signer.key)],
+        ["1.1.0", transferArchive("1.1.0", signer.key, 5_000)],
+      ]),
+    },
+    signer.key,
+  );
   const name = archiveFileName(POLICY_ID, "1.1.0");
   const archive = JSON.parse(Buffer.from(files.get(name)!).toString("utf8")) as { files: Record<string, string> };
   archive.files["f".repeat(15 * MB)] = "";
@@ -78,7 +92,11 @@ function archiveWithHugeFileName(serial: number): Map<string, Uint8Array> {
 
 /** index.json signed with `signer` over `index` as given: what a signer without writ's own checks could publish. */
 function handSignedIndex(index: object): Uint8Array {
-  const signature = { payloadType: PAYLOAD_TYPES.bundleIndex, keyId: signer.key.keyId, signature: signObject(PAYLOAD_TYPES.bundleIndex, index, signer.key) };
+  const signature = {
+    payloadType: PAYLOAD_TYPES.bundleIndex,
+    keyId: signer.key.keyId,
+    signature: signObject(PAYLOAD_TYPES.bundleIndex, index, signer.key),
+  };
   return canonicalBytes({ index, signature });
 }
 
@@ -112,8 +130,17 @@ describe("a serial at the top of its range", () => {
   it("is refused, with the bound in lastError, and the source can publish a set after it", async () => {
     const v1 = transferArchive("1.0.0", signer.key);
     const hash = (JSON.parse(Buffer.from(v1).toString("utf8")) as { bundle_hash: string }).bundle_hash;
-    const top = { indexVersion: 1, serial: Number.MAX_SAFE_INTEGER, issuedAt: new Date().toISOString(), bundles: [{ policyId: POLICY_ID, version: "1.0.0", bundle_hash: hash }], aliases: [] };
-    server.files = new Map([[INDEX_FILE, handSignedIndex(top)], [archiveFileName(POLICY_ID, "1.0.0"), v1]]);
+    const top = {
+      indexVersion: 1,
+      serial: Number.MAX_SAFE_INTEGER,
+      issuedAt: new Date().toISOString(),
+      bundles: [{ policyId: POLICY_ID, version: "1.0.0", bundle_hash: hash }],
+      aliases: [],
+    };
+    server.files = new Map([
+      [INDEX_FILE, handSignedIndex(top)],
+      [archiveFileName(POLICY_ID, "1.0.0"), v1],
+    ]);
     const { registry, remote } = source();
     await remote.start();
     expect(remote.status()).toMatchObject({
@@ -123,9 +150,15 @@ describe("a serial at the top of its range", () => {
     expect(registry.served()).toEqual([]);
 
     // MAX_SERIAL itself is served, and leaves room: the source is not stuck.
-    server.files = new Map([[INDEX_FILE, handSignedIndex({ ...top, serial: MAX_SERIAL - 1 })], [archiveFileName(POLICY_ID, "1.0.0"), v1]]);
+    server.files = new Map([
+      [INDEX_FILE, handSignedIndex({ ...top, serial: MAX_SERIAL - 1 })],
+      [archiveFileName(POLICY_ID, "1.0.0"), v1],
+    ]);
     expect(await remote.pollNow()).toEqual({ result: "installed" });
-    server.files = new Map([[INDEX_FILE, handSignedIndex({ ...top, serial: MAX_SERIAL })], [archiveFileName(POLICY_ID, "1.0.0"), v1]]);
+    server.files = new Map([
+      [INDEX_FILE, handSignedIndex({ ...top, serial: MAX_SERIAL })],
+      [archiveFileName(POLICY_ID, "1.0.0"), v1],
+    ]);
     expect(await remote.pollNow()).toEqual({ result: "installed" });
     expect(remote.status()).toMatchObject({ serial: MAX_SERIAL, lastError: null });
   });
@@ -139,7 +172,9 @@ describe("on a sidecar: /health, /admin/bundles and the log stay small whatever 
   });
 
   /** Polls `/health` until `done` says so (the sidecar polls the source every 100 ms). */
-  async function healthUntil(done: (body: { bundles: { remote?: { serial: number | null; lastError: string | null } } }) => boolean): Promise<{ text: string }> {
+  async function healthUntil(
+    done: (body: { bundles: { remote?: { serial: number | null; lastError: string | null } } }) => boolean,
+  ): Promise<{ text: string }> {
     const deadline = Date.now() + 20_000;
     for (;;) {
       const answer = await s!.send<{ bundles: { remote?: { serial: number | null; lastError: string | null } } }>("GET", "/health");
@@ -154,7 +189,12 @@ describe("on a sidecar: /health, /admin/bundles and the log stay small whatever 
     const captured = createLogger("info", { write: (line: string) => void lines.push(line) });
     server.files = new Map([[INDEX_FILE, indexWithHugeMemberName(3)]]);
     s = await startE2eSidecar(
-      { SERVICE_POLICIES_ROOT: undefined, SERVICE_BUNDLE_SOURCE_URL: server.url, SERVICE_BUNDLE_KEYS: signer.publicKeyFile, SERVICE_BUNDLE_POLL_INTERVAL_MS: "100" },
+      {
+        SERVICE_POLICIES_ROOT: undefined,
+        SERVICE_BUNDLE_SOURCE_URL: server.url,
+        SERVICE_BUNDLE_KEYS: signer.publicKeyFile,
+        SERVICE_BUNDLE_POLL_INTERVAL_MS: "100",
+      },
       { log: captured },
     );
     const refusedIndex = await healthUntil((b) => b.bundles.remote?.lastError?.includes("(3145728 characters)") === true);

@@ -14,7 +14,14 @@ export const POLICY_VERSION = "1.0.0";
  * policies, warnings and errors logged; `settings` adds to it or overrides it.
  */
 export async function surfaceAEnv(settings: Readonly<Record<string, string>> = {}): Promise<Record<string, string>> {
-  return { SERVICE_API_KEY: API_KEY, SERVICE_POLICIES_ROOT: await fixturePoliciesRoot(), SERVICE_PORT: "0", SERVICE_B_PORT: "off", SERVICE_LOG_LEVEL: "warn", ...settings };
+  return {
+    SERVICE_API_KEY: API_KEY,
+    SERVICE_POLICIES_ROOT: await fixturePoliciesRoot(),
+    SERVICE_PORT: "0",
+    SERVICE_B_PORT: "off",
+    SERVICE_LOG_LEVEL: "warn",
+    ...settings,
+  };
 }
 
 /** The exact 422 body of a replayed executionId (spec 7, `INV-013@replay`). */

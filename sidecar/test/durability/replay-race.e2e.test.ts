@@ -10,9 +10,27 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertSidecarBuilt, killAllBuiltSidecars, KeepAliveClient, startBuiltSidecar, type BuiltSidecar, type HttpAnswer } from "../support/built-sidecar.js";
+import {
+  assertSidecarBuilt,
+  killAllBuiltSidecars,
+  KeepAliveClient,
+  startBuiltSidecar,
+  type BuiltSidecar,
+  type HttpAnswer,
+} from "../support/built-sidecar.js";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
-import { API_KEY, EXPECTED_STATUS, POLICY_ID, POLICY_VERSION, REPLAY_BODY, SIGNAL_SETS, auditPath, evaluateBody, isRecord, surfaceAEnv } from "./load.js";
+import {
+  API_KEY,
+  EXPECTED_STATUS,
+  POLICY_ID,
+  POLICY_VERSION,
+  REPLAY_BODY,
+  SIGNAL_SETS,
+  auditPath,
+  evaluateBody,
+  isRecord,
+  surfaceAEnv,
+} from "./load.js";
 
 const REQUESTS = 5_000;
 const CONNECTIONS = 200;
@@ -47,7 +65,10 @@ describe("replay race (built sidecar)", () => {
       // meet at the replay store rather than queue behind connection set-up and the first bundle load.
       const dryRun = JSON.stringify({ policyId: POLICY_ID, policyVersion: POLICY_VERSION, signals: TRANSFER_SIGNALS.approved });
       const warm = await Promise.all(Array.from({ length: CONNECTIONS }, () => client.request("POST", "/evaluate", dryRun)));
-      expect(warm.filter((w) => w.status !== 200).map((w) => `${w.status} ${w.text}`), "dry-run warm-up").toEqual([]);
+      expect(
+        warm.filter((w) => w.status !== 200).map((w) => `${w.status} ${w.text}`),
+        "dry-run warm-up",
+      ).toEqual([]);
       sockets.clear();
       const started = Date.now();
       answers = await Promise.allSettled(Array.from({ length: REQUESTS }, () => client.request("POST", "/evaluate", body)));
@@ -126,19 +147,29 @@ describe("replay race (built sidecar)", () => {
         const body = evaluateBody(executionId, signals);
         const answers = await Promise.allSettled(Array.from({ length: CONNECTIONS }, () => client.request("POST", "/evaluate", body)));
         const ok = answers.filter((a) => a.status === "fulfilled" && a.value.status === 200).length;
-        const refused = answers.filter((a) => a.status === "fulfilled" && a.value.status === 422 && a.value.text === JSON.stringify(REPLAY_BODY)).length;
+        const refused = answers.filter(
+          (a) => a.status === "fulfilled" && a.value.status === 422 && a.value.text === JSON.stringify(REPLAY_BODY),
+        ).length;
         tallies.push(`${ok}/${refused}`);
         if (ok !== 1 || refused !== CONNECTIONS - 1) {
           const others = answers.flatMap((a) =>
-            a.status === "rejected" ? [(a.reason as Error).message] : a.value.status === 200 || a.value.status === 422 ? [] : [`${a.value.status} ${a.value.text.slice(0, 120)}`],
+            a.status === "rejected"
+              ? [(a.reason as Error).message]
+              : a.value.status === 200 || a.value.status === 422
+                ? []
+                : [`${a.value.status} ${a.value.text.slice(0, 120)}`],
           );
-          wrong.push(`round ${round} (${executionId}, ${signals}): ${ok} × 200, ${refused} × 422 INV-013, others: ${others.slice(0, 3).join("; ")}`);
+          wrong.push(
+            `round ${round} (${executionId}, ${signals}): ${ok} × 200, ${refused} × 422 INV-013, others: ${others.slice(0, 3).join("; ")}`,
+          );
           continue;
         }
         const detail = await client.json("GET", auditPath(executionId));
         const d = isRecord(detail.body) ? detail.body : {};
         if (detail.status !== 200 || d["executionId"] !== executionId || d["decision"] !== EXPECTED_STATUS[signals]) {
-          wrong.push(`round ${round} (${executionId}, ${signals}): audit answered ${detail.status} ${JSON.stringify(detail.body).slice(0, 160)}`);
+          wrong.push(
+            `round ${round} (${executionId}, ${signals}): audit answered ${detail.status} ${JSON.stringify(detail.body).slice(0, 160)}`,
+          );
         }
       }
       console.log(`replay race rounds: 200s/refusals per round: ${tallies.join(" ")}`);
@@ -147,7 +178,9 @@ describe("replay race (built sidecar)", () => {
       const after = await client.json("GET", "/audit/stats");
       const a = isRecord(after.body) ? after.body : {};
       expect(Number(a["total_decisions"]) - Number(before["total_decisions"]), JSON.stringify(after.body)).toBe(ROUNDS);
-      expect(Number(a["total_security_events"]) - Number(before["total_security_events"]), JSON.stringify(after.body)).toBe(ROUNDS * (CONNECTIONS - 1));
+      expect(Number(a["total_security_events"]) - Number(before["total_security_events"]), JSON.stringify(after.body)).toBe(
+        ROUNDS * (CONNECTIONS - 1),
+      );
     } finally {
       client.close();
     }

@@ -23,8 +23,29 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ExportVerifier, loadPublicKeyPem } from "@writ/runtime";
-import { assertSidecarBuilt, killAllBuiltSidecars, KeepAliveClient, startBuiltSidecar, type BuiltSidecar, type HttpAnswer } from "../support/built-sidecar.js";
-import { API_KEY, EXPECTED_STATUS, REPLAY_BODY, SIGNAL_SETS, auditPath, evaluateBody, isRecord, mapLimit, parse, prng, show, surfaceAEnv, type SignalSet } from "./load.js";
+import {
+  assertSidecarBuilt,
+  killAllBuiltSidecars,
+  KeepAliveClient,
+  startBuiltSidecar,
+  type BuiltSidecar,
+  type HttpAnswer,
+} from "../support/built-sidecar.js";
+import {
+  API_KEY,
+  EXPECTED_STATUS,
+  REPLAY_BODY,
+  SIGNAL_SETS,
+  auditPath,
+  evaluateBody,
+  isRecord,
+  mapLimit,
+  parse,
+  prng,
+  show,
+  surfaceAEnv,
+  type SignalSet,
+} from "./load.js";
 
 const CYCLES = 24;
 /** Requests in flight during the load phase of a cycle. */
@@ -53,8 +74,8 @@ interface Ack extends Sent {
   readonly cycle: number;
 }
 
-
-const isReplayRefusal = (answer: HttpAnswer): boolean => answer.status === 422 && JSON.stringify(parse(answer.text)) === JSON.stringify(REPLAY_BODY);
+const isReplayRefusal = (answer: HttpAnswer): boolean =>
+  answer.status === 422 && JSON.stringify(parse(answer.text)) === JSON.stringify(REPLAY_BODY);
 
 describe("SIGKILL under load (built sidecar)", () => {
   let dataDir: string | undefined;
@@ -105,13 +126,21 @@ describe("SIGKILL under load (built sidecar)", () => {
             const body = parse(audit.text);
             const record = isRecord(body) ? body : {};
             const signature = isRecord(record["attestation"]) ? record["attestation"]["signature"] : undefined;
-            if (audit.status !== 200 || record["executionId"] !== ack.id || record["decision"] !== ack.status || signature !== ack.signature) {
+            if (
+              audit.status !== 200 ||
+              record["executionId"] !== ack.id ||
+              record["decision"] !== ack.status ||
+              signature !== ack.signature
+            ) {
               out.push(`${ack.id} (answered 200 ${ack.status} in cycle ${ack.cycle}): audit answered ${show(audit)}`);
             }
             return out;
           })
         ).flat();
-        expect(lost.slice(0, 20), `${where(cycle)}: ${lost.length} problems (first 20 shown) among ${checks.length} acknowledged executionIds checked after the restart`).toEqual([]);
+        expect(
+          lost.slice(0, 20),
+          `${where(cycle)}: ${lost.length} problems (first 20 shown) among ${checks.length} acknowledged executionIds checked after the restart`,
+        ).toEqual([]);
 
         // Requests cut by the kill: decided or not, but never decided without their audit record.
         const doubtful = (
@@ -120,10 +149,16 @@ describe("SIGKILL under load (built sidecar)", () => {
             const audit = await client.request("GET", auditPath(sent.id));
             const answered = parse(again.text);
             const record = parse(audit.text);
-            const audited = audit.status === 200 && isRecord(record) && record["executionId"] === sent.id && record["decision"] === EXPECTED_STATUS[sent.signals];
+            const audited =
+              audit.status === 200 &&
+              isRecord(record) &&
+              record["executionId"] === sent.id &&
+              record["decision"] === EXPECTED_STATUS[sent.signals];
             if (isReplayRefusal(again)) {
               inDoubtStored += 1;
-              return audited ? [] : [`${sent.id}: in flight at the kill and found consumed after the restart, but audit answered ${show(audit)}`];
+              return audited
+                ? []
+                : [`${sent.id}: in flight at the kill and found consumed after the restart, but audit answered ${show(audit)}`];
             }
             if (again.status === 200 && isRecord(answered) && answered["status"] === EXPECTED_STATUS[sent.signals]) {
               return audited ? [] : [`${sent.id}: decided after the restart, but audit answered ${show(audit)}`];
@@ -131,7 +166,10 @@ describe("SIGKILL under load (built sidecar)", () => {
             return [`${sent.id}: in flight at the kill, sent again after the restart: ${show(again)}`];
           })
         ).flat();
-        expect(doubtful.slice(0, 20), `${where(cycle)}: ${doubtful.length} problems (first 20 shown) among ${previous.inDoubt.length} requests in flight at the kill`).toEqual([]);
+        expect(
+          doubtful.slice(0, 20),
+          `${where(cycle)}: ${doubtful.length} problems (first 20 shown) among ${previous.inDoubt.length} requests in flight at the kill`,
+        ).toEqual([]);
         await logVerifies(sidecar, cycle);
       } finally {
         client.close();
@@ -143,7 +181,11 @@ describe("SIGKILL under load (built sidecar)", () => {
      * key, and every decision acknowledged so far is in it.
      */
     const logVerifies = async (sidecar: BuiltSidecar, cycle: number): Promise<void> => {
-      const key = loadPublicKeyPem(createPublicKey(await readFile(join(dataDir!, "signing.key"), "utf8")).export({ type: "spki", format: "pem" }).toString());
+      const key = loadPublicKeyPem(
+        createPublicKey(await readFile(join(dataDir!, "signing.key"), "utf8"))
+          .export({ type: "spki", format: "pem" })
+          .toString(),
+      );
       const response = await fetch(`${sidecar.url}/audit/export`, { headers: { authorization: `Bearer ${API_KEY}` } });
       const verifier = new ExportVerifier([key]);
       const logged = new Set<string>();
@@ -151,7 +193,8 @@ describe("SIGKILL under load (built sidecar)", () => {
         if (text === "") continue;
         const line = JSON.parse(text) as { type: string; kind?: string; record?: string };
         verifier.add(line);
-        if (line.type === "entry" && line.kind === "decision" && line.record !== undefined) logged.add((JSON.parse(line.record) as { executionId: string }).executionId);
+        if (line.type === "entry" && line.kind === "decision" && line.record !== undefined)
+          logged.add((JSON.parse(line.record) as { executionId: string }).executionId);
       }
       const report = verifier.finish();
       expect(report.failures.slice(0, 5), `${where(cycle)}: the audit log export does not verify after the restart`).toEqual([]);
@@ -238,7 +281,10 @@ describe("SIGKILL under load (built sidecar)", () => {
 
         const log = `\n--- sidecar output ---\n${sidecar.output().slice(-4_000)}`;
         expect(exit, `${where(cycle)}: the sidecar must die by our SIGKILL${log}`).toEqual({ code: null, signal: "SIGKILL" });
-        expect(unexpected.slice(0, 20), `${where(cycle)}: ${unexpected.length} unexpected answers under load (first 20 shown; ${acks.length} acknowledged)${log}`).toEqual([]);
+        expect(
+          unexpected.slice(0, 20),
+          `${where(cycle)}: ${unexpected.length} unexpected answers under load (first 20 shown; ${acks.length} acknowledged)${log}`,
+        ).toEqual([]);
         expect(loading, `${where(cycle)}: no 200 within ${FIRST_ACK_TIMEOUT_MS} ms of load${log}`).toBe("acknowledged");
         acknowledged.push(...acks);
         acksPerCycle.push(acks.length);
@@ -274,7 +320,10 @@ describe("SIGKILL under load (built sidecar)", () => {
         `the audit log verified after every restart, last at ${logChecks.at(-1)} entries`,
     );
     // Not vacuous: the kills landed while the sidecar was answering, and requests were cut by them.
-    expect(acknowledged.length, `${where("final")}: only ${acknowledged.length} executionIds were acknowledged over ${CYCLES} cycles`).toBeGreaterThanOrEqual(MIN_ACKS);
+    expect(
+      acknowledged.length,
+      `${where("final")}: only ${acknowledged.length} executionIds were acknowledged over ${CYCLES} cycles`,
+    ).toBeGreaterThanOrEqual(MIN_ACKS);
     expect(inDoubtTotal, `${where("final")}: no request was ever in flight at a kill`).toBeGreaterThan(0);
   }, 180_000);
 });

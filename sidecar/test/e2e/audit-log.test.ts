@@ -10,7 +10,16 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ExportVerifier, createTrustRoot, loadPublicKeyPem, verifyAttestation, verifyConsistencyProof, verifyInclusionProof, type PublicKey, type SignedCheckpoint } from "@writ/runtime";
+import {
+  ExportVerifier,
+  createTrustRoot,
+  loadPublicKeyPem,
+  verifyAttestation,
+  verifyConsistencyProof,
+  verifyInclusionProof,
+  type PublicKey,
+  type SignedCheckpoint,
+} from "@writ/runtime";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
 import { API_KEY, startTestSidecar, type TestSidecar } from "../support/sidecar.js";
 
@@ -20,10 +29,15 @@ let key: PublicKey;
 let publicKeyPem: string;
 
 const evaluate = (signals: Record<string, unknown>) =>
-  s.call("POST", "/evaluate", { executionId: randomUUID(), policyId: "conformance.transfer", policyVersion: "1.0.0", verifiedSignals: signals });
+  s.call("POST", "/evaluate", {
+    executionId: randomUUID(),
+    policyId: "conformance.transfer",
+    policyVersion: "1.0.0",
+    verifiedSignals: signals,
+  });
 
 async function until<T>(what: string, probe: () => Promise<T | null>): Promise<T> {
-  for (const deadline = Date.now() + 5_000; ; ) {
+  for (const deadline = Date.now() + 5_000; ;) {
     const value = await probe();
     if (value !== null) return value;
     if (Date.now() > deadline) throw new Error(`${what} within 5 s`);
@@ -33,7 +47,9 @@ async function until<T>(what: string, probe: () => Promise<T | null>): Promise<T
 
 beforeAll(async () => {
   s = await startTestSidecar({ SERVICE_AUDIT_CHECKPOINT_INTERVAL_MS: "200" });
-  publicKeyPem = createPublicKey(await readFile(join(s.dataDir, "signing.key"), "utf8")).export({ type: "spki", format: "pem" }).toString();
+  publicKeyPem = createPublicKey(await readFile(join(s.dataDir, "signing.key"), "utf8"))
+    .export({ type: "spki", format: "pem" })
+    .toString();
   key = loadPublicKeyPem(publicKeyPem);
 });
 afterAll(() => s.close());
@@ -67,7 +83,10 @@ describe("the audit record log over HTTP", () => {
     await s.call("POST", "/verify", (await evaluate(TRANSFER_SIGNALS.approved)).body.attestation);
     const response = await fetch(`${s.url}/audit/export`, { headers: { authorization: `Bearer ${API_KEY}` } });
     expect(response.headers.get("content-type")).toMatch(/^application\/x-ndjson/);
-    const lines = (await response.text()).trim().split("\n").map((line) => JSON.parse(line) as unknown);
+    const lines = (await response.text())
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as unknown);
     const trustRoot = createTrustRoot("check", [key]);
     const verifier = new ExportVerifier([key], (kind, record) => {
       if (kind !== "decision") return null;
@@ -89,10 +108,13 @@ describe("the audit record log over HTTP", () => {
       await writeFile(join(dir, "sidecar.pub"), publicKeyPem);
       const exported = await (await fetch(`${s.url}/audit/export`, { headers: { authorization: `Bearer ${API_KEY}` } })).text();
       await writeFile(join(dir, "export.ndjson"), exported);
-      const writ = (...args: string[]) => spawnSync(process.execPath, [CLI, "audit", "verify", ...args, "--key", "sidecar.pub"], { cwd: dir, encoding: "utf8" });
+      const writ = (...args: string[]) =>
+        spawnSync(process.execPath, [CLI, "audit", "verify", ...args, "--key", "sidecar.pub"], { cwd: dir, encoding: "utf8" });
       const verified = writ("export.ndjson");
       expect(verified.status, verified.stdout + verified.stderr).toBe(0);
-      expect(verified.stdout).toMatch(/^audit log [0-9a-f-]{36}: verified: \d+ entries \(0 removed by retention\), \d+ checkpoints, \d+ attestations; latest checkpoint: size \d+/);
+      expect(verified.stdout).toMatch(
+        /^audit log [0-9a-f-]{36}: verified: \d+ entries \(0 removed by retention\), \d+ checkpoints, \d+ attestations; latest checkpoint: size \d+/,
+      );
 
       // One decision's reason changed in the export (as it would be in a store edited behind the log).
       const lines = exported.trim().split("\n");
@@ -102,7 +124,9 @@ describe("the audit record log over HTTP", () => {
       const refused = writ("tampered.ndjson");
       expect(refused.status).toBe(5);
       const position = (JSON.parse(lines[index]!) as { position: number }).position;
-      expect(refused.stdout).toContain(`NOT verified: line ${index + 1}, position ${position}: the decision record at position ${position} is not the one logged there`);
+      expect(refused.stdout).toContain(
+        `NOT verified: line ${index + 1}, position ${position}: the decision record at position ${position} is not the one logged there`,
+      );
 
       const executionId = (JSON.parse((JSON.parse(lines[index]!) as { record: string }).record) as { executionId: string }).executionId;
       const proof = await s.call("GET", `/audit/proofs/inclusion?executionId=${encodeURIComponent(executionId)}`);
@@ -115,14 +139,19 @@ describe("the audit record log over HTTP", () => {
 
   it("answers bad or unknown parameters with the table's errors", async () => {
     expect(await s.call("GET", "/audit/checkpoints/999999")).toMatchObject({ status: 404, body: { error: "checkpoint not found" } });
-    expect(await s.call("GET", "/audit/proofs/inclusion?executionId=never-decided")).toMatchObject({ status: 404, body: { error: "record not covered by the checkpoint" } });
+    expect(await s.call("GET", "/audit/proofs/inclusion?executionId=never-decided")).toMatchObject({
+      status: 404,
+      body: { error: "record not covered by the checkpoint" },
+    });
     expect((await s.call("GET", "/audit/proofs/inclusion")).status).toBe(400);
     expect((await s.call("GET", "/audit/proofs/consistency?from=5&to=1")).status).toBe(400);
     expect((await s.call("GET", "/audit/export?from=-1")).status).toBe(400);
     expect((await fetch(`${s.url}/audit/export`)).status).toBe(401);
     const invalid = (message: string) => ({ status: 400, body: { error: "Invalid request", details: [{ path: "querystring", message }] } });
     expect(await s.call("GET", "/audit/log?size=1")).toMatchObject(invalid("querystring/size is not a known parameter; known: logId"));
-    expect(await s.call("GET", "/audit/checkpoints?logId=a%20b")).toMatchObject(invalid('querystring/logId must match pattern "^[A-Za-z0-9._:-]{1,128}$"'));
+    expect(await s.call("GET", "/audit/checkpoints?logId=a%20b")).toMatchObject(
+      invalid('querystring/logId must match pattern "^[A-Za-z0-9._:-]{1,128}$"'),
+    );
     expect(await s.call("GET", "/audit/log?logId=a&logId=b")).toMatchObject(invalid("querystring/logId must be given once"));
   });
 

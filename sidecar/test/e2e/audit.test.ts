@@ -34,7 +34,12 @@ const PAYMENTS_APPROVED = {
 };
 
 /** The row GET /audit/decisions lists for a decision (docs/audit.md, "Record shapes"). */
-function rowOf(attestation: AttestationV1 | AttestationV2, status: DecisionRow["decision"], ruleMatched: string, endpoint: DecisionRow["endpoint"]): DecisionRow {
+function rowOf(
+  attestation: AttestationV1 | AttestationV2,
+  status: DecisionRow["decision"],
+  ruleMatched: string,
+  endpoint: DecisionRow["endpoint"],
+): DecisionRow {
   const outcome = "provenance" in attestation ? attestation.decision.outcome : attestation.decision;
   return {
     executionId: attestation.executionId,
@@ -72,7 +77,11 @@ describe("GET /audit/decisions: filters and paging", () => {
     await ev(TRANSFER, TRANSFER_SIGNALS.rejected, "risk_too_high");
     await ev({ ...TRANSFER, policyVersion: "1.1.0" }, { ...TRANSFER_SIGNALS.approved, amount: 6_000 }, "large_transfer");
     await ev(PAYMENTS, PAYMENTS_APPROVED, "within_limits");
-    const executed = await q.call<Evaluated<AttestationV2>>("POST", "/execute", { executionId: uid("q"), ...TRANSFER, signals: TRANSFER_SIGNALS.approved });
+    const executed = await q.call<Evaluated<AttestationV2>>("POST", "/execute", {
+      executionId: uid("q"),
+      ...TRANSFER,
+      signals: TRANSFER_SIGNALS.approved,
+    });
     made.push(rowOf(executed.body.attestation, "approved", "verified_customer", "execute"));
     // Failures and dry runs are not decisions.
     await q.call("POST", "/evaluate", { executionId: uid("q"), ...TRANSFER, verifiedSignals: { amount: -1 } });
@@ -98,7 +107,11 @@ describe("GET /audit/decisions: filters and paging", () => {
     ["policyId", "?policyId=conformance.transfer", (r: DecisionRow) => r.policyId === "conformance.transfer"],
     ["policyId (other policy)", "?policyId=payments.transfer", (r: DecisionRow) => r.policyId === "payments.transfer"],
     ["decision", "?decision=pending_override", (r: DecisionRow) => r.decision === "pending_override"],
-    ["decision and policyId", "?decision=approved&policyId=conformance.transfer", (r: DecisionRow) => r.decision === "approved" && r.policyId === "conformance.transfer"],
+    [
+      "decision and policyId",
+      "?decision=approved&policyId=conformance.transfer",
+      (r: DecisionRow) => r.decision === "approved" && r.policyId === "conformance.transfer",
+    ],
     ["a policy with no decisions", "?policyId=deploy.production", () => false],
   ])("filters by %s", async (_name, query, keep) => {
     const expected = rows.filter(keep);
@@ -147,7 +160,10 @@ describe("GET /audit/decisions: filters and paging", () => {
     ["from=2025-02-01T00:00:00Z&to=2025-01-31T00:00:00Z", "querystring/from must not be later than querystring/to"],
     ["status=approved", "querystring/status is not a known parameter; known: limit, offset, policyId, decision, from, to"],
   ])("GET /audit/decisions?%s is 400", async (query, message) => {
-    expect(answer(await q.call("GET", `/audit/decisions?${query}`))).toEqual({ status: 400, body: { error: "Invalid request", details: [{ path: "querystring", message }] } });
+    expect(answer(await q.call("GET", `/audit/decisions?${query}`))).toEqual({
+      status: 400,
+      body: { error: "Invalid request", details: [{ path: "querystring", message }] },
+    });
   });
 
   it.each([
@@ -155,7 +171,10 @@ describe("GET /audit/decisions: filters and paging", () => {
     ["limit=0", "querystring/limit must be an integer between 1 and 500"],
     ["from=now", 'querystring/from must match format "date-time" (RFC 3339, e.g. 2025-01-31T00:00:00Z)'],
   ])("GET /audit/security?%s is 400", async (query, message) => {
-    expect(answer(await q.call("GET", `/audit/security?${query}`))).toEqual({ status: 400, body: { error: "Invalid request", details: [{ path: "querystring", message }] } });
+    expect(answer(await q.call("GET", `/audit/security?${query}`))).toEqual({
+      status: 400,
+      body: { error: "Invalid request", details: [{ path: "querystring", message }] },
+    });
   });
 });
 
@@ -171,11 +190,22 @@ describe("one decision, its override and its confirmation", () => {
   it("GET /audit/decisions/:executionId has the attestation exactly as signed, and the signal provenance (audited, not hashed)", async () => {
     const id = uid("detail");
     const signalProvenance = { amount: { source: "core-banking", verifiedAt: "2026-01-01T00:00:00Z" } };
-    const r = await s.call<Evaluated<AttestationV1>>("POST", "/evaluate", { executionId: id, ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved, signalProvenance });
+    const r = await s.call<Evaluated<AttestationV1>>("POST", "/evaluate", {
+      executionId: id,
+      ...TRANSFER,
+      verifiedSignals: TRANSFER_SIGNALS.approved,
+      signalProvenance,
+    });
     const detail = await s.call<DecisionDetail>("GET", `/audit/decisions/${id}`);
     expect(answer(detail)).toEqual({
       status: 200,
-      body: { ...rowOf(r.body.attestation, "approved", "verified_customer", "evaluate"), attestation: r.body.attestation, signalProvenance, override: null, confirmation: null },
+      body: {
+        ...rowOf(r.body.attestation, "approved", "verified_customer", "evaluate"),
+        attestation: r.body.attestation,
+        signalProvenance,
+        override: null,
+        confirmation: null,
+      },
     });
     // Provenance annotations do not change the signed decision (spec 2.2).
     const bare = await evaluate(s, TRANSFER_SIGNALS.approved);
@@ -207,10 +237,17 @@ describe("one decision, its override and its confirmation", () => {
       confirmation: null,
     });
     // The listing shows it once, as the decision with its resolution.
-    const listed = (await s.call<DecisionRow[]>("GET", "/audit/decisions?decision=pending_override")).body.filter((r) => r.executionId === id);
-    expect(listed).toEqual([{ ...rowOf(pending.body.attestation, "pending_override", "large_transfer", "evaluate"), overrideResolution: "approved" }]);
+    const listed = (await s.call<DecisionRow[]>("GET", "/audit/decisions?decision=pending_override")).body.filter(
+      (r) => r.executionId === id,
+    );
+    expect(listed).toEqual([
+      { ...rowOf(pending.body.attestation, "pending_override", "large_transfer", "evaluate"), overrideResolution: "approved" },
+    ]);
 
-    const confirmed = await s.call<ConfirmReply>("POST", "/confirm-execution", { attestation: pending.body.attestation, executedAction: executedActionFor(pending.body.attestation) });
+    const confirmed = await s.call<ConfirmReply>("POST", "/confirm-execution", {
+      attestation: pending.body.attestation,
+      executedAction: executedActionFor(pending.body.attestation),
+    });
     expect(confirmed.body.matched).toBe(true);
     const afterConfirm = (await s.call<DecisionDetail>("GET", `/audit/decisions/${id}`)).body;
     expect(afterConfirm).toEqual({
@@ -239,11 +276,19 @@ describe("one decision, its override and its confirmation", () => {
     const approved = await evaluate(s, TRANSFER_SIGNALS.approved);
     const id = approved.body.attestation.executionId;
     expect((await evaluate(s, TRANSFER_SIGNALS.approved, id)).status).toBe(422);
-    expect((await s.call<{ valid: boolean }>("POST", "/verify", { ...approved.body.attestation, policyVersion: "1.1.0" })).body.valid).toBe(false);
+    expect((await s.call<{ valid: boolean }>("POST", "/verify", { ...approved.body.attestation, policyVersion: "1.1.0" })).body.valid).toBe(
+      false,
+    );
     const events = (await s.call<SecurityEventRow[]>("GET", "/audit/security?limit=2")).body;
     expect(events).toEqual([
       expect.objectContaining({ type: "invalid_verification", method: "POST", path: "/verify", executionId: id }),
-      expect.objectContaining({ type: "replay_attempt", method: "POST", path: "/evaluate", executionId: id, detail: "executionId already consumed" }),
+      expect.objectContaining({
+        type: "replay_attempt",
+        method: "POST",
+        path: "/evaluate",
+        executionId: id,
+        detail: "executionId already consumed",
+      }),
     ]);
   });
 });
@@ -255,11 +300,23 @@ describe("a forged attestation at /confirm-execution", () => {
       const attestation = (await evaluate(x, TRANSFER_SIGNALS.approved)).body.attestation;
       const forged = { ...attestation, policyVersion: "1.1.0" };
       const refused = await x.call("POST", "/confirm-execution", { attestation: forged, executedAction: executedActionFor(attestation) });
-      expect(answer(refused)).toEqual({ status: 422, body: { error: "[INTEGRITY_INVALID_ATTESTATION@confirm-execution] attestation signature verification failed" } });
+      expect(answer(refused)).toEqual({
+        status: 422,
+        body: { error: "[INTEGRITY_INVALID_ATTESTATION@confirm-execution] attestation signature verification failed" },
+      });
       const events = (await x.call<SecurityEventRow[]>("GET", "/audit/security")).body;
-      expect(events).toEqual([expect.objectContaining({ type: "invalid_verification", method: "POST", path: "/confirm-execution", executionId: attestation.executionId })]);
+      expect(events).toEqual([
+        expect.objectContaining({
+          type: "invalid_verification",
+          method: "POST",
+          path: "/confirm-execution",
+          executionId: attestation.executionId,
+        }),
+      ]);
       // The genuine attestation is still confirmable.
-      expect((await x.call("POST", "/confirm-execution", { attestation, executedAction: executedActionFor(attestation) })).status).toBe(200);
+      expect((await x.call("POST", "/confirm-execution", { attestation, executedAction: executedActionFor(attestation) })).status).toBe(
+        200,
+      );
     } finally {
       await x.close();
     }
@@ -320,9 +377,17 @@ describe("dry runs leave nothing behind (spec 1.11, 4.1)", () => {
       const dry = await x.call("POST", "/evaluate", { ...TRANSFER, signals: TRANSFER_SIGNALS.pending });
       expect(answer(dry)).toEqual({
         status: 200,
-        body: { wouldDecide: "pending_override", ruleMatched: "large_transfer", reason: "large transfer requires approval", signalsValidated: true },
+        body: {
+          wouldDecide: "pending_override",
+          ruleMatched: "large_transfer",
+          reason: "large transfer requires approval",
+          signalsValidated: true,
+        },
       });
-      const sim = await x.call<{ attestationPreview: { executionId: string } }>("POST", "/simulate", { ...TRANSFER, signals: TRANSFER_SIGNALS.pending });
+      const sim = await x.call<{ attestationPreview: { executionId: string } }>("POST", "/simulate", {
+        ...TRANSFER,
+        signals: TRANSFER_SIGNALS.pending,
+      });
       // Spec 2.7, and no attestation: the preview is unsigned.
       expect(answer(sim)).toEqual({
         status: 200,
@@ -332,7 +397,11 @@ describe("dry runs leave nothing behind (spec 1.11, 4.1)", () => {
           signalsValidated: true,
           policyLoaded: true,
           wouldSign: true,
-          attestationPreview: expect.objectContaining({ ...TRANSFER, execution_state: "pending_override", decision: expect.objectContaining({ status: "decided" }) }),
+          attestationPreview: expect.objectContaining({
+            ...TRANSFER,
+            execution_state: "pending_override",
+            decision: expect.objectContaining({ status: "decided" }),
+          }),
         },
       });
       expect(sim.body).not.toHaveProperty("attestationPreview.signature");
@@ -362,7 +431,10 @@ describe("audit off (SERVICE_AUDIT=off)", () => {
       expect(r.status).toBe(200);
       expect(answer(await off.call("GET", "/audit/decisions"))).toEqual({ status: 200, body: [] });
       expect(answer(await off.call("GET", "/audit/security"))).toEqual({ status: 200, body: [] });
-      expect(answer(await off.call("GET", `/audit/decisions/${r.body.attestation.executionId}`))).toEqual({ status: 404, body: { error: "decision not found" } });
+      expect(answer(await off.call("GET", `/audit/decisions/${r.body.attestation.executionId}`))).toEqual({
+        status: 404,
+        body: { error: "decision not found" },
+      });
       expect((await off.call<AuditStats>("GET", "/audit/stats")).body).toEqual({
         total_decisions: "0",
         decisions_today: "0",

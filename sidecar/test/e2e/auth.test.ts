@@ -23,12 +23,37 @@ const UNAUTHORIZED = { status: 401, body: { error: "Unauthorized" } };
 
 /** Every Surface A route that needs the key, with a request that is fine once authenticated. */
 const ROUTES: readonly { readonly method: "GET" | "POST"; readonly path: string; readonly body?: unknown }[] = [
-  { method: "POST", path: "/evaluate", body: { executionId: "auth-probe", policyId: "conformance.transfer", policyVersion: "1.0.0", verifiedSignals: TRANSFER_SIGNALS.approved } },
-  { method: "POST", path: "/execute", body: { executionId: "auth-probe-x", policyId: "conformance.transfer", policyVersion: "1.0.0", signals: TRANSFER_SIGNALS.approved } },
+  {
+    method: "POST",
+    path: "/evaluate",
+    body: {
+      executionId: "auth-probe",
+      policyId: "conformance.transfer",
+      policyVersion: "1.0.0",
+      verifiedSignals: TRANSFER_SIGNALS.approved,
+    },
+  },
+  {
+    method: "POST",
+    path: "/execute",
+    body: { executionId: "auth-probe-x", policyId: "conformance.transfer", policyVersion: "1.0.0", signals: TRANSFER_SIGNALS.approved },
+  },
   { method: "POST", path: "/verify", body: {} },
-  { method: "POST", path: "/simulate", body: { policyId: "conformance.transfer", policyVersion: "1.0.0", signals: TRANSFER_SIGNALS.approved } },
-  { method: "POST", path: "/override", body: { executionId: "auth-probe", approved: true, approvedBy: "a", approverRole: "b", reason: "c" } },
-  { method: "POST", path: "/confirm-execution", body: { attestation: {}, executedAction: { actionType: "a", actionId: "b", actionTimestamp: "2026-01-01T00:00:00Z" } } },
+  {
+    method: "POST",
+    path: "/simulate",
+    body: { policyId: "conformance.transfer", policyVersion: "1.0.0", signals: TRANSFER_SIGNALS.approved },
+  },
+  {
+    method: "POST",
+    path: "/override",
+    body: { executionId: "auth-probe", approved: true, approvedBy: "a", approverRole: "b", reason: "c" },
+  },
+  {
+    method: "POST",
+    path: "/confirm-execution",
+    body: { attestation: {}, executedAction: { actionType: "a", actionId: "b", actionTimestamp: "2026-01-01T00:00:00Z" } },
+  },
   { method: "GET", path: "/policies/conformance.transfer/versions/1.0.0/schema" },
   { method: "GET", path: "/runtime/manifest" },
   { method: "GET", path: "/runtime/capabilities" },
@@ -64,7 +89,10 @@ const REFUSED: readonly (readonly [name: string, header: string | undefined])[] 
 
 function request(method: string, path: string, body: unknown, authorization: string | undefined) {
   return s.send(method, path, {
-    headers: { ...(authorization === undefined ? {} : { authorization }), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      ...(authorization === undefined ? {} : { authorization }),
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
 }
@@ -159,13 +187,25 @@ describe("a refused key is a security event, without the key", () => {
   // Each on a fresh sidecar: further refusals from the same address within the aggregation interval are counted into
   // one row when it ends (docs/audit.md, "Bounds"; test/audit/lmdb-audit-log.bounds.test.ts).
   it.each<[string, (s: E2eSidecar, marker: string) => Promise<unknown>, ReturnType<typeof event>]>([
-    ["no header, the key in the query string", (s, marker) => s.send("GET", `/audit/stats?api_key=${API_KEY}&m=${marker}`, {}), event("GET", "/audit/stats", "no Authorization header")],
+    [
+      "no header, the key in the query string",
+      (s, marker) => s.send("GET", `/audit/stats?api_key=${API_KEY}&m=${marker}`, {}),
+      event("GET", "/audit/stats", "no Authorization header"),
+    ],
     [
       "a wrong key, the key in the body",
-      (s) => s.send("POST", "/evaluate", { headers: { authorization: `Bearer ${API_KEY}x`, "content-type": "application/json" }, body: JSON.stringify({ apiKey: API_KEY }) }),
+      (s) =>
+        s.send("POST", "/evaluate", {
+          headers: { authorization: `Bearer ${API_KEY}x`, "content-type": "application/json" },
+          body: JSON.stringify({ apiKey: API_KEY }),
+        }),
       event("POST", "/evaluate", "Bearer key does not match"),
     ],
-    ["another scheme", (s) => s.send("GET", "/runtime/manifest", { headers: { authorization: `Basic ${API_KEY}` } }), event("GET", "/runtime/manifest", "Bearer key does not match")],
+    [
+      "another scheme",
+      (s) => s.send("GET", "/runtime/manifest", { headers: { authorization: `Basic ${API_KEY}` } }),
+      event("GET", "/runtime/manifest", "Bearer key does not match"),
+    ],
   ])("records method, path (query cut), address and a detail; the key appears nowhere: %s", async (_name, refuse, expected) => {
     const fresh = await startE2eSidecar();
     try {
@@ -190,7 +230,10 @@ describe("two Authorization headers", () => {
       ["Bearer appended-by-a-proxy", `Bearer ${API_KEY}`],
       [`Bearer ${API_KEY}`, `Bearer ${API_KEY}`],
     ]) {
-      const answer = await rawRequest(s.url, `GET /audit/stats HTTP/1.1\r\nHost: x\r\nAuthorization: ${headers[0]}\r\nAuthorization: ${headers[1]}\r\nConnection: close\r\n\r\n`);
+      const answer = await rawRequest(
+        s.url,
+        `GET /audit/stats HTTP/1.1\r\nHost: x\r\nAuthorization: ${headers[0]}\r\nAuthorization: ${headers[1]}\r\nConnection: close\r\n\r\n`,
+      );
       expect(parseRaw(answer)).toEqual({ status: 401, body: JSON.stringify({ error: "Unauthorized" }) });
     }
   });

@@ -34,12 +34,21 @@ interface Endpoint {
   readonly withText: (text: string) => Record<string, unknown>;
 }
 
-const executedAction = (): Record<string, unknown> => ({ actionType: "transfer.execute", actionId: "bank-1", actionTimestamp: new Date().toISOString() });
+const executedAction = (): Record<string, unknown> => ({
+  actionType: "transfer.execute",
+  actionId: "bank-1",
+  actionTimestamp: new Date().toISOString(),
+});
 
 const ENDPOINTS: readonly Endpoint[] = [
   {
     name: "POST /evaluate (variant 1)",
-    withText: (text) => ({ executionId: uid("bad"), ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved, signalProvenance: { amount: text } }),
+    withText: (text) => ({
+      executionId: uid("bad"),
+      ...TRANSFER,
+      verifiedSignals: TRANSFER_SIGNALS.approved,
+      signalProvenance: { amount: text },
+    }),
     path: "/evaluate",
     valid: () => ({ executionId: uid("bad"), ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved }),
     required: ["executionId", "policyId", "policyVersion", "verifiedSignals"],
@@ -129,7 +138,11 @@ const NOT_STRICT_JSON: readonly (readonly [name: string, text: string, message: 
   ["text after the value", '{"a":1} x', "unexpected character `x` after the value at line 1 column 9"],
   ["NaN", '{"a":NaN}', "invalid literal `NaN` at line 1 column 6"],
   ["a number that overflows", '{"a":1e400}', "unsafe number `1e400` overflows to infinity at line 1 column 6"],
-  ["an unsafe integer", '{"a":12345678901234567890}', "unsafe number `12345678901234567890` exceeds the safe magnitude 2^53 - 1 at line 1 column 6"],
+  [
+    "an unsafe integer",
+    '{"a":12345678901234567890}',
+    "unsafe number `12345678901234567890` exceeds the safe magnitude 2^53 - 1 at line 1 column 6",
+  ],
   ["a duplicate key", '{"a":1,"a":2}', "duplicate key `a` at line 1 column 8"],
   ["a duplicate nested key", '{"x":{"b":1,"b":2}}', "duplicate key `b` at line 1 column 13"],
   ["a lone high surrogate", '{"a":"\\ud800"}', "lone surrogate `\\ud800` in string at line 1 column 7"],
@@ -141,10 +154,19 @@ const NOT_STRICT_JSON: readonly (readonly [name: string, text: string, message: 
 ];
 
 const NOT_AN_OBJECT = ["null", "[]", '"a string"', "1"] as const;
-const NOT_JSON_TYPES = ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "text/json", "application/jsonx"] as const;
+const NOT_JSON_TYPES = [
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "text/json",
+  "application/jsonx",
+] as const;
 
 function postRaw(path: string, body: string | Uint8Array | undefined, contentType: string | undefined) {
-  return s.send("POST", path, { headers: { ...AUTH, ...(contentType === undefined ? {} : { "content-type": contentType }) }, ...(body === undefined ? {} : { body }) });
+  return s.send("POST", path, {
+    headers: { ...AUTH, ...(contentType === undefined ? {} : { "content-type": contentType }) },
+    ...(body === undefined ? {} : { body }),
+  });
 }
 
 // Variant 1 and the dry run share the route: the JSON-level cases are run once per path.
@@ -191,7 +213,9 @@ describe.each(ENDPOINTS)("$name: closed request shape", (endpoint) => {
   });
 
   it.each(endpoint.wrongTypes)("`%s` = %j: %s", async (member, value, message) => {
-    expect(answer(await s.call("POST", endpoint.path, { ...endpoint.valid(), [member]: value }))).toEqual(invalid(`body/${member}`, message));
+    expect(answer(await s.call("POST", endpoint.path, { ...endpoint.valid(), [member]: value }))).toEqual(
+      invalid(`body/${member}`, message),
+    );
   });
 
   // Bytes that are not UTF-8 (a lone surrogate encoded as UTF-8, ED A0 80, or a stray FF) must not be decoded to
@@ -217,7 +241,9 @@ describe.each(ENDPOINTS)("$name: closed request shape", (endpoint) => {
 describe("POST /evaluate: dispatch (docs/sidecar.md)", () => {
   it("both verifiedSignals and signals is a 400", async () => {
     const body = { executionId: uid("both"), ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved, signals: TRANSFER_SIGNALS.approved };
-    expect(answer(await s.call("POST", "/evaluate", body))).toEqual(invalid("body", "must have either `verifiedSignals` (evaluate) or `signals` (dry run), not both"));
+    expect(answer(await s.call("POST", "/evaluate", body))).toEqual(
+      invalid("body", "must have either `verifiedSignals` (evaluate) or `signals` (dry run), not both"),
+    );
   });
 
   it("neither is variant 1 with its first missing member", async () => {
@@ -240,11 +266,14 @@ describe("POST /confirm-execution: the executed action", () => {
     expect(answer(await s.call("POST", "/confirm-execution", body(action)))).toEqual(missing(member, "body/executedAction"));
   });
 
-  it.each(["yesterday", "2026-01-01", "2026-01-01T00:00:00", "2026-13-01T00:00:00Z"])("actionTimestamp %j is not an ISO 8601 instant", async (stamp) => {
-    expect(answer(await s.call("POST", "/confirm-execution", body({ ...executedAction(), actionTimestamp: stamp })))).toEqual(
-      invalid("body/executedAction/actionTimestamp", "must be an ISO 8601 date-time with a time zone, e.g. 2026-11-22T10:00:00Z"),
-    );
-  });
+  it.each(["yesterday", "2026-01-01", "2026-01-01T00:00:00", "2026-13-01T00:00:00Z"])(
+    "actionTimestamp %j is not an ISO 8601 instant",
+    async (stamp) => {
+      expect(answer(await s.call("POST", "/confirm-execution", body({ ...executedAction(), actionTimestamp: stamp })))).toEqual(
+        invalid("body/executedAction/actionTimestamp", "must be an ISO 8601 date-time with a time zone, e.g. 2026-11-22T10:00:00Z"),
+      );
+    },
+  );
 
   it("actionDetails must be an object, and the action is closed", async () => {
     expect(answer(await s.call("POST", "/confirm-execution", body({ ...executedAction(), actionDetails: [] })))).toEqual(

@@ -11,7 +11,18 @@ import { appendFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
-import { TRANSFER, UNDECIDED, answer, copyOfFixturePolicies, evaluate, overrideOf, paddedBody, startE2eSidecar, uid, type E2eSidecar } from "../support/e2e.js";
+import {
+  TRANSFER,
+  UNDECIDED,
+  answer,
+  copyOfFixturePolicies,
+  evaluate,
+  overrideOf,
+  paddedBody,
+  startE2eSidecar,
+  uid,
+  type E2eSidecar,
+} from "../support/e2e.js";
 
 let s: E2eSidecar;
 let noSigner: E2eSidecar;
@@ -51,8 +62,16 @@ const BAD_SIGNALS_DETAILS = [
   { code: "VAL-010", signal: "currency", message: "signal `currency` must be one of `USD`, `EUR`, `GBP`" },
 ];
 
-const evaluateBody = (signals: Record<string, unknown> = TRANSFER_SIGNALS.approved, executionId = uid("ev")) => ({ executionId, ...TRANSFER, verifiedSignals: signals });
-const executeBody = (signals: Record<string, unknown> = TRANSFER_SIGNALS.approved, executionId = uid("ex")) => ({ executionId, ...TRANSFER, signals });
+const evaluateBody = (signals: Record<string, unknown> = TRANSFER_SIGNALS.approved, executionId = uid("ev")) => ({
+  executionId,
+  ...TRANSFER,
+  verifiedSignals: signals,
+});
+const executeBody = (signals: Record<string, unknown> = TRANSFER_SIGNALS.approved, executionId = uid("ex")) => ({
+  executionId,
+  ...TRANSFER,
+  signals,
+});
 const dryBody = (signals: Record<string, unknown> = TRANSFER_SIGNALS.approved) => ({ ...TRANSFER, signals });
 
 /** The request without the API key. */
@@ -67,7 +86,10 @@ describe("POST /evaluate variant 1 (verifiedSignals): 400 401 404 422 500", () =
   });
 
   it("400: a member of the wrong type is `Invalid request`", async () => {
-    expect(answer(await s.call("POST", "/evaluate", { ...evaluateBody(), executionId: 42 }))).toEqual({ status: 400, body: invalid("body/executionId", "must be string") });
+    expect(answer(await s.call("POST", "/evaluate", { ...evaluateBody(), executionId: 42 }))).toEqual({
+      status: 400,
+      body: invalid("body/executionId", "must be string"),
+    });
   });
 
   it("401: without the key", async () => {
@@ -117,7 +139,10 @@ describe("POST /evaluate variant 2 (dry run, signals): 400 401 422", () => {
 
   it("400: both verifiedSignals and signals", async () => {
     const r = await s.call("POST", "/evaluate", { ...evaluateBody(), signals: TRANSFER_SIGNALS.approved });
-    expect(answer(r)).toEqual({ status: 400, body: invalid("body", "must have either `verifiedSignals` (evaluate) or `signals` (dry run), not both") });
+    expect(answer(r)).toEqual({
+      status: 400,
+      body: invalid("body", "must have either `verifiedSignals` (evaluate) or `signals` (dry run), not both"),
+    });
   });
 
   it("401: without the key", async () => {
@@ -125,11 +150,17 @@ describe("POST /evaluate variant 2 (dry run, signals): 400 401 422", () => {
   });
 
   it("422: signals that fail the schema are `Signals validation failed`", async () => {
-    expect(answer(await s.call("POST", "/evaluate", dryBody(BAD_SIGNALS)))).toEqual({ status: 422, body: { error: "Signals validation failed", details: BAD_SIGNALS_DETAILS } });
+    expect(answer(await s.call("POST", "/evaluate", dryBody(BAD_SIGNALS)))).toEqual({
+      status: 422,
+      body: { error: "Signals validation failed", details: BAD_SIGNALS_DETAILS },
+    });
   });
 
   it("422: a missing policy bundle is `Policy not found` (the dry run has no 404)", async () => {
-    expect(answer(await s.call("POST", "/evaluate", { ...dryBody(), policyVersion: "9.9.9" }))).toEqual({ status: 422, body: POLICY_NOT_FOUND });
+    expect(answer(await s.call("POST", "/evaluate", { ...dryBody(), policyVersion: "9.9.9" }))).toEqual({
+      status: 422,
+      body: POLICY_NOT_FOUND,
+    });
   });
 
   it("422: undecided is SYS-006", async () => {
@@ -148,11 +179,17 @@ describe("POST /execute (legacy): 400 401 413 422 429 503", () => {
   });
 
   it("413: a body over 65,536 bytes", async () => {
-    expect(answer(await s.call("POST", "/execute", paddedBody(executeBody(), 65_537)))).toEqual({ status: 413, body: { error: "Request body too large" } });
+    expect(answer(await s.call("POST", "/execute", paddedBody(executeBody(), 65_537)))).toEqual({
+      status: 413,
+      body: { error: "Request body too large" },
+    });
   });
 
   it("422: signals that fail the schema are `Signals validation failed`", async () => {
-    expect(answer(await s.call("POST", "/execute", executeBody(BAD_SIGNALS)))).toEqual({ status: 422, body: { error: "Signals validation failed", details: BAD_SIGNALS_DETAILS } });
+    expect(answer(await s.call("POST", "/execute", executeBody(BAD_SIGNALS)))).toEqual({
+      status: 422,
+      body: { error: "Signals validation failed", details: BAD_SIGNALS_DETAILS },
+    });
   });
 
   it("422: a reused executionId is INV-013, also when it was consumed by /evaluate", async () => {
@@ -162,8 +199,14 @@ describe("POST /execute (legacy): 400 401 413 422 429 503", () => {
   });
 
   it("422: SYS-006, and a missing bundle is `Policy not found`", async () => {
-    expect(answer(await s.call("POST", "/execute", { executionId: uid("u"), ...UNDECIDED, signals: { flag: false } }))).toEqual({ status: 422, body: SYS_006 });
-    expect(answer(await s.call("POST", "/execute", { ...executeBody(), policyVersion: "9.9.9" }))).toEqual({ status: 422, body: POLICY_NOT_FOUND });
+    expect(answer(await s.call("POST", "/execute", { executionId: uid("u"), ...UNDECIDED, signals: { flag: false } }))).toEqual({
+      status: 422,
+      body: SYS_006,
+    });
+    expect(answer(await s.call("POST", "/execute", { ...executeBody(), policyVersion: "9.9.9" }))).toEqual({
+      status: 422,
+      body: POLICY_NOT_FOUND,
+    });
   });
 
   it("422: without a replay store, execution fails closed with INV-REPLAY-001", async () => {
@@ -217,8 +260,14 @@ describe("POST /simulate: 400 401 422", () => {
   });
 
   it("422: `Signals validation failed`, `Policy not found` and SYS-006", async () => {
-    expect(answer(await s.call("POST", "/simulate", dryBody(BAD_SIGNALS)))).toEqual({ status: 422, body: { error: "Signals validation failed", details: BAD_SIGNALS_DETAILS } });
-    expect(answer(await s.call("POST", "/simulate", { ...dryBody(), policyId: "nobody.knows" }))).toEqual({ status: 422, body: POLICY_NOT_FOUND });
+    expect(answer(await s.call("POST", "/simulate", dryBody(BAD_SIGNALS)))).toEqual({
+      status: 422,
+      body: { error: "Signals validation failed", details: BAD_SIGNALS_DETAILS },
+    });
+    expect(answer(await s.call("POST", "/simulate", { ...dryBody(), policyId: "nobody.knows" }))).toEqual({
+      status: 422,
+      body: POLICY_NOT_FOUND,
+    });
     expect(answer(await s.call("POST", "/simulate", { ...UNDECIDED, signals: { flag: false } }))).toEqual({ status: 422, body: SYS_006 });
   });
 });
@@ -227,7 +276,10 @@ describe("POST /override: 400 401 404 409 503", () => {
   it("400: a missing required field names it; a wrong type is `Invalid request`", async () => {
     const { approverRole: _omitted, ...body } = overrideOf(uid("o"), true);
     expect(answer(await s.call("POST", "/override", body))).toEqual({ status: 400, body: missing("approverRole") });
-    expect(answer(await s.call("POST", "/override", { ...overrideOf(uid("o"), true), approved: "yes" }))).toEqual({ status: 400, body: invalid("body/approved", "must be boolean") });
+    expect(answer(await s.call("POST", "/override", { ...overrideOf(uid("o"), true), approved: "yes" }))).toEqual({
+      status: 400,
+      body: invalid("body/approved", "must be boolean"),
+    });
   });
 
   it("401: without the key", async () => {
@@ -235,13 +287,19 @@ describe("POST /override: 400 401 404 409 503", () => {
   });
 
   it("404: no pending override for the executionId", async () => {
-    expect(answer(await s.call("POST", "/override", overrideOf(uid("o"), true)))).toEqual({ status: 404, body: { error: "Pending override not found" } });
+    expect(answer(await s.call("POST", "/override", overrideOf(uid("o"), true)))).toEqual({
+      status: 404,
+      body: { error: "Pending override not found" },
+    });
   });
 
   it("409: already resolved", async () => {
     const pending = await evaluate(s, TRANSFER_SIGNALS.pending);
     expect((await s.call("POST", "/override", overrideOf(pending.body.attestation.executionId, true))).status).toBe(200);
-    expect(answer(await s.call("POST", "/override", overrideOf(pending.body.attestation.executionId, true)))).toEqual({ status: 409, body: { error: "Override already resolved" } });
+    expect(answer(await s.call("POST", "/override", overrideOf(pending.body.attestation.executionId, true)))).toEqual({
+      status: 409,
+      body: { error: "Override already resolved" },
+    });
   });
 
   it("503: without a replay store (nothing can be pending)", async () => {
@@ -266,7 +324,10 @@ describe("beyond the spec's per-endpoint list", () => {
   it("POST /confirm-execution: 503 without a signer (nothing can sign the proof)", async () => {
     const attestation = (await evaluate(s, TRANSFER_SIGNALS.approved)).body.attestation;
     const executedAction = { actionType: attestation.actionType, actionId: "a-1", actionTimestamp: new Date().toISOString() };
-    expect(answer(await noSigner.call("POST", "/confirm-execution", { attestation, executedAction }))).toEqual({ status: 503, body: NOT_CONFIGURED });
+    expect(answer(await noSigner.call("POST", "/confirm-execution", { attestation, executedAction }))).toEqual({
+      status: 503,
+      body: NOT_CONFIGURED,
+    });
   });
 
   it("POST /evaluate variant 1 without a signing key answers 503 (the table's 503 condition; the spec's /evaluate list omits 503)", async () => {

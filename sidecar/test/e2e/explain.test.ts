@@ -22,16 +22,36 @@ const EXPLANATION = {
       verdict: "reject",
       reason: "risk too high",
       result: "false",
-      condition: { expr: "risk_score > 80", value: false, operands: [{ expr: "risk_score", value: 10 }, { expr: "80", value: 80 }] },
+      condition: {
+        expr: "risk_score > 80",
+        value: false,
+        operands: [
+          { expr: "risk_score", value: 10 },
+          { expr: "80", value: 80 },
+        ],
+      },
     },
     {
       rule: "large_transfer",
       verdict: "escalate",
       reason: "large transfer requires approval",
       result: "false",
-      condition: { expr: "amount > 10000", value: false, operands: [{ expr: "amount", value: 250 }, { expr: "10000", value: 10000 }] },
+      condition: {
+        expr: "amount > 10000",
+        value: false,
+        operands: [
+          { expr: "amount", value: 250 },
+          { expr: "10000", value: 10000 },
+        ],
+      },
     },
-    { rule: "verified_customer", verdict: "approve", reason: "verified customer", result: "true", condition: { expr: "kyc_verified", value: true } },
+    {
+      rule: "verified_customer",
+      verdict: "approve",
+      reason: "verified customer",
+      result: "true",
+      condition: { expr: "kyc_verified", value: true },
+    },
   ],
   otherwise: { verdict: "reject", reason: "customer not verified" },
 };
@@ -39,7 +59,10 @@ const EXPLANATION = {
 describe("?explain=true", () => {
   it("the dry run answers the spec's members, plus `explanation` only when asked", async () => {
     const plain = await s.call("POST", "/evaluate", dryBody);
-    expect(answer(plain)).toEqual({ status: 200, body: { wouldDecide: "approved", ruleMatched: "verified_customer", reason: "verified customer", signalsValidated: true } });
+    expect(answer(plain)).toEqual({
+      status: 200,
+      body: { wouldDecide: "approved", ruleMatched: "verified_customer", reason: "verified customer", signalsValidated: true },
+    });
     expect(answer(await s.call("POST", "/evaluate?explain=false", dryBody))).toEqual(answer(plain));
     const explained = await s.call("POST", "/evaluate?explain=true", dryBody);
     expect(answer(explained)).toEqual({ status: 200, body: { ...(plain.body as object), explanation: EXPLANATION } });
@@ -55,7 +78,10 @@ describe("?explain=true", () => {
   });
 
   it("an unknown signal is unknown in the explanation, and the decision still follows the first true rule", async () => {
-    const r = await s.call<{ explanation: typeof EXPLANATION }>("POST", "/evaluate?explain=true", { ...TRANSFER, signals: TRANSFER_SIGNALS.pending });
+    const r = await s.call<{ explanation: typeof EXPLANATION }>("POST", "/evaluate?explain=true", {
+      ...TRANSFER,
+      signals: TRANSFER_SIGNALS.pending,
+    });
     expect(r.body.explanation.rules.map((x) => x.result)).toEqual(["false", "true", "true"]);
     expect(r.body).toMatchObject({ wouldDecide: "pending_override", ruleMatched: "large_transfer" });
   });
@@ -68,7 +94,11 @@ describe("?explain=true", () => {
   });
 
   it("variant 1 signs the spec's answer whatever the parameter", async () => {
-    const r = await s.call<Record<string, unknown>>("POST", "/evaluate?explain=true", { executionId: uid("ev"), ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved });
+    const r = await s.call<Record<string, unknown>>("POST", "/evaluate?explain=true", {
+      executionId: uid("ev"),
+      ...TRANSFER,
+      verifiedSignals: TRANSFER_SIGNALS.approved,
+    });
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(["attestation", "requires_override", "status"]);
   });

@@ -7,7 +7,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SecurityEventRow } from "@writ/sidecar";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
-import { AUTH, ISO_INSTANT, JSON_TYPE, TRANSFER, answer, chunksOf, evaluate, paddedBody, postChunked, startE2eSidecar, uid, type E2eSidecar } from "../support/e2e.js";
+import {
+  AUTH,
+  ISO_INSTANT,
+  JSON_TYPE,
+  TRANSFER,
+  answer,
+  chunksOf,
+  evaluate,
+  paddedBody,
+  postChunked,
+  startE2eSidecar,
+  uid,
+  type E2eSidecar,
+} from "../support/e2e.js";
 
 let s: E2eSidecar;
 beforeAll(async () => {
@@ -77,7 +90,9 @@ describe("rate limit: 100 POST /execute a minute (spec 8)", () => {
   });
 
   it("the first 100 are served with the window in the headers, the 101st is 429 with limit, remaining and reset", async () => {
-    const served = await Promise.all(Array.from({ length: 100 }, () => limited.call<{ status: string }>("POST", "/execute", executeBody())));
+    const served = await Promise.all(
+      Array.from({ length: 100 }, () => limited.call<{ status: string }>("POST", "/execute", executeBody())),
+    );
     expect(served.map((r) => r.status)).toEqual(Array<number>(100).fill(200));
     expect(served.map((r) => r.headers.get("x-ratelimit-limit"))).toEqual(Array<string>(100).fill("100"));
     const remaining = served.map((r) => Number(r.headers.get("x-ratelimit-remaining"))).sort((a, b) => a - b);

@@ -48,7 +48,17 @@ describe("request ids", () => {
     const id = `req-${randomUUID()}`;
     const r = await s.call("GET", "/audit/stats", undefined, { "x-request-id": id });
     expect(r.headers.get("x-request-id")).toBe(id);
-    expect(linesOf(id)).toEqual([expect.objectContaining({ level: "info", msg: "request", method: "GET", route: "/audit/stats", status: r.status, surface: "a", durationMs: expect.any(Number) })]);
+    expect(linesOf(id)).toEqual([
+      expect.objectContaining({
+        level: "info",
+        msg: "request",
+        method: "GET",
+        route: "/audit/stats",
+        status: r.status,
+        surface: "a",
+        durationMs: expect.any(Number),
+      }),
+    ]);
   });
 
   it("generates a random one without, or for one that is too long, not printable ASCII or two headers joined", async () => {
@@ -68,8 +78,14 @@ describe("request ids", () => {
   it("answers a refused key, an unknown route and a bad URL with the request id too", async () => {
     const id = `req-${randomUUID()}`;
     expect((await s.send("GET", "/audit/stats", { headers: { "x-request-id": id } })).headers.get("x-request-id")).toBe(id);
-    expect((await s.call("GET", "/no/such/route", undefined, { "x-request-id": `${id}-404` })).headers.get("x-request-id")).toBe(`${id}-404`);
-    expect((await s.call("GET", "/policies/%E0%A4%A/versions/1.0.0/schema", undefined, { "x-request-id": `${id}-400` })).headers.get("x-request-id")).toBe(`${id}-400`);
+    expect((await s.call("GET", "/no/such/route", undefined, { "x-request-id": `${id}-404` })).headers.get("x-request-id")).toBe(
+      `${id}-404`,
+    );
+    expect(
+      (await s.call("GET", "/policies/%E0%A4%A/versions/1.0.0/schema", undefined, { "x-request-id": `${id}-400` })).headers.get(
+        "x-request-id",
+      ),
+    ).toBe(`${id}-400`);
   });
 });
 
@@ -79,7 +95,14 @@ describe("log lines of a request", () => {
     const wrong = `${API_KEY}-but-wrong`;
     await s.send("POST", "/evaluate", { headers: { authorization: `Bearer ${wrong}`, "x-request-id": id, traceparent: TRACEPARENT } });
     expect(linesOf(id)).toEqual([
-      expect.objectContaining({ level: "warn", msg: "authentication failed", credential: "refused", method: "POST", route: "/evaluate", traceId: TRACE_ID }),
+      expect.objectContaining({
+        level: "warn",
+        msg: "authentication failed",
+        credential: "refused",
+        method: "POST",
+        route: "/evaluate",
+        traceId: TRACE_ID,
+      }),
       expect.objectContaining({ msg: "request", status: 401, traceId: TRACE_ID }),
     ]);
     expect(JSON.stringify(logged)).not.toContain(wrong);
@@ -90,10 +113,24 @@ describe("log lines of a request", () => {
     const executionId = uid("replayed");
     await evaluate(s, TRANSFER_SIGNALS.approved, executionId);
     const id = `req-${randomUUID()}`;
-    const again = await s.call("POST", "/evaluate", { executionId, ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved }, { "x-request-id": id, traceparent: TRACEPARENT });
+    const again = await s.call(
+      "POST",
+      "/evaluate",
+      { executionId, ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved },
+      { "x-request-id": id, traceparent: TRACEPARENT },
+    );
     expect(again.status).toBe(422);
     expect(linesOf(id)).toContainEqual(
-      expect.objectContaining({ level: "warn", msg: "execute:failure", code: "INV-013", status: 422, executionId, ...TRANSFER, requestId: id, traceId: TRACE_ID }),
+      expect.objectContaining({
+        level: "warn",
+        msg: "execute:failure",
+        code: "INV-013",
+        status: 422,
+        executionId,
+        ...TRANSFER,
+        requestId: id,
+        traceId: TRACE_ID,
+      }),
     );
   });
 
@@ -103,9 +140,17 @@ describe("log lines of a request", () => {
     const r = await s.call("POST", "/execute", { executionId, ...BROKEN, signals: TRANSFER_SIGNALS.approved }, { "x-request-id": id });
     expect(r.status).toBe(422);
     expect(linesOf(id)).toContainEqual(
-      expect.objectContaining({ level: "warn", msg: "policy bundle does not load", executionId, ...BROKEN, reason: expect.stringContaining("does not load") }),
+      expect.objectContaining({
+        level: "warn",
+        msg: "policy bundle does not load",
+        executionId,
+        ...BROKEN,
+        reason: expect.stringContaining("does not load"),
+      }),
     );
-    expect(linesOf(id)).toContainEqual(expect.objectContaining({ msg: "execute:failure", code: "POLICY_BUNDLE_INVALID", executionId, ...BROKEN }));
+    expect(linesOf(id)).toContainEqual(
+      expect.objectContaining({ msg: "execute:failure", code: "POLICY_BUNDLE_INVALID", executionId, ...BROKEN }),
+    );
   });
 
   it("an invalid traceparent (all-zero trace id) gives no trace id", async () => {
@@ -140,8 +185,20 @@ describe("metrics", () => {
       await evaluate(fresh, TRANSFER_SIGNALS.approved, replayed);
       expect((await evaluate(fresh, TRANSFER_SIGNALS.approved, replayed)).status).toBe(422);
       const minted = `minted-${randomUUID()}`;
-      expect((await fresh.call("POST", "/evaluate", { executionId: uid("unknown"), policyId: minted, policyVersion: "6.6.6", verifiedSignals: {} })).status).toBe(404);
-      expect((await fresh.call("POST", "/execute", { executionId: uid("unknown"), policyId: minted, policyVersion: "6.6.6", signals: {} })).status).toBe(422);
+      expect(
+        (
+          await fresh.call("POST", "/evaluate", {
+            executionId: uid("unknown"),
+            policyId: minted,
+            policyVersion: "6.6.6",
+            verifiedSignals: {},
+          })
+        ).status,
+      ).toBe(404);
+      expect(
+        (await fresh.call("POST", "/execute", { executionId: uid("unknown"), policyId: minted, policyVersion: "6.6.6", signals: {} }))
+          .status,
+      ).toBe(422);
 
       const metrics = (await fresh.call<string>("GET", "/metrics")).body;
       const labels = 'surface="a",route="/evaluate",policy_id="conformance.transfer",policy_version="1.0.0"';

@@ -169,10 +169,14 @@ describe("GET /runtime/manifest and /runtime/capabilities", () => {
 describe("GET /policies/{policyId}/versions/{version}/schema (spec 1.9 step 1)", () => {
   it("answers the signals schema, the governed action and the bundle hash attestations carry", async () => {
     const r = await s.call("GET", `/policies/${TRANSFER.policyId}/versions/${TRANSFER.policyVersion}/schema`);
-    const manifest = JSON.parse(await readFile(join(await fixturePoliciesRoot(), TRANSFER.policyId, TRANSFER.policyVersion, "bundle.manifest.json"), "utf8")) as {
+    const manifest = JSON.parse(
+      await readFile(join(await fixturePoliciesRoot(), TRANSFER.policyId, TRANSFER.policyVersion, "bundle.manifest.json"), "utf8"),
+    ) as {
       bundle_hash: string;
     };
-    const signalsSchema = JSON.parse(await readFile(join(await fixturePoliciesRoot(), TRANSFER.policyId, TRANSFER.policyVersion, "signals.schema.json"), "utf8")) as unknown;
+    const signalsSchema = JSON.parse(
+      await readFile(join(await fixturePoliciesRoot(), TRANSFER.policyId, TRANSFER.policyVersion, "signals.schema.json"), "utf8"),
+    ) as unknown;
     expect(answer(r)).toEqual({
       status: 200,
       body: {
@@ -226,7 +230,9 @@ describe("GET /metrics", () => {
       // event-loop lag of a fresh process) is NaN, which prom-client spells `Nan`: Prometheus parses the special
       // values with Go's strconv.ParseFloat, which ignores their case.
       for (const line of r.body.split("\n").filter((l) => l !== "")) {
-        expect(line).toMatch(/^(# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .*|[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? (-?[0-9.e+-]+|[Nn][Aa][Nn]|[+-]Inf))$/);
+        expect(line).toMatch(
+          /^(# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* .*|[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? (-?[0-9.e+-]+|[Nn][Aa][Nn]|[+-]Inf))$/,
+        );
       }
       expect(r.body).toContain("# TYPE writ_http_request_duration_seconds histogram");
       expect(r.body).toContain('writ_http_request_duration_seconds_count{surface="a",method="GET",route="/health",status="200"} 1');

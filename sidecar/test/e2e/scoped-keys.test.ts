@@ -35,11 +35,36 @@ interface Probe {
  */
 const PROBES: Readonly<Record<"a" | "b", Readonly<Record<string, Probe & { readonly scope: Scope }>>>> = {
   a: {
-    "POST /evaluate": { scope: "deciding", path: "/evaluate", body: { executionId: "scope-probe", policyId: "conformance.transfer", policyVersion: "1.0.0", verifiedSignals: TRANSFER_SIGNALS.approved } },
-    "POST /execute": { scope: "deciding", path: "/execute", body: { executionId: "scope-probe-x", policyId: "conformance.transfer", policyVersion: "1.0.0", signals: TRANSFER_SIGNALS.approved } },
-    "POST /simulate": { scope: "deciding", path: "/simulate", body: { policyId: "conformance.transfer", policyVersion: "1.0.0", signals: TRANSFER_SIGNALS.approved } },
-    "POST /override": { scope: "deciding", path: "/override", body: { executionId: "scope-probe", approved: true, approvedBy: "a", approverRole: "b", reason: "c" } },
-    "POST /confirm-execution": { scope: "deciding", path: "/confirm-execution", body: { attestation: {}, executedAction: { actionType: "a", actionId: "b", actionTimestamp: "2026-01-01T00:00:00Z" } } },
+    "POST /evaluate": {
+      scope: "deciding",
+      path: "/evaluate",
+      body: {
+        executionId: "scope-probe",
+        policyId: "conformance.transfer",
+        policyVersion: "1.0.0",
+        verifiedSignals: TRANSFER_SIGNALS.approved,
+      },
+    },
+    "POST /execute": {
+      scope: "deciding",
+      path: "/execute",
+      body: { executionId: "scope-probe-x", policyId: "conformance.transfer", policyVersion: "1.0.0", signals: TRANSFER_SIGNALS.approved },
+    },
+    "POST /simulate": {
+      scope: "deciding",
+      path: "/simulate",
+      body: { policyId: "conformance.transfer", policyVersion: "1.0.0", signals: TRANSFER_SIGNALS.approved },
+    },
+    "POST /override": {
+      scope: "deciding",
+      path: "/override",
+      body: { executionId: "scope-probe", approved: true, approvedBy: "a", approverRole: "b", reason: "c" },
+    },
+    "POST /confirm-execution": {
+      scope: "deciding",
+      path: "/confirm-execution",
+      body: { attestation: {}, executedAction: { actionType: "a", actionId: "b", actionTimestamp: "2026-01-01T00:00:00Z" } },
+    },
     "POST /verify": { scope: "deciding", path: "/verify", body: {} },
     "GET /policies/:policyId/versions/:version/schema": { scope: "deciding", path: "/policies/conformance.transfer/versions/1.0.0/schema" },
     "GET /runtime/manifest": { scope: "deciding", path: "/runtime/manifest" },
@@ -60,7 +85,11 @@ const PROBES: Readonly<Record<"a" | "b", Readonly<Record<string, Probe & { reado
     "POST /admin/reload": { scope: "reading", path: "/admin/reload" },
   },
   b: {
-    "POST /policies/validate": { scope: "deciding", path: "/policies/validate", body: { policyId: "conformance.transfer", policyVersion: "1.0.0" } },
+    "POST /policies/validate": {
+      scope: "deciding",
+      path: "/policies/validate",
+      body: { policyId: "conformance.transfer", policyVersion: "1.0.0" },
+    },
     "POST /execute": { scope: "deciding", path: "/execute", body: {} },
     "POST /transactions": { scope: "deciding", path: "/transactions", body: {} },
     "GET /transactions": { scope: "deciding", path: "/transactions" },
@@ -80,17 +109,31 @@ const OTHER = { deciding: "reading", reading: "deciding" } as const;
 
 /** Every route of a surface that needs a key, with its scope and probe. */
 function keyedRoutes(surface: "a" | "b") {
-  return Object.entries(PROBES[surface]).map(([route, probe]) => ({ surface, route, method: route.split(" ", 1)[0]!, scope: probe.scope, probe }));
+  return Object.entries(PROBES[surface]).map(([route, probe]) => ({
+    surface,
+    route,
+    method: route.split(" ", 1)[0]!,
+    scope: probe.scope,
+    probe,
+  }));
 }
 
 async function request(base: string, method: string, probe: Probe, key: string | undefined) {
   const response = await fetch(`${base}${probe.path}`, {
     method,
-    headers: { ...(key === undefined ? {} : { authorization: `Bearer ${key}` }), ...(probe.body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+      ...(probe.body === undefined ? {} : { "content-type": "application/json" }),
+    },
     ...(probe.body === undefined ? {} : { body: JSON.stringify(probe.body) }),
   });
   const text = await response.text();
-  return { status: response.status, body: (response.headers.get("content-type") ?? "").startsWith("application/json") && text !== "" ? JSON.parse(text) : text, text, headers: response.headers };
+  return {
+    status: response.status,
+    body: (response.headers.get("content-type") ?? "").startsWith("application/json") && text !== "" ? JSON.parse(text) : text,
+    text,
+    headers: response.headers,
+  };
 }
 
 let s: E2eSidecar;
@@ -157,7 +200,15 @@ describe("a key of another scope is a security event, without the key", () => {
       expect((await request(fresh.url, "GET", { path: "/audit/stats" }, DECIDE_KEY)).status).toBe(401);
       const events = await request(fresh.url, "GET", { path: "/audit/security" }, READ_KEY);
       expect(events.body as SecurityEventRow[]).toEqual([
-        { id: expect.stringMatching(/^\d+-\d+$/), at: expect.stringMatching(ISO_INSTANT), type: "authentication_failed", method: "GET", path: "/audit/stats", ip: "127.0.0.1", detail: "Bearer key does not match" },
+        {
+          id: expect.stringMatching(/^\d+-\d+$/),
+          at: expect.stringMatching(ISO_INSTANT),
+          type: "authentication_failed",
+          method: "GET",
+          path: "/audit/stats",
+          ip: "127.0.0.1",
+          detail: "Bearer key does not match",
+        },
       ]);
       expect(events.text).not.toContain(DECIDE_KEY);
     } finally {
@@ -175,11 +226,14 @@ describe("SERVICE_API_KEY beside scoped keys (the admin key)", () => {
     await both.close();
   });
 
-  it.each([...keyedRoutes("a"), ...keyedRoutes("b")].map((r) => [r.surface, r.route, r] as const))("opens Surface %s %s, where the other scope's key is still refused", async (surface, _route, r) => {
-    const base = both.running.urls[surface]!;
-    expect((await request(base, r.method, r.probe, API_KEY)).status).not.toBe(401);
-    expect(answer(await request(base, r.method, r.probe, KEY_OF[OTHER[r.scope]]))).toEqual(UNAUTHORIZED);
-  });
+  it.each([...keyedRoutes("a"), ...keyedRoutes("b")].map((r) => [r.surface, r.route, r] as const))(
+    "opens Surface %s %s, where the other scope's key is still refused",
+    async (surface, _route, r) => {
+      const base = both.running.urls[surface]!;
+      expect((await request(base, r.method, r.probe, API_KEY)).status).not.toBe(401);
+      expect(answer(await request(base, r.method, r.probe, KEY_OF[OTHER[r.scope]]))).toEqual(UNAUTHORIZED);
+    },
+  );
 });
 
 describe("keys from files", () => {

@@ -8,7 +8,15 @@
  */
 import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PAYLOAD_TYPES, verifyAttestation, verifyObject, type AttestationV1, type ExecutionProof, type OverrideOutcome, type PublicKey } from "@writ/runtime";
+import {
+  PAYLOAD_TYPES,
+  verifyAttestation,
+  verifyObject,
+  type AttestationV1,
+  type ExecutionProof,
+  type OverrideOutcome,
+  type PublicKey,
+} from "@writ/runtime";
 import type { DecisionDetail } from "@writ/sidecar";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
 import {
@@ -44,7 +52,8 @@ beforeAll(async () => {
   key = await publicKeyOf(s);
   pem = await publicKeyPemOf(s);
   runtime = (await s.call<typeof runtime>("GET", "/runtime/manifest")).body;
-  bundleHash = (await s.call<{ bundleHash: string }>("GET", `/policies/${TRANSFER.policyId}/versions/${TRANSFER.policyVersion}/schema`)).body.bundleHash;
+  bundleHash = (await s.call<{ bundleHash: string }>("GET", `/policies/${TRANSFER.policyId}/versions/${TRANSFER.policyVersion}/schema`))
+    .body.bundleHash;
 });
 afterAll(async () => {
   await s.close();
@@ -76,7 +85,13 @@ function expectedAttestation(
     signalsHash: independentSignalsHash(signals),
     execution_state: executionState,
     decision: { status: "decided", outcome },
-    provenance: { provenanceVersion: "SERVICE_PROVENANCE_V1", bundleHash, manifestHash: runtime.manifestHash, trustRootVersion: expect.any(String), signerKeyId: key.keyId },
+    provenance: {
+      provenanceVersion: "SERVICE_PROVENANCE_V1",
+      bundleHash,
+      manifestHash: runtime.manifestHash,
+      trustRootVersion: expect.any(String),
+      signerKeyId: key.keyId,
+    },
     signature: expect.stringMatching(SIGNATURE),
   };
 }
@@ -90,7 +105,11 @@ function expectVerifiesOffline(attestation: AttestationV1): void {
 }
 
 async function confirm(attestation: AttestationV1, change: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
-  return s.call<ConfirmReply>("POST", "/confirm-execution", { attestation, executedAction: executedActionFor(attestation, change), ...extra });
+  return s.call<ConfirmReply>("POST", "/confirm-execution", {
+    attestation,
+    executedAction: executedActionFor(attestation, change),
+    ...extra,
+  });
 }
 
 /** The proof string parsed, after checking its signature offline in the execution-proof domain (both ways). */
@@ -124,10 +143,18 @@ describe("(none) | POST /evaluate | Policy authorizes -> approved, execution_sta
     expect(r.body).toEqual({
       status: "approved",
       requires_override: false,
-      attestation: expectedAttestation(id, TRANSFER_SIGNALS.approved, { action: "approve", requires_override: false, reason: "verified customer" }, "completed"),
+      attestation: expectedAttestation(
+        id,
+        TRANSFER_SIGNALS.approved,
+        { action: "approve", requires_override: false, reason: "verified customer" },
+        "completed",
+      ),
     });
     expectVerifiesOffline(r.body.attestation);
-    expect((await s.call("POST", "/verify", r.body.attestation)).body).toEqual({ valid: true, checks: { signature: "verified", runtime: "verified", schema: "verified" } });
+    expect((await s.call("POST", "/verify", r.body.attestation)).body).toEqual({
+      valid: true,
+      checks: { signature: "verified", runtime: "verified", schema: "verified" },
+    });
 
     // The offline checks are not vacuous: one changed member and neither accepts the attestation.
     const changed = { ...r.body.attestation, actionBinding: { amount: 25_000, currency: "USD" } };
@@ -175,7 +202,12 @@ describe("(none) | POST /evaluate | Policy rejects -> rejected", () => {
     expect(r.body).toEqual({
       status: "rejected",
       requires_override: false,
-      attestation: expectedAttestation(id, TRANSFER_SIGNALS.rejected, { action: "reject", requires_override: false, reason: "risk too high" }, "completed"),
+      attestation: expectedAttestation(
+        id,
+        TRANSFER_SIGNALS.rejected,
+        { action: "reject", requires_override: false, reason: "risk too high" },
+        "completed",
+      ),
     });
     expectVerifiesOffline(r.body.attestation);
     const confirmed = await confirm(r.body.attestation);
@@ -186,7 +218,11 @@ describe("(none) | POST /evaluate | Policy rejects -> rejected", () => {
 describe("pending_override | POST /override with approved true | pending and not yet resolved -> resolved approved (resolution executed)", () => {
   it("answers overrideId, the resolution fingerprint and a signature over the override record", async () => {
     const attestation = await pendingDecision();
-    const r = await s.call<Extract<OverrideOutcome, { status: "approved" }>>("POST", "/override", overrideOf(attestation.executionId, true));
+    const r = await s.call<Extract<OverrideOutcome, { status: "approved" }>>(
+      "POST",
+      "/override",
+      overrideOf(attestation.executionId, true),
+    );
     expect(r.status).toBe(200);
     const record = {
       overrideId: r.body.overrideId,
@@ -220,12 +256,21 @@ describe("pending_override | POST /override with approved true | pending and not
 describe("pending_override | POST /override with approved false | pending and not yet resolved -> resolved rejected", () => {
   it("answers status rejected with the executionId, and the action stays unauthorized", async () => {
     const attestation = await pendingDecision();
-    const r = await s.call<Extract<OverrideOutcome, { status: "rejected" }>>("POST", "/override", overrideOf(attestation.executionId, false));
+    const r = await s.call<Extract<OverrideOutcome, { status: "rejected" }>>(
+      "POST",
+      "/override",
+      overrideOf(attestation.executionId, false),
+    );
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       status: "rejected",
       executionId: attestation.executionId,
-      record: expect.objectContaining({ executionId: attestation.executionId, approved: false, approved_by: "alice@example.com", signature: expect.stringMatching(SIGNATURE) }),
+      record: expect.objectContaining({
+        executionId: attestation.executionId,
+        approved: false,
+        approved_by: "alice@example.com",
+        signature: expect.stringMatching(SIGNATURE),
+      }),
     });
     expect(independentlyVerifies(PAYLOAD.override, r.body.record, pem)).toBe(true);
     expect((await auditOf(attestation.executionId)).overrideResolution).toBe("rejected");
@@ -256,22 +301,29 @@ describe("(none) | POST /override | No pending override for the executionId -> u
     expect(r.body).toEqual(NO_PENDING_OVERRIDE);
   });
 
-  it.each(["approved", "rejected"] as const)("answers 404 for a decision that was %s (never pending), and records no override", async (outcome) => {
-    const id = uid(outcome);
-    expect((await evaluate(s, TRANSFER_SIGNALS[outcome], id)).body.status).toBe(outcome);
-    const r = await s.call("POST", "/override", overrideOf(id, true));
-    expect(r.status).toBe(404);
-    expect(r.body).toEqual(NO_PENDING_OVERRIDE);
-    const audit = await auditOf(id);
-    expect(audit.override).toBeNull();
-    expect(audit.overrideResolution).toBeNull();
-  });
+  it.each(["approved", "rejected"] as const)(
+    "answers 404 for a decision that was %s (never pending), and records no override",
+    async (outcome) => {
+      const id = uid(outcome);
+      expect((await evaluate(s, TRANSFER_SIGNALS[outcome], id)).body.status).toBe(outcome);
+      const r = await s.call("POST", "/override", overrideOf(id, true));
+      expect(r.status).toBe(404);
+      expect(r.body).toEqual(NO_PENDING_OVERRIDE);
+      const audit = await auditOf(id);
+      expect(audit.override).toBeNull();
+      expect(audit.overrideResolution).toBeNull();
+    },
+  );
 });
 
 describe("attestation | POST /confirm-execution | Signature valid, executionId not yet confirmed -> proof issued, match reflects the three checks", () => {
   const cases = [
     { name: "executed as authorized", change: {}, details: { actionTypeMatch: true, payloadConsistent: true, withinTimeWindow: true } },
-    { name: "another action type", change: { actionType: "transfer.reverse" }, details: { actionTypeMatch: false, payloadConsistent: true, withinTimeWindow: true } },
+    {
+      name: "another action type",
+      change: { actionType: "transfer.reverse" },
+      details: { actionTypeMatch: false, payloadConsistent: true, withinTimeWindow: true },
+    },
     {
       name: "a bound signal changed (amount)",
       change: { actionDetails: { amount: 9_999, currency: "USD" } },
@@ -330,7 +382,10 @@ describe("attestation | POST /confirm-execution | Already confirmed for this exe
 describe("attestation | POST /confirm-execution | Attestation signature fails -> unchanged, INTEGRITY_INVALID_ATTESTATION", () => {
   it.each([
     ["a changed member (amount)", (a: AttestationV1) => ({ ...a, actionBinding: { ...a.actionBinding, amount: 1 } })],
-    ["a changed outcome", (a: AttestationV1) => ({ ...a, decision: { status: "decided", outcome: { ...a.decision.outcome, reason: "forged" } } })],
+    [
+      "a changed outcome",
+      (a: AttestationV1) => ({ ...a, decision: { status: "decided", outcome: { ...a.decision.outcome, reason: "forged" } } }),
+    ],
     ["another attestation's signature", (a: AttestationV1, other: AttestationV1) => ({ ...a, signature: other.signature })],
     [
       "a signature by a key the sidecar does not trust",

@@ -7,7 +7,14 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyAttestation, type AttestationV1, type AttestationV2, type Evaluated, type ExecutionProof, type PublicKey } from "@writ/runtime";
+import {
+  verifyAttestation,
+  type AttestationV1,
+  type AttestationV2,
+  type Evaluated,
+  type ExecutionProof,
+  type PublicKey,
+} from "@writ/runtime";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
 import {
   HEX64,
@@ -52,7 +59,11 @@ interface PolicySchema {
 }
 
 function confirm(attestation: AttestationV1 | AttestationV2, change: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
-  return s.call<ConfirmReply>("POST", "/confirm-execution", { attestation, executedAction: executedActionFor(attestation, change), ...extra });
+  return s.call<ConfirmReply>("POST", "/confirm-execution", {
+    attestation,
+    executedAction: executedActionFor(attestation, change),
+    ...extra,
+  });
 }
 
 describe("spec 1.9: schema -> evaluate (pending) -> override approve -> execute -> confirm-execution -> proof verifies", () => {
@@ -75,9 +86,16 @@ describe("spec 1.9: schema -> evaluate (pending) -> override approve -> execute 
     expect(Object.keys(attestation.actionBinding)).toEqual(schema.body.governs.binding);
 
     // 4. A human approves.
-    const override = await s.call<{ status: string; resolution: { status: string; execution_fingerprint: string } }>("POST", "/override", overrideOf(executionId, true));
+    const override = await s.call<{ status: string; resolution: { status: string; execution_fingerprint: string } }>(
+      "POST",
+      "/override",
+      overrideOf(executionId, true),
+    );
     expect(override.status).toBe(200);
-    expect(override.body).toMatchObject({ status: "approved", resolution: { status: "executed", execution_fingerprint: attestation.execution_fingerprint } });
+    expect(override.body).toMatchObject({
+      status: "approved",
+      resolution: { status: "executed", execution_fingerprint: attestation.execution_fingerprint },
+    });
 
     // 5. The external system executes the transfer, echoing the bound signals.
     const executedAction = {
@@ -103,9 +121,20 @@ describe("spec 1.9: schema -> evaluate (pending) -> override approve -> execute 
       authorizationId,
       integrityHash: sha256OfJcs({ authorizationId, executed: proof.executed }),
       authorized: { action: "escalate", actionType: "transfer.execute", reason: "large transfer requires approval", ...TRANSFER },
-      executed: { type: executedAction.actionType, payload: executedAction.actionDetails, executedAt: executedAction.actionTimestamp, actionId: executedAction.actionId },
+      executed: {
+        type: executedAction.actionType,
+        payload: executedAction.actionDetails,
+        executedAt: executedAction.actionTimestamp,
+        actionId: executedAction.actionId,
+      },
       match: true,
-      matchDetails: { actionTypeMatch: true, payloadConsistent: true, withinTimeWindow: true, timeWindowSeconds: 300, executionAuthorized: true },
+      matchDetails: {
+        actionTypeMatch: true,
+        payloadConsistent: true,
+        withinTimeWindow: true,
+        timeWindowSeconds: 300,
+        executionAuthorized: true,
+      },
       confirmedAt: expect.stringMatching(ISO_INSTANT),
       verified: true,
       signature: expect.stringMatching(SIGNATURE),
@@ -139,12 +168,18 @@ describe("confirm-execution: matched is false unless the executed action is the 
     const executedAction = actionDetails === undefined ? action : { ...action, actionDetails };
     const r = await s.call<ConfirmReply>("POST", "/confirm-execution", { attestation, executedAction });
     expect(r.body.matched).toBe(false);
-    expect((JSON.parse(r.body.proof) as ExecutionProof).matchDetails).toMatchObject({ actionTypeMatch: true, payloadConsistent: false, withinTimeWindow: true });
+    expect((JSON.parse(r.body.proof) as ExecutionProof).matchDetails).toMatchObject({
+      actionTypeMatch: true,
+      payloadConsistent: false,
+      withinTimeWindow: true,
+    });
   });
 
   it("details beyond the bound signals do not matter", async () => {
     const attestation = await approved();
-    expect((await confirm(attestation, { actionDetails: { currency: "USD", amount: 250, note: "anything", nested: { a: 1 } } })).body.matched).toBe(true);
+    expect(
+      (await confirm(attestation, { actionDetails: { currency: "USD", amount: 250, note: "anything", nested: { a: 1 } } })).body.matched,
+    ).toBe(true);
   });
 
   it("a stale timestamp: executed longer ago than timeWindowSeconds", async () => {
@@ -153,7 +188,12 @@ describe("confirm-execution: matched is false unless the executed action is the 
     // Executed the instant it was authorized, confirmed 40 ms later with a 10 ms window.
     const r = await confirm(attestation, { actionTimestamp: attestation.issuedAt }, { timeWindowSeconds: 0.01 });
     expect(r.body).toMatchObject({ matched: false, withinTimeWindow: false });
-    expect((JSON.parse(r.body.proof) as ExecutionProof).matchDetails).toMatchObject({ actionTypeMatch: true, payloadConsistent: true, withinTimeWindow: false, timeWindowSeconds: 0.01 });
+    expect((JSON.parse(r.body.proof) as ExecutionProof).matchDetails).toMatchObject({
+      actionTypeMatch: true,
+      payloadConsistent: true,
+      withinTimeWindow: false,
+      timeWindowSeconds: 0.01,
+    });
   });
 
   it("a timestamp in the future (after the confirmation)", async () => {
@@ -186,11 +226,16 @@ describe("confirm-execution once per executionId, and only for a genuine attesta
       execution_state: "completed",
       decision: { status: "decided", outcome: { action: "approve", requires_override: false, reason: "verified customer" } },
     };
-    expect(answer(await s.call("POST", "/confirm-execution", { attestation: forged, executedAction: executedActionFor(attestation) }))).toEqual({
+    expect(
+      answer(await s.call("POST", "/confirm-execution", { attestation: forged, executedAction: executedActionFor(attestation) })),
+    ).toEqual({
       status: 422,
       body: { error: "[INTEGRITY_INVALID_ATTESTATION@confirm-execution] attestation signature verification failed" },
     });
-    expect(answer(await s.call("POST", "/verify", forged))).toEqual({ status: 200, body: { valid: false, checks: { signature: "failed", runtime: "verified", schema: "verified" } } });
+    expect(answer(await s.call("POST", "/verify", forged))).toEqual({
+      status: 200,
+      body: { valid: false, checks: { signature: "failed", runtime: "verified", schema: "verified" } },
+    });
   });
 });
 
@@ -205,7 +250,9 @@ describe("POST /verify needs only the attestation and the pinned key (spec 1.6)"
         body: { valid: false, checks: { signature: "unknown", runtime: "verified", schema: "verified" } },
       });
       // Nor can it be confirmed here.
-      expect((await s.call("POST", "/confirm-execution", { attestation: foreign, executedAction: executedActionFor(foreign) })).status).toBe(422);
+      expect(
+        (await s.call("POST", "/confirm-execution", { attestation: foreign, executedAction: executedActionFor(foreign) })).status,
+      ).toBe(422);
     } finally {
       await other.close();
     }
@@ -263,9 +310,17 @@ describe("legacy POST /execute (spec 1.10, 2.5): the variant 2 attestation", () 
 
   it("status is `approved` or else the attestation's execution_state (rejected reads `completed`)", async () => {
     const pending = await execute(TRANSFER_SIGNALS.pending);
-    expect(pending.body).toMatchObject({ status: "pending_override", requires_override: true, attestation: { execution_state: "pending_override", decision: { action: "escalate" } } });
+    expect(pending.body).toMatchObject({
+      status: "pending_override",
+      requires_override: true,
+      attestation: { execution_state: "pending_override", decision: { action: "escalate" } },
+    });
     const rejected = await execute(TRANSFER_SIGNALS.rejected);
-    expect(rejected.body).toMatchObject({ status: "completed", requires_override: false, attestation: { execution_state: "completed", decision: { action: "reject" } } });
+    expect(rejected.body).toMatchObject({
+      status: "completed",
+      requires_override: false,
+      attestation: { execution_state: "completed", decision: { action: "reject" } },
+    });
   });
 
   it("a pending legacy decision is resolved by /override, and then confirms", async () => {
@@ -299,7 +354,10 @@ describe("POST /evaluate dispatch (docs/sidecar.md)", () => {
     const both = { executionId: uid("both"), ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved, signals: TRANSFER_SIGNALS.approved };
     expect(answer(await s.call("POST", "/evaluate", both))).toEqual({
       status: 400,
-      body: { error: "Invalid request", details: [{ path: "body", message: "must have either `verifiedSignals` (evaluate) or `signals` (dry run), not both" }] },
+      body: {
+        error: "Invalid request",
+        details: [{ path: "body", message: "must have either `verifiedSignals` (evaluate) or `signals` (dry run), not both" }],
+      },
     });
     // Refused before anything: the executionId is still free.
     expect((await evaluate(s, TRANSFER_SIGNALS.approved, both.executionId)).status).toBe(200);

@@ -46,18 +46,32 @@ if (unavailable !== null) {
         return sidecar;
       };
       const evaluate = (s: TestSidecar) =>
-        s.call("POST", "/evaluate", { executionId: randomUUID(), policyId: POLICY_ID, policyVersion: "1.0.0", verifiedSignals: TRANSFER_SIGNALS.pending });
+        s.call("POST", "/evaluate", {
+          executionId: randomUUID(),
+          policyId: POLICY_ID,
+          policyVersion: "1.0.0",
+          verifiedSignals: TRANSFER_SIGNALS.pending,
+        });
 
       const first = await host(10_000);
       expect((await evaluate(first)).body).toMatchObject({ status: "pending_override" });
 
       // Another host, the same version compiled with other rules (forced past the compiler's refusal).
       const second = await host(50_000);
-      expect(second.sidecar.context.notices).toContainEqual(expect.stringMatching(/^bundle `conformance\.transfer@1\.0\.0` refused \(BUNDLE_VERSION_CONFLICT\)/));
+      expect(second.sidecar.context.notices).toContainEqual(
+        expect.stringMatching(/^bundle `conformance\.transfer@1\.0\.0` refused \(BUNDLE_VERSION_CONFLICT\)/),
+      );
       expect((await evaluate(second)).status).toBe(500);
-      expect((await second.call("GET", "/health")).body.bundles).toMatchObject({ ready: false, conflicts: 1, problem: "no bundle verifies" });
+      expect((await second.call("GET", "/health")).body.bundles).toMatchObject({
+        ready: false,
+        conflicts: 1,
+        problem: "no bundle verifies",
+      });
 
-      const { rows } = await database.pool.query<{ bundle_hash: string }>("SELECT bundle_hash FROM writ_bundle_pins WHERE policy_id = $1 AND version = $2", [POLICY_ID, "1.0.0"]);
+      const { rows } = await database.pool.query<{ bundle_hash: string }>(
+        "SELECT bundle_hash FROM writ_bundle_pins WHERE policy_id = $1 AND version = $2",
+        [POLICY_ID, "1.0.0"],
+      );
       expect(rows).toEqual([{ bundle_hash: (await first.call("GET", `/policies/${POLICY_ID}/versions/1.0.0/schema`)).body.bundleHash }]);
     });
   });

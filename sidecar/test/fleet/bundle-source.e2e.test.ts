@@ -17,7 +17,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Health } from "@writ/wire";
 import { API_KEY } from "../durability/load.js";
 import { KeepAliveClient, killAllBuiltSidecars, startBuiltSidecar, type BuiltSidecar } from "../support/built-sidecar.js";
-import { BundleServer, POLICY_ID, bundleKey, sourceFiles, transferArchive, type BundleKey, type Publication } from "../support/bundle-source.js";
+import {
+  BundleServer,
+  POLICY_ID,
+  bundleKey,
+  sourceFiles,
+  transferArchive,
+  type BundleKey,
+  type Publication,
+} from "../support/bundle-source.js";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
 
 const POLL_MS = 500;
@@ -148,11 +156,38 @@ describe("three sidecars on one bundle source, under load", () => {
       },
       /does not match its hash/,
     ],
-    ["an unsigned archive", () => sourceFiles({ serial: 3, archives: new Map([...archives].map(([v, a]) => [v, v === "1.2.0" ? transferArchive("1.2.0", null, 60_000) : a])), aliases: stable("1.2.0") }, signer.key), /not signed/],
-    ["a rolled-back index", () => sourceFiles({ serial: 1, archives: new Map([["1.0.0", archives.get("1.0.0")!]]), aliases: stable("1.0.0") }, signer.key), /rollback/],
+    [
+      "an unsigned archive",
+      () =>
+        sourceFiles(
+          {
+            serial: 3,
+            archives: new Map([...archives].map(([v, a]) => [v, v === "1.2.0" ? transferArchive("1.2.0", null, 60_000) : a])),
+            aliases: stable("1.2.0"),
+          },
+          signer.key,
+        ),
+      /not signed/,
+    ],
+    [
+      "a rolled-back index",
+      () => sourceFiles({ serial: 1, archives: new Map([["1.0.0", archives.get("1.0.0")!]]), aliases: stable("1.0.0") }, signer.key),
+      /rollback/,
+    ],
     [
       "a version whose bytes changed",
-      () => sourceFiles({ serial: 3, archives: new Map([["1.0.0", archives.get("1.0.0")!], ["1.1.0", transferArchive("1.1.0", signer.key, 1)]]), aliases: stable("1.1.0") }, signer.key),
+      () =>
+        sourceFiles(
+          {
+            serial: 3,
+            archives: new Map([
+              ["1.0.0", archives.get("1.0.0")!],
+              ["1.1.0", transferArchive("1.1.0", signer.key, 1)],
+            ]),
+            aliases: stable("1.1.0"),
+          },
+          signer.key,
+        ),
       /a version is immutable/,
     ],
   ];
@@ -179,7 +214,11 @@ describe("three sidecars on one bundle source, under load", () => {
     publish({ serial: 4, archives: new Map(archives), aliases: stable("1.2.0") });
     await server.restart();
     // After failures the sidecars back off (at most 8 intervals, jittered), so the return is noticed within that.
-    await untilAll(POLL_MS * 8 + 2_000, "every sidecar serves serial 4", (h) => h.bundles.remote?.serial === 4 && h.bundles.remote.lastError === null);
+    await untilAll(
+      POLL_MS * 8 + 2_000,
+      "every sidecar serves serial 4",
+      (h) => h.bundles.remote?.serial === 4 && h.bundles.remote.lastError === null,
+    );
     await sleep(300);
     expect(sidecars.map((_, i) => lastVersion(i))).toEqual(["1.2.0", "1.2.0", "1.2.0"]);
     expect(failures).toEqual([]);

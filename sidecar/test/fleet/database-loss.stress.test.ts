@@ -100,7 +100,12 @@ if (unavailable !== null) {
      * Runs load for 1 s, calls `lose`, waits `outageMs`, calls `restore`, runs 2 s more; then checks every answer and
      * that every 200 committed, and returns how long recovery took.
      */
-    async function outage(label: string, databaseUrl: string, lose: () => Promise<void> | void, restore: () => Promise<void> | void): Promise<void> {
+    async function outage(
+      label: string,
+      databaseUrl: string,
+      lose: () => Promise<void> | void,
+      restore: () => Promise<void> | void,
+    ): Promise<void> {
       const sidecar = await startFleetSidecar(databaseUrl, TIMEOUTS);
       const client = new KeepAliveClient(sidecar.a, API_KEY, 16);
       const healthClient = new KeepAliveClient(sidecar.a, API_KEY, 1);
@@ -130,7 +135,10 @@ if (unavailable !== null) {
 
         const statuses = new Map<number, number>();
         for (const { answer } of answers) statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-        const firstOk = answers.filter((a) => a.answer.status === 200 && a.endedAt > restoredAt).map((a) => a.endedAt).sort((x, y) => x - y)[0];
+        const firstOk = answers
+          .filter((a) => a.answer.status === 200 && a.endedAt > restoredAt)
+          .map((a) => a.endedAt)
+          .sort((x, y) => x - y)[0];
         const longest = Math.max(...answers.map((a) => a.ms));
         console.log(
           `${label}: answers ${JSON.stringify(Object.fromEntries(statuses))}, longest ${longest} ms; ` +
@@ -140,7 +148,11 @@ if (unavailable !== null) {
 
         // Only 200s and the table's 503, within bounded time.
         expect([...statuses.keys()].sort()).toEqual([200, 503]);
-        expect(answers.filter((a) => a.answer.status === 503).every((a) => JSON.stringify(parse(a.answer.text)) === JSON.stringify(UNAVAILABLE_BODY))).toBe(true);
+        expect(
+          answers
+            .filter((a) => a.answer.status === 503)
+            .every((a) => JSON.stringify(parse(a.answer.text)) === JSON.stringify(UNAVAILABLE_BODY)),
+        ).toBe(true);
         expect(longest).toBeLessThan(LONGEST_ANSWER_MS);
         // Health said so while the database was gone, and recovered without a restart.
         expect(seen.some((s) => s.at > lostAt && s.at < restoredAt && !s.health.audit_db && s.health.store.status === "error")).toBe(true);
@@ -150,9 +162,10 @@ if (unavailable !== null) {
 
         // Every 200 committed: its decision record is in the database, and the id is refused as a replay.
         const acknowledged = answers.filter((a) => a.answer.status === 200).map((a) => a.id);
-        const { rows } = await admin.query<{ n: string }>("SELECT count(*) AS n FROM writ_audit_records WHERE kind = 'decision' AND execution_fp = ANY($1)", [
-          acknowledged.map((id) => executionFingerprint(id)),
-        ]);
+        const { rows } = await admin.query<{ n: string }>(
+          "SELECT count(*) AS n FROM writ_audit_records WHERE kind = 'decision' AND execution_fp = ANY($1)",
+          [acknowledged.map((id) => executionFingerprint(id))],
+        );
         expect(Number(rows[0]!.n)).toBe(acknowledged.length);
         const replays = await mapLimit(acknowledged, 16, (id) => client.request("POST", "/evaluate", evaluateBody(id, "approved")));
         expect(replays.filter((r) => JSON.stringify(parse(r.text)) !== JSON.stringify(REPLAY_BODY))).toEqual([]);
@@ -164,11 +177,21 @@ if (unavailable !== null) {
     }
 
     it("PostgreSQL restarted (stopped 2 s) under load: 503s meanwhile, never a 200 without its write, recovery without restart", async () => {
-      await outage("restart", server.url, () => server.stop(), () => server.start());
+      await outage(
+        "restart",
+        server.url,
+        () => server.stop(),
+        () => server.start(),
+      );
     });
 
     it("the connection cut by a proxy (2 s) under load: the same", async () => {
-      await outage("proxy cut", `postgresql://postgres@127.0.0.1:${proxy.port}/postgres`, () => proxy.cut(), () => proxy.heal());
+      await outage(
+        "proxy cut",
+        `postgresql://postgres@127.0.0.1:${proxy.port}/postgres`,
+        () => proxy.cut(),
+        () => proxy.heal(),
+      );
     });
   });
 }

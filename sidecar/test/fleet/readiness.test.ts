@@ -44,7 +44,11 @@ async function expectNotReady(s: TestSidecar): Promise<void> {
   const live = await probe(s, false);
   expect(live.status).toBe(200);
   expect(live.ms).toBeLessThan(500);
-  expect(live.body).toMatchObject({ ready: false, bundles: { ready: true }, store: { status: "error", problem: expect.any(String), since: expect.any(String) } });
+  expect(live.body).toMatchObject({
+    ready: false,
+    bundles: { ready: true },
+    store: { status: "error", problem: expect.any(String), since: expect.any(String) },
+  });
   const ready = await probe(s, true);
   expect(ready.status).toBe(503);
   expect(ready.body).toMatchObject({ ready: false, bundles: { ready: true }, store: { status: "error", problem: expect.any(String) } });
@@ -87,7 +91,9 @@ if (unavailable !== null) {
         await server.start();
         const started = Date.now();
         const readyAfter = await readinessBecomes(s, 200, started, 5_000);
-        console.log(`stopped: readiness 503 ${notReadyAfter} ms after the stop began; started: 200 again ${readyAfter} ms after the server was up`);
+        console.log(
+          `stopped: readiness 503 ${notReadyAfter} ms after the stop began; started: 200 again ${readyAfter} ms after the server was up`,
+        );
         expect(notReadyAfter).toBeLessThan(WITHIN_MS);
         expect((await probe(s, true)).body).toMatchObject({ ready: true, store: { status: "ok" } });
       } finally {
@@ -96,7 +102,11 @@ if (unavailable !== null) {
     });
 
     it("the database a black hole: readiness 503 within 1 s, liveness 200, no probe piles up; ready again once it answers", async () => {
-      const s = await startTestSidecar({ SERVICE_STORE: "postgres", SERVICE_DATABASE_URL: `postgresql://postgres@127.0.0.1:${proxy.port}/postgres`, ...TIMEOUTS });
+      const s = await startTestSidecar({
+        SERVICE_STORE: "postgres",
+        SERVICE_DATABASE_URL: `postgresql://postgres@127.0.0.1:${proxy.port}/postgres`,
+        ...TIMEOUTS,
+      });
       try {
         expect((await probe(s, true)).status).toBe(200);
         const pool = () => s.sidecar.context.storePool()!;

@@ -65,7 +65,8 @@ if (unavailable !== null) {
             if (text === "") continue;
             const line = JSON.parse(text) as { type: string; kind?: string; record?: string };
             verifier.add(line);
-            if (line.type === "entry" && line.kind === "decision" && line.record !== undefined) logged.add((JSON.parse(line.record) as { executionId: string }).executionId);
+            if (line.type === "entry" && line.kind === "decision" && line.record !== undefined)
+              logged.add((JSON.parse(line.record) as { executionId: string }).executionId);
           }
           expect(verifier.finish().failures.slice(0, 5), `after kill ${cycle + 1}: the log \`${logId}\` does not verify`).toEqual([]);
         }
@@ -102,9 +103,13 @@ if (unavailable !== null) {
         const victimClient = new KeepAliveClient(victim.a, API_KEY, 16);
         const checks = await mapLimit(acknowledged, 16, async (id) => {
           const problems: string[] = [];
-          for (const [name, client] of [["stable", stableClient], ["restarted", victimClient]] as const) {
+          for (const [name, client] of [
+            ["stable", stableClient],
+            ["restarted", victimClient],
+          ] as const) {
             const replay = await client.request("POST", "/evaluate", evaluateBody(id, "approved"));
-            if (JSON.stringify(parse(replay.text)) !== JSON.stringify(REPLAY_BODY)) problems.push(`${name} answered ${replay.status} to a replay`);
+            if (JSON.stringify(parse(replay.text)) !== JSON.stringify(REPLAY_BODY))
+              problems.push(`${name} answered ${replay.status} to a replay`);
             if ((await client.request("GET", auditPath(id))).status !== 200) problems.push(`${name} has no audit record`);
           }
           return problems.length === 0 ? null : `${id}: ${problems.join(", ")}`;

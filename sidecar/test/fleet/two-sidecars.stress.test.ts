@@ -29,7 +29,10 @@ if (unavailable !== null) {
       const url = databaseUrlOf(database.pool);
       // Started together: the migration lock lets one create the schema while the other waits. On one host, each needs
       // an instance id of its own (the host name would be both's: the second would be refused).
-      fleet = await Promise.all([startFleetSidecar(url, { SERVICE_INSTANCE_ID: "fleet-a" }), startFleetSidecar(url, { SERVICE_INSTANCE_ID: "fleet-b" })]);
+      fleet = await Promise.all([
+        startFleetSidecar(url, { SERVICE_INSTANCE_ID: "fleet-a" }),
+        startFleetSidecar(url, { SERVICE_INSTANCE_ID: "fleet-b" }),
+      ]);
       clients = fleet.map((s) => new KeepAliveClient(s.a, API_KEY, 100));
       clientsB = fleet.map((s) => new KeepAliveClient(s.b, API_KEY, 10));
     });
@@ -51,12 +54,16 @@ if (unavailable !== null) {
       console.log(`identical evaluates: ${JSON.stringify(Object.fromEntries(statuses))}`);
       expect(statuses.get(200)).toBe(1);
       expect(statuses.get(422)).toBe(4_999);
-      expect(answers.filter((a) => a.status === 422).every((a) => JSON.stringify(parse(a.text)) === JSON.stringify(REPLAY_BODY))).toBe(true);
+      expect(answers.filter((a) => a.status === 422).every((a) => JSON.stringify(parse(a.text)) === JSON.stringify(REPLAY_BODY))).toBe(
+        true,
+      );
     });
 
     it("2,000 distinct decisions alternated between both are all listed by the audit endpoints of either", async () => {
       const ids = Array.from({ length: 2_000 }, (_, i) => `distinct-${i}`);
-      const answers = await mapLimit(ids, 50, (id) => clients[Number(id.slice(9)) % 2]!.request("POST", "/evaluate", evaluateBody(id, "approved")));
+      const answers = await mapLimit(ids, 50, (id) =>
+        clients[Number(id.slice(9)) % 2]!.request("POST", "/evaluate", evaluateBody(id, "approved")),
+      );
       expect(answers.filter((a) => a.status !== 200)).toEqual([]);
       for (const client of clients) {
         const listed: string[] = [];
@@ -85,8 +92,14 @@ if (unavailable !== null) {
       const read = await clientsB[1]!.json("GET", `/trust-records/${id}`);
       expect(read.status).toBe(200);
       expect(read.body).toEqual(created.body);
-      expect(await clientsB[1]!.json("POST", "/verify", { businessTransactionId: id })).toMatchObject({ status: 200, body: { status: "VERIFIED" } });
-      expect(await clientsB[1]!.json("POST", "/replay", { businessTransactionId: id })).toMatchObject({ status: 200, body: { verified: true } });
+      expect(await clientsB[1]!.json("POST", "/verify", { businessTransactionId: id })).toMatchObject({
+        status: 200,
+        body: { status: "VERIFIED" },
+      });
+      expect(await clientsB[1]!.json("POST", "/replay", { businessTransactionId: id })).toMatchObject({
+        status: 200,
+        body: { verified: true },
+      });
       expect((await clientsB[0]!.json("GET", `/verification/${id}`)).status).toBe(200);
       expect((await clientsB[1]!.json("POST", "/transactions", transaction)).status).toBe(422);
       for (const client of clientsB) {
@@ -99,7 +112,13 @@ if (unavailable !== null) {
       const executionId = `fleet-pending-${randomUUID()}`;
       expect((await clients[0]!.request("POST", "/evaluate", evaluateBody(executionId, "pending"))).status).toBe(200);
       const override = (i: number) =>
-        JSON.stringify({ executionId, approved: i % 3 !== 0, approvedBy: `approver-${i}`, approverRole: "treasury-lead", reason: `race ${i}` });
+        JSON.stringify({
+          executionId,
+          approved: i % 3 !== 0,
+          approvedBy: `approver-${i}`,
+          approverRole: "treasury-lead",
+          reason: `race ${i}`,
+        });
       const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => clients[i % 2]!.request("POST", "/override", override(i))));
       const won = answers.flatMap((a, i) => (a.status === 200 ? [i] : []));
       expect(won).toHaveLength(1);

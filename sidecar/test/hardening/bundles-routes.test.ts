@@ -48,7 +48,15 @@ const ROUTES: readonly Route[] = [
     broken: () => EVALUATION_FAILED,
     ok: 200,
   },
-  { name: "POST /evaluate (dry run)", surface: "a", method: "POST", path: "/evaluate", body: () => ({ ...TRANSFER, signals: TRANSFER_SIGNALS.approved }), broken: () => DOES_NOT_LOAD, ok: 200 },
+  {
+    name: "POST /evaluate (dry run)",
+    surface: "a",
+    method: "POST",
+    path: "/evaluate",
+    body: () => ({ ...TRANSFER, signals: TRANSFER_SIGNALS.approved }),
+    broken: () => DOES_NOT_LOAD,
+    ok: 200,
+  },
   {
     name: "POST /execute",
     surface: "a",
@@ -58,7 +66,15 @@ const ROUTES: readonly Route[] = [
     broken: () => DOES_NOT_LOAD,
     ok: 200,
   },
-  { name: "POST /simulate", surface: "a", method: "POST", path: "/simulate", body: () => ({ ...TRANSFER, signals: TRANSFER_SIGNALS.approved }), broken: () => DOES_NOT_LOAD, ok: 200 },
+  {
+    name: "POST /simulate",
+    surface: "a",
+    method: "POST",
+    path: "/simulate",
+    body: () => ({ ...TRANSFER, signals: TRANSFER_SIGNALS.approved }),
+    broken: () => DOES_NOT_LOAD,
+    ok: 200,
+  },
   {
     name: "GET /policies/{policyId}/versions/{version}/schema",
     surface: "a",
@@ -75,12 +91,31 @@ const ROUTES: readonly Route[] = [
     body: () => TRANSFER,
     broken: (reason) => ({
       status: 404,
-      body: { valid: false, errors: [`bundle of policy \`${TRANSFER.policyId}\` version \`${TRANSFER.policyVersion}\` does not load: ${reason}`] },
+      body: {
+        valid: false,
+        errors: [`bundle of policy \`${TRANSFER.policyId}\` version \`${TRANSFER.policyVersion}\` does not load: ${reason}`],
+      },
     }),
     ok: 200,
   },
-  { name: "Surface B POST /execute", surface: "b", method: "POST", path: "/execute", body: transaction, broken: () => EVALUATION_FAILED, ok: 200 },
-  { name: "Surface B POST /transactions", surface: "b", method: "POST", path: "/transactions", body: transaction, broken: () => EVALUATION_FAILED, ok: 201 },
+  {
+    name: "Surface B POST /execute",
+    surface: "b",
+    method: "POST",
+    path: "/execute",
+    body: transaction,
+    broken: () => EVALUATION_FAILED,
+    ok: 200,
+  },
+  {
+    name: "Surface B POST /transactions",
+    surface: "b",
+    method: "POST",
+    path: "/transactions",
+    body: transaction,
+    broken: () => EVALUATION_FAILED,
+    ok: 201,
+  },
 ];
 
 interface Breakage {
@@ -92,7 +127,11 @@ interface Breakage {
 }
 
 const BREAKAGES: readonly Breakage[] = [
-  { name: "a manifest that is not JSON", apply: (dir) => writeFile(join(dir, "bundle.manifest.json"), "{"), reason: "`bundle.manifest.json` is not valid JSON: unexpected end of input, expected a string key at line 1 column 2" },
+  {
+    name: "a manifest that is not JSON",
+    apply: (dir) => writeFile(join(dir, "bundle.manifest.json"), "{"),
+    reason: "`bundle.manifest.json` is not valid JSON: unexpected end of input, expected a string key at line 1 column 2",
+  },
   {
     name: "a file that does not match its hash",
     apply: async (dir) => writeFile(join(dir, "policy.ir.json"), `${await readFile(join(dir, "policy.ir.json"), "utf8")} `),
@@ -100,10 +139,18 @@ const BREAKAGES: readonly Breakage[] = [
   },
   {
     name: "a bundle.sig that does not verify against the pinned key",
-    apply: (dir) => writeFile(join(dir, "bundle.sig"), JSON.stringify({ payloadType: PAYLOAD_TYPES.bundle, keyId: "k", signature: `${"A".repeat(86)}==` })),
+    apply: (dir) =>
+      writeFile(
+        join(dir, "bundle.sig"),
+        JSON.stringify({ payloadType: PAYLOAD_TYPES.bundle, keyId: "k", signature: `${"A".repeat(86)}==` }),
+      ),
     reason: "bundle signature does not verify against any trusted key",
   },
-  { name: "a FIFO as bundle.sig", apply: async (dir) => mkfifo(join(dir, "bundle.sig")), reason: "`bundle.sig` is not a regular file (a FIFO)" },
+  {
+    name: "a FIFO as bundle.sig",
+    apply: async (dir) => mkfifo(join(dir, "bundle.sig")),
+    reason: "`bundle.sig` is not a regular file (a FIFO)",
+  },
   {
     name: "a FIFO as policy.ir.json",
     apply: async (dir) => {

@@ -51,9 +51,17 @@ describe("a FIFO in a bundle (built sidecar)", () => {
       const refused = await within(5_000, "the dry run with a FIFO as bundle.sig", client.json("POST", "/evaluate", DRY_RUN));
       expect(refused).toEqual({ status: 422, body: { error: "policy bundle does not load" } });
       // The line reaches this process through the child's stdout pipe, which may deliver it after the answer.
-      await expect.poll(() => logLines(sidecar.output()), { timeout: 5_000 }).toContainEqual(
-        expect.objectContaining({ level: "warn", msg: "policy bundle does not load", policyId: TRANSFER.policyId, policyVersion: TRANSFER.policyVersion, reason: `bundle ${TRANSFER.policyId}@${TRANSFER.policyVersion} does not load: \`bundle.sig\` is not a regular file (a FIFO)` }),
-      );
+      await expect
+        .poll(() => logLines(sidecar.output()), { timeout: 5_000 })
+        .toContainEqual(
+          expect.objectContaining({
+            level: "warn",
+            msg: "policy bundle does not load",
+            policyId: TRANSFER.policyId,
+            policyVersion: TRANSFER.policyVersion,
+            reason: `bundle ${TRANSFER.policyId}@${TRANSFER.policyVersion} does not load: \`bundle.sig\` is not a regular file (a FIFO)`,
+          }),
+        );
 
       await rm(sig);
       const served = await within(5_000, "the dry run once the FIFO is gone", client.json("POST", "/evaluate", DRY_RUN));
@@ -73,7 +81,11 @@ describe("shutdown while a bundle load is under way", () => {
     // Absent at start, so the preflight does not load it: the request below makes the first load.
     const bundle = join(policies, TRANSFER.policyId, TRANSFER.policyVersion);
     await rename(bundle, `${bundle}-aside`);
-    const sidecar = await startTestSidecar({ SERVICE_POLICIES_ROOT: policies, SERVICE_BUNDLE_LOAD_TIMEOUT_MS: "60000", SERVICE_SHUTDOWN_TIMEOUT_MS: "60000" });
+    const sidecar = await startTestSidecar({
+      SERVICE_POLICIES_ROOT: policies,
+      SERVICE_BUNDLE_LOAD_TIMEOUT_MS: "60000",
+      SERVICE_SHUTDOWN_TIMEOUT_MS: "60000",
+    });
     await rename(`${bundle}-aside`, bundle);
     const release = await holdThreadPool(dir);
     let released = false;

@@ -14,7 +14,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertSidecarBuilt, killAllBuiltSidecars, KeepAliveClient, startBuiltSidecar, type BuiltSidecar, type HttpAnswer } from "../support/built-sidecar.js";
+import {
+  assertSidecarBuilt,
+  killAllBuiltSidecars,
+  KeepAliveClient,
+  startBuiltSidecar,
+  type BuiltSidecar,
+  type HttpAnswer,
+} from "../support/built-sidecar.js";
 import { API_KEY, auditPath, evaluateBody, isRecord, mapLimit, parse, prng, show, surfaceAEnv } from "../durability/load.js";
 
 const CYCLES = 10;
@@ -38,7 +45,6 @@ interface Acknowledged extends Operation {
   readonly signature: string;
 }
 
-
 const same = (answer: HttpAnswer, body: unknown): boolean => JSON.stringify(parse(answer.text)) === JSON.stringify(body);
 
 /** The signature an answer of `/override` or `/confirm-execution` carries, or undefined when it is not a 200 of its kind. */
@@ -46,20 +52,32 @@ function answeredSignature(kind: Operation["kind"], answer: HttpAnswer): string 
   if (answer.status !== 200) return undefined;
   const body = parse(answer.text);
   if (!isRecord(body)) return undefined;
-  if (kind === "override") return isRecord(body["record"]) && typeof body["record"]["signature"] === "string" ? body["record"]["signature"] : undefined;
+  if (kind === "override")
+    return isRecord(body["record"]) && typeof body["record"]["signature"] === "string" ? body["record"]["signature"] : undefined;
   const proof = typeof body["proof"] === "string" ? parse(body["proof"]) : undefined;
   return isRecord(proof) && typeof proof["signature"] === "string" ? proof["signature"] : undefined;
 }
 
 function overrideBody(executionId: string): string {
-  return JSON.stringify({ executionId, approved: true, approvedBy: `approver-of-${executionId}`, approverRole: "treasury-lead", reason: `checked ${executionId}` });
+  return JSON.stringify({
+    executionId,
+    approved: true,
+    approvedBy: `approver-of-${executionId}`,
+    approverRole: "treasury-lead",
+    reason: `checked ${executionId}`,
+  });
 }
 
 function confirmBody(attestation: Record<string, unknown>): string {
   const binding = isRecord(attestation["actionBinding"]) ? attestation["actionBinding"] : {};
   return JSON.stringify({
     attestation,
-    executedAction: { actionType: attestation["actionType"], actionId: `transfer-${String(attestation["executionId"])}`, actionTimestamp: new Date().toISOString(), actionDetails: binding },
+    executedAction: {
+      actionType: attestation["actionType"],
+      actionId: `transfer-${String(attestation["executionId"])}`,
+      actionTimestamp: new Date().toISOString(),
+      actionDetails: binding,
+    },
   });
 }
 
@@ -103,29 +121,40 @@ describe("SIGKILL during overrides and confirmations (built sidecar)", () => {
           record["reason"] === `checked ${op.executionId}` &&
           typeof signed === "string" &&
           (signature === undefined || signed === signature);
-        return complete ? null : `override of ${op.executionId}: audit record incomplete or not the one answered: ${JSON.stringify(record).slice(0, 300)}`;
+        return complete
+          ? null
+          : `override of ${op.executionId}: audit record incomplete or not the one answered: ${JSON.stringify(record).slice(0, 300)}`;
       }
       const proof = isRecord(record["proof"]) ? record["proof"] : {};
       const complete = typeof proof["signature"] === "string" && (signature === undefined || proof["signature"] === signature);
-      return complete ? null : `confirmation of ${op.executionId}: audit record without the proof answered: ${JSON.stringify(record).slice(0, 300)}`;
+      return complete
+        ? null
+        : `confirmation of ${op.executionId}: audit record without the proof answered: ${JSON.stringify(record).slice(0, 300)}`;
     };
 
     const verify = async (sidecar: BuiltSidecar, cycle: number): Promise<void> => {
       const client = new KeepAliveClient(sidecar.url, API_KEY, 32);
       try {
         const lost = (await mapLimit(previous.acks, 32, (ack) => auditProblem(client, ack, ack.signature))).filter((p) => p !== null);
-        expect(lost.slice(0, 20), `${where(cycle)}: ${lost.length} of ${previous.acks.length} acknowledged operations lost their record`).toEqual([]);
+        expect(
+          lost.slice(0, 20),
+          `${where(cycle)}: ${lost.length} of ${previous.acks.length} acknowledged operations lost their record`,
+        ).toEqual([]);
         const doubtful = (
           await mapLimit(previous.inDoubt, 32, async (op): Promise<string | null> => {
             const again = await client.request("POST", op.path, op.body);
             const refused = same(again, op.kind === "override" ? ALREADY_RESOLVED : ALREADY_CONFIRMED);
             const signature = answeredSignature(op.kind, again);
-            if (!refused && signature === undefined) return `${op.kind} of ${op.executionId}: in flight at the kill, sent again: ${show(again)}`;
+            if (!refused && signature === undefined)
+              return `${op.kind} of ${op.executionId}: in flight at the kill, sent again: ${show(again)}`;
             if (refused) totals.inDoubtFoundDone += 1;
             return auditProblem(client, op, signature);
           })
         ).filter((p) => p !== null);
-        expect(doubtful.slice(0, 20), `${where(cycle)}: ${doubtful.length} of ${previous.inDoubt.length} operations in flight at the kill`).toEqual([]);
+        expect(
+          doubtful.slice(0, 20),
+          `${where(cycle)}: ${doubtful.length} of ${previous.inDoubt.length} operations in flight at the kill`,
+        ).toEqual([]);
       } finally {
         client.close();
       }
@@ -142,7 +171,8 @@ describe("SIGKILL during overrides and confirmations (built sidecar)", () => {
           const pending = Number(id.slice(id.lastIndexOf("-") + 1)) < IN_FLIGHT;
           const answer = await setup.request("POST", "/evaluate", evaluateBody(id, pending ? "pending" : "approved"));
           const body = parse(answer.text);
-          if (answer.status !== 200 || !isRecord(body) || !isRecord(body["attestation"])) throw new Error(`${where(cycle)}: evaluate ${id}: ${show(answer)}`);
+          if (answer.status !== 200 || !isRecord(body) || !isRecord(body["attestation"]))
+            throw new Error(`${where(cycle)}: evaluate ${id}: ${show(answer)}`);
           return pending
             ? { kind: "override", executionId: id, path: "/override", body: overrideBody(id) }
             : { kind: "confirmation", executionId: id, path: "/confirm-execution", body: confirmBody(body["attestation"]) };
@@ -182,7 +212,10 @@ describe("SIGKILL during overrides and confirmations (built sidecar)", () => {
         const exit = await sidecar.kill();
         client.close();
         const log = `\n--- sidecar output ---\n${sidecar.output().slice(-4_000)}`;
-        expect(unexpected.slice(0, 20), `${where(cycle)}: ${unexpected.length} unexpected answers (${acks.length} acknowledged)${log}`).toEqual([]);
+        expect(
+          unexpected.slice(0, 20),
+          `${where(cycle)}: ${unexpected.length} unexpected answers (${acks.length} acknowledged)${log}`,
+        ).toEqual([]);
         expect(exit.signal, `${where(cycle)}: the sidecar must die by our SIGKILL${log}`).toBe("SIGKILL");
         previous = { acks, inDoubt };
         totals.acks += acks.length;
@@ -199,7 +232,9 @@ describe("SIGKILL during overrides and confirmations (built sidecar)", () => {
     } finally {
       await sidecar.kill();
     }
-    console.log(`crash: seed ${seed}, ${totals.acks} acknowledged, ${totals.inDoubt} in flight at ${CYCLES} kills (${totals.inDoubtFoundDone} found done after the restart)`);
+    console.log(
+      `crash: seed ${seed}, ${totals.acks} acknowledged, ${totals.inDoubt} in flight at ${CYCLES} kills (${totals.inDoubtFoundDone} found done after the restart)`,
+    );
     // Not vacuous: the kills landed with operations still in flight.
     expect(totals.inDoubt, `${where("final")}: operations in flight at the kills`).toBeGreaterThan(CYCLES * 10);
   }, 240_000);

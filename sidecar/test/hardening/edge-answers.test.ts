@@ -21,10 +21,25 @@ describe("answers below the routes", () => {
   it.each([
     ["a bare LF ending a header line", "GET /health HTTP/1.1\r\nHost: x\nX-A: b\r\n\r\n", 400, "Invalid request"],
     ["a Content-Length that is not a number", "POST /evaluate HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n", 400, "Invalid request"],
-    ["two different Content-Lengths", "POST /evaluate HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}", 400, "Invalid request"],
+    [
+      "two different Content-Lengths",
+      "POST /evaluate HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+      400,
+      "Invalid request",
+    ],
     ["a malformed request line", "GET\r\n\r\n", 400, "Invalid request"],
-    ["headers larger than 16 KB", `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, 431, "request headers too large"],
-    ["an Expect other than 100-continue", "GET /health HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n", 417, "expectation failed: only 100-continue is supported"],
+    [
+      "headers larger than 16 KB",
+      `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+      431,
+      "request headers too large",
+    ],
+    [
+      "an Expect other than 100-continue",
+      "GET /health HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n",
+      417,
+      "expectation failed: only 100-continue is supported",
+    ],
     ["CONNECT", "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", 405, "method not allowed"],
   ])("%s: %i in the table's shape", async (_name, request, status, error) => {
     const answer = await rawRequest(s.url, request);

@@ -59,7 +59,13 @@ describe("a fault in the sidecar process (built sidecar)", () => {
       const exit = await Promise.race([sidecar.closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), 20_000))]);
       expect(exit, `the sidecar did not exit within 20 s:\n${sidecar.output()}`).not.toBeNull();
       expect(exit).toEqual({ code: 1, signal: null });
-      expect(logLines(sidecar.output())).toContainEqual(expect.objectContaining({ level: "fatal", msg: `${kind}: shutting down`, err: expect.objectContaining({ message: "injected fault" }) }));
+      expect(logLines(sidecar.output())).toContainEqual(
+        expect.objectContaining({
+          level: "fatal",
+          msg: `${kind}: shutting down`,
+          err: expect.objectContaining({ message: "injected fault" }),
+        }),
+      );
       expect(await portIsFree(port)).toBe(true);
     });
   }

@@ -37,7 +37,9 @@ describe("a flood of wrong-key requests (built sidecar)", () => {
   });
 
   it(`${REQUESTS.toLocaleString("en")} requests grow the data dir by at most 1 MB, and are counted`, async () => {
-    const sidecar = await startBuiltSidecar(await surfaceAEnv({ SERVICE_DATA_DIR: dataDir, SERVICE_AUDIT_SECURITY_INTERVAL_S: String(INTERVAL_S) }));
+    const sidecar = await startBuiltSidecar(
+      await surfaceAEnv({ SERVICE_DATA_DIR: dataDir, SERVICE_AUDIT_SECURITY_INTERVAL_S: String(INTERVAL_S) }),
+    );
     const client = new KeepAliveClient(sidecar.url, API_KEY, 1);
     try {
       expect((await client.request("GET", "/audit/stats")).status).toBe(200);

@@ -20,7 +20,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertSidecarBuilt, killAllBuiltSidecars, KeepAliveClient, startBuiltSidecar, type BuiltSidecar } from "../support/built-sidecar.js";
+import {
+  assertSidecarBuilt,
+  killAllBuiltSidecars,
+  KeepAliveClient,
+  startBuiltSidecar,
+  type BuiltSidecar,
+} from "../support/built-sidecar.js";
 import { API_KEY, REPLAY_BODY, auditPath, evaluateBody, mapLimit, surfaceAEnv } from "../durability/load.js";
 
 const TMPFS_BYTES = 6 * 1024 * 1024;
@@ -38,7 +44,8 @@ const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
 /** lmdb-js's line for a failed page write (the native code's stderr). */
 const LMDB_WRITE_ERROR = "Write error: ";
 /** glibc's heap checks that the overflow trips, one of several, on a line of its own at the end of the output. */
-const GLIBC_HEAP_ABORT = /Fatal glibc error: malloc assertion failure in \w+|malloc\(\): corrupted [a-z ]+|free\(\): invalid [a-z ]+|double free or corruption/;
+const GLIBC_HEAP_ABORT =
+  /Fatal glibc error: malloc assertion failure in \w+|malloc\(\): corrupted [a-z ]+|free\(\): invalid [a-z ]+|double free or corruption/;
 
 /** Whether `sidecar` died of lmdb-js's documented abort (waiting a little for its exit), not of anything else. */
 async function diedOfLmdbAbort(sidecar: BuiltSidecar): Promise<boolean> {
@@ -79,7 +86,10 @@ describe.skipIf(!isRoot)("a full data disk (built sidecar, tmpfs)", () => {
   it("answers 503 for what it cannot write, stays up, says why on /health, recovers when space returns, and lost nothing answered", async () => {
     const dataDir = join(mount, "data");
     // glibc writes its abort message to the terminal unless told to write it to stderr, where the test reads it.
-    const env = { ...(await surfaceAEnv({ SERVICE_DATA_DIR: dataDir, SERVICE_AUDIT_CHECKPOINT_INTERVAL_MS: "200" })), LIBC_FATAL_STDERR_: "1" };
+    const env = {
+      ...(await surfaceAEnv({ SERVICE_DATA_DIR: dataDir, SERVICE_AUDIT_CHECKPOINT_INTERVAL_MS: "200" })),
+      LIBC_FATAL_STDERR_: "1",
+    };
     sidecar = await startBuiltSidecar(env);
     const client = new KeepAliveClient(sidecar.url, API_KEY, IN_FLIGHT);
     const intruder = new KeepAliveClient(sidecar.url, "wrong-key-0123456789abcdef", 4);
@@ -150,7 +160,10 @@ describe.skipIf(!isRoot)("a full data disk (built sidecar, tmpfs)", () => {
       expect(sidecar.child.exitCode).toBeNull();
     } catch (e) {
       if (!(await diedOfLmdbAbort(sidecar))) {
-        throw new Error(`${(e as Error).message}\n--- sidecar (exit ${sidecar.child.exitCode} ${sidecar.child.signalCode}) output ---\n${sidecar.output()}`, { cause: e });
+        throw new Error(
+          `${(e as Error).message}\n--- sidecar (exit ${sidecar.child.exitCode} ${sidecar.child.signalCode}) output ---\n${sidecar.output()}`,
+          { cause: e },
+        );
       }
       await unauthenticated?.catch(() => undefined); // its connection went with the process
       console.warn(
@@ -181,7 +194,10 @@ describe.skipIf(!isRoot)("a full data disk (built sidecar, tmpfs)", () => {
         again.close();
       }
     } catch (e) {
-      throw new Error(`${(e as Error).message}\n--- sidecar (exit ${sidecar.child.exitCode} ${sidecar.child.signalCode}) output ---\n${sidecar.output()}`, { cause: e });
+      throw new Error(
+        `${(e as Error).message}\n--- sidecar (exit ${sidecar.child.exitCode} ${sidecar.child.signalCode}) output ---\n${sidecar.output()}`,
+        { cause: e },
+      );
     }
   }, 150_000);
 });

@@ -91,12 +91,14 @@ describe("20,000 idle connections (built sidecar)", () => {
     // A socket just evicted or answered is closed on the server's next turns: sample until none is still closing.
     const pid = sidecar.child.pid!;
     let served = serverConnections(pid);
-    for (const settleBy = performance.now() + 2_000; served > 4_096 && performance.now() < settleBy; ) {
+    for (const settleBy = performance.now() + 2_000; served > 4_096 && performance.now() < settleBy;) {
       await sleep(100);
       served = serverConnections(pid);
     }
     const held = await stillOpen();
-    console.log(`idle: ${opened} opened, server holds ${served} connections (cap 4096), clients see ${held}; fresh /health in ${timings.map((t) => t.toFixed(1)).join(", ")} ms`);
+    console.log(
+      `idle: ${opened} opened, server holds ${served} connections (cap 4096), clients see ${held}; fresh /health in ${timings.map((t) => t.toFixed(1)).join(", ")} ms`,
+    );
     expect(Math.max(...timings)).toBeLessThan(1_000);
     expect(served).toBeLessThanOrEqual(4_096);
     // Still about the cap's worth open: what closed them was eviction, not the idle timeout.

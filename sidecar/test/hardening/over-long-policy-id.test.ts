@@ -70,7 +70,10 @@ it(`${QUERIES.toLocaleString("en-US")} GET /audit/decisions?policyId=<2,000 char
   const withQueries = (await dataFileSize()) - beforeQueries;
 
   expect(Object.fromEntries(statuses)).toEqual({ 400: QUERIES });
-  expect(first).toEqual({ error: "Invalid request", details: [{ path: "querystring", message: "querystring/policyId must NOT have more than 128 characters" }] });
+  expect(first).toEqual({
+    error: "Invalid request",
+    details: [{ path: "querystring", message: "querystring/policyId must NOT have more than 128 characters" }],
+  });
   expect(snapshotsHeld()).toEqual(readersBefore);
   // The same writes grow the file by about the same amount with or without the queries between them (page reuse
   // varies a little); a reader leaked by each query made it grow about ten times as much.

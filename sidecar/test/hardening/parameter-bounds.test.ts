@@ -54,7 +54,9 @@ interface Route {
 }
 
 interface Document {
-  readonly paths: Readonly<Record<string, Readonly<Record<string, { readonly parameters?: readonly RawParameter[]; readonly responses: object }>>>>;
+  readonly paths: Readonly<
+    Record<string, Readonly<Record<string, { readonly parameters?: readonly RawParameter[]; readonly responses: object }>>>
+  >;
   readonly components: { readonly schemas: Readonly<Record<string, ParameterSchema>> };
 }
 interface RawParameter {
@@ -84,12 +86,14 @@ function routesOf(surface: OpenApiDocumentName): Route[] {
 
 const ROUTES = [...routesOf("surface-a"), ...routesOf("surface-b")];
 const PARAMETERS = ROUTES.flatMap((route) => route.parameters.map((parameter) => ({ route, parameter })));
-const label = (route: Route, parameter?: Parameter) => `${route.surface} ${route.method} ${route.path}${parameter === undefined ? "" : ` ${parameter.in} \`${parameter.name}\``}`;
+const label = (route: Route, parameter?: Parameter) =>
+  `${route.surface} ${route.method} ${route.path}${parameter === undefined ? "" : ` ${parameter.in} \`${parameter.name}\``}`;
 
 /** What bounds `schema`, or why nothing does. */
 function boundOf({ type, enum: values, maxLength, minimum, maximum }: ParameterSchema): string | null {
   if (type === "string") return values !== undefined || maxLength !== undefined ? null : "a string without maxLength or enum";
-  if (type === "integer" || type === "number") return minimum !== undefined && maximum !== undefined ? null : `${type} without minimum and maximum`;
+  if (type === "integer" || type === "number")
+    return minimum !== undefined && maximum !== undefined ? null : `${type} without minimum and maximum`;
   return `of type ${String(type)}`;
 }
 
@@ -117,7 +121,9 @@ function percentEncoded(text: string): string {
     .map((part, i) => {
       if (i % 2 === 0) return encodeURIComponent(part);
       const unit = part.charCodeAt(0);
-      return [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)].map((byte) => `%${byte.toString(16).toUpperCase()}`).join("");
+      return [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]
+        .map((byte) => `%${byte.toString(16).toUpperCase()}`)
+        .join("");
     })
     .join("");
 }
@@ -181,7 +187,8 @@ function expectRefusalOf(answer: Answer, route: Route, parameter: Parameter): vo
   expect(answer.body?.error).toBe("Invalid request");
   const at = `${parameter.in === "path" ? "params" : "querystring"}/${parameter.name}`;
   const named = (answer.body?.details ?? []).some(
-    ({ path, message }) => path === at || message.startsWith(`${at} `) || (parameter.in === "path" && path === "url" && URL_REFUSALS.includes(message)),
+    ({ path, message }) =>
+      path === at || message.startsWith(`${at} `) || (parameter.in === "path" && path === "url" && URL_REFUSALS.includes(message)),
   );
   expect(named, `${label(route, parameter)}: ${JSON.stringify(answer.body).slice(0, 300)}`).toBe(true);
 }
@@ -213,7 +220,10 @@ function overLong(parameter: Parameter): fc.Arbitrary<string> {
   const long = fc.tuple(unitOf(parameter), length).map(([unit, n]) => repeated(unit, n));
   if (parameter.schema.enum === undefined) return long;
   const values = parameter.schema.enum;
-  return fc.oneof(long, fc.string({ unit: "grapheme", minLength: 1, maxLength: 16 }).filter((text) => !values.includes(text)));
+  return fc.oneof(
+    long,
+    fc.string({ unit: "grapheme", minLength: 1, maxLength: 16 }).filter((text) => !values.includes(text)),
+  );
 }
 
 /** Integers outside [minimum, maximum], and texts that are no plain decimal integer. */
@@ -256,14 +266,18 @@ describe("the documents", () => {
 
   it("declare every path parameter of every route", () => {
     const undeclared = ROUTES.flatMap((route) =>
-      [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!).filter((name) => !route.parameters.some((p) => p.in === "path" && p.name === name)).map((name) => `${label(route)}: {${name}}`),
+      [...route.path.matchAll(/\{([^}]+)\}/g)]
+        .map((m) => m[1]!)
+        .filter((name) => !route.parameters.some((p) => p.in === "path" && p.name === name))
+        .map((name) => `${label(route)}: {${name}}`),
     );
     expect(undeclared).toEqual([]);
   });
 });
 
 describe("the bounds are those of what can be stored", () => {
-  const source = (policyId: string) => `policy "${policyId}" version "1.0.0"\n\ngoverns "x.run"\n\nsignals {\n  flag: boolean\n}\n\nrule flagged when flag approve "flag is set"\n`;
+  const source = (policyId: string) =>
+    `policy "${policyId}" version "1.0.0"\n\ngoverns "x.run"\n\nsignals {\n  flag: boolean\n}\n\nrule flagged when flag approve "flag is set"\n`;
 
   it("a policy id of the longest the compiler takes compiles, one character more does not", () => {
     expect(compile("policy.writ", source("a".repeat(POLICY_ID_MAX_LENGTH))).valid).toBe(true);
@@ -277,39 +291,50 @@ describe("the bounds are those of what can be stored", () => {
   });
 });
 
-describe.each(PARAMETERS.map(({ route, parameter }) => [label(route, parameter), route, parameter] as const))("%s", (_label, route, parameter) => {
-  it("a valid value is answered (the other parameters of these requests are valid)", async () => {
-    const answer = await send(route, { [parameter.name]: validValue(parameter) });
-    expect(answer.status, JSON.stringify(answer.body)).not.toBe(400);
-    expect(answer.status).toBeLessThan(500);
-  });
-
-  it(parameter.schema.type === "integer" ? "out of range or not an integer: 400 naming it" : "over-long or not one of its values: 400 naming it", async () => {
-    const values = parameter.schema.type === "integer" ? outOfRange(parameter) : overLong(parameter);
-    await fc.assert(
-      fc.asyncProperty(values, async (value) => expectRefusalOf(await send(route, { [parameter.name]: value }), route, parameter)),
-      { numRuns: route.method === "HEAD" ? 10 : 30 },
-    );
-  });
-
-  it("any value within its bounds: an answer the document lists, never a 5xx", async () => {
-    await fc.assert(
-      fc.asyncProperty(withinBounds(parameter), async (value) => {
-        const { status } = await send(route, { [parameter.name]: value });
-        expect(status).toBeLessThan(500);
-        expect(route.statuses.has(status), `${label(route, parameter)} answered ${status} for ${JSON.stringify(value).slice(0, 80)}`).toBe(true);
-      }),
-      { numRuns: route.method === "HEAD" ? 10 : 30 },
-    );
-  });
-
-  if (parameter.in === "query") {
-    it("given twice: 400 naming it", async () => {
-      const value = validValue(parameter);
-      expectRefusalOf(await send(route, { [parameter.name]: [value, value] }), route, parameter);
+describe.each(PARAMETERS.map(({ route, parameter }) => [label(route, parameter), route, parameter] as const))(
+  "%s",
+  (_label, route, parameter) => {
+    it("a valid value is answered (the other parameters of these requests are valid)", async () => {
+      const answer = await send(route, { [parameter.name]: validValue(parameter) });
+      expect(answer.status, JSON.stringify(answer.body)).not.toBe(400);
+      expect(answer.status).toBeLessThan(500);
     });
-  }
-});
+
+    it(
+      parameter.schema.type === "integer"
+        ? "out of range or not an integer: 400 naming it"
+        : "over-long or not one of its values: 400 naming it",
+      async () => {
+        const values = parameter.schema.type === "integer" ? outOfRange(parameter) : overLong(parameter);
+        await fc.assert(
+          fc.asyncProperty(values, async (value) => expectRefusalOf(await send(route, { [parameter.name]: value }), route, parameter)),
+          { numRuns: route.method === "HEAD" ? 10 : 30 },
+        );
+      },
+    );
+
+    it("any value within its bounds: an answer the document lists, never a 5xx", async () => {
+      await fc.assert(
+        fc.asyncProperty(withinBounds(parameter), async (value) => {
+          const { status } = await send(route, { [parameter.name]: value });
+          expect(status).toBeLessThan(500);
+          expect(
+            route.statuses.has(status),
+            `${label(route, parameter)} answered ${status} for ${JSON.stringify(value).slice(0, 80)}`,
+          ).toBe(true);
+        }),
+        { numRuns: route.method === "HEAD" ? 10 : 30 },
+      );
+    });
+
+    if (parameter.in === "query") {
+      it("given twice: 400 naming it", async () => {
+        const value = validValue(parameter);
+        expectRefusalOf(await send(route, { [parameter.name]: [value, value] }), route, parameter);
+      });
+    }
+  },
+);
 
 describe.each(ROUTES.map((route) => [label(route), route] as const))("%s", (_label, route) => {
   it("an unknown query parameter of any length: never a 5xx", async () => {

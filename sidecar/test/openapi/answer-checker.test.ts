@@ -17,12 +17,26 @@ describe("an answer checked against its operation", () => {
   it("passes when its status, media type and body are the document's", () => {
     expect(a.problemOf(answer("GET", "/runtime/capabilities", 200, { capabilities: ["evaluate"] }))).toBeNull();
     expect(a.problemOf(answer("GET", "/audit/decisions/some-id", 404, { error: "decision not found" }))).toBeNull();
-    expect(a.problemOf(answer("GET", "/audit/decisions?limit=x", 400, { error: "Invalid request", details: [{ path: "querystring", message: "m" }] }))).toBeNull();
-    expect(a.problemOf({ method: "GET", path: "/metrics", status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", text: "# HELP x\n" })).toBeNull();
+    expect(
+      a.problemOf(
+        answer("GET", "/audit/decisions?limit=x", 400, { error: "Invalid request", details: [{ path: "querystring", message: "m" }] }),
+      ),
+    ).toBeNull();
+    expect(
+      a.problemOf({
+        method: "GET",
+        path: "/metrics",
+        status: 200,
+        contentType: "text/plain; version=0.0.4; charset=utf-8",
+        text: "# HELP x\n",
+      }),
+    ).toBeNull();
   });
 
   it("fails on a member the schema does not have, a missing member, or a wrong type", () => {
-    expect(a.problemOf(answer("GET", "/runtime/capabilities", 200, { capabilities: ["evaluate"], extra: 1 }))).toContain("must NOT have additional properties");
+    expect(a.problemOf(answer("GET", "/runtime/capabilities", 200, { capabilities: ["evaluate"], extra: 1 }))).toContain(
+      "must NOT have additional properties",
+    );
     expect(a.problemOf(answer("GET", "/runtime/capabilities", 200, {}))).toContain("must have required property 'capabilities'");
     expect(a.problemOf(answer("GET", "/audit/stats", 200, { total_decisions: 1 }))).toContain("body/total_decisions must be string");
   });

@@ -29,7 +29,9 @@ describe("a client generated from the OpenAPI document", () => {
 
   it("POST /evaluate: a signed decision whose attestation verifies offline", async () => {
     const executionId = uid("generated-client");
-    const { data, error, response } = await client().POST("/evaluate", { body: { executionId, ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved } });
+    const { data, error, response } = await client().POST("/evaluate", {
+      body: { executionId, ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.approved },
+    });
     expect(error).toBeUndefined();
     expect(response.status).toBe(200);
     if (data === undefined || !("attestation" in data)) throw new Error("no signed decision");
@@ -40,7 +42,12 @@ describe("a client generated from the OpenAPI document", () => {
 
   it("an error answer is the document's error body, typed", async () => {
     const { data, error, response } = await client().POST("/evaluate", {
-      body: { executionId: uid("generated-client"), policyId: TRANSFER.policyId, policyVersion: "9.9.9", verifiedSignals: TRANSFER_SIGNALS.approved },
+      body: {
+        executionId: uid("generated-client"),
+        policyId: TRANSFER.policyId,
+        policyVersion: "9.9.9",
+        verifiedSignals: TRANSFER_SIGNALS.approved,
+      },
     });
     expect(data).toBeUndefined();
     expect(response.status).toBe(404);
@@ -48,7 +55,9 @@ describe("a client generated from the OpenAPI document", () => {
   });
 
   it("a path parameter and a query: the policy schema and the audit trail", async () => {
-    const schema = await client().GET("/policies/{policyId}/versions/{version}/schema", { params: { path: { policyId: TRANSFER.policyId, version: TRANSFER.policyVersion } } });
+    const schema = await client().GET("/policies/{policyId}/versions/{version}/schema", {
+      params: { path: { policyId: TRANSFER.policyId, version: TRANSFER.policyVersion } },
+    });
     expect(schema.data).toMatchObject({ policyId: TRANSFER.policyId, governs: { actionType: "transfer.execute" } });
     const decisions = await client().GET("/audit/decisions", { params: { query: { policyId: TRANSFER.policyId, limit: 1 } } });
     expect(decisions.response.status).toBe(200);

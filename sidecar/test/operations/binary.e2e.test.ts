@@ -32,8 +32,14 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-function run(env: Record<string, string>, args: string[] = []): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+function run(
+  env: Record<string, string>,
+  args: string[] = [],
+): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: { PATH: process.env["PATH"] ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   let output = "";
   child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
@@ -82,11 +88,17 @@ describe("writ-sidecar", () => {
     const r = run({ SERVICE_API_KEY: API_KEY, SERVICE_PORT: "eighty" });
     expect(await r.exit).toBe(2);
     expect(logLines(r.output())).toEqual([
-      expect.objectContaining({ level: "fatal", code: "CONFIG_INVALID", msg: "SERVICE_PORT must be a port number from 0 to 65535 or `off`, not `eighty`" }),
+      expect.objectContaining({
+        level: "fatal",
+        code: "CONFIG_INVALID",
+        msg: "SERVICE_PORT must be a port number from 0 to 65535 or `off`, not `eighty`",
+      }),
     ]);
     const missing = run({});
     expect(await missing.exit).toBe(2);
-    expect(logLines(missing.output())).toEqual([expect.objectContaining({ level: "fatal", msg: expect.stringMatching(/^SERVICE_API_KEY is not set/) })]);
+    expect(logLines(missing.output())).toEqual([
+      expect.objectContaining({ level: "fatal", msg: expect.stringMatching(/^SERVICE_API_KEY is not set/) }),
+    ]);
   });
 
   it("answers --version, --help and a wrong argument in plain text, like any command", async () => {
@@ -121,7 +133,12 @@ describe("writ-sidecar", () => {
 
   it("takes a data dir whose name has a dot for a directory", async () => {
     const dir = join(await tempDir(), "writ.v2");
-    const s = await start({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_DIR: dir, SERVICE_POLICIES_ROOT: await fixturePoliciesRoot(), SERVICE_LOG_LEVEL: "warn" });
+    const s = await start({
+      SERVICE_API_KEY: API_KEY,
+      SERVICE_DATA_DIR: dir,
+      SERVICE_POLICIES_ROOT: await fixturePoliciesRoot(),
+      SERVICE_LOG_LEVEL: "warn",
+    });
     expect((await evaluate(s.url, "dotted-1")).status).toBe(200);
     expect((await stat(dir)).isDirectory()).toBe(true);
     expect((await stat(join(dir, "data.mdb"))).isFile()).toBe(true);
@@ -129,7 +146,12 @@ describe("writ-sidecar", () => {
 
   it("logs a failed execution as execute:failure with its error, and never logs the API key", async () => {
     const dir = await tempDir();
-    const s = await start({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_DIR: dir, SERVICE_POLICIES_ROOT: await fixturePoliciesRoot(), SERVICE_LOG_LEVEL: "info" });
+    const s = await start({
+      SERVICE_API_KEY: API_KEY,
+      SERVICE_DATA_DIR: dir,
+      SERVICE_POLICIES_ROOT: await fixturePoliciesRoot(),
+      SERVICE_LOG_LEVEL: "info",
+    });
     expect((await evaluate(s.url, "log-1")).status).toBe(200);
     expect((await evaluate(s.url, "log-1")).status).toBe(422);
     expect((await evaluate(s.url, "log-2", TRANSFER_SIGNALS.approved, `${API_KEY}-wrong`)).status).toBe(401);
@@ -148,16 +170,28 @@ describe("writ-sidecar", () => {
 
   it("on SIGTERM finishes the request in flight, answers it, and keeps it after a restart", async () => {
     const dir = await tempDir();
-    const env = { SERVICE_API_KEY: API_KEY, SERVICE_DATA_DIR: dir, SERVICE_POLICIES_ROOT: await fixturePoliciesRoot(), SERVICE_LOG_LEVEL: "warn" };
+    const env = {
+      SERVICE_API_KEY: API_KEY,
+      SERVICE_DATA_DIR: dir,
+      SERVICE_POLICIES_ROOT: await fixturePoliciesRoot(),
+      SERVICE_LOG_LEVEL: "warn",
+    };
     const s = await start(env);
     const { hostname, port } = new URL(s.url);
-    const body = JSON.stringify({ executionId: "graceful-1", policyId: "conformance.transfer", policyVersion: "1.0.0", verifiedSignals: TRANSFER_SIGNALS.approved });
+    const body = JSON.stringify({
+      executionId: "graceful-1",
+      policyId: "conformance.transfer",
+      policyVersion: "1.0.0",
+      verifiedSignals: TRANSFER_SIGNALS.approved,
+    });
     // Headers and part of the body now, SIGTERM, then the rest: the request is in flight when shutdown begins.
     const socket = connect(Number(port), hostname);
     let answer = "";
     socket.on("data", (c: Buffer) => (answer += c.toString()));
     await new Promise((resolve) => socket.once("connect", resolve));
-    socket.write(`POST /evaluate HTTP/1.1\r\nhost: ${hostname}\r\nauthorization: Bearer ${API_KEY}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n`);
+    socket.write(
+      `POST /evaluate HTTP/1.1\r\nhost: ${hostname}\r\nauthorization: Bearer ${API_KEY}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n`,
+    );
     socket.write(body.slice(0, 20));
     await new Promise((resolve) => setTimeout(resolve, 100));
     const exited = new Promise<number | null>((resolve) => s.child.once("exit", (code) => resolve(code)));

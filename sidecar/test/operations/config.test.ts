@@ -65,7 +65,13 @@ describe("loadConfig", () => {
       tracing: null,
       shutdownTimeoutMs: 10_000,
       dev: false,
-      connections: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 30_000, idleTimeoutMs: 60_000, maxSockets: 4_096 },
+      connections: {
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 30_000,
+        keepAliveTimeoutMs: 30_000,
+        idleTimeoutMs: 60_000,
+        maxSockets: 4_096,
+      },
       securityEvents: { intervalMs: 60_000, maxSources: 1_000 },
       auditRetention: {
         decisions: { maxAgeMs: null, maxRecords: null },
@@ -79,29 +85,62 @@ describe("loadConfig", () => {
   it("on PostgreSQL: the database, its pool and timeouts, the replay store and audit in it, no data dir needed", () => {
     expect(loadConfig({ ...KEY, ...PG }, { cwd: SRV })).toMatchObject({
       store: "postgres",
-      database: { url: PG.SERVICE_DATABASE_URL, poolSize: 10, statementTimeoutMs: 5_000, connectTimeoutMs: 5_000, lockTimeoutMs: 3_000, idleInTransactionTimeoutMs: 10_000 },
+      database: {
+        url: PG.SERVICE_DATABASE_URL,
+        poolSize: 10,
+        statementTimeoutMs: 5_000,
+        connectTimeoutMs: 5_000,
+        lockTimeoutMs: 3_000,
+        idleInTransactionTimeoutMs: 10_000,
+      },
       replayStore: "postgres",
       audit: true,
       dataDir: null,
     });
     writeFileSync(join(SRV, "url"), `${PG.SERVICE_DATABASE_URL}\n`, { mode: 0o600 });
     const fromFile = loadConfig(
-      { ...KEY, SERVICE_STORE: "postgres", SERVICE_DATABASE_URL_FILE: "url", SERVICE_DATABASE_POOL_SIZE: "25", SERVICE_DATABASE_STATEMENT_TIMEOUT_MS: "800", SERVICE_DATABASE_CONNECT_TIMEOUT_MS: "300" },
+      {
+        ...KEY,
+        SERVICE_STORE: "postgres",
+        SERVICE_DATABASE_URL_FILE: "url",
+        SERVICE_DATABASE_POOL_SIZE: "25",
+        SERVICE_DATABASE_STATEMENT_TIMEOUT_MS: "800",
+        SERVICE_DATABASE_CONNECT_TIMEOUT_MS: "300",
+      },
       { cwd: SRV },
     );
-    expect(fromFile.database).toEqual({ url: PG.SERVICE_DATABASE_URL, poolSize: 25, statementTimeoutMs: 800, connectTimeoutMs: 300, lockTimeoutMs: 3_000, idleInTransactionTimeoutMs: 10_000 });
+    expect(fromFile.database).toEqual({
+      url: PG.SERVICE_DATABASE_URL,
+      poolSize: 25,
+      statementTimeoutMs: 800,
+      connectTimeoutMs: 300,
+      lockTimeoutMs: 3_000,
+      idleInTransactionTimeoutMs: 10_000,
+    });
   });
 
   it("on PostgreSQL: the lock timeout and the idle-in-transaction limit of every pooled connection, each within its bounds", () => {
     const database = (env: Env) => loadConfig({ ...KEY, ...PG, ...env }, { cwd: SRV }).database;
-    expect(database({ SERVICE_DATABASE_LOCK_TIMEOUT_MS: "700", SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "2000" })).toMatchObject({ lockTimeoutMs: 700, idleInTransactionTimeoutMs: 2_000 });
-    expect(database({ SERVICE_DATABASE_LOCK_TIMEOUT_MS: "100", SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "1000" })).toMatchObject({ lockTimeoutMs: 100, idleInTransactionTimeoutMs: 1_000 });
-    expect(database({ SERVICE_DATABASE_LOCK_TIMEOUT_MS: "600000", SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "3600000" })).toMatchObject({ lockTimeoutMs: 600_000, idleInTransactionTimeoutMs: 3_600_000 });
+    expect(database({ SERVICE_DATABASE_LOCK_TIMEOUT_MS: "700", SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "2000" })).toMatchObject({
+      lockTimeoutMs: 700,
+      idleInTransactionTimeoutMs: 2_000,
+    });
+    expect(database({ SERVICE_DATABASE_LOCK_TIMEOUT_MS: "100", SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "1000" })).toMatchObject({
+      lockTimeoutMs: 100,
+      idleInTransactionTimeoutMs: 1_000,
+    });
+    expect(
+      database({ SERVICE_DATABASE_LOCK_TIMEOUT_MS: "600000", SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "3600000" }),
+    ).toMatchObject({ lockTimeoutMs: 600_000, idleInTransactionTimeoutMs: 3_600_000 });
     const lock = /^SERVICE_DATABASE_LOCK_TIMEOUT_MS must be an integer from 100 to 600000, not `(.*)`$/;
     const idle = /^SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS must be an integer from 1000 to 3600000, not `(.*)`$/;
-    for (const value of ["0", "99", "600001", "3s", "-1", "off", "1.5"]) expect(refusal({ ...KEY, ...PG, SERVICE_DATABASE_LOCK_TIMEOUT_MS: value })).toMatch(lock);
-    for (const value of ["0", "999", "3600001", "10s", "off"]) expect(refusal({ ...KEY, ...PG, SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: value })).toMatch(idle);
-    expect(refusal({ ...KEY, ...PG, SERVICE_DATABASE_LOCK_TIMEOUT_MS: " " })).toBe("SERVICE_DATABASE_LOCK_TIMEOUT_MS is set but empty; unset it or give it a value");
+    for (const value of ["0", "99", "600001", "3s", "-1", "off", "1.5"])
+      expect(refusal({ ...KEY, ...PG, SERVICE_DATABASE_LOCK_TIMEOUT_MS: value })).toMatch(lock);
+    for (const value of ["0", "999", "3600001", "10s", "off"])
+      expect(refusal({ ...KEY, ...PG, SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: value })).toMatch(idle);
+    expect(refusal({ ...KEY, ...PG, SERVICE_DATABASE_LOCK_TIMEOUT_MS: " " })).toBe(
+      "SERVICE_DATABASE_LOCK_TIMEOUT_MS is set but empty; unset it or give it a value",
+    );
   });
 
   it("never puts the database URL, a secret, into an error", () => {
@@ -129,7 +168,13 @@ describe("loadConfig", () => {
       },
       { cwd: SRV },
     );
-    expect(config.connections).toEqual({ headersTimeoutMs: 2_000, requestTimeoutMs: 4_000, keepAliveTimeoutMs: 3_000, idleTimeoutMs: 5_000, maxSockets: 100 });
+    expect(config.connections).toEqual({
+      headersTimeoutMs: 2_000,
+      requestTimeoutMs: 4_000,
+      keepAliveTimeoutMs: 3_000,
+      idleTimeoutMs: 5_000,
+      maxSockets: 100,
+    });
     expect(config.securityEvents).toEqual({ intervalMs: 10_000, maxSources: 20 });
     expect(config.auditRetention).toEqual({
       decisions: { maxAgeMs: 365 * 86_400_000, maxRecords: null },
@@ -139,8 +184,13 @@ describe("loadConfig", () => {
   });
 
   it("reads how often the replay store is swept and the audit trail pruned, each from 100 ms to a day", () => {
-    expect(loadConfig({ ...KEY, SERVICE_REPLAY_SWEEP_INTERVAL_MS: "20000", SERVICE_AUDIT_PRUNE_INTERVAL_MS: "25000" }, { cwd: SRV }).maintenance).toEqual({ replaySweepMs: 20_000, auditPruneMs: 25_000 });
-    expect(loadConfig({ ...KEY, SERVICE_REPLAY_SWEEP_INTERVAL_MS: "100", SERVICE_AUDIT_PRUNE_INTERVAL_MS: "86400000" }, { cwd: SRV }).maintenance).toEqual({ replaySweepMs: 100, auditPruneMs: 86_400_000 });
+    expect(
+      loadConfig({ ...KEY, SERVICE_REPLAY_SWEEP_INTERVAL_MS: "20000", SERVICE_AUDIT_PRUNE_INTERVAL_MS: "25000" }, { cwd: SRV }).maintenance,
+    ).toEqual({ replaySweepMs: 20_000, auditPruneMs: 25_000 });
+    expect(
+      loadConfig({ ...KEY, SERVICE_REPLAY_SWEEP_INTERVAL_MS: "100", SERVICE_AUDIT_PRUNE_INTERVAL_MS: "86400000" }, { cwd: SRV })
+        .maintenance,
+    ).toEqual({ replaySweepMs: 100, auditPruneMs: 86_400_000 });
     for (const name of ["SERVICE_REPLAY_SWEEP_INTERVAL_MS", "SERVICE_AUDIT_PRUNE_INTERVAL_MS"]) {
       for (const value of ["99", "86400001", "1e4", "-1", "60s"]) {
         expect(refusal({ ...KEY, [name]: value })).toBe(`${name} must be an integer from 100 to 86400000, not \`${value}\``);
@@ -155,23 +205,52 @@ describe("loadConfig", () => {
   });
 
   it("in development mode: no API key needed, data in .writ/data", () => {
-    expect(loadConfig({}, { dev: true, cwd: SRV })).toMatchObject({ apiKeys: { all: null, deciding: null, reading: null }, dataDir: `${SRV}/.writ/data`, replayStore: "lmdb", audit: true });
+    expect(loadConfig({}, { dev: true, cwd: SRV })).toMatchObject({
+      apiKeys: { all: null, deciding: null, reading: null },
+      dataDir: `${SRV}/.writ/data`,
+      replayStore: "lmdb",
+      audit: true,
+    });
   });
 
   it("with scoped keys: each from its variable or its file, with or without SERVICE_API_KEY beside them", () => {
-    expect(loadConfig(SCOPED, { cwd: SRV }).apiKeys).toEqual({ all: null, deciding: SCOPED.SERVICE_DECIDE_KEY, reading: SCOPED.SERVICE_READ_KEY });
-    expect(loadConfig({ ...KEY, ...SCOPED }, { cwd: SRV }).apiKeys).toEqual({ all: KEY.SERVICE_API_KEY, deciding: SCOPED.SERVICE_DECIDE_KEY, reading: SCOPED.SERVICE_READ_KEY });
-    expect(loadConfig({ SERVICE_DECIDE_KEY: SCOPED.SERVICE_DECIDE_KEY, SERVICE_READ_KEY_FILE: PRIVATE_KEY_FILE }, { cwd: SRV }).apiKeys).toEqual({
+    expect(loadConfig(SCOPED, { cwd: SRV }).apiKeys).toEqual({
+      all: null,
+      deciding: SCOPED.SERVICE_DECIDE_KEY,
+      reading: SCOPED.SERVICE_READ_KEY,
+    });
+    expect(loadConfig({ ...KEY, ...SCOPED }, { cwd: SRV }).apiKeys).toEqual({
+      all: KEY.SERVICE_API_KEY,
+      deciding: SCOPED.SERVICE_DECIDE_KEY,
+      reading: SCOPED.SERVICE_READ_KEY,
+    });
+    expect(
+      loadConfig({ SERVICE_DECIDE_KEY: SCOPED.SERVICE_DECIDE_KEY, SERVICE_READ_KEY_FILE: PRIVATE_KEY_FILE }, { cwd: SRV }).apiKeys,
+    ).toEqual({
       all: null,
       deciding: SCOPED.SERVICE_DECIDE_KEY,
       reading: FILE_KEY,
     });
-    expect(loadConfig({ SERVICE_API_KEY_FILE: join(SRV, PRIVATE_KEY_FILE) }, { cwd: SRV }).apiKeys).toEqual({ all: FILE_KEY, deciding: null, reading: null });
+    expect(loadConfig({ SERVICE_API_KEY_FILE: join(SRV, PRIVATE_KEY_FILE) }, { cwd: SRV }).apiKeys).toEqual({
+      all: FILE_KEY,
+      deciding: null,
+      reading: null,
+    });
     // The single key and the admin key beside scoped ones: one scope is enough when SERVICE_API_KEY opens the other.
-    expect(loadConfig({ ...KEY, SERVICE_READ_KEY: SCOPED.SERVICE_READ_KEY }, { cwd: SRV }).apiKeys).toEqual({ all: KEY.SERVICE_API_KEY, deciding: null, reading: SCOPED.SERVICE_READ_KEY });
+    expect(loadConfig({ ...KEY, SERVICE_READ_KEY: SCOPED.SERVICE_READ_KEY }, { cwd: SRV }).apiKeys).toEqual({
+      all: KEY.SERVICE_API_KEY,
+      deciding: null,
+      reading: SCOPED.SERVICE_READ_KEY,
+    });
     // --dev generates the single key only when no key is set.
-    expect(loadConfig(SCOPED, { dev: true, cwd: SRV }).apiKeys).toEqual({ all: null, deciding: SCOPED.SERVICE_DECIDE_KEY, reading: SCOPED.SERVICE_READ_KEY });
-    expect(refusal({ SERVICE_DECIDE_KEY: SCOPED.SERVICE_DECIDE_KEY }, true)).toMatch(/SERVICE_DECIDE_KEY is set but no key opens the reading routes/);
+    expect(loadConfig(SCOPED, { dev: true, cwd: SRV }).apiKeys).toEqual({
+      all: null,
+      deciding: SCOPED.SERVICE_DECIDE_KEY,
+      reading: SCOPED.SERVICE_READ_KEY,
+    });
+    expect(refusal({ SERVICE_DECIDE_KEY: SCOPED.SERVICE_DECIDE_KEY }, true)).toMatch(
+      /SERVICE_DECIDE_KEY is set but no key opens the reading routes/,
+    );
   });
 
   it("never puts a key, a secret, into an error", () => {
@@ -189,7 +268,10 @@ describe("loadConfig", () => {
     expect(loadConfig({ ...KEY, SERVICE_ACCESS_LOG: "on" }, { cwd: SRV }).accessLog).toBe(true);
     expect(loadConfig({ ...KEY, SERVICE_ACCESS_LOG: "on", SERVICE_LOG_LEVEL: "debug" }, { cwd: SRV }).accessLog).toBe(true);
     // Without the exporter, other OTEL_* settings (a platform's, for every service) are not looked at.
-    expect(loadConfig({ ...KEY, OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }, { cwd: SRV }).tracing).toBeNull();
+    expect(
+      loadConfig({ ...KEY, OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }, { cwd: SRV })
+        .tracing,
+    ).toBeNull();
     expect(loadConfig({ ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_SDK_DISABLED: "true" }, { cwd: SRV }).tracing).toBeNull();
     expect(loadConfig({ ...KEY, OTEL_TRACES_EXPORTER: "otlp" }, { cwd: SRV }).tracing).toEqual({
       protocol: "http/protobuf",
@@ -197,8 +279,18 @@ describe("loadConfig", () => {
       serviceName: null,
       sampler: { name: "parentbased_always_on", ratio: 1 },
     });
-    const otel = { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_ENDPOINT: "https://collector.internal:4318/otlp", OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" };
-    expect(loadConfig({ ...otel, OTEL_SERVICE_NAME: "payments-writ", OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.25" }, { cwd: SRV }).tracing).toEqual({
+    const otel = {
+      ...KEY,
+      OTEL_TRACES_EXPORTER: "otlp",
+      OTEL_EXPORTER_OTLP_ENDPOINT: "https://collector.internal:4318/otlp",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+    };
+    expect(
+      loadConfig(
+        { ...otel, OTEL_SERVICE_NAME: "payments-writ", OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.25" },
+        { cwd: SRV },
+      ).tracing,
+    ).toEqual({
       protocol: "http/json",
       url: "https://collector.internal:4318/otlp/v1/traces",
       serviceName: "payments-writ",
@@ -206,88 +298,267 @@ describe("loadConfig", () => {
     });
     // The signal's own settings win over the general ones; its endpoint is used as given.
     expect(
-      loadConfig({ ...otel, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://traces:9999/in", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/protobuf" }, { cwd: SRV }).tracing,
+      loadConfig(
+        { ...otel, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://traces:9999/in", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/protobuf" },
+        { cwd: SRV },
+      ).tracing,
     ).toMatchObject({ protocol: "http/protobuf", url: "http://traces:9999/in" });
   });
 
   it.each<[string, Env, RegExp]>([
-    ["an access log switch that is neither on nor off", { ...KEY, SERVICE_ACCESS_LOG: "verbose" }, /^SERVICE_ACCESS_LOG must be `on` or `off`, not `verbose`$/],
-    ["an access log a log level hides", { ...KEY, SERVICE_ACCESS_LOG: "on", SERVICE_LOG_LEVEL: "warn" }, /^SERVICE_ACCESS_LOG is on but SERVICE_LOG_LEVEL `warn` hides its lines/],
-    ["an access log with the logs silent", { ...KEY, SERVICE_ACCESS_LOG: "on", SERVICE_LOG_LEVEL: "silent" }, /SERVICE_LOG_LEVEL `silent` hides its lines/],
-    ["an exporter the sidecar does not have", { ...KEY, OTEL_TRACES_EXPORTER: "console" }, /^OTEL_TRACES_EXPORTER must be one of `otlp`, `none`, not `console`$/],
-    ["OTLP over gRPC", { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }, /^OTEL_EXPORTER_OTLP_PROTOCOL must be one of `http\/protobuf`, `http\/json`, not `grpc`$/],
-    ["an endpoint that is not a URL", { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }, /^OTEL_EXPORTER_OTLP_ENDPOINT must be an http:\/\/ or https:\/\/ URL/],
-    ["a traces endpoint that is no URL at all", { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "not a url" }, /^OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is not a URL/],
-    ["an unknown sampler", { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_TRACES_SAMPLER: "jaeger_remote" }, /^OTEL_TRACES_SAMPLER must be one of `always_on`, /],
-    ["a sampler ratio above 1", { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "1.5" }, /^OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, not `1\.5`$/],
-    ["a sampler ratio that is not a number", { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_TRACES_SAMPLER_ARG: "half" }, /OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, not `half`/],
-    ["OTEL_SDK_DISABLED that is not a boolean", { ...KEY, OTEL_SDK_DISABLED: "yes" }, /^OTEL_SDK_DISABLED must be one of `true`, `false`, not `yes`$/],
+    [
+      "an access log switch that is neither on nor off",
+      { ...KEY, SERVICE_ACCESS_LOG: "verbose" },
+      /^SERVICE_ACCESS_LOG must be `on` or `off`, not `verbose`$/,
+    ],
+    [
+      "an access log a log level hides",
+      { ...KEY, SERVICE_ACCESS_LOG: "on", SERVICE_LOG_LEVEL: "warn" },
+      /^SERVICE_ACCESS_LOG is on but SERVICE_LOG_LEVEL `warn` hides its lines/,
+    ],
+    [
+      "an access log with the logs silent",
+      { ...KEY, SERVICE_ACCESS_LOG: "on", SERVICE_LOG_LEVEL: "silent" },
+      /SERVICE_LOG_LEVEL `silent` hides its lines/,
+    ],
+    [
+      "an exporter the sidecar does not have",
+      { ...KEY, OTEL_TRACES_EXPORTER: "console" },
+      /^OTEL_TRACES_EXPORTER must be one of `otlp`, `none`, not `console`$/,
+    ],
+    [
+      "OTLP over gRPC",
+      { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" },
+      /^OTEL_EXPORTER_OTLP_PROTOCOL must be one of `http\/protobuf`, `http\/json`, not `grpc`$/,
+    ],
+    [
+      "an endpoint that is not a URL",
+      { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" },
+      /^OTEL_EXPORTER_OTLP_ENDPOINT must be an http:\/\/ or https:\/\/ URL/,
+    ],
+    [
+      "a traces endpoint that is no URL at all",
+      { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "not a url" },
+      /^OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is not a URL/,
+    ],
+    [
+      "an unknown sampler",
+      { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_TRACES_SAMPLER: "jaeger_remote" },
+      /^OTEL_TRACES_SAMPLER must be one of `always_on`, /,
+    ],
+    [
+      "a sampler ratio above 1",
+      { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "1.5" },
+      /^OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, not `1\.5`$/,
+    ],
+    [
+      "a sampler ratio that is not a number",
+      { ...KEY, OTEL_TRACES_EXPORTER: "otlp", OTEL_TRACES_SAMPLER_ARG: "half" },
+      /OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, not `half`/,
+    ],
+    [
+      "OTEL_SDK_DISABLED that is not a boolean",
+      { ...KEY, OTEL_SDK_DISABLED: "yes" },
+      /^OTEL_SDK_DISABLED must be one of `true`, `false`, not `yes`$/,
+    ],
   ])("refuses %s", (_name, env, message) => {
     expect(refusal(env)).toMatch(message);
   });
 
   it("with a remote bundle source: its URL as a folder, the defaults, the cache in the data dir, and no policies root checked", () => {
     const config = loadConfig({ ...KEY, ...SOURCE, SERVICE_DATA_DIR: "data" }, { cwd: join(SRV, "a-file-is-not-a-cwd-here") });
-    expect(config.bundleSource).toEqual({ url: "https://bundles.example.com/payments/", pollIntervalMs: 30_000, fetchTimeoutMs: 10_000, cacheDir: join(SRV, "a-file-is-not-a-cwd-here", "data", "bundle-source") });
-    expect(loadConfig({ ...KEY, ...SOURCE, SERVICE_BUNDLE_CACHE_DIR: "/var/cache/writ", SERVICE_BUNDLE_POLL_INTERVAL_MS: "5000" }, { cwd: SRV }).bundleSource).toMatchObject({
+    expect(config.bundleSource).toEqual({
+      url: "https://bundles.example.com/payments/",
+      pollIntervalMs: 30_000,
+      fetchTimeoutMs: 10_000,
+      cacheDir: join(SRV, "a-file-is-not-a-cwd-here", "data", "bundle-source"),
+    });
+    expect(
+      loadConfig({ ...KEY, ...SOURCE, SERVICE_BUNDLE_CACHE_DIR: "/var/cache/writ", SERVICE_BUNDLE_POLL_INTERVAL_MS: "5000" }, { cwd: SRV })
+        .bundleSource,
+    ).toMatchObject({
       cacheDir: "/var/cache/writ",
       pollIntervalMs: 5_000,
     });
   });
 
   it.each<[string, Env, RegExp]>([
-    ["a bundle source that is not a URL", { ...KEY, ...SOURCE, SERVICE_BUNDLE_SOURCE_URL: "bundles" }, /SERVICE_BUNDLE_SOURCE_URL is not a URL/],
-    ["a bundle source that is not HTTP", { ...KEY, ...SOURCE, SERVICE_BUNDLE_SOURCE_URL: "file:///srv/bundles/" }, /must be an http:\/\/ or https:\/\/ URL, not file:/],
-    ["a bundle source and a policies root", { ...KEY, ...SOURCE, SERVICE_DATA_DIR: "d", SERVICE_POLICIES_ROOT: "policies" }, /both set; bundles come from one of them/],
-    ["a bundle source without bundle keys", { ...KEY, SERVICE_BUNDLE_SOURCE_URL: SOURCE.SERVICE_BUNDLE_SOURCE_URL, SERVICE_DATA_DIR: "d" }, /must be signed/],
+    [
+      "a bundle source that is not a URL",
+      { ...KEY, ...SOURCE, SERVICE_BUNDLE_SOURCE_URL: "bundles" },
+      /SERVICE_BUNDLE_SOURCE_URL is not a URL/,
+    ],
+    [
+      "a bundle source that is not HTTP",
+      { ...KEY, ...SOURCE, SERVICE_BUNDLE_SOURCE_URL: "file:///srv/bundles/" },
+      /must be an http:\/\/ or https:\/\/ URL, not file:/,
+    ],
+    [
+      "a bundle source and a policies root",
+      { ...KEY, ...SOURCE, SERVICE_DATA_DIR: "d", SERVICE_POLICIES_ROOT: "policies" },
+      /both set; bundles come from one of them/,
+    ],
+    [
+      "a bundle source without bundle keys",
+      { ...KEY, SERVICE_BUNDLE_SOURCE_URL: SOURCE.SERVICE_BUNDLE_SOURCE_URL, SERVICE_DATA_DIR: "d" },
+      /must be signed/,
+    ],
     ["a bundle source with nowhere to keep its last good set", { ...KEY, ...SOURCE }, /needs SERVICE_BUNDLE_CACHE_DIR or SERVICE_DATA_DIR/],
-    ["a poll interval below 100 ms", { ...KEY, ...SOURCE, SERVICE_DATA_DIR: "d", SERVICE_BUNDLE_POLL_INTERVAL_MS: "10" }, /SERVICE_BUNDLE_POLL_INTERVAL_MS must be an integer from 100/],
+    [
+      "a poll interval below 100 ms",
+      { ...KEY, ...SOURCE, SERVICE_DATA_DIR: "d", SERVICE_BUNDLE_POLL_INTERVAL_MS: "10" },
+      /SERVICE_BUNDLE_POLL_INTERVAL_MS must be an integer from 100/,
+    ],
     ["no API key", {}, /SERVICE_API_KEY is not set/],
-    ["an API key with a space, which no header can carry", { SERVICE_API_KEY: "correct horse battery staple" }, /SERVICE_API_KEY can hold only letters, digits and/],
+    [
+      "an API key with a space, which no header can carry",
+      { SERVICE_API_KEY: "correct horse battery staple" },
+      /SERVICE_API_KEY can hold only letters, digits and/,
+    ],
     ["an API key with a quote", { SERVICE_API_KEY: `${"k".repeat(20)}"` }, /SERVICE_API_KEY can hold only/],
     ["a missing policies root", { ...KEY, SERVICE_POLICIES_ROOT: "/nonexistent" }, /SERVICE_POLICIES_ROOT `\/nonexistent` does not exist/],
     ["a policies root that is a file", { ...KEY, SERVICE_POLICIES_ROOT: "a-file" }, /SERVICE_POLICIES_ROOT `.*a-file` is not a directory/],
-    ["a headers timeout longer than the request timeout", { ...KEY, SERVICE_HEADERS_TIMEOUT_MS: "5000", SERVICE_REQUEST_TIMEOUT_MS: "1000" }, /must not exceed SERVICE_REQUEST_TIMEOUT_MS/],
-    ["a socket cap that is not a number", { ...KEY, SERVICE_MAX_SOCKETS: "many" }, /SERVICE_MAX_SOCKETS must be an integer from 16 to 1000000, not `many`/],
-    ["a retention that is neither a number nor off", { ...KEY, SERVICE_AUDIT_SECURITY_RETENTION_DAYS: "forever" }, /SERVICE_AUDIT_SECURITY_RETENTION_DAYS must be an integer from 1 to 36500 or `off`/],
+    [
+      "a headers timeout longer than the request timeout",
+      { ...KEY, SERVICE_HEADERS_TIMEOUT_MS: "5000", SERVICE_REQUEST_TIMEOUT_MS: "1000" },
+      /must not exceed SERVICE_REQUEST_TIMEOUT_MS/,
+    ],
+    [
+      "a socket cap that is not a number",
+      { ...KEY, SERVICE_MAX_SOCKETS: "many" },
+      /SERVICE_MAX_SOCKETS must be an integer from 16 to 1000000, not `many`/,
+    ],
+    [
+      "a retention that is neither a number nor off",
+      { ...KEY, SERVICE_AUDIT_SECURITY_RETENTION_DAYS: "forever" },
+      /SERVICE_AUDIT_SECURITY_RETENTION_DAYS must be an integer from 1 to 36500 or `off`/,
+    ],
     ["a short API key", { SERVICE_API_KEY: "short" }, /SERVICE_API_KEY must be at least 16 characters/],
-    ["a reading key without a deciding key", { SERVICE_READ_KEY: SCOPED.SERVICE_READ_KEY }, /SERVICE_READ_KEY is set but no key opens the deciding routes: set SERVICE_DECIDE_KEY \(or SERVICE_API_KEY\)/],
-    ["a deciding key without a reading key", { SERVICE_DECIDE_KEY: SCOPED.SERVICE_DECIDE_KEY }, /SERVICE_DECIDE_KEY is set but no key opens the reading routes: set SERVICE_READ_KEY \(or SERVICE_API_KEY\)/],
-    ["the same key for deciding and reading", { SERVICE_DECIDE_KEY: SCOPED.SERVICE_DECIDE_KEY, SERVICE_READ_KEY: SCOPED.SERVICE_DECIDE_KEY }, /^SERVICE_DECIDE_KEY and SERVICE_READ_KEY are the same key: each needs its own$/],
-    ["the API key again as a scoped key", { ...KEY, ...SCOPED, SERVICE_READ_KEY: KEY.SERVICE_API_KEY }, /^SERVICE_API_KEY and SERVICE_READ_KEY are the same key/],
-    ["the same key, once from a file", { SERVICE_DECIDE_KEY: FILE_KEY, SERVICE_READ_KEY_FILE: PRIVATE_KEY_FILE }, /^SERVICE_DECIDE_KEY and SERVICE_READ_KEY are the same key/],
-    ["an API key and an API key file", { ...KEY, SERVICE_API_KEY_FILE: PRIVATE_KEY_FILE }, /^SERVICE_API_KEY and SERVICE_API_KEY_FILE are both set; choose one$/],
-    ["a deciding key and its file", { ...SCOPED, SERVICE_DECIDE_KEY_FILE: PRIVATE_KEY_FILE }, /^SERVICE_DECIDE_KEY and SERVICE_DECIDE_KEY_FILE are both set; choose one$/],
-    ["a reading key and its file", { ...SCOPED, SERVICE_READ_KEY_FILE: PRIVATE_KEY_FILE }, /^SERVICE_READ_KEY and SERVICE_READ_KEY_FILE are both set; choose one$/],
-    ["a key file readable by others", { SERVICE_API_KEY_FILE: OTHERS_READ_KEY_FILE }, /^SERVICE_API_KEY_FILE `.*others\.key` is readable by other users \(mode 604\); run `chmod 600 /],
-    ["a key file readable by the group", { ...SCOPED, SERVICE_DECIDE_KEY: undefined, SERVICE_DECIDE_KEY_FILE: GROUP_READ_KEY_FILE }, /^SERVICE_DECIDE_KEY_FILE `.*group\.key` is readable by other users \(mode 640\)/],
-    ["a reading key file readable by others", { ...SCOPED, SERVICE_READ_KEY: undefined, SERVICE_READ_KEY_FILE: OTHERS_READ_KEY_FILE }, /^SERVICE_READ_KEY_FILE `.*others\.key` is readable by other users/],
-    ["a key file that does not exist", { SERVICE_API_KEY_FILE: "missing.key" }, /^cannot read SERVICE_API_KEY_FILE `.*missing\.key`: ENOENT$/],
+    [
+      "a reading key without a deciding key",
+      { SERVICE_READ_KEY: SCOPED.SERVICE_READ_KEY },
+      /SERVICE_READ_KEY is set but no key opens the deciding routes: set SERVICE_DECIDE_KEY \(or SERVICE_API_KEY\)/,
+    ],
+    [
+      "a deciding key without a reading key",
+      { SERVICE_DECIDE_KEY: SCOPED.SERVICE_DECIDE_KEY },
+      /SERVICE_DECIDE_KEY is set but no key opens the reading routes: set SERVICE_READ_KEY \(or SERVICE_API_KEY\)/,
+    ],
+    [
+      "the same key for deciding and reading",
+      { SERVICE_DECIDE_KEY: SCOPED.SERVICE_DECIDE_KEY, SERVICE_READ_KEY: SCOPED.SERVICE_DECIDE_KEY },
+      /^SERVICE_DECIDE_KEY and SERVICE_READ_KEY are the same key: each needs its own$/,
+    ],
+    [
+      "the API key again as a scoped key",
+      { ...KEY, ...SCOPED, SERVICE_READ_KEY: KEY.SERVICE_API_KEY },
+      /^SERVICE_API_KEY and SERVICE_READ_KEY are the same key/,
+    ],
+    [
+      "the same key, once from a file",
+      { SERVICE_DECIDE_KEY: FILE_KEY, SERVICE_READ_KEY_FILE: PRIVATE_KEY_FILE },
+      /^SERVICE_DECIDE_KEY and SERVICE_READ_KEY are the same key/,
+    ],
+    [
+      "an API key and an API key file",
+      { ...KEY, SERVICE_API_KEY_FILE: PRIVATE_KEY_FILE },
+      /^SERVICE_API_KEY and SERVICE_API_KEY_FILE are both set; choose one$/,
+    ],
+    [
+      "a deciding key and its file",
+      { ...SCOPED, SERVICE_DECIDE_KEY_FILE: PRIVATE_KEY_FILE },
+      /^SERVICE_DECIDE_KEY and SERVICE_DECIDE_KEY_FILE are both set; choose one$/,
+    ],
+    [
+      "a reading key and its file",
+      { ...SCOPED, SERVICE_READ_KEY_FILE: PRIVATE_KEY_FILE },
+      /^SERVICE_READ_KEY and SERVICE_READ_KEY_FILE are both set; choose one$/,
+    ],
+    [
+      "a key file readable by others",
+      { SERVICE_API_KEY_FILE: OTHERS_READ_KEY_FILE },
+      /^SERVICE_API_KEY_FILE `.*others\.key` is readable by other users \(mode 604\); run `chmod 600 /,
+    ],
+    [
+      "a key file readable by the group",
+      { ...SCOPED, SERVICE_DECIDE_KEY: undefined, SERVICE_DECIDE_KEY_FILE: GROUP_READ_KEY_FILE },
+      /^SERVICE_DECIDE_KEY_FILE `.*group\.key` is readable by other users \(mode 640\)/,
+    ],
+    [
+      "a reading key file readable by others",
+      { ...SCOPED, SERVICE_READ_KEY: undefined, SERVICE_READ_KEY_FILE: OTHERS_READ_KEY_FILE },
+      /^SERVICE_READ_KEY_FILE `.*others\.key` is readable by other users/,
+    ],
+    [
+      "a key file that does not exist",
+      { SERVICE_API_KEY_FILE: "missing.key" },
+      /^cannot read SERVICE_API_KEY_FILE `.*missing\.key`: ENOENT$/,
+    ],
     ["an empty key file", { SERVICE_API_KEY_FILE: EMPTY_KEY_FILE }, /^SERVICE_API_KEY_FILE `.*empty\.key` is empty$/],
-    ["a key file of two lines", { SERVICE_API_KEY_FILE: TWO_LINE_KEY_FILE }, /^SERVICE_API_KEY_FILE `.*two-lines\.key` must hold the key alone, on one line$/],
+    [
+      "a key file of two lines",
+      { SERVICE_API_KEY_FILE: TWO_LINE_KEY_FILE },
+      /^SERVICE_API_KEY_FILE `.*two-lines\.key` must hold the key alone, on one line$/,
+    ],
     ["a short key in a file", { SERVICE_API_KEY_FILE: SHORT_KEY_FILE }, /^the key in SERVICE_API_KEY_FILE must be at least 16 characters$/],
     ["a short deciding key", { ...SCOPED, SERVICE_DECIDE_KEY: "short" }, /^SERVICE_DECIDE_KEY must be at least 16 characters$/],
-    ["a reading key with a space", { ...SCOPED, SERVICE_READ_KEY: "correct horse battery staple" }, /^SERVICE_READ_KEY can hold only letters, digits and/],
+    [
+      "a reading key with a space",
+      { ...SCOPED, SERVICE_READ_KEY: "correct horse battery staple" },
+      /^SERVICE_READ_KEY can hold only letters, digits and/,
+    ],
     ["an empty value", { ...KEY, SERVICE_HOST: " " }, /SERVICE_HOST is set but empty/],
-    ["a port that is not a number", { ...KEY, SERVICE_PORT: "http" }, /SERVICE_PORT must be a port number from 0 to 65535 or `off`, not `http`/],
+    [
+      "a port that is not a number",
+      { ...KEY, SERVICE_PORT: "http" },
+      /SERVICE_PORT must be a port number from 0 to 65535 or `off`, not `http`/,
+    ],
     ["a port out of range", { ...KEY, SERVICE_B_PORT: "70000" }, /SERVICE_B_PORT must be a port number/],
     ["both surfaces off", { ...KEY, SERVICE_PORT: "off", SERVICE_B_PORT: "off" }, /both `off`/],
     ["both surfaces on one port", { ...KEY, SERVICE_PORT: "9000", SERVICE_B_PORT: "9000" }, /both 9000/],
     ["a key and a key file", { ...KEY, SERVICE_SIGNING_KEY: "pem", SERVICE_SIGNING_KEY_FILE: "k.pem" }, /both set; choose one/],
-    ["an unknown replay store", { ...KEY, SERVICE_REPLAY_STORE: "redis" }, /SERVICE_REPLAY_STORE must be one of `lmdb`, `memory`, `none`, not `redis`/],
+    [
+      "an unknown replay store",
+      { ...KEY, SERVICE_REPLAY_STORE: "redis" },
+      /SERVICE_REPLAY_STORE must be one of `lmdb`, `memory`, `none`, not `redis`/,
+    ],
     ["an LMDB store without a data dir", { ...KEY, SERVICE_REPLAY_STORE: "lmdb" }, /needs a directory/],
     ["audit without a data dir", { ...KEY, SERVICE_AUDIT: "on" }, /SERVICE_AUDIT is on but SERVICE_DATA_DIR is not set/],
     ["an on/off value that is neither", { ...KEY, SERVICE_AUDIT: "yes" }, /SERVICE_AUDIT must be `on` or `off`, not `yes`/],
     ["an unknown store", { ...KEY, SERVICE_STORE: "redis" }, /SERVICE_STORE must be one of `lmdb`, `postgres`, not `redis`/],
-    ["postgres without a database", { ...KEY, SERVICE_STORE: "postgres" }, /neither SERVICE_DATABASE_URL nor SERVICE_DATABASE_URL_FILE is set/],
-    ["a database URL without the postgres store", { ...KEY, SERVICE_DATABASE_URL: "postgresql://db/writ" }, /SERVICE_STORE is not `postgres`/],
+    [
+      "postgres without a database",
+      { ...KEY, SERVICE_STORE: "postgres" },
+      /neither SERVICE_DATABASE_URL nor SERVICE_DATABASE_URL_FILE is set/,
+    ],
+    [
+      "a database URL without the postgres store",
+      { ...KEY, SERVICE_DATABASE_URL: "postgresql://db/writ" },
+      /SERVICE_STORE is not `postgres`/,
+    ],
     ["a database URL and a URL file", { ...KEY, ...PG, SERVICE_DATABASE_URL_FILE: "url" }, /both set; choose one/],
-    ["a URL file that cannot be read", { ...KEY, SERVICE_STORE: "postgres", SERVICE_DATABASE_URL_FILE: "missing-url" }, /cannot read SERVICE_DATABASE_URL_FILE `.*missing-url`: ENOENT/],
-    ["another replay store with postgres", { ...KEY, ...PG, SERVICE_REPLAY_STORE: "lmdb" }, /SERVICE_REPLAY_STORE must be one of `postgres`, not `lmdb`/],
-    ["a pool of zero", { ...KEY, ...PG, SERVICE_DATABASE_POOL_SIZE: "0" }, /SERVICE_DATABASE_POOL_SIZE must be an integer from 1 to 1000, not `0`/],
+    [
+      "a URL file that cannot be read",
+      { ...KEY, SERVICE_STORE: "postgres", SERVICE_DATABASE_URL_FILE: "missing-url" },
+      /cannot read SERVICE_DATABASE_URL_FILE `.*missing-url`: ENOENT/,
+    ],
+    [
+      "another replay store with postgres",
+      { ...KEY, ...PG, SERVICE_REPLAY_STORE: "lmdb" },
+      /SERVICE_REPLAY_STORE must be one of `postgres`, not `lmdb`/,
+    ],
+    [
+      "a pool of zero",
+      { ...KEY, ...PG, SERVICE_DATABASE_POOL_SIZE: "0" },
+      /SERVICE_DATABASE_POOL_SIZE must be an integer from 1 to 1000, not `0`/,
+    ],
     ["signed bundles without keys", { ...KEY, SERVICE_REQUIRE_SIGNED_BUNDLES: "on" }, /names no key/],
     ["an unknown log level", { ...KEY, SERVICE_LOG_LEVEL: "loud" }, /SERVICE_LOG_LEVEL must be one of/],
-    ["a shutdown timeout that is not an integer", { ...KEY, SERVICE_SHUTDOWN_TIMEOUT_MS: "5s" }, /SERVICE_SHUTDOWN_TIMEOUT_MS must be an integer from 0 to 600000, not `5s`/],
+    [
+      "a shutdown timeout that is not an integer",
+      { ...KEY, SERVICE_SHUTDOWN_TIMEOUT_MS: "5s" },
+      /SERVICE_SHUTDOWN_TIMEOUT_MS must be an integer from 0 to 600000, not `5s`/,
+    ],
   ])("refuses %s", (_name, env, message) => {
     expect(refusal(env)).toMatch(message);
   });

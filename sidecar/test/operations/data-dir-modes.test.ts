@@ -82,7 +82,14 @@ describe("the data dir", () => {
     await s.stop();
 
     const found = await modes(dataDir);
-    const expected = ["data.mdb", "lock.mdb", "bundle-source", "bundle-source/index.json", "bundle-source/archives", ...(keyElsewhere ? [] : ["signing.key"])];
+    const expected = [
+      "data.mdb",
+      "lock.mdb",
+      "bundle-source",
+      "bundle-source/index.json",
+      "bundle-source/archives",
+      ...(keyElsewhere ? [] : ["signing.key"]),
+    ];
     for (const entry of expected) expect(Object.keys(found)).toContain(entry);
     const directories = new Set([".", "bundle-source", "bundle-source/archives"]);
     const wrong = Object.entries(found).filter(([entry, mode]) => mode !== (directories.has(entry) ? "700" : "600"));
@@ -96,7 +103,9 @@ describe("the data dir", () => {
     await chmod(dataDir, 0o755);
     const s = await start(dataDir);
     const notices = s.sidecar.context.notices.filter((n) => n.includes("open to other users"));
-    expect(notices).toEqual([`the data dir is open to other users: ${dataDir} (mode 755); run \`chmod -R go= ${dataDir}\` to make it owner-only`]);
+    expect(notices).toEqual([
+      `the data dir is open to other users: ${dataDir} (mode 755); run \`chmod -R go= ${dataDir}\` to make it owner-only`,
+    ]);
     expect(((await stat(dataDir)).mode & 0o777).toString(8)).toBe("755");
     // What the sidecar creates in it is owner-only all the same.
     const created = await modes(dataDir);

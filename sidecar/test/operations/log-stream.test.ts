@@ -31,7 +31,14 @@ describe("the log stream (built sidecar)", () => {
     // A bundle that does not load: refused at start-up (a notice) and at each request for it.
     await appendFile(join(policies, TRANSFER.policyId, "1.1.0", "policy.ir.json"), " ");
     const sidecar = await startBuiltSidecar(
-      { SERVICE_API_KEY: API_KEY, SERVICE_POLICIES_ROOT: policies, SERVICE_DATA_DIR: data, SERVICE_PORT: "0", SERVICE_B_PORT: "0", SERVICE_ACCESS_LOG: "on" },
+      {
+        SERVICE_API_KEY: API_KEY,
+        SERVICE_POLICIES_ROOT: policies,
+        SERVICE_DATA_DIR: data,
+        SERVICE_PORT: "0",
+        SERVICE_B_PORT: "0",
+        SERVICE_ACCESS_LOG: "on",
+      },
       15_000,
       true,
     );
@@ -47,7 +54,16 @@ describe("the log stream (built sidecar)", () => {
         const answers = [
           await client.request("POST", "/evaluate", JSON.stringify(decide)),
           await client.request("POST", "/evaluate", JSON.stringify(decide)),
-          await client.request("POST", "/execute", JSON.stringify({ executionId: `${executionId}-b`, policyId: TRANSFER.policyId, policyVersion: "1.1.0", signals: TRANSFER_SIGNALS.approved })),
+          await client.request(
+            "POST",
+            "/execute",
+            JSON.stringify({
+              executionId: `${executionId}-b`,
+              policyId: TRANSFER.policyId,
+              policyVersion: "1.1.0",
+              signals: TRANSFER_SIGNALS.approved,
+            }),
+          ),
           await wrong.request("GET", "/audit/stats"),
           await client.request("GET", "/health"),
           await client.request("GET", "/no/such/route"),
@@ -91,7 +107,11 @@ describe("the log stream (built sidecar)", () => {
     expect(access).toHaveLength(6 * ROUNDS);
     expect(new Set(access.map((line) => line["requestId"])).size).toBe(access.length);
     for (const line of lines.filter((l) => l.msg === "execute:failure" || l.msg === "policy bundle does not load")) {
-      expect(line).toMatchObject({ requestId: expect.any(String), executionId: expect.stringMatching(/^stream-/), policyId: TRANSFER.policyId });
+      expect(line).toMatchObject({
+        requestId: expect.any(String),
+        executionId: expect.stringMatching(/^stream-/),
+        policyId: TRANSFER.policyId,
+      });
     }
   });
 });

@@ -40,7 +40,13 @@ describe("GET /health of a sidecar on LMDB whose data dir fails writes", () => {
     try {
       const path = probe ? "/health?probe=ready" : "/health";
       const answer = await app.inject({ method: "GET", url: path });
-      const recorded: RecordedAnswer = { method: "GET", path, status: answer.statusCode, contentType: String(answer.headers["content-type"] ?? ""), text: answer.body };
+      const recorded: RecordedAnswer = {
+        method: "GET",
+        path,
+        status: answer.statusCode,
+        contentType: String(answer.headers["content-type"] ?? ""),
+        text: answer.body,
+      };
       assertDocumented(checkerOf("surface-a"), [recorded]);
       return { status: answer.statusCode, body: answer.json() };
     } finally {
@@ -48,17 +54,29 @@ describe("GET /health of a sidecar on LMDB whose data dir fails writes", () => {
     }
   }
 
-  const FAILING: StoreHealth = { ok: false, problem: "data dir write failed: no space left on device (ENOSPC)", since: "2026-01-01T00:00:00.000Z" };
+  const FAILING: StoreHealth = {
+    ok: false,
+    problem: "data dir write failed: no space left on device (ENOSPC)",
+    since: "2026-01-01T00:00:00.000Z",
+  };
 
   it("takes writes: ready 200", async () => {
-    expect(await health({ ok: true, problem: null, since: null }, true)).toMatchObject({ status: 200, body: { ready: true, store: { status: "ok" } } });
+    expect(await health({ ok: true, problem: null, since: null }, true)).toMatchObject({
+      status: 200,
+      body: { ready: true, store: { status: "ok" } },
+    });
   });
 
   it("fails writes: readiness 503 saying the store is why (the bundles are served); liveness 200 with the same body", async () => {
     const ready = await health(FAILING, true);
     expect(ready).toMatchObject({
       status: 503,
-      body: { status: "ok", ready: false, bundles: { ready: true }, store: { status: "error", problem: FAILING.problem, since: FAILING.since } },
+      body: {
+        status: "ok",
+        ready: false,
+        bundles: { ready: true },
+        store: { status: "error", problem: FAILING.problem, since: FAILING.since },
+      },
     });
     const live = await health(FAILING, false);
     expect(live.status).toBe(200);

@@ -20,7 +20,13 @@ const field = (length: number) =>
     { weight: 1, arbitrary: fc.string({ minLength: length, maxLength: length }) },
   );
 const traceparent = fc
-  .tuple(fc.oneof(fc.constantFrom("00", "01", "fe", "ff"), field(2)), field(32), field(16), field(2), fc.option(fc.string(), { nil: undefined }))
+  .tuple(
+    fc.oneof(fc.constantFrom("00", "01", "fe", "ff"), field(2)),
+    field(32),
+    field(16),
+    field(2),
+    fc.option(fc.string(), { nil: undefined }),
+  )
   .map(([version, traceId, parentId, flags, rest]) => `${version}-${traceId}-${parentId}-${flags}${rest === undefined ? "" : `-${rest}`}`);
 
 const request = (header: string) => ({ headers: { traceparent: header } }) as unknown as IncomingMessage;
@@ -43,7 +49,9 @@ describe("incomingTraceId", () => {
   it("reads a valid one, and nothing without the header", () => {
     expect(incomingTraceId(request("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"))).toBe("4bf92f3577b34da6a3ce929d0e0e4736");
     expect(incomingTraceId(request("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra"))).toBeUndefined();
-    expect(incomingTraceId(request("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra"))).toBe("4bf92f3577b34da6a3ce929d0e0e4736");
+    expect(incomingTraceId(request("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra"))).toBe(
+      "4bf92f3577b34da6a3ce929d0e0e4736",
+    );
     expect(incomingTraceId({ headers: {} } as IncomingMessage)).toBeUndefined();
   });
 });

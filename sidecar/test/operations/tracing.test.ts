@@ -9,7 +9,17 @@ import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@writ/sidecar";
 import type { LogLine } from "../support/built-sidecar.js";
-import { AUTH, JSON_TYPE, TRANSFER, evaluate, executedActionFor, overrideOf, startE2eSidecar, uid, type E2eSidecar } from "../support/e2e.js";
+import {
+  AUTH,
+  JSON_TYPE,
+  TRANSFER,
+  evaluate,
+  executedActionFor,
+  overrideOf,
+  startE2eSidecar,
+  uid,
+  type E2eSidecar,
+} from "../support/e2e.js";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
 import { businessTransaction } from "../surface-b/support.js";
 
@@ -38,8 +48,11 @@ async function startReceiver(): Promise<{ readonly server: Server; readonly endp
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      if (request.method === "POST" && request.url === "/v1/traces") received.push({ contentType: request.headers["content-type"] ?? "", body: Buffer.concat(chunks) });
-      response.writeHead(200, { "content-type": request.headers["content-type"] ?? "application/json" }).end(request.headers["content-type"]?.includes("json") ? "{}" : "");
+      if (request.method === "POST" && request.url === "/v1/traces")
+        received.push({ contentType: request.headers["content-type"] ?? "", body: Buffer.concat(chunks) });
+      response
+        .writeHead(200, { "content-type": request.headers["content-type"] ?? "application/json" })
+        .end(request.headers["content-type"]?.includes("json") ? "{}" : "");
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -49,7 +62,11 @@ async function startReceiver(): Promise<{ readonly server: Server; readonly endp
 }
 
 function spansOf(received: readonly Received[]): OtlpSpan[] {
-  return received.flatMap((r) => (JSON.parse(r.body.toString("utf8")) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] }).resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans)));
+  return received.flatMap((r) =>
+    (JSON.parse(r.body.toString("utf8")) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] }).resourceSpans.flatMap((rs) =>
+      rs.scopeSpans.flatMap((ss) => ss.spans),
+    ),
+  );
 }
 
 const attribute = (span: OtlpSpan, key: string): unknown => {
@@ -79,19 +96,37 @@ describe("traces over OTLP/HTTP JSON", () => {
     receiver = await startReceiver();
     const log = createLogger("info", { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) });
     s = await startE2eSidecar(
-      { OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_SERVICE_NAME: "writ-under-test", SERVICE_B_PORT: "0" },
+      {
+        OTEL_TRACES_EXPORTER: "otlp",
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_SERVICE_NAME: "writ-under-test",
+        SERVICE_B_PORT: "0",
+      },
       { log },
     );
-    const traced = (call: { readonly traceparent: string }) => ({ traceparent: call.traceparent, "tracestate": "vendor=opaque" });
-    const pending = await s.call<{ attestation: never }>("POST", "/evaluate", { executionId: uid("traced"), ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.pending }, traced(calls.evaluate));
+    const traced = (call: { readonly traceparent: string }) => ({ traceparent: call.traceparent, tracestate: "vendor=opaque" });
+    const pending = await s.call<{ attestation: never }>(
+      "POST",
+      "/evaluate",
+      { executionId: uid("traced"), ...TRANSFER, verifiedSignals: TRANSFER_SIGNALS.pending },
+      traced(calls.evaluate),
+    );
     expect(pending.status).toBe(200);
     const executionId = (pending.body.attestation as { executionId: string }).executionId;
     expect((await s.call("POST", "/override", overrideOf(executionId, true), traced(calls.override))).status).toBe(200);
     const confirmation = { attestation: pending.body.attestation, executedAction: executedActionFor(pending.body.attestation) };
     expect((await s.call("POST", "/confirm-execution", confirmation, traced(calls.confirm))).status).toBe(200);
-    const b = await fetch(`${s.running.urls.b}/execute`, { method: "POST", headers: { ...AUTH, ...JSON_TYPE, ...traced(calls.transaction) }, body: JSON.stringify(businessTransaction()) });
+    const b = await fetch(`${s.running.urls.b}/execute`, {
+      method: "POST",
+      headers: { ...AUTH, ...JSON_TYPE, ...traced(calls.transaction) },
+      body: JSON.stringify(businessTransaction()),
+    });
     expect(b.status).toBe(200);
-    expect((await s.send("POST", "/evaluate", { headers: { authorization: "Bearer wrong-key-0123456789abcdef", ...traced(calls.refused) } })).status).toBe(401);
+    expect(
+      (await s.send("POST", "/evaluate", { headers: { authorization: "Bearer wrong-key-0123456789abcdef", ...traced(calls.refused) } }))
+        .status,
+    ).toBe(401);
     const plain = await evaluate(s, TRANSFER_SIGNALS.approved);
     untraced = plain.headers.get("x-request-id")!;
     // Closing exports the spans still queued.
@@ -103,7 +138,10 @@ describe("traces over OTLP/HTTP JSON", () => {
   });
 
   /** The SERVER span of the call, and its children. */
-  function traceOf(call: { readonly traceId: string; readonly spanId: string }): { readonly server: OtlpSpan; readonly children: OtlpSpan[] } {
+  function traceOf(call: { readonly traceId: string; readonly spanId: string }): {
+    readonly server: OtlpSpan;
+    readonly children: OtlpSpan[];
+  } {
     const inTrace = spans.filter((span) => span.traceId === call.traceId);
     const servers = inTrace.filter((span) => span.kind === SERVER);
     expect(servers).toHaveLength(1);
@@ -120,7 +158,8 @@ describe("traces over OTLP/HTTP JSON", () => {
   }
 
   /** Children in the order they started. */
-  const names = (children: readonly OtlpSpan[]) => [...children].sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1)).map((c) => c.name);
+  const names = (children: readonly OtlpSpan[]) =>
+    [...children].sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1)).map((c) => c.name);
 
   it("POST /evaluate: a child of the caller's span, with bundle, validate, evaluate, sign, then verify and write", () => {
     const { server, children } = traceOf(calls.evaluate);
@@ -145,7 +184,18 @@ describe("traces over OTLP/HTTP JSON", () => {
   it("Surface B POST /execute: the runtime's phases, then the seal, its check, the receipt and the record's write", () => {
     const { server, children } = traceOf(calls.transaction);
     expect(attribute(server, "writ.surface")).toBe("b");
-    expect(names(children)).toEqual(["writ.bundle", "writ.validate", "writ.evaluate", "writ.sign", expect.stringMatching(/^writ\.(verify|write)$/), expect.stringMatching(/^writ\.(verify|write)$/), "writ.sign", "writ.verify", "writ.sign", "writ.write"]);
+    expect(names(children)).toEqual([
+      "writ.bundle",
+      "writ.validate",
+      "writ.evaluate",
+      "writ.sign",
+      expect.stringMatching(/^writ\.(verify|write)$/),
+      expect.stringMatching(/^writ\.(verify|write)$/),
+      "writ.sign",
+      "writ.verify",
+      "writ.sign",
+      "writ.write",
+    ]);
   });
 
   it("a refused key is a span of its own with no phase; the trace context is still honoured", () => {
@@ -164,10 +214,17 @@ describe("traces over OTLP/HTTP JSON", () => {
   });
 
   it("names the service and the refused key's log line carries the trace and span ids", () => {
-    const exported = JSON.parse(receiver.received[0]!.body.toString("utf8")) as { resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] } }[] };
-    expect(exported.resourceSpans[0]!.resource.attributes).toContainEqual({ key: "service.name", value: { stringValue: "writ-under-test" } });
+    const exported = JSON.parse(receiver.received[0]!.body.toString("utf8")) as {
+      resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] } }[];
+    };
+    expect(exported.resourceSpans[0]!.resource.attributes).toContainEqual({
+      key: "service.name",
+      value: { stringValue: "writ-under-test" },
+    });
     const refused = traceOf(calls.refused).server;
-    expect(lines).toContainEqual(expect.objectContaining({ msg: "authentication failed", traceId: calls.refused.traceId, spanId: refused.spanId }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: "authentication failed", traceId: calls.refused.traceId, spanId: refused.spanId }),
+    );
   });
 });
 
@@ -175,7 +232,10 @@ describe("traces over OTLP/HTTP protobuf, the default protocol", () => {
   it("are sent as protobuf to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, carrying the caller's trace id", async () => {
     const receiver = await startReceiver();
     try {
-      const s = await startE2eSidecar({ OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.endpoint}/v1/traces` });
+      const s = await startE2eSidecar({
+        OTEL_TRACES_EXPORTER: "otlp",
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.endpoint}/v1/traces`,
+      });
       const call = callerSpan();
       expect((await s.send("GET", "/health", { headers: { traceparent: call.traceparent } })).status).toBe(200);
       await s.close();

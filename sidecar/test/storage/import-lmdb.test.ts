@@ -48,14 +48,30 @@ async function observe(s: Stores): Promise<unknown> {
     if (page.length < 500) break;
   }
   const details = await Promise.all(DECIDED.filter((_, i) => i % 37 === 0).map((id) => s.audit.getDecision(id)));
-  const replay = await Promise.all([...DECIDED, "pending-left", "reserved-left"].map(async (id) => s.replay.read(executionFingerprint(id))));
+  const replay = await Promise.all(
+    [...DECIDED, "pending-left", "reserved-left"].map(async (id) => s.replay.read(executionFingerprint(id))),
+  );
   const confirmations = await Promise.all(DECIDED.slice(0, 10).map((id) => s.replay.read(confirmationKey(id))));
   const { total_api_calls: _calls, ...stats } = await s.audit.stats(new Date(Date.parse(at(0))));
   const security = (await s.audit.listSecurityEvents({ limit: 500 })).map(({ id: _id, ...row }) => row);
   const trust = await Promise.all(
-    TRUST_IDS.map(async (id) => ({ record: await s.trust.record(id), verification: await s.trust.latestVerification(id), receipt: await s.trust.latestReceipt(id) })),
+    TRUST_IDS.map(async (id) => ({
+      record: await s.trust.record(id),
+      verification: await s.trust.latestVerification(id),
+      receipt: await s.trust.latestReceipt(id),
+    })),
   );
-  return { decisions, details, replay, confirmations, stats, security, trust, ids: await s.trust.ids(0, 100), count: await s.trust.count() };
+  return {
+    decisions,
+    details,
+    replay,
+    confirmations,
+    stats,
+    security,
+    trust,
+    ids: await s.trust.ids(0, 100),
+    count: await s.trust.count(),
+  };
 }
 
 const PIN_1 = "1".repeat(64);
@@ -81,22 +97,65 @@ if (unavailable !== null) {
         const status = i % 3 === 0 ? "pending_override" : i % 3 === 1 ? "approved" : "rejected";
         const body = decision({ executionId, recordedAt: at(i), status, policyId: i % 2 === 0 ? "payments" : "refunds" });
         const context = status === "pending_override" ? { pending: i } : undefined;
-        const consumed = await replay.consume(executionFingerprint(executionId), { now: Date.parse(body.recordedAt), ...(context ? { context } : {}), record: { kind: "decision", body } });
+        const consumed = await replay.consume(executionFingerprint(executionId), {
+          now: Date.parse(body.recordedAt),
+          ...(context ? { context } : {}),
+          record: { kind: "decision", body },
+        });
         expect(consumed.ok).toBe(true);
         if (i % 6 === 0 && consumed.ok) {
-          const override = { executionId, approved: true, approvedBy: "ana", approverRole: "ops", reason: "checked", overrideId: `o-${i}`, record: { overrideId: `o-${i}` }, recordedAt: at(i + 1) };
-          expect((await replay.resolveOverride(consumed.entry.fingerprint, consumed.entry.token, true, { now: Date.parse(at(i + 1)), record: { kind: "override", body: override as never } })).ok).toBe(true);
+          const override = {
+            executionId,
+            approved: true,
+            approvedBy: "ana",
+            approverRole: "ops",
+            reason: "checked",
+            overrideId: `o-${i}`,
+            record: { overrideId: `o-${i}` },
+            recordedAt: at(i + 1),
+          };
+          expect(
+            (
+              await replay.resolveOverride(consumed.entry.fingerprint, consumed.entry.token, true, {
+                now: Date.parse(at(i + 1)),
+                record: { kind: "override", body: override as never },
+              })
+            ).ok,
+          ).toBe(true);
         }
         if (i < 10) {
           const confirmation = { executionId, match: true, proof: { executionId, signature: "sig" }, recordedAt: at(i + 2) };
-          expect((await replay.consume(confirmationKey(executionId), { now: Date.parse(at(i + 2)), record: { kind: "confirmation", body: confirmation as never } })).ok).toBe(true);
+          expect(
+            (
+              await replay.consume(confirmationKey(executionId), {
+                now: Date.parse(at(i + 2)),
+                record: { kind: "confirmation", body: confirmation as never },
+              })
+            ).ok,
+          ).toBe(true);
         }
       }
       // An escalation still pending and a reservation still live: both must stay blocking on the fleet.
-      expect((await replay.consume(executionFingerprint("pending-left"), { now: Date.parse(at(9_000)), context: { pending: true } })).ok).toBe(true);
+      expect(
+        (await replay.consume(executionFingerprint("pending-left"), { now: Date.parse(at(9_000)), context: { pending: true } })).ok,
+      ).toBe(true);
       expect((await replay.reserve(executionFingerprint("reserved-left"), { now: Date.now(), ttlMs: 300_000 })).ok).toBe(true);
-      for (let i = 0; i < 700; i++) audit.recordVerification({ executionId: i % 2 ? DECIDED[i]! : null, valid: i % 5 !== 0, checks: { signature: "ok" }, errors: [], recordedAt: at(i) });
-      for (let i = 0; i < 30; i++) audit.recordSecurityEvent({ type: "authentication_failed", method: "GET", path: `/audit/stats`, ip: `10.0.0.${i}`, detail: "wrong key" });
+      for (let i = 0; i < 700; i++)
+        audit.recordVerification({
+          executionId: i % 2 ? DECIDED[i]! : null,
+          valid: i % 5 !== 0,
+          checks: { signature: "ok" },
+          errors: [],
+          recordedAt: at(i),
+        });
+      for (let i = 0; i < 30; i++)
+        audit.recordSecurityEvent({
+          type: "authentication_failed",
+          method: "GET",
+          path: `/audit/stats`,
+          ip: `10.0.0.${i}`,
+          detail: "wrong key",
+        });
       for (const [i, id] of TRUST_IDS.entries()) {
         expect(await trust.create(recordOf(id, i), verificationOf(id, 0), receiptOf(id, 0))).toBe(true);
         for (let n = 1; n <= i % 4; n++) {
@@ -123,12 +182,22 @@ if (unavailable !== null) {
     it("answers every read on PostgreSQL as the LMDB stores did, and refuses a second import of the same data dir", async () => {
       const progress: string[] = [];
       const counts = await importLmdb(database.pool, dir, (kind, rows) => progress.push(`${kind} ${rows}`));
-      expect(counts.imported).toMatchObject({ replay: DECIDED.length + 10 + 2, decisions: DECIDED.length, overrides: 201, confirmations: 10, verifications: 700, trustRecords: 40, bundlePins: 2 });
+      expect(counts.imported).toMatchObject({
+        replay: DECIDED.length + 10 + 2,
+        decisions: DECIDED.length,
+        overrides: 201,
+        confirmations: 10,
+        verifications: 700,
+        trustRecords: 40,
+        bundlePins: 2,
+      });
       expect(Object.values(counts.conflicts).every((n) => n === 0)).toBe(true);
       expect(progress).toContain(`replay ${DECIDED.length + 12}`);
       const audit = new PostgresAuditLog(database.pool, { now: () => new Date(Date.parse(at(5_000))) });
       try {
-        expect(await observe({ replay: new PostgresReplayStore(database.pool), audit, trust: new PostgresTrustRecordStore(database.pool) })).toEqual(expected);
+        expect(
+          await observe({ replay: new PostgresReplayStore(database.pool), audit, trust: new PostgresTrustRecordStore(database.pool) }),
+        ).toEqual(expected);
       } finally {
         await audit.close();
       }
@@ -177,7 +246,9 @@ if (unavailable !== null) {
       const broken = await createTestDatabase();
       try {
         // No schema: the first statement fails, and nothing is left behind.
-        await broken.pool.query("CREATE TABLE writ_imports (source text PRIMARY KEY, imported_at timestamptz NOT NULL DEFAULT now(), counts text NOT NULL)");
+        await broken.pool.query(
+          "CREATE TABLE writ_imports (source text PRIMARY KEY, imported_at timestamptz NOT NULL DEFAULT now(), counts text NOT NULL)",
+        );
         await expect(importLmdb(broken.pool, dir)).rejects.toThrow(/importing replay failed/);
         expect((await broken.pool.query("SELECT * FROM writ_imports")).rowCount).toBe(0);
       } finally {

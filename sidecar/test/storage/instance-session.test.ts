@@ -16,7 +16,13 @@ import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
 const unavailable = await postgresUnavailable();
 
 /** Short timeouts: a black-holed probe is abandoned after 1 s + 1 s, a connection attempt after 1 s. */
-const TIMEOUTS = { poolSize: 2, statementTimeoutMs: 1_000, connectTimeoutMs: 1_000, lockTimeoutMs: 1_000, idleInTransactionTimeoutMs: 10_000 };
+const TIMEOUTS = {
+  poolSize: 2,
+  statementTimeoutMs: 1_000,
+  connectTimeoutMs: 1_000,
+  lockTimeoutMs: 1_000,
+  idleInTransactionTimeoutMs: 10_000,
+};
 
 async function until(what: string, ms: number, check: () => boolean): Promise<number> {
   const started = Date.now();
@@ -78,7 +84,10 @@ if (unavailable !== null) {
           const failedAfter = await until("the store fails", 2_000, () => !session.health().ok);
           console.log(`black hole: store failed after ${failedAfter} ms`);
           expect(failedAfter).toBeLessThan(PROBE_DEADLINE_MS + 200);
-          expect(session.health()).toMatchObject({ ok: false, problem: `probing the database failed: no answer within ${PROBE_DEADLINE_MS} ms` });
+          expect(session.health()).toMatchObject({
+            ok: false,
+            problem: `probing the database failed: no answer within ${PROBE_DEADLINE_MS} ms`,
+          });
           await sleep(3_000 - (Date.now() - blackHoled));
         } finally {
           clearInterval(asking);
@@ -105,7 +114,10 @@ if (unavailable !== null) {
     });
 
     it("a session that finds its lock taken again by another (after losing its own) fails the store, naming SERVICE_INSTANCE_ID, until it gets the lock back", async () => {
-      const first = await InstanceSession.open({ database: { url, ...TIMEOUTS }, instance: { id: "contested", source: "SERVICE_INSTANCE_ID" } });
+      const first = await InstanceSession.open({
+        database: { url, ...TIMEOUTS },
+        instance: { id: "contested", source: "SERVICE_INSTANCE_ID" },
+      });
       try {
         // The connection cut (and refused meanwhile): the lock ends with it; another sidecar's session takes it.
         proxy.cut();
@@ -113,15 +125,22 @@ if (unavailable !== null) {
           if (waited > 3_000) throw new Error("the cut session's lock was not released within 3 s");
           await sleep(10);
         }
-        const intruder = await InstanceSession.open({ database: { url: databaseUrlOf(database.pool), ...TIMEOUTS }, instance: { id: "contested", source: "SERVICE_INSTANCE_ID" } });
+        const intruder = await InstanceSession.open({
+          database: { url: databaseUrlOf(database.pool), ...TIMEOUTS },
+          instance: { id: "contested", source: "SERVICE_INSTANCE_ID" },
+        });
         proxy.heal();
         try {
           await until("the first session finds the lock taken", 3_000, () => {
             first.probe();
             return first.health().problem?.startsWith("the audit record log") === true;
           });
-          expect(first.health().problem).toMatch(/^the audit record log `contested` is in use by another live sidecar \(another database session holds its lock\): .*give each sidecar its own SERVICE_INSTANCE_ID/);
-          await expect(InstanceSession.open({ database: { url, ...TIMEOUTS }, instance: { id: "contested", source: "SERVICE_INSTANCE_ID" } })).rejects.toBeInstanceOf(InstanceInUseError);
+          expect(first.health().problem).toMatch(
+            /^the audit record log `contested` is in use by another live sidecar \(another database session holds its lock\): .*give each sidecar its own SERVICE_INSTANCE_ID/,
+          );
+          await expect(
+            InstanceSession.open({ database: { url, ...TIMEOUTS }, instance: { id: "contested", source: "SERVICE_INSTANCE_ID" } }),
+          ).rejects.toBeInstanceOf(InstanceInUseError);
         } finally {
           await intruder.close();
         }

@@ -55,7 +55,10 @@ async function checkUpkeep(backend: StorageBackend): Promise<void> {
   try {
     expect((await replay.reserve("expired", { now: now - 10_000, ttlMs: 1_000 })).ok).toBe(true);
     expect((await replay.reserve("live", { now, ttlMs: 600_000 })).ok).toBe(true);
-    for (const [executionId, at] of [["old", now - 2 * DAY_MS], ["recent", now - 1_000]] as const) {
+    for (const [executionId, at] of [
+      ["old", now - 2 * DAY_MS],
+      ["recent", now - 1_000],
+    ] as const) {
       const body = decision({ executionId, recordedAt: new Date(at).toISOString() });
       expect((await replay.consume(executionFingerprint(executionId), { now: at, record: { kind: "decision", body } })).ok).toBe(true);
     }

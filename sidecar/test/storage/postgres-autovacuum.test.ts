@@ -17,26 +17,34 @@ import { createTestDatabase, postgresUnavailable } from "../../../test/support/p
 const unavailable = await postgresUnavailable();
 
 describe("a sidecar on PostgreSQL", () => {
-  it.skipIf(unavailable !== null)(`warns at start when the server's autovacuum is off, and only then${unavailable === null ? "" : ` (${unavailable})`}`, async () => {
-    const database = await createTestDatabase();
-    const dir = await mkdtemp(join(tmpdir(), "writ-autovacuum-"));
-    try {
-      const { rows } = await database.pool.query<{ autovacuum: string }>("SELECT current_setting('autovacuum') AS autovacuum");
-      const config = loadConfig({
-        SERVICE_API_KEY: "k".repeat(24),
-        SERVICE_POLICIES_ROOT: dir,
-        SERVICE_DATA_DIR: join(dir, "data"),
-        SERVICE_STORE: "postgres",
-        SERVICE_DATABASE_URL: (database.pool.options as { connectionString: string }).connectionString,
-      });
-      const warnings: string[] = [];
-      const backend = await openBackend(config, { onWarning: (message) => warnings.push(message) }, [], loadSigningKeyPem(generateSigningKeyPair().privateKeyPem));
-      await backend.close();
-      expect(warnings).toEqual(rows[0]!.autovacuum === "off" ? [AUTOVACUUM_OFF] : []);
-      expect(AUTOVACUUM_OFF).toMatch(/writ_audit_log_pending.*VACUUM/);
-    } finally {
-      await database.drop();
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+  it.skipIf(unavailable !== null)(
+    `warns at start when the server's autovacuum is off, and only then${unavailable === null ? "" : ` (${unavailable})`}`,
+    async () => {
+      const database = await createTestDatabase();
+      const dir = await mkdtemp(join(tmpdir(), "writ-autovacuum-"));
+      try {
+        const { rows } = await database.pool.query<{ autovacuum: string }>("SELECT current_setting('autovacuum') AS autovacuum");
+        const config = loadConfig({
+          SERVICE_API_KEY: "k".repeat(24),
+          SERVICE_POLICIES_ROOT: dir,
+          SERVICE_DATA_DIR: join(dir, "data"),
+          SERVICE_STORE: "postgres",
+          SERVICE_DATABASE_URL: (database.pool.options as { connectionString: string }).connectionString,
+        });
+        const warnings: string[] = [];
+        const backend = await openBackend(
+          config,
+          { onWarning: (message) => warnings.push(message) },
+          [],
+          loadSigningKeyPem(generateSigningKeyPair().privateKeyPem),
+        );
+        await backend.close();
+        expect(warnings).toEqual(rows[0]!.autovacuum === "off" ? [AUTOVACUUM_OFF] : []);
+        expect(AUTOVACUUM_OFF).toMatch(/writ_audit_log_pending.*VACUUM/);
+      } finally {
+        await database.drop();
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -31,7 +31,13 @@ const DEADLINE_MS = IDLE_LIMIT_MS + 2_000;
 /** A lock timeout far past the deadline: a wait on the lost session's lock shows as a missed deadline. */
 const LONG_LOCK_TIMEOUT_MS = 8_000;
 const KEY: SigningKey = loadSigningKeyPem(generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString());
-const LOG_TABLES = ["writ_audit_log_pending", "writ_audit_log_entries", "writ_audit_log_nodes", "writ_audit_log_checkpoints", "writ_audit_log_state"];
+const LOG_TABLES = [
+  "writ_audit_log_pending",
+  "writ_audit_log_entries",
+  "writ_audit_log_nodes",
+  "writ_audit_log_checkpoints",
+  "writ_audit_log_state",
+];
 
 /** A transaction whose client sends nothing more, holding a log's state row. */
 interface LostTransaction {
@@ -165,14 +171,20 @@ if (unavailable !== null) {
       const session = await loseInTransaction(pool, "sidecar-a");
 
       const errors: unknown[] = [];
-      const checkpointer = new Checkpointer(storage, { key: KEY, intervalMs: 100, everyRecords: 1 }, { onError: (error) => errors.push(error) });
+      const checkpointer = new Checkpointer(
+        storage,
+        { key: KEY, intervalMs: 100, everyRecords: 1 },
+        { onError: (error) => errors.push(error) },
+      );
       try {
         const started = Date.now();
         await until("the log sequenced and checkpointed by the checkpointer's own rounds", DEADLINE_MS, async () => {
           const counts = await storage.counts("sidecar-a");
           return counts?.pending === 0 && counts.latest?.size === 4;
         });
-        console.log(`lost transaction: the checkpointer's rounds went on after ${Date.now() - started} ms, ${errors.length} of them failed on the lock meanwhile`);
+        console.log(
+          `lost transaction: the checkpointer's rounds went on after ${Date.now() - started} ms, ${errors.length} of them failed on the lock meanwhile`,
+        );
       } finally {
         await checkpointer.stop();
       }
@@ -184,27 +196,30 @@ if (unavailable !== null) {
     it.each([
       ["locked and changed (a checkpoint before its COMMIT)", true],
       ["only locked", false],
-    ])("a sidecar taking over the stale log skips it at once while the lost session holds its row %s, and takes it over once the server ended that session", async (_name, changed) => {
-      const pool = sidecarPool(LONG_LOCK_TIMEOUT_MS);
-      const gone = new PostgresLogStorage(pool, "sidecar-gone");
-      const live = new PostgresLogStorage(pool, "sidecar-live");
-      await pend("sidecar-gone", 1, 0);
-      expect(await gone.sequence("sidecar-gone", 256)).toBe(1);
-      await pend("sidecar-gone", 2, 0);
-      expect(await live.stale(Date.now())).toEqual(["sidecar-gone"]);
-      const session = await loseInTransaction(pool, "sidecar-gone", changed);
+    ])(
+      "a sidecar taking over the stale log skips it at once while the lost session holds its row %s, and takes it over once the server ended that session",
+      async (_name, changed) => {
+        const pool = sidecarPool(LONG_LOCK_TIMEOUT_MS);
+        const gone = new PostgresLogStorage(pool, "sidecar-gone");
+        const live = new PostgresLogStorage(pool, "sidecar-live");
+        await pend("sidecar-gone", 1, 0);
+        expect(await gone.sequence("sidecar-gone", 256)).toBe(1);
+        await pend("sidecar-gone", 2, 0);
+        expect(await live.stale(Date.now())).toEqual(["sidecar-gone"]);
+        const session = await loseInTransaction(pool, "sidecar-gone", changed);
 
-      const started = Date.now();
-      expect(await live.sequence("sidecar-gone", 256)).toBe(0);
-      expect(await live.checkpoint("sidecar-gone", KEY, new Date())).toBeNull();
-      // Well under the lock timeout: nothing waited on the lost session's lock.
-      expect(Date.now() - started).toBeLessThan(1_000);
-      expect(await live.counts("sidecar-gone")).toMatchObject({ size: 1, pending: 2 });
+        const started = Date.now();
+        expect(await live.sequence("sidecar-gone", 256)).toBe(0);
+        expect(await live.checkpoint("sidecar-gone", KEY, new Date())).toBeNull();
+        // Well under the lock timeout: nothing waited on the lost session's lock.
+        expect(Date.now() - started).toBeLessThan(1_000);
+        expect(await live.counts("sidecar-gone")).toMatchObject({ size: 1, pending: 2 });
 
-      // A later round takes it over: the server ended the session, and its locks went with it.
-      await until("the stale log taken over", DEADLINE_MS, async () => (await live.sequence("sidecar-gone", 256)) === 2);
-      expect(await live.checkpoint("sidecar-gone", KEY, new Date())).toMatchObject({ logId: "sidecar-gone", size: 3 });
-      expect(await within(DEADLINE_MS, "the lost session's client told", session.ended)).toMatchObject({ code: "25P03" });
-    });
+        // A later round takes it over: the server ended the session, and its locks went with it.
+        await until("the stale log taken over", DEADLINE_MS, async () => (await live.sequence("sidecar-gone", 256)) === 2);
+        expect(await live.checkpoint("sidecar-gone", KEY, new Date())).toMatchObject({ logId: "sidecar-gone", size: 3 });
+        expect(await within(DEADLINE_MS, "the lost session's client told", session.ended)).toMatchObject({ code: "25P03" });
+      },
+    );
   });
 }

@@ -13,7 +13,12 @@ import { createPool, poolStats } from "../../src/storage/postgres/pool.js";
 import { databaseUrlOf, freePort } from "../fleet/support.js";
 
 const POOL_SIZE = 2;
-const POOL_METRICS = ["writ_postgres_pool_connections", "writ_postgres_pool_idle_connections", "writ_postgres_pool_waiting_clients", "writ_postgres_pool_errors_total"];
+const POOL_METRICS = [
+  "writ_postgres_pool_connections",
+  "writ_postgres_pool_idle_connections",
+  "writ_postgres_pool_waiting_clients",
+  "writ_postgres_pool_errors_total",
+];
 
 async function scrape(s: TestSidecar): Promise<string> {
   const response = await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${API_KEY}` } });
@@ -37,7 +42,17 @@ async function until(what: string, ms: number, check: () => Promise<boolean>): P
 
 describe("the pool's failed connections", () => {
   it("an attempt refused is counted, once per attempt", async () => {
-    const pool = createPool({ url: `postgresql://postgres@127.0.0.1:${await freePort()}/postgres`, poolSize: 2, statementTimeoutMs: 1_000, connectTimeoutMs: 1_000, lockTimeoutMs: 1_000, idleInTransactionTimeoutMs: 10_000 }, () => undefined);
+    const pool = createPool(
+      {
+        url: `postgresql://postgres@127.0.0.1:${await freePort()}/postgres`,
+        poolSize: 2,
+        statementTimeoutMs: 1_000,
+        connectTimeoutMs: 1_000,
+        lockTimeoutMs: 1_000,
+        idleInTransactionTimeoutMs: 10_000,
+      },
+      () => undefined,
+    );
     try {
       await expect(pool.query("SELECT 1")).rejects.toThrow(/ECONNREFUSED/);
       await expect(pool.query("SELECT 1")).rejects.toThrow(/ECONNREFUSED/);
@@ -74,7 +89,11 @@ if (unavailable !== null) {
 
     beforeAll(async () => {
       database = await createTestDatabase();
-      s = await startTestSidecar({ SERVICE_STORE: "postgres", SERVICE_DATABASE_URL: databaseUrlOf(database.pool), SERVICE_DATABASE_POOL_SIZE: String(POOL_SIZE) });
+      s = await startTestSidecar({
+        SERVICE_STORE: "postgres",
+        SERVICE_DATABASE_URL: databaseUrlOf(database.pool),
+        SERVICE_DATABASE_POOL_SIZE: String(POOL_SIZE),
+      });
     });
     afterAll(async () => {
       await s?.close();
@@ -93,7 +112,12 @@ if (unavailable !== null) {
     });
 
     it("connections and idle ones follow the pool; statements queued behind a lock are waiting", async () => {
-      const evaluate = await s.call("POST", "/evaluate", { executionId: `pool-${Date.now()}`, policyId: "conformance.transfer", policyVersion: "1.0.0", verifiedSignals: TRANSFER_SIGNALS.approved });
+      const evaluate = await s.call("POST", "/evaluate", {
+        executionId: `pool-${Date.now()}`,
+        policyId: "conformance.transfer",
+        policyVersion: "1.0.0",
+        verifiedSignals: TRANSFER_SIGNALS.approved,
+      });
       expect(evaluate.status).toBe(200);
       let text = await scrape(s);
       // (The record log's sequencing and the audit's probe use the pool meanwhile: the counts move.)
@@ -106,7 +130,11 @@ if (unavailable !== null) {
         await locker.query("BEGIN");
         await locker.query("LOCK TABLE writ_audit_records IN ACCESS EXCLUSIVE MODE");
         const reads = Array.from({ length: POOL_SIZE + 3 }, () => s.call("GET", "/audit/decisions?limit=1"));
-        await until("statements wait for a connection", 10_000, async () => valueOf(await scrape(s), "writ_postgres_pool_waiting_clients") >= 3);
+        await until(
+          "statements wait for a connection",
+          10_000,
+          async () => valueOf(await scrape(s), "writ_postgres_pool_waiting_clients") >= 3,
+        );
         text = await scrape(s);
         expect(valueOf(text, "writ_postgres_pool_connections")).toBe(POOL_SIZE);
         expect(valueOf(text, "writ_postgres_pool_idle_connections")).toBe(0);
@@ -125,7 +153,11 @@ if (unavailable !== null) {
         "SELECT pg_terminate_backend(pid) AS terminated, pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'writ-sidecar'",
       );
       expect(rows.length).toBeGreaterThanOrEqual(1);
-      await until("every terminated connection is counted", 10_000, async () => valueOf(await scrape(s), "writ_postgres_pool_errors_total") >= before + rows.length);
+      await until(
+        "every terminated connection is counted",
+        10_000,
+        async () => valueOf(await scrape(s), "writ_postgres_pool_errors_total") >= before + rows.length,
+      );
       await sleep(200);
       expect(valueOf(await scrape(s), "writ_postgres_pool_errors_total")).toBe(before + rows.length);
       // The pool connects anew, and the sidecar's own connection was not among them: still ready.
@@ -134,12 +166,27 @@ if (unavailable !== null) {
     });
 
     it("a connection terminated while its statement runs is counted too", async () => {
-      const pool = createPool({ url: databaseUrlOf(database.pool), poolSize: 1, statementTimeoutMs: 30_000, connectTimeoutMs: 5_000, lockTimeoutMs: 3_000, idleInTransactionTimeoutMs: 10_000 }, () => undefined);
+      const pool = createPool(
+        {
+          url: databaseUrlOf(database.pool),
+          poolSize: 1,
+          statementTimeoutMs: 30_000,
+          connectTimeoutMs: 5_000,
+          lockTimeoutMs: 3_000,
+          idleInTransactionTimeoutMs: 10_000,
+        },
+        () => undefined,
+      );
       try {
         const sleeping = pool.query("SELECT pg_sleep(30)");
-        const running = "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'writ-sidecar' AND query LIKE 'SELECT pg_sleep%'";
+        const running =
+          "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'writ-sidecar' AND query LIKE 'SELECT pg_sleep%'";
         let pid: number | undefined;
-        await until("the statement runs", 10_000, async () => (pid = (await database.pool.query<{ pid: number }>(running)).rows[0]?.pid) !== undefined);
+        await until(
+          "the statement runs",
+          10_000,
+          async () => (pid = (await database.pool.query<{ pid: number }>(running)).rows[0]?.pid) !== undefined,
+        );
         await database.pool.query("SELECT pg_terminate_backend($1)", [pid]);
         await expect(sleeping).rejects.toThrow(/terminating connection due to administrator command/);
         expect(poolStats(pool).errors).toBe(1);

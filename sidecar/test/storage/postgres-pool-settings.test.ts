@@ -24,8 +24,16 @@ describe.skipIf(unavailable !== null)("the connection settings", () => {
     db = await createTestDatabase();
     const url = db.pool.options.connectionString!;
     const name = new URL(url).pathname.slice(1);
-    for (const [setting, value] of Object.entries(DATABASE_DEFAULTS)) await db.pool.query(`ALTER DATABASE ${name} SET ${setting} = '${value}'`);
-    config = { url, poolSize: 3, statementTimeoutMs: 4_321, connectTimeoutMs: 5_000, lockTimeoutMs: 1_234, idleInTransactionTimeoutMs: 5_678 };
+    for (const [setting, value] of Object.entries(DATABASE_DEFAULTS))
+      await db.pool.query(`ALTER DATABASE ${name} SET ${setting} = '${value}'`);
+    config = {
+      url,
+      poolSize: 3,
+      statementTimeoutMs: 4_321,
+      connectTimeoutMs: 5_000,
+      lockTimeoutMs: 1_234,
+      idleInTransactionTimeoutMs: 5_678,
+    };
   });
   afterAll(async () => {
     await db?.drop();
@@ -43,7 +51,12 @@ describe.skipIf(unavailable !== null)("the connection settings", () => {
             const { rows } = await client.query<Record<string, string>>(`SHOW ${setting}`);
             shown[setting] = rows[0]![setting]!;
           }
-          expect(shown).toEqual({ jit: "off", statement_timeout: "4321ms", lock_timeout: "1234ms", idle_in_transaction_session_timeout: "5678ms" });
+          expect(shown).toEqual({
+            jit: "off",
+            statement_timeout: "4321ms",
+            lock_timeout: "1234ms",
+            idle_in_transaction_session_timeout: "5678ms",
+          });
         }
       } finally {
         for (const client of clients) client.release();

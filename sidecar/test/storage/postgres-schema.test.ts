@@ -33,7 +33,10 @@ interface Outcome {
 /** `node sidecar/dist/main.js …args` with exactly `env` (plus PATH). */
 async function sidecar(args: readonly string[], env: Readonly<Record<string, string>>): Promise<Outcome> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [SIDECAR_MAIN, ...args], { env: { PATH: process.env["PATH"] ?? "", ...env }, timeout: 30_000 });
+    const { stdout, stderr } = await run(process.execPath, [SIDECAR_MAIN, ...args], {
+      env: { PATH: process.env["PATH"] ?? "", ...env },
+      timeout: 30_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
@@ -84,14 +87,23 @@ if (unavailable !== null) {
       const { pool } = old;
       try {
         // Version 4, as the previous release left it.
-        await pool.query("CREATE TABLE writ_schema (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
+        await pool.query(
+          "CREATE TABLE writ_schema (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+        );
         for (const m of MIGRATIONS.filter((m) => m.version <= 4)) {
           for (const statement of m.statements) await pool.query(statement);
           await pool.query("INSERT INTO writ_schema (version, description) VALUES ($1, $2)", [m.version, m.description]);
         }
         const decide = async (store: PostgresReplayStore, executionId: string, ms: number) => {
           const body = decision({ executionId, recordedAt: at(ms) });
-          expect((await store.consume(executionFingerprint(executionId), { now: Date.parse(body.recordedAt), record: { kind: "decision", body } })).ok).toBe(true);
+          expect(
+            (
+              await store.consume(executionFingerprint(executionId), {
+                now: Date.parse(body.recordedAt),
+                record: { kind: "decision", body },
+              })
+            ).ok,
+          ).toBe(true);
         };
         const logged = new PostgresReplayStore(pool, { recordLog: { logId: "old-a" } });
         const unlogged = new PostgresReplayStore(pool);
@@ -120,11 +132,13 @@ if (unavailable !== null) {
           { day: String(day0), log_id: "old-a", decisions: "2" },
           { day: String(day0 + 1), log_id: "old-a", decisions: "2" },
         ]);
-        expect(await rows("SELECT to_regclass('writ_audit_log_meta') AS meta, to_regclass('writ_audit_records_by_policy_status') AS index")).toEqual([
-          { meta: null, index: "writ_audit_records_by_policy_status" },
-        ]);
+        expect(
+          await rows("SELECT to_regclass('writ_audit_log_meta') AS meta, to_regclass('writ_audit_records_by_policy_status') AS index"),
+        ).toEqual([{ meta: null, index: "writ_audit_records_by_policy_status" }]);
         // The counts answer as counting the table does, on either day.
-        const counted = new PostgresAuditLog(pool, { recordLog: { storage: new PostgresLogStorage(pool, "new-a"), checkpoints: MANUAL_CHECKPOINTS } });
+        const counted = new PostgresAuditLog(pool, {
+          recordLog: { storage: new PostgresLogStorage(pool, "new-a"), checkpoints: MANUAL_CHECKPOINTS },
+        });
         const scanned = new PostgresAuditLog(pool);
         try {
           for (const day of [0, 1]) {
@@ -152,7 +166,10 @@ if (unavailable !== null) {
       expect(second.stdout).toContain(`schema already at version ${SCHEMA_VERSION}`);
       for (const o of [first, second]) expect(o.stdout + o.stderr).not.toContain("s3cret-pw");
       expect(await sidecar(["migrate", "extra"], { SERVICE_DATABASE_URL: url })).toMatchObject({ code: 2 });
-      const nowhere = await sidecar(["migrate"], { SERVICE_DATABASE_URL: "postgresql://writ:s3cret-pw@127.0.0.1:1/none", SERVICE_DATABASE_CONNECT_TIMEOUT_MS: "1000" });
+      const nowhere = await sidecar(["migrate"], {
+        SERVICE_DATABASE_URL: "postgresql://writ:s3cret-pw@127.0.0.1:1/none",
+        SERVICE_DATABASE_CONNECT_TIMEOUT_MS: "1000",
+      });
       expect(nowhere.code).toBe(1);
       expect(nowhere.stderr.trim().split("\n")).toHaveLength(1);
       expect(nowhere.stderr).toMatch(/^writ-sidecar: migrate failed: /);
@@ -189,10 +206,15 @@ if (unavailable !== null) {
         expect(first.stdout).toContain("imported replay: 1200");
         expect(first.stdout).toContain("import committed");
         expect(first.stdout).not.toContain("s3cret-pw");
-        expect(await new PostgresReplayStore(database.pool).consume(executionFingerprint("cli-7"))).toMatchObject({ ok: false, reason: "conflict" });
+        expect(await new PostgresReplayStore(database.pool).consume(executionFingerprint("cli-7"))).toMatchObject({
+          ok: false,
+          reason: "conflict",
+        });
         const again = await sidecar(["import-lmdb", join(dir, "data")], { SERVICE_DATABASE_URL: url });
         expect(again.code).toBe(1);
-        expect(again.stderr).toMatch(/^writ-sidecar: import-lmdb failed: `.*` was already imported into this database on .*: nothing was written\n$/);
+        expect(again.stderr).toMatch(
+          /^writ-sidecar: import-lmdb failed: `.*` was already imported into this database on .*: nothing was written\n$/,
+        );
         expect(await sidecar(["import-lmdb"], { SERVICE_DATABASE_URL: url })).toMatchObject({ code: 2 });
       } finally {
         await rm(dir, { recursive: true, force: true });

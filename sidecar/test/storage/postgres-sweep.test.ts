@@ -76,7 +76,8 @@ if (unavailable !== null) {
           name === "query"
             ? async (config: pg.QueryConfig) => {
                 const result = await target.query(config);
-                if (config.text.trimStart().startsWith("DELETE")) deletes.push({ text: config.text, values: config.values ?? [], rows: result.rowCount ?? 0 });
+                if (config.text.trimStart().startsWith("DELETE"))
+                  deletes.push({ text: config.text, values: config.values ?? [], rows: result.rowCount ?? 0 });
                 return result;
               }
             : Reflect.get(target, name),
@@ -86,7 +87,9 @@ if (unavailable !== null) {
       // Each batch its own statement: no transaction, no row lock, lasts longer than one batch.
       expect(deletes.map((d) => d.rows)).toEqual([500, 500, 200]);
       expect(new Set(deletes.map((d) => d.text)).size).toBe(1);
-      const { rows } = await database.pool.query<{ state: string; n: string }>("SELECT state, count(*) AS n FROM writ_replay GROUP BY state ORDER BY state");
+      const { rows } = await database.pool.query<{ state: string; n: string }>(
+        "SELECT state, count(*) AS n FROM writ_replay GROUP BY state ORDER BY state",
+      );
       expect(rows.map((r) => [r.state, Number(r.n)])).toEqual([
         ["consumed", 200_000],
         ["reserved", 10],
@@ -94,19 +97,29 @@ if (unavailable !== null) {
 
       const statement = deletes[0]!;
       // The plan the statement gets with its value (a custom plan), and the generic plan a prepared statement ends up with.
-      const custom = await database.pool.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.values);
+      const custom = await database.pool.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(
+        `EXPLAIN (FORMAT JSON) ${statement.text}`,
+        statement.values,
+      );
       const client = await database.pool.connect();
       let generic: PlanNode;
       try {
         await client.query("SET plan_cache_mode = force_generic_plan");
         await client.query(`PREPARE sweep_batch(bigint) AS ${statement.text}`);
-        generic = (await client.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) EXECUTE sweep_batch(${Number(statement.values[0])})`)).rows[0]!["QUERY PLAN"][0].Plan;
+        generic = (
+          await client.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(
+            `EXPLAIN (FORMAT JSON) EXECUTE sweep_batch(${Number(statement.values[0])})`,
+          )
+        ).rows[0]!["QUERY PLAN"][0].Plan;
         await client.query("DEALLOCATE sweep_batch");
         await client.query("RESET plan_cache_mode");
       } finally {
         client.release();
       }
-      for (const [which, plan] of [["custom", custom.rows[0]!["QUERY PLAN"][0].Plan], ["generic", generic]] as const) {
+      for (const [which, plan] of [
+        ["custom", custom.rows[0]!["QUERY PLAN"][0].Plan],
+        ["generic", generic],
+      ] as const) {
         const nodes = flatten(plan);
         const shown = `${which}: ${nodes.map((n) => `${n["Node Type"]} ${n["Index Name"] ?? ""}`.trim()).join(", ")}`;
         // Every read of the table goes through an index: the batch through the expiry index, the rows to delete through
@@ -115,10 +128,17 @@ if (unavailable !== null) {
         expect(reads.length, shown).toBeGreaterThanOrEqual(2);
         for (const read of reads) {
           expect(read["Node Type"], shown).toMatch(/^(Index Scan|Index Only Scan|Bitmap Heap Scan)$/);
-          if (read["Node Type"] !== "Bitmap Heap Scan") expect(["writ_replay_expiring", "writ_replay_pkey"], shown).toContain(read["Index Name"]);
+          if (read["Node Type"] !== "Bitmap Heap Scan")
+            expect(["writ_replay_expiring", "writ_replay_pkey"], shown).toContain(read["Index Name"]);
         }
-        expect(nodes.filter((n) => n["Node Type"] === "Seq Scan"), shown).toEqual([]);
-        expect(nodes.some((n) => n["Node Type"] === "Limit" && flatten(n).some((inner) => inner["Index Name"] === "writ_replay_expiring")), shown).toBe(true);
+        expect(
+          nodes.filter((n) => n["Node Type"] === "Seq Scan"),
+          shown,
+        ).toEqual([]);
+        expect(
+          nodes.some((n) => n["Node Type"] === "Limit" && flatten(n).some((inner) => inner["Index Name"] === "writ_replay_expiring")),
+          shown,
+        ).toBe(true);
       }
     });
   });

@@ -20,7 +20,9 @@ const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 export function assertSidecarBuilt(): void {
   for (const file of [SIDECAR_MAIN, RUNTIME_DIST]) {
     if (!existsSync(file)) {
-      throw new Error(`${file} is missing: these tests run the built sidecar; run \`npm run build\` at the repository root first (root \`npm test\` does)`);
+      throw new Error(
+        `${file} is missing: these tests run the built sidecar; run \`npm run build\` at the repository root first (root \`npm test\` does)`,
+      );
     }
   }
 }
@@ -98,7 +100,11 @@ export function listeningUrl(output: string, surface: "A" | "B"): string | null 
  * @throws Error with the process output when it exits or stays silent for `readyTimeoutMs` first: a hang, not a slow
  *   start (with two busy loops beside the suite, a start that is refused took over 15 s to say so).
  */
-export async function startBuiltSidecar(env: Readonly<Record<string, string>>, readyTimeoutMs = 45_000, keepAll = false): Promise<BuiltSidecar> {
+export async function startBuiltSidecar(
+  env: Readonly<Record<string, string>>,
+  readyTimeoutMs = 45_000,
+  keepAll = false,
+): Promise<BuiltSidecar> {
   assertSidecarBuilt();
   if (!exitHookInstalled) {
     exitHookInstalled = true;
@@ -150,7 +156,9 @@ export async function startBuiltSidecar(env: Readonly<Record<string, string>>, r
         if (url !== null) resolve(url);
       };
       child.stdout!.on("data", onData);
-      void closed.then((exit) => reject(new Error(`the sidecar exited (code ${exit.code}, signal ${exit.signal}) before listening:\n${output()}`)));
+      void closed.then((exit) =>
+        reject(new Error(`the sidecar exited (code ${exit.code}, signal ${exit.signal}) before listening:\n${output()}`)),
+      );
       child.once("error", reject);
       timer = setTimeout(() => reject(new Error(`the sidecar did not listen within ${readyTimeoutMs} ms:\n${output()}`)), readyTimeoutMs);
     });
@@ -188,20 +196,17 @@ export class KeepAliveClient {
         headers["content-type"] = "application/json";
         headers["content-length"] = Buffer.byteLength(body);
       }
-      const req = httpRequest(
-        { agent: this.agent, hostname: this.#url.hostname, port: this.#url.port, method, path, headers },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (chunk: Buffer) => chunks.push(chunk));
-          res.once("error", reject);
-          // `aborted`: the connection died after the headers; such an answer was never fully received.
-          res.once("aborted", () => reject(new Error(`${method} ${path}: response aborted`)));
-          res.once("end", () => {
-            if (res.complete) resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") });
-            else reject(new Error(`${method} ${path}: incomplete response`));
-          });
-        },
-      );
+      const req = httpRequest({ agent: this.agent, hostname: this.#url.hostname, port: this.#url.port, method, path, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.once("error", reject);
+        // `aborted`: the connection died after the headers; such an answer was never fully received.
+        res.once("aborted", () => reject(new Error(`${method} ${path}: response aborted`)));
+        res.once("end", () => {
+          if (res.complete) resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") });
+          else reject(new Error(`${method} ${path}: incomplete response`));
+        });
+      });
       req.once("error", reject);
       req.end(body);
     });

@@ -11,7 +11,15 @@ import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compile } from "@writ/compiler";
-import { INDEX_FILE, archiveFileName, loadSigningKeyPem, packBundleArchive, signSourceIndex, type SigningKey, type SourceAlias } from "@writ/runtime";
+import {
+  INDEX_FILE,
+  archiveFileName,
+  loadSigningKeyPem,
+  packBundleArchive,
+  signSourceIndex,
+  type SigningKey,
+  type SourceAlias,
+} from "@writ/runtime";
 
 const REPO = new URL("../../../", import.meta.url).pathname;
 const TRANSFER_SOURCE = readFileSync(join(REPO, "conformance/fixtures/policies/conformance.transfer/1.0.0/policy.writ"), "utf8");
@@ -38,7 +46,8 @@ export async function bundleKey(): Promise<BundleKey> {
 export function transferArchive(version: string, key: SigningKey | null, threshold = 10_000): Uint8Array {
   const text = TRANSFER_SOURCE.replace('version "1.0.0"', `version "${version}"`).replace("amount > 10000", `amount > ${threshold}`);
   const result = compile(`${version}/policy.writ`, text, key ? { signingKey: key } : {});
-  if (!result.valid || !result.bundle) throw new Error(`the transfer variant does not compile: ${result.errors.map((e) => e.message).join("; ")}`);
+  if (!result.valid || !result.bundle)
+    throw new Error(`the transfer variant does not compile: ${result.errors.map((e) => e.message).join("; ")}`);
   return packBundleArchive(result.bundle.files);
 }
 

@@ -11,7 +11,15 @@ import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import canonicalize from "canonicalize";
-import { createTrustRoot, loadSigningKeyPem, type AttestationV1, type AttestationV2, type Evaluated, type PublicKey, type VerifierOptions } from "@writ/runtime";
+import {
+  createTrustRoot,
+  loadSigningKeyPem,
+  type AttestationV1,
+  type AttestationV2,
+  type Evaluated,
+  type PublicKey,
+  type VerifierOptions,
+} from "@writ/runtime";
 import { loadConfig, startSidecar, type Env, type Logger, type RunningSidecar } from "@writ/sidecar";
 import { assertDocumented, checkerOf, type RecordedAnswer } from "./openapi.js";
 import { fixturePoliciesRoot } from "./policies.js";
@@ -76,7 +84,10 @@ async function reply<T>(response: Response): Promise<Reply<T>> {
  * undefined` for a sidecar without a data dir, hence without a signing key). `options.log`: the root logger (by
  * default one at SERVICE_LOG_LEVEL, `silent`).
  */
-export async function startE2eSidecar(env: Env = {}, options: { readonly policiesRoot?: string; readonly log?: Logger } = {}): Promise<E2eSidecar> {
+export async function startE2eSidecar(
+  env: Env = {},
+  options: { readonly policiesRoot?: string; readonly log?: Logger } = {},
+): Promise<E2eSidecar> {
   const dataDir = await mkdtemp(join(tmpdir(), "writ-e2e-data-"));
   let running: RunningSidecar;
   try {
@@ -98,7 +109,9 @@ export async function startE2eSidecar(env: Env = {}, options: { readonly policie
   if (url === null) throw new Error("Surface A is not listening");
   const answers: RecordedAnswer[] = [];
   const send = async <T>(method: string, path: string, init: SendInit = {}): Promise<Reply<T>> => {
-    const answered = await reply<T>(await fetch(`${url}${path}`, { method, headers: { ...init.headers }, ...(init.body === undefined ? {} : { body: init.body }) }));
+    const answered = await reply<T>(
+      await fetch(`${url}${path}`, { method, headers: { ...init.headers }, ...(init.body === undefined ? {} : { body: init.body }) }),
+    );
     answers.push({ method, path, status: answered.status, contentType: answered.headers.get("content-type") ?? "", text: answered.text });
     return answered;
   };
@@ -144,7 +157,9 @@ export function offlineVerifier(key: PublicKey, trustRootVersion: string): Verif
 
 /** SPKI PEM of the sidecar's public key, derived with node:crypto alone. */
 export async function publicKeyPemOf(s: E2eSidecar): Promise<string> {
-  return createPublicKey(createPrivateKey(await signingKeyPem(s))).export({ type: "spki", format: "pem" }).toString();
+  return createPublicKey(createPrivateKey(await signingKeyPem(s)))
+    .export({ type: "spki", format: "pem" })
+    .toString();
 }
 
 /**
@@ -176,7 +191,9 @@ export function independentSignalsHash(signals: Readonly<Record<string, unknown>
 
 /** Lowercase hex SHA-256 of the RFC 8785 form of `value`. */
 export function sha256OfJcs(value: unknown): string {
-  return createHash("sha256").update(canonicalize(value) ?? "", "utf8").digest("hex");
+  return createHash("sha256")
+    .update(canonicalize(value) ?? "", "utf8")
+    .digest("hex");
 }
 
 /** An ISO 8601 instant, as `expect.stringMatching` takes it. */
@@ -196,7 +213,12 @@ export interface RawReply {
  * send from a string. A server that answers before reading everything (413) may close the socket while chunks are
  * still going out: the write error is ignored once a response has arrived.
  */
-export function postChunked(url: string, path: string, chunks: readonly Uint8Array[], headers: Readonly<Record<string, string>>): Promise<RawReply> {
+export function postChunked(
+  url: string,
+  path: string,
+  chunks: readonly Uint8Array[],
+  headers: Readonly<Record<string, string>>,
+): Promise<RawReply> {
   return new Promise((resolve, reject) => {
     let answered = false;
     const req = httpRequest(`${url}${path}`, { method: "POST", headers: { ...headers, "transfer-encoding": "chunked" } }, (res) => {
@@ -257,14 +279,23 @@ export function evaluate(
 
 /** An override body for `executionId`; every member required (spec 2.8). */
 export function overrideOf(executionId: string, approved: boolean): Record<string, unknown> {
-  return { executionId, approved, approvedBy: "alice@example.com", approverRole: "payments-supervisor", reason: approved ? "checked with the customer" : "not plausible" };
+  return {
+    executionId,
+    approved,
+    approvedBy: "alice@example.com",
+    approverRole: "payments-supervisor",
+    reason: approved ? "checked with the customer" : "not plausible",
+  };
 }
 
 /**
  * What the external system reports having executed for `attestation`: the governed action type, the bound signals
  * echoed, stamped now (inside the default 300 s window). `change` replaces members of the executed action.
  */
-export function executedActionFor(attestation: AttestationV1 | AttestationV2, change: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
+export function executedActionFor(
+  attestation: AttestationV1 | AttestationV2,
+  change: Readonly<Record<string, unknown>> = {},
+): Record<string, unknown> {
   return {
     actionType: attestation.actionType,
     actionId: uid("bank-transfer"),

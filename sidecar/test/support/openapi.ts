@@ -55,7 +55,9 @@ export class AnswerChecker {
     const bare = path.split("?", 1)[0] ?? "";
     const verb = method.toLowerCase();
     const found = this.#paths.find(({ matcher, template }) => matcher.test(bare) && this.#document.paths[template]?.[verb] !== undefined);
-    return found === undefined ? undefined : { route: `${method} ${found.template}`, operation: this.#document.paths[found.template]![verb]! };
+    return found === undefined
+      ? undefined
+      : { route: `${method} ${found.template}`, operation: this.#document.paths[found.template]![verb]! };
   }
 
   /** What is wrong with `answer` by the document; null when it is what the document says, or no operation matches. */

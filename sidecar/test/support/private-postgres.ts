@@ -19,14 +19,17 @@ const run = promisify(execFile);
 function binDir(): string | null {
   const base = "/usr/lib/postgresql";
   if (!existsSync(base)) return null;
-  const versions = readdirSync(base).filter((v) => existsSync(join(base, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(base)
+    .filter((v) => existsSync(join(base, v, "bin", "initdb")))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] === undefined ? null : join(base, versions[0], "bin");
 }
 
 /** Why a private server cannot be started here, or null. With CI=true, throws instead. */
 export function privatePostgresUnavailable(): string | null {
   const why = binDir() === null ? "no PostgreSQL server binaries under /usr/lib/postgresql/*/bin" : null;
-  if (why !== null && process.env["CI"] === "true") throw new Error(`${why}: CI runs these tests against a private server (apt package postgresql)`);
+  if (why !== null && process.env["CI"] === "true")
+    throw new Error(`${why}: CI runs these tests against a private server (apt package postgresql)`);
   return why === null ? null : `${why}: install Debian's postgresql package to run these tests`;
 }
 
@@ -47,8 +50,14 @@ export async function startPrivatePostgres(port: number): Promise<PrivatePostgre
   const dir = await mkdtemp(join(tmpdir(), "writ-private-pg-"));
   const data = join(dir, "data");
   const asRoot = userInfo().uid === 0;
-  if (asRoot) await chown(dir, Number((await run("id", ["-u", "postgres"])).stdout.trim()), Number((await run("id", ["-g", "postgres"])).stdout.trim()));
-  const tool = (name: string, args: readonly string[]) => (asRoot ? run("runuser", ["-u", "postgres", "--", join(bin, name), ...args]) : run(join(bin, name), [...args]));
+  if (asRoot)
+    await chown(
+      dir,
+      Number((await run("id", ["-u", "postgres"])).stdout.trim()),
+      Number((await run("id", ["-g", "postgres"])).stdout.trim()),
+    );
+  const tool = (name: string, args: readonly string[]) =>
+    asRoot ? run("runuser", ["-u", "postgres", "--", join(bin, name), ...args]) : run(join(bin, name), [...args]);
   await tool("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync"]);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`;
   const ctl = (...args: string[]) => tool("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-w", ...args]);

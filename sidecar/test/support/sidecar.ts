@@ -18,6 +18,10 @@ export interface TestSidecarOptions {
   readonly dataDir?: string;
 }
 
+/** An answer as `call` reads it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers of many shapes; each asserts what it reads
+type TestAnswer = { status: number; body: any; headers: Headers };
+
 export interface TestSidecar {
   /** Surface A's URL. */
   readonly url: string;
@@ -25,15 +29,17 @@ export interface TestSidecar {
   readonly dataDir: string;
   readonly sidecar: RunningSidecar;
   /** fetch against the sidecar with the API key and a JSON body. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read answers of many shapes; each asserts what it reads
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<TestAnswer>;
   /** Shuts the sidecar down and keeps its data dir; then checks the answers `call` had. */
   stop(): Promise<void>;
   /** Shuts it down and removes its data dir; then checks the answers `call` had. */
   close(): Promise<void>;
 }
 
-export async function startTestSidecar(env: Readonly<Record<string, string | undefined>> = {}, options: TestSidecarOptions = {}): Promise<TestSidecar> {
+export async function startTestSidecar(
+  env: Readonly<Record<string, string | undefined>> = {},
+  options: TestSidecarOptions = {},
+): Promise<TestSidecar> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "writ-sidecar-data-")));
   const config = loadConfig({
     SERVICE_API_KEY: API_KEY,

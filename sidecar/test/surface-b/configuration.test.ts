@@ -35,7 +35,10 @@ describe("replay store settings", () => {
     try {
       const body = businessTransaction();
       const r = await b.call("POST", "/execute", body);
-      expect({ status: r.status, body: r.body }).toEqual({ status: 422, body: { error: "[INV-REPLAY-001@replay] no replay store configured" } });
+      expect({ status: r.status, body: r.body }).toEqual({
+        status: 422,
+        body: { error: "[INV-REPLAY-001@replay] no replay store configured" },
+      });
       expect((await b.call("GET", `/trust-records/${body.businessTransactionId}`)).status).toBe(404);
     } finally {
       await b.close();
@@ -51,7 +54,10 @@ describe("replay store settings", () => {
     b = await startSurfaceB({ env, dataDir: b.dataDir });
     try {
       const again = await b.call("POST", "/execute", { ...body, signals: { ...first.signals, risk_score: 99 } });
-      expect({ status: again.status, body: again.body }).toEqual({ status: 422, body: { error: "[INV-013@replay] execution already consumed: use a new executionId" } });
+      expect({ status: again.status, body: again.body }).toEqual({
+        status: 422,
+        body: { error: "[INV-013@replay] execution already consumed: use a new executionId" },
+      });
       expect((await b.call("GET", `/trust-records/${body.businessTransactionId}`)).body).toEqual(first);
     } finally {
       await b.close();
@@ -64,7 +70,13 @@ describe("without a data dir", () => {
   let url: string;
   beforeAll(async () => {
     running = await startSidecar(
-      loadConfig({ SERVICE_API_KEY: API_KEY, SERVICE_POLICIES_ROOT: await fixturePoliciesRoot(), SERVICE_PORT: "off", SERVICE_B_PORT: "0", SERVICE_LOG_LEVEL: "silent" }),
+      loadConfig({
+        SERVICE_API_KEY: API_KEY,
+        SERVICE_POLICIES_ROOT: await fixturePoliciesRoot(),
+        SERVICE_PORT: "off",
+        SERVICE_B_PORT: "0",
+        SERVICE_LOG_LEVEL: "silent",
+      }),
     );
     url = running.urls.b!;
   });
@@ -72,26 +84,44 @@ describe("without a data dir", () => {
     await running.close();
   });
   const call = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${url}${path}`, { method, headers: { ...AUTH, ...(body === undefined ? {} : JSON_TYPE) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const r = await fetch(`${url}${path}`, {
+      method,
+      headers: { ...AUTH, ...(body === undefined ? {} : JSON_TYPE) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     return { status: r.status, body: (await r.json()) as unknown };
   };
 
   it("serves /health, /version and /policies/validate", async () => {
     expect(await call("GET", "/health")).toEqual({ status: 200, body: { status: "UP" } });
     expect((await call("GET", "/version")).status).toBe(200);
-    expect(await call("POST", "/policies/validate", { policyId: "conformance.transfer", policyVersion: "1.0.0" })).toEqual({ status: 200, body: { valid: true, errors: [] } });
+    expect(await call("POST", "/policies/validate", { policyId: "conformance.transfer", policyVersion: "1.0.0" })).toEqual({
+      status: 200,
+      body: { valid: true, errors: [] },
+    });
   });
 
   it("answers 503 on the routes that need the record store or the signer", async () => {
     const id = randomUUID();
     expect(await call("POST", "/execute", businessTransaction({ businessTransactionId: id }))).toEqual(NOT_CONFIGURED);
-    expect(await call("POST", "/transactions", { businessTransactionId: id, policy: { name: "conformance.transfer", version: "1.0.0" }, signals: {} })).toEqual(NOT_CONFIGURED);
+    expect(
+      await call("POST", "/transactions", {
+        businessTransactionId: id,
+        policy: { name: "conformance.transfer", version: "1.0.0" },
+        signals: {},
+      }),
+    ).toEqual(NOT_CONFIGURED);
     expect(await call("GET", "/transactions")).toEqual(NOT_CONFIGURED);
-    for (const path of ["/transactions", "/trust-records", "/verification", "/receipt/latest"]) expect(await call("GET", `${path}/${id}`)).toEqual(NOT_CONFIGURED);
-    for (const path of ["/verify", "/receipt", "/replay"]) expect(await call("POST", path, { businessTransactionId: id })).toEqual(NOT_CONFIGURED);
+    for (const path of ["/transactions", "/trust-records", "/verification", "/receipt/latest"])
+      expect(await call("GET", `${path}/${id}`)).toEqual(NOT_CONFIGURED);
+    for (const path of ["/verify", "/receipt", "/replay"])
+      expect(await call("POST", path, { businessTransactionId: id })).toEqual(NOT_CONFIGURED);
   });
 
   it("still checks the UUID first", async () => {
-    expect(await call("POST", "/execute", businessTransaction({ businessTransactionId: "nope" }))).toEqual({ status: 400, body: { error: "businessTransactionId must be a valid UUID." } });
+    expect(await call("POST", "/execute", businessTransaction({ businessTransactionId: "nope" }))).toEqual({
+      status: 400,
+      body: { error: "businessTransactionId must be a valid UUID." },
+    });
   });
 });

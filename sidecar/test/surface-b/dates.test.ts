@@ -36,7 +36,10 @@ describe("POST /execute refuses a date that does not exist", () => {
   it.each(TIMESTAMPS)("%s.%s = 2026-02-30T00:00:00Z: 400 with its path; nothing stored; the id stays usable", async (section, member) => {
     const body = dated(section, member, "2026-02-30T00:00:00Z");
     const r = await execute<ErrorReply>(body);
-    expect({ status: r.status, body: r.body }).toEqual({ status: 400, body: { error: "Invalid request", details: [{ path: `body/${section}/${member}`, message: MESSAGE }] } });
+    expect({ status: r.status, body: r.body }).toEqual({
+      status: 400,
+      body: { error: "Invalid request", details: [{ path: `body/${section}/${member}`, message: MESSAGE }] },
+    });
     const id = String(body["businessTransactionId"]);
     expect((await b.call("GET", `/trust-records/${id}`)).status).toBe(404);
     expect((await execute({ ...body, [section]: businessTransaction()[section] })).status).toBe(200);
@@ -51,7 +54,10 @@ describe("POST /execute refuses a date that does not exist", () => {
     ["no time zone", "2026-03-01T10:00:00"],
   ])("%s (%s)", async (_name, value) => {
     const r = await execute<ErrorReply>(dated("intent", "issuedAt", value));
-    expect({ status: r.status, body: r.body }).toEqual({ status: 400, body: { error: "Invalid request", details: [{ path: "body/intent/issuedAt", message: MESSAGE }] } });
+    expect({ status: r.status, body: r.body }).toEqual({
+      status: 400,
+      body: { error: "Invalid request", details: [{ path: "body/intent/issuedAt", message: MESSAGE }] },
+    });
   });
 
   it("names every impossible timestamp of the body at once", async () => {

@@ -12,7 +12,9 @@ import { businessTransaction, startSurfaceB, tamperRecord, without, withDatabase
 
 /** Every stored entry of `id` in a history database, oldest first, read straight from LMDB. */
 async function history(dataDir: string, name: string, id: string): Promise<Json[]> {
-  return withDatabase(dataDir, name, (db) => [...db.getRange({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER] })].map((e) => JSON.parse(e.value as string) as Json));
+  return withDatabase(dataDir, name, (db) =>
+    [...db.getRange({ start: [id, 0], end: [id, Number.MAX_SAFE_INTEGER] })].map((e) => JSON.parse(e.value as string) as Json),
+  );
 }
 
 describe("a restart on the same data dir", () => {
@@ -32,7 +34,13 @@ describe("a restart on the same data dir", () => {
       verifications.push((await b.call<Verification>("POST", "/verify", { businessTransactionId: id })).body);
       receipts.push((await b.call<Receipt>("POST", "/receipt", { businessTransactionId: id })).body);
     }
-    const submitted = (await b.call<TrustRecord>("POST", "/transactions", { businessTransactionId: "restart-1", policy: record.policy, signals: TRANSFER_SIGNALS.rejected })).body;
+    const submitted = (
+      await b.call<TrustRecord>("POST", "/transactions", {
+        businessTransactionId: "restart-1",
+        policy: record.policy,
+        signals: TRANSFER_SIGNALS.rejected,
+      })
+    ).body;
     const full = (await b.call<TrustRecord>("GET", `/trust-records/${id}`)).body;
     await b.stop();
 
@@ -40,15 +48,26 @@ describe("a restart on the same data dir", () => {
     expect(await history(dataDir, "surface-b-receipts", id)).toEqual(receipts);
 
     b = await startSurfaceB({ dataDir });
-    expect((await b.call("GET", `/trust-records/${id}`)).body).toEqual({ ...without(record, "verification", "receipt"), verification: verifications[2], receipt: receipts[2] });
+    expect((await b.call("GET", `/trust-records/${id}`)).body).toEqual({
+      ...without(record, "verification", "receipt"),
+      verification: verifications[2],
+      receipt: receipts[2],
+    });
     expect((await b.call("GET", `/trust-records/${id}`)).body).toEqual(full);
     expect((await b.call("GET", `/verification/${id}`)).body).toEqual(verifications[2]);
     expect((await b.call("GET", `/receipt/latest/${id}`)).body).toEqual(receipts[2]);
     expect((await b.call("GET", "/trust-records/restart-1")).body).toEqual(submitted);
-    expect((await b.call("GET", "/transactions")).body).toMatchObject({ total: 2, items: [{ businessTransactionId: id }, { businessTransactionId: "restart-1" }] });
+    expect((await b.call("GET", "/transactions")).body).toMatchObject({
+      total: 2,
+      items: [{ businessTransactionId: id }, { businessTransactionId: "restart-1" }],
+    });
     // Still verifiable after the restart, and still consumed: the replay store is in the same environment.
     expect((await b.call<Verification>("POST", "/verify", { businessTransactionId: id })).body.status).toBe("VERIFIED");
-    expect((await b.call("POST", "/replay", { businessTransactionId: id })).body).toEqual({ businessTransactionId: id, trustRecordHash: record.trustRecordHash, verified: true });
+    expect((await b.call("POST", "/replay", { businessTransactionId: id })).body).toEqual({
+      businessTransactionId: id,
+      trustRecordHash: record.trustRecordHash,
+      verified: true,
+    });
     expect((await b.call("POST", "/execute", { ...businessTransaction(), businessTransactionId: id })).status).toBe(422);
   });
 });
@@ -67,7 +86,10 @@ describe("a record changed on disk while the sidecar is stopped", () => {
     signature: (r) => ({ ...r, signature: `${"A".repeat(86)}==` }),
     signer: (r) => ({ ...r, signerKeyId: "someone-else" }),
     removed: (r) => without(r, "execution"),
-    attestation: (r) => ({ ...r, execution: { ...(r["execution"] as Json), attestation: { executionId: [], decision: null, provenance: 5, signature: 7 } } }),
+    attestation: (r) => ({
+      ...r,
+      execution: { ...(r["execution"] as Json), attestation: { executionId: [], decision: null, provenance: 5, signature: 7 } },
+    }),
     signals: (r) => ({ ...r, signals: null, policy: "none" }),
     added: (r) => ({ ...r, note: "added later" }),
     id: (r) => ({ ...r, businessTransactionId: "another-id" }),
@@ -94,17 +116,20 @@ describe("a record changed on disk while the sidecar is stopped", () => {
     expect((await b.call("GET", "/health")).body).toEqual({ status: "UP" });
   });
 
-  it.each(Object.keys(TAMPERINGS))("changed %s: POST /verify answers 200 FAILED with what failed, and keeps it as the latest", async (name) => {
-    const id = ids[name]!;
-    const r = await b.call<Verification>("POST", "/verify", { businessTransactionId: id });
-    expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ businessTransactionId: id, status: "FAILED", message: expect.any(String) });
-    expect(r.body.message).not.toBe("");
-    // The hash is recomputed from the content, which the `hash` and `signature` members are not part of.
-    if (name === "hash" || name === "signature") expect(r.body.trustRecordHash).toBe(hashes[name]);
-    else expect(r.body.trustRecordHash).not.toBe(hashes[name]);
-    expect((await b.call("GET", `/verification/${id}`)).body).toEqual(r.body);
-  });
+  it.each(Object.keys(TAMPERINGS))(
+    "changed %s: POST /verify answers 200 FAILED with what failed, and keeps it as the latest",
+    async (name) => {
+      const id = ids[name]!;
+      const r = await b.call<Verification>("POST", "/verify", { businessTransactionId: id });
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ businessTransactionId: id, status: "FAILED", message: expect.any(String) });
+      expect(r.body.message).not.toBe("");
+      // The hash is recomputed from the content, which the `hash` and `signature` members are not part of.
+      if (name === "hash" || name === "signature") expect(r.body.trustRecordHash).toBe(hashes[name]);
+      else expect(r.body.trustRecordHash).not.toBe(hashes[name]);
+      expect((await b.call("GET", `/verification/${id}`)).body).toEqual(r.body);
+    },
+  );
 
   it.each(Object.keys(TAMPERINGS))("changed %s: POST /replay answers 200 verified false", async (name) => {
     const id = ids[name]!;
@@ -123,10 +148,13 @@ describe("a record changed on disk while the sidecar is stopped", () => {
   });
 
   it("the messages name the failed check", async () => {
-    const message = async (name: string) => (await b.call<Verification>("POST", "/verify", { businessTransactionId: ids[name] })).body.message;
+    const message = async (name: string) =>
+      (await b.call<Verification>("POST", "/verify", { businessTransactionId: ids[name] })).body.message;
     expect(await message("amount")).toContain("the record signature does not verify");
     expect(await message("amount")).toContain("attestation signalsHash does not match the signals");
-    expect(await message("hash")).toBe("the record signature does not verify: the record was changed after it was sealed; trustRecordHash does not match the record's content");
+    expect(await message("hash")).toBe(
+      "the record signature does not verify: the record was changed after it was sealed; trustRecordHash does not match the record's content",
+    );
     expect(await message("signer")).toContain("signer key `someone-else` is not in the trust root");
     expect(await message("removed")).toContain("the record has no execution attestation");
     expect(await message("id")).toContain("is not the record of that id");
@@ -142,7 +170,11 @@ describe("a record changed on disk while the sidecar is stopped", () => {
   it("an untouched record beside them still verifies", async () => {
     const id = ids["untouched"]!;
     expect((await b.call<Verification>("POST", "/verify", { businessTransactionId: id })).body.status).toBe("VERIFIED");
-    expect((await b.call("POST", "/replay", { businessTransactionId: id })).body).toEqual({ businessTransactionId: id, trustRecordHash: hashes["untouched"], verified: true });
+    expect((await b.call("POST", "/replay", { businessTransactionId: id })).body).toEqual({
+      businessTransactionId: id,
+      trustRecordHash: hashes["untouched"],
+      verified: true,
+    });
     expect((await b.call("POST", "/receipt", { businessTransactionId: id })).status).toBe(200);
   });
 });

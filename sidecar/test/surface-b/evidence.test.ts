@@ -40,7 +40,13 @@ const UNKNOWN_IDS = [randomUUID(), "no-such-id", "x".repeat(65), "é"];
 const unknownInPath = (unknown: string, notFound: string) =>
   new RegExp(RECORD_ID_PATTERN).test(unknown)
     ? { status: 404, body: { error: notFound } }
-    : { status: 400, body: { error: "Invalid request", details: [{ path: "params/id", message: expect.stringMatching(/^must (NOT have more than 64 characters|match pattern)/) }] } };
+    : {
+        status: 400,
+        body: {
+          error: "Invalid request",
+          details: [{ path: "params/id", message: expect.stringMatching(/^must (NOT have more than 64 characters|match pattern)/) }],
+        },
+      };
 const BAD_REF_BODIES: readonly (readonly [string, unknown, string])[] = [
   ["an empty body object", {}, "body must have required property 'businessTransactionId'"],
   ["a number id", { businessTransactionId: 1 }, "Invalid request"],
@@ -69,11 +75,14 @@ describe("POST /verify", () => {
     const second = (await b.call<Verification>("POST", "/verify", { businessTransactionId: id })).body;
     expect(second.verificationId).not.toBe(first.verificationId);
     expect((await b.call("GET", `/verification/${id}`)).body).toEqual(second);
-    expect(((await b.call<TrustRecord>("GET", `/trust-records/${id}`)).body).verification).toEqual(second);
+    expect((await b.call<TrustRecord>("GET", `/trust-records/${id}`)).body.verification).toEqual(second);
   });
 
   it.each(UNKNOWN_IDS)("an unknown id (%s) is 404", async (unknown) => {
-    expect(answer(await b.call("POST", "/verify", { businessTransactionId: unknown }))).toEqual({ status: 404, body: { error: "trust record not found" } });
+    expect(answer(await b.call("POST", "/verify", { businessTransactionId: unknown }))).toEqual({
+      status: 404,
+      body: { error: "trust record not found" },
+    });
   });
 
   it.each(BAD_REF_BODIES)("%s is 400", async (_name, body, error) => {
@@ -92,7 +101,9 @@ describe("GET /verification/:id", () => {
   });
 
   it.each(UNKNOWN_IDS)("an unknown id (%s) is 404, or 400 when no record can have it", async (unknown) => {
-    expect(answer(await b.call("GET", `/verification/${encodeURIComponent(unknown)}`))).toEqual(unknownInPath(unknown, "verification not found"));
+    expect(answer(await b.call("GET", `/verification/${encodeURIComponent(unknown)}`))).toEqual(
+      unknownInPath(unknown, "verification not found"),
+    );
   });
 });
 
@@ -115,7 +126,7 @@ describe("POST /receipt and GET /receipt/latest/:id", () => {
     expect(independentlyVerifies(RECEIPT, r.body, pem)).toBe(true);
     expect(independentlyVerifies(RECEIPT, { ...r.body, executionStatus: "rejected" }, pem)).toBe(false);
     expect(answer(await b.call("GET", `/receipt/latest/${id}`))).toEqual({ status: 200, body: r.body });
-    expect(((await b.call<TrustRecord>("GET", `/trust-records/${id}`)).body).receipt).toEqual(r.body);
+    expect((await b.call<TrustRecord>("GET", `/trust-records/${id}`)).body.receipt).toEqual(r.body);
   });
 
   it("the pipeline's receipt is the latest until another is generated", async () => {
@@ -124,8 +135,13 @@ describe("POST /receipt and GET /receipt/latest/:id", () => {
   });
 
   it.each(UNKNOWN_IDS)("an unknown id (%s) is 404 on both (400 in the path when no record can have it)", async (unknown) => {
-    expect(answer(await b.call("POST", "/receipt", { businessTransactionId: unknown }))).toEqual({ status: 404, body: { error: "trust record not found" } });
-    expect(answer(await b.call("GET", `/receipt/latest/${encodeURIComponent(unknown)}`))).toEqual(unknownInPath(unknown, "receipt not found"));
+    expect(answer(await b.call("POST", "/receipt", { businessTransactionId: unknown }))).toEqual({
+      status: 404,
+      body: { error: "trust record not found" },
+    });
+    expect(answer(await b.call("GET", `/receipt/latest/${encodeURIComponent(unknown)}`))).toEqual(
+      unknownInPath(unknown, "receipt not found"),
+    );
   });
 
   it.each(BAD_REF_BODIES)("POST /receipt with %s is 400", async (_name, body, error) => {
@@ -137,7 +153,10 @@ describe("POST /receipt and GET /receipt/latest/:id", () => {
 describe("POST /replay", () => {
   it("re-verifies the record signature only: the hash and verified true", async () => {
     const r = await b.call("POST", "/replay", { businessTransactionId: id });
-    expect(answer(r)).toEqual({ status: 200, body: { businessTransactionId: id, trustRecordHash: record.trustRecordHash, verified: true } });
+    expect(answer(r)).toEqual({
+      status: 200,
+      body: { businessTransactionId: id, trustRecordHash: record.trustRecordHash, verified: true },
+    });
   });
 
   it("stores nothing and runs no verification", async () => {
@@ -147,7 +166,10 @@ describe("POST /replay", () => {
   });
 
   it.each(UNKNOWN_IDS)("an unknown id (%s) is 404", async (unknown) => {
-    expect(answer(await b.call("POST", "/replay", { businessTransactionId: unknown }))).toEqual({ status: 404, body: { error: "trust record not found" } });
+    expect(answer(await b.call("POST", "/replay", { businessTransactionId: unknown }))).toEqual({
+      status: 404,
+      body: { error: "trust record not found" },
+    });
   });
 
   it.each(BAD_REF_BODIES)("%s is 400", async (_name, body, error) => {
@@ -165,13 +187,18 @@ describe("GET /trust-records/:id", () => {
   });
 
   it.each(UNKNOWN_IDS)("an unknown id (%s) is 404, or 400 when no record can have it", async (unknown) => {
-    expect(answer(await b.call("GET", `/trust-records/${encodeURIComponent(unknown)}`))).toEqual(unknownInPath(unknown, "trust record not found"));
+    expect(answer(await b.call("GET", `/trust-records/${encodeURIComponent(unknown)}`))).toEqual(
+      unknownInPath(unknown, "trust record not found"),
+    );
   });
 });
 
 describe("POST /policies/validate", () => {
   it("a loadable policy version: 200 {valid: true, errors: []}", async () => {
-    expect(answer(await b.call("POST", "/policies/validate", { policyId: "conformance.transfer", policyVersion: "1.0.0" }))).toEqual({ status: 200, body: { valid: true, errors: [] } });
+    expect(answer(await b.call("POST", "/policies/validate", { policyId: "conformance.transfer", policyVersion: "1.0.0" }))).toEqual({
+      status: 200,
+      body: { valid: true, errors: [] },
+    });
   });
 
   it.each([
@@ -181,7 +208,10 @@ describe("POST /policies/validate", () => {
     ["a version that is not semver", "conformance.transfer", "latest"],
   ])("%s: 404 {valid: false} with one error naming it, no server path", async (_name, policyId, policyVersion) => {
     const r = await b.call<{ valid: boolean; errors: string[] }>("POST", "/policies/validate", { policyId, policyVersion });
-    expect(answer(r)).toEqual({ status: 404, body: { valid: false, errors: [`no bundle for policy \`${policyId}\` version \`${policyVersion}\``] } });
+    expect(answer(r)).toEqual({
+      status: 404,
+      body: { valid: false, errors: [`no bundle for policy \`${policyId}\` version \`${policyVersion}\``] },
+    });
   });
 
   it.each([
@@ -208,9 +238,15 @@ describe("POST /policies/validate on a bundle that does not load", () => {
   });
 
   it("a tampered bundle: 404 {valid: false} saying why", async () => {
-    const r = await broken.call<{ valid: boolean; errors: string[] }>("POST", "/policies/validate", { policyId: "conformance.transfer", policyVersion: "1.1.0" });
+    const r = await broken.call<{ valid: boolean; errors: string[] }>("POST", "/policies/validate", {
+      policyId: "conformance.transfer",
+      policyVersion: "1.1.0",
+    });
     expect(r.status).toBe(404);
-    expect(r.body).toEqual({ valid: false, errors: [expect.stringMatching(/^bundle of policy `conformance\.transfer` version `1\.1\.0` does not load: /)] });
+    expect(r.body).toEqual({
+      valid: false,
+      errors: [expect.stringMatching(/^bundle of policy `conformance\.transfer` version `1\.1\.0` does not load: /)],
+    });
     expect(JSON.stringify(r.body)).not.toContain(tmpdir());
   });
 });

@@ -35,10 +35,25 @@ describe("the Execution Trust Record", () => {
     const r = await execute(sent);
     expect(r.status).toBe(200);
     const record = r.body;
-    expect(without(record, "status", "createdAt", "execution", "signerKeyId", "trustRootVersion", "trustRecordHash", "signature", "verification", "receipt")).toEqual(
-      without(sent, "status", "createdAt"),
-    );
-    expect(record).toMatchObject({ status: "RECEIVED", createdAt: expect.stringMatching(ISO_INSTANT), signature: expect.stringMatching(SIGNATURE) });
+    expect(
+      without(
+        record,
+        "status",
+        "createdAt",
+        "execution",
+        "signerKeyId",
+        "trustRootVersion",
+        "trustRecordHash",
+        "signature",
+        "verification",
+        "receipt",
+      ),
+    ).toEqual(without(sent, "status", "createdAt"));
+    expect(record).toMatchObject({
+      status: "RECEIVED",
+      createdAt: expect.stringMatching(ISO_INSTANT),
+      signature: expect.stringMatching(SIGNATURE),
+    });
     expect(record.execution).toMatchObject({ status: "approved", requires_override: false });
     expect(record.verification).toEqual({
       verificationId: expect.any(String),
@@ -155,7 +170,13 @@ describe("the UUID check comes first (400, the spec's exact message)", () => {
   });
 
   it("every valid version (1 to 5) and variant (8, 9, a, b) passes the check", async () => {
-    for (const [version, variant] of [["1", "8"], ["2", "9"], ["3", "a"], ["4", "b"], ["5", "B"]]) {
+    for (const [version, variant] of [
+      ["1", "8"],
+      ["2", "9"],
+      ["3", "a"],
+      ["4", "b"],
+      ["5", "B"],
+    ]) {
       const id = `${randomUUID().slice(0, 14)}${version}${randomUUID().slice(15, 19)}${variant}${randomUUID().slice(20)}`;
       expect((await execute(businessTransaction({ businessTransactionId: id }))).status, id).toBe(200);
     }
@@ -182,7 +203,10 @@ describe("the rest of the body (400 in Surface A's style)", () => {
   ])("missing %s.%s", async (section, member) => {
     const body = businessTransaction();
     body[section] = without(body[section] as Json, member);
-    expect(answer(await execute(body))).toEqual({ status: 400, body: { error: `body/${section} must have required property '${member}'` } });
+    expect(answer(await execute(body))).toEqual({
+      status: 400,
+      body: { error: `body/${section} must have required property '${member}'` },
+    });
   });
 
   it.each([
@@ -190,7 +214,11 @@ describe("the rest of the body (400 in Surface A's style)", () => {
     ["an unknown section member", { policy: { name: "conformance.transfer", version: "1.0.0", tenant: "x" } }, "body/policy"],
     ["a section that is not an object", { authority: "alice" }, "body/authority"],
     ["signals that are not an object", { signals: [1, 2] }, "body/signals"],
-    ["a timestamp that is not ISO 8601", { authorization: { authorizationId: "a", authorityId: "b", purpose: "c", authorizedAt: "yesterday" } }, "body/authorization/authorizedAt"],
+    [
+      "a timestamp that is not ISO 8601",
+      { authorization: { authorizationId: "a", authorityId: "b", purpose: "c", authorizedAt: "yesterday" } },
+      "body/authorization/authorizedAt",
+    ],
     ["an empty policy name", { policy: { name: "", version: "1.0.0" } }, "body/policy/name"],
   ])("%s is 400 Invalid request with its path", async (_name, change, path) => {
     const r = await execute<ErrorReply>(businessTransaction(change));
@@ -219,19 +247,31 @@ describe("refusals of the evaluation: the error table's answer, nothing stored",
     const body = businessTransaction({ signals: { amount: -1, currency: "XXX", kyc_verified: true, risk_score: 10 } });
     const r = await execute<ErrorReply>(body);
     expect(r.status).toBe(422);
-    expect(r.body).toEqual({ error: "Signal validation failed", details: expect.arrayContaining([expect.objectContaining({ code: "VAL-011" }), expect.objectContaining({ code: "VAL-010" })]) });
+    expect(r.body).toEqual({
+      error: "Signal validation failed",
+      details: expect.arrayContaining([expect.objectContaining({ code: "VAL-011" }), expect.objectContaining({ code: "VAL-010" })]),
+    });
     await refusedAndNotStored(body, { status: 422, error: "Signal validation failed" });
     expect((await execute({ ...body, signals: TRANSFER_SIGNALS.approved })).status).toBe(200);
   });
 
   it("a policy version that does not exist: 404 Policy not found", async () => {
-    await refusedAndNotStored(businessTransaction({ policy: { name: "conformance.transfer", version: "9.9.9" } }), { status: 404, error: "Policy not found" });
-    await refusedAndNotStored(businessTransaction({ policy: { name: "../../etc", version: "1.0.0" } }), { status: 404, error: "Policy not found" });
+    await refusedAndNotStored(businessTransaction({ policy: { name: "conformance.transfer", version: "9.9.9" } }), {
+      status: 404,
+      error: "Policy not found",
+    });
+    await refusedAndNotStored(businessTransaction({ policy: { name: "../../etc", version: "1.0.0" } }), {
+      status: 404,
+      error: "Policy not found",
+    });
   });
 
   it("an undecided evaluation: 422 SYS-006", async () => {
     const body = businessTransaction({ policy: { name: "conformance.undecided", version: "1.0.0" }, signals: { flag: false } });
-    await refusedAndNotStored(body, { status: 422, error: "[SYS-006@evaluate] policy evaluation undecided: no rule matched and the policy has no catch-all" });
+    await refusedAndNotStored(body, {
+      status: 422,
+      error: "[SYS-006@evaluate] policy evaluation undecided: no rule matched and the policy has no catch-all",
+    });
   });
 
   it("a businessTransactionId executed before: 422 INV-013, the first record unchanged", async () => {
@@ -245,9 +285,17 @@ describe("refusals of the evaluation: the error table's answer, nothing stored",
 
   it("an id already used by Surface A's /evaluate: 422 INV-013 (one replay store for both surfaces)", async () => {
     const id = randomUUID();
-    const a = await b.running.call("POST", "/evaluate", { executionId: id, policyId: "conformance.transfer", policyVersion: "1.0.0", verifiedSignals: TRANSFER_SIGNALS.approved });
+    const a = await b.running.call("POST", "/evaluate", {
+      executionId: id,
+      policyId: "conformance.transfer",
+      policyVersion: "1.0.0",
+      verifiedSignals: TRANSFER_SIGNALS.approved,
+    });
     expect(a.status).toBe(200);
-    await refusedAndNotStored(businessTransaction({ businessTransactionId: id }), { status: 422, error: "[INV-013@replay] execution already consumed: use a new executionId" });
+    await refusedAndNotStored(businessTransaction({ businessTransactionId: id }), {
+      status: 422,
+      error: "[INV-013@replay] execution already consumed: use a new executionId",
+    });
   });
 
   it("concurrent executions of one id: exactly one record, the others INV-013", async () => {

@@ -22,7 +22,13 @@ const TOO_LARGE = { status: 413, body: { error: "Request body too large" } };
 
 /** A `POST /transactions` body of exactly `bytes` bytes: its open `metadata` section is padded with ASCII. */
 function paddedTransaction(bytes: number, id: string = `pad-${randomUUID()}`): string {
-  const body = (pad: string) => JSON.stringify({ businessTransactionId: id, metadata: { pad }, policy: { name: "conformance.transfer", version: "1.0.0" }, signals: TRANSFER_SIGNALS.approved });
+  const body = (pad: string) =>
+    JSON.stringify({
+      businessTransactionId: id,
+      metadata: { pad },
+      policy: { name: "conformance.transfer", version: "1.0.0" },
+      signals: TRANSFER_SIGNALS.approved,
+    });
   const text = body("x".repeat(bytes - Buffer.byteLength(body(""))));
   expect(Buffer.byteLength(text)).toBe(bytes);
   return text;
@@ -36,10 +42,13 @@ describe("content-length bodies", () => {
     expect((await b.call("GET", "/transactions/pad-over")).status).toBe(404);
   });
 
-  it.each(["/execute", "/transactions", "/verify", "/receipt", "/replay", "/policies/validate"])("POST %s: 65,537 bytes are 413", async (path) => {
-    const r = await b.call("POST", path, paddedTransaction(LIMIT + 1));
-    expect({ status: r.status, body: r.body }).toEqual(TOO_LARGE);
-  });
+  it.each(["/execute", "/transactions", "/verify", "/receipt", "/replay", "/policies/validate"])(
+    "POST %s: 65,537 bytes are 413",
+    async (path) => {
+      const r = await b.call("POST", path, paddedTransaction(LIMIT + 1));
+      expect({ status: r.status, body: r.body }).toEqual(TOO_LARGE);
+    },
+  );
 
   it("POST /execute: an oversized body is 413 whatever its businessTransactionId", async () => {
     const r = await b.call("POST", "/execute", paddedTransaction(LIMIT + 1, "not-a-uuid"));

@@ -87,7 +87,8 @@ if (unavailable !== null) {
 
   async function stored(id: string): Promise<Stored> {
     const fp = executionFingerprint(id);
-    const count = async (sql: string, value: unknown): Promise<number> => Number((await database.pool.query<{ n: string }>(sql, [value])).rows[0]!.n);
+    const count = async (sql: string, value: unknown): Promise<number> =>
+      Number((await database.pool.query<{ n: string }>(sql, [value])).rows[0]!.n);
     return {
       replayEntries: await count("SELECT count(*) AS n FROM writ_replay WHERE fingerprint = $1", Buffer.from(fp, "utf8")),
       decisions: await count("SELECT count(*) AS n FROM writ_audit_records WHERE execution_fp = $1 AND kind = 'decision'", fp),
@@ -101,32 +102,35 @@ if (unavailable !== null) {
       ["/execute", 200, "terminate"],
       ["/transactions", 201, "raise"],
       ["/execute", 200, "terminate at commit"],
-    ] as const)("POST %s (%i), a fault while the record is written (%s): 503, then the retry answers the record", async (path, created, fault) => {
-      const body = businessTransaction();
-      const id = body.businessTransactionId;
-      await failNextRecordWrite(fault);
+    ] as const)(
+      "POST %s (%i), a fault while the record is written (%s): 503, then the retry answers the record",
+      async (path, created, fault) => {
+        const body = businessTransaction();
+        const id = body.businessTransactionId;
+        await failNextRecordWrite(fault);
 
-      const first = await b.call("POST", path, body);
-      expect(first.status).toBe(503);
-      // INVARIANT (no id consumed without its record): what committed, if anything, committed together.
-      const afterFault = await stored(id);
-      // Soft: a failure still shows what the retry gets.
-      expect.soft(afterFault.replayEntries).toBe(afterFault.records);
-      expect.soft(afterFault.decisions).toBe(afterFault.records);
+        const first = await b.call("POST", path, body);
+        expect(first.status).toBe(503);
+        // INVARIANT (no id consumed without its record): what committed, if anything, committed together.
+        const afterFault = await stored(id);
+        // Soft: a failure still shows what the retry gets.
+        expect.soft(afterFault.replayEntries).toBe(afterFault.records);
+        expect.soft(afterFault.decisions).toBe(afterFault.records);
 
-      const retry = await b.call<TrustRecord>("POST", path, body);
-      expect({ status: retry.status, id: retry.body.businessTransactionId }).toEqual({ status: created, id });
-      expect(retry.body.verification.status).toBe("VERIFIED");
-      const read = await b.call<TrustRecord>("GET", `/trust-records/${id}`);
-      expect(read.status).toBe(200);
-      expect(without(read.body, "verification", "receipt")).toEqual(without(retry.body, "verification", "receipt"));
-      expect(await stored(id)).toEqual({ replayEntries: 1, decisions: 1, records: 1, history: 2 });
+        const retry = await b.call<TrustRecord>("POST", path, body);
+        expect({ status: retry.status, id: retry.body.businessTransactionId }).toEqual({ status: created, id });
+        expect(retry.body.verification.status).toBe("VERIFIED");
+        const read = await b.call<TrustRecord>("GET", `/trust-records/${id}`);
+        expect(read.status).toBe(200);
+        expect(without(read.body, "verification", "receipt")).toEqual(without(retry.body, "verification", "receipt"));
+        expect(await stored(id)).toEqual({ replayEntries: 1, decisions: 1, records: 1, history: 2 });
 
-      // Used for good now: the next one is the replay it is.
-      const again = await b.call("POST", path, body);
-      expect(again.status).toBe(422);
-      expect(again.body).toEqual({ error: "[INV-013@replay] execution already consumed: use a new executionId" });
-    });
+        // Used for good now: the next one is the replay it is.
+        const again = await b.call("POST", path, body);
+        expect(again.status).toBe(422);
+        expect(again.body).toEqual({ error: "[INV-013@replay] execution already consumed: use a new executionId" });
+      },
+    );
   });
 
   describe("Surface B on PostgreSQL: one decision per id", () => {
@@ -154,12 +158,18 @@ if (unavailable !== null) {
       const bodies = Array.from({ length: 12 }, () => businessTransaction());
       const replies = await Promise.all(bodies.map((body) => b.call<TrustRecord>("POST", "/execute", body)));
       expect(replies.map((r) => r.status)).toEqual(bodies.map(() => 200));
-      for (const body of bodies) expect(await stored(body.businessTransactionId)).toEqual({ replayEntries: 1, decisions: 1, records: 1, history: 2 });
+      for (const body of bodies)
+        expect(await stored(body.businessTransactionId)).toEqual({ replayEntries: 1, decisions: 1, records: 1, history: 2 });
     });
 
     it("an id used by Surface A's /evaluate first: 422 INV-013, nothing of Surface B stored", async () => {
       const id = randomUUID();
-      const a = await b.running.call("POST", "/evaluate", { executionId: id, policyId: "conformance.transfer", policyVersion: "1.0.0", verifiedSignals: businessTransaction().signals });
+      const a = await b.running.call("POST", "/evaluate", {
+        executionId: id,
+        policyId: "conformance.transfer",
+        policyVersion: "1.0.0",
+        verifiedSignals: businessTransaction().signals,
+      });
       expect(a.status).toBe(200);
       const refused = await b.call("POST", "/execute", businessTransaction({ businessTransactionId: id }));
       expect(refused.status).toBe(422);

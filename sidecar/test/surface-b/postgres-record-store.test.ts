@@ -23,7 +23,10 @@ if (unavailable !== null) {
   };
 
   const replayEntries = async (pool: pg.Pool, fingerprint: string): Promise<number> =>
-    Number((await pool.query<{ n: string }>("SELECT count(*) AS n FROM writ_replay WHERE fingerprint = $1", [Buffer.from(fingerprint, "utf8")])).rows[0]!.n);
+    Number(
+      (await pool.query<{ n: string }>("SELECT count(*) AS n FROM writ_replay WHERE fingerprint = $1", [Buffer.from(fingerprint, "utf8")]))
+        .rows[0]!.n,
+    );
 
   const shared = await fresh();
   trustRecordStoreContract("PostgresTrustRecordStore", async () => {
@@ -42,10 +45,16 @@ if (unavailable !== null) {
       try {
         const a = new PostgresTrustRecordStore(pool);
         const b = new PostgresTrustRecordStore(other);
-        const created = await Promise.all(Array.from({ length: 40 }, (_, n) => (n % 2 ? a : b).create(recordOf("tx-f", n), verificationOf("tx-f", n), receiptOf("tx-f", n))));
+        const created = await Promise.all(
+          Array.from({ length: 40 }, (_, n) =>
+            (n % 2 ? a : b).create(recordOf("tx-f", n), verificationOf("tx-f", n), receiptOf("tx-f", n)),
+          ),
+        );
         expect(created.filter(Boolean)).toHaveLength(1);
         await Promise.all(Array.from({ length: 60 }, (_, n) => (n % 2 ? a : b).appendReceipt("tx-f", receiptOf("tx-f", 100 + n))));
-        const { rows } = await pool.query<{ n: string }>("SELECT count(*) AS n FROM writ_trust_history WHERE id = 'tx-f' AND kind = 'receipt'");
+        const { rows } = await pool.query<{ n: string }>(
+          "SELECT count(*) AS n FROM writ_trust_history WHERE id = 'tx-f' AND kind = 'receipt'",
+        );
         expect(Number(rows[0]!.n)).toBe(61);
         expect(await b.record("tx-f")).toEqual(await a.record("tx-f"));
       } finally {
@@ -87,7 +96,9 @@ if (unavailable !== null) {
       expect(await replayEntries(pool, "fp-c")).toBe(0);
       expect(await store.record("tx-c")).toEqual({ state: "stored", value: recordOf("tx-c") });
       // Both clients went back to the pool, reusable: nothing is left in a transaction.
-      const { rows } = await pool.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'");
+      const { rows } = await pool.query<{ n: string }>(
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'",
+      );
       expect(Number(rows[0]!.n)).toBe(0);
     });
 
@@ -112,7 +123,9 @@ if (unavailable !== null) {
       const nowhere = new pg.Pool({ connectionString: "postgresql://postgres@127.0.0.1:1/none", connectionTimeoutMillis: 1_000 });
       try {
         const store = new PostgresTrustRecordStore(nowhere);
-        await expect(store.create(recordOf("tx"), verificationOf("tx", 0), receiptOf("tx", 0))).rejects.toBeInstanceOf(StoreUnavailableError);
+        await expect(store.create(recordOf("tx"), verificationOf("tx", 0), receiptOf("tx", 0))).rejects.toBeInstanceOf(
+          StoreUnavailableError,
+        );
         await expect(store.record("tx")).rejects.toBeInstanceOf(StoreUnavailableError);
         await expect(store.count()).rejects.toBeInstanceOf(StoreUnavailableError);
         await expect(store.appendReceipt("tx", receiptOf("tx", 1))).rejects.toBeInstanceOf(StoreUnavailableError);

@@ -14,8 +14,10 @@ export interface RecordStoreHarness {
   dispose(): Promise<void>;
 }
 
-export const recordOf = (id: string, n = 0): SealedRecord => ({ businessTransactionId: id, n, seal: { signature: `sig-${n}` } }) as unknown as SealedRecord;
-export const verificationOf = (id: string, n: number): Verification => ({ businessTransactionId: id, verified: true, n }) as unknown as Verification;
+export const recordOf = (id: string, n = 0): SealedRecord =>
+  ({ businessTransactionId: id, n, seal: { signature: `sig-${n}` } }) as unknown as SealedRecord;
+export const verificationOf = (id: string, n: number): Verification =>
+  ({ businessTransactionId: id, verified: true, n }) as unknown as Verification;
 export const receiptOf = (id: string, n: number): Receipt => ({ businessTransactionId: id, receiptId: `r-${n}` }) as unknown as Receipt;
 
 export function trustRecordStoreContract(label: string, open: () => Promise<RecordStoreHarness>): void {
@@ -70,7 +72,9 @@ export function trustRecordStoreContract(label: string, open: () => Promise<Reco
     });
 
     it("50 racing creates of one id: exactly one wins, and the record has the winner's verification", async () => {
-      const results = await Promise.all(Array.from({ length: 50 }, (_, n) => store.create(recordOf("tx-race", n), verificationOf("tx-race", n), receiptOf("tx-race", n))));
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, n) => store.create(recordOf("tx-race", n), verificationOf("tx-race", n), receiptOf("tx-race", n))),
+      );
       const winners = results.flatMap((won, n) => (won ? [n] : []));
       expect(winners).toHaveLength(1);
       expect(await store.record("tx-race")).toEqual({ state: "stored", value: recordOf("tx-race", winners[0]) });

@@ -55,7 +55,10 @@ describe("Bearer authentication on the other 11 routes", () => {
   });
 
   it.each(PROTECTED)("%s %s with a wrong key is 401", async (method, path) => {
-    const r = await b.send(method, path, { headers: { authorization: `Bearer ${API_KEY}x`, ...(method === "POST" ? JSON_TYPE : {}) }, ...(method === "POST" ? { body: "{}" } : {}) });
+    const r = await b.send(method, path, {
+      headers: { authorization: `Bearer ${API_KEY}x`, ...(method === "POST" ? JSON_TYPE : {}) },
+      ...(method === "POST" ? { body: "{}" } : {}),
+    });
     expect({ status: r.status, body: r.body }).toEqual(UNAUTHORIZED);
   });
 
@@ -94,9 +97,12 @@ describe("no other route", () => {
     if (method !== "HEAD") expect(r.body).toEqual(NOT_FOUND.body);
   });
 
-  it.each(["/transactions", "/trust-records", "/verification", "/receipt/latest"])("GET %s/:id with a 1,000-character id is 400, no crash", async (path) => {
-    expect((await b.send("GET", `${path}/${"x".repeat(1000)}`, { headers: AUTH })).status).toBe(400);
-  });
+  it.each(["/transactions", "/trust-records", "/verification", "/receipt/latest"])(
+    "GET %s/:id with a 1,000-character id is 400, no crash",
+    async (path) => {
+      expect((await b.send("GET", `${path}/${"x".repeat(1000)}`, { headers: AUTH })).status).toBe(400);
+    },
+  );
 
   it("an unknown route without the key is 401: the caller learns nothing about which routes exist", async () => {
     const r = await b.send("GET", "/evaluate");

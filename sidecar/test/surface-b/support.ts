@@ -44,7 +44,11 @@ export interface SurfaceB {
   /** With the API key; an object body is sent as JSON, a string body as is with the JSON content type. */
   call<T = unknown>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
   /** Exactly the request given: no API key or content type is added. */
-  send<T = unknown>(method: string, path: string, init?: { readonly body?: string; readonly headers?: Readonly<Record<string, string>> }): Promise<Reply<T>>;
+  send<T = unknown>(
+    method: string,
+    path: string,
+    init?: { readonly body?: string; readonly headers?: Readonly<Record<string, string>> },
+  ): Promise<Reply<T>>;
   /** Shuts down, keeping the data dir for a restart. */
   stop(): Promise<void>;
   close(): Promise<void>;
@@ -58,13 +62,21 @@ async function reply<T>(response: Response, answers: RecordedAnswer[], method: s
 
 /** Starts a sidecar serving Surface B; `dataDir` restarts on a stopped one's data. */
 export async function startSurfaceB(options: { readonly dataDir?: string; readonly env?: Record<string, string> } = {}): Promise<SurfaceB> {
-  const running = await startTestSidecar(options.env ?? {}, { surfaceB: true, ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }) });
+  const running = await startTestSidecar(options.env ?? {}, {
+    surfaceB: true,
+    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+  });
   const url = running.urls.b;
   if (url === null) throw new Error("Surface B is not listening");
   const answers: RecordedAnswer[] = [];
   const checkAnswers = () => assertDocumented(checkerOf("surface-b"), answers.splice(0));
   const send: SurfaceB["send"] = async (method, path, init = {}) =>
-    reply(await fetch(`${url}${path}`, { method, headers: { ...init.headers }, ...(init.body === undefined ? {} : { body: init.body }) }), answers, method, path);
+    reply(
+      await fetch(`${url}${path}`, { method, headers: { ...init.headers }, ...(init.body === undefined ? {} : { body: init.body }) }),
+      answers,
+      method,
+      path,
+    );
   return {
     url,
     dataDir: running.dataDir,
@@ -98,7 +110,13 @@ export function businessTransaction(change: Readonly<Json> = {}): Json & { busin
     metadata: { businessTransactionId: id, correlationId: randomUUID(), createdBy: "erp@example.com", createdAt: AT },
     authority: { authorityId, authorityType: "USER", principalId: randomUUID(), displayName: "Alice Example", issuedAt: AT },
     authorization: { authorizationId, authorityId, purpose: "supplier payment", authorizedAt: AT },
-    intent: { intentId: randomUUID(), authorizationId, action: "transfer.execute", resource: "account/DE89370400440532013000", issuedAt: AT },
+    intent: {
+      intentId: randomUUID(),
+      authorizationId,
+      action: "transfer.execute",
+      resource: "account/DE89370400440532013000",
+      issuedAt: AT,
+    },
     policy: { name: "conformance.transfer", version: "1.0.0" },
     signals: { ...TRANSFER_SIGNALS.approved },
     ...change,
@@ -107,7 +125,9 @@ export function businessTransaction(change: Readonly<Json> = {}): Json & { busin
 
 /** The SPKI PEM of the sidecar's signing key (generated into the data dir on first start). */
 export async function publicKeyPem(dataDir: string): Promise<string> {
-  return createPublicKey(createPrivateKey(await readFile(join(dataDir, "signing.key"), "utf8"))).export({ type: "spki", format: "pem" }).toString();
+  return createPublicKey(createPrivateKey(await readFile(join(dataDir, "signing.key"), "utf8")))
+    .export({ type: "spki", format: "pem" })
+    .toString();
 }
 
 /** Runs `body` on a named database (JSON text values) of a stopped sidecar's LMDB environment. */

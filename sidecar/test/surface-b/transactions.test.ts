@@ -40,7 +40,11 @@ describe("POST /transactions", () => {
   it("accepts an id that is not a UUID and a body without the descriptive sections; status defaults to SUBMITTED", async () => {
     const r = await submit({ businessTransactionId: "order-42.a_b~c:d", policy: POLICY, signals: TRANSFER_SIGNALS.pending });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ businessTransactionId: "order-42.a_b~c:d", status: "SUBMITTED", execution: { status: "pending_override" } });
+    expect(r.body).toMatchObject({
+      businessTransactionId: "order-42.a_b~c:d",
+      status: "SUBMITTED",
+      execution: { status: "pending_override" },
+    });
     expect(Date.parse(r.body.createdAt)).not.toBeNaN();
     expect((await b.call("GET", "/transactions/order-42.a_b~c:d")).body).toEqual({
       businessTransactionId: "order-42.a_b~c:d",
@@ -53,21 +57,33 @@ describe("POST /transactions", () => {
 
   it("keeps sections as given, members the spec does not name included", async () => {
     const metadata = { correlationId: 7, tags: ["a", "b"], nested: { deep: true } };
-    const r = await submit({ businessTransactionId: `free-${randomUUID()}`, metadata, policy: POLICY, signals: TRANSFER_SIGNALS.approved, status: "ANY STATUS" });
+    const r = await submit({
+      businessTransactionId: `free-${randomUUID()}`,
+      metadata,
+      policy: POLICY,
+      signals: TRANSFER_SIGNALS.approved,
+      status: "ANY STATUS",
+    });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ metadata, status: "ANY STATUS" });
   });
 
   it("keeps a member named __proto__ as data, through signing, storage and verification", async () => {
     const id = `proto-${randomUUID()}`;
-    const r = await submit(`{"businessTransactionId":"${id}","metadata":{"__proto__":{"admin":true}},"policy":{"name":"conformance.transfer","version":"1.0.0"},"signals":${JSON.stringify(TRANSFER_SIGNALS.approved)}}`);
+    const r = await submit(
+      `{"businessTransactionId":"${id}","metadata":{"__proto__":{"admin":true}},"policy":{"name":"conformance.transfer","version":"1.0.0"},"signals":${JSON.stringify(TRANSFER_SIGNALS.approved)}}`,
+    );
     expect(r.status).toBe(201);
     expect(Object.hasOwn(r.body.metadata ?? {}, "__proto__")).toBe(true);
     expect((await b.call<{ status: string }>("POST", "/verify", { businessTransactionId: id })).body.status).toBe("VERIFIED");
   });
 
   it.each([
-    ["missing businessTransactionId", { policy: POLICY, signals: TRANSFER_SIGNALS.approved }, "body must have required property 'businessTransactionId'"],
+    [
+      "missing businessTransactionId",
+      { policy: POLICY, signals: TRANSFER_SIGNALS.approved },
+      "body must have required property 'businessTransactionId'",
+    ],
     ["missing policy", { businessTransactionId: "x1", signals: TRANSFER_SIGNALS.approved }, "body must have required property 'policy'"],
     ["missing signals", { businessTransactionId: "x2", policy: POLICY }, "body must have required property 'signals'"],
   ])("%s is 400", async (_name, body, error) => {
@@ -87,7 +103,12 @@ describe("POST /transactions", () => {
     ["a status over 64 characters", { status: "S".repeat(65) }],
     ["a createdAt that is not a string", { createdAt: 0 }],
   ])("%s is 400 Invalid request", async (_name, change) => {
-    const r = await submit<ErrorReply>({ businessTransactionId: `ok-${randomUUID()}`, policy: POLICY, signals: TRANSFER_SIGNALS.approved, ...change });
+    const r = await submit<ErrorReply>({
+      businessTransactionId: `ok-${randomUUID()}`,
+      policy: POLICY,
+      signals: TRANSFER_SIGNALS.approved,
+      ...change,
+    });
     expect(r.status).toBe(400);
     expect(r.body.error).toBe("Invalid request");
   });
@@ -100,7 +121,9 @@ describe("POST /transactions", () => {
 
   it("deeply nested input is bounded by the strict parser (depth 64): 400, no crash", async () => {
     const deep = `${"[".repeat(100)}${"]".repeat(100)}`;
-    const r = await submit(`{"businessTransactionId":"deep-1","policy":{"name":"conformance.transfer","version":"1.0.0"},"signals":{},"metadata":{"x":${deep}}}`);
+    const r = await submit(
+      `{"businessTransactionId":"deep-1","policy":{"name":"conformance.transfer","version":"1.0.0"},"signals":{},"metadata":{"x":${deep}}}`,
+    );
     expect(r.status).toBe(400);
     expect((await b.call("GET", "/health")).status).toBe(200);
   });
@@ -144,7 +167,12 @@ describe("GET /transactions and GET /transactions/:id", () => {
   it("defaults to page 1 of 20, oldest first, with the total", async () => {
     const r = await list("");
     expect(r.status).toBe(200);
-    expect({ ...r.body, items: r.body.items.map((t) => t.businessTransactionId) }).toEqual({ items: ids.slice(0, 20), page: 1, pageSize: 20, total: r.body.total });
+    expect({ ...r.body, items: r.body.items.map((t) => t.businessTransactionId) }).toEqual({
+      items: ids.slice(0, 20),
+      page: 1,
+      pageSize: 20,
+      total: r.body.total,
+    });
     expect(r.body.total).toBeGreaterThanOrEqual(25);
   });
 
@@ -160,11 +188,15 @@ describe("GET /transactions and GET /transactions/:id", () => {
 
   it("concurrent executions each get their own place in the listing", async () => {
     const bodies = Array.from({ length: 30 }, () => businessTransaction());
-    expect(new Set((await Promise.all(bodies.map((body) => b.call("POST", "/execute", body)))).map((r) => r.status))).toEqual(new Set([200]));
+    expect(new Set((await Promise.all(bodies.map((body) => b.call("POST", "/execute", body)))).map((r) => r.status))).toEqual(
+      new Set([200]),
+    );
     const listed = (await list("?page=1&pageSize=100")).body;
     expect(listed.total).toBe(55);
     expect(listed.items.slice(0, 25).map((t) => t.businessTransactionId)).toEqual(ids);
-    expect(new Set(listed.items.slice(25).map((t) => t.businessTransactionId))).toEqual(new Set(bodies.map((body) => body.businessTransactionId)));
+    expect(new Set(listed.items.slice(25).map((t) => t.businessTransactionId))).toEqual(
+      new Set(bodies.map((body) => body.businessTransactionId)),
+    );
   });
 
   it("a page past the end is empty; pageSize 100 is the maximum", async () => {
@@ -175,7 +207,17 @@ describe("GET /transactions and GET /transactions/:id", () => {
 
   it("items are Business Transactions: the spec 2.13 members, nothing the pipeline appended", async () => {
     const [first] = (await list("?pageSize=1")).body.items;
-    expect(Object.keys(first ?? {}).sort()).toEqual(["authority", "authorization", "businessTransactionId", "createdAt", "intent", "metadata", "policy", "signals", "status"]);
+    expect(Object.keys(first ?? {}).sort()).toEqual([
+      "authority",
+      "authorization",
+      "businessTransactionId",
+      "createdAt",
+      "intent",
+      "metadata",
+      "policy",
+      "signals",
+      "status",
+    ]);
     expect((await b.call("GET", `/transactions/${ids[0]}`)).body).toEqual(first);
   });
 
@@ -193,7 +235,10 @@ describe("GET /transactions and GET /transactions/:id", () => {
     ["limit=5", "querystring/limit is not a known parameter; known: page, pageSize"],
   ])("?%s is 400", async (query, message) => {
     const r = await list(`?${query}`);
-    expect({ status: r.status, body: r.body }).toEqual({ status: 400, body: { error: "Invalid request", details: [{ path: "querystring", message }] } });
+    expect({ status: r.status, body: r.body }).toEqual({
+      status: 400,
+      body: { error: "Invalid request", details: [{ path: "querystring", message }] },
+    });
   });
 
   it.each(["no-such-id", randomUUID(), "x".repeat(64)])("GET /transactions/%s is 404 when unknown", async (id) => {
@@ -205,6 +250,9 @@ describe("GET /transactions and GET /transactions/:id", () => {
     ["%F0%9F%92%A9", `must match pattern "${RECORD_ID_PATTERN}"`],
     ["a%2Fb", `must match pattern "${RECORD_ID_PATTERN}"`],
   ])("GET /transactions/%s is 400: no record can be stored under it", async (id, message) => {
-    expect(answer(await b.call("GET", `/transactions/${id}`))).toEqual({ status: 400, body: { error: "Invalid request", details: [{ path: "params/id", message }] } });
+    expect(answer(await b.call("GET", `/transactions/${id}`))).toEqual({
+      status: 400,
+      body: { error: "Invalid request", details: [{ path: "params/id", message }] },
+    });
   });
 });

@@ -26,7 +26,12 @@ export const author: Scenario = {
       expect(stdout, `${where}: writ eval of examples/payments.transfer-signals.json`).toMatch(/^verdict: approve$/m);
       expect(stdout, `${where}: writ verify of the signed bundle`).toMatch(/^bundle payments\.transfer@1\.2\.0: verified /m);
       expect(stdout.trimEnd().split("\n").at(-1), `${where}: writ diff, the last command`).toBe("different");
-      expect(existsSync(join(clone.dir, "policies/payments.transfer/1.2.0/bundle.sig")), `${where}: writ compile --sign-key signs the bundles`).toBe(true);
-      expect(readFileSync(join(clone.dir, "src/writ-policies.ts"), "utf8"), `${where}: writ typegen`).toContain("export interface WritPolicies");
+      expect(
+        existsSync(join(clone.dir, "policies/payments.transfer/1.2.0/bundle.sig")),
+        `${where}: writ compile --sign-key signs the bundles`,
+      ).toBe(true);
+      expect(readFileSync(join(clone.dir, "src/writ-policies.ts"), "utf8"), `${where}: writ typegen`).toContain(
+        "export interface WritPolicies",
+      );
     }),
 };

@@ -21,7 +21,11 @@ function hostTable(origin: string, host: string): Substitution[] {
   return [
     { from: "SERVICE_API_KEY=…", to: `SERVICE_API_KEY=${API_KEY}`, why: "the placeholder: the test's key" },
     { from: "/var/lib/writ", to: join(host, "var/lib/writ"), why: "the host's data dir, in the test's temporary directory" },
-    { from: "https://bundles.example.com/", to: `${origin}/`, why: "the source: the test's static server on 127.0.0.1, serving the clone's site/" },
+    {
+      from: "https://bundles.example.com/",
+      to: `${origin}/`,
+      why: "the source: the test's static server on 127.0.0.1, serving the clone's site/",
+    },
   ];
 }
 
@@ -41,7 +45,11 @@ export const readmeBundleSource: Scenario = {
       const source = await serveDirectory("/site/", join(clone.dir, "site"));
       try {
         const ports = await sidecarPorts();
-        const { where } = await clone.block(README_SOURCE, { substitutions: hostTable(source.origin, clone.beside("host")), env: ports.env, services: [sidecar(ports.a)] });
+        const { where } = await clone.block(README_SOURCE, {
+          substitutions: hostTable(source.origin, clone.beside("host")),
+          env: ports.env,
+          services: [sidecar(ports.a)],
+        });
         await servesStable(where, clone, ports.a);
       } finally {
         await source.close();

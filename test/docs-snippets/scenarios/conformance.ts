@@ -7,7 +7,10 @@ import { sidecarPorts } from "../ports.js";
 import type { Scenario } from "../types.js";
 
 const AGAINST_WRIT = { file: "docs/conformance.md", opens: "npm install && npm run build" };
-const README_RUN = { file: "README.md", opens: "npx writ conformance --surface a --base-url http://127.0.0.1:8080 --api-key KEY --public-key signing.pub" };
+const README_RUN = {
+  file: "README.md",
+  opens: "npx writ conformance --surface a --base-url http://127.0.0.1:8080 --api-key KEY --public-key signing.pub",
+};
 /** The key docs/conformance.md exports. */
 const API_KEY = "conformance-key-0123456789abcdef";
 const READY = (port: number): string => `http://127.0.0.1:${port}/health?probe=ready`;
@@ -27,8 +30,16 @@ export const conformance: Scenario = {
       const documented = await clone.block(AGAINST_WRIT, {
         substitutions: [
           { from: "npm install && npm run build", to: ":", why: "installed and built: CI installs, and npm test builds before it tests" },
-          { from: "http://127.0.0.1:8080", to: `http://127.0.0.1:${ports.a}`, why: "Surface A listens on a free port: 8080 may be taken on a test machine" },
-          { from: "http://127.0.0.1:8081", to: `http://127.0.0.1:${ports.b}`, why: "Surface B listens on a free port: 8081 may be taken on a test machine" },
+          {
+            from: "http://127.0.0.1:8080",
+            to: `http://127.0.0.1:${ports.a}`,
+            why: "Surface A listens on a free port: 8080 may be taken on a test machine",
+          },
+          {
+            from: "http://127.0.0.1:8081",
+            to: `http://127.0.0.1:${ports.b}`,
+            why: "Surface B listens on a free port: 8081 may be taken on a test machine",
+          },
         ],
         env: ports.env,
         services: [{ command: "node sidecar/dist/main.js &", ready: READY(ports.a) }],
@@ -42,9 +53,17 @@ export const conformance: Scenario = {
       });
       await clone.block(README_RUN, {
         substitutions: [
-          { from: "http://127.0.0.1:8080", to: `http://127.0.0.1:${fresh.a}`, why: "Surface A listens on a free port: 8080 may be taken on a test machine" },
+          {
+            from: "http://127.0.0.1:8080",
+            to: `http://127.0.0.1:${fresh.a}`,
+            why: "Surface A listens on a free port: 8080 may be taken on a test machine",
+          },
           { from: "--api-key KEY", to: `--api-key ${API_KEY}`, why: "the placeholder: the server's key" },
-          { from: "--public-key signing.pub", to: "--public-key .writ/conformance/signing.pub", why: "the server's public key, where docs/conformance.md's block wrote it" },
+          {
+            from: "--public-key signing.pub",
+            to: "--public-key .writ/conformance/signing.pub",
+            why: "the server's public key, where docs/conformance.md's block wrote it",
+          },
         ],
       });
     }),

@@ -29,25 +29,47 @@ export const devSidecar: Scenario = {
       });
 
       const first = await clone.block(FIRST_DECISION, {
-        substitutions: [{ from: "localhost:8080", to: `localhost:${ports.a}`, why: "the sidecar listens on a free port: 8080 may be taken on a test machine" }],
+        substitutions: [
+          {
+            from: "localhost:8080",
+            to: `localhost:${ports.a}`,
+            why: "the sidecar listens on a free port: 8080 may be taken on a test machine",
+          },
+        ],
       });
-      const [health, decision] = jsonValues(first.stdout) as [{ status?: string }, { status?: string; attestation?: { executionId?: string } }];
+      const [health, decision] = jsonValues(first.stdout) as [
+        { status?: string },
+        { status?: string; attestation?: { executionId?: string } },
+      ];
       const request = JSON.parse(readFileSync(join(clone.dir, "examples/evaluate-request.json"), "utf8")) as { executionId: string };
       expect(health?.status, `${first.where}: GET /health answered ${first.stdout}`).toBe("ok");
-      expect(decision?.status, `${first.where}: POST /evaluate of examples/evaluate-request.json answered ${first.stdout}`).toBe("approved");
+      expect(decision?.status, `${first.where}: POST /evaluate of examples/evaluate-request.json answered ${first.stdout}`).toBe(
+        "approved",
+      );
       expect(decision?.attestation?.executionId, `${first.where}: the attestation's executionId`).toBe(request.executionId);
 
       const execute = await clone.block(SURFACE_B, {
-        substitutions: [{ from: "localhost:8081", to: `localhost:${ports.b}`, why: "Surface B listens on a free port: 8081 may be taken on a test machine" }],
+        substitutions: [
+          {
+            from: "localhost:8081",
+            to: `localhost:${ports.b}`,
+            why: "Surface B listens on a free port: 8081 may be taken on a test machine",
+          },
+        ],
       });
       const [record] = jsonValues(execute.stdout) as [{ execution?: { status?: string }; verification?: { status?: string } }];
-      expect(record?.execution?.status, `${execute.where}: POST /execute of examples/execute-transaction.json answered ${execute.stdout}`).toBe("approved");
+      expect(
+        record?.execution?.status,
+        `${execute.where}: POST /execute of examples/execute-transaction.json answered ${execute.stdout}`,
+      ).toBe("approved");
       expect(record?.verification?.status, `${execute.where}: the Trust Record's verification`).toBe("VERIFIED");
 
       await sidecar.stop();
       const compact = await clone.block(COMPACT, {
         substitutions: [{ from: "/var/lib/writ", to: ".writ/data", why: "the data dir of npm start's sidecar above, now stopped" }],
       });
-      expect(compact.stdout, `${compact.where}: compact prints the size before and after`).toMatch(/^writ-sidecar: compacted .*data\.mdb: \d+ to \d+ bytes$/m);
+      expect(compact.stdout, `${compact.where}: compact prints the size before and after`).toMatch(
+        /^writ-sidecar: compacted .*data\.mdb: \d+ to \d+ bytes$/m,
+      );
     }),
 };

@@ -19,7 +19,10 @@ const README_ONCE = { file: "README.md", opens: "createdb writ" };
 const README_HOST = { file: "README.md", opens: "export SERVICE_STORE=postgres SERVICE_DATABASE_URL_FILE=/run/secrets/writ-db-url" };
 const FLEET_ONCE = { file: "docs/fleet.md", opens: "createdb writ" };
 const FLEET_HOST = { file: "docs/fleet.md", opens: "export SERVICE_STORE=postgres" };
-const FLEET_IMPORT = { file: "docs/fleet.md", opens: "# 1. stop the LMDB sidecar (SIGTERM: it finishes requests in flight and flushes its data dir)" };
+const FLEET_IMPORT = {
+  file: "docs/fleet.md",
+  opens: "# 1. stop the LMDB sidecar (SIGTERM: it finishes requests in flight and flushes its data dir)",
+};
 const API_KEY = "docs-fleet-key-0123456789abcdef";
 
 const ready = (port: number): string => `http://127.0.0.1:${port}/health?probe=ready`;
@@ -88,7 +91,11 @@ async function startHosts(clone: Clone, block: BlockRef, roots: readonly string[
 }
 
 /** What the docs promise of the fleet. */
-async function fleetWorks(clone: Clone, { where: what, urls: [host1, host2] }: { where: string; urls: string[] }, imported: string): Promise<void> {
+async function fleetWorks(
+  clone: Clone,
+  { where: what, urls: [host1, host2] }: { where: string; urls: string[] },
+  imported: string,
+): Promise<void> {
   for (const [i, url] of [host1!, host2!].entries()) {
     const health = await request("GET", `${url}/health`, null);
     expect(health.body["instanceId"], `${what}: host-${i + 1}'s instance id (GET /health)`).toBe(`host-${i + 1}`);
@@ -106,13 +113,19 @@ async function fleetWorks(clone: Clone, { where: what, urls: [host1, host2] }: {
     actionDetails: Object.fromEntries(governs.binding.map((name) => [name, signals[name]])),
   };
   const confirmed = await request("POST", `${host2}/confirm-execution`, API_KEY, { attestation: decided, executedAction });
-  expect({ status: confirmed.status, matched: confirmed.body["matched"] }, `${what}: host-2 confirms host-1's attestation: ${JSON.stringify(confirmed.body)}`).toEqual({
+  expect(
+    { status: confirmed.status, matched: confirmed.body["matched"] },
+    `${what}: host-2 confirms host-1's attestation: ${JSON.stringify(confirmed.body)}`,
+  ).toEqual({
     status: 200,
     matched: true,
   });
 
   const replayed = await request("POST", `${host2}/evaluate`, API_KEY, evaluateRequest(clone.dir, { executionId: imported }));
-  expect({ status: replayed.status, body: JSON.stringify(replayed.body) }, `${what}: the executionId the LMDB sidecar decided, imported, is refused`).toEqual({
+  expect(
+    { status: replayed.status, body: JSON.stringify(replayed.body) },
+    `${what}: the executionId the LMDB sidecar decided, imported, is refused`,
+  ).toEqual({
     status: 422,
     body: expect.stringContaining("INV-013"),
   });

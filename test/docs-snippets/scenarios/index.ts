@@ -10,4 +10,13 @@ import { devSidecar } from "./dev-sidecar.js";
 import { docsFleet, readmeFleet } from "./fleet.js";
 import { typegen } from "./typegen.js";
 
-export const SCENARIOS: readonly Scenario[] = [author, conformance, readmeFleet, docsFleet, bundlesSource, readmeBundleSource, devSidecar, typegen];
+export const SCENARIOS: readonly Scenario[] = [
+  author,
+  conformance,
+  readmeFleet,
+  docsFleet,
+  bundlesSource,
+  readmeBundleSource,
+  devSidecar,
+  typegen,
+];

@@ -32,7 +32,8 @@ export interface AuditVerifyRun {
 }
 
 export async function runAuditVerify(run: AuditVerifyRun): Promise<number> {
-  if ((run.exportPath === null) === (run.proofPath === null)) throw new CliError("audit verify takes an export (a path, or - for standard input) or --proof FILE, one of them");
+  if ((run.exportPath === null) === (run.proofPath === null))
+    throw new CliError("audit verify takes an export (a path, or - for standard input) or --proof FILE, one of them");
   const trustRoot = await pinnedKeys(run);
   return run.proofPath !== null ? verifyProof(run, run.proofPath, trustRoot) : verifyExport(run, run.exportPath!, trustRoot);
 }
@@ -68,7 +69,10 @@ function report(io: CliIo, r: ExportReport): number {
     return EXIT.ok;
   }
   const first = r.failures[0];
-  const where = first === undefined ? "" : `line ${first.line}${first.position === undefined ? "" : `, position ${first.position}`}${first.checkpoint === undefined ? "" : `, checkpoint ${first.checkpoint}`}: `;
+  const where =
+    first === undefined
+      ? ""
+      : `line ${first.line}${first.position === undefined ? "" : `, position ${first.position}`}${first.checkpoint === undefined ? "" : `, checkpoint ${first.checkpoint}`}: `;
   io.out(`audit log ${r.logId ?? "(unknown)"}: NOT verified: ${where}${first?.reason ?? "the export is empty"}`);
   if (r.failures.length > 1) io.out(`  and ${r.failures.length - 1} more failure${r.failures.length > 2 ? "s" : ""} after it`);
   return EXIT.notVerified;

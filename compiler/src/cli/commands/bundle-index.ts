@@ -58,17 +58,24 @@ export async function runBundleIndex(run: BundleIndexRun): Promise<number> {
   if (bundles === null) return EXIT.notVerified;
   const current = await currentIndex(dir, [key.publicKey, ...pinned]);
   if ("unreadable" in current && serialArg === null) {
-    throw new CliError(`bundle index: \`${indexPath}\` ${current.unreadable}: pass --serial N, N above the serial its readers last accepted`);
+    throw new CliError(
+      `bundle index: \`${indexPath}\` ${current.unreadable}: pass --serial N, N above the serial its readers last accepted`,
+    );
   }
   const previous = "index" in current ? current.index : null;
   if (previous && serialArg !== null && serialArg <= previous.serial) {
-    throw new CliError(`bundle index: --serial ${serialArg} is not above the serial of \`${indexPath}\` (${previous.serial}): readers would refuse it as a rollback`);
+    throw new CliError(
+      `bundle index: --serial ${serialArg} is not above the serial of \`${indexPath}\` (${previous.serial}): readers would refuse it as a rollback`,
+    );
   }
   let refused = 0;
   for (const entry of bundles) {
     const before = previous?.bundles.find((b) => b.policyId === entry.policyId && b.version === entry.version);
     if (before && before.bundle_hash !== entry.bundle_hash) {
-      if (!mayReplace(io, `${entry.policyId}@${entry.version}`, indexPath, { bundleHash: before.bundle_hash }, entry.bundle_hash, run.force)) refused++;
+      if (
+        !mayReplace(io, `${entry.policyId}@${entry.version}`, indexPath, { bundleHash: before.bundle_hash }, entry.bundle_hash, run.force)
+      )
+        refused++;
     }
   }
   if (refused > 0) return EXIT.compileFailed;
@@ -80,7 +87,9 @@ export async function runBundleIndex(run: BundleIndexRun): Promise<number> {
   }
   for (const [name, a] of aliases) {
     if (!bundles.some((b) => b.policyId === a.policyId && b.version === a.version)) {
-      throw new CliError(`bundle index: alias \`${name}\` names \`${a.policyId}@${a.version}\`, which \`${run.dir}\` does not hold: add its archive, or remove the alias with --alias ${name}=`);
+      throw new CliError(
+        `bundle index: alias \`${name}\` names \`${a.policyId}@${a.version}\`, which \`${run.dir}\` does not hold: add its archive, or remove the alias with --alias ${name}=`,
+      );
     }
   }
   const issued = new Date();
@@ -101,7 +110,9 @@ export async function runBundleIndex(run: BundleIndexRun): Promise<number> {
   }
   await writeAtomically(join(dir, INDEX_FILE), bytes);
   const expiry = index.expiresAt ? `, expires at ${index.expiresAt}` : "";
-  io.out(`${indexPath}: serial ${index.serial}, ${plural(bundles.length, "bundle")}, ${plural(index.aliases.length, "alias", "aliases")}, signed by ${key.keyId}${expiry}`);
+  io.out(
+    `${indexPath}: serial ${index.serial}, ${plural(bundles.length, "bundle")}, ${plural(index.aliases.length, "alias", "aliases")}, signed by ${key.keyId}${expiry}`,
+  );
   return EXIT.ok;
 }
 
@@ -110,7 +121,9 @@ export async function runBundleIndex(run: BundleIndexRun): Promise<number> {
  * why when one is not.
  */
 async function verifiedArchives(io: CliIo, dir: string, trust: BundleTrust): Promise<SourceIndexEntry[] | null> {
-  const names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile() && e.name.endsWith(ARCHIVE_SUFFIX)).map((e) => e.name);
+  const names = (await readdir(dir, { withFileTypes: true }))
+    .filter((e) => e.isFile() && e.name.endsWith(ARCHIVE_SUFFIX))
+    .map((e) => e.name);
   const entries: SourceIndexEntry[] = [];
   let failed = 0;
   for (const name of names.sort(compare)) {
@@ -119,7 +132,12 @@ async function verifiedArchives(io: CliIo, dir: string, trust: BundleTrust): Pro
       if (bytes === null) continue; // removed meanwhile
       const { manifest } = await loadBundleArchive(bytes, name, trust);
       const expected = archiveFileName(manifest.policyId, manifest.version);
-      if (name !== expected) throw new BundleError("BUNDLE_INVALID", `it holds \`${manifest.policyId}@${manifest.version}\`, so its name must be \`${expected}\``, name);
+      if (name !== expected)
+        throw new BundleError(
+          "BUNDLE_INVALID",
+          `it holds \`${manifest.policyId}@${manifest.version}\`, so its name must be \`${expected}\``,
+          name,
+        );
       entries.push({ policyId: manifest.policyId, version: manifest.version, bundle_hash: manifest.bundle_hash });
     } catch (e) {
       if (!(e instanceof BundleError)) throw e;
@@ -134,7 +152,10 @@ async function verifiedArchives(io: CliIo, dir: string, trust: BundleTrust): Pro
  * The index `dir` holds now, verified with the signing key (or a pinned one): none, it, or why it cannot be read. Its
  * expiry does not matter here: publishing anew is how an expired index is renewed.
  */
-async function currentIndex(dir: string, keys: readonly PublicKey[]): Promise<{ readonly none: true } | { readonly index: SourceIndex } | { readonly unreadable: string }> {
+async function currentIndex(
+  dir: string,
+  keys: readonly PublicKey[],
+): Promise<{ readonly none: true } | { readonly index: SourceIndex } | { readonly unreadable: string }> {
   try {
     const bytes = await readBundleFile(dir, INDEX_FILE);
     if (bytes === null) return { none: true };

@@ -52,9 +52,22 @@ export async function runBundleInspect(run: BundleInspectRun): Promise<number> {
   }
   const claimed = signerNamed(archive);
   const signature = claimed === null ? null : { keyId: signedBy ?? claimed.keyId, verified: signedBy !== null };
-  const files = [...archive.files].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, content]) => ({ name, bytes: content.length, sha256: sha256Hex(content) }));
+  const files = [...archive.files]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, content]) => ({ name, bytes: content.length, sha256: sha256Hex(content) }));
   if (run.json) {
-    io.out(JSON.stringify({ archive: run.path, bytes: bytes.length, verified: true, policyId: archive.policyId, version: archive.version, bundle_hash: archive.bundleHash, signature, files }));
+    io.out(
+      JSON.stringify({
+        archive: run.path,
+        bytes: bytes.length,
+        verified: true,
+        policyId: archive.policyId,
+        version: archive.version,
+        bundle_hash: archive.bundleHash,
+        signature,
+        files,
+      }),
+    );
     return EXIT.ok;
   }
   const signer = signature?.keyId ? `signed by ${signature.keyId}` : `a \`${SIGNATURE_FILE}\` that names no key`;

@@ -1,6 +1,15 @@
 import { rm, mkdir } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { BundleError, PAYLOAD_TYPES, SIGNATURE_FILE, loadBundle, serializeJson, signObject, type BundleSignature, type SigningKey } from "@writ/runtime";
+import {
+  BundleError,
+  PAYLOAD_TYPES,
+  SIGNATURE_FILE,
+  loadBundle,
+  serializeJson,
+  signObject,
+  type BundleSignature,
+  type SigningKey,
+} from "@writ/runtime";
 import { compile, type CompileResult } from "../../compile.js";
 import { existingBundle, sameFiles } from "../existing-bundle.js";
 import { mayReplace, short } from "../immutable.js";
@@ -39,17 +48,21 @@ export async function runCompile(run: CompileRun): Promise<number> {
     const ok = result.valid && !(run.denyWarnings && result.warnings.length > 0);
     if (!ok) {
       failed++;
-      if (run.format !== "json") io.err(`${file.display}: ${result.valid ? "warnings denied" : `failed with ${plural(result.errors.length, "error")}`}`);
+      if (run.format !== "json")
+        io.err(`${file.display}: ${result.valid ? "warnings denied" : `failed with ${plural(result.errors.length, "error")}`}`);
       continue;
     }
     if (run.outRoot !== null) {
       if (!(await writeBundle(run, file, result, signingKey))) failed++;
-    } else if (run.format !== "json") io.out(`${file.display}: ok${result.warnings.length ? ` (${plural(result.warnings.length, "warning")})` : ""}`);
+    } else if (run.format !== "json")
+      io.out(`${file.display}: ok${result.warnings.length ? ` (${plural(result.warnings.length, "warning")})` : ""}`);
     if (run.timings) io.out(`  phases: ${result.timings.map((t) => `${t.phase} ${t.ms.toFixed(1)}ms`).join(", ")}`);
   }
   if (run.format !== "json") {
     const verb = run.outRoot === null ? "checked" : "compiled";
-    io.err(`${verb} ${plural(sources.length, "policy", "policies")}: ${sources.length - failed} ok, ${failed} failed, ${plural(warnings, "warning")}`);
+    io.err(
+      `${verb} ${plural(sources.length, "policy", "policies")}: ${sources.length - failed} ok, ${failed} failed, ${plural(warnings, "warning")}`,
+    );
   }
   return failed > 0 ? EXIT.compileFailed : EXIT.ok;
 }
@@ -79,7 +92,9 @@ async function writeBundle(run: CompileRun, file: SourceFile, result: CompileRes
       // A signature is not part of bundle_hash: signing the version already there changes no byte it is named by.
       if (key && existing.signedBy !== key.keyId) {
         await signExisting(outRoot, bundle.policyId, bundle.version, key);
-        io.out(`${file.display}: ${ref} unchanged in ${shown} (bundle_hash ${short(existing.bundleHash)}), now signed by ${key.keyId}${notes}`);
+        io.out(
+          `${file.display}: ${ref} unchanged in ${shown} (bundle_hash ${short(existing.bundleHash)}), now signed by ${key.keyId}${notes}`,
+        );
         return true;
       }
       const signer = existing.signedBy ? `signed by ${existing.signedBy}` : "unsigned";
@@ -109,8 +124,15 @@ async function signExisting(outRoot: string, policyId: string, version: string, 
     ({ manifest } = await loadBundle(outRoot, policyId, version));
   } catch (e) {
     if (!(e instanceof BundleError)) throw e;
-    throw new CliError(`\`${policyId}@${version}\` in \`${outRoot}\` does not verify, so it is not signed: ${e.message}`, EXIT.compileFailed);
+    throw new CliError(
+      `\`${policyId}@${version}\` in \`${outRoot}\` does not verify, so it is not signed: ${e.message}`,
+      EXIT.compileFailed,
+    );
   }
-  const sig: BundleSignature = { payloadType: PAYLOAD_TYPES.bundle, keyId: key.keyId, signature: signObject(PAYLOAD_TYPES.bundle, manifest, key) };
+  const sig: BundleSignature = {
+    payloadType: PAYLOAD_TYPES.bundle,
+    keyId: key.keyId,
+    signature: signObject(PAYLOAD_TYPES.bundle, manifest, key),
+  };
   await writeAtomically(join(outRoot, policyId, version, SIGNATURE_FILE), serializeJson(sig));
 }

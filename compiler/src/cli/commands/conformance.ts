@@ -11,7 +11,9 @@ export async function runConformance(argv: readonly string[], io: CliIo): Promis
   try {
     suite = await import("@writ/conformance");
   } catch (e) {
-    throw new CliError(`conformance: the suite (@writ/conformance) cannot be loaded: ${e instanceof Error ? e.message.split("\n")[0]! : String(e)}`);
+    throw new CliError(
+      `conformance: the suite (@writ/conformance) cannot be loaded: ${e instanceof Error ? e.message.split("\n")[0]! : String(e)}`,
+    );
   }
   return suite.runConformanceCli(argv, io, "writ conformance");
 }

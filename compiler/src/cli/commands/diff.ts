@@ -34,4 +34,3 @@ function versionOf(t: PolicyTarget) {
 function exitCode(diff: PolicyDiff): number {
   return diff.result === "equivalent" ? EXIT.ok : diff.result === "different" ? EXIT.different : EXIT.undecided;
 }
-

@@ -29,7 +29,9 @@ export async function runFmt(io: CliIo, paths: readonly string[], mode: FmtMode)
     if (mode === "diff") {
       // jsdiff is loaded only for --diff: `fmt` and `fmt --check` print no patch.
       const { createTwoFilesPatch, FILE_HEADERS_ONLY } = await import("diff");
-      const patch = createTwoFilesPatch(`a/${file.display}`, `b/${file.display}`, file.text, result.text, undefined, undefined, { headerOptions: FILE_HEADERS_ONLY });
+      const patch = createTwoFilesPatch(`a/${file.display}`, `b/${file.display}`, file.text, result.text, undefined, undefined, {
+        headerOptions: FILE_HEADERS_ONLY,
+      });
       io.out(patch.trimEnd());
     } else if (mode === "check") io.out(`${file.display}: not formatted`);
     else {

@@ -10,7 +10,12 @@ export async function runKeygen(io: CliIo, prefix: string, force: boolean): Prom
   const pubPath = resolve(io.cwd, `${prefix}.pub`);
   if (!force) {
     for (const p of [keyPath, pubPath]) {
-      if (await access(p).then(() => true, () => false)) {
+      if (
+        await access(p).then(
+          () => true,
+          () => false,
+        )
+      ) {
         throw new CliError(`\`${relative(io.cwd, p)}\` already exists; pass --force to replace it`);
       }
     }

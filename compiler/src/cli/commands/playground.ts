@@ -39,12 +39,19 @@ export function playgroundRoot(from: string = fileURLToPath(import.meta.url)): s
 }
 
 /** Serves the playground's static files from `root` on `host:port` (port 0: a free one); GET and HEAD only. */
-export async function startPlaygroundServer(options: { readonly root: string; readonly port: number; readonly host: string }): Promise<PlaygroundServer> {
-  if (!existsSync(join(options.root, "index.html"))) throw new CliError(`the playground is not built (no \`${join(options.root, "index.html")}\`): run \`npm run build\``);
+export async function startPlaygroundServer(options: {
+  readonly root: string;
+  readonly port: number;
+  readonly host: string;
+}): Promise<PlaygroundServer> {
+  if (!existsSync(join(options.root, "index.html")))
+    throw new CliError(`the playground is not built (no \`${join(options.root, "index.html")}\`): run \`npm run build\``);
   const files = sirv(options.root, { dev: false, etag: true, setHeaders: (res) => setHeaders(res) });
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== "GET" && req.method !== "HEAD") {
-      res.writeHead(405, { Allow: "GET, HEAD", "Content-Type": "text/plain; charset=utf-8" }).end("method not allowed: the playground is static files\n");
+      res
+        .writeHead(405, { Allow: "GET, HEAD", "Content-Type": "text/plain; charset=utf-8" })
+        .end("method not allowed: the playground is static files\n");
       return;
     }
     files(req, res, () => {
@@ -53,7 +60,11 @@ export async function startPlaygroundServer(options: { readonly root: string; re
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", (e: NodeJS.ErrnoException) =>
-      reject(e.code === "EADDRINUSE" ? new CliError(`port ${options.port} on ${options.host} is in use: choose another with --port (0 picks a free one)`) : e),
+      reject(
+        e.code === "EADDRINUSE"
+          ? new CliError(`port ${options.port} on ${options.host} is in use: choose another with --port (0 picks a free one)`)
+          : e,
+      ),
     );
     server.listen(options.port, options.host, resolve);
   });
@@ -86,7 +97,9 @@ export async function runPlayground(run: PlaygroundRun): Promise<number> {
   run.io.out(`writ playground: ${server.url} (the compiler runs in the browser; Ctrl-C stops this server)`);
   if (run.open) {
     const { default: open } = await import("open");
-    await open(server.url).catch((e: unknown) => run.io.err(`writ: could not open a browser (${e instanceof Error ? e.message : String(e)}): open ${server.url} yourself`));
+    await open(server.url).catch((e: unknown) =>
+      run.io.err(`writ: could not open a browser (${e instanceof Error ? e.message : String(e)}): open ${server.url} yourself`),
+    );
   }
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);

@@ -58,7 +58,15 @@ async function testPolicy(run: TestRun, file: SourceFile): Promise<PolicyTestOut
     return { ...about, suite: file.display, status: "error", cause: "policy", file: file.display, error: "does not compile", details };
   }
   const suite = `${result.ir!.policyId}@${result.ir!.version}`;
-  const refused = (at: string, error: string, details: readonly string[] = []): PolicyTestOutcome => ({ ...about, suite, status: "error", cause: "test file", file: at, error, details });
+  const refused = (at: string, error: string, details: readonly string[] = []): PolicyTestOutcome => ({
+    ...about,
+    suite,
+    status: "error",
+    cause: "test file",
+    file: at,
+    error,
+    details,
+  });
   let text: string;
   try {
     text = await readFile(testPath, "utf8");

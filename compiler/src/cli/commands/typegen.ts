@@ -44,7 +44,9 @@ export async function runTypegen(run: TypegenRun): Promise<number> {
   await mkdir(dirname(target), { recursive: true });
   await writeAtomically(target, text);
   const ids = new Set(found.map((f) => f.policyId));
-  io.out(`${relative(io.cwd, target)}: signals types of ${plural(found.length, "policy version")} (${plural(ids.size, "policy", "policies")})`);
+  io.out(
+    `${relative(io.cwd, target)}: signals types of ${plural(found.length, "policy version")} (${plural(ids.size, "policy", "policies")})`,
+  );
   return EXIT.ok;
 }
 

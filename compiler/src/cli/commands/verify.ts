@@ -43,7 +43,8 @@ export async function runVerify(run: VerifyRun): Promise<number> {
   const target = resolve(io.cwd, run.path);
   const info = await stat(target).catch(() => null);
   if (!info) throw new CliError(`\`${run.path}\` does not exist`);
-  if (info.isDirectory() || basename(target) === MANIFEST_FILE) return verifyBundle(io, info.isDirectory() ? target : dirname(target), trustRoot.keys);
+  if (info.isDirectory() || basename(target) === MANIFEST_FILE)
+    return verifyBundle(io, info.isDirectory() ? target : dirname(target), trustRoot.keys);
 
   let value: unknown;
   try {
@@ -58,9 +59,14 @@ export async function runVerify(run: VerifyRun): Promise<number> {
     return key ? EXIT.ok : EXIT.notVerified;
   }
   if ("execution_fingerprint" in record) {
-    const v = verifyAttestation(record, { trustRoot, ...(run.acceptRuntimes.length > 0 ? { acceptedRuntimeHashes: run.acceptRuntimes } : {}) });
+    const v = verifyAttestation(record, {
+      trustRoot,
+      ...(run.acceptRuntimes.length > 0 ? { acceptedRuntimeHashes: run.acceptRuntimes } : {}),
+    });
     const e = toEndpointVerification(v);
-    io.out(`attestation: ${v.valid ? "valid" : "NOT valid"} (signature ${e.checks.signature}, runtime ${e.checks.runtime}, schema ${e.checks.schema})`);
+    io.out(
+      `attestation: ${v.valid ? "valid" : "NOT valid"} (signature ${e.checks.signature}, runtime ${e.checks.runtime}, schema ${e.checks.schema})`,
+    );
     for (const [check, ok] of Object.entries(v.checks)) io.out(`  ${ok ? "ok  " : "FAIL"} ${check}`);
     for (const err of v.errors) io.out(`  error: ${err}`);
     for (const w of v.warnings) io.out(`  warning: ${w}`);

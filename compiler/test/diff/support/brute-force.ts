@@ -73,7 +73,9 @@ export function bruteForce(old: Version, next: Version, options: { maxGrid: numb
     const next01 = random(options.seed);
     for (let i = 0; i < options.maxGrid; i++) points.push(axes.map((a) => a[Math.floor(next01() * a.length)]!));
   }
-  const requests: Record<string, unknown>[] = points.map((p) => Object.fromEntries(names.flatMap((n, i) => (p[i] === ABSENT ? [] : [[n, p[i]]]))));
+  const requests: Record<string, unknown>[] = points.map((p) =>
+    Object.fromEntries(names.flatMap((n, i) => (p[i] === ABSENT ? [] : [[n, p[i]]]))),
+  );
   for (const ast of [old.ast, next.ast]) requests.push(...fc.sample(signalsArb(ast), { numRuns: options.samples, seed: options.seed }));
   const pairs = new Map<string, Record<string, unknown>>();
   for (const request of requests) {
@@ -112,7 +114,13 @@ function gridOf(name: string, old: Version, next: Version): { states: State[]; c
           const p = v.schema.properties[name]!;
           return [p.minimum, p.maximum, p.exclusiveMinimum, p.exclusiveMaximum].filter((x): x is number => x !== undefined);
         });
-        const edges = [...constants.filter((c): c is number => typeof c === "number"), ...bounds, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 0];
+        const edges = [
+          ...constants.filter((c): c is number => typeof c === "number"),
+          ...bounds,
+          -Number.MAX_SAFE_INTEGER,
+          Number.MAX_SAFE_INTEGER,
+          0,
+        ];
         for (const e of edges) {
           for (const x of [e, nextUp(e), nextDown(e), Math.floor(e), Math.ceil(e), Math.floor(e) + 1, Math.ceil(e) - 1]) {
             if (Number.isFinite(x) && Math.abs(x) <= Number.MAX_SAFE_INTEGER) states.add(x === 0 ? 0 : x);
@@ -121,9 +129,14 @@ function gridOf(name: string, old: Version, next: Version): { states: State[]; c
         break;
       }
       case "timestamp": {
-        const instants = constants.filter((c): c is string => typeof c === "string").map((c) => Date.parse(c)).filter((ms) => !Number.isNaN(ms));
+        const instants = constants
+          .filter((c): c is string => typeof c === "string")
+          .map((c) => Date.parse(c))
+          .filter((ms) => !Number.isNaN(ms));
         for (const ms of [...instants, Date.parse("0000-01-01T00:00:00Z"), Date.parse("9999-12-31T23:59:59.999Z")]) {
-          for (const x of [ms - 1, ms, ms + 1]) if (x >= Date.parse("0000-01-01T00:00:00Z") && x <= Date.parse("9999-12-31T23:59:59.999Z")) states.add(new Date(x).toISOString());
+          for (const x of [ms - 1, ms, ms + 1])
+            if (x >= Date.parse("0000-01-01T00:00:00Z") && x <= Date.parse("9999-12-31T23:59:59.999Z"))
+              states.add(new Date(x).toISOString());
         }
         break;
       }
@@ -131,8 +144,15 @@ function gridOf(name: string, old: Version, next: Version): { states: State[]; c
         const literals = constants.filter((c): c is string => typeof c === "string");
         literals.forEach((l) => states.add(l));
         // A valid value equal to no constant stands for all the others.
-        const generated = sides.flatMap((v) => fc.sample(signalsArb(v.ast).map((s) => s[name]), { numRuns: 30, seed: 7 }));
-        const beside = generated.find((g): g is string => typeof g === "string" && !literals.includes(g) && sides.every((v) => valid(v, name, g)));
+        const generated = sides.flatMap((v) =>
+          fc.sample(
+            signalsArb(v.ast).map((s) => s[name]),
+            { numRuns: 30, seed: 7 },
+          ),
+        );
+        const beside = generated.find(
+          (g): g is string => typeof g === "string" && !literals.includes(g) && sides.every((v) => valid(v, name, g)),
+        );
         if (beside === undefined) complete = false;
         else states.add(beside);
         break;
@@ -153,7 +173,8 @@ function constantsBeside(name: string, e: IrExpr): Scalar[] {
   const isSignal = (x: IrExpr) => x.op === "signal" && x.name === name;
   const literal = (x: IrExpr): Scalar[] => (x.op === "lit" ? [x.value] : []);
   return irNodes(e).flatMap((x) => {
-    if (x.op === "cmp" || x.op === "str" || x.op === "arith") return [...(isSignal(x.left) ? literal(x.right) : []), ...(isSignal(x.right) ? literal(x.left) : [])];
+    if (x.op === "cmp" || x.op === "str" || x.op === "arith")
+      return [...(isSignal(x.left) ? literal(x.right) : []), ...(isSignal(x.right) ? literal(x.left) : [])];
     if (x.op === "in" && isSignal(x.value)) return [...x.set];
     if (x.op === "range" && isSignal(x.value)) return [...literal(x.min), ...literal(x.max)];
     return [];

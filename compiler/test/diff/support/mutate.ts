@@ -49,7 +49,8 @@ export function mutate(parts: Parts, kind: Mutation, a: number, b: number): Part
       if (sites.length === 0) return parts;
       const site = sites[a % sites.length]!;
       const others = [...new Set(sites.filter((x) => x.kind === "string" && x.text !== site.text).map((x) => x.text))];
-      const text = site.kind === "number" ? String(moved(Number(site.text), b)) : (others[b % Math.max(others.length, 1)] ?? encodeString("KP"));
+      const text =
+        site.kind === "number" ? String(moved(Number(site.text), b)) : (others[b % Math.max(others.length, 1)] ?? encodeString("KP"));
       const rule = rules[site.rule]!;
       rules[site.rule] = { ...rule, when: rule.when.slice(0, site.index) + text + rule.when.slice(site.index + site.text.length) };
       return { ...parts, rules };
@@ -87,7 +88,12 @@ export function mutate(parts: Parts, kind: Mutation, a: number, b: number): Part
       const at = enums[a % enums.length]!;
       const s = parts.signals[at]! as Extract<Parts["signals"][number], { kind: "enum" }>;
       const fresh = POOL.find((v) => !s.values.includes(v));
-      const values = b % 2 === 0 && fresh !== undefined ? [...s.values, fresh] : s.values.length > 1 ? s.values.filter((_, i) => i !== b % s.values.length) : s.values;
+      const values =
+        b % 2 === 0 && fresh !== undefined
+          ? [...s.values, fresh]
+          : s.values.length > 1
+            ? s.values.filter((_, i) => i !== b % s.values.length)
+            : s.values;
       const signals = [...parts.signals];
       signals[at] = { ...s, values, constraintText: values.map((v) => encodeString(v)).join(" | ") };
       return { ...parts, signals };

@@ -119,7 +119,7 @@ export class Checkpointer {
    */
   async #sequenceAll(logId: string, force: boolean): Promise<boolean> {
     const budget = force ? ((await this.#storage.counts(logId))?.pending ?? 0) : ROUND_BATCHES * SEQUENCE_BATCH;
-    for (let appended = 0; ; ) {
+    for (let appended = 0; ;) {
       const batch = await this.#storage.sequence(logId, SEQUENCE_BATCH);
       appended += batch;
       if (batch < SEQUENCE_BATCH || appended >= budget) return true;

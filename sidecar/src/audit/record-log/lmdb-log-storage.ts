@@ -103,7 +103,6 @@ interface LatestCheckpoint {
   readonly hash: string;
 }
 
-
 /** A record of the trail as the log reads it. */
 export interface StoredRecord {
   readonly locator: string;
@@ -292,7 +291,8 @@ export class LmdbLogStorage implements RecordLogStorage {
             this.#entries.put(position, asStored(value));
           }
           for (const node of log.nodes) this.#nodes.put([node.height, node.index], asStored(node.hash));
-          if (next.size > state.size) this.#meta.put("state", { size: next.size, frontier: next.frontier.map(toHex) } satisfies StoredState);
+          if (next.size > state.size)
+            this.#meta.put("state", { size: next.size, frontier: next.frontier.map(toHex) } satisfies StoredState);
         }),
       );
       for (const locator of taken) this.#committed.delete(locator);
@@ -349,7 +349,8 @@ export class LmdbLogStorage implements RecordLogStorage {
     this.#own(logId);
     return subtrees.map((s) => {
       const hash = this.#nodes.getBinary([s.height, s.index]);
-      if (hash === undefined) throw new Error(`the record log has no root of the subtree of height ${s.height} at ${s.index}: its store is damaged`);
+      if (hash === undefined)
+        throw new Error(`the record log has no root of the subtree of height ${s.height} at ${s.index}: its store is damaged`);
       return hash;
     });
   }
@@ -384,17 +385,21 @@ export class LmdbLogStorage implements RecordLogStorage {
   async #readAhead(start: number, to: number): Promise<readonly LocatedEntry[]> {
     const end = Math.min(start + EXPORT_PAGE, to);
     // Positions are dense (0 to size − 1): the page's keys are known before it is read.
-    await prefetched(this.#root, this.#entries, Array.from({ length: end - start }, (_, i) => start + i));
+    await prefetched(
+      this.#root,
+      this.#entries,
+      Array.from({ length: end - start }, (_, i) => start + i),
+    );
     const page = Array.from(this.#entries.getRange({ start, end }), ({ key: position, value }): LocatedEntry => {
       const locator = value.subarray(HASH).toString("utf8");
       const kind = LOCATOR_KIND[locator[0]!];
-      if (kind === undefined || !isLogEntryKind(kind)) throw new Error(`the record log's entry ${position} names no record (\`${locator}\`): its store is damaged`);
+      if (kind === undefined || !isLogEntryKind(kind))
+        throw new Error(`the record log's entry ${position} names no record (\`${locator}\`): its store is damaged`);
       return { position, kind, leaf: value.subarray(0, HASH), locator };
     });
     await this.#trail.prefetch(page.map((entry) => entry.locator));
     return page;
   }
-
 
   /** Nothing to read when the store's counts add up (the header's ACCOUNTING); else the trail, walked in slices. */
   async *unlogged(): AsyncGenerator<UnloggedRecord> {
@@ -402,7 +407,8 @@ export class LmdbLogStorage implements RecordLogStorage {
     if (this.#unaccounted() === 0) return;
     const slicer = new Slicer();
     for (const record of this.#everyStored()) {
-      if (!this.#accountedFor(record)) yield { kind: LOCATOR_KIND[record.locator[0]!]! as LogEntryKind, record: record.raw.toString("utf8") };
+      if (!this.#accountedFor(record))
+        yield { kind: LOCATOR_KIND[record.locator[0]!]! as LogEntryKind, record: record.raw.toString("utf8") };
       await slicer.pause();
     }
   }
@@ -462,10 +468,14 @@ export class LmdbLogStorage implements RecordLogStorage {
       const format = this.#meta.get("format");
       const known = this.#meta.get("logId");
       if (format === undefined && this.#meta.get("state") !== undefined) {
-        throw new Error("the audit record log in this data dir was written by a development version of writ whose leaves are hashed otherwise: remove its `audit-log-*` databases, or run with SERVICE_AUDIT_LOG=off");
+        throw new Error(
+          "the audit record log in this data dir was written by a development version of writ whose leaves are hashed otherwise: remove its `audit-log-*` databases, or run with SERVICE_AUDIT_LOG=off",
+        );
       }
       if (format !== undefined && format !== FORMAT && format !== FORMAT_WITHOUT_MARKS) {
-        throw new Error(`the audit record log in this data dir has format ${String(format)}, not ${FORMAT}: run the writ release that wrote it`);
+        throw new Error(
+          `the audit record log in this data dir has format ${String(format)}, not ${FORMAT}: run the writ release that wrote it`,
+        );
       }
       if (format !== FORMAT) this.#meta.putSync("format", FORMAT);
       // A log written before `pruned` was kept: counted once from its prune notes (one read per note).
@@ -474,12 +484,18 @@ export class LmdbLogStorage implements RecordLogStorage {
       // second sees the first's mark.
       const owner = this.#liveOwner();
       if (owner !== null) {
-        throw new InstanceInUseError(typeof known === "string" ? known : (configured ?? "(not named yet)"), `${describeMark(owner)} has this data dir open`, "give each sidecar its own data dir (SERVICE_DATA_DIR), and its own SERVICE_INSTANCE_ID if set");
+        throw new InstanceInUseError(
+          typeof known === "string" ? known : (configured ?? "(not named yet)"),
+          `${describeMark(owner)} has this data dir open`,
+          "give each sidecar its own data dir (SERVICE_DATA_DIR), and its own SERVICE_INSTANCE_ID if set",
+        );
       }
       this.#meta.putSync(this.#mark, ownMark());
       if (typeof known === "string") {
         if (configured !== null && configured !== known) {
-          throw new Error(`SERVICE_INSTANCE_ID is \`${configured}\`, but this data dir's audit record log is \`${known}\`: the id of a data dir's log never changes (unset SERVICE_INSTANCE_ID, or set it to \`${known}\`)`);
+          throw new Error(
+            `SERVICE_INSTANCE_ID is \`${configured}\`, but this data dir's audit record log is \`${known}\`: the id of a data dir's log never changes (unset SERVICE_INSTANCE_ID, or set it to \`${known}\`)`,
+          );
         }
         return known;
       }
@@ -492,7 +508,8 @@ export class LmdbLogStorage implements RecordLogStorage {
   /** The positions listed by every prune note. */
   #countPrunedPositions(): number {
     let pruned = 0;
-    for (const { value } of pages(this.#prunes)) pruned += (JSON.parse(value.toString("utf8")) as { positions: readonly number[] }).positions.length;
+    for (const { value } of pages(this.#prunes))
+      pruned += (JSON.parse(value.toString("utf8")) as { positions: readonly number[] }).positions.length;
     return pruned;
   }
 
@@ -541,15 +558,17 @@ export class LmdbLogStorage implements RecordLogStorage {
 
   /** In one write transaction: each of `records` still unaccounted for enters the pending set. Answers how many did. */
   #pendAdopted(records: readonly StoredRecord[]): Promise<number> {
-    return this.exclusively(() => this.#root.transaction(() => {
-      let taken = 0;
-      for (const record of records) {
-        if (this.#accountedFor(record)) continue;
-        this.pendSync(0, record.locator, entryLeafHash({ kind: LOCATOR_KIND[record.locator[0]!]!, record: record.raw }));
-        taken += 1;
-      }
-      return taken;
-    }));
+    return this.exclusively(() =>
+      this.#root.transaction(() => {
+        let taken = 0;
+        for (const record of records) {
+          if (this.#accountedFor(record)) continue;
+          this.pendSync(0, record.locator, entryLeafHash({ kind: LOCATOR_KIND[record.locator[0]!]!, record: record.raw }));
+          taken += 1;
+        }
+        return taken;
+      }),
+    );
   }
 
   /** The mark of another live process with the data dir open (another sidecar), if any: its log is not this one's to take. */

@@ -86,7 +86,13 @@ export function appendToLog(state: LogState, pending: readonly PendingRecord[]):
 }
 
 /** The checkpoint to sign for the log at `state`, or null when the latest one already covers it (or the log is empty). */
-export function nextCheckpoint(logId: string, state: LogState, latest: SignedCheckpoint | null, key: SigningKey, now: Date): SignedCheckpoint | null {
+export function nextCheckpoint(
+  logId: string,
+  state: LogState,
+  latest: SignedCheckpoint | null,
+  key: SigningKey,
+  now: Date,
+): SignedCheckpoint | null {
   if (state.size === 0 || state.size === latest?.size) return null;
   return createCheckpoint({ logId, frontier: MerkleFrontier.from(state.size, state.frontier), timestamp: now, previous: latest }, key);
 }

@@ -4,14 +4,7 @@
  * proofs, and the export. Proofs are built from the kept subtree roots and a few leaves (log-tree.ts `rangeRoot`), so
  * their cost does not grow with the log.
  */
-import {
-  consistencyProofRanges,
-  inclusionProofRanges,
-  toHex,
-  type ExportLine,
-  type LeafRange,
-  type SignedCheckpoint,
-} from "@writ/runtime";
+import { consistencyProofRanges, inclusionProofRanges, toHex, type ExportLine, type LeafRange, type SignedCheckpoint } from "@writ/runtime";
 import type { AuditLogStatus, ConsistencyProofJson, InclusionProofJson } from "@writ/wire";
 import { SLICE_MS, Slicer } from "../slices.js";
 import type { Checkpointer } from "./checkpointer.js";
@@ -62,7 +55,10 @@ export class RecordLog {
     if (!executionId.isWellFormed()) return null;
     const entry = await this.#storage.decisionEntry(executionId);
     if (entry === null) return null;
-    const checkpoint = size === undefined ? ((await this.#storage.counts(entry.logId))?.latest ?? null) : await this.#storage.checkpointAt(entry.logId, size);
+    const checkpoint =
+      size === undefined
+        ? ((await this.#storage.counts(entry.logId))?.latest ?? null)
+        : await this.#storage.checkpointAt(entry.logId, size);
     if (checkpoint === null || entry.position >= checkpoint.size) return null;
     const tree = this.#tree(entry.logId);
     const [leaf] = await tree.leaves({ start: entry.position, end: entry.position + 1 });
@@ -113,7 +109,8 @@ export class RecordLog {
         while (checkpoints[0] !== undefined && checkpoints[0].size === entry.position + 1) {
           const checkpoint = checkpoints.shift()!;
           yield { type: "checkpoint", checkpoint };
-          if (checkpoints.length === 0 && checkpoint.size < latest.size) checkpoints = await this.#storage.checkpoints(logId, checkpoint.size + 1, CHECKPOINT_PAGE);
+          if (checkpoints.length === 0 && checkpoint.size < latest.size)
+            checkpoints = await this.#storage.checkpoints(logId, checkpoint.size + 1, CHECKPOINT_PAGE);
         }
         await slicer.pause();
       }

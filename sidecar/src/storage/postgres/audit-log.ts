@@ -123,7 +123,8 @@ export class PostgresAuditLog implements AuditLog {
     );
     const log = options.recordLog ?? null;
     this.#logId = log?.storage.logId ?? null;
-    this.#checkpointer = log === null ? null : new Checkpointer(log.storage, log.checkpoints, { onError: (error) => this.#noteFailure(error) });
+    this.#checkpointer =
+      log === null ? null : new Checkpointer(log.storage, log.checkpoints, { onError: (error) => this.#noteFailure(error) });
     this.recordLog = log === null ? null : new RecordLog(log.storage, this.#checkpointer);
   }
 
@@ -138,7 +139,13 @@ export class PostgresAuditLog implements AuditLog {
   }
 
   recordVerification(entry: VerificationAudit): void {
-    const record: VerificationAudit = { executionId: entry.executionId, valid: entry.valid, checks: entry.checks, errors: entry.errors, recordedAt: entry.recordedAt };
+    const record: VerificationAudit = {
+      executionId: entry.executionId,
+      valid: entry.valid,
+      checks: entry.checks,
+      errors: entry.errors,
+      recordedAt: entry.recordedAt,
+    };
     const body = JSON.stringify(record);
     const at = this.#instant(entry.recordedAt);
     this.#queue(
@@ -176,7 +183,11 @@ export class PostgresAuditLog implements AuditLog {
     if (q.to !== undefined) where.push(`d.recorded_at <= ${bind(Math.floor(q.to))}`);
     const limit = bind(q.limit);
     const offset = bind(q.offset);
-    const rows = await this.#read<DecisionJoin>("listing decisions", `${this.#decisionSelect()} WHERE ${where.join(" AND ")} ORDER BY d.recorded_at DESC, d.execution_fp DESC LIMIT ${limit} OFFSET ${offset}`, values);
+    const rows = await this.#read<DecisionJoin>(
+      "listing decisions",
+      `${this.#decisionSelect()} WHERE ${where.join(" AND ")} ORDER BY d.recorded_at DESC, d.execution_fp DESC LIMIT ${limit} OFFSET ${offset}`,
+      values,
+    );
     return rows.map((row) => decisionRow(...parsed(row)));
   }
 
@@ -185,7 +196,11 @@ export class PostgresAuditLog implements AuditLog {
     if (!executionId.isWellFormed()) return null;
     this.#assertOpen();
     await this.flushed();
-    const rows = await this.#read<DecisionJoin>("reading a decision", `${this.#decisionSelect()} WHERE d.kind = 'decision' AND d.execution_fp = $1`, [executionFingerprint(executionId)]);
+    const rows = await this.#read<DecisionJoin>(
+      "reading a decision",
+      `${this.#decisionSelect()} WHERE d.kind = 'decision' AND d.execution_fp = $1`,
+      [executionFingerprint(executionId)],
+    );
     return rows[0] === undefined ? null : decisionDetail(...parsed(rows[0]));
   }
 
@@ -271,7 +286,8 @@ export class PostgresAuditLog implements AuditLog {
    * key index once for `kind = 'override'`, thinking it would find none.)
    */
   #decisionSelect(): string {
-    const beside = (kind: string): string => `(SELECT b.body FROM ${RECORDS} b WHERE b.execution_fp = d.execution_fp AND b.kind = '${kind}')`;
+    const beside = (kind: string): string =>
+      `(SELECT b.body FROM ${RECORDS} b WHERE b.execution_fp = d.execution_fp AND b.kind = '${kind}')`;
     return `SELECT d.body AS decision, ${beside("override")} AS override, ${beside("confirmation")} AS confirmation FROM ${RECORDS} d`;
   }
 
@@ -300,19 +316,32 @@ export class PostgresAuditLog implements AuditLog {
     const delta = this.#unsavedApiCalls;
     if (delta === 0) return;
     this.#unsavedApiCalls = 0;
-    this.#queue("counting API calls", `${COUNT_INTO} VALUES ('api_calls', $1) ${ADD_COUNT}`, [delta], () => (this.#unsavedApiCalls += delta));
+    this.#queue(
+      "counting API calls",
+      `${COUNT_INTO} VALUES ('api_calls', $1) ${ADD_COUNT}`,
+      [delta],
+      () => (this.#unsavedApiCalls += delta),
+    );
   }
 
   /**
    * Runs a write without the caller waiting, once `after` has settled; `flushed()` waits for it. `undo` runs when it
    * fails. Returns the write, settled (never rejected) when it is done.
    */
-  #queue(what: string, text: string, values: readonly unknown[], undo?: () => void, after: Promise<void> = Promise.resolve()): Promise<void> {
+  #queue(
+    what: string,
+    text: string,
+    values: readonly unknown[],
+    undo?: () => void,
+    after: Promise<void> = Promise.resolve(),
+  ): Promise<void> {
     if (this.#closing !== null) return after;
-    const write = after.then(() => this.#run(what, text, values)).then(
-      () => undefined,
-      () => undo?.(),
-    );
+    const write = after
+      .then(() => this.#run(what, text, values))
+      .then(
+        () => undefined,
+        () => undo?.(),
+      );
     this.#pending.add(write);
     void write.finally(() => this.#pending.delete(write));
     return write;

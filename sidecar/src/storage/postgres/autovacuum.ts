@@ -15,6 +15,10 @@ export const AUTOVACUUM_OFF =
 
 /** The warning for the database `pool` reaches when its autovacuum is off; null when it is on. */
 export async function autovacuumWarning(pool: pg.Pool): Promise<string | null> {
-  const { rows } = await query<{ autovacuum: string }>(pool, "reading the autovacuum setting", "SELECT current_setting('autovacuum') AS autovacuum");
+  const { rows } = await query<{ autovacuum: string }>(
+    pool,
+    "reading the autovacuum setting",
+    "SELECT current_setting('autovacuum') AS autovacuum",
+  );
   return rows[0]?.autovacuum === "off" ? AUTOVACUUM_OFF : null;
 }

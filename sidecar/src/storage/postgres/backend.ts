@@ -83,7 +83,8 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
         }, STORE_PROBE_INTERVAL_MS)
       : null;
   auditProbes?.unref();
-  const sweep = replay === null ? null : setInterval(() => void sweepOnce(pool, replay).catch(() => undefined), config.maintenance.replaySweepMs);
+  const sweep =
+    replay === null ? null : setInterval(() => void sweepOnce(pool, replay).catch(() => undefined), config.maintenance.replaySweepMs);
   sweep?.unref();
 
   return {
@@ -112,7 +113,11 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
  * was off taken into it. (With the log or audit off there is none: the records this sidecar then writes become
  * candidates for the next sidecar with the log on to take in.)
  */
-async function openRecordLog(pool: Parameters<typeof migrate>[0], instance: { readonly id: string; readonly source: string }, notices: string[]): Promise<PostgresLogStorage> {
+async function openRecordLog(
+  pool: Parameters<typeof migrate>[0],
+  instance: { readonly id: string; readonly source: string },
+  notices: string[],
+): Promise<PostgresLogStorage> {
   const storage = new PostgresLogStorage(pool, instance.id);
   const adopted = await storage.adoptUnlogged(Date.now());
   notices.push(`audit record log \`${instance.id}\` (instance id from ${instance.source})`);

@@ -38,7 +38,8 @@ export class AlreadyImportedError extends Error {
   }
 }
 
-export type ImportKind = "replay" | "decisions" | "overrides" | "confirmations" | "verifications" | "security" | "trustRecords" | "trustHistory" | "bundlePins";
+export type ImportKind =
+  "replay" | "decisions" | "overrides" | "confirmations" | "verifications" | "security" | "trustRecords" | "trustHistory" | "bundlePins";
 
 export interface ImportCounts {
   /** Rows written, by kind. */
@@ -47,18 +48,37 @@ export interface ImportCounts {
   readonly conflicts: Readonly<Record<ImportKind, number>>;
 }
 
-const KINDS: readonly ImportKind[] = ["replay", "decisions", "overrides", "confirmations", "verifications", "security", "trustRecords", "trustHistory", "bundlePins"];
+const KINDS: readonly ImportKind[] = [
+  "replay",
+  "decisions",
+  "overrides",
+  "confirmations",
+  "verifications",
+  "security",
+  "trustRecords",
+  "trustHistory",
+  "bundlePins",
+];
 
 /**
  * Copies the LMDB environment at `dataDir` into the migrated database of `pool`; `onProgress` is told after each
  * chunk. Throws AlreadyImportedError before writing anything when the source was imported before.
  */
-export async function importLmdb(pool: pg.Pool, dataDir: string, onProgress: (kind: ImportKind, rows: number) => void = () => undefined): Promise<ImportCounts> {
+export async function importLmdb(
+  pool: pg.Pool,
+  dataDir: string,
+  onProgress: (kind: ImportKind, rows: number) => void = () => undefined,
+): Promise<ImportCounts> {
   const source = realpathSync(dataDir);
   const root = open({ path: source, readOnly: true, maxDbs: 32, noSubdir: false });
   try {
     return await transaction(pool, "importing an LMDB data dir", async (client) => {
-      const { rows } = await query<{ imported_at: Date }>(client, "importing an LMDB data dir", "SELECT imported_at FROM writ_imports WHERE source = $1", [source]);
+      const { rows } = await query<{ imported_at: Date }>(
+        client,
+        "importing an LMDB data dir",
+        "SELECT imported_at FROM writ_imports WHERE source = $1",
+        [source],
+      );
       if (rows[0] !== undefined) throw new AlreadyImportedError(source, rows[0].imported_at.toISOString());
       const imported = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<ImportKind, number>;
       const conflicts = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<ImportKind, number>;
@@ -80,21 +100,45 @@ export async function importLmdb(pool: pg.Pool, dataDir: string, onProgress: (ki
       const replay = openIfPresent<ReplayValue, string>(root, "replay", "json");
       if (replay) {
         await copy("replay", replay.getRange({}), ({ key, value: e }) => [
-          Buffer.from(key, "utf8"), e.state, e.token, e.createdAt, e.updatedAt, e.expiresAt, json(e.context), json(e.resolution),
+          Buffer.from(key, "utf8"),
+          e.state,
+          e.token,
+          e.createdAt,
+          e.updatedAt,
+          e.expiresAt,
+          json(e.context),
+          json(e.resolution),
         ]);
       }
       const decisions = openIfPresent<DecisionAudit, [number, string]>(root, AUDIT_DATABASES.decisionRecords, "json");
       if (decisions) {
         await copy("decisions", decisions.getRange({}), ({ key, value }) => [
-          value.attestation.execution_fingerprint, "decision", key[0], value.attestation.policyId, value.status, JSON.stringify(value),
+          value.attestation.execution_fingerprint,
+          "decision",
+          key[0],
+          value.attestation.policyId,
+          value.status,
+          JSON.stringify(value),
         ]);
       }
       const beside = openIfPresent<OverrideAudit | ConfirmationAudit, string>(root, AUDIT_DATABASES.decisions, "json");
       if (beside) {
-        for (const [kind, suffix, recordKind] of [["overrides", "/override", "override"], ["confirmations", "/confirmation", "confirmation"]] as const) {
-          await copy(kind, filter(beside.getRange({}), ({ key }) => key.endsWith(suffix)), ({ value }) => [
-            executionFingerprint(value.executionId), recordKind, instant(value.recordedAt), null, null, JSON.stringify(value),
-          ]);
+        for (const [kind, suffix, recordKind] of [
+          ["overrides", "/override", "override"],
+          ["confirmations", "/confirmation", "confirmation"],
+        ] as const) {
+          await copy(
+            kind,
+            filter(beside.getRange({}), ({ key }) => key.endsWith(suffix)),
+            ({ value }) => [
+              executionFingerprint(value.executionId),
+              recordKind,
+              instant(value.recordedAt),
+              null,
+              null,
+              JSON.stringify(value),
+            ],
+          );
         }
       }
       const verifications = openIfPresent<VerificationAudit, [number, number]>(root, AUDIT_DATABASES.verifications, "json");
@@ -112,18 +156,33 @@ export async function importLmdb(pool: pg.Pool, dataDir: string, onProgress: (ki
       if (order && records) {
         // A Trust Record the database already held keeps its own history: only the imported records' is added.
         const created = new Set(await copy("trustRecords", order.getRange({}), ({ value: id }) => [id, records.get(id)!]));
-        for (const [kind, name] of [["verification", SURFACE_B_DATABASES.verifications], ["receipt", SURFACE_B_DATABASES.receipts]] as const) {
+        for (const [kind, name] of [
+          ["verification", SURFACE_B_DATABASES.verifications],
+          ["receipt", SURFACE_B_DATABASES.receipts],
+        ] as const) {
           const history = openIfPresent<string, [string, number]>(root, name, "string");
-          if (history) await copy("trustHistory", filter(history.getRange({}), ({ key }) => created.has(key[0])), ({ key, value }) => [key[0], kind, value]);
+          if (history)
+            await copy(
+              "trustHistory",
+              filter(history.getRange({}), ({ key }) => created.has(key[0])),
+              ({ key, value }) => [key[0], kind, value],
+            );
         }
       }
       // A version the fleet already pinned keeps the fleet's pin (a conflict, counted): the database decides.
       const pins = openIfPresent<string, string>(root, BUNDLE_PINS_DATABASE, "string");
       if (pins) {
-        await copy("bundlePins", pins.getRange({}), ({ key, value }) => [key.slice(0, key.lastIndexOf("@")), key.slice(key.lastIndexOf("@") + 1), value]);
+        await copy("bundlePins", pins.getRange({}), ({ key, value }) => [
+          key.slice(0, key.lastIndexOf("@")),
+          key.slice(key.lastIndexOf("@") + 1),
+          value,
+        ]);
       }
       await addCounters(client, root);
-      await query(client, "importing an LMDB data dir", "INSERT INTO writ_imports (source, counts) VALUES ($1, $2)", [source, JSON.stringify({ imported, conflicts })]);
+      await query(client, "importing an LMDB data dir", "INSERT INTO writ_imports (source, counts) VALUES ($1, $2)", [
+        source,
+        JSON.stringify({ imported, conflicts }),
+      ]);
       return { imported, conflicts };
     });
   } finally {
@@ -153,12 +212,15 @@ const STATEMENTS: Readonly<Record<ImportKind, string>> = {
   decisions: RECORDS,
   overrides: RECORDS,
   confirmations: RECORDS,
-  verifications: "INSERT INTO writ_audit_verifications (recorded_at, body) SELECT t, b FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS v (t, b, n) ORDER BY n",
-  security: "INSERT INTO writ_audit_security (at, body) SELECT t, b FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS s (t, b, n) ORDER BY n",
+  verifications:
+    "INSERT INTO writ_audit_verifications (recorded_at, body) SELECT t, b FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS v (t, b, n) ORDER BY n",
+  security:
+    "INSERT INTO writ_audit_security (at, body) SELECT t, b FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS s (t, b, n) ORDER BY n",
   trustRecords: `INSERT INTO writ_trust_records (id, body)
     SELECT i, b FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t (i, b, n) ORDER BY n
     ON CONFLICT (id) DO NOTHING RETURNING id AS key`,
-  trustHistory: "INSERT INTO writ_trust_history (id, kind, body) SELECT i, k, b FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS h (i, k, b, n) ORDER BY n",
+  trustHistory:
+    "INSERT INTO writ_trust_history (id, kind, body) SELECT i, k, b FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS h (i, k, b, n) ORDER BY n",
   bundlePins: `INSERT INTO writ_bundle_pins (policy_id, version, bundle_hash)
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
     ON CONFLICT (policy_id, version) DO NOTHING`,

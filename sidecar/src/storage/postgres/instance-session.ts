@@ -238,7 +238,9 @@ export class InstanceSession {
   /** Takes the instance lock in the session's transaction; true without an instance (nothing to lock). */
   async #lock(client: pg.Client): Promise<boolean> {
     if (this.#instance === null) return true;
-    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock($1::bigint) AS locked", [instanceLockKey(this.#instance.id)]);
+    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock($1::bigint) AS locked", [
+      instanceLockKey(this.#instance.id),
+    ]);
     this.#locked = rows[0]?.locked === true;
     return this.#locked;
   }
@@ -250,19 +252,25 @@ export class InstanceSession {
     let owner = "a session of the database holds its lock";
     try {
       await client.query("ROLLBACK");
-      const { rows } = await client.query<{ pid: number; application_name: string; client: string | null; backend_start: Date | null }>(HOLDER_SQL, [
-        String(key >> 32n),
-        String(key & 0xffffffffn),
-      ]);
+      const { rows } = await client.query<{ pid: number; application_name: string; client: string | null; backend_start: Date | null }>(
+        HOLDER_SQL,
+        [String(key >> 32n), String(key & 0xffffffffn)],
+      );
       const row = rows[0];
       if (row !== undefined) {
-        const who = [row.application_name === "" ? null : row.application_name, row.client === null ? null : `from ${row.client}`].filter((part) => part !== null).join(" ");
+        const who = [row.application_name === "" ? null : row.application_name, row.client === null ? null : `from ${row.client}`]
+          .filter((part) => part !== null)
+          .join(" ");
         owner = `database session ${row.pid}${who === "" ? "" : ` (${who})`}${row.backend_start === null ? "" : `, connected since ${row.backend_start.toISOString()}`}, holds its lock`;
       }
     } catch {
       // The refusal stands without its details.
     }
-    return new InstanceInUseError(instance.id, owner, `${this.#remedy()}; a sidecar whose host vanished holds it until the database finds the connection dead (about 30 s)`);
+    return new InstanceInUseError(
+      instance.id,
+      owner,
+      `${this.#remedy()}; a sidecar whose host vanished holds it until the database finds the connection dead (about 30 s)`,
+    );
   }
 
   #remedy(): string {

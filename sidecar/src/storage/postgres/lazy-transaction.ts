@@ -63,7 +63,12 @@ export class LazyTransaction {
     const checkedOut = await begun.catch(() => null);
     // A transaction that never began gave its client back when BEGIN failed.
     if (checkedOut === null) return;
-    const clean = this.#committed || (await checkedOut.client.query("ROLLBACK").then(() => true, () => false));
+    const clean =
+      this.#committed ||
+      (await checkedOut.client.query("ROLLBACK").then(
+        () => true,
+        () => false,
+      ));
     checkedOut.release(!clean);
   }
 

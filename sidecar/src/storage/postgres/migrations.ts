@@ -35,7 +35,9 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 2,
     description: "writ_imports: the LMDB data dirs imported by `writ-sidecar import-lmdb`, each once",
-    statements: ["CREATE TABLE IF NOT EXISTS writ_imports (source text PRIMARY KEY, imported_at timestamptz NOT NULL DEFAULT now(), counts text NOT NULL)"],
+    statements: [
+      "CREATE TABLE IF NOT EXISTS writ_imports (source text PRIMARY KEY, imported_at timestamptz NOT NULL DEFAULT now(), counts text NOT NULL)",
+    ],
   },
   {
     version: 3,
@@ -44,7 +46,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
-    description: "the tamper-evident audit record log: one log per sidecar instance (pending records, entries, kept subtree roots, checkpoints, state, prune notes)",
+    description:
+      "the tamper-evident audit record log: one log per sidecar instance (pending records, entries, kept subtree roots, checkpoints, state, prune notes)",
     statements: RECORD_LOG_SCHEMA,
   },
   {
@@ -66,7 +69,9 @@ export class SchemaTooNewError extends Error {
   override readonly name = "SchemaTooNewError";
   readonly code = "SCHEMA_TOO_NEW" as const;
   constructor(readonly found: number) {
-    super(`the database schema is at version ${found}, newer than this sidecar knows (${SCHEMA_VERSION}): upgrade the sidecar, or point it at another database`);
+    super(
+      `the database schema is at version ${found}, newer than this sidecar knows (${SCHEMA_VERSION}): upgrade the sidecar, or point it at another database`,
+    );
   }
 }
 
@@ -78,8 +83,16 @@ export interface MigrationOutcome {
 }
 
 async function currentVersion(client: pg.PoolClient | pg.Pool): Promise<number> {
-  await query(client, "reading the schema version", "CREATE TABLE IF NOT EXISTS writ_schema (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
-  const { rows } = await query<{ version: number | null }>(client, "reading the schema version", "SELECT max(version) AS version FROM writ_schema");
+  await query(
+    client,
+    "reading the schema version",
+    "CREATE TABLE IF NOT EXISTS writ_schema (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+  );
+  const { rows } = await query<{ version: number | null }>(
+    client,
+    "reading the schema version",
+    "SELECT max(version) AS version FROM writ_schema",
+  );
   return rows[0]?.version ?? 0;
 }
 
@@ -100,7 +113,10 @@ export async function migrate(pool: pg.Pool, onApplied: (migration: Migration) =
       const migration = MIGRATIONS.find((m) => m.version === version + 1);
       if (migration === undefined) return null;
       for (const statement of migration.statements) await query(client, `migration ${migration.version}`, statement);
-      await query(client, `migration ${migration.version}`, "INSERT INTO writ_schema (version, description) VALUES ($1, $2)", [migration.version, migration.description]);
+      await query(client, `migration ${migration.version}`, "INSERT INTO writ_schema (version, description) VALUES ($1, $2)", [
+        migration.version,
+        migration.description,
+      ]);
       return migration;
     });
     if (next === null) return { from, to: SCHEMA_VERSION, applied };

@@ -119,7 +119,12 @@ export class PostgresLogStorage implements RecordLogStorage {
   }
 
   async sequence(logId: string, max: number): Promise<number> {
-    const { rows: any } = await query<{ any: boolean }>(this.#pool, "reading the audit record log", `SELECT EXISTS (SELECT 1 FROM ${PENDING} WHERE log_id = $1) AS any`, [logId]);
+    const { rows: any } = await query<{ any: boolean }>(
+      this.#pool,
+      "reading the audit record log",
+      `SELECT EXISTS (SELECT 1 FROM ${PENDING} WHERE log_id = $1) AS any`,
+      [logId],
+    );
     if (any[0]?.any !== true) return 0;
     return transaction(this.#pool, "sequencing the audit record log", async (client) => {
       const state = await this.#lockState(client, logId);
@@ -132,12 +137,21 @@ export class PostgresLogStorage implements RecordLogStorage {
       );
       if (rows.length === 0) return 0;
       rows.sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
-      const appended = appendToLog(stateOf(state), rows.map((r) => ({ kind: r.kind, ref: r.ref, leaf: r.leaf })));
+      const appended = appendToLog(
+        stateOf(state),
+        rows.map((r) => ({ kind: r.kind, ref: r.ref, leaf: r.leaf })),
+      );
       await query(
         client,
         "sequencing the audit record log",
         `INSERT INTO writ_audit_log_entries (log_id, position, kind, ref, leaf) SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bytea[])`,
-        [logId, appended.entries.map((e) => e.position), appended.entries.map((e) => e.kind), appended.entries.map((e) => e.ref), appended.entries.map((e) => Buffer.from(e.leaf))],
+        [
+          logId,
+          appended.entries.map((e) => e.position),
+          appended.entries.map((e) => e.kind),
+          appended.entries.map((e) => e.ref),
+          appended.entries.map((e) => Buffer.from(e.leaf)),
+        ],
       );
       if (appended.nodes.length > 0) {
         await query(
@@ -163,8 +177,16 @@ export class PostgresLogStorage implements RecordLogStorage {
       const latest = state.latest_size === null ? null : await this.#checkpointAt(client, logId, Number(state.latest_size));
       const checkpoint = nextCheckpoint(logId, stateOf(state), latest, key, now);
       if (checkpoint === null) return null;
-      await query(client, "checkpointing the audit record log", "INSERT INTO writ_audit_log_checkpoints (log_id, size, body) VALUES ($1, $2, $3)", [logId, checkpoint.size, JSON.stringify(checkpoint)]);
-      await query(client, "checkpointing the audit record log", "UPDATE writ_audit_log_state SET latest_size = $2 WHERE log_id = $1", [logId, checkpoint.size]);
+      await query(
+        client,
+        "checkpointing the audit record log",
+        "INSERT INTO writ_audit_log_checkpoints (log_id, size, body) VALUES ($1, $2, $3)",
+        [logId, checkpoint.size, JSON.stringify(checkpoint)],
+      );
+      await query(client, "checkpointing the audit record log", "UPDATE writ_audit_log_state SET latest_size = $2 WHERE log_id = $1", [
+        logId,
+        checkpoint.size,
+      ]);
       return checkpoint;
     });
   }
@@ -200,7 +222,11 @@ export class PostgresLogStorage implements RecordLogStorage {
     );
     const row = rows[0]!;
     if (row.size === null && row.pending === "0") return null;
-    return { size: Number(row.size ?? 0), pending: Number(row.pending), latest: row.latest === null ? null : (JSON.parse(row.latest) as SignedCheckpoint) };
+    return {
+      size: Number(row.size ?? 0),
+      pending: Number(row.pending),
+      latest: row.latest === null ? null : (JSON.parse(row.latest) as SignedCheckpoint),
+    };
   }
 
   async checkpoints(logId: string, from: number, limit: number): Promise<SignedCheckpoint[]> {
@@ -237,7 +263,10 @@ export class PostgresLogStorage implements RecordLogStorage {
     const found = new Map(rows.map((r) => [`${r.height}/${r.idx}`, r.hash]));
     return subtrees.map((s) => {
       const hash = found.get(`${s.height}/${s.index}`);
-      if (hash === undefined) throw new Error(`the record log \`${logId}\` has no root of the subtree of height ${s.height} at ${s.index}: its database is damaged`);
+      if (hash === undefined)
+        throw new Error(
+          `the record log \`${logId}\` has no root of the subtree of height ${s.height} at ${s.index}: its database is damaged`,
+        );
       return hash;
     });
   }
@@ -264,7 +293,8 @@ export class PostgresLogStorage implements RecordLogStorage {
         [logId, start, Math.min(start + PAGE, to)],
       );
       for (const row of rows) {
-        if (!isLogEntryKind(row.kind)) throw new Error(`the record log's entry ${row.position} has kind \`${row.kind}\`: its database is damaged`);
+        if (!isLogEntryKind(row.kind))
+          throw new Error(`the record log's entry ${row.position} has kind \`${row.kind}\`: its database is damaged`);
         yield { position: Number(row.position), kind: row.kind, leaf: row.leaf, record: row.body };
       }
     }
@@ -272,11 +302,12 @@ export class PostgresLogStorage implements RecordLogStorage {
 
   /** The candidates of `writ_audit_log_outside` that are still outside every log, in pages: what was stored around it. */
   async *unlogged(): AsyncGenerator<UnloggedRecord> {
-    for (let after: Candidate | null = null; ; ) {
-      const page: Candidate[] = await this.#candidates(this.#pool, `SELECT kind, ref FROM ${OUTSIDE_TABLE} WHERE (kind, ref) > ($1, $2) ORDER BY kind, ref LIMIT ${PAGE}`, [
-        after?.kind ?? "",
-        after?.ref ?? "",
-      ]);
+    for (let after: Candidate | null = null; ;) {
+      const page: Candidate[] = await this.#candidates(
+        this.#pool,
+        `SELECT kind, ref FROM ${OUTSIDE_TABLE} WHERE (kind, ref) > ($1, $2) ORDER BY kind, ref LIMIT ${PAGE}`,
+        [after?.kind ?? "", after?.ref ?? ""],
+      );
       for (const row of page) if (row.outside && row.body !== null) yield { kind: row.kind, record: row.body };
       if (page.length < PAGE) return;
       after = page[page.length - 1]!;
@@ -295,7 +326,10 @@ export class PostgresLogStorage implements RecordLogStorage {
     let adopted = 0;
     for (;;) {
       const page = await transaction(this.#pool, what, async (client) => {
-        await query(client, what, "SELECT pg_advisory_xact_lock(hashtext($1)), pg_advisory_xact_lock(hashtext($2))", [ADOPT_LOCK, PRUNE_LOCK]);
+        await query(client, what, "SELECT pg_advisory_xact_lock(hashtext($1)), pg_advisory_xact_lock(hashtext($2))", [
+          ADOPT_LOCK,
+          PRUNE_LOCK,
+        ]);
         const candidates = await this.#candidates(
           client,
           `DELETE FROM ${OUTSIDE_TABLE} WHERE (kind, ref) IN (SELECT kind, ref FROM ${OUTSIDE_TABLE} ORDER BY kind, ref LIMIT ${PAGE}) RETURNING kind, ref`,
@@ -354,18 +388,33 @@ export class PostgresLogStorage implements RecordLogStorage {
     if (rows[0] !== undefined) return rows[0];
     // Skipped, or absent: a plain read tells which without waiting (`ON CONFLICT` would wait for a change under way).
     if (!own && (await this.#stateExists(client, logId))) return null;
-    await query(client, "locking the audit record log", "INSERT INTO writ_audit_log_state (log_id, size, frontier) VALUES ($1, 0, '[]') ON CONFLICT (log_id) DO NOTHING", [logId]);
+    await query(
+      client,
+      "locking the audit record log",
+      "INSERT INTO writ_audit_log_state (log_id, size, frontier) VALUES ($1, 0, '[]') ON CONFLICT (log_id) DO NOTHING",
+      [logId],
+    );
     const created = await query<StateRow>(client, "locking the audit record log", select, [logId]);
     return created.rows[0] ?? null;
   }
 
   async #stateExists(client: pg.PoolClient, logId: string): Promise<boolean> {
-    const { rows } = await query<{ found: boolean }>(client, "locking the audit record log", "SELECT EXISTS (SELECT 1 FROM writ_audit_log_state WHERE log_id = $1) AS found", [logId]);
+    const { rows } = await query<{ found: boolean }>(
+      client,
+      "locking the audit record log",
+      "SELECT EXISTS (SELECT 1 FROM writ_audit_log_state WHERE log_id = $1) AS found",
+      [logId],
+    );
     return rows[0]?.found === true;
   }
 
   async #checkpointAt(db: pg.Pool | pg.PoolClient, logId: string, size: number): Promise<SignedCheckpoint | null> {
-    const { rows } = await query<{ body: string }>(db, "reading the audit record log", "SELECT body FROM writ_audit_log_checkpoints WHERE log_id = $1 AND size = $2", [logId, size]);
+    const { rows } = await query<{ body: string }>(
+      db,
+      "reading the audit record log",
+      "SELECT body FROM writ_audit_log_checkpoints WHERE log_id = $1 AND size = $2",
+      [logId, size],
+    );
     return rows[0] === undefined ? null : (JSON.parse(rows[0].body) as SignedCheckpoint);
   }
 }

@@ -56,7 +56,12 @@ export class PostgresTrustRecordStore implements TrustRecordStore {
 
   async record(id: string): Promise<StoredRecord | undefined> {
     if (!isRecordId(id)) return undefined;
-    const { rows } = await query<{ body: string }>(this.#pool, "reading a trust record", "SELECT body FROM writ_trust_records WHERE id = $1", [id]);
+    const { rows } = await query<{ body: string }>(
+      this.#pool,
+      "reading a trust record",
+      "SELECT body FROM writ_trust_records WHERE id = $1",
+      [id],
+    );
     return storedRecord(rows[0]?.body);
   }
 
@@ -82,7 +87,12 @@ export class PostgresTrustRecordStore implements TrustRecordStore {
   }
 
   async ids(offset: number, limit: number): Promise<string[]> {
-    const { rows } = await query<{ id: string }>(this.#pool, "listing trust records", "SELECT id FROM writ_trust_records ORDER BY seq LIMIT $1 OFFSET $2", [limit, offset]);
+    const { rows } = await query<{ id: string }>(
+      this.#pool,
+      "listing trust records",
+      "SELECT id FROM writ_trust_records ORDER BY seq LIMIT $1 OFFSET $2",
+      [limit, offset],
+    );
     return rows.map((row) => row.id);
   }
 
@@ -104,7 +114,11 @@ export class PostgresTrustRecordStore implements TrustRecordStore {
   }
 
   async #append(id: string, kind: HistoryKind, entry: Verification | Receipt): Promise<void> {
-    await query(this.#pool, `storing a ${kind}`, "INSERT INTO writ_trust_history (id, kind, body) VALUES ($1, $2, $3)", [id, kind, JSON.stringify(entry)]);
+    await query(this.#pool, `storing a ${kind}`, "INSERT INTO writ_trust_history (id, kind, body) VALUES ($1, $2, $3)", [
+      id,
+      kind,
+      JSON.stringify(entry),
+    ]);
   }
 
   async #latest(id: string, kind: HistoryKind): Promise<unknown> {

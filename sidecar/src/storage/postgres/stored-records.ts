@@ -34,7 +34,8 @@ export const RECORD_SOURCES: readonly RecordSource[] = [
 export function recordBody(named: string): string {
   const branches = RECORD_SOURCES.map((source) => {
     const kinds = source.kinds.map((k) => `'${k}'`).join(", ");
-    const key = source.table === DEFAULT_RECORDS_TABLE ? `s.execution_fp = ${named}.ref AND s.kind = ${named}.kind` : `s.seq = ${named}.ref::bigint`;
+    const key =
+      source.table === DEFAULT_RECORDS_TABLE ? `s.execution_fp = ${named}.ref AND s.kind = ${named}.kind` : `s.seq = ${named}.ref::bigint`;
     return `WHEN ${named}.kind IN (${kinds}) THEN (SELECT s.body FROM ${source.table} s WHERE ${key})`;
   });
   return `(CASE ${branches.join(" ")} END)`;

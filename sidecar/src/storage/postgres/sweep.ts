@@ -21,7 +21,12 @@ export async function sweepOnce(pool: pg.Pool, replay: PostgresReplayStore): Pro
   const { client, release } = await checkOut(pool, "taking the sweep lock");
   let clean = false;
   try {
-    const { rows } = await query<{ locked: boolean }>(client, "taking the sweep lock", "SELECT pg_try_advisory_lock(hashtext($1)) AS locked", [SWEEP_LOCK]);
+    const { rows } = await query<{ locked: boolean }>(
+      client,
+      "taking the sweep lock",
+      "SELECT pg_try_advisory_lock(hashtext($1)) AS locked",
+      [SWEEP_LOCK],
+    );
     if (rows[0]?.locked !== true) {
       clean = true;
       return null;
@@ -29,7 +34,10 @@ export async function sweepOnce(pool: pg.Pool, replay: PostgresReplayStore): Pro
     try {
       return await replay.sweep();
     } finally {
-      await client.query("SELECT pg_advisory_unlock(hashtext($1))", [SWEEP_LOCK]).then(() => (clean = true), () => undefined);
+      await client.query("SELECT pg_advisory_unlock(hashtext($1))", [SWEEP_LOCK]).then(
+        () => (clean = true),
+        () => undefined,
+      );
     }
   } finally {
     release(!clean);

@@ -56,7 +56,13 @@ type Boundary = { readonly before: number } | { readonly through: TimeKey };
  * Removes `trail`'s records due under `limit` at `now`; `stopping` is asked between chunks. Answers how many of its
  * records it removed (a decision's override and confirmation go with it, uncounted).
  */
-export async function pruneTrail(pool: pg.Pool, trail: PrunedTrail, limit: RetentionLimit, now: number, stopping: () => boolean): Promise<number> {
+export async function pruneTrail(
+  pool: pg.Pool,
+  trail: PrunedTrail,
+  limit: RetentionLimit,
+  now: number,
+  stopping: () => boolean,
+): Promise<number> {
   if (limit.maxAgeMs === null && limit.maxRecords === null) return 0;
   let boundary: Boundary | null | undefined;
   // Where the previous chunk ended: each chunk starts after it, never walking again over the index entries of the rows
@@ -66,7 +72,9 @@ export async function pruneTrail(pool: pg.Pool, trail: PrunedTrail, limit: Reten
   for (;;) {
     if (stopping()) return removed;
     const chunk = await transaction(pool, WHAT, async (client) => {
-      const { rows } = await query<{ locked: boolean }>(client, WHAT, "SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked", [PRUNE_LOCK]);
+      const { rows } = await query<{ locked: boolean }>(client, WHAT, "SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked", [
+        PRUNE_LOCK,
+      ]);
       if (rows[0]?.locked !== true) return null;
       if (boundary === undefined) boundary = await boundaryOf(client, trail, limit, now);
       return boundary === null ? null : removeChunk(client, trail, after, boundary, now);
@@ -176,7 +184,11 @@ async function lockLogsHolding(client: pg.PoolClient, trail: PrunedTrail, keys: 
  * The removed records leave the pending set (a record never logged never will be) and the outside candidates; each log
  * that held some of them gets a prune note listing their positions, itself pending in that log.
  */
-async function noteRemoved(client: pg.PoolClient, removed: readonly { readonly kind: string; readonly ref: string }[], now: number): Promise<void> {
+async function noteRemoved(
+  client: pg.PoolClient,
+  removed: readonly { readonly kind: string; readonly ref: string }[],
+  now: number,
+): Promise<void> {
   const what = "noting pruned audit records in the record log";
   const { rows } = await query<{ log_id: string; position: string }>(
     client,
