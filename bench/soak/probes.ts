@@ -5,7 +5,9 @@
  *   (health-poller.ts), whose event loop does nothing else;
  * - `/metrics` every second: the largest event-loop delay since the previous scrape, from
  *   `writ_event_loop_delay_max_seconds` where the sidecar has it, else prom-client's `writ_nodejs_eventloop_lag_max_seconds`
- *   (its monitor is reset at each scrape too); and the histogram `writ_event_loop_delay_seconds` where it exists;
+ *   (its monitor is reset at each scrape too); the histogram `writ_event_loop_delay_seconds` where it exists; and the
+ *   sidecar's own timing of `POST /evaluate` (`writ_http_request_duration_seconds`, from the request read to the answer
+ *   sent), so a latency the load generator saw can be told from one the sidecar had;
  * - the whole log's export (`GET /audit/export`), read to the end and dropped, again and again: each one's duration and
  *   bytes, the one cut short when the load ends included. Read by curl (a process of its own, in C), so that the
  *   megabytes a second it reads do not load this process, whose own latencies are the probes';
@@ -106,6 +108,8 @@ export interface ProbeResults {
     readonly scrapes: number;
     readonly histogram: Histogram | null;
   };
+  /** `POST /evaluate` as the sidecar timed it while probing (`writ_http_request_duration_seconds`, any status). */
+  readonly evaluateInSidecar: Histogram | null;
   readonly exports: readonly ExportRun[];
   readonly tails: readonly Answer[];
   readonly queries: ReadonlyMap<string, readonly Answer[]>;
@@ -127,13 +131,20 @@ function gauge(text: string, name: string): number | null {
   return match === null ? null : Number(match[1]);
 }
 
-function histogram(text: string, name: string): Histogram | null {
+/** The histogram `name`, its series with every one of `labels` (`key="value"`) summed. */
+function histogram(text: string, name: string, labels: readonly string[] = []): Histogram | null {
   const buckets = new Map<number, number>();
-  for (const match of text.matchAll(new RegExp(`^${name}_bucket\\{(?:[^}]*,)?le="([^"]+)"[^}]*\\} ([0-9.eE+]+)$`, "gm"))) {
-    buckets.set(match[1] === "+Inf" ? Infinity : Number(match[1]), Number(match[2]));
+  for (const match of text.matchAll(new RegExp(`^${name}_bucket\\{([^}]*)\\} ([0-9.eE+]+)$`, "gm"))) {
+    const series = match[1]!;
+    const le = /(?:^|,)le="([^"]+)"/.exec(series)?.[1];
+    if (le === undefined || !labels.every((label) => series.includes(label))) continue;
+    const bound = le === "+Inf" ? Infinity : Number(le);
+    buckets.set(bound, (buckets.get(bound) ?? 0) + Number(match[2]));
   }
   return buckets.size === 0 ? null : buckets;
 }
+
+const EVALUATE_SERIES = ['method="POST"', 'route="/evaluate"'] as const;
 
 /** `later - earlier`, bucket by bucket: what the histogram counted in between. */
 export function histogramDelta(earlier: Histogram | null, later: Histogram | null): Histogram | null {
@@ -169,6 +180,8 @@ export class Probes {
   #delay = { metric: null as string | null, maxSeconds: 0, scrapes: 0 };
   #firstHistogram: Histogram | null = null;
   #lastHistogram: Histogram | null = null;
+  #firstEvaluate: Histogram | null = null;
+  #lastEvaluate: Histogram | null = null;
   readonly #t: ProbeTargets;
   readonly #auth: Record<string, string>;
 
@@ -238,6 +251,9 @@ export class Probes {
     const h = histogram(text, "writ_event_loop_delay_seconds");
     this.#firstHistogram ??= h;
     this.#lastHistogram = h;
+    const evaluate = histogram(text, "writ_http_request_duration_seconds", EVALUATE_SERIES);
+    this.#firstEvaluate ??= evaluate;
+    this.#lastEvaluate = evaluate;
   }
 
   /** Stops every loop (an export under way is cut), one last scrape, and the results. */
@@ -251,6 +267,7 @@ export class Probes {
     return {
       health: this.#health,
       loopDelay: { ...this.#delay, histogram: histogramDelta(this.#firstHistogram, this.#lastHistogram) },
+      evaluateInSidecar: histogramDelta(this.#firstEvaluate, this.#lastEvaluate),
       exports: this.#exports,
       tails: this.#tails,
       queries: this.#queries,
