@@ -57,14 +57,20 @@ function count(messages: Map<string, number>, line: string): void {
 export async function startSidecar(env: Readonly<Record<string, string>>, cpus: string | null, logFile: string): Promise<RunningSidecar> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
   const argv = [process.execPath, MAIN];
-  const child = cpus === null ? spawn(argv[0]!, argv.slice(1), { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] }) : spawn("taskset", ["-c", cpus, ...argv], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child =
+    cpus === null
+      ? spawn(argv[0]!, argv.slice(1), { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] })
+      : spawn("taskset", ["-c", cpus, ...argv], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   const log = createWriteStream(logFile);
   let output = "";
   let listening = false;
   let partial = "";
   const messages = new Map<string, number>();
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the sidecar did not listen within ${START_TIMEOUT_MS} ms:\n${output.slice(-4_000)}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`the sidecar did not listen within ${START_TIMEOUT_MS} ms:\n${output.slice(-4_000)}`)),
+      START_TIMEOUT_MS,
+    );
     const onData = (chunk: Buffer) => {
       log.write(chunk);
       const text = chunk.toString();
