@@ -10,7 +10,7 @@
  *   - `pg floor`: the database's own floor (bench/fleet/postgres-floor.ts), one committed single-row INSERT per request
  *     through the same client library and pool size, and nothing else.
  * At 1 and at 50 connections, rounds alternate the four so drifting load on the shared machine hits all alike; the
- * figures are medians over the rounds. Goals (issue 13): at 50 connections one sidecar on PostgreSQL reaches at least
+ * figures are medians over the rounds. Goals: at 50 connections one sidecar on PostgreSQL reaches at least
  * 70% of the LMDB sidecar's req/s; at one connection its p50 is at most the floor's plus 0.5 ms.
  *
  * PostgreSQL: WRIT_TEST_POSTGRES_URL (default postgresql://postgres@127.0.0.1:5432/postgres, as the tests); the

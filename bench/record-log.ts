@@ -114,7 +114,7 @@ async function main(): Promise<void> {
   console.log(`  sequencing and checkpoint          ${sequencing.toFixed(1)}`);
   console.log(
     `\nthe log's cost per record, ${(added + sequencing).toFixed(1)} µs, is ${(((added + sequencing) / REQUEST_US) * 100).toFixed(1)}% of a sidecar response's ${REQUEST_US} µs of CPU ` +
-      `(issue 15's goal: the sidecar with the log at no less than 95% of its req/s without it)`,
+      `(the goal: the sidecar with the log at no less than 95% of its req/s without it)`,
   );
   await crashScan(SCAN_RECORDS);
 }

@@ -9,12 +9,12 @@
  *     same policy, translated rule for rule (bench/sidecar/cerbos-policy.ts), attributes checked against the same
  *     JSON Schema; no signing, no storage.
  * The same sidecar with the tamper-evident audit record log off (`SERVICE_AUDIT_LOG=off`, "nolog") shows what the log
- * costs, on by default (issue 15: at least 95% of the req/s without it); the CPU each takes per response is measured
+ * costs, on by default (the goal: at least 95% of the req/s without it); the CPU each takes per response is measured
  * too (from /proc), which load elsewhere on a shared machine changes far less than req/s. A fourth server is the durability floor (bench/sidecar/floor.ts): one flushed LMDB write per request and nothing
  * else, the least any durable sidecar must do.
  * Both must first decide the policy's 25 valid test signal sets alike (approve = allow). Then, at 1 and at 50
  * connections, rounds alternate writ and Cerbos so drifting load on the shared machine hits both alike; the figures
- * are medians over the rounds. Goals (issue 4): at 50 connections writ's req/s at least 1.5x Cerbos's with a p99 no
+ * are medians over the rounds. Goals: at 50 connections writ's req/s at least 1.5x Cerbos's with a p99 no
  * higher than Cerbos's; at one connection a p50 no higher than Cerbos's.
  *
  * Environment: BENCH_ROUNDS (default 3), BENCH_DURATION (seconds per measured run, default 5), BENCH_WARMUP (seconds

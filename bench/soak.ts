@@ -1,6 +1,6 @@
 /**
  * Soak benchmark (`npm run bench:soak`, i.e. `tsx bench/soak.ts`). Not a test: it prints numbers, and PASS or FAIL
- * against the Done-when targets of issue 24.
+ * against the soak's targets (docs/benchmarks.md, "Soak").
  *
  * What it measures: whether a sidecar's latency and responsiveness depend on how much history its store holds. For each
  * engine (LMDB, PostgreSQL), the same run on a store of BENCH_SOAK_DECISIONS decisions and on one of BENCH_SOAK_SMALL,

@@ -1,5 +1,5 @@
 /**
- * Docs that run (issue 25): every shell block of README.md and docs/*.md is run as a user would run it, in a fresh
+ * Docs that run: every shell block of README.md and docs/*.md is run as a user would run it, in a fresh
  * clone with bash (`-euo pipefail`), or skipped with a reason (test/docs-snippets/skipped.ts). The substitutions a run
  * needs (ports, the bundle source's URL, paths under /run and /var, `…` placeholders, the database) are one table per
  * block in test/docs-snippets/scenarios/, and a substitution whose text left the doc fails the test: the docs cannot

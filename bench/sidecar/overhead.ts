@@ -1,6 +1,6 @@
 /**
  * The overhead mode of the sidecar benchmark (`BENCH_MODE=overhead npm run bench:sidecar`): what the observability
- * instrumentation (issue 16: the JSON log stream, request ids, trace context, metrics per policy and of the durable
+ * instrumentation (the JSON log stream, request ids, trace context, metrics per policy and of the durable
  * writes; tracing and the access log off, as by default) costs a signed decision. The sidecar as it is and the
  * sidecar as it was before it (BENCH_BASELINE, by default the commit before `sidecar/src/observability` was added,
  * built in a scratch directory: baseline.ts) serve the same `POST /evaluate` load in alternating rounds of the same

@@ -1,6 +1,6 @@
 /**
- * The soak's report: per engine, the small and the large store side by side, the ratio, and each Done-when target of
- * issue 24 judged on the large store (PASS/FAIL).
+ * The soak's report: per engine, the small and the large store side by side, the ratio, and each of the soak's targets
+ * (docs/benchmarks.md, "Soak") judged on the large store (PASS/FAIL).
  */
 import type { Answer, Histogram } from "./probes.js";
 import type { RunResult } from "./run.js";

@@ -1,5 +1,5 @@
 /**
- * The conformance suite, both surfaces, against a built sidecar on PostgreSQL (`SERVICE_STORE=postgres`, issue 13):
+ * The conformance suite, both surfaces, against a built sidecar on PostgreSQL (`SERVICE_STORE=postgres`):
  * the fleet backend answers every case as the embedded one does. Skipped locally without PostgreSQL (one line saying
  * how to run it); with CI=true it fails instead.
  */

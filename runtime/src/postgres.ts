@@ -1,5 +1,5 @@
 /**
- * `@writ/runtime/postgres`: the replay store on PostgreSQL, for a fleet of sidecars sharing one database (issue 13).
+ * `@writ/runtime/postgres`: the replay store on PostgreSQL, for a fleet of sidecars sharing one database.
  * Apart from the main entry because it needs `pg`, an optional peer dependency of this package, like `lmdb` for
  * `@writ/runtime/lmdb`.
  */

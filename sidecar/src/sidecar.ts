@@ -72,7 +72,7 @@ export async function startSidecar(config: SidecarConfig, options: ContextOption
       apps.push(surfaceA);
       a = await listen(surfaceA, "Surface A", config.host, config.portA, quiet);
     }
-    // Surface B (issue 5): its own listener on the same context; drained with Surface A on close.
+    // Surface B: its own listener on the same context; drained with Surface A on close.
     let b: string | null = null;
     if (config.portB !== null) {
       const surfaceB = buildSurfaceB(context, metrics);

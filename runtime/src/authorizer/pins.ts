@@ -1,5 +1,5 @@
 /**
- * Where the `bundle_hash` of each `policyId@version` is pinned (issue 14; docs/bundles.md, "Immutable at run time"):
+ * Where the `bundle_hash` of each `policyId@version` is pinned (docs/bundles.md, "Immutable at run time"):
  * the registry's INVARIANT (a version is immutable) holds as far as its pins reach. In memory they last the process;
  * the sidecar keeps them in its store (the data dir, or the fleet's database), so they last across restarts and, on
  * PostgreSQL, hold for every sidecar of the fleet: no two hosts serve two bundles under one name.

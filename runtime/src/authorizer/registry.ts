@@ -21,7 +21,7 @@ export interface RegistryOptions {
   readonly pins?: BundlePins;
 }
 
-/** `policyId@alias` names `version` (issue 14, item 7); the alias is never a version itself. */
+/** `policyId@alias` names `version`; the alias is never a version itself. */
 export interface BundleAlias {
   readonly policyId: string;
   readonly alias: string;

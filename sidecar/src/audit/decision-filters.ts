@@ -1,5 +1,5 @@
 /**
- * The filter index of the decision trail (issue 12): `GET /audit/decisions?policyId=…&decision=…` reads what it
+ * The filter index of the decision trail: `GET /audit/decisions?policyId=…&decision=…` reads what it
  * answers, not the whole trail.
  *
  * LAYOUT of `audit-decision-filters` (keys only; the value is 0): [policyId, status, ms, fingerprint], a policy's

@@ -1,5 +1,5 @@
 /**
- * How long the audit trail keeps its records (issue 12): by age and by count, per trail, with documented defaults
+ * How long the audit trail keeps its records: by age and by count, per trail, with documented defaults
  * (docs/audit.md, "Retention"). Decisions, with their overrides and confirmations, are evidence: kept unless the
  * operator sets a limit. Verifications likewise. Security events, which unauthenticated traffic causes, are bounded by
  * default.

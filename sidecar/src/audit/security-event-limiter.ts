@@ -1,5 +1,5 @@
 /**
- * Bounds what unauthenticated traffic can write (issue 12): security events are aggregated per source and interval.
+ * Bounds what unauthenticated traffic can write: security events are aggregated per source and interval.
  *
  * The first event of a type from a source (its ip) in an interval is written as it happens; the ones after it in the
  * same interval are only counted, and written as one row with `count` when the interval ends (keyed by ip, not path:

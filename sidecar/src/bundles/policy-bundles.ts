@@ -1,5 +1,5 @@
 /**
- * Where a sidecar's policy bundles come from and whether it is ready to serve them (issue 14): the policies root or a
+ * Where a sidecar's policy bundles come from and whether it is ready to serve them: the policies root or a
  * remote source, the start-up preflight, reload (SIGHUP and `POST /admin/reload`) and the readiness `/health` reports.
  *
  * INVARIANT (a failed reload changes nothing): a reload reads the bundle keys and every bundle again and replaces what

@@ -1,5 +1,5 @@
 /**
- * A remote bundle source (issue 14; docs/bundles.md, "Serving from a sidecar"): the sidecar polls
+ * A remote bundle source (docs/bundles.md, "Serving from a sidecar"): the sidecar polls
  * `{SERVICE_BUNDLE_SOURCE_URL}index.json`, and when it changed, verifies it and every archive it names before the
  * registry serves any of them, then keeps the set on local disk.
  *

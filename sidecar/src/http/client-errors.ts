@@ -1,6 +1,6 @@
 /**
  * Answers for what goes wrong below the routes, in the error table's shape `{"error": "..."}` like every other
- * answer (issue 12): a request line or header Node cannot parse (bare LF, a bad Content-Length), headers over Node's
+ * answer: a request line or header Node cannot parse (bare LF, a bad Content-Length), headers over Node's
  * limit, a request whose headers or body arrive too slowly, an `Expect` other than 100-continue, and CONNECT. Node and
  * fastify answer these with their own bodies, an empty one (417), or none at all (CONNECT drops the connection).
  */

@@ -1,5 +1,5 @@
 /**
- * Connection limits of one surface (issue 12): without them, anyone who can reach the port holds sockets open until
+ * Connection limits of one surface: without them, anyone who can reach the port holds sockets open until
  * the process runs out of file descriptors, and then nobody is served (about 21,000 idle sockets did it).
  *
  * - `headersTimeoutMs` / `requestTimeoutMs`: a request's headers, and the whole request, must arrive in time (Node's

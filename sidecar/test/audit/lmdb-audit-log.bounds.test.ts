@@ -1,5 +1,5 @@
 /**
- * What bounds the audit trail (issue 12): security events aggregated per source and interval, retention by age and
+ * What bounds the audit trail: security events aggregated per source and interval, retention by age and
  * count, and filtered decision queries served by the filter index (reading what they answer, not the trail).
  */
 import type { Database } from "lmdb";

@@ -4,7 +4,7 @@
  * the routes' `RecordLog`. Records are written as the sidecar writes them: decisions, overrides and confirmations by
  * the replay store's transitions, the others through the audit log.
  *
- * Tampering (issue 15, "Done when"): 200 tamperings drawn from a seeded generator across record kinds and positions (an
+ * Tampering: 200 tamperings drawn from a seeded generator across record kinds and positions (an
  * edit, a removal, two records swapped, a record inserted around the log), each applied to the store behind a
  * checkpointed log through the harness's `Tamperer`, then undone. Each time the export's verifier (runtime
  * `ExportVerifier`, what `writ audit verify` runs) fails and names the record: its position, or the record stored

@@ -1,5 +1,5 @@
 /**
- * Reload, immutable versions and readiness on a policies root (issue 14, items 1, 2, 4 and 5), on a real sidecar:
+ * Reload, immutable versions and readiness on a policies root, on a real sidecar:
  * archives in the root are served like bundle directories; `POST /admin/reload` picks up a new version and new
  * bundle keys, and refuses (changing nothing) a version whose bytes changed, an unsigned bundle, or keys that no
  * longer verify what is served; `GET /health?probe=ready` is 503 while no bundle verifies.

@@ -1,5 +1,5 @@
 /**
- * The remote bundle source (issue 14, item 3) against a real HTTP server in this process: what it serves is verified
+ * The remote bundle source against a real HTTP server in this process: what it serves is verified
  * whole before the registry serves any of it, refused sets change nothing, an unchanged index costs a 304, the last
  * good set survives a restart without the network, and aliases resolve to the version signed into the attestation.
  */

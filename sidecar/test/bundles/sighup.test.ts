@@ -1,5 +1,5 @@
 /**
- * SIGHUP reloads the bundles of the BUILT sidecar (issue 14, item 4): before, it killed the process. A new version
+ * SIGHUP reloads the bundles of the BUILT sidecar: before, it killed the process. A new version
  * is served after it; a version whose bytes changed is refused with one log line naming it, and the process goes on
  * serving the first bytes.
  */

@@ -8,7 +8,7 @@
  * the restart by sending them again: a 422 means the decision was stored, and then its audit record must be
  * stored too (both are written in one LMDB transaction); a 200 decides them now. So at the end every executionId
  * ever sent is decided exactly once, and `/audit/stats` must count exactly that many decisions. After every restart the
- * tamper-evident audit log's export verifies end to end, and holds every decision acknowledged so far (issue 15).
+ * tamper-evident audit log's export verifies end to end, and holds every decision acknowledged so far.
  *
  * SIGKILL loses what the process had not handed to the kernel; it does not lose the page cache. So this catches an
  * answer sent before its write was committed, not a missing fsync (that needs a power-loss simulation).
@@ -177,7 +177,7 @@ describe("SIGKILL under load (built sidecar)", () => {
     };
 
     /**
-     * The tamper-evident record log after the restart (issue 15): its export verifies end to end against the signing
+     * The tamper-evident record log after the restart: its export verifies end to end against the signing
      * key, and every decision acknowledged so far is in it.
      */
     const logVerifies = async (sidecar: BuiltSidecar, cycle: number): Promise<void> => {

@@ -1,5 +1,5 @@
 /**
- * The tamper-evident audit record log over HTTP (issue 15; docs/audit.md, "Tamper evidence"), on a real sidecar with
+ * The tamper-evident audit record log over HTTP (docs/audit.md, "Tamper evidence"), on a real sidecar with
  * real signed decisions: checkpoints listed and fetched, an inclusion proof of a decision and a consistency proof
  * between checkpoints that verify against the signing key alone, and the streamed export that verifies whole,
  * embedded attestation signatures included.

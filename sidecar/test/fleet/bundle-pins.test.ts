@@ -1,5 +1,5 @@
 /**
- * Immutable versions across a fleet (issue 14, item 1): the sidecars of one PostgreSQL database pin each
+ * Immutable versions across a fleet: the sidecars of one PostgreSQL database pin each
  * `policyId@version` to the bundle_hash first served by any of them. A host whose policies root holds other bytes
  * under that name refuses them (BUNDLE_VERSION_CONFLICT) instead of serving another policy under the same name.
  */

@@ -1,5 +1,5 @@
 /**
- * A fleet on one remote bundle source (issue 14, "Done when"): three BUILT sidecars pull from one HTTP server in this
+ * A fleet on one remote bundle source: three BUILT sidecars pull from one HTTP server in this
  * process while a load runs against all three, every request naming `conformance.transfer@stable`.
  * - A new version published with `stable` moved to it is served by all three within the poll interval plus 2 s,
  *   with no restart and no failed request.

@@ -1,5 +1,5 @@
 /**
- * The database goes away under load and comes back (issue 13): restarted, and cut by a TCP proxy. Meanwhile every
+ * The database goes away under load and comes back: restarted, and cut by a TCP proxy. Meanwhile every
  * answer is a 200 whose write committed or the table's 503, none hangs past the timeouts, `GET /health` says so
  * (`audit_db` false, `store` not ok), and the sidecar recovers by itself, without a restart; the recovery time is
  * printed. A private PostgreSQL server (test/support/private-postgres.ts): the machine's shared one is never restarted.

@@ -1,5 +1,5 @@
 /**
- * Readiness covers the store (issue 25): a sidecar on PostgreSQL answers `GET /health?probe=ready` 503 within 1 s of
+ * Readiness covers the store: a sidecar on PostgreSQL answers `GET /health?probe=ready` 503 within 1 s of
  * the database going away (stopped, or a black hole), while `GET /health` (liveness) stays 200; the body says why
  * (`ready` false, `store.status` `error` with its problem, `bundles.ready` still true); and it is ready again once the
  * database returns, with no restart. Meanwhile nothing piles up: no statement waits for a pool connection (the probe's

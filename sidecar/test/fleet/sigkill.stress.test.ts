@@ -1,7 +1,7 @@
 /**
- * One sidecar of a fleet killed with SIGKILL under load, 20 times (issue 13): every executionId answered 200, by
+ * One sidecar of a fleet killed with SIGKILL under load, 20 times: every executionId answered 200, by
  * either sidecar, is afterwards refused as a replay by BOTH and has its audit record on both. The other sidecar keeps
- * serving throughout. After each restart (issue 15), the two sidecars' tamper-evident record logs, exported from the
+ * serving throughout. After each restart, the two sidecars' tamper-evident record logs, exported from the
  * restarted one, verify end to end, and together hold every decision acknowledged so far. Needs `npm run build` (root
  * `npm test` builds first). Replay a run with WRIT_CRASH_SEED=<seed>.
  */

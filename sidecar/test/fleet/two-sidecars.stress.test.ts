@@ -1,5 +1,5 @@
 /**
- * Two sidecar processes on one PostgreSQL database, both surfaces (issue 13): one decision per executionId for the
+ * Two sidecar processes on one PostgreSQL database, both surfaces: one decision per executionId for the
  * whole fleet, one audit trail, one set of Trust Records, one resolution per override, whichever sidecar is asked.
  * Needs `npm run build` (root `npm test` builds first).
  */

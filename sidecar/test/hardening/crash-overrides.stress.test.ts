@@ -1,5 +1,5 @@
 /**
- * Overrides and confirmations are durable with their audit records (issue 12): the BUILT sidecar is SIGKILLed while
+ * Overrides and confirmations are durable with their audit records: the BUILT sidecar is SIGKILLed while
  * 400 overrides and 400 confirmations are in flight, 10 times on one data dir. After each restart:
  * - every override answered 200 has its audit record (approver, role, reason and the signed record that was answered);
  * - every override in flight at the kill, sent again, is either resolved now (200) or refused as already resolved

@@ -1,5 +1,5 @@
 /**
- * Every answer in the error table's shape, also for what goes wrong below the routes (issue 12): Node and fastify
+ * Every answer in the error table's shape, also for what goes wrong below the routes: Node and fastify
  * answered these with their own bodies (`{"error":"Bad Request","message":"Client Error","statusCode":400}`), an empty
  * body (417), or by dropping the connection (CONNECT).
  */

@@ -1,5 +1,5 @@
 /**
- * A flood without the key (issue 12): 200,000 requests with a wrong Bearer key to the BUILT sidecar grow its data dir
+ * A flood without the key: 200,000 requests with a wrong Bearer key to the BUILT sidecar grow its data dir
  * by a bounded amount (at most 1 MB; before, each wrote a ~220-byte security event: 44 MB), and the audit trail still
  * says what happened: one event written at once, one aggregate row counting the rest once the interval ends.
  */

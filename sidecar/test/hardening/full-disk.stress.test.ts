@@ -1,5 +1,5 @@
 /**
- * A full data disk (issue 12): the BUILT sidecar runs with its data dir on a small tmpfs that the test fills under
+ * A full data disk: the BUILT sidecar runs with its data dir on a small tmpfs that the test fills under
  * load, authenticated (`/evaluate`, each decision a replay entry and an audit record) and unauthenticated (wrong-key
  * requests, each a security event). While the disk is full:
  * - nothing that is not on disk is answered 200: the writes that fail answer 503 `replay store unavailable`, and every

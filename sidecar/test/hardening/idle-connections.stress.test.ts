@@ -1,5 +1,5 @@
 /**
- * Idle sockets (issue 12): 20,000 connections to the BUILT sidecar that send nothing, or one request and then
+ * Idle sockets: 20,000 connections to the BUILT sidecar that send nothing, or one request and then
  * nothing, must not lock out a fresh client: `GET /health` on a new connection answers within a second, because at
  * the socket cap (SERVICE_MAX_SOCKETS) a newcomer evicts the oldest idle socket. And idle sockets do not stay open:
  * after SERVICE_IDLE_TIMEOUT_MS the server has closed them all. Before, about 21,000 idle sockets made both surfaces

@@ -1,5 +1,5 @@
 /**
- * A remote bundle source for tests (issue 14): a real HTTP server in the test process serving `index.json` and
+ * A remote bundle source for tests: a real HTTP server in the test process serving `index.json` and
  * archives from memory, which a test changes, corrupts, rolls back, slows down and takes away; and a publisher that
  * compiles variants of the `conformance.transfer` fixture, packs them and signs the index, as `writ bundle` does.
  */

@@ -1,4 +1,4 @@
-// Opens many idle TCP connections to one server and holds them (issue 12, idle-connections.stress.test.ts), in a process of
+// Opens many idle TCP connections to one server and holds them (idle-connections.stress.test.ts), in a process of
 // its own so its file descriptors do not count against the test's. Usage: node idle-holder.mjs <port> <count>.
 // Half of the connections send one keep-alive request first, then stay idle; the others never send a byte.
 // Prints `opened <n> failed <m>` when every attempt settled, then `open <n>` for each line read on stdin.

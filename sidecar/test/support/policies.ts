@@ -1,6 +1,6 @@
 /**
  * Bundles for the sidecar's tests, compiled from DSL sources as an operator would: the conformance fixtures
- * (conformance/fixtures/policies, issue 7) and the shipped `payments.transfer`. Written once per process into a
+ * (conformance/fixtures/policies) and the shipped `payments.transfer`. Written once per process into a
  * temporary policies root.
  */
 import { rmSync } from "node:fs";
