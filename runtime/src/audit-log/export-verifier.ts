@@ -14,8 +14,10 @@
  * INVARIANT (nothing unverified passes): `finish` answers `valid` only when every line passed every check; otherwise
  * the failures name their line, and the position of the record or the size of the checkpoint, first by line.
  */
+import { VERDICT_STATUS } from "../attest/attestation.js";
 import type { TrustRoot } from "../attest/trust-root.js";
 import { verifyAttestation } from "../attest/verify.js";
+import type { Verdict } from "../ir/types.js";
 import type { PublicKey } from "../signing/keys.js";
 import { checkpointHash, verifyCheckpoint, type SignedCheckpoint } from "./checkpoint.js";
 import { entryLeafHash, isLogEntryKind, type LogEntryKind } from "./entry.js";
@@ -53,15 +55,39 @@ export interface ExportReport {
  */
 export type RecordCheck = (kind: LogEntryKind, record: unknown) => string | null;
 
-/** The check `writ audit verify` and the SDK run on each record: a decision's attestation carries a signature of a pinned key. */
+/**
+ * The check `writ audit verify` and the SDK run on each record: a decision's attestation carries a signature of a pinned
+ * key, and the record states what its attestation signs: the executionId, and the status of its verdict. A record
+ * forged into a trail before the log took it in (its leaf then hashes the forged body) is caught here, not by the log.
+ */
 export function decisionAttestationSigned(trustRoot: TrustRoot): RecordCheck {
   return (kind, record) => {
     if (kind !== "decision") return null;
     const attestation = (record as { attestation?: unknown } | null)?.attestation;
-    return verifyAttestation(attestation, { trustRoot }).checks.signature_verified
-      ? null
-      : "its attestation's signature does not verify against the pinned keys";
+    if (!verifyAttestation(attestation, { trustRoot }).checks.signature_verified)
+      return "its attestation's signature does not verify against the pinned keys";
+    return disagreement(record as DecisionFields, attestation as AttestedFields);
   };
+}
+
+interface DecisionFields {
+  readonly executionId?: unknown;
+  readonly status?: unknown;
+}
+
+/** What a signed attestation says of its decision: variant 1 nests the outcome, the legacy shape does not. */
+interface AttestedFields {
+  readonly executionId?: unknown;
+  readonly decision?: { readonly action?: unknown; readonly outcome?: { readonly action?: unknown } };
+}
+
+/** Why the record's own fields are not its attestation's; null when they are. */
+function disagreement(record: DecisionFields, attestation: AttestedFields): string | null {
+  if (record.executionId !== attestation.executionId) return "its executionId is not its attestation's";
+  const action = attestation.decision?.outcome?.action ?? attestation.decision?.action;
+  const status = typeof action === "string" && Object.hasOwn(VERDICT_STATUS, action) ? VERDICT_STATUS[action as Verdict].status : null;
+  if (record.status !== status) return `its status is not its attestation's verdict (${status ?? "none"})`;
+  return null;
 }
 
 export class ExportVerifier {

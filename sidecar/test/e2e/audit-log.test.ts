@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ExportVerifier,
   createTrustRoot,
+  decisionAttestationSigned,
   loadPublicKeyPem,
-  verifyAttestation,
   verifyConsistencyProof,
   verifyInclusionProof,
   type PublicKey,
@@ -87,18 +87,43 @@ describe("the audit record log over HTTP", () => {
       .trim()
       .split("\n")
       .map((line) => JSON.parse(line) as unknown);
-    const trustRoot = createTrustRoot("check", [key]);
-    const verifier = new ExportVerifier([key], (kind, record) => {
-      if (kind !== "decision") return null;
-      const { checks } = verifyAttestation((record as { attestation: unknown }).attestation, { trustRoot });
-      return checks.signature_verified ? null : "its attestation's signature does not verify";
-    });
+    const verifier = new ExportVerifier([key], decisionAttestationSigned(createTrustRoot("check", [key])));
     for (const line of lines) verifier.add(line);
     const report = verifier.finish();
     expect(report.failures).toEqual([]);
     expect(report).toMatchObject({ valid: true, logId: (await s.call("GET", "/health")).body.instanceId });
     expect(report.attestations).toBeGreaterThanOrEqual(6);
     expect(report.latest?.size).toBe(report.entries);
+  });
+
+  it("a decision record that does not state what its attestation signs fails the record check of `writ audit verify`", async () => {
+    // Records forged into the trail before the log took them in: their leaves hash the forged bodies, so only the check
+    // of each decision against its own attestation can tell.
+    const check = decisionAttestationSigned(createTrustRoot("check", [key]));
+    const approved = (await evaluate(TRANSFER_SIGNALS.approved)).body.attestation;
+    const pending = (await evaluate(TRANSFER_SIGNALS.pending)).body.attestation;
+    // The decision records as the export carries them, logged or not yet.
+    const exported = await (await fetch(`${s.url}/audit/export`, { headers: { authorization: `Bearer ${API_KEY}` } })).text();
+    const stored = exported
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { kind?: string; record?: string })
+      .flatMap((line) =>
+        line.kind === "decision" && line.record !== undefined ? [JSON.parse(line.record) as Record<string, unknown>] : [],
+      );
+    const records = [approved, pending].map((attestation: { executionId: string }) =>
+      stored.find((r) => r["executionId"] === attestation.executionId)!,
+    );
+    expect(records.map((r) => r["status"])).toEqual(["approved", "pending_override"]);
+    for (const record of records) expect(check("decision", record)).toBeNull();
+    const [a, p] = records as [Record<string, unknown>, Record<string, unknown>];
+    expect(check("decision", { ...a, status: "rejected" })).toBe("its status is not its attestation's verdict (approved)");
+    expect(check("decision", { ...p, status: "approved" })).toBe("its status is not its attestation's verdict (pending_override)");
+    expect(check("decision", { ...a, executionId: p["executionId"] })).toBe("its executionId is not its attestation's");
+    expect(check("decision", { ...a, attestation: p["attestation"] })).toBe("its executionId is not its attestation's");
+    expect(check("decision", { ...p, attestation: { ...(p["attestation"] as object), executionId: a["executionId"] } })).toBe(
+      "its attestation's signature does not verify against the pinned keys",
+    );
   });
 
   it("`writ audit verify` verifies the export and a proof offline, and names the line and position of a changed record", async () => {
