@@ -91,6 +91,15 @@ const FAILED: VerificationChecks = {
 };
 
 /**
+ * The executionId and verdict (`action`) an attestation states, read as `verifyAttestation` reads them (either shape);
+ * null when it is not an object. A field it lacks reads as "". Trust them only once its signature verified.
+ */
+export function attestedDecision(value: unknown): { readonly executionId: string; readonly action: string } | null {
+  const view = readView(value, []);
+  return view === null ? null : { executionId: view.executionId, action: view.outcome.action };
+}
+
+/**
  * Verifies an attestation of either shape against pinned keys. Every check runs, so the result says all
  * that is wrong at once; nothing here trusts a field before the signature over it has been checked, and
  * the signature is checked only against the trust root's key that `signerKeyId` names.

@@ -16,7 +16,7 @@
  */
 import { VERDICT_STATUS } from "../attest/attestation.js";
 import type { TrustRoot } from "../attest/trust-root.js";
-import { verifyAttestation } from "../attest/verify.js";
+import { attestedDecision, verifyAttestation } from "../attest/verify.js";
 import type { Verdict } from "../ir/types.js";
 import type { PublicKey } from "../signing/keys.js";
 import { checkpointHash, verifyCheckpoint, type SignedCheckpoint } from "./checkpoint.js";
@@ -66,7 +66,7 @@ export function decisionAttestationSigned(trustRoot: TrustRoot): RecordCheck {
     const attestation = (record as { attestation?: unknown } | null)?.attestation;
     if (!verifyAttestation(attestation, { trustRoot }).checks.signature_verified)
       return "its attestation's signature does not verify against the pinned keys";
-    return disagreement(record as DecisionFields, attestation as AttestedFields);
+    return disagreement(record as DecisionFields, attestation);
   };
 }
 
@@ -75,17 +75,11 @@ interface DecisionFields {
   readonly status?: unknown;
 }
 
-/** What a signed attestation says of its decision: variant 1 nests the outcome, the legacy shape does not. */
-interface AttestedFields {
-  readonly executionId?: unknown;
-  readonly decision?: { readonly action?: unknown; readonly outcome?: { readonly action?: unknown } };
-}
-
-/** Why the record's own fields are not its attestation's; null when they are. */
-function disagreement(record: DecisionFields, attestation: AttestedFields): string | null {
-  if (record.executionId !== attestation.executionId) return "its executionId is not its attestation's";
-  const action = attestation.decision?.outcome?.action ?? attestation.decision?.action;
-  const status = typeof action === "string" && Object.hasOwn(VERDICT_STATUS, action) ? VERDICT_STATUS[action as Verdict].status : null;
+/** Why the record's own fields are not what its attestation states; null when they are. */
+function disagreement(record: DecisionFields, attestation: unknown): string | null {
+  const attested = attestedDecision(attestation);
+  if (attested === null || record.executionId !== attested.executionId) return "its executionId is not its attestation's";
+  const status = Object.hasOwn(VERDICT_STATUS, attested.action) ? VERDICT_STATUS[attested.action as Verdict].status : null;
   if (record.status !== status) return `its status is not its attestation's verdict (${status ?? "none"})`;
   return null;
 }
