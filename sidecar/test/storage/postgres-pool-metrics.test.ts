@@ -187,8 +187,10 @@ if (unavailable !== null) {
           10_000,
           async () => (pid = (await database.pool.query<{ pid: number }>(running)).rows[0]?.pid) !== undefined,
         );
+        // Handled before the backend is terminated: the statement may fail while the termination's own answer is awaited.
+        const refused = expect(sleeping).rejects.toThrow(/terminating connection due to administrator command/);
         await database.pool.query("SELECT pg_terminate_backend($1)", [pid]);
-        await expect(sleeping).rejects.toThrow(/terminating connection due to administrator command/);
+        await refused;
         expect(poolStats(pool).errors).toBe(1);
       } finally {
         await pool.end();
