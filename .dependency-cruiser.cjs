@@ -1,9 +1,11 @@
 /**
  * The dependency direction of README.md ("What is here") and docs/runtime.md, checked on resolved imports:
- * runtime is the core and imports no other writ package; compiler, sidecar and sdk may import runtime;
- * conformance talks HTTP only. wire (the JSON bodies of both HTTP surfaces) is a leaf that imports nothing: sidecar,
- * sdk and conformance may import it; runtime does not (it keeps its own attestation types, checked against wire's
- * in sdk/test/wire-types.test.ts). Packages reach each other only through their public entry.
+ * runtime is the core; compiler, sidecar and sdk may import runtime; conformance talks HTTP only. wire (the JSON
+ * bodies of both HTTP surfaces) is a leaf that imports nothing: sidecar, sdk and conformance may import it; runtime
+ * imports its constants alone (`@writ/wire/constants`: the payload types, the provenance version, the policy id rule,
+ * the spec's error messages, declared there once), never its schemas (it keeps its own attestation types, checked
+ * against wire's in sdk/test/wire-types.test.ts, and loads no TypeBox). Packages reach each other only through their
+ * public entries.
  * compiler may import conformance: `writ conformance` is the conformance CLI behind the one `writ` binary.
  * language-server serves the compiler over LSP; the VS Code extension (editors/vscode) bundles the language server
  * and generates its grammar from the compiler's lexicon. The playground (a web page) bundles the compiler and the runtime
@@ -11,7 +13,8 @@
  */
 const packages = ["runtime", "wire", "compiler", "language-server", "sidecar", "sdk", "conformance", "editors/vscode", "playground"];
 const allowed = {
-  runtime: [],
+  // Only wire's constants entry (the rule `runtime-imports-only-wire-constants` below).
+  runtime: ["wire"],
   wire: [],
   compiler: ["runtime", "conformance"],
   "language-server": ["compiler"],
@@ -34,13 +37,47 @@ module.exports = {
       to: { path: `^(${packages.filter((p) => p !== from && !allowed[from].includes(p)).join("|")})/` },
     })),
     {
+      name: "runtime-imports-only-wire-constants",
+      comment: "runtime imports nothing of wire but its constants (@writ/wire/constants), which load no TypeBox",
+      severity: "error",
+      from: { path: "^runtime/" },
+      to: { path: "^wire/", pathNot: "^wire/src/constants\\.ts$" },
+    },
+    // A storage engine's driver is imported only in its folder (docs/storage-engines.md): everything that knows LMDB
+    // is in sidecar/src/storage/lmdb/, everything that knows PostgreSQL in sidecar/src/storage/postgres/. The runtime's
+    // LMDB replay store (`@writ/runtime/lmdb`, for embedded authorizers) reaches the sidecar through the LMDB folder only.
+    ...[
+      ["lmdb", "lmdb"],
+      ["pg", "postgres"],
+    ].map(([driver, engine]) => ({
+      name: `${driver}-only-in-storage-${engine}`,
+      comment: `the sidecar imports ${driver} only in sidecar/src/storage/${engine}/`,
+      severity: "error",
+      from: { path: "^sidecar/src/", pathNot: `^sidecar/src/storage/${engine}/` },
+      to: { path: driver === "lmdb" ? "(^|/)node_modules/lmdb/|^runtime/src/lmdb\\.ts$" : `(^|/)node_modules/${driver}/` },
+    })),
+    {
+      name: "no-pg-in-runtime",
+      comment: "the runtime knows no database server: fleet stores live in the sidecar's engine folders",
+      severity: "error",
+      from: { path: "^runtime/" },
+      to: { path: "(^|/)node_modules/pg/" },
+    },
+    {
       name: "through-the-public-entry",
       comment: "another package is imported by its name (@writ/x), never by a path into its sources",
       severity: "error",
       from: { path: `^(${packages.join("|")})/` },
       to: {
         path: `^(${packages.join("|")})/src/`,
-        pathNot: ["^$1/", "^[a-z-]+/src/index\\.ts$", "^runtime/src/lmdb\\.ts$", "^runtime/src/postgres\\.ts$"],
+        pathNot: [
+          "^$1/",
+          "^[a-z-]+/src/index\\.ts$",
+          "^runtime/src/lmdb\\.ts$",
+          "^runtime/src/replay-store\\.ts$",
+          "^runtime/src/testing\\.ts$",
+          "^wire/src/constants\\.ts$",
+        ],
       },
     },
     {

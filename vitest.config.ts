@@ -16,10 +16,12 @@ const E2E = ["**/*.e2e.test.ts"];
 export default defineConfig({
   resolve: {
     alias: {
-      // Before "@writ/runtime", which would also match it as a prefix.
+      // Before "@writ/runtime" and "@writ/wire", which would also match them as a prefix.
       "@writ/runtime/lmdb": here("./runtime/src/lmdb.ts"),
-      "@writ/runtime/postgres": here("./runtime/src/postgres.ts"),
+      "@writ/runtime/replay-store": here("./runtime/src/replay-store.ts"),
+      "@writ/runtime/testing": here("./runtime/src/testing.ts"),
       "@writ/runtime": here("./runtime/src/index.ts"),
+      "@writ/wire/constants": here("./wire/src/constants.ts"),
       "@writ/wire": here("./wire/src/index.ts"),
       "@writ/compiler": here("./compiler/src/index.ts"),
       "@writ/language-server": here("./language-server/src/index.ts"),

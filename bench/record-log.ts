@@ -9,7 +9,7 @@
  * Rounds alternate the contenders; medians are printed, with each cost as a share of the sidecar's CPU per response
  * (BENCH_REQUEST_US, default 285 µs: writ's per-response CPU at 50 connections, docs/benchmarks.md).
  *
- * Last, the scan a restart after a crash makes (lmdb-log-storage.ts, PENDING RECORDS: every stored record the log lacks is
+ * Last, the scan a restart after a crash makes (storage/lmdb/record-log-storage.ts, PENDING RECORDS: every stored record the log lacks is
  * taken in): BENCH_SCAN_RECORDS decisions written and sequenced, then the trail opened again as after a crash of the
  * process that wrote them; the open's time per stored record is printed.
  *
@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { executionFingerprint, loadSigningKeyPem } from "@writ/runtime";
 import { LmdbReplayStore } from "@writ/runtime/lmdb";
 import { open } from "lmdb";
-import { LmdbAuditLog } from "../sidecar/src/audit/lmdb-audit-log.js";
+import { LmdbAuditLog } from "../sidecar/src/storage/lmdb/audit-log.js";
 import { decision } from "../sidecar/test/audit/support.js";
 import { median } from "./sidecar/load.js";
 

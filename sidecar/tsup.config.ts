@@ -1,6 +1,11 @@
+import { copyFile, mkdir, readdir } from "node:fs/promises";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "tsup";
 
-export default defineConfig({
+const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
+
+export default defineConfig((cli) => ({
   entry: ["src/index.ts", "src/main.ts"],
   format: ["esm"],
   target: "node20",
@@ -12,4 +17,12 @@ export default defineConfig({
   dts: { entry: "src/index.ts", compilerOptions: { baseUrl: ".." } },
   clean: true,
   sourcemap: true,
-});
+  // The PostgreSQL migrations' SQL files, which storage/postgres/migrations.ts reads relative to its module: from
+  // <outDir>/migrations/ once bundled (every chunk is in the output folder itself).
+  onSuccess: async () => {
+    const from = here("./src/storage/postgres/migrations/");
+    const to = resolve(cli.outDir ?? here("./dist/"), "migrations");
+    await mkdir(to, { recursive: true });
+    for (const file of await readdir(from)) if (file.endsWith(".sql")) await copyFile(resolve(from, file), resolve(to, file));
+  },
+}));

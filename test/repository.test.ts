@@ -45,9 +45,13 @@ describe.each(rootPkg.workspaces.filter((ws) => ws !== EXTENSION && ws !== PLAYG
     expect(writDeps.filter((d) => !ALLOWED[ws]!.includes(d))).toEqual([]);
   });
 
-  it("is ESM with one public entry (the runtime adds its optional LMDB and PostgreSQL stores) and the same engines as the root", () => {
+  it("is ESM with one public entry (the runtime adds its LMDB store and a replay store author's kit; wire its constants alone) and the same engines as the root", () => {
     expect(pkg.type).toBe("module");
-    expect(Object.keys(pkg.exports)).toEqual(ws === "runtime" ? [".", "./lmdb", "./postgres"] : ["."]);
+    const entries: Readonly<Record<string, readonly string[]>> = {
+      runtime: [".", "./lmdb", "./replay-store", "./testing"],
+      wire: [".", "./constants"],
+    };
+    expect(Object.keys(pkg.exports)).toEqual(entries[ws] ?? ["."]);
     expect(pkg.engines.node).toBe(rootPkg.engines.node);
   });
 });

@@ -1,7 +1,8 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  // `@writ/wire/constants`: the fixed strings alone, which load no TypeBox (the runtime bundles them from there).
+  entry: ["src/index.ts", "src/constants.ts"],
   format: ["esm"],
   target: "node20",
   dts: true,

@@ -18,7 +18,7 @@
  */
 import { readFileSync } from "node:fs";
 import { executionFingerprint } from "@writ/runtime";
-import { PostgresReplayStore } from "@writ/runtime/postgres";
+import { PostgresReplayStore } from "../../sidecar/src/storage/postgres/replay-store.js";
 import pg from "pg";
 import { migrate } from "../../sidecar/src/storage/postgres/migrations.js";
 import { OUTSIDE_LOG_SCHEMA } from "../../sidecar/src/storage/postgres/outside-log.js";

@@ -1,6 +1,6 @@
 /**
  * Seeding a store with decisions, and arming it before each run, through the store's own write path: the sidecar's
- * backend (lmdb-backend.ts or postgres/backend.ts, opened as the sidecar opens it), its replay store's `consume` with the
+ * backend (storage/lmdb/backend.ts or postgres/backend.ts, opened as the sidecar opens it), its replay store's `consume` with the
  * decision's record, exactly as the `Authorizer` calls it (decisions.ts). On LMDB each consume's record is written in
  * its write transaction and held for the record log; on PostgreSQL one statement per batch of claims inserts the
  * entries, the records and the log's pending rows. WINDOW consumes are issued at once, so lmdb-js commits them in one

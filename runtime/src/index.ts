@@ -1,5 +1,7 @@
 /**
- * @writ/runtime: the core every other package builds on. It imports no other writ package.
+ * @writ/runtime: the core every other package builds on. Of the other writ packages it imports only the wire format's
+ * fixed strings (`@writ/wire/constants`: payload types, the provenance version, the policy id rule, the spec's error
+ * messages), which its build bundles.
  */
 export * from "./portable.js";
 export { sha256Hex } from "./canonical/digest.js";
@@ -129,6 +131,7 @@ export {
   type ReserveOptions,
   type ConsumeOptions,
   type ResolveOverrideOptions,
+  type StoreHealth,
 } from "./replay/store.js";
 export type {
   ConfirmationAuditRecord,

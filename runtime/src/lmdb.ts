@@ -10,5 +10,4 @@ export {
   DEFAULT_FLUSH_TIMEOUT_MS,
   DEFAULT_RECOVERY_HOLD_MS,
   type LmdbDurabilityOptions,
-  type StoreHealth,
 } from "./replay/lmdb-durability.js";

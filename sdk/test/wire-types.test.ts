@@ -1,10 +1,11 @@
 /**
- * The wire types (@writ/wire) against the runtime that produces what goes on the wire. The runtime imports no other
- * writ package, so it keeps its own declarations of the attestation, the signed evidence and the answers it builds;
- * these checks run when the suite is typechecked (`tsc`) and fail as soon as either side changes without the other.
- * Where a value travels both ways (an attestation is answered, then sent back to `/verify` or `/confirm-execution`
- * and handed to the runtime's verifiers) the two types must be equal; where the runtime only produces it, its type
- * must fit the wire's. The constants of @writ/wire are checked against the runtime's at run time as well.
+ * The wire types (@writ/wire) against the runtime that produces what goes on the wire. Of @writ/wire the runtime
+ * imports only the fixed strings (`@writ/wire/constants`, which loads no TypeBox), so it keeps its own declarations of
+ * the attestation, the signed evidence and the answers it builds; these checks run when the suite is typechecked
+ * (`tsc`) and fail as soon as either side changes without the other. Where a value travels both ways (an attestation
+ * is answered, then sent back to `/verify` or `/confirm-execution` and handed to the runtime's verifiers) the two types
+ * must be equal; where the runtime only produces it, its type must fit the wire's. The fixed strings are declared once,
+ * in @writ/wire's constants: nothing compares two copies of them, only that the runtime uses the wire's.
  */
 import { describe, expect, expectTypeOf, it } from "vitest";
 import * as Runtime from "@writ/runtime";
@@ -63,13 +64,9 @@ describe("the runtime's types are the wire's", () => {
     expectTypeOf<Runtime.ErrorAnswer["body"]>().toExtend<Wire.ErrorBody>();
   });
 
-  it("the fixed strings: payload types, the provenance version, the policy id rule and the spec's error messages", () => {
-    expectTypeOf<typeof Wire.PAYLOAD_TYPES>().toEqualTypeOf<typeof Runtime.PAYLOAD_TYPES>();
-    expectTypeOf<Wire.PayloadType>().toEqualTypeOf<Runtime.PayloadType>();
-    expectTypeOf<typeof Wire.PROVENANCE_VERSION>().toEqualTypeOf<typeof Runtime.PROVENANCE_VERSION>();
-    expect(Wire.PAYLOAD_TYPES).toEqual(Runtime.PAYLOAD_TYPES);
-    expect(Wire.PROVENANCE_VERSION).toBe(Runtime.PROVENANCE_VERSION);
-    expect(Wire.POLICY_ID_PATTERN).toBe(Runtime.POLICY_ID_PATTERN.source);
+  it("the fixed strings are the wire's own, and the runtime answers each of the spec's error messages under its name", () => {
+    // The runtime re-exports the wire's object (one declaration), not a copy of it.
+    expect(Runtime.PAYLOAD_TYPES).toBe(Wire.PAYLOAD_TYPES);
     for (const [code, message] of Object.entries(Wire.SPEC_ERRORS)) {
       expect(Runtime.isErrorCode(code) ? Runtime.ERROR_CODES[code].message : `no code ${code}`, code).toBe(message);
     }

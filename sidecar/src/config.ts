@@ -4,48 +4,16 @@
  * start on a guess.
  */
 import { readFileSync, statSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { resolve } from "node:path";
 import { DEFAULT_BUNDLE_LOAD_TIMEOUT_MS, LOG_ID_PATTERN } from "@writ/runtime";
 import { DAY_MS, DEFAULT_AUDIT_RETENTION, type AuditRetention, type RetentionLimit } from "./audit/retention.js";
 import { DEFAULT_CHECKPOINTS } from "./audit/record-log/checkpointer.js";
 import { DEFAULT_SECURITY_EVENT_LIMITS, type SecurityEventLimits } from "./audit/security-event-limiter.js";
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./http/connections.js";
+import { ConfigError, flag, integer, oneOf, path, text, type Env } from "./env.js";
+import { auditRefusal, storageConfig, type StorageConfig } from "./storage/storage-config.js";
 
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
-}
-
-export type Env = Readonly<Record<string, string | undefined>>;
-
-/** The shared database of a fleet (`SERVICE_STORE=postgres`, docs/fleet.md). */
-export interface DatabaseConfig {
-  /** `postgresql://…` from SERVICE_DATABASE_URL or the file SERVICE_DATABASE_URL_FILE names; a secret: never logged. */
-  readonly url: string;
-  readonly poolSize: number;
-  readonly statementTimeoutMs: number;
-  readonly connectTimeoutMs: number;
-  /** The server's `lock_timeout` on every connection: the longest wait for one lock. */
-  readonly lockTimeoutMs: number;
-  /**
-   * The server's `idle_in_transaction_session_timeout` on every pooled connection: a transaction that sends nothing this
-   * long (its client gone, or cut off by the network) is ended with its connection, and its locks released.
-   */
-  readonly idleInTransactionTimeoutMs: number;
-}
-
-/**
- * The defaults (docs/fleet.md, "Timeouts"). Every lock writ takes is held for one statement or one short transaction,
- * whose statements follow each other within milliseconds: the lock timeout, below the statement timeout, makes a wait
- * on a lock held elsewhere fail as what it is, and the idle limit gives back within seconds the locks of a transaction
- * whose client is gone (PostgreSQL's own default never does, and its TCP keepalive takes about 2 hours).
- */
-export const DEFAULT_DATABASE = {
-  poolSize: 10,
-  statementTimeoutMs: 5_000,
-  connectTimeoutMs: 5_000,
-  lockTimeoutMs: 3_000,
-  idleInTransactionTimeoutMs: 10_000,
-} as const;
+export { ConfigError, type Env };
 
 /** A remote bundle source (`SERVICE_BUNDLE_SOURCE_URL`, docs/bundles.md), in place of the policies root. */
 export interface BundleSourceConfig {
@@ -115,15 +83,12 @@ export interface SidecarConfig {
   readonly signingKeyFile: string | null;
   /** The directory of generated keys and, with the `lmdb` store, of the LMDB environment (replay, audit, Surface B). */
   readonly dataDir: string | null;
-  /** Where replay, audit and Surface B live: `lmdb` (embedded, the data dir) or `postgres` (shared by a fleet). */
-  readonly store: "lmdb" | "postgres";
-  /** Set exactly when `store` is `postgres`. */
-  readonly database: DatabaseConfig | null;
+  /** Where replay, audit and Surface B live (SERVICE_STORE): `lmdb` (embedded, the data dir) or `postgres` (a fleet's). */
+  readonly storage: StorageConfig;
   readonly host: string;
   /** null: the surface is off. */
   readonly portA: number | null;
   readonly portB: number | null;
-  readonly replayStore: "lmdb" | "postgres" | "memory" | "none";
   readonly audit: boolean;
   /** SPKI PEM files of the keys a `bundle.sig` must verify against. */
   readonly bundleKeyFiles: readonly string[];
@@ -170,13 +135,6 @@ export const MIN_API_KEY_LENGTH = 16;
 /** What a Bearer credential can hold (RFC 6750 `b64token`): a key with any other character can never be sent. */
 export const API_KEY_PATTERN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
-function text(env: Env, name: string): string | undefined {
-  const value = env[name];
-  if (value === undefined) return undefined;
-  if (value.trim() === "") throw new ConfigError(`${name} is set but empty; unset it or give it a value`);
-  return value;
-}
-
 function instanceId(env: Env): string | null {
   const value = text(env, "SERVICE_INSTANCE_ID");
   if (value === undefined) return null;
@@ -190,36 +148,6 @@ function port(env: Env, name: string, fallback: number): number | null {
   if (value === "off") return null;
   if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) {
     throw new ConfigError(`${name} must be a port number from 0 to 65535 or \`off\`, not \`${value}\``);
-  }
-  return Number(value);
-}
-
-function flag(env: Env, name: string, fallback: boolean): boolean {
-  const value = text(env, name);
-  if (value === undefined) return fallback;
-  if (value === "on" || value === "true" || value === "1") return true;
-  if (value === "off" || value === "false" || value === "0") return false;
-  throw new ConfigError(`${name} must be \`on\` or \`off\`, not \`${value}\``);
-}
-
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const value = text(env, name);
-  if (value === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(value)) {
-    throw new ConfigError(`${name} must be one of ${allowed.map((a) => `\`${a}\``).join(", ")}, not \`${value}\``);
-  }
-  return value as T;
-}
-
-function path(value: string | undefined, cwd: string): string | null {
-  return value === undefined ? null : isAbsolute(value) ? value : resolve(cwd, value);
-}
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const value = text(env, name);
-  if (value === undefined) return fallback;
-  if (!/^[0-9]+$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, not \`${value}\``);
   }
   return Number(value);
 }
@@ -254,63 +182,6 @@ function auditBounds(env: Env): Pick<SidecarConfig, "securityEvents" | "auditRet
       verifications: retentionLimit(env, "SERVICE_AUDIT_VERIFICATIONS", DEFAULT_AUDIT_RETENTION.verifications),
       security: retentionLimit(env, "SERVICE_AUDIT_SECURITY", DEFAULT_AUDIT_RETENTION.security),
     },
-  };
-}
-
-/**
- * SERVICE_DATABASE_URL, or the file SERVICE_DATABASE_URL_FILE names (one line, mode 0600 advised); never both. Read
- * alone by `writ-sidecar migrate`, which needs no API key.
- * @throws ConfigError
- */
-export function databaseConfig(env: Env, cwd: string = process.cwd()): DatabaseConfig {
-  const inline = text(env, "SERVICE_DATABASE_URL");
-  const file = path(text(env, "SERVICE_DATABASE_URL_FILE"), cwd);
-  if (inline !== undefined && file !== null)
-    throw new ConfigError("SERVICE_DATABASE_URL and SERVICE_DATABASE_URL_FILE are both set; choose one");
-  let url: string;
-  if (file !== null) {
-    try {
-      url = readFileSync(file, "utf8").trim();
-    } catch (e) {
-      throw new ConfigError(
-        `cannot read SERVICE_DATABASE_URL_FILE \`${file}\`: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      );
-    }
-    if (url === "") throw new ConfigError(`SERVICE_DATABASE_URL_FILE \`${file}\` is empty`);
-  } else if (inline !== undefined) {
-    url = inline.trim();
-  } else {
-    throw new ConfigError("SERVICE_STORE is `postgres` but neither SERVICE_DATABASE_URL nor SERVICE_DATABASE_URL_FILE is set");
-  }
-  // The URL is a secret (it may hold a password): errors name the variable, never the value.
-  let protocol: string;
-  try {
-    protocol = new URL(url).protocol;
-  } catch {
-    throw new ConfigError(
-      `${file === null ? "SERVICE_DATABASE_URL" : "SERVICE_DATABASE_URL_FILE's content"} is not a URL (expected postgresql://user@host:5432/database)`,
-    );
-  }
-  if (protocol !== "postgresql:" && protocol !== "postgres:") {
-    throw new ConfigError(
-      `${file === null ? "SERVICE_DATABASE_URL" : "SERVICE_DATABASE_URL_FILE's content"} must be a postgresql:// URL, not ${protocol}//…`,
-    );
-  }
-  return {
-    url,
-    poolSize: integer(env, "SERVICE_DATABASE_POOL_SIZE", DEFAULT_DATABASE.poolSize, 1, 1_000),
-    statementTimeoutMs: integer(env, "SERVICE_DATABASE_STATEMENT_TIMEOUT_MS", DEFAULT_DATABASE.statementTimeoutMs, 100, 600_000),
-    connectTimeoutMs: integer(env, "SERVICE_DATABASE_CONNECT_TIMEOUT_MS", DEFAULT_DATABASE.connectTimeoutMs, 100, 600_000),
-    lockTimeoutMs: integer(env, "SERVICE_DATABASE_LOCK_TIMEOUT_MS", DEFAULT_DATABASE.lockTimeoutMs, 100, 600_000),
-    // At least a second: a shorter limit would end the sidecar's own transactions whenever its event loop is held
-    // between two of their statements.
-    idleInTransactionTimeoutMs: integer(
-      env,
-      "SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS",
-      DEFAULT_DATABASE.idleInTransactionTimeoutMs,
-      1_000,
-      3_600_000,
-    ),
   };
 }
 
@@ -514,23 +385,10 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
     throw new ConfigError("SERVICE_SIGNING_KEY and SERVICE_SIGNING_KEY_FILE are both set; choose one");
   }
   if (signingKeyPem === null && signingKeyFile === null && dataDir !== null) signingKeyFile = resolve(dataDir, "signing.key");
-  const store = oneOf(env, "SERVICE_STORE", ["lmdb", "postgres"], "lmdb");
-  const database = store === "postgres" ? databaseConfig(env, cwd) : null;
-  if (store === "lmdb" && (env["SERVICE_DATABASE_URL"] !== undefined || env["SERVICE_DATABASE_URL_FILE"] !== undefined)) {
-    throw new ConfigError(
-      "SERVICE_DATABASE_URL is set but SERVICE_STORE is not `postgres`: set SERVICE_STORE=postgres to use the database",
-    );
-  }
-  const replayStore =
-    store === "postgres"
-      ? oneOf(env, "SERVICE_REPLAY_STORE", ["postgres"], "postgres")
-      : oneOf(env, "SERVICE_REPLAY_STORE", ["lmdb", "memory", "none"], dataDir === null ? "none" : "lmdb");
-  if (replayStore === "lmdb" && dataDir === null) {
-    throw new ConfigError("SERVICE_REPLAY_STORE is `lmdb` but SERVICE_DATA_DIR is not set: the LMDB store needs a directory");
-  }
-  const audit = flag(env, "SERVICE_AUDIT", store === "postgres" || dataDir !== null);
-  if (audit && store === "lmdb" && dataDir === null)
-    throw new ConfigError("SERVICE_AUDIT is on but SERVICE_DATA_DIR is not set: the audit trail needs a directory");
+  const storage = storageConfig(env, { cwd, dataDir });
+  const refusal = auditRefusal(storage);
+  const audit = flag(env, "SERVICE_AUDIT", refusal === null);
+  if (audit && refusal !== null) throw new ConfigError(refusal);
   const bundleKeys = text(env, "SERVICE_BUNDLE_KEYS");
   const bundleKeyFiles = bundleKeys === undefined ? [] : bundleKeys.split(",").map((f) => path(f.trim(), cwd)!);
   const requireSignedBundles = flag(env, "SERVICE_REQUIRE_SIGNED_BUNDLES", bundleKeyFiles.length > 0);
@@ -543,12 +401,10 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
     signingKeyPem,
     signingKeyFile,
     dataDir,
-    store,
-    database,
+    storage,
     host: text(env, "SERVICE_HOST") ?? "127.0.0.1",
     portA: port(env, "SERVICE_PORT", 8080),
     portB: port(env, "SERVICE_B_PORT", 8081),
-    replayStore,
     audit,
     bundleKeyFiles,
     requireSignedBundles,

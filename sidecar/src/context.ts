@@ -27,8 +27,9 @@ import { PolicyBundles } from "./bundles/policy-bundles.js";
 import { createLogger, lifecycleLog, type Logger } from "./observability/logger.js";
 import { startTracing, type Tracing } from "./observability/tracing.js";
 import { loadSodiumEngine } from "./sodium-engine.js";
+import { storageWhat } from "./storage/storage-config.js";
 import type { BackendReporters, PoolStats, StoreHealth } from "./storage/backend.js";
-import type { LmdbSpace } from "./storage/lmdb-space.js";
+import type { LmdbSpace } from "./storage/lmdb/space.js";
 import { openBackend } from "./storage/registry.js";
 import type { TrustRecordStore } from "./surface-b/record-store.js";
 
@@ -52,7 +53,7 @@ export interface SidecarContext {
   readonly trustRecords: TrustRecordStore | null;
   /** Whether the store takes writes: `store` in `GET /health`; null without a durable store. */
   storeHealth(): StoreHealth | null;
-  /** How much of the LMDB data file holds data, for `/metrics`; null without one (storage/lmdb-space.ts). */
+  /** How much of the LMDB data file holds data, for `/metrics`; null without one (storage/lmdb/space.ts). */
   storeSpace(): LmdbSpace | null;
   /** The database connection pool's counts, for `/metrics`; null without one (LMDB: storage/pool-stats.ts). */
   storePool(): PoolStats | null;
@@ -105,7 +106,7 @@ async function trustRootOf(config: SidecarConfig, key: SigningKey | null): Promi
 
 /** What the storage backend tells the operator, on the root logger. */
 function backendReporters(config: SidecarConfig, log: Logger): BackendReporters {
-  const store = config.store === "postgres" ? "database" : "data dir";
+  const store = storageWhat(config.storage);
   return {
     onAuditError: (error) => log.error({ err: error }, "audit failure: audit_db is false until audit writes succeed again"),
     onStoreHealth: (health: StoreHealth) =>

@@ -5,8 +5,8 @@
  * (docs/sidecar.md, "Logs"): a configuration error is one `fatal` line and exit code 2; a failure to start is exit
  * code 1.
  * `writ-sidecar migrate` and `writ-sidecar import-lmdb <data-dir>`: the fleet database's commands
- * (database-commands.ts, docs/fleet.md); `writ-sidecar compact <data-dir>`: a stopped sidecar's LMDB file rewritten
- * with the pages in use only (storage/lmdb-compact.ts); and `--help`, `--version` and a wrong argument: command-line
+ * (storage/postgres/commands.ts, docs/fleet.md); `writ-sidecar compact <data-dir>`: a stopped sidecar's LMDB file rewritten
+ * with the pages in use only (storage/lmdb/compact.ts); and `--help`, `--version` and a wrong argument: command-line
  * answers, in plain text like any other command's.
  */
 import pkg from "../package.json";
@@ -95,7 +95,7 @@ async function main(argv: readonly string[]): Promise<number> {
       return 2;
     }
     // Loaded here only: a sidecar on LMDB never loads pg.
-    const commands = await import("./database-commands.js");
+    const commands = await import("./storage/postgres/commands.js");
     return argv[0] === "migrate" ? commands.migrateCommand(process.env) : commands.importLmdbCommand(process.env, argv[1]!);
   }
   const unknown = argv.filter((a) => a !== "--dev");
@@ -112,7 +112,7 @@ async function compact(operands: readonly string[]): Promise<number> {
     process.stderr.write(`writ-sidecar: compact takes one argument, the data dir\n${USAGE}\n`);
     return 2;
   }
-  const { compactDataDir } = await import("./storage/lmdb-compact.js");
+  const { compactDataDir } = await import("./storage/lmdb/compact.js");
   try {
     await compactDataDir(operands[0]!, (line) => process.stdout.write(`writ-sidecar: ${line}\n`));
     return 0;

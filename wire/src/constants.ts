@@ -1,6 +1,7 @@
 /**
  * The only values of this package: strings fixed by the spec and by writ's signing format, which a client checks
- * answers against. sdk/test/wire-types.test.ts keeps them equal to the runtime's own.
+ * answers against. Declared here once: the runtime signs, verifies and answers with these (it imports this module as
+ * `@writ/wire/constants`, an entry of its own that imports nothing, so neither the runtime nor its clients load TypeBox).
  */
 
 /** `provenance.provenanceVersion` of a variant 1 attestation (spec 2.2, 9). */

@@ -1,3 +1,4 @@
+import { PROVENANCE_VERSION } from "@writ/wire/constants";
 import pkg from "../../package.json";
 import { MANIFEST_VERSION, SCHEMA_VERSION } from "../bundle/format.js";
 import { canonicalJson } from "../canonical/jcs.js";
@@ -7,8 +8,8 @@ import { PAYLOAD_TYPES } from "../signing/payload-types.js";
 import { signObject } from "../signing/sign.js";
 import type { Signer } from "./trust-root.js";
 
-/** The provenance version every attestation carries (spec 2.2). */
-export const PROVENANCE_VERSION = "SERVICE_PROVENANCE_V1" as const;
+/** The provenance version every attestation carries (spec 2.2): one of the wire format's fixed strings. */
+export { PROVENANCE_VERSION };
 /** The package version: named in attestations and manifests, not part of `runtimeHash`. */
 export const RUNTIME_VERSION: string = pkg.version;
 /** Schema versions this release reads; a minor release may add one. Checked per attestation (`schemaVersion`). */

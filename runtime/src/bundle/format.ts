@@ -1,3 +1,4 @@
+import { POLICY_ID_PATTERN as WIRE_POLICY_ID_PATTERN } from "@writ/wire/constants";
 import semver from "semver";
 import { canonicalJson } from "../canonical/jcs.js";
 import { sha256Hex } from "../canonical/digest.js";
@@ -44,8 +45,11 @@ export interface BundleSignature {
   readonly signature: string;
 }
 
-/** The policy id names a directory: lowercase segments joined by single `.`, `_` or `-`; never `..`. */
-export const POLICY_ID_PATTERN = /^[a-z0-9]+(?:[._-][a-z0-9]+)*$/;
+/**
+ * The policy id names a directory: lowercase segments joined by single `.`, `_` or `-`; never `..`. The rule is the
+ * wire format's (`POLICY_ID_PATTERN` of @writ/wire's constants, a JSON Schema pattern there).
+ */
+export const POLICY_ID_PATTERN = new RegExp(WIRE_POLICY_ID_PATTERN);
 
 /** A lowercase hex SHA-256, as in `files` and `bundle_hash`. */
 export const SHA256_HEX_PATTERN = /^[0-9a-f]{64}$/;

@@ -5,12 +5,14 @@
  *
  * Three kinds of entry:
  * - plain HTTP conditions (`UNAUTHORIZED`, `BODY_TOO_LARGE`, ...): the body is `{error: message}`; the spec's
- *   wording is kept exactly where the spec gives it, writ's own messages are lowercase;
+ *   wording is kept exactly where the spec gives it (`SPEC_ERRORS` of @writ/wire's constants, where the wire format's
+ *   fixed strings are declared), writ's own messages are lowercase;
  * - named codes (`INV-013`, `SYS-0xx`, `INTEGRITY_*`): they carry a default `context`, and the message starts
  *   with `[CODE@context]`, e.g. `[INV-013@replay] execution already consumed: use a new executionId`;
  * - signal validation codes (`VAL-*`, `carrier: "details"`): never a body of their own; they travel as
  *   `{code, signal, message}` inside the `details` of a 422 `Signal validation failed` body.
  */
+import { SPEC_ERRORS } from "@writ/wire/constants";
 import type { SignalError } from "../signals/validate.js";
 
 /** The HTTP statuses the service answers errors with. */
@@ -30,27 +32,27 @@ export interface ErrorCodeEntry {
 }
 
 const VAL = (meaning: string) =>
-  ({ status: 422, message: "Signal validation failed", retryable: false, meaning, carrier: "details" }) as const;
+  ({ status: 422, message: SPEC_ERRORS.SIGNAL_VALIDATION_FAILED, retryable: false, meaning, carrier: "details" }) as const;
 
 export const ERROR_CODES = {
   // 400
   BAD_REQUEST: {
     status: 400,
-    message: "Invalid request",
+    message: SPEC_ERRORS.BAD_REQUEST,
     retryable: false,
     meaning: "malformed body: not strict JSON, wrong member type, or both verifiedSignals and signals on /evaluate",
     carrier: "body",
   },
   MISSING_PROPERTY: {
     status: 400,
-    message: "body must have required property '<name>'",
+    message: SPEC_ERRORS.MISSING_PROPERTY,
     retryable: false,
     meaning: "a required request field is missing; <name> is the field",
     carrier: "body",
   },
   INVALID_BUSINESS_TRANSACTION_ID: {
     status: 400,
-    message: "businessTransactionId must be a valid UUID.",
+    message: SPEC_ERRORS.INVALID_BUSINESS_TRANSACTION_ID,
     retryable: false,
     meaning: "Surface B POST /execute: businessTransactionId is not a UUID (checked before any execution)",
     carrier: "body",
@@ -58,7 +60,7 @@ export const ERROR_CODES = {
   // 401
   UNAUTHORIZED: {
     status: 401,
-    message: "Unauthorized",
+    message: SPEC_ERRORS.UNAUTHORIZED,
     retryable: false,
     meaning: "Authorization header missing, or the Bearer key is none of the configured keys that open the route's scope (scoped keys)",
     carrier: "body",
@@ -73,7 +75,7 @@ export const ERROR_CODES = {
   },
   POLICY_NOT_FOUND: {
     status: 404,
-    message: "Policy not found",
+    message: SPEC_ERRORS.POLICY_NOT_FOUND,
     retryable: false,
     meaning: "the policy version does not exist (/evaluate with verifiedSignals, GET policy schema)",
     carrier: "body",
@@ -109,7 +111,7 @@ export const ERROR_CODES = {
   },
   PENDING_OVERRIDE_NOT_FOUND: {
     status: 404,
-    message: "Pending override not found",
+    message: SPEC_ERRORS.PENDING_OVERRIDE_NOT_FOUND,
     retryable: false,
     meaning: "no pending override for the executionId (POST /override)",
     carrier: "body",
@@ -145,7 +147,7 @@ export const ERROR_CODES = {
   // 409
   OVERRIDE_ALREADY_RESOLVED: {
     status: 409,
-    message: "Override already resolved",
+    message: SPEC_ERRORS.OVERRIDE_ALREADY_RESOLVED,
     retryable: false,
     meaning: "the pending override for the executionId was already approved or rejected",
     carrier: "body",
@@ -185,7 +187,7 @@ export const ERROR_CODES = {
   // 413
   BODY_TOO_LARGE: {
     status: 413,
-    message: "Request body too large",
+    message: SPEC_ERRORS.BODY_TOO_LARGE,
     retryable: false,
     meaning: "the request body is larger than 65,536 bytes",
     carrier: "body",
@@ -208,21 +210,21 @@ export const ERROR_CODES = {
   // 422: signal validation envelopes and the policy bundle
   SIGNAL_VALIDATION_FAILED: {
     status: 422,
-    message: "Signal validation failed",
+    message: SPEC_ERRORS.SIGNAL_VALIDATION_FAILED,
     retryable: false,
     meaning: "verifiedSignals fail the policy signalsSchema (/evaluate with verifiedSignals); VAL codes in details",
     carrier: "body",
   },
   SIGNALS_VALIDATION_FAILED: {
     status: 422,
-    message: "Signals validation failed",
+    message: SPEC_ERRORS.SIGNALS_VALIDATION_FAILED,
     retryable: false,
     meaning: "signals fail the policy signalsSchema (/execute, /evaluate dry run, /simulate); VAL codes in details",
     carrier: "body",
   },
   POLICY_BUNDLE_MISSING: {
     status: 422,
-    message: "Policy not found",
+    message: SPEC_ERRORS.POLICY_NOT_FOUND,
     retryable: false,
     meaning: "the policy bundle is missing from SERVICE_POLICIES_ROOT (/execute, /evaluate dry run, /simulate)",
     carrier: "body",
@@ -322,7 +324,7 @@ export const ERROR_CODES = {
   // 429
   RATE_LIMITED: {
     status: 429,
-    message: "Rate limit exceeded",
+    message: SPEC_ERRORS.RATE_LIMITED,
     retryable: true,
     meaning: "more than 100 requests per minute to POST /execute; the body adds limit, remaining and reset",
     carrier: "body",
@@ -330,7 +332,7 @@ export const ERROR_CODES = {
   // 500
   EVALUATION_FAILED: {
     status: 500,
-    message: "Evaluation failed",
+    message: SPEC_ERRORS.EVALUATION_FAILED,
     retryable: true,
     meaning: "unexpected runtime error during evaluate",
     carrier: "body",
@@ -352,7 +354,7 @@ export const ERROR_CODES = {
   },
   RUNTIME_NOT_CONFIGURED: {
     status: 503,
-    message: "Governed execution runtime not configured",
+    message: SPEC_ERRORS.RUNTIME_NOT_CONFIGURED,
     retryable: true,
     meaning: "signer, verifier or replay store not configured",
     carrier: "body",
@@ -390,12 +392,12 @@ export interface ErrorBody {
 }
 
 export interface SignalValidationBody {
-  readonly error: "Signal validation failed" | "Signals validation failed";
+  readonly error: typeof SPEC_ERRORS.SIGNAL_VALIDATION_FAILED | typeof SPEC_ERRORS.SIGNALS_VALIDATION_FAILED;
   readonly details: readonly SignalError[];
 }
 
 export interface RateLimitedBody {
-  readonly error: "Rate limit exceeded";
+  readonly error: typeof SPEC_ERRORS.RATE_LIMITED;
   readonly limit: number;
   readonly remaining: number;
   /** Unix timestamp (seconds) when the window resets. */

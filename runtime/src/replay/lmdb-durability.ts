@@ -21,6 +21,7 @@
  */
 import type { Database, RootDatabase } from "lmdb";
 import { StoreUnavailableError } from "./errors.js";
+import type { StoreHealth } from "./store.js";
 
 /** Past this, a flush that has not completed is taken as a failure of the data dir (default of `flushTimeoutMs`). */
 export const DEFAULT_FLUSH_TIMEOUT_MS = 10_000;
@@ -32,14 +33,6 @@ export const DEFAULT_RECOVERY_HOLD_MS = 5_000;
 const PROBE_DB = "writ-health";
 /** How often the flush watchdog looks at the oldest waiter (at most; less when the timeout is shorter). */
 const WATCHDOG_INTERVAL_MS = 1_000;
-
-export interface StoreHealth {
-  readonly ok: boolean;
-  /** Why it is not ok: the last failure's message; null when ok. */
-  readonly problem: string | null;
-  /** ISO 8601: since when it is failing; null when ok. */
-  readonly since: string | null;
-}
 
 export interface LmdbDurabilityOptions {
   readonly flushTimeoutMs?: number;

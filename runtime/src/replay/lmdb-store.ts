@@ -337,7 +337,7 @@ export class LmdbReplayStore implements ReplayStore {
    * environment, where lmdb-js 3.5.6 crashes the process (a close waits for prefetches already started).
    */
   #prefetch(fingerprint: string): void {
-    // Not while commits fail (sidecar audit/prefetch.ts, INVARIANT (no prefetch while commits fail)).
+    // Not while commits fail (sidecar storage/lmdb/prefetch.ts, INVARIANT (no prefetch while commits fail)).
     if (this.#durability.health().ok) void this.#db.prefetch([fingerprint]);
   }
 

@@ -105,3 +105,12 @@ export interface ReplayStore {
 
 export const RESERVATION_TTL_MS = 300_000;
 export const FAILED_TTL_MS = 30_000;
+
+/** Whether a durable store takes writes (`store` in the sidecar's `GET /health`): any engine reports it so. */
+export interface StoreHealth {
+  readonly ok: boolean;
+  /** Why it is not ok: the last failure's message; null when ok. */
+  readonly problem: string | null;
+  /** ISO 8601: since when it is failing; null when ok. */
+  readonly since: string | null;
+}

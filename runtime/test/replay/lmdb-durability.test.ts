@@ -6,7 +6,8 @@
 import type { RootDatabase } from "lmdb";
 import { describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../../src/replay/errors.js";
-import { LmdbDurability, type StoreHealth } from "../../src/replay/lmdb-durability.js";
+import { LmdbDurability } from "../../src/replay/lmdb-durability.js";
+import type { StoreHealth } from "../../src/replay/store.js";
 
 /** A root whose `flushed` is whatever the test sets, and whose probe writes succeed or fail as the test says. */
 function scriptedRoot() {

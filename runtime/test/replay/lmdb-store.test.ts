@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReplayStoreClosedError } from "../../src/replay/errors.js";
 import { LmdbReplayStore } from "../../src/replay/lmdb-store.js";
 import type { TransitionRecord } from "../../src/replay/records.js";
-import { T0, into, ok, replayStoreContract } from "./contract.js";
+import { T0, into, ok, replayStoreContract } from "../../src/testing/replay-contract.js";
 import { storedIndex } from "./lmdb-support.js";
 
 async function tempDir(): Promise<string> {

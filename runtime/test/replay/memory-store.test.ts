@@ -3,7 +3,7 @@ import { ReplayCapacityError } from "../../src/replay/errors.js";
 import { DEFAULT_MEMORY_CAPACITY, MemoryReplayStore } from "../../src/replay/memory-store.js";
 import { RESERVATION_TTL_MS } from "../../src/replay/store.js";
 import type { TransitionRecord } from "../../src/replay/records.js";
-import { T0, into, ok, replayStoreContract } from "./contract.js";
+import { T0, into, ok, replayStoreContract } from "../../src/testing/replay-contract.js";
 
 replayStoreContract("MemoryReplayStore", async () => {
   const records: TransitionRecord[] = [];

@@ -36,8 +36,6 @@ export interface ServerOptions {
   readonly tracing: Tracing | null;
   /** Called on each refused key: the audit's security event. Never given the key. */
   readonly onUnauthorized?: (request: FastifyRequest) => void;
-  /** Routes whose failures are logged as `execute:failure` (spec 6). */
-  readonly executionRoutes?: readonly string[];
   /** Timeouts and the socket cap (connections.ts). */
   readonly connections: ConnectionLimits;
 }
@@ -145,10 +143,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
     if (!authorized(request)) throw unauthorized(request);
   });
 
-  const executionRoutes = new Set(options.executionRoutes ?? []);
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const answer = toHttpError(error);
-    if (executionRoutes.has(`${request.method} ${request.routeOptions.url ?? ""}`) && answer.statusCode !== 401) {
+    if (request.routeOptions.config.execution === true && answer.statusCode !== 401) {
       request.log.warn(
         { error: answer.body.error, code: answer.code, status: answer.statusCode, ...decisionFields(request.decision) },
         "execute:failure",

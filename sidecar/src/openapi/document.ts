@@ -1,21 +1,21 @@
 /**
- * The OpenAPI 3.1 document of a surface, made from its operations (surface-a-api.ts, surface-b-api.ts), its scope
- * table (http/scopes.ts) and the runtime's error table. docs/openapi/ holds the documents as made here
- * (`npm run openapi`); the sidecar serves them (openapi/routes.ts).
+ * The OpenAPI 3.1 document of a surface, made from its declared routes (http/route.ts) and the runtime's error table.
+ * docs/openapi/ holds the documents as made here (`npm run openapi`); the sidecar serves them (openapi/routes.ts).
  */
 import { ERROR_CODES, type BodyErrorCode } from "@writ/runtime";
 import { ErrorBody, InvalidRequestErrorBody, RateLimitedErrorBody, SignalValidationErrorBody, type TSchema } from "@writ/wire";
 import pkg from "../../package.json";
-import { accessOf, type Access, type RouteScopes } from "../http/scopes.js";
+import type { Access } from "../http/access.js";
+import type { RouteDeclaration, RouteInputs } from "../http/route.js";
 import { Components, type Json } from "./components.js";
-import type { Api, Operation } from "./operation.js";
 
+/** A surface (http/route.ts's `Surface`) and what its document says of it as a whole. */
 export interface SurfaceDescription {
   readonly title: string;
   readonly description: string;
-  readonly api: Api;
-  readonly scopes: RouteScopes;
-  /** Every GET route also answers HEAD (fastify's default), and the document says so operation by operation. */
+  /** Its routes, in the document's order. */
+  readonly routes: readonly RouteDeclaration[];
+  /** Every GET route also answers HEAD, and the document says so operation by operation. */
   readonly headOfEveryGet: boolean;
 }
 
@@ -41,35 +41,42 @@ function bodyOf(code: BodyErrorCode): TSchema {
   return ErrorBody;
 }
 
-/** What a 400 `Invalid request` of `operation` is about: the inputs it has (the table's meaning is the body's). */
-function malformed(method: string, operation: Operation): string {
+/** Every input of `route`, whether fastify or its handler checks it: the document shows them alike. */
+function inputsOf(route: RouteDeclaration): RouteInputs {
+  return { ...route.schema, ...route.checkedByHandler };
+}
+
+/** What a 400 `Invalid request` of `route` is about: the inputs it has (the table's meaning is the body's). */
+function malformed(route: RouteDeclaration): string {
+  const { body, querystring, params } = inputsOf(route);
   const what = [
-    ...(method === "POST"
-      ? [operation.body === undefined ? "the body is not strict JSON" : "the body is not strict JSON or does not match its schema"]
+    ...(route.method === "POST"
+      ? [body === undefined ? "the body is not strict JSON" : "the body is not strict JSON or does not match its schema"]
       : []),
-    ...(operation.query === undefined ? [] : ["a query parameter is unknown, repeated or out of its bounds"]),
-    ...(operation.params === undefined ? [] : ["a path parameter cannot be read or is out of its bounds"]),
+    ...(querystring === undefined ? [] : ["a query parameter is unknown, repeated or out of its bounds"]),
+    ...(params === undefined ? [] : ["a path parameter cannot be read or is out of its bounds"]),
   ];
   return `${what.join("; ")}; \`details\` says what and where`;
 }
 
 /** A code as a line of its status's description: its message as sent, and what it means. */
-function lineOf(code: BodyErrorCode, method: string, operation: Operation): string {
+function lineOf(code: BodyErrorCode, route: RouteDeclaration): string {
   const entry = ERROR_CODES[code];
   const message = "context" in entry ? `[${code}@${entry.context}] ${entry.message}` : entry.message;
-  return `- \`${message}\` (${code}): ${code === "BAD_REQUEST" ? malformed(method, operation) : entry.meaning}`;
+  return `- \`${message}\` (${code}): ${code === "BAD_REQUEST" ? malformed(route) : entry.meaning}`;
 }
 
 const TABLE_ORDER = Object.keys(ERROR_CODES);
 
-/** Every error code `operation` answers: its own and those of every route with its inputs and access. */
-function errorsOf(method: string, operation: Operation, access: Access): BodyErrorCode[] {
-  const codes = new Set<BodyErrorCode>(operation.errors ?? []);
-  if (access !== "public") codes.add("UNAUTHORIZED");
+/** Every error code `route` answers: its own and those of every route with its inputs and access. */
+function errorsOf(route: RouteDeclaration): BodyErrorCode[] {
+  const { body, querystring, params } = inputsOf(route);
+  const codes = new Set<BodyErrorCode>(route.errors ?? []);
+  if (route.scope !== "public") codes.add("UNAUTHORIZED");
   // Any POST has its body parsed, whether the route reads it or not.
-  if (method === "POST") codes.add("BAD_REQUEST").add("BODY_TOO_LARGE");
-  if (operation.body !== undefined) codes.add("MISSING_PROPERTY");
-  if (operation.query !== undefined || operation.params !== undefined) codes.add("BAD_REQUEST");
+  if (route.method === "POST") codes.add("BAD_REQUEST").add("BODY_TOO_LARGE");
+  if (body !== undefined) codes.add("MISSING_PROPERTY");
+  if (querystring !== undefined || params !== undefined) codes.add("BAD_REQUEST");
   codes.add("INTERNAL_ERROR");
   return [...codes].sort((a, b) => TABLE_ORDER.indexOf(a) - TABLE_ORDER.indexOf(b));
 }
@@ -80,16 +87,15 @@ function contentOf(schemas: readonly TSchema[], components: Components): Json {
   return { "application/json": { schema } };
 }
 
-function responsesOf(method: string, operation: Operation, errors: readonly BodyErrorCode[], components: Components): Json {
-  const answers = operation.answers;
+function responsesOf(route: RouteDeclaration, components: Components): Json {
+  const { answers } = route;
+  const errors = errorsOf(route);
   const statuses = new Set([...Object.keys(answers).map(Number), ...errors.map((code) => ERROR_CODES[code].status)]);
   const responses: Record<string, Json> = {};
   for (const status of [...statuses].sort((a, b) => a - b)) {
     const answer = answers[status];
     const codes = errors.filter((code) => ERROR_CODES[code].status === status);
-    const description = [answer?.description, ...codes.map((code) => lineOf(code, method, operation))]
-      .filter((line) => line !== undefined)
-      .join("\n");
+    const description = [answer?.description, ...codes.map((code) => lineOf(code, route))].filter((line) => line !== undefined).join("\n");
     if (answer?.text !== undefined) {
       responses[String(status)] = { description, content: { [answer.text]: { schema: { type: "string" } } } };
       continue;
@@ -150,23 +156,22 @@ export function openApiDocument(surface: SurfaceDescription): Json {
   const paths: Record<string, Record<string, Json>> = {};
   const tags: string[] = [];
   const schemes = new Set<Exclude<Access, "public">>();
-  for (const [route, operation] of Object.entries(surface.api)) {
-    const [method = "", pattern = ""] = route.split(" ");
-    const access = accessOf(surface.scopes, method, pattern);
-    if (access === undefined) throw new Error(`${route} has no scope in http/scopes.ts`);
-    if (access !== "public") schemes.add(access);
-    if (!tags.includes(operation.tag)) tags.push(operation.tag);
-    const parameters = [...parametersOf(operation.params, "path", components), ...parametersOf(operation.query, "query", components)];
-    const operations = (paths[pathOf(pattern)] ??= {});
+  for (const route of surface.routes) {
+    const { method, url, scope } = route;
+    const { body, querystring, params } = inputsOf(route);
+    if (scope !== "public") schemes.add(scope);
+    if (!tags.includes(route.tag)) tags.push(route.tag);
+    const parameters = [...parametersOf(params, "path", components), ...parametersOf(querystring, "query", components)];
+    const operations = (paths[pathOf(url)] ??= {});
     operations[method.toLowerCase()] = {
-      operationId: operationIdOf(method, pattern),
-      summary: operation.summary,
-      ...(operation.description === undefined ? {} : { description: operation.description }),
-      tags: [operation.tag],
-      security: access === "public" ? [] : [{ [SCHEMES[access].name]: [] }],
+      operationId: operationIdOf(method, url),
+      summary: route.summary,
+      ...(route.description === undefined ? {} : { description: route.description }),
+      tags: [route.tag],
+      security: scope === "public" ? [] : [{ [SCHEMES[scope].name]: [] }],
       ...(parameters.length === 0 ? {} : { parameters }),
-      ...(operation.body === undefined ? {} : { requestBody: { required: true, content: contentOf([operation.body], components) } }),
-      responses: responsesOf(method, operation, errorsOf(method, operation, access), components),
+      ...(body === undefined ? {} : { requestBody: { required: true, content: contentOf([body], components) } }),
+      responses: responsesOf(route, components),
     };
     if (method === "GET" && surface.headOfEveryGet) operations["head"] = headOf(operations["get"] as Readonly<Record<string, Json>>);
   }

@@ -1,9 +1,8 @@
 /** The OpenAPI documents of both surfaces, as docs/openapi/ holds them and `GET /openapi/<name>.json` serves them. */
-import { SURFACE_A_SCOPES, SURFACE_B_SCOPES } from "../http/scopes.js";
+import { SURFACE_A } from "../surface-a/routes.js";
+import { SURFACE_B } from "../surface-b/routes.js";
 import type { Json } from "./components.js";
 import { openApiDocument } from "./document.js";
-import { SURFACE_A_API } from "./surface-a-api.js";
-import { SURFACE_B_API } from "./surface-b-api.js";
 
 const CONVENTIONS =
   "Bodies are strict JSON in UTF-8 (duplicate keys, lone surrogates and unsafe numbers are 400s), at most 65,536 bytes (413 above). Request bodies are closed: a member not named is a 400. Every error answer is a body of the error table (docs/errors.md); a route that does not exist is 404 with a key, 401 without one.";
@@ -13,17 +12,13 @@ export const OPENAPI_DOCUMENTS = {
     openApiDocument({
       title: "writ Surface A",
       description: `The governance server of writ (docs/sidecar.md): decisions (evaluate and its dry run, the legacy execute, simulate), overrides, execution confirmations, verification, the audit trail and its tamper-evident record log, metrics and the operator's routes. ${CONVENTIONS}`,
-      api: SURFACE_A_API,
-      scopes: SURFACE_A_SCOPES,
-      headOfEveryGet: true,
+      ...SURFACE_A,
     }),
   "surface-b": (): Json =>
     openApiDocument({
       title: "writ Surface B",
       description: `The business-transaction API of writ (docs/surface-b.md): a Business Transaction executed into a signed Execution Trust Record, its verifications and receipts. ${CONVENTIONS} Exactly these routes exist; HEAD and OPTIONS are 404. Its document is served on Surface A (\`GET /openapi/surface-b.json\`).`,
-      api: SURFACE_B_API,
-      scopes: SURFACE_B_SCOPES,
-      headOfEveryGet: false,
+      ...SURFACE_B,
     }),
 } as const;
 

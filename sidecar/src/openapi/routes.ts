@@ -1,22 +1,39 @@
 /**
- * `GET /openapi/surface-a.json` and `GET /openapi/surface-b.json` on Surface A, without a key (http/scopes.ts): the
- * documents describe the API of every writ sidecar of this version, not this one's configuration or data. Surface B
- * serves exactly its spec's routes, so its document is served here. Each is made once per process, when first asked
- * for: not at start, which it would slow for a route seldom called.
+ * `GET /openapi/surface-a.json` and `GET /openapi/surface-b.json` on Surface A, without a key: the documents describe
+ * the API of every writ sidecar of this version, and reveal nothing of this one's configuration or data, for the tools
+ * that read them without credentials. Surface B serves exactly its spec's routes, so its document is served here.
+ * Each is made once per surface, when first asked for: not at start, which it would slow for a route seldom called.
  */
-import type { FastifyInstance } from "fastify";
-import { OPENAPI_DOCUMENTS, openApiText, type OpenApiDocumentName } from "./documents.js";
+import { JsonObject } from "@writ/wire";
+import { defineRoute, type Route } from "../http/route.js";
 
-const made = new Map<OpenApiDocumentName, string>();
+/** The documents served, each a document of openapi/documents.ts. */
+const SERVED = ["surface-a", "surface-b"] as const;
 
-function textOf(name: OpenApiDocumentName): string {
-  let text = made.get(name);
-  if (text === undefined) made.set(name, (text = openApiText(name)));
-  return text;
+/**
+ * What the routes are made with: a document's text, as docs/openapi/ holds it (openapi/documents.ts, which is made of
+ * the routes it describes, these included).
+ */
+export interface OpenApiTexts {
+  readonly openApiText: (name: (typeof SERVED)[number]) => string;
 }
 
-export function openApiRoutes(app: FastifyInstance): void {
-  for (const name of Object.keys(OPENAPI_DOCUMENTS) as OpenApiDocumentName[]) {
-    app.get(`/openapi/${name}.json`, async (_request, reply) => reply.type("application/json; charset=utf-8").send(textOf(name)));
-  }
+function documentRoute(name: (typeof SERVED)[number]): Route<OpenApiTexts> {
+  return defineRoute<OpenApiTexts>(
+    {
+      method: "GET",
+      url: `/openapi/${name}.json`,
+      scope: "public",
+      summary: `The OpenAPI 3.1 document of ${name}`,
+      description: `The same document as \`docs/openapi/${name}.json\` of the writ repository (made by \`npm run openapi\`).`,
+      tag: "service",
+      answers: { 200: { description: "The document.", schema: JsonObject } },
+    },
+    ({ openApiText }) => {
+      let text: string | undefined;
+      return async (_request, reply) => reply.type("application/json; charset=utf-8").send((text ??= openApiText(name)));
+    },
+  );
 }
+
+export const DOCUMENT_ROUTES = SERVED.map(documentRoute);

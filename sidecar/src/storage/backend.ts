@@ -8,10 +8,9 @@
  * - `postgres`: one database shared by every sidecar of a fleet; a decision's record is inserted by the same SQL
  *   statement that consumes the execution.
  */
-import type { BundlePins, ReplayStore, SigningKey } from "@writ/runtime";
-import type { StoreHealth } from "@writ/runtime/lmdb";
+import type { BundlePins, ReplayStore, SigningKey, StoreHealth } from "@writ/runtime";
 import type { AuditLog } from "../audit/types.js";
-import type { LmdbSpace } from "./lmdb-space.js";
+import type { LmdbSpace } from "./lmdb/space.js";
 import type { PoolStats } from "./pool-stats.js";
 import type { SidecarConfig } from "../config.js";
 import type { TrustRecordStore } from "../surface-b/record-store.js";
@@ -36,7 +35,7 @@ export interface StorageBackend {
   health(): StoreHealth | null;
   /** The database connection pool's counts, for `/metrics`; null without a pool (LMDB). */
   pool(): PoolStats | null;
-  /** How much of the LMDB data file holds data (lmdb-space.ts), for `/metrics`; null without a data file. */
+  /** How much of the LMDB data file holds data (storage/lmdb/space.ts), for `/metrics`; null without a data file. */
   space(): LmdbSpace | null;
   /** Stops timers, waits for writes under way, closes what the backend opened. */
   close(): Promise<void>;
@@ -53,9 +52,13 @@ export interface BackendReporters {
   readonly onWarning?: (message: string) => void;
 }
 
-/** `signingKey`: the sidecar's signing key, which signs the audit record log's checkpoints; null: none are signed. */
-export type BackendOpener = (
+/**
+ * Opens an engine's backend: `storage` is its own part of the configuration (storage-config.ts), `config` the rest;
+ * `signingKey`: the sidecar's signing key, which signs the audit record log's checkpoints; null: none are signed.
+ */
+export type BackendOpener<S> = (
   config: SidecarConfig,
+  storage: S,
   reporters: BackendReporters,
   notices: string[],
   signingKey: SigningKey | null,

@@ -3,7 +3,7 @@
  * (docs/audit.md, "One log per sidecar instance"). It must stay the same across restarts, or a restarted sidecar starts
  * a new log (the old one stays readable, and is taken over by another sidecar once stale). In order:
  * `SERVICE_INSTANCE_ID`; the id kept in the data dir (`instance-id`, made once); the host name, made a log id.
- * (On LMDB the instance id is kept in the data dir's environment: lmdb-log-storage.ts.)
+ * (On LMDB the instance id is kept in the data dir's environment: storage/lmdb/record-log-storage.ts.)
  */
 import { randomUUID } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";

@@ -1,22 +1,19 @@
 /**
  * Surface A, the governance server (spec 4.1), built but not listening: `buildSurfaceA(ctx).inject()` in tests,
- * `listen()` in `startSidecar`.
+ * `listen()` in `startSidecar`. Its routes are declared in routes.ts.
  */
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance } from "fastify";
 import { rateLimitedBody } from "@writ/runtime";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError } from "../http/errors.js";
+import { registerRoutes } from "../http/register-routes.js";
 import { SURFACE_A_SCOPES } from "../http/scopes.js";
 import { createServer } from "../http/server.js";
 import type { Metrics } from "../metrics.js";
-import { openApiRoutes } from "../openapi/routes.js";
-import { adminRoutes } from "./admin-routes.js";
-import { attestationRoutes } from "./attestations.js";
-import { auditLogRoutes } from "./audit-log-routes.js";
-import { auditRoutes } from "./audit-routes.js";
-import { decisionRoutes } from "./decisions.js";
-import { runtimeInfoRoutes } from "./runtime-info.js";
+import { openApiText } from "../openapi/documents.js";
+import { abandonBundleLoadsOnClose } from "./bundle-refusals.js";
+import { SURFACE_A } from "./routes.js";
 import { recordAuthenticationFailure, securityEvent } from "./security-events.js";
 
 export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Promise<FastifyInstance> {
@@ -29,11 +26,11 @@ export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Prom
     tracing: ctx.tracing,
     connections: ctx.config.connections,
     onUnauthorized: recordAuthenticationFailure(ctx.audit),
-    executionRoutes: ["POST /evaluate", "POST /execute"],
   });
   metrics.instrument(app, "a");
   app.addHook("onResponse", async () => ctx.audit.countApiCall());
 
+  // Before the routes: the plugin reads a route's `config.rateLimit` as the route is registered.
   await app.register(rateLimit, {
     global: false,
     // After authentication and body parsing: an unauthenticated caller cannot spend a client's budget.
@@ -46,12 +43,7 @@ export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Prom
       ctx.audit.recordSecurityEvent(securityEvent(request, "rate_limited", "more than 100 POST /execute in a minute")),
   });
 
-  decisionRoutes(app, ctx);
-  attestationRoutes(app, ctx);
-  runtimeInfoRoutes(app, ctx, metrics);
-  auditRoutes(app, ctx);
-  auditLogRoutes(app, ctx);
-  adminRoutes(app, ctx);
-  openApiRoutes(app);
+  abandonBundleLoadsOnClose(app, ctx);
+  registerRoutes(app, SURFACE_A, { ctx, metrics, openApiText });
   return app;
 }

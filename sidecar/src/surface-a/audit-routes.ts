@@ -2,11 +2,11 @@
  * The audit endpoints (spec 4.1): decisions with filters and paging, one decision with its override and
  * confirmation, the stats, and the security events. Query defaults and maximums: docs/audit.md.
  */
-import type { FastifyInstance } from "fastify";
-import { DecisionParams } from "@writ/wire";
+import { AuditStats, DecisionDetail, DecisionList, DecisionParams, DecisionQuery, SecurityEventList, SecurityEventQuery } from "@writ/wire";
 import { parseDecisionQuery, parseSecurityQuery, QueryError } from "../audit/query.js";
-import type { SidecarContext } from "../context.js";
 import { SidecarHttpError, invalidRequest } from "../http/errors.js";
+import { defineRoute } from "../http/route.js";
+import type { SurfaceADependencies } from "./dependencies.js";
 
 /** `parse`, with a QueryError answered 400 (the other audit routes share it). */
 export function parsed<T>(parse: () => T): T {
@@ -18,23 +18,70 @@ export function parsed<T>(parse: () => T): T {
   }
 }
 
-export function auditRoutes(app: FastifyInstance, ctx: SidecarContext): void {
-  app.get("/audit/decisions", async (request) => {
-    const query = parsed(() => parseDecisionQuery(request.query as Record<string, unknown>));
-    return ctx.audit.listDecisions(query);
-  });
+export const DECISIONS = defineRoute<SurfaceADependencies>(
+  {
+    method: "GET",
+    url: "/audit/decisions",
+    scope: "reading",
+    summary: "Audited decisions, newest first, with filters and paging",
+    tag: "audit",
+    checkedByHandler: { querystring: DecisionQuery },
+    answers: { 200: { description: "The decisions.", schema: DecisionList } },
+  },
+  ({ ctx }) =>
+    async (request) => {
+      const query = parsed(() => parseDecisionQuery(request.query as Record<string, unknown>));
+      return ctx.audit.listDecisions(query);
+    },
+);
 
-  // An executionId longer than any `POST /evaluate` takes is refused by its schema, before any lookup.
-  app.get<{ Params: DecisionParams }>("/audit/decisions/:executionId", { schema: { params: DecisionParams } }, async (request) => {
-    const detail = await ctx.audit.getDecision(request.params.executionId);
-    if (detail === null) throw SidecarHttpError.of("DECISION_NOT_FOUND");
-    return detail;
-  });
+export const DECISION = defineRoute<SurfaceADependencies, { Params: DecisionParams }>(
+  {
+    method: "GET",
+    url: "/audit/decisions/:executionId",
+    scope: "reading",
+    summary: "One audited decision, with its override and confirmation",
+    tag: "audit",
+    // An executionId longer than any `POST /evaluate` takes is refused by its schema, before any lookup.
+    schema: { params: DecisionParams },
+    answers: { 200: { description: "The decision.", schema: DecisionDetail } },
+    errors: ["DECISION_NOT_FOUND"],
+  },
+  ({ ctx }) =>
+    async (request) => {
+      const detail = await ctx.audit.getDecision(request.params.executionId);
+      if (detail === null) throw SidecarHttpError.of("DECISION_NOT_FOUND");
+      return detail;
+    },
+);
 
-  app.get("/audit/stats", async () => ctx.audit.stats());
+export const AUDIT_STATS = defineRoute<SurfaceADependencies>(
+  {
+    method: "GET",
+    url: "/audit/stats",
+    scope: "reading",
+    summary: "Counters of the audit trail",
+    tag: "audit",
+    answers: { 200: { description: "The counters, as decimal strings.", schema: AuditStats } },
+  },
+  ({ ctx }) =>
+    async () =>
+      ctx.audit.stats(),
+);
 
-  app.get("/audit/security", async (request) => {
-    const query = parsed(() => parseSecurityQuery(request.query as Record<string, unknown>));
-    return ctx.audit.listSecurityEvents(query);
-  });
-}
+export const SECURITY_EVENTS = defineRoute<SurfaceADependencies>(
+  {
+    method: "GET",
+    url: "/audit/security",
+    scope: "reading",
+    summary: "Security events, newest first",
+    tag: "audit",
+    checkedByHandler: { querystring: SecurityEventQuery },
+    answers: { 200: { description: "The events.", schema: SecurityEventList } },
+  },
+  ({ ctx }) =>
+    async (request) => {
+      const query = parsed(() => parseSecurityQuery(request.query as Record<string, unknown>));
+      return ctx.audit.listSecurityEvents(query);
+    },
+);

@@ -3,17 +3,18 @@
  * `buildSurfaceB(ctx, metrics).inject()` in tests, `listen()` in `startSidecar`. It shares Surface A's HTTP
  * conventions (strict JSON, 64 KB, Bearer keys, the error table's bodies) and the sidecar's runtime and storage backend
  * (record-store.ts). Without a record store (no data dir) it still serves `/health`, `/version` and
- * `/policies/validate`; the routes that need it answer 503.
+ * `/policies/validate`; the routes that need it answer 503. Its routes are declared in routes.ts.
  */
 import type { FastifyInstance } from "fastify";
 import type { SidecarContext } from "../context.js";
+import { registerRoutes } from "../http/register-routes.js";
 import { SURFACE_B_SCOPES } from "../http/scopes.js";
 import { createServer } from "../http/server.js";
 import type { Metrics } from "../metrics.js";
+import { abandonBundleLoadsOnClose } from "../surface-a/bundle-refusals.js";
 import { recordAuthenticationFailure } from "../surface-a/security-events.js";
-import { evidenceRoutes } from "./evidence-routes.js";
-import { serviceRoutes } from "./service-routes.js";
-import { transactionRoutes } from "./transaction-routes.js";
+import { transactionPipeline } from "./pipeline.js";
+import { SURFACE_B } from "./routes.js";
 
 export function buildSurfaceB(ctx: SidecarContext, metrics: Metrics): FastifyInstance {
   const app = createServer({
@@ -25,11 +26,11 @@ export function buildSurfaceB(ctx: SidecarContext, metrics: Metrics): FastifyIns
     tracing: ctx.tracing,
     connections: ctx.config.connections,
     onUnauthorized: recordAuthenticationFailure(ctx.audit),
-    executionRoutes: ["POST /execute", "POST /transactions"],
   });
   metrics.instrument(app, "b");
-  serviceRoutes(app, ctx);
-  transactionRoutes(app, ctx, ctx.trustRecords);
-  evidenceRoutes(app, ctx, ctx.trustRecords);
+  // Surface B loads bundles in `/policies/validate` and in its pipeline.
+  abandonBundleLoadsOnClose(app, ctx);
+  const records = ctx.trustRecords;
+  registerRoutes(app, SURFACE_B, { ctx, records, execute: transactionPipeline(ctx, records) });
   return app;
 }

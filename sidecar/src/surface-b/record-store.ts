@@ -1,6 +1,6 @@
 /**
  * Where Surface B keeps its Trust Records, their verifications and receipts: one interface, implemented on LMDB
- * (lmdb-record-store.ts, the embedded default) and on PostgreSQL (storage/postgres/record-store.ts, shared by a
+ * (storage/lmdb/record-store.ts, the embedded default) and on PostgreSQL (storage/postgres/record-store.ts, shared by a
  * fleet), both held to one contract suite (sidecar/test/surface-b/record-store-contract.ts).
  *
  * Every method that writes resolves only once its write is durable (acknowledged means durable); a store that cannot

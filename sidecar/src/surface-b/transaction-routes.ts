@@ -2,24 +2,45 @@
  * Business transactions (spec 4.2): `POST /execute` (the UUID check first, then `status` and `createdAt` forced),
  * `POST /transactions` (the body used as given), and the listing and reading of stored transactions.
  */
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { AuthorizationError } from "@writ/runtime";
-import { CreateTransactionRequest, ExecuteTransactionRequest } from "@writ/wire";
+import {
+  BusinessTransaction,
+  CreateTransactionRequest,
+  ExecuteTransactionRequest,
+  RecordParams,
+  TransactionPage,
+  TransactionQuery,
+  TrustRecord,
+} from "@writ/wire";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError } from "../http/errors.js";
+import { defineRoute } from "../http/route.js";
 import { trackDecision, type RequestDecision } from "../observability/request-decision.js";
-import { bodySchema } from "../http/validation.js";
 import { securityEvent } from "../surface-a/security-events.js";
 import { isBusinessTransactionUuid } from "./ids.js";
 import { parsePage } from "./pagination.js";
-import { transactionPipeline } from "./pipeline.js";
 import { required } from "./required.js";
-import { GET_ONLY, RECORD_ROUTE } from "./route-options.js";
+import type { SurfaceBDependencies } from "./dependencies.js";
 import { timestampCheck } from "./timestamps.js";
-import type { StoredRecord, TrustRecordStore } from "./record-store.js";
-import { TRANSACTION_MEMBERS, type BusinessTransaction, type TrustRecord } from "./types.js";
+import type { StoredRecord } from "./record-store.js";
+import { TRANSACTION_MEMBERS } from "./types.js";
 
 const checkTimestamps = timestampCheck(ExecuteTransactionRequest);
+
+/** What the pipeline of `POST /execute` and `POST /transactions` refuses before anything is stored (pipeline.ts). */
+const PIPELINE = [
+  "SIGNALS_VALIDATION_FAILED",
+  "SIGNAL_VALIDATION_FAILED",
+  "POLICY_NOT_FOUND",
+  "POLICY_BUNDLE_MISSING",
+  "POLICY_BUNDLE_INVALID",
+  "SYS-006",
+  "INV-013",
+  "EVALUATION_FAILED",
+  "RUNTIME_NOT_CONFIGURED",
+  "REPLAY_STORE_UNAVAILABLE",
+] as const;
 
 /** `POST /transactions` without a `status`: the other status the spec shows. */
 const DEFAULT_STATUS = "SUBMITTED";
@@ -57,53 +78,109 @@ function tracked(request: FastifyRequest, transaction: BusinessTransaction): Req
   });
 }
 
-export function transactionRoutes(app: FastifyInstance, ctx: SidecarContext, records: TrustRecordStore | null): void {
-  const execute = transactionPipeline(ctx, records);
-  const uuidFirst = {
-    // Spec 4.2: before anything else runs, the schema included, a body without a valid UUID (absent, not a string,
-    // malformed) is refused.
-    preValidation: async (request: FastifyRequest) => {
-      const body = request.body;
-      if (!isBusinessTransactionUuid(isObject(body) ? body["businessTransactionId"] : undefined))
-        throw SidecarHttpError.of("INVALID_BUSINESS_TRANSACTION_ID");
-    },
-  };
-  app.post<{ Body: ExecuteTransactionRequest }>("/execute", { ...bodySchema(ExecuteTransactionRequest), ...uuidFirst }, async (request) => {
-    const given = request.body;
-    checkTimestamps(given);
-    const transaction: BusinessTransaction = { ...given, status: "RECEIVED", createdAt: new Date().toISOString() };
-    return recordingReplays(ctx, request, transaction.businessTransactionId, execute(transaction, tracked(request, transaction)));
-  });
-
-  app.post<{ Body: CreateTransactionRequest }>("/transactions", bodySchema(CreateTransactionRequest), async (request, reply) => {
-    const given = request.body;
-    const transaction: BusinessTransaction = {
-      ...given,
-      status: given.status ?? DEFAULT_STATUS,
-      createdAt: given.createdAt ?? new Date().toISOString(),
-    };
-    const record = await recordingReplays(
-      ctx,
-      request,
-      transaction.businessTransactionId,
-      execute(transaction, tracked(request, transaction)),
-    );
-    return reply.code(201).send(record);
-  });
-
-  app.get("/transactions", GET_ONLY, async (request) => {
-    const { page, pageSize } = parsePage(request.query as Readonly<Record<string, unknown>>);
-    const store = required(records);
-    const [total, ids] = await Promise.all([store.count(), store.ids((page - 1) * pageSize, pageSize)]);
-    const stored = await Promise.all(ids.map(async (id) => ({ id, stored: await store.record(id) })));
-    const items = stored.flatMap(({ id, stored }) => (stored === undefined ? [] : [transactionOf(id, stored)]));
-    return { items, page, pageSize, total };
-  });
-
-  app.get<{ Params: { id: string } }>("/transactions/:id", RECORD_ROUTE, async (request) => {
-    const id = request.params.id;
-    const stored = await required(records).record(id);
-    if (stored === undefined) throw SidecarHttpError.of("TRANSACTION_NOT_FOUND");
-    return transactionOf(id, stored);
-  });
+/**
+ * Spec 4.2: before anything else runs, the schema included, a body without a valid UUID (absent, not a string,
+ * malformed) is refused.
+ */
+async function refuseWithoutUuid(request: FastifyRequest): Promise<void> {
+  const body = request.body;
+  if (!isBusinessTransactionUuid(isObject(body) ? body["businessTransactionId"] : undefined))
+    throw SidecarHttpError.of("INVALID_BUSINESS_TRANSACTION_ID");
 }
+
+export const EXECUTE = defineRoute<SurfaceBDependencies, { Body: ExecuteTransactionRequest }>(
+  {
+    method: "POST",
+    url: "/execute",
+    scope: "deciding",
+    summary: "Execute a Business Transaction: decide, seal, verify, issue a receipt, store",
+    description:
+      "`businessTransactionId` must be a UUID (versions 1 to 5), checked before anything else; then the body is checked whole, then its timestamps. Answered once the record is on disk.",
+    tag: "transactions",
+    schema: { body: ExecuteTransactionRequest },
+    answers: { 200: { description: "The Execution Trust Record.", schema: TrustRecord } },
+    errors: ["INVALID_BUSINESS_TRANSACTION_ID", ...PIPELINE],
+    execution: true,
+    options: { preValidation: refuseWithoutUuid },
+  },
+  ({ ctx, execute }) =>
+    async (request) => {
+      const given = request.body;
+      checkTimestamps(given);
+      const transaction: BusinessTransaction = { ...given, status: "RECEIVED", createdAt: new Date().toISOString() };
+      return recordingReplays(ctx, request, transaction.businessTransactionId, execute(transaction, tracked(request, transaction)));
+    },
+);
+
+export const CREATE_TRANSACTION = defineRoute<SurfaceBDependencies, { Body: CreateTransactionRequest }>(
+  {
+    method: "POST",
+    url: "/transactions",
+    scope: "deciding",
+    summary: "Execute a Business Transaction used as given (the weaker form)",
+    tag: "transactions",
+    schema: { body: CreateTransactionRequest },
+    answers: { 201: { description: "The Execution Trust Record.", schema: TrustRecord } },
+    errors: PIPELINE,
+    execution: true,
+  },
+  ({ ctx, execute }) =>
+    async (request, reply) => {
+      const given = request.body;
+      const transaction: BusinessTransaction = {
+        ...given,
+        status: given.status ?? DEFAULT_STATUS,
+        createdAt: given.createdAt ?? new Date().toISOString(),
+      };
+      const record = await recordingReplays(
+        ctx,
+        request,
+        transaction.businessTransactionId,
+        execute(transaction, tracked(request, transaction)),
+      );
+      return reply.code(201).send(record);
+    },
+);
+
+export const TRANSACTIONS = defineRoute<SurfaceBDependencies>(
+  {
+    method: "GET",
+    url: "/transactions",
+    scope: "deciding",
+    summary: "Stored Business Transactions, oldest first, by page",
+    tag: "transactions",
+    checkedByHandler: { querystring: TransactionQuery },
+    answers: { 200: { description: "A page.", schema: TransactionPage } },
+    errors: ["RUNTIME_NOT_CONFIGURED"],
+  },
+  ({ records }) =>
+    async (request) => {
+      const { page, pageSize } = parsePage(request.query as Readonly<Record<string, unknown>>);
+      const store = required(records);
+      const [total, ids] = await Promise.all([store.count(), store.ids((page - 1) * pageSize, pageSize)]);
+      const stored = await Promise.all(ids.map(async (id) => ({ id, stored: await store.record(id) })));
+      const items = stored.flatMap(({ id, stored }) => (stored === undefined ? [] : [transactionOf(id, stored)]));
+      return { items, page, pageSize, total };
+    },
+);
+
+export const TRANSACTION = defineRoute<SurfaceBDependencies, { Params: RecordParams }>(
+  {
+    method: "GET",
+    url: "/transactions/:id",
+    scope: "deciding",
+    summary: "A stored Business Transaction, without its evidence",
+    tag: "transactions",
+    // An id no record can be stored under is refused (400) before the record store is read.
+    schema: { params: RecordParams },
+    answers: { 200: { description: "The transaction.", schema: BusinessTransaction } },
+    errors: ["TRANSACTION_NOT_FOUND", "RUNTIME_NOT_CONFIGURED"],
+  },
+  ({ records }) =>
+    async (request) => {
+      const id = request.params.id;
+      const stored = await required(records).record(id);
+      if (stored === undefined) throw SidecarHttpError.of("TRANSACTION_NOT_FOUND");
+      return transactionOf(id, stored);
+    },
+);

@@ -1,5 +1,5 @@
 import { LmdbReplayStore } from "@writ/runtime/lmdb";
-import { LmdbAuditLog } from "../../src/audit/lmdb-audit-log.js";
+import { LmdbAuditLog } from "../../src/storage/lmdb/audit-log.js";
 import { auditLogContract } from "./audit-contract.js";
 import { tempEnv } from "./support.js";
 

@@ -4,7 +4,7 @@
  */
 import type { Database } from "lmdb";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { AUDIT_DATABASES, LmdbAuditLog } from "../../src/audit/lmdb-audit-log.js";
+import { AUDIT_DATABASES, LmdbAuditLog } from "../../src/storage/lmdb/audit-log.js";
 import { DEFAULT_AUDIT_RETENTION } from "../../src/audit/retention.js";
 import type { SecurityEventInput } from "../../src/audit/types.js";
 import { at, decision, tempEnv, type TempEnv } from "./support.js";

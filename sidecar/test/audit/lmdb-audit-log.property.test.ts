@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { executionFingerprint } from "@writ/runtime";
-import { LmdbAuditLog } from "../../src/audit/lmdb-audit-log.js";
+import { LmdbAuditLog } from "../../src/storage/lmdb/audit-log.js";
 import type { DecisionQuery, DecisionStatus, SecurityQuery } from "../../src/audit/types.js";
 import { at, decision, tempEnv } from "./support.js";
 

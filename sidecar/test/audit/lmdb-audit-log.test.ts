@@ -1,7 +1,7 @@
 import { executionFingerprint } from "@writ/runtime";
 import { DEFAULT_RECOVERY_HOLD_MS, LmdbReplayStore } from "@writ/runtime/lmdb";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { AUDIT_DATABASES, LmdbAuditLog } from "../../src/audit/lmdb-audit-log.js";
+import { AUDIT_DATABASES, LmdbAuditLog } from "../../src/storage/lmdb/audit-log.js";
 import type { ConfirmationAudit, OverrideAudit, SecurityEventInput } from "../../src/audit/types.js";
 import { at, decision, tempEnv, type TempEnv } from "./support.js";
 

@@ -11,9 +11,9 @@ import { executionFingerprint } from "@writ/runtime";
 import { LmdbReplayStore } from "@writ/runtime/lmdb";
 import type { Database, RootDatabase } from "lmdb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DayCount } from "../../src/audit/day-count.js";
-import { AUDIT_DATABASES, LmdbAuditLog, type LmdbAuditLogOptions } from "../../src/audit/lmdb-audit-log.js";
-import { RECORD_LOG_DATABASES } from "../../src/audit/record-log/lmdb-log-storage.js";
+import { DayCount } from "../../src/storage/lmdb/day-count.js";
+import { AUDIT_DATABASES, LmdbAuditLog, type LmdbAuditLogOptions } from "../../src/storage/lmdb/audit-log.js";
+import { RECORD_LOG_DATABASES } from "../../src/storage/lmdb/record-log-storage.js";
 import { DAY_MS } from "../../src/audit/retention.js";
 import { MANUAL_CHECKPOINTS } from "./record-log-contract.js";
 import { at, decision, tempEnv, type TempEnv } from "./support.js";
@@ -293,7 +293,7 @@ describe("the LMDB trail at volume", () => {
   });
 });
 
-describe("decisions_today (day-count.ts)", () => {
+describe("decisions_today (storage/lmdb/day-count.ts)", () => {
   let env: TempEnv;
   beforeEach(async () => {
     env = await tempEnv();

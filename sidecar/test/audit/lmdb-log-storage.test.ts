@@ -1,11 +1,11 @@
 /**
- * What the LMDB record log does with records held in memory (lmdb-log-storage.ts, PENDING RECORDS): they enter the log
+ * What the LMDB record log does with records held in memory (storage/lmdb/record-log-storage.ts, PENDING RECORDS): they enter the log
  * once their write is known to have committed; a process that crashes with some in memory leaves its open mark, and the
  * next open takes every record the log lacks into it; a record adopted that way and still held in memory enters once.
  */
 import { entryLeafHash } from "@writ/runtime";
 import { describe, expect, it } from "vitest";
-import { LmdbLogStorage, type LoggedTrail } from "../../src/audit/record-log/lmdb-log-storage.js";
+import { LmdbLogStorage, type LoggedTrail } from "../../src/storage/lmdb/record-log-storage.js";
 import { locators } from "../../src/audit/record-log/locator.js";
 import { tempEnv } from "./support.js";
 

@@ -5,8 +5,8 @@
 import { LmdbReplayStore } from "@writ/runtime/lmdb";
 import type { Database, Key } from "lmdb";
 import { describe, expect, it } from "vitest";
-import { AUDIT_DATABASES, LmdbAuditLog } from "../../src/audit/lmdb-audit-log.js";
-import { RECORD_LOG_DATABASES } from "../../src/audit/record-log/lmdb-log-storage.js";
+import { AUDIT_DATABASES, LmdbAuditLog } from "../../src/storage/lmdb/audit-log.js";
+import { RECORD_LOG_DATABASES } from "../../src/storage/lmdb/record-log-storage.js";
 import { parseLocator } from "../../src/audit/record-log/locator.js";
 import type { AuditRetention } from "../../src/audit/retention.js";
 import {

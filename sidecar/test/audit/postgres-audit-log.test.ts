@@ -1,5 +1,5 @@
 import { StoreUnavailableError, executionFingerprint } from "@writ/runtime";
-import { PostgresReplayStore } from "@writ/runtime/postgres";
+import { PostgresReplayStore } from "../../src/storage/postgres/replay-store.js";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { PostgresAuditLog } from "../../src/storage/postgres/audit-log.js";

@@ -11,7 +11,7 @@
  * the records table (docs/audit.md).
  */
 import { ExportVerifier, executionFingerprint, type ExportLine } from "@writ/runtime";
-import { PostgresReplayStore } from "@writ/runtime/postgres";
+import { PostgresReplayStore } from "../../src/storage/postgres/replay-store.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RecordLog } from "../../src/audit/record-log/record-log.js";
 import { PostgresAuditLog } from "../../src/storage/postgres/audit-log.js";

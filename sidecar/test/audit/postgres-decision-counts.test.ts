@@ -5,7 +5,8 @@
  * counting the records table answers.
  */
 import { confirmationKey, executionFingerprint } from "@writ/runtime";
-import { DEFAULT_RECORDS_TABLE, PostgresReplayStore } from "@writ/runtime/postgres";
+import { PostgresReplayStore } from "../../src/storage/postgres/replay-store.js";
+import { RECORDS_TABLE } from "../../src/storage/postgres/tables.js";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { DAY_MS } from "../../src/audit/retention.js";
@@ -20,7 +21,7 @@ const unavailable = await postgresUnavailable();
 
 const TABLES = [
   "writ_replay",
-  DEFAULT_RECORDS_TABLE,
+  RECORDS_TABLE,
   "writ_audit_verifications",
   "writ_audit_security",
   "writ_audit_counters",
@@ -142,10 +143,10 @@ if (unavailable !== null) {
         }
         // A decision deleted by hand.
         const { rows } = await pool.query<{ fp: string }>(
-          `SELECT execution_fp AS fp FROM ${DEFAULT_RECORDS_TABLE} WHERE kind = 'decision' ORDER BY execution_fp`,
+          `SELECT execution_fp AS fp FROM ${RECORDS_TABLE} WHERE kind = 'decision' ORDER BY execution_fp`,
         );
         if (rows.length > 0)
-          await pool.query(`DELETE FROM ${DEFAULT_RECORDS_TABLE} WHERE execution_fp = $1 AND kind = 'decision'`, [
+          await pool.query(`DELETE FROM ${RECORDS_TABLE} WHERE execution_fp = $1 AND kind = 'decision'`, [
             rows[step.pick % rows.length]!.fp,
           ]);
       };

@@ -4,7 +4,8 @@
  * a sidecar that stopped for good taken over by another.
  */
 import { executionFingerprint, verifyInclusionProof } from "@writ/runtime";
-import { DEFAULT_RECORDS_TABLE, PostgresReplayStore } from "@writ/runtime/postgres";
+import { PostgresReplayStore } from "../../src/storage/postgres/replay-store.js";
+import { RECORDS_TABLE } from "../../src/storage/postgres/tables.js";
 import type pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { Checkpointer } from "../../src/audit/record-log/checkpointer.js";
@@ -28,7 +29,7 @@ const unavailable = await postgresUnavailable();
 
 const TABLES = [
   "writ_replay",
-  DEFAULT_RECORDS_TABLE,
+  RECORDS_TABLE,
   "writ_audit_verifications",
   "writ_audit_security",
   "writ_audit_counters",
@@ -78,7 +79,7 @@ function sqlTamperer(pool: pg.Pool, logId: string): Tamperer {
     );
     const { kind, ref } = rows[0]!;
     if (kind === "decision" || kind === "override" || kind === "confirmation")
-      return { table: DEFAULT_RECORDS_TABLE, where: "execution_fp = $1 AND kind = $2", key: [ref, kind], kind };
+      return { table: RECORDS_TABLE, where: "execution_fp = $1 AND kind = $2", key: [ref, kind], kind };
     const table = { verification: "writ_audit_verifications", security: "writ_audit_security", prune: "writ_audit_log_prunes" }[kind]!;
     return { table, where: "seq = $1::bigint", key: [ref], kind };
   };
@@ -124,10 +125,10 @@ function sqlTamperer(pool: pg.Pool, logId: string): Tamperer {
       const p = await place(position);
       const { seq: _seq, ...copy } = await row(p);
       // A key no logged record has: another fingerprint, or the next seq.
-      if (p.table === DEFAULT_RECORDS_TABLE) copy["execution_fp"] = executionFingerprint(`forged-${t}`);
+      if (p.table === RECORDS_TABLE) copy["execution_fp"] = executionFingerprint(`forged-${t}`);
       await insertRow(p.table, copy);
       const forged =
-        p.table === DEFAULT_RECORDS_TABLE ? `execution_fp = '${String(copy["execution_fp"])}'` : `seq = (SELECT max(seq) FROM ${p.table})`;
+        p.table === RECORDS_TABLE ? `execution_fp = '${String(copy["execution_fp"])}'` : `seq = (SELECT max(seq) FROM ${p.table})`;
       return async () => void (await pool.query(`DELETE FROM ${p.table} WHERE ${forged}`));
     },
   };

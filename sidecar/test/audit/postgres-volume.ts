@@ -5,7 +5,7 @@
  * store itself. Times start at `at(0)` (support.ts) and advance by `stepMs` per record.
  */
 import { executionFingerprint, type SigningKey } from "@writ/runtime";
-import { DEFAULT_RECORDS_TABLE } from "@writ/runtime/postgres";
+import { RECORDS_TABLE } from "../../src/storage/postgres/tables.js";
 import type pg from "pg";
 import { securityEventRow } from "../../src/audit/security-event.js";
 import type { DecisionStatus } from "../../src/audit/types.js";
@@ -60,7 +60,7 @@ export async function seedDecisions(pool: pg.Pool, seeding: Seeding): Promise<vo
          f AS (SELECT g.*, ${FINGERPRINT("id")} AS fp FROM g),
          b AS (SELECT f.*, (ARRAY[${STATUSES.map(literal).join(", ")}])[(n % 3)::int + 1] AS status,
                  CASE n % 3 ${templates.map((t, i) => `WHEN ${i} THEN ${t}`).join(" ")} END AS body FROM f),
-         recorded AS (INSERT INTO ${DEFAULT_RECORDS_TABLE} (execution_fp, kind, recorded_at, policy_id, status, body) SELECT fp, 'decision', t, policy, status, body FROM b)
+         recorded AS (INSERT INTO ${RECORDS_TABLE} (execution_fp, kind, recorded_at, policy_id, status, body) SELECT fp, 'decision', t, policy, status, body FROM b)
        ${pendedFrom("b", "'decision'", "fp", "t", seeding.logId)}`,
       [first, last, DAY0, seeding.stepMs],
     );

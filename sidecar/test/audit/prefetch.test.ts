@@ -1,9 +1,9 @@
 /**
- * `prefetched` (prefetch.ts): reads are served after it as before, and it never calls lmdb-js's `prefetch` on a closed
+ * `prefetched` (storage/lmdb/prefetch.ts): reads are served after it as before, and it never calls lmdb-js's `prefetch` on a closed
  * environment, which crashes the process (a crash here fails the test file: its worker dies).
  */
 import { describe, expect, it } from "vitest";
-import { prefetched } from "../../src/audit/prefetch.js";
+import { prefetched } from "../../src/storage/lmdb/prefetch.js";
 import { tempEnv } from "./support.js";
 
 describe("prefetched", () => {

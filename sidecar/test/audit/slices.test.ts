@@ -6,7 +6,8 @@
 import fc from "fast-check";
 import type { Database, RangeOptions } from "lmdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BUSY_MS, SKIP_STEP, Slicer, keyPages, keysAfter, owedMs, pages } from "../../src/audit/slices.js";
+import { BUSY_MS, Slicer, owedMs } from "../../src/audit/slices.js";
+import { SKIP_STEP, keyPages, keysAfter, pages } from "../../src/storage/lmdb/pages.js";
 import { tempEnv, type TempEnv } from "./support.js";
 
 type Key = [number, string];

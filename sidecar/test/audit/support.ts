@@ -22,7 +22,7 @@ export async function tempEnv(): Promise<TempEnv> {
 }
 
 function envAt(dir: string): TempEnv {
-  // Room for every named database of the trail and its record log, as the sidecar opens it (lmdb-backend.ts).
+  // Room for every named database of the trail and its record log, as the sidecar opens it (storage/lmdb/backend.ts).
   const root = open({ path: dir, maxDbs: 32 });
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => (closing ??= root.close());

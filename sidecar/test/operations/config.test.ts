@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, type Env } from "@writ/sidecar";
+import { STORAGE_KINDS } from "../../src/storage/storage-config.js";
 
 /** The working directory of these tests, with the default policies root in it. */
 const SRV = mkdtempSync(join(tmpdir(), "writ-config-"));
@@ -52,12 +53,10 @@ describe("loadConfig", () => {
       signingKeyPem: null,
       signingKeyFile: null,
       dataDir: null,
-      store: "lmdb",
-      database: null,
+      storage: { kind: "lmdb", dataDir: null, replay: "none" },
       host: "127.0.0.1",
       portA: 8080,
       portB: 8081,
-      replayStore: "none",
       audit: false,
       requireSignedBundles: false,
       logLevel: "info",
@@ -84,16 +83,17 @@ describe("loadConfig", () => {
 
   it("on PostgreSQL: the database, its pool and timeouts, the replay store and audit in it, no data dir needed", () => {
     expect(loadConfig({ ...KEY, ...PG }, { cwd: SRV })).toMatchObject({
-      store: "postgres",
-      database: {
-        url: PG.SERVICE_DATABASE_URL,
-        poolSize: 10,
-        statementTimeoutMs: 5_000,
-        connectTimeoutMs: 5_000,
-        lockTimeoutMs: 3_000,
-        idleInTransactionTimeoutMs: 10_000,
+      storage: {
+        kind: "postgres",
+        database: {
+          url: PG.SERVICE_DATABASE_URL,
+          poolSize: 10,
+          statementTimeoutMs: 5_000,
+          connectTimeoutMs: 5_000,
+          lockTimeoutMs: 3_000,
+          idleInTransactionTimeoutMs: 10_000,
+        },
       },
-      replayStore: "postgres",
       audit: true,
       dataDir: null,
     });
@@ -109,18 +109,24 @@ describe("loadConfig", () => {
       },
       { cwd: SRV },
     );
-    expect(fromFile.database).toEqual({
-      url: PG.SERVICE_DATABASE_URL,
-      poolSize: 25,
-      statementTimeoutMs: 800,
-      connectTimeoutMs: 300,
-      lockTimeoutMs: 3_000,
-      idleInTransactionTimeoutMs: 10_000,
+    expect(fromFile.storage).toEqual({
+      kind: "postgres",
+      database: {
+        url: PG.SERVICE_DATABASE_URL,
+        poolSize: 25,
+        statementTimeoutMs: 800,
+        connectTimeoutMs: 300,
+        lockTimeoutMs: 3_000,
+        idleInTransactionTimeoutMs: 10_000,
+      },
     });
   });
 
   it("on PostgreSQL: the lock timeout and the idle-in-transaction limit of every pooled connection, each within its bounds", () => {
-    const database = (env: Env) => loadConfig({ ...KEY, ...PG, ...env }, { cwd: SRV }).database;
+    const database = (env: Env) => {
+      const { storage } = loadConfig({ ...KEY, ...PG, ...env }, { cwd: SRV });
+      return storage.kind === "postgres" ? storage.database : null;
+    };
     expect(database({ SERVICE_DATABASE_LOCK_TIMEOUT_MS: "700", SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "2000" })).toMatchObject({
       lockTimeoutMs: 700,
       idleInTransactionTimeoutMs: 2_000,
@@ -201,14 +207,19 @@ describe("loadConfig", () => {
 
   it("with a data dir: LMDB replay store, audit on, the signing key file inside it", () => {
     const config = loadConfig({ ...KEY, SERVICE_DATA_DIR: "data" }, { cwd: SRV });
-    expect(config).toMatchObject({ dataDir: `${SRV}/data`, replayStore: "lmdb", audit: true, signingKeyFile: `${SRV}/data/signing.key` });
+    expect(config).toMatchObject({
+      dataDir: `${SRV}/data`,
+      storage: { kind: "lmdb", replay: "lmdb" },
+      audit: true,
+      signingKeyFile: `${SRV}/data/signing.key`,
+    });
   });
 
   it("in development mode: no API key needed, data in .writ/data", () => {
     expect(loadConfig({}, { dev: true, cwd: SRV })).toMatchObject({
       apiKeys: { all: null, deciding: null, reading: null },
       dataDir: `${SRV}/.writ/data`,
-      replayStore: "lmdb",
+      storage: { kind: "lmdb", dataDir: `${SRV}/.writ/data`, replay: "lmdb" },
       audit: true,
     });
   });
@@ -382,7 +393,7 @@ describe("loadConfig", () => {
     });
   });
 
-  it.each<[string, Env, RegExp]>([
+  it.each<[string, Env, RegExp | string]>([
     [
       "a bundle source that is not a URL",
       { ...KEY, ...SOURCE, SERVICE_BUNDLE_SOURCE_URL: "bundles" },
@@ -525,7 +536,12 @@ describe("loadConfig", () => {
     ["an LMDB store without a data dir", { ...KEY, SERVICE_REPLAY_STORE: "lmdb" }, /needs a directory/],
     ["audit without a data dir", { ...KEY, SERVICE_AUDIT: "on" }, /SERVICE_AUDIT is on but SERVICE_DATA_DIR is not set/],
     ["an on/off value that is neither", { ...KEY, SERVICE_AUDIT: "yes" }, /SERVICE_AUDIT must be `on` or `off`, not `yes`/],
-    ["an unknown store", { ...KEY, SERVICE_STORE: "redis" }, /SERVICE_STORE must be one of `lmdb`, `postgres`, not `redis`/],
+    // Every registered engine, whichever they are (docs/storage-engines.md: registering one edits no test).
+    [
+      "an unknown store",
+      { ...KEY, SERVICE_STORE: "redis" },
+      `SERVICE_STORE must be one of ${STORAGE_KINDS.map((k) => `\`${k}\``).join(", ")}, not \`redis\``,
+    ],
     [
       "postgres without a database",
       { ...KEY, SERVICE_STORE: "postgres" },

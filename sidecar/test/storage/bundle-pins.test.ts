@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { open, type RootDatabase } from "lmdb";
 import { afterAll, describe, it } from "vitest";
 import { MemoryBundlePins } from "@writ/runtime";
-import { LmdbBundlePins } from "../../src/storage/lmdb-bundle-pins.js";
+import { LmdbBundlePins } from "../../src/storage/lmdb/bundle-pins.js";
 import { PostgresBundlePins } from "../../src/storage/postgres/bundle-pins.js";
 import { migrate } from "../../src/storage/postgres/migrations.js";
 import { createTestDatabase, postgresUnavailable, testPool, type TestDatabase } from "../../../test/support/postgres.js";

@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../test/support/postgres.js";
-import { LmdbLogStorage, RECORD_LOG_DATABASES, type LoggedTrail } from "../../src/audit/record-log/lmdb-log-storage.js";
+import { LmdbLogStorage, RECORD_LOG_DATABASES, type LoggedTrail } from "../../src/storage/lmdb/record-log-storage.js";
 import { markOf } from "../../src/audit/record-log/open-marks.js";
 import { InstanceInUseError } from "../../src/storage/instance-in-use.js";
 import { instanceLockKey } from "../../src/storage/postgres/instance-session.js";

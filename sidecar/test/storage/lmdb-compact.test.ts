@@ -1,5 +1,5 @@
 /**
- * `writ-sidecar compact` (storage/lmdb-compact.ts): a data file that grew, then had most of its records removed, is
+ * `writ-sidecar compact` (storage/lmdb/compact.ts): a data file that grew, then had most of its records removed, is
  * rewritten with only its pages in use, and every record reads back the same; a data dir that a running process has
  * open is refused, untouched.
  */
@@ -9,10 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { open } from "lmdb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RECORD_LOG_DATABASES } from "../../src/audit/record-log/lmdb-log-storage.js";
+import { RECORD_LOG_DATABASES } from "../../src/storage/lmdb/record-log-storage.js";
 import { markOf } from "../../src/audit/record-log/open-marks.js";
-import { DataDirInUseError, compactDataDir } from "../../src/storage/lmdb-compact.js";
-import { lmdbSpace } from "../../src/storage/lmdb-space.js";
+import { DataDirInUseError, compactDataDir } from "../../src/storage/lmdb/compact.js";
+import { lmdbSpace } from "../../src/storage/lmdb/space.js";
 
 describe("compacting an LMDB data dir", () => {
   let dir: string;

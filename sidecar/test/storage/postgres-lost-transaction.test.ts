@@ -16,7 +16,7 @@ import type pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../test/support/postgres.js";
 import { Checkpointer } from "../../src/audit/record-log/checkpointer.js";
-import type { DatabaseConfig } from "../../src/config.js";
+import type { DatabaseConfig } from "../../src/storage/postgres/config.js";
 import { migrate } from "../../src/storage/postgres/migrations.js";
 import { createPool } from "../../src/storage/postgres/pool.js";
 import { PostgresLogStorage } from "../../src/storage/postgres/record-log-storage.js";

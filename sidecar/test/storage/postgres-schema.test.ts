@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { executionFingerprint } from "@writ/runtime";
 import { LmdbReplayStore } from "@writ/runtime/lmdb";
-import { PostgresReplayStore } from "@writ/runtime/postgres";
+import { PostgresReplayStore } from "../../src/storage/postgres/replay-store.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresAuditLog } from "../../src/storage/postgres/audit-log.js";
 import { MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError, migrate } from "../../src/storage/postgres/migrations.js";

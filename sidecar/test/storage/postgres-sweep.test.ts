@@ -4,7 +4,7 @@
  * stay. And what a sweep costs: among 200,000 consumed rows, batches of statements that find the expired rows through
  * the expiry index, never a scan of the table (EXPLAIN of the very statements the sweep ran).
  */
-import { PostgresReplayStore } from "@writ/runtime/postgres";
+import { PostgresReplayStore } from "../../src/storage/postgres/replay-store.js";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate } from "../../src/storage/postgres/migrations.js";

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { open } from "lmdb";
-import { LmdbTrustRecordStore, SURFACE_B_DATABASES } from "../../src/surface-b/lmdb-record-store.js";
+import { LmdbTrustRecordStore, SURFACE_B_DATABASES } from "../../src/storage/lmdb/record-store.js";
 import { trustRecordStoreContract } from "./record-store-contract.js";
 
 trustRecordStoreContract("LmdbTrustRecordStore", async () => {

@@ -64,7 +64,7 @@ if (unavailable !== null) {
 
     it("inOneTransaction: the unit's consumption and record commit together in `create`", async () => {
       const { pool } = await fresh();
-      const store = new PostgresTrustRecordStore(pool, { replay: { recordsTable: null } });
+      const store = new PostgresTrustRecordStore(pool, { replay: { keepRecords: false } });
       const created = await store.inOneTransaction!(async (unit) => {
         expect((await unit.replay.consume("fp-a")).ok).toBe(true);
         // Nothing is visible outside the unit before its `create`.
@@ -79,7 +79,7 @@ if (unavailable !== null) {
 
     it("inOneTransaction: a unit that throws, or whose id already has a record, commits nothing", async () => {
       const { pool } = await fresh();
-      const store = new PostgresTrustRecordStore(pool, { replay: { recordsTable: null } });
+      const store = new PostgresTrustRecordStore(pool, { replay: { keepRecords: false } });
       const failing = store.inOneTransaction!(async (unit) => {
         await unit.replay.consume("fp-b");
         throw new Error("sealing failed");
@@ -106,7 +106,7 @@ if (unavailable !== null) {
       const { pool } = await fresh();
       const small = new pg.Pool({ connectionString: (pool.options as { connectionString: string }).connectionString, max: 1 });
       try {
-        const store = new PostgresTrustRecordStore(small, { replay: { recordsTable: null } });
+        const store = new PostgresTrustRecordStore(small, { replay: { keepRecords: false } });
         // Work before the decision (a bundle's pin claimed through the same pool of one connection) is not starved.
         const created = await store.inOneTransaction!(async (unit) => {
           await small.query("SELECT 1");

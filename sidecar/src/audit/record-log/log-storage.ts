@@ -1,6 +1,6 @@
 /**
  * What a store does for the tamper-evident record log (docs/audit.md, "Serving the log"): one contract, implemented on
- * LMDB (lmdb-log-storage.ts) and on PostgreSQL (storage/postgres/record-log-storage.ts), both checked by one suite
+ * LMDB (storage/lmdb/record-log-storage.ts) and on PostgreSQL (storage/postgres/record-log-storage.ts), both checked by one suite
  * (sidecar/test/audit/record-log-contract.ts). The arithmetic they share is log-tree.ts; record-log.ts builds the routes'
  * answers on top.
  *

@@ -1,5 +1,5 @@
 /**
- * Which process has an LMDB data dir open (lmdb-log-storage.ts, "open marks"): a mark names the process so that a later
+ * Which process has an LMDB data dir open (storage/lmdb/record-log-storage.ts, "open marks"): a mark names the process so that a later
  * one can tell a process that still runs (another sidecar on the same data dir) from one that crashed with records in
  * memory. On Linux a mark holds the boot id and the process's start time besides its id, so a process id reused after
  * a restart (a container's sidecar is often the same small pid every time) is not taken for the crashed one.

@@ -20,7 +20,7 @@
  *   and what is not sequenced yet; with the record log off on this sidecar, it counts the records table instead.
  */
 import { entryLeafHash, executionFingerprint, type LogEntryKind } from "@writ/runtime";
-import { DEFAULT_LOG_PENDING_TABLE, DEFAULT_RECORDS_TABLE } from "@writ/runtime/postgres";
+import { LOG_PENDING_TABLE, RECORDS_TABLE } from "./tables.js";
 import type pg from "pg";
 import { decisionDetail, decisionRow } from "../../audit/decision-row.js";
 import { AuditHousekeeping } from "../../audit/housekeeping.js";
@@ -65,9 +65,6 @@ export interface PostgresAuditLogOptions {
    */
   readonly recordLog?: { readonly storage: PostgresLogStorage; readonly checkpoints: CheckpointSchedule } | null;
 }
-
-/** The records table the replay store writes: the one the migrations create (runtime `replaySchema`). */
-const RECORDS = DEFAULT_RECORDS_TABLE;
 
 /** A decision row with its override and confirmation, as one query returns them. */
 interface DecisionJoin {
@@ -287,8 +284,8 @@ export class PostgresAuditLog implements AuditLog {
    */
   #decisionSelect(): string {
     const beside = (kind: string): string =>
-      `(SELECT b.body FROM ${RECORDS} b WHERE b.execution_fp = d.execution_fp AND b.kind = '${kind}')`;
-    return `SELECT d.body AS decision, ${beside("override")} AS override, ${beside("confirmation")} AS confirmation FROM ${RECORDS} d`;
+      `(SELECT b.body FROM ${RECORDS_TABLE} b WHERE b.execution_fp = d.execution_fp AND b.kind = '${kind}')`;
+    return `SELECT d.body AS decision, ${beside("override")} AS override, ${beside("confirmation")} AS confirmation FROM ${RECORDS_TABLE} d`;
   }
 
   #insertSecurityEvent(event: SecurityEventInput, at: Date, count?: number): void {
@@ -380,7 +377,7 @@ export class PostgresAuditLog implements AuditLog {
    */
   #logged(kind: LogEntryKind, at: string): string {
     if (this.#logId === null) return "";
-    return `, logged AS (INSERT INTO ${DEFAULT_LOG_PENDING_TABLE} (log_id, kind, ref, leaf, pended_at) SELECT $5, '${kind}', seq::text, $4, ${at} FROM recorded)`;
+    return `, logged AS (INSERT INTO ${LOG_PENDING_TABLE} (log_id, kind, ref, leaf, pended_at) SELECT $5, '${kind}', seq::text, $4, ${at} FROM recorded)`;
   }
 
   /** The parameters `#logged` names: the leaf hash of the record's JSON text and the log id; none when the log is off. */

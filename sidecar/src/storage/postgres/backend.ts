@@ -17,7 +17,7 @@
  * - Sweeping expired reservations and failed entries: once a minute (SERVICE_REPLAY_SWEEP_INTERVAL_MS), by whichever sidecar takes the advisory lock; the
  *   others skip that round.
  */
-import { DEFAULT_CLAIM_STATEMENTS, PostgresReplayStore } from "@writ/runtime/postgres";
+import { DEFAULT_CLAIM_STATEMENTS, PostgresReplayStore } from "./replay-store.js";
 import { DisabledAuditLog } from "../../audit/disabled-audit-log.js";
 import type { AuditLog } from "../../audit/types.js";
 import { STORE_PROBE_INTERVAL_MS, type BackendOpener } from "../backend.js";
@@ -31,9 +31,9 @@ import { createPool, poolStats, redactedUrl } from "./pool.js";
 import { PostgresLogStorage } from "./record-log-storage.js";
 import { PostgresTrustRecordStore } from "./record-store.js";
 import { sweepOnce } from "./sweep.js";
+import type { PostgresStorageConfig } from "./config.js";
 
-export const openPostgresBackend: BackendOpener = async (config, reporters, notices, signingKey) => {
-  const database = config.database!;
+export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (config, { database }, reporters, notices, signingKey) => {
   // An idle connection's error (the server restarting, a proxy cutting it): the client is dropped (and counted,
   // `writ_postgres_pool_errors_total`); the probe decides health.
   const pool = createPool(database, () => undefined);
@@ -56,9 +56,9 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
   const owner = session;
   // Claim statements under way at once: never more than the pool has connections, so other statements still get one.
   const claimStatements = Math.min(DEFAULT_CLAIM_STATEMENTS, database.poolSize);
-  const recording = !config.audit ? { recordsTable: null } : logStorage === null ? {} : { recordLog: { logId: logStorage.logId } };
+  const recording = !config.audit ? { keepRecords: false } : logStorage === null ? {} : { recordLog: { logId: logStorage.logId } };
   const replayOptions = { claimStatements, ...recording };
-  const replay = config.replayStore === "postgres" ? new PostgresReplayStore(pool, replayOptions) : null;
+  const replay = new PostgresReplayStore(pool, replayOptions);
   const audit: AuditLog = config.audit
     ? new PostgresAuditLog(pool, {
         onError: (error) => reporters.onAuditError?.(error),
@@ -69,7 +69,7 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
       })
     : new DisabledAuditLog();
   // Surface B's decisions are written as the replay store writes them, in the transaction of their record.
-  const trustRecords = new PostgresTrustRecordStore(pool, replay === null ? {} : { replay: replayOptions });
+  const trustRecords = new PostgresTrustRecordStore(pool, { replay: replayOptions });
   const bundlePins = new PostgresBundlePins(pool);
 
   const probe = setInterval(() => owner.probe(), DATABASE_PROBE_INTERVAL_MS);
@@ -83,9 +83,8 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
         }, STORE_PROBE_INTERVAL_MS)
       : null;
   auditProbes?.unref();
-  const sweep =
-    replay === null ? null : setInterval(() => void sweepOnce(pool, replay).catch(() => undefined), config.maintenance.replaySweepMs);
-  sweep?.unref();
+  const sweep = setInterval(() => void sweepOnce(pool, replay).catch(() => undefined), config.maintenance.replaySweepMs);
+  sweep.unref();
 
   return {
     replay,
@@ -100,7 +99,7 @@ export const openPostgresBackend: BackendOpener = async (config, reporters, noti
       if (auditProbes) clearInterval(auditProbes);
       if (sweep) clearInterval(sweep);
       await audit.close().catch(() => undefined);
-      await replay?.close();
+      await replay.close();
       await pool.end().catch(() => undefined);
       // Last: the log's owner lets go of it only once nothing more is written as the owner.
       await owner.close();

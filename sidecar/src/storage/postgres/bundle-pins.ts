@@ -6,16 +6,6 @@ import { StoreUnavailableError, type BundlePins } from "@writ/runtime";
 import type pg from "pg";
 import { query } from "./query.js";
 
-export const BUNDLE_PINS_SCHEMA: readonly string[] = [
-  `CREATE TABLE IF NOT EXISTS writ_bundle_pins (
-     policy_id text NOT NULL,
-     version text NOT NULL,
-     bundle_hash text NOT NULL,
-     pinned_at timestamptz NOT NULL DEFAULT now(),
-     PRIMARY KEY (policy_id, version)
-   )`,
-];
-
 /**
  * One statement: the row inserted, or the row already there. A row inserted by another sidecar after this statement's
  * snapshot is neither (ON CONFLICT waited for it, the SELECT cannot see it): the claim is asked again.

@@ -7,24 +7,21 @@
  * - Surface B's Trust Records with their verifications and receipts, in their creation order.
  *
  * ONE TRANSACTION: everything commits together or nothing does; rows go in chunks of IMPORT_CHUNK (one statement
- * each). The environment is opened read-only and never changed. A key the database already holds (a replay entry, a
- * record, a Trust Record) keeps the database's row and is counted as a conflict: the fleet decided that executionId
- * too, which the docs' procedure (import before the fleet takes traffic) avoids. A source is imported once: its
- * real path is recorded in `writ_imports`, and a second import of it is refused before anything is written.
+ * each). The data dir is read through storage/lmdb/data-dir-export.ts, as plain rows, streamed: its environment is
+ * opened read-only and never changed. A key the database already holds (a replay entry, a record, a Trust Record)
+ * keeps the database's row and is counted as a conflict: the fleet decided that executionId too, which the docs'
+ * procedure (import before the fleet takes traffic) avoids. A source is imported once: its real path is recorded in
+ * `writ_imports`, and a second import of it is refused before anything is written.
  *
  * The imported audit records are in no log of the fleet: the record log's triggers make each a candidate of
  * `writ_audit_log_outside` (outside-log.ts) as it is inserted, and the next sidecar to start with the log on takes them
  * into its own.
  */
-import { realpathSync } from "node:fs";
 import { executionFingerprint } from "@writ/runtime";
-import { DEFAULT_RECORDS_TABLE, DEFAULT_REPLAY_TABLE } from "@writ/runtime/postgres";
-import { open, type Database, type Key, type RootDatabase } from "lmdb";
+import { RECORDS_TABLE, REPLAY_TABLE } from "./tables.js";
 import type pg from "pg";
-import { AUDIT_DATABASES } from "../../audit/lmdb-audit-log.js";
-import type { ConfirmationAudit, DecisionAudit, OverrideAudit, SecurityEventRow, VerificationAudit } from "../../audit/types.js";
-import { SURFACE_B_DATABASES } from "../../surface-b/lmdb-record-store.js";
-import { BUNDLE_PINS_DATABASE } from "../lmdb-bundle-pins.js";
+import type { ConfirmationAudit, OverrideAudit } from "../../audit/types.js";
+import { openLmdbDataDir, type ExportedCounter } from "../lmdb/data-dir-export.js";
 import { query, transaction } from "./query.js";
 
 /** Rows per statement. */
@@ -69,8 +66,8 @@ export async function importLmdb(
   dataDir: string,
   onProgress: (kind: ImportKind, rows: number) => void = () => undefined,
 ): Promise<ImportCounts> {
-  const source = realpathSync(dataDir);
-  const root = open({ path: source, readOnly: true, maxDbs: 32, noSubdir: false });
+  const data = openLmdbDataDir(dataDir);
+  const { source } = data;
   try {
     return await transaction(pool, "importing an LMDB data dir", async (client) => {
       const { rows } = await query<{ imported_at: Date }>(
@@ -97,88 +94,56 @@ export async function importLmdb(
         return written;
       };
 
-      const replay = openIfPresent<ReplayValue, string>(root, "replay", "json");
-      if (replay) {
-        await copy("replay", replay.getRange({}), ({ key, value: e }) => [
-          Buffer.from(key, "utf8"),
-          e.state,
-          e.token,
-          e.createdAt,
-          e.updatedAt,
-          e.expiresAt,
-          json(e.context),
-          json(e.resolution),
-        ]);
-      }
-      const decisions = openIfPresent<DecisionAudit, [number, string]>(root, AUDIT_DATABASES.decisionRecords, "json");
-      if (decisions) {
-        await copy("decisions", decisions.getRange({}), ({ key, value }) => [
-          value.attestation.execution_fingerprint,
-          "decision",
-          key[0],
-          value.attestation.policyId,
-          value.status,
+      await copy("replay", data.replayEntries(), ({ fingerprint, entry: e }) => [
+        Buffer.from(fingerprint, "utf8"),
+        e.state,
+        e.token,
+        e.createdAt,
+        e.updatedAt,
+        e.expiresAt,
+        json(e.context),
+        json(e.resolution),
+      ]);
+      await copy("decisions", data.decisions(), ({ recordedAt, decision }) => [
+        decision.attestation.execution_fingerprint,
+        "decision",
+        recordedAt,
+        decision.attestation.policyId,
+        decision.status,
+        JSON.stringify(decision),
+      ]);
+      const beside: readonly (readonly [ImportKind, Iterable<OverrideAudit | ConfirmationAudit>, string])[] = [
+        ["overrides", data.overrides(), "override"],
+        ["confirmations", data.confirmations(), "confirmation"],
+      ];
+      for (const [kind, records, recordKind] of beside) {
+        await copy(kind, records, (value) => [
+          executionFingerprint(value.executionId),
+          recordKind,
+          instant(value.recordedAt),
+          null,
+          null,
           JSON.stringify(value),
         ]);
       }
-      const beside = openIfPresent<OverrideAudit | ConfirmationAudit, string>(root, AUDIT_DATABASES.decisions, "json");
-      if (beside) {
-        for (const [kind, suffix, recordKind] of [
-          ["overrides", "/override", "override"],
-          ["confirmations", "/confirmation", "confirmation"],
-        ] as const) {
-          await copy(
-            kind,
-            filter(beside.getRange({}), ({ key }) => key.endsWith(suffix)),
-            ({ value }) => [
-              executionFingerprint(value.executionId),
-              recordKind,
-              instant(value.recordedAt),
-              null,
-              null,
-              JSON.stringify(value),
-            ],
-          );
-        }
-      }
-      const verifications = openIfPresent<VerificationAudit, [number, number]>(root, AUDIT_DATABASES.verifications, "json");
-      if (verifications) await copy("verifications", verifications.getRange({}), ({ key, value }) => [key[0], JSON.stringify(value)]);
-      const security = openIfPresent<SecurityEventRow, [number, number]>(root, AUDIT_DATABASES.security, "json");
-      if (security) {
-        await copy("security", security.getRange({}), ({ key, value }) => {
-          // Stored as the PostgreSQL trail stores an event: without its id and time, which the row's columns give.
-          const { id: _id, at: _at, ...stored } = value;
-          return [key[0], JSON.stringify(stored)];
-        });
-      }
-      const order = openIfPresent<string, number>(root, SURFACE_B_DATABASES.order, "string");
-      const records = openIfPresent<string, string>(root, SURFACE_B_DATABASES.records, "string");
-      if (order && records) {
-        // A Trust Record the database already held keeps its own history: only the imported records' is added.
-        const created = new Set(await copy("trustRecords", order.getRange({}), ({ value: id }) => [id, records.get(id)!]));
-        for (const [kind, name] of [
-          ["verification", SURFACE_B_DATABASES.verifications],
-          ["receipt", SURFACE_B_DATABASES.receipts],
-        ] as const) {
-          const history = openIfPresent<string, [string, number]>(root, name, "string");
-          if (history)
-            await copy(
-              "trustHistory",
-              filter(history.getRange({}), ({ key }) => created.has(key[0])),
-              ({ key, value }) => [key[0], kind, value],
-            );
-        }
+      await copy("verifications", data.verifications(), ({ recordedAt, verification }) => [recordedAt, JSON.stringify(verification)]);
+      await copy("security", data.securityEvents(), ({ at, event }) => {
+        // Stored as the PostgreSQL trail stores an event: without its id and time, which the row's columns give.
+        const { id: _id, at: _at, ...stored } = event;
+        return [at, JSON.stringify(stored)];
+      });
+      // A Trust Record the database already held keeps its own history: only the imported records' is added.
+      const created = new Set(await copy("trustRecords", data.trustRecords(), ({ id, body }) => [id, body]));
+      for (const kind of ["verification", "receipt"] as const) {
+        await copy(
+          "trustHistory",
+          filter(data.trustHistory(kind), ({ id }) => created.has(id)),
+          ({ id, body }) => [id, kind, body],
+        );
       }
       // A version the fleet already pinned keeps the fleet's pin (a conflict, counted): the database decides.
-      const pins = openIfPresent<string, string>(root, BUNDLE_PINS_DATABASE, "string");
-      if (pins) {
-        await copy("bundlePins", pins.getRange({}), ({ key, value }) => [
-          key.slice(0, key.lastIndexOf("@")),
-          key.slice(key.lastIndexOf("@") + 1),
-          value,
-        ]);
-      }
-      await addCounters(client, root);
+      await copy("bundlePins", data.bundlePins(), ({ policyId, version, bundleHash }) => [policyId, version, bundleHash]);
+      await addCounters(client, data.counters());
       await query(client, "importing an LMDB data dir", "INSERT INTO writ_imports (source, counts) VALUES ($1, $2)", [
         source,
         JSON.stringify({ imported, conflicts }),
@@ -186,27 +151,16 @@ export async function importLmdb(
       return { imported, conflicts };
     });
   } finally {
-    await root.close();
+    await data.close();
   }
 }
 
-/** A replay entry as the LMDB store keeps it (runtime lifecycle.ts). */
-interface ReplayValue {
-  readonly state: string;
-  readonly token: string;
-  readonly createdAt: number;
-  readonly updatedAt: number;
-  readonly expiresAt: number | null;
-  readonly context?: unknown;
-  readonly resolution?: unknown;
-}
-
 /** What each kind's chunk runs: its column arrays unnested, in the source's order; a key the database holds is kept. */
-const RECORDS = `INSERT INTO ${DEFAULT_RECORDS_TABLE} (execution_fp, kind, recorded_at, policy_id, status, body)
+const RECORDS = `INSERT INTO ${RECORDS_TABLE} (execution_fp, kind, recorded_at, policy_id, status, body)
   SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[])
   ON CONFLICT (execution_fp, kind) DO NOTHING`;
 const STATEMENTS: Readonly<Record<ImportKind, string>> = {
-  replay: `INSERT INTO ${DEFAULT_REPLAY_TABLE} (fingerprint, state, token, created_at, updated_at, expires_at, context, resolution)
+  replay: `INSERT INTO ${REPLAY_TABLE} (fingerprint, state, token, created_at, updated_at, expires_at, context, resolution)
     SELECT * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::text[])
     ON CONFLICT (fingerprint) DO NOTHING`,
   decisions: RECORDS,
@@ -245,29 +199,14 @@ function* filter<E>(entries: Iterable<E>, keep: (entry: E) => boolean): Generato
   for (const entry of entries) if (keep(entry)) yield entry;
 }
 
-/** A named database of the environment, or null when the sidecar never created it (a trail it never wrote). */
-function openIfPresent<V, K extends Key>(root: RootDatabase, name: string, encoding: "json" | "string"): Database<V, K> | null {
-  if (!namesOf(root).has(name)) return null;
-  return root.openDB<V, K>(name, { encoding });
-}
-
-/** The names of the environment's named databases: the keys of its main database. */
-function namesOf(root: RootDatabase): Set<string> {
-  const names = new Set<string>();
-  for (const key of root.getKeys({})) if (typeof key === "string") names.add(key);
-  return names;
-}
-
 /** The counters of `/audit/stats` that outlive retention, added to the database's. */
-async function addCounters(client: pg.PoolClient, root: RootDatabase): Promise<void> {
-  const counters = openIfPresent<number, string>(root, AUDIT_DATABASES.counters, "json");
-  if (counters === null) return;
-  for (const { key, value } of counters.getRange({})) {
+async function addCounters(client: pg.PoolClient, counters: Iterable<ExportedCounter>): Promise<void> {
+  for (const { name, value } of counters) {
     await query(
       client,
       "importing the audit counters",
       "INSERT INTO writ_audit_counters (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = writ_audit_counters.value + EXCLUDED.value",
-      [key, value],
+      [name, value],
     );
   }
 }

@@ -6,62 +6,139 @@
  *   once wait for each other and the later ones find nothing to do.
  * - A database whose schema is newer than this sidecar knows (a newer release migrated it) is refused with one line,
  *   `SchemaTooNewError`: an older sidecar must not write rows whose meaning it does not know.
- * - A migration is never edited once released; a change is a new migration.
+ * - Each migration is a file of literal SQL, migrations/<version>-<slug>.sql: its first line `-- description: …`
+ *   (recorded in `writ_schema`), then its statements, each ending with `;`, run one by one. A released one is never
+ *   edited, a change is a new migration: sidecar/test/storage/postgres-migrations-pinned.test.ts holds the SHA-256 of
+ *   each released file.
  * - Each holds its locks until it commits: migration 5 creates triggers on the audit tables, which blocks their writes
  *   while it fills its tables from the existing rows (docs/fleet.md, "Schema and migrations").
  */
-import { DEFAULT_RECORDS_TABLE, MIGRATION_LOCK, replaySchema } from "@writ/runtime/postgres";
+import { readFileSync } from "node:fs";
 import type pg from "pg";
-import { AUDIT_SCHEMA } from "./audit-schema.js";
-import { BUNDLE_PINS_SCHEMA } from "./bundle-pins.js";
-import { DECISION_COUNTS_SCHEMA } from "./decision-counts.js";
-import { OUTSIDE_LOG_SCHEMA } from "./outside-log.js";
 import { transaction, query } from "./query.js";
-import { RECORD_LOG_SCHEMA } from "./record-log-storage.js";
-import { TRUST_RECORD_SCHEMA } from "./record-schema.js";
+
+/**
+ * Taken first by every transaction that changes the schema: the same transaction-level advisory lock in every process,
+ * so the schema changes of a fleet happen one at a time.
+ */
+const MIGRATION_LOCK = "SELECT pg_advisory_xact_lock(hashtext('writ.migrate'))";
+
+/** The migrations' files in migrations/, in order: `<version, 4 digits>-<slug>.sql`. */
+const FILES = [
+  "0001-replay-audit-trust.sql",
+  "0002-lmdb-imports.sql",
+  "0003-bundle-pins.sql",
+  "0004-record-log.sql",
+  "0005-audit-trail-at-volume.sql",
+] as const;
 
 export interface Migration {
   readonly version: number;
+  /** Recorded in `writ_schema`: the first line of its file, `-- description: …`. */
   readonly description: string;
+  /** Its file in migrations/. */
+  readonly file: string;
+  /** The file's text: once released, never edited (postgres-migrations-pinned.test.ts holds its SHA-256). */
+  readonly sql: string;
+  /** Its statements in order (`splitStatements`), each run as one query. */
   readonly statements: readonly string[];
 }
 
-export const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    description: "replay store, transition records (decisions, overrides, confirmations), audit trails, Trust Records",
-    statements: [...replaySchema(), ...AUDIT_SCHEMA, ...TRUST_RECORD_SCHEMA],
-  },
-  {
-    version: 2,
-    description: "writ_imports: the LMDB data dirs imported by `writ-sidecar import-lmdb`, each once",
-    statements: [
-      "CREATE TABLE IF NOT EXISTS writ_imports (source text PRIMARY KEY, imported_at timestamptz NOT NULL DEFAULT now(), counts text NOT NULL)",
-    ],
-  },
-  {
-    version: 3,
-    description: "writ_bundle_pins: the bundle_hash each policyId@version was first served with, for the whole fleet",
-    statements: BUNDLE_PINS_SCHEMA,
-  },
-  {
-    version: 4,
-    description:
-      "the tamper-evident audit record log: one log per sidecar instance (pending records, entries, kept subtree roots, checkpoints, state, prune notes)",
-    statements: RECORD_LOG_SCHEMA,
-  },
-  {
-    version: 5,
-    description:
-      "the audit trail at volume: records outside the record log kept as candidates by triggers (writ_audit_log_outside), decision counts per log and day, an index for listing decisions by policy and status",
-    statements: [
-      ...OUTSIDE_LOG_SCHEMA,
-      ...DECISION_COUNTS_SCHEMA,
-      `CREATE INDEX IF NOT EXISTS ${DEFAULT_RECORDS_TABLE}_by_policy_status ON ${DEFAULT_RECORDS_TABLE} (policy_id, status, recorded_at, execution_fp) WHERE kind = 'decision'`,
-      "DROP TABLE IF EXISTS writ_audit_log_meta",
-    ],
-  },
-];
+const DESCRIPTION = "-- description: ";
+
+/**
+ * Reads a migration's file. The URL is relative to this module: the sources' migrations/ folder, or dist/migrations/
+ * in the built sidecar, whose chunks are all in dist/ and into which tsup.config.ts copies the files.
+ */
+function load(file: string): Migration {
+  const version = /^(\d{4})-[a-z0-9-]+\.sql$/.exec(file)?.[1];
+  if (version === undefined) throw new Error(`migrations/${file}: not named <version, 4 digits>-<slug>.sql`);
+  const sql = readFileSync(new URL(`./migrations/${file}`, import.meta.url), "utf8");
+  const first = sql.slice(0, sql.indexOf("\n"));
+  if (!first.startsWith(DESCRIPTION)) throw new Error(`migrations/${file}: its first line is not \`${DESCRIPTION}…\``);
+  return {
+    version: Number(version),
+    description: first.slice(DESCRIPTION.length).trim(),
+    file,
+    sql,
+    statements: splitStatements(sql, file),
+  };
+}
+
+/** The 1-based line of `sql` at `offset`. */
+function lineAt(sql: string, offset: number): number {
+  let line = 1;
+  for (let i = sql.indexOf("\n"); i >= 0 && i < offset; i = sql.indexOf("\n", i + 1)) line++;
+  return line;
+}
+
+const IDENTIFIER_CHAR = /[A-Za-z0-9_$]/;
+const DOLLAR_TAG = /\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/y;
+
+/**
+ * The statements of a migration's text, in order: split at each `;` outside quoted strings and identifiers ('…', E'…',
+ * "…"), dollar-quoted bodies ($$…$$, $tag$…$tag$) and comments (`--`, nested `/* … *\/`), each trimmed and without the
+ * comments before it. Every statement ends with `;`.
+ * @throws Error naming `file` and the line of what is left open
+ */
+export function splitStatements(sql: string, file: string): string[] {
+  const statements: string[] = [];
+  const fail = (what: string, at: number): never => {
+    throw new Error(`migrations/${file}, line ${lineAt(sql, at)}: ${what}`);
+  };
+  /** Where the statement under way starts: -1 before its first token. */
+  let start = -1;
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i]!;
+    if (c === "-" && sql[i + 1] === "-") {
+      const end = sql.indexOf("\n", i);
+      i = end < 0 ? sql.length : end + 1;
+    } else if (c === "/" && sql[i + 1] === "*") {
+      let depth = 0;
+      let j = i;
+      do {
+        if (j >= sql.length) fail("a comment is never closed", i);
+        const mark = sql.slice(j, j + 2);
+        depth += mark === "/*" ? 1 : mark === "*/" ? -1 : 0;
+        j += mark === "/*" || mark === "*/" ? 2 : 1;
+      } while (depth > 0);
+      i = j;
+    } else if (/\s/.test(c)) {
+      i++;
+    } else {
+      if (start < 0) start = i;
+      if (c === ";") {
+        statements.push(sql.slice(start, i).trim());
+        start = -1;
+        i++;
+      } else if (c === "'" || c === '"') {
+        // E'…' takes backslash escapes; every quoted text takes its quote doubled.
+        const backslashes = c === "'" && /[Ee]/.test(sql[i - 1] ?? "") && !IDENTIFIER_CHAR.test(sql[i - 2] ?? "");
+        let j = i + 1;
+        for (; ; j++) {
+          if (j >= sql.length) fail(`a ${c}-quoted text is never closed`, i);
+          if (backslashes && sql[j] === "\\") j++;
+          else if (sql[j] === c && sql[j + 1] === c) j++;
+          else if (sql[j] === c) break;
+        }
+        i = j + 1;
+      } else if (c === "$" && !IDENTIFIER_CHAR.test(sql[i - 1] ?? "") && ((DOLLAR_TAG.lastIndex = i), DOLLAR_TAG.test(sql))) {
+        const tag = sql.slice(i, DOLLAR_TAG.lastIndex);
+        const end = sql.indexOf(tag, i + tag.length);
+        if (end < 0) fail(`${tag} is never closed`, i);
+        i = end + tag.length;
+      } else {
+        i++;
+      }
+    }
+  }
+  if (start >= 0) fail("the last statement does not end with `;`", start);
+  return statements;
+}
+
+/** Read at load: a file missing or unreadable fails the import, before any database is touched. */
+export const MIGRATIONS: readonly Migration[] = FILES.map(load);
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
@@ -112,7 +189,15 @@ export async function migrate(pool: pg.Pool, onApplied: (migration: Migration) =
       if (version > SCHEMA_VERSION) throw new SchemaTooNewError(version);
       const migration = MIGRATIONS.find((m) => m.version === version + 1);
       if (migration === undefined) return null;
-      for (const statement of migration.statements) await query(client, `migration ${migration.version}`, statement);
+      let at = 0;
+      for (const statement of migration.statements) {
+        at = migration.sql.indexOf(statement, at);
+        await query(
+          client,
+          `migration ${migration.version} (${migration.file}, the statement at line ${lineAt(migration.sql, at)})`,
+          statement,
+        );
+      }
       await query(client, `migration ${migration.version}`, "INSERT INTO writ_schema (version, description) VALUES ($1, $2)", [
         migration.version,
         migration.description,

@@ -20,7 +20,7 @@
  * themselves (`CountingClient`), whether or not anyone listens to them.
  */
 import pg from "pg";
-import type { DatabaseConfig } from "../../config.js";
+import type { DatabaseConfig } from "./config.js";
 import type { PoolStats } from "../pool-stats.js";
 
 /** The client gives up this long after the server's own statement timeout would have fired. */

@@ -2,7 +2,7 @@
  * The record log on the fleet's PostgreSQL database (log-storage.ts; docs/audit.md, "Serving the log"): one log per
  * sidecar instance, every sidecar's in the same tables, each readable from any sidecar.
  *
- * TABLES (migration 4, RECORD_LOG_SCHEMA):
+ * TABLES (migration 4, migrations/0004-record-log.sql):
  * - `writ_audit_log_pending`: records written and not yet in a log: `(seq, log_id, kind, ref, leaf, pended_at)`. The
  *   statement that stores a record inserts its row: the replay store's transition for decisions, overrides and
  *   confirmations (runtime `PostgresReplayStoreOptions.recordLog`), the audit log's insert for the others. `ref` names
@@ -35,7 +35,7 @@ import {
   type SignedCheckpoint,
   type SigningKey,
 } from "@writ/runtime";
-import { DEFAULT_LOG_PENDING_TABLE } from "@writ/runtime/postgres";
+import { LOG_PENDING_TABLE } from "./tables.js";
 import type pg from "pg";
 import type { LogCounts, RecordLogStorage, StoredEntry, UnloggedRecord } from "../../audit/record-log/log-storage.js";
 import { appendToLog, nextCheckpoint, type LogState } from "../../audit/record-log/log-tree.js";
@@ -44,45 +44,7 @@ import { query, transaction } from "./query.js";
 import { recordBody } from "./stored-records.js";
 import { PRUNE_LOCK } from "./trail-prune.js";
 
-const PENDING = DEFAULT_LOG_PENDING_TABLE;
-
-export const RECORD_LOG_SCHEMA: readonly string[] = [
-  `CREATE TABLE IF NOT EXISTS ${PENDING} (
-    seq bigserial PRIMARY KEY,
-    log_id text NOT NULL,
-    kind text NOT NULL,
-    ref text COLLATE "C" NOT NULL,
-    leaf bytea NOT NULL,
-    pended_at bigint NOT NULL
-  )`,
-  `CREATE INDEX IF NOT EXISTS ${PENDING}_by_log ON ${PENDING} (log_id, seq)`,
-  `CREATE UNIQUE INDEX IF NOT EXISTS ${PENDING}_by_record ON ${PENDING} (kind, ref)`,
-  `CREATE TABLE IF NOT EXISTS writ_audit_log_entries (
-    log_id text NOT NULL,
-    position bigint NOT NULL,
-    kind text NOT NULL,
-    ref text COLLATE "C" NOT NULL,
-    leaf bytea NOT NULL,
-    PRIMARY KEY (log_id, position)
-  )`,
-  `CREATE UNIQUE INDEX IF NOT EXISTS writ_audit_log_entries_by_record ON writ_audit_log_entries (kind, ref)`,
-  `CREATE TABLE IF NOT EXISTS writ_audit_log_nodes (
-    log_id text NOT NULL,
-    height integer NOT NULL,
-    idx bigint NOT NULL,
-    hash bytea NOT NULL,
-    PRIMARY KEY (log_id, height, idx)
-  )`,
-  `CREATE TABLE IF NOT EXISTS writ_audit_log_checkpoints (log_id text NOT NULL, size bigint NOT NULL, body text NOT NULL, PRIMARY KEY (log_id, size))`,
-  `CREATE TABLE IF NOT EXISTS writ_audit_log_state (
-    log_id text PRIMARY KEY,
-    size bigint NOT NULL,
-    frontier text NOT NULL,
-    latest_size bigint
-  )`,
-  `CREATE TABLE IF NOT EXISTS writ_audit_log_prunes (seq bigserial PRIMARY KEY, recorded_at bigint NOT NULL, body text NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS writ_audit_log_meta (name text PRIMARY KEY, value text NOT NULL)`,
-];
+const PENDING = LOG_PENDING_TABLE;
 
 /** Rows read at a time by the export and by `adoptUnlogged`. */
 const PAGE = 1_000;

@@ -1,6 +1,6 @@
 /**
  * Surface B's records (surface-b/record-store.ts) on PostgreSQL, shared by every sidecar of a fleet: a Trust Record
- * made through one sidecar is read, verified and replayed through any other (tables: record-schema.ts).
+ * made through one sidecar is read, verified and replayed through any other (tables: migrations/0001-replay-audit-trust.sql).
  *
  * - `create` is ONE statement: a data-modifying CTE inserts the record (`ON CONFLICT (id) DO NOTHING`) and, only for
  *   the row it inserted, its first verification and receipt; so of racing creates of one id, from any sidecar, exactly
@@ -21,7 +21,7 @@
  * resolves only once its statement committed.
  */
 import { parseStrictJson, type ReplayStore } from "@writ/runtime";
-import { PostgresReplayStore, type PostgresReplayStoreOptions } from "@writ/runtime/postgres";
+import { PostgresReplayStore, type PostgresReplayStoreOptions } from "./replay-store.js";
 import type pg from "pg";
 import { isRecordId } from "../../surface-b/ids.js";
 import { storedRecord, type ExecutionUnit, type StoredRecord, type TrustRecordStore } from "../../surface-b/record-store.js";

@@ -2,12 +2,12 @@
  * Where each kind of record the record log names is stored on PostgreSQL, as SQL: a log entry, pending row or outside
  * candidate names its record by `(kind, ref)`.
  *
- * - `decision`, `override`, `confirmation`: the records table (runtime DEFAULT_RECORDS_TABLE, the one the migrations
+ * - `decision`, `override`, `confirmation`: the records table (runtime RECORDS_TABLE, the one the migrations
  *   create), `ref` its `execution_fp`, with `kind`;
  * - `verification`, `security`, `prune`: `writ_audit_verifications`, `writ_audit_security`, `writ_audit_log_prunes`,
  *   `ref` their `seq` as text.
  */
-import { DEFAULT_RECORDS_TABLE } from "@writ/runtime/postgres";
+import { RECORDS_TABLE } from "./tables.js";
 
 export interface RecordSource {
   /** The kinds of record stored in it. */
@@ -20,7 +20,7 @@ export interface RecordSource {
 }
 
 export const RECORD_SOURCES: readonly RecordSource[] = [
-  { kinds: ["decision", "override", "confirmation"], table: DEFAULT_RECORDS_TABLE, kindOf: "i.kind", refOf: "i.execution_fp" },
+  { kinds: ["decision", "override", "confirmation"], table: RECORDS_TABLE, kindOf: "i.kind", refOf: "i.execution_fp" },
   { kinds: ["verification"], table: "writ_audit_verifications", kindOf: "'verification'::text", refOf: "i.seq::text" },
   { kinds: ["security"], table: "writ_audit_security", kindOf: "'security'::text", refOf: "i.seq::text" },
   { kinds: ["prune"], table: "writ_audit_log_prunes", kindOf: "'prune'::text", refOf: "i.seq::text" },
@@ -35,7 +35,7 @@ export function recordBody(named: string): string {
   const branches = RECORD_SOURCES.map((source) => {
     const kinds = source.kinds.map((k) => `'${k}'`).join(", ");
     const key =
-      source.table === DEFAULT_RECORDS_TABLE ? `s.execution_fp = ${named}.ref AND s.kind = ${named}.kind` : `s.seq = ${named}.ref::bigint`;
+      source.table === RECORDS_TABLE ? `s.execution_fp = ${named}.ref AND s.kind = ${named}.kind` : `s.seq = ${named}.ref::bigint`;
     return `WHEN ${named}.kind IN (${kinds}) THEN (SELECT s.body FROM ${source.table} s WHERE ${key})`;
   });
   return `(CASE ${branches.join(" ")} END)`;

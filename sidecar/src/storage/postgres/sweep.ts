@@ -5,7 +5,7 @@
  * its own statement, found through the expiry index (PostgresReplayStore `sweep`): harmless if it ever overlapped, and
  * the lock, a session lock held on a client of its own, holds no row and blocks no transition meanwhile.
  */
-import type { PostgresReplayStore } from "@writ/runtime/postgres";
+import type { PostgresReplayStore } from "./replay-store.js";
 import type pg from "pg";
 import { checkOut, query } from "./query.js";
 

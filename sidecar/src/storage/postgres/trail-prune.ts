@@ -16,7 +16,7 @@
  *   (decision-counts.ts) sees every entry of what it removes, and no lock is ever taken in the opposite order.
  */
 import { entryLeafHash } from "@writ/runtime";
-import { DEFAULT_LOG_PENDING_TABLE, DEFAULT_RECORDS_TABLE } from "@writ/runtime/postgres";
+import { LOG_PENDING_TABLE, RECORDS_TABLE } from "./tables.js";
 import type pg from "pg";
 import { PRUNE_CHUNK, type RetentionLimit } from "../../audit/retention.js";
 import { OUTSIDE_TABLE } from "./outside-log.js";
@@ -26,7 +26,7 @@ import { query, transaction } from "./query.js";
 export const PRUNE_LOCK = "writ.audit.prune";
 
 const WHAT = "pruning the audit trail";
-const PENDING = DEFAULT_LOG_PENDING_TABLE;
+const PENDING = LOG_PENDING_TABLE;
 
 /** One trail: its table, which of its rows are its records, and its time index's columns. */
 export interface PrunedTrail {
@@ -41,7 +41,7 @@ export interface PrunedTrail {
 }
 
 export const PRUNED_TRAILS = {
-  decisions: { table: DEFAULT_RECORDS_TABLE, where: "kind = 'decision'", time: "recorded_at", key: "execution_fp", logKind: "kind" },
+  decisions: { table: RECORDS_TABLE, where: "kind = 'decision'", time: "recorded_at", key: "execution_fp", logKind: "kind" },
   verifications: { table: "writ_audit_verifications", where: "TRUE", time: "recorded_at", key: "seq", logKind: "'verification'" },
   security: { table: "writ_audit_security", where: "TRUE", time: "at", key: "seq", logKind: "'security'" },
 } as const satisfies Record<string, PrunedTrail>;

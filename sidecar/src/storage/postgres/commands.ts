@@ -9,9 +9,9 @@
  */
 import type pg from "pg";
 import { databaseConfig } from "./config.js";
-import type { ImportKind } from "./storage/postgres/import-lmdb.js";
-import { migrate } from "./storage/postgres/migrations.js";
-import { createPool, redactedUrl } from "./storage/postgres/pool.js";
+import type { ImportKind } from "./import-lmdb.js";
+import { migrate } from "./migrations.js";
+import { createPool, redactedUrl } from "./pool.js";
 
 /** How often a long import reports how far it got. */
 const PROGRESS_INTERVAL_MS = 1_000;
@@ -31,7 +31,7 @@ export async function migrateCommand(env: NodeJS.ProcessEnv): Promise<number> {
 
 export async function importLmdbCommand(env: NodeJS.ProcessEnv, dataDir: string): Promise<number> {
   return withDatabase(env, "import-lmdb", async (pool, where) => {
-    const { importLmdb } = await import("./storage/postgres/import-lmdb.js");
+    const { importLmdb } = await import("./import-lmdb.js");
     await migrate(pool, (m) => say(`applied migration ${m.version}: ${m.description}`));
     say(`importing \`${dataDir}\` into ${where} in one transaction`);
     let reportedAt = Date.now();

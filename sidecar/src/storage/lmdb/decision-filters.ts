@@ -11,9 +11,9 @@
  * Ranges are read in pages (slices.ts `keyPages`): a walk stopped early, or one that throws, leaves no cursor open.
  */
 import type { Database, RootDatabase } from "lmdb";
-import { keyPages } from "./slices.js";
-import { timeRange } from "./time-range.js";
-import type { DecisionStatus } from "./types.js";
+import { keyPages } from "./pages.js";
+import { timeRange } from "../../audit/time-range.js";
+import type { DecisionStatus } from "../../audit/types.js";
 
 export const DECISION_STATUSES: readonly DecisionStatus[] = ["approved", "pending_override", "rejected"];
 

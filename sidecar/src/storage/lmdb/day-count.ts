@@ -9,8 +9,9 @@
  * with the event loop served between slices (slices.ts).
  */
 import type { Database } from "lmdb";
-import { DAY_MS } from "./retention.js";
-import { Slicer, keyPages } from "./slices.js";
+import { DAY_MS } from "../../audit/retention.js";
+import { Slicer } from "../../audit/slices.js";
+import { keyPages } from "./pages.js";
 
 /** How long after its millisecond a decision may still be written: the counted part of the day stops this far back. */
 export const SETTLE_MS = 30_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Batcher } from "../../src/replay/batcher.js";
+import { Batcher } from "../../src/storage/postgres/batcher.js";
 
 /** A run that waits until released, recording the batches it was given. */
 function gated() {

@@ -30,7 +30,6 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import type pg from "pg";
-import { ReplayStoreClosedError, StoreUnavailableError } from "./errors.js";
 import {
   checkApproved,
   checkFailedTtl,
@@ -41,34 +40,28 @@ import {
   isExpired,
   normalizeContext,
   parseStoredEntry,
-} from "./lifecycle.js";
+  recordFingerprint,
+} from "@writ/runtime/replay-store";
 import { Batcher } from "./batcher.js";
-import { LOG_ID_PATTERN } from "../audit-log/checkpoint.js";
-import { entryLeafHash } from "../audit-log/entry.js";
-import { recordFingerprint, type TransitionRecord } from "./records.js";
-import type {
-  ConsumeOptions,
-  ReplayEntry,
-  ReplayResult,
-  ReplayState,
-  ReplayStore,
-  ReserveOptions,
-  ResolveOverrideOptions,
-} from "./store.js";
-
-export const DEFAULT_REPLAY_TABLE = "writ_replay";
-/**
- * Taken first by every transaction that changes the schema (`migrate` here, the sidecar's versioned migrations): the
- * same transaction-level advisory lock in every process, so schema changes of a fleet happen one at a time.
- */
-export const MIGRATION_LOCK = "SELECT pg_advisory_xact_lock(hashtext('writ.migrate'))";
-export const DEFAULT_RECORDS_TABLE = "writ_audit_records";
+import { LOG_PENDING_TABLE, RECORDS_TABLE, REPLAY_TABLE } from "./tables.js";
+import {
+  LOG_ID_PATTERN,
+  ReplayStoreClosedError,
+  StoreUnavailableError,
+  entryLeafHash,
+  type TransitionRecord,
+  type ConsumeOptions,
+  type ReplayEntry,
+  type ReplayResult,
+  type ReplayState,
+  type ReplayStore,
+  type ReserveOptions,
+  type ResolveOverrideOptions,
+} from "@writ/runtime";
 
 export interface PostgresReplayStoreOptions {
-  /** Table name (lowercase letters, digits, `_`); default `writ_replay`. */
-  readonly table?: string;
-  /** The records table (same rule); default `writ_audit_records`; null: records are not kept. */
-  readonly recordsTable?: string | null;
+  /** Whether transition records are kept in RECORDS_TABLE (default true); false: the audit trail is off. */
+  readonly keepRecords?: boolean;
   /**
    * How many claim statements (`reserve`, `consume`) may be under way at once; claims made meanwhile wait and go
    * together in the next statement (`#claimAll`). Default DEFAULT_CLAIM_STATEMENTS.
@@ -76,16 +69,13 @@ export interface PostgresReplayStoreOptions {
   readonly claimStatements?: number;
   /**
    * The sidecar's tamper-evident record log (the sidecar's docs/audit.md, "Serving the log"): each record also enters the
-   * log's pending set, BY THE SAME STATEMENT, as a row `(log_id, kind, ref, leaf, pended_at)` of `pendingTable`
-   * (default DEFAULT_LOG_PENDING_TABLE, created by the sidecar's migrations): `logId`, the record's kind, its
+   * log's pending set, BY THE SAME STATEMENT, as a row `(log_id, kind, ref, leaf, pended_at)` of LOG_PENDING_TABLE:
+   * `logId`, the record's kind, its
    * execution fingerprint, its leaf hash (audit-log/entry.ts `entryLeafHash` of the record's JSON text exactly as
    * inserted) and its time. Absent or null: records are not logged. Needs the records table.
    */
-  readonly recordLog?: { readonly logId: string; readonly pendingTable?: string } | null;
+  readonly recordLog?: { readonly logId: string } | null;
 }
-
-/** The pending set of the record log, as the sidecar's migrations create it. */
-export const DEFAULT_LOG_PENDING_TABLE = "writ_audit_log_pending";
 
 /** Claim statements under way at once by default (docs/benchmarks.md, "Fleet"). */
 export const DEFAULT_CLAIM_STATEMENTS = 4;
@@ -148,51 +138,6 @@ function isDataError(error: unknown): boolean {
   return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
 }
 
-function identifier(name: string, what: string): string {
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new RangeError(`${what} must be a lowercase SQL identifier, not \`${name}\``);
-  return name;
-}
-
-/**
- * The statements that create the store's tables and indexes, idempotent (IF NOT EXISTS), for a migration to run in
- * one transaction: the replay table, and the records table with the audit trail's indexes (oldest first by time,
- * and by policy or status for the decision filters).
- */
-export function replaySchema(options: PostgresReplayStoreOptions = {}): string[] {
-  const table = identifier(options.table ?? DEFAULT_REPLAY_TABLE, "table");
-  const statements = [
-    `CREATE TABLE IF NOT EXISTS ${table} (
-      fingerprint bytea PRIMARY KEY,
-      state text NOT NULL CHECK (state IN ('reserved', 'executing', 'consumed', 'failed', 'pending_override', 'rejected')),
-      token text NOT NULL,
-      created_at bigint NOT NULL,
-      updated_at bigint NOT NULL,
-      expires_at bigint,
-      context text,
-      resolution text
-    )`,
-    `CREATE INDEX IF NOT EXISTS ${table}_expiring ON ${table} (expires_at) WHERE expires_at IS NOT NULL`,
-  ];
-  const recordsOption = options.recordsTable === undefined ? DEFAULT_RECORDS_TABLE : options.recordsTable;
-  if (recordsOption === null) return statements;
-  const records = identifier(recordsOption, "recordsTable");
-  return [
-    ...statements,
-    `CREATE TABLE IF NOT EXISTS ${records} (
-      execution_fp text COLLATE "C" NOT NULL,
-      kind text NOT NULL CHECK (kind IN ('decision', 'override', 'confirmation')),
-      recorded_at bigint NOT NULL,
-      policy_id text,
-      status text,
-      body text NOT NULL,
-      PRIMARY KEY (execution_fp, kind)
-    )`,
-    `CREATE INDEX IF NOT EXISTS ${records}_decisions ON ${records} (recorded_at, execution_fp) WHERE kind = 'decision'`,
-    `CREATE INDEX IF NOT EXISTS ${records}_by_policy ON ${records} (policy_id, recorded_at, execution_fp) WHERE kind = 'decision'`,
-    `CREATE INDEX IF NOT EXISTS ${records}_by_status ON ${records} (status, recorded_at, execution_fp) WHERE kind = 'decision'`,
-  ];
-}
-
 interface Row {
   readonly fingerprint: Buffer;
   readonly state: string;
@@ -217,54 +162,27 @@ const EXPIRED = (row: string, now: string) =>
 
 export class PostgresReplayStore implements ReplayStore {
   readonly #pool: pg.Pool;
-  readonly #table: string;
   readonly #records: string | null;
   /** The record log's pending table and this sidecar's log id; null: records are not logged. */
   readonly #log: { readonly pending: string; readonly logId: string } | null;
   readonly #claims: Batcher<Claim, Row | undefined | Error>;
   #closed = false;
 
-  /** Uses `pool` (the caller owns it: `close()` does not end it). Run `migrate` (or `replaySchema`) once before use. */
+  /** Uses `pool` (the caller owns it: `close()` does not end it), on a database the sidecar's migrations made (migrations.ts). */
   constructor(pool: pg.Pool, options: PostgresReplayStoreOptions = {}) {
     this.#pool = pool;
-    this.#table = identifier(options.table ?? DEFAULT_REPLAY_TABLE, "table");
-    const records = options.recordsTable === undefined ? DEFAULT_RECORDS_TABLE : options.recordsTable;
-    this.#records = records === null ? null : identifier(records, "recordsTable");
+    this.#records = options.keepRecords === false ? null : RECORDS_TABLE;
     const log = options.recordLog ?? null;
     if (log !== null && this.#records === null)
-      throw new RangeError("recordLog needs the records table: records that are not kept cannot be logged");
+      throw new RangeError("recordLog needs keepRecords: records that are not kept cannot be logged");
     // The log id goes into the statement text as a literal (it is fixed per store): the pattern admits no quote.
     if (log !== null && !LOG_ID_PATTERN.test(log.logId))
       throw new RangeError(`recordLog.logId \`${log.logId}\` does not match ${LOG_ID_PATTERN.source}`);
-    this.#log =
-      log === null
-        ? null
-        : { pending: identifier(log.pendingTable ?? DEFAULT_LOG_PENDING_TABLE, "recordLog.pendingTable"), logId: log.logId };
+    this.#log = log === null ? null : { pending: LOG_PENDING_TABLE, logId: log.logId };
     this.#claims = new Batcher((claims) => this.#claimAll(claims), {
       maxInFlight: options.claimStatements ?? DEFAULT_CLAIM_STATEMENTS,
       maxBatch: MAX_CLAIMS_PER_STATEMENT,
     });
-  }
-
-  /**
-   * Creates the store's tables if they do not exist (`replaySchema`), in one transaction under an advisory lock: safe
-   * from several processes at once. The sidecar runs the same statements within its versioned migrations instead.
-   */
-  static async migrate(pool: pg.Pool, options: PostgresReplayStoreOptions = {}): Promise<void> {
-    const statements = replaySchema(options);
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
-      // One migration at a time across the fleet: CREATE TABLE IF NOT EXISTS alone can still race on the catalog.
-      await client.query(MIGRATION_LOCK);
-      for (const statement of statements) await client.query(statement);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
   }
 
   async reserve(fingerprint: string, options: ReserveOptions = {}): Promise<ReplayResult> {
@@ -338,7 +256,7 @@ export class PostgresReplayStore implements ReplayStore {
   async expire(fingerprint: string, now?: number): Promise<boolean> {
     const fp = checkFingerprint(fingerprint);
     const at = checkNow(now);
-    const { rowCount } = await this.#query(`DELETE FROM ${this.#table} AS r WHERE r.fingerprint = $1 AND ${EXPIRED("r", "$2")}`, [
+    const { rowCount } = await this.#query(`DELETE FROM ${REPLAY_TABLE} AS r WHERE r.fingerprint = $1 AND ${EXPIRED("r", "$2")}`, [
       keyOf(fp),
       at,
     ]);
@@ -358,9 +276,9 @@ export class PostgresReplayStore implements ReplayStore {
     let removed = 0;
     for (;;) {
       const { rowCount } = await this.#query(
-        `DELETE FROM ${this.#table} AS r
+        `DELETE FROM ${REPLAY_TABLE} AS r
          WHERE r.fingerprint = ANY(ARRAY(
-           SELECT e.fingerprint FROM ${this.#table} AS e WHERE e.expires_at <= $1 AND e.state IN ('reserved', 'failed')
+           SELECT e.fingerprint FROM ${REPLAY_TABLE} AS e WHERE e.expires_at <= $1 AND e.state IN ('reserved', 'failed')
            ORDER BY e.expires_at LIMIT ${SWEEP_BATCH}
          ))
          AND ${EXPIRED("r", "$1")}`,
@@ -373,7 +291,7 @@ export class PostgresReplayStore implements ReplayStore {
 
   async read(fingerprint: string): Promise<ReplayEntry | null> {
     const fp = checkFingerprint(fingerprint);
-    const { rows } = await this.#query(`SELECT ${COLUMNS} FROM ${this.#table} WHERE fingerprint = $1`, [keyOf(fp)]);
+    const { rows } = await this.#query(`SELECT ${COLUMNS} FROM ${REPLAY_TABLE} WHERE fingerprint = $1`, [keyOf(fp)]);
     return rows[0] === undefined ? null : entryOf(rows[0]);
   }
 
@@ -442,7 +360,7 @@ export class PostgresReplayStore implements ReplayStore {
     const values: unknown[] = [claim.key, claim.state, claim.token, claim.now, claim.expiresAt, claim.context];
     const { rows } = await this.#query(
       this.#withRecord(
-        `INSERT INTO ${this.#table} AS r (fingerprint, state, token, created_at, updated_at, expires_at, context, resolution)
+        `INSERT INTO ${REPLAY_TABLE} AS r (fingerprint, state, token, created_at, updated_at, expires_at, context, resolution)
          VALUES ($1, $2, $3, $4, $4, $5, $6, NULL)
          ON CONFLICT (fingerprint) DO UPDATE SET ${UPSERT_SET}
          WHERE ${EXPIRED("r", "$4")}
@@ -462,7 +380,7 @@ export class PostgresReplayStore implements ReplayStore {
         ORDER BY fingerprint, ordinal
       ),
       transitioned AS (
-        INSERT INTO ${this.#table} AS r (fingerprint, state, token, created_at, updated_at, expires_at, context, resolution)
+        INSERT INTO ${REPLAY_TABLE} AS r (fingerprint, state, token, created_at, updated_at, expires_at, context, resolution)
         SELECT fingerprint, state, token, now, now, expires_at, context, NULL FROM input
         ON CONFLICT (fingerprint) DO UPDATE SET ${UPSERT_SET}
         WHERE ${EXPIRED("r", "EXCLUDED.created_at")}
@@ -503,7 +421,7 @@ export class PostgresReplayStore implements ReplayStore {
     }
     const { rows } = await this.#query(
       this.#withRecord(
-        `UPDATE ${this.#table} AS r SET ${sets.join(", ")}
+        `UPDATE ${REPLAY_TABLE} AS r SET ${sets.join(", ")}
        WHERE r.fingerprint = $1 AND r.token = $2 AND r.state = ANY($6::text[]) AND NOT ${EXPIRED("r", "$3")}
        RETURNING ${COLUMNS}`,
         this.#recordRow(record),

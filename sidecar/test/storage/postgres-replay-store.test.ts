@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { StoreUnavailableError } from "../../src/replay/errors.js";
-import { PostgresReplayStore } from "../../src/replay/postgres-store.js";
-import type { TransitionRecord } from "../../src/replay/records.js";
-import { T0, decisionRecord, into, ok, replayStoreContract } from "./contract.js";
+import { StoreUnavailableError, type TransitionRecord } from "@writ/runtime";
+import { migrate } from "../../src/storage/postgres/migrations.js";
+import { PostgresReplayStore } from "../../src/storage/postgres/replay-store.js";
+import { RECORDS_TABLE, REPLAY_TABLE } from "../../src/storage/postgres/tables.js";
+import { T0, decisionRecord, into, ok, replayStoreContract } from "@writ/runtime/testing";
 import { createTestDatabase, postgresUnavailable, testPool } from "../../../test/support/postgres.js";
 import pg from "pg";
 
@@ -14,19 +15,19 @@ if (unavailable !== null) {
   });
 } else {
   const database = await createTestDatabase();
+  await migrate(database.pool);
   afterAll(() => database.drop());
-  let tables = 0;
+  /** Each test starts from empty tables (the migrated schema, the sidecar's own). */
+  const emptied = async (): Promise<void> => void (await database.pool.query(`TRUNCATE ${REPLAY_TABLE}, ${RECORDS_TABLE}`));
 
   replayStoreContract("PostgresReplayStore", async () => {
-    tables += 1;
-    const options = { table: `replay_${tables}`, recordsTable: `records_${tables}` };
-    await PostgresReplayStore.migrate(database.pool, options);
+    await emptied();
     return {
-      store: new PostgresReplayStore(database.pool, options),
-      dispose: async () => void (await database.pool.query(`DROP TABLE ${options.table}, ${options.recordsTable}`)),
+      store: new PostgresReplayStore(database.pool),
+      dispose: emptied,
       records: async () => {
         const { rows } = await database.pool.query<{ kind: TransitionRecord["kind"]; body: string }>(
-          `SELECT kind, body FROM ${options.recordsTable}`,
+          `SELECT kind, body FROM ${RECORDS_TABLE}`,
         );
         return rows.map(({ kind, body }) => ({ kind, body: JSON.parse(body) }) as TransitionRecord);
       },
@@ -35,11 +36,11 @@ if (unavailable !== null) {
 
   describe("PostgresReplayStore", () => {
     it("two stores on one table (two sidecars of a fleet): each fingerprint is won exactly once", async () => {
-      await PostgresReplayStore.migrate(database.pool, { table: "fleet" });
+      await emptied();
       const other = testPool((database.pool.options as { connectionString: string }).connectionString);
       try {
-        const a = new PostgresReplayStore(database.pool, { table: "fleet" });
-        const b = new PostgresReplayStore(other, { table: "fleet" });
+        const a = new PostgresReplayStore(database.pool);
+        const b = new PostgresReplayStore(other);
         const fingerprints = Array.from({ length: 100 }, (_, i) => `fp-${i}`);
         const results = await Promise.all(
           fingerprints.flatMap((fp) => [
@@ -62,8 +63,8 @@ if (unavailable !== null) {
     });
 
     it("a transition whose record cannot be inserted is not committed either (one statement)", async () => {
-      await PostgresReplayStore.migrate(database.pool, { table: "atomic", recordsTable: "atomic_records" });
-      const store = new PostgresReplayStore(database.pool, { table: "atomic", recordsTable: "atomic_records" });
+      await emptied();
+      const store = new PostgresReplayStore(database.pool);
       ok(await store.consume("fp-1", { now: T0, record: decisionRecord("exec-dup") }));
       // A second decision record for the same execution breaks the records table's key: the whole statement fails.
       await expect(store.consume("fp-2", { now: T0, record: decisionRecord("exec-dup") })).rejects.toBeInstanceOf(StoreUnavailableError);
@@ -72,14 +73,14 @@ if (unavailable !== null) {
     });
 
     it("claims made together share statements: 300 concurrent consumes of 100 fingerprints, one winner and one record each", async () => {
-      await PostgresReplayStore.migrate(database.pool, { table: "grouped", recordsTable: "grouped_records" });
+      await emptied();
       let statements = 0;
       const counting = new Proxy(database.pool, {
         get: (target, name) =>
           name === "query" ? (...args: Parameters<pg.Pool["query"]>) => (statements++, target.query(...args)) : Reflect.get(target, name),
       });
       // One statement at a time: the 300 claims, made in one tick, go as three statements of 100, one after the other.
-      const store = new PostgresReplayStore(counting, { table: "grouped", recordsTable: "grouped_records", claimStatements: 1 });
+      const store = new PostgresReplayStore(counting, { claimStatements: 1 });
       const claims = Array.from({ length: 300 }, (_, i) => ({
         fp: `fp-${Math.floor(i / 3)}`,
         executionId: `exec-${Math.floor(i / 3)}`,
@@ -91,15 +92,15 @@ if (unavailable !== null) {
       // Of the three claims of a fingerprint, the first submitted won, in one statement with the others or before them.
       expect(winners.map((w) => w.i)).toEqual(Array.from({ length: 100 }, (_, i) => 3 * i));
       expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.reason === "conflict" && r.entry?.state === "consumed")).toBe(true);
-      const { rows } = await database.pool.query<{ n: string }>("SELECT count(*) AS n FROM grouped_records");
+      const { rows } = await database.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${RECORDS_TABLE}`);
       expect(Number(rows[0]!.n)).toBe(100);
       // 300 claims and 200 reads of the losers' entries, in far fewer than 500 statements.
       expect(statements).toBeLessThan(250);
     });
 
     it("a claim the server refuses for its data fails alone: the other claims of its statement commit", async () => {
-      await PostgresReplayStore.migrate(database.pool, { table: "poison", recordsTable: "poison_records" });
-      const store = new PostgresReplayStore(database.pool, { table: "poison", recordsTable: "poison_records", claimStatements: 1 });
+      await emptied();
+      const store = new PostgresReplayStore(database.pool, { claimStatements: 1 });
       ok(await store.consume("fp-first", { now: T0, record: decisionRecord("exec-taken") }));
       const ids = Array.from({ length: 20 }, (_, i) => (i === 7 ? "exec-taken" : `exec-${i}`));
       const results = await Promise.allSettled(ids.map((id, i) => store.consume(`fp-${i}`, { now: T0, record: decisionRecord(id) })));

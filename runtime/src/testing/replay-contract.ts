@@ -4,10 +4,10 @@
  * `now` parameters; nothing sleeps.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ReplayStoreClosedError } from "../../src/replay/errors.js";
-import type { DecisionAuditRecord, OverrideAuditRecord, TransitionRecord } from "../../src/replay/records.js";
-import type { ReplayEntry, ReplayResult, ReplayState, ReplayStore } from "../../src/replay/store.js";
-import { FAILED_TTL_MS, RESERVATION_TTL_MS } from "../../src/replay/store.js";
+import { ReplayStoreClosedError } from "../replay/errors.js";
+import type { DecisionAuditRecord, OverrideAuditRecord, TransitionRecord } from "../replay/records.js";
+import type { ReplayEntry, ReplayResult, ReplayState, ReplayStore } from "../replay/store.js";
+import { FAILED_TTL_MS, RESERVATION_TTL_MS } from "../replay/store.js";
 
 export interface StoreHarness {
   readonly store: ReplayStore;

@@ -62,14 +62,15 @@ import {
 } from "@writ/runtime";
 import { LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, RootDatabase } from "lmdb";
-import { prefetched } from "../prefetch.js";
-import { Slicer, pages } from "../slices.js";
-import { asStored, encoded } from "../stored-bytes.js";
-import { LogAppender, nextCheckpoint, type LogState } from "./log-tree.js";
-import type { LogCounts, RecordLogStorage, StoredEntry, UnloggedRecord } from "./log-storage.js";
-import { LOCATOR_KIND, locators, parseLocator } from "./locator.js";
-import { InstanceInUseError } from "../../storage/instance-in-use.js";
-import { describeMark, markIsStale, ownMark, type OpenMark } from "./open-marks.js";
+import { prefetched } from "./prefetch.js";
+import { Slicer } from "../../audit/slices.js";
+import { pages } from "./pages.js";
+import { asStored, encoded } from "./stored-bytes.js";
+import { LogAppender, nextCheckpoint, type LogState } from "../../audit/record-log/log-tree.js";
+import type { LogCounts, RecordLogStorage, StoredEntry, UnloggedRecord } from "../../audit/record-log/log-storage.js";
+import { LOCATOR_KIND, locators, parseLocator } from "../../audit/record-log/locator.js";
+import { InstanceInUseError } from "../instance-in-use.js";
+import { describeMark, markIsStale, ownMark, type OpenMark } from "../../audit/record-log/open-marks.js";
 
 export const RECORD_LOG_DATABASES = {
   pending: "audit-log-pending",
@@ -644,7 +645,7 @@ function entryCount(db: { getStats(): unknown }): number {
 
 /**
  * The time a record's pending entry is keyed by when the trail wrote it: the key's time for a decision, verification,
- * security event or prune note; an override's or confirmation's `recordedAt` (lmdb-audit-log.ts `#instant`).
+ * security event or prune note; an override's or confirmation's `recordedAt` (storage/lmdb/audit-log.ts `#instant`).
  */
 function pendingTime(record: StoredRecord): number {
   const { kind, fields } = parseLocator(record.locator);

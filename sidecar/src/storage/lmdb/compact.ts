@@ -6,15 +6,15 @@
  *
  * The copy is LMDB's own compacting copy (mdb_env_copy2 with MDB_CP_COMPACT, lmdb-js `backup`) of a consistent
  * snapshot, written beside the file, flushed, then renamed over data.mdb: a crash at any point leaves either the old
- * file or the new one, both whole. A data dir that a running process has open (its open mark, lmdb-log-storage.ts) is
+ * file or the new one, both whole. A data dir that a running process has open (its open mark, storage/lmdb/record-log-storage.ts) is
  * refused: writes after the snapshot would be lost with the old file.
  */
 import { mkdir, open as openFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { open, type RootDatabase } from "lmdb";
-import { RECORD_LOG_DATABASES } from "../audit/record-log/lmdb-log-storage.js";
-import { markIsStale, type OpenMark } from "../audit/record-log/open-marks.js";
-import { FILE_MODE } from "./data-dir.js";
+import { RECORD_LOG_DATABASES } from "./record-log-storage.js";
+import { markIsStale, type OpenMark } from "../../audit/record-log/open-marks.js";
+import { FILE_MODE } from "../data-dir.js";
 
 export interface Compaction {
   /** data.mdb's size before and after, in bytes. */

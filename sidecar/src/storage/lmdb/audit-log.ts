@@ -13,7 +13,7 @@
  *   keys are limited to 1,978 bytes) + suffix: `<fp>/override` the override and `<fp>/confirmation` the
  *   confirmation, beside the decision they follow (an override never replaces the decision, spec 1.8). Each key is
  *   written once, inside the replay transition that resolves the override or consumes the confirmation key.
- * - `audit-decision-filters`: the filter index of `listDecisions` (decision-filters.ts), written with the record.
+ * - `audit-decision-filters`: the filter index of `listDecisions` (storage/lmdb/decision-filters.ts), written with the record.
  * - `audit-verifications`: key = [recordedAt ms, ordinal]. `audit-security`: key = [at ms, ordinal], value = the row.
  * - `audit-counters`: decisions, verifications, verifications_valid, security_events, api_calls.
  * The ordinal of a record is its counter's value before the record, read in the same transaction: keys are unique
@@ -39,8 +39,8 @@
  * with the event loop served between them.
  *
  * VOLUME. Nothing here reads in proportion to the trail on the event loop: walks are read in pages and sliced
- * (slices.ts), counts are LMDB's O(1) entry counts, `decisions_today` is counted as the day goes (day-count.ts), and the
- * record log finds records outside it by its accounting (lmdb-log-storage.ts, ACCOUNTING), not by a scan.
+ * (slices.ts), counts are LMDB's O(1) entry counts, `decisions_today` is counted as the day goes (storage/lmdb/day-count.ts), and the
+ * record log finds records outside it by its accounting (storage/lmdb/record-log-storage.ts, ACCOUNTING), not by a scan.
  *
  * API CALLS are counted in memory and added to the stored counter every `apiCallFlushMs` (1 s) and on close, so a
  * crash loses up to one interval of them: they are statistics, not acknowledged writes.
@@ -51,18 +51,19 @@ import type { Database, Key, RootDatabase } from "lmdb";
 import { DayCount } from "./day-count.js";
 import { prefetched } from "./prefetch.js";
 import { backfillFilters, filterKey, matchingRecordKeys, type FilterKey } from "./decision-filters.js";
-import { Checkpointer, DEFAULT_CHECKPOINTS, type CheckpointSchedule } from "./record-log/checkpointer.js";
-import { LmdbLogStorage, type PrunedRecord, type StoredRecord } from "./record-log/lmdb-log-storage.js";
-import { locators, parseLocator, type LogKind } from "./record-log/locator.js";
-import { RecordLog } from "./record-log/record-log.js";
-import { decisionDetail, decisionRow } from "./decision-row.js";
-import { AuditHousekeeping } from "./housekeeping.js";
-import { DEFAULT_AUDIT_RETENTION, dueCount, type AuditRetention, type RetentionLimit } from "./retention.js";
-import { securityEventRow } from "./security-event.js";
-import { Slicer, keyPages, keysAfter } from "./slices.js";
+import { Checkpointer, DEFAULT_CHECKPOINTS, type CheckpointSchedule } from "../../audit/record-log/checkpointer.js";
+import { LmdbLogStorage, type PrunedRecord, type StoredRecord } from "./record-log-storage.js";
+import { locators, parseLocator, type LogKind } from "../../audit/record-log/locator.js";
+import { RecordLog } from "../../audit/record-log/record-log.js";
+import { decisionDetail, decisionRow } from "../../audit/decision-row.js";
+import { AuditHousekeeping } from "../../audit/housekeeping.js";
+import { DEFAULT_AUDIT_RETENTION, dueCount, type AuditRetention, type RetentionLimit } from "../../audit/retention.js";
+import { securityEventRow } from "../../audit/security-event.js";
+import { Slicer } from "../../audit/slices.js";
+import { keyPages, keysAfter } from "./pages.js";
 import { asStored, encoded } from "./stored-bytes.js";
-import { timeRange } from "./time-range.js";
-import { DEFAULT_SECURITY_EVENT_LIMITS, SecurityEventLimiter, type SecurityEventLimits } from "./security-event-limiter.js";
+import { timeRange } from "../../audit/time-range.js";
+import { DEFAULT_SECURITY_EVENT_LIMITS, SecurityEventLimiter, type SecurityEventLimits } from "../../audit/security-event-limiter.js";
 import type {
   AuditLog,
   AuditStats,
@@ -77,7 +78,7 @@ import type {
   SecurityEventRow,
   SecurityQuery,
   VerificationAudit,
-} from "./types.js";
+} from "../../audit/types.js";
 
 /** The named databases of the log: the environment's `maxDbs` (lmdb-js default 12) must leave room for them. */
 export const AUDIT_DATABASES = {
@@ -155,7 +156,7 @@ export class LmdbAuditLog implements AuditLog {
   readonly #decisionFilters: Database<number, FilterKey>;
   /** Settles once every decision of the trail is in the filter index (older environments are indexed at open). */
   readonly #filtersReady: Promise<void>;
-  /** Settles once the record log has taken in what it lacked at open (lmdb-log-storage.ts `adoptUnlogged`). */
+  /** Settles once the record log has taken in what it lacked at open (storage/lmdb/record-log-storage.ts `adoptUnlogged`). */
   readonly #adopted: Promise<void>;
   readonly #today: DayCount;
   readonly #limiter: SecurityEventLimiter;
@@ -330,7 +331,7 @@ export class LmdbAuditLog implements AuditLog {
 
   /**
    * Into the record log, from the bytes just queued: held in memory once `written` (the replay transition's outcome)
-   * says they committed, else with a pending entry written beside them (lmdb-log-storage.ts, PENDING RECORDS).
+   * says they committed, else with a pending entry written beside them (storage/lmdb/record-log-storage.ts, PENDING RECORDS).
    */
   #logRecord(written: Promise<boolean | null> | undefined, ms: number, locator: string, kind: LogEntryKind, bytes: Uint8Array): void {
     const log = this.#log;
@@ -433,7 +434,7 @@ export class LmdbAuditLog implements AuditLog {
   /**
    * The counters are read inside a write transaction, queued behind every record so far: the stored API call count and
    * the one still in memory are then read at one instant (a save runs in the same sequence of callbacks), so none is
-   * counted twice or missed. `decisions_today` is counted before, as the day goes (day-count.ts). Answered once that
+   * counted twice or missed. `decisions_today` is counted before, as the day goes (storage/lmdb/day-count.ts). Answered once that
    * batch is flushed, like every read.
    */
   async stats(now: Date = this.#now()): Promise<AuditStats> {
@@ -476,7 +477,7 @@ export class LmdbAuditLog implements AuditLog {
       // Set after the save: from here on, records are dropped and reads throw.
       this.#closing = Promise.all([this.flushed(), this.#filtersReady, this.#adopted, this.#pruning?.catch(() => 0), checkpointing]).then(
         async () => {
-          // What the record log holds in memory goes into it before the environment closes (lmdb-log-storage.ts).
+          // What the record log holds in memory goes into it before the environment closes (storage/lmdb/record-log-storage.ts).
           await this.#log?.close().catch((error: unknown) => this.#onError(error));
         },
       );
@@ -549,7 +550,7 @@ export class LmdbAuditLog implements AuditLog {
             if (log) this.#appendCounted(COUNTERS.prunes, (ordinal) => log.notePruned(removed, now.getTime(), ordinal));
           }),
         );
-      // Alone with the log's sequencing (lmdb-log-storage.ts, WRITTEN AS DATA): its note removes pending entries.
+      // Alone with the log's sequencing (storage/lmdb/record-log-storage.ts, WRITTEN AS DATA): its note removes pending entries.
       await (log === null ? commit() : log.exclusively(commit));
       if (db === (this.#decisionTimes as unknown)) for (const key of due) this.#today.removed(key);
       removed += due.length;

@@ -7,17 +7,18 @@
 import { MemoryReplayStore, type RecordWriter, type ReplayStore } from "@writ/runtime";
 import { LmdbDurability, LmdbReplayStore } from "@writ/runtime/lmdb";
 import { open, type RootDatabase } from "lmdb";
-import { DisabledAuditLog } from "../audit/disabled-audit-log.js";
-import { LmdbAuditLog, type LmdbAuditLogOptions } from "../audit/lmdb-audit-log.js";
-import type { AuditLog } from "../audit/types.js";
-import { LmdbTrustRecordStore } from "../surface-b/lmdb-record-store.js";
-import { LmdbBundlePins } from "./lmdb-bundle-pins.js";
-import { lmdbSpace } from "./lmdb-space.js";
-import { STORE_PROBE_INTERVAL_MS, type BackendOpener } from "./backend.js";
-import { FILE_MODE, preparePrivateDir } from "./data-dir.js";
+import { DisabledAuditLog } from "../../audit/disabled-audit-log.js";
+import { LmdbAuditLog, type LmdbAuditLogOptions } from "./audit-log.js";
+import type { AuditLog } from "../../audit/types.js";
+import { LmdbTrustRecordStore } from "./record-store.js";
+import { LmdbBundlePins } from "./bundle-pins.js";
+import { lmdbSpace } from "./space.js";
+import { STORE_PROBE_INTERVAL_MS, type BackendOpener } from "../backend.js";
+import { FILE_MODE, preparePrivateDir } from "../data-dir.js";
+import type { LmdbStorageConfig } from "./config.js";
 
-export const openLmdbBackend: BackendOpener = async (config, reporters, notices, signingKey) => {
-  const root = config.dataDir === null ? null : await openRoot(config.dataDir, notices);
+export const openLmdbBackend: BackendOpener<LmdbStorageConfig> = async (config, storage, reporters, notices, signingKey) => {
+  const root = storage.dataDir === null ? null : await openRoot(storage.dataDir, notices);
   // One watcher of write failures for the environment, shared by the replay store, the audit and Surface B.
   const durability =
     root === null ? null : LmdbDurability.of(root, { onChange: (health, error) => reporters.onStoreHealth?.(health, error) });
@@ -26,7 +27,7 @@ export const openLmdbBackend: BackendOpener = async (config, reporters, notices,
   // transaction, says when (INVARIANT (a decision's replay entry is created at its issuedAt)). The development memory
   // store forgets at restart, so with it a lookup walks the audit's time index instead.
   const decisionInstant =
-    config.replayStore === "lmdb" ? async (fingerprint: string) => (await lmdbReplay?.read(fingerprint))?.createdAt : undefined;
+    storage.replay === "lmdb" ? async (fingerprint: string) => (await lmdbReplay?.read(fingerprint))?.createdAt : undefined;
   const audit: AuditLog =
     config.audit && root
       ? await openAuditLog(root, {
@@ -43,8 +44,8 @@ export const openLmdbBackend: BackendOpener = async (config, reporters, notices,
       : new DisabledAuditLog();
   const writeRecord: RecordWriter | undefined = audit instanceof LmdbAuditLog ? audit.writeRecord : undefined;
   const recording = writeRecord === undefined ? {} : { writeRecord };
-  if (config.replayStore === "lmdb") lmdbReplay = new LmdbReplayStore(root!, recording);
-  const store: ReplayStore | null = lmdbReplay ?? (config.replayStore === "memory" ? new MemoryReplayStore(recording) : null);
+  if (storage.replay === "lmdb") lmdbReplay = new LmdbReplayStore(root!, recording);
+  const store: ReplayStore | null = lmdbReplay ?? (storage.replay === "memory" ? new MemoryReplayStore(recording) : null);
   if (store === null) notices.push("SERVICE_REPLAY_STORE is `none`: every execution fails closed (INV-REPLAY-001)");
 
   const sweep = store ? setInterval(() => void store.sweep().catch(() => undefined), config.maintenance.replaySweepMs) : null;

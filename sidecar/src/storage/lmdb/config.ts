@@ -1,0 +1,29 @@
+/**
+ * The LMDB engine's settings (`SERVICE_STORE=lmdb`, the embedded default): one environment in the data dir. Without a
+ * data dir only the development memory replay store (or none) is available, and nothing is audited.
+ */
+import { ConfigError, oneOf } from "../../env.js";
+import type { EngineSettings } from "../engine-settings.js";
+
+export interface LmdbStorageConfig {
+  readonly kind: "lmdb";
+  /** The LMDB environment's directory: SERVICE_DATA_DIR; null: none (development without a data dir). */
+  readonly dataDir: string | null;
+  /** SERVICE_REPLAY_STORE: `lmdb` in the data dir, `memory` (development: forgotten at restart) or `none` (fail closed). */
+  readonly replay: "lmdb" | "memory" | "none";
+}
+
+export const LMDB_SETTINGS: EngineSettings<LmdbStorageConfig> = {
+  kind: "lmdb",
+  variables: [],
+  what: "data dir",
+  parse(env, { dataDir }) {
+    const replay = oneOf(env, "SERVICE_REPLAY_STORE", ["lmdb", "memory", "none"], dataDir === null ? "none" : "lmdb");
+    if (replay === "lmdb" && dataDir === null) {
+      throw new ConfigError("SERVICE_REPLAY_STORE is `lmdb` but SERVICE_DATA_DIR is not set: the LMDB store needs a directory");
+    }
+    return { kind: "lmdb", dataDir, replay };
+  },
+  auditRefusal: ({ dataDir }) =>
+    dataDir === null ? "SERVICE_AUDIT is on but SERVICE_DATA_DIR is not set: the audit trail needs a directory" : null,
+};
