@@ -49,15 +49,15 @@
  * defaults on an otherwise idle 2-CPU machine. Everything it writes is under scratch directories in the OS temp dir,
  * removed at the end (or on SIGINT/SIGTERM) with the builds.
  */
-import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, rmSync, statSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
-import { Agent, request } from "node:http";
-import { createServer } from "node:net";
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readdir, rm, symlink } from "node:fs/promises";
+import { Agent } from "node:http";
 import { arch, cpus, platform, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { API_KEY, cleanUpAndExit, countDuring, freePort, live, post, startUnderCallgrind, type Count } from "./callgrind.js";
 import { buildBaseline, type Baseline } from "./sidecar/baseline.js";
 import { loadCases, type Signals, type ValidCase } from "./sidecar/policy-cases.js";
 import { policiesRoot } from "./sidecar/writ.js";
@@ -66,18 +66,11 @@ const REPO = fileURLToPath(new URL("../", import.meta.url));
 const CURRENT_MAIN = join(REPO, "sidecar", "dist", "main.js");
 /** The workspaces the built sidecar runs on (`runtime` and `wire` are imported from their own `dist`). */
 const BUILT = ["wire", "runtime", "sidecar"] as const;
-const API_KEY = "bench-api-key-0123456789abcdef";
 const CONNECTIONS = 10;
-const PORTS = { first: 47100, last: 47199 } as const;
-/** Starting under valgrind takes a minute or more (longer on a loaded machine). */
-const START_TIMEOUT_MS = 600_000;
 /** Long enough for a few sequencing rounds (200 ms each) and lmdb-js's flushes. */
 const SETTLE_MS = 3_000;
-const CONTROL_TIMEOUT_MS = 120_000;
 /** Idle windows per run: their median is the idle rate (one may hold a late compilation or a collection). */
 const IDLE_WINDOWS = 3;
-/** Valgrind's thread 1: the main thread, node's event loop. */
-const MAIN_THREAD = "01";
 
 const execFileAsync = promisify(execFile);
 
@@ -99,174 +92,7 @@ const IDLE_S = setting("BENCH_IDLE_S", 4, 0);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** What SIGINT or SIGTERM must not leave behind: the valgrind'd sidecars running, and the scratch directories. */
-const live = { children: new Set<ChildProcess>(), dirs: new Set<string>() };
-
-function cleanUpAndExit(signal: NodeJS.Signals): void {
-  for (const child of live.children) child.kill("SIGKILL");
-  for (const dir of live.dirs) rmSync(dir, { recursive: true, force: true });
-  console.error(`\n${signal}: stopped the sidecars and removed the scratch directories`);
-  process.exit(signal === "SIGINT" ? 130 : 143);
-}
-
-/** A free port in 47100–47199 (anything else may hold some). */
-async function freePort(taken: Set<number>): Promise<number> {
-  for (let port = PORTS.first; port <= PORTS.last; port++) {
-    if (taken.has(port)) continue;
-    const free = await new Promise<boolean>((resolve) => {
-      const server = createServer();
-      server.once("error", () => resolve(false));
-      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-    });
-    if (free) {
-      taken.add(port);
-      return port;
-    }
-  }
-  throw new Error(`no free port in ${PORTS.first}–${PORTS.last}`);
-}
-
-/** The callgrind'd sidecar: its pid is node's (valgrind runs the program in its own process). */
-interface Sidecar {
-  readonly url: string;
-  readonly pid: number;
-  readonly outDir: string;
-  /** Where valgrind's gdbserver and vgdb meet (their FIFOs), in the run's directory. */
-  readonly vgdbPrefix: string;
-  stop(): Promise<void>;
-}
-
-async function startUnderCallgrind(main: string, dir: string, env: Readonly<Record<string, string>>): Promise<Sidecar> {
-  const outDir = join(dir, "callgrind");
-  const vgdbPrefix = join(dir, "vgdb");
-  await mkdir(outDir, { recursive: true });
-  const args = [
-    "--tool=callgrind",
-    "--smc-check=all-non-file",
-    "--vgdb=yes",
-    `--vgdb-prefix=${vgdbPrefix}`,
-    "--separate-threads=yes",
-    `--callgrind-out-file=${join(outDir, "cg.%p")}`,
-    "--dump-line=no",
-    "--dump-instr=no",
-    process.execPath,
-    main,
-  ];
-  const child = spawn("valgrind", args, { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  live.children.add(child);
-  child.once("exit", () => live.children.delete(child));
-  let output = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`the sidecar did not listen under valgrind within ${START_TIMEOUT_MS / 1000} s:\n${output.slice(-4_000)}`)),
-      START_TIMEOUT_MS,
-    );
-    const onData = (chunk: Buffer) => {
-      if (output.length < 1 << 20) output += chunk.toString();
-      const match = /Surface A listening on (http:\/\/[^"\s]+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.once("error", (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`valgrind/the sidecar exited with ${code} before listening:\n${output.slice(-4_000)}`));
-    });
-  }).catch(async (e: unknown) => {
-    await stopChild(child);
-    throw e;
-  });
-  return { url, pid: child.pid!, outDir, vgdbPrefix, stop: () => stopChild(child) };
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  // Shutting down (and callgrind's last dump) is slow under valgrind too.
-  const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-/**
- * Callgrind's `zero` or `dump` monitor command, sent with vgdb as `callgrind_control -z` / `-d` send it, but with
- * `--max-invoke-ms=0`: vgdb waits for the process to poll for it (within a fraction of a second: the sidecar's own
- * timers keep its main thread running) instead of forcing it out of a system call with ptrace, which with valgrind
- * 3.19 and node's dozen threads now and then loses the command and leaves vgdb (so callgrind_control) hanging.
- */
-async function control(command: "zero" | "dump", sidecar: Sidecar): Promise<void> {
-  await execFileAsync("vgdb", [`--vgdb-prefix=${sidecar.vgdbPrefix}`, `--pid=${sidecar.pid}`, "--max-invoke-ms=0", command], {
-    timeout: CONTROL_TIMEOUT_MS,
-  }).catch((e: unknown) => {
-    throw new Error(
-      `vgdb ${command} to the callgrind'd sidecar (pid ${sidecar.pid}) failed or did not return in ${CONTROL_TIMEOUT_MS / 1000} s`,
-      { cause: e },
-    );
-  });
-}
-
-/** Instructions counted between a zero and a dump. */
-interface Count {
-  /** All threads together. */
-  readonly all: number;
-  /** The main thread (the event loop, and what V8 does on it). */
-  readonly main: number;
-}
-
-/** Zeroes, runs `work`, dumps: what was executed in between (one `cg.<pid>.<part>-<thread>` file a thread). */
-async function countDuring(sidecar: Sidecar, work: () => Promise<void>): Promise<Count> {
-  const before = new Set(await readdir(sidecar.outDir));
-  await control("zero", sidecar);
-  await work();
-  await control("dump", sidecar);
-  const files = (await readdir(sidecar.outDir)).filter((name) => !before.has(name) && name.startsWith(`cg.${sidecar.pid}.`));
-  const parts = new Set(files.map((name) => name.slice(0, name.lastIndexOf("-"))));
-  if (parts.size !== 1 || !files.some((name) => name.endsWith(`-${MAIN_THREAD}`))) {
-    throw new Error(
-      `expected one new callgrind dump (a file a thread, the main thread's among them) in ${sidecar.outDir}, found ${files.join(", ") || "none"}`,
-    );
-  }
-  let all = 0;
-  let main = 0;
-  for (const name of files) {
-    const totals = /^totals:\s*(\d+)/m.exec(await readFile(join(sidecar.outDir, name), "utf8"));
-    if (!totals) throw new Error(`${name} has no totals line`);
-    all += Number(totals[1]);
-    if (name.endsWith(`-${MAIN_THREAD}`)) main = Number(totals[1]);
-  }
-  return { all, main };
-}
-
 const EXPECTED = { approve: "approved", escalate: "pending_override", reject: "rejected" } as const;
-
-function post(agent: Agent, target: URL, body: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      target,
-      {
-        method: "POST",
-        agent,
-        headers: { "content-type": "application/json", authorization: `Bearer ${API_KEY}`, "content-length": Buffer.byteLength(body) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
-}
 
 /** How a batch of requests went: its wall time, and the most waiting for an answer at once. */
 interface Sent {
