@@ -16,6 +16,8 @@
  *   log's sequencing (every 200 ms) run every second (bench/budget-preload.mjs); what then remains (those, probes and
  *   saves every second) is subtracted: requests are sent one at a time, as soon as the last is answered, so a window lasts a
  *   few seconds, and the median rate of IDLE_WINDOWS idle windows times the window's length is taken off its count.
+ * - Checkpoints come by record count only, and retention and the replay sweep run once a day: none lands by the clock
+ *   in one window and not in another.
  * - Each window starts from a collected heap (the preload's SIGUSR2), so a major collection falls inside no window or
  *   inside the same one every run.
  *
@@ -26,6 +28,8 @@
  * key, signatures required), the default LMDB store with the audit record log on, in a fresh data dir.
  *
  * Environment: BENCH_BUDGET_WRITE=1 writes the figures measured into bench/budget.json instead of comparing;
+ * BENCH_BUDGET_REF (a git ref) counts the sidecar of that commit, built in a scratch directory (bench/sidecar/baseline.ts),
+ * instead of this checkout's build, against this checkout's bench/budget.json: what a commit cost;
  * BENCH_BUDGET_KINDS (comma-separated kinds, default all); BENCH_BUDGET_IMPORT (a module the sidecar's node loads
  * first with `--import`: how budget.stress.test.ts makes a deliberate regression).
  */
@@ -39,6 +43,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { compile } from "@writ/compiler";
 import { generateSigningKeyPair, loadSigningKeyPem } from "@writ/runtime";
+import { buildBaseline, type Baseline } from "./sidecar/baseline.js";
 import { API_KEY, cleanUpAndExit, countDuring, live, post, startUnderCallgrind, type Count, type Sidecar } from "./callgrind.js";
 
 const REPO = fileURLToPath(new URL("../", import.meta.url));
@@ -57,6 +62,7 @@ const WINDOW = 150;
 const SETTLE_MS = 1_500;
 const IDLE_WINDOWS = 3;
 const IDLE_MS = 3_000;
+const DAY_MS = 86_400_000;
 
 export const KINDS = ["evaluate-approved", "evaluate-pending", "override", "confirm-execution", "surface-b-execute"] as const;
 export type Kind = (typeof KINDS)[number];
@@ -281,20 +287,28 @@ export function compare(measured: Readonly<Partial<Record<Kind, number>>>, budge
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
+  const ref = process.env["BENCH_BUDGET_REF"] || null;
+  if (ref === null && !existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
   await execFileAsync("valgrind", ["--version"]).catch(() => {
     throw new Error("valgrind is not installed (valgrind and its vgdb are needed: apt-get install valgrind)");
   });
   const write = process.env["BENCH_BUDGET_WRITE"] === "1";
   const kinds = kindsWanted();
   if (write && kinds.length !== KINDS.length) throw new Error("BENCH_BUDGET_WRITE=1 measures every kind: unset BENCH_BUDGET_KINDS");
+  if (write && ref !== null) throw new Error("BENCH_BUDGET_WRITE=1 writes this checkout's figures: unset BENCH_BUDGET_REF");
   const extra = process.env["BENCH_BUDGET_IMPORT"];
   process.once("SIGINT", cleanUpAndExit);
   process.once("SIGTERM", cleanUpAndExit);
   const scratch = await mkdtemp(join(tmpdir(), "writ-bench-budget-"));
   live.dirs.add(scratch);
   const started = performance.now();
+  let built: Baseline | null = null;
   try {
+    if (ref !== null) {
+      console.log(`building the sidecar at ${ref} ...`);
+      built = await buildBaseline(ref);
+      console.log(`counting ${built.commit.slice(0, 12)} (${ref}) against this checkout's bench/budget.json`);
+    }
     const { root, key } = await policies(scratch);
     const flags = [...NODE_FLAGS, "--expose-gc", "--import", PRELOAD, ...(extra ? ["--import", extra] : [])];
     console.log(
@@ -305,7 +319,7 @@ async function main(): Promise<void> {
         `instructions of all threads per request, less the idle rate`,
     );
     const sidecar = await startUnderCallgrind(
-      MAIN,
+      built?.main ?? MAIN,
       scratch,
       {
         SERVICE_API_KEY: API_KEY,
@@ -316,6 +330,11 @@ async function main(): Promise<void> {
         SERVICE_PORT: "0",
         SERVICE_B_PORT: "0",
         SERVICE_LOG_LEVEL: "warn",
+        // Maintenance by the clock lands in one window and not another: checkpoints come by count alone (every 1,000
+        // records, as at full load), retention and the replay sweep not within a run.
+        SERVICE_AUDIT_CHECKPOINT_INTERVAL_MS: String(DAY_MS),
+        SERVICE_AUDIT_PRUNE_INTERVAL_MS: String(DAY_MS),
+        SERVICE_REPLAY_SWEEP_INTERVAL_MS: String(DAY_MS),
       },
       flags,
     );
@@ -354,6 +373,7 @@ async function main(): Promise<void> {
       process.exitCode = 1;
     }
   } finally {
+    await built?.remove();
     await rm(scratch, { recursive: true, force: true });
     live.dirs.delete(scratch);
   }
