@@ -28,8 +28,7 @@ import { createLogger, lifecycleLog, type Logger } from "./observability/logger.
 import { startTracing, type Tracing } from "./observability/tracing.js";
 import { loadSodiumEngine } from "./sodium-engine.js";
 import { storageWhat } from "./storage/storage-config.js";
-import type { BackendReporters, PoolStats, StoreHealth } from "./storage/backend.js";
-import type { LmdbSpace } from "./storage/lmdb/space.js";
+import type { BackendReporters, PoolStats, StoreHealth, StoreSpace } from "./storage/backend.js";
 import { openBackend } from "./storage/registry.js";
 import type { TrustRecordStore } from "./surface-b/record-store.js";
 
@@ -54,7 +53,7 @@ export interface SidecarContext {
   /** Whether the store takes writes: `store` in `GET /health`; null without a durable store. */
   storeHealth(): StoreHealth | null;
   /** How much of the LMDB data file holds data, for `/metrics`; null without one (storage/lmdb/space.ts). */
-  storeSpace(): LmdbSpace | null;
+  storeSpace(): StoreSpace | null;
   /** The database connection pool's counts, for `/metrics`; null without one (LMDB: storage/pool-stats.ts). */
   storePool(): PoolStats | null;
   readonly startedAt: string;

@@ -10,7 +10,6 @@
  */
 import type { BundlePins, ReplayStore, SigningKey, StoreHealth } from "@writ/runtime";
 import type { AuditLog } from "../audit/types.js";
-import type { LmdbSpace } from "./lmdb/space.js";
 import type { PoolStats } from "./pool-stats.js";
 import type { SidecarConfig } from "../config.js";
 import type { TrustRecordStore } from "../surface-b/record-store.js";
@@ -22,6 +21,14 @@ export type { PoolStats, StoreHealth };
  * the audit log's own probe runs as often (the store's: postgres/instance-session.ts, DATABASE_PROBE_INTERVAL_MS).
  */
 export const STORE_PROBE_INTERVAL_MS = 1_000;
+
+/** How much of an engine's data file holds data, for `/metrics`: a file that grew far beyond it wants compaction. */
+export interface StoreSpace {
+  /** The file's size in bytes, as far as the engine has written it. */
+  readonly fileBytes: number;
+  /** The bytes of its pages that hold data. */
+  readonly usedBytes: number;
+}
 
 export interface StorageBackend {
   /** null: executions fail closed (INV-REPLAY-001). */
@@ -35,8 +42,8 @@ export interface StorageBackend {
   health(): StoreHealth | null;
   /** The database connection pool's counts, for `/metrics`; null without a pool (LMDB). */
   pool(): PoolStats | null;
-  /** How much of the LMDB data file holds data (storage/lmdb/space.ts), for `/metrics`; null without a data file. */
-  space(): LmdbSpace | null;
+  /** How much of its data file holds data (LMDB: storage/lmdb/space.ts); null for an engine without one (a server's). */
+  space(): StoreSpace | null;
   /** Stops timers, waits for writes under way, closes what the backend opened. */
   close(): Promise<void>;
 }

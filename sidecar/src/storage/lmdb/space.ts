@@ -4,13 +4,7 @@
  * in use tells an operator whether the file grew beyond what it holds (compaction: docs/sidecar.md).
  */
 import type { RootDatabase } from "lmdb";
-
-export interface LmdbSpace {
-  /** The pages the file has, in bytes: the highest page written, plus one. */
-  readonly fileBytes: number;
-  /** The pages that hold data: every named database's B-tree, the main database's and the free list's own. */
-  readonly usedBytes: number;
-}
+import type { StoreSpace } from "../backend.js";
 
 interface TreeStats {
   readonly pageSize: number;
@@ -21,8 +15,12 @@ interface TreeStats {
 
 const pagesOf = (stats: TreeStats): number => stats.treeBranchPageCount + stats.treeLeafPageCount + stats.overflowPages;
 
-/** Reads LMDB's own counts (mdb_stat, mdb_env_info): one read per named database, none per entry. */
-export function lmdbSpace(root: RootDatabase): LmdbSpace {
+/**
+ * Reads LMDB's own counts (mdb_stat, mdb_env_info): one read per named database, none per entry. The file's pages are
+ * the highest page written, plus one; those in use are every named database's B-tree, the main database's and the
+ * free list's own.
+ */
+export function lmdbSpace(root: RootDatabase): StoreSpace {
   const env = root.getStats() as TreeStats & { readonly lastPageNumber: number; readonly free: TreeStats };
   let used = pagesOf(env) + pagesOf(env.free);
   // The main database's keys are the names of the named databases; read them all before opening any (opening one in
