@@ -35,15 +35,15 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { Agent } from "node:http";
 import { arch, cpus, platform, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { compile } from "@writ/compiler";
-import { generateSigningKeyPair, loadSigningKeyPem } from "@writ/runtime";
 import { buildBaseline, type Baseline } from "./sidecar/baseline.js";
+import { median } from "./sidecar/load.js";
+import { policiesRoot } from "./sidecar/writ.js";
 import { API_KEY, cleanUpAndExit, countDuring, live, post, startUnderCallgrind, type Count, type Sidecar } from "./callgrind.js";
 
 const REPO = fileURLToPath(new URL("../", import.meta.url));
@@ -55,7 +55,7 @@ const PRELOAD = join(REPO, "bench", "budget-preload.mjs");
 const NODE_FLAGS = ["--no-opt", "--single-threaded", "--predictable-gc-schedule"] as const;
 
 /** A kind whose count grows by more than this fraction over its committed figure fails the run. */
-export const BUDGET_GROWTH = 0.03;
+const BUDGET_GROWTH = 0.03;
 const WARMUP_ROUNDS = 60;
 const WINDOW = 150;
 /** The record log sequences every second here (bench/budget-preload.mjs), lmdb-js flushes after each commit: their work falls inside the window. */
@@ -64,11 +64,11 @@ const IDLE_WINDOWS = 3;
 const IDLE_MS = 3_000;
 const DAY_MS = 86_400_000;
 
-export const KINDS = ["evaluate-approved", "evaluate-pending", "override", "confirm-execution", "surface-b-execute"] as const;
-export type Kind = (typeof KINDS)[number];
+const KINDS = ["evaluate-approved", "evaluate-pending", "override", "confirm-execution", "surface-b-execute"] as const;
+type Kind = (typeof KINDS)[number];
 
 /** bench/budget.json. */
-export interface Budget {
+interface Budget {
   readonly note: string;
   readonly nodeFlags: readonly string[];
   /** Instructions per request, all threads, less the idle rate. */
@@ -204,11 +204,6 @@ interface Measured {
   readonly idlePerSecond: number;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 /** A full collection (bench/budget-preload.mjs), then the record log's last sequencing and lmdb-js's flushes. */
 async function settle(sidecar: Sidecar): Promise<void> {
   process.kill(sidecar.pid, "SIGUSR2");
@@ -238,20 +233,6 @@ async function measure(sidecar: Sidecar, client: Client, kinds: readonly Kind[])
   return { instructions, idlePerSecond };
 }
 
-/** conformance.transfer@1.0.0 compiled and signed with a fresh key: the policies root and the key's file. */
-async function policies(dir: string): Promise<{ root: string; key: string }> {
-  const pair = generateSigningKeyPair();
-  const result = compile(POLICY, await readFile(POLICY, "utf8"), { signingKey: loadSigningKeyPem(pair.privateKeyPem) });
-  if (!result.valid || !result.bundle) throw new Error(`${POLICY} does not compile`);
-  const root = join(dir, "policies");
-  const bundleDir = join(root, result.bundle.policyId, result.bundle.version);
-  await mkdir(bundleDir, { recursive: true });
-  for (const [name, bytes] of result.bundle.files) await writeFile(join(bundleDir, name), bytes);
-  const key = join(dir, "bundle-key.pub");
-  await writeFile(key, pair.publicKeyPem);
-  return { root, key };
-}
-
 function kindsWanted(): Kind[] {
   const raw = process.env["BENCH_BUDGET_KINDS"];
   if (raw === undefined || raw === "") return [...KINDS];
@@ -264,7 +245,7 @@ function kindsWanted(): Kind[] {
 const M = (instructions: number) => `${(instructions / 1e6).toFixed(3)} M`;
 
 /** The kinds over budget, and a line a kind. */
-export function compare(measured: Readonly<Partial<Record<Kind, number>>>, budget: Budget): { over: Kind[]; lines: string[] } {
+function compare(measured: Readonly<Partial<Record<Kind, number>>>, budget: Budget): { over: Kind[]; lines: string[] } {
   const over: Kind[] = [];
   const lines: string[] = [];
   for (const kind of KINDS) {
@@ -309,7 +290,7 @@ async function main(): Promise<void> {
       built = await buildBaseline(ref);
       console.log(`counting ${built.commit.slice(0, 12)} (${ref}) against this checkout's bench/budget.json`);
     }
-    const { root, key } = await policies(scratch);
+    const root = await policiesRoot(scratch, POLICY);
     const flags = [...NODE_FLAGS, "--expose-gc", "--import", PRELOAD, ...(extra ? ["--import", extra] : [])];
     console.log(
       `node ${process.version} ${NODE_FLAGS.join(" ")} (preload: bench/budget-preload.mjs${extra ? ` and ${extra}` : ""}), ${platform()} ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}; valgrind callgrind`,
@@ -324,7 +305,7 @@ async function main(): Promise<void> {
       {
         SERVICE_API_KEY: API_KEY,
         SERVICE_POLICIES_ROOT: root,
-        SERVICE_BUNDLE_KEYS: key,
+        SERVICE_BUNDLE_KEYS: join(scratch, "bundle-key.pub"),
         SERVICE_DATA_DIR: join(scratch, "data"),
         // Ports the system chooses: runs at once (a test beside a benchmark) never take the same one.
         SERVICE_PORT: "0",
@@ -379,4 +360,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
+await main();

@@ -20,15 +20,15 @@ import { readFileSync } from "node:fs";
 import { executionFingerprint } from "@writ/runtime";
 import { PostgresReplayStore } from "../../sidecar/src/storage/postgres/replay-store.js";
 import pg from "pg";
-import { migrate } from "../../sidecar/src/storage/postgres/migrations.js";
-import { OUTSIDE_LOG_SCHEMA } from "../../sidecar/src/storage/postgres/outside-log.js";
+import { MIGRATIONS, migrate } from "../../sidecar/src/storage/postgres/migrations.js";
 import { at, decision } from "../../sidecar/test/audit/support.js";
 import { createTestDatabase } from "../../test/support/postgres.js";
 
 const BLOCKS = Number(process.env["BENCH_BLOCKS"] ?? 10);
 const DECISIONS = Number(process.env["BENCH_DECISIONS"] ?? 2_000);
 const TRIGGER = "writ_audit_records_outside_log";
-const CREATE = OUTSIDE_LOG_SCHEMA.find((s) => s.startsWith(`CREATE TRIGGER ${TRIGGER} `))!;
+/** The trigger as migration 5 creates it (migrations/0005-audit-trail-at-volume.sql). */
+const CREATE = MIGRATIONS.flatMap((m) => m.statements).find((s) => s.startsWith(`CREATE TRIGGER ${TRIGGER} `))!;
 const VARIANTS = {
   without: null,
   with: CREATE,

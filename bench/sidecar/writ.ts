@@ -26,11 +26,14 @@ export interface Writ {
   stop(): Promise<void>;
 }
 
-/** The shipped payments.transfer@1.2.0, compiled and signed with a fresh key, as a policies root under `dir`. */
-export async function policiesRoot(dir: string): Promise<string> {
+/**
+ * The policy at `source` (by default the shipped payments.transfer@1.2.0), compiled and signed with a fresh key, as a
+ * policies root under `dir`; the key's public half in `dir/bundle-key.pub`.
+ */
+export async function policiesRoot(dir: string, source: string = POLICY_SOURCE): Promise<string> {
   const pair = generateSigningKeyPair();
-  const result = compile(POLICY_SOURCE, await readFile(POLICY_SOURCE, "utf8"), { signingKey: loadSigningKeyPem(pair.privateKeyPem) });
-  if (!result.valid || !result.bundle) throw new Error(`${POLICY_SOURCE} does not compile`);
+  const result = compile(source, await readFile(source, "utf8"), { signingKey: loadSigningKeyPem(pair.privateKeyPem) });
+  if (!result.valid || !result.bundle) throw new Error(`${source} does not compile`);
   const root = join(dir, "policies");
   const bundleDir = join(root, result.bundle.policyId, result.bundle.version);
   await mkdir(bundleDir, { recursive: true });

@@ -8,14 +8,12 @@
  * it never wrote) answers no rows.
  */
 import { realpathSync } from "node:fs";
+import { DEFAULT_REPLAY_DB_NAME } from "@writ/runtime/lmdb";
 import { open, type Database, type Key, type RootDatabase } from "lmdb";
 import type { ConfirmationAudit, DecisionAudit, OverrideAudit, SecurityEventRow, VerificationAudit } from "../../audit/types.js";
 import { AUDIT_DATABASES } from "./audit-log.js";
 import { BUNDLE_PINS_DATABASE } from "./bundle-pins.js";
 import { SURFACE_B_DATABASES } from "./record-store.js";
-
-/** The runtime LMDB replay store's database (its default `dbName`). */
-const REPLAY_DATABASE = "replay";
 
 /** A replay entry as the LMDB store keeps it (runtime lifecycle.ts). */
 export interface LmdbReplayEntry {
@@ -113,7 +111,7 @@ export function openLmdbDataDir(dataDir: string): LmdbDataDirExport {
   return {
     source,
     *replayEntries() {
-      const replay = openIfPresent<LmdbReplayEntry, string>(root, REPLAY_DATABASE, "json");
+      const replay = openIfPresent<LmdbReplayEntry, string>(root, DEFAULT_REPLAY_DB_NAME, "json");
       if (replay) for (const { key, value } of replay.getRange({})) yield { fingerprint: key, entry: value };
     },
     *decisions() {

@@ -18,15 +18,4 @@
  *
  * Rows leave when adopted (record-log-storage.ts `adoptUnlogged`) and when retention removes their record.
  */
-import { MIGRATIONS } from "./migrations.js";
-
 export const OUTSIDE_TABLE = "writ_audit_log_outside";
-
-/**
- * Migration 5's statements of the candidates (migrations/0005-audit-trail-at-volume.sql), the table's, its triggers'
- * and its fill's: read from the migration, never written again here (bench/fleet/outside-trigger.ts takes the trigger
- * from them).
- */
-export const OUTSIDE_LOG_SCHEMA: readonly string[] = MIGRATIONS.find((m) => m.version === 5)!.statements.filter((s) =>
-  s.includes("outside"),
-);
