@@ -12,14 +12,16 @@
  *   25 minutes), and JavaScript work weighs more in them than native work: a regression of JavaScript shows sooner.
  * - `--single-threaded` and `--predictable-gc-schedule`: V8's compilation and collection run on the main thread, at
  *   points set by allocation rather than by the wall clock.
- * - The sidecar's own timers cost instructions by the second, not by the request: the event-loop samplers (every 10 ms) and the record
- *   log's sequencing (every 200 ms) run every second (bench/budget-preload.mjs); what then remains (those, probes and
- *   saves every second) is subtracted: requests are sent one at a time, as soon as the last is answered, so a window lasts a
- *   few seconds, and the median rate of IDLE_WINDOWS idle windows times the window's length is taken off its count.
+ * - The sidecar's own timers of a second or less (the event-loop sampler, the record log's sequencing, the API-call
+ *   count's save, the store's probe) do not run by the clock (bench/budget-preload.mjs): each runs once at the end of
+ *   every window (the preload's SIGUSR2, TICKED), so a window holds its requests and one such round whatever its length
+ *   (its records are sequenced in one round). What still runs by the clock (prom-client's event-loop monitor) is
+ *   subtracted: the median rate of IDLE_WINDOWS idle windows times the window's length is taken off its count.
  * - Checkpoints come by record count only, and retention and the replay sweep run once a day: none lands by the clock
  *   in one window and not in another.
- * - Each window starts from a collected heap (the preload's SIGUSR2), so a major collection falls inside no window or
- *   inside the same one every run.
+ * - Each window starts from a collected heap (the preload's SIGWINCH, COLLECTED), so a major collection falls inside no
+ *   window or inside the same one every run. (Before these two, figures of one build moved by up to 3% between runs on
+ *   a loaded machine: a collection or a sequencing round more or less in a window.)
  *
  * The requests, in the order of KINDS, each counted in its own window of WINDOW requests after a warm-up of every kind
  * (WARMUP_ROUNDS rounds): `POST /evaluate` approved and pending; `POST /override` approving a pending decision made
@@ -31,7 +33,10 @@
  * BENCH_BUDGET_REF (a git ref) counts the sidecar of that commit, built in a scratch directory (bench/sidecar/baseline.ts),
  * instead of this checkout's build, against this checkout's bench/budget.json: what a commit cost;
  * BENCH_BUDGET_KINDS (comma-separated kinds, default all); BENCH_BUDGET_IMPORT (a module the sidecar's node loads
- * first with `--import`: how budget.stress.test.ts makes a deliberate regression).
+ * first with `--import`: how budget.stress.test.ts makes a deliberate regression); BENCH_BUDGET_PROFILE (a directory:
+ * each kind's window is kept there as callgrind files, `<dir>/<kind>/cg.*`, to read with `callgrind_annotate`);
+ * BENCH_BUDGET_LOG=off counts the sidecar with its audit record log off (`SERVICE_AUDIT_LOG=off`) and prints each kind
+ * against the budget, which counts it on: what the log costs, with no verdict.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -58,9 +63,12 @@ const NODE_FLAGS = ["--no-opt", "--single-threaded", "--predictable-gc-schedule"
 const BUDGET_GROWTH = 0.03;
 const WARMUP_ROUNDS = 60;
 const WINDOW = 150;
-/** The record log sequences every second here (bench/budget-preload.mjs), lmdb-js flushes after each commit: their work falls inside the window. */
-const SETTLE_MS = 1_500;
 const IDLE_WINDOWS = 3;
+/** bench/budget-preload.mjs's lines once the round of its on-demand timers (SIGUSR2) and a collection (SIGWINCH) are done. */
+const TICKED = "budget-preload: ticked";
+const COLLECTED = "budget-preload: collected";
+/** How long either may take under valgrind on a loaded machine. */
+const PRELOAD_TIMEOUT_MS = 60_000;
 const IDLE_MS = 3_000;
 const DAY_MS = 86_400_000;
 
@@ -204,13 +212,23 @@ interface Measured {
   readonly idlePerSecond: number;
 }
 
-/** A full collection (bench/budget-preload.mjs), then the record log's last sequencing and lmdb-js's flushes. */
-async function settle(sidecar: Sidecar): Promise<void> {
-  process.kill(sidecar.pid, "SIGUSR2");
-  await sleep(SETTLE_MS);
+/** Asks the preload (bench/budget-preload.mjs) for `signal`'s work and waits until it says `done`. */
+async function ask(sidecar: Sidecar, signal: NodeJS.Signals, done: string): Promise<void> {
+  const said = sidecar.said(done, PRELOAD_TIMEOUT_MS);
+  process.kill(sidecar.pid, signal);
+  await said;
 }
 
-async function measure(sidecar: Sidecar, client: Client, kinds: readonly Kind[]): Promise<Measured> {
+/** The round of the sidecar's short timers: its records sequenced, its count saved (bench/budget-preload.mjs). */
+const tick = (sidecar: Sidecar) => ask(sidecar, "SIGUSR2", TICKED);
+
+/** What is left of earlier work done, then a collected heap: where a window starts. */
+async function settle(sidecar: Sidecar): Promise<void> {
+  await tick(sidecar);
+  await ask(sidecar, "SIGWINCH", COLLECTED);
+}
+
+async function measure(sidecar: Sidecar, client: Client, kinds: readonly Kind[], profileDir: string | null): Promise<Measured> {
   await warmUp(client);
   const idle: Count[] = [];
   for (let i = 0; i < IDLE_WINDOWS; i++) {
@@ -223,10 +241,14 @@ async function measure(sidecar: Sidecar, client: Client, kinds: readonly Kind[])
     const send = await plan(kind, client);
     await settle(sidecar);
     const t0 = performance.now();
-    const count = await countDuring(sidecar, async () => {
-      for (let i = 0; i < WINDOW; i++) await send(i);
-      await sleep(SETTLE_MS);
-    });
+    const count = await countDuring(
+      sidecar,
+      async () => {
+        for (let i = 0; i < WINDOW; i++) await send(i);
+        await tick(sidecar);
+      },
+      profileDir === null ? undefined : join(profileDir, kind),
+    );
     const seconds = (performance.now() - t0) / 1000;
     instructions[kind] = Math.round((count.all - idlePerSecond * seconds) / WINDOW);
   }
@@ -277,6 +299,8 @@ async function main(): Promise<void> {
   const kinds = kindsWanted();
   if (write && kinds.length !== KINDS.length) throw new Error("BENCH_BUDGET_WRITE=1 measures every kind: unset BENCH_BUDGET_KINDS");
   if (write && ref !== null) throw new Error("BENCH_BUDGET_WRITE=1 writes this checkout's figures: unset BENCH_BUDGET_REF");
+  const logOff = process.env["BENCH_BUDGET_LOG"] === "off";
+  if (logOff && write) throw new Error("BENCH_BUDGET_WRITE=1 writes the figures with the record log on: unset BENCH_BUDGET_LOG");
   const extra = process.env["BENCH_BUDGET_IMPORT"];
   process.once("SIGINT", cleanUpAndExit);
   process.once("SIGTERM", cleanUpAndExit);
@@ -311,6 +335,7 @@ async function main(): Promise<void> {
         SERVICE_PORT: "0",
         SERVICE_B_PORT: "0",
         SERVICE_LOG_LEVEL: "warn",
+        ...(logOff ? { SERVICE_AUDIT_LOG: "off" } : {}),
         // Maintenance by the clock lands in one window and not another: checkpoints come by count alone (every 1,000
         // records, as at full load), retention and the replay sweep not within a run.
         SERVICE_AUDIT_CHECKPOINT_INTERVAL_MS: String(DAY_MS),
@@ -322,7 +347,7 @@ async function main(): Promise<void> {
     const client = new Client({ a: sidecar.url, b: sidecar.urlB! });
     let measured: Measured;
     try {
-      measured = await measure(sidecar, client, kinds);
+      measured = await measure(sidecar, client, kinds, process.env["BENCH_BUDGET_PROFILE"] || null);
     } finally {
       client.close();
       await sidecar.stop();
@@ -346,6 +371,11 @@ async function main(): Promise<void> {
     if (budget.nodeFlags.join(" ") !== NODE_FLAGS.join(" "))
       throw new Error(`${BUDGET_FILE} was counted with ${budget.nodeFlags.join(" ")}, this run with ${NODE_FLAGS.join(" ")}`);
     const { over, lines } = compare(measured.instructions, budget);
+    if (logOff) {
+      console.log("with the record log off, against the budget (log on); no verdict:");
+      for (const line of lines) console.log(line.replace(/: [^:]*$/, ""));
+      return;
+    }
     for (const line of lines) console.log(line);
     if (over.length > 0) {
       console.log(

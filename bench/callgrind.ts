@@ -4,7 +4,7 @@
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
-import { mkdir, readdir, readFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile } from "node:fs/promises";
 import { request, type Agent } from "node:http";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -57,6 +57,8 @@ export interface Sidecar {
   readonly outDir: string;
   /** Where valgrind's gdbserver and vgdb meet (their FIFOs), in the run's directory. */
   readonly vgdbPrefix: string;
+  /** Resolves once the sidecar writes `marker` to its stdout or stderr after this call; rejects after `timeoutMs`. */
+  said(marker: string, timeoutMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -116,7 +118,35 @@ export async function startUnderCallgrind(
     await stopChild(child);
     throw e;
   });
-  return { url, urlB, pid: child.pid!, outDir, vgdbPrefix, stop: () => stopChild(child) };
+  return {
+    url,
+    urlB,
+    pid: child.pid!,
+    outDir,
+    vgdbPrefix,
+    said: (marker, timeoutMs) => said(child, marker, timeoutMs),
+    stop: () => stopChild(child),
+  };
+}
+
+function said(child: ChildProcess, marker: string, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let tail = "";
+    const onData = (chunk: Buffer) => {
+      tail = (tail + chunk.toString()).slice(-(marker.length + 4_096));
+      if (tail.includes(marker)) done(null);
+    };
+    const timer = setTimeout(() => done(new Error(`the sidecar did not say \`${marker}\` within ${timeoutMs / 1000} s`)), timeoutMs);
+    const done = (error: Error | null) => {
+      clearTimeout(timer);
+      child.stdout?.off("data", onData);
+      child.stderr?.off("data", onData);
+      if (error === null) resolve();
+      else reject(error);
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+  });
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
@@ -154,8 +184,11 @@ export interface Count {
   readonly main: number;
 }
 
-/** Zeroes, runs `work`, dumps: what was executed in between (one `cg.<pid>.<part>-<thread>` file a thread). */
-export async function countDuring(sidecar: Sidecar, work: () => Promise<void>): Promise<Count> {
+/**
+ * Zeroes, runs `work`, dumps: what was executed in between (one `cg.<pid>.<part>-<thread>` file a thread). With
+ * `keepIn`, the dump's files are also copied there, for `callgrind_annotate`.
+ */
+export async function countDuring(sidecar: Sidecar, work: () => Promise<void>, keepIn?: string): Promise<Count> {
   const before = new Set(await readdir(sidecar.outDir));
   await control("zero", sidecar);
   await work();
@@ -166,6 +199,10 @@ export async function countDuring(sidecar: Sidecar, work: () => Promise<void>): 
     throw new Error(
       `expected one new callgrind dump (a file a thread, the main thread's among them) in ${sidecar.outDir}, found ${files.join(", ") || "none"}`,
     );
+  }
+  if (keepIn !== undefined) {
+    await mkdir(keepIn, { recursive: true });
+    for (const name of files) await copyFile(join(sidecar.outDir, name), join(keepIn, name));
   }
   let all = 0;
   let main = 0;
