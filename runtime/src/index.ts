@@ -188,6 +188,7 @@ export {
   type DryRunOptions,
   type EvaluateRequest,
   type Evaluated,
+  type SerializedEvaluation,
   type Simulation,
 } from "./authorizer/authorizer.js";
 export {

@@ -26,4 +26,4 @@ export {
   parseStoredEntry,
   type Transition,
 } from "./replay/lifecycle.js";
-export { recordFingerprint } from "./replay/records.js";
+export { recordFingerprint, recordJson } from "./replay/records.js";

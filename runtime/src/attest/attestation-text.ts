@@ -105,3 +105,14 @@ export function attestationBodyText(body: AttestationBody): string {
     `,"signalsHash":${canonicalJson(body.signalsHash)}}`
   );
 }
+
+/**
+ * The JCS text of the signed attestation: `bodyText` (its body's, `attestationBodyText`) with `signature` added.
+ * `signature` sorts after every member of the body (`signalsHash`, the last, differs from it at `l` < `t`), so it is
+ * the last member. A signature is standard base64 (`sign.ts`), which needs no escaping in a JSON string.
+ * INVARIANT (one serialization of an attestation): the text parses to the signed attestation, and is what the record
+ * stores and the answer sends (runtime/test/attest/attestation-text.test.ts checks it equals `canonicalJson` of it).
+ */
+export function signedAttestationText(bodyText: string, signature: string): string {
+  return `${bodyText.slice(0, -1)},"signature":"${signature}"}`;
+}

@@ -1,7 +1,7 @@
 import type { BundleManifest } from "../bundle/format.js";
 import { BUNDLE_FILES } from "../bundle/format.js";
 import { canonicalJson } from "../canonical/jcs.js";
-import { attestationBodyText } from "./attestation-text.js";
+import { attestationBodyText, signedAttestationText } from "./attestation-text.js";
 import { sha256Hex } from "../canonical/digest.js";
 import type { Verdict } from "../ir/types.js";
 import type { AttestationV1, AttestationV2, DecisionStatus, ExecutionState, Outcome } from "./attestation-types.js";
@@ -77,6 +77,8 @@ export function createAttestation(d: DecisionRecord, signer: Signer, runtime: Ru
 /** An attestation whose self-verification is still running (`SelfVerifyingSignature`). */
 export interface SelfVerifyingAttestation<A> {
   readonly attestation: A;
+  /** The attestation's JSON text, made once (for a variant 1 attestation, its JCS form: `signedAttestationText`). */
+  readonly text: string;
   /** Resolves once the signature verified against the signer's public key; rejects (KeyError) if it did not. */
   readonly verified: Promise<void>;
 }
@@ -92,8 +94,13 @@ export async function createAttestationAsync(
   runtime: RuntimeIdentity,
 ): Promise<SelfVerifyingAttestation<AttestationV1>> {
   const body = attestationBody(d, signer.trustRoot.version, signer.key.keyId, runtime.manifestHash);
-  const signed = await signCanonicalAsync(PAYLOAD_TYPES.attestation, attestationBodyText(body), signer.key, signer.engine);
-  return { attestation: Object.assign(body, { signature: signed.signature }), verified: signed.verified };
+  const bodyText = attestationBodyText(body);
+  const signed = await signCanonicalAsync(PAYLOAD_TYPES.attestation, bodyText, signer.key, signer.engine);
+  return {
+    attestation: Object.assign(body, { signature: signed.signature }),
+    text: signedAttestationText(bodyText, signed.signature),
+    verified: signed.verified,
+  };
 }
 
 /** The variant 1 attestation before signing: what `createAttestation` signs and `simulate` previews. */

@@ -18,7 +18,7 @@ import type { ErrorCode } from "../errors/codes.js";
 import type { Decision } from "../ir/evaluate.js";
 import { explain, type Explanation } from "../ir/explain.js";
 import type { Verdict } from "../ir/types.js";
-import type { DecisionAuditRecord } from "../replay/records.js";
+import { decisionRecordJson, type DecisionAuditRecord } from "../replay/records.js";
 import type { ReplayStore } from "../replay/store.js";
 import { endPhase, phaseStart, timedPhase, type DecisionReport } from "../report.js";
 import type { PolicyRegistry } from "./registry.js";
@@ -37,6 +37,13 @@ export interface Evaluated<A> {
   readonly status: "approved" | "pending_override" | "rejected";
   readonly requires_override: boolean;
   readonly attestation: A;
+}
+
+/** A signed decision's answer and its JSON text, made once from the attestation's (`SelfVerifyingAttestation.text`). */
+export interface SerializedEvaluation<A> {
+  readonly evaluated: Evaluated<A>;
+  /** `JSON.stringify(evaluated)` up to the attestation's member order (JCS for variant 1). */
+  readonly json: string;
 }
 
 /** Spec 2.6: the dry run's answer. */
@@ -136,19 +143,23 @@ export class Authorizer {
    * `POST /evaluate` variant 1. `report`: where the phases and the deciding rule are written (report.ts).
    * @throws AuthorizationError
    */
-  evaluate(request: EvaluateRequest, report?: DecisionReport): Promise<Evaluated<AttestationV1>> {
+  async evaluate(request: EvaluateRequest, report?: DecisionReport): Promise<Evaluated<AttestationV1>> {
+    return (await this.evaluateSerialized(request, report)).evaluated;
+  }
+
+  /** {@link evaluate}, with the answer's JSON text too: what a server sends, serialized once. @throws AuthorizationError */
+  evaluateSerialized(request: EvaluateRequest, report?: DecisionReport): Promise<SerializedEvaluation<AttestationV1>> {
     return this.#execute(request, "evaluate", createAttestationAsync, report);
   }
 
   /** Legacy `POST /execute`: the variant 2 attestation. @throws AuthorizationError */
-  execute(request: EvaluateRequest, report?: DecisionReport): Promise<Evaluated<AttestationV2>> {
+  async execute(request: EvaluateRequest, report?: DecisionReport): Promise<Evaluated<AttestationV2>> {
     // The variant 2 path signs and self-verifies synchronously (legacy, rate-limited to 100 a minute).
-    return this.#execute(
-      request,
-      "execute",
-      async (d, signer, runtime) => ({ attestation: createLegacyAttestation(d, signer, runtime), verified: VERIFIED }),
-      report,
-    );
+    const sign = async (d: DecisionRecord, signer: Signer, runtime: RuntimeIdentity) => {
+      const attestation = createLegacyAttestation(d, signer, runtime);
+      return { attestation, text: JSON.stringify(attestation), verified: VERIFIED };
+    };
+    return (await this.#execute(request, "execute", sign, report)).evaluated;
   }
 
   /** `POST /evaluate` variant 2: the decision without attestation, replay write or any other side effect. */
@@ -215,7 +226,7 @@ export class Authorizer {
     variant: DecisionAuditRecord["endpoint"],
     sign: (d: DecisionRecord, signer: Signer, runtime: RuntimeIdentity) => Promise<SelfVerifyingAttestation<A>>,
     report: DecisionReport | undefined,
-  ): Promise<Evaluated<A>> {
+  ): Promise<SerializedEvaluation<A>> {
     const field: SignalsField = variant === "evaluate" ? "verifiedSignals" : "signals";
     const { bundle, decided } = await this.#decide(request.policyId, request.policyVersion, request.signals, field, report);
     const { store, signer } = this.options;
@@ -259,7 +270,7 @@ export class Authorizer {
     const consuming = store.consume(attestation.execution_fingerprint, {
       now: Date.parse(attestation.issuedAt),
       ...(decided.verdict === "escalate" ? { context: pendingContext(attestation) } : {}),
-      record: { kind: "decision", body: record },
+      record: { kind: "decision", body: record, json: decisionRecordJson(record, signed.text) },
     });
     // INVARIANT (no unverified signature leaves): self-verification (spec 2.2) runs while the replay write commits
     // and fsyncs, and the attestation is returned only once both have finished. Should it fail (the key's halves
@@ -271,7 +282,10 @@ export class Authorizer {
     if (verified.status === "rejected") throw evaluationFailed(verified.reason);
     if (consumed.status === "rejected") throw consumed.reason;
     if (!consumed.value.ok) throw new AuthorizationError("INV-013", `execution \`${request.executionId}\` was already consumed`);
-    return { status: state.status, requires_override: state.requiresOverride, attestation };
+    return {
+      evaluated: { status: state.status, requires_override: state.requiresOverride, attestation },
+      json: `{"status":"${state.status}","requires_override":${state.requiresOverride},"attestation":${signed.text}}`,
+    };
   }
 
   /** Load policy and schema, validate every signal, evaluate: no side effects. */

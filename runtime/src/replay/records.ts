@@ -51,10 +51,33 @@ export interface ConfirmationAuditRecord {
   readonly recordedAt: string;
 }
 
+/**
+ * A record and, when its maker has it, its body's JSON text (`json`): the authorizer writes a decision's from the
+ * attestation's signed text (`decisionRecordJson`), so an engine stores it without serializing the attestation again.
+ * INVARIANT (a record's text is its body): `JSON.parse(json)` deep-equals `body`; engines store `recordJson(record)`.
+ */
 export type TransitionRecord =
-  | { readonly kind: "decision"; readonly body: DecisionAuditRecord }
-  | { readonly kind: "override"; readonly body: OverrideAuditRecord }
-  | { readonly kind: "confirmation"; readonly body: ConfirmationAuditRecord };
+  | { readonly kind: "decision"; readonly body: DecisionAuditRecord; readonly json?: string }
+  | { readonly kind: "override"; readonly body: OverrideAuditRecord; readonly json?: string }
+  | { readonly kind: "confirmation"; readonly body: ConfirmationAuditRecord; readonly json?: string };
+
+/** The JSON text an engine stores for `record`: the one it came with, else its body serialized. */
+export function recordJson(record: TransitionRecord): string {
+  return record.json ?? JSON.stringify(record.body);
+}
+
+/**
+ * The JSON text of `body` whose `attestation` member is `attestationText` (the attestation's own text, which parses to
+ * `body.attestation`), its other members serialized here, in the body's order.
+ */
+export function decisionRecordJson(body: DecisionAuditRecord, attestationText: string): string {
+  const provenance = body.signalProvenance === undefined ? "" : `,"signalProvenance":${JSON.stringify(body.signalProvenance)}`;
+  return (
+    `{"executionId":${JSON.stringify(body.executionId)},"endpoint":${JSON.stringify(body.endpoint)}` +
+    `,"status":${JSON.stringify(body.status)},"ruleMatched":${JSON.stringify(body.ruleMatched)}` +
+    `,"attestation":${attestationText}${provenance},"recordedAt":${JSON.stringify(body.recordedAt)}}`
+  );
+}
 
 export type TransitionRecordKind = TransitionRecord["kind"];
 

@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { attestationBodyText } from "../../src/attest/attestation-text.js";
+import { attestationBodyText, signedAttestationText } from "../../src/attest/attestation-text.js";
 import { CanonicalizationError, attestationBody, buildManifest, canonicalJson, type DecisionRecord } from "../../src/index.js";
 
 const utf8 = new TextEncoder();
@@ -48,6 +48,19 @@ describe("attestationBodyText", () => {
         expect(attestationBodyText(body)).toBe(canonicalJson(body));
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it("with the signature added (signedAttestationText), equals canonicalJson of the signed attestation", () => {
+    const signature = fc.uint8Array({ minLength: 64, maxLength: 64 }).map((bytes) => Buffer.from(bytes).toString("base64"));
+    fc.assert(
+      fc.property(record, signature, (r, sig) => {
+        const body = bodyOf(r);
+        const signed = signedAttestationText(attestationBodyText(body), sig);
+        expect(signed).toBe(canonicalJson({ ...body, signature: sig }));
+        expect(JSON.parse(signed)).toEqual({ ...body, signature: sig });
+      }),
+      { numRuns: 500 },
     );
   });
 

@@ -100,9 +100,27 @@ describe("evaluate", () => {
           signalProvenance: provenance,
           recordedAt: won[0]!.attestation.issuedAt,
         },
+        json: expect.any(String),
       },
     ]);
+    // The record's text, made around the attestation's signed text, is its body (runtime `TransitionRecord`).
+    expect(JSON.parse(records[0]!.json!)).toEqual(records[0]!.body);
   });
+
+  it.each([
+    [{ amount: 500, currency: "EUR" }, "approved"],
+    [{ amount: 50000, currency: "EUR" }, "pending_override"],
+  ] as const)(
+    "%j: the answer's text, serialized once, is the answer, its attestation in its signed (JCS) form",
+    async (signals, status) => {
+      const { evaluated, json } = await authorizer.evaluateSerialized(request(signals));
+      expect(evaluated.status).toBe(status);
+      expect(JSON.parse(json)).toEqual(evaluated);
+      expect(json).toBe(
+        `{"status":"${evaluated.status}","requires_override":${evaluated.requires_override},"attestation":${canonicalize(evaluated.attestation)!}}`,
+      );
+    },
+  );
 
   it("lets exactly one of 1,000 concurrent evaluations of one executionId through", async () => {
     const results = await Promise.allSettled(

@@ -31,6 +31,9 @@ const checkEvaluate = bodyCheck(EvaluateRequest);
 const checkDryRun = bodyCheck(DryRunRequest);
 const checkExecute = bodyCheck(ExecuteRequest);
 
+/** The type fastify gives the JSON it serializes itself. */
+const JSON_TYPE = "application/json; charset=utf-8";
+
 /** Legacy `/execute`: at most 100 a minute per client (spec 8). */
 export const EXECUTE_RATE_LIMIT = { max: 100, timeWindow: 60_000 } as const;
 
@@ -90,7 +93,7 @@ export const EVALUATE = defineRoute<SurfaceADependencies>(
     execution: true,
   },
   ({ ctx }) =>
-    async (request) => {
+    async (request, reply) => {
       const body = request.body;
       if (isObject(body) && Object.hasOwn(body, "signals")) {
         if (Object.hasOwn(body, "verifiedSignals")) {
@@ -104,9 +107,11 @@ export const EVALUATE = defineRoute<SurfaceADependencies>(
       }
       const evaluate = checkEvaluate(body);
       const report = trackDecision(request, evaluate);
-      return recordingReplays(ctx, request, evaluate.executionId, () =>
-        ctx.authorizer.evaluate(requestOf(evaluate, evaluate.verifiedSignals), report),
+      const { json } = await recordingReplays(ctx, request, evaluate.executionId, () =>
+        ctx.authorizer.evaluateSerialized(requestOf(evaluate, evaluate.verifiedSignals), report),
       );
+      // The answer's text, made with the attestation's (runtime `SerializedEvaluation`): fastify sends a string as it is.
+      return reply.type(JSON_TYPE).send(json);
     },
 );
 

@@ -273,31 +273,24 @@ export class LmdbAuditLog implements AuditLog {
    * record comes with, so what it queues commits and flushes with that transition or not at all.
    */
   readonly writeRecord = (record: TransitionRecord, written: Promise<boolean | null>): void => {
-    if (record.kind === "decision") this.recordDecision(record.body, written);
+    if (record.kind === "decision") this.recordDecision(record.body, written, record.json);
     else if (record.kind === "override") this.recordOverride(record.body, written);
     else this.recordConfirmation(record.body, written);
   };
 
-  /** `written`: the outcome of the replay transition this record is written with (runtime `RecordWriter`). */
-  recordDecision(entry: DecisionAudit, written?: Promise<boolean | null>): void {
+  /**
+   * `written`: the outcome of the replay transition this record is written with (runtime `RecordWriter`). `json`: the
+   * entry's JSON text when the runtime made it with the record (runtime `TransitionRecord`), stored as it is.
+   */
+  recordDecision(entry: DecisionAudit, written?: Promise<boolean | null>, json?: string): void {
     if (this.#closing !== null) return;
-    // Copied by name: only the declared fields are stored, whatever else the caller's object carries.
-    const record: DecisionAudit = {
-      executionId: entry.executionId,
-      endpoint: entry.endpoint,
-      status: entry.status,
-      ruleMatched: entry.ruleMatched,
-      attestation: entry.attestation,
-      ...(entry.signalProvenance === undefined ? {} : { signalProvenance: entry.signalProvenance }),
-      recordedAt: entry.recordedAt,
-    };
     this.#queue(() => {
       // The attestation's own fingerprint of its executionId, not hashed a second time (runtime `recordFingerprint`).
       const fingerprint = entry.attestation.execution_fingerprint;
       const at: DecisionTimeKey = [this.#instant(entry.recordedAt), fingerprint];
       // A decision is final and recorded once: the replay store's conditional write that consumes its executionId
       // runs this (`writeRecord`), and only one such write succeeds per fingerprint.
-      const bytes = encoded(record);
+      const bytes = json === undefined ? encoded(declaredDecision(entry)) : Buffer.from(json, "utf8");
       this.#watch(this.#decisionRecords.put(at, asStored(bytes)));
       this.#watch(this.#decisionTimes.put(at, { fingerprint, policyId: entry.attestation.policyId, status: entry.status }));
       this.#watch(this.#decisionFilters.put(filterKey(entry.attestation.policyId, entry.status, at[0], fingerprint), 0));
@@ -871,4 +864,17 @@ function* present(locator: string, raw: Buffer | undefined): Generator<StoredRec
 /** The entries of `db`, counted by LMDB in O(1). */
 function entryCount(db: { getStats(): unknown }): number {
   return (db.getStats() as { entryCount: number }).entryCount;
+}
+
+/** Copied by name: only the declared fields are stored, whatever else the caller's object carries. */
+function declaredDecision(entry: DecisionAudit): DecisionAudit {
+  return {
+    executionId: entry.executionId,
+    endpoint: entry.endpoint,
+    status: entry.status,
+    ruleMatched: entry.ruleMatched,
+    attestation: entry.attestation,
+    ...(entry.signalProvenance === undefined ? {} : { signalProvenance: entry.signalProvenance }),
+    recordedAt: entry.recordedAt,
+  };
 }

@@ -41,6 +41,7 @@ import {
   normalizeContext,
   parseStoredEntry,
   recordFingerprint,
+  recordJson,
 } from "@writ/runtime/replay-store";
 import { Batcher } from "./batcher.js";
 import { LOG_PENDING_TABLE, RECORDS_TABLE, REPLAY_TABLE } from "./tables.js";
@@ -473,7 +474,7 @@ export class PostgresReplayStore implements ReplayStore {
   #recordRow(record: TransitionRecord | undefined): RecordRow | null {
     if (record === undefined || this.#records === null) return null;
     const { body } = record;
-    const text = JSON.stringify(body);
+    const text = recordJson(record);
     const decision = record.kind === "decision" ? record.body : null;
     return {
       executionFp: recordFingerprint(record),
