@@ -18,6 +18,7 @@
  *   own enumerable data property instead of replacing the prototype.
  */
 import { StrictJsonError } from "../errors.js";
+import { parseCommonJson } from "./common-json.js";
 
 export interface StrictParseOptions {
   /** Deepest nesting of arrays and objects accepted; a top-level `[]` is depth 1. Default 64. */
@@ -59,6 +60,11 @@ export function parseStrictJson(text: string, options?: StrictParseOptions): unk
   if (!Number.isInteger(maxDepth) || maxDepth < 0 || maxDepth > MAX_DEPTH_LIMIT) {
     throw new RangeError(`maxDepth must be an integer from 0 to ${MAX_DEPTH_LIMIT}, got ${maxDepth}`);
   }
+  return (parseCommonJson(text, maxDepth) ?? { value: parseByGrammar(text, maxDepth) }).value;
+}
+
+/** The strict parser itself, without the fast path (common-json.ts): what decides every text the fast path leaves. */
+export function parseByGrammar(text: string, maxDepth: number): unknown {
   return new Parser(text, maxDepth).parseDocument();
 }
 

@@ -1,0 +1,69 @@
+/**
+ * The fast path of `parseStrictJson` (strict-parse.ts): V8's native JSON.parse, taken only where its answer is provably
+ * the strict parser's, which then never runs. Untrusted request bodies are parsed on every request, and the strict
+ * parser, written in JavaScript, cost several times the native one.
+ *
+ * JSON.parse accepts exactly RFC 8259's grammar (ECMA-262 JSON.parse), as the strict parser does, and builds the same
+ * values from it: ordinary objects whose members are defined in text order (a `__proto__` key an own property), and
+ * numbers rounded as `Number()` rounds. What it does otherwise, the checks below find, and answer null (the strict
+ * parser decides, refusing with a position or rewriting):
+ * - duplicate keys (JSON.parse keeps the last): the members the text holds (the `:` outside strings) are counted
+ *   against the keys of the objects built;
+ * - lone surrogates: any raw one (`isWellFormed`), and any escaped surrogate at all (`\uD800` to `\uDFFF`, paired or not);
+ * - numbers the strict parser refuses or rewrites: any literal beyond ±(2^53 − 1) or non-finite, and any literal that is
+ *   zero but not written `0` (`-0`, `0.0`, an underflow such as `1e-400`);
+ * - nesting deeper than `maxDepth`;
+ * - anything JSON.parse refuses (so a byte order mark too).
+ * INVARIANT (the fast path is the strict parser's answer): when this answers a value, the strict parser answers an equal
+ * one (runtime/test/json/common-json.test.ts, on arbitrary and adversarial texts).
+ */
+
+/** A string token of a text JSON.parse accepted: quotes around runs of plain characters and escapes (unrolled). */
+const STRING = /"[^"\\]*(?:\\.[^"\\]*)*"/g;
+/**
+ * Longer texts go to the strict parser: request bodies are far shorter, and a regular expression's backtracking stack
+ * over a string of many megabytes of escapes would overflow.
+ */
+const FAST_PATH_MAX_LENGTH = 1 << 20;
+/** A number token of such a text once its strings are blanked: its only digits, `-`, `.`, `e` and `+` are numbers'. */
+const NUMBER = /-?\d[\d.eE+-]*/g;
+const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
+
+/** The value of `text` when it is JSON the strict parser accepts as it is (see above); null when the strict parser must decide. */
+export function parseCommonJson(text: string, maxDepth: number): { readonly value: unknown } | null {
+  if (text.length > FAST_PATH_MAX_LENGTH || !text.isWellFormed() || ESCAPED_SURROGATE.test(text)) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const bare = text.replace(STRING, '""');
+  for (const [literal] of bare.matchAll(NUMBER)) {
+    const n = Number(literal);
+    if (!(Math.abs(n) <= Number.MAX_SAFE_INTEGER) || (n === 0 && literal !== "0")) return null;
+  }
+  const keys = objectKeys(value, maxDepth);
+  return keys !== -1 && keys === count(bare, ":") ? { value } : null;
+}
+
+/** How many keys the objects of `value` have in all; -1 when containers nest deeper than `maxDepth`. */
+function objectKeys(value: unknown, maxDepth: number): number {
+  if (typeof value !== "object" || value === null) return 0;
+  let keys = 0;
+  const stack: { readonly container: object; readonly depth: number }[] = [{ container: value, depth: 0 }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { container, depth } = next;
+    if (depth >= maxDepth) return -1;
+    const items: unknown[] = Array.isArray(container) ? container : Object.values(container);
+    if (!Array.isArray(container)) keys += items.length;
+    for (const item of items) if (typeof item === "object" && item !== null) stack.push({ container: item, depth: depth + 1 });
+  }
+  return keys;
+}
+
+function count(text: string, char: string): number {
+  let n = 0;
+  for (let at = text.indexOf(char); at !== -1; at = text.indexOf(char, at + 1)) n += 1;
+  return n;
+}
