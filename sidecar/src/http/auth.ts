@@ -6,13 +6,14 @@
  * fixed-length digests keeps the key's length from showing in the timing too. The key sent is compared with every
  * configured key, whichever matches, so the timing does not say which one did.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { hash, timingSafeEqual } from "node:crypto";
 import type { KeyGrant, Scope } from "./scopes.js";
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
+/** One-shot (no Hash object): this runs on every request. */
 function digest(value: string): Buffer {
-  return createHash("sha256").update(value, "utf8").digest();
+  return hash("sha256", value, "buffer");
 }
 
 /** A check of `Authorization` headers: the scopes the key sent opens, none for a missing, malformed or unknown one. */
