@@ -6,7 +6,7 @@ import type { OverrideAuditRecord } from "../replay/records.js";
 import type { ReplayStore } from "../replay/store.js";
 import { endPhase, phaseStart, timedPhase, type DecisionReport } from "../report.js";
 import { PAYLOAD_TYPES } from "../signing/payload-types.js";
-import { signObject } from "../signing/sign.js";
+import { signObjectVerified } from "../signing/sign.js";
 import { executionFingerprint, type Attestation } from "./attestation.js";
 import type { OverrideRecord } from "./evidence-types.js";
 import type { Signer } from "./trust-root.js";
@@ -105,7 +105,7 @@ export async function resolveOverride(request: OverrideRequest, deps: OverrideDe
     attestationHash: sha256Hex(canonicalJson(context.attestation)),
   };
   const record: OverrideRecord = deps.signer
-    ? { ...body, signature: signObject(PAYLOAD_TYPES.override, body, deps.signer.key) }
+    ? { ...body, signature: await signObjectVerified(PAYLOAD_TYPES.override, body, deps.signer.key, deps.signer.engine) }
     : { ...body, digest: sha256Hex(canonicalJson(body)) };
   const writing = endPhase(report, "sign", signing);
 

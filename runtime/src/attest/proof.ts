@@ -5,7 +5,7 @@ import type { ReplayStore } from "../replay/store.js";
 import type { ConfirmationAuditRecord } from "../replay/records.js";
 import { endPhase, phaseStart, timedPhase, type DecisionReport } from "../report.js";
 import { PAYLOAD_TYPES } from "../signing/payload-types.js";
-import { signObject } from "../signing/sign.js";
+import { signObjectVerified } from "../signing/sign.js";
 import { executionFingerprint, type Attestation } from "./attestation.js";
 import type { ExecutedAction, ExecutionProof, MatchDetails } from "./evidence-types.js";
 import type { Signer } from "./trust-root.js";
@@ -88,7 +88,8 @@ export async function confirmExecution(
     confirmedAt: confirmedAt.toISOString(),
     verified: true as const,
   };
-  const proof: ExecutionProof = { ...body, signature: signObject(PAYLOAD_TYPES.executionProof, body, deps.signer.key) };
+  const signature = await signObjectVerified(PAYLOAD_TYPES.executionProof, body, deps.signer.key, deps.signer.engine);
+  const proof: ExecutionProof = { ...body, signature };
   const record: ConfirmationAuditRecord = { executionId: proof.executionId, match: proof.match, proof, recordedAt: proof.confirmedAt };
   const writing = endPhase(report, "sign", signing);
   const consuming = deps.store.consume(key, { now: confirmedAt.getTime(), record: { kind: "confirmation", body: record } });

@@ -61,6 +61,22 @@ export function signCanonicalAsync(
   return engine.sign(canonicalSigningInput(payloadType, canonicalText), key);
 }
 
+/**
+ * {@link signObject} through an {@link Ed25519Engine} (the signer's: libsodium in the sidecar, about half node:crypto's
+ * instructions a signature): the signature once it self-verified, as `signObject` returns it.
+ * @throws KeyError when the key is unusable or self-verification failed
+ */
+export async function signObjectVerified(
+  payloadType: PayloadType,
+  object: object,
+  key: SigningKey,
+  engine: Ed25519Engine = NODE_ED25519,
+): Promise<string> {
+  const signed = await engine.sign(signingInput(payloadType, object), key);
+  await signed.verified;
+  return signed.signature;
+}
+
 function signInput(input: Uint8Array, key: SigningKey): string {
   const privateKey = assertSigningKey(key);
   const signature = edSign(null, input, privateKey);
