@@ -15,7 +15,7 @@
 import { Authorizer, endPhase, executionFingerprint, phaseStart, timedPhase, type DecisionReport } from "@writ/runtime";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError } from "../http/errors.js";
-import { checkRecord, verificationOf } from "./check.js";
+import { checkSealed, verificationOf } from "./check.js";
 import { required } from "./required.js";
 import { issueReceipt, sealRecord } from "./seal.js";
 import type { TrustRecordStore } from "./record-store.js";
@@ -57,7 +57,6 @@ async function executeTransaction(
 ): Promise<TrustRecord> {
   // Checked before the evaluation, which would consume the id for an execution that could not be recorded.
   const signer = required(ctx.signer);
-  const verifier = required(ctx.verifier);
   const id = transaction.businessTransactionId;
   const execution = await authorizer.evaluate(
     { executionId: id, policyId: transaction.policy.name, policyVersion: transaction.policy.version, signals: transaction.signals },
@@ -67,9 +66,9 @@ async function executeTransaction(
   const sealing = phaseStart(report);
   const record = await sealRecord(transaction, execution, signer);
   const verifying = endPhase(report, "sign", sealing);
-  const check = checkRecord({ state: "stored", value: record }, id, verifier);
+  const check = checkSealed(record, id);
   const issuing = endPhase(report, "verify", verifying);
-  // The signer's own trust root verifies what it just sealed: a failure here is a fault, not the client's.
+  // What was just sealed agrees with itself (check.ts `checkSealed`): a failure here is a fault, not the client's.
   if (!check.verified) throw new Error(`a freshly sealed trust record does not verify: ${check.problems.join("; ")}`);
   const now = new Date().toISOString();
   const verification = verificationOf(id, check, now);
