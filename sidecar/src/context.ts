@@ -13,6 +13,7 @@ import {
   createTrustRoot,
   trustRootFromDocument,
   parseStrictJson,
+  type Ed25519Engine,
   type ReplayStore,
   type Signer,
   type SigningKey,
@@ -88,6 +89,14 @@ async function signingKeyOf(config: SidecarConfig, notices: string[]): Promise<S
   return key;
 }
 
+/** libsodium where it loads (docs/sidecar.md, "Signing"), else node:crypto, said once: it signs and verifies per request. */
+function ed25519Engine(notices: string[]): Ed25519Engine {
+  const sodium = loadSodiumEngine();
+  if (sodium.engine === null)
+    notices.push(`libsodium (sodium-native) does not load here, signing and verifying with node:crypto: ${sodium.reason}`);
+  return sodium.engine ?? NODE_ED25519;
+}
+
 async function trustRootOf(config: SidecarConfig, key: SigningKey | null): Promise<TrustRoot | null> {
   if (config.trustRootFile === null) return key ? createTrustRoot(LOCAL_TRUST_ROOT_VERSION, [key.publicKey]) : null;
   let text: string;
@@ -132,12 +141,11 @@ export async function openContext(config: SidecarConfig, options: ContextOptions
   }
   const key = await signingKeyOf(config, notices);
   const trustRoot = await trustRootOf(config, key);
+  const engine = trustRoot === null ? NODE_ED25519 : ed25519Engine(notices);
   let signer: Signer | null = null;
   if (key && trustRoot) {
-    const sodium = loadSodiumEngine();
-    if (sodium.engine === null) notices.push(`libsodium (sodium-native) does not load here, signing with node:crypto: ${sodium.reason}`);
     try {
-      signer = createSigner(key, trustRoot, sodium.engine ?? NODE_ED25519);
+      signer = createSigner(key, trustRoot, engine);
     } catch (e) {
       throw new ConfigError(`${(e as Error).message}: add the signing key's public half to SERVICE_TRUST_ROOT_FILE`);
     }
@@ -176,7 +184,7 @@ export async function openContext(config: SidecarConfig, options: ContextOptions
   const authorizer = new Authorizer({ registry, signer, store });
   // Runtime manifests are not pinned: after a key rotation, earlier attestations name an earlier manifest, and the
   // trust root alone decides which signers are accepted.
-  const verifier: VerifierOptions | null = trustRoot ? { trustRoot } : null;
+  const verifier: VerifierOptions | null = trustRoot ? { trustRoot, engine } : null;
 
   return {
     config,

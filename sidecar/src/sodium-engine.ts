@@ -3,8 +3,9 @@
  * sign 22 µs and verify 58 µs against node:crypto's 43 and 122 (docs/benchmarks.md, "Sidecar"). It runs on the
  * event loop: both curve operations together cost less CPU than node's thread-pool hand-offs save, and under load
  * the second core is busy with LMDB's writer, the kernel and the load anyway.
- * libsodium's verify also refuses small-order public keys and non-canonical S (docs/signing.md): not needed here,
- * since it only ever checks the sidecar's own key, but never weaker than node's.
+ * libsodium's verify also refuses small-order points and non-canonical encodings (docs/signing.md): never weaker than
+ * node's. It verifies others' signatures too (`verify`: attestations sent to `/verify` and `/confirm-execution`, Surface
+ * B's stored records), against the trust root's keys.
  */
 import { createRequire } from "node:module";
 import {
@@ -12,6 +13,7 @@ import {
   assertSigningKey,
   selfVerificationFailed,
   type Ed25519Engine,
+  type PublicKey,
   type SelfVerifyingSignature,
   type SigningKey,
 } from "@writ/runtime";
@@ -49,6 +51,10 @@ function engineOver(sodium: Sodium): Ed25519Engine {
       } catch (e) {
         return Promise.reject(e);
       }
+    },
+    verify(input: Uint8Array, signature: Uint8Array, key: PublicKey): boolean {
+      // sodium-native throws on a buffer of the wrong length: a signature of any other length is simply not valid.
+      return signature.length === sodium.crypto_sign_BYTES && sodium.crypto_sign_verify_detached(signature, input, key.raw);
     },
   });
 }

@@ -1,5 +1,6 @@
 import semver from "semver";
 import { PAYLOAD_TYPES } from "../signing/payload-types.js";
+import type { Ed25519Engine } from "../signing/engine.js";
 import { verifyObject } from "../signing/sign.js";
 import type { Verdict } from "../ir/types.js";
 import { VERDICT_STATUS, evaluatorHash, executionFingerprint, releaseManifestHash } from "./attestation.js";
@@ -19,6 +20,8 @@ export interface VerifierOptions {
   readonly acceptedManifestHashes?: readonly string[];
   /** `policyId@version` to the `bundle_hash` the verifier holds; when absent, only its form is checked. */
   readonly bundleHashes?: ReadonlyMap<string, string>;
+  /** Whose curve arithmetic checks signatures (`Ed25519Engine.verify`): node:crypto when absent. */
+  readonly engine?: Ed25519Engine;
 }
 
 export interface VerificationChecks {
@@ -113,7 +116,7 @@ export function verifyAttestation(value: unknown, options: VerifierOptions): Att
   const key = trustedKey(options.trustRoot, view.signerKeyId);
   if (!key) errors.push(`signer key \`${view.signerKeyId}\` is not in the pinned trust root \`${options.trustRoot.version}\``);
   const signature_verified =
-    key !== undefined && verifyObject(PAYLOAD_TYPES.attestation, view.raw, String(view.raw["signature"]), [key]) !== null;
+    key !== undefined && verifyObject(PAYLOAD_TYPES.attestation, view.raw, String(view.raw["signature"]), [key], options.engine) !== null;
   if (key && !signature_verified) errors.push("signature does not verify: the attestation was changed, or not signed by this key");
 
   const trust_root_verified = key !== undefined;

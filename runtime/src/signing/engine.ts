@@ -7,7 +7,7 @@
  */
 import { sign as edSign, verify as edVerify, type KeyObject } from "node:crypto";
 import { KeyError } from "../errors.js";
-import { assertUsablePublicKey, type SigningKey } from "./keys.js";
+import { assertUsablePublicKey, type PublicKey, type SigningKey } from "./keys.js";
 
 /** A signature whose self-verification runs on: `verified` resolves once it passed, and rejects (KeyError) if not. */
 export interface SelfVerifyingSignature {
@@ -26,6 +26,12 @@ export interface Ed25519Engine {
    * @throws KeyError when `key` is not a usable Ed25519 signing key
    */
   sign(input: Uint8Array, key: SigningKey): Promise<SelfVerifyingSignature>;
+  /**
+   * Whether `signature` (64 bytes) is `key`'s signature of `input`, on the calling thread: what a verifier of others'
+   * signatures uses (runtime `VerifierOptions.engine`). False for anything else, never a throw. An engine may refuse
+   * more than node:crypto (libsodium refuses small-order and non-canonical points), never less.
+   */
+  verify(input: Uint8Array, signature: Uint8Array, key: PublicKey): boolean;
 }
 
 export function selfVerificationFailed(): KeyError {
@@ -55,5 +61,8 @@ export const NODE_ED25519: Ed25519Engine = Object.freeze({
       edVerify(null, input, key.publicKey.key, signature, (e, ok) => (e ? reject(e) : ok ? resolve() : reject(selfVerificationFailed())));
     });
     return { signature: signature.toString("base64"), verified };
+  },
+  verify(input: Uint8Array, signature: Uint8Array, key: PublicKey): boolean {
+    return signature.length === 64 && edVerify(null, input, key.key, signature);
   },
 });

@@ -94,6 +94,7 @@ function checkedSignature(signature: Buffer, verified: boolean): string {
  * Returns the trusted key that verifies, or null: also null for a malformed signature (use
  * {@link decodeSignature} to learn why). Every trusted key is tried (no early exit), so timing does not reveal
  * which key matched beyond the returned value.
+ * `engine`: whose curve arithmetic checks it (node:crypto by default; the sidecar's is libsodium).
  * @throws KeyError when a trusted key is not a usable Ed25519 public key (e.g. small order); a configuration error
  * @throws CanonicalizationError when the object is not plain JSON data
  */
@@ -102,6 +103,7 @@ export function verifyObject(
   object: object,
   signatureB64: string,
   trusted: readonly PublicKey[],
+  engine: Ed25519Engine = NODE_ED25519,
 ): PublicKey | null {
   for (const key of trusted) assertUsablePublicKey(key);
   const input = signingInput(payloadType, object);
@@ -116,7 +118,7 @@ export function verifyObject(
   }
   let match: PublicKey | null = null;
   for (const key of trusted) {
-    const ok = edVerify(null, input, key.key, signature);
+    const ok = engine.verify(input, signature, key);
     if (ok && match === null) match = key;
   }
   return wellFormed ? match : null;

@@ -139,6 +139,7 @@ describe("evaluate", () => {
         const signed = await NODE_ED25519.sign(input, k);
         return { signature: signed.signature, verified: signed.verified.then(() => Promise.reject(selfVerificationFailed())) };
       },
+      verify: NODE_ED25519.verify,
     };
     const broken = new Authorizer({ registry: new PolicyRegistry(root), signer: createSigner(key, trustRoot, failing), store });
     const e = await refusal(broken.evaluate(request({ amount: 1, currency: "USD" }, "unverified")));

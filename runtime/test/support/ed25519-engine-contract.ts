@@ -1,9 +1,10 @@
 /**
  * What every `Ed25519Engine` must do (runtime/src/signing/engine.ts), as a suite any engine's test file runs:
  * node:crypto's signature byte for byte (Ed25519 is deterministic), a `verified` that resolves for it, and a
- * `KeyError` (never a resolved `verified`) for a private key whose public half is not `key.publicKey`.
+ * `KeyError` (never a resolved `verified`) for a private key whose public half is not `key.publicKey`; a `verify` that
+ * accepts node:crypto's signatures and nothing node:crypto refuses.
  */
-import { generateKeyPairSync, sign as nodeSign } from "node:crypto";
+import { generateKeyPairSync, sign as nodeSign, verify as nodeVerify } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { KeyError } from "../../src/errors.js";
@@ -41,6 +42,37 @@ export function describeEd25519Engine(label: string, engine: () => Ed25519Engine
       const mismatched: SigningKey = { keyId: key.keyId, privateKey: other.privateKey, publicKey: key.publicKey };
       const result = await outcome(engine(), new TextEncoder().encode("payload"), mismatched);
       expect(result).toBeInstanceOf(KeyError);
+    });
+
+    it("verifies what node:crypto verifies, and refuses a changed input, signature or key, never throwing", () => {
+      const other = loadSigningKeyPem(generateSigningKeyPair().privateKeyPem);
+      fc.assert(
+        fc.property(fc.uint8Array({ maxLength: 1024 }), fc.nat(), fc.nat(7), (input, at, bit) => {
+          const signature = new Uint8Array(nodeSign(null, input, key.privateKey));
+          expect(engine().verify(input, signature, key.publicKey)).toBe(true);
+          const changed = signature.slice();
+          changed[at % 64]! ^= 1 << bit;
+          expect(engine().verify(input, changed, key.publicKey)).toBe(false);
+          if (input.length > 0) {
+            const changedInput = input.slice();
+            changedInput[at % input.length]! ^= 1 << bit;
+            expect(engine().verify(changedInput, signature, key.publicKey)).toBe(false);
+          }
+          expect(engine().verify(input, signature, other.publicKey)).toBe(false);
+          expect(engine().verify(input, signature.subarray(0, 63), key.publicKey)).toBe(false);
+          expect(engine().verify(input, new Uint8Array(65), key.publicKey)).toBe(false);
+        }),
+        { numRuns: 200 },
+      );
+    });
+
+    it("never accepts what node:crypto refuses, on arbitrary signatures", () => {
+      fc.assert(
+        fc.property(fc.uint8Array({ maxLength: 64 }), fc.uint8Array({ minLength: 64, maxLength: 64 }), (input, signature) => {
+          if (!nodeVerify(null, input, key.publicKey.key, signature)) expect(engine().verify(input, signature, key.publicKey)).toBe(false);
+        }),
+        { numRuns: 300 },
+      );
     });
 
     it("refuses a private key that is not Ed25519", async () => {

@@ -17,7 +17,6 @@ import {
   trustedKey,
   verifyAttestation,
   verifyObject,
-  type TrustRoot,
   type Verdict,
   type VerifierOptions,
 } from "@writ/runtime";
@@ -36,14 +35,15 @@ function isObject(value: unknown): value is Json {
 }
 
 /** Problems with the record's signature; none when it verifies. */
-function sealProblems(value: unknown, id: string, trustRoot: TrustRoot): string[] {
+function sealProblems(value: unknown, id: string, verifier: VerifierOptions): string[] {
+  const { trustRoot } = verifier;
   if (!isObject(value)) return ["the stored record is not a JSON object"];
   if (value["businessTransactionId"] !== id) return [`the record stored under \`${id}\` is not the record of that id`];
   const { signature, signerKeyId } = value;
   if (typeof signature !== "string" || typeof signerKeyId !== "string") return ["the record has no signature or signerKeyId"];
   const key = trustedKey(trustRoot, signerKeyId);
   if (!key) return [`signer key \`${signerKeyId}\` is not in the trust root \`${trustRoot.version}\``];
-  return verifyObject(PAYLOAD_TYPES.trustRecord, value, signature, [key])
+  return verifyObject(PAYLOAD_TYPES.trustRecord, value, signature, [key], verifier.engine)
     ? []
     : ["the record signature does not verify: the record was changed after it was sealed"];
 }
@@ -58,9 +58,9 @@ const UNREADABLE = "the stored record is not valid JSON";
 export function checkSeal(
   stored: StoredRecord,
   id: string,
-  trustRoot: TrustRoot,
+  verifier: VerifierOptions,
 ): { readonly verified: boolean; readonly trustRecordHash: string } {
-  return { verified: stored.state === "stored" && sealProblems(stored.value, id, trustRoot).length === 0, trustRecordHash: hashOf(stored) };
+  return { verified: stored.state === "stored" && sealProblems(stored.value, id, verifier).length === 0, trustRecordHash: hashOf(stored) };
 }
 
 /**
@@ -98,7 +98,7 @@ export function checkRecord(stored: StoredRecord, id: string, verifier: Verifier
   const trustRecordHash = hashOf(stored);
   if (stored.state === "unreadable") return { verified: false, trustRecordHash, problems: [UNREADABLE] };
   const value = stored.value;
-  const problems = sealProblems(value, id, verifier.trustRoot);
+  const problems = sealProblems(value, id, verifier);
   if (isObject(value)) {
     if (value["trustRecordHash"] !== trustRecordHash) problems.push("trustRecordHash does not match the record's content");
     problems.push(...executionProblems(value, verifier));

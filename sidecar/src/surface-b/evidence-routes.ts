@@ -155,7 +155,7 @@ export const REPLAY = defineRoute<SurfaceBDependencies, RefBody>(
       const id = request.body.businessTransactionId;
       const stored = await storedRecord(required(records), id);
       // Spec 4.2: the signature only; nothing is reconstructed, re-executed or stored.
-      const { verified, trustRecordHash } = checkSeal(stored, id, required(ctx.verifier).trustRoot);
+      const { verified, trustRecordHash } = checkSeal(stored, id, required(ctx.verifier));
       return { businessTransactionId: id, trustRecordHash, verified };
     },
 );
