@@ -370,12 +370,17 @@ async function main(): Promise<void> {
     if (budget === null) throw new Error(`${BUDGET_FILE} is missing: BENCH_BUDGET_WRITE=1 npm run bench:budget writes it`);
     if (budget.nodeFlags.join(" ") !== NODE_FLAGS.join(" "))
       throw new Error(`${BUDGET_FILE} was counted with ${budget.nodeFlags.join(" ")}, this run with ${NODE_FLAGS.join(" ")}`);
-    const { over, lines } = compare(measured.instructions, budget);
     if (logOff) {
       console.log("with the record log off, against the budget (log on); no verdict:");
-      for (const line of lines) console.log(line.replace(/: [^:]*$/, ""));
+      for (const kind of kinds) {
+        const change = measured.instructions[kind] / budget.instructions[kind] - 1;
+        console.log(
+          `  ${kind.padEnd(18)} ${M(measured.instructions[kind])} against ${M(budget.instructions[kind])} (${(change * 100).toFixed(2)}%)`,
+        );
+      }
       return;
     }
+    const { over, lines } = compare(measured.instructions, budget);
     for (const line of lines) console.log(line);
     if (over.length > 0) {
       console.log(

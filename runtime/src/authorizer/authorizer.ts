@@ -275,6 +275,11 @@ export class Authorizer {
     // INVARIANT (no unverified signature leaves): self-verification (spec 2.2) runs while the replay write commits
     // and fsyncs, and the attestation is returned only once both have finished. Should it fail (the key's halves
     // disagree), the executionId stays consumed with the failure answered: fail closed, never an unverified answer.
+    // The answer is made while the write is under way: after it, only the outcome is looked at.
+    const answer: SerializedEvaluation<A> = {
+      evaluated: { status: state.status, requires_override: state.requiresOverride, attestation },
+      json: `{"status":"${state.status}","requires_override":${state.requiresOverride},"attestation":${signed.text}}`,
+    };
     const [consumed, verified] = await Promise.allSettled([
       timedPhase(report, "write", writing, consuming),
       timedPhase(report, "verify", writing, signed.verified),
@@ -282,10 +287,7 @@ export class Authorizer {
     if (verified.status === "rejected") throw evaluationFailed(verified.reason);
     if (consumed.status === "rejected") throw consumed.reason;
     if (!consumed.value.ok) throw new AuthorizationError("INV-013", `execution \`${request.executionId}\` was already consumed`);
-    return {
-      evaluated: { status: state.status, requires_override: state.requiresOverride, attestation },
-      json: `{"status":"${state.status}","requires_override":${state.requiresOverride},"attestation":${signed.text}}`,
-    };
+    return answer;
   }
 
   /** Load policy and schema, validate every signal, evaluate: no side effects. */
