@@ -1,6 +1,6 @@
 /**
  * The cost budget refuses a regression (bench/budget.ts, docs/benchmarks.md "The budget"): the built sidecar, made to
- * serialize JSON three times over (test/budget/regression.mjs), is counted by `npm run bench:budget` for one kind
+ * serialize and parse JSON five times over (test/budget/regression.mjs), is counted by `npm run bench:budget` for one kind
  * against the committed bench/budget.json, and the run fails naming that kind. `.ci/run` runs the whole budget on the
  * sidecar as it is, which must stay within it.
  */
