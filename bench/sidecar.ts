@@ -18,7 +18,8 @@
  * higher than Cerbos's; at one connection a p50 no higher than Cerbos's.
  *
  * Environment: BENCH_ROUNDS (default 3), BENCH_DURATION (seconds per measured run, default 5), BENCH_WARMUP (seconds
- * of unmeasured load before each run, default 1).
+ * of unmeasured load before each run, default 1), BENCH_PIN (default 1 on 2 cores or more: each server on one core,
+ * the load generator on another; bench/sidecar/pinning.ts).
  *
  * `BENCH_MODE=overhead` runs the overhead mode instead (bench/sidecar/overhead.ts): the sidecar as it is against the
  * sidecar before its observability instrumentation (BENCH_BASELINE, a git ref), tracing off, in the same run.
@@ -28,6 +29,7 @@ import { checkAgreement, startCerbos, type Cerbos } from "./sidecar/cerbos.js";
 import { startFloor, type Floor } from "./sidecar/floor.js";
 import { loadSettings, processCpuSeconds, runLoad, summarize, type LoadResult } from "./sidecar/load.js";
 import { runOverhead } from "./sidecar/overhead.js";
+import { pinOneCoreEach } from "./sidecar/pinning.js";
 import { loadCases, type Signals } from "./sidecar/policy-cases.js";
 import { checkWrit, startWrit, type Writ } from "./sidecar/writ.js";
 
@@ -35,6 +37,7 @@ const { rounds: ROUNDS, duration: DURATION, warmup: WARMUP } = loadSettings();
 const GOAL_THROUGHPUT = 1.5;
 
 async function main(): Promise<void> {
+  console.log(pinOneCoreEach());
   const cases = await loadCases();
   const sets: readonly Signals[] = cases.valid.map((c) => c.signals);
   const mode = process.env["BENCH_MODE"] ?? "peers";
@@ -50,9 +53,7 @@ async function main(): Promise<void> {
     cerbos = await startCerbos();
     floor = await startFloor();
     console.log(`writ sidecar at ${writ.url}; Cerbos ${cerbos.version} at ${cerbos.url}`);
-    console.log(
-      `node ${process.version}, ${platform()} ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}; load generator, writ and Cerbos share the machine`,
-    );
+    console.log(`node ${process.version}, ${platform()} ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}`);
     await checkWrit(writ, cases.valid, "agreement");
     await checkWrit(nolog, cases.valid, "agreement-nolog");
     const agreement = await checkAgreement(cerbos, cases);

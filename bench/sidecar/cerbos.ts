@@ -19,6 +19,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { CERBOS_ACTION, CERBOS_KIND, cerbosPolicyFiles } from "./cerbos-policy.js";
 import type { PolicyCases, Signals } from "./policy-cases.js";
+import { pinned } from "./pinning.js";
 
 const PACKAGE = "@cerbos/cerbos-linux-x64";
 const COMPILE_TIMEOUT_MS = 30_000;
@@ -122,7 +123,8 @@ interface Process {
 }
 
 function spawnProcess(bin: string, args: readonly string[]): Process {
-  const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const [command, commandArgs] = pinned(bin, args);
+  const child = spawn(command, commandArgs, { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const keep = (chunk: Buffer): void => {
     output = (output + chunk.toString("utf8")).slice(-OUTPUT_TAIL_BYTES);

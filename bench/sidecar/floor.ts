@@ -9,6 +9,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { pinned } from "./pinning.js";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -50,7 +51,8 @@ export async function startFloorServer(
   args: readonly string[],
   cleanUp: () => Promise<void> = async () => undefined,
 ): Promise<Floor> {
-  const child = spawn(process.execPath, ["--input-type=module", "-e", program, ...args], {
+  const [command, commandArgs] = pinned(process.execPath, ["--input-type=module", "-e", program, ...args]);
+  const child = spawn(command, commandArgs, {
     cwd: REPO,
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { compile } from "@writ/compiler";
 import { generateSigningKeyPair, loadSigningKeyPem } from "@writ/runtime";
 import { POLICY_SOURCE, type Signals, type ValidCase } from "./policy-cases.js";
+import { pinned } from "./pinning.js";
 
 const MAIN = fileURLToPath(new URL("../../sidecar/dist/main.js", import.meta.url));
 const API_KEY = "bench-api-key-0123456789abcdef";
@@ -84,7 +85,8 @@ export async function startWrit(options: WritOptions = {}): Promise<Writ> {
   )
     throw new Error(`${main} is missing: run \`npm run build\` first`);
   const dir = await mkdtemp(join(tmpdir(), "writ-bench-sidecar-"));
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), main], {
+  const [command, commandArgs] = pinned(process.execPath, [...(options.nodeArgs ?? []), main]);
+  const child = spawn(command, commandArgs, {
     env: {
       PATH: process.env["PATH"] ?? "",
       SERVICE_API_KEY: API_KEY,
