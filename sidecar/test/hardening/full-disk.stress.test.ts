@@ -45,7 +45,7 @@ const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
 const LMDB_WRITE_ERROR = "Write error: ";
 /** glibc's heap checks that the overflow trips, one of several, on a line of its own at the end of the output. */
 const GLIBC_HEAP_ABORT =
-  /Fatal glibc error: malloc assertion failure in \w+|malloc\(\): corrupted [a-z ]+|free\(\): invalid [a-z ]+|double free or corruption/;
+  /Fatal glibc error: malloc assertion failure in \w+|malloc\(\): (?:corrupted|invalid) [a-z ]+|free\(\): invalid [a-z ]+|double free or corruption/;
 
 /** Whether `sidecar` died of lmdb-js's documented abort (waiting a little for its exit), not of anything else. */
 async function diedOfLmdbAbort(sidecar: BuiltSidecar): Promise<boolean> {
