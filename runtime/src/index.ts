@@ -16,7 +16,7 @@ export {
   type PublicKey,
   type SigningKey,
 } from "./signing/keys.js";
-export { signObject, signCanonicalAsync, verifyObject, decodeSignature } from "./signing/sign.js";
+export { signObject, signObjectVerified, signCanonicalAsync, verifyObject, decodeSignature } from "./signing/sign.js";
 export {
   NODE_ED25519,
   assertSigningKey,

@@ -7,6 +7,7 @@
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { errorBody, statusOf, type BodyErrorCode } from "@writ/runtime";
+import { JSON_TYPE } from "./json-text.js";
 
 type BelowRoutes = Extract<
   BodyErrorCode,
@@ -17,7 +18,7 @@ type BelowRoutes = Extract<
 function rawResponse(code: BelowRoutes): string {
   const status = statusOf(code);
   const body = JSON.stringify(errorBody(code));
-  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
 function codeOf(error: NodeJS.ErrnoException): BelowRoutes {
@@ -45,7 +46,7 @@ export function answerBelowRoutes(server: Server): void {
   server.on("checkExpectation", (_request: IncomingMessage, response: ServerResponse) => {
     const body = JSON.stringify(errorBody("EXPECTATION_FAILED"));
     response.writeHead(statusOf("EXPECTATION_FAILED"), {
-      "content-type": "application/json; charset=utf-8",
+      "content-type": JSON_TYPE,
       "content-length": Buffer.byteLength(body),
       connection: "close",
     });

@@ -6,6 +6,7 @@
  */
 import { JsonObject } from "@writ/wire";
 import { defineRoute, type Route } from "../http/route.js";
+import { sendJsonText } from "../http/json-text.js";
 
 /** The documents served, each a document of openapi/documents.ts. */
 const SERVED = ["surface-a", "surface-b"] as const;
@@ -31,7 +32,7 @@ function documentRoute(name: (typeof SERVED)[number]): Route<OpenApiTexts> {
     },
     ({ openApiText }) => {
       let text: string | undefined;
-      return async (_request, reply) => reply.type("application/json; charset=utf-8").send((text ??= openApiText(name)));
+      return async (_request, reply) => sendJsonText(reply, (text ??= openApiText(name)));
     },
   );
 }

@@ -18,6 +18,7 @@ import {
 } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
 import { invalidRequest } from "../http/errors.js";
+import { sendJsonText } from "../http/json-text.js";
 import { defineRoute } from "../http/route.js";
 import { bodyCheck } from "../http/validation.js";
 import { trackDecision } from "../observability/request-decision.js";
@@ -30,9 +31,6 @@ import { securityEvent } from "./security-events.js";
 const checkEvaluate = bodyCheck(EvaluateRequest);
 const checkDryRun = bodyCheck(DryRunRequest);
 const checkExecute = bodyCheck(ExecuteRequest);
-
-/** The type fastify gives the JSON it serializes itself. */
-const JSON_TYPE = "application/json; charset=utf-8";
 
 /** Legacy `/execute`: at most 100 a minute per client (spec 8). */
 export const EXECUTE_RATE_LIMIT = { max: 100, timeWindow: 60_000 } as const;
@@ -110,8 +108,8 @@ export const EVALUATE = defineRoute<SurfaceADependencies>(
       const { json } = await recordingReplays(ctx, request, evaluate.executionId, () =>
         ctx.authorizer.evaluateSerialized(requestOf(evaluate, evaluate.verifiedSignals), report),
       );
-      // The answer's text, made with the attestation's (runtime `SerializedEvaluation`): fastify sends a string as it is.
-      return reply.type(JSON_TYPE).send(json);
+      // The answer's text, made with the attestation's (runtime `SerializedEvaluation`).
+      return sendJsonText(reply, json);
     },
 );
 

@@ -1,12 +1,13 @@
 /**
  * Sealing a trust record and signing receipts, by docs/signing.md's one rule: Ed25519 over
- * PAE(payloadType, JCS(object without "signature")), signed on node's thread pool like attestations.
+ * PAE(payloadType, JCS(object without "signature")), signed through the signer's engine and self-verified (runtime
+ * `signObjectVerified`), like attestations.
  *
  * `trustRecordHash` is the SHA-256 (lowercase hex) of JCS(sealed record without `signature` and `trustRecordHash`),
  * and the signature covers the record with its `trustRecordHash`: changing the hash member breaks the signature too.
  */
 import { randomUUID } from "node:crypto";
-import { PAYLOAD_TYPES, canonicalJson, sha256Hex, signCanonicalAsync, type Signer } from "@writ/runtime";
+import { PAYLOAD_TYPES, canonicalJson, sha256Hex, signObjectVerified, type Signer } from "@writ/runtime";
 import type { BusinessTransaction, Execution, Receipt, SealedRecord } from "./types.js";
 
 /** `trustRecordHash` of any stored value: a record changed on disk need not be an object any more. */
@@ -19,9 +20,7 @@ export function trustRecordHashOf(value: unknown): string {
 export async function sealRecord(transaction: BusinessTransaction, execution: Execution, signer: Signer): Promise<SealedRecord> {
   const unhashed = { ...transaction, execution, signerKeyId: signer.key.keyId, trustRootVersion: signer.trustRoot.version };
   const unsigned = { ...unhashed, trustRecordHash: trustRecordHashOf(unhashed) };
-  const signed = await signCanonicalAsync(PAYLOAD_TYPES.trustRecord, canonicalJson(unsigned), signer.key, signer.engine);
-  await signed.verified;
-  return { ...unsigned, signature: signed.signature };
+  return { ...unsigned, signature: await signObjectVerified(PAYLOAD_TYPES.trustRecord, unsigned, signer.key, signer.engine) };
 }
 
 /** A new receipt for `record`, which the caller has just verified (a receipt vouches for what it names). */
@@ -36,7 +35,5 @@ export async function issueReceipt(record: SealedRecord, signer: Signer, issuedA
     signerKeyId: signer.key.keyId,
     trustRootVersion: signer.trustRoot.version,
   };
-  const signed = await signCanonicalAsync(PAYLOAD_TYPES.receipt, canonicalJson(unsigned), signer.key, signer.engine);
-  await signed.verified;
-  return { ...unsigned, signature: signed.signature };
+  return { ...unsigned, signature: await signObjectVerified(PAYLOAD_TYPES.receipt, unsigned, signer.key, signer.engine) };
 }
