@@ -244,6 +244,13 @@ export {
 } from "./audit-log/proofs.js";
 export type { ExportLine, PruneNote } from "./audit-log/export.js";
 export {
+  decisionDisagreement,
+  filterFieldsOf,
+  indexedDisagreement,
+  type DecisionFields,
+  type IndexedFields,
+} from "./audit-log/decision-agreement.js";
+export {
   ExportVerifier,
   decisionAttestationSigned,
   type ExportFailure,

@@ -5,7 +5,8 @@
  * - The start: at size 0 nothing to check; otherwise its checkpoint verifies and its frontier hashes to its root.
  * - Each entry: it is at the next position; its leaf is the one the log holds (the chain of checkpoints authenticates
  *   those); its record, when stored, hashes to that leaf (so an edited, moved or re-kinded record is named at its own
- *   line); a decision's embedded attestation signature verifies (through `checkRecord`).
+ *   line); a decision's embedded attestation signature verifies (through `checkRecord`); an entry that names the filter
+ *   fields its store keeps for queries (`indexed`) fails unless they are the record's own (decision-agreement.ts).
  * - Each checkpoint: it verifies, it is of this log, its size is the entries so far, its root is theirs, and it names
  *   the previous checkpoint's hash.
  * - A removed record is accepted only when a prune note of the export lists its position; an `unlogged` record fails.
@@ -14,12 +15,11 @@
  * INVARIANT (nothing unverified passes): `finish` answers `valid` only when every line passed every check; otherwise
  * the failures name their line, and the position of the record or the size of the checkpoint, first by line.
  */
-import { VERDICT_STATUS } from "../attest/attestation.js";
 import type { TrustRoot } from "../attest/trust-root.js";
-import { attestedDecision, verifyAttestation } from "../attest/verify.js";
-import type { Verdict } from "../ir/types.js";
+import { verifyAttestation } from "../attest/verify.js";
 import type { PublicKey } from "../signing/keys.js";
 import { checkpointHash, verifyCheckpoint, type SignedCheckpoint } from "./checkpoint.js";
+import { decisionDisagreement, indexedDisagreement, type DecisionFields } from "./decision-agreement.js";
 import { entryLeafHash, isLogEntryKind, type LogEntryKind } from "./entry.js";
 import type { PruneNote } from "./export.js";
 import { MerkleFrontier } from "./frontier.js";
@@ -66,22 +66,8 @@ export function decisionAttestationSigned(trustRoot: TrustRoot): RecordCheck {
     const attestation = (record as { attestation?: unknown } | null)?.attestation;
     if (!verifyAttestation(attestation, { trustRoot }).checks.signature_verified)
       return "its attestation's signature does not verify against the pinned keys";
-    return disagreement(record as DecisionFields, attestation);
+    return decisionDisagreement(record as DecisionFields);
   };
-}
-
-interface DecisionFields {
-  readonly executionId?: unknown;
-  readonly status?: unknown;
-}
-
-/** Why the record's own fields are not what its attestation states; null when they are. */
-function disagreement(record: DecisionFields, attestation: unknown): string | null {
-  const attested = attestedDecision(attestation);
-  if (attested === null || record.executionId !== attested.executionId) return "its executionId is not its attestation's";
-  const status = Object.hasOwn(VERDICT_STATUS, attested.action) ? VERDICT_STATUS[attested.action as Verdict].status : null;
-  if (record.status !== status) return `its status is not its attestation's verdict (${status ?? "none"})`;
-  return null;
 }
 
 export class ExportVerifier {
@@ -196,7 +182,7 @@ export class ExportVerifier {
 
   #entry(line: Record<string, unknown>): void {
     const frontier = this.#frontier!;
-    const { position, kind, leaf, record, removed } = line;
+    const { position, kind, leaf, record, removed, indexed } = line;
     if (position !== frontier.size)
       return this.fail(`entry at position ${String(position)} where ${frontier.size} was due: an entry is missing or out of order`, {
         position: frontier.size,
@@ -223,7 +209,7 @@ export class ExportVerifier {
     }
     if (kind === "prune") for (const p of (parsed as Partial<PruneNote>).positions ?? []) this.#pruned.add(p);
     if (kind === "decision") this.#attestations += 1;
-    const why = this.#checkRecord(kind, parsed);
+    const why = (indexed === undefined ? null : indexedDisagreement(indexed, parsed as DecisionFields)) ?? this.#checkRecord(kind, parsed);
     if (why !== null) this.fail(`the ${kind} record at position ${position}: ${why}`, { position });
   }
 

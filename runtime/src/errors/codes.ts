@@ -344,6 +344,14 @@ export const ERROR_CODES = {
     meaning: "unexpected error outside evaluate; the cause is logged, never sent to the client",
     carrier: "body",
   },
+  AUDIT_TRAIL_DISAGREES: {
+    status: 500,
+    message: "audit trail disagrees with its own records",
+    retryable: true,
+    meaning:
+      "a decision read from the audit store contradicts its attestation, or the filter that found it: the store was edited around writ; the sidecar's log names the executionId, and writ audit verify of an export names the entry",
+    carrier: "body",
+  },
   // 503
   AUDIT_LOG_UNAVAILABLE: {
     status: 503,

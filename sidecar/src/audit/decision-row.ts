@@ -1,7 +1,9 @@
 /**
  * How a stored decision reads back: the list row and the detail. Rows are derived from the stored attestation at
- * read time, so the stored record is exactly what was signed and the row shape can change without a migration.
+ * read time, so the stored record is exactly what was signed and the row shape can change without a migration. A record
+ * that contradicts its attestation is never answered (trail-agreement.ts).
  */
+import { checkDecisionRecord } from "./trail-agreement.js";
 import type { ConfirmationAudit, DecisionAudit, DecisionDetail, DecisionRow, OverrideAudit } from "./types.js";
 
 export function decisionRow(
@@ -9,6 +11,7 @@ export function decisionRow(
   override: OverrideAudit | undefined,
   confirmation: ConfirmationAudit | undefined,
 ): DecisionRow {
+  checkDecisionRecord(decision);
   const a = decision.attestation;
   // Variant 1 nests the outcome and the provenance; the legacy variant 2 carries both flat.
   const outcome = "outcome" in a.decision ? a.decision.outcome : a.decision;

@@ -6,6 +6,7 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { errorBody, parseStrictJson } from "@writ/runtime";
+import { AuditTrailDisagrees } from "../audit/trail-agreement.js";
 import type { ApiKeys } from "../config.js";
 import type { Logger } from "../observability/logger.js";
 import { decisionFields } from "../observability/request-decision.js";
@@ -191,6 +192,8 @@ interface HttpAnswer {
 function toHttpError(error: FastifyError): HttpAnswer {
   const known = error instanceof SidecarHttpError ? error : fromRuntimeError(error);
   if (known) return { statusCode: known.statusCode, body: known.body, code: known.code, headers: known.headers };
+  // Logged with its executionId and reason (every 5xx is); the caller gets the code.
+  if (error instanceof AuditTrailDisagrees) return { statusCode: 500, body: errorBody(error.code), code: error.code, headers: {} };
   if (error.validation) {
     const first = error.validation[0];
     if (first?.keyword === "required") {

@@ -4,6 +4,7 @@
  */
 import { AuditStats, DecisionDetail, DecisionList, DecisionParams, DecisionQuery, SecurityEventList, SecurityEventQuery } from "@writ/wire";
 import { parseDecisionQuery, parseSecurityQuery, QueryError } from "../audit/query.js";
+import { checkListed } from "../audit/trail-agreement.js";
 import { SidecarHttpError, invalidRequest } from "../http/errors.js";
 import { defineRoute } from "../http/route.js";
 import type { SurfaceADependencies } from "./dependencies.js";
@@ -27,11 +28,14 @@ export const DECISIONS = defineRoute<SurfaceADependencies>(
     tag: "audit",
     checkedByHandler: { querystring: DecisionQuery },
     answers: { 200: { description: "The decisions.", schema: DecisionList } },
+    errors: ["AUDIT_TRAIL_DISAGREES"],
   },
   ({ ctx }) =>
     async (request) => {
       const query = parsed(() => parseDecisionQuery(request.query as Record<string, unknown>));
-      return ctx.audit.listDecisions(query);
+      const rows = await ctx.audit.listDecisions(query);
+      checkListed(rows, query);
+      return rows;
     },
 );
 
@@ -45,7 +49,7 @@ export const DECISION = defineRoute<SurfaceADependencies, { Params: DecisionPara
     // An executionId longer than any `POST /evaluate` takes is refused by its schema, before any lookup.
     schema: { params: DecisionParams },
     answers: { 200: { description: "The decision.", schema: DecisionDetail } },
-    errors: ["DECISION_NOT_FOUND"],
+    errors: ["DECISION_NOT_FOUND", "AUDIT_TRAIL_DISAGREES"],
   },
   ({ ctx }) =>
     async (request) => {

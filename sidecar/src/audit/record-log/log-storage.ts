@@ -14,7 +14,7 @@
  * and leaves it only in the transaction that appends it to the log; one whose record is gone by then (retention) is
  * dropped without a position.
  */
-import type { LeafRange, LogEntryKind, PerfectSubtree, SignedCheckpoint, SigningKey } from "@writ/runtime";
+import type { IndexedFields, LeafRange, LogEntryKind, PerfectSubtree, SignedCheckpoint, SigningKey } from "@writ/runtime";
 
 export interface LogCounts {
   /** Entries in the log. */
@@ -30,6 +30,11 @@ export interface StoredEntry {
   readonly kind: LogEntryKind;
   readonly leaf: Uint8Array;
   readonly record: string | null;
+  /**
+   * A decision's filter fields as the store keeps them beside its record for queries, given only when they are not the
+   * record's own (runtime decision-agreement.ts): the export names them and verification fails the entry.
+   */
+  readonly indexed?: IndexedFields;
 }
 
 /** A record the store holds that no log holds, neither sequenced nor pending: put there around the log. */

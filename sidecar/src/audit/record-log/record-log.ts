@@ -105,7 +105,14 @@ export class RecordLog {
         const leaf = toHex(entry.leaf);
         yield entry.record === null
           ? { type: "entry", position: entry.position, kind: entry.kind, leaf, removed: true }
-          : { type: "entry", position: entry.position, kind: entry.kind, leaf, record: entry.record };
+          : {
+              type: "entry",
+              position: entry.position,
+              kind: entry.kind,
+              leaf,
+              record: entry.record,
+              ...(entry.indexed === undefined ? {} : { indexed: entry.indexed }),
+            };
         while (checkpoints[0] !== undefined && checkpoints[0].size === entry.position + 1) {
           const checkpoint = checkpoints.shift()!;
           yield { type: "checkpoint", checkpoint };

@@ -29,6 +29,7 @@ import {
   hashFromHex,
   isLogEntryKind,
   toHex,
+  type IndexedFields,
   type LeafRange,
   type LogEntryKind,
   type PerfectSubtree,
@@ -41,7 +42,7 @@ import type { LogCounts, RecordLogStorage, StoredEntry, UnloggedRecord } from ".
 import { appendToLog, nextCheckpoint, type LogState } from "../../audit/record-log/log-tree.js";
 import { OUTSIDE_TABLE } from "./outside-log.js";
 import { query, transaction } from "./query.js";
-import { recordBody } from "./stored-records.js";
+import { indexedUnlikeBody, recordBody } from "./stored-records.js";
 import { PRUNE_LOCK } from "./trail-prune.js";
 
 const PENDING = LOG_PENDING_TABLE;
@@ -245,10 +246,10 @@ export class PostgresLogStorage implements RecordLogStorage {
 
   async *entries(logId: string, from: number, to: number): AsyncGenerator<StoredEntry> {
     for (let start = from; start < to; start += PAGE) {
-      const { rows } = await query<{ position: string; kind: string; leaf: Buffer; body: string | null }>(
+      const { rows } = await query<{ position: string; kind: string; leaf: Buffer; body: string | null; indexed: IndexedFields | null }>(
         this.#pool,
         "exporting the audit record log",
-        `SELECT e.position, e.kind, e.leaf, ${recordBody("e")} AS body
+        `SELECT e.position, e.kind, e.leaf, ${recordBody("e")} AS body, ${indexedUnlikeBody("e")} AS indexed
          FROM writ_audit_log_entries e
          WHERE e.log_id = $1 AND e.position >= $2 AND e.position < $3
          ORDER BY e.position`,
@@ -257,7 +258,8 @@ export class PostgresLogStorage implements RecordLogStorage {
       for (const row of rows) {
         if (!isLogEntryKind(row.kind))
           throw new Error(`the record log's entry ${row.position} has kind \`${row.kind}\`: its database is damaged`);
-        yield { position: Number(row.position), kind: row.kind, leaf: row.leaf, record: row.body };
+        const entry = { position: Number(row.position), kind: row.kind, leaf: row.leaf, record: row.body };
+        yield row.indexed === null ? entry : { ...entry, indexed: row.indexed };
       }
     }
   }

@@ -40,3 +40,19 @@ export function recordBody(named: string): string {
   });
   return `(CASE ${branches.join(" ")} END)`;
 }
+
+/**
+ * For a row aliased `named` naming a decision, the `status` and `policy_id` columns its record is kept with, as JSON
+ * `{status, policyId}`, when they are not what the record's body states (its `status`, its attestation's `policyId`);
+ * else null. Filtered queries find decisions through these columns, which the record log's proof does not cover, so an
+ * export names any that disagree and verification fails the entry (runtime decision-agreement.ts). The body is read as
+ * jsonb, parsed once (`OFFSET 0` keeps the planner from inlining the cast into each use): the stored text is unchanged.
+ */
+export function indexedUnlikeBody(named: string): string {
+  return `(CASE WHEN ${named}.kind = 'decision' THEN (
+      SELECT json_build_object('status', s.status, 'policyId', s.policy_id)
+      FROM ${RECORDS_TABLE} s CROSS JOIN LATERAL (SELECT s.body::jsonb AS j OFFSET 0) AS b
+      WHERE s.execution_fp = ${named}.ref AND s.kind = 'decision'
+        AND (s.status IS DISTINCT FROM b.j->>'status' OR s.policy_id IS DISTINCT FROM b.j->'attestation'->>'policyId')
+    ) END)`;
+}

@@ -2464,7 +2464,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description - `internal error` (INTERNAL_ERROR): unexpected error outside evaluate; the cause is logged, never sent to the client */
+            /**
+             * @description - `internal error` (INTERNAL_ERROR): unexpected error outside evaluate; the cause is logged, never sent to the client
+             *     - `audit trail disagrees with its own records` (AUDIT_TRAIL_DISAGREES): a decision read from the audit store contradicts its attestation, or the filter that found it: the store was edited around writ; the sidecar's log names the executionId, and writ audit verify of an export names the entry
+             */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2518,7 +2521,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description - `internal error` (INTERNAL_ERROR): unexpected error outside evaluate; the cause is logged, never sent to the client */
+            /**
+             * @description - `internal error` (INTERNAL_ERROR): unexpected error outside evaluate; the cause is logged, never sent to the client
+             *     - `audit trail disagrees with its own records` (AUDIT_TRAIL_DISAGREES): a decision read from the audit store contradicts its attestation, or the filter that found it: the store was edited around writ; the sidecar's log names the executionId, and writ audit verify of an export names the entry
+             */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2575,7 +2581,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description - `internal error` (INTERNAL_ERROR): unexpected error outside evaluate; the cause is logged, never sent to the client */
+            /**
+             * @description - `internal error` (INTERNAL_ERROR): unexpected error outside evaluate; the cause is logged, never sent to the client
+             *     - `audit trail disagrees with its own records` (AUDIT_TRAIL_DISAGREES): a decision read from the audit store contradicts its attestation, or the filter that found it: the store was edited around writ; the sidecar's log names the executionId, and writ audit verify of an export names the entry
+             */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2626,7 +2635,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description - `internal error` (INTERNAL_ERROR): unexpected error outside evaluate; the cause is logged, never sent to the client */
+            /**
+             * @description - `internal error` (INTERNAL_ERROR): unexpected error outside evaluate; the cause is logged, never sent to the client
+             *     - `audit trail disagrees with its own records` (AUDIT_TRAIL_DISAGREES): a decision read from the audit store contradicts its attestation, or the filter that found it: the store was edited around writ; the sidecar's log names the executionId, and writ audit verify of an export names the entry
+             */
             500: {
                 headers: {
                     [name: string]: unknown;
