@@ -11,6 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { privatePostgresUnavailable, startPrivatePostgres, type PrivatePostgres } from "../support/private-postgres.js";
 import { startTestSidecar, type TestSidecar } from "../support/sidecar.js";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
+import { DEFAULT_DATABASE } from "../../src/storage/postgres/config.js";
+import { CLIENT_TIMEOUT_MARGIN_MS } from "../../src/storage/postgres/pool.js";
+import { evaluateBody } from "../durability/load.js";
 import { freePort } from "./support.js";
 
 const unavailable = privatePostgresUnavailable();
@@ -137,6 +140,42 @@ if (unavailable !== null) {
         // counters) each wait for their own previous one, and readiness needs none of them.
         expect(mostCheckedOut).toBeLessThan(10);
         expect(mostWaiting).toBe(0);
+      } finally {
+        proxy.heal();
+        await s.close();
+      }
+    });
+
+    it("the database a black hole under load, default timeouts: every decision in flight or arriving answers 503 within the bound", async () => {
+      const s = await startTestSidecar({
+        SERVICE_STORE: "postgres",
+        SERVICE_DATABASE_URL: `postgresql://postgres@127.0.0.1:${proxy.port}/postgres`,
+      });
+      try {
+        expect((await s.call("POST", "/evaluate", evaluateBody(`warm-${Date.now()}`, "approved"))).status).toBe(200);
+        proxy.blackHole();
+        const lost = Date.now();
+        // Decisions already waiting when the database went silent, and more arriving while it stays silent.
+        const answers: Promise<{ status: number; ms: number }>[] = [];
+        const decide = (i: number) => {
+          const started = Date.now();
+          return s
+            .call("POST", "/evaluate", evaluateBody(`hole-${lost}-${i}`, "approved"))
+            .then((r) => ({ status: r.status, ms: Date.now() - started }));
+        };
+        for (let wave = 0; wave < 4; wave++) {
+          for (let i = 0; i < 10; i++) answers.push(decide(wave * 10 + i));
+          await sleep(500);
+        }
+        const settled = await Promise.all(answers);
+        const slowest = Math.max(...settled.map((a) => a.ms));
+        console.log(
+          `black hole under load: ${settled.length} decisions, all ${[...new Set(settled.map((a) => a.status))].join(", ")}; slowest ${slowest} ms`,
+        );
+        expect(settled.map((a) => a.status)).toEqual(settled.map(() => 503));
+        // docs/fleet.md, "When the database fails": within the statement timeout plus the client's margin, even for the
+        // decisions that waited behind statements already hanging (each would otherwise wait for those, then its own).
+        expect(slowest).toBeLessThanOrEqual(DEFAULT_DATABASE.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS + 500);
       } finally {
         proxy.heal();
         await s.close();

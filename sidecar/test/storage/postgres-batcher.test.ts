@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Batcher } from "../../src/storage/postgres/batcher.js";
 
 /** A run that waits until released, recording the batches it was given. */
@@ -89,5 +89,59 @@ describe("Batcher", () => {
   it("refuses limits below 1", () => {
     expect(() => new Batcher(async (x: readonly number[]) => x, { maxInFlight: 0, maxBatch: 1 })).toThrow(/maxInFlight/);
     expect(() => new Batcher(async (x: readonly number[]) => x, { maxInFlight: 1, maxBatch: 0.5 })).toThrow(/maxBatch/);
+  });
+
+  describe("with a deadline", () => {
+    it("rejects items queued behind a hanging run at their deadline, never sends them, and answers later items normally", async () => {
+      vi.useFakeTimers();
+      try {
+        const g = gated();
+        const batcher = new Batcher(g.run, { maxInFlight: 1, maxBatch: 10, deadlineMs: 1_000 });
+        const outcomes: string[] = [];
+        const track = (p: Promise<number>, name: string) =>
+          p.then(
+            (v) => outcomes.push(`${name}=${v}`),
+            (e: Error) => outcomes.push(`${name}:${e.name}`),
+          );
+        const first = track(batcher.submit(1), "a");
+        await Promise.resolve();
+        await vi.advanceTimersByTimeAsync(400);
+        const queued = track(batcher.submit(2), "b");
+        await vi.advanceTimersByTimeAsync(599);
+        expect(outcomes).toEqual([]);
+        // The hanging run's item, then the queued one, each at its own deadline.
+        await vi.advanceTimersByTimeAsync(1);
+        expect(outcomes).toEqual(["a:BatchDeadlineExceeded"]);
+        await vi.advanceTimersByTimeAsync(400);
+        await Promise.all([first, queued]);
+        expect(outcomes).toEqual(["a:BatchDeadlineExceeded", "b:BatchDeadlineExceeded"]);
+        // The run answers at last: nothing changes for its expired item, and the expired queued one was never sent.
+        vi.useRealTimers();
+        await g.releaseAll();
+        expect(g.batches).toEqual([[1]]);
+        const later = batcher.submit(3);
+        await Promise.resolve();
+        expect(g.batches).toEqual([[1], [3]]);
+        await g.releaseAll();
+        expect(await later).toBe(30);
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
+    it("an item answered in time keeps its answer past its deadline", async () => {
+      const g = gated();
+      const batcher = new Batcher(g.run, { maxInFlight: 1, maxBatch: 10, deadlineMs: 50 });
+      const answer = batcher.submit(4);
+      await Promise.resolve();
+      await g.releaseAll();
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      expect(await answer).toBe(40);
+    });
+
+    it("refuses a deadline that is not a positive integer", () => {
+      for (const deadlineMs of [0, -1, 1.5, Number.NaN])
+        expect(() => new Batcher(async () => [], { maxInFlight: 1, maxBatch: 1, deadlineMs })).toThrow("deadlineMs must be an integer");
+    });
   });
 });

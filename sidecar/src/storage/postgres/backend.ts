@@ -27,7 +27,7 @@ import { fleetInstanceId } from "../instance-id.js";
 import { PostgresBundlePins } from "./bundle-pins.js";
 import { DATABASE_PROBE_INTERVAL_MS, InstanceSession } from "./instance-session.js";
 import { migrate } from "./migrations.js";
-import { createPool, poolStats, redactedUrl } from "./pool.js";
+import { CLIENT_TIMEOUT_MARGIN_MS, createPool, poolStats, redactedUrl } from "./pool.js";
 import { PostgresLogStorage } from "./record-log-storage.js";
 import { PostgresTrustRecordStore } from "./record-store.js";
 import { sweepOnce } from "./sweep.js";
@@ -57,7 +57,8 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
   // Claim statements under way at once: never more than the pool has connections, so other statements still get one.
   const claimStatements = Math.min(DEFAULT_CLAIM_STATEMENTS, database.poolSize);
   const recording = !config.audit ? { keepRecords: false } : logStorage === null ? {} : { recordLog: { logId: logStorage.logId } };
-  const replayOptions = { claimStatements, ...recording };
+  // A decision is answered within the pool's client timeout, however many statements it waited behind.
+  const replayOptions = { claimStatements, claimDeadlineMs: database.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS, ...recording };
   const replay = new PostgresReplayStore(pool, replayOptions);
   const audit: AuditLog = config.audit
     ? new PostgresAuditLog(pool, {

@@ -43,7 +43,7 @@ import {
   recordFingerprint,
   recordJson,
 } from "@writ/runtime/replay-store";
-import { Batcher } from "./batcher.js";
+import { BatchDeadlineExceeded, Batcher } from "./batcher.js";
 import { LOG_PENDING_TABLE, RECORDS_TABLE, REPLAY_TABLE } from "./tables.js";
 import {
   LOG_ID_PATTERN,
@@ -68,6 +68,12 @@ export interface PostgresReplayStoreOptions {
    * together in the next statement (`#claimAll`). Default DEFAULT_CLAIM_STATEMENTS.
    */
   readonly claimStatements?: number;
+  /**
+   * The longest a `reserve` or `consume` waits for its answer, queued and then in its statement; past it the claim is
+   * StoreUnavailableError (batcher.ts, DEADLINE). The sidecar sets the pool's client timeout (statement timeout + 1 s),
+   * so a decision is answered within it even when it waited behind statements that hang. Default: none.
+   */
+  readonly claimDeadlineMs?: number;
   /**
    * The sidecar's tamper-evident record log (the sidecar's docs/audit.md, "Serving the log"): each record also enters the
    * log's pending set, BY THE SAME STATEMENT, as a row `(log_id, kind, ref, leaf, pended_at)` of LOG_PENDING_TABLE:
@@ -183,6 +189,7 @@ export class PostgresReplayStore implements ReplayStore {
     this.#claims = new Batcher((claims) => this.#claimAll(claims), {
       maxInFlight: options.claimStatements ?? DEFAULT_CLAIM_STATEMENTS,
       maxBatch: MAX_CLAIMS_PER_STATEMENT,
+      ...(options.claimDeadlineMs === undefined ? {} : { deadlineMs: options.claimDeadlineMs }),
     });
   }
 
@@ -324,7 +331,13 @@ export class PostgresReplayStore implements ReplayStore {
       context: context === undefined ? null : JSON.stringify(context),
       record: this.#recordRow(record),
     };
-    const row = await this.#claims.submit(claim);
+    const row = await this.#claims.submit(claim).catch((error: unknown) => {
+      if (!(error instanceof BatchDeadlineExceeded)) throw error;
+      // The claim may still commit once the database answers: the 503 of any write whose outcome is unknown.
+      throw new StoreUnavailableError(`deciding did not complete within ${error.deadlineMs} ms: the database does not answer`, {
+        cause: error,
+      });
+    });
     if (row instanceof Error) throw row;
     if (row !== undefined) return { ok: true, entry: entryOf(row) };
     const current = await this.read(fp);
