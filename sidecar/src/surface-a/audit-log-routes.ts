@@ -194,7 +194,7 @@ export const AUDIT_EXPORT = defineRoute<SurfaceADependencies, Query>(
       if (logId === log.logId) await log.checkpointNow();
       const lines = log.export(logId, from);
       // Its first line is read before answering: a checkpoint `from` the export's database lacks (404), or that database
-      // failing (503), is an answer, not a 200 whose stream is cut.
+      // failing (503), is answered as the error it is (JSON), never inside or as the end of an NDJSON stream.
       const first = await lines.next().catch((error: unknown) => {
         throw error instanceof RangeError ? SidecarHttpError.of("CHECKPOINT_NOT_FOUND") : error;
       });

@@ -56,19 +56,17 @@ async function listed(s: TestSidecar): Promise<string[]> {
   return (answer.body as { executionId: string }[]).map((row) => row.executionId);
 }
 
-async function exported(s: TestSidecar): Promise<{ status: number; lines: Record<string, unknown>[] }> {
+async function exported(s: TestSidecar): Promise<{ status: number; type: string | null; lines: Record<string, unknown>[] }> {
   const response = await fetch(`${s.url}/audit/export`, { headers: { authorization: `Bearer ${API_KEY}` } });
   const text = await response.text();
-  return {
-    status: response.status,
-    lines:
-      response.status === 200
-        ? text
-            .trim()
-            .split("\n")
-            .map((l) => JSON.parse(l))
-        : [],
-  };
+  const lines =
+    response.status === 200
+      ? text
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+      : [];
+  return { status: response.status, type: response.headers.get("content-type"), lines };
 }
 
 /** The execution ids of the decision records an export carries. */
@@ -151,12 +149,16 @@ if (unavailable !== null) {
         const onPrimary = (await s.call("GET", "/audit/log")).body as { size: number; latest: { size: number } };
         expect(onPrimary.latest.size).toBe(2);
         expect(report.latest?.size).toBe(1);
+        // A checkpoint the primary has and the standby has not replayed: looked up where the export reads, a 404.
+        expect(await s.call("GET", "/audit/export?from=2")).toMatchObject({ status: 404, body: { error: "checkpoint not found" } });
 
         await onStandby.query("SELECT pg_wal_replay_resume()");
         await until("the second decision listed once the standby replays again", async () =>
           (await listed(s)).includes(second) ? true : null,
         );
         expect(exportedDecisions((await exported(s)).lines)).toEqual([first, second]);
+        const tail = await s.call("GET", "/audit/export?from=2");
+        expect(tail.status).toBe(200);
       } finally {
         await onStandby.query("SELECT pg_wal_replay_resume()").catch(() => undefined);
         await s.close();
@@ -177,8 +179,8 @@ if (unavailable !== null) {
         try {
           const listing = await fetch(`${s.url}/audit/decisions`, { headers: { authorization: `Bearer ${API_KEY}` } });
           expect(listing.status).toBe(503);
-          // Refused before any line: a 503, never a 200 whose stream is cut.
-          expect((await exported(s)).status).toBe(503);
+          // Refused before any line: a JSON 503, never a 200 whose stream is cut, nor an error sent as NDJSON.
+          expect(await exported(s)).toMatchObject({ status: 503, type: expect.stringMatching(/^application\/json/) });
           const after = await decide(s);
           expect((await s.call("GET", `/audit/decisions/${after}`)).status).toBe(200);
           expect((await s.call("GET", "/audit/stats")).status).toBe(200);
