@@ -59,7 +59,7 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
     const instance = config.audit && config.auditLog ? await fleetInstanceId(config.instanceId, config.dataDir) : null;
     session = await InstanceSession.open({ database, instance, onHealth: (health, error) => reporters.onStoreHealth?.(health, error) });
     logStorage = instance === null ? null : await openRecordLog(pool, readPool, instance, notices);
-    if (readUrl !== null) notices.push(`read database ${redactedUrl(readUrl)}: audit listings and exports read there`);
+    if (readUrl !== null) notices.push(`read database ${redactedUrl(readUrl)}: the audit reads that scan history go there`);
   } catch (error) {
     await session?.close();
     await pool.end().catch(() => undefined);

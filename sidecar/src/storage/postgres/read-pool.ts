@@ -6,8 +6,8 @@
  * (record-log-storage.ts `exportSession`).
  *
  * Everything else stays on the primary, because it must be fresh or it writes:
- * - `GET /audit/decisions/:executionId`: a client that got a 503 reads it to learn whether its decision committed; a
- *   standby behind the primary would answer "not decided" for a decision that was.
+ * - `GET /audit/decisions/:executionId` (and Surface B's `GET /trust-records/:id`): a client that got a 503 reads it to
+ *   learn whether its decision committed; a standby behind the primary would answer "not decided" for one that was.
  * - every write and what a write reads (replay transitions, Surface B records, sequencing, checkpoints, retention,
  *   taking over stale logs), and the audit log's probe (`audit_db`).
  * - the `/audit/log*` and `/audit/checkpoints*` routes and the proofs: small reads by key, and a proof combines several
