@@ -57,6 +57,8 @@ export interface SidecarContext {
   storeSpace(): StoreSpace | null;
   /** The database connection pool's counts, for `/metrics`; null without one (LMDB: storage/pool-stats.ts). */
   storePool(): PoolStats | null;
+  /** The read database's pool's counts (SERVICE_DATABASE_READ_URL), for `/metrics`; null without one. */
+  storeReadPool(): PoolStats | null;
   readonly startedAt: string;
   /** Things worth telling the operator once at start-up (a generated signing key, a missing signer). */
   readonly notices: readonly string[];
@@ -201,6 +203,7 @@ export async function openContext(config: SidecarConfig, options: ContextOptions
     storeHealth: () => backend.health(),
     storeSpace: () => backend.space(),
     storePool: () => backend.pool(),
+    storeReadPool: () => backend.readPool(),
     startedAt: new Date().toISOString(),
     notices,
     generatedApiKey,

@@ -8,6 +8,7 @@ import type { FastifyInstance } from "fastify";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { BundleLoadTotal } from "@writ/runtime";
 import type { SidecarContext } from "./context.js";
+import type { PoolStats } from "./storage/pool-stats.js";
 import { EventLoopDelay, SAMPLE_INTERVAL_MS } from "./observability/event-loop-delay.js";
 
 export interface Metrics {
@@ -22,7 +23,7 @@ export interface Metrics {
 }
 
 /** What the gauges read at each scrape: the bundles (`bundles` of `/health`, the loads), the audit's health, the store's space and pool. */
-export type MetricSources = Pick<SidecarContext, "bundles" | "audit" | "storeSpace" | "storePool">;
+export type MetricSources = Pick<SidecarContext, "bundles" | "audit" | "storeSpace" | "storePool" | "storeReadPool">;
 
 /** The route label of a request no route matched. */
 const NO_ROUTE = "(no route)";
@@ -205,7 +206,8 @@ function sourceMetrics(registry: Registry, sources: MetricSources): void {
       },
     });
   }
-  if (sources.storePool() !== null) poolMetrics(registry, sources);
+  if (sources.storePool() !== null) poolMetrics(registry, PRIMARY_POOL, () => sources.storePool());
+  if (sources.storeReadPool() !== null) poolMetrics(registry, READ_POOL, () => sources.storeReadPool());
   new Gauge({
     name: "writ_audit_healthy",
     help: "1 while the audit trail takes writes (audit_db of /health), 0 when it is off or failing",
@@ -216,16 +218,27 @@ function sourceMetrics(registry: Registry, sources: MetricSources): void {
   });
 }
 
-/** The PostgreSQL connection pool (storage/pool-stats.ts), read at each scrape; registered only on a store with a pool. */
-function poolMetrics(registry: Registry, sources: MetricSources): void {
+/** Which pool a family of `writ_postgres_*pool_*` series counts: their name's prefix, and the pool's words in their HELP. */
+interface PoolNaming {
+  readonly prefix: string;
+  readonly pool: string;
+  readonly size: string;
+}
+
+const PRIMARY_POOL: PoolNaming = { prefix: "writ_postgres_pool", pool: "PostgreSQL pool", size: "SERVICE_DATABASE_POOL_SIZE" };
+/** The read database's pool (SERVICE_DATABASE_READ_URL, storage/postgres/read-pool.ts): its own series, beside the primary's. */
+const READ_POOL: PoolNaming = {
+  prefix: "writ_postgres_read_pool",
+  pool: "pool of the read database (SERVICE_DATABASE_READ_URL)",
+  size: "a quarter of SERVICE_DATABASE_POOL_SIZE",
+};
+
+/** A PostgreSQL connection pool (storage/pool-stats.ts), read at each scrape; registered only on a store with that pool. */
+function poolMetrics(registry: Registry, { prefix, pool, size }: PoolNaming, stats: () => PoolStats | null): void {
   const gauges = [
-    [
-      "writ_postgres_pool_connections",
-      "Connections the PostgreSQL pool holds now, idle or in use (at most SERVICE_DATABASE_POOL_SIZE)",
-      "total",
-    ],
-    ["writ_postgres_pool_idle_connections", "Of those, connections idle in the pool", "idle"],
-    ["writ_postgres_pool_waiting_clients", "Statements queued for a connection of the pool because every connection is in use", "waiting"],
+    [`${prefix}_connections`, `Connections the ${pool} holds now, idle or in use (at most ${size})`, "total"],
+    [`${prefix}_idle_connections`, "Of those, connections idle in the pool", "idle"],
+    [`${prefix}_waiting_clients`, "Statements queued for a connection of the pool because every connection is in use", "waiting"],
   ] as const;
   for (const [name, help, part] of gauges) {
     new Gauge({
@@ -233,17 +246,17 @@ function poolMetrics(registry: Registry, sources: MetricSources): void {
       help,
       registers: [registry],
       collect() {
-        const now = sources.storePool();
+        const now = stats();
         if (now !== null) this.set(now[part]);
       },
     });
   }
   new Counter({
-    name: "writ_postgres_pool_errors_total",
-    help: "Connections of the PostgreSQL pool that failed, each once: an attempt refused or timed out, or an open connection lost, cut or terminated by the server",
+    name: `${prefix}_errors_total`,
+    help: `Connections of the ${pool} that failed, each once: an attempt refused or timed out, or an open connection lost, cut or terminated by the server`,
     registers: [registry],
     collect() {
-      const now = sources.storePool();
+      const now = stats();
       if (now === null) return;
       this.reset();
       this.inc(now.errors);

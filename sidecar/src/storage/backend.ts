@@ -42,6 +42,8 @@ export interface StorageBackend {
   health(): StoreHealth | null;
   /** The database connection pool's counts, for `/metrics`; null without a pool (LMDB). */
   pool(): PoolStats | null;
+  /** The read database's pool's counts (postgres/read-pool.ts), for `/metrics`; null without one. */
+  readPool(): PoolStats | null;
   /** How much of its data file holds data (LMDB: storage/lmdb/space.ts); null for an engine without one (a server's). */
   space(): StoreSpace | null;
   /** Stops timers, waits for writes under way, closes what the backend opened. */

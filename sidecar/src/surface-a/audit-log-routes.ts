@@ -21,7 +21,7 @@ import {
   SignedCheckpoint,
 } from "@writ/wire";
 import { knownOnly, logQuery, logSize, logSizeParam, textParameter } from "../audit/query.js";
-import type { RecordLog } from "../audit/record-log/record-log.js";
+import type { ExportLine, RecordLog } from "../audit/record-log/record-log.js";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError, invalidRequest } from "../http/errors.js";
 import { defineRoute } from "../http/route.js";
@@ -189,15 +189,39 @@ export const AUDIT_EXPORT = defineRoute<SurfaceADependencies, Query>(
       const logId = parsed(() => logQuery(request.query, ExportQuery, log.logId));
       const from = parsed(() => logSize(request.query, "from", 0));
       await known(log, logId);
-      if (from !== 0 && (await log.checkpointAt(logId, from)) === null) throw SidecarHttpError.of("CHECKPOINT_NOT_FOUND");
-      // Everything this sidecar wrote so far is sequenced and checkpointed first, so the export of its own log covers it.
+      // Everything this sidecar wrote so far is sequenced and checkpointed first, so the export of its own log covers it
+      // (as far as the database the export reads has it: docs/fleet.md, "Read replicas").
       if (logId === log.logId) await log.checkpointNow();
-      const lines = (async function* () {
-        for await (const line of log.export(logId, from)) yield `${JSON.stringify(line)}\n`;
-      })();
-      return reply.type("application/x-ndjson").send(Readable.from(lines));
+      const lines = log.export(logId, from);
+      // Its first line is read before answering: a checkpoint `from` the export's database lacks (404), or that database
+      // failing (503), is answered as the error it is (JSON), never inside or as the end of an NDJSON stream.
+      const first = await lines.next().catch((error: unknown) => {
+        throw error instanceof RangeError ? SidecarHttpError.of("CHECKPOINT_NOT_FOUND") : error;
+      });
+      return reply.type("application/x-ndjson").send(Readable.from(ndjson(first, lines)));
     },
 );
+
+/**
+ * `lines` as NDJSON text, `first` (already read) first. Not a generator: `return()` (the client gone, the stream
+ * destroyed) reaches `lines` even before the stream read anything, so the export gives back what it holds.
+ */
+function ndjson(first: IteratorResult<ExportLine>, lines: AsyncGenerator<ExportLine>): AsyncIterableIterator<string> {
+  let next: IteratorResult<ExportLine> | null = first;
+  const text: AsyncIterableIterator<string> = {
+    async next() {
+      const line = next ?? (await lines.next());
+      next = null;
+      return line.done === true ? { done: true, value: undefined } : { done: false, value: `${JSON.stringify(line.value)}\n` };
+    },
+    async return() {
+      await lines.return(undefined);
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]: () => text,
+  };
+  return text;
+}
 
 async function known(log: RecordLog, logId: string): Promise<void> {
   if ((await log.status(logId)) === null) throw SidecarHttpError.of("LOG_NOT_FOUND");

@@ -56,6 +56,7 @@ const NO_STATEMENT: Readonly<Record<string, string>> = {
   countApiCall: "counts in memory (saved as one counter upsert a second)",
   probe: "`SELECT 1`",
   close: "stops timers and waits",
+  exportSession: "checks out a connection: an export's statements are the reads above (counts, checkpoints, entries, unlogged)",
 };
 
 /** The large tables of the database now (ANALYZE's row estimates). */

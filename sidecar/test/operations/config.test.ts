@@ -119,6 +119,7 @@ describe("loadConfig", () => {
         lockTimeoutMs: 3_000,
         idleInTransactionTimeoutMs: 10_000,
       },
+      readUrl: null,
     });
   });
 
@@ -155,6 +156,47 @@ describe("loadConfig", () => {
       expect(message).toMatch(/SERVICE_DATABASE_URL (must be a postgresql:\/\/ URL|is not a URL)/);
       expect(message).not.toContain("s3cret-pass");
     }
+  });
+
+  it("on PostgreSQL: the read database, from SERVICE_DATABASE_READ_URL or its file, never both, never with another store", () => {
+    const READ = "postgresql://reader:s3cret-pass@replica:5432/writ";
+    const readUrl = (env: Env) => {
+      const { storage } = loadConfig({ ...KEY, ...PG, ...env }, { cwd: SRV });
+      return storage.kind === "postgres" ? storage.readUrl : undefined;
+    };
+    expect(readUrl({})).toBeNull();
+    expect(readUrl({ SERVICE_DATABASE_READ_URL: READ })).toBe(READ);
+    writeFileSync(join(SRV, "read-url"), `${READ}\n`, { mode: 0o600 });
+    expect(readUrl({ SERVICE_DATABASE_READ_URL_FILE: "read-url" })).toBe(READ);
+    expect(refusal({ ...KEY, ...PG, SERVICE_DATABASE_READ_URL: READ, SERVICE_DATABASE_READ_URL_FILE: "read-url" })).toBe(
+      "SERVICE_DATABASE_READ_URL and SERVICE_DATABASE_READ_URL_FILE are both set; choose one",
+    );
+    for (const variable of ["SERVICE_DATABASE_READ_URL", "SERVICE_DATABASE_READ_URL_FILE"]) {
+      expect(refusal({ ...KEY, [variable]: READ })).toBe(
+        `${variable} is set but SERVICE_STORE is not \`postgres\`: set SERVICE_STORE=postgres to use the database`,
+      );
+    }
+    // The URL is a secret: errors name the variable, never the value.
+    for (const [url, message] of [
+      ["http://writ:s3cret-pass@db/writ", "SERVICE_DATABASE_READ_URL must be a postgresql:// URL, not http://…"],
+      ["not a url s3cret-pass", "SERVICE_DATABASE_READ_URL is not a URL (expected postgresql://user@replica:5432/database)"],
+    ] as const) {
+      expect(refusal({ ...KEY, ...PG, SERVICE_DATABASE_READ_URL: url })).toBe(message);
+    }
+    writeFileSync(join(SRV, "read-url-bad"), "mysql://writ:s3cret-pass@db/writ\n", { mode: 0o600 });
+    expect(refusal({ ...KEY, ...PG, SERVICE_DATABASE_READ_URL_FILE: "read-url-bad" })).toBe(
+      "SERVICE_DATABASE_READ_URL_FILE's content must be a postgresql:// URL, not mysql://…",
+    );
+    writeFileSync(join(SRV, "read-url-empty"), "\n", { mode: 0o600 });
+    expect(refusal({ ...KEY, ...PG, SERVICE_DATABASE_READ_URL_FILE: "read-url-empty" })).toMatch(
+      /^SERVICE_DATABASE_READ_URL_FILE `.*read-url-empty` is empty$/,
+    );
+    expect(refusal({ ...KEY, ...PG, SERVICE_DATABASE_READ_URL_FILE: "missing-read-url" })).toMatch(
+      /^cannot read SERVICE_DATABASE_READ_URL_FILE `.*missing-read-url`: ENOENT$/,
+    );
+    expect(refusal({ ...KEY, ...PG, SERVICE_DATABASE_READ_URL: " " })).toBe(
+      "SERVICE_DATABASE_READ_URL is set but empty; unset it or give it a value",
+    );
   });
 
   it("reads the connection limits and the audit bounds", () => {

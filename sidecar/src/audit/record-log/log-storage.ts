@@ -43,6 +43,15 @@ export interface UnloggedRecord {
   readonly record: string;
 }
 
+/** The reads an export makes (record-log.ts `export`). */
+export type ExportReads = Pick<RecordLogStorage, "counts" | "checkpoints" | "checkpointAt" | "entries" | "unlogged">;
+
+/** The reads of one export, and what gives back what they hold once it ends (or fails, or its client leaves). */
+export interface ExportSession {
+  readonly reads: ExportReads;
+  end(): void;
+}
+
 export interface RecordLogStorage {
   /** The log this sidecar writes: its instance id. */
   readonly logId: string;
@@ -75,4 +84,9 @@ export interface RecordLogStorage {
   entries(logId: string, from: number, to: number): AsyncIterable<StoredEntry>;
   /** Every stored record that no log holds, sequenced or pending. */
   unlogged(): AsyncIterable<UnloggedRecord>;
+  /**
+   * Where one export reads, when not from the store's own reads: on PostgreSQL, one connection of the read database
+   * (docs/fleet.md, "Read replicas"). Absent: the store's reads.
+   */
+  exportSession?(): Promise<ExportSession>;
 }

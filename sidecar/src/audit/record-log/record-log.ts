@@ -88,43 +88,51 @@ export class RecordLog {
   /**
    * The export of `logId` (runtime `ExportLine`, docs/audit.md "Export") from its checkpoint at `from` (0: the start of
    * the log) to its latest checkpoint, read lazily: each entry with the record's exact stored text (the leaf alone when
-   * the record is gone), each checkpoint after the entry that completes it, then every stored record no log holds.
+   * the record is gone), each checkpoint after the entry that completes it, then every stored record no log holds. Every
+   * read from the store's export session (log-storage.ts `exportSession`), given back when the export ends, fails or is
+   * abandoned (`return()`).
    * @throws RangeError when `from` is not 0 or the size of a checkpoint of the log
    */
   async *export(logId: string, from = 0): AsyncGenerator<ExportLine> {
     // However long the log, the event loop is served between slices of the export (slices.ts), on every store, and
     // while requests wait, the export takes at most EXPORT_SHARE of it: a streaming export does not saturate the core.
     const slicer = new Slicer(SLICE_MS, EXPORT_SHARE);
-    const start = from === 0 ? null : await this.#storage.checkpointAt(logId, from);
-    if (from !== 0 && start === null) throw new RangeError(`no checkpoint at size ${from}`);
-    const latest = (await this.#storage.counts(logId))?.latest ?? null;
-    yield { type: "start", logId, size: from, frontier: start?.frontier ?? [], checkpoint: start };
-    if (latest !== null && latest.size > from) {
-      let checkpoints = await this.#storage.checkpoints(logId, from + 1, CHECKPOINT_PAGE);
-      for await (const entry of this.#storage.entries(logId, from, latest.size)) {
-        const leaf = toHex(entry.leaf);
-        yield entry.record === null
-          ? { type: "entry", position: entry.position, kind: entry.kind, leaf, removed: true }
-          : {
-              type: "entry",
-              position: entry.position,
-              kind: entry.kind,
-              leaf,
-              record: entry.record,
-              ...(entry.indexed === undefined ? {} : { indexed: entry.indexed }),
-            };
-        while (checkpoints[0] !== undefined && checkpoints[0].size === entry.position + 1) {
-          const checkpoint = checkpoints.shift()!;
-          yield { type: "checkpoint", checkpoint };
-          if (checkpoints.length === 0 && checkpoint.size < latest.size)
-            checkpoints = await this.#storage.checkpoints(logId, checkpoint.size + 1, CHECKPOINT_PAGE);
+    const session = (await this.#storage.exportSession?.()) ?? { reads: this.#storage, end: () => undefined };
+    try {
+      const reads = session.reads;
+      const start = from === 0 ? null : await reads.checkpointAt(logId, from);
+      if (from !== 0 && start === null) throw new RangeError(`no checkpoint at size ${from}`);
+      const latest = (await reads.counts(logId))?.latest ?? null;
+      yield { type: "start", logId, size: from, frontier: start?.frontier ?? [], checkpoint: start };
+      if (latest !== null && latest.size > from) {
+        let checkpoints = await reads.checkpoints(logId, from + 1, CHECKPOINT_PAGE);
+        for await (const entry of reads.entries(logId, from, latest.size)) {
+          const leaf = toHex(entry.leaf);
+          yield entry.record === null
+            ? { type: "entry", position: entry.position, kind: entry.kind, leaf, removed: true }
+            : {
+                type: "entry",
+                position: entry.position,
+                kind: entry.kind,
+                leaf,
+                record: entry.record,
+                ...(entry.indexed === undefined ? {} : { indexed: entry.indexed }),
+              };
+          while (checkpoints[0] !== undefined && checkpoints[0].size === entry.position + 1) {
+            const checkpoint = checkpoints.shift()!;
+            yield { type: "checkpoint", checkpoint };
+            if (checkpoints.length === 0 && checkpoint.size < latest.size)
+              checkpoints = await reads.checkpoints(logId, checkpoint.size + 1, CHECKPOINT_PAGE);
+          }
+          await slicer.pause();
         }
+      }
+      for await (const record of reads.unlogged()) {
+        yield { type: "unlogged", kind: record.kind, record: record.record };
         await slicer.pause();
       }
-    }
-    for await (const record of this.#storage.unlogged()) {
-      yield { type: "unlogged", kind: record.kind, record: record.record };
-      await slicer.pause();
+    } finally {
+      session.end();
     }
   }
 

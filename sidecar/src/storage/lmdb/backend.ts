@@ -61,6 +61,7 @@ export const openLmdbBackend: BackendOpener<LmdbStorageConfig> = async (config, 
     bundlePins: root === null ? null : new LmdbBundlePins(root),
     health: () => durability?.health() ?? null,
     pool: () => null,
+    readPool: () => null,
     space: () => (root === null || (root as { status?: string }).status !== "open" ? null : lmdbSpace(root)),
     async close() {
       if (sweep) clearInterval(sweep);

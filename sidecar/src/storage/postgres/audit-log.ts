@@ -18,6 +18,9 @@
  * - Retention: pruned once a minute by one sidecar of the fleet at a time, oldest first, in chunks (trail-prune.ts).
  * - Stats: the decision counts are kept by the record log's tables (decision-counts.ts), so `stats()` reads counters
  *   and what is not sequenced yet; with the record log off on this sidecar, it counts the records table instead.
+ * - Reads that scan history (listings, and stats that count the records table) go to the read database when there is
+ *   one (read-pool.ts, which says which reads stay on the primary and why): a failure there is the read's alone, a 503,
+ *   and leaves the log's health, which is the primary's, as it is.
  */
 import { entryLeafHash, executionFingerprint, type LogEntryKind } from "@writ/runtime";
 import { LOG_PENDING_TABLE, RECORDS_TABLE } from "./tables.js";
@@ -45,6 +48,7 @@ import type {
 } from "../../audit/types.js";
 import { COUNTED_DECISIONS, SCANNED_DECISIONS } from "./decision-counts.js";
 import { query } from "./query.js";
+import { ON_READ_DATABASE } from "./read-pool.js";
 import type { PostgresLogStorage } from "./record-log-storage.js";
 import { PRUNED_TRAILS, pruneTrail } from "./trail-prune.js";
 
@@ -64,6 +68,8 @@ export interface PostgresAuditLogOptions {
    * which key it is checkpointed. Absent or null: records are not logged.
    */
   readonly recordLog?: { readonly storage: PostgresLogStorage; readonly checkpoints: CheckpointSchedule } | null;
+  /** The read database's pool (read-pool.ts), where the reads that scan history go; absent or null: `pool`. */
+  readonly readPool?: pg.Pool | null;
 }
 
 /** A decision row with its override and confirmation, as one query returns them. */
@@ -80,6 +86,7 @@ export class PostgresAuditLog implements AuditLog {
   /** This sidecar's log id, with which its records enter the log's pending set; null when the log is off. */
   readonly #logId: string | null;
   readonly #pool: pg.Pool;
+  readonly #readPool: pg.Pool | null;
   readonly #now: () => Date;
   readonly #onError: (error: unknown) => void;
   readonly #limiter: SecurityEventLimiter;
@@ -104,6 +111,7 @@ export class PostgresAuditLog implements AuditLog {
   /** Uses `pool` (its owner ends it); the schema must be migrated (migrations.ts). */
   constructor(pool: pg.Pool, options: PostgresAuditLogOptions = {}) {
     this.#pool = pool;
+    this.#readPool = options.readPool ?? null;
     this.#now = options.now ?? (() => new Date());
     this.#onError = options.onError ?? (() => undefined);
     this.#limiter = new SecurityEventLimiter(options.securityEvents ?? DEFAULT_SECURITY_EVENT_LIMITS);
@@ -180,7 +188,7 @@ export class PostgresAuditLog implements AuditLog {
     if (q.to !== undefined) where.push(`d.recorded_at <= ${bind(Math.floor(q.to))}`);
     const limit = bind(q.limit);
     const offset = bind(q.offset);
-    const rows = await this.#read<DecisionJoin>(
+    const rows = await this.#readHistory<DecisionJoin>(
       "listing decisions",
       `${this.#decisionSelect()} WHERE ${where.join(" AND ")} ORDER BY d.recorded_at DESC, d.execution_fp DESC LIMIT ${limit} OFFSET ${offset}`,
       values,
@@ -205,7 +213,9 @@ export class PostgresAuditLog implements AuditLog {
     this.#assertOpen();
     await this.flushed();
     const dayStart = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
-    const [row] = await this.#read<Record<"decisions" | "today" | "verifications" | "valid" | "security" | "api", string>>(
+    // Counters are a few rows read by key, on the primary; counting the records table is a scan of history.
+    const read = this.#logId === null ? this.#readHistory.bind(this) : this.#read.bind(this);
+    const [row] = await read<Record<"decisions" | "today" | "verifications" | "valid" | "security" | "api", string>>(
       "reading the audit stats",
       `SELECT d.decisions, d.today,
          ${COUNTER("verifications")} AS verifications, ${COUNTER("verifications_valid")} AS valid,
@@ -234,7 +244,7 @@ export class PostgresAuditLog implements AuditLog {
     const where: string[] = ["TRUE"];
     if (q.from !== undefined) where.push(`at >= $${values.push(Math.ceil(q.from))}`);
     if (q.to !== undefined) where.push(`at <= $${values.push(Math.floor(q.to))}`);
-    const rows = await this.#read<{ seq: string; at: string; body: string }>(
+    const rows = await this.#readHistory<{ seq: string; at: string; body: string }>(
       "listing security events",
       `SELECT seq, at, body FROM writ_audit_security WHERE ${where.join(" AND ")} ORDER BY at DESC, seq DESC LIMIT $1`,
       values,
@@ -346,6 +356,12 @@ export class PostgresAuditLog implements AuditLog {
 
   async #read<R extends pg.QueryResultRow>(what: string, text: string, values: readonly unknown[]): Promise<R[]> {
     return (await this.#run<R>(what, text, values)).rows;
+  }
+
+  /** A read that scans history: on the read database, outside the log's health (see the header); else `#read`. */
+  async #readHistory<R extends pg.QueryResultRow>(what: string, text: string, values: readonly unknown[]): Promise<R[]> {
+    if (this.#readPool === null) return this.#read<R>(what, text, values);
+    return (await query<R>(this.#readPool, `${what}${ON_READ_DATABASE}`, text, values)).rows;
   }
 
   /**

@@ -16,6 +16,9 @@
  *   previous one settled: a database that does not answer never piles them up.
  * - Sweeping expired reservations and failed entries: once a minute (SERVICE_REPLAY_SWEEP_INTERVAL_MS), by whichever sidecar takes the advisory lock; the
  *   others skip that round.
+ * - Reads that scan history: on the read database's own smaller pool when SERVICE_DATABASE_READ_URL is set
+ *   (read-pool.ts says which reads go there and which stay here, and why). It is not connected at start: a replica that
+ *   is down fails those reads alone, and never the sidecar's start.
  */
 import { DEFAULT_CLAIM_STATEMENTS, PostgresReplayStore } from "./replay-store.js";
 import { DisabledAuditLog } from "../../audit/disabled-audit-log.js";
@@ -28,15 +31,23 @@ import { PostgresBundlePins } from "./bundle-pins.js";
 import { DATABASE_PROBE_INTERVAL_MS, InstanceSession } from "./instance-session.js";
 import { migrate } from "./migrations.js";
 import { CLIENT_TIMEOUT_MARGIN_MS, createPool, poolStats, redactedUrl } from "./pool.js";
+import { createReadPool } from "./read-pool.js";
 import { PostgresLogStorage } from "./record-log-storage.js";
 import { PostgresTrustRecordStore } from "./record-store.js";
 import { sweepOnce } from "./sweep.js";
 import type { PostgresStorageConfig } from "./config.js";
 
-export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (config, { database }, reporters, notices, signingKey) => {
+export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
+  config,
+  { database, readUrl },
+  reporters,
+  notices,
+  signingKey,
+) => {
   // An idle connection's error (the server restarting, a proxy cutting it): the client is dropped (and counted,
   // `writ_postgres_pool_errors_total`); the probe decides health.
   const pool = createPool(database, () => undefined);
+  const readPool = readUrl === null ? null : createReadPool(database, readUrl);
   let session: InstanceSession | null = null;
   let logStorage: PostgresLogStorage | null;
   try {
@@ -47,10 +58,12 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
     // The instance lock is taken before anything is written as the log's owner.
     const instance = config.audit && config.auditLog ? await fleetInstanceId(config.instanceId, config.dataDir) : null;
     session = await InstanceSession.open({ database, instance, onHealth: (health, error) => reporters.onStoreHealth?.(health, error) });
-    logStorage = instance === null ? null : await openRecordLog(pool, instance, notices);
+    logStorage = instance === null ? null : await openRecordLog(pool, readPool, instance, notices);
+    if (readUrl !== null) notices.push(`read database ${redactedUrl(readUrl)}: the audit reads that scan history go there`);
   } catch (error) {
     await session?.close();
     await pool.end().catch(() => undefined);
+    await readPool?.end().catch(() => undefined);
     throw error;
   }
   const owner = session;
@@ -67,6 +80,7 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
         retention: config.auditRetention,
         pruneIntervalMs: config.maintenance.auditPruneMs,
         recordLog: logStorage === null ? null : { storage: logStorage, checkpoints: { key: signingKey, ...config.auditCheckpoints } },
+        readPool,
       })
     : new DisabledAuditLog();
   // Surface B's decisions are written as the replay store writes them, in the transaction of their record.
@@ -94,6 +108,7 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
     bundlePins,
     health: () => owner.health(),
     pool: () => poolStats(pool),
+    readPool: () => (readPool === null ? null : poolStats(readPool)),
     space: () => null,
     async close() {
       clearInterval(probe);
@@ -102,6 +117,7 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
       await audit.close().catch(() => undefined);
       await replay.close();
       await pool.end().catch(() => undefined);
+      await readPool?.end().catch(() => undefined);
       // Last: the log's owner lets go of it only once nothing more is written as the owner.
       await owner.close();
     },
@@ -115,10 +131,11 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
  */
 async function openRecordLog(
   pool: Parameters<typeof migrate>[0],
+  readPool: Parameters<typeof migrate>[0] | null,
   instance: { readonly id: string; readonly source: string },
   notices: string[],
 ): Promise<PostgresLogStorage> {
-  const storage = new PostgresLogStorage(pool, instance.id);
+  const storage = new PostgresLogStorage(pool, instance.id, readPool);
   const adopted = await storage.adoptUnlogged(Date.now());
   notices.push(`audit record log \`${instance.id}\` (instance id from ${instance.source})`);
   if (adopted > 0) notices.push(`audit: ${adopted} records written while the record log was off are taken into it`);

@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { ConfigError, integer, oneOf, path, text, type Env } from "../../env.js";
 import type { EngineSettings } from "../engine-settings.js";
+import { READ_URL_VARIABLES, readDatabaseUrl } from "./read-url.js";
 
 /** The shared database of a fleet (`SERVICE_STORE=postgres`, docs/fleet.md). */
 export interface DatabaseConfig {
@@ -39,6 +40,8 @@ export const DEFAULT_DATABASE = {
 export interface PostgresStorageConfig {
   readonly kind: "postgres";
   readonly database: DatabaseConfig;
+  /** SERVICE_DATABASE_READ_URL(_FILE) (read-url.ts): where the reads that scan history go; null: to `database`. A secret. */
+  readonly readUrl: string | null;
 }
 
 /**
@@ -100,12 +103,12 @@ export function databaseConfig(env: Env, cwd: string = process.cwd()): DatabaseC
 
 export const POSTGRES_SETTINGS: EngineSettings<PostgresStorageConfig> = {
   kind: "postgres",
-  variables: ["SERVICE_DATABASE_URL", "SERVICE_DATABASE_URL_FILE"],
+  variables: ["SERVICE_DATABASE_URL", "SERVICE_DATABASE_URL_FILE", ...READ_URL_VARIABLES],
   what: "database",
   parse(env, { cwd }) {
     // The replay store is the database's: the setting takes no other value.
     oneOf(env, "SERVICE_REPLAY_STORE", ["postgres"], "postgres");
-    return { kind: "postgres", database: databaseConfig(env, cwd) };
+    return { kind: "postgres", database: databaseConfig(env, cwd), readUrl: readDatabaseUrl(env, cwd) };
   },
   auditRefusal: () => null,
 };

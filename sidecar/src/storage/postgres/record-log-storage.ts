@@ -27,9 +27,7 @@ import {
   entryLeafHash,
   executionFingerprint,
   hashFromHex,
-  isLogEntryKind,
   toHex,
-  type IndexedFields,
   type LeafRange,
   type LogEntryKind,
   type PerfectSubtree,
@@ -38,29 +36,17 @@ import {
 } from "@writ/runtime";
 import { LOG_PENDING_TABLE } from "./tables.js";
 import type pg from "pg";
-import type { LogCounts, RecordLogStorage, StoredEntry, UnloggedRecord } from "../../audit/record-log/log-storage.js";
+import type { ExportSession, LogCounts, RecordLogStorage, StoredEntry, UnloggedRecord } from "../../audit/record-log/log-storage.js";
 import { appendToLog, nextCheckpoint, type LogState } from "../../audit/record-log/log-tree.js";
 import { OUTSIDE_TABLE } from "./outside-log.js";
-import { query, transaction } from "./query.js";
-import { indexedUnlikeBody, recordBody } from "./stored-records.js";
+import { checkOut, query, transaction } from "./query.js";
+import { ON_READ_DATABASE } from "./read-pool.js";
+import { PAGE, PostgresLogReads, candidates, checkpointAt } from "./record-log-reads.js";
 import { PRUNE_LOCK } from "./trail-prune.js";
 
 const PENDING = LOG_PENDING_TABLE;
 
-/** Rows read at a time by the export and by `adoptUnlogged`. */
-const PAGE = 1_000;
 const ADOPT_LOCK = "writ.audit.log.adopt";
-
-/**
- * A candidate of `writ_audit_log_outside` with its record: `body` null when the record is not stored any more;
- * `outside` whether it is still in no log and not pending.
- */
-interface Candidate {
-  readonly kind: LogEntryKind;
-  readonly ref: string;
-  readonly body: string | null;
-  readonly outside: boolean;
-}
 
 interface StateRow {
   readonly size: string;
@@ -70,14 +56,18 @@ interface StateRow {
 
 export class PostgresLogStorage implements RecordLogStorage {
   readonly #pool: pg.Pool;
+  readonly #reads: PostgresLogReads;
+  readonly #readPool: pg.Pool | null;
   readonly logId: string;
 
   /**
    * The records are in the tables the migrations create (stored-records.ts), which the triggers of migration 5 watch.
-   * The schema must be migrated.
+   * The schema must be migrated. `readPool`: the read database's (read-pool.ts), where exports read; null: `pool`.
    */
-  constructor(pool: pg.Pool, logId: string) {
+  constructor(pool: pg.Pool, logId: string, readPool: pg.Pool | null = null) {
     this.#pool = pool;
+    this.#reads = new PostgresLogReads(pool);
+    this.#readPool = readPool;
     this.logId = logId;
   }
 
@@ -137,7 +127,7 @@ export class PostgresLogStorage implements RecordLogStorage {
     return transaction(this.#pool, "checkpointing the audit record log", async (client) => {
       const state = await this.#lockState(client, logId);
       if (state === null) return null;
-      const latest = state.latest_size === null ? null : await this.#checkpointAt(client, logId, Number(state.latest_size));
+      const latest = state.latest_size === null ? null : await checkpointAt(client, logId, Number(state.latest_size));
       const checkpoint = nextCheckpoint(logId, stateOf(state), latest, key, now);
       if (checkpoint === null) return null;
       await query(
@@ -173,37 +163,16 @@ export class PostgresLogStorage implements RecordLogStorage {
     return rows.map((r) => r.log_id);
   }
 
-  async counts(logId: string): Promise<LogCounts | null> {
-    const { rows } = await query<{ size: string | null; pending: string; latest: string | null }>(
-      this.#pool,
-      "reading the audit record log",
-      `SELECT s.size, (SELECT count(*) FROM ${PENDING} WHERE log_id = $1) AS pending, c.body AS latest
-       FROM (SELECT $1::text AS log_id) AS l
-       LEFT JOIN writ_audit_log_state s ON s.log_id = l.log_id
-       LEFT JOIN writ_audit_log_checkpoints c ON c.log_id = l.log_id AND c.size = s.latest_size`,
-      [logId],
-    );
-    const row = rows[0]!;
-    if (row.size === null && row.pending === "0") return null;
-    return {
-      size: Number(row.size ?? 0),
-      pending: Number(row.pending),
-      latest: row.latest === null ? null : (JSON.parse(row.latest) as SignedCheckpoint),
-    };
+  counts(logId: string): Promise<LogCounts | null> {
+    return this.#reads.counts(logId);
   }
 
-  async checkpoints(logId: string, from: number, limit: number): Promise<SignedCheckpoint[]> {
-    const { rows } = await query<{ body: string }>(
-      this.#pool,
-      "reading the audit record log",
-      "SELECT body FROM writ_audit_log_checkpoints WHERE log_id = $1 AND size >= $2 ORDER BY size LIMIT $3",
-      [logId, from, limit],
-    );
-    return rows.map((r) => JSON.parse(r.body) as SignedCheckpoint);
+  checkpoints(logId: string, from: number, limit: number): Promise<SignedCheckpoint[]> {
+    return this.#reads.checkpoints(logId, from, limit);
   }
 
   checkpointAt(logId: string, size: number): Promise<SignedCheckpoint | null> {
-    return this.#checkpointAt(this.#pool, logId, size);
+    return this.#reads.checkpointAt(logId, size);
   }
 
   async leaves(logId: string, range: LeafRange): Promise<Uint8Array[]> {
@@ -244,38 +213,28 @@ export class PostgresLogStorage implements RecordLogStorage {
     return rows[0] === undefined ? null : { logId: rows[0].log_id, position: Number(rows[0].position) };
   }
 
-  async *entries(logId: string, from: number, to: number): AsyncGenerator<StoredEntry> {
-    for (let start = from; start < to; start += PAGE) {
-      const { rows } = await query<{ position: string; kind: string; leaf: Buffer; body: string | null; indexed: IndexedFields | null }>(
-        this.#pool,
-        "exporting the audit record log",
-        `SELECT e.position, e.kind, e.leaf, ${recordBody("e")} AS body, ${indexedUnlikeBody("e")} AS indexed
-         FROM writ_audit_log_entries e
-         WHERE e.log_id = $1 AND e.position >= $2 AND e.position < $3
-         ORDER BY e.position`,
-        [logId, start, Math.min(start + PAGE, to)],
-      );
-      for (const row of rows) {
-        if (!isLogEntryKind(row.kind))
-          throw new Error(`the record log's entry ${row.position} has kind \`${row.kind}\`: its database is damaged`);
-        const entry = { position: Number(row.position), kind: row.kind, leaf: row.leaf, record: row.body };
-        yield row.indexed === null ? entry : { ...entry, indexed: row.indexed };
-      }
-    }
+  entries(logId: string, from: number, to: number): AsyncIterable<StoredEntry> {
+    return this.#reads.entries(logId, from, to);
   }
 
-  /** The candidates of `writ_audit_log_outside` that are still outside every log, in pages: what was stored around it. */
-  async *unlogged(): AsyncGenerator<UnloggedRecord> {
-    for (let after: Candidate | null = null; ;) {
-      const page: Candidate[] = await this.#candidates(
-        this.#pool,
-        `SELECT kind, ref FROM ${OUTSIDE_TABLE} WHERE (kind, ref) > ($1, $2) ORDER BY kind, ref LIMIT ${PAGE}`,
-        [after?.kind ?? "", after?.ref ?? ""],
-      );
-      for (const row of page) if (row.outside && row.body !== null) yield { kind: row.kind, record: row.body };
-      if (page.length < PAGE) return;
-      after = page[page.length - 1]!;
-    }
+  unlogged(): AsyncIterable<UnloggedRecord> {
+    return this.#reads.unlogged();
+  }
+
+  /**
+   * On the read database, one of its connections for the whole export: every read of the export on one server, though
+   * its URL may name several (a balancer over standbys, each behind the primary by its own lag), whose state only moves
+   * forward (a standby replays the primary's commits in order), over tables that only grow (log-storage.ts): the
+   * entries and checkpoints up to the end the export read first are there for every read after it. Not one transaction:
+   * its snapshot would be held while the export waits on its HTTP client, which the idle-in-transaction limit ends
+   * (pool.ts), and on a standby a snapshot held for minutes is cancelled by the replay of the primary's vacuum; each
+   * statement takes its own. Without a read database, the primary's pool: one server, and no connection of the pool
+   * the decisions use is held while a slow client reads.
+   */
+  async exportSession(): Promise<ExportSession> {
+    if (this.#readPool === null) return { reads: this.#reads, end: () => undefined };
+    const { client, release } = await checkOut(this.#readPool, `opening an export of the audit record log${ON_READ_DATABASE}`);
+    return { reads: new PostgresLogReads(client), end: () => release(false) };
   }
 
   /**
@@ -289,17 +248,17 @@ export class PostgresLogStorage implements RecordLogStorage {
     const what = "taking unlogged audit records into the record log";
     let adopted = 0;
     for (;;) {
-      const page = await transaction(this.#pool, what, async (client) => {
+      const seen = await transaction(this.#pool, what, async (client) => {
         await query(client, what, "SELECT pg_advisory_xact_lock(hashtext($1)), pg_advisory_xact_lock(hashtext($2))", [
           ADOPT_LOCK,
           PRUNE_LOCK,
         ]);
-        const candidates = await this.#candidates(
+        const page = await candidates(
           client,
           `DELETE FROM ${OUTSIDE_TABLE} WHERE (kind, ref) IN (SELECT kind, ref FROM ${OUTSIDE_TABLE} ORDER BY kind, ref LIMIT ${PAGE}) RETURNING kind, ref`,
           [],
         );
-        const taken = candidates.filter((c) => c.outside && c.body !== null);
+        const taken = page.filter((c) => c.outside && c.body !== null);
         if (taken.length > 0) {
           const { rowCount } = await query(
             client,
@@ -316,29 +275,10 @@ export class PostgresLogStorage implements RecordLogStorage {
           );
           adopted += rowCount ?? 0;
         }
-        return candidates.length;
+        return page.length;
       });
-      if (page < PAGE) return adopted;
+      if (seen < PAGE) return adopted;
     }
-  }
-
-  /**
-   * The candidates `page` (a statement over `writ_audit_log_outside` giving `kind, ref`, in their order) with their
-   * records, each re-checked against the log's entries and pending set: one probe of each per candidate.
-   */
-  async #candidates(db: pg.Pool | pg.PoolClient, page: string, values: readonly unknown[]): Promise<Candidate[]> {
-    const { rows } = await query<Candidate>(
-      db,
-      "reading unlogged audit records",
-      `WITH o AS (${page})
-       SELECT o.kind, o.ref, ${recordBody("o")} AS body,
-         NOT EXISTS (SELECT 1 FROM writ_audit_log_entries e WHERE e.kind = o.kind AND e.ref = o.ref)
-           AND NOT EXISTS (SELECT 1 FROM ${PENDING} p WHERE p.kind = o.kind AND p.ref = o.ref) AS outside
-       FROM o
-       ORDER BY o.kind, o.ref`,
-      values,
-    );
-    return rows;
   }
 
   /**
@@ -370,16 +310,6 @@ export class PostgresLogStorage implements RecordLogStorage {
       [logId],
     );
     return rows[0]?.found === true;
-  }
-
-  async #checkpointAt(db: pg.Pool | pg.PoolClient, logId: string, size: number): Promise<SignedCheckpoint | null> {
-    const { rows } = await query<{ body: string }>(
-      db,
-      "reading the audit record log",
-      "SELECT body FROM writ_audit_log_checkpoints WHERE log_id = $1 AND size = $2",
-      [logId, size],
-    );
-    return rows[0] === undefined ? null : (JSON.parse(rows[0].body) as SignedCheckpoint);
   }
 }
 
