@@ -5,10 +5,14 @@
 import { readFileSync } from "node:fs";
 import { ConfigError, integer, oneOf, path, text, type Env } from "../../env.js";
 import type { EngineSettings } from "../engine-settings.js";
+import { parseDatabaseUrl } from "./hosts.js";
 
 /** The shared database of a fleet (`SERVICE_STORE=postgres`, docs/fleet.md). */
 export interface DatabaseConfig {
-  /** `postgresql://…` from SERVICE_DATABASE_URL or the file SERVICE_DATABASE_URL_FILE names; a secret: never logged. */
+  /**
+   * `postgresql://…` from SERVICE_DATABASE_URL or the file SERVICE_DATABASE_URL_FILE names, one host or several
+   * (`postgresql://user@db1:5432,db2:5432/writ?target_session_attrs=read-write`, hosts.ts); a secret: never logged.
+   */
   readonly url: string;
   readonly poolSize: number;
   readonly statementTimeoutMs: number;
@@ -66,20 +70,9 @@ export function databaseConfig(env: Env, cwd: string = process.cwd()): DatabaseC
   } else {
     throw new ConfigError("SERVICE_STORE is `postgres` but neither SERVICE_DATABASE_URL nor SERVICE_DATABASE_URL_FILE is set");
   }
-  // The URL is a secret (it may hold a password): errors name the variable, never the value.
-  let protocol: string;
-  try {
-    protocol = new URL(url).protocol;
-  } catch {
-    throw new ConfigError(
-      `${file === null ? "SERVICE_DATABASE_URL" : "SERVICE_DATABASE_URL_FILE's content"} is not a URL (expected postgresql://user@host:5432/database)`,
-    );
-  }
-  if (protocol !== "postgresql:" && protocol !== "postgres:") {
-    throw new ConfigError(
-      `${file === null ? "SERVICE_DATABASE_URL" : "SERVICE_DATABASE_URL_FILE's content"} must be a postgresql:// URL, not ${protocol}//…`,
-    );
-  }
+  // The URL is a secret (it may hold a password): errors name the variable, never the value. Several hosts are read as
+  // libpq reads them (hosts.ts).
+  parseDatabaseUrl(url, file === null ? "SERVICE_DATABASE_URL" : "SERVICE_DATABASE_URL_FILE's content");
   return {
     url,
     poolSize: integer(env, "SERVICE_DATABASE_POOL_SIZE", DEFAULT_DATABASE.poolSize, 1, 1_000),
