@@ -9,6 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseConfig } from "../../src/storage/postgres/config.js";
+import { connector } from "../../src/storage/postgres/host-walk.js";
 import { InstanceSession } from "../../src/storage/postgres/instance-session.js";
 import { createPool, poolStats } from "../../src/storage/postgres/pool.js";
 import { freePort } from "../fleet/support.js";
@@ -47,6 +48,21 @@ async function reached(url: string): Promise<{ port: number; inRecovery: boolean
     await pool.end();
   }
 }
+
+describe("the clients of a URL", () => {
+  it("of one host and no session attribute are node-postgres's own, built with the URL as written: no walk", () => {
+    const url = "postgresql://writ:pw@db.internal:5432/writ?sslmode=verify-full";
+    expect(connector(url, 1_000)).toEqual({ Client: pg.Client, connectionString: url, walkMs: 0 });
+  });
+
+  it("of several hosts, or asking for an attribute, walk: each host's connect timeout is added to the connection's", () => {
+    const several = connector("postgresql://writ@db1,db2:5433,db3/writ?target_session_attrs=read-write", 1_000);
+    expect(several.Client).not.toBe(pg.Client);
+    expect(several.connectionString).toBe("postgresql://writ@db1/writ?target_session_attrs=read-write");
+    expect(several.walkMs).toBe(3_000);
+    expect(connector("postgresql://writ@db/writ?target_session_attrs=primary", 500).walkMs).toBe(500);
+  });
+});
 
 describe.skipIf(unavailable !== null)("connecting to a URL of several hosts", () => {
   let primary: PrivatePostgres;

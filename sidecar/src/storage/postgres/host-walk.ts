@@ -58,7 +58,7 @@ function walkingClient(targets: DatabaseTargets, perHostMs: number): typeof pg.C
     constructor(config?: pg.ClientConfig) {
       // The chosen host's connection gets one host's time; the pool's own timeout covers the whole walk.
       super({ ...config, connectionTimeoutMillis: perHostMs });
-      this.#config = { ...config, connectionTimeoutMillis: perHostMs };
+      this.#config = config ?? {};
     }
 
     override connect(): Promise<pg.Client>;
@@ -109,7 +109,8 @@ async function tryHost(
   perHostMs: number,
   stop: AbortSignal,
 ): Promise<string | null> {
-  const client = new pg.Client({ ...config, connectionString: host.url });
+  // Bounded by `perHostMs` below, its check included; not by a timer of its own.
+  const client = new pg.Client({ ...config, connectionString: host.url, connectionTimeoutMillis: 0 });
   // A try's connection lost after it answered is of no consequence; unhandled, its `error` would end the process.
   client.on("error", () => undefined);
   let timer: NodeJS.Timeout | undefined;
