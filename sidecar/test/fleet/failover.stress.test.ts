@@ -4,10 +4,10 @@
  * executionIds, half of them sent to both sidecars at once. The primary crashes (immediate shutdown) and the standby is
  * promoted while the load runs. Then: every answer was a decision (200, or the replay refusal 422 of an executionId the
  * other sidecar took) or the store's 503, none slower than the timeouts allow; none was a 200 while no server accepted
- * writes, and readiness said 503 then; every executionId acknowledged 200, before, during or after the switch, is in
- * the promoted server's audit trail and refused as a replay by both sidecars; none was approved twice, retries of the
- * ones answered 503 included; and both sidecars decide again, and are ready again, within 10 s of the promotion, with
- * no restart (the times are printed). Needs `npm run build` (root `npm test` builds first).
+ * writes, and readiness said 503 then, naming each host and why; every executionId acknowledged 200, before, during or
+ * after the switch, is in the promoted server's audit trail and refused as a replay by both sidecars; none was approved
+ * twice, retries of the ones answered 503 included; and both sidecars decide again, and are ready again, within 10 s of
+ * the promotion, with no restart (the times are printed). Needs `npm run build` (root `npm test` builds first).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
@@ -50,6 +50,8 @@ interface Readiness {
   readonly sidecar: number;
   readonly at: number;
   readonly status: number;
+  /** `store.problem` of the body. */
+  readonly problem: string | undefined;
 }
 
 const approved = (a: Answer): boolean => a.answer.status === 200 && (parse(a.answer.text) as { status?: string }).status === "approved";
@@ -103,8 +105,8 @@ if (unavailable !== null) {
       });
       const watchers = health.map(async (client, sidecar) => {
         while (!stopped) {
-          const { status } = await client.request("GET", "/health?probe=ready");
-          readiness.push({ sidecar, at: Date.now(), status });
+          const { status, body } = await client.json("GET", "/health?probe=ready");
+          readiness.push({ sidecar, at: Date.now(), status, problem: (body as { store?: { problem?: string } }).store?.problem });
           await sleep(50);
         }
       });
@@ -179,6 +181,12 @@ if (unavailable !== null) {
         const seen = readiness.filter((r) => r.sidecar === s && r.at > crashedAt + 1_000 && r.at < promoteCalledAt);
         expect(seen.length).toBeGreaterThan(0);
         expect(seen.filter((r) => r.status !== 503)).toEqual([]);
+        // Saying why: each host, and why it did not qualify.
+        expect(seen.at(-1)!.problem).toMatch(
+          new RegExp(
+            `no host of the database URL accepts read-write sessions: 127\\.0\\.0\\.1:${primary.port} failed: .*; 127\\.0\\.0\\.1:${standby.port} is read-only$`,
+          ),
+        );
       }
       // Back within 10 s of the promotion, by themselves.
       for (const s of [0, 1]) {
