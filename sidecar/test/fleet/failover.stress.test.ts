@@ -6,13 +6,15 @@
  * other sidecar took) or the store's 503, none slower than the timeouts allow; none was a 200 while no server accepted
  * writes, and readiness said 503 then, naming each host and why; every executionId acknowledged 200, before, during or
  * after the switch, is in the promoted server's audit trail and refused as a replay by both sidecars; none was approved
- * twice, retries of the ones answered 503 included; and both sidecars decide again, and are ready again, within 10 s of
- * the promotion, with no restart (the times are printed). Needs `npm run build` (root `npm test` builds first).
+ * twice, retries of the ones answered 503 included; each sidecar's record log verifies across the switch and the two
+ * hold every acknowledged decision; and both sidecars decide again, and are ready again, within 10 s of the promotion,
+ * with no restart (the times are printed). Needs `npm run build` (root `npm test` builds first).
  */
+import { createPublicKey } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executionFingerprint } from "@writ/runtime";
+import { ExportVerifier, executionFingerprint, loadPublicKeyPem } from "@writ/runtime";
 import { KeepAliveClient, killAllBuiltSidecars, type HttpAnswer } from "../support/built-sidecar.js";
 import {
   privatePostgresUnavailable,
@@ -22,7 +24,7 @@ import {
   type PrivateStandby,
 } from "../support/private-postgres.js";
 import { API_KEY, REPLAY_BODY, evaluateBody, mapLimit, parse, show } from "../durability/load.js";
-import { freePort, startFleetSidecar, type FleetSidecar } from "./support.js";
+import { FLEET_SIGNING_KEY, freePort, startFleetSidecar, type FleetSidecar } from "./support.js";
 
 const UNAVAILABLE_BODY = { error: "replay store unavailable" };
 /** Short database timeouts, so the switch is answered quickly (as database-loss.stress.test.ts). */
@@ -35,6 +37,9 @@ const LONGEST_ANSWER_MS = 8_000;
 /** Service must be back within this long of the promotion. */
 const BACK_WITHIN_MS = 10_000;
 const WORKERS = 6;
+/** The instance ids of the two sidecars: the names of their record logs. */
+const LOG_IDS = ["failover-a", "failover-b"] as const;
+const FLEET_KEY = loadPublicKeyPem(createPublicKey(FLEET_SIGNING_KEY).export({ type: "spki", format: "pem" }).toString());
 
 const unavailable = privatePostgresUnavailable();
 
@@ -74,7 +79,7 @@ if (unavailable !== null) {
       const url = `postgresql://postgres@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/postgres?target_session_attrs=read-write`;
       // Started one after the other: the first creates the schema, on the primary, as any fleet's first sidecar does.
       fleet = [];
-      for (const id of ["failover-a", "failover-b"]) fleet.push(await startFleetSidecar(url, { SERVICE_INSTANCE_ID: id, ...TIMEOUTS }));
+      for (const id of LOG_IDS) fleet.push(await startFleetSidecar(url, { SERVICE_INSTANCE_ID: id, ...TIMEOUTS }));
       clients = fleet.map((s) => new KeepAliveClient(s.a, API_KEY, 2 * WORKERS));
       health = fleet.map((s) => new KeepAliveClient(s.a, API_KEY, 1));
     });
@@ -223,6 +228,24 @@ if (unavailable !== null) {
           .filter((r) => JSON.stringify(parse(r.answer.text)) !== JSON.stringify(REPLAY_BODY))
           .map((r) => `${r.id} on ${r.s}: ${show(r.answer)}`),
       ).toEqual([]);
+
+      // Each sidecar's tamper-evident record log, exported by the sidecar itself, verifies end to end across the switch,
+      // and together they hold every acknowledged decision.
+      const logged = new Set<string>();
+      for (const [s, logId] of [...LOG_IDS.entries()]) {
+        const response = await fetch(`${fleet[s]!.a}/audit/export?logId=${logId}`, { headers: { authorization: `Bearer ${API_KEY}` } });
+        expect(response.status).toBe(200);
+        const verifier = new ExportVerifier([FLEET_KEY]);
+        for (const text of (await response.text()).split("\n")) {
+          if (text === "") continue;
+          const line = JSON.parse(text) as { type: string; kind?: string; record?: string };
+          verifier.add(line);
+          if (line.type === "entry" && line.kind === "decision" && line.record !== undefined)
+            logged.add((JSON.parse(line.record) as { executionId: string }).executionId);
+        }
+        expect(verifier.finish().failures.slice(0, 5), `the log \`${logId}\` does not verify`).toEqual([]);
+      }
+      expect(acknowledged.filter((id) => !logged.has(id)).slice(0, 20)).toEqual([]);
     });
   });
 }
