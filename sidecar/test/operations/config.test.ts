@@ -179,7 +179,10 @@ describe("loadConfig", () => {
     // The URL is a secret: errors name the variable, never the value.
     for (const [url, message] of [
       ["http://writ:s3cret-pass@db/writ", "SERVICE_DATABASE_READ_URL must be a postgresql:// URL, not http://…"],
-      ["not a url s3cret-pass", "SERVICE_DATABASE_READ_URL is not a URL (expected postgresql://user@replica:5432/database)"],
+      [
+        "not a url s3cret-pass",
+        "SERVICE_DATABASE_READ_URL is not a URL (expected postgresql://user@host:5432/database, or with several hosts postgresql://user@host1:5432,host2:5432/database)",
+      ],
     ] as const) {
       expect(refusal({ ...KEY, ...PG, SERVICE_DATABASE_READ_URL: url })).toBe(message);
     }

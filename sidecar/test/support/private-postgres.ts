@@ -43,6 +43,8 @@ export interface PrivatePostgres {
   start(): Promise<void>;
   /** Fast shutdown: connections are cut, the server stops until `start`. */
   stop(): Promise<void>;
+  /** Immediate shutdown, as a crash: no checkpoint, connections dropped; the server stays down until `start`. */
+  crash(): Promise<void>;
   restart(): Promise<void>;
   remove(): Promise<void>;
 }
@@ -87,6 +89,7 @@ async function serve(dir: string, tool: Tool, port: number): Promise<PrivatePost
     ctl,
     start: async () => void (await ctl("-o", options, "start")),
     stop: async () => void (await ctl("-m", "fast", "stop")),
+    crash: async () => void (await ctl("-m", "immediate", "stop")),
     restart: async () => void (await ctl("-m", "fast", "-o", options, "restart")),
     remove: async () => {
       await ctl("-m", "immediate", "stop").catch(() => undefined);

@@ -2,14 +2,16 @@
  * The PostgreSQL engine's settings (`SERVICE_STORE=postgres`, docs/fleet.md): the shared database of a fleet. Read
  * without loading `pg`, at start-up with the rest of the configuration.
  */
-import { readFileSync } from "node:fs";
-import { ConfigError, integer, oneOf, path, text, type Env } from "../../env.js";
+import { ConfigError, integer, oneOf, type Env } from "../../env.js";
 import type { EngineSettings } from "../engine-settings.js";
-import { READ_URL_VARIABLES, readDatabaseUrl } from "./read-url.js";
+import { READ_URL_VARIABLES, databaseUrlFrom, readDatabaseUrl } from "./database-url.js";
 
 /** The shared database of a fleet (`SERVICE_STORE=postgres`, docs/fleet.md). */
 export interface DatabaseConfig {
-  /** `postgresql://…` from SERVICE_DATABASE_URL or the file SERVICE_DATABASE_URL_FILE names; a secret: never logged. */
+  /**
+   * `postgresql://…` from SERVICE_DATABASE_URL or the file SERVICE_DATABASE_URL_FILE names, one host or several
+   * (`postgresql://user@db1:5432,db2:5432/writ?target_session_attrs=read-write`, hosts.ts); a secret: never logged.
+   */
   readonly url: string;
   readonly poolSize: number;
   readonly statementTimeoutMs: number;
@@ -40,7 +42,7 @@ export const DEFAULT_DATABASE = {
 export interface PostgresStorageConfig {
   readonly kind: "postgres";
   readonly database: DatabaseConfig;
-  /** SERVICE_DATABASE_READ_URL(_FILE) (read-url.ts): where the reads that scan history go; null: to `database`. A secret. */
+  /** SERVICE_DATABASE_READ_URL(_FILE) (database-url.ts): where the reads that scan history go; null: to `database`. A secret. */
   readonly readUrl: string | null;
 }
 
@@ -50,39 +52,9 @@ export interface PostgresStorageConfig {
  * @throws ConfigError
  */
 export function databaseConfig(env: Env, cwd: string = process.cwd()): DatabaseConfig {
-  const inline = text(env, "SERVICE_DATABASE_URL");
-  const file = path(text(env, "SERVICE_DATABASE_URL_FILE"), cwd);
-  if (inline !== undefined && file !== null)
-    throw new ConfigError("SERVICE_DATABASE_URL and SERVICE_DATABASE_URL_FILE are both set; choose one");
-  let url: string;
-  if (file !== null) {
-    try {
-      url = readFileSync(file, "utf8").trim();
-    } catch (e) {
-      throw new ConfigError(
-        `cannot read SERVICE_DATABASE_URL_FILE \`${file}\`: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      );
-    }
-    if (url === "") throw new ConfigError(`SERVICE_DATABASE_URL_FILE \`${file}\` is empty`);
-  } else if (inline !== undefined) {
-    url = inline.trim();
-  } else {
+  const url = databaseUrlFrom(env, cwd, "SERVICE_DATABASE_URL", "SERVICE_DATABASE_URL_FILE");
+  if (url === null)
     throw new ConfigError("SERVICE_STORE is `postgres` but neither SERVICE_DATABASE_URL nor SERVICE_DATABASE_URL_FILE is set");
-  }
-  // The URL is a secret (it may hold a password): errors name the variable, never the value.
-  let protocol: string;
-  try {
-    protocol = new URL(url).protocol;
-  } catch {
-    throw new ConfigError(
-      `${file === null ? "SERVICE_DATABASE_URL" : "SERVICE_DATABASE_URL_FILE's content"} is not a URL (expected postgresql://user@host:5432/database)`,
-    );
-  }
-  if (protocol !== "postgresql:" && protocol !== "postgres:") {
-    throw new ConfigError(
-      `${file === null ? "SERVICE_DATABASE_URL" : "SERVICE_DATABASE_URL_FILE's content"} must be a postgresql:// URL, not ${protocol}//…`,
-    );
-  }
   return {
     url,
     poolSize: integer(env, "SERVICE_DATABASE_POOL_SIZE", DEFAULT_DATABASE.poolSize, 1, 1_000),

@@ -19,16 +19,18 @@
  *
  * INVARIANT (one probe at a time): a probe starts only once the previous one settled, so a database that never
  * answers (a black hole) holds one probe and one socket, never a pile of them; a probe still unanswered after the
- * pool's client timeout (statement timeout + 1 s) destroys its socket, and the next one connects anew.
+ * pool's client timeout (statement timeout + 1 s; plus the time to choose a host of several, host-walk.ts) destroys its
+ * socket, and the next one connects anew.
  */
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { StoreUnavailableError } from "@writ/runtime";
-import pg from "pg";
+import type pg from "pg";
 import type { DatabaseConfig } from "./config.js";
 import type { StoreHealth } from "../backend.js";
 import { InstanceInUseError } from "../instance-in-use.js";
+import { connector } from "./host-walk.js";
 import { CLIENT_TIMEOUT_MARGIN_MS } from "./pool.js";
 
 /** How often the session is probed: with PROBE_DEADLINE_MS, an unreachable database shows within 1 s. */
@@ -88,6 +90,8 @@ export interface InstanceSessionOptions {
 
 export class InstanceSession {
   readonly #config: pg.ClientConfig;
+  /** Connects to the URL's host, or the first of its hosts that qualifies (host-walk.ts). */
+  readonly #Client: typeof pg.Client;
   readonly #instance: InstanceSessionOptions["instance"];
   readonly #onHealth: (health: StoreHealth, error?: unknown) => void;
   readonly #abandonMs: number;
@@ -117,8 +121,10 @@ export class InstanceSession {
 
   private constructor(options: InstanceSessionOptions) {
     const { database } = options;
+    const { Client, connectionString, walkMs } = connector(database.url, database.connectTimeoutMs);
+    this.#Client = Client;
     this.#config = {
-      connectionString: database.url,
+      connectionString,
       connectionTimeoutMillis: database.connectTimeoutMs,
       statement_timeout: database.statementTimeoutMs,
       lock_timeout: database.lockTimeoutMs,
@@ -128,7 +134,8 @@ export class InstanceSession {
     };
     this.#instance = options.instance;
     this.#onHealth = options.onHealth ?? (() => undefined);
-    this.#abandonMs = database.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS;
+    // A probe that must first choose its host (host-walk.ts) has that much longer.
+    this.#abandonMs = walkMs + database.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS;
   }
 
   /** Whether the database answers the session: `store` of `/health`. */
@@ -202,7 +209,7 @@ export class InstanceSession {
 
   /** A new session: connected, in its transaction, with no idle limit and with its keepalive. */
   async #connect(): Promise<pg.Client> {
-    const client = new pg.Client(this.#config);
+    const client = new this.#Client(this.#config);
     // Kept for the client's life: a lost connection emits `error` (unhandled, it would end the process). The session is
     // then gone, with its lock; a probe connects anew at once (a database shutting down terminates its sessions first,
     // and then refuses connections: it shows as failing within milliseconds, not at the next probe).

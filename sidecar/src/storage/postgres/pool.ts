@@ -16,12 +16,17 @@
  * rough the planner's cost estimate passes `jit_above_cost` and compiling costs more than the statement (about 200 ms
  * per statement measured on a 10-million-decision database, docs/benchmarks.md "At 10 million").
  * TLS settings are passed through in the URL (`sslmode`, `sslrootcert`, `sslcert`, `sslkey`), as libpq reads them.
+ * A URL of several hosts, or with `target_session_attrs`, makes each new connection choose its host (host-walk.ts); the
+ * pool's connect timeout then covers the whole walk.
  * Its counts (`poolStats`) are read at each scrape of `/metrics`; its failed connections are counted by its clients
  * themselves (`CountingClient`), whether or not anyone listens to them.
  */
 import pg from "pg";
 import type { DatabaseConfig } from "./config.js";
+import { connector } from "./host-walk.js";
 import type { PoolStats } from "../pool-stats.js";
+
+export { redactedUrl } from "./hosts.js";
 
 /** The client gives up this long after the server's own statement timeout would have fired. */
 export const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
@@ -40,8 +45,8 @@ const failures = new WeakMap<pg.Pool, { count: number }>();
  * the socket's close then emits no `error`. Counting wraps `connect` and `emit` and listens to the connection's
  * messages: it adds no `error` listener, so an unhandled client error stays what it was (query.ts `checkOut`).
  */
-function countingClient(failed: { count: number }): new (config?: pg.ClientConfig) => pg.Client {
-  return class CountingClient extends pg.Client {
+function countingClient(failed: { count: number }, Base: typeof pg.Client): new (config?: pg.ClientConfig) => pg.Client {
+  return class CountingClient extends Base {
     #counted = false;
 
     constructor(config?: pg.ClientConfig) {
@@ -82,11 +87,12 @@ function countingClient(failed: { count: number }): new (config?: pg.ClientConfi
 
 export function createPool(database: DatabaseConfig, onIdleError: (error: Error) => void): pg.Pool {
   const failed = { count: 0 };
+  const { Client, connectionString, walkMs } = connector(database.url, database.connectTimeoutMs);
   const pool = new pg.Pool({
-    Client: countingClient(failed) as unknown as new () => pg.ClientBase,
-    connectionString: database.url,
+    Client: countingClient(failed, Client) as unknown as new () => pg.ClientBase,
+    connectionString,
     max: database.poolSize,
-    connectionTimeoutMillis: database.connectTimeoutMs,
+    connectionTimeoutMillis: walkMs + database.connectTimeoutMs,
     statement_timeout: database.statementTimeoutMs,
     query_timeout: database.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
     // Sent by pg as startup parameters, as the statement timeout is (never 0: the configuration's minimums are above it).
@@ -108,15 +114,4 @@ export function createPool(database: DatabaseConfig, onIdleError: (error: Error)
 /** The pool's counts now (pool-stats.ts). */
 export function poolStats(pool: pg.Pool): PoolStats {
   return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, errors: failures.get(pool)?.count ?? 0 };
-}
-
-/** The URL without its password, for logs and errors: credentials are never printed. */
-export function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "(unparsable URL)";
-  }
 }
