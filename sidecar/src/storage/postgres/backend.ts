@@ -14,8 +14,8 @@
  *   within 1 s of the database going away; `audit_db` follows the audit log's own statements and its `SELECT 1` every
  *   second. Both recover by themselves when the database returns, with no restart. Each probe starts only once the
  *   previous one settled: a database that does not answer never piles them up.
- * - Sweeping expired reservations and failed entries: once a minute (SERVICE_REPLAY_SWEEP_INTERVAL_MS), by whichever sidecar takes the advisory lock; the
- *   others skip that round.
+ * - Sweeping expired reservations and failed entries: once a minute (SERVICE_REPLAY_SWEEP_INTERVAL_MS), one statement
+ *   at a time across the fleet (PostgresReplayStore `sweepRound`); a sidecar that finds another sweeping skips that round.
  */
 import { DEFAULT_CLAIM_STATEMENTS, PostgresReplayStore } from "./replay-store.js";
 import { DisabledAuditLog } from "../../audit/disabled-audit-log.js";
@@ -30,7 +30,6 @@ import { migrate } from "./migrations.js";
 import { createPool, poolStats, redactedUrl } from "./pool.js";
 import { PostgresLogStorage } from "./record-log-storage.js";
 import { PostgresTrustRecordStore } from "./record-store.js";
-import { sweepOnce } from "./sweep.js";
 import type { PostgresStorageConfig } from "./config.js";
 
 export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (config, { database }, reporters, notices, signingKey) => {
@@ -83,7 +82,7 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
         }, STORE_PROBE_INTERVAL_MS)
       : null;
   auditProbes?.unref();
-  const sweep = setInterval(() => void sweepOnce(pool, replay).catch(() => undefined), config.maintenance.replaySweepMs);
+  const sweep = setInterval(() => void replay.sweep().catch(() => undefined), config.maintenance.replaySweepMs);
   sweep.unref();
 
   return {
