@@ -30,6 +30,7 @@ import { migrate } from "./migrations.js";
 import { createPool, poolStats, redactedUrl } from "./pool.js";
 import { PostgresLogStorage } from "./record-log-storage.js";
 import { PostgresTrustRecordStore } from "./record-store.js";
+import { checkSessions } from "./session-check.js";
 import type { PostgresStorageConfig } from "./config.js";
 
 export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (config, { database }, reporters, notices, signingKey) => {
@@ -39,6 +40,8 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
   let session: InstanceSession | null = null;
   let logStorage: PostgresLogStorage | null;
   try {
+    // Before anything is written: sessions a connection pooler changed refuse the start (docs/fleet.md, "Poolers").
+    await checkSessions(pool, database);
     const outcome = await migrate(pool, (m) => reporters.onNotice?.(`database schema: applied migration ${m.version} (${m.description})`));
     if (outcome.applied.length === 0) notices.push(`database ${redactedUrl(database.url)}: schema at version ${outcome.to}`);
     const autovacuum = await autovacuumWarning(pool);
@@ -56,7 +59,7 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
   // Claim statements under way at once: never more than the pool has connections, so other statements still get one.
   const claimStatements = Math.min(DEFAULT_CLAIM_STATEMENTS, database.poolSize);
   const recording = !config.audit ? { keepRecords: false } : logStorage === null ? {} : { recordLog: { logId: logStorage.logId } };
-  const replayOptions = { claimStatements, ...recording };
+  const replayOptions = { claimStatements, namedStatements: database.preparedStatements !== false, ...recording };
   const replay = new PostgresReplayStore(pool, replayOptions);
   const audit: AuditLog = config.audit
     ? new PostgresAuditLog(pool, {

@@ -3,7 +3,7 @@
  * without loading `pg`, at start-up with the rest of the configuration.
  */
 import { readFileSync } from "node:fs";
-import { ConfigError, integer, oneOf, path, text, type Env } from "../../env.js";
+import { ConfigError, flag, integer, oneOf, path, text, type Env } from "../../env.js";
 import type { EngineSettings } from "../engine-settings.js";
 
 /** The shared database of a fleet (`SERVICE_STORE=postgres`, docs/fleet.md). */
@@ -20,6 +20,11 @@ export interface DatabaseConfig {
    * long (its client gone, or cut off by the network) is ended with its connection, and its locks released.
    */
   readonly idleInTransactionTimeoutMs: number;
+  /**
+   * Whether the replay store's statements are named prepared statements (replay-store.ts); off behind a pooler that
+   * runs a client's transactions on any server connection (docs/fleet.md, "Poolers"). Absent: on.
+   */
+  readonly preparedStatements?: boolean;
 }
 
 /**
@@ -95,6 +100,7 @@ export function databaseConfig(env: Env, cwd: string = process.cwd()): DatabaseC
       1_000,
       3_600_000,
     ),
+    preparedStatements: flag(env, "SERVICE_DATABASE_PREPARED_STATEMENTS", true),
   };
 }
 

@@ -76,6 +76,8 @@ export interface PostgresReplayStoreOptions {
    * inserted) and its time. Absent or null: records are not logged. Needs the records table.
    */
   readonly recordLog?: { readonly logId: string } | null;
+  /** Whether statements are named prepared statements (`#query`); default true. */
+  readonly namedStatements?: boolean;
 }
 
 /** Claim statements under way at once by default (docs/benchmarks.md, "Fleet"). */
@@ -169,11 +171,13 @@ export class PostgresReplayStore implements ReplayStore {
   /** The record log's pending table and this sidecar's log id; null: records are not logged. */
   readonly #log: { readonly pending: string; readonly logId: string } | null;
   readonly #claims: Batcher<Claim, Row | undefined | Error>;
+  readonly #named: boolean;
   #closed = false;
 
   /** Uses `pool` (the caller owns it: `close()` does not end it), on a database the sidecar's migrations made (migrations.ts). */
   constructor(pool: pg.Pool, options: PostgresReplayStoreOptions = {}) {
     this.#pool = pool;
+    this.#named = options.namedStatements ?? true;
     this.#records = options.keepRecords === false ? null : RECORDS_TABLE;
     const log = options.recordLog ?? null;
     if (log !== null && this.#records === null)
@@ -509,11 +513,13 @@ export class PostgresReplayStore implements ReplayStore {
   /**
    * Every statement: refused once closed; a database failure is StoreUnavailableError (503 at the HTTP edge). Each
    * statement text is a named prepared statement, parsed and planned once per connection instead of once per call
-   * (about a third of the database's CPU per transition, docs/benchmarks.md).
+   * (about a third of the database's CPU per transition, docs/benchmarks.md); unnamed, parsed and planned at each call,
+   * with `namedStatements: false` (a connection pooler that hands a client's statements to server connections which
+   * never prepared them: PgBouncer in transaction mode before 1.21).
    */
   async #query<R extends pg.QueryResultRow = Row>(text: string, values: readonly unknown[]): Promise<pg.QueryResult<R>> {
     if (this.#closed) throw new ReplayStoreClosedError();
-    const name = statementName(text);
+    const name = this.#named ? statementName(text) : undefined;
     try {
       return await this.#pool.query<R>({ name, text, values: values as unknown[] });
     } catch (error) {
