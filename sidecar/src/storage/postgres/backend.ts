@@ -41,7 +41,7 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
   let logStorage: PostgresLogStorage | null;
   try {
     // Before anything is written: sessions a connection pooler changed refuse the start (docs/fleet.md, "Poolers").
-    await checkSessions(pool, database);
+    await checkSessions(database);
     const outcome = await migrate(pool, (m) => reporters.onNotice?.(`database schema: applied migration ${m.version} (${m.description})`));
     if (outcome.applied.length === 0) notices.push(`database ${redactedUrl(database.url)}: schema at version ${outcome.to}`);
     const autovacuum = await autovacuumWarning(pool);

@@ -24,6 +24,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { StoreUnavailableError } from "@writ/runtime";
 import type pg from "pg";
 import type { DatabaseConfig } from "./config.js";
+import { createPool } from "./pool.js";
 import { checkOut, query, type CheckedOutClient } from "./query.js";
 import { UnfitSessionsError } from "./unfit-sessions.js";
 
@@ -38,8 +39,21 @@ const PROBE_WAIT_MS = 1_000;
 /** SQLSTATE: the prepared statement does not exist (26000), or already exists on a shared server connection (42P05). */
 const STATEMENT_LOST = new Set(["26000", "42P05"]);
 
-/** @throws UnfitSessionsError; StoreUnavailableError when the database fails meanwhile */
-export async function checkSessions(pool: pg.Pool, database: DatabaseConfig): Promise<void> {
+/**
+ * Checks on a pool of its own, of two connections whatever SERVICE_DATABASE_POOL_SIZE (the probe holds two at once),
+ * made as the sidecar's pool is, and ended before it returns.
+ * @throws UnfitSessionsError; StoreUnavailableError when the database fails meanwhile
+ */
+export async function checkSessions(database: DatabaseConfig): Promise<void> {
+  const pool = createPool({ ...database, poolSize: 2 }, () => undefined);
+  try {
+    await checkOn(pool, database);
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
+}
+
+async function checkOn(pool: pg.Pool, database: DatabaseConfig): Promise<void> {
   await checkSettings(pool, database);
   if (database.preparedStatements !== false && !(await namedStatementsKept(pool))) {
     throw new UnfitSessionsError(
