@@ -14,6 +14,7 @@ import { ConfigError, loadConfig } from "./config.js";
 import { createLogger, lifecycleLog, type Logger } from "./observability/logger.js";
 import { startSidecar, type RunningSidecar } from "./sidecar.js";
 import { InstanceInUseError } from "./storage/instance-in-use.js";
+import { UnfitSessionsError } from "./storage/postgres/unfit-sessions.js";
 
 const USAGE = `usage: writ-sidecar [--dev]
        writ-sidecar migrate
@@ -143,8 +144,9 @@ async function serve(dev: boolean): Promise<number> {
       log.fatal({ code: "CONFIG_INVALID" }, e.message);
       return 2;
     }
-    // Another live sidecar owns this instance's audit record log: `code: "INSTANCE_IN_USE"` says so to a supervisor.
-    const code = e instanceof InstanceInUseError ? { code: e.code } : {};
+    // Another live sidecar owns this instance's audit record log (`code: "INSTANCE_IN_USE"`), or a connection pooler
+    // changed the database sessions (`code: "DATABASE_SESSIONS_UNFIT"`): the code says so to a supervisor.
+    const code = e instanceof InstanceInUseError || e instanceof UnfitSessionsError ? { code: e.code } : {};
     log.fatal({ err: e, ...code }, `failed to start: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   }

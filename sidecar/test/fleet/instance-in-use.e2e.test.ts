@@ -9,23 +9,9 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../test/support/postgres.js";
-import { killAllBuiltSidecars, logLines, startBuiltSidecar, type BuiltSidecar } from "../support/built-sidecar.js";
+import { killAllBuiltSidecars, startBuiltSidecar, type BuiltSidecar } from "../support/built-sidecar.js";
 import { surfaceAEnv } from "../durability/load.js";
-import { databaseUrlOf, fleetEnv } from "./support.js";
-
-/** Starts a sidecar that must be refused: its exit code and its `failed to start` line. */
-async function refused(env: Record<string, string>): Promise<{ exit: string; line: Record<string, unknown> }> {
-  const error = await startBuiltSidecar(env).then(
-    () => {
-      throw new Error("the second sidecar started");
-    },
-    (e: unknown) => e as Error,
-  );
-  const [first, ...rest] = error.message.split("\n");
-  const line = logLines(`${rest.join("\n")}\n`).find((l) => l.level === "fatal");
-  expect(line, error.message).toBeDefined();
-  return { exit: first!, line: line as Record<string, unknown> };
-}
+import { databaseUrlOf, fleetEnv, refused } from "./support.js";
 
 async function health(sidecar: BuiltSidecar): Promise<Record<string, unknown>> {
   const response = await fetch(`${sidecar.url}/health?probe=ready`);

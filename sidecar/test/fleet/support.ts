@@ -5,7 +5,8 @@
  */
 import { generateKeyPairSync } from "node:crypto";
 import { createServer } from "node:net";
-import { startBuiltSidecar, type BuiltSidecar } from "../support/built-sidecar.js";
+import { expect } from "vitest";
+import { logLines, startBuiltSidecar, type BuiltSidecar } from "../support/built-sidecar.js";
 import { surfaceAEnv } from "../durability/load.js";
 
 /** One Ed25519 key for the whole fleet (PKCS8 PEM), as a platform team distributes it. */
@@ -43,4 +44,18 @@ export async function startFleetSidecar(databaseUrl: string, settings: Readonly<
 
 export function databaseUrlOf(pool: { readonly options: unknown }): string {
   return (pool.options as { connectionString: string }).connectionString;
+}
+
+/** Starts a sidecar that must be refused: its exit code and its `failed to start` line. */
+export async function refused(env: Record<string, string>): Promise<{ exit: string; line: Record<string, unknown> }> {
+  const error = await startBuiltSidecar(env).then(
+    () => {
+      throw new Error("the sidecar started");
+    },
+    (e: unknown) => e as Error,
+  );
+  const [first, ...rest] = error.message.split("\n");
+  const line = logLines(`${rest.join("\n")}\n`).find((l) => l.level === "fatal");
+  expect(line, error.message).toBeDefined();
+  return { exit: first!, line: line as Record<string, unknown> };
 }

@@ -1,7 +1,9 @@
 /**
  * Two sidecar processes on one PostgreSQL database, both surfaces: one decision per executionId for the
  * whole fleet, one audit trail, one set of Trust Records, one resolution per override, whichever sidecar is asked.
- * Needs `npm run build` (root `npm test` builds first).
+ * Directly, and through PgBouncer (Debian's, test/support/pgbouncer.ts) in session mode and in transaction mode (with
+ * SERVICE_DATABASE_PREPARED_STATEMENTS off), writ's settings set for its role as the start's check asks
+ * (docs/fleet.md, "Poolers"). Needs `npm run build` (root `npm test` builds first).
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,29 +11,51 @@ import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../.
 import { KeepAliveClient, killAllBuiltSidecars } from "../support/built-sidecar.js";
 import { API_KEY, REPLAY_BODY, auditPath, evaluateBody, mapLimit, parse } from "../durability/load.js";
 import { businessTransaction } from "../surface-b/support.js";
-import { databaseUrlOf, startFleetSidecar, type FleetSidecar } from "./support.js";
+import { WRIT_STARTUP_PARAMETERS, pgbouncerUnavailable, setWritSettings, startPgBouncer, type PgBouncer } from "../support/pgbouncer.js";
+import { databaseUrlOf, freePort, startFleetSidecar, type FleetSidecar } from "./support.js";
 
 const unavailable = await postgresUnavailable();
 
-if (unavailable !== null) {
-  describe.skip(`two sidecars on one PostgreSQL database: ${unavailable}`, () => {
-    it("shares replay protection, the audit trail and Trust Records", () => undefined);
-  });
-} else {
-  describe("two sidecars on one PostgreSQL database (built sidecar)", () => {
+/** How the sidecars reach the database: directly, or through a PgBouncer of the test's in that pool mode. */
+const ROUTES = [
+  { name: "directly", poolMode: null, settings: {} },
+  { name: "through PgBouncer in session mode", poolMode: "session", settings: {} },
+  { name: "through PgBouncer in transaction mode", poolMode: "transaction", settings: { SERVICE_DATABASE_PREPARED_STATEMENTS: "off" } },
+] as const;
+
+for (const route of ROUTES) {
+  const skip = unavailable ?? (route.poolMode === null ? null : pgbouncerUnavailable());
+  if (skip !== null) {
+    describe.skip(`two sidecars on one PostgreSQL database ${route.name}: ${skip}`, () => {
+      it("shares replay protection, the audit trail and Trust Records", () => undefined);
+    });
+    continue;
+  }
+  describe(`two sidecars on one PostgreSQL database ${route.name} (built sidecar)`, () => {
     let database: TestDatabase;
+    let bouncer: PgBouncer | null = null;
     let fleet: FleetSidecar[];
     let clients: KeepAliveClient[];
     let clientsB: KeepAliveClient[];
 
     beforeAll(async () => {
       database = await createTestDatabase();
-      const url = databaseUrlOf(database.pool);
+      let url = databaseUrlOf(database.pool);
+      if (route.poolMode !== null) {
+        bouncer = await startPgBouncer({
+          server: { host: "127.0.0.1", port: Number(new URL(url).port) },
+          port: await freePort(),
+          poolMode: route.poolMode,
+          ignoreStartupParameters: WRIT_STARTUP_PARAMETERS,
+        });
+        await setWritSettings(database.pool);
+        url = bouncer.urlOf(url);
+      }
       // Started together: the migration lock lets one create the schema while the other waits. On one host, each needs
       // an instance id of its own (the host name would be both's: the second would be refused).
       fleet = await Promise.all([
-        startFleetSidecar(url, { SERVICE_INSTANCE_ID: "fleet-a" }),
-        startFleetSidecar(url, { SERVICE_INSTANCE_ID: "fleet-b" }),
+        startFleetSidecar(url, { SERVICE_INSTANCE_ID: "fleet-a", ...route.settings }),
+        startFleetSidecar(url, { SERVICE_INSTANCE_ID: "fleet-b", ...route.settings }),
       ]);
       clients = fleet.map((s) => new KeepAliveClient(s.a, API_KEY, 100));
       clientsB = fleet.map((s) => new KeepAliveClient(s.b, API_KEY, 10));
@@ -39,6 +63,7 @@ if (unavailable !== null) {
     afterAll(async () => {
       for (const client of [...(clients ?? []), ...(clientsB ?? [])]) client.close();
       await killAllBuiltSidecars();
+      await bouncer?.remove();
       await database?.drop();
     });
 

@@ -118,9 +118,22 @@ describe("loadConfig", () => {
         connectTimeoutMs: 300,
         lockTimeoutMs: 3_000,
         idleInTransactionTimeoutMs: 10_000,
+        preparedStatements: true,
       },
       readUrl: null,
     });
+  });
+
+  it("on PostgreSQL: named prepared statements on by default, off with SERVICE_DATABASE_PREPARED_STATEMENTS=off", () => {
+    const database = (env: Env) => {
+      const { storage } = loadConfig({ ...KEY, ...PG, ...env }, { cwd: SRV });
+      return storage.kind === "postgres" ? storage.database : null;
+    };
+    expect(database({})).toMatchObject({ preparedStatements: true });
+    expect(database({ SERVICE_DATABASE_PREPARED_STATEMENTS: "off" })).toMatchObject({ preparedStatements: false });
+    expect(() => database({ SERVICE_DATABASE_PREPARED_STATEMENTS: "sometimes" })).toThrow(
+      "SERVICE_DATABASE_PREPARED_STATEMENTS must be `on` or `off`, not `sometimes`",
+    );
   });
 
   it("on PostgreSQL: the lock timeout and the idle-in-transaction limit of every pooled connection, each within its bounds", () => {

@@ -1,14 +1,13 @@
 /**
- * Sweeping a fleet's replay table (storage/postgres/sweep.ts): one sidecar at a time. While another sidecar holds the
- * sweep lock, a sidecar skips the round and removes nothing; once it is free, the expired entries go and the live ones
- * stay. And what a sweep costs: among 200,000 consumed rows, batches of statements that find the expired rows through
+ * Sweeping a fleet's replay table (PostgresReplayStore `sweepRound`): one sweeping statement at a time. While another
+ * sidecar's statement holds the sweep lock, a sidecar skips the round and removes nothing; once it is free, the expired
+ * entries go and the live ones stay. And what a sweep costs: among 200,000 consumed rows, batches of statements that find the expired rows through
  * the expiry index, never a scan of the table (EXPLAIN of the very statements the sweep ran).
  */
-import { PostgresReplayStore } from "../../src/storage/postgres/replay-store.js";
+import { PostgresReplayStore, SWEEP_LOCK } from "../../src/storage/postgres/replay-store.js";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate } from "../../src/storage/postgres/migrations.js";
-import { SWEEP_LOCK, sweepOnce } from "../../src/storage/postgres/sweep.js";
 import { createTestDatabase, postgresUnavailable, testPool, type TestDatabase } from "../../../test/support/postgres.js";
 
 const unavailable = await postgresUnavailable();
@@ -34,22 +33,24 @@ if (unavailable !== null) {
         for (let i = 0; i < 20; i++) expect((await store.reserve(`expired-${i}`, { now: now - 600_000, ttlMs: 1_000 })).ok).toBe(true);
         expect((await store.reserve("live", { now, ttlMs: 300_000 })).ok).toBe(true);
         expect((await store.consume("consumed", { now: now - 600_000 })).ok).toBe(true);
-        // Another sidecar of the fleet is sweeping: it holds the lock on a session of its own.
+        // Another sidecar of the fleet is sweeping: its statement holds the lock in its transaction.
         const sweeping = await other.connect();
-        await sweeping.query("SELECT pg_advisory_lock(hashtext($1))", [SWEEP_LOCK]);
+        await sweeping.query("BEGIN");
+        await sweeping.query("SELECT pg_advisory_xact_lock(hashtext($1))", [SWEEP_LOCK]);
         try {
-          expect(await Promise.all([sweepOnce(database.pool, store), sweepOnce(database.pool, store)])).toEqual([null, null]);
+          expect(await Promise.all([store.sweepRound(), store.sweepRound()])).toEqual([null, null]);
+          expect(await store.sweep()).toBe(0);
           expect(await store.read("expired-0")).not.toBeNull();
         } finally {
-          await sweeping.query("SELECT pg_advisory_unlock(hashtext($1))", [SWEEP_LOCK]);
+          await sweeping.query("COMMIT");
           sweeping.release();
         }
-        expect(await sweepOnce(database.pool, store)).toBe(20);
+        expect(await store.sweepRound()).toBe(20);
         expect(await store.read("expired-0")).toBeNull();
         expect(await store.read("live")).toMatchObject({ state: "reserved" });
         expect(await store.read("consumed")).toMatchObject({ state: "consumed" });
-        // The lock was released: the next round sweeps (nothing left).
-        expect(await sweepOnce(database.pool, store)).toBe(0);
+        // The lock was released with its statement: the next round sweeps (nothing left).
+        expect(await store.sweepRound()).toBe(0);
       } finally {
         await other.end();
       }
@@ -76,14 +77,14 @@ if (unavailable !== null) {
           name === "query"
             ? async (config: pg.QueryConfig) => {
                 const result = await target.query(config);
-                if (config.text.trimStart().startsWith("DELETE"))
-                  deletes.push({ text: config.text, values: config.values ?? [], rows: result.rowCount ?? 0 });
+                if (config.text.includes("DELETE FROM"))
+                  deletes.push({ text: config.text, values: config.values ?? [], rows: (result.rows[0] as { removed: number }).removed });
                 return result;
               }
             : Reflect.get(target, name),
       });
       const store = new PostgresReplayStore(recording);
-      expect(await sweepOnce(database.pool, store)).toBe(1_200);
+      expect(await store.sweepRound()).toBe(1_200);
       // Each batch its own statement: no transaction, no row lock, lasts longer than one batch.
       expect(deletes.map((d) => d.rows)).toEqual([500, 500, 200]);
       expect(new Set(deletes.map((d) => d.text)).size).toBe(1);
@@ -105,10 +106,10 @@ if (unavailable !== null) {
       let generic: PlanNode;
       try {
         await client.query("SET plan_cache_mode = force_generic_plan");
-        await client.query(`PREPARE sweep_batch(bigint) AS ${statement.text}`);
+        await client.query(`PREPARE sweep_batch(bigint, text) AS ${statement.text}`);
         generic = (
           await client.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(
-            `EXPLAIN (FORMAT JSON) EXECUTE sweep_batch(${Number(statement.values[0])})`,
+            `EXPLAIN (FORMAT JSON) EXECUTE sweep_batch(${Number(statement.values[0])}, '${SWEEP_LOCK}')`,
           )
         ).rows[0]!["QUERY PLAN"][0].Plan;
         await client.query("DEALLOCATE sweep_batch");

@@ -14,8 +14,8 @@
  *   within 1 s of the database going away; `audit_db` follows the audit log's own statements and its `SELECT 1` every
  *   second. Both recover by themselves when the database returns, with no restart. Each probe starts only once the
  *   previous one settled: a database that does not answer never piles them up.
- * - Sweeping expired reservations and failed entries: once a minute (SERVICE_REPLAY_SWEEP_INTERVAL_MS), by whichever sidecar takes the advisory lock; the
- *   others skip that round.
+ * - Sweeping expired reservations and failed entries: once a minute (SERVICE_REPLAY_SWEEP_INTERVAL_MS), one statement
+ *   at a time across the fleet (PostgresReplayStore `sweepRound`); a sidecar that finds another sweeping skips that round.
  * - Reads that scan history: on the read database's own smaller pool when SERVICE_DATABASE_READ_URL is set
  *   (read-pool.ts says which reads go there and which stay here, and why). It is not connected at start: a replica that
  *   is down fails those reads alone, and never the sidecar's start.
@@ -34,7 +34,7 @@ import { CLIENT_TIMEOUT_MARGIN_MS, createPool, poolStats, redactedUrl } from "./
 import { createReadPool } from "./read-pool.js";
 import { PostgresLogStorage } from "./record-log-storage.js";
 import { PostgresTrustRecordStore } from "./record-store.js";
-import { sweepOnce } from "./sweep.js";
+import { checkSessions } from "./session-check.js";
 import type { PostgresStorageConfig } from "./config.js";
 
 export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
@@ -51,6 +51,8 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
   let session: InstanceSession | null = null;
   let logStorage: PostgresLogStorage | null;
   try {
+    // Before anything is written: sessions a connection pooler changed refuse the start (docs/fleet.md, "Poolers").
+    await checkSessions(database);
     const outcome = await migrate(pool, (m) => reporters.onNotice?.(`database schema: applied migration ${m.version} (${m.description})`));
     if (outcome.applied.length === 0) notices.push(`database ${redactedUrl(database.url)}: schema at version ${outcome.to}`);
     const autovacuum = await autovacuumWarning(pool);
@@ -71,7 +73,12 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
   const claimStatements = Math.min(DEFAULT_CLAIM_STATEMENTS, database.poolSize);
   const recording = !config.audit ? { keepRecords: false } : logStorage === null ? {} : { recordLog: { logId: logStorage.logId } };
   // A decision is answered within the pool's client timeout, however many statements it waited behind.
-  const replayOptions = { claimStatements, claimDeadlineMs: database.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS, ...recording };
+  const replayOptions = {
+    claimStatements,
+    claimDeadlineMs: database.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
+    namedStatements: database.preparedStatements !== false,
+    ...recording,
+  };
   const replay = new PostgresReplayStore(pool, replayOptions);
   const audit: AuditLog = config.audit
     ? new PostgresAuditLog(pool, {
@@ -98,7 +105,7 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
         }, STORE_PROBE_INTERVAL_MS)
       : null;
   auditProbes?.unref();
-  const sweep = setInterval(() => void sweepOnce(pool, replay).catch(() => undefined), config.maintenance.replaySweepMs);
+  const sweep = setInterval(() => void replay.sweep().catch(() => undefined), config.maintenance.replaySweepMs);
   sweep.unref();
 
   return {

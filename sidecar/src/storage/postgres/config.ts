@@ -2,7 +2,7 @@
  * The PostgreSQL engine's settings (`SERVICE_STORE=postgres`, docs/fleet.md): the shared database of a fleet. Read
  * without loading `pg`, at start-up with the rest of the configuration.
  */
-import { ConfigError, integer, oneOf, type Env } from "../../env.js";
+import { ConfigError, flag, integer, oneOf, type Env } from "../../env.js";
 import type { EngineSettings } from "../engine-settings.js";
 import { READ_URL_VARIABLES, databaseUrlFrom, readDatabaseUrl } from "./database-url.js";
 
@@ -23,6 +23,11 @@ export interface DatabaseConfig {
    * long (its client gone, or cut off by the network) is ended with its connection, and its locks released.
    */
   readonly idleInTransactionTimeoutMs: number;
+  /**
+   * Whether the replay store's statements are named prepared statements (replay-store.ts); off behind a pooler that
+   * runs a client's transactions on any server connection (docs/fleet.md, "Poolers"). Absent: on.
+   */
+  readonly preparedStatements?: boolean;
 }
 
 /**
@@ -70,6 +75,7 @@ export function databaseConfig(env: Env, cwd: string = process.cwd()): DatabaseC
       1_000,
       3_600_000,
     ),
+    preparedStatements: flag(env, "SERVICE_DATABASE_PREPARED_STATEMENTS", true),
   };
 }
 

@@ -82,12 +82,16 @@ export interface PostgresReplayStoreOptions {
    * inserted) and its time. Absent or null: records are not logged. Needs the records table.
    */
   readonly recordLog?: { readonly logId: string } | null;
+  /** Whether statements are named prepared statements (`#query`); default true. */
+  readonly namedStatements?: boolean;
 }
 
 /** Claim statements under way at once by default (docs/benchmarks.md, "Fleet"). */
 export const DEFAULT_CLAIM_STATEMENTS = 4;
 /** Expired rows `sweep` removes per statement at most: bounds one statement's time and the rows it locks. */
 const SWEEP_BATCH = 500;
+/** The advisory lock of a sweeping statement (`sweepRound`); the key is the same in every sidecar of a fleet. */
+export const SWEEP_LOCK = "writ.replay.sweep";
 /** Claims per statement at most: bounds one statement's size and time. */
 const MAX_CLAIMS_PER_STATEMENT = 100;
 
@@ -173,11 +177,13 @@ export class PostgresReplayStore implements ReplayStore {
   /** The record log's pending table and this sidecar's log id; null: records are not logged. */
   readonly #log: { readonly pending: string; readonly logId: string } | null;
   readonly #claims: Batcher<Claim, Row | undefined | Error>;
+  readonly #named: boolean;
   #closed = false;
 
   /** Uses `pool` (the caller owns it: `close()` does not end it), on a database the sidecar's migrations made (migrations.ts). */
   constructor(pool: pg.Pool, options: PostgresReplayStoreOptions = {}) {
     this.#pool = pool;
+    this.#named = options.namedStatements ?? true;
     this.#records = options.keepRecords === false ? null : RECORDS_TABLE;
     const log = options.recordLog ?? null;
     if (log !== null && this.#records === null)
@@ -271,6 +277,11 @@ export class PostgresReplayStore implements ReplayStore {
     return (rowCount ?? 0) > 0;
   }
 
+  /** Removes what has expired (`sweepRound`, which stops early only when another sidecar of the fleet is sweeping). */
+  async sweep(now?: number): Promise<number> {
+    return (await this.sweepRound(now)) ?? 0;
+  }
+
   /**
    * Removes what has expired, SWEEP_BATCH rows per statement, each statement on its own (autocommit), until one
    * removes fewer: no transaction, and no lock on a row, lasts longer than one batch. Each statement finds its batch
@@ -278,22 +289,34 @@ export class PostgresReplayStore implements ReplayStore {
    * primary key (`= ANY(ARRAY(…))`: index lookups, never a join the planner could turn into a scan of the table),
    * checking each row again as it deletes it: a row taken over meanwhile stays. Its cost is what has expired, whatever
    * the table holds (the EXPLAIN test in the sidecar's postgres-sweep.test.ts).
+   * One sweeping statement at a time across the fleet: each first takes the transaction-level advisory lock SWEEP_LOCK
+   * and deletes nothing without it, and the round stops at the first that finds it held (another sidecar is sweeping:
+   * it removes the rest). The lock lives exactly as long as its statement, on the server connection that ran it, so it
+   * is never left behind on a connection, whichever a connection pooler hands out (PgBouncer in transaction mode).
+   * @returns the number removed, or null when the first statement found the lock held elsewhere
    */
-  async sweep(now?: number): Promise<number> {
+  async sweepRound(now?: number): Promise<number | null> {
     const at = checkNow(now);
     let removed = 0;
     for (;;) {
-      const { rowCount } = await this.#query(
-        `DELETE FROM ${REPLAY_TABLE} AS r
-         WHERE r.fingerprint = ANY(ARRAY(
-           SELECT e.fingerprint FROM ${REPLAY_TABLE} AS e WHERE e.expires_at <= $1 AND e.state IN ('reserved', 'failed')
-           ORDER BY e.expires_at LIMIT ${SWEEP_BATCH}
-         ))
-         AND ${EXPIRED("r", "$1")}`,
-        [at],
+      const { rows } = await this.#query<{ held: boolean; removed: number }>(
+        `WITH lock AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(hashtext($2)) AS held),
+         removed AS (
+           DELETE FROM ${REPLAY_TABLE} AS r
+           WHERE (SELECT held FROM lock) AND r.fingerprint = ANY(ARRAY(
+             SELECT e.fingerprint FROM ${REPLAY_TABLE} AS e WHERE e.expires_at <= $1 AND e.state IN ('reserved', 'failed')
+             ORDER BY e.expires_at LIMIT ${SWEEP_BATCH}
+           ))
+           AND ${EXPIRED("r", "$1")}
+           RETURNING 1
+         )
+         SELECT (SELECT held FROM lock) AS held, (SELECT count(*) FROM removed)::int AS removed`,
+        [at, SWEEP_LOCK],
       );
-      removed += rowCount ?? 0;
-      if ((rowCount ?? 0) < SWEEP_BATCH) return removed;
+      const batch = rows[0]!;
+      if (!batch.held) return removed === 0 ? null : removed;
+      removed += batch.removed;
+      if (batch.removed < SWEEP_BATCH) return removed;
     }
   }
 
@@ -503,13 +526,15 @@ export class PostgresReplayStore implements ReplayStore {
   /**
    * Every statement: refused once closed; a database failure is StoreUnavailableError (503 at the HTTP edge). Each
    * statement text is a named prepared statement, parsed and planned once per connection instead of once per call
-   * (about a third of the database's CPU per transition, docs/benchmarks.md).
+   * (about a third of the database's CPU per transition, docs/benchmarks.md); unnamed, parsed and planned at each call,
+   * with `namedStatements: false` (a connection pooler that hands a client's statements to server connections which
+   * never prepared them: PgBouncer in transaction mode before 1.21).
    */
-  async #query(text: string, values: readonly unknown[]): Promise<pg.QueryResult<Row>> {
+  async #query<R extends pg.QueryResultRow = Row>(text: string, values: readonly unknown[]): Promise<pg.QueryResult<R>> {
     if (this.#closed) throw new ReplayStoreClosedError();
-    const name = statementName(text);
+    const name = this.#named ? statementName(text) : undefined;
     try {
-      return await this.#pool.query<Row>({ name, text, values: values as unknown[] });
+      return await this.#pool.query<R>({ name, text, values: values as unknown[] });
     } catch (error) {
       throw new StoreUnavailableError(`replay database failed: ${error instanceof Error ? error.message : String(error)}`, {
         cause: error,
