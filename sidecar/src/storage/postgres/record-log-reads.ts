@@ -9,7 +9,7 @@ import type pg from "pg";
 import type { ExportReads, LogCounts, StoredEntry, UnloggedRecord } from "../../audit/record-log/log-storage.js";
 import { OUTSIDE_TABLE } from "./outside-log.js";
 import { query } from "./query.js";
-import { indexedUnlikeBody, recordBody } from "./stored-records.js";
+import { TRANSITION_KINDS, recordBody, transitionRecord } from "./stored-records.js";
 
 const PENDING = LOG_PENDING_TABLE;
 
@@ -72,8 +72,9 @@ export class PostgresLogReads implements ExportReads {
       const { rows } = await query<{ position: string; kind: string; leaf: Buffer; body: string | null; indexed: IndexedFields | null }>(
         this.#db,
         "exporting the audit record log",
-        `SELECT e.position, e.kind, e.leaf, ${recordBody("e")} AS body, ${indexedUnlikeBody("e")} AS indexed
-         FROM writ_audit_log_entries e
+        `SELECT e.position, e.kind, e.leaf,
+           CASE WHEN e.kind IN (${TRANSITION_KINDS}) THEN r.body ELSE ${recordBody("e")} END AS body, r.indexed
+         FROM writ_audit_log_entries e LEFT JOIN LATERAL (${transitionRecord("e")}) AS r ON TRUE
          WHERE e.log_id = $1 AND e.position >= $2 AND e.position < $3
          ORDER BY e.position`,
         [logId, start, Math.min(start + PAGE, to)],

@@ -41,18 +41,26 @@ export function recordBody(named: string): string {
   return `(CASE ${branches.join(" ")} END)`;
 }
 
+/** The kinds of the records table (`transitionRecord`), as an SQL list. */
+export const TRANSITION_KINDS = RECORD_SOURCES[0]!.kinds.map((k) => `'${k}'`).join(", ");
+
 /**
- * For a row aliased `named` naming a decision, the `status` and `policy_id` columns its record is kept with, as JSON
- * `{status, policyId}`, when they are not what the record's body states (its `status`, its attestation's `policyId`);
- * else null. Filtered queries find decisions through these columns, which the record log's proof does not cover, so an
- * export names any that disagree and verification fails the entry (runtime decision-agreement.ts). The body is read as
- * jsonb, parsed once (`OFFSET 0` keeps the planner from inlining the cast into each use): the stored text is unchanged.
+ * The transition record (decision, override, confirmation) the row aliased `named` names, for a `LEFT JOIN LATERAL`:
+ * `body`, and for a decision `indexed`, the `status` and `policy_id` columns it is kept with, as JSON `{status,
+ * policyId}`, when they are not what its body states (its `status`, its attestation's `policyId`), else null. Filtered
+ * queries find decisions through these columns, which the record log's proof does not cover, so an export names any
+ * that disagree and verification fails the entry (runtime decision-agreement.ts).
+ *
+ * One probe of the records table's key per row, only for those kinds (`OFFSET 0` keeps the planner from flattening it
+ * into a join it could turn into a scan); the body is read as jsonb, parsed once (`OFFSET 0` again: the cast is not
+ * inlined into each use). The stored text is unchanged.
  */
-export function indexedUnlikeBody(named: string): string {
-  return `(CASE WHEN ${named}.kind = 'decision' THEN (
-      SELECT json_build_object('status', s.status, 'policyId', s.policy_id)
-      FROM ${RECORDS_TABLE} s CROSS JOIN LATERAL (SELECT s.body::jsonb AS j OFFSET 0) AS b
-      WHERE s.execution_fp = ${named}.ref AND s.kind = 'decision'
-        AND (s.status IS DISTINCT FROM b.j->>'status' OR s.policy_id IS DISTINCT FROM b.j->'attestation'->>'policyId')
-    ) END)`;
+export function transitionRecord(named: string): string {
+  const indexed = `(SELECT json_build_object('status', s.status, 'policyId', s.policy_id)
+      FROM (SELECT s.body::jsonb AS j OFFSET 0) AS b
+      WHERE s.status IS DISTINCT FROM b.j->>'status' OR s.policy_id IS DISTINCT FROM b.j->'attestation'->>'policyId')`;
+  return `SELECT s.body, CASE WHEN s.kind = 'decision' THEN ${indexed} END AS indexed
+    FROM ${RECORDS_TABLE} s
+    WHERE ${named}.kind IN (${TRANSITION_KINDS}) AND s.execution_fp = ${named}.ref AND s.kind = ${named}.kind
+    OFFSET 0`;
 }
