@@ -360,6 +360,14 @@ export const ERROR_CODES = {
     meaning: "this sidecar keeps no tamper-evident audit record log: audit is off, or its store has none yet",
     carrier: "body",
   },
+  AUDIT_STORE_UNAVAILABLE: {
+    status: 503,
+    message: "audit store unavailable",
+    retryable: true,
+    meaning:
+      "the database an audit read goes to failed or did not answer in time (the read database for the reads that scan history when SERVICE_DATABASE_READ_URL is set); the sidecar's log names which; decisions are not affected",
+    carrier: "body",
+  },
   RUNTIME_NOT_CONFIGURED: {
     status: 503,
     message: SPEC_ERRORS.RUNTIME_NOT_CONFIGURED,

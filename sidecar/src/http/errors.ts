@@ -13,14 +13,22 @@ export class SidecarHttpError extends Error {
     /** Set when the answer stands for a code of the error table. */
     readonly code?: string,
     readonly headers: Readonly<Record<string, string>> = {},
+    /** What caused it, logged with a 5xx (never sent). */
+    options?: ErrorOptions,
   ) {
-    super(body.error);
+    super(body.error, options);
   }
 
   /** The table's answer for `code`; `arg` is the missing property's name (MISSING_PROPERTY) or a `[CODE@context]`. */
   static of(code: BodyErrorCode, arg?: string): SidecarHttpError {
     const body = (errorBody as (c: BodyErrorCode, a?: string) => { error: string })(code, arg);
     return new SidecarHttpError(statusOf(code), body, code);
+  }
+
+  /** The table's answer for `code` (a code without argument), caused by `cause`: the log shows both. */
+  static causedBy(code: BodyErrorCode, cause: unknown): SidecarHttpError {
+    const body = (errorBody as (c: BodyErrorCode) => { error: string })(code);
+    return new SidecarHttpError(statusOf(code), body, code, {}, { cause });
   }
 }
 

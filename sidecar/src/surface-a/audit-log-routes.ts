@@ -25,7 +25,7 @@ import type { ExportLine, RecordLog } from "../audit/record-log/record-log.js";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError, invalidRequest } from "../http/errors.js";
 import { defineRoute } from "../http/route.js";
-import { parsed } from "./audit-routes.js";
+import { auditRead, parsed } from "./audit-routes.js";
 import type { SurfaceADependencies } from "./dependencies.js";
 
 const MAX_CHECKPOINTS_PAGE = 1_000;
@@ -181,7 +181,7 @@ export const AUDIT_EXPORT = defineRoute<SurfaceADependencies, Query>(
     tag: "audit log",
     checkedByHandler: { querystring: ExportQuery },
     answers: { 200: { description: "The export, streamed.", text: "application/x-ndjson" } },
-    errors: ["AUDIT_LOG_UNAVAILABLE", "CHECKPOINT_NOT_FOUND", "LOG_NOT_FOUND"],
+    errors: ["AUDIT_LOG_UNAVAILABLE", "CHECKPOINT_NOT_FOUND", "LOG_NOT_FOUND", "AUDIT_STORE_UNAVAILABLE"],
   },
   ({ ctx }) =>
     async (request, reply) => {
@@ -195,7 +195,7 @@ export const AUDIT_EXPORT = defineRoute<SurfaceADependencies, Query>(
       const lines = log.export(logId, from);
       // Its first line is read before answering: a checkpoint `from` the export's database lacks (404), or that database
       // failing (503), is answered as the error it is (JSON), never inside or as the end of an NDJSON stream.
-      const first = await lines.next().catch((error: unknown) => {
+      const first = await auditRead(() => lines.next()).catch((error: unknown) => {
         throw error instanceof RangeError ? SidecarHttpError.of("CHECKPOINT_NOT_FOUND") : error;
       });
       return reply.type("application/x-ndjson").send(Readable.from(ndjson(first, lines)));

@@ -3,9 +3,8 @@
  * (test/support/private-postgres.ts). The standby is made visibly different from the primary by pausing its replay: a
  * decision made then is on the primary only. The listing and the export do not have it (they read the standby); the
  * by-id read, the stats and the log's state do (they read the primary). With the standby stopped, the listing and the
- * export answer 503 (the error names the read database) while deciding, the by-id read and readiness go on.
- * In process: every answer read with `call` is checked against the OpenAPI document (support/sidecar.ts); the 503s of
- * the listing, which the document does not list, are read with `fetch`.
+ * export answer 503 `audit store unavailable` (the log names the read database) while deciding, the by-id read and
+ * readiness go on. In process: every answer read with `call` is checked against the OpenAPI document (support/sidecar.ts).
  */
 import { createPublicKey, randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
@@ -177,10 +176,11 @@ if (unavailable !== null) {
         await until("the decision listed from the standby", async () => ((await listed(s)).includes(before) ? true : null));
         await standby.stop();
         try {
-          const listing = await fetch(`${s.url}/audit/decisions`, { headers: { authorization: `Bearer ${API_KEY}` } });
-          expect(listing.status).toBe(503);
+          expect(await s.call("GET", "/audit/decisions")).toMatchObject({ status: 503, body: { error: "audit store unavailable" } });
+          expect(await s.call("GET", "/audit/security")).toMatchObject({ status: 503, body: { error: "audit store unavailable" } });
           // Refused before any line: a JSON 503, never a 200 whose stream is cut, nor an error sent as NDJSON.
           expect(await exported(s)).toMatchObject({ status: 503, type: expect.stringMatching(/^application\/json/) });
+          expect(await s.call("GET", "/audit/export")).toMatchObject({ status: 503, body: { error: "audit store unavailable" } });
           const after = await decide(s);
           expect((await s.call("GET", `/audit/decisions/${after}`)).status).toBe(200);
           expect((await s.call("GET", "/audit/stats")).status).toBe(200);

@@ -2476,6 +2476,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description - `audit store unavailable` (AUDIT_STORE_UNAVAILABLE): the database an audit read goes to failed or did not answer in time (the read database for the reads that scan history when SERVICE_DATABASE_READ_URL is set); the sidecar's log names which; decisions are not affected */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     headAuditDecisions: {
@@ -2526,6 +2535,13 @@ export interface operations {
              *     - `audit trail disagrees with its own records` (AUDIT_TRAIL_DISAGREES): a decision read from the audit store contradicts its attestation, or the filter that found it: the store was edited around writ; the sidecar's log names the executionId, and writ audit verify of an export names the entry
              */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description - `audit store unavailable` (AUDIT_STORE_UNAVAILABLE): the database an audit read goes to failed or did not answer in time (the read database for the reads that scan history when SERVICE_DATABASE_READ_URL is set); the sidecar's log names which; decisions are not affected */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2593,6 +2609,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description - `audit store unavailable` (AUDIT_STORE_UNAVAILABLE): the database an audit read goes to failed or did not answer in time (the read database for the reads that scan history when SERVICE_DATABASE_READ_URL is set); the sidecar's log names which; decisions are not affected */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     headAuditDecisionsByExecutionId: {
@@ -2645,6 +2670,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description - `audit store unavailable` (AUDIT_STORE_UNAVAILABLE): the database an audit read goes to failed or did not answer in time (the read database for the reads that scan history when SERVICE_DATABASE_READ_URL is set); the sidecar's log names which; decisions are not affected */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     getAuditStats: {
@@ -2683,6 +2715,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description - `audit store unavailable` (AUDIT_STORE_UNAVAILABLE): the database an audit read goes to failed or did not answer in time (the read database for the reads that scan history when SERVICE_DATABASE_READ_URL is set); the sidecar's log names which; decisions are not affected */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     headAuditStats: {
@@ -2710,6 +2751,13 @@ export interface operations {
             };
             /** @description - `internal error` (INTERNAL_ERROR): unexpected error outside evaluate; the cause is logged, never sent to the client */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description - `audit store unavailable` (AUDIT_STORE_UNAVAILABLE): the database an audit read goes to failed or did not answer in time (the read database for the reads that scan history when SERVICE_DATABASE_READ_URL is set); the sidecar's log names which; decisions are not affected */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2769,6 +2817,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description - `audit store unavailable` (AUDIT_STORE_UNAVAILABLE): the database an audit read goes to failed or did not answer in time (the read database for the reads that scan history when SERVICE_DATABASE_READ_URL is set); the sidecar's log names which; decisions are not affected */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     headAuditSecurity: {
@@ -2810,6 +2867,13 @@ export interface operations {
             };
             /** @description - `internal error` (INTERNAL_ERROR): unexpected error outside evaluate; the cause is logged, never sent to the client */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description - `audit store unavailable` (AUDIT_STORE_UNAVAILABLE): the database an audit read goes to failed or did not answer in time (the read database for the reads that scan history when SERVICE_DATABASE_READ_URL is set); the sidecar's log names which; decisions are not affected */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3611,7 +3675,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description - `audit record log unavailable` (AUDIT_LOG_UNAVAILABLE): this sidecar keeps no tamper-evident audit record log: audit is off, or its store has none yet */
+            /**
+             * @description - `audit record log unavailable` (AUDIT_LOG_UNAVAILABLE): this sidecar keeps no tamper-evident audit record log: audit is off, or its store has none yet
+             *     - `audit store unavailable` (AUDIT_STORE_UNAVAILABLE): the database an audit read goes to failed or did not answer in time (the read database for the reads that scan history when SERVICE_DATABASE_READ_URL is set); the sidecar's log names which; decisions are not affected
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3674,7 +3741,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description - `audit record log unavailable` (AUDIT_LOG_UNAVAILABLE): this sidecar keeps no tamper-evident audit record log: audit is off, or its store has none yet */
+            /**
+             * @description - `audit record log unavailable` (AUDIT_LOG_UNAVAILABLE): this sidecar keeps no tamper-evident audit record log: audit is off, or its store has none yet
+             *     - `audit store unavailable` (AUDIT_STORE_UNAVAILABLE): the database an audit read goes to failed or did not answer in time (the read database for the reads that scan history when SERVICE_DATABASE_READ_URL is set); the sidecar's log names which; decisions are not affected
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
