@@ -18,6 +18,7 @@ import { RECORDS_TABLE } from "../../src/storage/postgres/tables.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../test/support/postgres.js";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
 import { AUTH, evaluate, publicKeyOf, startE2eSidecar, type E2eSidecar } from "../support/e2e.js";
+import { checkExport } from "../support/export-check.js";
 import { databaseUrlOf } from "../fleet/support.js";
 
 const unavailable = await postgresUnavailable();
@@ -73,9 +74,7 @@ if (unavailable !== null) {
   async function verifiedExport(): Promise<ExportReport> {
     const text = (await s.send<string>("GET", "/audit/export", { headers: AUTH })).text;
     const key = await publicKeyOf(s);
-    const verifier = new ExportVerifier([key], decisionAttestationSigned(createTrustRoot("check", [key])));
-    for (const line of text.trim().split("\n")) verifier.add(JSON.parse(line));
-    return verifier.finish();
+    return checkExport(text, new ExportVerifier([key], decisionAttestationSigned(createTrustRoot("check", [key])))).report;
   }
 
   const ids = (reply: { body: unknown }) => (reply.body as { executionId: string }[]).map((r) => r.executionId);

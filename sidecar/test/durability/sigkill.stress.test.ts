@@ -23,6 +23,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ExportVerifier, loadPublicKeyPem } from "@writ/runtime";
+import { checkExport } from "../support/export-check.js";
 import {
   assertSidecarBuilt,
   killAllBuiltSidecars,
@@ -187,16 +188,7 @@ describe("SIGKILL under load (built sidecar)", () => {
           .toString(),
       );
       const response = await fetch(`${sidecar.url}/audit/export`, { headers: { authorization: `Bearer ${API_KEY}` } });
-      const verifier = new ExportVerifier([key]);
-      const logged = new Set<string>();
-      for (const text of (await response.text()).split("\n")) {
-        if (text === "") continue;
-        const line = JSON.parse(text) as { type: string; kind?: string; record?: string };
-        verifier.add(line);
-        if (line.type === "entry" && line.kind === "decision" && line.record !== undefined)
-          logged.add((JSON.parse(line.record) as { executionId: string }).executionId);
-      }
-      const report = verifier.finish();
+      const { report, decisions: logged } = checkExport(await response.text(), new ExportVerifier([key]));
       expect(report.failures.slice(0, 5), `${where(cycle)}: the audit log export does not verify after the restart`).toEqual([]);
       const missing = acknowledged.filter((ack) => !logged.has(ack.id)).map((ack) => ack.id);
       expect(missing.slice(0, 20), `${where(cycle)}: ${missing.length} acknowledged decisions missing from the audit log`).toEqual([]);

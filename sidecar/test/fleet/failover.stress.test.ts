@@ -24,6 +24,7 @@ import {
   type PrivateStandby,
 } from "../support/private-postgres.js";
 import { API_KEY, REPLAY_BODY, evaluateBody, mapLimit, parse, show } from "../durability/load.js";
+import { checkExport } from "../support/export-check.js";
 import { FLEET_SIGNING_KEY, freePort, startFleetSidecar, type FleetSidecar } from "./support.js";
 
 const UNAVAILABLE_BODY = { error: "replay store unavailable" };
@@ -235,15 +236,9 @@ if (unavailable !== null) {
       for (const [s, logId] of [...LOG_IDS.entries()]) {
         const response = await fetch(`${fleet[s]!.a}/audit/export?logId=${logId}`, { headers: { authorization: `Bearer ${API_KEY}` } });
         expect(response.status).toBe(200);
-        const verifier = new ExportVerifier([FLEET_KEY]);
-        for (const text of (await response.text()).split("\n")) {
-          if (text === "") continue;
-          const line = JSON.parse(text) as { type: string; kind?: string; record?: string };
-          verifier.add(line);
-          if (line.type === "entry" && line.kind === "decision" && line.record !== undefined)
-            logged.add((JSON.parse(line.record) as { executionId: string }).executionId);
-        }
-        expect(verifier.finish().failures.slice(0, 5), `the log \`${logId}\` does not verify`).toEqual([]);
+        const { report, decisions } = checkExport(await response.text(), new ExportVerifier([FLEET_KEY]));
+        for (const id of decisions) logged.add(id);
+        expect(report.failures.slice(0, 5), `the log \`${logId}\` does not verify`).toEqual([]);
       }
       expect(acknowledged.filter((id) => !logged.has(id)).slice(0, 20)).toEqual([]);
     });

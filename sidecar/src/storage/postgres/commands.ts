@@ -11,7 +11,8 @@ import type pg from "pg";
 import { databaseConfig } from "./config.js";
 import type { ImportKind } from "./import-lmdb.js";
 import { migrate } from "./migrations.js";
-import { createPool, redactedUrl } from "./pool.js";
+import { redactedUrl } from "./hosts.js";
+import { createPool } from "./pool.js";
 
 /** How often a long import reports how far it got. */
 const PROGRESS_INTERVAL_MS = 1_000;

@@ -26,8 +26,6 @@ import type { DatabaseConfig } from "./config.js";
 import { connector } from "./host-walk.js";
 import type { PoolStats } from "../pool-stats.js";
 
-export { redactedUrl } from "./hosts.js";
-
 /** The client gives up this long after the server's own statement timeout would have fired. */
 export const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
 
