@@ -71,6 +71,7 @@ const COLLECTED = "budget-preload: collected";
 const PRELOAD_TIMEOUT_MS = 60_000;
 const IDLE_MS = 3_000;
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 
 const KINDS = ["evaluate-approved", "evaluate-pending", "override", "confirm-execution", "surface-b-execute"] as const;
 type Kind = (typeof KINDS)[number];
@@ -341,6 +342,11 @@ async function main(): Promise<void> {
         SERVICE_AUDIT_CHECKPOINT_INTERVAL_MS: String(DAY_MS),
         SERVICE_AUDIT_PRUNE_INTERVAL_MS: String(DAY_MS),
         SERVICE_REPLAY_SWEEP_INTERVAL_MS: String(DAY_MS),
+        // The client, not the server, ends its keep-alive connections: under callgrind on a loaded machine a settle (a
+        // collection of the whole heap) can outlast the 30 s keep-alive limit, and the server then closed the socket
+        // just as the next request was sent on it (ECONNRESET, a run lost). The timer is armed per answer either way.
+        SERVICE_KEEP_ALIVE_TIMEOUT_MS: String(HOUR_MS),
+        SERVICE_IDLE_TIMEOUT_MS: String(HOUR_MS),
       },
       flags,
     );
