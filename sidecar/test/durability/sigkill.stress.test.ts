@@ -48,7 +48,7 @@ import {
   type SignalSet,
 } from "./load.js";
 
-const CYCLES = 24;
+const CYCLES = 18;
 /** Requests in flight during the load phase of a cycle. */
 const IN_FLIGHT = 24;
 /**

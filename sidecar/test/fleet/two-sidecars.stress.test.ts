@@ -16,11 +16,20 @@ import { databaseUrlOf, freePort, startFleetSidecar, type FleetSidecar } from ".
 
 const unavailable = await postgresUnavailable();
 
-/** How the sidecars reach the database: directly, or through a PgBouncer of the test's in that pool mode. */
+/**
+ * How the sidecars reach the database: directly, or through a PgBouncer of the test's in that pool mode; `racers` is
+ * how many identical decisions race (the direct route races the most; through a pooler the same race, smaller, keeps
+ * the stress suite within CI's time).
+ */
 const ROUTES = [
-  { name: "directly", poolMode: null, settings: {} },
-  { name: "through PgBouncer in session mode", poolMode: "session", settings: {} },
-  { name: "through PgBouncer in transaction mode", poolMode: "transaction", settings: { SERVICE_DATABASE_PREPARED_STATEMENTS: "off" } },
+  { name: "directly", poolMode: null, settings: {}, racers: 5_000 },
+  { name: "through PgBouncer in session mode", poolMode: "session", settings: {}, racers: 2_000 },
+  {
+    name: "through PgBouncer in transaction mode",
+    poolMode: "transaction",
+    settings: { SERVICE_DATABASE_PREPARED_STATEMENTS: "off" },
+    racers: 2_000,
+  },
 ] as const;
 
 for (const route of ROUTES) {
@@ -67,10 +76,10 @@ for (const route of ROUTES) {
       await database?.drop();
     });
 
-    it("5,000 identical POST /evaluate split between both over 200 connections: exactly one 200", async () => {
+    it(`${route.racers.toLocaleString("en")} identical POST /evaluate split between both over 200 connections: exactly one 200`, async () => {
       const body = evaluateBody("fleet-one", "approved");
       const answers = await mapLimit(
-        Array.from({ length: 5_000 }, (_, i) => i),
+        Array.from({ length: route.racers }, (_, i) => i),
         200,
         (i) => clients[i % 2]!.request("POST", "/evaluate", body),
       );
@@ -78,7 +87,7 @@ for (const route of ROUTES) {
       for (const a of answers) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
       console.log(`identical evaluates: ${JSON.stringify(Object.fromEntries(statuses))}`);
       expect(statuses.get(200)).toBe(1);
-      expect(statuses.get(422)).toBe(4_999);
+      expect(statuses.get(422)).toBe(route.racers - 1);
       expect(answers.filter((a) => a.status === 422).every((a) => JSON.stringify(parse(a.text)) === JSON.stringify(REPLAY_BODY))).toBe(
         true,
       );
