@@ -1,7 +1,9 @@
 /**
  * `npm run bench:record-pages`: the bytes and pages a decision record takes in LMDB, and the CPU of writing and
- * reading it, for three encodings of the value (docs/benchmarks.md, "Record pages"): JSON as the sidecar stores it
- * now, lmdb-js's LZ4 compression, and LZ4 with a dictionary (the JSON of one decision of the same policy).
+ * reading it, for four encodings of the value (docs/benchmarks.md, "Record pages"): JSON (as the sidecar stored it
+ * before compression), lmdb-js's LZ4 compression, LZ4 with the dictionary the sidecar ships and compresses with
+ * (storage/lmdb/decision-records.ts), and, for comparison, LZ4 with a dictionary made of one decision of the same
+ * policy (which also holds the deployment's constants: bundle, manifest and runtime hashes, signer key id).
  *
  * The records are the sidecar's own: the shipped payments.transfer decided by the runtime's Authorizer
  * (bench/soak/decisions.ts), keyed as `audit-decision-records` keys them ([recordedAt ms, fingerprint]). What differs
@@ -15,6 +17,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateSigningKeyPair, loadSigningKeyPem, type DecisionAuditRecord } from "@writ/runtime";
 import { open } from "lmdb";
+import { SHIPPED_DICTIONARY } from "../sidecar/src/storage/lmdb/decision-dictionary.js";
+import { compressionWith } from "../sidecar/src/storage/lmdb/decision-records.js";
 import { loadCases } from "./sidecar/policy-cases.js";
 import { policiesRoot } from "./sidecar/writ.js";
 import { DecisionMaker } from "./soak/decisions.js";
@@ -95,7 +99,8 @@ try {
   const rows = [
     await measure(maker, "JSON (as stored now)", false),
     await measure(maker, "LZ4", true),
-    await measure(maker, "LZ4 with a dictionary", { dictionary, threshold: 100 }),
+    await measure(maker, "LZ4, shipped dictionary", compressionWith(SHIPPED_DICTIONARY)),
+    await measure(maker, "LZ4, same-policy dict.", compressionWith({ id: "same-policy", bytes: dictionary })),
   ];
   const base = rows[0]!;
   for (const r of rows)

@@ -1,6 +1,7 @@
 import { executionFingerprint } from "@writ/runtime";
 import { DEFAULT_RECOVERY_HOLD_MS, LmdbReplayStore } from "@writ/runtime/lmdb";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { openDecisionRecords } from "../../src/storage/lmdb/decision-records.js";
 import { AUDIT_DATABASES, LmdbAuditLog } from "../../src/storage/lmdb/audit-log.js";
 import type { ConfirmationAudit, OverrideAudit, SecurityEventInput } from "../../src/audit/types.js";
 import { at, decision, tempEnv, type TempEnv } from "./support.js";
@@ -107,7 +108,7 @@ describe("LmdbAuditLog", () => {
     it("stores only the declared fields of a record", async () => {
       log.recordDecision({ ...decision({ executionId: "extra", recordedAt: at(1) }), apiKey: "secret" } as never);
       await log.flushed();
-      const raw = env.root.openDB<Record<string, unknown>, [number, string]>(AUDIT_DATABASES.decisionRecords, { encoding: "json" });
+      const raw = openDecisionRecords<Record<string, unknown>, [number, string]>(env.root);
       const stored = raw.get([Date.parse(at(1)), executionFingerprint("extra")]);
       expect(Object.keys(stored ?? {}).sort()).toEqual(["attestation", "endpoint", "executionId", "recordedAt", "ruleMatched", "status"]);
     });

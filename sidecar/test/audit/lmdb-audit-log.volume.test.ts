@@ -12,6 +12,7 @@ import { LmdbReplayStore } from "@writ/runtime/lmdb";
 import type { Database, RootDatabase } from "lmdb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DayCount } from "../../src/storage/lmdb/day-count.js";
+import { openDecisionRecords } from "../../src/storage/lmdb/decision-records.js";
 import { AUDIT_DATABASES, LmdbAuditLog, type LmdbAuditLogOptions } from "../../src/storage/lmdb/audit-log.js";
 import { RECORD_LOG_DATABASES } from "../../src/storage/lmdb/record-log-storage.js";
 import { DAY_MS } from "../../src/audit/retention.js";
@@ -141,7 +142,7 @@ describe("the LMDB trail at volume", () => {
       await audit.flushed();
       // Damage: the newest decision's record is gone, its index entries stay.
       const times = env.root.openDB<unknown, [number, string]>(AUDIT_DATABASES.decisionTimes, { encoding: "json" });
-      const records = env.root.openDB<unknown, [number, string]>(AUDIT_DATABASES.decisionRecords, { encoding: "json" });
+      const records = openDecisionRecords<unknown, [number, string]>(env.root);
       const [newest] = Array.from(times.getKeys({ reverse: true, limit: 1 }));
       await records.remove(newest!);
       const before = await steadyReaders(env.root);
@@ -170,7 +171,7 @@ describe("the LMDB trail at volume", () => {
       expect(reads[AUDIT_DATABASES.decisions] ?? 0).toBe(0);
 
       // Stored around the log: a copy of a decision under a key no logged record has.
-      const records = env.root.openDB<unknown, [number, string]>(AUDIT_DATABASES.decisionRecords, { encoding: "json" });
+      const records = openDecisionRecords<unknown, [number, string]>(env.root);
       const [first] = Array.from(records.getRange({ limit: 1 }));
       await records.put([first!.key[0], "f".repeat(64)], first!.value);
       const unlogged = [];
@@ -218,7 +219,7 @@ describe("the LMDB trail at volume", () => {
       await audit.close();
       // What a crash leaves: decisions committed with their replay transition, held in memory and lost with the process
       // (in the trail, in no log and not pending), and the process's open mark (one of a process that no longer runs).
-      const records = env.root.openDB<unknown, [number, string]>(AUDIT_DATABASES.decisionRecords, { encoding: "json" });
+      const records = openDecisionRecords<unknown, [number, string]>(env.root);
       const times = env.root.openDB<unknown, [number, string]>(AUDIT_DATABASES.decisionTimes, { encoding: "json" });
       await env.root.transaction(() => {
         for (let i = 2_000; i < 2_005; i++) {

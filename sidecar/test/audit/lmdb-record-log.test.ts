@@ -6,6 +6,7 @@ import { LmdbReplayStore } from "@writ/runtime/lmdb";
 import type { Database, Key } from "lmdb";
 import { describe, expect, it } from "vitest";
 import { AUDIT_DATABASES, LmdbAuditLog } from "../../src/storage/lmdb/audit-log.js";
+import { openDecisionRecords } from "../../src/storage/lmdb/decision-records.js";
 import { RECORD_LOG_DATABASES } from "../../src/storage/lmdb/record-log-storage.js";
 import { parseLocator } from "../../src/audit/record-log/locator.js";
 import type { AuditRetention } from "../../src/audit/retention.js";
@@ -52,7 +53,7 @@ function harness(env: TempEnv, options: { readonly retention?: AuditRetention; r
 function lmdbTamperer(env: TempEnv): Tamperer {
   const db = (name: string) => env.root.openDB<unknown, Key>(name, { encoding: "json" });
   const databases = {
-    decision: db(AUDIT_DATABASES.decisionRecords),
+    decision: openDecisionRecords<unknown, [number, string]>(env.root) as Database<unknown, Key>,
     beside: db(AUDIT_DATABASES.decisions),
     verification: db(AUDIT_DATABASES.verifications),
     security: db(AUDIT_DATABASES.security),

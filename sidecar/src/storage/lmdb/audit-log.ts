@@ -49,6 +49,7 @@ import { entryLeafHash, executionFingerprint, type LogEntryKind, type Transition
 import { DEFAULT_RECOVERY_HOLD_MS, LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, Key, RootDatabase } from "lmdb";
 import { DayCount } from "./day-count.js";
+import { DECISION_RECORDS_DATABASE, openDecisionRecords } from "./decision-records.js";
 import { prefetched } from "./prefetch.js";
 import { backfillFilters, filterKey, matchingRecordKeys, type FilterKey } from "./decision-filters.js";
 import { Checkpointer, DEFAULT_CHECKPOINTS, type CheckpointSchedule } from "../../audit/record-log/checkpointer.js";
@@ -83,7 +84,7 @@ import type {
 /** The named databases of the log: the environment's `maxDbs` (lmdb-js default 12) must leave room for them. */
 export const AUDIT_DATABASES = {
   decisions: "audit-decisions",
-  decisionRecords: "audit-decision-records",
+  decisionRecords: DECISION_RECORDS_DATABASE,
   decisionTimes: "audit-decision-times",
   decisionFilters: "audit-decision-filters",
   verifications: "audit-verifications",
@@ -184,7 +185,7 @@ export class LmdbAuditLog implements AuditLog {
     this.#root = root;
     this.#durability = LmdbDurability.of(root);
     this.#decisions = root.openDB<unknown, string>(AUDIT_DATABASES.decisions, { encoding: "json" });
-    this.#decisionRecords = root.openDB<DecisionAudit, DecisionTimeKey>(AUDIT_DATABASES.decisionRecords, { encoding: "json" });
+    this.#decisionRecords = openDecisionRecords<DecisionAudit, DecisionTimeKey>(root);
     this.#decisionTimes = root.openDB<DecisionIndexEntry, DecisionTimeKey>(AUDIT_DATABASES.decisionTimes, { encoding: "json" });
     this.#decisionFilters = root.openDB<number, FilterKey>(AUDIT_DATABASES.decisionFilters, { encoding: "json" });
     this.#decisionInstant = options.decisionInstant ?? null;

@@ -13,6 +13,7 @@ import { open, type Database, type Key, type RootDatabase } from "lmdb";
 import type { ConfirmationAudit, DecisionAudit, OverrideAudit, SecurityEventRow, VerificationAudit } from "../../audit/types.js";
 import { AUDIT_DATABASES } from "./audit-log.js";
 import { BUNDLE_PINS_DATABASE } from "./bundle-pins.js";
+import { openDecisionRecords } from "./decision-records.js";
 import { SURFACE_B_DATABASES } from "./record-store.js";
 
 /** A replay entry as the LMDB store keeps it (runtime lifecycle.ts). */
@@ -115,7 +116,9 @@ export function openLmdbDataDir(dataDir: string): LmdbDataDirExport {
       if (replay) for (const { key, value } of replay.getRange({})) yield { fingerprint: key, entry: value };
     },
     *decisions() {
-      const decisions = openIfPresent<DecisionAudit, [number, string]>(root, AUDIT_DATABASES.decisionRecords, "json");
+      const decisions = namesOf(root).has(AUDIT_DATABASES.decisionRecords)
+        ? openDecisionRecords<DecisionAudit, [number, string]>(root)
+        : null;
       if (decisions) for (const { key, value } of decisions.getRange({})) yield { recordedAt: key[0], decision: value };
     },
     overrides: () => beside<OverrideAudit>(root, "/override"),

@@ -1,0 +1,128 @@
+/**
+ * `audit-decision-records`, opened compressed (docs/benchmarks.md, "Record pages"): each decision record (about 1.3 KB
+ * of JSON) is stored LZ4-compressed with a dictionary by lmdb-js (`compression`), in about 750 bytes, so that three
+ * records share a 4 KB page where each took one of its own. Every opener of the database opens it here, with the
+ * same compression and dictionary: a record read with another dictionary would decompress into other bytes.
+ *
+ * VALUES. lmdb-js compresses a value of COMPRESSION_THRESHOLD bytes or more into a header (byte 254, or 255 past
+ * 16 MB, then the length) and the LZ4 block; reading, it decompresses a value whose first byte is 250 or more and
+ * returns any other as it is stored. The JSON of a record starts with `{` (123), so the records a data dir stored
+ * before compression are read as they are, with no rewrite, and `getBinary` answers a compressed record's exact
+ * bytes, as written (the record log hashes those bytes, storage/lmdb/record-log-storage.ts).
+ *
+ * THE DATA DIR'S DICTIONARY (`audit-record-compression`, key `decision-records`: {format, id, dictionary (base64)}).
+ * A data dir reads its records with the dictionary they were written with, forever: the first open stores the
+ * shipped one (decision-dictionary.ts) there, in the transaction that checks it, and every later open reads it from
+ * there, whatever dictionary the release ships. An open is refused, with the reason, when the stored value has a
+ * format this release does not know (written by a later one) or is damaged, and when the newest or oldest record is
+ * compressed but the data dir holds no dictionary (removed or lost: the records cannot be read).
+ *
+ * OLDER RELEASES know nothing of this: they open the database as JSON, without compression. A compressed record
+ * fails to parse when they read it (the audit read answers 503 AUDIT_STORE_UNAVAILABLE, the parse error logged), but
+ * their record log exports its bytes as text, which a verifier finds altered, and one that adopts records after a
+ * crash would log the hash of its compressed bytes. Nothing they check refuses the data dir: the only format an older
+ * release checks is the record log's (`audit-log-meta`), which this change does not move. docs/running-for-years.md,
+ * "Upgrades": do not run an older release on a data dir this one has written.
+ */
+import type { Database, RootDatabase } from "lmdb";
+import { SHIPPED_DICTIONARY, type RecordDictionary } from "./decision-dictionary.js";
+
+export const DECISION_RECORDS_DATABASE = "audit-decision-records";
+export const RECORD_COMPRESSION_DATABASE = "audit-record-compression";
+const DICTIONARY_KEY = "decision-records";
+/** How the records are compressed: lmdb-js 3's LZ4 block with the dictionary stored beside them. */
+const COMPRESSION_FORMAT = 1;
+/** Values of this many bytes or more are compressed: every decision record. */
+export const COMPRESSION_THRESHOLD = 100;
+/** lmdb-js's mark of a compressed value: its first byte is 250 or more (254 and 255 are written). */
+const COMPRESSED_MARK = 250;
+
+/** The dictionary as the data dir stores it. */
+interface StoredDictionary {
+  readonly format: number;
+  readonly id: string;
+  /** Base64. */
+  readonly dictionary: string;
+}
+
+/** The lmdb-js `compression` option of records compressed with `dictionary`. */
+export function compressionWith(dictionary: RecordDictionary): { readonly dictionary: Buffer; readonly threshold: number } {
+  return { dictionary: dictionary.bytes, threshold: COMPRESSION_THRESHOLD };
+}
+
+/**
+ * The decision records, opened with the data dir's dictionary: the one it stores, else `shipped` (default
+ * SHIPPED_DICTIONARY), stored first when the environment is writable. A read-only environment (the export of a stopped
+ * sidecar's data dir, data-dir-export.ts) stores nothing.
+ * @throws Error when the data dir's dictionary is of an unknown format or damaged, or missing while records are compressed
+ */
+export function openDecisionRecords<V, K extends [number, string]>(
+  root: RootDatabase,
+  shipped: RecordDictionary = SHIPPED_DICTIONARY,
+): Database<V, K> {
+  const readOnly = (root as { readOnly?: boolean }).readOnly === true;
+  const dictionary = readOnly ? readDictionary(root, shipped) : keptDictionary(root, shipped);
+  return root.openDB<V, K>(DECISION_RECORDS_DATABASE, { encoding: "json", compression: compressionWith(dictionary) });
+}
+
+/** The stored dictionary, or `shipped` stored in the transaction that found none. */
+function keptDictionary(root: RootDatabase, shipped: RecordDictionary): RecordDictionary {
+  const meta = root.openDB<unknown, string>(RECORD_COMPRESSION_DATABASE, { encoding: "json" });
+  const raw = root.openDB<Buffer, [number, string]>(DECISION_RECORDS_DATABASE, { encoding: "binary" });
+  return root.transactionSync(() => {
+    const stored = meta.get(DICTIONARY_KEY);
+    if (stored !== undefined) return parsed(stored);
+    refuseCompressed(raw);
+    const value: StoredDictionary = { format: COMPRESSION_FORMAT, id: shipped.id, dictionary: shipped.bytes.toString("base64") };
+    meta.putSync(DICTIONARY_KEY, value);
+    return shipped;
+  });
+}
+
+/** The stored dictionary, or `shipped` when there is none (and so no compressed record). */
+function readDictionary(root: RootDatabase, shipped: RecordDictionary): RecordDictionary {
+  const stored = holds(root, RECORD_COMPRESSION_DATABASE)
+    ? root.openDB<unknown, string>(RECORD_COMPRESSION_DATABASE, { encoding: "json" }).get(DICTIONARY_KEY)
+    : undefined;
+  if (stored !== undefined) return parsed(stored);
+  if (holds(root, DECISION_RECORDS_DATABASE)) refuseCompressed(root.openDB(DECISION_RECORDS_DATABASE, { encoding: "binary" }));
+  return shipped;
+}
+
+/** Whether the environment has the named database `name` (a key of its main database). */
+function holds(root: RootDatabase, name: string): boolean {
+  for (const key of root.getKeys({ start: name, limit: 1 })) return key === name;
+  return false;
+}
+
+/** The stored dictionary, checked. */
+function parsed(stored: unknown): RecordDictionary {
+  const value = stored as Partial<StoredDictionary> | null;
+  if (typeof value?.format === "number" && value.format !== COMPRESSION_FORMAT) {
+    throw new Error(
+      `the decision records in this data dir are compressed in format ${value.format}, not ${COMPRESSION_FORMAT}: run the writ release that wrote them, or a later one`,
+    );
+  }
+  if (value?.format !== COMPRESSION_FORMAT || typeof value.id !== "string" || typeof value.dictionary !== "string") {
+    throw new Error(
+      `the dictionary of this data dir's decision records (\`${DICTIONARY_KEY}\` in \`${RECORD_COMPRESSION_DATABASE}\`) is damaged: restore the data dir from a backup`,
+    );
+  }
+  return { id: value.id, bytes: Buffer.from(value.dictionary, "base64") };
+}
+
+/**
+ * Refuses records that cannot be read: with no dictionary stored, none was ever written compressed, so a compressed
+ * oldest or newest record (read as stored: two reads, whatever the trail's size) means the dictionary was lost.
+ */
+function refuseCompressed(raw: Database<Buffer, [number, string]>): void {
+  for (const reverse of [false, true]) {
+    for (const { value } of raw.getRange({ reverse, limit: 1 })) {
+      if ((value[0] ?? 0) >= COMPRESSED_MARK) {
+        throw new Error(
+          `the decision records in this data dir are compressed, but its dictionary (\`${DICTIONARY_KEY}\` in \`${RECORD_COMPRESSION_DATABASE}\`) is missing: they cannot be read without it; restore the data dir from a backup`,
+        );
+      }
+    }
+  }
+}
