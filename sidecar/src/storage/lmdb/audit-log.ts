@@ -2,8 +2,10 @@
  * The audit trail on LMDB (docs/audit.md), in named databases of the environment the sidecar shares with the
  * replay store and Surface B. Its owner opens and closes that environment; this log only opens its databases.
  *
- * LAYOUT (values JSON-encoded, readable by any LMDB client):
- * - `audit-decision-records`: key = [recordedAt ms, fingerprint], value = the decision. Keyed by time, not by the
+ * LAYOUT (values JSON-encoded, readable by any LMDB client, but for the decision records):
+ * - `audit-decision-records`: key = [recordedAt ms, fingerprint], value = the decision's JSON, LZ4-compressed with the
+ *   data dir's dictionary (storage/lmdb/decision-records.ts; those a data dir stored before are plain JSON, read as they
+ *   are), which `audit-record-compression` keeps: every opener opens it through `openDecisionRecords`. Keyed by time, not by the
  *   fingerprint alone: a new decision lands beside the previous one instead of on a random B-tree page of its own,
  *   which cost about 30% of the sidecar's throughput under load (docs/benchmarks.md, "Sidecar"). A decision is found
  *   by executionId through `decisionInstant` (the replay entry's `createdAt`), see `getDecision`.
@@ -49,7 +51,7 @@ import { entryLeafHash, executionFingerprint, type LogEntryKind, type Transition
 import { DEFAULT_RECOVERY_HOLD_MS, LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, Key, RootDatabase } from "lmdb";
 import { DayCount } from "./day-count.js";
-import { DECISION_RECORDS_DATABASE, openDecisionRecords } from "./decision-records.js";
+import { DECISION_RECORDS_DATABASE, RECORD_COMPRESSION_DATABASE, openDecisionRecords } from "./decision-records.js";
 import { prefetched } from "./prefetch.js";
 import { backfillFilters, filterKey, matchingRecordKeys, type FilterKey } from "./decision-filters.js";
 import { Checkpointer, DEFAULT_CHECKPOINTS, type CheckpointSchedule } from "../../audit/record-log/checkpointer.js";
@@ -85,6 +87,7 @@ import type {
 export const AUDIT_DATABASES = {
   decisions: "audit-decisions",
   decisionRecords: DECISION_RECORDS_DATABASE,
+  recordCompression: RECORD_COMPRESSION_DATABASE,
   decisionTimes: "audit-decision-times",
   decisionFilters: "audit-decision-filters",
   verifications: "audit-verifications",

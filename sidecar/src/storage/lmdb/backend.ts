@@ -92,7 +92,7 @@ async function openAuditLog(root: RootDatabase, options: LmdbAuditLogOptions): P
 async function openRoot(dataDir: string, notices: string[]): Promise<RootDatabase> {
   const openToOthers = await preparePrivateDir(dataDir);
   if (openToOthers !== null) notices.push(openToOthers);
-  // Room for every named database: replay and its expiry index (2), audit (7), record log (7), Surface B (4), bundle pins
+  // Room for every named database: replay and its expiry index (2), audit (8), record log (7), Surface B (4), bundle pins
   // (1), the health probe (1); lmdb-js allows 12 by default.
   // noSubdir false: the data dir is a directory even when its name has a dot, which lmdb-js would take for a file.
   // permissionsMode (not in lmdb-js's types): the mode mdb_env_open creates data.mdb and lock.mdb with (default 0664).
