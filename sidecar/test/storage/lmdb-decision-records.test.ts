@@ -6,11 +6,7 @@
 import { asBinary, open, type RootDatabase } from "lmdb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SHIPPED_DICTIONARY, type RecordDictionary } from "../../src/storage/lmdb/decision-dictionary.js";
-import {
-  DECISION_RECORDS_DATABASE,
-  RECORD_COMPRESSION_DATABASE,
-  openDecisionRecords,
-} from "../../src/storage/lmdb/decision-records.js";
+import { DECISION_RECORDS_DATABASE, RECORD_COMPRESSION_DATABASE, openDecisionRecords } from "../../src/storage/lmdb/decision-records.js";
 import { decision, tempEnv, type TempEnv } from "../audit/support.js";
 
 type Key = [number, string];
@@ -107,7 +103,10 @@ describe("compressed decision records", () => {
     const before = Array.from({ length: 5 }, (_, i) => record(10 + i));
     await putAll(plain.root.openDB<unknown, Key>(DECISION_RECORDS_DATABASE, { encoding: "json" }), before);
     await Promise.all([env.close(), plain.close()]);
-    for (const [dir, records] of [[env.dir, compressed], [plain.dir, before]] as const) {
+    for (const [dir, records] of [
+      [env.dir, compressed],
+      [plain.dir, before],
+    ] as const) {
       const readOnly = open({ path: dir, maxDbs: 32, readOnly: true });
       try {
         const db = openDecisionRecords<unknown, Key>(readOnly, other);
