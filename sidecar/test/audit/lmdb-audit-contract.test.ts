@@ -3,17 +3,19 @@ import { LmdbAuditLog } from "../../src/storage/lmdb/audit-log.js";
 import { auditLogContract } from "./audit-contract.js";
 import { tempEnv } from "./support.js";
 
-auditLogContract("LmdbAuditLog", async () => {
-  const env = await tempEnv();
-  const log = new LmdbAuditLog(env.root);
-  const replay = new LmdbReplayStore(env.root, { writeRecord: log.writeRecord });
-  return {
-    log,
-    replay,
-    dispose: async () => {
-      await log.close();
-      await replay.close();
-      await env.dispose();
-    },
-  };
-});
+for (const compressRecords of [false, true]) {
+  auditLogContract(compressRecords ? "LmdbAuditLog with compressed decision records" : "LmdbAuditLog", async () => {
+    const env = await tempEnv();
+    const log = new LmdbAuditLog(env.root, { compressRecords });
+    const replay = new LmdbReplayStore(env.root, { writeRecord: log.writeRecord });
+    return {
+      log,
+      replay,
+      dispose: async () => {
+        await log.close();
+        await replay.close();
+        await env.dispose();
+      },
+    };
+  });
+}

@@ -20,10 +20,18 @@ import {
 } from "./record-log-contract.js";
 import { tempEnv, type TempEnv } from "./support.js";
 
-function harness(env: TempEnv, options: { readonly retention?: AuditRetention; readonly recordLog?: boolean } = {}): RecordLogHarness {
+interface HarnessOptions {
+  readonly retention?: AuditRetention;
+  readonly recordLog?: boolean;
+  /** SERVICE_AUDIT_COMPRESSION. */
+  readonly compressRecords?: boolean;
+}
+
+function harness(env: TempEnv, options: HarnessOptions = {}): RecordLogHarness {
   let replay: LmdbReplayStore | null = null;
   const audit = new LmdbAuditLog(env.root, {
     checkpoints: MANUAL_CHECKPOINTS,
+    compressRecords: options.compressRecords ?? false,
     recordLog: options.recordLog ?? true,
     decisionInstant: async (fp) => (await replay?.read(fp))?.createdAt,
     ...(options.retention ? { retention: options.retention } : {}),
@@ -40,7 +48,7 @@ function harness(env: TempEnv, options: { readonly retention?: AuditRetention; r
     prune: (now) => audit.prune(now),
     reopen: async (next) => {
       await close();
-      return harness(await env.reopen(), next);
+      return harness(await env.reopen(), { compressRecords: options.compressRecords ?? false, ...next });
     },
     dispose: async () => {
       await close();
@@ -107,6 +115,9 @@ function lmdbTamperer(env: TempEnv): Tamperer {
 }
 
 recordLogContract("LMDB", async (options) => harness(await tempEnv(), options));
+recordLogContract("LMDB with compressed decision records", async (options) =>
+  harness(await tempEnv(), { ...options, compressRecords: true }),
+);
 
 describe("the LMDB record log turned on for a trail written without it", () => {
   it("takes the trail's records into the log at its first open, so the export verifies", async () => {

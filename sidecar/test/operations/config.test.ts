@@ -622,6 +622,11 @@ describe("loadConfig", () => {
       /SERVICE_REPLAY_STORE must be one of `postgres`, not `lmdb`/,
     ],
     [
+      "record compression with postgres",
+      { ...KEY, ...PG, SERVICE_AUDIT_COMPRESSION: "on" },
+      /SERVICE_AUDIT_COMPRESSION.*SERVICE_STORE is not `lmdb`/,
+    ],
+    [
       "a pool of zero",
       { ...KEY, ...PG, SERVICE_DATABASE_POOL_SIZE: "0" },
       /SERVICE_DATABASE_POOL_SIZE must be an integer from 1 to 1000, not `0`/,

@@ -1,7 +1,8 @@
 /**
- * The compressed decision records (storage/lmdb/decision-records.ts): records of a data dir written before compression
- * read as they are; the bytes put are the bytes read; a data dir reads with the dictionary it stored, whatever the
- * release ships; one whose dictionary is gone, damaged or of an unknown format is refused with the reason.
+ * The compressed decision records (storage/lmdb/decision-records.ts, SERVICE_AUDIT_COMPRESSION): records of a data dir
+ * written before compression read as they are; the bytes put are the bytes read; a data dir reads with the dictionary it
+ * stored, whatever the release ships, and keeps reading its compressed records once compression is off again; one whose
+ * dictionary is gone, damaged or of an unknown format is refused with the reason.
  */
 import { asBinary, open, type RootDatabase } from "lmdb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -17,6 +18,7 @@ function record(i: number): { key: Key; bytes: Buffer } {
   return { key: [Date.parse(body.recordedAt), body.attestation.execution_fingerprint], bytes: Buffer.from(JSON.stringify(body)) };
 }
 
+const ON = { compress: true } as const;
 /** The records as stored, uncompressed. */
 const rawOf = (root: RootDatabase) => root.openDB<Buffer, Key>(DECISION_RECORDS_DATABASE, { encoding: "binary" });
 const metaOf = (root: RootDatabase) => root.openDB<unknown, string>(RECORD_COMPRESSION_DATABASE, { encoding: "json" });
@@ -34,7 +36,7 @@ describe("compressed decision records", () => {
 
   it("stores a record compressed and answers its exact bytes from getBinary and its value from get", async () => {
     const records = Array.from({ length: 20 }, (_, i) => record(i));
-    const db = openDecisionRecords<unknown, Key>(env.root);
+    const db = openDecisionRecords<unknown, Key>(env.root, ON);
     await putAll(db, records);
     for (const { key, bytes } of records) {
       expect(Buffer.compare(db.getBinary(key)!, bytes)).toBe(0);
@@ -51,7 +53,7 @@ describe("compressed decision records", () => {
     await putAll(env.root.openDB<unknown, Key>(DECISION_RECORDS_DATABASE, { encoding: "json" }), before);
     env = await env.reopen();
     const after = Array.from({ length: 10 }, (_, i) => record(100 + i));
-    const db = openDecisionRecords<unknown, Key>(env.root);
+    const db = openDecisionRecords<unknown, Key>(env.root, ON);
     await putAll(db, after);
     // Every read held until all are done: each answer is a copy of its own, not a buffer the next read overwrites.
     const read = [...before, ...after].map(({ key }) => db.getBinary(key)!);
@@ -62,10 +64,10 @@ describe("compressed decision records", () => {
 
   it("reads with the dictionary the data dir stored at its first open, not the one a later release ships", async () => {
     const records = Array.from({ length: 10 }, (_, i) => record(i));
-    await putAll(openDecisionRecords<unknown, Key>(env.root), records);
+    await putAll(openDecisionRecords<unknown, Key>(env.root, ON), records);
     env = await env.reopen();
     const later: RecordDictionary = { id: "decision-records-2", bytes: Buffer.from(JSON.stringify(records[3]!.bytes.toString("utf8"))) };
-    const db = openDecisionRecords<unknown, Key>(env.root, later);
+    const db = openDecisionRecords<unknown, Key>(env.root, { compress: true, shipped: later });
     for (const { key, bytes } of records) expect(Buffer.compare(db.getBinary(key)!, bytes)).toBe(0);
     expect(metaOf(env.root).get("decision-records")).toMatchObject({ format: 1, id: SHIPPED_DICTIONARY.id });
     // What the stored dictionary prevents: the same records read with the later one are not their bytes (lmdb-js
@@ -78,28 +80,32 @@ describe("compressed decision records", () => {
   });
 
   it("refuses a data dir whose dictionary is missing while its records are compressed", async () => {
-    await putAll(openDecisionRecords<unknown, Key>(env.root), [record(1)]);
+    await putAll(openDecisionRecords<unknown, Key>(env.root, ON), [record(1)]);
     await metaOf(env.root).remove("decision-records");
-    expect(() => openDecisionRecords(env.root)).toThrow(
-      /decision records in this data dir are compressed, but its dictionary \(`decision-records` in `audit-record-compression`\) is missing/,
-    );
+    for (const compress of [true, false]) {
+      expect(() => openDecisionRecords(env.root, { compress })).toThrow(
+        /decision records in this data dir are compressed, but its dictionary \(`decision-records` in `audit-record-compression`\) is missing/,
+      );
+    }
     // Nothing was stored by the refused open.
     expect(metaOf(env.root).get("decision-records")).toBeUndefined();
   });
 
   it("refuses a dictionary of a format it does not know, and a damaged one", async () => {
-    openDecisionRecords(env.root);
+    openDecisionRecords(env.root, ON);
     await metaOf(env.root).put("decision-records", { format: 2, id: "future", dictionary: "" });
-    expect(() => openDecisionRecords(env.root)).toThrow(
-      /compressed in format 2, not 1: run the writ release that wrote them, or a later one/,
-    );
+    for (const compress of [true, false]) {
+      expect(() => openDecisionRecords(env.root, { compress })).toThrow(
+        /compressed in format 2, not 1: run the writ release that wrote them, or a later one/,
+      );
+    }
     await metaOf(env.root).put("decision-records", { format: 1, id: "damaged" });
-    expect(() => openDecisionRecords(env.root)).toThrow(/dictionary of this data dir's decision records .* is damaged/);
+    expect(() => openDecisionRecords(env.root, ON)).toThrow(/dictionary of this data dir's decision records .* is damaged/);
   });
 
   it("opens a read-only environment with its stored dictionary, and one written before compression as it is", async () => {
     const compressed = Array.from({ length: 5 }, (_, i) => record(i));
-    await putAll(openDecisionRecords<unknown, Key>(env.root), compressed);
+    await putAll(openDecisionRecords<unknown, Key>(env.root, ON), compressed);
     const other: RecordDictionary = { id: "other", bytes: Buffer.from("{}") };
     const plain = await tempEnv();
     const before = Array.from({ length: 5 }, (_, i) => record(10 + i));
@@ -111,7 +117,7 @@ describe("compressed decision records", () => {
     ] as const) {
       const readOnly = open({ path: dir, maxDbs: 32, readOnly: true });
       try {
-        const db = openDecisionRecords<unknown, Key>(readOnly, other);
+        const db = openDecisionRecords<unknown, Key>(readOnly, { compress: true, shipped: other });
         for (const { key, bytes } of records) expect(Buffer.compare(db.getBinary(key)!, bytes)).toBe(0);
         expect(Array.from(readOnly.getKeys({})).includes(RECORD_COMPRESSION_DATABASE)).toBe(dir === env.dir);
       } finally {
@@ -119,5 +125,26 @@ describe("compressed decision records", () => {
       }
     }
     await plain.dispose();
+  });
+
+  it("off (the default): writes plain JSON and stores no dictionary; turned off again, reads what it compressed and compresses nothing more", async () => {
+    const plain = Array.from({ length: 5 }, (_, i) => record(i));
+    await putAll(openDecisionRecords<unknown, Key>(env.root), plain);
+    expect(rawOf(env.root).get(plain[0]!.key)![0]).toBe("{".charCodeAt(0));
+    expect(metaOf(env.root).get("decision-records")).toBeUndefined();
+    env = await env.reopen();
+    const compressed = Array.from({ length: 5 }, (_, i) => record(10 + i));
+    await putAll(openDecisionRecords<unknown, Key>(env.root, ON), compressed);
+    env = await env.reopen();
+    const afterwards = Array.from({ length: 5 }, (_, i) => record(20 + i));
+    const db = openDecisionRecords<unknown, Key>(env.root, { compress: false });
+    await putAll(db, afterwards);
+    const all = [...plain, ...compressed, ...afterwards];
+    expect(all.map(({ key }) => db.getBinary(key)!.toString("utf8"))).toEqual(all.map(({ bytes }) => bytes.toString("utf8")));
+    expect(all.map(({ key }) => rawOf(env.root).get(key)![0])).toEqual([
+      ...plain.map(() => "{".charCodeAt(0)),
+      ...compressed.map(() => 254),
+      ...afterwards.map(() => "{".charCodeAt(0)),
+    ]);
   });
 });

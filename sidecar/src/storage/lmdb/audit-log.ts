@@ -131,6 +131,8 @@ export interface LmdbAuditLogOptions {
    * by executionId walks the time index: fine for tests and the development memory store, linear in the trail.
    */
   readonly decisionInstant?: (fingerprint: string) => Promise<number | undefined>;
+  /** Whether the decision records written from now on are compressed (decision-records.ts); default false. */
+  readonly compressRecords?: boolean;
   /** Aggregation of security events per source and interval; default DEFAULT_SECURITY_EVENT_LIMITS. */
   readonly securityEvents?: SecurityEventLimits;
   /** How long each trail keeps its records; default DEFAULT_AUDIT_RETENTION. */
@@ -188,7 +190,9 @@ export class LmdbAuditLog implements AuditLog {
     this.#root = root;
     this.#durability = LmdbDurability.of(root);
     this.#decisions = root.openDB<unknown, string>(AUDIT_DATABASES.decisions, { encoding: "json" });
-    this.#decisionRecords = openDecisionRecords<DecisionAudit, DecisionTimeKey>(root);
+    this.#decisionRecords = openDecisionRecords<DecisionAudit, DecisionTimeKey>(root, {
+      compress: options.compressRecords ?? false,
+    });
     this.#decisionTimes = root.openDB<DecisionIndexEntry, DecisionTimeKey>(AUDIT_DATABASES.decisionTimes, { encoding: "json" });
     this.#decisionFilters = root.openDB<number, FilterKey>(AUDIT_DATABASES.decisionFilters, { encoding: "json" });
     this.#decisionInstant = options.decisionInstant ?? null;

@@ -39,6 +39,7 @@ export const openLmdbBackend: BackendOpener<LmdbStorageConfig> = async (config, 
           recordLog: config.auditLog,
           checkpoints: { key: signingKey, ...config.auditCheckpoints },
           instanceId: config.instanceId,
+          compressRecords: storage.compressRecords,
           ...(decisionInstant ? { decisionInstant } : {}),
         })
       : new DisabledAuditLog();

@@ -1,8 +1,9 @@
 /**
- * `audit-decision-records`, opened compressed (docs/benchmarks.md, "Record pages"): each decision record (about 1.3 KB
- * of JSON) is stored LZ4-compressed with a dictionary by lmdb-js (`compression`), in about 750 bytes, so that three
- * records share a 4 KB page where each took one of its own. Every opener of the database opens it here, with the
- * same compression and dictionary: a record read with another dictionary would decompress into other bytes.
+ * `audit-decision-records`, compressed when SERVICE_AUDIT_COMPRESSION is on (docs/benchmarks.md, "Record pages"): each
+ * decision record (about 1.3 KB of JSON) is then stored LZ4-compressed with a dictionary by lmdb-js (`compression`), in
+ * about 750 bytes, so that three records share a 4 KB page where each took one of its own, for about 6% more
+ * instructions a decision (the LZ4 work of lmdb-js, about 150,000 instructions a record). Every opener of the
+ * database opens it here, with the same dictionary: a record read with another would decompress into other bytes.
  *
  * VALUES. lmdb-js compresses a value of COMPRESSION_THRESHOLD bytes or more into a header (byte 254, or 255 past
  * 16 MB, then the length) and the LZ4 block; reading, it decompresses a value whose first byte is 250 or more and
@@ -11,8 +12,8 @@
  * bytes, as written (the record log hashes those bytes, storage/lmdb/record-log-storage.ts).
  *
  * THE DATA DIR'S DICTIONARY (`audit-record-compression`, key `decision-records`: {format, id, dictionary (base64)}).
- * A data dir reads its records with the dictionary they were written with, forever: the first open stores the
- * shipped one (decision-dictionary.ts) there, in the transaction that checks it, and every later open reads it from
+ * A data dir reads its records with the dictionary they were written with, forever: the first open with compression
+ * on stores the shipped one (decision-dictionary.ts) there, in the transaction that checks it, and every later open reads it from
  * there, whatever dictionary the release ships. An open is refused, with the reason, when the stored value has a
  * format this release does not know (written by a later one) or is damaged, and when the newest or oldest record is
  * compressed but the data dir holds no dictionary (removed or lost: the records cannot be read).
@@ -34,6 +35,8 @@ const DICTIONARY_KEY = "decision-records";
 const COMPRESSION_FORMAT = 1;
 /** Values of this many bytes or more are compressed: every decision record. */
 export const COMPRESSION_THRESHOLD = 100;
+/** A threshold no record reaches (LMDB values are at most 4 GB): nothing is compressed. */
+const NEVER = 2 ** 32;
 /** lmdb-js's mark of a compressed value: its first byte is 250 or more (254 and 255 are written). */
 const COMPRESSED_MARK = 250;
 
@@ -45,24 +48,45 @@ interface StoredDictionary {
   readonly dictionary: string;
 }
 
-/** The lmdb-js `compression` option of records compressed with `dictionary`. */
-export function compressionWith(dictionary: RecordDictionary): { readonly dictionary: Buffer; readonly threshold: number } {
-  return { dictionary: dictionary.bytes, threshold: COMPRESSION_THRESHOLD };
+/** What a writer of records asks: whether the records it writes are compressed, and the dictionary this release ships. */
+export interface DecisionRecordsOptions {
+  /** SERVICE_AUDIT_COMPRESSION: the records written from now on are compressed; default false. */
+  readonly compress?: boolean;
+  /** The dictionary stored at the first compressed open of a data dir; default SHIPPED_DICTIONARY. */
+  readonly shipped?: RecordDictionary;
 }
 
 /**
- * The decision records, opened with the data dir's dictionary: the one it stores, else `shipped` (default
- * SHIPPED_DICTIONARY), stored first when the environment is writable. A read-only environment (the export of a stopped
- * sidecar's data dir, data-dir-export.ts) stores nothing.
+ * The lmdb-js `compression` option of records read with `dictionary`: values of COMPRESSION_THRESHOLD bytes or more
+ * written compressed, or none (`compressing` false: lmdb-js compresses a value only from its threshold on, or when its
+ * first byte is a mark, which no JSON text has).
+ */
+export function compressionWith(
+  dictionary: RecordDictionary,
+  compressing = true,
+): { readonly dictionary: Buffer; readonly threshold: number } {
+  return { dictionary: dictionary.bytes, threshold: compressing ? COMPRESSION_THRESHOLD : NEVER };
+}
+
+/**
+ * The decision records, opened to read every record the data dir holds, and to write new ones compressed when
+ * `compress` is on (SERVICE_AUDIT_COMPRESSION):
+ * - compress on: with the data dir's dictionary, or the shipped one, which it then stores (not in a read-only
+ *   environment, the export of a stopped sidecar's data dir: data-dir-export.ts, which never writes);
+ * - compress off: with the data dir's dictionary when it has one (records compressed while it was on stay readable),
+ *   writing none compressed; as plain JSON when it has none.
  * @throws Error when the data dir's dictionary is of an unknown format or damaged, or missing while records are compressed
  */
 export function openDecisionRecords<V, K extends [number, string]>(
   root: RootDatabase,
-  shipped: RecordDictionary = SHIPPED_DICTIONARY,
+  { compress = false, shipped = SHIPPED_DICTIONARY }: DecisionRecordsOptions = {},
 ): Database<V, K> {
   const readOnly = (root as { readOnly?: boolean }).readOnly === true;
-  const dictionary = readOnly ? readDictionary(root, shipped) : keptDictionary(root, shipped);
-  return root.openDB<V, K>(DECISION_RECORDS_DATABASE, { encoding: "json", compression: compressionWith(dictionary) });
+  const dictionary = compress && !readOnly ? keptDictionary(root, shipped) : storedDictionary(root);
+  return root.openDB<V, K>(DECISION_RECORDS_DATABASE, {
+    encoding: "json",
+    ...(dictionary === null ? {} : { compression: compressionWith(dictionary, compress && !readOnly) }),
+  });
 }
 
 /** The stored dictionary, or `shipped` stored in the transaction that found none. */
@@ -79,14 +103,14 @@ function keptDictionary(root: RootDatabase, shipped: RecordDictionary): RecordDi
   });
 }
 
-/** The stored dictionary, or `shipped` when there is none (and so no compressed record). */
-function readDictionary(root: RootDatabase, shipped: RecordDictionary): RecordDictionary {
+/** The stored dictionary, or null when there is none (and so no compressed record). */
+function storedDictionary(root: RootDatabase): RecordDictionary | null {
   const stored = holds(root, RECORD_COMPRESSION_DATABASE)
     ? root.openDB<unknown, string>(RECORD_COMPRESSION_DATABASE, { encoding: "json" }).get(DICTIONARY_KEY)
     : undefined;
   if (stored !== undefined) return parsed(stored);
   if (holds(root, DECISION_RECORDS_DATABASE)) refuseCompressed(root.openDB(DECISION_RECORDS_DATABASE, { encoding: "binary" }));
-  return shipped;
+  return null;
 }
 
 /** Whether the environment has the named database `name` (a key of its main database). */
