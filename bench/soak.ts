@@ -55,6 +55,7 @@
  *   BENCH_SOAK_EXPORTS    whole-log exports beside the load: `loop` (one after another, the default), `once`, `off`
  *   BENCH_SOAK_CPUS       `<sidecar cpus>:<load cpus>` for taskset (default 0:1 with two cores or more), or `off`
  *   BENCH_SOAK_SPAN_DAYS  how far back seeded decisions reach (default 365)
+ *   BENCH_SOAK_COMPRESSION=on  LMDB stores seeded and run with SERVICE_AUDIT_COMPRESSION on (kept as `lmdb-<n>-compressed`)
  *   WRIT_TEST_POSTGRES_URL  the PostgreSQL server (default postgresql://postgres@127.0.0.1:5432/postgres); each store
  *                         gets a database of its own, `writ_soak_<decisions>`, schema through the sidecar's migrations
  */

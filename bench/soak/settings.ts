@@ -43,6 +43,8 @@ export interface SoakSettings {
   readonly healthEveryMs: number;
   /** Whole-log exports beside the load (BENCH_SOAK_EXPORTS): one after another (`loop`), one (`once`), or none (`off`). */
   readonly exports: "loop" | "once" | "off";
+  /** BENCH_SOAK_COMPRESSION=on: LMDB stores seeded and run with SERVICE_AUDIT_COMPRESSION on, under names of their own. */
+  readonly compress: boolean;
 }
 
 function count(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
@@ -109,5 +111,6 @@ export function soakSettings(env: NodeJS.ProcessEnv = process.env): SoakSettings
     cpus: cpuPair(env["BENCH_SOAK_CPUS"]),
     healthEveryMs: count(env, "BENCH_SOAK_HEALTH_MS", 50, 10),
     exports: exportMode(env["BENCH_SOAK_EXPORTS"]),
+    compress: env["BENCH_SOAK_COMPRESSION"] === "on",
   };
 }

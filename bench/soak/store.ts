@@ -42,10 +42,13 @@ export interface Store {
   readonly databaseName: string | null;
   readonly policies: string;
   readonly bundleKey: string;
+  /** LMDB with SERVICE_AUDIT_COMPRESSION on. */
+  readonly compress: boolean;
 }
 
 export function storeOf(settings: SoakSettings, engine: Engine, decisions: number): Store {
-  const name = `${engine}-${decisions}`;
+  const compress = settings.compress && engine === "lmdb";
+  const name = `${engine}-${decisions}${compress ? "-compressed" : ""}`;
   const databaseName = engine === "postgres" ? `writ_soak_${decisions}` : null;
   let databaseUrl: string | null = null;
   if (databaseName !== null) {
@@ -61,6 +64,7 @@ export function storeOf(settings: SoakSettings, engine: Engine, decisions: numbe
     databaseName,
     policies: join(settings.root, "policies"),
     bundleKey: join(settings.root, "bundle-key.pub"),
+    compress,
   };
 }
 
@@ -81,6 +85,7 @@ export function sidecarEnv(store: Store, extra: Env = {}): Record<string, string
     SERVICE_B_PORT: "off",
     SERVICE_LOG_LEVEL: "warn",
     ...(store.databaseUrl === null ? {} : { SERVICE_STORE: "postgres", SERVICE_DATABASE_URL: store.databaseUrl }),
+    ...(store.compress ? { SERVICE_AUDIT_COMPRESSION: "on" } : {}),
     ...extra,
   };
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
