@@ -3,9 +3,10 @@
  * replay store and Surface B. Its owner opens and closes that environment; this log only opens its databases.
  *
  * LAYOUT (values JSON-encoded, readable by any LMDB client, but for the decision records):
- * - `audit-decision-records`: key = [recordedAt ms, fingerprint], value = the decision's JSON, LZ4-compressed with the
- *   data dir's dictionary (storage/lmdb/decision-records.ts; those a data dir stored before are plain JSON, read as they
- *   are), which `audit-record-compression` keeps: every opener opens it through `openDecisionRecords`. Keyed by time, not by the
+ * - `audit-decision-records`: key = [recordedAt ms, fingerprint], value = the decision's JSON, written LZ4-compressed
+ *   with the data dir's dictionary while SERVICE_AUDIT_COMPRESSION is on (storage/lmdb/decision-records.ts; records
+ *   stored as JSON are read as they are), which `audit-record-compression` keeps: every opener opens it through
+ *   `openDecisionRecords`. Keyed by time, not by the
  *   fingerprint alone: a new decision lands beside the previous one instead of on a random B-tree page of its own,
  *   which cost about 30% of the sidecar's throughput under load (docs/benchmarks.md, "Sidecar"). A decision is found
  *   by executionId through `decisionInstant` (the replay entry's `createdAt`), see `getDecision`.
