@@ -13,7 +13,7 @@ export interface LmdbStorageConfig {
   readonly replay: "lmdb" | "memory" | "none";
   /**
    * SERVICE_AUDIT_COMPRESSION: the decision records written from now on are compressed (decision-records.ts), at
-   * about 6% more instructions a decision for half the disk a decision (docs/running-for-years.md); off by default.
+   * about 7% more instructions a decision for half the disk a decision (docs/running-for-years.md); off by default.
    */
   readonly compressRecords: boolean;
 }

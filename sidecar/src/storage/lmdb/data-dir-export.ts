@@ -14,6 +14,7 @@ import type { ConfirmationAudit, DecisionAudit, OverrideAudit, SecurityEventRow,
 import { AUDIT_DATABASES } from "./audit-log.js";
 import { BUNDLE_PINS_DATABASE } from "./bundle-pins.js";
 import { openDecisionRecords } from "./decision-records.js";
+import { hasDatabase } from "./named-databases.js";
 import { SURFACE_B_DATABASES } from "./record-store.js";
 
 /** A replay entry as the LMDB store keeps it (runtime lifecycle.ts). */
@@ -116,7 +117,7 @@ export function openLmdbDataDir(dataDir: string): LmdbDataDirExport {
       if (replay) for (const { key, value } of replay.getRange({})) yield { fingerprint: key, entry: value };
     },
     *decisions() {
-      const decisions = namesOf(root).has(AUDIT_DATABASES.decisionRecords)
+      const decisions = hasDatabase(root, AUDIT_DATABASES.decisionRecords)
         ? openDecisionRecords<DecisionAudit, [number, string]>(root)
         : null;
       if (decisions) for (const { key, value } of decisions.getRange({})) yield { recordedAt: key[0], decision: value };
@@ -166,13 +167,6 @@ function pinOf(key: string): { readonly policyId: string; readonly version: stri
 
 /** A named database of the environment, or null when the sidecar never created it (a trail it never wrote). */
 function openIfPresent<V, K extends Key>(root: RootDatabase, name: string, encoding: "json" | "string"): Database<V, K> | null {
-  if (!namesOf(root).has(name)) return null;
+  if (!hasDatabase(root, name)) return null;
   return root.openDB<V, K>(name, { encoding });
-}
-
-/** The names of the environment's named databases: the keys of its main database. */
-function namesOf(root: RootDatabase): Set<string> {
-  const names = new Set<string>();
-  for (const key of root.getKeys({})) if (typeof key === "string") names.add(key);
-  return names;
 }

@@ -1,7 +1,7 @@
 /**
  * `audit-decision-records`, compressed when SERVICE_AUDIT_COMPRESSION is on (docs/benchmarks.md, "Record pages"): each
  * decision record (about 1.3 KB of JSON) is then stored LZ4-compressed with a dictionary by lmdb-js (`compression`), in
- * about 750 bytes, so that three records share a 4 KB page where each took one of its own, for about 6% more
+ * about 750 bytes, so that three records share a 4 KB page where each took one of its own, for about 7% more
  * instructions a decision (the LZ4 work of lmdb-js, about 150,000 instructions a record). Every opener of the
  * database opens it here, with the same dictionary: a record read with another would decompress into other bytes.
  *
@@ -13,8 +13,8 @@
  *
  * THE DATA DIR'S DICTIONARY (`audit-record-compression`, key `decision-records`: {format, id, dictionary (base64)}).
  * A data dir reads its records with the dictionary they were written with, forever: the first open with compression
- * on stores the shipped one (decision-dictionary.ts) there, in the transaction that checks it, and every later open reads it from
- * there, whatever dictionary the release ships. An open is refused, with the reason, when the stored value has a
+ * on stores the shipped one (decision-dictionary.ts) there, in the transaction that checks it, and every later open
+ * reads it from there, whatever dictionary the release ships. An open is refused, with the reason, when the stored value has a
  * format this release does not know (written by a later one) or is damaged, and when the newest or oldest record is
  * compressed but the data dir holds no dictionary (removed or lost: the records cannot be read).
  *
@@ -22,11 +22,12 @@
  * fails to parse when they read it (the audit read answers 503 AUDIT_STORE_UNAVAILABLE, the parse error logged), but
  * their record log exports its bytes as text, which a verifier finds altered, and one that adopts records after a
  * crash would log the hash of its compressed bytes. Nothing they check refuses the data dir: the only format an older
- * release checks is the record log's (`audit-log-meta`), which this change does not move. docs/running-for-years.md,
- * "Upgrades": do not run an older release on a data dir this one has written.
+ * release checks is the record log's (`audit-log-meta`), which compression does not move. docs/running-for-years.md,
+ * "Compressed records": do not run an older release on a data dir once a record is compressed.
  */
 import type { Database, RootDatabase } from "lmdb";
 import { SHIPPED_DICTIONARY, type RecordDictionary } from "./decision-dictionary.js";
+import { hasDatabase } from "./named-databases.js";
 
 export const DECISION_RECORDS_DATABASE = "audit-decision-records";
 export const RECORD_COMPRESSION_DATABASE = "audit-record-compression";
@@ -34,7 +35,7 @@ const DICTIONARY_KEY = "decision-records";
 /** How the records are compressed: lmdb-js 3's LZ4 block with the dictionary stored beside them. */
 const COMPRESSION_FORMAT = 1;
 /** Values of this many bytes or more are compressed: every decision record. */
-export const COMPRESSION_THRESHOLD = 100;
+const COMPRESSION_THRESHOLD = 100;
 /** A threshold no record reaches (LMDB values are at most 4 GB): nothing is compressed. */
 const NEVER = 2 ** 32;
 /** lmdb-js's mark of a compressed value: its first byte is 250 or more (254 and 255 are written). */
@@ -81,11 +82,11 @@ export function openDecisionRecords<V, K extends [number, string]>(
   root: RootDatabase,
   { compress = false, shipped = SHIPPED_DICTIONARY }: DecisionRecordsOptions = {},
 ): Database<V, K> {
-  const readOnly = (root as { readOnly?: boolean }).readOnly === true;
-  const dictionary = compress && !readOnly ? keptDictionary(root, shipped) : storedDictionary(root);
+  const compressing = compress && (root as { readOnly?: boolean }).readOnly !== true;
+  const dictionary = compressing ? keptDictionary(root, shipped) : storedDictionary(root);
   return root.openDB<V, K>(DECISION_RECORDS_DATABASE, {
     encoding: "json",
-    ...(dictionary === null ? {} : { compression: compressionWith(dictionary, compress && !readOnly) }),
+    ...(dictionary === null ? {} : { compression: compressionWith(dictionary, compressing) }),
   });
 }
 
@@ -105,18 +106,12 @@ function keptDictionary(root: RootDatabase, shipped: RecordDictionary): RecordDi
 
 /** The stored dictionary, or null when there is none (and so no compressed record). */
 function storedDictionary(root: RootDatabase): RecordDictionary | null {
-  const stored = holds(root, RECORD_COMPRESSION_DATABASE)
+  const stored = hasDatabase(root, RECORD_COMPRESSION_DATABASE)
     ? root.openDB<unknown, string>(RECORD_COMPRESSION_DATABASE, { encoding: "json" }).get(DICTIONARY_KEY)
     : undefined;
   if (stored !== undefined) return parsed(stored);
-  if (holds(root, DECISION_RECORDS_DATABASE)) refuseCompressed(root.openDB(DECISION_RECORDS_DATABASE, { encoding: "binary" }));
+  if (hasDatabase(root, DECISION_RECORDS_DATABASE)) refuseCompressed(root.openDB(DECISION_RECORDS_DATABASE, { encoding: "binary" }));
   return null;
-}
-
-/** Whether the environment has the named database `name` (a key of its main database). */
-function holds(root: RootDatabase, name: string): boolean {
-  for (const key of root.getKeys({ start: name, limit: 1 })) return key === name;
-  return false;
 }
 
 /** The stored dictionary, checked. */
