@@ -2,7 +2,8 @@
  * The sidecar's own connection to PostgreSQL (storage/postgres/instance-session.ts), through a TCP proxy that can turn
  * the database into a black hole: its probe fails the store within PROBE_DEADLINE_MS of an unanswered `SELECT 1`, one
  * probe at a time however often it is asked for (a black hole holds one socket, never a pile of them), and the store is
- * ok again at the first answer once the network heals, with the instance lock taken again.
+ * ok again at the first answer once the network heals, with the instance lock taken again. A store already failing
+ * keeps naming its cause while a slow probe is under way.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -111,6 +112,44 @@ if (unavailable !== null) {
         await session.close();
       }
       expect(await lockHeld(database, "probed")).toBe(false);
+    });
+
+    it("a failing store keeps its cause while a slow probe is under way: the deadline never replaces it with 'no answer'", async () => {
+      const session = await InstanceSession.open({ database: { url, ...TIMEOUTS }, instance: null });
+      try {
+        session.probe();
+        await until("a first probe answers", 2_000, () => session.health().ok);
+        // Refused: the store fails with the connection's own error, at once.
+        proxy.cut();
+        await until("the store fails", 2_000, () => {
+          session.probe();
+          return !session.health().ok;
+        });
+        const cause = session.health();
+        expect(cause.problem).not.toMatch(/no answer within/);
+        // Then a black hole: the next probe's connection hangs for the connect timeout (1 s), past the deadline.
+        proxy.blackHole();
+        const problems = new Set<string>();
+        const started = Date.now();
+        while (Date.now() - started < TIMEOUTS.connectTimeoutMs + 1_000) {
+          session.probe();
+          problems.add(session.health().problem ?? "ok");
+          await sleep(10);
+        }
+        console.log(`slow probe while failing: problems seen ${JSON.stringify([...problems])}`);
+        expect([...problems].filter((p) => p === "ok" || p.includes("no answer within"))).toEqual([]);
+        // The hung probe settled with a cause of its own; the failure's start is the first failure's.
+        expect(problems.size).toBeGreaterThan(1);
+        expect(session.health().since).toBe(cause.since);
+        proxy.heal();
+        await until("the store is ok again", 5_000, () => {
+          session.probe();
+          return session.health().ok;
+        });
+      } finally {
+        await session.close();
+        proxy.heal();
+      }
     });
 
     it("a session that finds its lock taken again by another (after losing its own) fails the store, naming SERVICE_INSTANCE_ID, until it gets the lock back", async () => {

@@ -15,6 +15,8 @@
  * - THE PROBE (`probe()`, every DATABASE_PROBE_INTERVAL_MS): `SELECT 1` on the session, connecting it again first if
  *   it was lost (and taking the lock again). `store` of `/health`, and readiness with it, follow the probes: failed
  *   when one fails or has not answered PROBE_DEADLINE_MS after it started, ok again when one answers within that.
+ *   While failing, the problem is the last failed probe's: a probe still under way at its deadline (a host walk over
+ *   a crashed primary to a read-only standby, on a busy machine) does not replace that cause with its slowness.
  *   Outside the pool, a probe never waits behind requests for a connection: a busy pool is not a failing database.
  *
  * INVARIANT (one probe at a time): a probe starts only once the previous one settled, so a database that never
@@ -150,13 +152,15 @@ export class InstanceSession {
     let settled = false;
     let late = false;
     // Judged after the I/O of the loop turn the deadline fires in: an answer that arrived while the event loop was
-    // held (a long task of the sidecar's own) is not taken for a late database.
+    // held (a long task of the sidecar's own) is not taken for a late database. A store already failing keeps its
+    // problem (the last failure's cause) until this probe settles: the deadline fails a healthy store, it is no cause.
     const deadline = setTimeout(
       () =>
         setImmediate(() => {
           if (settled) return;
           late = true;
-          this.#fail(new StoreUnavailableError(`probing the database failed: no answer within ${PROBE_DEADLINE_MS} ms`));
+          if (this.#health.ok)
+            this.#fail(new StoreUnavailableError(`probing the database failed: no answer within ${PROBE_DEADLINE_MS} ms`));
         }),
       PROBE_DEADLINE_MS,
     ).unref();
