@@ -16,7 +16,8 @@
  *   it was lost (and taking the lock again). `store` of `/health`, and readiness with it, follow the probes: failed
  *   when one fails or has not answered PROBE_DEADLINE_MS after it started, ok again when one answers within that.
  *   While failing, the problem is the last failed probe's: a probe still under way at its deadline (a host walk over
- *   a crashed primary to a read-only standby, on a busy machine) does not replace that cause with its slowness.
+ *   a crashed primary to a read-only standby, on a busy machine) does not replace that cause with its slowness until
+ *   it settles; one that then answered late is failed for that.
  *   Outside the pool, a probe never waits behind requests for a connection: a busy pool is not a failing database.
  *
  * INVARIANT (one probe at a time): a probe starts only once the previous one settled, so a database that never
@@ -152,15 +153,15 @@ export class InstanceSession {
     let settled = false;
     let late = false;
     // Judged after the I/O of the loop turn the deadline fires in: an answer that arrived while the event loop was
-    // held (a long task of the sidecar's own) is not taken for a late database. A store already failing keeps its
-    // problem (the last failure's cause) until this probe settles: the deadline fails a healthy store, it is no cause.
+    // held (a long task of the sidecar's own) is not taken for a late database. The deadline fails a healthy store; a
+    // store already failing keeps its cause (the last failure's) until this probe settles, and a late answer is then
+    // the cause.
     const deadline = setTimeout(
       () =>
         setImmediate(() => {
           if (settled) return;
           late = true;
-          if (this.#health.ok)
-            this.#fail(new StoreUnavailableError(`probing the database failed: no answer within ${PROBE_DEADLINE_MS} ms`));
+          if (this.#health.ok) this.#fail(noAnswer());
         }),
       PROBE_DEADLINE_MS,
     ).unref();
@@ -168,7 +169,8 @@ export class InstanceSession {
     void this.#check()
       .then(
         () => {
-          if (!late) this.#set(HEALTHY);
+          if (late) this.#fail(noAnswer());
+          else this.#set(HEALTHY);
         },
         (error: unknown) => {
           // A lock another session holds keeps the session: the next probe asks for the lock again, not for a connection.
@@ -309,6 +311,11 @@ export class InstanceSession {
     this.#health = next;
     if (changed) this.#onHealth(next, error);
   }
+}
+
+/** A probe's failure when it answered late, or not yet, PROBE_DEADLINE_MS after it started. */
+function noAnswer(): StoreUnavailableError {
+  return new StoreUnavailableError(`probing the database failed: no answer within ${PROBE_DEADLINE_MS} ms`);
 }
 
 /**
