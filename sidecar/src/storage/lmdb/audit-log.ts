@@ -6,10 +6,10 @@
  * - `audit-decision-records`: key = [recordedAt ms, fingerprint], value = the decision's JSON, written LZ4-compressed
  *   with the data dir's dictionary while SERVICE_AUDIT_COMPRESSION is on (storage/lmdb/decision-records.ts; records
  *   stored as JSON are read as they are), which `audit-record-compression` keeps: every opener opens it through
- *   `openDecisionRecords`. Keyed by time, not by the
- *   fingerprint alone: a new decision lands beside the previous one instead of on a random B-tree page of its own,
- *   which cost about 30% of the sidecar's throughput under load (docs/benchmarks.md, "Sidecar"). A decision is found
- *   by executionId through `decisionInstant` (the replay entry's `createdAt`), see `getDecision`.
+ *   `openDecisionRecords`. Keyed by time, not by the fingerprint alone: a new decision lands beside the previous one
+ *   instead of on a random B-tree page of its own, which cost about 30% of the sidecar's throughput under load
+ *   (docs/benchmarks.md, "Sidecar"). A decision is found by executionId through `decisionInstant` (the replay entry's
+ *   `createdAt`), see `getDecision`.
  * - `audit-decision-times`: key = [recordedAt ms, fingerprint], value = {fingerprint, policyId, status}; read in
  *   reverse for newest-first pages, and filtered on its value without decoding the attestations it skips.
  * - `audit-decisions`: key = execution fingerprint (fixed-length hex, whatever the length of the executionId; LMDB
