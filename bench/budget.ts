@@ -26,8 +26,10 @@
  * The requests, in the order of KINDS, each counted in its own window of WINDOW requests after a warm-up of every kind
  * (WARMUP_ROUNDS rounds): `POST /evaluate` approved and pending; `POST /override` approving a pending decision made
  * before the window; `POST /confirm-execution` of an approved decision made before the window; Surface B's
- * `POST /execute` of a whole business transaction. All on conformance.transfer@1.0.0 (compiled and signed with a fresh
- * key, signatures required), the default LMDB store with the audit record log on, in a fresh data dir.
+ * `POST /execute` of a whole business transaction: all on conformance.transfer@1.0.0 (compiled and signed with a fresh
+ * key, signatures required), the default LMDB store with the audit record log on, in a fresh data dir. Then
+ * `POST /evaluate` on the twins (bench/budget/*.writ), one policy with arithmetic on `number` and on `decimal(2)`: the
+ * decimal one may cost at most DECIMAL_GROWTH over the number one of the same run (issue 39), besides its own budget.
  *
  * Environment: BENCH_BUDGET_WRITE=1 writes the figures measured into bench/budget.json instead of comparing;
  * BENCH_BUDGET_REF (a git ref) counts the sidecar of that commit, built in a scratch directory (bench/sidecar/baseline.ts),
@@ -55,6 +57,11 @@ const REPO = fileURLToPath(new URL("../", import.meta.url));
 const MAIN = join(REPO, "sidecar", "dist", "main.js");
 const BUDGET_FILE = join(REPO, "bench", "budget.json");
 const POLICY = join(REPO, "conformance", "fixtures", "policies", "conformance.transfer", "1.0.0", "policy.writ");
+/** The twins: one policy with arithmetic, on `number` and on `decimal(2)` (issue 39: the decimal costs at most 3% more). */
+const TWINS = {
+  number: join(REPO, "bench", "budget", "transfer-number.writ"),
+  decimal: join(REPO, "bench", "budget", "transfer-decimal.writ"),
+};
 const PRELOAD = join(REPO, "bench", "budget-preload.mjs");
 /** V8's settings of the count, recorded with the figures: figures counted with others do not compare. */
 const NODE_FLAGS = ["--no-opt", "--single-threaded", "--predictable-gc-schedule"] as const;
@@ -73,7 +80,17 @@ const IDLE_MS = 3_000;
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
-const KINDS = ["evaluate-approved", "evaluate-pending", "override", "confirm-execution", "surface-b-execute"] as const;
+const KINDS = [
+  "evaluate-approved",
+  "evaluate-pending",
+  "override",
+  "confirm-execution",
+  "surface-b-execute",
+  "evaluate-number",
+  "evaluate-decimal",
+] as const;
+/** What `evaluate-decimal` may cost over `evaluate-number` in the same run. */
+const DECIMAL_GROWTH = 0.03;
 type Kind = (typeof KINDS)[number];
 
 /** bench/budget.json. */
@@ -87,6 +104,8 @@ interface Budget {
 const SIGNALS = {
   approved: { amount: 250, currency: "USD", kyc_verified: true, risk_score: 10 },
   pending: { amount: 20_000, currency: "EUR", kyc_verified: true, risk_score: 10 },
+  /** The twins', approved after `daily_total + amount` is computed: amounts in cents, as money is. */
+  twin: { amount: 250.75, daily_total: 1000.5, currency: "USD", kyc_verified: true, risk_score: 10 },
 } as const;
 const AT = "2026-03-01T10:00:00.000Z";
 
@@ -123,8 +142,8 @@ class Client {
     return `budget-${String(this.#sent).padStart(8, "0")}`;
   }
 
-  async evaluate(signals: object): Promise<Attestation> {
-    const body = { executionId: this.id(), policyId: "conformance.transfer", policyVersion: "1.0.0", verifiedSignals: signals };
+  async evaluate(signals: object, policyId = "conformance.transfer"): Promise<Attestation> {
+    const body = { executionId: this.id(), policyId, policyVersion: "1.0.0", verifiedSignals: signals };
     return ((await this.call("a", "/evaluate", body)) as { attestation: Attestation }).attestation;
   }
 
@@ -195,6 +214,10 @@ async function plan(kind: Kind, client: Client): Promise<(i: number) => Promise<
     }
     case "surface-b-execute":
       return () => client.execute();
+    case "evaluate-number":
+      return () => client.evaluate(SIGNALS.twin, "budget.transfer-number");
+    case "evaluate-decimal":
+      return () => client.evaluate(SIGNALS.twin, "budget.transfer-decimal");
   }
 }
 
@@ -205,6 +228,8 @@ async function warmUp(client: Client): Promise<void> {
     await client.override((await client.evaluate(SIGNALS.pending)).executionId);
     await client.confirm(await client.evaluate(SIGNALS.approved));
     await client.execute();
+    await client.evaluate(SIGNALS.twin, "budget.transfer-number");
+    await client.evaluate(SIGNALS.twin, "budget.transfer-decimal");
   }
 }
 
@@ -267,6 +292,20 @@ function kindsWanted(): Kind[] {
 
 const M = (instructions: number) => `${(instructions / 1e6).toFixed(3)} M`;
 
+/** `evaluate-decimal` against `evaluate-number` of the same run: the line, and whether it is over DECIMAL_GROWTH. */
+function decimalAgainstNumber(measured: Readonly<Partial<Record<Kind, number>>>): { line: string; over: boolean } | null {
+  const decimal = measured["evaluate-decimal"];
+  const number = measured["evaluate-number"];
+  if (decimal === undefined || number === undefined) return null;
+  const change = decimal / number - 1;
+  const over = change > DECIMAL_GROWTH;
+  const verdict = over ? `OVER (more than ${DECIMAL_GROWTH * 100}%)` : `within ${DECIMAL_GROWTH * 100}%`;
+  return {
+    line: `  decimal(2) twin against number twin, same run: ${change >= 0 ? "+" : ""}${(change * 100).toFixed(2)}%: ${verdict}`,
+    over,
+  };
+}
+
 /** The kinds over budget, and a line a kind. */
 function compare(measured: Readonly<Partial<Record<Kind, number>>>, budget: Budget): { over: Kind[]; lines: string[] } {
   const over: Kind[] = [];
@@ -274,7 +313,11 @@ function compare(measured: Readonly<Partial<Record<Kind, number>>>, budget: Budg
   for (const kind of KINDS) {
     const now = measured[kind];
     if (now === undefined) continue;
-    const committed = budget.instructions[kind];
+    const committed = budget.instructions[kind] as number | undefined;
+    if (committed === undefined) {
+      lines.push(`  ${kind.padEnd(18)} ${M(now)}: no figure in bench/budget.json yet (BENCH_BUDGET_WRITE=1 writes one)`);
+      continue;
+    }
     const change = now / committed - 1;
     const verdict =
       change > BUDGET_GROWTH
@@ -315,7 +358,7 @@ async function main(): Promise<void> {
       built = await buildBaseline(ref);
       console.log(`counting ${built.commit.slice(0, 12)} (${ref}) against this checkout's bench/budget.json`);
     }
-    const root = await policiesRoot(scratch, POLICY);
+    const root = await policiesRoot(scratch, POLICY, TWINS.number, TWINS.decimal);
     const flags = [...NODE_FLAGS, "--expose-gc", "--import", PRELOAD, ...(extra ? ["--import", extra] : [])];
     console.log(
       `node ${process.version} ${NODE_FLAGS.join(" ")} (preload: bench/budget-preload.mjs${extra ? ` and ${extra}` : ""}), ${platform()} ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}; valgrind callgrind`,
@@ -371,6 +414,9 @@ async function main(): Promise<void> {
       console.log(`wrote ${BUDGET_FILE}:`);
       for (const kind of KINDS) console.log(`  ${kind.padEnd(18)} ${M(measured.instructions[kind])}`);
       if (budget !== null) for (const line of compare(measured.instructions, budget).lines) console.log(`was: ${line}`);
+      const twins = decimalAgainstNumber(measured.instructions);
+      if (twins !== null) console.log(twins.line);
+      if (twins?.over) process.exitCode = 1;
       return;
     }
     if (budget === null) throw new Error(`${BUDGET_FILE} is missing: BENCH_BUDGET_WRITE=1 npm run bench:budget writes it`);
@@ -388,6 +434,12 @@ async function main(): Promise<void> {
     }
     const { over, lines } = compare(measured.instructions, budget);
     for (const line of lines) console.log(line);
+    const twins = decimalAgainstNumber(measured.instructions);
+    if (twins !== null) console.log(twins.line);
+    if (twins?.over) {
+      console.log(`\nthe decimal(2) twin costs more than ${DECIMAL_GROWTH * 100}% over the number twin (issue 39).`);
+      process.exitCode = 1;
+    }
     if (over.length > 0) {
       console.log(
         `\nover budget: ${over.join(", ")}. A cost that must grow moves bench/budget.json (BENCH_BUDGET_WRITE=1) in a commit that says why.`,

@@ -1,7 +1,20 @@
+import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "tsup";
+import { defineConfig, type Options } from "tsup";
 
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
+
+/** `import text from "./file?raw"`: the file's text, as Vite reads the same suffix (a JSON file is not parsed then). */
+const raw: NonNullable<Options["esbuildPlugins"]>[number] = {
+  name: "raw",
+  setup(build) {
+    build.onResolve({ filter: /\?raw$/ }, (args) => ({
+      path: fileURLToPath(new URL(args.path.slice(0, -"?raw".length), `file://${args.resolveDir}/`)),
+      namespace: "raw",
+    }));
+    build.onLoad({ filter: /.*/, namespace: "raw" }, async (args) => ({ contents: await readFile(args.path, "utf8"), loader: "text" }));
+  },
+};
 
 /**
  * The playground as static files in dist/: index.html and style.css (from public/) and one script with the compiler,
@@ -23,6 +36,7 @@ export default defineConfig({
   noExternal: [/.*/],
   publicDir: "public",
   loader: { ".writ": "text" },
+  esbuildPlugins: [raw],
   esbuildOptions: (options) => {
     options.alias = { "@writ/compiler": here("../compiler/src/portable.ts"), "@writ/runtime": here("../runtime/src/portable.ts") };
     options.legalComments = "none";

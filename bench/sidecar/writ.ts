@@ -31,14 +31,16 @@ export interface Writ {
  * The policy at `source` (by default the shipped payments.transfer@1.2.0), compiled and signed with a fresh key, as a
  * policies root under `dir`; the key's public half in `dir/bundle-key.pub`.
  */
-export async function policiesRoot(dir: string, source: string = POLICY_SOURCE): Promise<string> {
+export async function policiesRoot(dir: string, ...sources: string[]): Promise<string> {
   const pair = generateSigningKeyPair();
-  const result = compile(source, await readFile(source, "utf8"), { signingKey: loadSigningKeyPem(pair.privateKeyPem) });
-  if (!result.valid || !result.bundle) throw new Error(`${source} does not compile`);
   const root = join(dir, "policies");
-  const bundleDir = join(root, result.bundle.policyId, result.bundle.version);
-  await mkdir(bundleDir, { recursive: true });
-  for (const [name, bytes] of result.bundle.files) await writeFile(join(bundleDir, name), bytes);
+  for (const source of sources.length > 0 ? sources : [POLICY_SOURCE]) {
+    const result = compile(source, await readFile(source, "utf8"), { signingKey: loadSigningKeyPem(pair.privateKeyPem) });
+    if (!result.valid || !result.bundle) throw new Error(`${source} does not compile`);
+    const bundleDir = join(root, result.bundle.policyId, result.bundle.version);
+    await mkdir(bundleDir, { recursive: true });
+    for (const [name, bytes] of result.bundle.files) await writeFile(join(bundleDir, name), bytes);
+  }
   await writeFile(join(dir, "bundle-key.pub"), pair.publicKeyPem);
   return root;
 }

@@ -29,7 +29,7 @@ beforeEach(() => {
 afterEach(() => rmSync(cwd, { recursive: true, force: true }));
 
 const run = (...argv: string[]): Promise<number> => main(argv, { cwd, out: (l) => out.push(l), err: (l) => err.push(l) });
-const PAY = "policies/payments.transfer/1.2.0";
+const PAY = "policies/payments.transfer/1.3.0";
 
 describe("writ compile", () => {
   it("writes a bundle beside each policy and says where", async () => {
@@ -38,9 +38,9 @@ describe("writ compile", () => {
       expect(existsSync(join(cwd, PAY, f))).toBe(true);
     expect(existsSync(join(cwd, PAY, "bundle.sig"))).toBe(false);
     expect(out.join("\n")).toMatch(
-      /payments\.transfer@1\.2\.0 -> policies\/payments\.transfer\/1\.2\.0 \(bundle_hash [0-9a-f]{16}…, unsigned\)/,
+      /payments\.transfer@1\.3\.0 -> policies\/payments\.transfer\/1\.3\.0 \(bundle_hash [0-9a-f]{16}…, unsigned\)/,
     );
-    await expect(loadBundle(join(cwd, "policies"), "payments.transfer", "1.2.0")).resolves.toBeTruthy();
+    await expect(loadBundle(join(cwd, "policies"), "payments.transfer", "1.3.0")).resolves.toBeTruthy();
   });
 
   it("signs with a key from keygen; the bundle loads with the public key pinned", async () => {
@@ -48,7 +48,7 @@ describe("writ compile", () => {
     expect(statSync(join(cwd, "k.key")).mode & 0o777).toBe(0o600);
     expect(await run("compile", PAY, "--sign-key", "k.key")).toBe(0);
     const pub = loadPublicKeyPem(readFileSync(join(cwd, "k.pub"), "utf8"));
-    const loaded = await loadBundle(join(cwd, "policies"), "payments.transfer", "1.2.0", { trustedKeys: [pub], requireSignature: true });
+    const loaded = await loadBundle(join(cwd, "policies"), "payments.transfer", "1.3.0", { trustedKeys: [pub], requireSignature: true });
     expect(loaded.signedBy).toBe(pub.keyId);
     // Recompiling the same source unsigned keeps the bundle as it is (a version is immutable), signature included.
     expect(await run("compile", PAY)).toBe(0);
@@ -77,7 +77,7 @@ describe("writ compile", () => {
     mkdirSync(wrong, { recursive: true });
     cpSync(join(cwd, PAY, "policy.writ"), join(wrong, "policy.writ"));
     expect(await run("compile", "policies/payments.transfer/9.9.9")).toBe(3);
-    expect(err.join("\n")).toContain("belongs in `policies/payments.transfer/1.2.0/`");
+    expect(err.join("\n")).toContain("belongs in `policies/payments.transfer/1.3.0/`");
   });
 
   it.each([
@@ -140,17 +140,17 @@ describe("writ fmt", () => {
     const canonical = readFileSync(file, "utf8");
     const messy = canonical
       .replace(/^rule high_risk when/m, "rule   high_risk\n   when")
-      .replace("const DAILY_LIMIT = 25000", "const DAILY_LIMIT=25000");
+      .replace("const DAILY_LIMIT = 25000.00", "const DAILY_LIMIT=25000.00");
     writeFileSync(file, messy);
     expect(await run("fmt", "--diff", "policies")).toBe(1);
     expect(readFileSync(file, "utf8")).toBe(messy);
     const diff = `${out.join("\n")}\n`;
     const lines = diff.split("\n");
     expect(lines.slice(0, 2)).toEqual([`--- a/${PAY}/policy.writ`, `+++ b/${PAY}/policy.writ`]);
-    expect(lines).toContain("-const DAILY_LIMIT=25000");
-    expect(lines).toContain("+const DAILY_LIMIT = 25000");
+    expect(lines).toContain("-const DAILY_LIMIT=25000.00");
+    expect(lines).toContain("+const DAILY_LIMIT = 25000.00");
     expect(lines.filter((l) => l.startsWith("@@"))).toHaveLength(2);
-    expect(err.at(-1)).toBe("4 files: 1 not formatted");
+    expect(err.at(-1)).toBe("5 files: 1 not formatted");
     const applied = spawnSync("git", ["apply", "-"], { cwd, input: diff, encoding: "utf8" });
     expect(applied.stderr).toBe("");
     expect(readFileSync(file, "utf8")).toBe(canonical);
@@ -169,7 +169,7 @@ describe("writ fmt", () => {
 describe("writ test", () => {
   it("passes the shipped policies with full rule coverage", async () => {
     expect(await run("test", "policies", "--require-coverage")).toBe(0);
-    expect(out.filter((l) => l.includes("cases passed"))).toHaveLength(4);
+    expect(out.filter((l) => l.includes("cases passed"))).toHaveLength(5);
     for (const line of out.filter((l) => l.includes("cases passed"))) {
       const m = /(\d+)\/(\d+) cases passed, rules covered (\d+)\/(\d+)/.exec(line)!;
       expect(m[1]).toBe(m[2]);
@@ -190,7 +190,7 @@ describe("writ test", () => {
   it("exits 4 when a test file is missing, malformed, or coverage is required and incomplete", async () => {
     rmSync(join(cwd, PAY, "policy.test.json"));
     expect(await run("test", PAY)).toBe(4);
-    expect(err.join("\n")).toContain("no test file (expected `policies/payments.transfer/1.2.0/policy.test.json`)");
+    expect(err.join("\n")).toContain("no test file (expected `policies/payments.transfer/1.3.0/policy.test.json`)");
     writeFileSync(join(cwd, PAY, "policy.test.json"), '{"cases": [{"name": "a", "name": "b"}]}');
     expect(await run("test", PAY)).toBe(4);
     expect(err.join("\n")).toContain("duplicate key `name`");
@@ -211,7 +211,7 @@ describe("writ verify", () => {
     expect(await run("compile", PAY, "--sign-key", "k.key")).toBe(0);
     out.length = 0;
     expect(await run("verify", PAY, "--key", "k.pub")).toBe(0);
-    expect(out[0]).toMatch(/^bundle payments\.transfer@1\.2\.0: verified \(bundle_hash [0-9a-f]{64}, signed by [0-9a-f]{32}\)$/);
+    expect(out[0]).toMatch(/^bundle payments\.transfer@1\.3\.0: verified \(bundle_hash [0-9a-f]{64}, signed by [0-9a-f]{32}\)$/);
     expect(await run("verify", PAY, "--key", "other.pub")).toBe(5);
     const ir = join(cwd, PAY, "policy.ir.json");
     writeFileSync(ir, readFileSync(ir, "utf8").replace('"reject"', '"approve"'));

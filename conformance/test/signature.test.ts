@@ -86,11 +86,15 @@ interface ConformanceVectorFile {
 }
 
 const vectorsDir = new URL("conformance/vectors/", REPO);
-/** The audit log vectors (audit-log.json) have their own form; their checkpoint signatures are checked below. */
+/**
+ * The audit log vectors (audit-log.json) have their own form; their checkpoint signatures are checked below. The decision
+ * vectors (decisions.json) sign nothing: compiler/test/decision-vectors.test.ts checks them.
+ */
 const AUDIT_LOG_FILE = "audit-log.json";
+const DECISIONS_FILE = "decisions.json";
 const vectorFiles = existsSync(vectorsDir)
   ? readdirSync(vectorsDir)
-      .filter((f) => f.endsWith(".json") && f !== AUDIT_LOG_FILE)
+      .filter((f) => f.endsWith(".json") && f !== AUDIT_LOG_FILE && f !== DECISIONS_FILE)
       .sort()
   : [];
 

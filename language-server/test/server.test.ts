@@ -178,7 +178,7 @@ describe("the writ language server", () => {
     const typing = FIXED.replace('otherwise approve "ok"', "rule r when am");
     await s.change(uri, 2, [{ text: typing }]);
     const atName = await complete(uri, positionOf(typing, "when am", 0, 7));
-    expect(atName).toEqual(["amount", "currency", "note", "LIMIT", "LOCAL", "len", "present", "not", "true", "false"]);
+    expect(atName).toEqual(["amount", "currency", "note", "LIMIT", "LOCAL", "len", "lower", "present", "not", "true", "false"]);
 
     const afterCondition = FIXED.replace('rule big when amount > LIMIT reject "zu groß 💶"', "rule big when amount > LIMIT ");
     await s.change(uri, 3, [{ text: afterCondition }]);
@@ -187,7 +187,14 @@ describe("the writ language server", () => {
     expect(await complete(URI, positionOf(FIXED, "binding amount", 0, 8))).toEqual(["amount", "currency", "note"]);
     // A list holds literals and scalar constants, not list constants or signals.
     expect(await complete(URI, positionOf(FIXED, '"EUR"]'))).toEqual(["LIMIT", "true", "false"]);
-    expect(await complete(URI, positionOf(FIXED, "number > 0"))).toEqual(["string", "number", "integer", "boolean", "timestamp"]);
+    expect(await complete(URI, positionOf(FIXED, "number > 0"))).toEqual([
+      "string",
+      "number",
+      "integer",
+      "decimal",
+      "boolean",
+      "timestamp",
+    ]);
     expect(await complete(URI, positionOf(FIXED, "zu groß", 0, 2))).toEqual([]);
   });
 

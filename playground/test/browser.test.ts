@@ -12,14 +12,17 @@ import { chromiumUnavailable, launchChromium, servePlayground, type Browser, typ
 
 const unavailable = chromiumUnavailable();
 
-const POLICY = readFileSync(new URL("../../policies/payments.transfer/1.2.0/policy.writ", import.meta.url), "utf8");
+const POLICY = readFileSync(new URL("../../policies/payments.transfer/1.3.0/policy.writ", import.meta.url), "utf8");
 const FIRST_CASE = (
-  JSON.parse(readFileSync(new URL("../../policies/payments.transfer/1.2.0/policy.test.json", import.meta.url), "utf8")) as {
+  JSON.parse(readFileSync(new URL("../../policies/payments.transfer/1.3.0/policy.test.json", import.meta.url), "utf8")) as {
     cases: { signals: Record<string, unknown> }[];
   }
 ).cases[0]!.signals;
 /** The shipped policy with one signal misspelt in a rule. */
 const MISSPELT = POLICY.replace("rule high_risk when risk_score > HIGH_RISK", "rule high_risk when risk_scor > HIGH_RISK");
+/** Issue 39's fixtures: a sum of cents at a limit, and a division by a zero balance. */
+const fixture = (name: string): string =>
+  readFileSync(new URL(`../../conformance/fixtures/policies/conformance.${name}/1.0.0/policy.writ`, import.meta.url), "utf8");
 
 function decided(policy: string, signals: Record<string, unknown>): Extract<SignalsOutcome, { kind: "decided" }> {
   const outcome = signalsDecider(checkSource("policy.writ", policy, { until: "lower" }))!(JSON.stringify(signals));
@@ -94,7 +97,7 @@ if (unavailable !== null) {
 
     it("starts with a shipped policy and a signal set of its tests, decided, and equivalent to itself", async () => {
       const expected = decided(POLICY, FIRST_CASE);
-      expect(await page.locator("#example").inputValue()).toBe("payments.transfer@1.2.0");
+      expect(await page.locator("#example").inputValue()).toBe("payments.transfer@1.3.0");
       expect(JSON.parse(await page.locator("#signals-editor .cm-content").innerText())).toEqual(FIRST_CASE);
       expect(expected.decision).toMatchObject({ decided: true, verdict: "approve", ruleId: "within_limits" });
       expect(await page.locator("#decision .verdict").textContent()).toBe("approve");
@@ -164,6 +167,29 @@ if (unavailable !== null) {
       const problems = await settled(page, "#signals-problems", (t) => t.includes("VAL-"));
       expect(problems).toContain("risk_score");
       expect(await page.locator("#decision .verdict").textContent()).toBe("refused");
+      expect(pageErrors).toEqual([]);
+    });
+
+    it("decides decimals exactly, and shows a fault where a rule's arithmetic faults", async () => {
+      await replaceEditorText(page, "#policy-editor", fixture("money"));
+      await replaceEditorText(page, "#signals-editor", '{"daily_total": 1000.10, "amount": 0.20}');
+      await settled(page, "#decision .verdict", (t) => t === "approve");
+      expect(await page.locator("#decision .decided-by code").textContent()).toBe("otherwise");
+      const sum = page
+        .locator('#explanation li[data-rule="over_limit"] .tree .expr')
+        .filter({ has: page.locator("code", { hasText: /^daily_total \+ amount$/ }) });
+      await page.locator('#explanation li[data-rule="over_limit"] summary').click();
+      expect((await sum.innerText()).replace(/\s+/g, " ")).toContain("daily_total + amount 1000.30");
+
+      await replaceEditorText(page, "#policy-editor", fixture("divide"));
+      await replaceEditorText(page, "#signals-editor", '{"amount": 100, "balance": 0}');
+      await settled(page, "#decision .verdict", (t) => t === "fault");
+      expect(await page.locator("#decision .decided-by").innerText()).toBe("rule most_of_balance EVAL-001");
+      expect(await page.locator("#decision .why").innerText()).toContain("[EVAL-001@most_of_balance]");
+      const faulted = page.locator('#explanation li[data-rule="most_of_balance"]');
+      expect(await faulted.locator(".truth").first().textContent()).toBe("fault");
+      expect(await faulted.locator(".tree .value.truth-fault").first().textContent()).toBe("fault");
+      expect(await faulted.locator(".tree .value.truth-fault", { hasText: "EVAL-001" }).count()).toBe(1);
       expect(pageErrors).toEqual([]);
     });
 

@@ -228,7 +228,7 @@ const RELEASES = {
   earlier: { runtimeVersion: earlierVersion(RUNTIME_VERSION), runtimeHash: RUNTIME_HASH },
   otherSemantics: {
     runtimeVersion: `${semver.major(RUNTIME_VERSION) + 1}.0.0`,
-    runtimeHash: runtimeHashOf({ ...runtimeDefinition(), evaluatorSemantics: "writ.evaluator/first-match/kleene/v2" }),
+    runtimeHash: runtimeHashOf({ ...runtimeDefinition(), evaluatorSemantics: "writ.evaluator/first-match/kleene/v3" }),
   },
 } as const;
 
@@ -707,7 +707,7 @@ function vectorFiles(made: Made, keys: Keys): VectorFile[] {
       ...valid(
         "attestation",
         "v1-other-semantics",
-        `attestation-v1-approved as release ${RELEASES.otherSemantics.runtimeVersion} signed it after a change of evaluator semantics (writ.evaluator/first-match/kleene/v2), so another runtimeHash: the signature verifies, but a verifier with default options refuses the decision (its runtime check fails)`,
+        `attestation-v1-approved as release ${RELEASES.otherSemantics.runtimeVersion} signed it after a change of evaluator semantics (writ.evaluator/first-match/kleene/v3), so another runtimeHash: the signature verifies, but a verifier with default options refuses the decision (its runtime check fails)`,
         a.otherSemantics,
         keys,
       ),

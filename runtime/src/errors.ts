@@ -111,8 +111,11 @@ export class OverrideError extends WritRuntimeError {
  */
 export class AuthorizationError extends WritRuntimeError {
   readonly details: readonly { readonly code: string; readonly signal: string; readonly message: string }[];
-  constructor(code: ErrorCode, message: string, details: AuthorizationError["details"] = []) {
+  /** The `[CODE@context]` context of a named code, where it is not the table's: the rule of an EVAL fault. */
+  readonly context: string | undefined;
+  constructor(code: ErrorCode, message: string, details: AuthorizationError["details"] = [], context?: string) {
     super(code, message);
     this.details = details;
+    this.context = context;
   }
 }

@@ -8,7 +8,10 @@ export * from "./errors.js";
 export * from "./ir/types.js";
 export * from "./ir/operators.js";
 export { UNKNOWN, COMPARISON_DOMAINS, codePointLength, isScalar, type Value } from "./ir/values.js";
-export { preparePolicy, prepareExpression, type Decision, type PreparedPolicy } from "./ir/evaluate.js";
+export { preparePolicy, prepareExpression, UNDECIDED, type Decision, type PreparedPolicy } from "./ir/evaluate.js";
+export { FAULTS, FAULT_CODES, EvaluationFaultSignal, canFault, type FaultCode, type EvaluationFault } from "./ir/faults.js";
+export { MAX_DECLARED_PLACES, MAX_MAGNITUDE, decimalText, placesOf, unitsOf } from "./ir/exact.js";
+export { decimalPlaces } from "./ir/scale.js";
 export {
   explain,
   written as expressionText,
@@ -19,6 +22,8 @@ export {
   type Truth,
 } from "./ir/explain.js";
 export { parseStrictJson, type StrictParseOptions } from "./json/strict-parse.js";
+export { carriesExactly } from "./json/exact-number.js";
+export { copyLossyNumbers, lossyNumbersOf } from "./json/lossy-numbers.js";
 export { canonicalJson, canonicalBytes } from "./canonical/jcs.js";
 export { TIMESTAMP_PATTERN, isTimestamp } from "./signals/timestamp.js";
 export { createSignalValidator, type SignalError, type SignalValidation, type SignalValidator } from "./signals/validate.js";

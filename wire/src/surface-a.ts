@@ -81,8 +81,12 @@ export type ExecuteResponse = Static<typeof ExecuteResponse>;
 export interface ExplainedExprType {
   /** The expression as the compiled policy has it (constants inlined), compound operands in parentheses. */
   readonly expr: string;
-  /** Its value; null when unknown (for a signal: it was not sent). */
+  /** Its value; null when unknown (for a signal: it was not sent) or when computing it faulted. */
   readonly value: string | number | boolean | null;
+  /** A decimal's exact value with the places of its type (`1000.30`); `value` is then the nearest number. */
+  readonly exact?: string;
+  /** The evaluation fault computing this expression was (docs/errors.md, EVAL codes); only on the one that faulted. */
+  readonly fault?: "EVAL-001" | "EVAL-002" | "EVAL-003";
   /** What it was computed from; absent for a literal, a signal and `present(...)`. */
   readonly operands?: readonly ExplainedExprType[];
 }
@@ -102,7 +106,20 @@ export const ExplainedExpr = Type.Unsafe<ExplainedExprType>({
       type: "string",
       description: "The expression as the compiled policy has it (constants inlined), compound operands in parentheses.",
     },
-    value: { type: ["string", "number", "boolean", "null"], description: "Its value; null when unknown (for a signal: it was not sent)." },
+    value: {
+      type: ["string", "number", "boolean", "null"],
+      description: "Its value; null when unknown (for a signal: it was not sent) or when computing it faulted.",
+    },
+    exact: {
+      type: "string",
+      pattern: "^-?[0-9]+(\\.[0-9]+)?$",
+      description: "A decimal's exact value with the places of its type (`1000.30`); `value` is then the nearest number.",
+    },
+    fault: {
+      type: "string",
+      enum: ["EVAL-001", "EVAL-002", "EVAL-003"],
+      description: "The evaluation fault computing this expression was (EVAL codes); only on the expression that faulted.",
+    },
     operands: { type: "array", description: "What it was computed from; absent for a literal, a signal and `present(...)`." },
   },
 });
@@ -115,8 +132,9 @@ export const ExplainedRule = Closed(
     rule: Type.String(),
     verdict: Verdict,
     reason: Type.String(),
-    result: Choice(["true", "false", "unknown"], {
-      description: "Only a rule whose condition is `true` decides; `unknown` comes from an absent optional signal.",
+    result: Choice(["true", "false", "unknown", "fault"], {
+      description:
+        "Only a rule whose condition is `true` decides; `unknown` comes from an absent optional signal; `fault`: computing the condition faulted (a rule tried before any decides would end the evaluation with its EVAL code).",
     }),
     condition: ExplainedExpr,
   },

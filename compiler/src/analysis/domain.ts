@@ -77,7 +77,7 @@ export function setWithin(inner: ValueSet, outer: ValueSet): boolean {
 /** What the signals schema already guarantees about a signal once validated. */
 export function declaredInterval(s: SignalDecl): Interval {
   let i = FULL;
-  if (s.type.kind !== "number" && s.type.kind !== "integer") return i;
+  if (s.type.kind !== "number" && s.type.kind !== "integer" && s.type.kind !== "decimal") return i;
   for (const c of s.type.constraints) {
     if (c.kind === "range") i = intersectIntervals(i, { lo: c.min.value, loIncl: true, hi: c.max.value, hiIncl: true });
     else if (c.op === ">=" || c.op === ">") i = intersectIntervals(i, { ...FULL, lo: c.value.value, loIncl: c.op === ">=" });

@@ -13,6 +13,13 @@ export async function conditionsAsWritten(source: string): Promise<ReadonlyMap<s
 
 /** The decision, as `writ eval` prints it. */
 export function decisionLines(decision: Decision): string[] {
+  if (!decision.decided && decision.fault) {
+    const { code, ruleId, message } = decision.fault;
+    return [
+      `fault:   ${code} in rule \`${ruleId}\`: ${message}`,
+      `         nothing is decided; a sidecar answers 422 [${code}@${ruleId}] and consumes nothing`,
+    ];
+  }
   if (!decision.decided)
     return ["verdict: undecided (no rule's condition is true and the policy has no `otherwise`; a sidecar answers SYS-006)"];
   return [`verdict: ${decision.verdict}`, `rule:    ${decision.ruleId}`, `reason:  ${decision.reason}`];
@@ -23,7 +30,9 @@ export function explanationLines(explanation: Explanation, decision: Decision, w
   const view = explanationView(explanation, decision, written);
   const lines = ["", "rules, in order (the first whose condition is true decides):"];
   for (const r of view.rules) {
-    lines.push(`  ${r.rule}: ${r.result}${r.decides ? "  <- decides" : ""}   (${r.verdict} ${JSON.stringify(r.reason)})`);
+    lines.push(
+      `  ${r.rule}: ${r.result}${r.decides ? "  <- decides" : r.ends ? "  <- ends the evaluation" : ""}   (${r.verdict} ${JSON.stringify(r.reason)})`,
+    );
     if (r.written !== null) lines.push(`    when ${r.written}`);
     tree(r.condition, 2, lines);
   }

@@ -44,11 +44,14 @@ export const DIAGNOSTICS = {
   E506: { severity: "error", phase: "type-check", title: "wrong arguments to function" },
   E507: { severity: "error", phase: "type-check", title: "mixed list" },
   E508: { severity: "error", phase: "type-check", title: "constant used as a value it is not" },
+  E509: { severity: "error", phase: "type-check", title: "division of a decimal" },
+  E510: { severity: "error", phase: "type-check", title: "decimal mixed with number" },
   W601: { severity: "warning", phase: "analyze", title: "no catch-all" },
   W602: { severity: "warning", phase: "analyze", title: "unreachable rule" },
   W603: { severity: "warning", phase: "analyze", title: "shadowed rule" },
   W604: { severity: "warning", phase: "analyze", title: "condition is always true" },
   W605: { severity: "warning", phase: "analyze", title: "condition is never true" },
+  W606: { severity: "warning", phase: "analyze", title: "arithmetic can fault" },
   E801: { severity: "error", phase: "emit", title: "signing failed" },
 } as const satisfies Record<string, DiagnosticInfo>;
 

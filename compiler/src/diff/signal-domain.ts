@@ -71,7 +71,8 @@ export function signalDomain(name: string, signal: IrSignal, property: SchemaPro
         unmodelled: null,
       };
     case "number":
-    case "integer": {
+    case "integer":
+    case "decimal": {
       const whole = signal.type === "integer";
       let lo = -MAX_NUMBER;
       let hi = MAX_NUMBER;
@@ -89,7 +90,7 @@ export function signalDomain(name: string, signal: IrSignal, property: SchemaPro
       return {
         kind: "number",
         accepted: { absent, values: NumberSet.span(whole, lo, hi) },
-        declaration: [`${head}${signal.type}`, ...range].join(" "),
+        declaration: [`${head}${signal.type === "decimal" ? `decimal(${signal.scale ?? 0})` : signal.type}`, ...range].join(" "),
         unmodelled: null,
       };
     }

@@ -1,4 +1,4 @@
-import type { Decision, ExplainedExpr, Explanation, Scalar, Truth, Verdict } from "@writ/runtime";
+import { FAULTS, type Decision, type ExplainedExpr, type Explanation, type Scalar, type Truth, type Verdict } from "@writ/runtime";
 import { printExpr } from "../fmt/print-expr.js";
 import type { PolicyAst } from "../syntax/ast.js";
 
@@ -18,8 +18,11 @@ export interface ExplanationView {
 
 export interface RuleView {
   readonly rule: string;
-  readonly result: Truth;
+  /** `fault`: computing the condition faulted (faults end an evaluation that tries the rule). */
+  readonly result: Truth | "fault";
   readonly decides: boolean;
+  /** The rule whose fault ended the evaluation: nothing was decided. */
+  readonly ends: boolean;
   readonly verdict: Verdict;
   readonly reason: string;
   /** The condition as the source writes it (constants by name); null when the source is not at hand. */
@@ -30,10 +33,13 @@ export interface RuleView {
 export interface ExprView {
   /** The expression as the IR has it (constants inlined). */
   readonly expr: string;
-  /** Its value as text: a literal's text, `unknown` for a compound without a value, `absent` for an optional signal not sent. */
+  /**
+   * Its value as text: a literal's text, a decimal's exact text (`1000.30`), `unknown` for a compound without a value,
+   * `absent` for an optional signal not sent, `fault: division by zero` where computing it faulted.
+   */
   readonly value: string;
-  /** True, false or unknown for a boolean-valued node; null for numbers and strings. */
-  readonly truth: Truth | null;
+  /** True, false or unknown for a boolean-valued node, `fault` for one that faulted (or holds one that did); else null. */
+  readonly truth: Truth | "fault" | null;
   readonly operands: readonly ExprView[];
 }
 
@@ -44,10 +50,12 @@ export function conditionsOf(ast: PolicyAst): ReadonlyMap<string, string> {
 
 export function explanationView(explanation: Explanation, decision: Decision, written: ReadonlyMap<string, string>): ExplanationView {
   const decider = decision.decided ? decision.ruleId : null;
+  const ender = !decision.decided && decision.fault ? decision.fault.ruleId : null;
   const rules = explanation.rules.map((r): RuleView => ({
     rule: r.rule,
     result: r.result,
     decides: r.rule === decider,
+    ends: r.rule === ender,
     verdict: r.verdict,
     reason: r.reason,
     written: written.get(r.rule) ?? null,
@@ -62,11 +70,14 @@ export function explanationView(explanation: Explanation, decision: Decision, wr
 }
 
 function exprView(e: ExplainedExpr): ExprView {
+  const operands = (e.operands ?? []).filter((o) => o.operands !== undefined || !isLiteral(o)).map(exprView);
+  // A node without a value above one that faulted has faulted too (the runtime marks only where it happened).
+  const faulted = e.fault !== undefined || (e.value === null && operands.some((o) => o.truth === "fault"));
   return {
     expr: e.expr,
-    value: valueText(e),
-    truth: typeof e.value === "boolean" ? (String(e.value) as Truth) : e.value === null ? "unknown" : null,
-    operands: (e.operands ?? []).filter((o) => o.operands !== undefined || !isLiteral(o)).map(exprView),
+    value: e.fault === undefined && faulted ? "fault" : valueText(e),
+    truth: faulted ? "fault" : typeof e.value === "boolean" ? (String(e.value) as Truth) : e.value === null ? "unknown" : null,
+    operands,
   };
 }
 
@@ -76,6 +87,8 @@ function isLiteral(e: ExplainedExpr): boolean {
 }
 
 function valueText(e: ExplainedExpr): string {
+  if (e.fault !== undefined) return `fault ${e.fault}: ${FAULTS[e.fault]}`;
+  if (e.exact !== undefined) return e.exact;
   // Only a signal can be an unknown leaf: an optional signal that was not sent.
   if (e.value === null) return e.operands === undefined ? "absent" : "unknown";
   return scalarText(e.value);

@@ -32,6 +32,7 @@ function property(s: SignalDecl): Record<string, unknown> {
       const p: Record<string, unknown> = { type: "string" };
       for (const c of t.constraints) {
         if (c.kind === "matching") p["pattern"] = c.regex.pattern;
+        else if (c.kind === "normalized") p["format"] = "nfc";
         else {
           p["minLength"] = c.min.value;
           p["maxLength"] = c.max.value;
@@ -40,8 +41,9 @@ function property(s: SignalDecl): Record<string, unknown> {
       return p;
     }
     case "number":
-    case "integer": {
-      const p: Record<string, unknown> = { type: t.kind };
+    case "integer":
+    case "decimal": {
+      const p: Record<string, unknown> = t.kind === "decimal" ? { type: "number", format: `decimal(${t.places.value})` } : { type: t.kind };
       for (const c of t.constraints) {
         if (c.kind === "range") {
           p["minimum"] = c.min.value;

@@ -59,7 +59,7 @@ function printBare(e: Expr): string {
     case "ref":
       return e.name;
     case "literal":
-      return printScalar(e.value);
+      return e.text ?? printScalar(e.value);
   }
 }
 
@@ -68,11 +68,11 @@ export function printScalar(v: ScalarValue): string {
 }
 
 export function printList(items: readonly ListItem[]): string {
-  return `[${items.map((i) => (i.kind === "ref" ? i.name : printScalar(i.value))).join(", ")}]`;
+  return `[${items.map((i) => (i.kind === "ref" ? i.name : (i.text ?? printScalar(i.value)))).join(", ")}]`;
 }
 
 export function printConstValue(v: ConstValue): string {
-  return v.kind === "scalar" ? printScalar(v.value) : printList(v.items);
+  return v.kind === "scalar" ? (v.text ?? printScalar(v.value)) : printList(v.items);
 }
 
 export function printSignal(s: SignalDecl): string {
@@ -89,15 +89,24 @@ function printSignalType(s: SignalDecl): string {
     case "number":
     case "integer":
       return [t.kind, ...t.constraints.map(printNumberConstraint)].join(" ");
+    case "decimal":
+      return [`decimal(${t.places.text})`, ...t.constraints.map(printNumberConstraint)].join(" ");
     default:
       return t.kind;
   }
 }
 
 function printStringConstraint(c: StringConstraint): string {
-  return c.kind === "matching" ? `matching /${c.regex.pattern}/` : `length ${c.min.value}..${c.max.value}`;
+  switch (c.kind) {
+    case "matching":
+      return `matching /${c.regex.pattern}/`;
+    case "normalized":
+      return "normalized";
+    case "length":
+      return `length ${c.min.text}..${c.max.text}`;
+  }
 }
 
 function printNumberConstraint(c: NumberConstraint): string {
-  return c.kind === "range" ? `${c.min.value}..${c.max.value}` : `${c.op} ${c.value.value}`;
+  return c.kind === "range" ? `${c.min.text}..${c.max.text}` : `${c.op} ${c.value.text}`;
 }

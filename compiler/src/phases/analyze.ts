@@ -12,6 +12,7 @@ import {
   type Term,
 } from "../analysis/domain.js";
 import { DnfBuilder } from "../analysis/dnf.js";
+import { faultWarnings } from "../analysis/faults.js";
 import type { PolicyAst } from "../syntax/ast.js";
 import type { PhaseContext } from "./context.js";
 import { lowerCondition } from "./lower.js";
@@ -22,9 +23,20 @@ import type { Typing } from "./type-check.js";
  * Phase analyze. Guarantees: a warning names every rule the analysis proves can never decide (never true,
  * shadowed by an earlier rule, or after a rule that always decides), every condition that is always true,
  * and a missing catch-all. The analysis is sound, not complete: it never warns about a rule that can
- * decide, and it may miss some that cannot. It changes nothing.
+ * decide, and it may miss some that cannot. It also names arithmetic that can fault for valid signals (W606).
+ * It changes nothing.
  */
 export function analyze(ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, typing: Typing): void {
+  const scope = {
+    signal: (name: string) => symbols.signals.get(name),
+    constant: (name: string) => {
+      const c = symbols.consts.get(name);
+      return c?.value.kind === "scalar" && typeof c.value.value === "number" ? c.value.value : undefined;
+    },
+  };
+  for (const rule of ast.rules) {
+    for (const w of faultWarnings(rule.when, scope)) ctx.sink.report("W606", w.span, w.message);
+  }
   const builder = new DnfBuilder(symbols);
   const normalize = (terms: Term[]): Keyed[] =>
     terms

@@ -17,10 +17,11 @@ import type {
   StringConstraint,
   StringLit,
 } from "../syntax/ast.js";
+import { carriesExactly, MAX_DECLARED_PLACES, placesOf } from "@writ/runtime";
 import { infixAt, prefixAt, type InfixLevel, type PrefixLevel } from "../syntax/operators.js";
 import { operatorAt } from "../syntax/tokens.js";
 import type { Span } from "../diagnostics/source.js";
-import { declaredInterval, isEmptyInterval } from "../analysis/domain.js";
+import { declaredInterval, isEmptyInterval, type Interval } from "../analysis/domain.js";
 import { joinSpans, spanOf, type PhaseContext } from "./context.js";
 
 /**
@@ -94,7 +95,8 @@ class AstBuilder {
     };
     // Bounds that are each fine may still leave no value, e.g. `> 10 < 5`, or `integer > 1 < 2`.
     const t = decl.type;
-    if ((t.kind === "number" || t.kind === "integer") && t.constraints.length > 1 && isEmptyInterval(declaredInterval(decl))) {
+    const empty = t.kind === "decimal" ? noDecimalWithin(declaredInterval(decl), t.places.value) : isEmptyInterval(declaredInterval(decl));
+    if ((t.kind === "number" || t.kind === "integer" || t.kind === "decimal") && t.constraints.length > 1 && empty) {
       this.ctx.sink.report(
         "E306",
         t.span,
@@ -117,19 +119,10 @@ class AstBuilder {
     if (has(n, "Number") || has(n, "Integer")) {
       const kind = has(n, "Integer") ? "integer" : "number";
       const constraints = nodes(n, "numberConstraint").map((c) => this.numberConstraint(c, kind));
-      this.noRepeats(
-        constraints.flatMap((c) =>
-          c.kind === "range"
-            ? [
-                { key: "lower bound", span: c.span },
-                { key: "upper bound", span: c.span },
-              ]
-            : [{ key: c.op.startsWith(">") ? "lower bound" : "upper bound", span: c.span }],
-        ),
-        kind,
-      );
+      this.noRepeats(this.boundKeys(constraints), kind);
       return { kind, constraints, span };
     }
+    if (has(n, "Decimal")) return this.decimalType(n, span);
     if (has(n, "Boolean")) return { kind: "boolean", span };
     if (has(n, "Timestamp")) return { kind: "timestamp", span };
     const values = tokens(n, "enumValue").map((t) => this.string(t));
@@ -139,6 +132,41 @@ class AstBuilder {
       seen.add(v.value);
     }
     return { kind: "enum", values, span };
+  }
+
+  /** `decimal(S)`: S from 0 to 18, bounds of at most S places. */
+  private decimalType(n: CstNode, span: Span): SignalTypeExpr {
+    const places = this.number(token(n, "places"));
+    if (!Number.isInteger(places.value) || places.value < 0 || places.value > MAX_DECLARED_PLACES) {
+      this.ctx.sink.report(
+        "E306",
+        places.span,
+        `\`decimal(${places.text})\` needs a whole number of places from 0 to ${MAX_DECLARED_PLACES}, such as \`decimal(2)\``,
+      );
+    }
+    const constraints = nodes(n, "numberConstraint").map((c) => this.numberConstraint(c, "decimal"));
+    this.noRepeats(this.boundKeys(constraints), "decimal");
+    if (Number.isInteger(places.value)) {
+      for (const c of constraints) {
+        for (const b of c.kind === "range" ? [c.min, c.max] : [c.value]) {
+          if (Number.isFinite(b.value) && placesOf(b.value) > places.value) {
+            this.ctx.sink.report("E306", b.span, `bound \`${b.text}\` has more decimal places than \`decimal(${places.value})\` allows`);
+          }
+        }
+      }
+    }
+    return { kind: "decimal", places, constraints, span };
+  }
+
+  private boundKeys(constraints: readonly NumberConstraint[]): { key: string; span: Span }[] {
+    return constraints.flatMap((c) =>
+      c.kind === "range"
+        ? [
+            { key: "lower bound", span: c.span },
+            { key: "upper bound", span: c.span },
+          ]
+        : [{ key: c.op.startsWith(">") ? "lower bound" : "upper bound", span: c.span }],
+    );
   }
 
   private noRepeats(items: readonly { key: string; span: Span }[], type: string): void {
@@ -153,6 +181,7 @@ class AstBuilder {
   private stringConstraint(n: CstNode): StringConstraint {
     const span = this.nodeSpan(n);
     if (has(n, "Matching")) return { kind: "matching", regex: this.regex(token(n, "RegexLiteral")), span };
+    if (has(n, "Normalized")) return { kind: "normalized", span };
     const min = this.signedNumber(node(n, "min"));
     const max = this.signedNumber(node(n, "max"));
     for (const b of [min, max]) {
@@ -164,7 +193,7 @@ class AstBuilder {
     return { kind: "length", min, max, span };
   }
 
-  private numberConstraint(n: CstNode, kind: "number" | "integer"): NumberConstraint {
+  private numberConstraint(n: CstNode, kind: "number" | "integer" | "decimal"): NumberConstraint {
     const span = this.nodeSpan(n);
     const bound = tokens(n, "bound")[0];
     const values: NumberLit[] = [];
@@ -204,7 +233,7 @@ class AstBuilder {
     const list = optionalNode(n, "listLiteral", (l) => this.list(l));
     const value: ConstValue = list ?? {
       kind: "scalar",
-      value: this.scalar(node(n, "scalarLiteral")),
+      ...this.scalar(node(n, "scalarLiteral")),
       span: this.nodeSpan(node(n, "scalarLiteral")),
     };
     return { name: this.ident(token(n, "name")), value, span: this.nodeSpan(n) };
@@ -213,15 +242,19 @@ class AstBuilder {
   private list(n: CstNode): { kind: "list"; items: ListItem[]; span: Span } {
     const items = (n.children["item"] ?? []).map((el): ListItem => {
       if (isToken(el)) return { kind: "ref", name: el.image, span: this.tokenSpan(el) };
-      return { kind: "scalar", value: this.scalar(el), span: this.nodeSpan(el) };
+      return { kind: "scalar", ...this.scalar(el), span: this.nodeSpan(el) };
     });
     return { kind: "list", items, span: this.nodeSpan(n) };
   }
 
-  private scalar(n: CstNode): string | number | boolean {
-    if (has(n, "signedNumber")) return this.signedNumber(node(n, "signedNumber")).value;
-    if (has(n, "StringLiteral")) return this.string(token(n, "StringLiteral")).value;
-    return has(n, "True");
+  /** A scalar literal's value, and a number's text. */
+  private scalar(n: CstNode): { value: string | number | boolean; text?: string } {
+    if (has(n, "signedNumber")) {
+      const { value, text } = this.signedNumber(node(n, "signedNumber"));
+      return { value, text };
+    }
+    if (has(n, "StringLiteral")) return { value: this.string(token(n, "StringLiteral")).value };
+    return { value: has(n, "True") };
   }
 
   private rule(n: CstNode): RuleDecl {
@@ -316,7 +349,10 @@ class AstBuilder {
 
   private primary(n: CstNode): Expr {
     const span = this.nodeSpan(n);
-    if (has(n, "NumberLiteral")) return { kind: "literal", value: this.number(token(n, "NumberLiteral")).value, span };
+    if (has(n, "NumberLiteral")) {
+      const { value, text } = this.number(token(n, "NumberLiteral"));
+      return { kind: "literal", value, text, span };
+    }
     if (has(n, "StringLiteral")) return { kind: "literal", value: this.string(token(n, "StringLiteral")).value, span };
     if (has(n, "True")) return { kind: "literal", value: true, span };
     if (has(n, "False")) return { kind: "literal", value: false, span };
@@ -330,24 +366,30 @@ class AstBuilder {
   private signedNumber(n: CstNode): NumberLit {
     const lit = this.number(token(n, "NumberLiteral"));
     if (!has(n, "Minus")) return lit;
-    return { value: lit.value === 0 ? 0 : -lit.value, span: this.nodeSpan(n) };
+    return { value: lit.value === 0 ? 0 : -lit.value, text: `-${lit.text}`, span: this.nodeSpan(n) };
   }
 
   private number(t: IToken): NumberLit {
     const span = this.tokenSpan(t);
-    const value = Number(t.image);
+    const text = t.image;
+    const value = Number(text);
     // An unusable number becomes NaN, which no bound check or fold accepts, so it is reported once.
     if (!Number.isFinite(value)) {
-      this.ctx.sink.report("E302", span, `number \`${t.image}\` is too large`);
-      return { value: NaN, span };
+      this.ctx.sink.report("E302", span, `number \`${text}\` is too large`);
+      return { value: NaN, text, span };
     }
     // Past 2^53 every double is an integer standing for many decimal numbers; the strict JSON parser
     // refuses such values in signals, so a policy may not compare with them either.
     if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
-      this.ctx.sink.report("E302", span, `number \`${t.image}\` is beyond the exact integer range of ±9007199254740991`);
-      return { value: NaN, span };
+      this.ctx.sink.report("E302", span, `number \`${text}\` is beyond the exact integer range of ±9007199254740991`);
+      return { value: NaN, text, span };
     }
-    return { value, span };
+    // Signal validation refuses such a number in a signal, so a policy may not be written with one either.
+    if (!carriesExactly(text, value)) {
+      this.ctx.sink.report("E302", span, `number \`${text}\` has more digits than a number holds exactly: it would be read as ${value}`);
+      return { value: NaN, text, span };
+    }
+    return { value, text, span };
   }
 
   private regex(t: IToken): RegexLit {
@@ -428,6 +470,16 @@ export function decodeString(image: string): string | { message: string; at: num
   }
   if (!out.isWellFormed()) return { message: "string contains a lone surrogate `\\uD800`-`\\uDFFF`", at: 0, length: image.length };
   return out;
+}
+
+/** Whether no number of at most `places` places lies within `i` (whose bounds have at most that many). */
+function noDecimalWithin(i: Interval, places: number): boolean {
+  if (isEmptyInterval(i)) return true;
+  if (!Number.isFinite(i.lo) || !Number.isFinite(i.hi) || !Number.isInteger(places)) return false;
+  const scale = 10 ** places;
+  const lo = Math.round(i.lo * scale) + (i.loIncl ? 0 : 1);
+  const hi = Math.round(i.hi * scale) - (i.hiIncl ? 0 : 1);
+  return lo > hi;
 }
 
 function isToken(el: CstElement): el is IToken {

@@ -1,12 +1,17 @@
 import {
   ARITHMETIC_OPERATORS,
   COMPARISON_OPERATORS,
+  EvaluationFaultSignal,
   IR_VERSION,
   UNARY_OPERATORS,
+  carriesExactly,
+  decimalPlaces,
+  decimalText,
   isComparison,
   isFunctionName,
   isScalar,
   isStringOp,
+  prepareExpression,
   type ArithOp,
   type IrExpr,
   type IrRule,
@@ -22,10 +27,11 @@ import type { Typing } from "./type-check.js";
 
 /**
  * Phase lower. Guarantees: the IR evaluates exactly as the source reads (docs/language.md "Evaluation"):
- * constants are inlined; constant subexpressions are folded only where the result is certain (finite
- * arithmetic, Kleene identities); rules that can never fire (condition folded to `false`) and rules after
- * one that always fires (condition folded to `true`) are dropped, which changes no decision.
- * The IR carries no source positions, so reformatting a policy leaves its IR unchanged.
+ * constants are inlined; constant subexpressions are folded only where the result is certain (arithmetic that does
+ * not fault, exact beside decimals; Kleene identities); rules that can never fire (condition folded to `false`) and
+ * rules after one that always fires (condition folded to `true`) are dropped, which changes no decision.
+ * The IR carries no source positions, so reformatting a policy leaves its IR unchanged; its version is the lowest
+ * that has what the policy uses (irVersionOf), so a policy that uses nothing of version 2 keeps its bytes.
  */
 export function lower(_ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, typing: Typing): PolicyIr {
   const lowering = new Lowering(symbols, typing);
@@ -37,9 +43,14 @@ export function lower(_ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, typi
     if (when.op === "lit" && when.value === true) break;
   }
   const signals: Record<string, IrSignal> = {};
-  for (const s of ast.signals) signals[s.name.name] = { type: s.type.kind, optional: s.optional };
+  for (const s of ast.signals) {
+    signals[s.name.name] =
+      s.type.kind === "decimal"
+        ? { type: "decimal", optional: s.optional, scale: s.type.places.value }
+        : { type: s.type.kind, optional: s.optional };
+  }
   return {
-    irVersion: IR_VERSION,
+    irVersion: irVersionOf(ast, rules),
     policyId: ast.policyId.value,
     version: ast.version.value,
     governs: { action: ast.governs.action.value, binding: ast.governs.binding.map((b) => b.name) },
@@ -47,6 +58,43 @@ export function lower(_ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, typi
     rules,
     otherwise: ast.otherwise ? { verdict: ast.otherwise.verdict, reason: ast.otherwise.reason.value } : null,
   };
+}
+
+/**
+ * IR version 1 when the policy uses nothing version 2 added (a decimal signal, a `normalized` string, `lower`) and
+ * no arithmetic: runtimes before version 2 decide such a policy as this one does. Otherwise version 2, which they
+ * refuse, since their arithmetic did not fault and they know no decimals.
+ */
+export function irVersionOf(ast: PolicyAst, rules: readonly IrRule[]): 1 | typeof IR_VERSION {
+  const declared = ast.signals.some(
+    (s) => s.type.kind === "decimal" || (s.type.kind === "string" && s.type.constraints.some((c) => c.kind === "normalized")),
+  );
+  return declared || rules.some((r) => usesVersion2(r.when)) ? IR_VERSION : 1;
+}
+
+function usesVersion2(e: IrExpr): boolean {
+  switch (e.op) {
+    case "arith":
+    case "lower":
+      return true;
+    case "lit":
+    case "signal":
+    case "present":
+      return false;
+    case "and":
+    case "or":
+      return e.args.some(usesVersion2);
+    case "cmp":
+    case "str":
+      return usesVersion2(e.left) || usesVersion2(e.right);
+    case "in":
+    case "matches":
+      return usesVersion2(e.value);
+    case "range":
+      return usesVersion2(e.value) || usesVersion2(e.min) || usesVersion2(e.max);
+    default:
+      return usesVersion2(e.arg);
+  }
 }
 
 /**
@@ -104,7 +152,8 @@ class Lowering {
       }
       case "range": {
         const value = this.expr(e.value);
-        const range: IrExpr = { op: "range", value, min: this.expr(e.min), max: this.expr(e.max) };
+        const decimal = this.typing.kinds.get(e) === "decimal" ? ({ kind: "decimal" } as const) : {};
+        const range: IrExpr = { op: "range", ...decimal, value, min: this.expr(e.min), max: this.expr(e.max) };
         return e.negated ? negate(range) : range;
       }
       case "matches":
@@ -127,7 +176,8 @@ class Lowering {
       return { op: "cmp", cmp: op, kind, left, right };
     }
     if (isStringOp(op)) return { op: "str", fn: op, left, right };
-    return arithmetic(op, left, right);
+    const type = this.typing.types.get(e);
+    return arithmetic(op, left, right, type?.t === "number" && type.exact === "decimal");
   }
 
   private listOf(e: Expr): readonly ListItem[] {
@@ -155,12 +205,30 @@ function unary(op: UnaryOp, arg: IrExpr): IrExpr {
   return { op, arg };
 }
 
-function arithmetic(fn: ArithOp, left: IrExpr, right: IrExpr): IrExpr {
-  if (left.op === "lit" && right.op === "lit" && typeof left.value === "number" && typeof right.value === "number") {
-    const v = ARITHMETIC_OPERATORS[fn].evaluate(left.value, right.value);
-    if (Number.isFinite(v)) return lit(v === 0 ? 0 : v);
+/**
+ * Arithmetic, folded when both operands are literals and the result is certain: on doubles, a result that does not
+ * fault; beside a decimal (`exact`), the exact result when a JSON number carries it (else the node stays, computed
+ * exactly when a request comes).
+ */
+function arithmetic(fn: ArithOp, left: IrExpr, right: IrExpr, exact: boolean): IrExpr {
+  const node: IrExpr = exact ? { op: "arith", fn, kind: "decimal", left, right } : { op: "arith", fn, left, right };
+  if (left.op !== "lit" || right.op !== "lit" || typeof left.value !== "number" || typeof right.value !== "number") return node;
+  if (!exact) {
+    const a = left.value;
+    const b = right.value;
+    const v = ARITHMETIC_OPERATORS[fn].evaluate(a, b);
+    return ARITHMETIC_OPERATORS[fn].faultOf(a, b, v) === null ? lit(v === 0 ? 0 : v) : node;
   }
-  return { op: "arith", fn, left, right };
+  try {
+    const units = prepareExpression(node)({});
+    if (typeof units !== "bigint") return node;
+    const text = decimalText(units, decimalPlaces(node, {}));
+    const v = Number(text);
+    return carriesExactly(text, v) ? lit(v === 0 ? 0 : v) : node;
+  } catch (e) {
+    if (e instanceof EvaluationFaultSignal) return node;
+    throw e;
+  }
 }
 
 function negate(e: IrExpr): IrExpr {

@@ -2,12 +2,18 @@ import { isFunctionName, isTimestamp, type CompareKind } from "@writ/runtime";
 import { operandsOf, type ConstDecl, type Expr, type ListItem, type PolicyAst, type ScalarValue, type SignalDecl } from "../syntax/ast.js";
 import { labelOf, OPERATORS, type Comparison, type OperandType, type Signature } from "../syntax/operators.js";
 import type { Span } from "../diagnostics/source.js";
+import { printExpr } from "../fmt/print-expr.js";
 import type { PhaseContext } from "./context.js";
 import type { Symbols } from "./resolve.js";
 
-/** `enumOf` remembers which enum a string came from, so `currency == "YEN"` is caught at compile time. */
+/**
+ * `enumOf` remembers which enum a string came from, so `currency == "YEN"` is caught at compile time. A number's
+ * `exact` says how it computes: `double` (number signals, quotients, and arithmetic with them: IEEE-754), `decimal`
+ * (decimal signals and arithmetic with them: exactly), `flexible` (integer signals, literals, constants, `len`, and
+ * `+ - *` of these: exactly beside a decimal, as doubles elsewhere, which for integers is the same).
+ */
 export type Type =
-  | { readonly t: "number"; readonly integer: boolean }
+  | { readonly t: "number"; readonly integer: boolean; readonly exact: "double" | "decimal" | "flexible" }
   | { readonly t: "string"; readonly enumOf?: { readonly name: string; readonly values: readonly string[] } }
   | { readonly t: "boolean" }
   | { readonly t: "timestamp" }
@@ -17,12 +23,14 @@ export type Type =
 export interface Typing {
   /** The type of every expression node. */
   readonly types: ReadonlyMap<Expr, Type>;
-  /** The comparison domain of each `compare` and `in` node (a string literal beside a timestamp is one). */
+  /** The comparison domain of each `compare`, `in` and range node (a string literal beside a timestamp is one). */
   readonly kinds: ReadonlyMap<Expr, CompareKind>;
 }
 
-const NUMBER: Type = { t: "number", integer: false };
-const INTEGER: Type = { t: "number", integer: true };
+const NUMBER: Type = { t: "number", integer: false, exact: "double" };
+const INTEGER: Type = { t: "number", integer: true, exact: "flexible" };
+const DECIMAL: Type = { t: "number", integer: false, exact: "decimal" };
+const FLEXIBLE_NUMBER: Type = { t: "number", integer: false, exact: "flexible" };
 const STRING: Type = { t: "string" };
 const BOOLEAN: Type = { t: "boolean" };
 const ERROR: Type = { t: "error" };
@@ -44,6 +52,8 @@ export function signalType(s: SignalDecl): Type {
       return NUMBER;
     case "integer":
       return INTEGER;
+    case "decimal":
+      return DECIMAL;
     case "string":
       return STRING;
     case "boolean":
@@ -58,7 +68,7 @@ export function signalType(s: SignalDecl): Type {
 export function describeType(t: Type): string {
   switch (t.t) {
     case "number":
-      return t.integer ? "integer" : "number";
+      return t.exact === "decimal" ? "decimal" : t.integer ? "integer" : "number";
     case "string":
       return t.enumOf ? `enum \`${t.enumOf.name}\`` : "string";
     case "list":
@@ -71,9 +81,13 @@ export function describeType(t: Type): string {
 }
 
 function scalarType(v: ScalarValue): Type {
-  if (typeof v === "number") return Number.isInteger(v) ? INTEGER : NUMBER;
+  if (typeof v === "number") return Number.isInteger(v) ? INTEGER : FLEXIBLE_NUMBER;
   return typeof v === "string" ? STRING : BOOLEAN;
 }
+
+const isDecimal = (t: Type): boolean => t.t === "number" && t.exact === "decimal";
+/** A number a decimal cannot meet: a `number` signal, a quotient, or a computation with one. */
+const isDouble = (t: Type): boolean => t.t === "number" && t.exact === "double";
 
 class Checker {
   private readonly types = new Map<Expr, Type>();
@@ -152,10 +166,12 @@ class Checker {
       case "binary": {
         const typing = OPERATORS[e.op].typing;
         if (typing === "equality" || typing === "ordering") return this.compare(e, e.left, e.right, typing);
-        return this.signature([e.left, e.right], typing, labelOf(e.op));
+        const t = this.signature([e.left, e.right], typing, labelOf(e.op));
+        return t.t === "number" ? this.arithmetic(e, t) : t;
       }
-      case "matches":
       case "range":
+        return this.range(e);
+      case "matches":
         return this.signature(operandsOf(e), OPERATORS[e.kind].signature, labelOf(e.kind));
       case "in":
         return this.membership(e);
@@ -177,10 +193,65 @@ class Checker {
       case "number":
         return NUMBER;
       case "numeric":
-        return types.every(isInteger) ? INTEGER : NUMBER;
+        return numeric(types, types.every(isInteger));
       case "operand":
         return types[0]!;
+      case "string":
+        return STRING;
     }
+  }
+
+  /**
+   * Arithmetic once its operands are numbers: a decimal meets integers and literals only (E510), and is never divided
+   * (E509: multiply instead); the literal operands of a decimal computation compute exactly too (`settle`).
+   */
+  private arithmetic(e: Extract<Expr, { kind: "binary" }>, t: Type): Type {
+    const [l, r] = [this.types.get(e.left)!, this.types.get(e.right)!];
+    if (!isDecimal(l) && !isDecimal(r)) return e.op === "div" ? NUMBER : t;
+    if (e.op === "div") {
+      const divisor = printExpr(e.right);
+      this.ctx.sink.report("E509", e.span, "decimals are not divided: a quotient has no exact decimal", [
+        `multiply instead: \`${printExpr(e.left)} / ${divisor} > x\` is \`${printExpr(e.left)} > x * ${divisor}\` for a positive divisor (decimals multiply exactly)`,
+      ]);
+      return ERROR;
+    }
+    if (isDouble(l) || isDouble(r)) return this.mixed(l, r, e.span);
+    this.settle(e.left);
+    this.settle(e.right);
+    return DECIMAL;
+  }
+
+  private range(e: Extract<Expr, { kind: "range" }>): Type {
+    const t = this.signature(operandsOf(e), OPERATORS.range.signature, labelOf("range"));
+    if (t.t === "error") return t;
+    const types = operandsOf(e).map((x) => this.types.get(x)!);
+    if (types.some(isDecimal)) {
+      if (types.some(isDouble)) return this.mixed(types.find(isDecimal)!, types.find(isDouble)!, e.span);
+      operandsOf(e).forEach((x) => this.settle(x));
+      this.kinds.set(e, "decimal");
+    } else this.kinds.set(e, "number");
+    return t;
+  }
+
+  /** E510: a decimal beside a number (a double), which would lose its exactness. */
+  private mixed(a: Type, b: Type, span: Span): Type {
+    this.ctx.sink.report(
+      "E510",
+      span,
+      `cannot mix a ${describeType(a)} with a ${describeType(b)}: a decimal stays exact only beside decimals, integers and literals`,
+      [
+        "declare the number signal `decimal(S)` too; for a quotient, multiply the other side instead (`a / n > x` is `a > x * n` for n > 0)",
+      ],
+    );
+    return ERROR;
+  }
+
+  /** Integer and literal arithmetic beside a decimal is computed exactly: `amount > A + B` adds the constants as decimals. */
+  private settle(e: Expr): void {
+    const t = this.types.get(e);
+    if (t?.t !== "number" || t.exact !== "flexible" || (e.kind !== "binary" && e.kind !== "unary")) return;
+    this.types.set(e, DECIMAL);
+    operandsOf(e).forEach((x) => this.settle(x));
   }
 
   private call(e: Extract<Expr, { kind: "call" }>): Type {
@@ -245,6 +316,7 @@ class Checker {
     const literals = [left, right].flatMap((x) => this.literalOf(x));
     const kind = this.unify(l, r, e.span, mode, literals);
     if (kind === null) return ERROR;
+    if (kind === "decimal") [left, right].forEach((x) => this.settle(x));
     this.kinds.set(e, kind);
     return BOOLEAN;
   }
@@ -288,6 +360,13 @@ class Checker {
       return "timestamp";
     }
     if (a.t !== b.t) return this.mismatch(a, b, span);
+    if (isDecimal(a) || isDecimal(b)) {
+      if (isDouble(a) || isDouble(b)) {
+        this.mixed(a, b, span);
+        return null;
+      }
+      return "decimal";
+    }
     if (mode === "ordering" && a.t !== "number") {
       this.ctx.sink.report("E503", span, `\`<\`, \`<=\`, \`>\` and \`>=\` compare numbers and timestamps, not ${describeType(a)} values`);
       return null;
@@ -330,6 +409,12 @@ class Checker {
 
 function isInteger(t: Type): boolean {
   return t.t === "number" && t.integer;
+}
+
+/** The result of `+ - *` on numbers that are not decimals: a double once one operand is. */
+function numeric(types: readonly Type[], integer: boolean): Type {
+  if (types.some((t) => t.t === "number" && t.exact === "double")) return NUMBER;
+  return integer ? INTEGER : FLEXIBLE_NUMBER;
 }
 
 function kindOf(t: Type): CompareKind | null {

@@ -14,6 +14,8 @@ export interface StringLit {
 
 export interface NumberLit {
   readonly value: number;
+  /** As written (with its `-`), so the formatter keeps `1000.30` as the author wrote it. */
+  readonly text: string;
   readonly span: Span;
 }
 
@@ -28,11 +30,14 @@ export type NumberConstraint =
   | { readonly kind: "range"; readonly min: NumberLit; readonly max: NumberLit; readonly span: Span };
 export type StringConstraint =
   | { readonly kind: "matching"; readonly regex: RegexLit; readonly span: Span }
+  | { readonly kind: "normalized"; readonly span: Span }
   | { readonly kind: "length"; readonly min: NumberLit; readonly max: NumberLit; readonly span: Span };
 
 export type SignalTypeExpr =
   | { readonly kind: "string"; readonly constraints: readonly StringConstraint[]; readonly span: Span }
   | { readonly kind: "number" | "integer"; readonly constraints: readonly NumberConstraint[]; readonly span: Span }
+  /** `decimal(S)`: `places` is S, 0 to 18. */
+  | { readonly kind: "decimal"; readonly places: NumberLit; readonly constraints: readonly NumberConstraint[]; readonly span: Span }
   | { readonly kind: "boolean" | "timestamp"; readonly span: Span }
   | { readonly kind: "enum"; readonly values: readonly StringLit[]; readonly span: Span };
 
@@ -45,13 +50,14 @@ export interface SignalDecl {
 
 export type ScalarValue = string | number | boolean;
 
+/** A number literal keeps its text (NumberLit); other scalars have none. */
 export type ConstValue =
-  | { readonly kind: "scalar"; readonly value: ScalarValue; readonly span: Span }
+  | { readonly kind: "scalar"; readonly value: ScalarValue; readonly text?: string; readonly span: Span }
   | { readonly kind: "list"; readonly items: readonly ListItem[]; readonly span: Span };
 
 /** A list item is a literal or the name of a scalar constant. */
 export type ListItem =
-  | { readonly kind: "scalar"; readonly value: ScalarValue; readonly span: Span }
+  | { readonly kind: "scalar"; readonly value: ScalarValue; readonly text?: string; readonly span: Span }
   | { readonly kind: "ref"; readonly name: string; readonly span: Span };
 
 export interface ConstDecl {
@@ -80,7 +86,7 @@ export type Expr =
   | { readonly kind: "matches"; readonly value: Expr; readonly regex: RegexLit; readonly span: Span }
   | { readonly kind: "call"; readonly fn: Ident; readonly args: readonly Expr[]; readonly span: Span }
   | { readonly kind: "ref"; readonly name: string; readonly span: Span }
-  | { readonly kind: "literal"; readonly value: ScalarValue; readonly span: Span };
+  | { readonly kind: "literal"; readonly value: ScalarValue; readonly text?: string; readonly span: Span };
 
 /** The operands of an expression, in source order (a list after `in` is not an expression, so not among them). */
 export function operandsOf(e: Expr): readonly Expr[] {

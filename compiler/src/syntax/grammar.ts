@@ -143,6 +143,15 @@ class WritParser extends CstParser {
           this.MANY2(() => this.SUBRULE(this.numberConstraint));
         },
       },
+      {
+        ALT: () => {
+          this.CONSUME(T.DecimalType);
+          this.CONSUME(T.LParen);
+          this.CONSUME(T.NumberLiteral, { LABEL: "places" });
+          this.CONSUME(T.RParen);
+          this.MANY3(() => this.SUBRULE2(this.numberConstraint));
+        },
+      },
       { ALT: () => this.CONSUME(T.BooleanType) },
       { ALT: () => this.CONSUME(T.TimestampType) },
       {
@@ -159,6 +168,7 @@ class WritParser extends CstParser {
           this.CONSUME(T.RegexLiteral);
         },
       },
+      { ALT: () => this.CONSUME(T.Normalized) },
       {
         ALT: () => {
           this.CONSUME(T.Length);

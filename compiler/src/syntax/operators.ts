@@ -38,8 +38,11 @@ export type OperandType = "boolean" | "number" | "string";
 /** The types of an operator whose operands all have one type (E503 for an operand of another). */
 export interface Signature {
   readonly operands: OperandType;
-  /** `numeric`: integer when every operand is an integer, otherwise number; `operand`: the operand's own type. */
-  readonly result: "boolean" | "integer" | "number" | "numeric" | "operand";
+  /**
+   * `numeric`: integer when every operand is an integer, decimal when one is a decimal (type-check.ts), otherwise
+   * number; `operand`: the operand's own type; `string`: a string, even from an enum.
+   */
+  readonly result: "boolean" | "integer" | "number" | "numeric" | "operand" | "string";
 }
 
 /** Equality takes two values of one type; ordering two numbers or two timestamps (type-check.ts `unify`). */
@@ -194,8 +197,8 @@ export const OPERATORS: { readonly [K in IrOperatorName]: SyntaxOf<K> } = {
     typing: NUMERIC,
     doc: {
       written: "`a + b`",
-      operands: "two numbers (E503)",
-      result: "integer if both are, else number",
+      operands: "two numbers (E503); a decimal with a number is E510",
+      result: "decimal if one is, integer if both are, else number",
       example: "`daily_total + amount > DAILY_LIMIT`",
     },
   },
@@ -204,8 +207,8 @@ export const OPERATORS: { readonly [K in IrOperatorName]: SyntaxOf<K> } = {
     typing: NUMERIC,
     doc: {
       written: "`a - b`",
-      operands: "two numbers (E503)",
-      result: "integer if both are, else number",
+      operands: "two numbers (E503); a decimal with a number is E510",
+      result: "decimal if one is, integer if both are, else number",
       example: "`balance - amount < 0`",
     },
   },
@@ -214,15 +217,20 @@ export const OPERATORS: { readonly [K in IrOperatorName]: SyntaxOf<K> } = {
     typing: NUMERIC,
     doc: {
       written: "`a * b`",
-      operands: "two numbers (E503)",
-      result: "integer if both are, else number",
+      operands: "two numbers (E503); a decimal with a number is E510",
+      result: "decimal if one is, integer if both are, else number",
       example: "`amount * 2 > balance`",
     },
   },
   div: {
     level: "multiplicative",
     typing: { operands: "number", result: "number" },
-    doc: { written: "`a / b`", operands: "two numbers (E503)", result: "number", example: "`used / quota > 0.9`" },
+    doc: {
+      written: "`a / b`",
+      operands: "two numbers or integers (E503); a decimal is E509",
+      result: "number",
+      example: "`used / quota > 0.9`",
+    },
   },
   neg: {
     level: "unary",
@@ -238,6 +246,16 @@ export const OPERATORS: { readonly [K in IrOperatorName]: SyntaxOf<K> } = {
       operands: "a string expression (E503)",
       result: "integer: the number of Unicode code points",
       example: "`len(purpose) < 20`",
+    },
+  },
+  lower: {
+    arity: 1,
+    typing: { operands: "string", result: "string" },
+    doc: {
+      written: "`lower(s)`",
+      operands: "a string expression (E503)",
+      result: "string: `s` with the ASCII letters A to Z made lowercase",
+      example: '`lower(email) ends_with "@corp.example"`',
     },
   },
   present: {

@@ -29,10 +29,12 @@ export const KEYWORDS = [
   "string",
   "number",
   "integer",
+  "decimal",
   "boolean",
   "timestamp",
   "matching",
   "length",
+  "normalized",
   "matches",
   "starts_with",
   "ends_with",
@@ -65,10 +67,12 @@ export const False = kw("false");
 export const StringType = kw("string");
 export const NumberType = kw("number");
 export const IntegerType = kw("integer");
+export const DecimalType = kw("decimal");
 export const BooleanType = kw("boolean");
 export const TimestampType = kw("timestamp");
 export const Matching = kw("matching");
 export const Length = kw("length");
+export const Normalized = kw("normalized");
 export const Matches = kw("matches");
 export const StartsWith = kw("starts_with");
 export const EndsWith = kw("ends_with");

@@ -46,6 +46,23 @@ export function runPolicyTests(ast: PolicyAst, bundle: Bundle, tests: PolicyTest
     }
     const d = policy.evaluate(c.signals);
     if (d.decided) hit.add(d.ruleId);
+    if ("fault" in c.expect) {
+      const got = d.decided
+        ? `verdict \`${d.verdict}\` (rule \`${d.ruleId}\`)`
+        : d.fault
+          ? `fault \`${d.fault.code}\` at rule \`${d.fault.ruleId}\``
+          : "no decision";
+      const ok = !d.decided && d.fault?.code === c.expect.fault && (c.expect.rule === undefined || d.fault.ruleId === c.expect.rule);
+      const want = `fault \`${c.expect.fault}\`${c.expect.rule === undefined ? "" : ` at rule \`${c.expect.rule}\``}`;
+      return ok ? { name: c.name, passed: true } : { name: c.name, passed: false, failure: `expected ${want}, got ${got}` };
+    }
+    if (!d.decided && d.fault) {
+      return {
+        name: c.name,
+        passed: false,
+        failure: `expected verdict \`${c.expect.verdict}\`, got fault \`${d.fault.code}\` at rule \`${d.fault.ruleId}\`: ${d.fault.message}`,
+      };
+    }
     const verdict = d.decided ? d.verdict : "undecided";
     const problems: string[] = [];
     if (verdict !== c.expect.verdict) problems.push(`expected verdict \`${c.expect.verdict}\`, got \`${verdict}\``);

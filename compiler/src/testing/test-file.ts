@@ -1,4 +1,4 @@
-import { parseStrictJson, type Verdict } from "@writ/runtime";
+import { FAULTS, copyLossyNumbers, parseStrictJson, type FaultCode, type Verdict } from "@writ/runtime";
 
 /** `policy.test.json`, beside `policy.writ` (docs/language.md "Policy tests"). */
 export interface PolicyTestFile {
@@ -14,7 +14,9 @@ export interface PolicyTestCase {
   /** The signals the case sends: the file's `baseSignals` with the case's own over them, less its `without`. */
   readonly signals: Readonly<Record<string, unknown>>;
   readonly expect:
-    { readonly verdict: ExpectedVerdict; readonly rule?: string; readonly reason?: string } | { readonly invalid: readonly string[] };
+    | { readonly verdict: ExpectedVerdict; readonly rule?: string; readonly reason?: string }
+    | { readonly invalid: readonly string[] }
+    | { readonly fault: FaultCode; readonly rule?: string };
 }
 
 export class TestFileError extends Error {}
@@ -61,7 +63,11 @@ function caseSignals(o: Record<string, unknown>, base: Record<string, unknown> |
       throw new TestFileError(`\`${at}\` both removes and sends \`${n}\`: drop it from \`without\` or from \`signals\``);
   }
   const kept = Object.entries(base).filter(([n]) => !without.includes(n));
-  return { ...Object.fromEntries(kept), ...own };
+  const signals = { ...Object.fromEntries(kept), ...own };
+  // A number the double does not carry stays refused where the case sends it (lossy-numbers in the runtime).
+  copyLossyNumbers(base, signals, (n) => !without.includes(n) && !Object.hasOwn(own, n));
+  copyLossyNumbers(own, signals, () => true);
+  return signals;
 }
 
 function expectation(expect: Record<string, unknown>, at: string): PolicyTestCase["expect"] {
@@ -73,10 +79,19 @@ function expectation(expect: Record<string, unknown>, at: string): PolicyTestCas
     }
     return { invalid: codes as string[] };
   }
+  if ("fault" in expect) {
+    only(expect, ["fault", "rule"], at);
+    const code = expect["fault"];
+    if (typeof code !== "string" || !Object.hasOwn(FAULTS, code)) {
+      throw new TestFileError(`\`${at}.fault\` must be an evaluation fault code: ${Object.keys(FAULTS).join(", ")}`);
+    }
+    if ("rule" in expect && typeof expect["rule"] !== "string") throw new TestFileError(`\`${at}.rule\` must be a string`);
+    return { fault: code as FaultCode, ...(typeof expect["rule"] === "string" ? { rule: expect["rule"] } : {}) };
+  }
   only(expect, ["verdict", "rule", "reason"], at);
   const verdict = expect["verdict"];
   if (typeof verdict !== "string" || !VERDICTS.includes(verdict)) {
-    throw new TestFileError(`\`${at}.verdict\` must be one of ${VERDICTS.join(", ")}, or give \`invalid\` instead`);
+    throw new TestFileError(`\`${at}.verdict\` must be one of ${VERDICTS.join(", ")}, or give \`invalid\` or \`fault\` instead`);
   }
   for (const key of ["rule", "reason"] as const) {
     if (key in expect && typeof expect[key] !== "string") throw new TestFileError(`\`${at}.${key}\` must be a string`);

@@ -63,16 +63,30 @@ function constraints(s: Schema): string | null {
   ];
   const others = [
     ...(typeof s["multipleOf"] === "number" ? [`a multiple of ${s["multipleOf"]}`] : []),
-    ...(typeof s["format"] === "string" ? [`in format \`${s["format"]}\``] : []),
+    ...(typeof s["format"] === "string" ? [formatClause(s["format"])] : []),
     ...(typeof s["pattern"] === "string" ? [`matching \`${s["pattern"]}\``] : []),
     ...lengths(s),
     ...(s["uniqueItems"] === true ? ["with no item twice"] : []),
   ];
   if (!integer && comparisons.length === 0 && others.length === 0) return null;
-  const subject = integer ? "An integer" : (SUBJECTS[types.length === 1 ? String(types[0]) : ""] ?? "A value");
+  const decimal = typeof s["format"] === "string" && DECIMAL.test(s["format"]);
+  const subject = integer ? "An integer" : decimal ? "A decimal" : (SUBJECTS[types.length === 1 ? String(types[0]) : ""] ?? "A value");
   // `An integer >= 0 and <= 100.`, `A string matching `^[A-Z]{2}$`, of 2 to 64 characters.`
   const clauses = [...(comparisons.length > 0 ? [comparisons.join(" and ")] : []), ...others];
   return `${[subject, clauses.join(", ")].join(" ").trimEnd()}.`;
+}
+
+const DECIMAL = /^decimal\((\d+)\)$/;
+
+/**
+ * What a format means, said plainly for writ's own (docs/language.md "Signals schema"). A decimal is a JavaScript
+ * number here: JSON.stringify writes its shortest form, which is the decimal writ reads, exactly.
+ */
+function formatClause(format: string): string {
+  const places = DECIMAL.exec(format)?.[1];
+  if (places !== undefined) return `with at most ${places} decimal place${places === "1" ? "" : "s"}, computed exactly (\`${format}\`)`;
+  if (format === "nfc") return "in Unicode normalization form C (NFC)";
+  return `in format \`${format}\``;
 }
 
 const SUBJECTS: Readonly<Record<string, string>> = { number: "A number", string: "A string", array: "An array", object: "An object" };

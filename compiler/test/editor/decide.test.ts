@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { lossyNumbersOf } from "@writ/runtime";
 import { checkSource, highlightSpans, KEYWORD_INFO, KEYWORDS, parseTestFile, signalsDecider } from "../../src/index.js";
 
 const repo = new URL("../../../", import.meta.url).pathname;
@@ -20,11 +21,19 @@ const policies = readdirSync(join(repo, "policies"), { recursive: true, encoding
     };
   });
 
+/** The signals as JSON text, a number the test file wrote with more digits than a double holds kept as written. */
+function signalsText(signals: Readonly<Record<string, unknown>>): string {
+  const lossy = lossyNumbersOf(signals);
+  return `{${Object.entries(signals)
+    .map(([name, value]) => `${JSON.stringify(name)}: ${lossy?.get(name) ?? JSON.stringify(value)}`)
+    .join(", ")}}`;
+}
+
 describe("signalsDecider", () => {
   it.each(policies.map((p) => [p.path, p] as const))("decides every case of %s as its policy.test.json expects", (_, policy) => {
     const decide = signalsDecider(checkSource(policy.path, policy.text, { until: "lower" }))!;
     for (const c of policy.tests.cases) {
-      const outcome = decide(JSON.stringify(c.signals));
+      const outcome = decide(signalsText(c.signals));
       if ("invalid" in c.expect) {
         expect({
           name: c.name,

@@ -6,22 +6,25 @@
  * The reference implements the documented semantics directly (runtime/src/ir/types.ts, docs/language.md
  * "Evaluation"): rules in order, first match wins, a rule fires only when its condition is exactly true;
  * Kleene three-valued logic where an absent optional signal is unknown and every operator but `present`,
- * `and` and `or` propagates unknown; `false and unknown` is false and `true or unknown` is true; arithmetic
- * that is not finite is unknown; timestamps compare as instants via Date.parse (a value Date.parse cannot
- * read is unknown); `len` counts code points; `matches` is `new RegExp(pattern, "u").test`.
+ * `and` and `or` propagates unknown; `false and unknown` is false and `true or unknown` is true; a fault is a fourth
+ * value that only `and`'s false and `or`'s true absorb, and a rule whose condition faults ends the evaluation;
+ * arithmetic on doubles faults on division by zero, out of ±(2^53 - 1) and on underflow to zero; anything that reads
+ * a decimal signal computes on exact rationals (bigints), faulting out of range; timestamps compare as instants via
+ * Date.parse (a value Date.parse cannot read is unknown); `len` counts code points; `lower` folds A to Z;
+ * `matches` is `new RegExp(pattern, "u").test`.
  *
  * Signal sets are generated per declared type and bounds, around the literals the policy mentions, sometimes
  * omitting optional signals, and each set is first checked against the bundle's own signals schema.
  *
  * The same signal sets also check that the analyze phase is sound, as it promises: a rule it calls never true
- * (W605) is never true, one it calls always true (W604) always is, and a rule it calls shadowed by another
- * (W603) never matches without that other rule matching too.
+ * (W605) is never true, one it calls always true (W604) always is, a rule it calls shadowed by another (W603)
+ * never matches without that other rule matching too, and a condition with no W606 never faults but by underflow.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compile, type Diagnostic } from "@writ/compiler";
 import { createSignalValidator, isFunctionName, preparePolicy, type Decision, type PolicyIr } from "@writ/runtime";
-import type { Expr, ListItem, PolicyAst, ScalarValue, SignalDecl } from "../../src/syntax/ast.js";
+import { operandsOf, type Expr, type ListItem, type PolicyAst, type ScalarValue, type SignalDecl } from "../../src/syntax/ast.js";
 import { policyModel } from "../support/generate-policy.js";
 import { ODD_TIMESTAMPS, signalsArb } from "../support/generate-signals.js";
 
@@ -34,8 +37,53 @@ const SIGNAL_SETS = 25;
 // Reference interpreter over the AST
 
 const UNKNOWN = Symbol("unknown");
-type Value = ScalarValue | typeof UNKNOWN;
+/** A fault (docs/language.md "Faults"): a value of its own, which only `and`'s false and `or`'s true absorb. */
+class Fault {
+  constructor(readonly code: "EVAL-001" | "EVAL-002" | "EVAL-003") {}
+}
+/** An exact number: numerator over a positive denominator, reduced. */
+class Rational {
+  constructor(
+    readonly n: bigint,
+    readonly d: bigint,
+  ) {}
+
+  /** The decimal a number literal or a JSON number writes: its shortest form, read digit by digit. */
+  static of(v: number): Rational {
+    const m = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(v))!;
+    const digits = BigInt(`${m[2]}${m[3] ?? ""}`);
+    const exponent = Number(m[4] ?? 0) - (m[3]?.length ?? 0);
+    const n = m[1] ? -digits : digits;
+    return exponent >= 0 ? new Rational(n * 10n ** BigInt(exponent), 1n) : Rational.reduced(n, 10n ** BigInt(-exponent));
+  }
+
+  static reduced(n: bigint, d: bigint): Rational {
+    const gcd = (a: bigint, b: bigint): bigint => (b === 0n ? (a < 0n ? -a : a) : gcd(b, a % b));
+    const g = gcd(n, d) || 1n;
+    return new Rational(n / g, d / g);
+  }
+
+  compare(o: Rational): number {
+    const a = this.n * o.d;
+    const b = o.n * this.d;
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+
+  /** Within ±(2^53 - 1), the range of every number in writ. */
+  inRange(): boolean {
+    const max = BigInt(Number.MAX_SAFE_INTEGER);
+    return this.n <= max * this.d && this.n >= -max * this.d;
+  }
+}
+type Value = ScalarValue | Rational | Fault | typeof UNKNOWN;
 type Signals = Record<string, unknown>;
+
+/** A decision, its fault reduced to what the reference can name: the code and the rule. */
+type Outcome = Decision | { readonly decided: false; readonly fault: { readonly code: string; readonly ruleId: string } };
+
+function outcome(d: Decision): Outcome {
+  return !d.decided && d.fault ? { decided: false, fault: { code: d.fault.code, ruleId: d.fault.ruleId } } : d;
+}
 
 class Reference {
   private readonly signals = new Map<string, SignalDecl>();
@@ -46,14 +94,14 @@ class Reference {
     for (const c of ast.consts) this.consts.set(c.name.name, c);
   }
 
-  decide(input: Signals): Decision {
+  decide(input: Signals): Outcome {
     for (const rule of this.ast.rules) {
-      if (this.eval(rule.when, input) === true) {
-        return { decided: true, verdict: rule.verdict, ruleId: rule.name.name, reason: rule.reason.value };
-      }
+      const v = this.eval(rule.when, input);
+      if (v instanceof Fault) return { decided: false, fault: { code: v.code, ruleId: rule.name.name } };
+      if (v === true) return { decided: true, verdict: rule.verdict, ruleId: rule.name.name, reason: rule.reason.value };
     }
     const o = this.ast.otherwise;
-    return o ? { decided: true, verdict: o.verdict, ruleId: "otherwise", reason: o.reason.value } : { decided: false };
+    return o ? { decided: true, verdict: o.verdict, ruleId: "otherwise", reason: o.reason.value } : { decided: false, fault: null };
   }
 
   private present(name: string, input: Signals): boolean {
@@ -62,6 +110,12 @@ class Reference {
 
   private isTimestamp(e: Expr): boolean {
     return e.kind === "ref" && this.signals.get(e.name)?.type.kind === "timestamp";
+  }
+
+  /** Whether `e` computes exactly: it reads a decimal signal (its literals then do too). */
+  private mentionsDecimal(e: Expr): boolean {
+    if (e.kind === "ref") return this.signals.get(e.name)?.type.kind === "decimal";
+    return operandsOf(e).some((o) => this.mentionsDecimal(o));
   }
 
   private item(i: ListItem): ScalarValue {
@@ -77,37 +131,45 @@ class Reference {
     return Number.isNaN(ms) ? UNKNOWN : ms;
   }
 
-  eval(e: Expr, input: Signals): Value {
+  /** `e`'s value; `exact`: inside a computation with a decimal, where numbers are rationals. */
+  eval(e: Expr, input: Signals, exact = false): Value {
+    const number = (v: number): Value => (exact ? Rational.of(v) : v);
     switch (e.kind) {
       case "literal":
-        return e.value;
+        return typeof e.value === "number" ? number(e.value) : e.value;
       case "ref": {
-        if (this.signals.has(e.name)) return this.present(e.name, input) ? (input[e.name] as ScalarValue) : UNKNOWN;
+        if (this.signals.has(e.name)) {
+          if (!this.present(e.name, input)) return UNKNOWN;
+          const v = input[e.name] as ScalarValue;
+          return typeof v === "number" ? number(v) : v;
+        }
         const c = this.consts.get(e.name);
         if (c?.value.kind !== "scalar") throw new Error(`\`${e.name}\` used as a value`);
-        return c.value.value;
+        return typeof c.value.value === "number" ? number(c.value.value) : c.value.value;
       }
       case "call":
-        return this.call(e, input);
+        return this.call(e, input, exact);
       case "unary": {
-        const v = this.eval(e.arg, input);
-        if (e.op === "not") return v === UNKNOWN ? UNKNOWN : !v;
-        return typeof v === "number" ? -v : UNKNOWN;
+        const v = this.eval(e.arg, input, e.op === "neg" && exact);
+        if (v instanceof Fault || v === UNKNOWN) return v;
+        if (e.op === "not") return !v;
+        if (v instanceof Rational) return new Rational(-v.n, v.d);
+        return typeof v === "number" ? (v === 0 ? 0 : -v) : UNKNOWN;
       }
       case "logical": {
-        let unknown = false;
-        for (const a of e.args) {
-          const v = this.eval(a, input);
-          if (v === (e.op === "or")) return e.op === "or";
-          if (v === UNKNOWN) unknown = true;
-        }
-        return unknown ? UNKNOWN : e.op === "and";
+        const absorbing = e.op === "or";
+        const values = e.args.map((a) => this.eval(a, input));
+        if (values.includes(absorbing)) return absorbing;
+        const fault = values.find((v) => v instanceof Fault);
+        if (fault) return fault;
+        return values.includes(UNKNOWN) ? UNKNOWN : !absorbing;
       }
       case "binary":
-        return this.binary(e, input);
+        return this.binary(e, input, exact);
       case "in": {
-        const v = this.eval(e.value, input);
-        if (v === UNKNOWN) return UNKNOWN;
+        const inExact = this.mentionsDecimal(e.value);
+        const v = this.eval(e.value, input, inExact);
+        if (v instanceof Fault || v === UNKNOWN) return v;
         let items: ScalarValue[];
         if (e.set.kind === "list") items = e.set.items.map((i) => this.item(i));
         else {
@@ -117,28 +179,33 @@ class Reference {
         }
         let found: boolean;
         if (this.isTimestamp(e.value)) {
-          const t = this.instant(v);
+          const t = this.instant(v as ScalarValue);
           if (t === UNKNOWN) return UNKNOWN;
           found = items.some((i) => this.instant(i) === t);
-        } else found = items.some((i) => i === v);
+        } else if (v instanceof Rational) found = items.some((i) => typeof i === "number" && Rational.of(i).compare(v) === 0);
+        else found = items.some((i) => i === v);
         return e.negated ? !found : found;
       }
       case "range": {
-        const v = this.eval(e.value, input);
-        const lo = this.eval(e.min, input);
-        const hi = this.eval(e.max, input);
-        if (typeof v !== "number" || typeof lo !== "number" || typeof hi !== "number") return UNKNOWN;
-        const inside = v >= lo && v <= hi;
+        const inExact = [e.value, e.min, e.max].some((x) => this.mentionsDecimal(x));
+        const [v, lo, hi] = [e.value, e.min, e.max].map((x) => this.eval(x, input, inExact));
+        const fault = [v, lo, hi].find((x) => x instanceof Fault);
+        if (fault) return fault;
+        let inside: boolean;
+        if (v instanceof Rational && lo instanceof Rational && hi instanceof Rational) inside = v.compare(lo) >= 0 && v.compare(hi) <= 0;
+        else if (typeof v === "number" && typeof lo === "number" && typeof hi === "number") inside = v >= lo && v <= hi;
+        else return UNKNOWN;
         return e.negated ? !inside : inside;
       }
       case "matches": {
         const v = this.eval(e.value, input);
+        if (v instanceof Fault) return v;
         return typeof v === "string" ? new RegExp(e.regex.pattern, "u").test(v) : UNKNOWN;
       }
     }
   }
 
-  private call(e: Extract<Expr, { kind: "call" }>, input: Signals): Value {
+  private call(e: Extract<Expr, { kind: "call" }>, input: Signals, exact: boolean): Value {
     const fn = e.fn.name;
     const arg = e.args[0]!;
     if (!isFunctionName(fn)) throw new Error(`call of unknown function ${fn}`);
@@ -148,14 +215,25 @@ class Reference {
         return this.present(arg.name, input);
       case "len": {
         const v = this.eval(arg, input);
-        return typeof v === "string" ? [...v].length : UNKNOWN;
+        if (v instanceof Fault) return v;
+        return typeof v === "string" ? (exact ? Rational.of([...v].length) : [...v].length) : UNKNOWN;
+      }
+      case "lower": {
+        const v = this.eval(arg, input);
+        if (v instanceof Fault) return v;
+        return typeof v === "string" ? v.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32)) : UNKNOWN;
       }
     }
   }
 
-  private binary(e: Extract<Expr, { kind: "binary" }>, input: Signals): Value {
-    let l = this.eval(e.left, input);
-    let r = this.eval(e.right, input);
+  private binary(e: Extract<Expr, { kind: "binary" }>, input: Signals, exact: boolean): Value {
+    const arithmetic = e.op === "add" || e.op === "sub" || e.op === "mul" || e.op === "div";
+    // A comparison of a decimal computes both sides exactly; arithmetic inside an exact computation is exact.
+    const inExact = arithmetic ? exact || this.mentionsDecimal(e) : this.mentionsDecimal(e.left) || this.mentionsDecimal(e.right);
+    let l = this.eval(e.left, input, inExact);
+    let r = this.eval(e.right, input, inExact);
+    if (l instanceof Fault) return l;
+    if (r instanceof Fault) return r;
     if (l === UNKNOWN || r === UNKNOWN) return UNKNOWN;
     switch (e.op) {
       case "starts_with":
@@ -167,10 +245,26 @@ class Reference {
       case "sub":
       case "mul":
       case "div": {
+        if (l instanceof Rational && r instanceof Rational) {
+          if (e.op === "div") throw new Error("a decimal divided: the compiler refuses it (E509)");
+          const v =
+            e.op === "mul"
+              ? Rational.reduced(l.n * r.n, l.d * r.d)
+              : Rational.reduced(l.n * r.d + (e.op === "add" ? 1n : -1n) * r.n * l.d, l.d * r.d);
+          return v.inRange() ? v : new Fault("EVAL-002");
+        }
         if (typeof l !== "number" || typeof r !== "number") return UNKNOWN;
+        if (e.op === "div" && r === 0) return new Fault("EVAL-001");
         const v = e.op === "add" ? l + r : e.op === "sub" ? l - r : e.op === "mul" ? l * r : l / r;
-        return Number.isFinite(v) ? v : UNKNOWN;
+        if (!(Math.abs(v) <= Number.MAX_SAFE_INTEGER)) return new Fault("EVAL-002");
+        if (v === 0 && l !== 0 && (e.op === "div" || r !== 0) && (e.op === "mul" || e.op === "div")) return new Fault("EVAL-003");
+        return v;
       }
+    }
+    if (l instanceof Rational || r instanceof Rational) {
+      if (!(l instanceof Rational) || !(r instanceof Rational)) throw new Error("a decimal compared with something else");
+      const c = l.compare(r);
+      return { eq: c === 0, ne: c !== 0, lt: c < 0, le: c <= 0, gt: c > 0, ge: c >= 0 }[e.op];
     }
     if (this.isTimestamp(e.left) || this.isTimestamp(e.right)) {
       l = this.instant(l);
@@ -199,10 +293,14 @@ interface Claims {
   readonly neverTrue: Expr[];
   readonly alwaysTrue: Expr[];
   readonly shadowed: { readonly rule: Expr; readonly by: Expr; readonly names: string }[];
+  /** Conditions with no W606: they never fault by division by zero or range (underflow is not predicted). */
+  readonly faultFree: Expr[];
 }
 
 function claimsOf(ast: PolicyAst, warnings: readonly Diagnostic[]): Claims {
-  const claims: Claims = { neverTrue: [], alwaysTrue: [], shadowed: [] };
+  const inside = (a: Diagnostic["span"], b: Diagnostic["span"]) => a.start.offset >= b.start.offset && a.end.offset <= b.end.offset;
+  const warned = (when: Expr) => warnings.some((w) => w.code === "W606" && inside(w.span, when.span));
+  const claims: Claims = { neverTrue: [], alwaysTrue: [], shadowed: [], faultFree: ast.rules.map((r) => r.when).filter((w) => !warned(w)) };
   const same = (a: Diagnostic["span"], b: Diagnostic["span"]) => a.start.offset === b.start.offset && a.end.offset === b.end.offset;
   for (const w of warnings) {
     if (w.code === "W605" || w.code === "W604") {
@@ -228,6 +326,7 @@ describe(`evaluation agrees with a reference interpreter (seed ${SEED})`, () => 
     let decidedByRule = 0;
     let undecided = 0;
     let unknownSeen = 0;
+    let faulted = 0;
     let claimsChecked = 0;
     fc.assert(
       fc.property(policyModel({ rules: { min: 1, max: 10 } }), fc.gen(), (model, g) => {
@@ -257,27 +356,33 @@ describe(`evaluation agrees with a reference interpreter (seed ${SEED})`, () => 
           const actual = fromIr.evaluate(signals);
           evaluations++;
           if (expected.decided && expected.ruleId !== "otherwise") decidedByRule++;
-          if (!expected.decided) undecided++;
+          if (!expected.decided && expected.fault === null) undecided++;
+          if (!expected.decided && expected.fault !== null) faulted++;
           if (ast.rules.some((r) => reference.eval(r.when, signals) === UNKNOWN)) unknownSeen++;
-          expect(actual, `signals ${JSON.stringify(signals)}`).toEqual(expected);
-          expect(fromBundle.evaluate(signals)).toEqual(expected);
+          expect(outcome(actual), `signals ${JSON.stringify(signals)}`).toEqual(expected);
+          expect(outcome(fromBundle.evaluate(signals))).toEqual(expected);
 
           for (const e of claims.neverTrue) expect(reference.eval(e, signals), "W605 claimed never true").not.toBe(true);
           for (const e of claims.alwaysTrue) expect(reference.eval(e, signals), "W604 claimed always true").toBe(true);
           for (const { rule, by, names } of claims.shadowed) {
             if (reference.eval(rule, signals) === true) expect(reference.eval(by, signals), `W603 claimed ${names} shadowed`).toBe(true);
           }
-          claimsChecked += claims.neverTrue.length + claims.alwaysTrue.length + claims.shadowed.length;
+          for (const e of claims.faultFree) {
+            const v = reference.eval(e, signals);
+            if (v instanceof Fault) expect(v.code, "no W606 claimed no division by zero and no range fault").toBe("EVAL-003");
+          }
+          claimsChecked += claims.neverTrue.length + claims.alwaysTrue.length + claims.shadowed.length + claims.faultFree.length;
         }
       }),
       { seed: SEED, numRuns: POLICIES, endOnFailure: true },
     );
     console.info(
-      `evaluation: ${evaluations} evaluations over ${POLICIES} policies; ${decidedByRule} decided by a rule, ${undecided} undecided, ${unknownSeen} with an unknown condition; ${claimsChecked} analyzer claims checked`,
+      `evaluation: ${evaluations} evaluations over ${POLICIES} policies; ${decidedByRule} decided by a rule, ${undecided} undecided, ${faulted} faulted, ${unknownSeen} with an unknown condition; ${claimsChecked} analyzer claims checked`,
     );
     expect(evaluations).toBeGreaterThanOrEqual(500 * 20);
     // The generated signal sets must exercise the interesting paths, not only the catch-all.
     expect(decidedByRule).toBeGreaterThan(evaluations / 10);
     expect(unknownSeen).toBeGreaterThan(evaluations / 20);
+    expect(faulted).toBeGreaterThan(evaluations / 200);
   });
 });

@@ -2,7 +2,8 @@
  * Property: the explanation (the runtime's `explain`, behind `writ eval --explain` and the dry run's `?explain=true`)
  * cannot disagree with the evaluator. For generated valid policies and signal sets, its decision is what
  * `preparePolicy(ir).evaluate` decides, and each rule's result is what the evaluator makes of that rule's condition
- * alone: `true` exactly when the condition fires, `false` exactly when its negation fires, `unknown` otherwise.
+ * alone: `true` exactly when the condition fires, `false` exactly when its negation fires, `fault` exactly when it
+ * faults, `unknown` otherwise.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -22,7 +23,7 @@ function only(ir: PolicyIr, when: IrExpr): PreparedPolicy {
 
 describe(`the explanation decides as the evaluator does (seed ${SEED})`, () => {
   it(`${POLICIES} policies × ${SIGNAL_SETS} signal sets: same decision, and every rule's result is its condition's`, () => {
-    const seen = { true: 0, false: 0, unknown: 0, decisions: 0 };
+    const seen = { true: 0, false: 0, unknown: 0, fault: 0, decisions: 0 };
     fc.assert(
       fc.property(policyModel({ rules: { min: 1, max: 10 } }), fc.gen(), (model, g) => {
         const result = compile("explain.writ", model.source);
@@ -46,22 +47,28 @@ describe(`the explanation decides as the evaluator does (seed ${SEED})`, () => {
           seen.decisions++;
           expect(explanation.rules.map((r) => r.rule)).toEqual(ir.rules.map((r) => r.id));
           explanation.rules.forEach((r, k) => {
-            const expected = rules[k]!.fires.evaluate(signals).decided
+            const fired = rules[k]!.fires.evaluate(signals);
+            const expected = fired.decided
               ? "true"
-              : rules[k]!.negationFires.evaluate(signals).decided
-                ? "false"
-                : "unknown";
+              : fired.fault
+                ? "fault"
+                : rules[k]!.negationFires.evaluate(signals).decided
+                  ? "false"
+                  : "unknown";
             expect(r.result, `${context}, rule ${r.rule}: ${r.condition.expr}`).toBe(expected);
-            expect(r.condition.value).toBe(expected === "unknown" ? null : expected === "true");
+            expect(r.condition.value).toBe(expected === "unknown" || expected === "fault" ? null : expected === "true");
             seen[expected]++;
           });
         }
       }),
       { seed: SEED, numRuns: POLICIES, endOnFailure: true },
     );
-    console.info(`explain: ${seen.decisions} decisions; rule results ${seen.true} true, ${seen.false} false, ${seen.unknown} unknown`);
+    console.info(
+      `explain: ${seen.decisions} decisions; rule results ${seen.true} true, ${seen.false} false, ${seen.unknown} unknown, ${seen.fault} fault`,
+    );
     expect(seen.decisions).toBeGreaterThan(POLICIES * SIGNAL_SETS * 0.9);
     // Every outcome must be exercised, or the property proves little.
     for (const n of [seen.true, seen.false, seen.unknown]) expect(n).toBeGreaterThan(seen.decisions / 20);
+    expect(seen.fault).toBeGreaterThan(seen.decisions / 200);
   });
 });

@@ -49,9 +49,19 @@ export interface Bound {
 export type SignalSpec = { readonly name: string; readonly optional: boolean } & (
   | { readonly kind: "number" | "integer"; readonly lo: Bound | null; readonly hi: Bound | null; readonly constraintText: string }
   | {
+      readonly kind: "decimal";
+      /** S of `decimal(S)`. */
+      readonly places: number;
+      readonly lo: Bound | null;
+      readonly hi: Bound | null;
+      readonly constraintText: string;
+    }
+  | {
       readonly kind: "string";
       readonly pattern: StringPattern | null;
       readonly length: readonly [number, number] | null;
+      /** `normalized`: values are NFC. */
+      readonly normalized: boolean;
       readonly constraintText: string;
     }
   | { readonly kind: "enum"; readonly values: readonly string[]; readonly constraintText: string }
@@ -192,6 +202,15 @@ const numberLiteralText: fc.Arbitrary<string> = fc.oneof(
     ),
   },
   { weight: 1, arbitrary: fc.double({ min: 0, max: 1e6, noNaN: true, noDefaultInfinity: true }).map(numberText) },
+);
+
+/** A literal beside a decimal: cents and other places, up to 6, some of them at a decimal's edge of exactness. */
+const decimalLiteralText: fc.Arbitrary<string> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.tuple(fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 0, max: 6 })).map(([u, p]) => (u / 10 ** p).toFixed(p)),
+  },
+  { weight: 1, arbitrary: fc.constantFrom("0.1", "0.2", "0.3", "1000.30", "0.29", "100", "9007199254740991", "0.000001") },
 );
 
 /** A signed literal where the grammar takes `signedNumber` (bounds, constants, list items). */
@@ -423,6 +442,36 @@ function numberSignal(name: string, optional: boolean, kind: "number" | "integer
           fc.integer({ min: -1000, max: 100_000 }),
           fc.double({ min: -1000, max: 100_000, noNaN: true, noDefaultInfinity: true }).map((d) => Math.round(d * 100) / 100),
         );
+  return boundedSignal(value, realistic).map(({ lo, hi, text }) => ({
+    name,
+    optional,
+    kind,
+    lo,
+    hi,
+    constraintText: text ? `${kind} ${text}` : kind,
+  }));
+}
+
+/** `decimal(S)`, S from 0 to 4, with bounds of at most S places. */
+function decimalSignal(name: string, optional: boolean, realistic: boolean): fc.Arbitrary<SignalSpec> {
+  return fc.integer({ min: 0, max: 4 }).chain((places) =>
+    boundedSignal(
+      fc.integer({ min: -100_000, max: 10_000_000 }).map((units) => units / 10 ** places),
+      realistic,
+      places,
+    ).map(({ lo, hi, text }): SignalSpec => {
+      const type = `decimal(${places})`;
+      return { name, optional, kind: "decimal", places, lo, hi, constraintText: text ? `${type} ${text}` : type };
+    }),
+  );
+}
+
+/** Bounds of a number-like signal as a declaration writes them; `places`: the upper bound is rounded to that many. */
+function boundedSignal(
+  value: fc.Arbitrary<number>,
+  realistic: boolean,
+  places?: number,
+): fc.Arbitrary<{ lo: Bound | null; hi: Bound | null; text: string }> {
   const shape = realistic
     ? fc.constantFrom("none", "lower", "upper", "both", "range", "range")
     : fc.constantFrom("none", "lower", "upper", "both", "range", "range", "point");
@@ -436,7 +485,7 @@ function numberSignal(name: string, optional: boolean, kind: "number" | "integer
       upperFirst: fc.boolean(),
     })
     .map(({ shape, a, gap, loIncl, hiIncl, upperFirst }) => {
-      const b = a + gap;
+      const b = places === undefined ? a + gap : Number((a + gap).toFixed(places));
       let lo: Bound | null = null;
       let hi: Bound | null = null;
       let text = "";
@@ -467,7 +516,7 @@ function numberSignal(name: string, optional: boolean, kind: "number" | "integer
           text = `${signedNumberText(a)} .. ${signedNumberText(a)}`;
           break;
       }
-      return { name, optional, kind, lo, hi, constraintText: text ? `${kind} ${text}` : kind };
+      return { lo, hi, text };
     });
 }
 
@@ -480,8 +529,9 @@ function stringSignal(name: string, optional: boolean): fc.Arbitrary<SignalSpec>
       below: fc.integer({ min: 0, max: 5 }),
       above: fc.integer({ min: 0, max: 20 }),
       lengthFirst: fc.boolean(),
+      normalized: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
     })
-    .map(({ pattern, withLength, pick, below, above, lengthFirst }) => {
+    .map(({ pattern, withLength, pick, below, above, lengthFirst, normalized }) => {
       let length: [number, number] | null = null;
       if (withLength) {
         // A length range that overlaps what the pattern can match, so some value satisfies both.
@@ -494,7 +544,8 @@ function stringSignal(name: string, optional: boolean): fc.Arbitrary<SignalSpec>
       if (pattern) parts.push(`matching /${pattern.source}/`);
       if (length) parts.push(`length ${length[0]}..${length[1]}`);
       if (lengthFirst) parts.reverse();
-      return { name, optional, kind: "string" as const, pattern, length, constraintText: ["string", ...parts].join(" ") };
+      if (normalized) parts.splice(lengthFirst ? 0 : parts.length, 0, "normalized");
+      return { name, optional, kind: "string" as const, pattern, length, normalized, constraintText: ["string", ...parts].join(" ") };
     });
 }
 
@@ -514,6 +565,7 @@ function signalSpec(name: string, realistic: boolean): fc.Arbitrary<SignalSpec> 
     return fc.oneof(
       { weight: 3, arbitrary: numberSignal(name, optional, "number", realistic) },
       { weight: 3, arbitrary: numberSignal(name, optional, "integer", realistic) },
+      { weight: 2, arbitrary: decimalSignal(name, optional, realistic) },
       { weight: 3, arbitrary: stringSignal(name, optional) },
       { weight: 2, arbitrary: enumSignal(name, optional, realistic) },
       { weight: 2, arbitrary: fc.constant<SignalSpec>({ name, optional, kind: "boolean", constraintText: "boolean" }) },
@@ -653,12 +705,14 @@ function isTimestampText(v: string | number | boolean): boolean {
 // Expressions, generated per type
 
 type NumSig = Extract<SignalSpec, { kind: "number" | "integer" }>;
+type DecSig = Extract<SignalSpec, { kind: "decimal" }>;
 type EnumSig = Extract<SignalSpec, { kind: "enum" }>;
 type StrConst = Extract<ConstSpec, { kind: "string" }>;
 type ListConst = Extract<ConstSpec, { kind: "list" }>;
 
 class Exprs {
   private readonly nums: NumSig[];
+  private readonly decs: DecSig[];
   private readonly strs: SignalSpec[];
   private readonly enums: EnumSig[];
   private readonly bools: SignalSpec[];
@@ -679,6 +733,7 @@ class Exprs {
     private readonly exactAtoms = false,
   ) {
     this.nums = signals.filter((s): s is NumSig => s.kind === "number" || s.kind === "integer");
+    this.decs = signals.filter((s): s is DecSig => s.kind === "decimal");
     this.strs = signals.filter((s) => s.kind === "string");
     this.enums = signals.filter((s): s is EnumSig => s.kind === "enum");
     this.bools = signals.filter((s) => s.kind === "boolean");
@@ -791,6 +846,54 @@ class Exprs {
     );
   }
 
+  // --- decimals -----------------------------------------------------------------------------------------
+  // Decimals meet decimals, integers and literals only (E510), and are never divided (E509).
+
+  private decLeaf(): fc.Arbitrary<string> {
+    const integers = this.nums.filter((s) => s.kind === "integer");
+    return weighted(
+      [8, fc.constantFrom(...this.decs).map((s) => s.name)],
+      [3, decimalLiteralText],
+      [2, numberLiteralText],
+      when(integers.length > 0, 2, () => fc.constantFrom(...integers).map((s) => s.name)),
+      when(this.numConsts.length > 0, 1, () => fc.constantFrom(...this.numConsts).map((c) => c.name)),
+      when(this.strs.length + this.enums.length > 0, 1, () => this.lenOperand().map((s) => `len(${s})`)),
+    );
+  }
+
+  private decExpr(depth: number): fc.Arbitrary<string> {
+    if (depth <= 0) return this.decLeaf();
+    const sub = this.decExpr(depth - 1);
+    return fc.oneof(
+      { weight: 5, arbitrary: this.decLeaf() },
+      {
+        weight: 3,
+        arbitrary: fc
+          .tuple(sub, fc.constantFrom("+", "-", "*"), sub, fc.boolean())
+          .map(([a, op, b, paren]) => (paren ? `(${a} ${op} ${b})` : `${a} ${op} ${b}`)),
+      },
+      { weight: 1, arbitrary: sub.map((a) => `-(${a})`) },
+    );
+  }
+
+  private decimalAtom(): fc.Arbitrary<string> | null {
+    if (this.decs.length === 0) return null;
+    const dec = fc.constantFrom(...this.decs).map((s) => s.name);
+    const cmp = fc.constantFrom("==", "!=", "<", "<=", ">", ">=");
+    const notIn = fc.constantFrom("in", "in", "not in");
+    return weighted(
+      [6, fc.tuple(dec, cmp, decimalLiteralText).map(([a, op, b]) => `${a} ${op} ${b}`)],
+      [5, fc.tuple(this.decExpr(2), cmp, this.decExpr(1)).map(([a, op, b]) => `${a} ${op} ${b}`)],
+      [
+        2,
+        fc
+          .tuple(this.decExpr(1), notIn, fc.array(decimalLiteralText, { maxLength: 5 }))
+          .map(([a, op, xs]) => `${a} ${op} [${xs.join(", ")}]`),
+      ],
+      [2, fc.tuple(this.decExpr(1), notIn, decimalLiteralText, decimalLiteralText).map(([a, op, lo, hi]) => `${a} ${op} ${lo}..${hi}`)],
+    );
+  }
+
   // --- strings and enums -----------------------------------------------------------------------------------
 
   /** Any string-typed operand; enum signals are strings too (operators that do not check enum values). */
@@ -798,6 +901,7 @@ class Exprs {
     return weighted(
       when(this.strs.length > 0, 5, () => fc.constantFrom(...this.strs).map((s) => s.name)),
       when(this.enums.length > 0, 2, () => fc.constantFrom(...this.enums).map((s) => s.name)),
+      when(this.strs.length + this.enums.length > 0, 1, () => fc.constantFrom(...this.strs, ...this.enums).map((s) => `lower(${s.name})`)),
       [3, fc.constantFrom("a", "KP", "", "é", "😀", "foo.", "@example.com", "x/y", "A").chain(stringLit)],
       when(this.strConsts.length > 0, 2, () => fc.constantFrom(...this.strConsts).map((c) => c.name)),
     );
@@ -807,6 +911,7 @@ class Exprs {
   private plainStrOperand(): fc.Arbitrary<string> {
     return weighted(
       when(this.strs.length > 0, 5, () => fc.constantFrom(...this.strs).map((s) => s.name)),
+      when(!this.realistic && this.strs.length > 0, 1, () => fc.constantFrom(...this.strs).map((s) => `lower(${s.name})`)),
       [3, fc.constantFrom("a", "KP", "", "é", "admin", "x/y").chain(stringLit)],
       when(this.strConsts.length > 0, 2, () => fc.constantFrom(...this.strConsts).map((c) => c.name)),
     );
@@ -978,6 +1083,7 @@ class Exprs {
   private atom(): fc.Arbitrary<string> {
     return weighted(
       [6, this.numberAtom()],
+      ((a) => (a ? ([4, a] as const) : null))(this.decimalAtom()),
       ((a) => (a ? ([5, a] as const) : null))(this.stringAtom()),
       ((a) => (a ? ([3, a] as const) : null))(this.booleanAtom()),
       ((a) => (a ? ([3, a] as const) : null))(this.timestampAtom()),

@@ -6,6 +6,7 @@
  */
 import fc from "fast-check";
 import { operandsOf, type Expr, type ListItem, type PolicyAst, type ScalarValue, type SignalDecl } from "../../src/syntax/ast.js";
+import { placesOf } from "@writ/runtime";
 import { STRING_PATTERNS, timestampArb } from "./generate-policy.js";
 
 /** Literals the policy mentions: values near them hit the boundaries of comparisons and equalities. */
@@ -49,7 +50,7 @@ export const ODD_TIMESTAMPS = ["2016-12-31T23:59:60Z", "2025-02-31T00:00:00Z", "
 
 function numberArb(s: SignalDecl, literals: readonly number[]): fc.Arbitrary<number> {
   const t = s.type;
-  if (t.kind !== "number" && t.kind !== "integer") throw new Error("not a number signal");
+  if (t.kind !== "number" && t.kind !== "integer" && t.kind !== "decimal") throw new Error("not a number signal");
   let lo = -Infinity;
   let loIncl = false;
   let hi = Infinity;
@@ -68,8 +69,13 @@ function numberArb(s: SignalDecl, literals: readonly number[]): fc.Arbitrary<num
     else upper(c.value.value, c.op === "<=");
   }
   const integer = t.kind === "integer";
+  const places = t.kind === "decimal" ? t.places.value : null;
   const ok = (v: number): boolean =>
-    (v > lo || (loIncl && v === lo)) && (v < hi || (hiIncl && v === hi)) && (integer ? Number.isSafeInteger(v) : Number.isFinite(v));
+    (v > lo || (loIncl && v === lo)) &&
+    (v < hi || (hiIncl && v === hi)) &&
+    (integer ? Number.isSafeInteger(v) : Number.isFinite(v)) &&
+    (places === null || placesOf(v) <= places);
+  if (places !== null) return decimalArb(lo, hi, places, literals, ok);
   // Signals are JSON numbers the strict parser accepts: no integer beyond ±(2^53 - 1).
   const extremes = integer
     ? [Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER]
@@ -96,27 +102,44 @@ function numberArb(s: SignalDecl, literals: readonly number[]): fc.Arbitrary<num
     : safeBase;
 }
 
+/** Values of a `decimal(S)` signal: at most S places, within its bounds, near the policy's literals. */
+function decimalArb(lo: number, hi: number, places: number, literals: readonly number[], ok: (v: number) => boolean): fc.Arbitrary<number> {
+  const scale = 10 ** places;
+  // Bounds have at most `places` places, so scaled they are whole numbers but for the double's rounding.
+  const min = Math.round((Number.isFinite(lo) ? lo : Math.min(hi, 0) - 1e6) * scale);
+  const max = Math.round((Number.isFinite(hi) ? hi : Math.max(lo, 0) + 1e6) * scale);
+  const base = fc.integer({ min, max: Math.max(min, max) }).map((u) => Number((u / scale).toFixed(places)));
+  const near = literals.flatMap((l) => [l, l + 1 / scale, l - 1 / scale].map((v) => Number(v.toFixed(places)))).filter(ok);
+  const candidates = [...near, lo, hi].filter(ok);
+  const safe = base.filter(ok);
+  return candidates.length > 0 ? fc.oneof({ weight: 2, arbitrary: safe }, { weight: 1, arbitrary: fc.constantFrom(...candidates) }) : safe;
+}
+
 function stringArb(s: SignalDecl, literals: readonly string[]): fc.Arbitrary<string> {
   const t = s.type;
   if (t.kind !== "string") throw new Error("not a string signal");
   let minLen = 0;
   let maxLen = Infinity;
   let pattern: string | null = null;
+  let normalized = false;
   for (const c of t.constraints) {
     if (c.kind === "length") [minLen, maxLen] = [c.min.value, c.max.value];
-    else pattern = c.regex.pattern;
+    else if (c.kind === "matching") pattern = c.regex.pattern;
+    else normalized = true;
   }
   const family = pattern === null ? null : STRING_PATTERNS.find((p) => p.source === pattern);
   if (family === undefined) throw new Error(`no value generator for /${pattern}/: update STRING_PATTERNS`);
   const re = pattern === null ? null : new RegExp(pattern, "u");
   const ok = (v: string) => {
     const n = [...v].length;
-    return n >= minLen && n <= maxLen && (re === null || re.test(v));
+    return n >= minLen && n <= maxLen && (re === null || re.test(v)) && (!normalized || v === v.normalize("NFC"));
   };
   const from = Math.max(minLen, family?.minLen ?? 0);
   const to = Math.min(maxLen, family?.maxLen ?? Infinity, from + 12);
   if (from > to) throw new Error(`no value satisfies ${s.name.name}'s constraints`);
-  const base = fc.integer({ min: from, max: to }).chain((n) => (family ? family.value(n) : codePoints(n)));
+  const generated = fc.integer({ min: from, max: to }).chain((n) => (family ? family.value(n) : codePoints(n)));
+  // NFC text only, for a `normalized` signal: a combining mark after a letter it composes with is refused.
+  const base = normalized ? generated.filter((v) => v === v.normalize("NFC")) : generated;
   const near =
     literals.length > 0
       ? fc
@@ -157,6 +180,7 @@ export function signalsArb(ast: PolicyAst): fc.Arbitrary<Record<string, unknown>
     switch (s.type.kind) {
       case "number":
       case "integer":
+      case "decimal":
         value = numberArb(s, numbers);
         break;
       case "string":

@@ -29,6 +29,7 @@ describe("writ typegen", () => {
         "pack",
         "compiled/payments.transfer/1.1.0",
         "compiled/payments.transfer/1.2.0",
+        "compiled/payments.transfer/1.3.0",
         "compiled/deploy.production/1.0.0",
         "compiled/customer-data.export/1.0.0",
         "--out",
@@ -47,6 +48,7 @@ describe("writ typegen", () => {
       "export interface DeployProduction_1_0_0Signals {",
       "export interface PaymentsTransfer_1_1_0Signals {",
       "export interface PaymentsTransfer_1_2_0Signals {",
+      "export interface PaymentsTransfer_1_3_0Signals {",
       "export interface WritPolicies {",
     ]);
     const pay = text.slice(text.indexOf("export interface PaymentsTransfer_1_2_0Signals"));

@@ -68,6 +68,7 @@ describe("the writ TextMate grammar", () => {
       "deploy.production/1.0.0/policy.writ",
       "payments.transfer/1.1.0/policy.writ",
       "payments.transfer/1.2.0/policy.writ",
+      "payments.transfer/1.3.0/policy.writ",
     ]);
     const payments = scoped(tokenize(policies.find((p) => p.path === "payments.transfer/1.2.0/policy.writ")!.text));
     for (const expected of [

@@ -3,8 +3,8 @@ import { h } from "../dom.js";
 
 /**
  * The answer, as a runtime would give it for these signals: the verdict, the rule that decided and its reason; or why
- * there is none (the policy has errors, the signals are not JSON or the schema refuses them). `data-verdict` on `root`
- * names the state for styling.
+ * there is none (the policy has errors, the signals are not JSON, the schema refuses them, or a rule's condition
+ * faulted). `data-verdict` on `root` names the state for styling.
  */
 export function renderDecision(root: HTMLElement, policyErrors: number, outcome: SignalsOutcome | null): void {
   const [state, ...content] = decision(policyErrors, outcome);
@@ -42,6 +42,15 @@ function decision(policyErrors: number, outcome: SignalsOutcome | null): [string
     }
     case "decided": {
       const d = outcome.decision;
+      if (!d.decided && d.fault) {
+        const { code, ruleId, message } = d.fault;
+        return [
+          "fault",
+          h("p", { class: "verdict" }, "fault"),
+          h("p", { class: "decided-by" }, "rule ", h("code", null, ruleId), " ", h("code", null, code)),
+          h("p", { class: "why" }, `${message}: nothing is decided, and a sidecar answers 422 [${code}@${ruleId}] and consumes nothing.`),
+        ];
+      }
       if (!d.decided) {
         return [
           "undecided",

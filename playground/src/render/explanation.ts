@@ -2,16 +2,17 @@ import type { ExplanationView, ExprView, RuleView } from "@writ/compiler";
 import { h } from "../dom.js";
 
 /**
- * Why the policy decides as it does: every rule in order with its condition's result (true, false or unknown), the
- * condition as written, and the condition as evaluated, as a tree down to each comparison and the values it saw.
- * The deciding rule's tree is open; rules after it are shown dimmed (they were evaluated but cannot decide).
+ * Why the policy decides as it does: every rule in order with its condition's result (true, false, unknown or fault),
+ * the condition as written, and the condition as evaluated, as a tree down to each comparison and the values it saw.
+ * The deciding rule's tree is open, or the one whose fault ended the evaluation; rules after it are shown dimmed (they
+ * were evaluated but cannot decide).
  */
 export function renderExplanation(root: HTMLElement, view: ExplanationView | null): void {
   if (view === null) {
     root.replaceChildren(h("p", { class: "empty" }, "The explanation appears with a decision."));
     return;
   }
-  const decided = view.rules.findIndex((r) => r.decides);
+  const decided = view.rules.findIndex((r) => r.decides || r.ends);
   const rules = view.rules.map((r, i) => rule(r, decided !== -1 && i > decided));
   for (const name of view.dropped) {
     rules.push(
@@ -48,9 +49,11 @@ export function renderExplanation(root: HTMLElement, view: ExplanationView | nul
 }
 
 function rule(r: RuleView, after: boolean): HTMLElement {
-  const classes = ["rule", `truth-${r.result}`, r.decides ? "decides" : "", after ? "after" : ""].filter((c) => c !== "").join(" ");
+  const classes = ["rule", `truth-${r.result}`, r.decides ? "decides" : "", r.ends ? "ends" : "", after ? "after" : ""]
+    .filter((c) => c !== "")
+    .join(" ");
   const details = h("details", null, h("summary", null, "evaluated"), h("ul", { class: "tree" }, expr(r.condition)));
-  details.open = r.decides;
+  details.open = r.decides || r.ends;
   return h(
     "li",
     { class: classes, "data-rule": r.rule },
@@ -61,6 +64,7 @@ function rule(r: RuleView, after: boolean): HTMLElement {
       h("span", { class: "name" }, r.rule),
       outcome(r.verdict, r.reason),
       r.decides ? h("span", { class: "decides-mark" }, "decides") : null,
+      r.ends ? h("span", { class: "decides-mark" }, "ends the evaluation") : null,
     ),
     r.written === null ? null : h("code", { class: "written" }, `when ${r.written}`),
     details,

@@ -315,8 +315,15 @@ export class Authorizer {
     }
     const decision = bundle.policy.evaluate(signals);
     endPhase(report, "evaluate", evaluating);
-    if (!decision.decided)
+    if (!decision.decided) {
+      const { fault } = decision;
+      // INVARIANT (no fault approves): a fault ends here, before anything is signed or consumed.
+      if (fault !== null) {
+        const where = `${policyId}@${policyVersion} rule \`${fault.ruleId}\``;
+        throw new AuthorizationError(fault.code, `${where}: ${fault.message}`, [], fault.ruleId);
+      }
       throw new AuthorizationError("SYS-006", `no rule of ${policyId}@${policyVersion} decided and it has no catch-all`);
+    }
     return { bundle, decided: decision };
   }
 

@@ -13,9 +13,10 @@ export interface ErrorAnswer {
   readonly code: BodyErrorCode;
 }
 
-function answer(code: BodyErrorCode): ErrorAnswer {
-  // `errorBody`'s arguments depend on the code; none of the codes answered here takes one.
-  return { status: statusOf(code), body: (errorBody as (c: BodyErrorCode) => { error: string })(code), code };
+function answer(code: BodyErrorCode, context?: string): ErrorAnswer {
+  // `errorBody`'s arguments depend on the code; here only a named code's context is ever given.
+  const body = (errorBody as (c: BodyErrorCode, context?: string) => { error: string })(code, ...(context === undefined ? [] : [context]));
+  return { status: statusOf(code), body, code };
 }
 
 /**
@@ -31,7 +32,7 @@ export function answerOf(error: unknown): ErrorAnswer | null {
     if (code === "SIGNAL_VALIDATION_FAILED" || code === "SIGNALS_VALIDATION_FAILED") {
       return { status: 422, body: signalValidationBody(error.details, code), code };
     }
-    return answer(code);
+    return answer(code, error.context);
   }
   if (error instanceof OverrideError) {
     return answer(error.code === "SYS-021" ? "PENDING_OVERRIDE_NOT_FOUND" : (error.code as OverrideErrorCode & BodyErrorCode));

@@ -13,6 +13,7 @@
  *   `{code, signal, message}` inside the `details` of a 422 `Signal validation failed` body.
  */
 import { SPEC_ERRORS } from "@writ/wire/constants";
+import { FAULTS, type FaultCode } from "../ir/fault-codes.js";
 import type { SignalError } from "../signals/validate.js";
 
 /** The HTTP statuses the service answers errors with. */
@@ -30,6 +31,17 @@ export interface ErrorCodeEntry {
   /** `body`: the code forms an `{error}` body; `details`: it travels inside a signal validation body. */
   readonly carrier: "body" | "details";
 }
+
+/** An evaluation fault (ir/faults.ts): its context is the rule whose condition faulted, `[EVAL-001@over_limit]`. */
+const EVAL = (code: FaultCode) =>
+  ({
+    status: 422,
+    message: `${FAULTS[code]} in the rule's condition: nothing was decided`,
+    retryable: false,
+    meaning: `${FAULTS[code]} while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule`,
+    context: "evaluate",
+    carrier: "body",
+  }) as const;
 
 const VAL = (meaning: string) =>
   ({ status: 422, message: SPEC_ERRORS.SIGNAL_VALIDATION_FAILED, retryable: false, meaning, carrier: "details" }) as const;
@@ -262,6 +274,9 @@ export const ERROR_CODES = {
     context: "evaluate",
     carrier: "body",
   },
+  "EVAL-001": EVAL("EVAL-001"),
+  "EVAL-002": EVAL("EVAL-002"),
+  "EVAL-003": EVAL("EVAL-003"),
   "SYS-021": {
     status: 422,
     message: "no pending execution found for override",
@@ -420,7 +435,8 @@ export interface RateLimitedBody {
   readonly reset: number;
 }
 
-const CONTEXT = /^[a-z0-9][a-z0-9._/-]*$/;
+/** A context: a route-like word, or a rule's name (`[EVAL-001@over_limit]`). */
+const CONTEXT = /^[A-Za-z0-9_][A-Za-z0-9_./-]*$/;
 
 export function isErrorCode(value: string): value is ErrorCode {
   return Object.hasOwn(ERROR_CODES, value);

@@ -1,4 +1,6 @@
 import { IrUnsupportedError } from "../errors.js";
+import { rescale, unitsOf, withinMagnitude } from "./exact.js";
+import { EvaluationFaultSignal } from "./faults.js";
 import {
   ARITHMETIC_OPERATORS,
   COMPARISON_OPERATORS,
@@ -6,6 +8,7 @@ import {
   SPECIAL_OPERATORS,
   STRING_OPERATORS,
   UNARY_OPERATORS,
+  type ArithmeticOperator,
   type LogicalOp,
   type UnaryOp,
 } from "./operators.js";
@@ -18,6 +21,9 @@ import { COMPARISON_DOMAINS, isScalar, UNKNOWN, type Value } from "./values.js";
  * operands, the explanation (explain.ts) the operand values it has already computed, so both decide alike by
  * construction. Each throws IrUnsupportedError for an operator or comparison kind this runtime does not declare (an
  * IR from a newer compiler), so such an IR is refused when it is prepared, never when a request arrives.
+ *
+ * An operand that faults (faults.ts) throws EvaluationFaultSignal; the evaluator catches it at the rule. Decimal nodes
+ * take the places of their operands (scale.ts), fixed when the IR is prepared, and compute on units at those places.
  */
 export type Signals = Readonly<Record<string, unknown>>;
 export type Operand = (signals: Signals) => Value;
@@ -50,9 +56,33 @@ export function unary(node: IrNode<UnaryOp>, arg: Operand): Operand {
   };
 }
 
-/** Kleene's `and` (absorbing `false`) or `or` (absorbing `true`): the absorbing value decides, else unknown wins. */
-export function logical(node: IrNode<LogicalOp>, args: readonly Operand[]): Operand {
+/**
+ * Kleene's `and` (absorbing `false`) or `or` (absorbing `true`): the absorbing value decides, else unknown wins.
+ * `faulting` (an operand can fault): a fault is a fourth value, which only the absorbing value beats (as CEL's errors
+ * are), so `b > 0 and a / b > 1` does not fault for `b` 0, in either order; otherwise the first fault is rethrown.
+ */
+export function logical(node: IrNode<LogicalOp>, args: readonly Operand[], faulting = false): Operand {
   const { absorbing } = declared(LOGICAL_OPERATORS, node.op, "IR operator");
+  if (faulting) {
+    return (s) => {
+      let result: Value = !absorbing;
+      let fault: EvaluationFaultSignal | null = null;
+      for (const arg of args) {
+        let v: Value;
+        try {
+          v = arg(s);
+        } catch (e) {
+          if (!(e instanceof EvaluationFaultSignal)) throw e;
+          fault ??= e;
+          continue;
+        }
+        if (v === absorbing) return absorbing;
+        if (v === UNKNOWN) result = UNKNOWN;
+      }
+      if (fault !== null) throw fault;
+      return result;
+    };
+  }
   return (s) => {
     let result: Value = !absorbing;
     for (const arg of args) {
@@ -84,15 +114,101 @@ export function stringTest(node: IrNode<"str">, left: Operand, right: Operand): 
   };
 }
 
-/** Unknown unless both operands are numbers, and when the result is not finite (overflow, division by zero). */
+/** On doubles: unknown unless both operands are numbers; a result that cannot be stated exactly is a fault. */
 export function arithmetic(node: IrNode<"arith">, left: Operand, right: Operand): Operand {
-  const { evaluate } = declared(ARITHMETIC_OPERATORS, node.fn, "IR operator");
+  const { evaluate, faultOf } = declared(ARITHMETIC_OPERATORS, node.fn, "IR operator");
   return (s) => {
     const a = left(s);
     const b = right(s);
     if (typeof a !== "number" || typeof b !== "number") return UNKNOWN;
     const r = evaluate(a, b);
-    return Number.isFinite(r) ? r : UNKNOWN;
+    const fault = faultOf(a, b, r);
+    if (fault !== null) throw new EvaluationFaultSignal(fault, node);
+    return r;
+  };
+}
+
+/** An operand of a decimal node: how to compute it, and the places its value has. */
+export interface DecimalOperand {
+  readonly value: Operand;
+  readonly places: number;
+}
+
+/** A decimal operand's value as units at `to` places (`to` at least its own); null when unknown or not a decimal. */
+function unitsAt(v: Value, from: number, to: number): bigint | null {
+  if (typeof v === "bigint") return rescale(v, from, to);
+  return typeof v === "number" ? unitsOf(v, to) : null;
+}
+
+/** Exact: the result is units at the places the operator gives (exact.ts); out of ±(2^53 - 1) it is a fault. */
+export function exactArithmetic(node: IrNode<"arith">, left: DecimalOperand, right: DecimalOperand): Operand {
+  const operator: ArithmeticOperator = declared(ARITHMETIC_OPERATORS, node.fn, "IR operator");
+  const { exact } = operator;
+  if (exact === undefined) throw new IrUnsupportedError(`\`${operator.symbol}\` is not defined on decimals`);
+  const places = exact.places(left.places, right.places);
+  const [leftAt, rightAt] = exact.aligned ? [places, places] : [left.places, right.places];
+  const { evaluate } = exact;
+  return (s) => {
+    const a = unitsAt(left.value(s), left.places, leftAt);
+    const b = unitsAt(right.value(s), right.places, rightAt);
+    if (a === null || b === null) return UNKNOWN;
+    const r = evaluate(a, b);
+    if (!withinMagnitude(r, places)) throw new EvaluationFaultSignal("EVAL-002", node);
+    return r;
+  };
+}
+
+/**
+ * Maps the operands of a decimal comparison to one domain: two numbers compare as their doubles (exact for the
+ * decimals JSON numbers carry, values.ts); once one is computed exactly, both become units at the larger places.
+ */
+function decimalDomain(operands: readonly DecimalOperand[]): (values: readonly Value[]) => readonly (number | bigint)[] | null {
+  const places = Math.max(...operands.map((o) => o.places));
+  return (values) => {
+    if (values.every((v) => typeof v === "number")) return values as readonly number[];
+    const units: bigint[] = [];
+    for (let i = 0; i < values.length; i++) {
+      const u = unitsAt(values[i]!, operands[i]!.places, places);
+      if (u === null) return null;
+      units.push(u);
+    }
+    return units;
+  };
+}
+
+export function exactComparison(node: IrNode<"cmp">, left: DecimalOperand, right: DecimalOperand): Operand {
+  const { test } = declared(COMPARISON_OPERATORS, node.cmp, "IR operator");
+  const domain = decimalDomain([left, right]);
+  return (s) => {
+    const a = left.value(s);
+    const b = right.value(s);
+    if (typeof a === "number" && typeof b === "number") return test(a, b);
+    const both = domain([a, b]);
+    return both === null ? UNKNOWN : test(both[0]!, both[1]!);
+  };
+}
+
+/** `value in [set]` on decimals: the set's numbers as doubles, and as units once the value is computed exactly. */
+export function exactMembership(node: IrNode<"in">, value: DecimalOperand, itemPlaces: number): Operand {
+  const doubles = new Set<Value>(node.set.filter((v) => typeof v === "number"));
+  const places = Math.max(value.places, itemPlaces);
+  let units: Set<bigint> | undefined;
+  const { test } = SPECIAL_OPERATORS.in;
+  return (s) => {
+    const v = value.value(s);
+    if (typeof v === "number") return test(v, doubles);
+    if (typeof v !== "bigint") return UNKNOWN;
+    units ??= new Set([...doubles].flatMap((d) => unitsOf(d as number, places) ?? []));
+    return test(rescale(v, value.places, places), units);
+  };
+}
+
+export function exactRange(value: DecimalOperand, min: DecimalOperand, max: DecimalOperand): Operand {
+  const { test } = SPECIAL_OPERATORS.range;
+  const domain = decimalDomain([value, min, max]);
+  return (s) => {
+    const all = domain([value.value(s), min.value(s), max.value(s)]);
+    return all === null ? UNKNOWN : test(all[0]!, all[1]!, all[2]!);
   };
 }
 

@@ -2,6 +2,10 @@ import { IrUnsupportedError } from "../errors.js";
 import {
   arithmetic,
   comparison,
+  exactArithmetic,
+  exactComparison,
+  exactMembership,
+  exactRange,
   logical,
   matches,
   membership,
@@ -10,14 +14,24 @@ import {
   signal,
   stringTest,
   unary,
+  type DecimalOperand,
   type Operand,
   type Signals,
 } from "./apply.js";
+import { placesOf } from "./exact.js";
+import { canFault, EvaluationFaultSignal, FAULTS, type EvaluationFault } from "./faults.js";
 import { isUnaryOp } from "./operators.js";
-import { IR_VERSION, OTHERWISE_RULE_ID, type IrExpr, type PolicyIr, type Verdict } from "./types.js";
+import { decimalPlaces } from "./scale.js";
+import { written } from "./written.js";
+import { IR_VERSIONS, OTHERWISE_RULE_ID, type IrExpr, type IrSignal, type PolicyIr, type Verdict } from "./types.js";
 
+/**
+ * What a policy decides for one set of signals: a verdict by a rule; undecided (no rule true and no catch-all,
+ * `fault: null`); or a fault in the condition of a rule that was tried (faults.ts), which decides nothing.
+ */
 export type Decision =
-  { readonly decided: true; readonly verdict: Verdict; readonly ruleId: string; readonly reason: string } | { readonly decided: false };
+  | { readonly decided: true; readonly verdict: Verdict; readonly ruleId: string; readonly reason: string }
+  | { readonly decided: false; readonly fault: EvaluationFault | null };
 
 export interface PreparedPolicy {
   readonly ir: PolicyIr;
@@ -25,67 +39,105 @@ export interface PreparedPolicy {
   evaluate(signals: Signals): Decision;
 }
 
+export const UNDECIDED: Decision = { decided: false, fault: null };
+
 /**
  * Compiles the IR to closures once, so a request pays for evaluation only.
  * Throws IrUnsupportedError for an IR this runtime does not understand (newer format, unknown operator).
  */
 export function preparePolicy(ir: PolicyIr): PreparedPolicy {
-  if (ir.irVersion !== IR_VERSION) {
-    throw new IrUnsupportedError(`IR version \`${String(ir.irVersion)}\` is not supported (expected ${IR_VERSION})`);
+  if (!IR_VERSIONS.includes(ir.irVersion)) {
+    throw new IrUnsupportedError(
+      `IR version \`${String(ir.irVersion)}\` is not supported (this runtime reads ${IR_VERSIONS.join(" and ")})`,
+    );
   }
-  const rules = ir.rules.map((rule) => ({ rule, test: compile(rule.when) }));
+  const compiler = new Compiler(ir.signals);
+  const rules = ir.rules.map((rule) => ({ rule, test: compiler.compile(rule.when) }));
   const otherwise = ir.otherwise;
   return {
     ir,
     evaluate(signals) {
       for (const { rule, test } of rules) {
-        // INVARIANT (first match wins): a rule decides only when its condition is exactly true.
-        if (test(signals) === true) {
-          return { decided: true, verdict: rule.verdict, ruleId: rule.id, reason: rule.reason };
+        let value;
+        try {
+          value = test(signals);
+        } catch (e) {
+          if (e instanceof EvaluationFaultSignal) return { decided: false, fault: faultOf(rule.id, e) };
+          throw e;
         }
+        // INVARIANT (first match wins): a rule decides only when its condition is exactly true.
+        if (value === true) return { decided: true, verdict: rule.verdict, ruleId: rule.id, reason: rule.reason };
       }
-      if (otherwise === null) return { decided: false };
+      if (otherwise === null) return UNDECIDED;
       return { decided: true, verdict: otherwise.verdict, ruleId: OTHERWISE_RULE_ID, reason: otherwise.reason };
     },
   };
 }
 
-/**
- * One condition or operand compiled as the evaluator compiles it: its value for a set of signals, `UNKNOWN` included.
- * For tools that reason about conditions (`writ diff`); throws IrUnsupportedError for an operator this runtime lacks.
- */
-export function prepareExpression(expr: IrExpr): Operand {
-  return compile(expr);
+/** The fault of rule `ruleId` as reported: its code, where, and a sentence for people. */
+export function faultOf(ruleId: string, signal: EvaluationFaultSignal): EvaluationFault {
+  const expr = written(signal.at);
+  return { code: signal.code, ruleId, expr, message: `${FAULTS[signal.code]} in \`${expr}\`` };
 }
 
-function compile(expr: IrExpr): Operand {
-  switch (expr.op) {
-    case "lit": {
-      const value = expr.value;
-      return () => value;
+/**
+ * One condition or operand compiled as the evaluator compiles it: its value for a set of signals, `UNKNOWN` included.
+ * For tools that reason about conditions (`writ diff`); throws IrUnsupportedError for an operator this runtime lacks,
+ * and EvaluationFaultSignal when computing it faults.
+ */
+export function prepareExpression(expr: IrExpr, signals: Readonly<Record<string, IrSignal>> = {}): Operand {
+  return new Compiler(signals).compile(expr);
+}
+
+class Compiler {
+  constructor(private readonly signals: Readonly<Record<string, IrSignal>>) {}
+
+  compile(expr: IrExpr): Operand {
+    switch (expr.op) {
+      case "lit": {
+        const value = expr.value;
+        return () => value;
+      }
+      case "signal":
+        return signal(expr.name);
+      case "present":
+        return present(expr);
+      case "and":
+      case "or":
+        return logical(
+          expr,
+          expr.args.map((a) => this.compile(a)),
+          expr.args.some(canFault),
+        );
+      case "cmp":
+        if (expr.kind === "decimal") return exactComparison(expr, this.decimal(expr.left), this.decimal(expr.right));
+        return comparison(expr, this.compile(expr.left), this.compile(expr.right));
+      case "str":
+        return stringTest(expr, this.compile(expr.left), this.compile(expr.right));
+      case "arith":
+        if (expr.kind === "decimal") return exactArithmetic(expr, this.decimal(expr.left), this.decimal(expr.right));
+        if (expr.kind !== undefined) throw new IrUnsupportedError(`arithmetic kind \`${String(expr.kind)}\` is not supported`);
+        return arithmetic(expr, this.compile(expr.left), this.compile(expr.right));
+      case "in":
+        if (expr.kind === "decimal") {
+          const itemPlaces = Math.max(0, ...expr.set.map((v) => (typeof v === "number" ? placesOf(v) : 0)));
+          return exactMembership(expr, this.decimal(expr.value), itemPlaces);
+        }
+        return membership(expr, this.compile(expr.value));
+      case "range":
+        if (expr.kind === "decimal") return exactRange(this.decimal(expr.value), this.decimal(expr.min), this.decimal(expr.max));
+        if (expr.kind !== undefined) throw new IrUnsupportedError(`range kind \`${String(expr.kind)}\` is not supported`);
+        return range(this.compile(expr.value), this.compile(expr.min), this.compile(expr.max));
+      case "matches":
+        return matches(expr, this.compile(expr.value));
+      default:
+        // Every other node is a unary operator's (`{op, arg}`): an op the table does not declare is refused first.
+        if (!isUnaryOp(expr.op)) throw new IrUnsupportedError(`IR operator \`${String(expr.op)}\` is not supported`);
+        return unary(expr, this.compile(expr.arg));
     }
-    case "signal":
-      return signal(expr.name);
-    case "present":
-      return present(expr);
-    case "and":
-    case "or":
-      return logical(expr, expr.args.map(compile));
-    case "cmp":
-      return comparison(expr, compile(expr.left), compile(expr.right));
-    case "str":
-      return stringTest(expr, compile(expr.left), compile(expr.right));
-    case "arith":
-      return arithmetic(expr, compile(expr.left), compile(expr.right));
-    case "in":
-      return membership(expr, compile(expr.value));
-    case "range":
-      return range(compile(expr.value), compile(expr.min), compile(expr.max));
-    case "matches":
-      return matches(expr, compile(expr.value));
-    default:
-      // Every other node is a unary operator's (`{op, arg}`): an op the table does not declare is refused first.
-      if (!isUnaryOp(expr.op)) throw new IrUnsupportedError(`IR operator \`${String(expr.op)}\` is not supported`);
-      return unary(expr, compile(expr.arg));
+  }
+
+  private decimal(expr: IrExpr): DecimalOperand {
+    return { value: this.compile(expr), places: decimalPlaces(expr, this.signals) };
   }
 }

@@ -2,6 +2,10 @@ import { IrUnsupportedError } from "../errors.js";
 import {
   arithmetic,
   comparison,
+  exactArithmetic,
+  exactComparison,
+  exactMembership,
+  exactRange,
   logical,
   matches,
   membership,
@@ -10,13 +14,20 @@ import {
   signal,
   stringTest,
   unary,
+  type DecimalOperand,
   type Operand,
   type Signals,
 } from "./apply.js";
-import type { Decision } from "./evaluate.js";
-import { IR_OPERATORS, isFunctionName, isUnaryOp, UNARY_OPERATORS } from "./operators.js";
-import { OTHERWISE_RULE_ID, type IrExpr, type IrNode, type IrOutcome, type PolicyIr, type Scalar, type Verdict } from "./types.js";
+import { faultOf, type Decision } from "./evaluate.js";
+import { decimalText, nearestNumber, placesOf, unitsOf } from "./exact.js";
+import { canFault, EvaluationFaultSignal, type FaultCode } from "./faults.js";
+import { isUnaryOp } from "./operators.js";
+import { decimalPlaces, isDecimalNode } from "./scale.js";
+import { OTHERWISE_RULE_ID, type IrExpr, type IrOutcome, type IrSignal, type PolicyIr, type Scalar, type Verdict } from "./types.js";
 import { UNKNOWN, type Value } from "./values.js";
+import { written } from "./written.js";
+
+export { written } from "./written.js";
 
 /** The value of a condition in Kleene's logic: only a rule whose condition is `true` decides. */
 export type Truth = "true" | "false" | "unknown";
@@ -27,8 +38,15 @@ export interface ExplainedExpr {
    * symbols, every compound operand in parentheses.
    */
   readonly expr: string;
-  /** Its value for these signals; null when unknown (an absent optional signal, arithmetic that is not finite, ...). */
+  /**
+   * Its value for these signals; null when unknown (an absent optional signal, ...) or when computing it faulted. A
+   * decimal's is the nearest number, and `exact` its exact value.
+   */
   readonly value: Scalar | null;
+  /** A decimal's exact value, with the places of its type: `1000.30`. */
+  readonly exact?: string;
+  /** The fault computing this node was (faults.ts); only on the node that faulted, not on the nodes above it. */
+  readonly fault?: FaultCode;
   /** What it was computed from, explained alike; absent for a literal, a signal and `present(...)`. */
   readonly operands?: readonly ExplainedExpr[];
 }
@@ -37,7 +55,8 @@ export interface ExplainedRule {
   readonly rule: string;
   readonly verdict: Verdict;
   readonly reason: string;
-  readonly result: Truth;
+  /** `fault`: computing the condition faulted; the rule decides nothing, and if it is tried the evaluation ends. */
+  readonly result: Truth | "fault";
   readonly condition: ExplainedExpr;
 }
 
@@ -50,7 +69,7 @@ export interface Explanation {
 }
 
 export interface Explained {
-  /** The first rule whose condition is true, else the catch-all: what the evaluator decides. */
+  /** The first rule whose condition is true or faults, else the catch-all: what the evaluator decides. */
   readonly decision: Decision;
   readonly explanation: Explanation;
 }
@@ -58,6 +77,8 @@ export interface Explained {
 interface Node {
   readonly explained: ExplainedExpr;
   readonly value: Value;
+  /** The fault below or at this node, if any: a node whose operand faulted has faulted too. */
+  readonly fault: EvaluationFaultSignal | null;
 }
 
 /**
@@ -66,16 +87,19 @@ interface Node {
  * a property test checks it on generated policies.
  */
 export function explain(ir: PolicyIr, signals: Signals): Explained {
+  const explainer = new Explainer(ir.signals, signals);
+  let decision: Decision | null = null;
   const rules = ir.rules.map((rule): ExplainedRule => {
-    const { explained, value } = node(rule.when, signals);
-    return { rule: rule.id, verdict: rule.verdict, reason: rule.reason, result: truthOf(value), condition: explained };
+    const { explained, value, fault } = explainer.node(rule.when);
+    const result = fault ? "fault" : truthOf(value);
+    // INVARIANT (first match wins): the rules are tried in order, and the first that is true or faults ends it.
+    if (decision === null && fault) decision = { decided: false, fault: faultOf(rule.id, fault) };
+    if (decision === null && result === "true") decision = { decided: true, verdict: rule.verdict, ruleId: rule.id, reason: rule.reason };
+    return { rule: rule.id, verdict: rule.verdict, reason: rule.reason, result, condition: explained };
   });
-  const first = rules.find((r) => r.result === "true");
-  const decision: Decision = first
-    ? { decided: true, verdict: first.verdict, ruleId: first.rule, reason: first.reason }
-    : ir.otherwise
-      ? { decided: true, verdict: ir.otherwise.verdict, ruleId: OTHERWISE_RULE_ID, reason: ir.otherwise.reason }
-      : { decided: false };
+  decision ??= ir.otherwise
+    ? { decided: true, verdict: ir.otherwise.verdict, ruleId: OTHERWISE_RULE_ID, reason: ir.otherwise.reason }
+    : { decided: false, fault: null };
   return { decision, explanation: { rules, otherwise: ir.otherwise } };
 }
 
@@ -84,102 +108,105 @@ function truthOf(v: Value): Truth {
   return v === true ? "true" : v === UNKNOWN ? "unknown" : "false";
 }
 
-function leaf(expr: string, value: Value): Node {
-  return { explained: { expr, value: value === UNKNOWN ? null : value }, value };
-}
-
-function compound(e: IrExpr, value: Value, operands: readonly Node[]): Node {
-  return { explained: { expr: written(e), value: value === UNKNOWN ? null : value, operands: operands.map((o) => o.explained) }, value };
-}
-
 const known =
   (n: Node): Operand =>
   () =>
     n.value;
 
-/** A node's value: its operator applied, by the evaluator's own functions (apply.ts), to its operands' values. */
-function node(e: IrExpr, s: Signals): Node {
-  switch (e.op) {
-    case "lit":
-      return leaf(written(e), e.value);
-    case "signal":
-      return leaf(e.name, signal(e.name)(s));
-    case "present":
-      return leaf(written(e), present(e)(s));
-    case "and":
-    case "or": {
-      const args = e.args.map((a) => node(a, s));
-      return compound(e, logical(e, args.map(known))(s), args);
-    }
-    case "cmp":
-      return binary(e, s, (l, r) => comparison(e, l, r));
-    case "str":
-      return binary(e, s, (l, r) => stringTest(e, l, r));
-    case "arith":
-      return binary(e, s, (l, r) => arithmetic(e, l, r));
-    case "in": {
-      const value = node(e.value, s);
-      return compound(e, membership(e, known(value))(s), [value]);
-    }
-    case "range": {
-      const [value, min, max] = [node(e.value, s), node(e.min, s), node(e.max, s)];
-      return compound(e, range(known(value), known(min), known(max))(s), [value, min, max]);
-    }
-    case "matches": {
-      const value = node(e.value, s);
-      return compound(e, matches(e, known(value))(s), [value]);
-    }
-    default: {
-      if (!isUnaryOp(e.op)) throw new IrUnsupportedError(`IR operator \`${String(e.op)}\` is not supported`);
-      const arg = node(e.arg, s);
-      return compound(e, unary(e, known(arg))(s), [arg]);
+class Explainer {
+  constructor(
+    private readonly declared: Readonly<Record<string, IrSignal>>,
+    private readonly signals: Signals,
+  ) {}
+
+  /** A node's value: its operator applied, by the evaluator's own functions (apply.ts), to its operands' values. */
+  node(e: IrExpr): Node {
+    const s = this.signals;
+    switch (e.op) {
+      case "lit":
+        return this.shown(e, e.value, null);
+      case "signal":
+        return this.shown(e, signal(e.name)(s), null);
+      case "present":
+        return this.shown(e, present(e)(s), null);
+      case "and":
+      case "or": {
+        const args = e.args.map((a) => this.node(a));
+        // The absorbing value beats a fault (apply.ts `logical`): the node has not faulted then.
+        const absorbing = e.op === "or";
+        if (args.some((a) => a.value === absorbing)) return this.shown(e, absorbing, null, args);
+        return this.compound(e, args, () => logical(e, args.map(known), e.args.some(canFault)));
+      }
+      case "cmp": {
+        const [left, right] = [this.node(e.left), this.node(e.right)];
+        if (e.kind === "decimal")
+          return this.compound(e, [left, right], () => exactComparison(e, this.decimal(e.left, left), this.decimal(e.right, right)));
+        return this.compound(e, [left, right], () => comparison(e, known(left), known(right)));
+      }
+      case "str": {
+        const [left, right] = [this.node(e.left), this.node(e.right)];
+        return this.compound(e, [left, right], () => stringTest(e, known(left), known(right)));
+      }
+      case "arith": {
+        const [left, right] = [this.node(e.left), this.node(e.right)];
+        if (e.kind === "decimal")
+          return this.compound(e, [left, right], () => exactArithmetic(e, this.decimal(e.left, left), this.decimal(e.right, right)));
+        return this.compound(e, [left, right], () => arithmetic(e, known(left), known(right)));
+      }
+      case "in": {
+        const value = this.node(e.value);
+        if (e.kind === "decimal") {
+          const itemPlaces = Math.max(0, ...e.set.map((v) => (typeof v === "number" ? placesOf(v) : 0)));
+          return this.compound(e, [value], () => exactMembership(e, this.decimal(e.value, value), itemPlaces));
+        }
+        return this.compound(e, [value], () => membership(e, known(value)));
+      }
+      case "range": {
+        const [value, min, max] = [this.node(e.value), this.node(e.min), this.node(e.max)];
+        if (e.kind === "decimal")
+          return this.compound(e, [value, min, max], () =>
+            exactRange(this.decimal(e.value, value), this.decimal(e.min, min), this.decimal(e.max, max)),
+          );
+        return this.compound(e, [value, min, max], () => range(known(value), known(min), known(max)));
+      }
+      case "matches": {
+        const value = this.node(e.value);
+        return this.compound(e, [value], () => matches(e, known(value)));
+      }
+      default: {
+        if (!isUnaryOp(e.op)) throw new IrUnsupportedError(`IR operator \`${String(e.op)}\` is not supported`);
+        const arg = this.node(e.arg);
+        return this.compound(e, [arg], () => unary(e, known(arg)));
+      }
     }
   }
-}
 
-function binary(e: IrNode<"cmp" | "str" | "arith">, s: Signals, apply: (left: Operand, right: Operand) => Operand): Node {
-  const left = node(e.left, s);
-  const right = node(e.right, s);
-  return compound(e, apply(known(left), known(right))(s), [left, right]);
-}
+  private decimal(e: IrExpr, n: Node): DecimalOperand {
+    return { value: known(n), places: decimalPlaces(e, this.declared) };
+  }
 
-function scalar(v: Scalar): string {
-  return typeof v === "string" ? JSON.stringify(v) : String(v);
-}
-
-/** An operand as written inside a larger expression: in parentheses unless it is a literal, a signal or a call. */
-function operand(e: IrExpr): string {
-  const simple = e.op === "lit" || e.op === "signal" || isFunctionName(e.op);
-  return simple ? written(e) : `(${written(e)})`;
-}
-
-/** The IR expression as text: the operators' symbols, compound operands in parentheses. */
-export function written(e: IrExpr): string {
-  switch (e.op) {
-    case "lit":
-      return scalar(e.value);
-    case "signal":
-      return e.name;
-    case "present":
-      return `${IR_OPERATORS.present.symbol}(${e.name})`;
-    case "and":
-    case "or":
-      return e.args.map(operand).join(` ${IR_OPERATORS[e.op].symbol} `);
-    case "cmp":
-      return `${operand(e.left)} ${IR_OPERATORS[e.cmp].symbol} ${operand(e.right)}`;
-    case "str":
-    case "arith":
-      return `${operand(e.left)} ${IR_OPERATORS[e.fn].symbol} ${operand(e.right)}`;
-    case "in":
-      return `${operand(e.value)} ${IR_OPERATORS.in.symbol} [${e.set.map(scalar).join(", ")}]`;
-    case "range":
-      return `${operand(e.value)} ${IR_OPERATORS.range.symbol} ${operand(e.min)}..${operand(e.max)}`;
-    case "matches":
-      return `${operand(e.value)} ${IR_OPERATORS.matches.symbol} /${e.pattern}/`;
-    default: {
-      const { symbol, notation } = UNARY_OPERATORS[e.op];
-      if (notation === "call") return `${symbol}(${written(e.arg)})`;
-      return `${symbol}${/\w$/.test(symbol) ? " " : ""}${operand(e.arg)}`;
+  /** The operator applied to its operands' values, unless one of them faulted: then this node has faulted too. */
+  private compound(e: IrExpr, operands: readonly Node[], apply: () => Operand): Node {
+    const below = operands.find((o) => o.fault !== null)?.fault ?? null;
+    if (below) return this.shown(e, UNKNOWN, below, operands);
+    try {
+      return this.shown(e, apply()(this.signals), null, operands);
+    } catch (err) {
+      if (!(err instanceof EvaluationFaultSignal)) throw err;
+      return this.shown(e, UNKNOWN, err, operands);
     }
+  }
+
+  private shown(e: IrExpr, value: Value, fault: EvaluationFaultSignal | null, operands?: readonly Node[]): Node {
+    const explained: { -readonly [K in keyof ExplainedExpr]: ExplainedExpr[K] } = { expr: written(e), value: null };
+    if (typeof value === "bigint" || (typeof value === "number" && isDecimalNode(e, this.declared))) {
+      const places = decimalPlaces(e, this.declared);
+      const units = typeof value === "bigint" ? value : unitsOf(value, places);
+      explained.value = typeof value === "bigint" ? nearestNumber(value, places) : value;
+      if (units !== null) explained.exact = decimalText(units, places);
+    } else if (value !== UNKNOWN) explained.value = value;
+    if (fault !== null && fault.at === e) explained.fault = fault.code;
+    if (operands) explained.operands = operands.map((o) => o.explained);
+    return { explained, value, fault };
   }
 }

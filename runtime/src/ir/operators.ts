@@ -13,17 +13,20 @@
  *   logical     `{op: NAME, args}`                       Kleene: the absorbing value decides, otherwise unknown wins
  *   comparison  `{op: "cmp", cmp: NAME, kind, left, right}`  operands mapped into their domain (values.ts) first
  *   string      `{op: "str", fn: NAME, left, right}`     unknown unless both operands are strings
- *   arithmetic  `{op: "arith", fn: NAME, left, right}`   unknown unless both are numbers, or when not finite
+ *   arithmetic  `{op: "arith", fn: NAME, kind?, left, right}`  unknown unless both are numbers (or exact decimals);
+ *                                                        a result that cannot be stated exactly is a fault
  *   and one of a kind each: `in`, `range`, `matches`, `present` (their IR nodes are named after them)
  */
+import { MAX_MAGNITUDE } from "./exact.js";
+import type { FaultCode } from "./fault-codes.js";
 import { codePointLength, UNKNOWN, type Scalar, type Value } from "./values.js";
 
 export interface UnaryOperator {
   readonly symbol: string;
   /** `prefix`: written before its operand (`not a`, `-a`); `call`: a built-in function (`len(a)`). */
   readonly notation: "prefix" | "call";
-  /** Applied to a known operand; unknown when the operand is not of the operator's type. */
-  readonly evaluate: (v: Scalar) => Value;
+  /** Applied to a known operand (a bigint: an exact decimal); unknown when the operand is not of the operator's type. */
+  readonly evaluate: (v: Scalar | bigint) => Value;
 }
 
 export interface LogicalOperator {
@@ -36,8 +39,8 @@ export type CompareOp = "eq" | "ne" | "lt" | "le" | "gt" | "ge";
 
 export interface ComparisonOperator {
   readonly symbol: string;
-  /** Applied to two known operands of one comparison domain. */
-  readonly test: (a: Scalar, b: Scalar) => boolean;
+  /** Applied to two known operands of one comparison domain (two bigints: exact decimals at the same places). */
+  readonly test: (a: Scalar | bigint, b: Scalar | bigint) => boolean;
   /** The same test with its operands swapped: `a < b` is `b > a`. */
   readonly converse: CompareOp;
   /** The test that holds exactly when this one is false (and is unknown when it is): `not (a < b)` is `a >= b`. */
@@ -51,15 +54,39 @@ export interface StringOperator {
 
 export interface ArithmeticOperator {
   readonly symbol: string;
-  /** The result may be non-finite; the family makes that unknown. */
+  /** On doubles (numbers and integers). */
   readonly evaluate: (a: number, b: number) => number;
+  /** The fault a double result `r` of `a` and `b` is (faults.ts), or null when `r` is exact enough to decide on. */
+  readonly faultOf: (a: number, b: number, r: number) => FaultCode | null;
+  /** On exact decimals; absent where decimals have no such operator (`/`: the compiler refuses it, E509). */
+  readonly exact?: ExactOperation;
+}
+
+/** An operator on exact decimals: units (bigints) in, units out (exact.ts). */
+export interface ExactOperation {
+  /** The places of the result, from the places of the operands. */
+  readonly places: (left: number, right: number) => number;
+  /** Whether both operands are first brought to the result's places (`+`, `-`), or taken at their own (`*`). */
+  readonly aligned: boolean;
+  readonly evaluate: (a: bigint, b: bigint) => bigint;
 }
 
 export const UNARY_OPERATORS = {
   not: { symbol: "not", notation: "prefix", evaluate: (v) => v !== true },
-  neg: { symbol: "-", notation: "prefix", evaluate: (v) => (typeof v === "number" ? -v : UNKNOWN) },
+  neg: { symbol: "-", notation: "prefix", evaluate: (v) => (typeof v === "number" ? -v : typeof v === "bigint" ? -v : UNKNOWN) },
   len: { symbol: "len", notation: "call", evaluate: (v) => (typeof v === "string" ? codePointLength(v) : UNKNOWN) },
+  /** ASCII case folding: `A` to `Z` become `a` to `z`, nothing else changes (docs/language.md says why). */
+  lower: { symbol: "lower", notation: "call", evaluate: (v) => (typeof v === "string" ? asciiLower(v) : UNKNOWN) },
 } as const satisfies Record<string, UnaryOperator>;
+
+const ASCII_UPPER = /[A-Z]+/g;
+function asciiLower(s: string): string {
+  return s.replace(ASCII_UPPER, (run) => run.toLowerCase());
+}
+
+const inRange = (r: number): boolean => r <= MAX_MAGNITUDE && r >= -MAX_MAGNITUDE;
+/** `+` and `-` of doubles give 0 only when the exact result is 0; `*` and `/` may round a non-zero result to 0. */
+const rangeFault = (r: number): FaultCode | null => (inRange(r) ? null : "EVAL-002");
 
 export const LOGICAL_OPERATORS = {
   and: { symbol: "and", absorbing: false },
@@ -82,18 +109,37 @@ export const STRING_OPERATORS = {
 } as const satisfies Record<string, StringOperator>;
 
 export const ARITHMETIC_OPERATORS = {
-  add: { symbol: "+", evaluate: (a, b) => a + b },
-  sub: { symbol: "-", evaluate: (a, b) => a - b },
-  mul: { symbol: "*", evaluate: (a, b) => a * b },
-  div: { symbol: "/", evaluate: (a, b) => a / b },
+  add: {
+    symbol: "+",
+    evaluate: (a, b) => a + b,
+    faultOf: (_a, _b, r) => rangeFault(r),
+    exact: { places: Math.max, aligned: true, evaluate: (a, b) => a + b },
+  },
+  sub: {
+    symbol: "-",
+    evaluate: (a, b) => a - b,
+    faultOf: (_a, _b, r) => rangeFault(r),
+    exact: { places: Math.max, aligned: true, evaluate: (a, b) => a - b },
+  },
+  mul: {
+    symbol: "*",
+    evaluate: (a, b) => a * b,
+    faultOf: (a, b, r) => (r === 0 && a !== 0 && b !== 0 ? "EVAL-003" : rangeFault(r)),
+    exact: { places: (l, r) => l + r, aligned: false, evaluate: (a, b) => a * b },
+  },
+  div: {
+    symbol: "/",
+    evaluate: (a, b) => a / b,
+    faultOf: (a, b, r) => (b === 0 ? "EVAL-001" : r === 0 && a !== 0 ? "EVAL-003" : rangeFault(r)),
+  },
 } as const satisfies Record<string, ArithmeticOperator>;
 
 /** The operators with an IR node of their own. */
 export const SPECIAL_OPERATORS = {
   /** `value in [set]`: the set holds the value, both mapped into the comparison domain. */
-  in: { symbol: "in", test: (v: Scalar, set: ReadonlySet<Value>): boolean => set.has(v) },
-  /** `value in min..max`, both ends inclusive; unknown unless all three are numbers. */
-  range: { symbol: "in", test: (v: number, min: number, max: number): boolean => v >= min && v <= max },
+  in: { symbol: "in", test: (v: Scalar | bigint, set: ReadonlySet<Value>): boolean => set.has(v) },
+  /** `value in min..max`, both ends inclusive; unknown unless all three are numbers (or all exact decimals). */
+  range: { symbol: "in", test: <N extends number | bigint>(v: N, min: N, max: N): boolean => v >= min && v <= max },
   /** `value matches /pattern/`: found anywhere in the string, with the `u` flag, as the schema's `pattern` is. */
   matches: { symbol: "matches", test: (v: string, pattern: RegExp): boolean => pattern.test(v) },
   /** `present(name)`: whether the signal was sent; never unknown. */

@@ -7,15 +7,22 @@
  * is *unknown*. Every operator given an unknown operand yields unknown, except `present`, and `and` / `or`,
  * which follow Kleene's three-valued logic (false and unknown = false, true or unknown = true).
  * A rule fires only when its condition is exactly true; rules are tried in order and the first that fires
- * decides. Arithmetic that is not finite (overflow, division by zero) yields unknown.
+ * decides. Arithmetic whose result cannot be stated exactly (division by zero, out of range, underflow) is a fault
+ * (faults.ts), which ends the evaluation without a verdict.
+ *
+ * Version 2 added decimal signals, exact arithmetic (`kind: "decimal"`), `lower` and evaluation faults. The runtime
+ * reads version 1 too, with the same semantics: its arithmetic is the `number` kind, which now faults. The compiler
+ * writes version 1 for a policy that uses none of what version 2 added and no arithmetic (irVersionOf in the compiler).
  */
 import type { ArithOp, CompareOp, LogicalOp, StringOp, UnaryOp } from "./operators.js";
 import type { CompareKind, Scalar } from "./values.js";
 
-export const IR_VERSION = 1;
+export const IR_VERSION = 2;
+/** The IR versions this runtime reads. */
+export const IR_VERSIONS: readonly number[] = [1, 2];
 
 export type Verdict = "approve" | "escalate" | "reject";
-export type SignalType = "string" | "number" | "integer" | "boolean" | "timestamp" | "enum";
+export type SignalType = "string" | "number" | "integer" | "decimal" | "boolean" | "timestamp" | "enum";
 
 export type { Scalar, CompareKind } from "./values.js";
 
@@ -28,10 +35,11 @@ export type IrExpr =
   | { readonly op: LogicalOp; readonly args: readonly IrExpr[] }
   | { readonly op: "cmp"; readonly cmp: CompareOp; readonly kind: CompareKind; readonly left: IrExpr; readonly right: IrExpr }
   | { readonly op: "in"; readonly kind: CompareKind; readonly value: IrExpr; readonly set: readonly Scalar[] }
-  | { readonly op: "range"; readonly value: IrExpr; readonly min: IrExpr; readonly max: IrExpr }
+  | { readonly op: "range"; readonly kind?: "decimal"; readonly value: IrExpr; readonly min: IrExpr; readonly max: IrExpr }
   | { readonly op: "str"; readonly fn: StringOp; readonly left: IrExpr; readonly right: IrExpr }
   | { readonly op: "matches"; readonly value: IrExpr; readonly pattern: string }
-  | { readonly op: "arith"; readonly fn: ArithOp; readonly left: IrExpr; readonly right: IrExpr };
+  /** Without `kind`, IEEE-754 arithmetic on numbers and integers; `kind: "decimal"`, exact (exact.ts). */
+  | { readonly op: "arith"; readonly fn: ArithOp; readonly kind?: "decimal"; readonly left: IrExpr; readonly right: IrExpr };
 
 /** The IR node of an operator family, or of one operator. */
 export type IrNode<Op extends IrExpr["op"]> = Extract<IrExpr, { readonly op: Op }>;
@@ -39,6 +47,8 @@ export type IrNode<Op extends IrExpr["op"]> = Extract<IrExpr, { readonly op: Op 
 export interface IrSignal {
   readonly type: SignalType;
   readonly optional: boolean;
+  /** `decimal(S)`'s S: the most decimal places a value has. Only on decimal signals. */
+  readonly scale?: number;
 }
 
 export interface IrRule {
@@ -55,7 +65,7 @@ export interface IrOutcome {
 }
 
 export interface PolicyIr {
-  readonly irVersion: typeof IR_VERSION;
+  readonly irVersion: 1 | typeof IR_VERSION;
   readonly policyId: string;
   readonly version: string;
   /** The action this policy governs and the signals an executed action must echo (confirm-execution). */

@@ -6,10 +6,11 @@
 export type Scalar = string | number | boolean;
 
 export const UNKNOWN: unique symbol = Symbol("unknown");
-export type Value = Scalar | typeof UNKNOWN;
+/** A bigint is a decimal computed exactly: its units at the places its node has (exact.ts, scale.ts). */
+export type Value = Scalar | bigint | typeof UNKNOWN;
 
-/** The comparison domain decides how operands are compared: timestamps compare as instants. */
-export type CompareKind = "number" | "string" | "boolean" | "timestamp";
+/** The comparison domain decides how operands are compared: timestamps compare as instants, decimals exactly. */
+export type CompareKind = "number" | "string" | "boolean" | "timestamp" | "decimal";
 
 export function isScalar(v: unknown): v is Scalar {
   return typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));
@@ -18,6 +19,12 @@ export function isScalar(v: unknown): v is Scalar {
 /** Maps a value into its comparison domain (unknown when it is not of that domain); a timestamp is its instant in ms. */
 export const COMPARISON_DOMAINS: Readonly<Record<CompareKind, (v: Value) => Value>> = {
   number: (v) => (typeof v === "number" ? v : UNKNOWN),
+  /**
+   * A decimal given as a number (a signal, a literal) is its double: two decimals that JSON numbers carry exactly
+   * compare as their doubles do, since distinct ones never share a double. A comparison with a decimal computed
+   * exactly (a bigint) maps both sides to units instead (apply.ts `decimalDomain`).
+   */
+  decimal: (v) => (typeof v === "number" ? v : UNKNOWN),
   string: (v) => (typeof v === "string" ? v : UNKNOWN),
   boolean: (v) => (typeof v === "boolean" ? v : UNKNOWN),
   timestamp: (v) => {

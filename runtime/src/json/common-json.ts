@@ -10,13 +10,15 @@
  * - duplicate keys (JSON.parse keeps the last): the members the text holds (the `:` outside strings) are counted
  *   against the keys of the objects built;
  * - lone surrogates: any raw one (`isWellFormed`), and any escaped surrogate at all (`\uD800` to `\uDFFF`, paired or not);
- * - numbers the strict parser refuses or rewrites: any literal beyond ±(2^53 − 1) or non-finite, and any literal that is
- *   zero but not written `0` (`-0`, `0.0`, an underflow such as `1e-400`);
+ * - numbers the strict parser refuses, rewrites or records: any literal beyond ±(2^53 − 1) or non-finite, any literal
+ *   that is zero but not written `0` (`-0`, `0.0`, an underflow such as `1e-400`), and any literal a double does not
+ *   carry exactly (exact-number.ts);
  * - nesting deeper than `maxDepth`;
  * - anything JSON.parse refuses (so a byte order mark too).
  * INVARIANT (the fast path is the strict parser's answer): when this answers a value, the strict parser answers an equal
  * one (runtime/test/json/common-json.test.ts, on arbitrary and adversarial texts).
  */
+import { carriesExactly } from "./exact-number.js";
 
 /** A string token of a text JSON.parse accepted: quotes around runs of plain characters and escapes (unrolled). */
 const STRING = /"[^"\\]*(?:\\.[^"\\]*)*"/g;
@@ -41,7 +43,7 @@ export function parseCommonJson(text: string, maxDepth: number): { readonly valu
   const bare = text.replace(STRING, '""');
   for (const [literal] of bare.matchAll(NUMBER)) {
     const n = Number(literal);
-    if (!(Math.abs(n) <= Number.MAX_SAFE_INTEGER) || (n === 0 && literal !== "0")) return null;
+    if (!(Math.abs(n) <= Number.MAX_SAFE_INTEGER) || (n === 0 && literal !== "0") || !carriesExactly(literal, n)) return null;
   }
   const keys = objectKeys(value, maxDepth);
   return keys !== -1 && keys === count(bare, ":") ? { value } : null;

@@ -12,13 +12,17 @@
  * - A number is refused if its magnitude exceeds Number.MAX_SAFE_INTEGER, however it is written:
  *   every double that large is an integer standing for many decimal integers, so `1e300` is refused
  *   just like `9007199254740993`. Literals that overflow to Infinity (`1e400`) or underflow to zero
- *   (`1e-400`) are refused too. The rounding of fractions to the nearest double (`0.1`) is
- *   inherent to IEEE 754 numbers and accepted, as RFC 8785 does.
+ *   (`1e-400`) are refused too. A fraction read as the nearest double (`0.1`) is accepted, as RFC 8785
+ *   does, when the double's shortest form writes the same decimal; one whose digits the double cannot
+ *   carry (`25000.000000000001`, read as 25000) is returned as the double and recorded with its text
+ *   (lossy-numbers.ts), so that signal validation refuses it where it matters.
  * - Objects are ordinary objects, as JSON.parse returns them; a key named `__proto__` becomes an
  *   own enumerable data property instead of replacing the prototype.
  */
 import { StrictJsonError } from "../errors.js";
 import { parseCommonJson } from "./common-json.js";
+import { carriesExactly } from "./exact-number.js";
+import { recordLossyNumber } from "./lossy-numbers.js";
 
 export interface StrictParseOptions {
   /** Deepest nesting of arrays and objects accepted; a top-level `[]` is depth 1. Default 64. */
@@ -72,6 +76,8 @@ class Parser {
   private readonly text: string;
   private readonly maxDepth: number;
   private pos = 0;
+  /** The text of the number just parsed when a double does not carry it; its container records it. */
+  private lossy: string | null = null;
 
   constructor(text: string, maxDepth: number) {
     this.text = text;
@@ -120,6 +126,7 @@ class Parser {
       this.pos++;
       this.skipWhitespace();
       const value = this.parseValue(depth + 1);
+      this.keepLossy(object, key);
       if (key === "__proto__") {
         // Assignment would call the Object.prototype.__proto__ setter and swap the prototype.
         Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
@@ -151,6 +158,7 @@ class Parser {
     }
     for (;;) {
       array.push(this.parseValue(depth + 1));
+      this.keepLossy(array, String(array.length - 1));
       this.skipWhitespace();
       const c = text.charCodeAt(this.pos);
       if (c === CLOSE_BRACKET) {
@@ -162,6 +170,12 @@ class Parser {
       this.skipWhitespace();
       if (text.charCodeAt(this.pos) === CLOSE_BRACKET) throw this.error("trailing comma in array", comma);
     }
+  }
+
+  private keepLossy(container: object, key: string): void {
+    if (this.lossy === null) return;
+    recordLossyNumber(container, key, this.lossy);
+    this.lossy = null;
   }
 
   private checkDepth(depth: number): void {
@@ -290,6 +304,7 @@ class Parser {
       if (hasNonZeroMantissa(literal)) throw this.error(`unsafe number \`${quote(literal)}\` underflows to zero`, start);
       return 0; // folds -0 into 0, see the header
     }
+    if (!carriesExactly(literal, value)) this.lossy = literal;
     return value;
   }
 

@@ -1,4 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { MAX_DECLARED_PLACES, placesOf } from "../ir/exact.js";
+import { lossyNumbersOf } from "../json/lossy-numbers.js";
 import { isTimestamp } from "./timestamp.js";
 
 /** One failed signal; `code` is a VAL code of docs/errors (docs/errors.md). */
@@ -25,16 +27,76 @@ const ajv = new Ajv({
 });
 // `timestamp` signals carry `format: date-time`; writ's definition (RFC 3339, real dates, no leap second).
 ajv.addFormat("date-time", { type: "string", validate: isTimestamp });
+// `decimal(S)` signals carry `format: decimal(S)`: at most S decimal places (docs/language.md "Decimals").
+const DECIMAL_FORMAT = /^decimal\((\d+)\)$/;
+for (let places = 0; places <= MAX_DECLARED_PLACES; places++) {
+  ajv.addFormat(`decimal(${places})`, { type: "number", validate: (n: number) => placesOf(n) <= places });
+}
+// `normalized` strings carry `format: nfc`: text in Unicode normalization form C, so equal text is equal code points.
+ajv.addFormat("nfc", { type: "string", validate: (s: string) => s.normalize("NFC") === s });
 
 export function createSignalValidator(schema: object): SignalValidator {
   const validate: ValidateFunction = ajv.compile(schema);
+  const numeric = numericSignals(schema);
   return (signals) => {
     if (typeof signals !== "object" || signals === null || Array.isArray(signals)) {
       return { valid: false, errors: [{ code: "VAL-001", signal: "", message: "signals must be a JSON object" }] };
     }
-    if (validate(signals)) return { valid: true };
-    return { valid: false, errors: (validate.errors ?? []).map(toSignalError) };
+    const lossy = lossyNumbersOf(signals);
+    if (validate(signals) && lossy === undefined) return { valid: true };
+    const errors = (validate.errors ?? []).map(toSignalError);
+    for (const [signal, text] of lossy ?? []) {
+      const type = numeric.get(signal);
+      if (type === undefined) continue;
+      const refusal = lossyRefusal(signal, text, type, (signals as Record<string, unknown>)[signal] as number);
+      if (!errors.some((e) => e.signal === signal && e.code === refusal.code)) errors.push(refusal);
+    }
+    return errors.length === 0 ? { valid: true } : { valid: false, errors };
   };
+}
+
+/** The type of each number signal of a schema: `number`, `integer`, or a decimal's places. */
+function numericSignals(schema: object): ReadonlyMap<string, "number" | "integer" | number> {
+  const types = new Map<string, "number" | "integer" | number>();
+  const properties = (schema as { properties?: Record<string, { type?: unknown; format?: unknown }> }).properties ?? {};
+  for (const [name, p] of Object.entries(properties)) {
+    const places = typeof p.format === "string" ? DECIMAL_FORMAT.exec(p.format)?.[1] : undefined;
+    if (places !== undefined) types.set(name, Number(places));
+    else if (p.type === "number" || p.type === "integer") types.set(name, p.type);
+  }
+  return types;
+}
+
+/** A number whose text a double does not carry, refused in the terms of its signal's type. */
+function lossyRefusal(signal: string, text: string, type: "number" | "integer" | number, read: number): SignalError {
+  const shown = text.length > 40 ? `${text.slice(0, 40)}...` : text;
+  if (type === "integer") return { code: "VAL-008", signal, message: `signal \`${signal}\` must be an integer, got \`${shown}\`` };
+  if (typeof type === "number" && writtenPlaces(text) > type) {
+    return {
+      code: "VAL-012",
+      signal,
+      message: `signal \`${signal}\` must have at most ${type} decimal places (decimal(${type})), got \`${shown}\``,
+    };
+  }
+  const what = typeof type === "number" ? `decimal(${type})` : "number";
+  const hint =
+    typeof type === "number"
+      ? "send at most 15 significant digits"
+      : "send at most 15 significant digits, or declare the signal `decimal(S)`";
+  return {
+    code: typeof type === "number" ? "VAL-012" : "VAL-007",
+    signal,
+    message: `signal \`${signal}\` is \`${shown}\`, which a ${what} cannot hold exactly (it would be read as ${read}): ${hint}`,
+  };
+}
+
+/** The decimal places a number's text writes, trailing zeros aside: `1.50` has 1, `2.5e-3` has 4. */
+function writtenPlaces(text: string): number {
+  const e = text.search(/[eE]/);
+  const mantissa = e === -1 ? text : text.slice(0, e);
+  const dot = mantissa.indexOf(".");
+  const fraction = dot === -1 ? "" : mantissa.slice(dot + 1).replace(/0+$/, "");
+  return Math.max(0, fraction.length - (e === -1 ? 0 : Number(text.slice(e + 1))));
 }
 
 const TYPE_CODES: Record<string, [string, string]> = {
@@ -82,7 +144,17 @@ function toSignalError(e: ErrorObject): SignalError {
         signal: fromPath,
         message: `signal \`${fromPath}\` must have ${e.keyword === "minLength" ? "at least" : "at most"} ${String(p["limit"])} characters`,
       };
+    case "format":
+      return { code: "VAL-012", signal: fromPath, message: `signal \`${fromPath}\` ${formatRefusal(String(p["format"]))}` };
     default:
       return { code: "VAL-012", signal: fromPath, message: `signal \`${fromPath}\` does not match the declared pattern` };
   }
+}
+
+/** What a value failing a format lacks, after "signal `x`". */
+function formatRefusal(format: string): string {
+  const places = DECIMAL_FORMAT.exec(format)?.[1];
+  if (places !== undefined) return `must have at most ${places} decimal places (${format})`;
+  if (format === "nfc") return "must be text in Unicode normalization form C (NFC): normalize it before sending";
+  return "does not match the declared pattern";
 }

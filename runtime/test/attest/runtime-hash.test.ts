@@ -59,10 +59,10 @@ describe("the runtime definition", () => {
   it("holds the decision semantics and nothing else, and runtimeHash is SHA-256 of its JCS form", () => {
     const definition = runtimeDefinition();
     expect(definition).toEqual({
-      irVersion: 1,
+      irVersion: 2,
       bundleManifestVersion: 1,
-      evaluatorSemantics: "writ.evaluator/first-match/kleene/v1",
-      signalValidationSemantics: "writ.signals/json-schema-draft-07/strict/rfc3339/v1",
+      evaluatorSemantics: "writ.evaluator/first-match/kleene/exact-decimal/faults/v2",
+      signalValidationSemantics: "writ.signals/json-schema-draft-07/strict/rfc3339/decimal/nfc/exact-numbers/v2",
       provenanceVersion: "SERVICE_PROVENANCE_V1",
     });
     const independent = createHash("sha256").update(canonicalize(definition)!).digest("hex");
@@ -80,10 +80,10 @@ describe("the runtime definition", () => {
   it("changes the hash with every member: each names something a decision depends on", () => {
     const base = runtimeDefinition();
     const changed: RuntimeDefinition[] = [
-      { ...base, irVersion: 2 },
+      { ...base, irVersion: 3 },
       { ...base, bundleManifestVersion: 2 },
-      { ...base, evaluatorSemantics: "writ.evaluator/first-match/kleene/v2" },
-      { ...base, signalValidationSemantics: "writ.signals/json-schema-draft-07/strict/rfc3339/v2" },
+      { ...base, evaluatorSemantics: "writ.evaluator/first-match/kleene/v3" },
+      { ...base, signalValidationSemantics: "writ.signals/json-schema-draft-07/strict/rfc3339/v3" },
       { ...base, provenanceVersion: "SERVICE_PROVENANCE_V2" },
     ];
     const hashes = new Set([RUNTIME_HASH, ...changed.map(runtimeHashOf)]);

@@ -63,15 +63,9 @@ describe("Kleene three-valued logic: an absent optional signal is unknown", () =
 describe("operators", () => {
   it.each([
     [
-      "division by zero is unknown, not Infinity",
+      "arithmetic of an absent signal is unknown, not a fault",
       { op: "cmp", cmp: "gt", kind: "number", left: { op: "arith", fn: "div", left: sig("n"), right: lit(0) }, right: lit(0) },
-      { n: 1 },
-      false,
-    ],
-    [
-      "overflow is unknown",
-      { op: "cmp", cmp: "gt", kind: "number", left: { op: "arith", fn: "mul", left: sig("n"), right: lit(1e308) }, right: lit(0) },
-      { n: 10 },
+      {},
       false,
     ],
     ["range is inclusive at both ends", { op: "range", value: sig("n"), min: lit(1), max: lit(3) }, { n: 3 }, true],
@@ -121,15 +115,17 @@ it("first match wins, and no match without a catch-all is undecided", () => {
   );
   expect(p.evaluate({ n: 5 })).toEqual({ decided: true, verdict: "reject", ruleId: "first", reason: "one" });
   expect(p.evaluate({ n: 1 })).toEqual({ decided: true, verdict: "approve", ruleId: "second", reason: "two" });
-  expect(p.evaluate({ n: 0 })).toEqual({ decided: false });
+  expect(p.evaluate({ n: 0 })).toEqual({ decided: false, fault: null });
 });
 
 describe("an IR this runtime does not understand is refused when prepared, not when a request arrives", () => {
   const one = (when: unknown): PolicyIr => policy([{ id: "r", verdict: "approve", reason: "x", when: when as IrExpr }], null);
   const cmp = { op: "cmp", cmp: "eq", kind: "number", left: sig("n"), right: lit(1) };
 
-  it("refuses another IR version", () => {
-    expect(() => preparePolicy({ ...policy([], null), irVersion: 2 } as unknown as PolicyIr)).toThrow(IrUnsupportedError);
+  it("reads IR versions 1 and 2, and refuses another", () => {
+    expect(() => preparePolicy({ ...policy([], null), irVersion: 2 })).not.toThrow();
+    expect(() => preparePolicy({ ...policy([], null), irVersion: 3 } as unknown as PolicyIr)).toThrow(IrUnsupportedError);
+    expect(() => preparePolicy({ ...policy([], null), irVersion: 3 } as unknown as PolicyIr)).toThrow("this runtime reads 1 and 2");
   });
 
   it.each([
@@ -138,6 +134,9 @@ describe("an IR this runtime does not understand is refused when prepared, not w
     ["an unknown comparison", { ...cmp, cmp: "approx" }, "IR operator `approx` is not supported"],
     ["an unknown comparison kind", { ...cmp, kind: "date" }, "comparison kind `date` is not supported"],
     ["an unknown arithmetic operator", { op: "arith", fn: "pow", left: lit(1), right: lit(2) }, "IR operator `pow` is not supported"],
+    ["an unknown arithmetic kind", { op: "arith", fn: "add", kind: "rational", left: lit(1), right: lit(2) }, "arithmetic kind `rational`"],
+    ["division on decimals", { op: "arith", fn: "div", kind: "decimal", left: lit(1), right: lit(2) }, "`/` is not defined on decimals"],
+    ["an unknown range kind", { op: "range", kind: "date", value: sig("n"), min: lit(1), max: lit(2) }, "range kind `date`"],
     ["an unknown string operator", { op: "str", fn: "like", left: lit("a"), right: lit("b") }, "IR operator `like` is not supported"],
     ["an unknown membership kind", { op: "in", kind: "date", value: sig("n"), set: [] }, "comparison kind `date` is not supported"],
     [

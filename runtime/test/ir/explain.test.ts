@@ -97,6 +97,7 @@ describe("explain", () => {
     });
     expect(explain({ ...IR, otherwise: null }, { risk_score: 1, daily_total: 0, amount: 10, country: "FR" }).decision).toEqual({
       decided: false,
+      fault: null,
     });
   });
 

@@ -4,7 +4,7 @@
  * without `verifiedSignals` is the dry run; both at once is a 400.
  */
 import type { FastifyRequest } from "fastify";
-import { AuthorizationError, type EvaluateRequest as RuntimeEvaluateRequest } from "@writ/runtime";
+import { AuthorizationError, FAULT_CODES, type EvaluateRequest as RuntimeEvaluateRequest } from "@writ/runtime";
 import {
   DryRunRequest,
   EvaluateAnswer,
@@ -35,8 +35,8 @@ const checkExecute = bodyCheck(ExecuteRequest);
 /** Legacy `/execute`: at most 100 a minute per client (spec 8). */
 export const EXECUTE_RATE_LIMIT = { max: 100, timeWindow: 60_000 } as const;
 
-/** What the routes that evaluate refuse before deciding, and what the signing ones refuse besides. */
-const REFUSED_EVALUATION = ["POLICY_BUNDLE_MISSING", "POLICY_BUNDLE_INVALID", "SYS-006", "EVALUATION_FAILED"] as const;
+/** What the routes that evaluate refuse before deciding (an evaluation fault among them), and what the signing ones refuse besides. */
+const REFUSED_EVALUATION = ["POLICY_BUNDLE_MISSING", "POLICY_BUNDLE_INVALID", "SYS-006", ...FAULT_CODES, "EVALUATION_FAILED"] as const;
 const SIGNED_EVALUATION = ["INV-013", "INV-REPLAY-001", "RUNTIME_NOT_CONFIGURED", "REPLAY_STORE_UNAVAILABLE"] as const;
 
 /**

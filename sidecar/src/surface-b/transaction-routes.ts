@@ -3,7 +3,7 @@
  * `POST /transactions` (the body used as given), and the listing and reading of stored transactions.
  */
 import type { FastifyRequest } from "fastify";
-import { AuthorizationError } from "@writ/runtime";
+import { AuthorizationError, FAULT_CODES } from "@writ/runtime";
 import {
   BusinessTransaction,
   CreateTransactionRequest,
@@ -36,6 +36,7 @@ const PIPELINE = [
   "POLICY_BUNDLE_MISSING",
   "POLICY_BUNDLE_INVALID",
   "SYS-006",
+  ...FAULT_CODES,
   "INV-013",
   "EVALUATION_FAILED",
   "RUNTIME_NOT_CONFIGURED",

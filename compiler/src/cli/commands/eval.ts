@@ -20,10 +20,10 @@ export interface EvalRun {
 
 /**
  * `writ eval`: decides one request as a runtime would (the signals validated against the policy's schema, then the
- * rules evaluated) and prints the verdict, the rule and its reason; with `explain`, every rule's condition down to
- * each comparison and the values it saw. Exit 0 when the signals are valid, whatever the verdict; 1 when the
- * schema refuses them (the VAL errors are printed); 3 when the policy does not compile; 5 when a bundle does not
- * verify.
+ * rules evaluated) and prints the verdict, the rule and its reason, or the fault that decided nothing; with `explain`,
+ * every rule's condition down to each comparison and the values it saw. Exit 0 when the signals are valid, whatever
+ * the outcome; 1 when the schema refuses them (the VAL errors are printed); 3 when the policy does not compile; 5
+ * when a bundle does not verify.
  */
 export async function runEval(run: EvalRun): Promise<number> {
   const { io } = run;
@@ -42,7 +42,10 @@ export async function runEval(run: EvalRun): Promise<number> {
   }
   const { decision, explanation } = explain(target.ir, signals as Record<string, unknown>);
   if (run.format === "json") {
-    io.out(JSON.stringify({ ...about, signalsValid: true, decision: wireDecision(decision), ...(run.explain ? { explanation } : {}) }));
+    const fault = !decision.decided && decision.fault ? { fault: decision.fault } : {};
+    io.out(
+      JSON.stringify({ ...about, signalsValid: true, decision: wireDecision(decision), ...fault, ...(run.explain ? { explanation } : {}) }),
+    );
     return EXIT.ok;
   }
   io.out(targetHeading(target));
@@ -51,7 +54,7 @@ export async function runEval(run: EvalRun): Promise<number> {
   return EXIT.ok;
 }
 
-/** The decision as the sidecar's answers name it (`ruleMatched`); null when undecided. */
+/** The decision as the sidecar's answers name it (`ruleMatched`); null when undecided or faulted. */
 function wireDecision(d: Decision): { verdict: string; ruleMatched: string; reason: string } | null {
   return d.decided ? { verdict: d.verdict, ruleMatched: d.ruleId, reason: d.reason } : null;
 }

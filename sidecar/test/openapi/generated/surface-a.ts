@@ -1032,8 +1032,15 @@ export interface components {
         ExplainedExpr: {
             /** @description The expression as the compiled policy has it (constants inlined), compound operands in parentheses. */
             expr: string;
-            /** @description Its value; null when unknown (for a signal: it was not sent). */
+            /** @description Its value; null when unknown (for a signal: it was not sent) or when computing it faulted. */
             value: string | number | boolean | null;
+            /** @description A decimal's exact value with the places of its type (`1000.30`); `value` is then the nearest number. */
+            exact?: string;
+            /**
+             * @description The evaluation fault computing this expression was (EVAL codes); only on the expression that faulted.
+             * @enum {string}
+             */
+            fault?: "EVAL-001" | "EVAL-002" | "EVAL-003";
             /** @description What it was computed from; absent for a literal, a signal and `present(...)`. */
             operands?: components["schemas"]["ExplainedExpr"][];
         };
@@ -1046,10 +1053,10 @@ export interface components {
             verdict: components["schemas"]["Verdict"];
             reason: string;
             /**
-             * @description Only a rule whose condition is `true` decides; `unknown` comes from an absent optional signal.
+             * @description Only a rule whose condition is `true` decides; `unknown` comes from an absent optional signal; `fault`: computing the condition faulted (a rule tried before any decides would end the evaluation with its EVAL code).
              * @enum {string}
              */
-            result: "true" | "false" | "unknown";
+            result: "true" | "false" | "unknown" | "fault";
             condition: components["schemas"]["ExplainedExpr"];
         };
         /**
@@ -1653,6 +1660,9 @@ export interface operations {
              *     - `[INV-013@replay] execution already consumed: use a new executionId` (INV-013): the execution_fingerprint or executionId was already consumed; the same id blocks again, a new executionId is needed
              *     - `[INV-REPLAY-001@replay] no replay store configured` (INV-REPLAY-001): the execution path has no replay store, so it fails closed
              *     - `[SYS-006@evaluate] policy evaluation undecided: no rule matched and the policy has no catch-all` (SYS-006): the policy yields no decision for these signals (no catch-all rule)
+             *     - `[EVAL-001@evaluate] division by zero in the rule's condition: nothing was decided` (EVAL-001): division by zero while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
+             *     - `[EVAL-002@evaluate] result out of range (beyond ±9007199254740991) in the rule's condition: nothing was decided` (EVAL-002): result out of range (beyond ±9007199254740991) while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
+             *     - `[EVAL-003@evaluate] result underflows to zero in the rule's condition: nothing was decided` (EVAL-003): result underflows to zero while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
              */
             422: {
                 headers: {
@@ -1747,6 +1757,9 @@ export interface operations {
              *     - `[INV-013@replay] execution already consumed: use a new executionId` (INV-013): the execution_fingerprint or executionId was already consumed; the same id blocks again, a new executionId is needed
              *     - `[INV-REPLAY-001@replay] no replay store configured` (INV-REPLAY-001): the execution path has no replay store, so it fails closed
              *     - `[SYS-006@evaluate] policy evaluation undecided: no rule matched and the policy has no catch-all` (SYS-006): the policy yields no decision for these signals (no catch-all rule)
+             *     - `[EVAL-001@evaluate] division by zero in the rule's condition: nothing was decided` (EVAL-001): division by zero while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
+             *     - `[EVAL-002@evaluate] result out of range (beyond ±9007199254740991) in the rule's condition: nothing was decided` (EVAL-002): result out of range (beyond ±9007199254740991) while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
+             *     - `[EVAL-003@evaluate] result underflows to zero in the rule's condition: nothing was decided` (EVAL-003): result underflows to zero while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
              */
             422: {
                 headers: {
@@ -1851,6 +1864,9 @@ export interface operations {
              *     - `Policy not found` (POLICY_BUNDLE_MISSING): the policy bundle is missing from SERVICE_POLICIES_ROOT (/execute, /evaluate dry run, /simulate)
              *     - `policy bundle does not load` (POLICY_BUNDLE_INVALID): the policy bundle is there but does not load: it fails a check (hash, signature, JSON), a file cannot be read or is not a regular file, or the load timed out; the cause is logged (/execute, /evaluate dry run, /simulate, GET policy schema)
              *     - `[SYS-006@evaluate] policy evaluation undecided: no rule matched and the policy has no catch-all` (SYS-006): the policy yields no decision for these signals (no catch-all rule)
+             *     - `[EVAL-001@evaluate] division by zero in the rule's condition: nothing was decided` (EVAL-001): division by zero while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
+             *     - `[EVAL-002@evaluate] result out of range (beyond ±9007199254740991) in the rule's condition: nothing was decided` (EVAL-002): result out of range (beyond ±9007199254740991) while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
+             *     - `[EVAL-003@evaluate] result underflows to zero in the rule's condition: nothing was decided` (EVAL-003): result underflows to zero while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
              */
             422: {
                 headers: {

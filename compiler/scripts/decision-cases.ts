@@ -1,0 +1,145 @@
+/**
+ * The decisions of conformance/vectors/decisions.json, written by hand from issue 39's findings: each a fixture policy
+ * (conformance/fixtures/policies/conformance.<policy>/1.0.0), the signals as JSON text, and what any implementation
+ * must answer. decision-vectors.ts compiles them, checks this runtime answers so, and writes the vectors; the CLI,
+ * sidecar, SDK and playground tests decide them too.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export type ExpectedDecision =
+  | { readonly outcome: "decided"; readonly verdict: "approve" | "escalate" | "reject"; readonly ruleMatched: string }
+  | { readonly outcome: "invalid"; readonly codes: readonly string[] }
+  | { readonly outcome: "fault"; readonly code: "EVAL-001" | "EVAL-002" | "EVAL-003"; readonly rule: string };
+
+export interface DecisionCase {
+  readonly id: string;
+  readonly description: string;
+  /** The fixture policy `conformance.<policy>@1.0.0`. */
+  readonly policy: string;
+  readonly signals: string;
+  readonly expected: ExpectedDecision;
+}
+
+const FIXTURES = fileURLToPath(new URL("../../conformance/fixtures/policies/", import.meta.url));
+
+/** The source of fixture policy `conformance.<name>@1.0.0`, which a conformance run loads beside the others. */
+export function fixtureSource(name: string): string {
+  return readFileSync(join(FIXTURES, `conformance.${name}`, "1.0.0", "policy.writ"), "utf8");
+}
+
+export const CASES: readonly DecisionCase[] = [
+  {
+    id: "decimal-sum-at-the-limit",
+    description: "1000.10 + 0.20 is 1000.30 exactly, not over a limit of 1000.30 (as doubles, 1000.3000000000001 is)",
+    policy: "money",
+    signals: '{"daily_total": 1000.10, "amount": 0.20}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "otherwise" },
+  },
+  {
+    id: "decimal-sum-a-cent-over",
+    description: "1000.10 + 0.21 is over 1000.30",
+    policy: "money",
+    signals: '{"daily_total": 1000.10, "amount": 0.21}',
+    expected: { outcome: "decided", verdict: "escalate", ruleMatched: "over_limit" },
+  },
+  {
+    id: "decimal-more-places-than-declared",
+    description: "an amount with 3 places for a decimal(2) is refused, not rounded",
+    policy: "money",
+    signals: '{"daily_total": 0, "amount": 1000.125}',
+    expected: { outcome: "invalid", codes: ["VAL-012"] },
+  },
+  {
+    id: "decimal-more-digits-than-a-double",
+    description: "25000.000000000001 would be read as 25000 by a double: refused, not approved as 25000",
+    policy: "money",
+    signals: '{"daily_total": 0, "amount": 25000.000000000001}',
+    expected: { outcome: "invalid", codes: ["VAL-012"] },
+  },
+  {
+    id: "decimal-product-exact",
+    description: "0.29 * 100 is 29 exactly (as doubles, 28.999999999999996)",
+    policy: "cents",
+    signals: '{"amount": 0.29}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "enough" },
+  },
+  {
+    id: "decimal-tenths",
+    description: "0.1 + 0.2 is 0.3 exactly, not over 0.3 (as doubles, 0.30000000000000004 is)",
+    policy: "tenths",
+    signals: '{"a": 0.1, "b": 0.2}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "otherwise" },
+  },
+  {
+    id: "number-more-digits-than-a-double",
+    description: "a number signal written with more digits than a double holds is refused, not read as 25000",
+    policy: "doubles",
+    signals: '{"amount": 25000.000000000001}',
+    expected: { outcome: "invalid", codes: ["VAL-007"] },
+  },
+  {
+    id: "integer-past-the-exact-range",
+    description: "9007199254740991 + 2 is beyond ±(2^53 - 1): a fault, not the rounded 9007199254740992 that approved",
+    policy: "minor",
+    signals: '{"balance_minor": 9007199254740991, "credit_minor": 2, "debit_minor": 3}',
+    expected: { outcome: "fault", code: "EVAL-002", rule: "covered" },
+  },
+  {
+    id: "integer-within-the-exact-range",
+    description: "9007199254740988 + 2 - 3 is exact and not covered",
+    policy: "minor",
+    signals: '{"balance_minor": 9007199254740988, "credit_minor": 2, "debit_minor": 3}',
+    expected: { outcome: "decided", verdict: "reject", ruleMatched: "otherwise" },
+  },
+  {
+    id: "division-by-zero",
+    description: "a zero balance faults the rule that divides by it, instead of skipping it so that the catch-all approves",
+    policy: "divide",
+    signals: '{"amount": 100, "balance": 0}',
+    expected: { outcome: "fault", code: "EVAL-001", rule: "most_of_balance" },
+  },
+  {
+    id: "division-ordinary",
+    description: "a balance that is not zero divides",
+    policy: "divide",
+    signals: '{"amount": 100, "balance": 1000}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "otherwise" },
+  },
+  {
+    id: "division-out-of-range",
+    description: "1 / 1e-300 is beyond ±(2^53 - 1): a fault",
+    policy: "tiny",
+    signals: '{"x": 1}',
+    expected: { outcome: "fault", code: "EVAL-002", rule: "huge" },
+  },
+  {
+    id: "division-guarded",
+    description: "a false operand of `and` absorbs the fault of another: the guarded division does not fault",
+    policy: "guarded",
+    signals: '{"amount": 100, "balance": 0}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "otherwise" },
+  },
+  {
+    id: "lower-folds-ascii",
+    description: "lower() folds A-Z: an upper-case domain is the same domain",
+    policy: "corp",
+    signals: '{"email": "mallory@CORP.EXAMPLE"}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "corporate" },
+  },
+  {
+    id: "normalized-refuses-decomposed",
+    description: "a normalized signal refuses text not in NFC: café royal written with a combining accent cannot pass as an unknown payee",
+    policy: "payee",
+    signals: '{"payee": "cafe\\u0301 royal"}',
+    expected: { outcome: "invalid", codes: ["VAL-012"] },
+  },
+  {
+    id: "normalized-accepts-nfc",
+    description: "the same payee in NFC is the known one",
+    policy: "payee",
+    signals: '{"payee": "caf\\u00e9 royal"}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "known" },
+  },
+];

@@ -1,0 +1,249 @@
+import { MAX_MAGNITUDE } from "@writ/runtime";
+import type { Span } from "../diagnostics/source.js";
+import { printExpr } from "../fmt/print-expr.js";
+import { operandsOf, type Expr, type SignalDecl } from "../syntax/ast.js";
+import { declaredInterval } from "./domain.js";
+
+/**
+ * Where arithmetic can fault (docs/language.md "Faults") for signals the schema accepts: a divisor whose values
+ * include 0 (EVAL-001), or a result whose interval leaves ±(2^53 - 1) (EVAL-002). Interval arithmetic over the
+ * declarations, narrowed by the comparisons beside an operand in `and` (and their negations in `or`), since a fault
+ * there counts only where they hold: `balance > 0 and amount / balance > 0.5` is quiet. It may warn where no request
+ * faults (it does not see that `x - x` is 0), never the other way. Underflow (EVAL-003) is not predicted: it takes
+ * inputs nearer 0 than 1e-290.
+ */
+export interface FaultWarning {
+  readonly span: Span;
+  readonly message: string;
+}
+
+interface Scope {
+  readonly signal: (name: string) => SignalDecl | undefined;
+  readonly constant: (name: string) => number | undefined;
+}
+
+/** The values a number can take: an interval, and whether 0 is left out of it (`x != 0`). */
+interface Bounds {
+  readonly lo: number;
+  readonly hi: number;
+  readonly nonZero: boolean;
+}
+
+/** What the comparisons beside an operand say of each signal. */
+type Guards = ReadonlyMap<string, Bounds>;
+
+export function faultWarnings(condition: Expr, scope: Scope): FaultWarning[] {
+  const warnings: FaultWarning[] = [];
+  new Intervals(scope, warnings).of(condition, new Map());
+  return warnings;
+}
+
+class Intervals {
+  constructor(
+    private readonly scope: Scope,
+    private readonly warnings: FaultWarning[],
+  ) {}
+
+  /** The values `e` can take (numbers only), or null when it is not a number or a fault below it was reported. */
+  of(e: Expr, guards: Guards): Bounds | null {
+    switch (e.kind) {
+      case "literal":
+        return typeof e.value === "number" ? point(e.value) : null;
+      case "ref":
+        return this.ref(e.name, guards);
+      case "call":
+        e.args.forEach((a) => this.of(a, guards));
+        return e.fn.name === "len" ? { lo: 0, hi: MAX_MAGNITUDE, nonZero: false } : null;
+      case "unary": {
+        const b = this.of(e.arg, guards);
+        return e.op === "neg" && b ? { lo: -b.hi, hi: -b.lo, nonZero: b.nonZero } : null;
+      }
+      case "logical":
+        e.args.forEach((a, i) => this.of(a, this.narrowed(guards, e.args, i, e.op === "or")));
+        return null;
+      case "binary":
+        return this.binary(e, guards);
+      default:
+        for (const o of operandsOf(e)) this.of(o, guards);
+        return null;
+    }
+  }
+
+  private ref(name: string, guards: Guards): Bounds | null {
+    const c = this.scope.constant(name);
+    if (c !== undefined) return point(c);
+    const s = this.scope.signal(name);
+    if (!s || (s.type.kind !== "number" && s.type.kind !== "integer" && s.type.kind !== "decimal")) return null;
+    const i = declaredInterval(s);
+    const nonZero = i.lo > 0 || i.hi < 0 || (i.lo === 0 && !i.loIncl) || (i.hi === 0 && !i.hiIncl);
+    const declared = { lo: Math.max(i.lo, -MAX_MAGNITUDE), hi: Math.min(i.hi, MAX_MAGNITUDE), nonZero };
+    const guard = guards.get(name);
+    return guard ? intersect(declared, guard) : declared;
+  }
+
+  private binary(e: Extract<Expr, { kind: "binary" }>, guards: Guards): Bounds | null {
+    const l = this.of(e.left, guards);
+    const r = this.of(e.right, guards);
+    if (e.op !== "add" && e.op !== "sub" && e.op !== "mul" && e.op !== "div") return null;
+    if (l === null || r === null) return null;
+    if (e.op === "div" && r.lo <= 0 && r.hi >= 0 && !r.nonZero) {
+      const divisor = printExpr(e.right);
+      // A number divisor must also stay away from 0, or the quotient leaves the range (below).
+      const away = this.whole(e.right) ? "> 0" : ">= 0.01";
+      this.warnings.push({
+        span: e.span,
+        message: `\`${printExpr(e)}\` faults (EVAL-001) when \`${divisor}\` is 0, which the declarations allow: declare the divisor \`${away}\`, or test it in the same condition (\`${divisor} ${away} and ${printExpr(e)} ...\`)`,
+      });
+      return null;
+    }
+    const b = arithmetic(e.op, l, r);
+    if (e.op === "div" && !Number.isFinite(b.hi)) {
+      const divisor = printExpr(e.right);
+      this.warnings.push({
+        span: e.span,
+        message: `\`${printExpr(e)}\` can leave ±9007199254740991 and fault (EVAL-002): the declarations let \`${divisor}\` come as near 0 as a number can; declare a least magnitude for it (such as \`>= 0.01\`)`,
+      });
+      return null;
+    }
+    if (b.lo < -MAX_MAGNITUDE || b.hi > MAX_MAGNITUDE) {
+      const open = this.unbounded(e);
+      const fix =
+        open.length > 0 ? `give ${open.map((n) => `\`${n}\``).join(" and ")} tighter bounds in \`signals\`` : "bound its signals tighter";
+      this.warnings.push({
+        span: e.span,
+        message: `\`${printExpr(e)}\` can leave ±9007199254740991 (it ranges from ${show(b.lo)} to ${show(b.hi)} over the declared values) and then faults (EVAL-002): ${fix}, such as \`<= 1000000000\``,
+      });
+      return null;
+    }
+    return b;
+  }
+
+  /**
+   * The guards for operand `i` of an `and` (or an `or`): what its siblings that compare a signal with a constant say
+   * (their negation for `or`), since the operand's fault only counts where none of them is false (true for `or`).
+   */
+  private narrowed(guards: Guards, args: readonly Expr[], i: number, negate: boolean): Guards {
+    let out: Map<string, Bounds> | null = null;
+    args.forEach((sibling, j) => {
+      if (j === i) return;
+      const g = this.guardOf(sibling, negate);
+      if (g === null) return;
+      out ??= new Map(guards);
+      const before = out.get(g.name);
+      out.set(g.name, before ? intersect(before, g.bounds) : g.bounds);
+    });
+    return out ?? guards;
+  }
+
+  /** `x op c` (or `c op x`) for a signal `x` and a constant `c`, as the values of `x` where it holds. */
+  private guardOf(e: Expr, negate: boolean): { name: string; bounds: Bounds } | null {
+    if (e.kind !== "binary") return null;
+    const flipped = { lt: "gt", le: "ge", gt: "lt", ge: "le", eq: "eq", ne: "ne" } as const;
+    const negated = { lt: "ge", le: "gt", gt: "le", ge: "lt", eq: "ne", ne: "eq" } as const;
+    if (!(e.op in flipped)) return null;
+    let op = e.op as keyof typeof flipped;
+    let [x, c] = [e.left, e.right];
+    if (x.kind !== "ref" || this.scope.signal(x.name) === undefined) {
+      [x, c] = [e.right, e.left];
+      op = flipped[op];
+    }
+    if (x.kind !== "ref" || this.scope.signal(x.name) === undefined) return null;
+    const value = c.kind === "literal" ? c.value : c.kind === "ref" ? this.scope.constant(c.name) : undefined;
+    if (typeof value !== "number") return null;
+    if (negate) op = negated[op];
+    if (this.scope.signal(x.name)?.type.kind === "integer") return { name: x.name, bounds: wholeGuard(op, value) };
+    const all = { lo: -Infinity, hi: Infinity, nonZero: false };
+    // Strict bounds are kept inclusive: wider, so never claiming a divisor cannot be 0 when it can.
+    const bounds: Bounds =
+      op === "eq"
+        ? point(value)
+        : op === "ne"
+          ? { ...all, nonZero: value === 0 }
+          : op === "lt" || op === "le"
+            ? { ...all, hi: value, nonZero: op === "lt" && value === 0 }
+            : { ...all, lo: value, nonZero: op === "gt" && value === 0 };
+    return { name: x.name, bounds };
+  }
+
+  /** Whether `e` is whole: an integer signal or constant, `len(...)`, or `+ - *` of such. */
+  private whole(e: Expr): boolean {
+    switch (e.kind) {
+      case "literal":
+        return typeof e.value === "number" && Number.isInteger(e.value);
+      case "ref": {
+        const c = this.scope.constant(e.name);
+        return c !== undefined ? Number.isInteger(c) : this.scope.signal(e.name)?.type.kind === "integer";
+      }
+      case "call":
+        return e.fn.name === "len";
+      case "unary":
+        return this.whole(e.arg);
+      case "binary":
+        return e.op !== "div" && this.whole(e.left) && this.whole(e.right);
+      default:
+        return false;
+    }
+  }
+
+  /** The signals of `e` whose declaration leaves a side unbounded. */
+  private unbounded(e: Expr): string[] {
+    if (e.kind === "ref") {
+      const s = this.scope.signal(e.name);
+      const i = s ? declaredInterval(s) : null;
+      return i && (!Number.isFinite(i.lo) || !Number.isFinite(i.hi)) ? [e.name] : [];
+    }
+    return [...new Set(operandsOf(e).flatMap((o) => this.unbounded(o)))];
+  }
+}
+
+/** `x op c` of an integer `x`: a strict bound is the next whole number (`seats > 0` is `seats >= 1`). */
+function wholeGuard(op: "lt" | "le" | "gt" | "ge" | "eq" | "ne", c: number): Bounds {
+  const all = { lo: -Infinity, hi: Infinity, nonZero: false };
+  switch (op) {
+    case "eq":
+      return point(c);
+    case "ne":
+      return { ...all, nonZero: c === 0 };
+    case "lt":
+      return widen({ ...all, hi: Number.isInteger(c) ? c - 1 : Math.floor(c) });
+    case "le":
+      return widen({ ...all, hi: Math.floor(c) });
+    case "gt":
+      return widen({ ...all, lo: Number.isInteger(c) ? c + 1 : Math.ceil(c) });
+    case "ge":
+      return widen({ ...all, lo: Math.ceil(c) });
+  }
+}
+
+function widen(b: Bounds): Bounds {
+  return { ...b, nonZero: b.lo > 0 || b.hi < 0 };
+}
+
+function point(v: number): Bounds {
+  return { lo: v, hi: v, nonZero: v !== 0 };
+}
+
+function intersect(a: Bounds, b: Bounds): Bounds {
+  const lo = Math.max(a.lo, b.lo);
+  const hi = Math.min(a.hi, b.hi);
+  return { lo, hi, nonZero: a.nonZero || b.nonZero || lo > 0 || hi < 0 };
+}
+
+function arithmetic(op: "add" | "sub" | "mul" | "div", l: Bounds, r: Bounds): Bounds {
+  // A divisor that comes as near 0 as it likes (`x > 0` of a number) makes the quotient as large.
+  if (op === "div" && r.lo <= 0 && r.hi >= 0 && !(l.lo === 0 && l.hi === 0)) return { lo: -Infinity, hi: Infinity, nonZero: false };
+  const corners =
+    op === "add"
+      ? [l.lo + r.lo, l.hi + r.hi]
+      : op === "sub"
+        ? [l.lo - r.hi, l.hi - r.lo]
+        : op === "mul"
+          ? [l.lo * r.lo, l.lo * r.hi, l.hi * r.lo, l.hi * r.hi]
+          : [l.lo / r.lo, l.lo / r.hi, l.hi / r.lo, l.hi / r.hi];
+  const finite = corners.map((c) => (Number.isNaN(c) ? 0 : c));
+  return { lo: Math.min(...finite), hi: Math.max(...finite), nonZero: false };
+}
+
+function show(n: number): string {
+  return Math.abs(n) >= 1e15 ? n.toExponential(3) : String(n);
+}

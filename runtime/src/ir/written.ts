@@ -1,0 +1,43 @@
+import { IR_OPERATORS, isFunctionName, UNARY_OPERATORS } from "./operators.js";
+import type { IrExpr, Scalar } from "./types.js";
+
+/** The IR expression as text: the operators' symbols, compound operands in parentheses. */
+export function written(e: IrExpr): string {
+  switch (e.op) {
+    case "lit":
+      return scalarText(e.value);
+    case "signal":
+      return e.name;
+    case "present":
+      return `${IR_OPERATORS.present.symbol}(${e.name})`;
+    case "and":
+    case "or":
+      return e.args.map(operand).join(` ${IR_OPERATORS[e.op].symbol} `);
+    case "cmp":
+      return `${operand(e.left)} ${IR_OPERATORS[e.cmp].symbol} ${operand(e.right)}`;
+    case "str":
+    case "arith":
+      return `${operand(e.left)} ${IR_OPERATORS[e.fn].symbol} ${operand(e.right)}`;
+    case "in":
+      return `${operand(e.value)} ${IR_OPERATORS.in.symbol} [${e.set.map(scalarText).join(", ")}]`;
+    case "range":
+      return `${operand(e.value)} ${IR_OPERATORS.range.symbol} ${operand(e.min)}..${operand(e.max)}`;
+    case "matches":
+      return `${operand(e.value)} ${IR_OPERATORS.matches.symbol} /${e.pattern}/`;
+    default: {
+      const { symbol, notation } = UNARY_OPERATORS[e.op];
+      if (notation === "call") return `${symbol}(${written(e.arg)})`;
+      return `${symbol}${/\w$/.test(symbol) ? " " : ""}${operand(e.arg)}`;
+    }
+  }
+}
+
+export function scalarText(v: Scalar): string {
+  return typeof v === "string" ? JSON.stringify(v) : String(v);
+}
+
+/** An operand as written inside a larger expression: in parentheses unless it is a literal, a signal or a call. */
+function operand(e: IrExpr): string {
+  const simple = e.op === "lit" || e.op === "signal" || isFunctionName(e.op);
+  return simple ? written(e) : `(${written(e)})`;
+}
