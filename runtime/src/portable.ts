@@ -21,4 +21,12 @@ export {
 export { parseStrictJson, type StrictParseOptions } from "./json/strict-parse.js";
 export { canonicalJson, canonicalBytes } from "./canonical/jcs.js";
 export { TIMESTAMP_PATTERN, isTimestamp } from "./signals/timestamp.js";
+export {
+  compileLinearRegExp,
+  linearPatternRefusal,
+  linearRegExpEngine,
+  LinearRegExp,
+  MAX_NFA_STATES,
+  type MatcherWork,
+} from "./regex/linear-regexp.js";
 export { createSignalValidator, type SignalError, type SignalValidation, type SignalValidator } from "./signals/validate.js";

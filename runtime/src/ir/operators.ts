@@ -16,6 +16,7 @@
  *   arithmetic  `{op: "arith", fn: NAME, left, right}`   unknown unless both are numbers, or when not finite
  *   and one of a kind each: `in`, `range`, `matches`, `present` (their IR nodes are named after them)
  */
+import type { LinearRegExp } from "../regex/linear-regexp.js";
 import { codePointLength, UNKNOWN, type Scalar, type Value } from "./values.js";
 
 export interface UnaryOperator {
@@ -95,7 +96,7 @@ export const SPECIAL_OPERATORS = {
   /** `value in min..max`, both ends inclusive; unknown unless all three are numbers. */
   range: { symbol: "in", test: (v: number, min: number, max: number): boolean => v >= min && v <= max },
   /** `value matches /pattern/`: found anywhere in the string, with the `u` flag, as the schema's `pattern` is. */
-  matches: { symbol: "matches", test: (v: string, pattern: RegExp): boolean => pattern.test(v) },
+  matches: { symbol: "matches", test: (v: string, pattern: LinearRegExp): boolean => pattern.test(v) },
   /** `present(name)`: whether the signal was sent; never unknown. */
   present: {
     symbol: "present",

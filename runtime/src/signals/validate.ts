@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { linearRegExpEngine } from "../regex/linear-regexp.js";
 import { isTimestamp } from "./timestamp.js";
 
 /** One failed signal; `code` is a VAL code of docs/errors (docs/errors.md). */
@@ -13,7 +14,8 @@ export type SignalValidator = (signals: unknown) => SignalValidation;
 
 /**
  * ajv as a signing service needs it: no coercion, no removal of unknown members, no defaults, every
- * failure reported at once. Patterns use the `u` flag, as the policy evaluator's `matches` does.
+ * failure reported at once. Patterns use the `u` flag and writ's linear-time engine, as the policy evaluator's
+ * `matches` does; a schema with a pattern the engine refuses does not compile (PatternRefusedError).
  */
 const ajv = new Ajv({
   allErrors: true,
@@ -22,6 +24,7 @@ const ajv = new Ajv({
   useDefaults: false,
   removeAdditional: false,
   unicodeRegExp: true,
+  code: { regExp: linearRegExpEngine },
 });
 // `timestamp` signals carry `format: date-time`; writ's definition (RFC 3339, real dates, no leap second).
 ajv.addFormat("date-time", { type: "string", validate: isTimestamp });
