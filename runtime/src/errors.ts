@@ -103,7 +103,8 @@ export class PatternRefusedError extends WritRuntimeError {
     readonly construct: string,
     reason: string,
   ) {
-    super("PATTERN_REFUSED", `pattern \`/${pattern}/\` is refused: ${reason}`);
+    // The reason first: a message shown shortened (bundle/shown.ts) keeps it whole, however long the pattern.
+    super("PATTERN_REFUSED", `${reason} (pattern \`/${pattern}/\`)`);
   }
 }
 

@@ -43,6 +43,8 @@ const NO_MATCH = new DfaState(true, false, new Int32Array(0), AT_START);
 
 /** What a matcher has done since it was built: the figures a test bounds to show the work is linear. */
 export interface MatcherWork {
+  /** The NFA's size, which bounds the visits one code point can cost. */
+  readonly nfaStates: number;
   /** NFA states visited while building DFA states and transitions. */
   readonly nfaVisits: number;
   readonly dfaStates: number;
@@ -89,7 +91,7 @@ export class LazyDfa {
   }
 
   get counted(): MatcherWork {
-    return { ...this.work };
+    return { nfaStates: this.nfa.kind.length, ...this.work };
   }
 
   test(input: string): boolean {

@@ -127,13 +127,18 @@ class Builder {
 
   /** The entry of `a|b|...` followed by `next`. */
   private alternatives(alternatives: readonly Alternative[], next: number): number {
-    if (++this.depth > MAX_DEPTH) {
-      throw new Refusal("(", `groups nested more than ${MAX_DEPTH} deep are not supported: flatten the pattern`);
-    }
     let entry = this.sequence(alternatives[alternatives.length - 1]!.elements, next);
     for (let i = alternatives.length - 2; i >= 0; i--) {
       entry = this.state(SPLIT, this.sequence(alternatives[i]!.elements, next), entry, -1);
     }
+    return entry;
+  }
+
+  private group(alternatives: readonly Alternative[], next: number): number {
+    if (++this.depth > MAX_DEPTH) {
+      throw new Refusal("(", `groups nested more than ${MAX_DEPTH} deep are not supported: flatten the pattern`);
+    }
+    const entry = this.alternatives(alternatives, next);
     this.depth--;
     return entry;
   }
@@ -156,9 +161,9 @@ class Builder {
           const opening = e.raw.slice(0, e.raw.indexOf(":") + 1);
           throw new Refusal(opening, `modifiers \`${opening}\` are not supported: write each case out, such as \`[aA]\``);
         }
-        return this.alternatives(e.alternatives, next);
+        return this.group(e.alternatives, next);
       case "CapturingGroup":
-        return this.alternatives(e.alternatives, next);
+        return this.group(e.alternatives, next);
       case "Quantifier":
         return this.quantifier(e.element, e.min, e.max, e.raw, next);
       case "Backreference":
