@@ -235,7 +235,7 @@ class Builder {
       const example = e.kind === "lookahead" ? "(?=[a-z])" : "(?<=[a-z])";
       throw new Refusal(
         e.raw,
-        `${what} \`${e.raw}\` cannot be matched in linear time: a ${what} may test one character or class only, such as \`${example}\``,
+        `${what} \`${e.raw}\` cannot be matched in linear time: a ${what} may test one character or class only, such as \`${example}\`; test for more with a second \`matches\``,
       );
     }
     return { kind: "look", behind: e.kind === "lookbehind", negate: e.negate, atoms, always };

@@ -19,17 +19,17 @@ describe("what the engine refuses, naming the construct and what to write instea
     [
       "^(?=.*\\d)\\w+$",
       "(?=.*\\d)",
-      "lookahead `(?=.*\\d)` cannot be matched in linear time: a lookahead may test one character or class only, such as `(?=[a-z])`",
+      "lookahead `(?=.*\\d)` cannot be matched in linear time: a lookahead may test one character or class only, such as `(?=[a-z])`; test for more with a second `matches`",
     ],
     [
       "(?<!ab)c",
       "(?<!ab)",
-      "lookbehind `(?<!ab)` cannot be matched in linear time: a lookbehind may test one character or class only, such as `(?<=[a-z])`",
+      "lookbehind `(?<!ab)` cannot be matched in linear time: a lookbehind may test one character or class only, such as `(?<=[a-z])`; test for more with a second `matches`",
     ],
     [
       "x(?=$)",
       "(?=$)",
-      "lookahead `(?=$)` cannot be matched in linear time: a lookahead may test one character or class only, such as `(?=[a-z])`",
+      "lookahead `(?=$)` cannot be matched in linear time: a lookahead may test one character or class only, such as `(?=[a-z])`; test for more with a second `matches`",
     ],
   ])("/%s/: `%s`", (pattern, construct, message) => {
     const e = refused(pattern);
