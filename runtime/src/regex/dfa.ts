@@ -53,7 +53,9 @@ export interface MatcherWork {
 
 export class LazyDfa {
   private readonly alphabet: Alphabet;
-  private readonly cache = new Map<string, DfaState>();
+  /** The DFA states by a hash of kernel and context; a bucket holds those whose hashes collide. */
+  private readonly cache = new Map<number, DfaState[]>();
+  private cachedStates = 0;
   private cachedEntries = 0;
   private initial: DfaState | undefined;
   /** Per class, its context id; per context, one class that has it (AT_START has none). */
@@ -62,11 +64,13 @@ export class LazyDfa {
   private readonly contextIds = new Map<string, number>();
   /** The atoms the context keeps of the previous code point: `\w` and those of lookbehinds. */
   private readonly contextAtoms: readonly number[];
-  /** Scratch space of the closure: a mark per NFA state (current when equal to `generation`), a stack, the CHAR states. */
+  /** Scratch space of a closure: a mark per NFA state (current when equal to `generation`), a stack, the CHAR states. */
   private readonly mark: Uint32Array;
   private generation = 0;
   private readonly stack: Int32Array;
   private readonly chars: Int32Array;
+  /** Scratch space of a transition: the kernel it builds. */
+  private readonly kernel: Int32Array;
   private work = { nfaVisits: 0, dfaStates: 0, flushes: 0 };
   /** Whether a match can never start after the first code point (the pattern begins with `^`, say). */
   private readonly restartsDie: boolean;
@@ -83,6 +87,7 @@ export class LazyDfa {
     this.mark = new Uint32Array(size);
     this.stack = new Int32Array(size);
     this.chars = new Int32Array(size);
+    this.kernel = new Int32Array(size);
     const kept = new Set<number>();
     if (nfa.wordAtom >= 0) kept.add(nfa.wordAtom);
     for (const a of nfa.assertions) if (a.kind === "look" && a.behind) a.atoms.forEach((atom) => kept.add(atom));
@@ -125,7 +130,7 @@ export class LazyDfa {
   }
 
   private start(): DfaState {
-    return (this.initial = this.intern([this.nfa.start], AT_START));
+    return (this.initial = this.intern(Int32Array.of(this.nfa.start), AT_START));
   }
 
   private transition(state: DfaState, k: number): DfaState {
@@ -135,42 +140,46 @@ export class LazyDfa {
       target = MATCHED;
     } else {
       const { out, arg, start } = this.nfa;
+      const { mark, chars, kernel } = this;
       const members = this.alphabet.members[k]!;
-      const kernel: number[] = [];
       const generation = this.nextGeneration();
+      let size = 0;
       for (let i = 0; i < found; i++) {
-        const s = this.chars[i]!;
-        if (members[arg[s]!] === 1) this.add(kernel, out[s]!, generation);
+        const s = chars[i]!;
+        const to = out[s]!;
+        if (members[arg[s]!] === 1 && mark[to] !== generation) {
+          mark[to] = generation;
+          kernel[size++] = to;
+        }
       }
-      this.add(kernel, start, generation);
-      target = this.intern(kernel, this.contextOf(k));
+      if (mark[start] !== generation) kernel[size++] = start;
+      target = this.intern(kernel.slice(0, size).sort(), this.contextOf(k));
     }
     state.next[k] = target;
     return target;
   }
 
-  private add(kernel: number[], s: number, generation: number): void {
-    if (this.mark[s] === generation) return;
-    this.mark[s] = generation;
-    kernel.push(s);
-  }
-
-  /** The DFA state of a kernel and context; NO_MATCH when no match can follow, whatever the input. */
-  private intern(states: number[], context: number): DfaState {
-    const kernel = Int32Array.from(states).sort();
-    const key = `${context}:${kernel.join(",")}`;
-    const known = this.cache.get(key);
+  /** The DFA state of a sorted kernel and a context; NO_MATCH when no match can follow, whatever the input. */
+  private intern(kernel: Int32Array, context: number): DfaState {
+    // Only the search's next start left, and it cannot start a match any more (the pattern begins with `^`).
+    if (this.restartsDie && kernel.length === 1 && kernel[0] === this.nfa.start && context !== AT_START) return NO_MATCH;
+    let hash = context;
+    for (const s of kernel) hash = Math.imul(hash ^ s, 0x01000193);
+    const bucket = this.cache.get(hash);
+    const known = bucket?.find((d) => d.context === context && sameStates(d.kernel, kernel));
     if (known !== undefined) return known;
-    if (this.cache.size >= MAX_DFA_STATES || this.cachedEntries + kernel.length > MAX_KERNEL_ENTRIES) {
+    if (this.cachedStates >= MAX_DFA_STATES || this.cachedEntries + kernel.length > MAX_KERNEL_ENTRIES) {
       this.cache.clear();
+      this.cachedStates = 0;
       this.cachedEntries = 0;
       this.initial = undefined;
       this.work.flushes++;
     }
-    // Every assertion on what follows taken as passing: no CHAR state and no MATCH then means none ever.
-    const dead = this.restartsDie && this.closure(kernel, context, UNKNOWN) === 0;
-    const state = dead ? NO_MATCH : new DfaState(false, false, kernel, context);
-    this.cache.set(key, state);
+    const state = new DfaState(false, false, kernel, context);
+    const kept = this.cache.get(hash);
+    if (kept === undefined) this.cache.set(hash, [state]);
+    else kept.push(state);
+    this.cachedStates++;
     this.cachedEntries += kernel.length;
     this.work.dfaStates++;
     return state;
@@ -274,6 +283,12 @@ export class LazyDfa {
     }
     return ++this.generation;
   }
+}
+
+function sameStates(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function hasSurrogatePair(input: string): boolean {
