@@ -8,7 +8,7 @@
 export type Atom = { readonly kind: "char"; readonly value: number } | { readonly kind: "set"; readonly source: string };
 
 /** Code points below this have their class in a table; the others in a map of bounded size. */
-const TABLE_SIZE = 256;
+export const TABLE_SIZE = 256;
 const MAP_LIMIT = 4096;
 
 export class Alphabet {

@@ -10,7 +10,7 @@
  * start state again (the search's next start). The cache is bounded: when full it is flushed, as RE2 does, so memory
  * stays bounded and time stays O(input length × NFA size).
  */
-import { Alphabet } from "./alphabet.js";
+import { Alphabet, TABLE_SIZE } from "./alphabet.js";
 import { ASSERT, CHAR, MATCH, SPLIT, type Assertion, type Nfa } from "./nfa.js";
 
 /** The cache's bound: states, and the NFA states all their kernels hold. */
@@ -24,22 +24,20 @@ const NOT_START = -1;
 const AT_END = -1;
 const UNKNOWN = -2;
 
+/** Transition targets besides state ids (which start at 1): not computed yet, and the answers known early. */
+const UNSET = 0;
+const MATCHED = -1;
+const NO_MATCH = -2;
+
 class DfaState {
-  /** Transitions by class, filled on first use. */
-  readonly next: (DfaState | undefined)[] = [];
   /** Whether the input may end here: computed on first use. */
   atEnd: boolean | undefined = undefined;
   constructor(
-    /** MATCHED or NO_MATCH: the answer is known whatever follows. */
-    readonly final: boolean,
-    readonly accept: boolean,
+    readonly id: number,
     readonly kernel: Int32Array,
     readonly context: number,
   ) {}
 }
-
-const MATCHED = new DfaState(true, true, new Int32Array(0), AT_START);
-const NO_MATCH = new DfaState(true, false, new Int32Array(0), AT_START);
 
 /** What a matcher has done since it was built: the figures a test bounds to show the work is linear. */
 export interface MatcherWork {
@@ -53,11 +51,18 @@ export interface MatcherWork {
 
 export class LazyDfa {
   private readonly alphabet: Alphabet;
-  /** The DFA states by a hash of kernel and context; a bucket holds those whose hashes collide. */
+  /** The DFA states by id (0 is UNSET), and by a hash of kernel and context (a bucket holds those that collide). */
+  private states: (DfaState | undefined)[] = [undefined];
   private readonly cache = new Map<number, DfaState[]>();
-  private cachedStates = 0;
   private cachedEntries = 0;
-  private initial: DfaState | undefined;
+  /**
+   * The transitions, one row of 2^shift entries (a class each) per state, state `id`'s at offset `id << shift`:
+   * `trans[offset + class]` is the target's offset, MATCHED, NO_MATCH, or UNSET until first used. A flat table of
+   * offsets keeps a warm step to two array reads and an addition (bench:budget runs without the optimizing compiler).
+   */
+  private trans = new Int32Array(64 << 4);
+  private shift = 4;
+  private initial = UNSET;
   /** Per class, its context id; per context, one class that has it (AT_START has none). */
   private readonly classContext: number[] = [];
   private readonly contextClass: number[] = [-1];
@@ -101,27 +106,69 @@ export class LazyDfa {
 
   test(input: string): boolean {
     if ((this.insidePair ??= this.matchesInsidePair()) && hasSurrogatePair(input)) return true;
-    let state = this.initial ?? this.start();
-    if (state.final) return state.accept;
+    let state = this.initial === UNSET ? this.start() : this.initial;
     const { table } = this.alphabet;
+    let { trans } = this;
     const n = input.length;
     let i = 0;
     while (i < n) {
       let cp = input.charCodeAt(i++);
-      if ((cp & 0xfc00) === 0xd800 && i < n) {
+      if (cp >= 0xd800 && (cp & 0xfc00) === 0xd800 && i < n) {
         const low = input.charCodeAt(i);
         if ((low & 0xfc00) === 0xdc00) {
           cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
           i++;
         }
       }
-      let k = cp < table.length ? table[cp]! : -1;
-      if (k < 0) k = this.alphabet.classOf(cp);
-      const next = state.next[k] ?? this.transition(state, k);
-      if (next.final) return next.accept;
+      let k = cp < TABLE_SIZE ? table[cp]! : -1;
+      if (k < 0) {
+        // A new class may widen the rows, and the offsets with them.
+        const id = this.idAt(state);
+        k = this.classOf(cp);
+        state = this.offsetOf(id);
+        trans = this.trans;
+      }
+      let next = trans[state + k]!;
+      if (next <= UNSET) {
+        if (next === UNSET) {
+          next = this.transition(this.idAt(state), k);
+          trans = this.trans;
+        }
+        if (next < UNSET) return next === MATCHED;
+      }
       state = next;
     }
-    return state.atEnd ?? (state.atEnd = this.closure(state.kernel, state.context, AT_END) < 0);
+    const last = this.states[this.idAt(state)]!;
+    return last.atEnd ?? (last.atEnd = this.closure(last.kernel, last.context, AT_END) < 0);
+  }
+
+  private offsetOf(id: number): number {
+    return id << this.shift;
+  }
+
+  private idAt(offset: number): number {
+    return offset >> this.shift;
+  }
+
+  /** A code point's class, the transition table widened first when it is a new class beyond its rows' width. */
+  private classOf(cp: number): number {
+    const k = this.alphabet.classOf(cp);
+    if (k >> this.shift !== 0) {
+      const from = this.shift;
+      let shift = from;
+      while (k >> shift !== 0) shift++;
+      const wider = new Int32Array(this.trans.length << (shift - from));
+      for (let id = 1; id < this.states.length; id++) {
+        for (let c = 0; c < 1 << from; c++) {
+          const target = this.trans[(id << from) + c]!;
+          wider[(id << shift) + c] = target > UNSET ? (target >> from) << shift : target;
+        }
+      }
+      this.trans = wider;
+      this.shift = shift;
+      if (this.initial > UNSET) this.initial = (this.initial >> from) << shift;
+    }
+    return k;
   }
 
   private matchesInsidePair(): boolean {
@@ -129,60 +176,68 @@ export class LazyDfa {
     return this.closure(Int32Array.of(this.nfa.start), this.contextOf(none), none) < 0;
   }
 
-  private start(): DfaState {
+  /** The initial state's offset. */
+  private start(): number {
     return (this.initial = this.intern(Int32Array.of(this.nfa.start), AT_START));
   }
 
-  private transition(state: DfaState, k: number): DfaState {
-    const found = this.closure(state.kernel, state.context, k);
-    let target: DfaState;
-    if (found < 0) {
-      target = MATCHED;
-    } else {
-      const { out, arg, start } = this.nfa;
-      const { mark, chars, kernel } = this;
-      const members = this.alphabet.members[k]!;
-      const generation = this.nextGeneration();
-      let size = 0;
-      for (let i = 0; i < found; i++) {
-        const s = chars[i]!;
-        const to = out[s]!;
-        if (members[arg[s]!] === 1 && mark[to] !== generation) {
-          mark[to] = generation;
-          kernel[size++] = to;
-        }
+  /** The target's offset (or MATCHED, NO_MATCH) of state `id` on class `k`, computed and kept in the table. */
+  private transition(id: number, k: number): number {
+    const { kernel: from, context } = this.states[id]!;
+    const found = this.closure(from, context, k);
+    if (found < 0) return (this.trans[this.offsetOf(id) + k] = MATCHED);
+    const { out, arg, start } = this.nfa;
+    const { mark, chars, kernel } = this;
+    const members = this.alphabet.members[k]!;
+    const generation = this.nextGeneration();
+    let size = 0;
+    for (let i = 0; i < found; i++) {
+      const s = chars[i]!;
+      const to = out[s]!;
+      if (members[arg[s]!] === 1 && mark[to] !== generation) {
+        mark[to] = generation;
+        kernel[size++] = to;
       }
-      if (mark[start] !== generation) kernel[size++] = start;
-      target = this.intern(kernel.slice(0, size).sort(), this.contextOf(k));
     }
-    state.next[k] = target;
+    if (mark[start] !== generation) kernel[size++] = start;
+    const flushes = this.work.flushes;
+    const target = this.intern(kernel.slice(0, size).sort(), this.contextOf(k));
+    // After a flush `id` names another state, or none.
+    if (this.work.flushes === flushes) this.trans[this.offsetOf(id) + k] = target;
     return target;
   }
 
-  /** The DFA state of a sorted kernel and a context; NO_MATCH when no match can follow, whatever the input. */
-  private intern(kernel: Int32Array, context: number): DfaState {
+  /** The offset of the DFA state of a sorted kernel and a context; NO_MATCH when no match can follow, whatever the input. */
+  private intern(kernel: Int32Array, context: number): number {
     // Only the search's next start left, and it cannot start a match any more (the pattern begins with `^`).
     if (this.restartsDie && kernel.length === 1 && kernel[0] === this.nfa.start && context !== AT_START) return NO_MATCH;
     let hash = context;
     for (const s of kernel) hash = Math.imul(hash ^ s, 0x01000193);
-    const bucket = this.cache.get(hash);
-    const known = bucket?.find((d) => d.context === context && sameStates(d.kernel, kernel));
-    if (known !== undefined) return known;
-    if (this.cachedStates >= MAX_DFA_STATES || this.cachedEntries + kernel.length > MAX_KERNEL_ENTRIES) {
-      this.cache.clear();
-      this.cachedStates = 0;
-      this.cachedEntries = 0;
-      this.initial = undefined;
-      this.work.flushes++;
+    const known = this.cache.get(hash)?.find((d) => d.context === context && sameStates(d.kernel, kernel));
+    if (known !== undefined) return this.offsetOf(known.id);
+    if (this.states.length > MAX_DFA_STATES || this.cachedEntries + kernel.length > MAX_KERNEL_ENTRIES) this.flush();
+    const state = new DfaState(this.states.length, kernel, context);
+    this.states.push(state);
+    if (this.offsetOf(this.states.length) > this.trans.length) {
+      const longer = new Int32Array(this.trans.length * 2);
+      longer.set(this.trans);
+      this.trans = longer;
     }
-    const state = new DfaState(false, false, kernel, context);
-    const kept = this.cache.get(hash);
-    if (kept === undefined) this.cache.set(hash, [state]);
-    else kept.push(state);
-    this.cachedStates++;
+    const bucket = this.cache.get(hash);
+    if (bucket === undefined) this.cache.set(hash, [state]);
+    else bucket.push(state);
     this.cachedEntries += kernel.length;
     this.work.dfaStates++;
-    return state;
+    return this.offsetOf(state.id);
+  }
+
+  private flush(): void {
+    this.states = [undefined];
+    this.cache.clear();
+    this.cachedEntries = 0;
+    this.trans.fill(UNSET);
+    this.initial = UNSET;
+    this.work.flushes++;
   }
 
   /**
