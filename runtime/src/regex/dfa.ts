@@ -13,9 +13,10 @@
 import { Alphabet, TABLE_SIZE } from "./alphabet.js";
 import { ASSERT, CHAR, MATCH, SPLIT, type Assertion, type Nfa } from "./nfa.js";
 
-/** The cache's bound: states, and the NFA states all their kernels hold. */
+/** The cache's bound: states, the NFA states all their kernels hold, and the transition table's entries. */
 const MAX_DFA_STATES = 4096;
 const MAX_KERNEL_ENTRIES = 1 << 18;
+const MAX_TRANSITIONS = 1 << 20;
 
 /** The context at the start of the input, and any context but that one (each assertion on it passes). */
 const AT_START = 0;
@@ -24,7 +25,7 @@ const NOT_START = -1;
 const AT_END = -1;
 const UNKNOWN = -2;
 
-/** Transition targets besides state ids (which start at 1): not computed yet, and the answers known early. */
+/** Transition targets besides state offsets (which are positive): not computed yet, and the answers known early. */
 const UNSET = 0;
 const MATCHED = -1;
 const NO_MATCH = -2;
@@ -215,7 +216,13 @@ export class LazyDfa {
     for (const s of kernel) hash = Math.imul(hash ^ s, 0x01000193);
     const known = this.cache.get(hash)?.find((d) => d.context === context && sameStates(d.kernel, kernel));
     if (known !== undefined) return this.offsetOf(known.id);
-    if (this.states.length > MAX_DFA_STATES || this.cachedEntries + kernel.length > MAX_KERNEL_ENTRIES) this.flush();
+    if (
+      this.states.length > MAX_DFA_STATES ||
+      this.cachedEntries + kernel.length > MAX_KERNEL_ENTRIES ||
+      this.offsetOf(this.states.length + 1) > MAX_TRANSITIONS
+    ) {
+      this.flush();
+    }
     const state = new DfaState(this.states.length, kernel, context);
     this.states.push(state);
     if (this.offsetOf(this.states.length) > this.trans.length) {
