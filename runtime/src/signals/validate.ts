@@ -1,13 +1,9 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { linearRegExpEngine } from "../regex/linear-regexp.js";
+import type { SignalError } from "./signal-error.js";
 import { isTimestamp } from "./timestamp.js";
 
-/** One failed signal; `code` is a VAL code of docs/errors (docs/errors.md). */
-export interface SignalError {
-  readonly code: string;
-  readonly signal: string;
-  readonly message: string;
-}
+export type { SignalError } from "./signal-error.js";
 
 export type SignalValidation = { readonly valid: true } | { readonly valid: false; readonly errors: readonly SignalError[] };
 export type SignalValidator = (signals: unknown) => SignalValidation;
