@@ -103,6 +103,23 @@ describe("the writ language server", () => {
     expect(fixed.diagnostics).toEqual([]);
   });
 
+  it("publishes E310 on a pattern the runtime's linear-time engine refuses, as the compiler reports it", async () => {
+    const uri = "file:///work/regex/policy.writ";
+    const text = FIXED.replace('note == "💶💶"', "note matches /^(\\w+) \\1$/");
+    const { diagnostics } = await s.open(uri, text);
+    const [error] = compile(uri, text).errors;
+    const start = positionOf(text, "/^(");
+    expect(diagnostics).toEqual([
+      expect.objectContaining({
+        code: "E310",
+        severity: DiagnosticSeverity.Error,
+        message: "backreference `\\1` cannot be matched in linear time: repeat the group's pattern instead",
+        range: { start, end: { line: start.line, character: start.character + "/^(\\w+) \\1$/".length } },
+      }),
+    ]);
+    expect(error).toMatchObject({ code: "E310", message: diagnostics[0]!.message });
+  });
+
   it("puts the notes into the message for a client that shows no related information", async () => {
     const plain = await inProcessSession({});
     try {

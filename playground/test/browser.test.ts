@@ -211,5 +211,23 @@ if (unavailable !== null) {
       expect(await page.locator("#decision .decided-by code").textContent()).toBe(first.new.rule);
       expect(pageErrors).toEqual([]);
     });
+
+    it("shows E310 for a pattern the linear-time engine refuses, and decides with the engine once it is one it runs", async () => {
+      const refused = POLICY.replace("/^(CU|IR|KP|SY)[0-9]{2}/", "/^(CU|IR|KP|SY)\\1/");
+      const [diagnostic] = checkSource("policy.writ", refused).diagnostics;
+      expect(diagnostic).toMatchObject({ code: "E310", severity: "error" });
+      await replaceEditorText(page, "#policy-editor", refused);
+      expect(await settled(page, "#policy-problems", (t) => t.includes("E310"))).toContain(diagnostic!.message);
+      expect(await page.locator("#decision .verdict").textContent()).toBe("no decision");
+      // The shipped policy's `matches` and `matching` patterns run in the page on the engine: a sanctioned account.
+      await replaceEditorText(page, "#policy-editor", POLICY);
+      const sanctioned = { ...FIRST_CASE, destination_account: "IR12ACME00000000001" };
+      const expected = decided(POLICY, sanctioned);
+      expect(expected.decision).toMatchObject({ verdict: "reject", ruleId: "sanctioned" });
+      await replaceEditorText(page, "#signals-editor", JSON.stringify(sanctioned, null, 2));
+      await settled(page, "#decision .verdict", (t) => t === "reject");
+      expect(await page.locator("#decision .decided-by code").textContent()).toBe("sanctioned");
+      expect(pageErrors).toEqual([]);
+    });
   });
 }

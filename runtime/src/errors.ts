@@ -12,6 +12,7 @@ export type RuntimeErrorCode =
   | "SIGNATURE_MALFORMED"
   | BundleErrorCode
   | "IR_UNSUPPORTED"
+  | "PATTERN_REFUSED"
   | "INTEGRITY_INVALID_ATTESTATION"
   | "INTEGRITY_ALREADY_CONFIRMED"
   | OverrideErrorCode
@@ -89,6 +90,21 @@ export class BundleError extends WritRuntimeError {
 export class IrUnsupportedError extends WritRuntimeError {
   constructor(message: string) {
     super("IR_UNSUPPORTED", message);
+  }
+}
+
+/**
+ * A regular expression the linear-time engine does not run (docs/language.md, E310): `construct` is the part of
+ * `pattern` it refuses, which the message names with what to write instead.
+ */
+export class PatternRefusedError extends WritRuntimeError {
+  constructor(
+    readonly pattern: string,
+    readonly construct: string,
+    reason: string,
+  ) {
+    // The reason first: a message shown shortened (bundle/shown.ts) keeps it whole, however long the pattern.
+    super("PATTERN_REFUSED", `${reason} (pattern \`/${pattern}/\`)`);
   }
 }
 

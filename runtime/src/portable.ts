@@ -26,4 +26,12 @@ export { carriesExactly } from "./json/exact-number.js";
 export { copyLossyNumbers, lossyNumbersOf } from "./json/lossy-numbers.js";
 export { canonicalJson, canonicalBytes } from "./canonical/jcs.js";
 export { TIMESTAMP_PATTERN, isTimestamp } from "./signals/timestamp.js";
+export {
+  compileLinearRegExp,
+  linearPatternRefusal,
+  linearRegExpEngine,
+  LinearRegExp,
+  MAX_NFA_STATES,
+  type MatcherWork,
+} from "./regex/linear-regexp.js";
 export { createSignalValidator, type SignalError, type SignalValidation, type SignalValidator } from "./signals/validate.js";

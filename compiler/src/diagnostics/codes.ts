@@ -27,6 +27,7 @@ export const DIAGNOSTICS = {
   E307: { severity: "error", phase: "build-ast", title: "invalid action name" },
   E308: { severity: "error", phase: "build-ast", title: "duplicate enum value" },
   E309: { severity: "error", phase: "build-ast", title: "empty reason" },
+  E310: { severity: "error", phase: "build-ast", title: "regular expression not linear" },
   E401: { severity: "error", phase: "resolve", title: "duplicate signal" },
   E402: { severity: "error", phase: "resolve", title: "duplicate constant" },
   E403: { severity: "error", phase: "resolve", title: "duplicate rule name" },

@@ -1,6 +1,6 @@
 import type { CstElement, CstNode, IToken } from "chevrotain";
 import semver from "semver";
-import type { Verdict } from "@writ/runtime";
+import { linearPatternRefusal, type Verdict } from "@writ/runtime";
 import type {
   ConstDecl,
   ConstValue,
@@ -26,7 +26,7 @@ import { joinSpans, spanOf, type PhaseContext } from "./context.js";
 
 /**
  * Phase build-ast. Guarantees: every node has a span; string escapes, numbers and regular expressions are
- * decoded and valid; the policy id, version and governed action are well formed; signal constraints are
+ * decoded and valid, each regular expression one the runtime's linear-time engine runs; the policy id, version and governed action are well formed; signal constraints are
  * consistent (bounds ordered, integer bounds integral, no constraint twice, no enum value twice).
  */
 export function buildAst(ctx: PhaseContext, cst: CstNode, comments: readonly IToken[]): PolicyAst {
@@ -404,7 +404,10 @@ class AstBuilder {
     } catch (e) {
       const why = e instanceof Error ? e.message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /, "") : "";
       this.ctx.sink.report("E303", span, `invalid regular expression \`${t.image}\`: ${why.toLowerCase()}`);
+      return { pattern, span };
     }
+    const refusal = linearPatternRefusal(pattern);
+    if (refusal !== null) this.ctx.sink.report("E310", span, refusal.message);
     return { pattern, span };
   }
 

@@ -14,7 +14,8 @@
  */
 import { SPEC_ERRORS } from "@writ/wire/constants";
 import { FAULTS, type FaultCode } from "../ir/fault-codes.js";
-import type { SignalError } from "../signals/validate.js";
+// Not from validate.ts, which imports the regex engine and so errors.ts: a cycle through this file.
+import type { SignalError } from "../signals/signal-error.js";
 
 /** The HTTP statuses the service answers errors with. */
 export type ErrorStatus = 400 | 401 | 404 | 405 | 408 | 409 | 413 | 417 | 422 | 429 | 431 | 500 | 503;

@@ -1,6 +1,7 @@
 import { IrUnsupportedError } from "../errors.js";
 import { rescale, unitsOf, withinMagnitude } from "./exact.js";
 import { EvaluationFaultSignal } from "./faults.js";
+import { compileLinearRegExp } from "../regex/linear-regexp.js";
 import {
   ARITHMETIC_OPERATORS,
   COMPARISON_OPERATORS,
@@ -233,8 +234,9 @@ export function range(value: Operand, min: Operand, max: Operand): Operand {
 }
 
 export function matches(node: IrNode<"matches">, value: Operand): Operand {
-  // Same dialect as the signals schema's `pattern` (ajv compiles patterns with the `u` flag).
-  const pattern = new RegExp(node.pattern, "u");
+  // The engine of the signals schema's `pattern` too (validate.ts): `u`-flag dialect, linear time. An IR with a pattern
+  // it refuses is refused here, when the IR is prepared.
+  const pattern = compileLinearRegExp(node.pattern);
   const { test } = SPECIAL_OPERATORS.matches;
   return (s) => {
     const v = value(s);

@@ -19,6 +19,7 @@
  */
 import { MAX_MAGNITUDE } from "./exact.js";
 import type { FaultCode } from "./fault-codes.js";
+import type { LinearRegExp } from "../regex/linear-regexp.js";
 import { codePointLength, UNKNOWN, type Scalar, type Value } from "./values.js";
 
 export interface UnaryOperator {
@@ -141,7 +142,7 @@ export const SPECIAL_OPERATORS = {
   /** `value in min..max`, both ends inclusive; unknown unless all three are numbers (or all exact decimals). */
   range: { symbol: "in", test: <N extends number | bigint>(v: N, min: N, max: N): boolean => v >= min && v <= max },
   /** `value matches /pattern/`: found anywhere in the string, with the `u` flag, as the schema's `pattern` is. */
-  matches: { symbol: "matches", test: (v: string, pattern: RegExp): boolean => pattern.test(v) },
+  matches: { symbol: "matches", test: (v: string, pattern: LinearRegExp): boolean => pattern.test(v) },
   /** `present(name)`: whether the signal was sent; never unknown. */
   present: {
     symbol: "present",

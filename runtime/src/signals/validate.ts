@@ -1,21 +1,19 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { MAX_DECLARED_PLACES, placesOf } from "../ir/exact.js";
 import { lossyNumbersOf } from "../json/lossy-numbers.js";
+import { linearRegExpEngine } from "../regex/linear-regexp.js";
+import type { SignalError } from "./signal-error.js";
 import { isTimestamp } from "./timestamp.js";
 
-/** One failed signal; `code` is a VAL code of docs/errors (docs/errors.md). */
-export interface SignalError {
-  readonly code: string;
-  readonly signal: string;
-  readonly message: string;
-}
+export type { SignalError } from "./signal-error.js";
 
 export type SignalValidation = { readonly valid: true } | { readonly valid: false; readonly errors: readonly SignalError[] };
 export type SignalValidator = (signals: unknown) => SignalValidation;
 
 /**
  * ajv as a signing service needs it: no coercion, no removal of unknown members, no defaults, every
- * failure reported at once. Patterns use the `u` flag, as the policy evaluator's `matches` does.
+ * failure reported at once. Patterns use the `u` flag and writ's linear-time engine, as the policy evaluator's
+ * `matches` does; a schema with a pattern the engine refuses does not compile (PatternRefusedError).
  */
 const ajv = new Ajv({
   allErrors: true,
@@ -24,6 +22,7 @@ const ajv = new Ajv({
   useDefaults: false,
   removeAdditional: false,
   unicodeRegExp: true,
+  code: { regExp: linearRegExpEngine },
 });
 // `timestamp` signals carry `format: date-time`; writ's definition (RFC 3339, real dates, no leap second).
 ajv.addFormat("date-time", { type: "string", validate: isTimestamp });

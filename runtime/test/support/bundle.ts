@@ -52,16 +52,17 @@ export const TRANSFER_SCHEMA = {
   additionalProperties: false,
 };
 
-/** Writes the bundle under a fresh temporary root and returns the root. */
-export function writeTransferBundle(): string {
+/** Writes the bundle (or, by hand, one with another IR or schema) under a fresh temporary root and returns the root. */
+export function writeTransferBundle(by: { readonly ir?: PolicyIr; readonly schema?: object } = {}): string {
+  const { ir = TRANSFER_IR, schema = TRANSFER_SCHEMA } = by;
   const root = mkdtempSync(join(tmpdir(), "writ-runtime-"));
   const dir = join(root, TRANSFER_IR.policyId, TRANSFER_IR.version);
   mkdirSync(dir, { recursive: true });
   const utf8 = new TextEncoder();
   const files = new Map<string, Uint8Array>([
     [BUNDLE_FILES.source, utf8.encode("# hand-written test bundle\n")],
-    [BUNDLE_FILES.schema, utf8.encode(serializeJson(TRANSFER_SCHEMA))],
-    [BUNDLE_FILES.ir, utf8.encode(serializeJson(TRANSFER_IR))],
+    [BUNDLE_FILES.schema, utf8.encode(serializeJson(schema))],
+    [BUNDLE_FILES.ir, utf8.encode(serializeJson(ir))],
   ]);
   const manifest = buildManifest(
     {
