@@ -142,4 +142,46 @@ export const CASES: readonly DecisionCase[] = [
     signals: '{"payee": "caf\\u00e9 royal"}',
     expected: { outcome: "decided", verdict: "approve", ruleMatched: "known" },
   },
+  {
+    id: "regex-hostile-refused",
+    description:
+      "a hostile memo against /^(a+)+$/: refused by the schema in linear time (a backtracking engine takes longer than a person waits)",
+    policy: "memo",
+    signals: `{"memo": "${"a".repeat(40)}!"}`,
+    expected: { outcome: "invalid", codes: ["VAL-012"] },
+  },
+  {
+    id: "regex-hostile-decided",
+    description: "63 a's against /(a|a)*b/: decided in linear time, no b",
+    policy: "memo",
+    signals: `{"memo": "${"a".repeat(63)}"}`,
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "otherwise" },
+  },
+];
+
+/**
+ * Bundles no runtime may load: conformance.memo's with one pattern replaced by one that no linear-time engine matches,
+ * in the IR (`matches`) or in the signals schema (`pattern`). `construct` is what the refusal names.
+ */
+export const REFUSALS: readonly {
+  readonly id: string;
+  readonly description: string;
+  readonly in: "ir" | "schema";
+  readonly pattern: string;
+  readonly construct: string;
+}[] = [
+  {
+    id: "regex-backreference-in-ir",
+    description: "a `matches` with a backreference, which no linear-time engine matches: the bundle is refused when it is loaded",
+    in: "ir",
+    pattern: "^(a+)\\1$",
+    construct: "\\1",
+  },
+  {
+    id: "regex-lookahead-in-schema",
+    description: "a schema `pattern` whose lookahead is more than one character: the bundle is refused when it is loaded",
+    in: "schema",
+    pattern: "^(?=(a+)+$)",
+    construct: "(?=(a+)+$)",
+  },
 ];

@@ -7,9 +7,18 @@
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { BUNDLE_FILES, createSignalValidator, errorBody, parseStrictJson, preparePolicy, type PolicyIr } from "@writ/runtime";
+import {
+  BUNDLE_FILES,
+  PatternRefusedError,
+  createSignalValidator,
+  errorBody,
+  parseStrictJson,
+  preparePolicy,
+  type IrExpr,
+  type PolicyIr,
+} from "@writ/runtime";
 import { compile } from "../src/compile.js";
-import { CASES, fixtureSource, type DecisionCase, type ExpectedDecision } from "./decision-cases.js";
+import { CASES, REFUSALS, fixtureSource, type DecisionCase, type ExpectedDecision } from "./decision-cases.js";
 
 export const DECISIONS_FILE = fileURLToPath(new URL("../../conformance/vectors/decisions.json", import.meta.url));
 export const CASES_FILE = fileURLToPath(new URL("../../conformance/cases/surface-a/exact-decisions.json", import.meta.url));
@@ -61,7 +70,7 @@ export function decisionCases(): string {
     area: "exact-decisions",
     title: "Exact decisions: decimals, integers past 2^53, faults, lower and NFC (issue 39; conformance/vectors/decisions.json)",
     description:
-      "Made by compiler/scripts/decision-vectors.ts from the decision vectors: the fixture policies conformance.money, cents, tenths, doubles, minor, divide, tiny, guarded, corp and payee must be loaded.",
+      "Made by compiler/scripts/decision-vectors.ts from the decision vectors: the fixture policies conformance.money, cents, tenths, doubles, minor, divide, tiny, guarded, corp, payee and memo must be loaded.",
     cases,
   };
   return `${JSON.stringify(file, null, 2)}\n`;
@@ -118,16 +127,46 @@ export function decisionVectors(): string {
       expected: { ...c.expected, ...error },
     };
   });
+  const memo = policies.get("memo")!;
+  const refusals = REFUSALS.map((r) => {
+    const bundle = refusedBundle(memo, r.in, r.pattern);
+    const why = refusal(bundle);
+    if (!why.includes(r.construct))
+      throw new Error(`refusal ${r.id}: this runtime says \`${why}\`, which does not name \`${r.construct}\``);
+    return { id: r.id, description: r.description, bundle, expected: { outcome: "refused", construct: r.construct } };
+  });
   const document = {
     kind: "decision",
     description:
-      "Decisions any implementation must make: for each vector, load the policy's policy.ir.json and signals.schema.json, parse `signals` strictly, validate, evaluate. `decided`: the verdict and rule; `invalid`: the VAL codes (as a set); `fault`: the evaluation fault, and the 422 body's error a server answers (docs/conformance.md, \"Decision vectors\").",
+      "Decisions any implementation must make: for each vector, load the policy's policy.ir.json and signals.schema.json, parse `signals` strictly, validate, evaluate. `decided`: the verdict and rule; `invalid`: the VAL codes (as a set); `fault`: the evaluation fault, and the 422 body's error a server answers. Each of `refusals` is a bundle no runtime may load, for a pattern no linear-time engine matches (docs/conformance.md, \"Decision vectors\").",
     policies: Object.fromEntries(
       [...policies.values()].map((p) => [p.ir.policyId, { source: p.source, [BUNDLE_FILES.ir]: p.ir, [BUNDLE_FILES.schema]: p.schema }]),
     ),
     vectors,
+    refusals,
   };
   return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+/** `policy`'s IR and schema with the `matches` (`ir`) or the schema `pattern` (`schema`) replaced by `pattern`. */
+function refusedBundle(policy: CompiledPolicy, where: "ir" | "schema", pattern: string): Record<string, object> {
+  const swap = (e: IrExpr): IrExpr => (e.op === "matches" ? { ...e, pattern } : e);
+  const ir = where === "ir" ? { ...policy.ir, rules: policy.ir.rules.map((r) => ({ ...r, when: swap(r.when) })) } : policy.ir;
+  const schema = where === "schema" ? structuredClone(policy.schema) : policy.schema;
+  if (where === "schema") (schema as { properties: { memo: { pattern: string } } }).properties.memo.pattern = pattern;
+  return { [BUNDLE_FILES.ir]: ir, [BUNDLE_FILES.schema]: schema };
+}
+
+/** Why this runtime refuses to prepare the bundle's IR or schema; throws when it prepares both. */
+export function refusal(bundle: Record<string, object>): string {
+  try {
+    preparePolicy(bundle[BUNDLE_FILES.ir] as PolicyIr);
+    createSignalValidator(bundle[BUNDLE_FILES.schema]!);
+  } catch (e) {
+    if (e instanceof PatternRefusedError) return e.message;
+    throw e;
+  }
+  throw new Error("the bundle was prepared: it should have been refused");
 }
 
 function decide(policy: CompiledPolicy, c: DecisionCase): ExpectedDecision {

@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createSignalValidator, parseStrictJson, preparePolicy, type PolicyIr } from "@writ/runtime";
+import { PatternRefusedError, createSignalValidator, parseStrictJson, preparePolicy, type PolicyIr } from "@writ/runtime";
 import { CASES, fixtureSource } from "../scripts/decision-cases.js";
 import { CASES_FILE, DECISIONS_FILE, decisionCases, decisionVectors } from "../scripts/decision-vectors.js";
 import { scratchCli } from "./support/cli-run.js";
@@ -18,9 +18,14 @@ interface Vector {
   readonly signals: string;
   readonly expected: Record<string, unknown> & { readonly outcome: "decided" | "invalid" | "fault" };
 }
+interface Bundle {
+  readonly "policy.ir.json": PolicyIr;
+  readonly "signals.schema.json": object;
+}
 interface Vectors {
-  readonly policies: Record<string, { readonly "policy.ir.json": PolicyIr; readonly "signals.schema.json": object }>;
+  readonly policies: Record<string, Bundle>;
   readonly vectors: readonly Vector[];
+  readonly refusals: readonly { readonly id: string; readonly bundle: Bundle; readonly expected: { readonly construct: string } }[];
 }
 
 const committed = readFileSync(DECISIONS_FILE, "utf8");
@@ -45,6 +50,17 @@ describe("decision vectors", () => {
     if (v.expected.outcome === "decided")
       expect(d).toMatchObject({ decided: true, verdict: v.expected["verdict"], ruleId: v.expected["ruleMatched"] });
     else expect(d).toMatchObject({ decided: false, fault: { code: v.expected["code"], ruleId: v.expected["rule"] } });
+  });
+});
+
+describe("refused bundles", () => {
+  it.each(file.refusals.map((r) => [r.id, r] as const))("%s: the runtime refuses to prepare it, naming the construct", (_id, r) => {
+    const prepare = () => {
+      preparePolicy(r.bundle["policy.ir.json"]);
+      createSignalValidator(r.bundle["signals.schema.json"]);
+    };
+    expect(prepare).toThrow(PatternRefusedError);
+    expect(prepare).toThrow(r.expected.construct);
   });
 });
 
