@@ -15,6 +15,7 @@ import { LmdbBundlePins } from "./bundle-pins.js";
 import { lmdbSpace } from "./space.js";
 import { STORE_PROBE_INTERVAL_MS, type BackendOpener } from "../backend.js";
 import { FILE_MODE, preparePrivateDir } from "../data-dir.js";
+import { awaitDataDirFree } from "./data-dir-lock.js";
 import type { LmdbStorageConfig } from "./config.js";
 
 export const openLmdbBackend: BackendOpener<LmdbStorageConfig> = async (config, storage, reporters, notices, signingKey) => {
@@ -28,6 +29,8 @@ export const openLmdbBackend: BackendOpener<LmdbStorageConfig> = async (config, 
   // store forgets at restart, so with it a lookup walks the audit's time index instead.
   const decisionInstant =
     storage.replay === "lmdb" ? async (fingerprint: string) => (await lmdbReplay?.read(fingerprint))?.createdAt : undefined;
+  // The record log's owner holds the data dir's lock: a predecessor killed a moment ago may still hold it.
+  if (config.audit && config.auditLog && storage.dataDir !== null) await awaitDataDirFree(storage.dataDir);
   const audit: AuditLog =
     config.audit && root
       ? await openAuditLog(root, {
