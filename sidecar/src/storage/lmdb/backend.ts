@@ -16,6 +16,7 @@ import { lmdbSpace } from "./space.js";
 import { STORE_PROBE_INTERVAL_MS, type BackendOpener } from "../backend.js";
 import { FILE_MODE, preparePrivateDir } from "../data-dir.js";
 import { awaitDataDirFree } from "./data-dir-lock.js";
+import { FreeSpaceWatch, formatBytes } from "./free-space.js";
 import type { LmdbStorageConfig } from "./config.js";
 
 export const openLmdbBackend: BackendOpener<LmdbStorageConfig> = async (config, storage, reporters, notices, signingKey) => {
@@ -23,6 +24,19 @@ export const openLmdbBackend: BackendOpener<LmdbStorageConfig> = async (config, 
   // One watcher of write failures for the environment, shared by the replay store, the audit and Surface B.
   const durability =
     root === null ? null : LmdbDurability.of(root, { onChange: (health, error) => reporters.onStoreHealth?.(health, error) });
+  // Below the reserve, writes are held before lmdb-js meets a full disk (free-space.ts).
+  const freeSpace =
+    durability === null ? null : await FreeSpaceWatch.start(storage.dataDir!, storage.reserve, (reason) => durability.hold(reason));
+  if (freeSpace?.reserveBytes === 0) {
+    freeSpace.stop();
+    reporters.onWarning?.(
+      'SERVICE_DATA_DIR_RESERVE is 0: writes go on until the data dir\'s disk is full, where lmdb-js can abort the process (docs/sidecar.md, "A full disk, a failing data dir")',
+    );
+  } else if (freeSpace !== null) {
+    notices.push(
+      `data dir: writes are refused while its disk has less than ${formatBytes(freeSpace.reserveBytes)} free (SERVICE_DATA_DIR_RESERVE)`,
+    );
+  }
   let lmdbReplay: LmdbReplayStore | null = null;
   // A decision's audit record is keyed by time; the LMDB replay entry of its fingerprint, written in the same
   // transaction, says when (INVARIANT (a decision's replay entry is created at its issuedAt)). The development memory
@@ -70,6 +84,7 @@ export const openLmdbBackend: BackendOpener<LmdbStorageConfig> = async (config, 
     async close() {
       if (sweep) clearInterval(sweep);
       if (probe) clearInterval(probe);
+      freeSpace?.stop();
       await audit.close();
       // The replay store does not own the shared root: closing it only stops its use; the root is flushed and closed here.
       await store?.close().catch(() => undefined);
