@@ -80,6 +80,7 @@ export const openLmdbBackend: BackendOpener<LmdbStorageConfig> = async (config, 
     health: () => durability?.health() ?? null,
     pool: () => null,
     readPool: () => null,
+    answerWithinMs: null,
     space: () => (root === null || (root as { status?: string }).status !== "open" ? null : lmdbSpace(root)),
     async close() {
       if (sweep) clearInterval(sweep);
