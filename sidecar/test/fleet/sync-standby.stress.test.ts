@@ -36,8 +36,8 @@ const STATEMENT_TIMEOUT_MS = 5_000;
 /** docs/fleet.md: a signing route answers within the statement timeout plus 1 s of the request. */
 const PROMISED_MS = STATEMENT_TIMEOUT_MS + 1_000;
 /**
- * What may pass between the sidecar's timer at its bound and the answer read here: on the 2-core machine this runs on,
- * beside two PostgreSQL servers and a dozen workers per sidecar, up to 0.4 s was seen (the figure is printed).
+ * What may pass between the sidecar's timer at its bound and the answer read here, on a 2-core machine that also runs
+ * both PostgreSQL servers, both sidecars and this test's workers (the slowest answers are printed; docs/fleet.md).
  */
 const ROUND_TRIP_SLACK_MS = 1_000;
 /** Per sidecar and kind of work: more workers than a pool has connections. */

@@ -35,8 +35,8 @@ import { API_KEY, REPLAY_BODY, auditPath, evaluateBody, mapLimit, surfaceAEnv } 
 const MiB = 2 ** 20;
 const FILLS = 20;
 /**
- * The reserve, at this test's scale: the sidecar here writes at most about 2 MiB of data file in one 100 ms interval
- * of the watch (docs/sidecar.md), so 16 MiB is eight intervals' worth, and the tmpfs must never fill.
+ * The reserve, at this test's scale: several times what the sidecar writes in one interval of the watch here
+ * (docs/sidecar.md sizes the default the same way), so the tmpfs must never fill.
  */
 const RESERVE_BYTES = 16 * MiB;
 /** What each fill leaves free above the reserve: a few hundred decisions, then refused. */
@@ -108,7 +108,7 @@ describe.skipIf(!isRoot)("a full data disk (built sidecar, tmpfs)", () => {
       );
     try {
       for (let fill = 1; fill <= FILLS; fill++) {
-        // Allocated, not written: tmpfs takes the pages at once (writing 140 MB of zeros took two seconds a fill).
+        // Allocated, not written: tmpfs takes the pages at once, where writing them took most of a fill's time.
         execFileSync("fallocate", ["-l", String(Math.max(1, free() - RESERVE_BYTES - HEADROOM_BYTES)), ballast]);
         let lowest = free();
         const watching = setInterval(() => (lowest = Math.min(lowest, free())), 5);
