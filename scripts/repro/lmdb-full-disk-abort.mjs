@@ -5,7 +5,8 @@
  * tmpfs with puts from 16 writers (about 2.3 KB each) while two readers prefetch and read what was written, and goes on
  * writing for 8 s after the disk is full. It prints how each run ended: with lmdb-js 3.5.6, 13 of 16 runs here were
  * killed by SIGABRT, glibc saying "malloc(): corrupted top size" or "malloc assertion failure in sysmalloc" (the
- * message writ's sidecar died with, sidecar/test/hardening/full-disk.stress.test.ts).
+ * message writ's sidecar died with in sidecar/test/hardening/full-disk.stress.test.ts, before its free-space reserve
+ * kept lmdb-js from meeting a full disk: sidecar/src/storage/lmdb/free-space.ts).
  *
  * The cause, in lmdb-js's liblmdb (dependencies/lmdb/libraries/liblmdb/mdb.c, mdb_page_flush): when a page write fails,
  * it formats "Attempting to write page at position %u, size %u, blocks %u, buffer sizes %i %i %i" into

@@ -59,6 +59,8 @@ export interface SidecarContext {
   storePool(): PoolStats | null;
   /** The read database's pool's counts (SERVICE_DATABASE_READ_URL), for `/metrics`; null without one. */
   storeReadPool(): PoolStats | null;
+  /** The longest a request that writes to the store waits for its answer (StorageBackend `answerWithinMs`). */
+  readonly storeAnswerWithinMs: number | null;
   readonly startedAt: string;
   /** Things worth telling the operator once at start-up (a generated signing key, a missing signer). */
   readonly notices: readonly string[];
@@ -204,6 +206,7 @@ export async function openContext(config: SidecarConfig, options: ContextOptions
     storeSpace: () => backend.space(),
     storePool: () => backend.pool(),
     storeReadPool: () => backend.readPool(),
+    storeAnswerWithinMs: backend.answerWithinMs,
     startedAt: new Date().toISOString(),
     notices,
     generatedApiKey,

@@ -396,7 +396,7 @@ export const ERROR_CODES = {
     message: "replay store unavailable",
     retryable: true,
     meaning:
-      "a configured store failed: a write or its flush failed (a full disk, an I/O error), or capacity reached; execution fails closed",
+      "a configured store failed: a write or its flush failed (a full disk, an I/O error), the data dir's disk is below its free-space reserve (SERVICE_DATA_DIR_RESERVE), or capacity reached; execution fails closed",
     carrier: "body",
   },
 } as const satisfies Record<string, ErrorCodeEntry>;

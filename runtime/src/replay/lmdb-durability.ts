@@ -18,6 +18,11 @@
  * HEALTH. A failed commit marks the environment failed; it is healthy again once a write committed and flushed and
  * none failed for `recoveryHoldMs`. While failed, `probe()` (the owner calls it on a timer) writes one small key, so
  * health recovers without traffic once space is freed.
+ *
+ * HOLD. The owner may hold every write before it is queued (`hold`), so that it never reaches a disk where it would
+ * fail: the sidecar does below its data dir's free-space reserve (a failed page write can abort lmdb-js's process).
+ * Every store calls `admit()` before it queues a write of its own; while held it throws StoreUnavailableError with the
+ * owner's reason, which `health()` reports until the owner lets writes through again.
  */
 import type { Database, RootDatabase } from "lmdb";
 import { StoreUnavailableError } from "./errors.js";
@@ -69,6 +74,8 @@ export class LmdbDurability {
   #epoch = 0;
   readonly #probeDb: Database<number, string>;
   #probing: Promise<void> | null = null;
+  /** Why writes are held (`hold`), and since when; null while they are admitted. */
+  #held: { readonly reason: string; readonly since: string } | null = null;
 
   /** The one watcher of `root`: every store of an environment shares it (the first caller's options hold). */
   static of(root: RootDatabase, options: LmdbDurabilityOptions = {}): LmdbDurability {
@@ -100,11 +107,41 @@ export class LmdbDurability {
   health(now: number = Date.now()): StoreHealth {
     if (this.#failure !== null && !this.#stale && now - this.#failure.last >= this.#recoveryHoldMs) {
       this.#failure = null;
-      this.#onChange({ ok: true, problem: null, since: null });
+      if (this.#held === null) this.#onChange({ ok: true, problem: null, since: null });
     }
+    if (this.#held !== null) return { ok: false, problem: this.#held.reason, since: this.#held.since };
     return this.#failure === null
       ? { ok: true, problem: null, since: null }
       : { ok: false, problem: this.#failure.message, since: this.#failure.since };
+  }
+
+  /**
+   * Holds every write from now on, `reason` saying why (the header's HOLD); null lets them through again. A change is
+   * told to `onChange` as a change of health.
+   */
+  hold(reason: string | null): void {
+    const before = this.#held;
+    if (reason === null) {
+      if (before === null) return;
+      this.#held = null;
+      this.#onChange(this.health());
+      return;
+    }
+    this.#held = { reason, since: before?.since ?? new Date().toISOString() };
+    if (before === null) this.#onChange(this.health());
+  }
+
+  /**
+   * Before a store queues a write: refused while writes are held (the header's HOLD).
+   * @throws StoreUnavailableError with the reason of the hold
+   */
+  admit(): void {
+    if (this.#held !== null) throw new StoreUnavailableError(this.#held.reason);
+  }
+
+  /** Whether a write would be admitted now: for a write that is skipped rather than refused while held. */
+  admits(): boolean {
+    return this.#held === null;
   }
 
   /**
@@ -173,7 +210,8 @@ export class LmdbDurability {
     this.#failure = { message: unavailable.message, since: this.#failure?.since ?? new Date(now).toISOString(), last: now };
     this.#stale = true;
     this.#epoch += 1;
-    if (first) this.#onChange(this.health(now), error);
+    // While writes are held, health says so already (and says the failure once they are let through).
+    if (first && this.#held === null) this.#onChange(this.health(now), error);
     for (const waiter of [...this.#waiters.keys()]) waiter(unavailable);
     return unavailable;
   }
@@ -184,7 +222,7 @@ export class LmdbDurability {
    * Never throws.
    */
   probe(): Promise<void> {
-    if (this.#failure === null) return Promise.resolve();
+    if (this.#failure === null || this.#held !== null) return Promise.resolve();
     this.health();
     this.#probing ??= (async () => {
       try {

@@ -185,6 +185,7 @@ export class LmdbReplayStore implements ReplayStore {
     // Normalized before any write: nothing may throw after one.
     const context = options.context === undefined ? undefined : normalizeContext(options.context);
     this.#assertOpen();
+    this.#durability.admit();
     this.#prefetch(fp);
     const fresh = decideConsume(fp, undefined, token, context, now);
     const recorded = this.#recordWrite(options.record);
@@ -371,6 +372,7 @@ export class LmdbReplayStore implements ReplayStore {
    */
   async #write<T>(body: () => T, until: "flushed" | "committed" = "flushed"): Promise<T> {
     this.#assertOpen();
+    this.#durability.admit();
     const transaction = this.#db.transaction((): { readonly value: T } | { readonly error: unknown } => {
       try {
         return { value: body() };

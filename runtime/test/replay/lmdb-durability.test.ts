@@ -106,6 +106,32 @@ describe("LmdbDurability", () => {
     expect(changes).toEqual([false, true]);
   });
 
+  it("holds writes at its owner's word: admit refuses them with the reason, health says it once, no probe writes; then lets them through", async () => {
+    const { root, script } = scriptedRoot();
+    const changes: StoreHealth[] = [];
+    const durability = LmdbDurability.of(root, { onChange: (health) => changes.push(health) });
+    durability.hold("the data dir has 1 MB free");
+    durability.hold("the data dir has 0.9 MB free");
+    expect(() => durability.admit()).toThrow(new StoreUnavailableError("the data dir has 0.9 MB free"));
+    const held = durability.health();
+    expect(held).toMatchObject({ ok: false, problem: "the data dir has 0.9 MB free" });
+    expect(changes).toEqual([{ ...held, problem: "the data dir has 1 MB free" }]);
+    // A failure meanwhile: no probe writes while held, and the hold is what health says.
+    durability.fail(commitFailure());
+    await durability.probe();
+    expect(script.probes).toBe(0);
+    expect(durability.health().problem).toBe("the data dir has 0.9 MB free");
+
+    durability.hold(null);
+    expect(() => durability.admit()).not.toThrow();
+    // The failure still stands until writes succeed again.
+    expect(durability.health().ok).toBe(false);
+    await durability.probe();
+    expect(script.probes).toBe(1);
+    durability.hold(null);
+    expect(changes.map((health) => health.ok)).toEqual([false, false]);
+  });
+
   it("is one watcher per environment", () => {
     const { root } = scriptedRoot();
     expect(LmdbDurability.of(root)).toBe(LmdbDurability.of(root));

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { open } from "lmdb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ReplayStoreClosedError } from "../../src/replay/errors.js";
+import { ReplayStoreClosedError, StoreUnavailableError } from "../../src/replay/errors.js";
+import { LmdbDurability } from "../../src/replay/lmdb-durability.js";
 import { LmdbReplayStore } from "../../src/replay/lmdb-store.js";
 import type { TransitionRecord } from "../../src/replay/records.js";
 import { T0, into, ok, replayStoreContract } from "../../src/testing/replay-contract.js";
@@ -57,6 +58,28 @@ describe("LmdbReplayStore", () => {
     expect(await second.reserve("consumed", { now: T0 + 10 ** 12 })).toMatchObject({ ok: false, reason: "conflict" });
     ok(await second.resolveOverride("pending", pending.token, true, { now: T0 + 6 }));
     await second.close();
+  });
+
+  it("while its environment's writes are held, refuses every write before queuing it, with the hold's reason; reads go on", async () => {
+    const root = open({ path: dir });
+    const store = new LmdbReplayStore(root);
+    try {
+      const token = ok(await store.reserve("reserved", { now: T0 }));
+      const durability = LmdbDurability.of(root);
+      durability.hold("below the reserve");
+      const held = new StoreUnavailableError("below the reserve");
+      await expect(store.consume("consumed", { now: T0 })).rejects.toThrow(held);
+      await expect(store.reserve("other", { now: T0 })).rejects.toThrow(held);
+      await expect(store.startExecution("reserved", token.token, T0)).rejects.toThrow(held);
+      await expect(store.sweep(T0 + 10 ** 12)).rejects.toThrow(held);
+      expect(await store.read("consumed")).toBeNull();
+      expect(await store.read("reserved")).toMatchObject({ state: "reserved" });
+      durability.hold(null);
+      ok(await store.consume("consumed", { now: T0 }));
+    } finally {
+      await store.close();
+      await root.close();
+    }
   });
 
   it("resolves every write only after `flushed` (acknowledged means durable)", async () => {

@@ -46,6 +46,12 @@ export interface StorageBackend {
   readPool(): PoolStats | null;
   /** How much of its data file holds data (LMDB: storage/lmdb/space.ts); null for an engine without one (a server's). */
   space(): StoreSpace | null;
+  /**
+   * The longest a request that writes to the store waits for its answer, from its arrival, pool waits and every
+   * statement included; past it, 503 `replay store unavailable` (http/register-routes.ts). PostgreSQL: the statement
+   * timeout plus 1 s (docs/fleet.md, "Failure behaviour"); null: no bound of the route's own (LMDB's flush timeout).
+   */
+  readonly answerWithinMs: number | null;
   /** Stops timers, waits for writes under way, closes what the backend opened. */
   close(): Promise<void>;
 }

@@ -3,9 +3,11 @@
  * owner is one process, which sequences what it holds in memory and signs the log's checkpoints. A start that finds
  * the log of its instance id owned by another live process is refused with this error (exit code 1, `failed to
  * start`), on either store:
- * - LMDB: another live process's open mark in the data dir's log (storage/lmdb/record-log-storage.ts, open-marks.ts);
+ * - LMDB: the data dir's lock held by another process (storage/lmdb/data-dir-lock.ts), or another live process's open
+ *   mark in the data dir's log (storage/lmdb/record-log-storage.ts, open-marks.ts);
  * - PostgreSQL: the instance lock of the id held by another session (postgres/instance-session.ts).
- * A process that crashed owns nothing: its mark is stale, its session (and lock) ended with its connection.
+ * A process that crashed owns nothing: the kernel released its lock and its mark is stale (a zombie's too), its
+ * session (and lock) ended with its connection.
  */
 
 export class InstanceInUseError extends Error {

@@ -44,6 +44,6 @@ export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Prom
   });
 
   abandonBundleLoadsOnClose(app, ctx);
-  registerRoutes(app, SURFACE_A, { ctx, metrics, openApiText });
+  registerRoutes(app, SURFACE_A, { ctx, metrics, openApiText }, ctx.storeAnswerWithinMs);
   return app;
 }

@@ -31,6 +31,6 @@ export function buildSurfaceB(ctx: SidecarContext, metrics: Metrics): FastifyIns
   // Surface B loads bundles in `/policies/validate` and in its pipeline.
   abandonBundleLoadsOnClose(app, ctx);
   const records = ctx.trustRecords;
-  registerRoutes(app, SURFACE_B, { ctx, records, execute: transactionPipeline(ctx, records) });
+  registerRoutes(app, SURFACE_B, { ctx, records, execute: transactionPipeline(ctx, records) }, ctx.storeAnswerWithinMs);
   return app;
 }

@@ -87,13 +87,32 @@ function failing(url: string, execution: boolean): Route<Greeting> {
 
 const ROUTES = [PING, ECHO, UNCHECKED, failing("/run", true), failing("/fail", false)];
 
+/** A route that waits `ms` for its store (as one writing to a database that does not answer), then answers "written". */
+function waiting(url: string, ms: number, errors: Route<Greeting>["errors"]): Route<Greeting> {
+  return defineRoute<Greeting>(
+    {
+      method: "POST",
+      url,
+      scope: "deciding",
+      summary: "Waits for its store",
+      tag: "test",
+      answers: { 200: { description: "Written.", text: "text/plain" } },
+      ...(errors === undefined ? {} : { errors }),
+    },
+    () => async () => {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return "written";
+    },
+  );
+}
+
 const closing: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const close of closing.splice(0)) await close();
 });
 
 /** A server of `surface`, as a surface's app builds one; its log lines in `lines`. */
-function serve(surface: Surface<Greeting>) {
+function serve(surface: Surface<Greeting>, storeAnswerWithinMs: number | null = null) {
   const lines: { msg?: string }[] = [];
   const app = createServer({
     keys: KEYS,
@@ -104,7 +123,7 @@ function serve(surface: Surface<Greeting>) {
     tracing: null,
     connections: DEFAULT_CONNECTION_LIMITS,
   });
-  registerRoutes(app, surface, { word: "pong" });
+  registerRoutes(app, surface, { word: "pong" }, storeAnswerWithinMs);
   closing.push(() => app.close());
   return { app, lines };
 }
@@ -156,5 +175,33 @@ describe("a declared route", () => {
     expect(Object.keys(document.paths["/unchecked"]!["post"]!.responses)).toEqual(["200", "400", "401", "413", "500"]);
     expect(Object.keys(document.paths["/run"]!["post"]!.responses)).toEqual(["200", "400", "401", "404", "413", "500"]);
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["decidingKey", "readingKey"]);
+  });
+
+  it("that writes to the store (it can answer REPLAY_STORE_UNAVAILABLE) is answered within the store's bound: 503, its work going on", async () => {
+    const routes = [
+      waiting("/write", 2_000, ["REPLAY_STORE_UNAVAILABLE"]),
+      waiting("/read", 400, undefined),
+      waiting("/quick", 10, ["REPLAY_STORE_UNAVAILABLE"]),
+    ];
+    const { app, lines } = serve({ routes, headOfEveryGet: true }, 200);
+    const started = Date.now();
+    // With a body: fastify's own handlerTimeout would not bound it (its timer is cleared once the body is read).
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    const write = await fetch(`http://127.0.0.1:${(app.server.address() as { port: number }).port}/write`, {
+      method: "POST",
+      headers: { ...DECIDING, "content-type": "application/json" },
+      body: JSON.stringify({ executionId: "x" }),
+    });
+    const written = { statusCode: write.status, json: async () => (await write.json()) as unknown };
+    expect([written.statusCode, await written.json()]).toEqual([503, { error: "replay store unavailable" }]);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    // A route that writes nothing has no such bound; one that answers in time is answered.
+    expect((await app.inject({ method: "POST", url: "/read", headers: DECIDING })).body).toBe("written");
+    expect((await app.inject({ method: "POST", url: "/quick", headers: DECIDING })).body).toBe("written");
+    // Without a bound (LMDB), none.
+    const unbounded = serve({ routes, headOfEveryGet: true }, null);
+    expect((await unbounded.app.inject({ method: "POST", url: "/write", headers: DECIDING })).body).toBe("written");
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(lines.filter((line) => line.msg !== "request failed")).toEqual([]);
   });
 });

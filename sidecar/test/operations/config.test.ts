@@ -273,6 +273,32 @@ describe("loadConfig", () => {
     });
   });
 
+  it("the data dir's free-space reserve: by default 256 MiB or 2% of the disk, else a size in binary units or a share", () => {
+    const reserve = (value?: string) =>
+      (
+        loadConfig({ ...KEY, SERVICE_DATA_DIR: "data", ...(value === undefined ? {} : { SERVICE_DATA_DIR_RESERVE: value }) }, { cwd: SRV })
+          .storage as { reserve: unknown }
+      ).reserve;
+    expect(reserve()).toBe("default");
+    expect(reserve("0")).toEqual({ bytes: 0 });
+    expect(reserve("4096")).toEqual({ bytes: 4096 });
+    expect(reserve("4096B")).toEqual({ bytes: 4096 });
+    expect(reserve("64K")).toEqual({ bytes: 64 * 1024 });
+    expect(reserve("512M")).toEqual({ bytes: 512 * 2 ** 20 });
+    expect(reserve("512MB")).toEqual({ bytes: 512 * 2 ** 20 });
+    expect(reserve("512MiB")).toEqual({ bytes: 512 * 2 ** 20 });
+    expect(reserve("2G")).toEqual({ bytes: 2 * 2 ** 30 });
+    expect(reserve("1TiB")).toEqual({ bytes: 2 ** 40 });
+    expect(reserve("5%")).toEqual({ percent: 5 });
+    expect(reserve("0.5%")).toEqual({ percent: 0.5 });
+    expect(reserve("50%")).toEqual({ percent: 50 });
+    for (const value of ["51%", "2 GB", "-1", "1.5G", "1P", "lots", "9999999999T"]) {
+      expect(refusal({ ...KEY, SERVICE_DATA_DIR: "data", SERVICE_DATA_DIR_RESERVE: value })).toBe(
+        `SERVICE_DATA_DIR_RESERVE must be a size (\`512M\`, \`512MiB\`, \`2G\`: binary units; \`0\`: none) or a share of the data dir's disk up to 50% (\`5%\`), not \`${value}\``,
+      );
+    }
+  });
+
   it("in development mode: no API key needed, data in .writ/data", () => {
     expect(loadConfig({}, { dev: true, cwd: SRV })).toMatchObject({
       apiKeys: { all: null, deciding: null, reading: null },
@@ -625,6 +651,11 @@ describe("loadConfig", () => {
       "record compression with postgres",
       { ...KEY, ...PG, SERVICE_AUDIT_COMPRESSION: "on" },
       /SERVICE_AUDIT_COMPRESSION.*SERVICE_STORE is not `lmdb`/,
+    ],
+    [
+      "a data dir reserve with postgres",
+      { ...KEY, ...PG, SERVICE_DATA_DIR_RESERVE: "1G" },
+      /SERVICE_DATA_DIR_RESERVE is set but SERVICE_STORE is not `lmdb`/,
     ],
     [
       "a pool of zero",

@@ -1,7 +1,7 @@
 /**
  * `writ-sidecar compact` (storage/lmdb/compact.ts): a data file that grew, then had most of its records removed, is
  * rewritten with only its pages in use, and every record reads back the same; a data dir that a running process has
- * open is refused, untouched.
+ * open (its open mark, or the data dir's lock) is refused, untouched.
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
@@ -13,6 +13,8 @@ import { RECORD_LOG_DATABASES } from "../../src/storage/lmdb/record-log-storage.
 import { markOf } from "../../src/audit/record-log/open-marks.js";
 import { DataDirInUseError, compactDataDir } from "../../src/storage/lmdb/compact.js";
 import { lmdbSpace } from "../../src/storage/lmdb/space.js";
+import { startLockHolder } from "../support/lock-holder.js";
+import { endUnreaped } from "../support/unreaped.js";
 
 describe("compacting an LMDB data dir", () => {
   let dir: string;
@@ -43,7 +45,7 @@ describe("compacting an LMDB data dir", () => {
     expect(after * 3).toBeLessThan(before);
     expect((await stat(join(dir, "data.mdb"))).size).toBe(after);
     expect((await stat(join(dir, "data.mdb"))).mode & 0o777).toBe(0o600);
-    expect((await readdir(dir)).sort()).toEqual(["data.mdb", "lock.mdb"]);
+    expect((await readdir(dir)).sort()).toEqual(["data.mdb", "lock.mdb", "writ.lock"]);
     expect(lines.at(-1)).toBe(`compacted ${join(dir, "data.mdb")}: ${before} to ${after} bytes`);
     const root = open({ path: dir, maxDbs: 32 });
     const db = root.openDB<string, number>("records", { encoding: "json" });
@@ -63,9 +65,22 @@ describe("compacting an LMDB data dir", () => {
       await expect(compactDataDir(dir)).rejects.toThrow(DataDirInUseError);
       await expect(compactDataDir(dir)).rejects.toThrow(`the data dir is open by process ${other.pid}`);
       expect((await stat(join(dir, "data.mdb"))).size).toBe(before);
-      expect((await readdir(dir)).sort()).toEqual(["data.mdb", "lock.mdb"]);
+      expect((await readdir(dir)).sort()).toEqual(["data.mdb", "lock.mdb", "writ.lock"]);
     } finally {
       other.kill();
+    }
+  });
+
+  it("refuses a data dir whose lock another process holds (a sidecar with the log open), and leaves it as it was", async () => {
+    await fragmented();
+    const before = (await stat(join(dir, "data.mdb"))).size;
+    const sidecar = await startLockHolder(dir);
+    try {
+      await expect(compactDataDir(dir)).rejects.toThrow(new DataDirInUseError("the data dir is held by a running sidecar: stop it first"));
+      expect((await stat(join(dir, "data.mdb"))).size).toBe(before);
+      expect((await readdir(dir)).sort()).toEqual(["data.mdb", "lock.mdb", "writ.lock"]);
+    } finally {
+      await endUnreaped(sidecar);
     }
   });
 });

@@ -2,7 +2,10 @@
  * Which process has an LMDB data dir open (storage/lmdb/record-log-storage.ts, "open marks"): a mark names the process so that a later
  * one can tell a process that still runs (another sidecar on the same data dir) from one that crashed with records in
  * memory. On Linux a mark holds the boot id and the process's start time besides its id, so a process id reused after
- * a restart (a container's sidecar is often the same small pid every time) is not taken for the crashed one.
+ * a restart (a container's sidecar is often the same small pid every time) is not taken for the crashed one, and a
+ * zombie (a process that died and that its parent has not reaped yet, or never will) is gone: it runs no more code and
+ * holds no file. Whether a live sidecar holds the data dir is the kernel's lock first (data-dir-lock.ts); a mark decides
+ * it for a process of a writ release that took no lock, and tells which processes crashed.
  */
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
@@ -44,14 +47,17 @@ export function describeMark(mark: OpenMark): string {
 }
 
 let bootId: string | null | undefined;
+/** The states of /proc/<pid>/stat of a process that has died: a zombie (Z), and dead (X, seen only as it goes). */
+const DIED = new Set(["Z", "X"]);
 
+/** `<boot id>:<start time>` of process `pid` while it runs; null when it has died or /proc cannot tell. */
 function startedAt(pid: number): string | null {
   try {
     bootId ??= readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Field 22 (starttime), counted after the command name, which is in parentheses and may hold spaces.
+    // Field 3 (state) and field 22 (starttime), counted after the command name, which is in parentheses and may hold spaces.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return `${bootId}:${fields[19]}`;
+    return DIED.has(fields[0]!) ? null : `${bootId}:${fields[19]}`;
   } catch {
     return null;
   }

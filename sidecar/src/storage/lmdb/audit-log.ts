@@ -32,7 +32,8 @@
  *
  * HEALTH. Commits are watched by the environment's one `LmdbDurability` (runtime/src/replay/lmdb-durability.ts), never
  * by awaiting `root.flushed` directly (which can wait forever after a failed commit). The log is unhealthy (`audit_db`
- * false in `GET /health`) while the environment's writes fail, and for `DEFAULT_RECOVERY_HOLD_MS` after any failed
+ * false in `GET /health`) while the environment's writes fail or are held (below the data dir's free-space reserve:
+ * `#write` skips them), and for `DEFAULT_RECOVERY_HOLD_MS` after any failed
  * write, commit or read of its own; it turns healthy again by itself once writes succeed (space freed). A record whose
  * write failed is missing; the answers that depend on a record (decisions, overrides, confirmations) are written in the
  * replay store's transition, whose failure answers 503. Failed reads also throw.
@@ -785,9 +786,13 @@ export class LmdbAuditLog implements AuditLog {
     this.#durability.settle(written);
   }
 
-  /** Queues `body` in the current write batch; every failure ends in `#fail`, never in an unhandled rejection. */
+  /**
+   * Queues `body` in the current write batch; every failure ends in `#fail`, never in an unhandled rejection. Skipped
+   * while the environment's writes are held (the log is unhealthy meanwhile): an API call count waits for the next
+   * flush, a verification or security event is not stored, as when its write fails.
+   */
   #write(body: () => void): void {
-    if (this.#closing !== null) return;
+    if (this.#closing !== null || !this.#durability.admits()) return;
     let committed: Promise<{ readonly error: unknown } | null>;
     try {
       committed = this.#root.transaction(() => {

@@ -15,6 +15,8 @@ import { LmdbBundlePins } from "./bundle-pins.js";
 import { lmdbSpace } from "./space.js";
 import { STORE_PROBE_INTERVAL_MS, type BackendOpener } from "../backend.js";
 import { FILE_MODE, preparePrivateDir } from "../data-dir.js";
+import { awaitDataDirFree } from "./data-dir-lock.js";
+import { FreeSpaceWatch, formatBytes } from "./free-space.js";
 import type { LmdbStorageConfig } from "./config.js";
 
 export const openLmdbBackend: BackendOpener<LmdbStorageConfig> = async (config, storage, reporters, notices, signingKey) => {
@@ -22,12 +24,27 @@ export const openLmdbBackend: BackendOpener<LmdbStorageConfig> = async (config, 
   // One watcher of write failures for the environment, shared by the replay store, the audit and Surface B.
   const durability =
     root === null ? null : LmdbDurability.of(root, { onChange: (health, error) => reporters.onStoreHealth?.(health, error) });
+  // Below the reserve, writes are held before lmdb-js meets a full disk (free-space.ts).
+  const freeSpace =
+    durability === null ? null : await FreeSpaceWatch.start(storage.dataDir!, storage.reserve, (reason) => durability.hold(reason));
+  if (freeSpace?.reserveBytes === 0) {
+    freeSpace.stop();
+    reporters.onWarning?.(
+      'SERVICE_DATA_DIR_RESERVE is 0: writes go on until the data dir\'s disk is full, where lmdb-js can abort the process (docs/sidecar.md, "A full disk, a failing data dir")',
+    );
+  } else if (freeSpace !== null) {
+    notices.push(
+      `data dir: writes are refused while its disk has less than ${formatBytes(freeSpace.reserveBytes)} free (SERVICE_DATA_DIR_RESERVE)`,
+    );
+  }
   let lmdbReplay: LmdbReplayStore | null = null;
   // A decision's audit record is keyed by time; the LMDB replay entry of its fingerprint, written in the same
   // transaction, says when (INVARIANT (a decision's replay entry is created at its issuedAt)). The development memory
   // store forgets at restart, so with it a lookup walks the audit's time index instead.
   const decisionInstant =
     storage.replay === "lmdb" ? async (fingerprint: string) => (await lmdbReplay?.read(fingerprint))?.createdAt : undefined;
+  // The record log's owner holds the data dir's lock: a predecessor killed a moment ago may still hold it.
+  if (config.audit && config.auditLog && storage.dataDir !== null) await awaitDataDirFree(storage.dataDir);
   const audit: AuditLog =
     config.audit && root
       ? await openAuditLog(root, {
@@ -63,10 +80,12 @@ export const openLmdbBackend: BackendOpener<LmdbStorageConfig> = async (config, 
     health: () => durability?.health() ?? null,
     pool: () => null,
     readPool: () => null,
+    answerWithinMs: null,
     space: () => (root === null || (root as { status?: string }).status !== "open" ? null : lmdbSpace(root)),
     async close() {
       if (sweep) clearInterval(sweep);
       if (probe) clearInterval(probe);
+      freeSpace?.stop();
       await audit.close();
       // The replay store does not own the shared root: closing it only stops its use; the root is flushed and closed here.
       await store?.close().catch(() => undefined);

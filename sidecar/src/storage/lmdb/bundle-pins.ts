@@ -2,6 +2,7 @@
  * Bundle pins (runtime `BundlePins`) in the sidecar's LMDB environment: the `bundle-pins` database maps
  * `policyId@version` to the `bundle_hash` first served under it. A pin is written once, never replaced; `claim`
  * resolves once it is on disk (`LmdbDurability.durable`), so a version served before a crash keeps its bytes after it.
+ * While the environment's writes are held (below the data dir's free-space reserve) a claim is refused: fail closed.
  */
 import type { BundlePins } from "@writ/runtime";
 import { LmdbDurability } from "@writ/runtime/lmdb";
@@ -20,8 +21,9 @@ export class LmdbBundlePins implements BundlePins {
     this.#durability = LmdbDurability.of(root);
   }
 
-  claim(policyId: string, version: string, bundleHash: string): Promise<string> {
+  async claim(policyId: string, version: string, bundleHash: string): Promise<string> {
     const key = `${policyId}@${version}`;
+    this.#durability.admit();
     return this.#durability.durable(
       this.#root.transaction(() => {
         const pinned = this.#pins.get(key);

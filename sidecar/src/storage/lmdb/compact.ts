@@ -6,8 +6,9 @@
  *
  * The copy is LMDB's own compacting copy (mdb_env_copy2 with MDB_CP_COMPACT, lmdb-js `backup`) of a consistent
  * snapshot, written beside the file, flushed, then renamed over data.mdb: a crash at any point leaves either the old
- * file or the new one, both whole. A data dir that a running process has open (its open mark, storage/lmdb/record-log-storage.ts) is
- * refused: writes after the snapshot would be lost with the old file.
+ * file or the new one, both whole. A data dir that a running process has open (its lock, data-dir-lock.ts, or the open
+ * mark of one that took none, storage/lmdb/record-log-storage.ts) is refused: writes after the snapshot would be lost with
+ * the old file. The lock is held until the new file is in place, so no sidecar opens the data dir meanwhile.
  */
 import { mkdir, open as openFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ import { open, type RootDatabase } from "lmdb";
 import { RECORD_LOG_DATABASES } from "./record-log-storage.js";
 import { markIsStale, type OpenMark } from "../../audit/record-log/open-marks.js";
 import { FILE_MODE } from "../data-dir.js";
+import { holdDataDir } from "./data-dir-lock.js";
 
 export interface Compaction {
   /** data.mdb's size before and after, in bytes. */
@@ -30,26 +32,32 @@ export class DataDirInUseError extends Error {
 export async function compactDataDir(dataDir: string, say: (line: string) => void = () => undefined): Promise<Compaction> {
   const file = join(dataDir, "data.mdb");
   const before = (await stat(file)).size;
-  const root = open({ path: dataDir, maxDbs: 32, noSubdir: false });
-  const copy = join(dataDir, `compacting-${process.pid}`);
+  const hold = holdDataDir(dataDir);
+  if (hold === null) throw new DataDirInUseError("the data dir is held by a running sidecar: stop it first");
   try {
-    const user = liveUser(root);
-    if (user !== null) throw new DataDirInUseError(`the data dir is open by process ${user.pid} on ${user.host}: stop it first`);
-    await rm(copy, { recursive: true, force: true });
-    await mkdir(copy, { mode: 0o700 });
-    say(`copying the pages in use of ${file} (${before} bytes)`);
-    await root.backup(copy, true);
-  } catch (error) {
+    const root = open({ path: dataDir, maxDbs: 32, noSubdir: false });
+    const copy = join(dataDir, `compacting-${process.pid}`);
+    try {
+      const user = liveUser(root);
+      if (user !== null) throw new DataDirInUseError(`the data dir is open by process ${user.pid} on ${user.host}: stop it first`);
+      await rm(copy, { recursive: true, force: true });
+      await mkdir(copy, { mode: 0o700 });
+      say(`copying the pages in use of ${file} (${before} bytes)`);
+      await root.backup(copy, true);
+    } catch (error) {
+      await root.close();
+      await rm(copy, { recursive: true, force: true });
+      throw error;
+    }
     await root.close();
+    const compacted = join(copy, "data.mdb");
+    await flush(compacted, FILE_MODE);
+    await rename(compacted, file);
+    await flush(dataDir);
     await rm(copy, { recursive: true, force: true });
-    throw error;
+  } finally {
+    hold.release();
   }
-  await root.close();
-  const compacted = join(copy, "data.mdb");
-  await flush(compacted, FILE_MODE);
-  await rename(compacted, file);
-  await flush(dataDir);
-  await rm(copy, { recursive: true, force: true });
   const after = (await stat(file)).size;
   say(`compacted ${file}: ${before} to ${after} bytes`);
   return { before, after };

@@ -2,7 +2,7 @@
  * The LMDB engine's settings (`SERVICE_STORE=lmdb`, the embedded default): one environment in the data dir. Without a
  * data dir only the development memory replay store (or none) is available, and nothing is audited.
  */
-import { ConfigError, flag, oneOf } from "../../env.js";
+import { ConfigError, flag, oneOf, text, type Env } from "../../env.js";
 import type { EngineSettings } from "../engine-settings.js";
 
 export interface LmdbStorageConfig {
@@ -16,18 +16,43 @@ export interface LmdbStorageConfig {
    * about 7% more instructions a decision for half the disk a decision (docs/running-for-years.md); off by default.
    */
   readonly compressRecords: boolean;
+  /** SERVICE_DATA_DIR_RESERVE: the free space below which writes are refused (free-space.ts); `default`: 256 MiB or 2%. */
+  readonly reserve: DataDirReserve;
+}
+
+/** A reserve as set: bytes, or a percent of the data dir's file system; `default` when unset. */
+export type DataDirReserve = "default" | { readonly bytes: number } | { readonly percent: number };
+
+const RESERVE_UNITS: Readonly<Record<string, number>> = { "": 1, B: 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40 };
+/** A share of the disk past this is surely a mistake (a reserve that refuses every write). */
+const MAX_RESERVE_PERCENT = 50;
+
+/** @throws ConfigError naming SERVICE_DATA_DIR_RESERVE and what it takes */
+function reserveOf(env: Env): DataDirReserve {
+  const value = text(env, "SERVICE_DATA_DIR_RESERVE");
+  if (value === undefined) return "default";
+  const percent = /^(\d+(?:\.\d+)?)%$/.exec(value);
+  if (percent !== null && Number(percent[1]) <= MAX_RESERVE_PERCENT) return { percent: Number(percent[1]) };
+  const size = /^(\d+)(?:([KMGT])(?:i?B)?|(B))?$/.exec(value);
+  const bytes = size === null ? NaN : Number(size[1]) * RESERVE_UNITS[size[2] ?? size[3] ?? ""]!;
+  if (!Number.isSafeInteger(bytes)) {
+    throw new ConfigError(
+      `SERVICE_DATA_DIR_RESERVE must be a size (\`512M\`, \`512MiB\`, \`2G\`: binary units; \`0\`: none) or a share of the data dir's disk up to ${MAX_RESERVE_PERCENT}% (\`5%\`), not \`${value}\``,
+    );
+  }
+  return { bytes };
 }
 
 export const LMDB_SETTINGS: EngineSettings<LmdbStorageConfig> = {
   kind: "lmdb",
-  variables: ["SERVICE_AUDIT_COMPRESSION"],
+  variables: ["SERVICE_AUDIT_COMPRESSION", "SERVICE_DATA_DIR_RESERVE"],
   what: "data dir",
   parse(env, { dataDir }) {
     const replay = oneOf(env, "SERVICE_REPLAY_STORE", ["lmdb", "memory", "none"], dataDir === null ? "none" : "lmdb");
     if (replay === "lmdb" && dataDir === null) {
       throw new ConfigError("SERVICE_REPLAY_STORE is `lmdb` but SERVICE_DATA_DIR is not set: the LMDB store needs a directory");
     }
-    return { kind: "lmdb", dataDir, replay, compressRecords: flag(env, "SERVICE_AUDIT_COMPRESSION", false) };
+    return { kind: "lmdb", dataDir, replay, compressRecords: flag(env, "SERVICE_AUDIT_COMPRESSION", false), reserve: reserveOf(env) };
   },
   auditRefusal: ({ dataDir }) =>
     dataDir === null ? "SERVICE_AUDIT is on but SERVICE_DATA_DIR is not set: the audit trail needs a directory" : null,

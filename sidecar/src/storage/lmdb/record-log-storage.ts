@@ -35,8 +35,10 @@
  * else (a record inserted around the log, one removed without a prune note, another live process's records in memory,
  * a trail written while the log was off) is looked for by walking the trail, in slices (slices.ts).
  *
- * ONE OWNER: a process that finds another live process's mark at open refuses to open the log (InstanceInUseError):
- * two sidecars on one data dir would share its log. A crashed process's mark is stale, and blocks nothing.
+ * ONE OWNER: the log's owner holds the data dir's lock for as long as it has the log open (data-dir-lock.ts); a process
+ * that finds it held by another process, or another live process's mark (one of a writ release that took no lock), at
+ * open refuses to open the log (InstanceInUseError): two sidecars on one data dir would share its log. A crashed
+ * process holds no lock (the kernel released it at its death, reaped or not) and its mark is stale: it blocks nothing.
  *
  * WRITTEN AS DATA. A sequencing round and a checkpoint read what they need on the event loop, compute what they write
  * there (positions, tree nodes, the signed checkpoint), and queue it as one `root.batch` of puts and removes, which
@@ -71,6 +73,7 @@ import type { LogCounts, RecordLogStorage, StoredEntry, UnloggedRecord } from ".
 import { LOCATOR_KIND, locators, parseLocator } from "../../audit/record-log/locator.js";
 import { InstanceInUseError } from "../instance-in-use.js";
 import { describeMark, markIsStale, ownMark, type OpenMark } from "../../audit/record-log/open-marks.js";
+import { LOCK_FILE, environmentDir, holdDataDir, type DataDirHold } from "./data-dir-lock.js";
 
 export const RECORD_LOG_DATABASES = {
   pending: "audit-log-pending",
@@ -141,6 +144,8 @@ export class LmdbLogStorage implements RecordLogStorage {
   readonly logId: string;
   /** This process's open mark (the header's INVARIANT). */
   readonly #mark = `${MARK_PREFIX}${randomUUID()}`;
+  /** This process's hold of the data dir's lock (the header's ONE OWNER), from the open to the end of `close`. */
+  #hold: DataDirHold | null = null;
   /** Records whose write committed, not yet appended: locator → leaf, oldest first (a Map keeps insertion order). */
   readonly #committed = new Map<string, Uint8Array>();
   /** The locators of the records whose write's outcome is not known yet (a locator may be awaited twice: a retried write). */
@@ -169,7 +174,13 @@ export class LmdbLogStorage implements RecordLogStorage {
     this.#checkpoints = root.openDB<SignedCheckpoint, number>(RECORD_LOG_DATABASES.checkpoints, { encoding: "json" });
     this.#prunes = root.openDB<Buffer, [number, number]>(RECORD_LOG_DATABASES.prunes, { encoding: "binary" });
     this.#meta = root.openDB<unknown, string>(RECORD_LOG_DATABASES.meta, { encoding: "json" });
-    this.logId = this.#open(instanceId);
+    this.#hold = holdDataDir(environmentDir(root));
+    try {
+      this.logId = this.#open(instanceId);
+    } catch (error) {
+      this.#hold?.release();
+      throw error;
+    }
   }
 
   /**
@@ -487,7 +498,7 @@ export class LmdbLogStorage implements RecordLogStorage {
       if (owner !== null) {
         throw new InstanceInUseError(
           typeof known === "string" ? known : (configured ?? "(not named yet)"),
-          `${describeMark(owner)} has this data dir open`,
+          owner,
           "give each sidecar its own data dir (SERVICE_DATA_DIR), and its own SERVICE_INSTANCE_ID if set",
         );
       }
@@ -572,10 +583,13 @@ export class LmdbLogStorage implements RecordLogStorage {
     );
   }
 
-  /** The mark of another live process with the data dir open (another sidecar), if any: its log is not this one's to take. */
-  #liveOwner(): OpenMark | null {
-    for (const { mark } of this.#otherMarks()) if (!markIsStale(mark)) return mark;
-    return null;
+  /**
+   * Another live process with the data dir open (another sidecar), as the refusal names it, if any: its log is not this
+   * one's to take. The lock's holder, named by its mark when the mark tells; or a live process's mark without the lock.
+   */
+  #liveOwner(): string | null {
+    for (const { mark } of this.#otherMarks()) if (!markIsStale(mark)) return `${describeMark(mark)} has this data dir open`;
+    return this.#hold === null ? `another process holds the data dir's lock (${LOCK_FILE})` : null;
   }
 
   /** The open marks of processes gone without closing (the header's INVARIANT; open-marks.ts). */
@@ -610,8 +624,12 @@ export class LmdbLogStorage implements RecordLogStorage {
       clearTimeout(timer);
       if (!settled) this.#incomplete = true;
     }
-    while (this.#committed.size > 0) await this.sequence(this.logId, this.#committed.size);
-    if (!this.#incomplete) await this.#root.transaction(() => this.#meta.removeSync(this.#mark));
+    try {
+      while (this.#committed.size > 0) await this.sequence(this.logId, this.#committed.size);
+      if (!this.#incomplete) await this.#root.transaction(() => this.#meta.removeSync(this.#mark));
+    } finally {
+      this.#hold?.release();
+    }
   }
 
   /** The log stops being complete: records are about to be written without it (SERVICE_AUDIT_LOG=off). */

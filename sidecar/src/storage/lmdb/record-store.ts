@@ -12,7 +12,8 @@
  * WRITES: each is one `root.transaction` (its reads see the transaction's own view, so the ordinals it takes and
  * the existence check it makes cannot race another writer), awaited through the environment's `LmdbDurability.durable`: a
  * method resolves only once its write is on disk, so a response that depends on it is never sent before (acknowledged
- * means durable); a failed commit (a full disk) rejects with StoreUnavailableError, answered 503.
+ * means durable); a failed commit (a full disk) rejects with StoreUnavailableError, answered 503, and so does a write
+ * refused before it is queued while the environment's writes are held (below the data dir's free-space reserve).
  * A transaction callback only throws before its first write (callbacks of one batch share the LMDB transaction).
  */
 import { parseStrictJson } from "@writ/runtime";
@@ -52,6 +53,7 @@ export class LmdbTrustRecordStore implements TrustRecordStore {
     const id = record.businessTransactionId;
     // Encoded before the transaction: nothing may throw after a write in it.
     const texts = [JSON.stringify(record), JSON.stringify(verification), JSON.stringify(receipt)] as const;
+    this.#durability.admit();
     return this.#durability.durable(
       this.#root.transaction(() => {
         if (this.#records.get(id) !== undefined) return false;
@@ -96,6 +98,7 @@ export class LmdbTrustRecordStore implements TrustRecordStore {
 
   async #append(db: Database<string, HistoryKey>, id: string, entry: Verification | Receipt): Promise<void> {
     const text = JSON.stringify(entry);
+    this.#durability.admit();
     await this.#durability.durable(
       this.#root.transaction(() => {
         const [last] = this.#lastKeys(db, id);

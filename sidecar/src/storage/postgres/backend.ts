@@ -118,6 +118,7 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
     pool: () => poolStats(pool),
     readPool: () => (readPool === null ? null : poolStats(readPool)),
     space: () => null,
+    answerWithinMs: database.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
     async close() {
       clearInterval(probe);
       if (auditProbes) clearInterval(auditProbes);

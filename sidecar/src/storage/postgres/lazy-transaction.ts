@@ -10,6 +10,7 @@
 import { StoreUnavailableError } from "@writ/runtime";
 import type pg from "pg";
 import { checkOut, query, type CheckedOutClient } from "./query.js";
+import { statementUnderWay } from "./abandoned-statements.js";
 
 export class LazyTransaction {
   readonly #pool: pg.Pool;
@@ -53,7 +54,7 @@ export class LazyTransaction {
 
   /**
    * Rolls back unless committed, and gives the client back: reused after a clean ROLLBACK or COMMIT, destroyed when
-   * the ROLLBACK failed (the connection lost, or mid-protocol). Never rejects.
+   * the ROLLBACK failed (the connection lost, or mid-protocol) or a statement is still under way. Never rejects.
    */
   async end(): Promise<void> {
     this.#ended = true;
@@ -63,12 +64,14 @@ export class LazyTransaction {
     const checkedOut = await begun.catch(() => null);
     // A transaction that never began gave its client back when BEGIN failed.
     if (checkedOut === null) return;
+    // Never behind a statement still under way (a timed-out COMMIT waiting on a synchronous standby): destroyed now.
     const clean =
       this.#committed ||
-      (await checkedOut.client.query("ROLLBACK").then(
-        () => true,
-        () => false,
-      ));
+      (!statementUnderWay(checkedOut.client) &&
+        (await checkedOut.client.query("ROLLBACK").then(
+          () => true,
+          () => false,
+        )));
     checkedOut.release(!clean);
   }
 

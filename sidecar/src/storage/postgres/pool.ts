@@ -20,10 +20,13 @@
  * pool's connect timeout then covers the whole walk.
  * Its counts (`poolStats`) are read at each scrape of `/metrics`; its failed connections are counted by its clients
  * themselves (`CountingClient`), whether or not anyone listens to them.
+ * A connection closed with a statement under way has its backend canceled, and a statement answered with a warning
+ * fails in doubt (abandoned-statements.ts): a commit stuck on a synchronous standby never outlives the sidecar's wait.
  */
 import pg from "pg";
 import type { DatabaseConfig } from "./config.js";
 import { connector } from "./host-walk.js";
+import { cancelingClient } from "./abandoned-statements.js";
 import type { PoolStats } from "../pool-stats.js";
 
 /** The client gives up this long after the server's own statement timeout would have fired. */
@@ -87,7 +90,7 @@ export function createPool(database: DatabaseConfig, onIdleError: (error: Error)
   const failed = { count: 0 };
   const { Client, connectionString, walkMs } = connector(database.url, database.connectTimeoutMs);
   const pool = new pg.Pool({
-    Client: countingClient(failed, Client) as unknown as new () => pg.ClientBase,
+    Client: countingClient(failed, cancelingClient(Client)) as unknown as new () => pg.ClientBase,
     connectionString,
     max: database.poolSize,
     connectionTimeoutMillis: walkMs + database.connectTimeoutMs,

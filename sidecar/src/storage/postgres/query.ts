@@ -5,6 +5,7 @@
  */
 import { StoreUnavailableError } from "@writ/runtime";
 import type pg from "pg";
+import { statementUnderWay } from "./abandoned-statements.js";
 
 export async function query<R extends pg.QueryResultRow>(
   db: pg.Pool | pg.PoolClient,
@@ -72,7 +73,9 @@ export async function transaction<T>(pool: pg.Pool, what: string, body: (client:
     return result;
   } catch (error) {
     failed = true;
-    await client.query("ROLLBACK").catch(() => undefined);
+    // Not behind a statement still under way (a timed-out COMMIT waiting on a synchronous standby): destroyed now,
+    // its backend canceled (abandoned-statements.ts), the server rolls back what did not commit.
+    if (!statementUnderWay(client)) await client.query("ROLLBACK").catch(() => undefined);
     throw error;
   } finally {
     // A client whose transaction failed may be mid-protocol: it is destroyed rather than reused.

@@ -1686,7 +1686,7 @@ export interface operations {
             };
             /**
              * @description - `Governed execution runtime not configured` (RUNTIME_NOT_CONFIGURED): signer, verifier or replay store not configured
-             *     - `replay store unavailable` (REPLAY_STORE_UNAVAILABLE): a configured store failed: a write or its flush failed (a full disk, an I/O error), or capacity reached; execution fails closed
+             *     - `replay store unavailable` (REPLAY_STORE_UNAVAILABLE): a configured store failed: a write or its flush failed (a full disk, an I/O error), the data dir's disk is below its free-space reserve (SERVICE_DATA_DIR_RESERVE), or capacity reached; execution fails closed
              */
             503: {
                 headers: {
@@ -1792,7 +1792,7 @@ export interface operations {
             };
             /**
              * @description - `Governed execution runtime not configured` (RUNTIME_NOT_CONFIGURED): signer, verifier or replay store not configured
-             *     - `replay store unavailable` (REPLAY_STORE_UNAVAILABLE): a configured store failed: a write or its flush failed (a full disk, an I/O error), or capacity reached; execution fails closed
+             *     - `replay store unavailable` (REPLAY_STORE_UNAVAILABLE): a configured store failed: a write or its flush failed (a full disk, an I/O error), the data dir's disk is below its free-space reserve (SERVICE_DATA_DIR_RESERVE), or capacity reached; execution fails closed
              */
             503: {
                 headers: {
@@ -1986,7 +1986,7 @@ export interface operations {
             };
             /**
              * @description - `Governed execution runtime not configured` (RUNTIME_NOT_CONFIGURED): signer, verifier or replay store not configured
-             *     - `replay store unavailable` (REPLAY_STORE_UNAVAILABLE): a configured store failed: a write or its flush failed (a full disk, an I/O error), or capacity reached; execution fails closed
+             *     - `replay store unavailable` (REPLAY_STORE_UNAVAILABLE): a configured store failed: a write or its flush failed (a full disk, an I/O error), the data dir's disk is below its free-space reserve (SERVICE_DATA_DIR_RESERVE), or capacity reached; execution fails closed
              */
             503: {
                 headers: {
@@ -2079,7 +2079,7 @@ export interface operations {
             };
             /**
              * @description - `Governed execution runtime not configured` (RUNTIME_NOT_CONFIGURED): signer, verifier or replay store not configured
-             *     - `replay store unavailable` (REPLAY_STORE_UNAVAILABLE): a configured store failed: a write or its flush failed (a full disk, an I/O error), or capacity reached; execution fails closed
+             *     - `replay store unavailable` (REPLAY_STORE_UNAVAILABLE): a configured store failed: a write or its flush failed (a full disk, an I/O error), the data dir's disk is below its free-space reserve (SERVICE_DATA_DIR_RESERVE), or capacity reached; execution fails closed
              */
             503: {
                 headers: {
