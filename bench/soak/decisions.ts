@@ -9,6 +9,7 @@
  * Its signature is the template's: it does NOT verify, and nothing in the soak verifies it (the log's leaf hashes are
  * computed from the stored bytes, so the record log itself is consistent).
  */
+import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import {
   Authorizer,
@@ -89,7 +90,15 @@ export class DecisionMaker {
     const template = this.#templates[i % this.#templates.length]!;
     const fingerprint = executionFingerprint(executionId);
     const issuedAt = new Date(at).toISOString();
-    const attestation = { ...template.record.attestation, executionId, execution_fingerprint: fingerprint, issuedAt } as Attestation;
+    const fresh = randomBytes(96);
+    const attestation = {
+      ...template.record.attestation,
+      executionId,
+      execution_fingerprint: fingerprint,
+      issuedAt,
+      signalsHash: fresh.toString("hex", 0, 32),
+      signature: fresh.toString("base64", 32),
+    } as Attestation;
     const record: DecisionAuditRecord = { ...template.record, executionId, attestation, recordedAt: issuedAt };
     const context =
       template.context === undefined ? undefined : { ...template.context, executionId, execution_fingerprint: fingerprint, attestation };

@@ -16,18 +16,29 @@ export interface LmdbStorageConfig {
    * about 7% more instructions a decision for half the disk a decision (docs/running-for-years.md); off by default.
    */
   readonly compressRecords: boolean;
+  /**
+   * SERVICE_AUDIT_RECORD_CODING: `templates` (the default) stores each decision record coded against a template of its
+   * shape, in about a quarter of its JSON (record-coding.ts); `json` stores the JSON text.
+   */
+  readonly codeRecords: boolean;
 }
 
 export const LMDB_SETTINGS: EngineSettings<LmdbStorageConfig> = {
   kind: "lmdb",
-  variables: ["SERVICE_AUDIT_COMPRESSION"],
+  variables: ["SERVICE_AUDIT_COMPRESSION", "SERVICE_AUDIT_RECORD_CODING"],
   what: "data dir",
   parse(env, { dataDir }) {
     const replay = oneOf(env, "SERVICE_REPLAY_STORE", ["lmdb", "memory", "none"], dataDir === null ? "none" : "lmdb");
     if (replay === "lmdb" && dataDir === null) {
       throw new ConfigError("SERVICE_REPLAY_STORE is `lmdb` but SERVICE_DATA_DIR is not set: the LMDB store needs a directory");
     }
-    return { kind: "lmdb", dataDir, replay, compressRecords: flag(env, "SERVICE_AUDIT_COMPRESSION", false) };
+    return {
+      kind: "lmdb",
+      dataDir,
+      replay,
+      compressRecords: flag(env, "SERVICE_AUDIT_COMPRESSION", false),
+      codeRecords: oneOf(env, "SERVICE_AUDIT_RECORD_CODING", ["templates", "json"], "templates") === "templates",
+    };
   },
   auditRefusal: ({ dataDir }) =>
     dataDir === null ? "SERVICE_AUDIT is on but SERVICE_DATA_DIR is not set: the audit trail needs a directory" : null,
