@@ -5,9 +5,11 @@
  * own `Authorizer` (bundle loaded and signature-checked, signals validated, rules evaluated, attestation signed with
  * the store's signing key), and the `consume` call it makes is captured: the fingerprint's options, with the decision's
  * record and, for an escalation, the pending context. A seeded decision is a template with its executionId,
- * execution_fingerprint and issuedAt/recordedAt replaced, so every record has the sidecar's exact shape and size.
- * Its signature is the template's: it does NOT verify, and nothing in the soak verifies it (the log's leaf hashes are
- * computed from the stored bytes, so the record log itself is consistent).
+ * execution_fingerprint and issuedAt/recordedAt replaced, and its signals hash and signature made fresh (random bytes of
+ * their size), so every record has the sidecar's exact shape and size and shares nothing of its own with another
+ * (records are stored coded against what their shape shares: storage/lmdb/record-coding.ts). Its signature does NOT
+ * verify, and nothing in the soak verifies it (the log's leaf hashes are computed from the stored bytes, so the record
+ * log itself is consistent).
  */
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
