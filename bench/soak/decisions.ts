@@ -21,6 +21,7 @@ import {
   createTrustRoot,
   executionFingerprint,
   loadPublicKeyPem,
+  pendingContext,
   type Attestation,
   type ConsumeOptions,
   type DecisionAuditRecord,
@@ -102,8 +103,7 @@ export class DecisionMaker {
       signature: fresh.toString("base64", 32),
     } as Attestation;
     const record: DecisionAuditRecord = { ...template.record, executionId, attestation, recordedAt: issuedAt };
-    const context =
-      template.context === undefined ? undefined : { ...template.context, executionId, execution_fingerprint: fingerprint, attestation };
+    const context = template.context === undefined ? undefined : pendingContext(attestation);
     return { fingerprint, options: { now: at, ...(context === undefined ? {} : { context }), record: { kind: "decision", body: record } } };
   }
 }
