@@ -22,7 +22,8 @@
  * below those lmdb-js marks a compressed value with), then the template's id as one character, then, for each anchor,
  * the gap before it and, last, the gap after the last anchor. A gap is one operation character (OP + form, + ABSENT
  * when the anchor after it is not there) and, for TEXT, one character of length and the text, for REF one character,
- * the index of the earlier gap it equals. Numbers written as one character are below 0xD800 (no surrogate).
+ * the index of the earlier gap it equals. A number written as one character is the character n + 1: above U+0000 (no
+ * coded record holds U+0000, which a PostgreSQL text cannot) and below the surrogates.
  */
 
 export const CODED = 0x01;
@@ -32,8 +33,8 @@ const EMPTY = 0;
 const TEXT = 1;
 const REF = 2;
 const ABSENT = 4;
-/** Larger numbers (a gap's length, a template's id) do not fit one character outside the surrogates. */
-export const MAX_CHAR_NUMBER = 0xd7ff;
+/** Larger numbers (a gap's length, a template's id) do not fit one character above U+0000 and below the surrogates. */
+export const MAX_CHAR_NUMBER = 0xd7fe;
 /** Anchors shorter than this are left in the gaps: they would be found in the wrong places. */
 const MIN_ANCHOR = 4;
 /** Gaps shorter than this are not looked up among the earlier ones. */
@@ -75,7 +76,7 @@ export function templateOf(first: string, second: string): RecordTemplate | null
 export function encodeRecord(text: string, id: number, template: RecordTemplate): string | null {
   if (id > MAX_CHAR_NUMBER) return null;
   const { anchors } = template;
-  let coded = CODED_CHAR + String.fromCharCode(id);
+  let coded = CODED_CHAR + numberChar(id);
   const earlier: string[] = [];
   let from = 0;
   for (let i = 0; i <= anchors.length; i++) {
@@ -91,9 +92,9 @@ export function encodeRecord(text: string, id: number, template: RecordTemplate)
     const first = gap.length >= MIN_REF ? earlier.indexOf(gap) : -1;
     earlier.push(gap);
     if (gap.length === 0) coded += String.fromCharCode(OP + EMPTY);
-    else if (first >= 0) coded += String.fromCharCode(OP + REF, first);
+    else if (first >= 0) coded += String.fromCharCode(OP + REF) + numberChar(first);
     else if (gap.length > MAX_CHAR_NUMBER) return null;
-    else coded += String.fromCharCode(OP + TEXT, gap.length) + gap;
+    else coded += String.fromCharCode(OP + TEXT) + numberChar(gap.length) + gap;
     if (anchor !== undefined) from = found + anchor.length;
   }
   return coded;
@@ -106,7 +107,12 @@ export function isCoded(bytes: Uint8Array): boolean {
 
 /** The id of the template a coded record (its text) was coded against. */
 export function templateIdOf(coded: string): number {
-  return coded.charCodeAt(1);
+  return coded.charCodeAt(1) - 1;
+}
+
+/** `n` as one character, U+0001 for 0: no coded record holds U+0000 (a PostgreSQL text cannot). */
+function numberChar(n: number): string {
+  return String.fromCharCode(n + 1);
 }
 
 /**
@@ -115,7 +121,7 @@ export function templateIdOf(coded: string): number {
  */
 export function decodeRecord(coded: string, template: (id: number) => RecordTemplate): string {
   if (coded.charCodeAt(0) !== CODED || coded.length < 2) throw new Error("not a coded decision record");
-  const { anchors } = template(coded.charCodeAt(1));
+  const { anchors } = template(templateIdOf(coded));
   const earlier: string[] = [];
   let text = "";
   let at = 2;
@@ -127,14 +133,14 @@ export function decodeRecord(coded: string, template: (id: number) => RecordTemp
         gap = "";
         break;
       case TEXT: {
-        const length = coded.charCodeAt(at++);
+        const length = coded.charCodeAt(at++) - 1;
         gap = coded.slice(at, at + length);
         if (gap.length !== length) throw new Error("a coded decision record ends early");
         at += length;
         break;
       }
       case REF: {
-        const first = coded.charCodeAt(at++);
+        const first = coded.charCodeAt(at++) - 1;
         if (!(first < earlier.length)) throw new Error("a coded decision record refers to a gap after its own");
         gap = earlier[first]!;
         break;
