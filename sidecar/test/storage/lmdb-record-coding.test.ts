@@ -1,11 +1,11 @@
 /**
- * Coded decision records (storage/lmdb/record-coding.ts, record-templates.ts): coding is lossless for any text against
+ * Coded decision records (audit/record-coding.ts, storage/lmdb/record-templates.ts): coding is lossless for any text against
  * any template, a record of the trail's shape takes a fraction of its JSON, and a data dir's records read back as their
  * exact JSON bytes through every reader (listings, the record log's bytes, a reopen, another opener of the environment).
  */
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { decodeRecord, encodeRecord, isCoded, templateOf, type RecordTemplate } from "../../src/storage/lmdb/record-coding.js";
+import { decodeRecord, encodeRecord, isCoded, templateOf, type RecordTemplate } from "../../src/audit/record-coding.js";
 import { RecordTemplates } from "../../src/storage/lmdb/record-templates.js";
 import { DECISION_RECORDS_DATABASE, openDecisionRecords } from "../../src/storage/lmdb/decision-records.js";
 import { LmdbAuditLog } from "../../src/storage/lmdb/audit-log.js";

@@ -56,6 +56,7 @@ import { DECISION_RECORDS_DATABASE, RECORD_COMPRESSION_DATABASE, openDecisionRec
 import { hasDatabase } from "./named-databases.js";
 import { prefetched } from "./prefetch.js";
 import { RecordTemplates } from "./record-templates.js";
+import { shapeOf } from "../../audit/record-coding.js";
 import { backfillFilters, filterKey, matchingRecordKeys, type FilterKey } from "./decision-filters.js";
 import { Checkpointer, DEFAULT_CHECKPOINTS, type CheckpointSchedule } from "../../audit/record-log/checkpointer.js";
 import { LmdbLogStorage, type PrunedRecord, type StoredRecord } from "./record-log-storage.js";
@@ -132,7 +133,7 @@ export interface LmdbAuditLogOptions {
    * by executionId walks the time index: fine for tests and the development memory store, linear in the trail.
    */
   readonly decisionInstant?: (fingerprint: string) => Promise<number | undefined>;
-  /** Whether decision records are coded against templates (record-coding.ts); default true (SERVICE_AUDIT_RECORD_CODING). */
+  /** Whether decision records are coded against templates (audit/record-coding.ts); default true (SERVICE_AUDIT_RECORD_CODING). */
   readonly codeRecords?: boolean;
   /** Whether the decision records written from now on are compressed (decision-records.ts); default false. */
   readonly compressRecords?: boolean;
@@ -161,7 +162,7 @@ export class LmdbAuditLog implements AuditLog {
   // One database holds three record types under three key shapes; the typed getters below read each shape.
   readonly #decisions: Database<unknown, string>;
   readonly #decisionRecords: Database<DecisionAudit, DecisionTimeKey>;
-  /** Whether decision records are coded against templates (record-coding.ts), else stored as JSON. */
+  /** Whether decision records are coded against templates (audit/record-coding.ts), else stored as JSON. */
   readonly #templates: RecordTemplates | null;
   readonly #decisionFilters: Database<number, FilterKey>;
   /** Settles once every decision of the trail is in the filter index (older environments are indexed at open). */
@@ -885,20 +886,6 @@ function* present(locator: string, raw: Buffer | undefined): Generator<StoredRec
 /** The entries of `db`, counted by LMDB in O(1). */
 function entryCount(db: { getStats(): unknown }): number {
   return (db.getStats() as { entryCount: number }).entryCount;
-}
-
-/**
- * The shape of a decision record, whose records share a template (record-templates.ts): what makes the text of two
- * records the same but for their own values.
- */
-function shapeOf(entry: DecisionAudit): string {
-  const attestation = entry.attestation as {
-    readonly policyVersion?: string;
-    readonly provenance?: { readonly bundleHash?: string };
-    readonly bundleHash?: string;
-  };
-  const bundle = attestation.provenance?.bundleHash ?? attestation.bundleHash ?? "";
-  return `${entry.endpoint}\n${entry.status}\n${entry.ruleMatched}\n${entry.attestation.policyId}\n${attestation.policyVersion ?? ""}\n${bundle}`;
 }
 
 /**

@@ -18,7 +18,7 @@ export interface LmdbStorageConfig {
   readonly compressRecords: boolean;
   /**
    * SERVICE_AUDIT_RECORD_CODING: `templates` (the default) stores each decision record coded against a template of its
-   * shape, in about a quarter of its JSON (record-coding.ts); `json` stores the JSON text.
+   * shape, in about a quarter of its JSON (audit/record-coding.ts); `json` stores the JSON text.
    */
   readonly codeRecords: boolean;
 }

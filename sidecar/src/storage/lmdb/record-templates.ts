@@ -1,5 +1,5 @@
 /**
- * The templates a data dir codes its decision records against (record-coding.ts; docs/audit.md, "Coded decision
+ * The templates a data dir codes its decision records against (audit/record-coding.ts; docs/audit.md, "Coded decision
  * records"), in `audit-record-templates`:
  * - ["id", n]: {key, anchors}, the template numbered n (n below MAX_TEMPLATES);
  * - ["key", key]: n, the template of a record shape (`shapeOf`: endpoint, status, rule, policy, version, bundle);
@@ -18,7 +18,7 @@
 import { LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, RootDatabase } from "lmdb";
 import { hasDatabase } from "./named-databases.js";
-import { MAX_CHAR_NUMBER, decodeRecord, encodeRecord, isCoded, templateOf, type RecordTemplate } from "./record-coding.js";
+import { MAX_CHAR_NUMBER, decodeRecord, encodeRecord, isCoded, templateOf, type RecordTemplate } from "../../audit/record-coding.js";
 
 export const RECORD_TEMPLATES_DATABASE = "audit-record-templates";
 /** Templates a data dir keeps at most (each about a record's size, all held in memory). */

@@ -155,3 +155,26 @@ export function decodeRecord(coded: string, template: (id: number) => RecordTemp
   if (at !== coded.length) throw new Error("a coded decision record runs past its template");
   return text;
 }
+
+/** What a record's shape needs of it: the decision record's members that its template is the same for. */
+export interface ShapedRecord {
+  readonly endpoint: string;
+  readonly status: string;
+  readonly ruleMatched: string;
+  readonly attestation: { readonly policyId: string };
+}
+
+/**
+ * The shape of a decision record, whose records share a template: what makes the text of two records the same but for
+ * their own values (endpoint, status, rule, policy, version, bundle).
+ */
+export function shapeOf(record: ShapedRecord): string {
+  const attestation = record.attestation as {
+    readonly policyId: string;
+    readonly policyVersion?: string;
+    readonly provenance?: { readonly bundleHash?: string };
+    readonly bundleHash?: string;
+  };
+  const bundle = attestation.provenance?.bundleHash ?? attestation.bundleHash ?? "";
+  return `${record.endpoint}\n${record.status}\n${record.ruleMatched}\n${attestation.policyId}\n${attestation.policyVersion ?? ""}\n${bundle}`;
+}
