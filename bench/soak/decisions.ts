@@ -7,7 +7,7 @@
  * record and, for an escalation, the pending context. A seeded decision is a template with its executionId,
  * execution_fingerprint and issuedAt/recordedAt replaced, and its signals hash and signature made fresh (random bytes of
  * their size), so every record has the sidecar's exact shape and size and shares nothing of its own with another
- * (records are stored coded against what their shape shares: storage/lmdb/record-coding.ts). Its signature does NOT
+ * (records are stored coded against what their shape shares: sidecar/src/audit/record-coding.ts). Its signature does NOT
  * verify, and nothing in the soak verifies it (the log's leaf hashes are computed from the stored bytes, so the record
  * log itself is consistent).
  */
