@@ -105,6 +105,11 @@ export function isCoded(bytes: Uint8Array): boolean {
   return bytes[0] === CODED;
 }
 
+/** Whether a stored text is a coded record (else JSON). */
+export function isCodedText(text: string): boolean {
+  return text.charCodeAt(0) === CODED;
+}
+
 /** The id of the template a coded record (its text) was coded against. */
 export function templateIdOf(coded: string): number {
   return coded.charCodeAt(1) - 1;
