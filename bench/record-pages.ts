@@ -1,9 +1,11 @@
 /**
  * `npm run bench:record-pages`: the bytes and pages a decision record takes in LMDB, and the CPU of writing and
- * reading it, for four encodings of the value (docs/benchmarks.md, "Record pages"): JSON (as the sidecar stored it
- * before compression), lmdb-js's LZ4 compression, LZ4 with the dictionary the sidecar ships and compresses with
- * (storage/lmdb/decision-records.ts), and, for comparison, LZ4 with a dictionary made of one decision of the same
- * policy (which also holds the deployment's constants: bundle, manifest and runtime hashes, signer key id).
+ * reading it, for five encodings of the value (docs/benchmarks.md, "Record pages"): JSON (as the sidecar stored it
+ * before), lmdb-js's LZ4 compression, LZ4 with the dictionary the sidecar ships and compresses with
+ * (storage/lmdb/decision-records.ts), LZ4 with a dictionary made of one decision of the same policy (which also holds
+ * the deployment's constants: bundle, manifest and runtime hashes, signer key id), and coded against a template of the
+ * record's shape, as the sidecar stores records by default (audit/record-coding.ts; the read column then counts no
+ * decoding).
  *
  * The records are the sidecar's own: the shipped payments.transfer decided by the runtime's Authorizer
  * (bench/soak/decisions.ts), keyed as `audit-decision-records` keys them ([recordedAt ms, fingerprint]). What differs
@@ -16,7 +18,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateSigningKeyPair, loadSigningKeyPem, type DecisionAuditRecord } from "@writ/runtime";
-import { open } from "lmdb";
+import { asBinary, open } from "lmdb";
+import { encodeRecord, shapeOf, templateOf, type RecordTemplate } from "../sidecar/src/audit/record-coding.js";
 import { SHIPPED_DICTIONARY } from "../sidecar/src/storage/lmdb/decision-dictionary.js";
 import { compressionWith } from "../sidecar/src/storage/lmdb/decision-records.js";
 import { loadCases } from "./sidecar/policy-cases.js";
@@ -45,7 +48,30 @@ function recordOf(maker: DecisionMaker, i: number): { key: [number, string]; rec
   return { key: [at, fingerprint], record: { ...body, attestation } as DecisionAuditRecord };
 }
 
-async function measure(maker: DecisionMaker, name: string, compression: boolean | { dictionary: Buffer; threshold: number }) {
+/**
+ * Codes a record's JSON as the sidecar does (storage/lmdb/record-templates.ts): the first record of a shape is stored
+ * as JSON and kept as a sample, the second makes the shape's template with it, and later ones are coded against it
+ * (audit/record-coding.ts).
+ */
+function templateCoder(): (record: DecisionAuditRecord) => Buffer {
+  const shapes = new Map<string, { readonly sample: string } | { readonly id: number; readonly template: RecordTemplate }>();
+  return (record) => {
+    const text = JSON.stringify(record);
+    const shape = shapeOf(record);
+    const known = shapes.get(shape);
+    if (known === undefined) shapes.set(shape, { sample: text });
+    else if ("sample" in known) shapes.set(shape, { id: shapes.size, template: templateOf(known.sample, text) ?? { anchors: [] } });
+    else return Buffer.from(encodeRecord(text, known.id, known.template) ?? text, "utf8");
+    return Buffer.from(text, "utf8");
+  };
+}
+
+async function measure(
+  maker: DecisionMaker,
+  name: string,
+  compression: boolean | { dictionary: Buffer; threshold: number },
+  code?: (record: DecisionAuditRecord) => Buffer,
+) {
   const dir = await mkdtemp(join(tmpdir(), "writ-record-pages-"));
   const env = open({ path: dir, maxDbs: 2 });
   try {
@@ -54,14 +80,19 @@ async function measure(maker: DecisionMaker, name: string, compression: boolean 
     const write = process.cpuUsage();
     for (let start = 0; start < RECORDS; start += PER_TRANSACTION) {
       await env.transaction(() => {
-        for (const { key, record } of records.slice(start, start + PER_TRANSACTION)) db.put(key, record);
+        for (const { key, record } of records.slice(start, start + PER_TRANSACTION))
+          db.put(key, code === undefined ? record : (asBinary(code(record)) as unknown as DecisionAuditRecord));
       });
     }
     await env.flushed;
     const written = process.cpuUsage(write);
     const read = process.cpuUsage();
     let count = 0;
-    for (const { value } of db.getRange()) if (value.executionId !== "") count += 1;
+    if (code === undefined) {
+      for (const { value } of db.getRange()) if (value.executionId !== "") count += 1;
+    } else {
+      for (const _ of db.getKeys()) count += 1;
+    }
     const readCpu = process.cpuUsage(read);
     if (count !== RECORDS) throw new Error(`${name}: read ${count} records of ${RECORDS}`);
     const stats = db.getStats() as Stats;
@@ -101,6 +132,7 @@ try {
     await measure(maker, "LZ4", true),
     await measure(maker, "LZ4, shipped dictionary", compressionWith(SHIPPED_DICTIONARY)),
     await measure(maker, "LZ4, same-policy dict.", compressionWith({ id: "same-policy", bytes: dictionary })),
+    await measure(maker, "coded against templates", false, templateCoder()),
   ];
   const base = rows[0]!;
   for (const r of rows)

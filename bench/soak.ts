@@ -44,9 +44,9 @@
  *   BENCH_SOAK_RATE       requests/s to pace the load at (Poisson arrivals, bench/soak/wrk.ts); unset or 0: as fast as the
  *                         sidecar answers, so it runs saturated and a request waits behind the others' queue
  *   BENCH_SOAK_DIR        where stores, the policies root and sidecar logs live (default /work/soak-data). LMDB takes
- *                         about 6.2 KB of disk per decision, PostgreSQL about 3.9 KB (in its own data directory): 62 and
- *                         39 GB at 10 million. Seeding is refused when the disk lacks the room; with both engines at
- *                         10 million on a disk of less than 110 GB free, set BENCH_SOAK_KEEP=0
+ *                         about 1.4 KB of disk per decision, PostgreSQL about 3.6 KB (in its own data directory): 14 and
+ *                         36 GB at 10 million. Seeding is refused when the disk lacks the room; with both engines at
+ *                         10 million on a disk of less than 60 GB free, set BENCH_SOAK_KEEP=0
  *   BENCH_SOAK_KEEP=0     remove each engine's large store after its run (it is kept by default, for the next run)
  *   BENCH_SOAK_RESEED=1   seed the large store again even when a finished one is kept
  *   BENCH_SOAK_SEED_ONLY=1  seed (or find) the stores and stop: to time the seeding

@@ -5,10 +5,13 @@
  * own `Authorizer` (bundle loaded and signature-checked, signals validated, rules evaluated, attestation signed with
  * the store's signing key), and the `consume` call it makes is captured: the fingerprint's options, with the decision's
  * record and, for an escalation, the pending context. A seeded decision is a template with its executionId,
- * execution_fingerprint and issuedAt/recordedAt replaced, so every record has the sidecar's exact shape and size.
- * Its signature is the template's: it does NOT verify, and nothing in the soak verifies it (the log's leaf hashes are
- * computed from the stored bytes, so the record log itself is consistent).
+ * execution_fingerprint and issuedAt/recordedAt replaced, and its signals hash and signature made fresh (random bytes of
+ * their size), so every record has the sidecar's exact shape and size and shares nothing of its own with another
+ * (records are stored coded against what their shape shares: sidecar/src/audit/record-coding.ts). Its signature does NOT
+ * verify, and nothing in the soak verifies it (the log's leaf hashes are computed from the stored bytes, so the record
+ * log itself is consistent).
  */
+import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import {
   Authorizer,
@@ -18,6 +21,7 @@ import {
   createTrustRoot,
   executionFingerprint,
   loadPublicKeyPem,
+  pendingContext,
   type Attestation,
   type ConsumeOptions,
   type DecisionAuditRecord,
@@ -89,10 +93,17 @@ export class DecisionMaker {
     const template = this.#templates[i % this.#templates.length]!;
     const fingerprint = executionFingerprint(executionId);
     const issuedAt = new Date(at).toISOString();
-    const attestation = { ...template.record.attestation, executionId, execution_fingerprint: fingerprint, issuedAt } as Attestation;
+    const fresh = randomBytes(96);
+    const attestation = {
+      ...template.record.attestation,
+      executionId,
+      execution_fingerprint: fingerprint,
+      issuedAt,
+      signalsHash: fresh.toString("hex", 0, 32),
+      signature: fresh.toString("base64", 32),
+    } as Attestation;
     const record: DecisionAuditRecord = { ...template.record, executionId, attestation, recordedAt: issuedAt };
-    const context =
-      template.context === undefined ? undefined : { ...template.context, executionId, execution_fingerprint: fingerprint, attestation };
+    const context = template.context === undefined ? undefined : pendingContext(attestation);
     return { fingerprint, options: { now: at, ...(context === undefined ? {} : { context }), record: { kind: "decision", body: record } } };
   }
 }

@@ -56,11 +56,11 @@ export function printSize(size: StoreSize, decisions: number): void {
 }
 
 /**
- * Disk a decision takes, with a tenth or so to spare (bytes per decision measured by this benchmark at a million,
- * docs/benchmarks.md "Soak": 6,185 on LMDB, where each record of 2.3 KB takes an overflow page of 4 KB; 3,914 on
- * PostgreSQL, before its WAL).
+ * Disk a decision takes, with a fifth or so to spare (bytes per decision measured by this benchmark at 100,000,
+ * docs/running-for-years.md "Bytes per decision": data.mdb 1,396 on LMDB with coded records; 3,565 on PostgreSQL,
+ * before its WAL).
  */
-const DISK_PER_DECISION = { lmdb: 6_800, postgres: 4_500 } as const;
+const DISK_PER_DECISION = { lmdb: 1_700, postgres: 4_500 } as const;
 
 /** Where the store's bytes go: the data dir, or PostgreSQL's data directory when it is on this machine (null: unknown). */
 async function storeFilesystem(settings: SoakSettings, store: Store): Promise<string | null> {

@@ -11,3 +11,4 @@ export {
   DEFAULT_RECOVERY_HOLD_MS,
   type LmdbDurabilityOptions,
 } from "./replay/lmdb-durability.js";
+export { REPLAY_ENTRY_ENCODER, decodeEntry as decodeReplayEntry } from "./replay/lmdb-entry-encoding.js";

@@ -23,14 +23,21 @@ export interface OverrideRequest {
 }
 
 /**
- * What a pending decision keeps in the replay store for its override: the lineage the override is checked
- * against (SYS-022, SYS-023, SYS-025) and the original signed attestation, which stays readable beside the
- * override record once resolved (spec 1.8).
+ * What a pending decision keeps in the replay store for its override: the lineage the override is checked against
+ * (SYS-022, SYS-023, SYS-025) and the SHA-256 of the JCS form of the signed attestation, which the override record
+ * names (`attestationHash`). The attestation itself is the decision's audit record (and its caller's answer): keeping a
+ * second copy in every pending entry was most of the replay store's bytes (docs/running-for-years.md). Entries written
+ * before hold `attestation` instead of `attestationHash`, and resolve as before.
  */
 export interface PendingContext {
   readonly execution_fingerprint: string;
   readonly executionId: string;
   readonly provenance: { readonly bundleHash: string; readonly signerKeyId: string; readonly trustRootVersion: string };
+  readonly attestationHash: string;
+}
+
+/** A pending context as an earlier release wrote it: the whole attestation in place of its hash. */
+interface EarlierPendingContext {
   readonly attestation: Attestation;
 }
 
@@ -43,13 +50,17 @@ export type OverrideOutcome =
     }
   | { readonly status: "rejected"; readonly executionId: string; readonly record: OverrideRecord };
 
-export function pendingContext(attestation: Attestation): PendingContext {
+/**
+ * The pending context of `attestation`; `jcsText`, when the caller has it, is the attestation's JCS text (a variant 1
+ * attestation's signed text: runtime attest/attestation-text.ts), hashed as it is instead of serialized again.
+ */
+export function pendingContext(attestation: Attestation, jcsText?: string): PendingContext {
   const p = "provenance" in attestation ? attestation.provenance : attestation;
   return {
     execution_fingerprint: attestation.execution_fingerprint,
     executionId: attestation.executionId,
     provenance: { bundleHash: p.bundleHash, signerKeyId: p.signerKeyId, trustRootVersion: p.trustRootVersion },
-    attestation,
+    attestationHash: sha256Hex(jcsText ?? canonicalJson(attestation)),
   };
 }
 
@@ -83,14 +94,20 @@ export async function resolveOverride(request: OverrideRequest, deps: OverrideDe
   if (!entry || entry.state !== "pending_override") {
     throw new OverrideError("SYS-021", `no pending decision for \`${request.executionId}\``);
   }
-  const context = (entry.context ?? {}) as Partial<PendingContext>;
+  const context = (entry.context ?? {}) as Partial<PendingContext & EarlierPendingContext>;
   if (typeof context.execution_fingerprint !== "string") {
     throw new OverrideError("SYS-022", "the pending decision has no execution_fingerprint");
   }
   if (context.execution_fingerprint !== fingerprint || context.executionId !== request.executionId) {
     throw new OverrideError("SYS-023", "the pending decision belongs to another execution");
   }
-  if (!context.provenance || !context.attestation) {
+  const attestationHash =
+    typeof context.attestationHash === "string"
+      ? context.attestationHash
+      : context.attestation
+        ? sha256Hex(canonicalJson(context.attestation))
+        : undefined;
+  if (!context.provenance || attestationHash === undefined) {
     throw new OverrideError("SYS-025", "the pending decision has no provenance");
   }
   const body = {
@@ -102,7 +119,7 @@ export async function resolveOverride(request: OverrideRequest, deps: OverrideDe
     approver_role: request.approverRole,
     reason: request.reason,
     decidedAt: (deps.now ?? (() => new Date()))().toISOString(),
-    attestationHash: sha256Hex(canonicalJson(context.attestation)),
+    attestationHash,
   };
   const record: OverrideRecord = deps.signer
     ? { ...body, signature: await signObjectVerified(PAYLOAD_TYPES.override, body, deps.signer.key, deps.signer.engine) }

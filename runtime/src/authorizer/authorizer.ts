@@ -269,7 +269,8 @@ export class Authorizer {
     // the entry's `createdAt` says when the decision was made; the sidecar's LMDB audit finds a decision's record by it.
     const consuming = store.consume(attestation.execution_fingerprint, {
       now: Date.parse(attestation.issuedAt),
-      ...(decided.verdict === "escalate" ? { context: pendingContext(attestation) } : {}),
+      // The variant 1 text is the attestation's JCS form (attestation-text.ts); the legacy one is serialized afresh.
+      ...(decided.verdict === "escalate" ? { context: pendingContext(attestation, variant === "evaluate" ? signed.text : undefined) } : {}),
       record: { kind: "decision", body: record, json: decisionRecordJson(record, signed.text) },
     });
     // INVARIANT (no unverified signature leaves): self-verification (spec 2.2) runs while the replay write commits

@@ -16,6 +16,7 @@
  * every entry written before the index existed is in it) and BACKFILL_AFTER (the last fingerprint indexed by the
  * backfill so far, the point it resumes from).
  */
+import { decodeEntry } from "./lmdb-entry-encoding.js";
 import type { Database, RootDatabase } from "lmdb";
 import { parseStoredEntry } from "./lifecycle.js";
 import type { ReplayEntry } from "./store.js";
@@ -96,7 +97,7 @@ export class LmdbExpiryIndex {
     for (const { key, value } of slice) {
       let expiresAt: number | null;
       try {
-        expiresAt = indexedExpiry(parseStoredEntry(value, key));
+        expiresAt = indexedExpiry(parseStoredEntry(decodeEntry(value, key), key));
       } catch {
         continue;
       }

@@ -34,13 +34,15 @@
  * expired. A data dir written before the index existed is indexed once, in the background, from the store's
  * construction (`backfillExpiryIndex`).
  *
- * Values are stored with the `json` encoding: plain JSON objects, readable by any other LMDB client.
+ * Values are JSON, readable by any other LMDB client: arrays of what the key does not say (lmdb-entry-encoding.ts), or
+ * the objects an earlier release wrote, read as they are.
  */
 import { randomUUID } from "node:crypto";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { open, type Database, type RootDatabase } from "lmdb";
 import { ReplayStoreClosedError } from "./errors.js";
 import { LmdbDurability } from "./lmdb-durability.js";
+import { REPLAY_ENTRY_ENCODER, decodeEntry } from "./lmdb-entry-encoding.js";
 import { LmdbExpiryIndex, indexedExpiry, type ExpiryKey } from "./lmdb-expiry-index.js";
 import {
   checkApproved,
@@ -150,7 +152,9 @@ export class LmdbReplayStore implements ReplayStore {
     this.#writeRecord = options.writeRecord;
     const dbName = options.dbName ?? DEFAULT_REPLAY_DB_NAME;
     try {
-      this.#db = this.#root.openDB<unknown, string>(dbName, { encoding: "json" });
+      // `encoder` (lmdb-js's custom encoding) is not in its DatabaseOptions type.
+      const entries: object = { encoder: REPLAY_ENTRY_ENCODER };
+      this.#db = this.#root.openDB<unknown, string>(dbName, entries);
       this.#expiry = new LmdbExpiryIndex(this.#root, `${dbName}-expiry`);
     } catch (error) {
       if (this.#ownsRoot) void this.#root.close();
@@ -437,7 +441,7 @@ export class LmdbReplayStore implements ReplayStore {
 
   #load(fingerprint: string): ReplayEntry | undefined {
     const value = this.#db.get(fingerprint);
-    return value === undefined ? undefined : parseStoredEntry(value, fingerprint);
+    return value === undefined ? undefined : parseStoredEntry(decodeEntry(value, fingerprint), fingerprint);
   }
 
   /**

@@ -2,6 +2,7 @@
  * The library semantics end to end: evaluate with replay protection (fail closed, INV-013 once), the dry
  * run without side effects, overrides resolved once with their lineage checks, and confirm-execution.
  */
+import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as ed from "@noble/ed25519";
@@ -237,6 +238,25 @@ describe("simulate", () => {
 describe("overrides", () => {
   const human = { approvedBy: "alice@example.com", approverRole: "risk-officer", reason: "known customer" };
 
+  it("resolves a pending entry written by an earlier release, which holds the attestation itself", async () => {
+    const pending = await authorizer.evaluate(request({ amount: 50000, currency: "EUR" }));
+    const old = await authorizer.evaluate(request({ amount: 50000, currency: "EUR" }));
+    const executionId = "written-before";
+    const fingerprint = executionFingerprint(executionId);
+    const { attestation } = pending;
+    const p = attestation.provenance;
+    await store.consume(fingerprint, {
+      context: {
+        execution_fingerprint: fingerprint,
+        executionId,
+        provenance: { bundleHash: p.bundleHash, signerKeyId: p.signerKeyId, trustRootVersion: p.trustRootVersion },
+        attestation: old.attestation,
+      },
+    });
+    const outcome = await resolveOverride({ executionId, approved: false, ...human }, { store, signer });
+    expect(outcome.record.attestationHash).toBe(createHash("sha256").update(canonicalize(old.attestation)!).digest("hex"));
+  });
+
   it("an approved override resolves a pending decision once; the proof then matches", async () => {
     const pending = await authorizer.evaluate(request({ amount: 50000, currency: "EUR" }));
     const executionId = pending.attestation.executionId;
@@ -249,9 +269,17 @@ describe("overrides", () => {
       code: "OVERRIDE_ALREADY_RESOLVED",
     });
 
-    // The original decision stays readable beside the override record.
+    // The pending entry names the decision by the SHA-256 of its JCS form (computed by an independent JCS), as the
+    // override record does; the attestation itself is the decision's audit record, not copied into the entry.
+    const jcsHash = createHash("sha256").update(canonicalize(pending.attestation)!).digest("hex");
     const entry = await store.read(executionFingerprint(executionId));
-    expect((entry?.context as { attestation: unknown }).attestation).toEqual(pending.attestation);
+    expect(entry?.context).toEqual({
+      execution_fingerprint: executionFingerprint(executionId),
+      executionId,
+      provenance: expect.any(Object),
+      attestationHash: jcsHash,
+    });
+    expect(outcome.record.attestationHash).toBe(jcsHash);
     expect(entry?.resolution).toEqual(outcome.record);
 
     const proof = await confirmExecution(

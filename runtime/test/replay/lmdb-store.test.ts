@@ -1,3 +1,5 @@
+import { decodeEntry } from "../../src/replay/lmdb-entry-encoding.js";
+import { parseStoredEntry } from "../../src/replay/lifecycle.js";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -119,7 +121,8 @@ describe("LmdbReplayStore", () => {
     await audit.put("decision-1", { ok: true });
     const store = new LmdbReplayStore(root);
     const entry = ok(await store.reserve("fp", { now: T0 }));
-    expect(root.openDB<unknown, string>("replay", { encoding: "json" }).get("fp")).toEqual(entry);
+    const stored = root.openDB<unknown, string>("replay", { encoding: "json" }).get("fp");
+    expect(parseStoredEntry(decodeEntry(stored, "fp"), "fp")).toEqual(entry);
     expect(root.get("fp")).toBeUndefined();
     expect(audit.get("fp")).toBeUndefined();
     await store.close();

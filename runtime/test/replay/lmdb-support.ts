@@ -3,6 +3,7 @@
  * (runtime/src/replay/lmdb-expiry-index.ts) read raw, entries written as a data dir of a version without the index
  * holds them, and a count of what the store reads.
  */
+import { decodeEntry } from "../../src/replay/lmdb-entry-encoding.js";
 import type { Database, Key, RootDatabase } from "lmdb";
 import type { ReplayEntry } from "../../src/replay/store.js";
 
@@ -34,9 +35,12 @@ function indexDb(root: RootDatabase, dbName: string): Database<unknown, Key> {
 
 /** The index keys the stored entries call for: `[expiresAt, fingerprint]` of each entry with an expiry, in index order. */
 export function expectedIndex(root: RootDatabase, dbName = "replay"): IndexKey[] {
-  const entries = root.openDB<ReplayEntry, string>(dbName, { encoding: "json" });
+  const entries = root.openDB<unknown, string>(dbName, { encoding: "json" });
   const keys: IndexKey[] = [];
-  for (const { key, value } of entries.getRange()) if (typeof value.expiresAt === "number") keys.push([value.expiresAt, key]);
+  for (const { key, value } of entries.getRange()) {
+    const { expiresAt } = decodeEntry(value, key) as Partial<ReplayEntry>;
+    if (typeof expiresAt === "number") keys.push([expiresAt, key]);
+  }
   return keys.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
 }
 

@@ -193,15 +193,15 @@ describe("LmdbAuditLog", () => {
 
     it("walks only as far as the page needs", async () => {
       const yielded = { count: 0 };
-      // Count the index entries the log reads, by wrapping the index database's getRange.
+      // Count the keys of the time index (the records' own keys) the log reads, by wrapping the records database's getKeys.
       const openDB = env.root.openDB.bind(env.root);
       const spied = Object.assign(Object.create(env.root) as typeof env.root, {
         openDB: (name: string, options: object) => {
           const db = openDB(name, options);
-          if (name !== AUDIT_DATABASES.decisionTimes) return db;
-          const getRange = db.getRange.bind(db);
+          if (name !== AUDIT_DATABASES.decisionRecords) return db;
+          const getKeys = db.getKeys.bind(db);
           return Object.assign(Object.create(db) as typeof db, {
-            getRange: (o: object) => getRange(o).map((entry) => ((yielded.count += 1), entry)),
+            getKeys: (o: object) => getKeys(o).map((key) => ((yielded.count += 1), key)),
           });
         },
       });

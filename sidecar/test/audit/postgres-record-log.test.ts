@@ -3,7 +3,8 @@
  * trail's rows with SQL; and what only a fleet has: several logs in one database, read from any sidecar, and the log of
  * a sidecar that stopped for good taken over by another.
  */
-import { executionFingerprint, verifyInclusionProof } from "@writ/runtime";
+import { ExportVerifier, executionFingerprint, verifyInclusionProof } from "@writ/runtime";
+import { PostgresRecordTemplates } from "../../src/storage/postgres/record-templates.js";
 import { PostgresReplayStore } from "../../src/storage/postgres/replay-store.js";
 import { RECORDS_TABLE } from "../../src/storage/postgres/tables.js";
 import type pg from "pg";
@@ -43,13 +44,19 @@ const TABLES = [
   "writ_audit_log_days",
 ];
 
-function harness(pool: pg.Pool, logId: string, options: { readonly retention?: AuditRetention } = {}): RecordLogHarness {
-  const storage = new PostgresLogStorage(pool, logId);
+function harness(
+  pool: pg.Pool,
+  logId: string,
+  options: { readonly retention?: AuditRetention } = {},
+  templates: PostgresRecordTemplates | null = null,
+): RecordLogHarness {
+  const storage = new PostgresLogStorage(pool, logId, null, templates);
   const audit = new PostgresAuditLog(pool, {
     recordLog: { storage, checkpoints: MANUAL_CHECKPOINTS },
+    templates,
     ...(options.retention ? { retention: options.retention } : {}),
   });
-  const replay = new PostgresReplayStore(pool, { recordLog: { logId } });
+  const replay = new PostgresReplayStore(pool, { recordLog: { logId }, templates });
   const close = async () => {
     await audit.close();
     await replay.close();
@@ -57,11 +64,11 @@ function harness(pool: pg.Pool, logId: string, options: { readonly retention?: A
   return {
     audit,
     replay,
-    tamper: sqlTamperer(pool, logId),
+    tamper: sqlTamperer(pool, logId, templates),
     prune: (now) => audit.prune(now),
     reopen: async (next) => {
       await close();
-      return harness(pool, logId, next);
+      return harness(pool, logId, next, templates);
     },
     dispose: async () => {
       await close();
@@ -71,7 +78,7 @@ function harness(pool: pg.Pool, logId: string, options: { readonly retention?: A
 }
 
 /** Where the record at a position of the log is: its table and key, from the log's entry (kind, ref). */
-function sqlTamperer(pool: pg.Pool, logId: string): Tamperer {
+function sqlTamperer(pool: pg.Pool, logId: string, templates: PostgresRecordTemplates | null): Tamperer {
   const place = async (position: number): Promise<{ table: string; where: string; key: unknown[]; kind: string }> => {
     const { rows } = await pool.query<{ kind: string; ref: string }>(
       "SELECT kind, ref FROM writ_audit_log_entries WHERE log_id = $1 AND position = $2",
@@ -102,7 +109,9 @@ function sqlTamperer(pool: pg.Pool, logId: string): Tamperer {
     edit: async (position, t) => {
       const p = await place(position);
       const { body } = await row(p);
-      await setBody(p, JSON.stringify({ ...(JSON.parse(body as string) as object), tampered: t }));
+      // A coded decision is edited as the JSON it reads as.
+      const [text] = templates === null ? [body as string] : await templates.texts([body as string]);
+      await setBody(p, JSON.stringify({ ...(JSON.parse(text!) as object), tampered: t }));
       return async () => void (await setBody(p, body));
     },
     remove: async (position) => {
@@ -145,6 +154,34 @@ if (unavailable !== null) {
   const { pool } = database;
 
   recordLogContract("PostgreSQL", async (options) => harness(pool, "sidecar-a", options));
+  const templates = await PostgresRecordTemplates.open(pool);
+  recordLogContract("PostgreSQL, decision records coded against templates", async (options) =>
+    harness(pool, "sidecar-a", options, templates),
+  );
+
+  it("codes decision records once their shape has a template, and a coded record whose indexed columns were changed fails the export", async () => {
+    const h = harness(pool, "sidecar-coded", {}, templates);
+    try {
+      await writeTrail(h, 1_000, 30);
+      const { rows } = await pool.query<{ coded: string }>(
+        `SELECT count(*) FILTER (WHERE left(body, 1) = chr(1)) AS coded FROM ${RECORDS_TABLE} WHERE kind = 'decision'`,
+      );
+      expect(Number(rows[0]!.coded)).toBeGreaterThan(20);
+      const log = h.audit.recordLog!;
+      await log.checkpointNow();
+      // A coded decision's status column changed behind the log: its record still hashes as logged, but the export names
+      // the columns it is found by, and verification fails the entry.
+      await pool.query(
+        `UPDATE ${RECORDS_TABLE} SET status = 'approved' WHERE kind = 'decision' AND left(body, 1) = chr(1) AND status <> 'approved'
+         AND execution_fp = (SELECT min(execution_fp) FROM ${RECORDS_TABLE} WHERE kind = 'decision' AND left(body, 1) = chr(1) AND status <> 'approved')`,
+      );
+      const verifier = new ExportVerifier([LOG_KEY.publicKey]);
+      for await (const line of log.export(log.logId)) verifier.add(JSON.parse(JSON.stringify(line)));
+      expect(verifier.finish()).toMatchObject({ valid: false });
+    } finally {
+      await h.dispose();
+    }
+  });
 
   describe("the record logs of a fleet on PostgreSQL", () => {
     it("keep one log per sidecar; any sidecar lists them, proves a decision in the log that holds it, and exports each", async () => {

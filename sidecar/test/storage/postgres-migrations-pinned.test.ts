@@ -106,8 +106,8 @@ if (unavailable !== null) {
       const database = await createTestDatabase();
       try {
         await migrate(database.pool);
-        // Migration 5 run again over its own tables: its first CREATE TRIGGER finds the trigger there.
-        await database.pool.query("DELETE FROM writ_schema WHERE version = 5");
+        // Migration 5 (and those after it) run again over its own tables: its first CREATE TRIGGER finds the trigger there.
+        await database.pool.query("DELETE FROM writ_schema WHERE version >= 5");
         const five = MIGRATIONS.find((m) => m.version === 5)!;
         const line = five.sql.split("\n").findIndex((l) => l.startsWith("CREATE TRIGGER writ_audit_records_outside_log ")) + 1;
         await expect(migrate(database.pool)).rejects.toThrow(

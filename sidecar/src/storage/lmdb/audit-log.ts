@@ -54,7 +54,10 @@ import { DEFAULT_RECOVERY_HOLD_MS, LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, Key, RootDatabase } from "lmdb";
 import { DayCount } from "./day-count.js";
 import { DECISION_RECORDS_DATABASE, RECORD_COMPRESSION_DATABASE, openDecisionRecords } from "./decision-records.js";
+import { hasDatabase } from "./named-databases.js";
 import { prefetched } from "./prefetch.js";
+import { RecordTemplates } from "./record-templates.js";
+import { shapeOf } from "../../audit/record-coding.js";
 import { backfillFilters, filterKey, matchingRecordKeys, type FilterKey } from "./decision-filters.js";
 import { Checkpointer, DEFAULT_CHECKPOINTS, type CheckpointSchedule } from "../../audit/record-log/checkpointer.js";
 import { LmdbLogStorage, type PrunedRecord, type StoredRecord } from "./record-log-storage.js";
@@ -77,7 +80,6 @@ import type {
   DecisionDetail,
   DecisionQuery,
   DecisionRow,
-  DecisionStatus,
   OverrideAudit,
   SecurityEventInput,
   SecurityEventRow,
@@ -90,7 +92,6 @@ export const AUDIT_DATABASES = {
   decisions: "audit-decisions",
   decisionRecords: DECISION_RECORDS_DATABASE,
   recordCompression: RECORD_COMPRESSION_DATABASE,
-  decisionTimes: "audit-decision-times",
   decisionFilters: "audit-decision-filters",
   verifications: "audit-verifications",
   security: "audit-security",
@@ -113,11 +114,11 @@ type TimeKey = [ms: number, ordinal: number];
 /** Decisions are indexed by time and fingerprint: unique without a counter, so a decision needs no read to be written. */
 type DecisionTimeKey = [ms: number, fingerprint: string];
 
-interface DecisionIndexEntry {
-  readonly fingerprint: string;
-  readonly policyId: string;
-  readonly status: DecisionStatus;
-}
+/**
+ * The time index of decisions before records were coded: each record's key, again, with its policy and status. The
+ * records' own keys serve as the time index now, and a data dir that has it drops it at open.
+ */
+export const FORMER_DECISION_TIMES = "audit-decision-times";
 
 export interface LmdbAuditLogOptions {
   /** The clock of security events and of `stats()` without an argument. */
@@ -133,6 +134,8 @@ export interface LmdbAuditLogOptions {
    * by executionId walks the time index: fine for tests and the development memory store, linear in the trail.
    */
   readonly decisionInstant?: (fingerprint: string) => Promise<number | undefined>;
+  /** Whether decision records are coded against templates (audit/record-coding.ts); default true (SERVICE_AUDIT_RECORD_CODING). */
+  readonly codeRecords?: boolean;
   /** Whether the decision records written from now on are compressed (decision-records.ts); default false. */
   readonly compressRecords?: boolean;
   /** Aggregation of security events per source and interval; default DEFAULT_SECURITY_EVENT_LIMITS. */
@@ -160,7 +163,8 @@ export class LmdbAuditLog implements AuditLog {
   // One database holds three record types under three key shapes; the typed getters below read each shape.
   readonly #decisions: Database<unknown, string>;
   readonly #decisionRecords: Database<DecisionAudit, DecisionTimeKey>;
-  readonly #decisionTimes: Database<DecisionIndexEntry, DecisionTimeKey>;
+  /** Whether decision records are coded against templates (audit/record-coding.ts), else stored as JSON. */
+  readonly #templates: RecordTemplates | null;
   readonly #decisionFilters: Database<number, FilterKey>;
   /** Settles once every decision of the trail is in the filter index (older environments are indexed at open). */
   readonly #filtersReady: Promise<void>;
@@ -195,7 +199,7 @@ export class LmdbAuditLog implements AuditLog {
     this.#decisionRecords = openDecisionRecords<DecisionAudit, DecisionTimeKey>(root, {
       compress: options.compressRecords ?? false,
     });
-    this.#decisionTimes = root.openDB<DecisionIndexEntry, DecisionTimeKey>(AUDIT_DATABASES.decisionTimes, { encoding: "json" });
+    this.#templates = options.codeRecords === false ? null : RecordTemplates.of(root);
     this.#decisionFilters = root.openDB<number, FilterKey>(AUDIT_DATABASES.decisionFilters, { encoding: "json" });
     this.#decisionInstant = options.decisionInstant ?? null;
     this.#verifications = root.openDB<VerificationAudit, TimeKey>(AUDIT_DATABASES.verifications, { encoding: "json" });
@@ -220,7 +224,8 @@ export class LmdbAuditLog implements AuditLog {
             options.instanceId ?? null,
           );
     this.#log = log;
-    this.#today = new DayCount(this.#decisionTimes);
+    this.#today = new DayCount(this.#decisionRecords);
+    dropFormerTimes(root, (error) => this.#fail(error));
     if (log === null) LmdbLogStorage.markIncomplete(root);
     // In the background, in slices: the sidecar answers meanwhile, and what it writes is logged as usual.
     const adopting = Date.now();
@@ -255,7 +260,8 @@ export class LmdbAuditLog implements AuditLog {
     const started = Date.now();
     this.#filtersReady = backfillFilters(
       root,
-      this.#decisionTimes,
+      this.#decisionRecords,
+      (record) => ({ policyId: record.attestation.policyId, status: record.status }),
       this.#decisionFilters,
       this.#counters as unknown as Database<number, string>,
     ).then(
@@ -300,9 +306,10 @@ export class LmdbAuditLog implements AuditLog {
       const at: DecisionTimeKey = [this.#instant(entry.recordedAt), fingerprint];
       // A decision is final and recorded once: the replay store's conditional write that consumes its executionId
       // runs this (`writeRecord`), and only one such write succeeds per fingerprint.
-      const bytes = json === undefined ? encoded(declaredDecision(entry)) : Buffer.from(json, "utf8");
-      this.#watch(this.#decisionRecords.put(at, asStored(bytes)));
-      this.#watch(this.#decisionTimes.put(at, { fingerprint, policyId: entry.attestation.policyId, status: entry.status }));
+      const text = json ?? JSON.stringify(declaredDecision(entry));
+      const bytes = Buffer.from(text, "utf8");
+      const coded = this.#templates?.encode(shapeOf(entry), text) ?? null;
+      this.#watch(this.#decisionRecords.put(at, asStored(coded === null ? bytes : Buffer.from(coded, "utf8"))));
       this.#watch(this.#decisionFilters.put(filterKey(entry.attestation.policyId, entry.status, at[0], fingerprint), 0));
       this.#logRecord(written, at[0], locators.decision(at[0], fingerprint), "decision", bytes);
     });
@@ -392,7 +399,7 @@ export class LmdbAuditLog implements AuditLog {
       const filtered = policyId !== undefined || decision !== undefined;
       const keys: Iterable<DecisionTimeKey> = filtered
         ? matchingRecordKeys(this.#decisionFilters, query)
-        : await keysAfter(this.#decisionTimes, timeRange(query.from, query.to), offset, limit);
+        : await keysAfter(this.#decisionRecords, timeRange(query.from, query.to), offset, limit);
       const skip = filtered ? offset : 0;
       const slicer = new Slicer();
       const wanted: DecisionTimeKey[] = [];
@@ -448,7 +455,7 @@ export class LmdbAuditLog implements AuditLog {
         const verifications = this.#count(COUNTERS.verifications);
         const valid = this.#count(COUNTERS.validVerifications);
         return {
-          total_decisions: String(entryCount(this.#decisionTimes)),
+          total_decisions: String(entryCount(this.#decisionRecords)),
           decisions_today: String(today),
           total_verifications: String(verifications),
           valid_verifications: String(valid),
@@ -497,7 +504,7 @@ export class LmdbAuditLog implements AuditLog {
     this.#pruning ??= (async () => {
       try {
         const removed =
-          (await this.#pruneTrail(this.#decisionTimes, this.#retention.decisions, now, {
+          (await this.#pruneTrail(this.#decisionRecords, this.#retention.decisions, now, {
             prefetch: (keys) => this.#prefetchDecisions(keys),
             remove: (key) => this.#removeDecision(key),
           })) +
@@ -555,7 +562,7 @@ export class LmdbAuditLog implements AuditLog {
         );
       // Alone with the log's sequencing (storage/lmdb/record-log-storage.ts, WRITTEN AS DATA): its note removes pending entries.
       await (log === null ? commit() : log.exclusively(commit));
-      if (db === (this.#decisionTimes as unknown)) for (const key of due) this.#today.removed(key);
+      if (db === (this.#decisionRecords as unknown)) for (const key of due) this.#today.removed(key);
       removed += due.length;
       if (due.length < PRUNE_SLICE) return removed;
     }
@@ -563,15 +570,14 @@ export class LmdbAuditLog implements AuditLog {
 
   /** What `#removeDecision` reads and removes for `keys`, and their entries in the record log's index, brought into memory. */
   async #prefetchDecisions(keys: readonly DecisionTimeKey[]): Promise<void> {
-    await prefetched(this.#root, this.#decisionTimes, keys);
+    await this.#prefetchRows(keys);
     const filters: FilterKey[] = [];
     for (const key of keys) {
-      const indexed = this.#decisionTimes.get(key);
-      if (indexed !== undefined) filters.push(filterKey(indexed.policyId, indexed.status, key[0], key[1]));
+      const record = this.#decisionRecords.get(key);
+      if (record !== undefined) filters.push(filterKey(record.attestation.policyId, record.status, key[0], key[1]));
     }
     await Promise.all([
       prefetched(this.#root, this.#decisionFilters, filters),
-      this.#prefetchRows(keys),
       this.#log?.prefetchIndex(keys.map((key) => locators.decision(key[0], key[1]))),
     ]);
   }
@@ -602,10 +608,9 @@ export class LmdbAuditLog implements AuditLog {
 
   /** Inside a write transaction: a decision, its index entries, its override and its confirmation; answers what it removed. */
   #removeDecision(key: DecisionTimeKey): PrunedRecord[] {
-    const indexed = this.#decisionTimes.get(key);
-    if (indexed !== undefined) this.#decisionFilters.removeSync(filterKey(indexed.policyId, indexed.status, key[0], key[1]));
+    const record = this.#decisionRecords.get(key);
+    if (record !== undefined) this.#decisionFilters.removeSync(filterKey(record.attestation.policyId, record.status, key[0], key[1]));
     this.#decisionRecords.removeSync(key);
-    this.#decisionTimes.removeSync(key);
     const removed: PrunedRecord[] = [{ locator: locators.decision(key[0], key[1]), ms: key[0] }];
     // An override or confirmation is pending (if it is) under its own time: read before it goes.
     const override = this.#override(key[1]);
@@ -623,7 +628,8 @@ export class LmdbAuditLog implements AuditLog {
     const { kind, fields } = parseLocator(locator);
     if (kind === "prune") return this.#log?.readPrune(Number(fields[0]), Number(fields[1]));
     const { db, key } = this.#placeOf(kind, fields);
-    return db.getBinary(key) ?? undefined;
+    const raw = db.getBinary(key) ?? undefined;
+    return raw !== undefined && kind === "decision" ? this.#recordBytes(raw) : raw;
   }
 
   /**
@@ -668,7 +674,7 @@ export class LmdbAuditLog implements AuditLog {
    */
   *#stored(): Generator<StoredRecord> {
     for (const key of keyPages(this.#decisionRecords, { reverse: true }))
-      yield* present(locators.decision(key[0], key[1]), this.#decisionRecords.getBinary(key));
+      yield* present(locators.decision(key[0], key[1]), this.#recordBytes(this.#decisionRecords.getBinary(key)));
     for (const key of keyPages(this.#decisions)) {
       const fingerprint = key.slice(0, key.indexOf("/"));
       yield* present(
@@ -854,11 +860,18 @@ export class LmdbAuditLog implements AuditLog {
    */
   async #walkForDecision(fingerprint: string): Promise<DecisionTimeKey | undefined> {
     const slicer = new Slicer();
-    for (const key of keyPages(this.#decisionTimes)) {
+    for (const key of keyPages(this.#decisionRecords)) {
       if (key[1] === fingerprint) return key;
       await slicer.pause();
     }
     return undefined;
+  }
+
+  /** A decision record's JSON bytes, as the record log hashes them, from its stored bytes (coded or not). */
+  #recordBytes(raw: Buffer): Buffer;
+  #recordBytes(raw: Buffer | undefined): Buffer | undefined;
+  #recordBytes(raw: Buffer | undefined): Buffer | undefined {
+    return raw === undefined ? undefined : RecordTemplates.of(this.#root).jsonBytes(raw);
   }
 
   #override(fingerprint: string): OverrideAudit | undefined {
@@ -878,6 +891,17 @@ function* present(locator: string, raw: Buffer | undefined): Generator<StoredRec
 /** The entries of `db`, counted by LMDB in O(1). */
 function entryCount(db: { getStats(): unknown }): number {
   return (db.getStats() as { entryCount: number }).entryCount;
+}
+
+/**
+ * Drops the former time index (FORMER_DECISION_TIMES) of a data dir written before records were coded: one write
+ * transaction, which frees its pages without reading its leaves. Nothing reads it any more.
+ */
+function dropFormerTimes(root: RootDatabase, onError: (error: unknown) => void): void {
+  if ((root as { readOnly?: boolean }).readOnly === true || !hasDatabase(root, FORMER_DECISION_TIMES)) return;
+  LmdbDurability.of(root)
+    .commit(root.openDB({ name: FORMER_DECISION_TIMES }).drop())
+    .catch(onError);
 }
 
 /** Copied by name: only the declared fields are stored, whatever else the caller's object carries. */

@@ -57,6 +57,7 @@ export const openLmdbBackend: BackendOpener<LmdbStorageConfig> = async (config, 
           checkpoints: { key: signingKey, ...config.auditCheckpoints },
           instanceId: config.instanceId,
           compressRecords: storage.compressRecords,
+          codeRecords: storage.codeRecords,
           ...(decisionInstant ? { decisionInstant } : {}),
         })
       : new DisabledAuditLog();

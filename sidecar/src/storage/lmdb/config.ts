@@ -16,6 +16,11 @@ export interface LmdbStorageConfig {
    * about 7% more instructions a decision for half the disk a decision (docs/running-for-years.md); off by default.
    */
   readonly compressRecords: boolean;
+  /**
+   * SERVICE_AUDIT_RECORD_CODING: `templates` (the default) stores each decision record coded against a template of its
+   * shape, in about a quarter of its JSON (audit/record-coding.ts); `json` stores the JSON text.
+   */
+  readonly codeRecords: boolean;
   /** SERVICE_DATA_DIR_RESERVE: the free space below which writes are refused (free-space.ts); `default`: 256 MiB or 2%. */
   readonly reserve: DataDirReserve;
 }
@@ -45,14 +50,21 @@ function reserveOf(env: Env): DataDirReserve {
 
 export const LMDB_SETTINGS: EngineSettings<LmdbStorageConfig> = {
   kind: "lmdb",
-  variables: ["SERVICE_AUDIT_COMPRESSION", "SERVICE_DATA_DIR_RESERVE"],
+  variables: ["SERVICE_AUDIT_COMPRESSION", "SERVICE_AUDIT_RECORD_CODING", "SERVICE_DATA_DIR_RESERVE"],
   what: "data dir",
   parse(env, { dataDir }) {
     const replay = oneOf(env, "SERVICE_REPLAY_STORE", ["lmdb", "memory", "none"], dataDir === null ? "none" : "lmdb");
     if (replay === "lmdb" && dataDir === null) {
       throw new ConfigError("SERVICE_REPLAY_STORE is `lmdb` but SERVICE_DATA_DIR is not set: the LMDB store needs a directory");
     }
-    return { kind: "lmdb", dataDir, replay, compressRecords: flag(env, "SERVICE_AUDIT_COMPRESSION", false), reserve: reserveOf(env) };
+    return {
+      kind: "lmdb",
+      dataDir,
+      replay,
+      compressRecords: flag(env, "SERVICE_AUDIT_COMPRESSION", false),
+      codeRecords: oneOf(env, "SERVICE_AUDIT_RECORD_CODING", ["templates", "json"], "templates") === "templates",
+      reserve: reserveOf(env),
+    };
   },
   auditRefusal: ({ dataDir }) =>
     dataDir === null ? "SERVICE_AUDIT is on but SERVICE_DATA_DIR is not set: the audit trail needs a directory" : null,

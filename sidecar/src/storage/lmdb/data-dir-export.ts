@@ -8,7 +8,7 @@
  * it never wrote) answers no rows.
  */
 import { realpathSync } from "node:fs";
-import { DEFAULT_REPLAY_DB_NAME } from "@writ/runtime/lmdb";
+import { DEFAULT_REPLAY_DB_NAME, decodeReplayEntry } from "@writ/runtime/lmdb";
 import { open, type Database, type Key, type RootDatabase } from "lmdb";
 import type { ConfirmationAudit, DecisionAudit, OverrideAudit, SecurityEventRow, VerificationAudit } from "../../audit/types.js";
 import { AUDIT_DATABASES } from "./audit-log.js";
@@ -113,8 +113,13 @@ export function openLmdbDataDir(dataDir: string): LmdbDataDirExport {
   return {
     source,
     *replayEntries() {
-      const replay = openIfPresent<LmdbReplayEntry, string>(root, DEFAULT_REPLAY_DB_NAME, "json");
-      if (replay) for (const { key, value } of replay.getRange({})) yield { fingerprint: key, entry: value };
+      // Entries of either stored form (runtime lmdb-entry-encoding.ts), as entries.
+      const replay = hasDatabase(root, DEFAULT_REPLAY_DB_NAME)
+        ? root.openDB<unknown, string>(DEFAULT_REPLAY_DB_NAME, { encoding: "json" })
+        : null;
+      if (replay)
+        for (const { key, value } of replay.getRange({}))
+          yield { fingerprint: key, entry: decodeReplayEntry(value, key) as LmdbReplayEntry };
     },
     *decisions() {
       const decisions = hasDatabase(root, AUDIT_DATABASES.decisionRecords)

@@ -101,13 +101,14 @@ function newer(a: RecordKey, b: RecordKey): boolean {
 export const FILTERS_INDEXED = "decision_filters_indexed";
 
 /**
- * Indexes the decisions of a trail written before the filter index existed, in transactions of `chunk` decisions, so
+ * Indexes the decisions of a trail written before the filter index existed (read from its records), in transactions of `chunk` decisions, so
  * the environment is never locked for long. Resumable: an interrupted backfill starts over (puts are idempotent).
  * Returns how many decisions it indexed.
  */
-export async function backfillFilters(
+export async function backfillFilters<V>(
   root: RootDatabase,
-  times: Database<{ readonly policyId: string; readonly status: DecisionStatus }, RecordKey>,
+  records: Database<V, RecordKey>,
+  fields: (record: V) => { readonly policyId: string; readonly status: DecisionStatus },
   index: Database<number, FilterKey>,
   counters: Database<number, string>,
   chunk = 1_000,
@@ -116,10 +117,13 @@ export async function backfillFilters(
   let indexed = 0;
   let after: RecordKey | undefined;
   for (;;) {
-    const batch = Array.from(times.getRange({ ...(after === undefined ? {} : { start: after, exclusiveStart: true }), limit: chunk }));
+    const batch = Array.from(records.getRange({ ...(after === undefined ? {} : { start: after, exclusiveStart: true }), limit: chunk }));
     if (batch.length === 0) break;
     await root.transaction(() => {
-      for (const { key, value } of batch) index.putSync(filterKey(value.policyId, value.status, key[0], key[1]), 0);
+      for (const { key, value } of batch) {
+        const { policyId, status } = fields(value);
+        index.putSync(filterKey(policyId, status, key[0], key[1]), 0);
+      }
     });
     indexed += batch.length;
     after = batch[batch.length - 1]!.key;

@@ -28,6 +28,7 @@
 import type { Database, RootDatabase } from "lmdb";
 import { SHIPPED_DICTIONARY, type RecordDictionary } from "./decision-dictionary.js";
 import { hasDatabase } from "./named-databases.js";
+import { RecordTemplates } from "./record-templates.js";
 
 export const DECISION_RECORDS_DATABASE = "audit-decision-records";
 export const RECORD_COMPRESSION_DATABASE = "audit-record-compression";
@@ -84,10 +85,19 @@ export function openDecisionRecords<V, K extends [number, string]>(
 ): Database<V, K> {
   const compressing = compress && (root as { readOnly?: boolean }).readOnly !== true;
   const dictionary = compressing ? keptDictionary(root, shipped) : storedDictionary(root);
-  return root.openDB<V, K>(DECISION_RECORDS_DATABASE, {
-    encoding: "json",
+  const templates = RecordTemplates.of(root);
+  // `encoder` (lmdb-js's custom encoding) is not in its DatabaseOptions type.
+  const options = {
+    // JSON for what is put as a value (the trail puts its bytes as they are: stored-bytes.ts); coded records read as JSON.
+    encoder: {
+      encode: (value: unknown) => Buffer.from(JSON.stringify(value), "utf8"),
+      decode: (bytes: Buffer) => JSON.parse(templates.text(bytes)) as unknown,
+      // Handed a value's own bytes: lmdb-js's shared read buffer is longer than the value.
+      needsStableBuffer: true,
+    },
     ...(dictionary === null ? {} : { compression: compressionWith(dictionary, compressing) }),
-  });
+  };
+  return root.openDB<V, K>(DECISION_RECORDS_DATABASE, options);
 }
 
 /** The stored dictionary, or `shipped` stored in the transaction that found none. */

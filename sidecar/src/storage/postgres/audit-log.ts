@@ -22,6 +22,7 @@
  *   one (read-pool.ts, which says which reads stay on the primary and why): a failure there is the read's alone, a 503,
  *   and leaves the log's health, which is the primary's, as it is.
  */
+import type { PostgresRecordTemplates } from "./record-templates.js";
 import { entryLeafHash, executionFingerprint, type LogEntryKind } from "@writ/runtime";
 import { LOG_PENDING_TABLE, RECORDS_TABLE } from "./tables.js";
 import type pg from "pg";
@@ -70,6 +71,8 @@ export interface PostgresAuditLogOptions {
   readonly recordLog?: { readonly storage: PostgresLogStorage; readonly checkpoints: CheckpointSchedule } | null;
   /** The read database's pool (read-pool.ts), where the reads that scan history go; absent or null: `pool`. */
   readonly readPool?: pg.Pool | null;
+  /** The templates coded decision records are read with (record-templates.ts); absent or null: every body is JSON. */
+  readonly templates?: PostgresRecordTemplates | null;
 }
 
 /** A decision row with its override and confirmation, as one query returns them. */
@@ -87,6 +90,7 @@ export class PostgresAuditLog implements AuditLog {
   readonly #logId: string | null;
   readonly #pool: pg.Pool;
   readonly #readPool: pg.Pool | null;
+  readonly #templates: PostgresRecordTemplates | null;
   readonly #now: () => Date;
   readonly #onError: (error: unknown) => void;
   readonly #limiter: SecurityEventLimiter;
@@ -112,6 +116,7 @@ export class PostgresAuditLog implements AuditLog {
   constructor(pool: pg.Pool, options: PostgresAuditLogOptions = {}) {
     this.#pool = pool;
     this.#readPool = options.readPool ?? null;
+    this.#templates = options.templates ?? null;
     this.#now = options.now ?? (() => new Date());
     this.#onError = options.onError ?? (() => undefined);
     this.#limiter = new SecurityEventLimiter(options.securityEvents ?? DEFAULT_SECURITY_EVENT_LIMITS);
@@ -193,7 +198,7 @@ export class PostgresAuditLog implements AuditLog {
       `${this.#decisionSelect()} WHERE ${where.join(" AND ")} ORDER BY d.recorded_at DESC, d.execution_fp DESC LIMIT ${limit} OFFSET ${offset}`,
       values,
     );
-    return rows.map((row) => decisionRow(...parsed(row)));
+    return (await this.#decoded(rows)).map((row) => decisionRow(...parsed(row)));
   }
 
   async getDecision(executionId: string): Promise<DecisionDetail | null> {
@@ -206,7 +211,8 @@ export class PostgresAuditLog implements AuditLog {
       `${this.#decisionSelect()} WHERE d.kind = 'decision' AND d.execution_fp = $1`,
       [executionFingerprint(executionId)],
     );
-    return rows[0] === undefined ? null : decisionDetail(...parsed(rows[0]));
+    const [row] = await this.#decoded(rows);
+    return row === undefined ? null : decisionDetail(...parsed(row));
   }
 
   async stats(now: Date = this.#now()): Promise<AuditStats> {
@@ -285,6 +291,13 @@ export class PostgresAuditLog implements AuditLog {
       this.#closing = Promise.all([this.flushed(), this.#pruning?.catch(() => 0), this.#checkpointer?.stop()]).then(() => undefined);
     }
     return this.#closing;
+  }
+
+  /** `rows` with each decision's JSON text, coded ones decoded. */
+  async #decoded(rows: readonly DecisionJoin[]): Promise<DecisionJoin[]> {
+    if (this.#templates === null) return [...rows];
+    const texts = await this.#templates.texts(rows.map((row) => row.decision));
+    return rows.map((row, i) => ({ ...row, decision: texts[i]! }));
   }
 
   /**

@@ -29,6 +29,7 @@ import { autovacuumWarning } from "./autovacuum.js";
 import { fleetInstanceId } from "../instance-id.js";
 import { PostgresBundlePins } from "./bundle-pins.js";
 import { DATABASE_PROBE_INTERVAL_MS, InstanceSession } from "./instance-session.js";
+import { PostgresRecordTemplates } from "./record-templates.js";
 import { migrate } from "./migrations.js";
 import { redactedUrl } from "./hosts.js";
 import { CLIENT_TIMEOUT_MARGIN_MS, createPool, poolStats } from "./pool.js";
@@ -51,6 +52,7 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
   const readPool = readUrl === null ? null : createReadPool(database, readUrl);
   let session: InstanceSession | null = null;
   let logStorage: PostgresLogStorage | null;
+  let templates: PostgresRecordTemplates | null;
   try {
     // Before anything is written: sessions a connection pooler changed refuse the start (docs/fleet.md, "Poolers").
     await checkSessions(database);
@@ -58,10 +60,12 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
     if (outcome.applied.length === 0) notices.push(`database ${redactedUrl(database.url)}: schema at version ${outcome.to}`);
     const autovacuum = await autovacuumWarning(pool);
     if (autovacuum !== null) reporters.onWarning?.(autovacuum);
+    // The templates decision records are coded against (docs/audit.md, "Coded decision records"), shared by the fleet.
+    templates = config.audit ? await PostgresRecordTemplates.open(pool) : null;
     // The instance lock is taken before anything is written as the log's owner.
     const instance = config.audit && config.auditLog ? await fleetInstanceId(config.instanceId, config.dataDir) : null;
     session = await InstanceSession.open({ database, instance, onHealth: (health, error) => reporters.onStoreHealth?.(health, error) });
-    logStorage = instance === null ? null : await openRecordLog(pool, readPool, instance, notices);
+    logStorage = instance === null ? null : await openRecordLog(pool, readPool, instance, notices, templates);
     if (readUrl !== null) notices.push(`read database ${redactedUrl(readUrl)}: the audit reads that scan history go there`);
   } catch (error) {
     await session?.close();
@@ -78,6 +82,7 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
     claimStatements,
     claimDeadlineMs: database.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
     namedStatements: database.preparedStatements !== false,
+    templates,
     ...recording,
   };
   const replay = new PostgresReplayStore(pool, replayOptions);
@@ -89,6 +94,7 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
         pruneIntervalMs: config.maintenance.auditPruneMs,
         recordLog: logStorage === null ? null : { storage: logStorage, checkpoints: { key: signingKey, ...config.auditCheckpoints } },
         readPool,
+        templates,
       })
     : new DisabledAuditLog();
   // Surface B's decisions are written as the replay store writes them, in the transaction of their record.
@@ -143,8 +149,9 @@ async function openRecordLog(
   readPool: Parameters<typeof migrate>[0] | null,
   instance: { readonly id: string; readonly source: string },
   notices: string[],
+  templates: PostgresRecordTemplates | null,
 ): Promise<PostgresLogStorage> {
-  const storage = new PostgresLogStorage(pool, instance.id, readPool);
+  const storage = new PostgresLogStorage(pool, instance.id, readPool, templates);
   const adopted = await storage.adoptUnlogged(Date.now());
   notices.push(`audit record log \`${instance.id}\` (instance id from ${instance.source})`);
   if (adopted > 0) notices.push(`audit: ${adopted} records written while the record log was off are taken into it`);

@@ -30,6 +30,7 @@ const FILES = [
   "0003-bundle-pins.sql",
   "0004-record-log.sql",
   "0005-audit-trail-at-volume.sql",
+  "0006-record-templates.sql",
 ] as const;
 
 export interface Migration {

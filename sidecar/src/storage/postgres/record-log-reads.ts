@@ -3,6 +3,7 @@
  * PostgresLogStorage for the routes that read the log, or the one connection an export holds for its whole length
  * (record-log-storage.ts `exportSession`). Tables: record-log-storage.ts.
  */
+import type { PostgresRecordTemplates } from "./record-templates.js";
 import { isLogEntryKind, type IndexedFields, type LogEntryKind, type SignedCheckpoint } from "@writ/runtime";
 import { LOG_PENDING_TABLE } from "./tables.js";
 import type pg from "pg";
@@ -29,9 +30,12 @@ export interface Candidate {
 
 export class PostgresLogReads implements ExportReads {
   readonly #db: pg.Pool | pg.PoolClient;
+  readonly #templates: PostgresRecordTemplates | null;
 
-  constructor(db: pg.Pool | pg.PoolClient) {
+  /** `templates`: what coded decision records are read with (record-templates.ts); null: every body is JSON. */
+  constructor(db: pg.Pool | pg.PoolClient, templates: PostgresRecordTemplates | null = null) {
     this.#db = db;
+    this.#templates = templates;
   }
 
   async counts(logId: string): Promise<LogCounts | null> {
@@ -69,21 +73,31 @@ export class PostgresLogReads implements ExportReads {
 
   async *entries(logId: string, from: number, to: number): AsyncGenerator<StoredEntry> {
     for (let start = from; start < to; start += PAGE) {
-      const { rows } = await query<{ position: string; kind: string; leaf: Buffer; body: string | null; indexed: IndexedFields | null }>(
+      const { rows } = await query<{
+        position: string;
+        kind: string;
+        leaf: Buffer;
+        body: string | null;
+        indexed: IndexedFields | null;
+        columns: IndexedFields | null;
+      }>(
         this.#db,
         "exporting the audit record log",
         `SELECT e.position, e.kind, e.leaf,
-           CASE WHEN e.kind IN (${TRANSITION_KINDS}) THEN r.body ELSE ${recordBody("e")} END AS body, r.indexed
+           CASE WHEN e.kind IN (${TRANSITION_KINDS}) THEN r.body ELSE ${recordBody("e")} END AS body, r.indexed, r.columns
          FROM writ_audit_log_entries e LEFT JOIN LATERAL (${transitionRecord("e")}) AS r ON TRUE
          WHERE e.log_id = $1 AND e.position >= $2 AND e.position < $3
          ORDER BY e.position`,
         [logId, start, Math.min(start + PAGE, to)],
       );
-      for (const row of rows) {
+      const bodies = await decodedBodies(this.#templates, rows, this.#db);
+      for (const [i, row] of rows.entries()) {
         if (!isLogEntryKind(row.kind))
           throw new Error(`the record log's entry ${row.position} has kind \`${row.kind}\`: its database is damaged`);
-        const entry = { position: Number(row.position), kind: row.kind, leaf: row.leaf, record: row.body };
-        yield row.indexed === null ? entry : { ...entry, indexed: row.indexed };
+        const record = bodies[i]!;
+        const indexed = row.columns === null ? row.indexed : disagreeing(row.columns, record);
+        const entry = { position: Number(row.position), kind: row.kind, leaf: row.leaf, record };
+        yield indexed === null ? entry : { ...entry, indexed };
       }
     }
   }
@@ -93,6 +107,7 @@ export class PostgresLogReads implements ExportReads {
     for (let after: Candidate | null = null; ;) {
       const page: Candidate[] = await candidates(
         this.#db,
+        this.#templates,
         `SELECT kind, ref FROM ${OUTSIDE_TABLE} WHERE (kind, ref) > ($1, $2) ORDER BY kind, ref LIMIT ${PAGE}`,
         [after?.kind ?? "", after?.ref ?? ""],
       );
@@ -107,7 +122,12 @@ export class PostgresLogReads implements ExportReads {
  * The candidates `page` (a statement over `writ_audit_log_outside` giving `kind, ref`, in their order) with their
  * records, each re-checked against the log's entries and pending set: one probe of each per candidate.
  */
-export async function candidates(db: pg.Pool | pg.PoolClient, page: string, values: readonly unknown[]): Promise<Candidate[]> {
+export async function candidates(
+  db: pg.Pool | pg.PoolClient,
+  templates: PostgresRecordTemplates | null,
+  page: string,
+  values: readonly unknown[],
+): Promise<Candidate[]> {
   const { rows } = await query<Candidate>(
     db,
     "reading unlogged audit records",
@@ -119,7 +139,36 @@ export async function candidates(db: pg.Pool | pg.PoolClient, page: string, valu
      ORDER BY o.kind, o.ref`,
     values,
   );
-  return rows;
+  const bodies = await decodedBodies(templates, rows, db);
+  return rows.map((row, i) => ({ ...row, body: bodies[i]! }));
+}
+
+/** The JSON texts of rows' bodies: coded decisions decoded (a body that does not decode is answered as stored). */
+async function decodedBodies(
+  templates: PostgresRecordTemplates | null,
+  rows: readonly { readonly body: string | null }[],
+  db: pg.Pool | pg.PoolClient,
+): Promise<(string | null)[]> {
+  return templates === null
+    ? rows.map((row) => row.body)
+    : templates.texts(
+        rows.map((row) => row.body),
+        db,
+      );
+}
+
+/**
+ * The columns a coded decision is kept with (`status`, `policy_id`) when they are not what its decoded record states,
+ * else null: what `transitionRecord` answers for a JSON body in SQL. A record that does not parse is the verifier's to
+ * report (its leaf will not match).
+ */
+function disagreeing(columns: IndexedFields, record: string | null): IndexedFields | null {
+  try {
+    const body = JSON.parse(record ?? "null") as { status?: unknown; attestation?: { policyId?: unknown } } | null;
+    return columns.status === (body?.status ?? null) && columns.policyId === (body?.attestation?.policyId ?? null) ? null : columns;
+  } catch {
+    return null;
+  }
 }
 
 export async function checkpointAt(db: pg.Pool | pg.PoolClient, logId: string, size: number): Promise<SignedCheckpoint | null> {

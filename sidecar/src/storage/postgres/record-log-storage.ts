@@ -23,6 +23,7 @@
  *   counts of each log (decision-counts.ts). Migration 4's `writ_audit_log_meta` (a `complete` mark that let starts skip
  *   a scan of every record) is dropped: no such scan is left.
  */
+import type { PostgresRecordTemplates } from "./record-templates.js";
 import {
   entryLeafHash,
   executionFingerprint,
@@ -57,6 +58,7 @@ interface StateRow {
 export class PostgresLogStorage implements RecordLogStorage {
   readonly #pool: pg.Pool;
   readonly #reads: PostgresLogReads;
+  readonly #templates: PostgresRecordTemplates | null;
   readonly #readPool: pg.Pool | null;
   readonly logId: string;
 
@@ -64,9 +66,11 @@ export class PostgresLogStorage implements RecordLogStorage {
    * The records are in the tables the migrations create (stored-records.ts), which the triggers of migration 5 watch.
    * The schema must be migrated. `readPool`: the read database's (read-pool.ts), where exports read; null: `pool`.
    */
-  constructor(pool: pg.Pool, logId: string, readPool: pg.Pool | null = null) {
+  /** `templates`: what coded decision records are read with (record-templates.ts); null: every body is JSON. */
+  constructor(pool: pg.Pool, logId: string, readPool: pg.Pool | null = null, templates: PostgresRecordTemplates | null = null) {
     this.#pool = pool;
-    this.#reads = new PostgresLogReads(pool);
+    this.#templates = templates;
+    this.#reads = new PostgresLogReads(pool, templates);
     this.#readPool = readPool;
     this.logId = logId;
   }
@@ -234,7 +238,7 @@ export class PostgresLogStorage implements RecordLogStorage {
   async exportSession(): Promise<ExportSession> {
     if (this.#readPool === null) return { reads: this.#reads, end: () => undefined };
     const { client, release } = await checkOut(this.#readPool, `opening an export of the audit record log${ON_READ_DATABASE}`);
-    return { reads: new PostgresLogReads(client), end: () => release(false) };
+    return { reads: new PostgresLogReads(client, this.#templates), end: () => release(false) };
   }
 
   /**
@@ -255,6 +259,7 @@ export class PostgresLogStorage implements RecordLogStorage {
         ]);
         const page = await candidates(
           client,
+          this.#templates,
           `DELETE FROM ${OUTSIDE_TABLE} WHERE (kind, ref) IN (SELECT kind, ref FROM ${OUTSIDE_TABLE} ORDER BY kind, ref LIMIT ${PAGE}) RETURNING kind, ref`,
           [],
         );

@@ -44,6 +44,8 @@ import {
   recordJson,
 } from "@writ/runtime/replay-store";
 import { BatchDeadlineExceeded, Batcher } from "./batcher.js";
+import { shapeOf } from "../../audit/record-coding.js";
+import type { PostgresRecordTemplates } from "./record-templates.js";
 import { LOG_PENDING_TABLE, RECORDS_TABLE, REPLAY_TABLE } from "./tables.js";
 import {
   LOG_ID_PATTERN,
@@ -78,10 +80,16 @@ export interface PostgresReplayStoreOptions {
    * The sidecar's tamper-evident record log (the sidecar's docs/audit.md, "Serving the log"): each record also enters the
    * log's pending set, BY THE SAME STATEMENT, as a row `(log_id, kind, ref, leaf, pended_at)` of LOG_PENDING_TABLE:
    * `logId`, the record's kind, its
-   * execution fingerprint, its leaf hash (audit-log/entry.ts `entryLeafHash` of the record's JSON text exactly as
-   * inserted) and its time. Absent or null: records are not logged. Needs the records table.
+   * execution fingerprint, its leaf hash (audit-log/entry.ts `entryLeafHash` of the record's JSON text, which is what
+   * the inserted body reads back as, coded or not) and its time. Absent or null: records are not logged. Needs the
+   * records table.
    */
   readonly recordLog?: { readonly logId: string } | null;
+  /**
+   * The templates decision records are coded against (record-templates.ts, docs/audit.md "Coded decision records"):
+   * a decision's body is inserted coded once its shape has a template. Absent or null: bodies are JSON.
+   */
+  readonly templates?: PostgresRecordTemplates | null;
   /** Whether statements are named prepared statements (`#query`); default true. */
   readonly namedStatements?: boolean;
 }
@@ -114,7 +122,7 @@ interface RecordRow {
   readonly recordedAt: number;
   readonly policyId: string | null;
   readonly status: string | null;
-  /** JSON text. */
+  /** JSON text, or its coding against its shape's template. */
   readonly body: string;
   /** The record's leaf hash in the record log; null when records are not logged. */
   readonly leaf: Buffer | null;
@@ -174,6 +182,7 @@ const EXPIRED = (row: string, now: string) =>
 export class PostgresReplayStore implements ReplayStore {
   readonly #pool: pg.Pool;
   readonly #records: string | null;
+  readonly #templates: PostgresRecordTemplates | null;
   /** The record log's pending table and this sidecar's log id; null: records are not logged. */
   readonly #log: { readonly pending: string; readonly logId: string } | null;
   readonly #claims: Batcher<Claim, Row | undefined | Error>;
@@ -185,6 +194,7 @@ export class PostgresReplayStore implements ReplayStore {
     this.#pool = pool;
     this.#named = options.namedStatements ?? true;
     this.#records = options.keepRecords === false ? null : RECORDS_TABLE;
+    this.#templates = options.templates ?? null;
     const log = options.recordLog ?? null;
     if (log !== null && this.#records === null)
       throw new RangeError("recordLog needs keepRecords: records that are not kept cannot be logged");
@@ -512,13 +522,14 @@ export class PostgresReplayStore implements ReplayStore {
     const { body } = record;
     const text = recordJson(record);
     const decision = record.kind === "decision" ? record.body : null;
+    const coded = decision === null ? null : (this.#templates?.encode(shapeOf(decision), text) ?? null);
     return {
       executionFp: recordFingerprint(record),
       kind: record.kind,
       recordedAt: Date.parse(body.recordedAt),
       policyId: decision?.attestation.policyId ?? null,
       status: decision?.status ?? null,
-      body: text,
+      body: coded ?? text,
       leaf: this.#log === null ? null : Buffer.from(entryLeafHash({ kind: record.kind, record: text })),
     };
   }

@@ -59,7 +59,11 @@ export function transitionRecord(named: string): string {
   const indexed = `(SELECT json_build_object('status', s.status, 'policyId', s.policy_id)
       FROM (SELECT s.body::jsonb AS j OFFSET 0) AS b
       WHERE s.status IS DISTINCT FROM b.j->>'status' OR s.policy_id IS DISTINCT FROM b.j->'attestation'->>'policyId')`;
-  return `SELECT s.body, CASE WHEN s.kind = 'decision' THEN ${indexed} END AS indexed
+  // A coded body (record-coding.ts: its first character U+0001) is not JSON: its columns are answered, and compared with
+  // the decoded record by the reader (record-log-reads.ts).
+  const coded = `left(s.body, 1) = chr(1)`;
+  return `SELECT s.body, CASE WHEN s.kind = 'decision' AND NOT ${coded} THEN ${indexed} END AS indexed,
+      CASE WHEN s.kind = 'decision' AND ${coded} THEN json_build_object('status', s.status, 'policyId', s.policy_id) END AS columns
     FROM ${RECORDS_TABLE} s
     WHERE ${named}.kind IN (${TRANSITION_KINDS}) AND s.execution_fp = ${named}.ref AND s.kind = ${named}.kind
     OFFSET 0`;
