@@ -60,6 +60,7 @@ export const linearRegExpEngine = Object.assign(
     if (flags !== "u") throw new Error(`regular expression flags \`${flags}\` are not supported: writ patterns use \`u\` alone`);
     return compileLinearRegExp(pattern);
   },
-  // The code ajv writes for it in standalone validation code, which writ does not generate.
-  { code: 'require("@writ/runtime").linearRegExpEngine' },
+  // The code ajv writes for it in standalone validation code, which writ does not generate: if some tool ever did,
+  // its patterns throw rather than run unchecked, and no package imports another writ package by name.
+  { code: '(() => { throw new Error("writ\'s linear regex engine is not available to standalone ajv code"); })' },
 );
