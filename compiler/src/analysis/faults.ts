@@ -3,6 +3,7 @@ import type { Span } from "../diagnostics/source.js";
 import { printExpr } from "../fmt/print-expr.js";
 import { operandsOf, type Expr, type SignalDecl } from "../syntax/ast.js";
 import { declaredInterval } from "./domain.js";
+import { nextDown, nextUp } from "./number-set.js";
 
 /**
  * Where arithmetic can fault (docs/language.md "Faults") for signals the schema accepts: a divisor whose values
@@ -111,7 +112,7 @@ class Intervals {
         open.length > 0 ? `give ${open.map((n) => `\`${n}\``).join(" and ")} tighter bounds in \`signals\`` : "bound its signals tighter";
       this.warnings.push({
         span: e.span,
-        message: `\`${printExpr(e)}\` can leave ±9007199254740991 (it ranges from ${show(b.lo)} to ${show(b.hi)} over the declared values) and then faults (EVAL-002): ${fix}, such as \`<= 1000000000\``,
+        message: `\`${printExpr(e)}\` can leave ±9007199254740991 (it ranges from ${show(b.lo)} to ${show(b.hi)} over the declared values) and then faults (EVAL-002): ${fix}, such as \`${b.hi > MAX_MAGNITUDE ? "<= 1000000000" : ">= -1000000000"}\``,
       });
       return null;
     }
@@ -232,16 +233,46 @@ function intersect(a: Bounds, b: Bounds): Bounds {
 function arithmetic(op: "add" | "sub" | "mul" | "div", l: Bounds, r: Bounds): Bounds {
   // A divisor that comes as near 0 as it likes (`x > 0` of a number) makes the quotient as large.
   if (op === "div" && r.lo <= 0 && r.hi >= 0 && !(l.lo === 0 && l.hi === 0)) return { lo: -Infinity, hi: Infinity, nonZero: false };
-  const corners =
-    op === "add"
-      ? [l.lo + r.lo, l.hi + r.hi]
-      : op === "sub"
-        ? [l.lo - r.hi, l.hi - r.lo]
-        : op === "mul"
-          ? [l.lo * r.lo, l.lo * r.hi, l.hi * r.lo, l.hi * r.hi]
-          : [l.lo / r.lo, l.lo / r.hi, l.hi / r.lo, l.hi / r.hi];
-  const finite = corners.map((c) => (Number.isNaN(c) ? 0 : c));
-  return { lo: Math.min(...finite), hi: Math.max(...finite), nonZero: false };
+  const pairs = [
+    [l.lo, r.lo],
+    [l.lo, r.hi],
+    [l.hi, r.lo],
+    [l.hi, r.hi],
+  ] as const;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const [a, b] of pairs) {
+    const c = op === "add" ? a + b : op === "sub" ? a - b : op === "mul" ? a * b : a / b;
+    if (Number.isNaN(c)) {
+      // ∞ - ∞ or 0 × ∞ at a corner: an unbounded side, not a value.
+      lo = Math.min(lo, 0);
+      hi = Math.max(hi, 0);
+      continue;
+    }
+    // A corner the double rounded is widened by a step each way, so that an exact result just past ±(2^53 - 1), as
+    // -9007199254740991 - 0.0005 is, is never rounded back inside the range and missed.
+    const exact = exactly(op, a, b, c);
+    lo = Math.min(lo, exact ? c : nextDown(c));
+    hi = Math.max(hi, exact ? c : nextUp(c));
+  }
+  return { lo, hi, nonZero: false };
+}
+
+/** Whether the double `c` is exactly `a op b`: TwoSum's error term for a sum, whole operands for the rest. */
+function exactly(op: "add" | "sub" | "mul" | "div", a: number, b: number, c: number): boolean {
+  if (!Number.isFinite(c)) return true;
+  switch (op) {
+    case "add":
+    case "sub": {
+      const y = op === "add" ? b : -b;
+      const back = c - a;
+      return a - (c - back) + (y - back) === 0;
+    }
+    case "mul":
+      return a === 0 || b === 0 || (Number.isInteger(a) && Number.isInteger(b) && Math.abs(c) <= Number.MAX_SAFE_INTEGER);
+    case "div":
+      return a === 0 || b === 1 || b === -1;
+  }
 }
 
 function show(n: number): string {
