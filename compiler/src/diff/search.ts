@@ -1,7 +1,8 @@
 import { intersect, isEmpty, within, type SignalSet } from "../analysis/signal-set.js";
 import { all, any, type Constraint } from "./constraint.js";
-import { T, F, U, type Mask, type OpaqueAtom } from "./formula.js";
+import type { OpaqueAtom } from "./formula.js";
 import type { Variable } from "./space.js";
+import { EVERY, type Mask } from "./truth.js";
 
 /**
  * A box of the signal space: for each variable the states it may take, and for each opaque atom the truth values
@@ -54,7 +55,7 @@ export class Search {
             break;
           }
           case "opaque": {
-            const allowed = (opaque.get(c.atom.key)?.allowed ?? T | F | U) & c.allowed;
+            const allowed = (opaque.get(c.atom.key)?.allowed ?? EVERY) & c.allowed;
             if (allowed === 0) return;
             opaque.set(c.atom.key, { atom: c.atom, allowed });
             break;
@@ -106,7 +107,7 @@ function status(c: Constraint, box: Box): number {
       return within(current, c.allowed) ? ALL : SOME;
     }
     case "opaque": {
-      const current = box.opaque.get(c.atom.key)?.allowed ?? T | F | U;
+      const current = box.opaque.get(c.atom.key)?.allowed ?? EVERY;
       if ((current & c.allowed) === 0) return NONE;
       return (current & ~c.allowed) === 0 ? ALL : SOME;
     }

@@ -5,11 +5,11 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { COMPARISON_OPERATORS, UNKNOWN, prepareExpression, type CompareOp, type IrExpr } from "@writ/runtime";
+import { COMPARISON_OPERATORS, EvaluationFaultSignal, UNKNOWN, prepareExpression, type CompareOp, type IrExpr } from "@writ/runtime";
 import { Language } from "../../src/analysis/language.js";
 import { NumberSet, nextDown, nextUp } from "../../src/analysis/number-set.js";
 import { StringSet } from "../../src/analysis/string-set.js";
-import { monotoneSets, monotoneView } from "../../src/diff/monotone.js";
+import { DOUBLES, INTEGERS, monotoneSets, monotoneView } from "../../src/diff/monotone.js";
 import { STRING_PATTERNS } from "../support/generate-policy.js";
 
 const OPS = Object.keys(COMPARISON_OPERATORS) as CompareOp[];
@@ -142,7 +142,17 @@ describe("arithmetic on one signal", () => {
       return { op: "arith", fn: fn as "add" | "sub" | "mul" | "div", left: e, right: lit };
     }, leaf);
 
-  it("the values where `chain(x) op c` is true, false or unknown are exactly the runtime's, at every edge", () => {
+  /** What the runtime makes of a condition: its value, or `fault`. */
+  const outcome = (evaluate: ReturnType<typeof prepareExpression>, x: number): unknown => {
+    try {
+      return evaluate({ x });
+    } catch (e) {
+      if (e instanceof EvaluationFaultSignal) return "fault";
+      throw e;
+    }
+  };
+
+  it("the values where `chain(x) op c` is true, false, unknown or a fault are exactly the runtime's, at every edge", () => {
     fc.assert(
       fc.property(
         fc.array(step, { maxLength: 4 }),
@@ -152,25 +162,26 @@ describe("arithmetic on one signal", () => {
         fc.array(number, { maxLength: 30 }),
         (steps, op, c, whole, xs) => {
           const subject = chain({ op: "signal", name: "x" }, steps);
-          const view = monotoneView(subject, whole)!;
+          const view = monotoneView(subject, whole ? INTEGERS : DOUBLES)!;
           expect(view).not.toBeNull();
           const condition: IrExpr =
             op === "in"
               ? { op: "in", kind: "number", value: subject, set: [c, c + 1] }
               : { op: "cmp", cmp: op, kind: "number", left: subject, right: { op: "lit", value: c } };
-          const [t, f, u] = monotoneSets(view, op, op === "in" ? [c, c + 1] : [c]);
+          const [t, f, u, e] = monotoneSets(view, op, op === "in" ? [c, c + 1] : [c]);
           const evaluate = prepareExpression(condition);
-          const edges = [t, f, u].flatMap((s) =>
+          const edges = [t, f, u, e].flatMap((s) =>
             s.spans.flatMap((sp) => [sp.lo, sp.hi, nextUp(sp.lo), nextDown(sp.hi), sp.lo - 1, sp.hi + 1]),
           );
           for (const x0 of [...xs, ...edges]) {
             const x = whole ? Math.round(x0) : x0;
             if (!Number.isFinite(x) || Math.abs(x) > Number.MAX_SAFE_INTEGER) continue;
-            const v = evaluate({ x });
-            expect([t.has(x), f.has(x), u.has(x)], `${JSON.stringify(condition)} at ${x}`).toEqual([
+            const v = outcome(evaluate, x);
+            expect([t.has(x), f.has(x), u.has(x), e.has(x)], `${JSON.stringify(condition)} at ${x}`).toEqual([
               v === true,
               v === false,
               v === UNKNOWN,
+              v === "fault",
             ]);
           }
         },
@@ -181,8 +192,8 @@ describe("arithmetic on one signal", () => {
 
   it("is not a chain when it reads the signal twice or divides by it", () => {
     expect(
-      monotoneView({ op: "arith", fn: "mul", left: { op: "signal", name: "x" }, right: { op: "signal", name: "x" } }, false),
+      monotoneView({ op: "arith", fn: "mul", left: { op: "signal", name: "x" }, right: { op: "signal", name: "x" } }, DOUBLES),
     ).toBeNull();
-    expect(monotoneView({ op: "arith", fn: "div", left: { op: "lit", value: 1 }, right: { op: "signal", name: "x" } }, false)).toBeNull();
+    expect(monotoneView({ op: "arith", fn: "div", left: { op: "lit", value: 1 }, right: { op: "signal", name: "x" } }, DOUBLES)).toBeNull();
   });
 });

@@ -20,7 +20,10 @@ export interface Version {
   readonly ir: PolicyIr;
   readonly schema: SignalsSchema;
   readonly ast: PolicyAst;
-  /** The deciding rule (`otherwise` when none) with its verdict and reason, or null when the schema refuses the request. */
+  /**
+   * The deciding rule (`otherwise` when none) with its verdict and reason, the rule whose condition faulted with
+   * verdict `fault`, or null when the schema refuses the request.
+   */
   decide(request: Record<string, unknown>): string | null;
 }
 
@@ -37,7 +40,8 @@ export function compileVersion(source: string): Version | null {
     decide(request) {
       if (!validate(request).valid) return null;
       const d = prepared.evaluate(request);
-      return d.decided ? JSON.stringify([d.ruleId, d.verdict, d.reason]) : JSON.stringify(["otherwise", "undecided", null]);
+      if (d.decided) return JSON.stringify([d.ruleId, d.verdict, d.reason]);
+      return JSON.stringify(d.fault ? [d.fault.ruleId, "fault", null] : ["otherwise", "undecided", null]);
     },
   };
 }
@@ -53,8 +57,15 @@ export interface BruteForce {
   readonly complete: boolean;
 }
 
-export function pairKey(oldRule: string, newRule: string): string {
-  return `${oldRule} -> ${newRule}`;
+/** An outcome as a pair names it: its rule, marked when the rule faulted. */
+export interface Decided {
+  readonly rule: string;
+  readonly verdict: string;
+}
+
+export function pairKey(old: Decided, next: Decided): string {
+  const name = (o: Decided) => (o.verdict === "fault" ? `${o.rule} (fault)` : o.rule);
+  return `${name(old)} -> ${name(next)}`;
 }
 
 export function bruteForce(old: Version, next: Version, options: { maxGrid: number; samples: number; seed: number }): BruteForce {
@@ -82,7 +93,11 @@ export function bruteForce(old: Version, next: Version, options: { maxGrid: numb
     const a = old.decide(only(request, old.ir));
     const b = next.decide(only(request, next.ir));
     if (a === null || b === null || a === b) continue;
-    const key = pairKey(JSON.parse(a)[0], JSON.parse(b)[0]);
+    const decided = (d: string): Decided => {
+      const [rule, verdict] = JSON.parse(d) as [string, string];
+      return { rule, verdict };
+    };
+    const key = pairKey(decided(a), decided(b));
     if (!pairs.has(key)) pairs.set(key, request);
   }
   return { pairs, requests: requests.length, complete };
