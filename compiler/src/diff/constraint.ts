@@ -48,7 +48,8 @@ export function constraint(f: Formula, want: Mask): Constraint {
         EACH.filter((v) => v & want).map((v) => {
           if (v === E) return any([constraint(f.left, E), constraint(f.right, E)]);
           const known = T | F | U;
-          if (v === U) return all([constraint(f.left, known), constraint(f.right, known), any([constraint(f.left, U), constraint(f.right, U)])]);
+          if (v === U)
+            return all([constraint(f.left, known), constraint(f.right, known), any([constraint(f.left, U), constraint(f.right, U)])]);
           const agree = v === T;
           return any([
             all([constraint(f.left, T), constraint(f.right, agree ? T : F)]),

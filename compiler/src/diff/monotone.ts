@@ -135,8 +135,16 @@ function doubleChain(view: MonotoneView, universe: NumberSet): Chain {
     known = monotoneWhere(order, known, (x) => prefix(x, k) >= -MAX_MAGNITUDE);
     if ((step.fn === "mul" || step.fn === "div") && step.c !== 0) {
       // Underflow: the result is 0 where the operand was not.
-      const zero = monotoneWhere(order, monotoneWhere(order, known, (x) => prefix(x, k) >= 0), (x) => prefix(x, k) <= 0);
-      const operandZero = monotoneWhere(order, monotoneWhere(order, known, (x) => prefix(x, i) >= 0), (x) => prefix(x, i) <= 0);
+      const zero = monotoneWhere(
+        order,
+        monotoneWhere(order, known, (x) => prefix(x, k) >= 0),
+        (x) => prefix(x, k) <= 0,
+      );
+      const operandZero = monotoneWhere(
+        order,
+        monotoneWhere(order, known, (x) => prefix(x, i) >= 0),
+        (x) => prefix(x, i) <= 0,
+      );
       known = known.intersect(zero.intersect(operandZero.complement()).complement());
     }
   });
@@ -178,7 +186,8 @@ function exactChain(view: MonotoneView, universe: NumberSet): Chain {
 /** The whole numbers n where `a * n + b cmp c`. */
 export function affineWhere(a: Rational, b: Rational, cmp: CompareOp, c: Rational): NumberSet {
   const sign = a.sign();
-  if (sign === 0) return COMPARISON_OPERATORS[cmp].test(b.compare(c), 0) ? NumberSet.span(true, -Infinity, Infinity) : NumberSet.empty(true);
+  if (sign === 0)
+    return COMPARISON_OPERATORS[cmp].test(b.compare(c), 0) ? NumberSet.span(true, -Infinity, Infinity) : NumberSet.empty(true);
   const r = c.sub(b).div(a);
   return wholeCompare(sign > 0 ? cmp : COMPARISON_OPERATORS[cmp].converse, r);
 }

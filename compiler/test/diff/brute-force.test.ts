@@ -43,12 +43,8 @@ function check(c: Case, exactAtoms: boolean): boolean {
   for (const r of diff.regions) {
     const witness = r.witness.oldSignals ?? r.witness.signals;
     const [a, b] = [c.old.decide(only(witness, c.old.ir)), c.next.decide(only(r.witness.signals, c.next.ir))];
-    expect(a, `old decides the witness of ${pairKey(r.old, r.new)}`).toBe(
-      JSON.stringify([r.old.rule, r.old.verdict, r.old.reason]),
-    );
-    expect(b, `new decides the witness of ${pairKey(r.old, r.new)}`).toBe(
-      JSON.stringify([r.new.rule, r.new.verdict, r.new.reason]),
-    );
+    expect(a, `old decides the witness of ${pairKey(r.old, r.new)}`).toBe(JSON.stringify([r.old.rule, r.old.verdict, r.old.reason]));
+    expect(b, `new decides the witness of ${pairKey(r.old, r.new)}`).toBe(JSON.stringify([r.new.rule, r.new.verdict, r.new.reason]));
   }
   const brute = bruteForce(c.old, c.next, { maxGrid: 3000, samples: 60, seed: 11 });
   for (const [key, request] of brute.pairs) {
