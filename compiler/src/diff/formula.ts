@@ -17,7 +17,8 @@ import { NumberSet } from "../analysis/number-set.js";
 import { absentOnly, everythingLike, nothingLike, present, type SignalSet, type Values } from "../analysis/signal-set.js";
 import { StringSet } from "../analysis/string-set.js";
 import { irNodes } from "./ir-operands.js";
-import { DOUBLES, INTEGERS, monotoneSets, monotoneView, type NumberDomain } from "./monotone.js";
+import { monotoneSets, monotoneView } from "./monotone.js";
+import { inUnits, type NumberDomain } from "./number-domain.js";
 import type { Side, SignalSpace, Variable } from "./space.js";
 import { E, EACH, F, T, U, truthAt, valueAt, type Mask } from "./truth.js";
 
@@ -176,7 +177,7 @@ function leafSets(e: IrExpr, variable: Variable): Sets {
   }
   const whenAbsent = truthAt(prepareExpression(e), {});
   if (universe instanceof ChoiceSet) return choiceSets(e, variable, universe, whenAbsent);
-  const present = presentSets(e, universe, numberDomainOf(variable));
+  const present = presentSets(e, universe, variable.numbers);
   if (present !== null && "unsupported" in present) return present;
   // null: unknown for every present value too (a constant operand that is not a value of the comparison's domain).
   const [t, f, u, x] = present ?? [nothingLike(universe), nothingLike(universe), everythingLike(universe)];
@@ -214,7 +215,7 @@ function presentSets(
 ): readonly [Values, Values, Values?, Values?] | null | { readonly unsupported: string } {
   const whole = universe instanceof NumberSet && universe.whole;
   // Numbers held as they are compared: doubles, or whole numbers at scale 0 (integers, instants).
-  const direct = universe instanceof NumberSet && domain.scale === 0;
+  const direct = universe instanceof NumberSet && !inUnits(domain);
   const both = (t: Values): readonly [Values, Values] => [t, t.complement()];
   switch (e.op) {
     case "signal":
@@ -334,10 +335,4 @@ function isLength(e: IrExpr): boolean {
 function constant(e: IrExpr): Value {
   const v = prepareExpression(e)({});
   return v !== UNKNOWN && isScalar(v) ? v : UNKNOWN;
-}
-
-/** How a variable's numbers are held (monotone.ts): as doubles, or whole numbers of its units. */
-function numberDomainOf(variable: Variable): NumberDomain {
-  const values = variable.universe.values;
-  return values instanceof NumberSet && values.whole ? INTEGERS : DOUBLES;
 }

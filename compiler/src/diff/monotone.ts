@@ -12,6 +12,7 @@ import {
 import { NumberSet } from "../analysis/number-set.js";
 import { Rational, boundNumber } from "../analysis/rational.js";
 import { irNodes } from "./ir-operands.js";
+import { INTEGERS, inUnits, valueOfUnits, type NumberDomain } from "./number-domain.js";
 import { MAX_NUMBER } from "./signal-domain.js";
 
 /**
@@ -40,18 +41,6 @@ export interface MonotoneView {
   /** The steps, applied from the signal outwards. */
   readonly steps: readonly Step[];
 }
-
-/**
- * How a variable's numbers are held: doubles (`whole` false), or whole numbers, each standing for `n / 10^scale`
- * (integers, lengths and instants at scale 0, a `decimal(S)` in units of 10^-S).
- */
-export interface NumberDomain {
-  readonly whole: boolean;
-  readonly scale: number;
-}
-
-export const DOUBLES: NumberDomain = { whole: false, scale: 0 };
-export const INTEGERS: NumberDomain = { whole: true, scale: 0 };
 
 type StepFn = "add" | "sub" | "rsub" | "mul" | "div" | "neg";
 
@@ -107,7 +96,7 @@ export function monotoneSets(
 
 /** Every value of the domain within ±(2^53 - 1), in its units. */
 function domainSpan(domain: NumberDomain): NumberSet {
-  if (!domain.whole || domain.scale === 0) return NumberSet.span(domain.whole, -MAX_NUMBER, MAX_NUMBER);
+  if (!inUnits(domain)) return NumberSet.span(domain.whole, -MAX_NUMBER, MAX_NUMBER);
   const limit = boundNumber(BigInt(MAX_NUMBER) * 10n ** BigInt(domain.scale));
   return NumberSet.span(true, -Math.min(limit, MAX_NUMBER), Math.min(limit, MAX_NUMBER));
 }
@@ -121,7 +110,7 @@ interface Chain {
 
 function doubleChain(view: MonotoneView, universe: NumberSet): Chain {
   const order = view.domain.whole ? WHOLE : DOUBLES_ORDER;
-  const toValue = view.domain.whole && view.domain.scale > 0 ? (x: number) => x / 10 ** view.domain.scale : (x: number) => x;
+  const toValue = (x: number): number => valueOfUnits(view.domain, x);
   const prefix = (x: number, k: number): number => {
     let v = toValue(x);
     for (let i = 0; i < k; i++) v = apply(view.steps[i]!, v);

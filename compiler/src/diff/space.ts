@@ -1,5 +1,6 @@
 import type { PolicyIr, Scalar } from "@writ/runtime";
 import type { SignalSet } from "../analysis/signal-set.js";
+import type { NumberDomain } from "./number-domain.js";
 import { acceptedOnlyBy, commonDomain, signalDomain, type DomainKind, type SignalDomain, type SignalsSchema } from "./signal-domain.js";
 
 export type Side = "old" | "new";
@@ -19,6 +20,8 @@ export interface Variable {
   readonly id: string;
   readonly kind: DomainKind;
   readonly universe: SignalSet;
+  /** How its numbers are held (number-domain.ts): doubles, or whole units (integers, instants, a decimal's). */
+  readonly numbers: NumberDomain;
   /** The signal it stands for in each version; null where that version does not read it. */
   readonly names: Readonly<Record<Side, string | null>>;
 }
@@ -63,10 +66,10 @@ export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): Si
     const [o, n] = [domains.old.get(name), domains.new.get(name)];
     if (o && n) {
       const common = commonDomain(o, n);
-      if (common) add({ id: name, kind: common.kind, universe: common.accepted, names: { old: name, new: name } });
+      if (common) add({ id: name, kind: common.kind, universe: common.accepted, numbers: common.numbers, names: { old: name, new: name } });
       else {
-        add({ id: `${name} (old)`, kind: o.kind, universe: o.accepted, names: { old: name, new: null } });
-        add({ id: `${name} (new)`, kind: n.kind, universe: n.accepted, names: { old: null, new: name } });
+        add({ id: `${name} (old)`, kind: o.kind, universe: o.accepted, numbers: o.numbers, names: { old: name, new: null } });
+        add({ id: `${name} (new)`, kind: n.kind, universe: n.accepted, numbers: n.numbers, names: { old: null, new: name } });
       }
       const unmodelled = o.unmodelled ?? n.unmodelled;
       if (unmodelled !== null) {
@@ -89,10 +92,10 @@ export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): Si
         });
       }
     } else if (o) {
-      add({ id: name, kind: o.kind, universe: o.accepted, names: { old: name, new: null } });
+      add({ id: name, kind: o.kind, universe: o.accepted, numbers: o.numbers, names: { old: name, new: null } });
       changes.push({ signal: name, change: "removed", old: o.declaration, new: null });
     } else if (n) {
-      add({ id: name, kind: n.kind, universe: n.accepted, names: { old: null, new: name } });
+      add({ id: name, kind: n.kind, universe: n.accepted, numbers: n.numbers, names: { old: null, new: name } });
       changes.push({ signal: name, change: "added", old: null, new: n.declaration });
     }
   }

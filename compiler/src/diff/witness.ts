@@ -5,6 +5,7 @@ import type { SignalSet } from "../analysis/signal-set.js";
 import { StringSet } from "../analysis/string-set.js";
 import { irNodes } from "./ir-operands.js";
 import type { Box } from "./search.js";
+import { unitsOfValue, valueOfUnits, type NumberDomain } from "./number-domain.js";
 import { instantText } from "./signal-domain.js";
 import type { Side, Variable } from "./space.js";
 
@@ -49,8 +50,9 @@ function valuesOf(v: Variable, set: SignalSet, hints: Hints): Scalar[] {
   if (values instanceof ChoiceSet) return values.members();
   if (values instanceof StringSet) return values.samples(hints.strings);
   if (values instanceof NumberSet) {
-    const numbers = values.samples(v.kind === "timestamp" ? hints.instants : hints.numbers);
-    return v.kind === "timestamp" ? numbers.map(instantText) : numbers;
+    if (v.kind === "timestamp") return values.samples(hints.instants).map(instantText);
+    const held = hints.numbers.flatMap((h) => unitsOfValue(v.numbers, h) ?? []);
+    return values.samples(held).map((n) => valueOfUnits(v.numbers, n));
   }
   return [];
 }
@@ -104,7 +106,7 @@ export function simplify(
       const current = out.get(v.id);
       const set = v.universe.values;
       if (typeof current !== "number" || v.kind !== "number" || !(set instanceof NumberSet)) continue;
-      for (const candidate of readableNear(set, current, hints)) {
+      for (const candidate of readableNear(acceptedBy(set, v.numbers), current, hints)) {
         out.set(v.id, candidate);
         if (decides(out)) {
           changed = true;
@@ -130,8 +132,28 @@ const ROUND = [-3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
   [1, 2, 5].flatMap((m) => [Number(`${m}e${k}`), -Number(`${m}e${k}`)]),
 );
 
+/** The values a variable's set accepts, as signals carry them: a membership test, its spans' ends, and its pick. */
+interface Accepted {
+  has(v: number): boolean;
+  readonly ends: readonly number[];
+  readonly pick: number | undefined;
+}
+
+function acceptedBy(set: NumberSet, numbers: NumberDomain): Accepted {
+  const value = (n: number): number => valueOfUnits(numbers, n);
+  const pick = set.pick();
+  return {
+    has: (v) => {
+      const held = unitsOfValue(numbers, v);
+      return held !== null && set.has(held);
+    },
+    ends: set.spans.flatMap((s) => [s.lo, s.hi].map((n) => (Number.isFinite(n) ? value(n) : n))),
+    pick: pick === undefined ? undefined : value(pick),
+  };
+}
+
 /** Values of `set` that read better than `current`, best first (nearest `current` among equals). */
-function readableNear(set: NumberSet, current: number, hints: readonly number[]): number[] {
+function readableNear(set: Accepted, current: number, hints: readonly number[]): number[] {
   const found = new Set<number>([...ROUND, 0, ...hints]);
   const multiples = (x: number): void => {
     if (!Number.isFinite(x)) return;
@@ -144,9 +166,8 @@ function readableNear(set: NumberSet, current: number, hints: readonly number[])
   multiples(current);
   for (let p = 1; p <= 3; p++) found.add(Number(current.toPrecision(p)));
   // Near the ends of the spans: where `x > 0` puts `5e-324`, these put 0.001 to 1.
-  for (const s of set.spans) [s.lo, s.hi].forEach(multiples);
-  const pick = set.pick();
-  if (pick !== undefined) found.add(pick);
+  set.ends.forEach(multiples);
+  if (set.pick !== undefined) found.add(set.pick);
   const limit = readability(current);
   return [...found]
     .map((n) => (n === 0 ? 0 : n))

@@ -5,11 +5,20 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { COMPARISON_OPERATORS, EvaluationFaultSignal, UNKNOWN, prepareExpression, type CompareOp, type IrExpr } from "@writ/runtime";
+import {
+  COMPARISON_OPERATORS,
+  EvaluationFaultSignal,
+  UNKNOWN,
+  prepareExpression,
+  unitsOf,
+  type CompareOp,
+  type IrExpr,
+} from "@writ/runtime";
 import { Language } from "../../src/analysis/language.js";
 import { NumberSet, nextDown, nextUp } from "../../src/analysis/number-set.js";
 import { StringSet } from "../../src/analysis/string-set.js";
-import { DOUBLES, INTEGERS, monotoneSets, monotoneView } from "../../src/diff/monotone.js";
+import { monotoneSets, monotoneView } from "../../src/diff/monotone.js";
+import { DOUBLES, INTEGERS } from "../../src/diff/number-domain.js";
 import { STRING_PATTERNS } from "../support/generate-policy.js";
 
 const OPS = Object.keys(COMPARISON_OPERATORS) as CompareOp[];
@@ -187,6 +196,56 @@ describe("arithmetic on one signal", () => {
         },
       ),
       { numRuns: 400, seed: 17 },
+    );
+  });
+
+  it("on a decimal(2), computed exactly, the sets are the runtime's at every edge, in units of 0.01", () => {
+    const decimals = fc.oneof(
+      fc.integer({ min: -5000, max: 5000 }).map((n) => n / 100),
+      fc.constantFrom(0, 0.29, 100, -1.5, 1e12, 9007199254740.99, 25000),
+    );
+    const exactStep = fc.tuple(fc.constantFrom("add", "sub", "rsub", "mul", "neg"), decimals);
+    const signals = { x: { type: "decimal" as const, optional: false, scale: 2 } };
+    fc.assert(
+      fc.property(
+        fc.array(exactStep, { maxLength: 3 }),
+        fc.constantFrom(...OPS, "in" as const),
+        decimals,
+        fc.array(fc.integer({ min: -2_000_000, max: 2_000_000 }), { maxLength: 20 }),
+        (steps, op, c, ns) => {
+          const subject = steps.reduce<IrExpr>(
+            (e, [fn, k]) => {
+              const lit: IrExpr = { op: "lit", value: k };
+              if (fn === "neg") return { op: "neg", arg: e };
+              if (fn === "rsub") return { op: "arith", fn: "sub", kind: "decimal", left: lit, right: e };
+              return { op: "arith", fn: fn as "add" | "sub" | "mul", kind: "decimal", left: e, right: lit };
+            },
+            { op: "signal", name: "x" },
+          );
+          const view = monotoneView(subject, { whole: true, scale: 2 }, "decimal")!;
+          expect(view).not.toBeNull();
+          const set = [c, c + 1];
+          const condition: IrExpr =
+            op === "in"
+              ? { op: "in", kind: "decimal", value: subject, set }
+              : { op: "cmp", cmp: op, kind: "decimal", left: subject, right: { op: "lit", value: c } };
+          const [t, f, u, e] = monotoneSets(view, op, op === "in" ? set : [c]);
+          const evaluate = prepareExpression(condition, signals);
+          const edges = [t, f, u, e].flatMap((s) => s.spans.flatMap((sp) => [sp.lo, sp.hi, sp.lo - 1, sp.hi + 1]));
+          for (const n of [...ns, ...edges]) {
+            // Only the values a decimal(2) signal carries: n / 100 written as the decimal of n units.
+            if (!Number.isFinite(n) || Math.abs(n) > Number.MAX_SAFE_INTEGER || unitsOf(n / 100, 2) !== BigInt(n)) continue;
+            const v = outcome(evaluate, n / 100);
+            expect([t.has(n), f.has(n), u.has(n), e.has(n)], `${JSON.stringify(condition)} at ${n / 100}`).toEqual([
+              v === true,
+              v === false,
+              v === UNKNOWN,
+              v === "fault",
+            ]);
+          }
+        },
+      ),
+      { numRuns: 300, seed: 23 },
     );
   });
 

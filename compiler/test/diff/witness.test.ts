@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { preparePolicy, type Decision, type Scalar } from "@writ/runtime";
 import { NumberSet } from "../../src/analysis/number-set.js";
 import { diffPolicies } from "../../src/diff/diff.js";
+import { DOUBLES, INTEGERS } from "../../src/diff/number-domain.js";
 import { MAX_NUMBER, type SignalsSchema } from "../../src/diff/signal-domain.js";
 import type { Variable } from "../../src/diff/space.js";
 import type { Box } from "../../src/diff/search.js";
@@ -71,6 +72,7 @@ describe("simplify", () => {
     id,
     kind: "number",
     universe: { absent: false, values },
+    numbers: values.whole ? INTEGERS : DOUBLES,
     names: { old: id, new: id },
   });
   const x = number("x", NumberSet.span(false, -MAX_NUMBER, MAX_NUMBER));
@@ -104,6 +106,7 @@ describe("simplify", () => {
       id: "s",
       kind: "string",
       universe: { absent: true, values: NumberSet.empty(false) },
+      numbers: DOUBLES,
       names: { old: "s", new: "s" },
     };
     const assignment: Assignment = new Map<string, State>([
