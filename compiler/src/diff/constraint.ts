@@ -13,7 +13,14 @@ export type Constraint =
   | { readonly kind: "false" }
   | { readonly kind: "states"; readonly variable: Variable; readonly allowed: SignalSet }
   | { readonly kind: "opaque"; readonly atom: OpaqueAtom; readonly allowed: Mask }
+  /** `sum of sign * n <= bound` over two variables held as whole numbers (relation.ts), both present. */
+  | { readonly kind: "linear"; readonly terms: readonly LinearTerm[]; readonly bound: bigint }
   | { readonly kind: "all" | "any"; readonly items: readonly Constraint[] };
+
+export interface LinearTerm {
+  readonly variable: Variable;
+  readonly sign: 1 | -1;
+}
 
 const TRUE: Constraint = { kind: "true" };
 const FALSE: Constraint = { kind: "false" };
@@ -27,6 +34,8 @@ export function constraint(f: Formula, want: Mask): Constraint {
       return { kind: "states", variable: f.variable, allowed: statesOf(f.sets, want) };
     case "opaque":
       return { kind: "opaque", atom: f.atom, allowed: want };
+    case "relation":
+      return any(EACH.flatMap((v, i) => (v & want ? [f.cases[i]!] : [])));
     case "relabel": {
       let inner = 0;
       EACH.forEach((v, i) => {

@@ -18,6 +18,7 @@ import { absentOnly, everythingLike, nothingLike, present, type SignalSet, type 
 import { StringSet } from "../analysis/string-set.js";
 import { irNodes } from "./ir-operands.js";
 import { monotoneSets, monotoneView } from "./monotone.js";
+import { relationCases, type RelationCases } from "./relation.js";
 import { inUnits, type NumberDomain } from "./number-domain.js";
 import type { Side, SignalSpace, Variable } from "./space.js";
 import { E, EACH, F, T, U, truthAt, valueAt, type Mask } from "./truth.js";
@@ -35,6 +36,8 @@ export type Formula =
   /** The states where it is true, false, unknown and a fault. */
   | { readonly kind: "leaf"; readonly variable: Variable; readonly sets: LeafSets }
   | { readonly kind: "opaque"; readonly atom: OpaqueAtom }
+  /** A condition relating two signals by sums and differences: where it is true, false, unknown and a fault (relation.ts). */
+  | { readonly kind: "relation"; readonly cases: RelationCases }
   | { readonly kind: "and" | "or"; readonly args: readonly Formula[] }
   /** The value of `arg` mapped through `map` (indexed T, F, U, E): `not`, or a comparison of a condition with a constant. */
   | { readonly kind: "relabel"; readonly arg: Formula; readonly map: Relabelling }
@@ -103,6 +106,8 @@ class Classifier {
       if (!("unsupported" in sets)) return { kind: "leaf", variable, sets };
       return this.opaque(e, signals, sets.unsupported);
     }
+    const cases = relationCases(e, (name) => this.space.variableOf(this.side, name));
+    if (cases !== null) return { kind: "relation", cases };
     return this.table(e, signals) ?? this.opaque(e, signals, "it relates two or more signals");
   }
 

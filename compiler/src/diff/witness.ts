@@ -5,6 +5,7 @@ import type { SignalSet } from "../analysis/signal-set.js";
 import { StringSet } from "../analysis/string-set.js";
 import { irNodes } from "./ir-operands.js";
 import type { Box } from "./search.js";
+import { point } from "./closure.js";
 import { unitsOfValue, valueOfUnits, type NumberDomain } from "./number-domain.js";
 import { instantText } from "./signal-domain.js";
 import type { Side, Variable } from "./space.js";
@@ -173,6 +174,29 @@ function readableNear(set: Accepted, current: number, hints: readonly number[]):
     .map((n) => (n === 0 ? 0 : n))
     .filter((n) => Number.isFinite(n) && set.has(n) && readability(n) < limit)
     .sort((a, b) => readability(a) - readability(b) || Math.abs(a - current) - Math.abs(b - current) || a - b);
+}
+
+/**
+ * Values for the variables of the box's linear constraints that satisfy them (closure.ts): the most readable value
+ * each can take once the ones before it are fixed on the first try, random ones within its bounds after.
+ */
+export function linearPoint(box: Box, variables: readonly Variable[], first: boolean, next: () => number): Map<string, State> {
+  const byId = new Map(variables.map((v) => [v.id, v]));
+  const chosen = point(box.states, box.linear, (_, values) => (first ? values.pick()! : randomIn(values, next)));
+  return new Map(
+    [...chosen].map(([id, n]) => {
+      const v = byId.get(id)!;
+      return [id, v.kind === "timestamp" ? instantText(n) : valueOfUnits(v.numbers, n)];
+    }),
+  );
+}
+
+/** A whole number of the set: one of its samples (ends, neighbours, pick) half the time, else anywhere in a span. */
+function randomIn(set: NumberSet, next: () => number): number {
+  const samples = set.samples();
+  if (next() < 0.5) return samples[Math.floor(next() * samples.length)]!;
+  const s = set.spans[Math.floor(next() * set.spans.length)]!;
+  return s.lo + Math.floor(next() * (s.hi - s.lo + 1));
 }
 
 /** A small deterministic generator (mulberry32), so a diff reports the same witnesses every run. */

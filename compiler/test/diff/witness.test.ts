@@ -77,7 +77,7 @@ describe("simplify", () => {
   });
   const x = number("x", NumberSet.span(false, -MAX_NUMBER, MAX_NUMBER));
   const at = (a: Assignment) => a.get("x") as number;
-  const NO_ATOMS: Box = { states: new Map(), opaque: new Map() };
+  const NO_ATOMS: Box = { states: new Map(), opaque: new Map(), linear: [] };
 
   it.each([
     ["x > 0", 5e-324, 1, (v: number) => v > 0],
