@@ -32,8 +32,10 @@ export function constraint(f: Formula, want: Mask): Constraint {
       return f.truth & want ? TRUE : FALSE;
     case "leaf":
       return { kind: "states", variable: f.variable, allowed: statesOf(f.sets, want) };
-    case "opaque":
-      return { kind: "opaque", atom: f.atom, allowed: want };
+    case "opaque": {
+      const allowed = f.atom.canFault ? want : want & ~E;
+      return allowed === 0 ? FALSE : { kind: "opaque", atom: f.atom, allowed };
+    }
     case "relation":
       return any(EACH.flatMap((v, i) => (v & want ? [f.cases[i]!] : [])));
     case "relabel": {

@@ -204,7 +204,7 @@ function witnessIn(
   for (let t = 0; t < tries; t++) {
     const assignment = new Map<string, State>();
     for (const [id, states] of options) assignment.set(id, t === 0 ? states[0]! : states[Math.floor(next() * states.length)]!);
-    if (box.linear.length > 0) for (const [id, state] of linearPoint(box, space.variables, t === 0, next)) assignment.set(id, state);
+    if (box.linear.length > 0) for (const [id, state] of linearPoint(box, space.variables, t % 4 !== 3, next)) assignment.set(id, state);
     if (decides(assignment)) return witnessOf(requestsOf(simplify(assignment, box, space.variables, decides), space.variables));
     // Without opaque atoms every point of the box is in the region: a miss means the schema was not fully modelled.
     if (box.opaque.size === 0 && t >= Math.min(tries, 16)) break;

@@ -17,6 +17,7 @@ import { NumberSet } from "../analysis/number-set.js";
 import { absentOnly, everythingLike, nothingLike, present, type SignalSet, type Values } from "../analysis/signal-set.js";
 import { StringSet } from "../analysis/string-set.js";
 import { irNodes } from "./ir-operands.js";
+import { canFaultOver } from "./fault-free.js";
 import { monotoneSets, monotoneView } from "./monotone.js";
 import { relationCases, type RelationCases } from "./relation.js";
 import { inUnits, type NumberDomain } from "./number-domain.js";
@@ -64,6 +65,8 @@ export interface OpaqueAtom {
   readonly variables: readonly Variable[];
   /** Why the domains do not model it, for the report. */
   readonly reason: string;
+  /** Whether computing it can fault for some values of its variables (fault-free.ts); when not, it is never a fault. */
+  readonly canFault: boolean;
 }
 
 const NOT: Relabelling = [F, T, U, E];
@@ -151,7 +154,9 @@ class Classifier {
   private opaque(e: IrExpr, signals: ReadonlySet<string>, why: string): Formula {
     const variables = [...signals].map((s) => this.space.variableOf(this.side, s));
     const key = `${JSON.stringify(e)}|${variables.map((v) => v.id).join(",")}`;
-    return { kind: "opaque", atom: { key, expr: e, side: this.side, variables, reason: `\`${expressionText(e)}\`: ${why}` } };
+    const reason = `\`${expressionText(e)}\`: ${why}`;
+    const canFault = canFaultOver(e, (name) => this.space.variableOf(this.side, name));
+    return { kind: "opaque", atom: { key, expr: e, side: this.side, variables, reason, canFault } };
   }
 }
 
