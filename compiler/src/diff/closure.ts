@@ -27,7 +27,11 @@ function octagonOf(states: ReadonlyMap<string, SignalSet>, linear: readonly Line
     const [lo, hi] = [spans[0]?.lo ?? 1, spans.at(-1)?.hi ?? 0];
     o.bound(i, Number.isFinite(lo) ? BigInt(lo) : null, Number.isFinite(hi) ? BigInt(hi) : null);
   });
-  for (const c of linear) o.add(c.terms.map((t) => ({ index: index.get(t.variable.id)!, sign: t.sign })), c.bound);
+  for (const c of linear)
+    o.add(
+      c.terms.map((t) => ({ index: index.get(t.variable.id)!, sign: t.sign })),
+      c.bound,
+    );
   return o;
 }
 

@@ -72,6 +72,10 @@ function hull(v: Variable): Interval {
   if (!(values instanceof NumberSet) || v.kind !== "number" || values.isEmpty()) return ANY;
   const [lo, hi] = [values.spans[0]!.lo, values.spans.at(-1)!.hi];
   const exact = (n: number): Rational | null =>
-    Number.isFinite(n) ? (values.whole ? Rational.of(BigInt(n), 10n ** BigInt(v.numbers.scale)) : Rational.fromDouble(valueOfUnits(v.numbers, n))) : null;
+    Number.isFinite(n)
+      ? values.whole
+        ? Rational.of(BigInt(n), 10n ** BigInt(v.numbers.scale))
+        : Rational.fromDouble(valueOfUnits(v.numbers, n))
+      : null;
   return { lo: exact(lo), hi: exact(hi), exact: values.whole };
 }

@@ -45,7 +45,12 @@ class Reader {
     switch (e.op) {
       case "signal": {
         const type = this.types(e.name);
-        const fits = this.kind === "timestamp" ? type === "timestamp" : this.kind === "decimal" ? type !== "timestamp" && type !== "other" : type === "integer";
+        const fits =
+          this.kind === "timestamp"
+            ? type === "timestamp"
+            : this.kind === "decimal"
+              ? type !== "timestamp" && type !== "other"
+              : type === "integer";
         return fits ? { coefficients: new Map([[e.name, Rational.ONE]]), constant: Rational.ZERO } : null;
       }
       case "lit": {

@@ -78,7 +78,11 @@ function linear(form: UnitForm, cmp: CompareOp, c: Rational): Constraint {
     return { kind: "states", variable, allowed: present(values) };
   }
   const le = (bound: bigint): Constraint => ({ kind: "linear", terms: form.terms, bound });
-  const ge = (bound: bigint): Constraint => ({ kind: "linear", terms: form.terms.map((t) => ({ ...t, sign: -t.sign as 1 | -1 })), bound: -bound });
+  const ge = (bound: bigint): Constraint => ({
+    kind: "linear",
+    terms: form.terms.map((t) => ({ ...t, sign: -t.sign as 1 | -1 })),
+    bound: -bound,
+  });
   switch (cmp) {
     case "le":
       return le(r.floor());
