@@ -68,11 +68,20 @@ export function pairKey(old: Decided, next: Decided): string {
   return `${name(old)} -> ${name(next)}`;
 }
 
-export function bruteForce(old: Version, next: Version, options: { maxGrid: number; samples: number; seed: number }): BruteForce {
+export interface BruteForceOptions {
+  readonly maxGrid: number;
+  /** Generated requests added to the grid, per version (0 for policies the generator does not know). */
+  readonly samples: number;
+  readonly seed: number;
+  /** Values for string signals, in place of generated ones: for policies whose patterns the generator does not know. */
+  readonly strings?: Readonly<Record<string, readonly string[]>>;
+}
+
+export function bruteForce(old: Version, next: Version, options: BruteForceOptions): BruteForce {
   const names = [...new Set([...Object.keys(old.ir.signals), ...Object.keys(next.ir.signals)])];
   let complete = true;
   const axes = names.map((name) => {
-    const axis = gridOf(name, old, next);
+    const axis = gridOf(name, old, next, options.strings?.[name]);
     complete &&= axis.complete;
     return axis.states;
   });
@@ -87,7 +96,8 @@ export function bruteForce(old: Version, next: Version, options: { maxGrid: numb
   const requests: Record<string, unknown>[] = points.map((p) =>
     Object.fromEntries(names.flatMap((n, i) => (p[i] === ABSENT ? [] : [[n, p[i]]]))),
   );
-  for (const ast of [old.ast, next.ast]) requests.push(...fc.sample(signalsArb(ast), { numRuns: options.samples, seed: options.seed }));
+  if (options.samples > 0)
+    for (const ast of [old.ast, next.ast]) requests.push(...fc.sample(signalsArb(ast), { numRuns: options.samples, seed: options.seed }));
   const pairs = new Map<string, Record<string, unknown>>();
   for (const request of requests) {
     const a = old.decide(only(request, old.ir));
@@ -108,7 +118,7 @@ export function only(request: Record<string, unknown>, ir: PolicyIr): Record<str
   return Object.fromEntries(Object.entries(request).filter(([k]) => Object.hasOwn(ir.signals, k)));
 }
 
-function gridOf(name: string, old: Version, next: Version): { states: State[]; complete: boolean } {
+function gridOf(name: string, old: Version, next: Version, strings?: readonly string[]): { states: State[]; complete: boolean } {
   const sides = [old, next].filter((v) => Object.hasOwn(v.ir.signals, name));
   const states = new Set<State>();
   if (sides.some((v) => !v.schema.required.includes(name))) states.add(ABSENT);
@@ -158,6 +168,10 @@ function gridOf(name: string, old: Version, next: Version): { states: State[]; c
       case "string": {
         const literals = constants.filter((c): c is string => typeof c === "string");
         literals.forEach((l) => states.add(l));
+        if (strings !== undefined) {
+          strings.filter((g) => sides.every((v) => valid(v, name, g))).forEach((g) => states.add(g));
+          break;
+        }
         // A valid value equal to no constant stands for all the others.
         const generated = sides.flatMap((v) =>
           fc.sample(
