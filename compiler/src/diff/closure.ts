@@ -2,7 +2,7 @@ import { NumberSet } from "../analysis/number-set.js";
 import { Octagon } from "../analysis/octagon.js";
 import { boundNumber } from "../analysis/rational.js";
 import { intersect, present, type SignalSet } from "../analysis/signal-set.js";
-import type { Constraint } from "./constraint.js";
+import type { Constraint } from "./constraint-tree.js";
 
 /** A constraint `sum of sign * n <= bound` over two variables (relation.ts). */
 export type Linear = Extract<Constraint, { kind: "linear" }>;

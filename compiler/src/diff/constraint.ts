@@ -1,29 +1,13 @@
 import { complement, intersect, isEmpty, type SignalSet } from "../analysis/signal-set.js";
-import type { Formula, LeafSets, OpaqueAtom } from "./formula.js";
-import type { Variable } from "./space.js";
+import { FALSE, TRUE, all, any, type Constraint } from "./constraint-tree.js";
+import type { Formula, LeafSets } from "./formula.js";
 import { E, EACH, EVERY, F, T, U, type Mask } from "./truth.js";
 
 /**
- * "Formula f has a value in `want`", unfolded into a tree of conjunctions and disjunctions of constraints on single
- * variables and opaque atoms, following Kleene's tables with faults (docs/language.md "Faults"): `a and b` is false
- * when either is false, else a fault when either is, else unknown when either is, else true.
+ * "Formula f has a value in `want`", unfolded into a constraint tree, following Kleene's tables with faults
+ * (docs/language.md "Faults"): `a and b` is false when either is false, else a fault when either is, else unknown
+ * when either is, else true.
  */
-export type Constraint =
-  | { readonly kind: "true" }
-  | { readonly kind: "false" }
-  | { readonly kind: "states"; readonly variable: Variable; readonly allowed: SignalSet }
-  | { readonly kind: "opaque"; readonly atom: OpaqueAtom; readonly allowed: Mask }
-  /** `sum of sign * n <= bound` over two variables held as whole numbers (relation.ts), both present. */
-  | { readonly kind: "linear"; readonly terms: readonly LinearTerm[]; readonly bound: bigint }
-  | { readonly kind: "all" | "any"; readonly items: readonly Constraint[] };
-
-export interface LinearTerm {
-  readonly variable: Variable;
-  readonly sign: 1 | -1;
-}
-
-const TRUE: Constraint = { kind: "true" };
-const FALSE: Constraint = { kind: "false" };
 export function constraint(f: Formula, want: Mask): Constraint {
   if (want === 0) return FALSE;
   if (want === EVERY) return TRUE;
@@ -95,24 +79,4 @@ function statesOf(sets: LeafSets, want: Mask): SignalSet {
   // An empty set's complement is every state: the first one stands for all when every set not wanted is empty.
   const nonEmpty = unwanted.filter((i) => !isEmpty(sets[i]!));
   return (nonEmpty.length > 0 ? nonEmpty : unwanted.slice(0, 1)).map((i) => complement(sets[i]!)).reduce((a, b) => intersect(a, b));
-}
-
-export function all(items: readonly Constraint[]): Constraint {
-  const out: Constraint[] = [];
-  for (const c of items) {
-    if (c.kind === "false") return FALSE;
-    if (c.kind === "all") out.push(...c.items);
-    else if (c.kind !== "true") out.push(c);
-  }
-  return out.length === 0 ? TRUE : out.length === 1 ? out[0]! : { kind: "all", items: out };
-}
-
-export function any(items: readonly Constraint[]): Constraint {
-  const out: Constraint[] = [];
-  for (const c of items) {
-    if (c.kind === "true") return TRUE;
-    if (c.kind === "any") out.push(...c.items);
-    else if (c.kind !== "false") out.push(c);
-  }
-  return out.length === 0 ? FALSE : out.length === 1 ? out[0]! : { kind: "any", items: out };
 }

@@ -1,6 +1,7 @@
 import { canFault, createSignalValidator, OTHERWISE_RULE_ID, preparePolicy, type Scalar, type Verdict } from "@writ/runtime";
 import { DomainLimitError } from "../analysis/language.js";
-import { all, constraint, type Constraint } from "./constraint.js";
+import { all, type Constraint } from "./constraint-tree.js";
+import { constraint } from "./constraint.js";
 import { formulaOf, type Formula } from "./formula.js";
 import { Search, SearchLimitError, type Box } from "./search.js";
 import { signalSpace, type PolicyVersion, type Side, type SignalChange, type SignalSpace } from "./space.js";

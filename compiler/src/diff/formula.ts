@@ -19,12 +19,14 @@ import { StringSet } from "../analysis/string-set.js";
 import { irNodes } from "./ir-operands.js";
 import { canFaultOver } from "./fault-free.js";
 import { monotoneSets, monotoneView } from "./monotone.js";
+import type { OpaqueAtom } from "./opaque-atom.js";
 import { relationCases, type RelationCases } from "./relation.js";
 import { inUnits, type NumberDomain } from "./number-domain.js";
 import type { Side, SignalSpace, Variable } from "./space.js";
 import { E, EACH, F, T, U, truthAt, valueAt, type Mask } from "./truth.js";
 
 export { E, F, T, U, type Mask } from "./truth.js";
+export type { OpaqueAtom } from "./opaque-atom.js";
 
 /**
  * A rule's condition as `writ diff` reasons about it. A `leaf` is a condition on one variable, given exactly as the
@@ -57,17 +59,6 @@ export interface TableRow {
 
 /** Combinations a table may list: past it, a condition on several choices is kept opaque. */
 const MAX_TABLE_ROWS = 256;
-
-export interface OpaqueAtom {
-  readonly key: string;
-  readonly expr: IrExpr;
-  readonly side: Side;
-  readonly variables: readonly Variable[];
-  /** Why the domains do not model it, for the report. */
-  readonly reason: string;
-  /** Whether computing it can fault for some values of its variables (fault-free.ts); when not, it is never a fault. */
-  readonly canFault: boolean;
-}
 
 const NOT: Relabelling = [F, T, U, E];
 

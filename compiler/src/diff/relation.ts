@@ -1,7 +1,7 @@
 import { COMPARISON_OPERATORS, MAX_MAGNITUDE, type CompareOp, type IrExpr } from "@writ/runtime";
 import { Rational } from "../analysis/rational.js";
 import { absentOnly, everythingLike, present } from "../analysis/signal-set.js";
-import { all, any, type Constraint, type LinearTerm } from "./constraint.js";
+import { FALSE, all, any, type Constraint, type LinearTerm } from "./constraint-tree.js";
 import { linearComparison, type LinearForm } from "./linear.js";
 import { wholeCompare } from "./monotone.js";
 import type { Variable } from "./space.js";
@@ -93,14 +93,12 @@ function linear(form: UnitForm, cmp: CompareOp, c: Rational): Constraint {
     case "gt":
       return ge(r.floor() + 1n);
     case "eq":
-      return r.den === 1n ? all([le(r.num), ge(r.num)]) : FALSE_CONSTRAINT;
+      return r.den === 1n ? all([le(r.num), ge(r.num)]) : FALSE;
     case "ne":
       // A whole sum is never a fraction: `!=` then holds for every present pair.
       return r.den === 1n ? any([le(r.num - 1n), ge(r.num + 1n)]) : all(form.terms.map((t) => presentIn(t.variable)));
   }
 }
-
-const FALSE_CONSTRAINT: Constraint = { kind: "false" };
 
 /** The variable present, with any value. */
 function presentIn(v: Variable): Constraint {

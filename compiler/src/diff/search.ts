@@ -1,8 +1,8 @@
-import { NumberSet } from "../analysis/number-set.js";
+import type { NumberSet } from "../analysis/number-set.js";
 import { intersect, isEmpty, within, type SignalSet } from "../analysis/signal-set.js";
 import { convex, narrow, type Linear } from "./closure.js";
-import { all, any, type Constraint } from "./constraint.js";
-import type { OpaqueAtom } from "./formula.js";
+import { all, any, type Constraint } from "./constraint-tree.js";
+import type { OpaqueAtom } from "./opaque-atom.js";
 import type { Variable } from "./space.js";
 import { EVERY, type Mask } from "./truth.js";
 
