@@ -83,6 +83,15 @@ export class Rational {
     return -this.neg().floor();
   }
 
+  /** The decimal nearest it with 20 significant digits, as text a double is read from. */
+  toDecimal(): string {
+    const negative = this.num < 0n;
+    const n = negative ? -this.num : this.num;
+    const whole = n / this.den;
+    const fraction = ((n % this.den) * 10n ** 20n) / this.den;
+    return `${negative ? "-" : ""}${whole}.${fraction.toString().padStart(20, "0")}`;
+  }
+
   toString(): string {
     return this.den === 1n ? String(this.num) : `${this.num}/${this.den}`;
   }

@@ -17,8 +17,13 @@ export function constraint(f: Formula, want: Mask): Constraint {
     case "leaf":
       return { kind: "states", variable: f.variable, allowed: statesOf(f.sets, want) };
     case "opaque": {
-      const allowed = f.atom.canFault ? want : want & ~E;
-      return allowed === 0 ? FALSE : { kind: "opaque", atom: f.atom, allowed };
+      // Its value other than a fault where its arithmetic does not fault; a fault where it does.
+      const known = want & ~E;
+      const value: Constraint = known === 0 ? FALSE : { kind: "opaque", atom: f.atom, allowed: known };
+      const faults = f.atom.faults;
+      if (faults === null) return value;
+      const fault: Constraint = want & E ? { kind: "opaque", atom: faults, allowed: T } : FALSE;
+      return any([fault, all([{ kind: "opaque", atom: faults, allowed: F }, value])]);
     }
     case "relation":
       return any(EACH.flatMap((v, i) => (v & want ? [f.cases[i]!] : [])));

@@ -6,7 +6,7 @@ import { formulaOf, type Formula } from "./formula.js";
 import { Search, SearchLimitError, type Box } from "./search.js";
 import { signalSpace, type PolicyVersion, type Side, type SignalChange, type SignalSpace } from "./space.js";
 import { E, F, T, U } from "./truth.js";
-import { candidates, linearPoint, random, requestsOf, simplify, type Assignment, type State } from "./witness.js";
+import { aimAtBoundary, candidates, linearPoint, random, requestsOf, simplify, type Assignment, type State } from "./witness.js";
 
 /**
  * What decides in one version: a rule, the `otherwise` (rule `otherwise`), nothing (`undecided`, SYS-006), or a fault
@@ -206,6 +206,7 @@ function witnessIn(
     const assignment = new Map<string, State>();
     for (const [id, states] of options) assignment.set(id, t === 0 ? states[0]! : states[Math.floor(next() * states.length)]!);
     if (box.linear.length > 0) for (const [id, state] of linearPoint(box, space.variables, t % 4 !== 3, next)) assignment.set(id, state);
+    if (t % 2 === 1) aimAtBoundary(assignment, box, space.variables, next);
     if (decides(assignment)) return witnessOf(requestsOf(simplify(assignment, box, space.variables, decides), space.variables));
     // Without opaque atoms every point of the box is in the region: a miss means the schema was not fully modelled.
     if (box.opaque.size === 0 && t >= Math.min(tries, 16)) break;

@@ -16,7 +16,7 @@ import { Language } from "../analysis/language.js";
 import { NumberSet } from "../analysis/number-set.js";
 import { absentOnly, everythingLike, nothingLike, present, type SignalSet, type Values } from "../analysis/signal-set.js";
 import { StringSet } from "../analysis/string-set.js";
-import { irNodes } from "./ir-operands.js";
+import { irNodes, irOperands } from "./ir-operands.js";
 import { canFaultOver } from "./fault-free.js";
 import { monotoneSets, monotoneView } from "./monotone.js";
 import type { OpaqueAtom } from "./opaque-atom.js";
@@ -146,9 +146,23 @@ class Classifier {
     const variables = [...signals].map((s) => this.space.variableOf(this.side, s));
     const key = `${JSON.stringify(e)}|${variables.map((v) => v.id).join(",")}`;
     const reason = `\`${expressionText(e)}\`: ${why}`;
-    const canFault = canFaultOver(e, (name) => this.space.variableOf(this.side, name));
-    return { kind: "opaque", atom: { key, expr: e, side: this.side, variables, reason, canFault } };
+    return { kind: "opaque", atom: { key, expr: e, side: this.side, variables, reason, faults: this.faultAtom(e, variables, why) } };
   }
+
+  /** The atom true where `e`'s arithmetic faults (see OpaqueAtom.faults), or null when it cannot. */
+  private faultAtom(e: IrExpr, variables: readonly Variable[], why: string): OpaqueAtom | null {
+    if (!canFaultOver(e, (name) => this.space.variableOf(this.side, name))) return null;
+    const terms = outermostArithmetic(e);
+    const expr: IrExpr = terms.length === 1 ? terms[0]! : { op: "and", args: terms };
+    const key = `faults ${JSON.stringify(terms)}|${variables.map((v) => v.id).join(",")}`;
+    const reason = `whether \`${terms.map((t) => expressionText(t)).join("`, `")}\` faults: ${why}`;
+    return { key, expr, side: this.side, variables, reason, faults: null };
+  }
+}
+
+/** The `+ - * /` terms of `e` not inside another, in order: the arithmetic whose faults are `e`'s. */
+function outermostArithmetic(e: IrExpr): IrExpr[] {
+  return e.op === "arith" ? [e] : irOperands(e).flatMap(outermostArithmetic);
 }
 
 /** `x == c` for a condition x and a constant truth c: true where x has c's value, unknown where either is, a fault where x is. */

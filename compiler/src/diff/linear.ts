@@ -25,10 +25,14 @@ export interface LinearComparison {
 /** How the signals a form reads compute: `integer` ones with IEEE-754 (exact for whole values), `decimal` exactly. */
 export type SignalTypes = (name: string) => "integer" | "decimal" | "timestamp" | "other";
 
-export function linearComparison(e: IrExpr, types: SignalTypes): LinearComparison | null {
+/**
+ * `e` as a linear comparison, or null. `rounded`: read `number` arithmetic as if exact too (any number signal, any
+ * constant), for a witness search to aim at a boundary it then checks by evaluation (witness.ts), never to decide.
+ */
+export function linearComparison(e: IrExpr, types: SignalTypes, rounded = false): LinearComparison | null {
   if (e.op !== "cmp" || (e.kind !== "number" && e.kind !== "decimal" && e.kind !== "timestamp")) return null;
   const intermediates: LinearForm[] = [];
-  const reader = new Reader(e.kind, types, intermediates);
+  const reader = new Reader(e.kind, rounded ? () => "integer" : types, intermediates, rounded);
   const [left, right] = [reader.form(e.left), reader.form(e.right)];
   if (left === null || right === null) return null;
   return { form: combine(left, right, -1), cmp: e.cmp, intermediates };
@@ -39,6 +43,7 @@ class Reader {
     private readonly kind: "number" | "decimal" | "timestamp",
     private readonly types: SignalTypes,
     private readonly intermediates: LinearForm[],
+    private readonly rounded: boolean,
   ) {}
 
   form(e: IrExpr): LinearForm | null {
@@ -71,7 +76,7 @@ class Reader {
         else if (e.fn === "mul" && r.coefficients.size === 0) out = scale(l, r.constant);
         else return null;
         // On integers the operands are whole (constants included), so every result is, and a double holds it exactly.
-        if (this.kind === "number" && (l.constant.den !== 1n || r.constant.den !== 1n)) return null;
+        if (this.kind === "number" && !this.rounded && (l.constant.den !== 1n || r.constant.den !== 1n)) return null;
         // Arithmetic on constants alone was folded unless it faults: then the condition is not a relation.
         if (out.coefficients.size === 0) return valueAt(prepareExpression(e), {}) === "fault" ? null : out;
         this.intermediates.push(out);

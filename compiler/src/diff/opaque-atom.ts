@@ -12,6 +12,11 @@ export interface OpaqueAtom {
   readonly variables: readonly Variable[];
   /** Why the domains do not model it, for the report. */
   readonly reason: string;
-  /** Whether computing it can fault for some values of its variables (fault-free.ts); when not, it is never a fault. */
-  readonly canFault: boolean;
+  /**
+   * Where computing it faults, as an atom of its own that is true there and false elsewhere: shared by every atom
+   * whose arithmetic (its outermost `+ - * /` terms) is the same, since those fault together, so the old and the new
+   * version of a condition that kept its arithmetic fault alike. Null when it cannot fault for its variables' values
+   * (fault-free.ts): it is then never a fault.
+   */
+  readonly faults: OpaqueAtom | null;
 }

@@ -5,7 +5,9 @@ import type { SignalSet } from "../analysis/signal-set.js";
 import { StringSet } from "../analysis/string-set.js";
 import { irNodes } from "./ir-operands.js";
 import type { Box } from "./search.js";
+import { Rational } from "../analysis/rational.js";
 import { point } from "./closure.js";
+import { linearComparison } from "./linear.js";
 import { unitsOfValue, valueOfUnits, type NumberDomain } from "./number-domain.js";
 import { instantText } from "./signal-domain.js";
 import type { Side, Variable } from "./space.js";
@@ -197,6 +199,36 @@ function randomIn(set: NumberSet, next: () => number): number {
   if (next() < 0.5) return samples[Math.floor(next() * samples.length)]!;
   const s = set.spans[Math.floor(next() * set.spans.length)]!;
   return s.lo + Math.floor(next() * (s.hi - s.lo + 1));
+}
+
+/**
+ * Aims `assignment` at the boundary of an opaque atom that compares sums of signals (`daily_total + amount >= LIMIT`
+ * on `number`): one of its signals, chosen at random, is set where the exact sum would meet the constant given the
+ * others, or beside it (the doubles either side, the whole numbers either side), so a region that needs the sum at
+ * its boundary is reached; the witness is still checked by evaluating both versions.
+ */
+export function aimAtBoundary(assignment: Map<string, State>, box: Box, variables: readonly Variable[], next: () => number): void {
+  const byName = (side: Side, name: string) => variables.find((v) => v.names[side] === name);
+  for (const { atom } of box.opaque.values()) {
+    const comparison = linearComparison(atom.expr, () => "other", true);
+    if (comparison === null) continue;
+    const terms = [...comparison.form.coefficients].flatMap(([name, c]) => {
+      const v = byName(atom.side, name);
+      return v && v.kind === "number" ? [{ v, c }] : [];
+    });
+    if (terms.length !== comparison.form.coefficients.size || terms.length < 2) continue;
+    const target = terms[Math.floor(next() * terms.length)]!;
+    const others = terms.filter((t) => t.v !== target.v);
+    const values = others.map(({ v }) => assignment.get(v.id));
+    if (!values.every((x): x is number => typeof x === "number")) continue;
+    const rest = others.reduce((sum, { c }, i) => sum.add(c.mul(Rational.fromDouble(values[i]!))), comparison.form.constant);
+    const y = Number(rest.neg().div(target.c).toDecimal());
+    const options = [y, nextUp(y), nextDown(y), Math.floor(y), Math.ceil(y), Math.floor(y) - 1, Math.ceil(y) + 1];
+    const choice = options[Math.floor(next() * options.length)]!;
+    const set = box.states.get(target.v.id)!.values;
+    const held = unitsOfValue(target.v.numbers, choice);
+    if (Number.isFinite(choice) && held !== null && set instanceof NumberSet && set.has(held)) assignment.set(target.v.id, choice);
+  }
 }
 
 /** A small deterministic generator (mulberry32), so a diff reports the same witnesses every run. */
