@@ -25,6 +25,10 @@ export function constraint(f: Formula, want: Mask): Constraint {
       const fault: Constraint = want & E ? { kind: "opaque", atom: faults, allowed: T } : FALSE;
       return any([fault, all([{ kind: "opaque", atom: faults, allowed: F }, value])]);
     }
+    case "guarded": {
+      const fault: Constraint = want & E ? { kind: "opaque", atom: f.faults, allowed: T } : FALSE;
+      return any([fault, all([{ kind: "opaque", atom: f.faults, allowed: F }, constraint(f.arg, want & ~E)])]);
+    }
     case "relation":
       return any(EACH.flatMap((v, i) => (v & want ? [f.cases[i]!] : [])));
     case "relabel": {

@@ -1,10 +1,19 @@
-import { canFault, createSignalValidator, OTHERWISE_RULE_ID, preparePolicy, type Scalar, type Verdict } from "@writ/runtime";
+import { within } from "../analysis/signal-set.js";
+import {
+  canFault,
+  createSignalValidator,
+  expressionText,
+  OTHERWISE_RULE_ID,
+  preparePolicy,
+  type Scalar,
+  type Verdict,
+} from "@writ/runtime";
 import { DomainLimitError } from "../analysis/language.js";
 import { all, type Constraint } from "./constraint-tree.js";
 import { constraint } from "./constraint.js";
 import { formulaOf, type Formula } from "./formula.js";
 import { Search, SearchLimitError, type Box } from "./search.js";
-import { signalSpace, type PolicyVersion, type Side, type SignalChange, type SignalSpace } from "./space.js";
+import { signalSpace, type PolicyVersion, type Side, type SignalChange, type SignalSpace, type Variable } from "./space.js";
 import { E, F, T, U } from "./truth.js";
 import { aimAtBoundary, candidates, linearPoint, random, requestsOf, simplify, type Assignment, type State } from "./witness.js";
 
@@ -166,7 +175,8 @@ function compare(
     for (const box of search.regions(all([sides.old.decidedBy(i), sides.new.decidedBy(j)]), space.variables)) {
       const found = witnessIn(box, space, sides, i, j, triesPerBox, (i * 7919 + j) >>> 0);
       if (found) return { witness: found };
-      if (box.opaque.size === 0) {
+      const terms = narrowedTerms(box, space.variables);
+      if (box.opaque.size === 0 && terms.length === 0) {
         reasons.add(
           space.unmodelled.length > 0
             ? `the schema is not fully modelled: ${space.unmodelled.join("; ")}`
@@ -174,6 +184,7 @@ function compare(
         );
       }
       for (const { atom } of box.opaque.values()) reasons.add(atom.reason);
+      for (const v of terms) reasons.add(`\`${expressionText(v.term!)}\`: its value is rounded arithmetic on several signals`);
       if (++boxes >= maxBoxes) {
         reasons.add(`no witness in the first ${maxBoxes} boxes of the region`);
         break;
@@ -197,6 +208,7 @@ function witnessIn(
   seed: number,
 ): Witness | null {
   const options = candidates(box, space.variables);
+  const exact = box.opaque.size === 0 && narrowedTerms(box, space.variables).length === 0;
   const next = random(seed);
   const decides = (assignment: Assignment): boolean => {
     const requests = requestsOf(assignment, space.variables);
@@ -206,12 +218,18 @@ function witnessIn(
     const assignment = new Map<string, State>();
     for (const [id, states] of options) assignment.set(id, t === 0 ? states[0]! : states[Math.floor(next() * states.length)]!);
     if (box.linear.length > 0) for (const [id, state] of linearPoint(box, space.variables, t % 4 !== 3, next)) assignment.set(id, state);
-    if (t % 2 === 1) aimAtBoundary(assignment, box, space.variables, next);
+    // Past the first quarter of the tries, which find readable witnesses where they are common, every other aims.
+    if (t >= tries / 4 && t % 2 === 1) aimAtBoundary(assignment, box, space.variables, next);
     if (decides(assignment)) return witnessOf(requestsOf(simplify(assignment, box, space.variables, decides), space.variables));
-    // Without opaque atoms every point of the box is in the region: a miss means the schema was not fully modelled.
-    if (box.opaque.size === 0 && t >= Math.min(tries, 16)) break;
+    // Without opaque atoms and terms every point of the box is in the region: a miss means the schema was not fully modelled.
+    if (exact && t >= Math.min(tries, 16)) break;
   }
   return null;
+}
+
+/** The variables for arithmetic terms (SignalSpace.termVariable) that the box narrows: those a witness must reach. */
+function narrowedTerms(box: Box, variables: readonly Variable[]): Variable[] {
+  return variables.filter((v) => v.term !== undefined && !within(v.universe, box.states.get(v.id)!));
 }
 
 /** One request for both versions when they were sent the same signals; otherwise each version's. */

@@ -39,6 +39,8 @@ export type Formula =
   /** The states where it is true, false, unknown and a fault. */
   | { readonly kind: "leaf"; readonly variable: Variable; readonly sets: LeafSets }
   | { readonly kind: "opaque"; readonly atom: OpaqueAtom }
+  /** A fault where the atom `faults` is true (its arithmetic faults), else the value of `arg`. */
+  | { readonly kind: "guarded"; readonly faults: OpaqueAtom; readonly arg: Formula }
   /** A condition relating two signals by sums and differences: where it is true, false, unknown and a fault (relation.ts). */
   | { readonly kind: "relation"; readonly cases: RelationCases }
   | { readonly kind: "and" | "or"; readonly args: readonly Formula[] }
@@ -102,6 +104,8 @@ class Classifier {
     }
     const cases = relationCases(e, (name) => this.space.variableOf(this.side, name));
     if (cases !== null) return { kind: "relation", cases };
+    const term = this.termComparison(e, signals);
+    if (term !== null) return term;
     return this.table(e, signals) ?? this.opaque(e, signals, "it relates two or more signals");
   }
 
@@ -147,6 +151,37 @@ class Classifier {
     const key = `${JSON.stringify(e)}|${variables.map((v) => v.id).join(",")}`;
     const reason = `\`${expressionText(e)}\`: ${why}`;
     return { kind: "opaque", atom: { key, expr: e, side: this.side, variables, reason, faults: this.faultAtom(e, variables, why) } };
+  }
+
+  /**
+   * Arithmetic on several `number` signals compared with a constant, `daily_total + amount > LIMIT`: a condition on a
+   * variable for the arithmetic's value (SignalSpace.termVariable), shared by every condition on the same term, so
+   * `> LIMIT` and `>= LIMIT` of it are related exactly; a fault where its arithmetic faults. Null for other forms.
+   */
+  private termComparison(e: IrExpr, signals: ReadonlySet<string>): Formula | null {
+    if (e.op !== "cmp" || e.kind !== "number") return null;
+    const leftReads = signalsOf(e.left).size > 0;
+    if (leftReads === signalsOf(e.right).size > 0) return null;
+    const [subject, other] = leftReads ? [e.left, e.right] : [e.right, e.left];
+    if (subject.op !== "arith") return null;
+    const c = valueAt(prepareExpression(other), {});
+    const variables = [...signals].map((name) => this.space.variableOf(this.side, name));
+    if (typeof c !== "number" || variables.some((v) => v.kind !== "number")) return null;
+    const op: CompareOp = leftReads ? e.cmp : COMPARISON_OPERATORS[e.cmp].converse;
+    const variable = this.space.termVariable(subject, variables);
+    const values = variable.universe.values;
+    const leaf: Formula = {
+      kind: "leaf",
+      variable,
+      sets: [
+        present(NumberSet.compare(false, op, c)),
+        present(NumberSet.compare(false, COMPARISON_OPERATORS[op].negation, c)),
+        absentOnly(values),
+        present(nothingLike(values)),
+      ],
+    };
+    const faults = this.faultAtom(e, variables, "its value is rounded arithmetic on several signals");
+    return faults === null ? leaf : { kind: "guarded", faults, arg: leaf };
   }
 
   /** The atom true where `e`'s arithmetic faults (see OpaqueAtom.faults), or null when it cannot. */

@@ -9,7 +9,7 @@ import { Rational } from "../analysis/rational.js";
 import { point } from "./closure.js";
 import { linearComparison } from "./linear.js";
 import { unitsOfValue, valueOfUnits, type NumberDomain } from "./number-domain.js";
-import { instantText } from "./signal-domain.js";
+import { MAX_NUMBER, instantText } from "./signal-domain.js";
 import type { Side, Variable } from "./space.js";
 
 /** A signal's state in a witness: a value, or absent. */
@@ -35,7 +35,7 @@ export function requestsOf(assignment: Assignment, variables: readonly Variable[
  * opaque atoms mention.
  */
 export function candidates(box: Box, variables: readonly Variable[]): Map<string, State[]> {
-  const hints = hintsOf([...box.opaque.values()].map((o) => o.atom.expr));
+  const hints = hintsOf(hintSources(box, variables));
   const out = new Map<string, State[]>();
   for (const v of variables) {
     const set = box.states.get(v.id)!;
@@ -67,6 +67,21 @@ interface Hints {
 }
 
 /** Constants the expressions mention, and numbers next to them, where an opaque atom is likely to change value. */
+/**
+ * The expressions whose constants hint at values: the opaque atoms', and each arithmetic term's with the values the
+ * box leaves it (`x * y` that must be 1 hints 1, and so 0.5 and 2).
+ */
+function hintSources(box: Box, variables: readonly Variable[]): IrExpr[] {
+  const out = [...box.opaque.values()].map((o) => o.atom.expr);
+  for (const v of variables) {
+    const set = box.states.get(v.id)?.values;
+    if (v.term === undefined || !(set instanceof NumberSet)) continue;
+    const ends = set.spans.flatMap((s) => [s.lo, s.hi]).filter((n) => Number.isFinite(n) && Math.abs(n) < MAX_NUMBER);
+    out.push(v.term, ...ends.map((value): IrExpr => ({ op: "lit", value })));
+  }
+  return out;
+}
+
 function hintsOf(exprs: readonly IrExpr[]): Hints {
   const numbers = new Set<number>();
   const instants = new Set<number>();
@@ -100,7 +115,7 @@ export function simplify(
   variables: readonly Variable[],
   decides: (a: Assignment) => boolean,
 ): Assignment {
-  const hints = hintsOf([...box.opaque.values()].map((o) => o.atom.expr)).numbers;
+  const hints = hintsOf(hintSources(box, variables)).numbers;
   const out = new Map(assignment);
   // Again while a pass changes something (`x / y > 0` frees `x` only once `y` is no longer tiny), a few passes at most.
   for (let pass = 0, changed = true; changed && pass < 4; pass++) {
@@ -108,7 +123,7 @@ export function simplify(
     for (const v of variables) {
       const current = out.get(v.id);
       const set = v.universe.values;
-      if (typeof current !== "number" || v.kind !== "number" || !(set instanceof NumberSet)) continue;
+      if (typeof current !== "number" || v.kind !== "number" || v.term !== undefined || !(set instanceof NumberSet)) continue;
       for (const candidate of readableNear(acceptedBy(set, v.numbers), current, hints)) {
         out.set(v.id, candidate);
         if (decides(out)) {
@@ -202,33 +217,42 @@ function randomIn(set: NumberSet, next: () => number): number {
 }
 
 /**
- * Aims `assignment` at the boundary of an opaque atom that compares sums of signals (`daily_total + amount >= LIMIT`
- * on `number`): one of its signals, chosen at random, is set where the exact sum would meet the constant given the
- * others, or beside it (the doubles either side, the whole numbers either side), so a region that needs the sum at
- * its boundary is reached; the witness is still checked by evaluating both versions.
+ * Aims `assignment` at what the box needs of sums of `number` signals, which IEEE-754 rounds: for each term variable
+ * (SignalSpace.termVariable), at the value the assignment gives it; for each opaque atom comparing sums, at its
+ * boundary. One signal of the sum, chosen at random, is set where the exact sum would meet the target given the
+ * others, or beside it (the doubles either side, the whole numbers either side); the witness is still checked by
+ * evaluating both versions.
  */
 export function aimAtBoundary(assignment: Map<string, State>, box: Box, variables: readonly Variable[], next: () => number): void {
-  const byName = (side: Side, name: string) => variables.find((v) => v.names[side] === name);
-  for (const { atom } of box.opaque.values()) {
-    const comparison = linearComparison(atom.expr, () => "other", true);
-    if (comparison === null) continue;
-    const terms = [...comparison.form.coefficients].flatMap(([name, c]) => {
-      const v = byName(atom.side, name);
-      return v && v.kind === "number" ? [{ v, c }] : [];
-    });
-    if (terms.length !== comparison.form.coefficients.size || terms.length < 2) continue;
-    const target = terms[Math.floor(next() * terms.length)]!;
-    const others = terms.filter((t) => t.v !== target.v);
-    const values = others.map(({ v }) => assignment.get(v.id));
-    if (!values.every((x): x is number => typeof x === "number")) continue;
-    const rest = others.reduce((sum, { c }, i) => sum.add(c.mul(Rational.fromDouble(values[i]!))), comparison.form.constant);
-    const y = Number(rest.neg().div(target.c).toDecimal());
-    const options = [y, nextUp(y), nextDown(y), Math.floor(y), Math.ceil(y), Math.floor(y) - 1, Math.ceil(y) + 1];
-    const choice = options[Math.floor(next() * options.length)]!;
-    const set = box.states.get(target.v.id)!.values;
-    const held = unitsOfValue(target.v.numbers, choice);
-    if (Number.isFinite(choice) && held !== null && set instanceof NumberSet && set.has(held)) assignment.set(target.v.id, choice);
+  const targets: { readonly expr: IrExpr; readonly side: Side }[] = [...box.opaque.values()].map(({ atom }) => atom);
+  for (const v of variables) {
+    const value = assignment.get(v.id);
+    // A term reads its signals by the names of the version it was first read in: either side finds them.
+    if (v.term !== undefined && typeof value === "number")
+      targets.push({ expr: { op: "cmp", cmp: "eq", kind: "number", left: v.term, right: { op: "lit", value } }, side: "new" });
   }
+  for (const { expr, side } of targets) aim(expr, side, assignment, box, variables, next);
+}
+
+function aim(expr: IrExpr, side: Side, assignment: Map<string, State>, box: Box, variables: readonly Variable[], next: () => number): void {
+  const comparison = linearComparison(expr, () => "other", true);
+  if (comparison === null) return;
+  const terms = [...comparison.form.coefficients].flatMap(([name, c]) => {
+    const v = variables.find((x) => x.names[side] === name) ?? variables.find((x) => x.names[side === "new" ? "old" : "new"] === name);
+    return v && v.kind === "number" ? [{ v, c }] : [];
+  });
+  if (terms.length !== comparison.form.coefficients.size || terms.length < 2) return;
+  const target = terms[Math.floor(next() * terms.length)]!;
+  const others = terms.filter((t) => t.v !== target.v);
+  const values = others.map(({ v }) => assignment.get(v.id));
+  if (!values.every((x): x is number => typeof x === "number")) return;
+  const rest = others.reduce((sum, { c }, i) => sum.add(c.mul(Rational.fromDouble(values[i]!))), comparison.form.constant);
+  const y = Number(rest.neg().div(target.c).toDecimal());
+  const options = [y, nextUp(y), nextDown(y), Math.floor(y), Math.ceil(y), Math.floor(y) - 1, Math.ceil(y) + 1];
+  const choice = options[Math.floor(next() * options.length)]!;
+  const set = box.states.get(target.v.id)!.values;
+  const held = unitsOfValue(target.v.numbers, choice);
+  if (Number.isFinite(choice) && held !== null && set instanceof NumberSet && set.has(held)) assignment.set(target.v.id, choice);
 }
 
 /** A small deterministic generator (mulberry32), so a diff reports the same witnesses every run. */

@@ -57,13 +57,13 @@ describe("writ diff witnesses", () => {
     }
   });
 
-  it("x + y: a request the search found with the next double after 0 reads `{x: 1, y: 0}`", () => {
+  it("x + y: a request the search found with the next double after 0 reads `{x: 1, y: 0}` or `{x: 0, y: 1}`", () => {
     const [old, next] = [
       version(policy("x: number\n  y: number", 'rule r when x + y > 0 reject "r"')),
       version(policy("x: number\n  y: number", 'rule r when x + y > 1 reject "r"')),
     ];
     const region = diffPolicies({ old, new: next }).regions.find((r) => r.old.rule === "r" && r.new.rule === "otherwise");
-    expect(region?.witness.signals).toEqual({ x: 1, y: 0 });
+    expect([JSON.stringify({ x: 1, y: 0 }), JSON.stringify({ x: 0, y: 1 })]).toContain(JSON.stringify(region?.witness.signals));
   });
 });
 
