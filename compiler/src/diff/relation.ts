@@ -29,7 +29,8 @@ export function relationCases(e: IrExpr, variableOf: (signal: string) => Variabl
   const compared = inUnits(comparison.form, variableOf);
   const steps = comparison.intermediates.map((f) => inUnits(f, variableOf));
   if (compared === null || compared.terms.length === 0 || steps.some((s) => s === null)) return null;
-  const variables = [...new Set(compared.terms.map((t) => t.variable))];
+  // Every signal read, also one whose terms cancel (`x + y - y`): absent, it makes the comparison unknown.
+  const variables = [...new Set([compared, ...steps].flatMap((f) => f!.terms.map((t) => t.variable)))];
   const max = Rational.of(BigInt(MAX_MAGNITUDE));
   const inRange = steps.map((s) => all([linear(s!, "le", max), linear(s!, "ge", max.neg())]));
   const outOfRange = steps.map((s) => any([linear(s!, "gt", max), linear(s!, "lt", max.neg())]));

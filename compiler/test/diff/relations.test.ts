@@ -148,3 +148,16 @@ describe("faults", () => {
     expect(found.sort()).toEqual(["r (fault) -> otherwise", "r (fault) -> r"]);
   });
 });
+
+describe("relations whose signals cancel", () => {
+  it("`x + y - y > 3` is unknown when y is absent, as the runtime has it", () => {
+    const signals = "  x: integer 0..10\n  y?: integer 0..10";
+    const { diff, pairs: found } = diffOf(
+      small(signals, 'rule r when x + y - y > 3 reject "r"'),
+      small(signals, 'rule r when x > 3 reject "r"'),
+    );
+    expect(diff.undecided).toEqual([]);
+    expect(found).toEqual(["otherwise -> r"]);
+    expect(diff.regions[0]!.witness.signals).not.toHaveProperty("y");
+  });
+});
