@@ -3,6 +3,7 @@
  * on decimals (exact, in units), and on faults (a fourth outcome): the regions issue 39 names, each witness run
  * through both versions, nothing left undecided.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { preparePolicy, type Decision } from "@writ/runtime";
 import { diffPolicies, type Outcome, type PolicyDiff } from "../../src/diff/diff.js";
@@ -159,5 +160,48 @@ describe("relations whose signals cancel", () => {
     expect(diff.undecided).toEqual([]);
     expect(found).toEqual(["otherwise -> r"]);
     expect(diff.regions[0]!.witness.signals).not.toHaveProperty("y");
+  });
+});
+
+describe("relations against enumeration", () => {
+  // Every request of small integer and decimal(1) spaces, evaluated on both versions: the pairs the diff reports are
+  // exactly those enumeration finds, nothing undecided.
+  const spaces = [
+    { decl: "  x: integer -6..6\n  y?: integer -6..6", values: Array.from({ length: 13 }, (_, i) => i - 6) },
+    { decl: "  x: decimal(1) -0.6..0.6\n  y?: decimal(1) -0.6..0.6", values: Array.from({ length: 13 }, (_, i) => (i - 6) / 10) },
+  ];
+  const form = fc.constantFrom("x + y", "x - y", "y - x", "-x - y", "x", "x + y + 1", "x - (y - 2)", "2 - x - y");
+  const op = fc.constantFrom(">", ">=", "<", "<=", "==", "!=");
+  const constant = fc.integer({ min: -8, max: 8 });
+  const condition = fc.tuple(form, op, constant).map(([f, o, c]) => `${f} ${o} ${c}`);
+
+  it("on generated pairs, the regions are exactly the pairs every request shows", () => {
+    fc.assert(
+      fc.property(
+        fc.nat(spaces.length - 1),
+        fc.array(condition, { minLength: 4, maxLength: 4 }),
+        fc.boolean(),
+        (s, [a, b, c, d], scaled) => {
+          const space = spaces[s]!;
+          const k = (text: string) => (s === 1 && scaled ? text.replace(/(-?\d+)$/, (n) => String(Number(n) / 10)) : text);
+          const rules = (p: string, q: string) => `rule p when ${k(p)} reject "p"\nrule q when ${k(q)} escalate "q"`;
+          const [oldSource, newSource] = [small(space.decl, rules(a!, b!)), small(space.decl, rules(c!, d!))];
+          const { diff, pairs: found } = diffOf(oldSource, newSource);
+          const [old, next] = [versionOf(oldSource), versionOf(newSource)];
+          const expected = new Set<string>();
+          for (const x of space.values) {
+            for (const y of [...space.values, undefined]) {
+              const request = y === undefined ? { x } : { x, y };
+              const [o, n] = [decided(preparePolicy(old.ir).evaluate(request)), decided(preparePolicy(next.ir).evaluate(request))];
+              // `p` and `q` keep their verdicts and reasons: outcomes differ exactly when the deciding rules do.
+              if (o !== n) expected.add(`${o} -> ${n}`);
+            }
+          }
+          expect(diff.undecided, `${oldSource}\n${newSource}`).toEqual([]);
+          expect(found.sort(), `${oldSource}\n${newSource}`).toEqual([...expected].sort());
+        },
+      ),
+      { numRuns: 150, seed: 6 },
+    );
   });
 });
