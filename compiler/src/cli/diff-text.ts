@@ -56,9 +56,9 @@ function verdictLine(diff: PolicyDiff): string {
 }
 
 function outcome(o: Outcome): string {
-  return o.verdict === "undecided"
-    ? `\`${o.rule}\`: undecided (no rule fires and there is no \`otherwise\`)`
-    : `\`${o.rule}\`: ${o.verdict} ${JSON.stringify(o.reason)}`;
+  if (o.verdict === "undecided") return `\`${o.rule}\`: undecided (no rule fires and there is no \`otherwise\`)`;
+  if (o.verdict === "fault") return `\`${o.rule}\`: fault (its condition faults, so the evaluation ends with no verdict)`;
+  return `\`${o.rule}\`: ${o.verdict} ${JSON.stringify(o.reason)}`;
 }
 
 function witnessLines(w: Witness): string[] {

@@ -1,15 +1,29 @@
-import { createSignalValidator, OTHERWISE_RULE_ID, preparePolicy, type Scalar, type Verdict } from "@writ/runtime";
+import { within } from "../analysis/signal-set.js";
+import {
+  canFault,
+  createSignalValidator,
+  expressionText,
+  OTHERWISE_RULE_ID,
+  preparePolicy,
+  type Scalar,
+  type Verdict,
+} from "@writ/runtime";
 import { DomainLimitError } from "../analysis/language.js";
-import { all, constraint, type Constraint } from "./constraint.js";
-import { F, T, U, formulaOf, type Formula } from "./formula.js";
+import { all, type Constraint } from "./constraint-tree.js";
+import { constraint } from "./constraint.js";
+import { formulaOf, type Formula } from "./formula.js";
 import { Search, SearchLimitError, type Box } from "./search.js";
-import { signalSpace, type PolicyVersion, type Side, type SignalChange, type SignalSpace } from "./space.js";
-import { candidates, random, requestsOf, simplify, type Assignment, type State } from "./witness.js";
+import { signalSpace, type PolicyVersion, type Side, type SignalChange, type SignalSpace, type Variable } from "./space.js";
+import { E, F, T, U } from "./truth.js";
+import { aimAtBoundary, candidates, linearPoint, random, requestsOf, simplify, type Assignment, type State } from "./witness.js";
 
-/** What decides in one version: a rule, the `otherwise` (rule `otherwise`), or nothing (`undecided`, SYS-006). */
+/**
+ * What decides in one version: a rule, the `otherwise` (rule `otherwise`), nothing (`undecided`, SYS-006), or a fault
+ * in a rule's condition (`fault`, docs/language.md "Faults"), which ends the evaluation at that rule without a verdict.
+ */
 export interface Outcome {
   readonly rule: string;
-  readonly verdict: Verdict | "undecided";
+  readonly verdict: Verdict | "undecided" | "fault";
   readonly reason: string | null;
 }
 
@@ -92,11 +106,13 @@ export function diffPolicies(versions: Readonly<Record<Side, PolicyVersion>>, op
 }
 
 interface SideModel {
+  /** The rules' outcomes, then the catch-all's, then a fault in each rule whose condition can fault. */
   readonly outcomes: readonly Outcome[];
   readonly rules: readonly Formula[];
-  /** The rule or catch-all that decides a request: an index into `outcomes`; -1 when the schema refuses it. */
+  /** The outcome that decides a request: an index into `outcomes`; -1 when the schema refuses it. */
   decide(request: Record<string, Scalar>): number;
-  readonly constraints: Map<string, Constraint>;
+  /** The constraint "outcome `i` decides", by index. */
+  decidedBy(i: number): Constraint;
 }
 
 function sideOf(version: PolicyVersion, side: Side, space: SignalSpace): SideModel {
@@ -105,31 +121,41 @@ function sideOf(version: PolicyVersion, side: Side, space: SignalSpace): SideMod
   outcomes.push(
     ir.otherwise ? { rule: OTHERWISE_RULE_ID, ...ir.otherwise } : { rule: OTHERWISE_RULE_ID, verdict: "undecided", reason: null },
   );
+  /** The rule each fault outcome is in, by outcome index. */
+  const faultRule = new Map<number, number>();
+  const faultOutcome = new Map<string, number>();
+  ir.rules.forEach((r, i) => {
+    if (!canFault(r.when)) return;
+    faultRule.set(outcomes.length, i);
+    faultOutcome.set(r.id, outcomes.length);
+    outcomes.push({ rule: r.id, verdict: "fault", reason: null });
+  });
   const index = new Map(ir.rules.map((r, i) => [r.id, i]));
   const prepared = preparePolicy(ir);
   const validate = createSignalValidator(version.schema as object);
+  const rules = ir.rules.map((r) => formulaOf(r.when, side, space));
+  const constraints = new Map<number, Constraint>();
   return {
     outcomes,
-    rules: ir.rules.map((r) => formulaOf(r.when, side, space)),
-    constraints: new Map(),
+    rules,
     decide(request) {
       if (!validate(request).valid) return -1;
       const d = prepared.evaluate(request);
-      return d.decided ? (index.get(d.ruleId) ?? ir.rules.length) : ir.rules.length;
+      if (d.decided) return index.get(d.ruleId) ?? ir.rules.length;
+      return d.fault ? faultOutcome.get(d.fault.ruleId)! : ir.rules.length;
+    },
+    decidedBy(i) {
+      let c = constraints.get(i);
+      if (!c) {
+        // Rule r decides (or faults) where its condition is true (a fault) and no rule before it is true or faults.
+        const r = faultRule.get(i) ?? i;
+        const earlier = rules.slice(0, r).map((f) => constraint(f, F | U));
+        c = all(r < rules.length ? [constraint(rules[r]!, faultRule.has(i) ? E : T), ...earlier] : earlier);
+        constraints.set(i, c);
+      }
+      return c;
     },
   };
-}
-
-/** Rule `i` decides (the catch-all when `i` is past the rules): it is true, and no rule before it is. */
-function decidedBy(side: SideModel, i: number): Constraint {
-  const key = String(i);
-  let c = side.constraints.get(key);
-  if (!c) {
-    const earlier = side.rules.slice(0, i).map((f) => constraint(f, F | U));
-    c = all(i < side.rules.length ? [constraint(side.rules[i]!, T), ...earlier] : earlier);
-    side.constraints.set(key, c);
-  }
-  return c;
 }
 
 const DEFAULTS = { maxVisits: 20_000, maxBoxes: 64, triesPerBox: 400 };
@@ -146,10 +172,11 @@ function compare(
   const search = new Search(maxVisits);
   let boxes = 0;
   try {
-    for (const box of search.regions(all([decidedBy(sides.old, i), decidedBy(sides.new, j)]), space.variables)) {
+    for (const box of search.regions(all([sides.old.decidedBy(i), sides.new.decidedBy(j)]), space.variables)) {
       const found = witnessIn(box, space, sides, i, j, triesPerBox, (i * 7919 + j) >>> 0);
       if (found) return { witness: found };
-      if (box.opaque.size === 0) {
+      const terms = narrowedTerms(box, space.variables);
+      if (box.opaque.size === 0 && terms.length === 0) {
         reasons.add(
           space.unmodelled.length > 0
             ? `the schema is not fully modelled: ${space.unmodelled.join("; ")}`
@@ -157,6 +184,7 @@ function compare(
         );
       }
       for (const { atom } of box.opaque.values()) reasons.add(atom.reason);
+      for (const v of terms) reasons.add(`\`${expressionText(v.term!)}\`: its value is rounded arithmetic on several signals`);
       if (++boxes >= maxBoxes) {
         reasons.add(`no witness in the first ${maxBoxes} boxes of the region`);
         break;
@@ -180,6 +208,7 @@ function witnessIn(
   seed: number,
 ): Witness | null {
   const options = candidates(box, space.variables);
+  const exact = box.opaque.size === 0 && narrowedTerms(box, space.variables).length === 0;
   const next = random(seed);
   const decides = (assignment: Assignment): boolean => {
     const requests = requestsOf(assignment, space.variables);
@@ -188,11 +217,19 @@ function witnessIn(
   for (let t = 0; t < tries; t++) {
     const assignment = new Map<string, State>();
     for (const [id, states] of options) assignment.set(id, t === 0 ? states[0]! : states[Math.floor(next() * states.length)]!);
+    if (box.linear.length > 0) for (const [id, state] of linearPoint(box, space.variables, t % 4 !== 3, next)) assignment.set(id, state);
+    // Past the first quarter of the tries, which find readable witnesses where they are common, every other aims.
+    if (t >= tries / 4 && t % 2 === 1) aimAtBoundary(assignment, box, space.variables, next);
     if (decides(assignment)) return witnessOf(requestsOf(simplify(assignment, box, space.variables, decides), space.variables));
-    // Without opaque atoms every point of the box is in the region: a miss means the schema was not fully modelled.
-    if (box.opaque.size === 0 && t >= Math.min(tries, 16)) break;
+    // Without opaque atoms and terms every point of the box is in the region: a miss means the schema was not fully modelled.
+    if (exact && t >= Math.min(tries, 16)) break;
   }
   return null;
+}
+
+/** The variables for arithmetic terms (SignalSpace.termVariable) that the box narrows: those a witness must reach. */
+function narrowedTerms(box: Box, variables: readonly Variable[]): Variable[] {
+  return variables.filter((v) => v.term !== undefined && !within(v.universe, box.states.get(v.id)!));
 }
 
 /** One request for both versions when they were sent the same signals; otherwise each version's. */

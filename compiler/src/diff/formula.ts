@@ -16,15 +16,17 @@ import { Language } from "../analysis/language.js";
 import { NumberSet } from "../analysis/number-set.js";
 import { absentOnly, everythingLike, nothingLike, present, type SignalSet, type Values } from "../analysis/signal-set.js";
 import { StringSet } from "../analysis/string-set.js";
-import { irNodes } from "./ir-operands.js";
+import { irNodes, irOperands } from "./ir-operands.js";
+import { canFaultOver } from "./fault-free.js";
 import { monotoneSets, monotoneView } from "./monotone.js";
+import type { OpaqueAtom } from "./opaque-atom.js";
+import { relationCases, type RelationCases } from "./relation.js";
+import { inUnits, type NumberDomain } from "./number-domain.js";
 import type { Side, SignalSpace, Variable } from "./space.js";
+import { E, EACH, F, T, U, truthAt, valueAt, type Mask } from "./truth.js";
 
-/** Truth values as a bit mask: a set of the three values a condition can have in Kleene's logic. */
-export const T = 1;
-export const F = 2;
-export const U = 4;
-export type Mask = number;
+export { E, F, T, U, type Mask } from "./truth.js";
+export type { OpaqueAtom } from "./opaque-atom.js";
 
 /**
  * A rule's condition as `writ diff` reasons about it. A `leaf` is a condition on one variable, given exactly as the
@@ -34,15 +36,23 @@ export type Mask = number;
  */
 export type Formula =
   | { readonly kind: "const"; readonly truth: Mask }
-  | { readonly kind: "leaf"; readonly variable: Variable; readonly sets: readonly [SignalSet, SignalSet, SignalSet] }
+  /** The states where it is true, false, unknown and a fault. */
+  | { readonly kind: "leaf"; readonly variable: Variable; readonly sets: LeafSets }
   | { readonly kind: "opaque"; readonly atom: OpaqueAtom }
+  /** A fault where the atom `faults` is true (its arithmetic faults), else the value of `arg`. */
+  | { readonly kind: "guarded"; readonly faults: OpaqueAtom; readonly arg: Formula }
+  /** A condition relating two signals by sums and differences: where it is true, false, unknown and a fault (relation.ts). */
+  | { readonly kind: "relation"; readonly cases: RelationCases }
   | { readonly kind: "and" | "or"; readonly args: readonly Formula[] }
-  /** The value of `arg` mapped through `map` (indexed T, F, U): `not`, or a comparison of a condition with a constant. */
-  | { readonly kind: "relabel"; readonly arg: Formula; readonly map: readonly [Mask, Mask, Mask] }
-  /** `a == b` for two conditions: unknown if either is, else whether they agree. */
+  /** The value of `arg` mapped through `map` (indexed T, F, U, E): `not`, or a comparison of a condition with a constant. */
+  | { readonly kind: "relabel"; readonly arg: Formula; readonly map: Relabelling }
+  /** `a == b` for two conditions: a fault if either is, unknown if either is, else whether they agree. */
   | { readonly kind: "iff"; readonly left: Formula; readonly right: Formula }
   /** A condition on several finite-choice variables, by its value for every combination of their states. */
   | { readonly kind: "table"; readonly rows: readonly TableRow[] };
+
+export type LeafSets = readonly [SignalSet, SignalSet, SignalSet, SignalSet];
+export type Relabelling = readonly [Mask, Mask, Mask, Mask];
 
 export interface TableRow {
   readonly cells: readonly { readonly variable: Variable; readonly state: SignalSet }[];
@@ -52,16 +62,7 @@ export interface TableRow {
 /** Combinations a table may list: past it, a condition on several choices is kept opaque. */
 const MAX_TABLE_ROWS = 256;
 
-export interface OpaqueAtom {
-  readonly key: string;
-  readonly expr: IrExpr;
-  readonly side: Side;
-  readonly variables: readonly Variable[];
-  /** Why the domains do not model it, for the report. */
-  readonly reason: string;
-}
-
-const NOT: readonly [Mask, Mask, Mask] = [F, T, U];
+const NOT: Relabelling = [F, T, U, E];
 
 /** The condition `e` of the `side` version over the variables of `space`. */
 export function formulaOf(e: IrExpr, side: Side, space: SignalSpace): Formula {
@@ -76,7 +77,7 @@ class Classifier {
 
   formula(e: IrExpr): Formula {
     const signals = signalsOf(e);
-    if (signals.size === 0) return { kind: "const", truth: truthOf(prepareExpression(e)({})) };
+    if (signals.size === 0) return { kind: "const", truth: truthAt(prepareExpression(e), {}) };
     switch (e.op) {
       case "and":
       case "or":
@@ -91,7 +92,7 @@ class Classifier {
         if (e.kind === "boolean") {
           const members = new Set(e.set);
           const map = (v: boolean): Mask => (members.has(v) ? T : F);
-          return { kind: "relabel", arg: this.formula(e.value), map: [map(true), map(false), U] };
+          return { kind: "relabel", arg: this.formula(e.value), map: [map(true), map(false), U, E] };
         }
         break;
     }
@@ -101,6 +102,10 @@ class Classifier {
       if (!("unsupported" in sets)) return { kind: "leaf", variable, sets };
       return this.opaque(e, signals, sets.unsupported);
     }
+    const cases = relationCases(e, (name) => this.space.variableOf(this.side, name));
+    if (cases !== null) return { kind: "relation", cases };
+    const term = this.termComparison(e, signals);
+    if (term !== null) return term;
     return this.table(e, signals) ?? this.opaque(e, signals, "it relates two or more signals");
   }
 
@@ -124,7 +129,7 @@ class Classifier {
       if (combinations.length > MAX_TABLE_ROWS) return null;
     }
     const evaluate = prepareExpression(e);
-    return { kind: "table", rows: combinations.map((c) => ({ cells: c.cells, truth: truthOf(evaluate(c.signals)) })) };
+    return { kind: "table", rows: combinations.map((c) => ({ cells: c.cells, truth: truthAt(evaluate, c.signals) })) };
   }
 
   /** `a == b` or `a != b` between conditions (a boolean signal is one). */
@@ -144,53 +149,104 @@ class Classifier {
   private opaque(e: IrExpr, signals: ReadonlySet<string>, why: string): Formula {
     const variables = [...signals].map((s) => this.space.variableOf(this.side, s));
     const key = `${JSON.stringify(e)}|${variables.map((v) => v.id).join(",")}`;
-    return { kind: "opaque", atom: { key, expr: e, side: this.side, variables, reason: `\`${expressionText(e)}\`: ${why}` } };
+    const reason = `\`${expressionText(e)}\`: ${why}`;
+    return { kind: "opaque", atom: { key, expr: e, side: this.side, variables, reason, faults: this.faultAtom(e, variables, why) } };
+  }
+
+  /**
+   * Arithmetic on several `number` signals compared with a constant, `daily_total + amount > LIMIT`: a condition on a
+   * variable for the arithmetic's value (SignalSpace.termVariable), shared by every condition on the same term, so
+   * `> LIMIT` and `>= LIMIT` of it are related exactly; a fault where its arithmetic faults. Null for other forms.
+   */
+  private termComparison(e: IrExpr, signals: ReadonlySet<string>): Formula | null {
+    if (e.op !== "cmp" || e.kind !== "number") return null;
+    const leftReads = signalsOf(e.left).size > 0;
+    if (leftReads === signalsOf(e.right).size > 0) return null;
+    const [subject, other] = leftReads ? [e.left, e.right] : [e.right, e.left];
+    if (subject.op !== "arith") return null;
+    const c = valueAt(prepareExpression(other), {});
+    const variables = [...signals].map((name) => this.space.variableOf(this.side, name));
+    if (typeof c !== "number" || variables.some((v) => v.kind !== "number")) return null;
+    const op: CompareOp = leftReads ? e.cmp : COMPARISON_OPERATORS[e.cmp].converse;
+    const variable = this.space.termVariable(subject, variables);
+    const values = variable.universe.values;
+    const leaf: Formula = {
+      kind: "leaf",
+      variable,
+      sets: [
+        present(NumberSet.compare(false, op, c)),
+        present(NumberSet.compare(false, COMPARISON_OPERATORS[op].negation, c)),
+        absentOnly(values),
+        present(nothingLike(values)),
+      ],
+    };
+    const faults = this.faultAtom(e, variables, "its value is rounded arithmetic on several signals");
+    return faults === null ? leaf : { kind: "guarded", faults, arg: leaf };
+  }
+
+  /** The atom true where `e`'s arithmetic faults (see OpaqueAtom.faults), or null when it cannot. */
+  private faultAtom(e: IrExpr, variables: readonly Variable[], why: string): OpaqueAtom | null {
+    if (!canFaultOver(e, (name) => this.space.variableOf(this.side, name))) return null;
+    const terms = outermostArithmetic(e);
+    const expr: IrExpr = terms.length === 1 ? terms[0]! : { op: "and", args: terms };
+    const key = `faults ${JSON.stringify(terms)}|${variables.map((v) => v.id).join(",")}`;
+    const reason = `whether \`${terms.map((t) => expressionText(t)).join("`, `")}\` faults: ${why}`;
+    return { key, expr, side: this.side, variables, reason, faults: null };
   }
 }
 
-/** `x == c` for a condition x and a constant truth c: true where x has c's value, unknown where either is. */
-function byConstant(x: Formula, c: Mask): Formula {
-  if (c === U) return { kind: "const", truth: U };
-  return { kind: "relabel", arg: x, map: c === T ? [T, F, U] : [F, T, U] };
+/** The `+ - * /` terms of `e` not inside another, in order: the arithmetic whose faults are `e`'s. */
+function outermostArithmetic(e: IrExpr): IrExpr[] {
+  return e.op === "arith" ? [e] : irOperands(e).flatMap(outermostArithmetic);
 }
 
-function truthOf(v: Value): Mask {
-  return v === true ? T : v === false ? F : U;
+/** `x == c` for a condition x and a constant truth c: true where x has c's value, unknown where either is, a fault where x is. */
+function byConstant(x: Formula, c: Mask): Formula {
+  if (c === U) return { kind: "relabel", arg: x, map: [U, U, U, E] };
+  if (c === E) return { kind: "const", truth: E };
+  return { kind: "relabel", arg: x, map: c === T ? [T, F, U, E] : [F, T, U, E] };
 }
 
 export function signalsOf(e: IrExpr): Set<string> {
   return new Set(irNodes(e).flatMap((n) => (n.op === "signal" || n.op === "present" ? [n.name] : [])));
 }
 
-type Sets = readonly [SignalSet, SignalSet, SignalSet] | { readonly unsupported: string };
+type Sets = LeafSets | { readonly unsupported: string };
 
 /**
- * The states of `variable` where `e` (which reads only that variable's signal) is true, false and unknown. Over a
- * finite choice every value is evaluated; otherwise the forms listed in docs/compiler.md are modelled exactly.
+ * The states of `variable` where `e` (which reads only that variable's signal) is true, false, unknown and a fault.
+ * Over a finite choice every value is evaluated; otherwise the forms listed in docs/compiler.md are modelled exactly.
  */
 function leafSets(e: IrExpr, variable: Variable): Sets {
   const universe = variable.universe.values;
-  const whenAbsent = truthOf(prepareExpression(e)({}));
+  // Every operand of a condition on one signal is computed (only `and` and `or` skip one): a constant that faults
+  // makes the whole a fault, whatever the signal's state.
+  if (irNodes(e).some((n) => signalsOf(n).size === 0 && valueAt(prepareExpression(n), {}) === "fault")) {
+    const none = { absent: false, values: nothingLike(universe) };
+    return [none, none, none, { absent: true, values: everythingLike(universe) }];
+  }
+  const whenAbsent = truthAt(prepareExpression(e), {});
   if (universe instanceof ChoiceSet) return choiceSets(e, variable, universe, whenAbsent);
-  const present = presentSets(e, universe);
+  const present = presentSets(e, universe, variable.numbers);
   if (present !== null && "unsupported" in present) return present;
   // null: unknown for every present value too (a constant operand that is not a value of the comparison's domain).
-  const [t, f, u] = present ?? [nothingLike(universe), nothingLike(universe), everythingLike(universe)];
+  const [t, f, u, x] = present ?? [nothingLike(universe), nothingLike(universe), everythingLike(universe)];
   const absentIn = (m: Mask): boolean => whenAbsent === m;
   return [
     { absent: absentIn(T), values: t },
     { absent: absentIn(F), values: f },
     { absent: absentIn(U), values: u ?? nothingLike(universe) },
+    { absent: absentIn(E), values: x ?? nothingLike(universe) },
   ];
 }
 
 function choiceSets(e: IrExpr, variable: Variable, universe: ChoiceSet, whenAbsent: Mask): Sets {
   const name = signalName(variable, e);
   const evaluate = prepareExpression(e);
-  const by: Record<Mask, Set<(typeof universe.universe)[number]>> = { [T]: new Set(), [F]: new Set(), [U]: new Set() };
-  for (const v of universe.universe) by[truthOf(evaluate({ [name]: v }))]!.add(v);
-  const set = (m: Mask): SignalSet => ({ absent: whenAbsent === m, values: new ChoiceSet(universe.universe, by[m]!) });
-  return [set(T), set(F), set(U)];
+  const by = new Map<Mask, Set<(typeof universe.universe)[number]>>(EACH.map((m) => [m, new Set()]));
+  for (const v of universe.universe) by.get(truthAt(evaluate, { [name]: v }))!.add(v);
+  const set = (m: Mask): SignalSet => ({ absent: whenAbsent === m, values: new ChoiceSet(universe.universe, by.get(m)!) });
+  return [set(T), set(F), set(U), set(E)];
 }
 
 /** The signal `e` reads (the variable's name on the side the expression comes from). */
@@ -199,11 +255,17 @@ function signalName(variable: Variable, e: IrExpr): string {
 }
 
 /**
- * For a present value: where `e` is true and where false (never unknown, for the forms modelled); null when it is
- * unknown for every value.
+ * For a present value: where `e` is true, false, and (for arithmetic) a fault; never unknown for the forms modelled.
+ * Null when it is unknown for every value. `domain`: how the variable's numbers are held, when it has numbers.
  */
-function presentSets(e: IrExpr, universe: Values): readonly [Values, Values, Values?] | null | { readonly unsupported: string } {
+function presentSets(
+  e: IrExpr,
+  universe: Values,
+  domain: NumberDomain,
+): readonly [Values, Values, Values?, Values?] | null | { readonly unsupported: string } {
   const whole = universe instanceof NumberSet && universe.whole;
+  // Numbers held as they are compared: doubles, or whole numbers at scale 0 (integers, instants).
+  const direct = universe instanceof NumberSet && !inUnits(domain);
   const both = (t: Values): readonly [Values, Values] => [t, t.complement()];
   switch (e.op) {
     case "signal":
@@ -222,7 +284,7 @@ function presentSets(e: IrExpr, universe: Values): readonly [Values, Values, Val
       const op: CompareOp = leftReads ? e.cmp : COMPARISON_OPERATORS[e.cmp].converse;
       const c = COMPARISON_DOMAINS[e.kind](constant(other));
       if (c === UNKNOWN) return null;
-      if (subject.op === "signal" && universe instanceof NumberSet && typeof c === "number") {
+      if (subject.op === "signal" && direct && typeof c === "number") {
         return [NumberSet.compare(whole, op, c), NumberSet.compare(whole, COMPARISON_OPERATORS[op].negation, c)];
       }
       if (subject.op === "signal" && universe instanceof StringSet && typeof c === "string" && (op === "eq" || op === "ne")) {
@@ -235,18 +297,20 @@ function presentSets(e: IrExpr, universe: Values): readonly [Values, Values, Val
           StringSet.ofLengths(NumberSet.compare(true, COMPARISON_OPERATORS[op].negation, c)),
         ];
       }
-      if (e.kind === "number" && typeof c === "number") return chainSets(subject, universe, op, [c]) ?? { unsupported: unmodelled(e) };
+      if ((e.kind === "number" || e.kind === "decimal") && typeof c === "number")
+        return chainSets(subject, universe, domain, e.kind, op, [c]) ?? { unsupported: unmodelled(e) };
       break;
     }
     case "in": {
-      const domain = COMPARISON_DOMAINS[e.kind];
-      const members = e.set.map(domain).filter((v): v is Exclude<Value, typeof UNKNOWN> => v !== UNKNOWN);
+      const toDomain = COMPARISON_DOMAINS[e.kind];
+      const members = e.set.map(toDomain).filter((v): v is Exclude<Value, typeof UNKNOWN> => v !== UNKNOWN);
       const numbers = members.filter((v) => typeof v === "number");
-      if (e.value.op === "signal" && universe instanceof NumberSet) return both(NumberSet.points(whole, numbers));
+      if (e.value.op === "signal" && direct) return both(NumberSet.points(whole, numbers));
       if (e.value.op === "signal" && universe instanceof StringSet)
         return both(new StringSet(Language.words(members.filter((v) => typeof v === "string")), null));
       if (isLength(e.value) && universe instanceof StringSet) return both(StringSet.ofLengths(NumberSet.points(true, numbers)));
-      if (e.kind === "number") return chainSets(e.value, universe, "in", numbers) ?? { unsupported: unmodelled(e) };
+      if (e.kind === "number" || e.kind === "decimal")
+        return chainSets(e.value, universe, domain, e.kind, "in", numbers) ?? { unsupported: unmodelled(e) };
       break;
     }
     case "range": {
@@ -255,9 +319,9 @@ function presentSets(e: IrExpr, universe: Values): readonly [Values, Values, Val
       if (signalsOf(e.min).size > 0 || signalsOf(e.max).size > 0) break;
       const [lo, hi] = [constant(e.min), constant(e.max)];
       if (typeof lo !== "number" || typeof hi !== "number") return null;
-      if (e.value.op === "signal" && universe instanceof NumberSet) return both(NumberSet.span(whole, lo, hi));
+      if (e.value.op === "signal" && direct) return both(NumberSet.span(whole, lo, hi));
       if (isLength(e.value) && universe instanceof StringSet) return both(StringSet.ofLengths(NumberSet.span(true, lo, hi)));
-      return chainSets(e.value, universe, "range", [lo, hi]) ?? { unsupported: unmodelled(e) };
+      return chainSets(e.value, universe, domain, e.kind ?? "number", "range", [lo, hi]) ?? { unsupported: unmodelled(e) };
     }
     case "str": {
       if (!(universe instanceof StringSet)) break;
@@ -290,18 +354,22 @@ function unmodelled(e: IrExpr): string {
   return "this form of condition is not modelled";
 }
 
-/** Where arithmetic on the variable's value (or length) compares true, false, or is unknown: see monotone.ts. */
+/** Where arithmetic on the variable's value (or length) compares true, false, unknown or faults: see monotone.ts. */
 function chainSets(
   subject: IrExpr,
   universe: Values,
+  domain: NumberDomain,
+  kind: "number" | "decimal",
   op: CompareOp | "in" | "range",
   constants: readonly number[],
-): readonly [Values, Values, Values] | null {
+): readonly [Values, Values, Values, Values] | null {
   if (universe instanceof ChoiceSet) return null;
-  const view = monotoneView(subject, universe instanceof NumberSet && universe.whole);
+  const view = monotoneView(subject, domain, kind);
   if (view === null || (view.of === "length") !== universe instanceof StringSet) return null;
   const sets = monotoneSets(view, op, constants);
-  return universe instanceof StringSet ? [StringSet.ofLengths(sets[0]), StringSet.ofLengths(sets[1]), StringSet.ofLengths(sets[2])] : sets;
+  if (!(universe instanceof StringSet)) return sets;
+  const [t, f, u, x] = sets.map((s) => StringSet.ofLengths(s));
+  return [t!, f!, u!, x!];
 }
 
 /** A signal, or a string signal's length: known whenever the signal is present. */

@@ -4,6 +4,16 @@ import { Language } from "../analysis/language.js";
 import { NumberSet, nextDown, nextUp } from "../analysis/number-set.js";
 import { intersectValues, present, type SignalSet } from "../analysis/signal-set.js";
 import { StringSet } from "../analysis/string-set.js";
+import {
+  DOUBLES,
+  INTEGERS,
+  commonNumberDomain,
+  convertSet,
+  inUnits,
+  unitsOfValue,
+  valueOfUnits,
+  type NumberDomain,
+} from "./number-domain.js";
 
 /** One property of a bundle's signals schema (docs/language.md "Signals schema"), as the compiler emits it. */
 export interface SchemaProperty {
@@ -31,6 +41,8 @@ export type DomainKind = "number" | "timestamp" | "string" | "choice";
 export interface SignalDomain {
   readonly kind: DomainKind;
   readonly accepted: SignalSet;
+  /** How its numbers are held (number-domain.ts); DOUBLES where it has none. */
+  readonly numbers: NumberDomain;
   /** The signal as declared, in the language's syntax: `amount: number > 0 <= 1000000`. */
   readonly declaration: string;
   /** Why `accepted` may hold values the schema refuses (a pattern the string domain does not model); else null. */
@@ -39,6 +51,8 @@ export interface SignalDomain {
 
 /** The largest magnitude a signal's number may have: the strict JSON parser refuses larger ones. */
 export const MAX_NUMBER = Number.MAX_SAFE_INTEGER;
+/** Decimals of up to 15 significant digits each have a double of their own: units below this are all accepted. */
+const DISTINCT_UNITS = 1e15;
 /** The instants an RFC 3339 timestamp with a four-digit year can name, offsets included, in milliseconds. */
 export const MIN_INSTANT = Date.parse("0000-01-01T00:00:00+23:59");
 export const MAX_INSTANT = Date.parse("9999-12-31T23:59:59.999-23:59");
@@ -51,6 +65,7 @@ export function signalDomain(name: string, signal: IrSignal, property: SchemaPro
       return {
         kind: "choice",
         accepted: { absent, values: ChoiceSet.all([true, false]) },
+        numbers: DOUBLES,
         declaration: `${head}boolean`,
         unmodelled: null,
       };
@@ -59,6 +74,7 @@ export function signalDomain(name: string, signal: IrSignal, property: SchemaPro
       return {
         kind: "choice",
         accepted: { absent, values: ChoiceSet.all(values) },
+        numbers: DOUBLES,
         declaration: `${head}${values.map((v) => JSON.stringify(v)).join(" | ")}`,
         unmodelled: null,
       };
@@ -67,13 +83,15 @@ export function signalDomain(name: string, signal: IrSignal, property: SchemaPro
       return {
         kind: "timestamp",
         accepted: { absent, values: NumberSet.span(true, MIN_INSTANT, MAX_INSTANT) },
+        numbers: INTEGERS,
         declaration: `${head}timestamp`,
         unmodelled: null,
       };
     case "number":
     case "integer":
     case "decimal": {
-      const whole = signal.type === "integer";
+      const numbers: NumberDomain =
+        signal.type === "integer" ? INTEGERS : signal.type === "decimal" ? { whole: true, scale: signal.scale ?? 0 } : DOUBLES;
       let lo = -MAX_NUMBER;
       let hi = MAX_NUMBER;
       const bounds: string[] = [];
@@ -87,11 +105,19 @@ export function signalDomain(name: string, signal: IrSignal, property: SchemaPro
         property.minimum !== undefined && property.maximum !== undefined
           ? [`${property.minimum}..${property.maximum}`]
           : bounds.filter(Boolean);
+      const declaration = [`${head}${signal.type === "decimal" ? `decimal(${signal.scale ?? 0})` : signal.type}`, ...range].join(" ");
+      const values = convertSet(NumberSet.span(false, lo, hi), DOUBLES, numbers).intersect(
+        NumberSet.span(numbers.whole, -MAX_NUMBER, MAX_NUMBER),
+      );
+      // A decimal of more than 15 significant digits may share its double with another, and is then refused (VAL-012):
+      // past 10^15 units the set holds values the schema refuses.
+      const past = inUnits(numbers) && values.spans.some((s) => Math.abs(s.lo) >= DISTINCT_UNITS || Math.abs(s.hi) >= DISTINCT_UNITS);
       return {
         kind: "number",
-        accepted: { absent, values: NumberSet.span(whole, lo, hi) },
-        declaration: [`${head}${signal.type === "decimal" ? `decimal(${signal.scale ?? 0})` : signal.type}`, ...range].join(" "),
-        unmodelled: null,
+        accepted: { absent, values },
+        numbers,
+        declaration,
+        unmodelled: past ? `the values of \`${name}\` past 15 significant digits, which VAL-012 refuses in part` : null,
       };
     }
     case "string": {
@@ -110,26 +136,31 @@ export function signalDomain(name: string, signal: IrSignal, property: SchemaPro
         parts.push(`length ${min}..${max}`);
         values = values.intersect(StringSet.ofLengths(NumberSet.span(true, min, max)));
       }
-      return { kind: "string", accepted: { absent, values }, declaration: parts.join(" "), unmodelled };
+      return { kind: "string", accepted: { absent, values }, numbers: DOUBLES, declaration: parts.join(" "), unmodelled };
     }
   }
 }
 
 /**
- * The states both schemas accept, when the two declarations are of kinds that share values (numbers with integers,
- * strings with enums); null when they share none.
+ * The states both schemas accept, when the two declarations are of kinds that share values (numbers with integers
+ * and decimals, strings with enums), with how its numbers are held; null when they share none.
  */
-export function commonDomain(a: SignalDomain, b: SignalDomain): { kind: DomainKind; accepted: SignalSet } | null {
+export function commonDomain(a: SignalDomain, b: SignalDomain): { kind: DomainKind; accepted: SignalSet; numbers: NumberDomain } | null {
   const absent = a.accepted.absent && b.accepted.absent;
   const [x, y] = [a.accepted.values, b.accepted.values];
-  let common: { kind: DomainKind; accepted: SignalSet } | null = null;
-  if (a.kind === b.kind && a.kind !== "choice") common = { kind: a.kind, accepted: { absent, values: intersectValues(x, y) } };
+  let common: { kind: DomainKind; accepted: SignalSet; numbers: NumberDomain } | null = null;
+  if (x instanceof NumberSet && y instanceof NumberSet && a.kind === b.kind) {
+    const numbers = commonNumberDomain(a.numbers, b.numbers);
+    const values = convertSet(x, a.numbers, numbers).intersect(convertSet(y, b.numbers, numbers));
+    common = { kind: a.kind, accepted: { absent, values }, numbers };
+  } else if (a.kind === b.kind && a.kind !== "choice")
+    common = { kind: a.kind, accepted: { absent, values: intersectValues(x, y) }, numbers: a.numbers };
   else if (x instanceof ChoiceSet && y instanceof ChoiceSet)
-    common = { kind: "choice", accepted: { absent, values: choiceOf(x, (v) => y.values.has(v)) } };
+    common = { kind: "choice", accepted: { absent, values: choiceOf(x, (v) => y.values.has(v)) }, numbers: DOUBLES };
   else if (x instanceof ChoiceSet && y instanceof StringSet)
-    common = { kind: "choice", accepted: { absent, values: choiceOf(x, (v) => typeof v === "string" && y.has(v)) } };
+    common = { kind: "choice", accepted: { absent, values: choiceOf(x, (v) => typeof v === "string" && y.has(v)) }, numbers: DOUBLES };
   else if (x instanceof StringSet && y instanceof ChoiceSet)
-    common = { kind: "choice", accepted: { absent, values: choiceOf(y, (v) => typeof v === "string" && x.has(v)) } };
+    common = { kind: "choice", accepted: { absent, values: choiceOf(y, (v) => typeof v === "string" && x.has(v)) }, numbers: DOUBLES };
   if (common === null || (!common.accepted.absent && common.accepted.values.isEmpty())) return null;
   return common;
 }
@@ -155,8 +186,20 @@ function valueOnlyIn(a: SignalDomain, b: SignalDomain): Scalar | null {
         .find((v) => (y instanceof ChoiceSet ? !y.values.has(v) : !(y instanceof StringSet && typeof v === "string" && y.has(v)))) ?? null
     );
   }
-  if (a.kind !== b.kind) return witnessValue(a.kind, present(x));
-  if (x instanceof NumberSet && y instanceof NumberSet) return witnessValue(a.kind, present(x.intersect(y.complement())));
+  if (a.kind !== b.kind) return witnessValue(a.kind, present(x), a.numbers);
+  if (x instanceof NumberSet && y instanceof NumberSet) {
+    if (a.numbers.whole === b.numbers.whole && a.numbers.scale === b.numbers.scale)
+      return witnessValue(a.kind, present(x.intersect(y.complement())), a.numbers);
+    // Held differently (a number and a decimal): a value of `a`'s at its spans' ends and beside them that `b` refuses.
+    const refused = x
+      .samples()
+      .map((n) => valueOfUnits(a.numbers, n))
+      .find((v) => {
+        const held = unitsOfValue(b.numbers, v);
+        return held === null || !y.has(held);
+      });
+    return refused ?? null;
+  }
   if (x instanceof StringSet && y instanceof StringSet) {
     // A string `b` refuses breaks its pattern or its lengths: one piece each, since b's set has both parts.
     const pieces = [new StringSet(y.language, null), new StringSet(null, y.lengths)].filter(
@@ -170,14 +213,17 @@ function valueOnlyIn(a: SignalDomain, b: SignalDomain): Scalar | null {
   return null;
 }
 
-/** A readable present value of `s`, as a signal would carry it (a timestamp as RFC 3339), or null if it has none. */
-export function witnessValue(kind: DomainKind, s: SignalSet): Scalar | null {
+/**
+ * A readable present value of `s`, as a signal would carry it (a timestamp as RFC 3339, a decimal as its number), or
+ * null if it has none.
+ */
+export function witnessValue(kind: DomainKind, s: SignalSet, numbers: NumberDomain): Scalar | null {
   const v = s.values;
   if (v instanceof ChoiceSet) return v.members()[0] ?? null;
   if (v instanceof StringSet) return v.member();
   const n = v.pick();
   if (n === undefined) return null;
-  return kind === "timestamp" ? instantText(n) : n;
+  return kind === "timestamp" ? instantText(n) : valueOfUnits(numbers, n);
 }
 
 const Z_MIN = Date.parse("0000-01-01T00:00:00Z");

@@ -1,6 +1,16 @@
-import type { PolicyIr, Scalar } from "@writ/runtime";
+import { expressionText, type IrExpr, type PolicyIr, type Scalar } from "@writ/runtime";
 import type { SignalSet } from "../analysis/signal-set.js";
-import { acceptedOnlyBy, commonDomain, signalDomain, type DomainKind, type SignalDomain, type SignalsSchema } from "./signal-domain.js";
+import { NumberSet } from "../analysis/number-set.js";
+import { DOUBLES, type NumberDomain } from "./number-domain.js";
+import {
+  MAX_NUMBER,
+  acceptedOnlyBy,
+  commonDomain,
+  signalDomain,
+  type DomainKind,
+  type SignalDomain,
+  type SignalsSchema,
+} from "./signal-domain.js";
 
 export type Side = "old" | "new";
 
@@ -19,8 +29,16 @@ export interface Variable {
   readonly id: string;
   readonly kind: DomainKind;
   readonly universe: SignalSet;
+  /** How its numbers are held (number-domain.ts): doubles, or whole units (integers, instants, a decimal's). */
+  readonly numbers: NumberDomain;
   /** The signal it stands for in each version; null where that version does not read it. */
   readonly names: Readonly<Record<Side, string | null>>;
+  /**
+   * Set on a variable that stands for no signal but for the value of arithmetic on several `number` signals
+   * (`daily_total + amount`), which IEEE-754 rounds (formula.ts): its states over-approximate the values the
+   * signals give it, so a box narrowed on it needs a witness found by evaluation.
+   */
+  readonly term?: IrExpr;
 }
 
 export type Example = { readonly absent: true } | { readonly value: Scalar };
@@ -46,6 +64,8 @@ export interface SignalSpace {
   /** Parts of the schemas the domains do not model (see SignalDomain.unmodelled). */
   readonly unmodelled: readonly string[];
   variableOf(side: Side, signal: string): Variable;
+  /** The variable for the value of `term` over `signals` (see Variable.term): one per term and signals, either side. */
+  termVariable(term: IrExpr, signals: readonly Variable[]): Variable;
 }
 
 export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): SignalSpace {
@@ -63,10 +83,10 @@ export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): Si
     const [o, n] = [domains.old.get(name), domains.new.get(name)];
     if (o && n) {
       const common = commonDomain(o, n);
-      if (common) add({ id: name, kind: common.kind, universe: common.accepted, names: { old: name, new: name } });
+      if (common) add({ id: name, kind: common.kind, universe: common.accepted, numbers: common.numbers, names: { old: name, new: name } });
       else {
-        add({ id: `${name} (old)`, kind: o.kind, universe: o.accepted, names: { old: name, new: null } });
-        add({ id: `${name} (new)`, kind: n.kind, universe: n.accepted, names: { old: null, new: name } });
+        add({ id: `${name} (old)`, kind: o.kind, universe: o.accepted, numbers: o.numbers, names: { old: name, new: null } });
+        add({ id: `${name} (new)`, kind: n.kind, universe: n.accepted, numbers: n.numbers, names: { old: null, new: name } });
       }
       const unmodelled = o.unmodelled ?? n.unmodelled;
       if (unmodelled !== null) {
@@ -89,10 +109,10 @@ export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): Si
         });
       }
     } else if (o) {
-      add({ id: name, kind: o.kind, universe: o.accepted, names: { old: name, new: null } });
+      add({ id: name, kind: o.kind, universe: o.accepted, numbers: o.numbers, names: { old: name, new: null } });
       changes.push({ signal: name, change: "removed", old: o.declaration, new: null });
     } else if (n) {
-      add({ id: name, kind: n.kind, universe: n.accepted, names: { old: null, new: name } });
+      add({ id: name, kind: n.kind, universe: n.accepted, numbers: n.numbers, names: { old: null, new: name } });
       changes.push({ signal: name, change: "added", old: null, new: n.declaration });
     }
   }
@@ -101,6 +121,22 @@ export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): Si
     variables,
     changes,
     unmodelled: [...new Set(unmodelled)],
+    termVariable(term, signals) {
+      const id = `${expressionText(term)} (${signals.map((v) => v.id).join(", ")})`;
+      const known = variables.find((v) => v.id === id);
+      if (known) return known;
+      const values = NumberSet.span(false, -MAX_NUMBER, MAX_NUMBER);
+      const v: Variable = {
+        id,
+        kind: "number",
+        universe: { absent: signals.some((s) => s.universe.absent), values },
+        numbers: DOUBLES,
+        names: { old: null, new: null },
+        term,
+      };
+      variables.push(v);
+      return v;
+    },
     variableOf(side, signal) {
       const v = bySide[side].get(signal);
       if (!v) throw new Error(`internal: \`${signal}\` is not a signal of the ${side} version`);

@@ -5,7 +5,11 @@ import type { SignalSet } from "../analysis/signal-set.js";
 import { StringSet } from "../analysis/string-set.js";
 import { irNodes } from "./ir-operands.js";
 import type { Box } from "./search.js";
-import { instantText } from "./signal-domain.js";
+import { Rational } from "../analysis/rational.js";
+import { point } from "./closure.js";
+import { linearComparison } from "./linear.js";
+import { unitsOfValue, valueOfUnits, type NumberDomain } from "./number-domain.js";
+import { MAX_NUMBER, instantText } from "./signal-domain.js";
 import type { Side, Variable } from "./space.js";
 
 /** A signal's state in a witness: a value, or absent. */
@@ -31,7 +35,7 @@ export function requestsOf(assignment: Assignment, variables: readonly Variable[
  * opaque atoms mention.
  */
 export function candidates(box: Box, variables: readonly Variable[]): Map<string, State[]> {
-  const hints = hintsOf([...box.opaque.values()].map((o) => o.atom.expr));
+  const hints = hintsOf(hintSources(box, variables));
   const out = new Map<string, State[]>();
   for (const v of variables) {
     const set = box.states.get(v.id)!;
@@ -49,8 +53,9 @@ function valuesOf(v: Variable, set: SignalSet, hints: Hints): Scalar[] {
   if (values instanceof ChoiceSet) return values.members();
   if (values instanceof StringSet) return values.samples(hints.strings);
   if (values instanceof NumberSet) {
-    const numbers = values.samples(v.kind === "timestamp" ? hints.instants : hints.numbers);
-    return v.kind === "timestamp" ? numbers.map(instantText) : numbers;
+    if (v.kind === "timestamp") return values.samples(hints.instants).map(instantText);
+    const held = hints.numbers.flatMap((h) => unitsOfValue(v.numbers, h) ?? []);
+    return values.samples(held).map((n) => valueOfUnits(v.numbers, n));
   }
   return [];
 }
@@ -62,6 +67,21 @@ interface Hints {
 }
 
 /** Constants the expressions mention, and numbers next to them, where an opaque atom is likely to change value. */
+/**
+ * The expressions whose constants hint at values: the opaque atoms', and each arithmetic term's with the values the
+ * box leaves it (`x * y` that must be 1 hints 1, and so 0.5 and 2).
+ */
+function hintSources(box: Box, variables: readonly Variable[]): IrExpr[] {
+  const out = [...box.opaque.values()].map((o) => o.atom.expr);
+  for (const v of variables) {
+    const set = box.states.get(v.id)?.values;
+    if (v.term === undefined || !(set instanceof NumberSet)) continue;
+    const ends = set.spans.flatMap((s) => [s.lo, s.hi]).filter((n) => Number.isFinite(n) && Math.abs(n) < MAX_NUMBER);
+    out.push(v.term, ...ends.map((value): IrExpr => ({ op: "lit", value })));
+  }
+  return out;
+}
+
 function hintsOf(exprs: readonly IrExpr[]): Hints {
   const numbers = new Set<number>();
   const instants = new Set<number>();
@@ -95,7 +115,7 @@ export function simplify(
   variables: readonly Variable[],
   decides: (a: Assignment) => boolean,
 ): Assignment {
-  const hints = hintsOf([...box.opaque.values()].map((o) => o.atom.expr)).numbers;
+  const hints = hintsOf(hintSources(box, variables)).numbers;
   const out = new Map(assignment);
   // Again while a pass changes something (`x / y > 0` frees `x` only once `y` is no longer tiny), a few passes at most.
   for (let pass = 0, changed = true; changed && pass < 4; pass++) {
@@ -103,8 +123,8 @@ export function simplify(
     for (const v of variables) {
       const current = out.get(v.id);
       const set = v.universe.values;
-      if (typeof current !== "number" || v.kind !== "number" || !(set instanceof NumberSet)) continue;
-      for (const candidate of readableNear(set, current, hints)) {
+      if (typeof current !== "number" || v.kind !== "number" || v.term !== undefined || !(set instanceof NumberSet)) continue;
+      for (const candidate of readableNear(acceptedBy(set, v.numbers), current, hints)) {
         out.set(v.id, candidate);
         if (decides(out)) {
           changed = true;
@@ -130,8 +150,28 @@ const ROUND = [-3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
   [1, 2, 5].flatMap((m) => [Number(`${m}e${k}`), -Number(`${m}e${k}`)]),
 );
 
+/** The values a variable's set accepts, as signals carry them: a membership test, its spans' ends, and its pick. */
+interface Accepted {
+  has(v: number): boolean;
+  readonly ends: readonly number[];
+  readonly pick: number | undefined;
+}
+
+function acceptedBy(set: NumberSet, numbers: NumberDomain): Accepted {
+  const value = (n: number): number => valueOfUnits(numbers, n);
+  const pick = set.pick();
+  return {
+    has: (v) => {
+      const held = unitsOfValue(numbers, v);
+      return held !== null && set.has(held);
+    },
+    ends: set.spans.flatMap((s) => [s.lo, s.hi].map((n) => (Number.isFinite(n) ? value(n) : n))),
+    pick: pick === undefined ? undefined : value(pick),
+  };
+}
+
 /** Values of `set` that read better than `current`, best first (nearest `current` among equals). */
-function readableNear(set: NumberSet, current: number, hints: readonly number[]): number[] {
+function readableNear(set: Accepted, current: number, hints: readonly number[]): number[] {
   const found = new Set<number>([...ROUND, 0, ...hints]);
   const multiples = (x: number): void => {
     if (!Number.isFinite(x)) return;
@@ -144,14 +184,75 @@ function readableNear(set: NumberSet, current: number, hints: readonly number[])
   multiples(current);
   for (let p = 1; p <= 3; p++) found.add(Number(current.toPrecision(p)));
   // Near the ends of the spans: where `x > 0` puts `5e-324`, these put 0.001 to 1.
-  for (const s of set.spans) [s.lo, s.hi].forEach(multiples);
-  const pick = set.pick();
-  if (pick !== undefined) found.add(pick);
+  set.ends.forEach(multiples);
+  if (set.pick !== undefined) found.add(set.pick);
   const limit = readability(current);
   return [...found]
     .map((n) => (n === 0 ? 0 : n))
     .filter((n) => Number.isFinite(n) && set.has(n) && readability(n) < limit)
     .sort((a, b) => readability(a) - readability(b) || Math.abs(a - current) - Math.abs(b - current) || a - b);
+}
+
+/**
+ * Values for the variables of the box's linear constraints that satisfy them (closure.ts): the most readable value
+ * each can take once the ones before it are fixed on the first try, random ones within its bounds after.
+ */
+export function linearPoint(box: Box, variables: readonly Variable[], first: boolean, next: () => number): Map<string, State> {
+  const byId = new Map(variables.map((v) => [v.id, v]));
+  const chosen = point(box.states, box.linear, (_, values) => (first ? values.pick()! : randomIn(values, next)));
+  return new Map(
+    [...chosen].map(([id, n]) => {
+      const v = byId.get(id)!;
+      return [id, v.kind === "timestamp" ? instantText(n) : valueOfUnits(v.numbers, n)];
+    }),
+  );
+}
+
+/** A whole number of the set: one of its samples (ends, neighbours, pick) half the time, else anywhere in a span. */
+function randomIn(set: NumberSet, next: () => number): number {
+  const samples = set.samples();
+  if (next() < 0.5) return samples[Math.floor(next() * samples.length)]!;
+  const s = set.spans[Math.floor(next() * set.spans.length)]!;
+  return s.lo + Math.floor(next() * (s.hi - s.lo + 1));
+}
+
+/**
+ * Aims `assignment` at what the box needs of sums of `number` signals, which IEEE-754 rounds: for each term variable
+ * (SignalSpace.termVariable), at the value the assignment gives it; for each opaque atom comparing sums, at its
+ * boundary. One signal of the sum, chosen at random, is set where the exact sum would meet the target given the
+ * others, or beside it (the doubles either side, the whole numbers either side); the witness is still checked by
+ * evaluating both versions.
+ */
+export function aimAtBoundary(assignment: Map<string, State>, box: Box, variables: readonly Variable[], next: () => number): void {
+  const targets: { readonly expr: IrExpr; readonly side: Side }[] = [...box.opaque.values()].map(({ atom }) => atom);
+  for (const v of variables) {
+    const value = assignment.get(v.id);
+    // A term reads its signals by the names of the version it was first read in: either side finds them.
+    if (v.term !== undefined && typeof value === "number")
+      targets.push({ expr: { op: "cmp", cmp: "eq", kind: "number", left: v.term, right: { op: "lit", value } }, side: "new" });
+  }
+  for (const { expr, side } of targets) aim(expr, side, assignment, box, variables, next);
+}
+
+function aim(expr: IrExpr, side: Side, assignment: Map<string, State>, box: Box, variables: readonly Variable[], next: () => number): void {
+  const comparison = linearComparison(expr, () => "other", true);
+  if (comparison === null) return;
+  const terms = [...comparison.form.coefficients].flatMap(([name, c]) => {
+    const v = variables.find((x) => x.names[side] === name) ?? variables.find((x) => x.names[side === "new" ? "old" : "new"] === name);
+    return v && v.kind === "number" ? [{ v, c }] : [];
+  });
+  if (terms.length !== comparison.form.coefficients.size || terms.length < 2) return;
+  const target = terms[Math.floor(next() * terms.length)]!;
+  const others = terms.filter((t) => t.v !== target.v);
+  const values = others.map(({ v }) => assignment.get(v.id));
+  if (!values.every((x): x is number => typeof x === "number")) return;
+  const rest = others.reduce((sum, { c }, i) => sum.add(c.mul(Rational.fromDouble(values[i]!))), comparison.form.constant);
+  const y = Number(rest.neg().div(target.c).toDecimal());
+  const options = [y, nextUp(y), nextDown(y), Math.floor(y), Math.ceil(y), Math.floor(y) - 1, Math.ceil(y) + 1];
+  const choice = options[Math.floor(next() * options.length)]!;
+  const set = box.states.get(target.v.id)!.values;
+  const held = unitsOfValue(target.v.numbers, choice);
+  if (Number.isFinite(choice) && held !== null && set instanceof NumberSet && set.has(held)) assignment.set(target.v.id, choice);
 }
 
 /** A small deterministic generator (mulberry32), so a diff reports the same witnesses every run. */

@@ -38,17 +38,13 @@ function caseArb(exactAtoms: boolean) {
 /** Checks one pair; says whether it was one whose grid provably meets every region. */
 function check(c: Case, exactAtoms: boolean): boolean {
   const diff = diffPolicies({ old: c.old, new: c.next });
-  const reported = new Set(diff.regions.map((r) => pairKey(r.old.rule, r.new.rule)));
-  const undecided = new Set(diff.undecided.map((u) => pairKey(u.old.rule, u.new.rule)));
+  const reported = new Set(diff.regions.map((r) => pairKey(r.old, r.new)));
+  const undecided = new Set(diff.undecided.map((u) => pairKey(u.old, u.new)));
   for (const r of diff.regions) {
     const witness = r.witness.oldSignals ?? r.witness.signals;
     const [a, b] = [c.old.decide(only(witness, c.old.ir)), c.next.decide(only(r.witness.signals, c.next.ir))];
-    expect(a, `old decides the witness of ${pairKey(r.old.rule, r.new.rule)}`).toBe(
-      JSON.stringify([r.old.rule, r.old.verdict, r.old.reason]),
-    );
-    expect(b, `new decides the witness of ${pairKey(r.old.rule, r.new.rule)}`).toBe(
-      JSON.stringify([r.new.rule, r.new.verdict, r.new.reason]),
-    );
+    expect(a, `old decides the witness of ${pairKey(r.old, r.new)}`).toBe(JSON.stringify([r.old.rule, r.old.verdict, r.old.reason]));
+    expect(b, `new decides the witness of ${pairKey(r.old, r.new)}`).toBe(JSON.stringify([r.new.rule, r.new.verdict, r.new.reason]));
   }
   const brute = bruteForce(c.old, c.next, { maxGrid: 3000, samples: 60, seed: 11 });
   for (const [key, request] of brute.pairs) {
@@ -66,7 +62,7 @@ function check(c: Case, exactAtoms: boolean): boolean {
 }
 
 function summary(d: PolicyDiff): string {
-  return JSON.stringify({ regions: d.regions.map((r) => pairKey(r.old.rule, r.new.rule)), undecided: d.undecided });
+  return JSON.stringify({ regions: d.regions.map((r) => pairKey(r.old, r.new)), undecided: d.undecided });
 }
 
 describe("writ diff agrees with brute force", () => {

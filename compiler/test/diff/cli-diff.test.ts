@@ -26,6 +26,10 @@ function json(): Record<string, unknown> & { regions: Region[]; undecided: unkno
   return JSON.parse(cli.out[0]!);
 }
 
+/** A region's pair of outcomes, a rule that faults marked. */
+const pairOf = (r: Region): string => `${named(r.old)} -> ${named(r.new)}`;
+const named = (o: Region["old"]): string => (o.verdict === "fault" ? `${o.rule} (fault)` : o.rule);
+
 interface Region {
   old: { rule: string; verdict: string; reason: string | null };
   new: { rule: string; verdict: string; reason: string | null };
@@ -57,14 +61,20 @@ describe("writ diff on the shipped payments policy and the version it replaced",
     expect(await cli.run("diff", before(), PAY, "--format", "json")).toBe(1);
     const diff = json();
     expect(diff).toMatchObject({ result: "different", governs: null, signals: [], undecided: [] });
-    const pairs = diff.regions.map((r) => `${r.old.rule} -> ${r.new.rule}`);
-    expect(pairs.sort()).toEqual(["sanctioned -> sanctioned", ...OTHERS.map((o) => `${o} -> sanctioned`)].sort());
+    const pairs = diff.regions.map(pairOf);
+    // `daily_total` has no upper bound in either version, so `daily_total + amount` can overflow and fault: before,
+    // where no rule before it decides; now, a sanctioned IBAN is rejected first.
+    expect(pairs.sort()).toEqual(
+      ["sanctioned -> sanctioned", "over_daily_limit (fault) -> sanctioned", ...OTHERS.map((o) => `${o} -> sanctioned`)].sort(),
+    );
     const [oldIr, newIr] = [irOf(join(cli.cwd, BEFORE, "policy.writ")), irOf(join(cli.cwd, PAY, "policy.writ"))];
     for (const r of diff.regions) {
       expect(r.witness.validForBoth).toBe(true);
       expect(r.new).toEqual({ rule: "sanctioned", verdict: "reject", reason: "destination is in a sanctioned country" });
       // Checked here again, with the runtime: each witness is decided as reported on both sides.
-      expect(preparePolicy(oldIr).evaluate(r.witness.signals)).toMatchObject({ ruleId: r.old.rule, verdict: r.old.verdict });
+      expect(preparePolicy(oldIr).evaluate(r.witness.signals)).toMatchObject(
+        r.old.verdict === "fault" ? { fault: { ruleId: r.old.rule, code: "EVAL-002" } } : { ruleId: r.old.rule, verdict: r.old.verdict },
+      );
       expect(preparePolicy(newIr).evaluate(r.witness.signals)).toMatchObject({ ruleId: "sanctioned" });
       if (r.old.rule === "sanctioned") {
         expect(r.old.reason).toBe("destination country is under sanctions");
@@ -87,7 +97,8 @@ describe("writ diff on the shipped payments policy and the version it replaced",
     );
     expect(cli.out[1]).toMatch(/^new: payments\.transfer@1\.2\.0 \(source `policies\/payments\.transfer\/1\.2\.0\/policy\.writ`/);
     const text = cli.out.join("\n");
-    expect(text).toContain("decisions: 10 regions decided differently");
+    expect(text).toContain("decisions: 11 regions decided differently");
+    expect(cli.out).toContain("  fault -> reject (1 region)");
     expect(cli.out).toContain("  reject -> reject (4 regions)");
     expect(cli.out).toContain("  escalate -> reject (5 regions)");
     expect(cli.out).toContain("  approve -> reject (1 region)");
@@ -99,11 +110,9 @@ describe("writ diff on the shipped payments policy and the version it replaced",
 
   it("the other way round: the same regions, sides swapped", async () => {
     expect(await cli.run("diff", PAY, before(), "--format", "json")).toBe(1);
-    expect(
-      json()
-        .regions.map((r) => `${r.old.rule} -> ${r.new.rule}`)
-        .sort(),
-    ).toEqual(["sanctioned -> sanctioned", ...OTHERS.map((o) => `sanctioned -> ${o}`)].sort());
+    expect(json().regions.map(pairOf).sort()).toEqual(
+      ["sanctioned -> sanctioned", "sanctioned -> over_daily_limit (fault)", ...OTHERS.map((o) => `sanctioned -> ${o}`)].sort(),
+    );
   });
 });
 
@@ -270,10 +279,12 @@ describe("writ diff on conditions relating two enums", () => {
 
 describe("writ diff exit codes", () => {
   it("exits 6 and names the construct when a region can be neither shown nor ruled out", async () => {
-    // `a * a < 0` never holds, but products of signals are not modelled: the region stays undecided.
-    const old = write("old.writ", policy("  a: number", 'rule neg when a * a < 0 reject "never"\notherwise approve "ok"'));
-    const next = write("new.writ", policy("  a: number", 'otherwise approve "ok"'));
+    // `a * a < 0` never holds, but a signal read twice is not modelled: the region stays undecided.
+    const old = write("old.writ", policy("  a: integer -1000..1000", 'rule neg when a * a < 0 reject "never"\notherwise approve "ok"'));
+    const next = write("new.writ", policy("  a: integer -1000..1000", 'otherwise approve "ok"'));
     expect(await cli.run("diff", old, next)).toBe(6);
+    // It cannot fault on these integers (the product stays within ±1000000, found by interval arithmetic), so the
+    // region where it would fault is ruled out: one region is left.
     expect(cli.out.slice(-6)).toEqual([
       "could not decide: 1 region",
       '    old `neg`: reject "never"',
@@ -284,7 +295,11 @@ describe("writ diff exit codes", () => {
     ]);
     cli.out.length = 0;
     expect(await cli.run("diff", old, next, "--format", "json")).toBe(6);
-    expect(json()).toMatchObject({ result: "undecided", regions: [], undecided: [{ old: { rule: "neg" }, new: { rule: "otherwise" } }] });
+    expect(json()).toMatchObject({
+      result: "undecided",
+      regions: [],
+      undecided: [{ old: { rule: "neg", verdict: "reject" }, new: { rule: "otherwise" } }],
+    });
   });
 
   it.each([

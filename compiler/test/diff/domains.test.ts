@@ -5,11 +5,20 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { COMPARISON_OPERATORS, UNKNOWN, prepareExpression, type CompareOp, type IrExpr } from "@writ/runtime";
+import {
+  COMPARISON_OPERATORS,
+  EvaluationFaultSignal,
+  UNKNOWN,
+  prepareExpression,
+  unitsOf,
+  type CompareOp,
+  type IrExpr,
+} from "@writ/runtime";
 import { Language } from "../../src/analysis/language.js";
 import { NumberSet, nextDown, nextUp } from "../../src/analysis/number-set.js";
 import { StringSet } from "../../src/analysis/string-set.js";
 import { monotoneSets, monotoneView } from "../../src/diff/monotone.js";
+import { DOUBLES, INTEGERS } from "../../src/diff/number-domain.js";
 import { STRING_PATTERNS } from "../support/generate-policy.js";
 
 const OPS = Object.keys(COMPARISON_OPERATORS) as CompareOp[];
@@ -142,7 +151,17 @@ describe("arithmetic on one signal", () => {
       return { op: "arith", fn: fn as "add" | "sub" | "mul" | "div", left: e, right: lit };
     }, leaf);
 
-  it("the values where `chain(x) op c` is true, false or unknown are exactly the runtime's, at every edge", () => {
+  /** What the runtime makes of a condition: its value, or `fault`. */
+  const outcome = (evaluate: ReturnType<typeof prepareExpression>, x: number): unknown => {
+    try {
+      return evaluate({ x });
+    } catch (e) {
+      if (e instanceof EvaluationFaultSignal) return "fault";
+      throw e;
+    }
+  };
+
+  it("the values where `chain(x) op c` is true, false, unknown or a fault are exactly the runtime's, at every edge", () => {
     fc.assert(
       fc.property(
         fc.array(step, { maxLength: 4 }),
@@ -152,25 +171,26 @@ describe("arithmetic on one signal", () => {
         fc.array(number, { maxLength: 30 }),
         (steps, op, c, whole, xs) => {
           const subject = chain({ op: "signal", name: "x" }, steps);
-          const view = monotoneView(subject, whole)!;
+          const view = monotoneView(subject, whole ? INTEGERS : DOUBLES)!;
           expect(view).not.toBeNull();
           const condition: IrExpr =
             op === "in"
               ? { op: "in", kind: "number", value: subject, set: [c, c + 1] }
               : { op: "cmp", cmp: op, kind: "number", left: subject, right: { op: "lit", value: c } };
-          const [t, f, u] = monotoneSets(view, op, op === "in" ? [c, c + 1] : [c]);
+          const [t, f, u, e] = monotoneSets(view, op, op === "in" ? [c, c + 1] : [c]);
           const evaluate = prepareExpression(condition);
-          const edges = [t, f, u].flatMap((s) =>
+          const edges = [t, f, u, e].flatMap((s) =>
             s.spans.flatMap((sp) => [sp.lo, sp.hi, nextUp(sp.lo), nextDown(sp.hi), sp.lo - 1, sp.hi + 1]),
           );
           for (const x0 of [...xs, ...edges]) {
             const x = whole ? Math.round(x0) : x0;
             if (!Number.isFinite(x) || Math.abs(x) > Number.MAX_SAFE_INTEGER) continue;
-            const v = evaluate({ x });
-            expect([t.has(x), f.has(x), u.has(x)], `${JSON.stringify(condition)} at ${x}`).toEqual([
+            const v = outcome(evaluate, x);
+            expect([t.has(x), f.has(x), u.has(x), e.has(x)], `${JSON.stringify(condition)} at ${x}`).toEqual([
               v === true,
               v === false,
               v === UNKNOWN,
+              v === "fault",
             ]);
           }
         },
@@ -179,10 +199,60 @@ describe("arithmetic on one signal", () => {
     );
   });
 
+  it("on a decimal(2), computed exactly, the sets are the runtime's at every edge, in units of 0.01", () => {
+    const decimals = fc.oneof(
+      fc.integer({ min: -5000, max: 5000 }).map((n) => n / 100),
+      fc.constantFrom(0, 0.29, 100, -1.5, 1e12, 9007199254740.99, 25000),
+    );
+    const exactStep = fc.tuple(fc.constantFrom("add", "sub", "rsub", "mul", "neg"), decimals);
+    const signals = { x: { type: "decimal" as const, optional: false, scale: 2 } };
+    fc.assert(
+      fc.property(
+        fc.array(exactStep, { maxLength: 3 }),
+        fc.constantFrom(...OPS, "in" as const),
+        decimals,
+        fc.array(fc.integer({ min: -2_000_000, max: 2_000_000 }), { maxLength: 20 }),
+        (steps, op, c, ns) => {
+          const subject = steps.reduce<IrExpr>(
+            (e, [fn, k]) => {
+              const lit: IrExpr = { op: "lit", value: k };
+              if (fn === "neg") return { op: "neg", arg: e };
+              if (fn === "rsub") return { op: "arith", fn: "sub", kind: "decimal", left: lit, right: e };
+              return { op: "arith", fn: fn as "add" | "sub" | "mul", kind: "decimal", left: e, right: lit };
+            },
+            { op: "signal", name: "x" },
+          );
+          const view = monotoneView(subject, { whole: true, scale: 2 }, "decimal")!;
+          expect(view).not.toBeNull();
+          const set = [c, c + 1];
+          const condition: IrExpr =
+            op === "in"
+              ? { op: "in", kind: "decimal", value: subject, set }
+              : { op: "cmp", cmp: op, kind: "decimal", left: subject, right: { op: "lit", value: c } };
+          const [t, f, u, e] = monotoneSets(view, op, op === "in" ? set : [c]);
+          const evaluate = prepareExpression(condition, signals);
+          const edges = [t, f, u, e].flatMap((s) => s.spans.flatMap((sp) => [sp.lo, sp.hi, sp.lo - 1, sp.hi + 1]));
+          for (const n of [...ns, ...edges]) {
+            // Only the values a decimal(2) signal carries: n / 100 written as the decimal of n units.
+            if (!Number.isFinite(n) || Math.abs(n) > Number.MAX_SAFE_INTEGER || unitsOf(n / 100, 2) !== BigInt(n)) continue;
+            const v = outcome(evaluate, n / 100);
+            expect([t.has(n), f.has(n), u.has(n), e.has(n)], `${JSON.stringify(condition)} at ${n / 100}`).toEqual([
+              v === true,
+              v === false,
+              v === UNKNOWN,
+              v === "fault",
+            ]);
+          }
+        },
+      ),
+      { numRuns: 300, seed: 23 },
+    );
+  });
+
   it("is not a chain when it reads the signal twice or divides by it", () => {
     expect(
-      monotoneView({ op: "arith", fn: "mul", left: { op: "signal", name: "x" }, right: { op: "signal", name: "x" } }, false),
+      monotoneView({ op: "arith", fn: "mul", left: { op: "signal", name: "x" }, right: { op: "signal", name: "x" } }, DOUBLES),
     ).toBeNull();
-    expect(monotoneView({ op: "arith", fn: "div", left: { op: "lit", value: 1 }, right: { op: "signal", name: "x" } }, false)).toBeNull();
+    expect(monotoneView({ op: "arith", fn: "div", left: { op: "lit", value: 1 }, right: { op: "signal", name: "x" } }, DOUBLES)).toBeNull();
   });
 });

@@ -20,7 +20,10 @@ export interface Version {
   readonly ir: PolicyIr;
   readonly schema: SignalsSchema;
   readonly ast: PolicyAst;
-  /** The deciding rule (`otherwise` when none) with its verdict and reason, or null when the schema refuses the request. */
+  /**
+   * The deciding rule (`otherwise` when none) with its verdict and reason, the rule whose condition faulted with
+   * verdict `fault`, or null when the schema refuses the request.
+   */
   decide(request: Record<string, unknown>): string | null;
 }
 
@@ -37,7 +40,8 @@ export function compileVersion(source: string): Version | null {
     decide(request) {
       if (!validate(request).valid) return null;
       const d = prepared.evaluate(request);
-      return d.decided ? JSON.stringify([d.ruleId, d.verdict, d.reason]) : JSON.stringify(["otherwise", "undecided", null]);
+      if (d.decided) return JSON.stringify([d.ruleId, d.verdict, d.reason]);
+      return JSON.stringify(d.fault ? [d.fault.ruleId, "fault", null] : ["otherwise", "undecided", null]);
     },
   };
 }
@@ -53,15 +57,31 @@ export interface BruteForce {
   readonly complete: boolean;
 }
 
-export function pairKey(oldRule: string, newRule: string): string {
-  return `${oldRule} -> ${newRule}`;
+/** An outcome as a pair names it: its rule, marked when the rule faulted. */
+export interface Decided {
+  readonly rule: string;
+  readonly verdict: string;
 }
 
-export function bruteForce(old: Version, next: Version, options: { maxGrid: number; samples: number; seed: number }): BruteForce {
+export function pairKey(old: Decided, next: Decided): string {
+  const name = (o: Decided) => (o.verdict === "fault" ? `${o.rule} (fault)` : o.rule);
+  return `${name(old)} -> ${name(next)}`;
+}
+
+export interface BruteForceOptions {
+  readonly maxGrid: number;
+  /** Generated requests added to the grid, per version (0 for policies the generator does not know). */
+  readonly samples: number;
+  readonly seed: number;
+  /** Values for string signals, in place of generated ones: for policies whose patterns the generator does not know. */
+  readonly strings?: Readonly<Record<string, readonly string[]>>;
+}
+
+export function bruteForce(old: Version, next: Version, options: BruteForceOptions): BruteForce {
   const names = [...new Set([...Object.keys(old.ir.signals), ...Object.keys(next.ir.signals)])];
   let complete = true;
   const axes = names.map((name) => {
-    const axis = gridOf(name, old, next);
+    const axis = gridOf(name, old, next, options.strings?.[name]);
     complete &&= axis.complete;
     return axis.states;
   });
@@ -76,13 +96,18 @@ export function bruteForce(old: Version, next: Version, options: { maxGrid: numb
   const requests: Record<string, unknown>[] = points.map((p) =>
     Object.fromEntries(names.flatMap((n, i) => (p[i] === ABSENT ? [] : [[n, p[i]]]))),
   );
-  for (const ast of [old.ast, next.ast]) requests.push(...fc.sample(signalsArb(ast), { numRuns: options.samples, seed: options.seed }));
+  if (options.samples > 0)
+    for (const ast of [old.ast, next.ast]) requests.push(...fc.sample(signalsArb(ast), { numRuns: options.samples, seed: options.seed }));
   const pairs = new Map<string, Record<string, unknown>>();
   for (const request of requests) {
     const a = old.decide(only(request, old.ir));
     const b = next.decide(only(request, next.ir));
     if (a === null || b === null || a === b) continue;
-    const key = pairKey(JSON.parse(a)[0], JSON.parse(b)[0]);
+    const decided = (d: string): Decided => {
+      const [rule, verdict] = JSON.parse(d) as [string, string];
+      return { rule, verdict };
+    };
+    const key = pairKey(decided(a), decided(b));
     if (!pairs.has(key)) pairs.set(key, request);
   }
   return { pairs, requests: requests.length, complete };
@@ -93,7 +118,7 @@ export function only(request: Record<string, unknown>, ir: PolicyIr): Record<str
   return Object.fromEntries(Object.entries(request).filter(([k]) => Object.hasOwn(ir.signals, k)));
 }
 
-function gridOf(name: string, old: Version, next: Version): { states: State[]; complete: boolean } {
+function gridOf(name: string, old: Version, next: Version, strings?: readonly string[]): { states: State[]; complete: boolean } {
   const sides = [old, next].filter((v) => Object.hasOwn(v.ir.signals, name));
   const states = new Set<State>();
   if (sides.some((v) => !v.schema.required.includes(name))) states.add(ABSENT);
@@ -143,6 +168,10 @@ function gridOf(name: string, old: Version, next: Version): { states: State[]; c
       case "string": {
         const literals = constants.filter((c): c is string => typeof c === "string");
         literals.forEach((l) => states.add(l));
+        if (strings !== undefined) {
+          strings.filter((g) => sides.every((v) => valid(v, name, g))).forEach((g) => states.add(g));
+          break;
+        }
         // A valid value equal to no constant stands for all the others.
         const generated = sides.flatMap((v) =>
           fc.sample(

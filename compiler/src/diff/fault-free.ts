@@ -1,0 +1,81 @@
+import { MAX_MAGNITUDE, type IrExpr } from "@writ/runtime";
+import { NumberSet } from "../analysis/number-set.js";
+import { Rational } from "../analysis/rational.js";
+import { irOperands } from "./ir-operands.js";
+import { valueOfUnits } from "./number-domain.js";
+import type { Variable } from "./space.js";
+
+/**
+ * Whether computing `e` can fault for the variables' values (docs/language.md "Faults"), by exact interval
+ * arithmetic over their sets' hulls: false only when every `+`, `-` and `*` stays within ±(2^53 - 1) and no `*` can
+ * underflow (its operands whole, or exact decimals), and there is no `/`. An opaque atom (formula.ts) that cannot
+ * fault is never a fault, which is what lets `coverage - previous_coverage < -5` be left out of fault regions.
+ */
+export function canFaultOver(e: IrExpr, variableOf: (signal: string) => Variable): boolean {
+  return range(e, variableOf) === FAULTS;
+}
+
+interface Interval {
+  readonly lo: Rational | null;
+  readonly hi: Rational | null;
+  /** Only whole numbers (or exact decimals, which never underflow). */
+  readonly exact: boolean;
+}
+
+const FAULTS = "faults";
+const MAX = Rational.of(BigInt(MAX_MAGNITUDE));
+const ANY: Interval = { lo: null, hi: null, exact: false };
+
+function range(e: IrExpr, variableOf: (signal: string) => Variable): Interval | typeof FAULTS {
+  switch (e.op) {
+    case "lit":
+      return typeof e.value === "number" ? point(Rational.fromDouble(e.value), Number.isInteger(e.value)) : ANY;
+    case "signal":
+      return hull(variableOf(e.name));
+    case "neg": {
+      const a = range(e.arg, variableOf);
+      return a === FAULTS ? a : { lo: a.hi?.neg() ?? null, hi: a.lo?.neg() ?? null, exact: a.exact };
+    }
+    case "arith": {
+      if (e.fn === "div") return FAULTS;
+      const [l, r] = [range(e.left, variableOf), range(e.right, variableOf)];
+      if (l === FAULTS || r === FAULTS) return FAULTS;
+      const exact = e.kind === "decimal" || (l.exact && r.exact);
+      let out: Interval;
+      if (e.fn === "add") out = { lo: sum(l.lo, r.lo), hi: sum(l.hi, r.hi), exact };
+      else if (e.fn === "sub") out = { lo: sum(l.lo, r.hi?.neg() ?? null), hi: sum(l.hi, r.lo?.neg() ?? null), exact };
+      else {
+        if (!exact || l.lo === null || l.hi === null || r.lo === null || r.hi === null) return FAULTS;
+        const corners = [l.lo.mul(r.lo), l.lo.mul(r.hi), l.hi.mul(r.lo), l.hi.mul(r.hi)].sort((a, b) => a.compare(b));
+        out = { lo: corners[0]!, hi: corners[3]!, exact };
+      }
+      const inside = out.lo !== null && out.hi !== null && out.lo.compare(MAX.neg()) >= 0 && out.hi.compare(MAX) <= 0;
+      return inside ? out : FAULTS;
+    }
+    default:
+      for (const operand of irOperands(e)) if (range(operand, variableOf) === FAULTS) return FAULTS;
+      return ANY;
+  }
+}
+
+function point(v: Rational, exact: boolean): Interval {
+  return { lo: v, hi: v, exact };
+}
+
+function sum(a: Rational | null, b: Rational | null): Rational | null {
+  return a === null || b === null ? null : a.add(b);
+}
+
+/** The values a variable's set spans, exactly; unbounded where it is not numbers. */
+function hull(v: Variable): Interval {
+  const values = v.universe.values;
+  if (!(values instanceof NumberSet) || v.kind !== "number" || values.isEmpty()) return ANY;
+  const [lo, hi] = [values.spans[0]!.lo, values.spans.at(-1)!.hi];
+  const exact = (n: number): Rational | null =>
+    Number.isFinite(n)
+      ? values.whole
+        ? Rational.of(BigInt(n), 10n ** BigInt(v.numbers.scale))
+        : Rational.fromDouble(valueOfUnits(v.numbers, n))
+      : null;
+  return { lo: exact(lo), hi: exact(hi), exact: values.whole };
+}
