@@ -38,6 +38,7 @@ signals {
   amount: number
   daily_total: number
   balance: number
+  balance_change: integer
   used: number
   quota: number > 0
   requested_at: timestamp
@@ -47,6 +48,7 @@ const FREEZE_START = "2025-12-19T17:00:00Z"
 const AUTO_CURRENCIES = ["USD", "EUR"]
 const HIGH = 90
 const MAX_DROP = 500
+const LIMIT = 10000
 `;
 
 function uses(e: Expr, name: IrOperatorName): boolean {

@@ -7,6 +7,7 @@ import {
   carriesExactly,
   decimalPlaces,
   decimalText,
+  isCalledArithOp,
   isComparison,
   isFunctionName,
   isScalar,
@@ -76,6 +77,7 @@ function usesVersion2(e: IrExpr): boolean {
   switch (e.op) {
     case "arith":
     case "lower":
+    case "abs":
       return true;
     case "lit":
     case "signal":
@@ -124,6 +126,7 @@ class Lowering {
         const fn = e.fn.name;
         const arg = e.args[0]!;
         if (!isFunctionName(fn)) throw new Error(`call of unknown function \`${fn}\` reached lowering`); // E407 stops before
+        if (isCalledArithOp(fn)) return arithmetic(fn, this.expr(arg), this.expr(e.args[1]!), this.isDecimal(e));
         if (fn === "present") {
           const name = arg.kind === "ref" ? arg.name : "";
           // A required signal is always present once the signals validate.
@@ -176,8 +179,13 @@ class Lowering {
       return { op: "cmp", cmp: op, kind, left, right };
     }
     if (isStringOp(op)) return { op: "str", fn: op, left, right };
+    return arithmetic(op, left, right, this.isDecimal(e));
+  }
+
+  /** Whether a node computes exactly, as a decimal (type-check). */
+  private isDecimal(e: Expr): boolean {
     const type = this.typing.types.get(e);
-    return arithmetic(op, left, right, type?.t === "number" && type.exact === "decimal");
+    return type?.t === "number" && type.exact === "decimal";
   }
 
   private listOf(e: Expr): readonly ListItem[] {

@@ -1,4 +1,4 @@
-import { isFunctionName, isTimestamp, type CompareKind } from "@writ/runtime";
+import { isArithOp, isCalledArithOp, isFunctionName, isTimestamp, type ArithOp, type CompareKind } from "@writ/runtime";
 import { operandsOf, type ConstDecl, type Expr, type ListItem, type PolicyAst, type ScalarValue, type SignalDecl } from "../syntax/ast.js";
 import { labelOf, OPERATORS, type Comparison, type OperandType, type Signature } from "../syntax/operators.js";
 import type { Span } from "../diagnostics/source.js";
@@ -167,7 +167,7 @@ class Checker {
         const typing = OPERATORS[e.op].typing;
         if (typing === "equality" || typing === "ordering") return this.compare(e, e.left, e.right, typing);
         const t = this.signature([e.left, e.right], typing, labelOf(e.op));
-        return t.t === "number" ? this.arithmetic(e, t) : t;
+        return t.t === "number" && isArithOp(e.op) ? this.arithmetic(e.op, [e.left, e.right], e.span, t) : t;
       }
       case "range":
         return this.range(e);
@@ -205,19 +205,20 @@ class Checker {
    * Arithmetic once its operands are numbers: a decimal meets integers and literals only (E510), and is never divided
    * (E509: multiply instead); the literal operands of a decimal computation compute exactly too (`settle`).
    */
-  private arithmetic(e: Extract<Expr, { kind: "binary" }>, t: Type): Type {
-    const [l, r] = [this.types.get(e.left)!, this.types.get(e.right)!];
-    if (!isDecimal(l) && !isDecimal(r)) return e.op === "div" ? NUMBER : t;
-    if (e.op === "div") {
-      const divisor = printExpr(e.right);
-      this.ctx.sink.report("E509", e.span, "decimals are not divided: a quotient has no exact decimal", [
-        `multiply instead: \`${printExpr(e.left)} / ${divisor} > x\` is \`${printExpr(e.left)} > x * ${divisor}\` for a positive divisor (decimals multiply exactly)`,
+  private arithmetic(op: ArithOp, operands: readonly [Expr, Expr], span: Span, t: Type): Type {
+    const [left, right] = operands;
+    const [l, r] = [this.types.get(left)!, this.types.get(right)!];
+    if (!isDecimal(l) && !isDecimal(r)) return op === "div" ? NUMBER : t;
+    if (op === "div") {
+      const divisor = printExpr(right);
+      this.ctx.sink.report("E509", span, "decimals are not divided: a quotient has no exact decimal", [
+        `multiply instead: \`${printExpr(left)} / ${divisor} > x\` is \`${printExpr(left)} > x * ${divisor}\` for a positive divisor (decimals multiply exactly)`,
       ]);
       return ERROR;
     }
-    if (isDouble(l) || isDouble(r)) return this.mixed(l, r, e.span);
-    this.settle(e.left);
-    this.settle(e.right);
+    if (isDouble(l) || isDouble(r)) return this.mixed(l, r, span);
+    this.settle(left);
+    this.settle(right);
     return DECIMAL;
   }
 
@@ -249,7 +250,8 @@ class Checker {
   /** Integer and literal arithmetic beside a decimal is computed exactly: `amount > A + B` adds the constants as decimals. */
   private settle(e: Expr): void {
     const t = this.types.get(e);
-    if (t?.t !== "number" || t.exact !== "flexible" || (e.kind !== "binary" && e.kind !== "unary")) return;
+    const computed = e.kind === "binary" || e.kind === "unary" || (e.kind === "call" && computesNumbers(e.fn.name));
+    if (t?.t !== "number" || t.exact !== "flexible" || !computed) return;
     this.types.set(e, DECIMAL);
     operandsOf(e).forEach((x) => this.settle(x));
   }
@@ -266,7 +268,10 @@ class Checker {
       e.args.forEach((a) => this.expr(a));
       return ERROR;
     }
-    if (typing !== "signal name") return this.signature(e.args, typing, labelOf(name));
+    if (typing !== "signal name") {
+      const t = this.signature(e.args, typing, labelOf(name));
+      return t.t === "number" && isCalledArithOp(name) ? this.arithmetic(name, [e.args[0]!, e.args[1]!], e.span, t) : t;
+    }
     const arg = e.args[0]!;
     this.expr(arg);
     if (arg.kind !== "ref" || !this.symbols.signals.has(arg.name)) {
@@ -405,6 +410,13 @@ class Checker {
     }
     return true;
   }
+}
+
+/** A built-in function that computes a number from numbers (`abs`, `min`, `max`): exact beside a decimal, as `+` is. */
+function computesNumbers(name: string): boolean {
+  if (!isFunctionName(name)) return false;
+  const { typing } = OPERATORS[name];
+  return typing !== "signal name" && typing.operands === "number";
 }
 
 function isInteger(t: Type): boolean {

@@ -232,6 +232,16 @@ export const OPERATORS: { readonly [K in IrOperatorName]: SyntaxOf<K> } = {
       example: "`used / quota > 0.9`",
     },
   },
+  mod: {
+    level: "multiplicative",
+    typing: NUMERIC,
+    doc: {
+      written: "`a % b`",
+      operands: "two numbers (E503); a decimal with a number is E510; by zero, a fault (EVAL-001)",
+      result: "decimal if one is, integer if both are, else number; the sign of `a` (truncated division)",
+      example: "`amount % 1000 == 0`",
+    },
+  },
   neg: {
     level: "unary",
     signature: { operands: "number", result: "operand" },
@@ -256,6 +266,36 @@ export const OPERATORS: { readonly [K in IrOperatorName]: SyntaxOf<K> } = {
       operands: "a string expression (E503)",
       result: "string: `s` with the ASCII letters A to Z made lowercase",
       example: '`lower(email) ends_with "@corp.example"`',
+    },
+  },
+  abs: {
+    arity: 1,
+    typing: { operands: "number", result: "operand" },
+    doc: {
+      written: "`abs(n)`",
+      operands: "a number expression (E503)",
+      result: "type of `n`: its magnitude",
+      example: "`abs(balance_change) > 500`",
+    },
+  },
+  min: {
+    arity: 2,
+    typing: NUMERIC,
+    doc: {
+      written: "`min(a, b)`",
+      operands: "two number expressions (E503); a decimal with a number is E510",
+      result: "the lesser; decimal if one is, integer if both are, else number",
+      example: "`min(amount, balance) > 100`",
+    },
+  },
+  max: {
+    arity: 2,
+    typing: NUMERIC,
+    doc: {
+      written: "`max(a, b)`",
+      operands: "two number expressions (E503); a decimal with a number is E510",
+      result: "the greater; decimal if one is, integer if both are, else number",
+      example: "`max(amount, daily_total) > LIMIT`",
     },
   },
   present: {

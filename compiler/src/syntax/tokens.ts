@@ -139,6 +139,7 @@ export const Plus = createToken({ name: "Plus", pattern: /\+/ });
 export const Minus = createToken({ name: "Minus", pattern: /-/ });
 export const Star = createToken({ name: "Star", pattern: /\*/ });
 export const Slash = createToken({ name: "Slash", pattern: /\// });
+export const Percent = createToken({ name: "Percent", pattern: /%/ });
 
 /** Punctuation by spelling; the lexer tries longer spellings first, so `<=` is never `<` then `=`. */
 const PUNCTUATION = {
@@ -164,6 +165,7 @@ const PUNCTUATION = {
   "-": Minus,
   "*": Star,
   "/": Slash,
+  "%": Percent,
 } as const;
 
 const KEYWORD_TOKENS = Object.fromEntries(keywordTokens) as Readonly<Record<Keyword, TokenType>>;

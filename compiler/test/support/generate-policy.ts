@@ -39,6 +39,11 @@ export interface PolicyOptions {
    * can report (its brute-force test). Default off.
    */
   readonly exactAtoms?: boolean;
+  /**
+   * Also `%`, `abs`, `min` and `max` in arithmetic. Default off, so the policies of tools that do not model them
+   * yet (`writ diff`, W606) are the ones they were; the evaluation, explanation and formatting properties turn it on.
+   */
+  readonly remainderAndBounds?: boolean;
 }
 
 export interface Bound {
@@ -731,6 +736,7 @@ class Exprs {
     consts: readonly ConstSpec[],
     private readonly realistic: boolean,
     private readonly exactAtoms = false,
+    private readonly remainderAndBounds = false,
   ) {
     this.nums = signals.filter((s): s is NumSig => s.kind === "number" || s.kind === "integer");
     this.decs = signals.filter((s): s is DecSig => s.kind === "decimal");
@@ -787,7 +793,18 @@ class Exprs {
       },
       { weight: 1, arbitrary: sub.map((a) => `-(${a})`) },
       { weight: 1, arbitrary: sub.map((a) => `(${a})`) },
+      ...this.remainderAndBoundsOf(sub),
     );
+  }
+
+  /** PolicyOptions.remainderAndBounds: `a % b`, `abs(a)`, `min(a, b)`, `max(a, b)` of the operands `sub` makes. */
+  private remainderAndBoundsOf(sub: fc.Arbitrary<string>): { weight: number; arbitrary: fc.Arbitrary<string> }[] {
+    if (!this.remainderAndBounds) return [];
+    return [
+      { weight: 1, arbitrary: fc.tuple(sub, sub, fc.boolean()).map(([a, b, paren]) => (paren ? `(${a} % ${b})` : `${a} % ${b}`)) },
+      { weight: 1, arbitrary: sub.map((a) => `abs(${a})`) },
+      { weight: 1, arbitrary: fc.tuple(fc.constantFrom("min", "max"), sub, sub).map(([f, a, b]) => `${f}(${a}, ${b})`) },
+    ];
   }
 
   private numberAtom(): fc.Arbitrary<string> {
@@ -873,6 +890,7 @@ class Exprs {
           .map(([a, op, b, paren]) => (paren ? `(${a} ${op} ${b})` : `${a} ${op} ${b}`)),
       },
       { weight: 1, arbitrary: sub.map((a) => `-(${a})`) },
+      ...this.remainderAndBoundsOf(sub),
     );
   }
 
@@ -1310,7 +1328,7 @@ export function policyModel(options: PolicyOptions = {}): fc.Arbitrary<PolicyMod
         .chain((signals) => constSpecs(signals, constCount, realistic).map((consts) => ({ signals, consts, ruleCount })));
     })
     .chain(({ signals, consts, ruleCount }) => {
-      const exprs = new Exprs(signals, consts, realistic, options.exactAtoms);
+      const exprs = new Exprs(signals, consts, realistic, options.exactAtoms, options.remainderAndBounds);
       const rule = fc.record({
         word: fc.constantFrom(...RULE_WORDS),
         when: exprs.condition,

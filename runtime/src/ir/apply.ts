@@ -148,11 +148,13 @@ export function exactArithmetic(node: IrNode<"arith">, left: DecimalOperand, rig
   if (exact === undefined) throw new IrUnsupportedError(`\`${operator.symbol}\` is not defined on decimals`);
   const places = exact.places(left.places, right.places);
   const [leftAt, rightAt] = exact.aligned ? [places, places] : [left.places, right.places];
-  const { evaluate } = exact;
+  const { evaluate, faultOf } = exact;
   return (s) => {
     const a = unitsAt(left.value(s), left.places, leftAt);
     const b = unitsAt(right.value(s), right.places, rightAt);
     if (a === null || b === null) return UNKNOWN;
+    const before = faultOf?.(a, b) ?? null;
+    if (before !== null) throw new EvaluationFaultSignal(before, node);
     const r = evaluate(a, b);
     if (!withinMagnitude(r, places)) throw new EvaluationFaultSignal("EVAL-002", node);
     return r;
