@@ -1,5 +1,5 @@
 /**
- * The decisions of conformance/vectors/decisions.json, written by hand from issue 39's findings: each a fixture policy
+ * The decisions of conformance/vectors/decisions.json, written by hand from issue 39's findings (and issue 41's): each a fixture policy
  * (conformance/fixtures/policies/conformance.<policy>/1.0.0), the signals as JSON text, and what any implementation
  * must answer. decision-vectors.ts compiles them, checks this runtime answers so, and writes the vectors; the CLI,
  * sidecar, SDK and playground tests decide them too.
@@ -156,6 +156,77 @@ export const CASES: readonly DecisionCase[] = [
     policy: "memo",
     signals: `{"memo": "${"a".repeat(63)}"}`,
     expected: { outcome: "decided", verdict: "approve", ruleMatched: "otherwise" },
+  },
+  // Issue 41: `%`, `abs`, `min`, `max`.
+  {
+    id: "remainder-round",
+    description: "3000.00 % 1000 is 0: a round amount",
+    policy: "remainder",
+    signals: '{"amount": 3000, "lots": 4, "change": 0}',
+    expected: { outcome: "decided", verdict: "escalate", ruleMatched: "round_thousand" },
+  },
+  {
+    id: "remainder-decimal-exact",
+    description: "0.30 % 0.10 is 0 exactly (as doubles, 0.09999999999999998)",
+    policy: "remainder",
+    signals: '{"amount": 0.3, "lots": 0, "change": 0}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "whole_dimes" },
+  },
+  {
+    id: "remainder-by-zero",
+    description: "1000.01 % 0 is a fault (EVAL-001), not a remainder and not an approval",
+    policy: "remainder",
+    signals: '{"amount": 1000.01, "lots": 0, "change": 0}',
+    expected: { outcome: "fault", code: "EVAL-001", rule: "split_evenly" },
+  },
+  {
+    id: "remainder-truncated-sign",
+    description: "-10 % 7 is -3 (truncated division, the sign of the dividend; floored division would give 4)",
+    policy: "remainder",
+    signals: '{"amount": 1000.10, "lots": 3, "change": -10}',
+    expected: { outcome: "decided", verdict: "reject", ruleMatched: "negative_remainder" },
+  },
+  {
+    id: "remainder-uneven",
+    description: "1000.50 % 3 is 1.50 and 10 % 7 is 3: no rule",
+    policy: "remainder",
+    signals: '{"amount": 1000.50, "lots": 3, "change": 10}',
+    expected: { outcome: "decided", verdict: "reject", ruleMatched: "otherwise" },
+  },
+  {
+    id: "abs-negative",
+    description: "abs(-501) is 501, over 500",
+    policy: "bounds",
+    signals: '{"amount": 10, "daily_total": 10, "balance_change": -501}',
+    expected: { outcome: "decided", verdict: "escalate", ruleMatched: "swing" },
+  },
+  {
+    id: "abs-largest-integer",
+    description: "abs(-9007199254740991) is 9007199254740991, in range: no fault",
+    policy: "bounds",
+    signals: '{"amount": 10, "daily_total": 10, "balance_change": -9007199254740991}',
+    expected: { outcome: "decided", verdict: "escalate", ruleMatched: "swing" },
+  },
+  {
+    id: "max-over-limit",
+    description: "max(25000.01, 100.00) is over 25000.00",
+    policy: "bounds",
+    signals: '{"amount": 25000.01, "daily_total": 100, "balance_change": 500}',
+    expected: { outcome: "decided", verdict: "escalate", ruleMatched: "over_limit" },
+  },
+  {
+    id: "max-at-limit",
+    description: "max(25000.00, 25000.00) is not over 25000.00",
+    policy: "bounds",
+    signals: '{"amount": 25000, "daily_total": 25000.00, "balance_change": -500}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "otherwise" },
+  },
+  {
+    id: "min-zero",
+    description: "min(12.50, 0.00) is 0",
+    policy: "bounds",
+    signals: '{"amount": 12.5, "daily_total": 0, "balance_change": 0}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "first_today" },
   },
 ];
 

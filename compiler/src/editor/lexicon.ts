@@ -74,6 +74,10 @@ export const OPERATOR_INFO: Readonly<Record<string, LexiconEntry<OperatorRole>>>
   "-": { role: "arithmetic", doc: "`a - b`: subtraction; `-a`: negation of a number." },
   "*": { role: "arithmetic", doc: "`a * b`: multiplication (exact on decimals; a result out of range faults)." },
   "/": { role: "arithmetic", doc: "`a / b`: division of numbers and integers, not decimals; division by zero faults." },
+  "%": {
+    role: "arithmetic",
+    doc: "`a % b`: the remainder of truncated division, with the sign of `a` (exact on decimals); by zero it faults.",
+  },
   "=": { role: "assignment", doc: "`const NAME = VALUE`." },
   "..": { role: "range", doc: "`MIN..MAX`: an inclusive range (`integer 0..100`, `n in 1..5`)." },
   "|": { role: "enum", doc: '`"A" | "B"`: an enum signal, one of the listed strings.' },

@@ -222,8 +222,7 @@ export const isUnaryOp = (name: string): name is UnaryOp => has(UNARY_OPERATORS,
 export const isComparison = (name: string): name is CompareOp => has(COMPARISON_OPERATORS, name);
 export const isStringOp = (name: string): name is StringOp => has(STRING_OPERATORS, name);
 export const isArithOp = (name: string): name is ArithOp => has(ARITHMETIC_OPERATORS, name);
-export const isCalledArithOp = (name: string): name is CalledArithOp =>
-  isArithOp(name) && ARITHMETIC_OPERATORS[name].notation === "call";
+export const isCalledArithOp = (name: string): name is CalledArithOp => isArithOp(name) && ARITHMETIC_OPERATORS[name].notation === "call";
 export const isInfixOp = (name: string): name is InfixOp =>
   isComparison(name) || isStringOp(name) || (isArithOp(name) && !isCalledArithOp(name));
 export const isPrefixOp = (name: string): name is PrefixOp => isUnaryOp(name) && UNARY_OPERATORS[name].notation === "prefix";
