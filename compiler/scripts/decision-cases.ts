@@ -228,6 +228,70 @@ export const CASES: readonly DecisionCase[] = [
     signals: '{"amount": 12.5, "daily_total": 0, "balance_change": 0}',
     expected: { outcome: "decided", verdict: "approve", ruleMatched: "first_today" },
   },
+  // Issue 41: `semver` signals, by SemVer 2.0.0 precedence.
+  {
+    id: "semver-pre-release-before-release",
+    description: "2.4.0-rc.1 precedes 2.4.0: older than 2.4.0",
+    policy: "versions",
+    signals: '{"client_version": "2.4.0-rc.1"}',
+    expected: { outcome: "decided", verdict: "escalate", ruleMatched: "outdated" },
+  },
+  {
+    id: "semver-release",
+    description: "2.4.0 is not older than 2.4.0",
+    policy: "versions",
+    signals: '{"client_version": "2.4.0"}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "otherwise" },
+  },
+  {
+    id: "semver-numbers-not-text",
+    description: "2.10.0 follows 2.9.0 (numbers compare as numbers, not as text)",
+    policy: "versions",
+    signals: '{"client_version": "2.10.0"}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "otherwise" },
+  },
+  {
+    id: "semver-build-metadata-ignored",
+    description: "2.3.1+build.9 has the precedence of 2.3.1, a blocked version",
+    policy: "versions",
+    signals: '{"client_version": "2.3.1+build.9"}',
+    expected: { outcome: "decided", verdict: "reject", ruleMatched: "blocked" },
+  },
+  {
+    id: "semver-pre-release-identifiers",
+    description: "3.0.0-alpha follows 3.0.0-0 (a word follows a number), so it is a 3.x preview",
+    policy: "versions",
+    signals: '{"client_version": "3.0.0-alpha"}',
+    expected: { outcome: "decided", verdict: "reject", ruleMatched: "preview" },
+  },
+  {
+    id: "semver-v-prefix-refused",
+    description: "v2.4.0 is not SemVer 2.0.0 text: refused (VAL-013), not read as 2.4.0",
+    policy: "versions",
+    signals: '{"client_version": "v2.4.0"}',
+    expected: { outcome: "invalid", codes: ["VAL-013"] },
+  },
+  {
+    id: "semver-two-numbers-refused",
+    description: "2.4 is not a version (three numbers are required): refused (VAL-013)",
+    policy: "versions",
+    signals: '{"client_version": "2.4"}',
+    expected: { outcome: "invalid", codes: ["VAL-013"] },
+  },
+  {
+    id: "semver-number-beyond-2-53-refused",
+    description: "a pre-release number beyond 9007199254740991 is refused (VAL-013), not compared as text",
+    policy: "versions",
+    signals: '{"client_version": "2.4.0-9007199254740993"}',
+    expected: { outcome: "invalid", codes: ["VAL-013"] },
+  },
+  {
+    id: "semver-not-a-string",
+    description: "a version sent as a number is refused (VAL-006)",
+    policy: "versions",
+    signals: '{"client_version": 2.4}',
+    expected: { outcome: "invalid", codes: ["VAL-006"] },
+  },
 ];
 
 /**

@@ -47,6 +47,10 @@ export const KEYWORD_INFO: Readonly<Record<Keyword, LexiconEntry<KeywordRole>>> 
   },
   boolean: { role: "type", doc: "Signal type: `true` or `false`." },
   timestamp: { role: "type", doc: "Signal type: an RFC 3339 date-time with an offset, compared as an instant." },
+  semver: {
+    role: "type",
+    doc: 'Signal type: a semantic version (SemVer 2.0.0), compared by precedence: `client_version < "2.4.0"`; pre-releases come before their release, build metadata is ignored.',
+  },
   matching: {
     role: "constraint",
     doc: "`string matching /RE/`: the schema's `pattern`; the pattern may match anywhere (use `^` and `$`).",

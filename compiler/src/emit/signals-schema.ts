@@ -26,6 +26,8 @@ function property(s: SignalDecl): Record<string, unknown> {
       return { type: "boolean" };
     case "timestamp":
       return { type: "string", format: "date-time", pattern: TIMESTAMP_PATTERN };
+    case "semver":
+      return { type: "string", format: "semver" };
     case "enum":
       return { type: "string", enum: t.values.map((v) => v.value) };
     case "string": {

@@ -125,6 +125,7 @@ class AstBuilder {
     if (has(n, "Decimal")) return this.decimalType(n, span);
     if (has(n, "Boolean")) return { kind: "boolean", span };
     if (has(n, "Timestamp")) return { kind: "timestamp", span };
+    if (has(n, "Semver")) return { kind: "semver", span };
     const values = tokens(n, "enumValue").map((t) => this.string(t));
     const seen = new Set<string>();
     for (const v of values) {

@@ -48,7 +48,9 @@ export function lower(_ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, typi
     signals[s.name.name] =
       s.type.kind === "decimal"
         ? { type: "decimal", optional: s.optional, scale: s.type.places.value }
-        : { type: s.type.kind, optional: s.optional };
+        : s.type.kind === "semver"
+          ? { type: "string", format: s.type.kind, optional: s.optional }
+          : { type: s.type.kind, optional: s.optional };
   }
   return {
     irVersion: irVersionOf(ast, rules),
@@ -68,7 +70,10 @@ export function lower(_ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, typi
  */
 export function irVersionOf(ast: PolicyAst, rules: readonly IrRule[]): 1 | typeof IR_VERSION {
   const declared = ast.signals.some(
-    (s) => s.type.kind === "decimal" || (s.type.kind === "string" && s.type.constraints.some((c) => c.kind === "normalized")),
+    (s) =>
+      s.type.kind === "decimal" ||
+      s.type.kind === "semver" ||
+      (s.type.kind === "string" && s.type.constraints.some((c) => c.kind === "normalized")),
   );
   return declared || rules.some((r) => usesVersion2(r.when)) ? IR_VERSION : 1;
 }
@@ -174,7 +179,7 @@ class Lowering {
     const op = e.op;
     if (isComparison(op)) {
       const kind = this.typing.kinds.get(e)!;
-      if (left.op === "lit" && right.op === "lit" && kind !== "timestamp")
+      if (left.op === "lit" && right.op === "lit" && kind !== "timestamp" && kind !== "semver")
         return lit(COMPARISON_OPERATORS[op].test(left.value, right.value));
       return { op: "cmp", cmp: op, kind, left, right };
     }

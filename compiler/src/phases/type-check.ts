@@ -1,4 +1,4 @@
-import { isArithOp, isCalledArithOp, isFunctionName, isTimestamp, type ArithOp, type CompareKind } from "@writ/runtime";
+import { isArithOp, isCalledArithOp, isFunctionName, isSemver, isTimestamp, type ArithOp, type CompareKind } from "@writ/runtime";
 import { operandsOf, type ConstDecl, type Expr, type ListItem, type PolicyAst, type ScalarValue, type SignalDecl } from "../syntax/ast.js";
 import { labelOf, OPERATORS, type Comparison, type OperandType, type Signature } from "../syntax/operators.js";
 import type { Span } from "../diagnostics/source.js";
@@ -17,6 +17,7 @@ export type Type =
   | { readonly t: "string"; readonly enumOf?: { readonly name: string; readonly values: readonly string[] } }
   | { readonly t: "boolean" }
   | { readonly t: "timestamp" }
+  | { readonly t: "semver" }
   | { readonly t: "list"; readonly elem: Type | null }
   | { readonly t: "error" };
 
@@ -60,6 +61,8 @@ export function signalType(s: SignalDecl): Type {
       return BOOLEAN;
     case "timestamp":
       return { t: "timestamp" };
+    case "semver":
+      return { t: "semver" };
     case "enum":
       return { t: "string", enumOf: { name: s.name.name, values: s.type.values.map((v) => v.value) } };
   }
@@ -338,7 +341,8 @@ class Checker {
 
   /**
    * The comparison domain of two operand types, or null after reporting why there is none.
-   * A string literal beside a timestamp is read as an instant; beside an enum it must be one of its values.
+   * A string literal beside a timestamp is read as an instant, beside a version as a version (LEXICAL); beside an enum
+   * it must be one of its values.
    */
   private unify(
     a: Type,
@@ -347,22 +351,18 @@ class Checker {
     mode: Comparison,
     literals: readonly { value: ScalarValue; span: Span }[],
   ): CompareKind | null {
-    const timestamp = a.t === "timestamp" || b.t === "timestamp";
-    if (timestamp && (a.t === "timestamp" || a.t === "string") && (b.t === "timestamp" || b.t === "string")) {
+    const lexical = LEXICAL.find((l) => a.t === l.t || b.t === l.t);
+    if (lexical && (a.t === lexical.t || a.t === "string") && (b.t === lexical.t || b.t === "string")) {
       if (a.t === "string" && a.enumOf) return this.mismatch(a, b, span);
       if (b.t === "string" && b.enumOf) return this.mismatch(a, b, span);
       for (const lit of literals) {
-        if (typeof lit.value === "string" && !isTimestamp(lit.value)) {
-          this.ctx.sink.report(
-            "E505",
-            lit.span,
-            `\`${lit.value}\` is not a timestamp: write an RFC 3339 date and time with an offset, such as \`2025-01-31T00:00:00Z\` (a real calendar date, no leap second)`,
-          );
+        if (typeof lit.value === "string" && !lexical.valid(lit.value)) {
+          this.ctx.sink.report(lexical.code, lit.span, `\`${lit.value}\` ${lexical.refusal}`);
           return null;
         }
       }
       if (a.t !== b.t && literals.length === 0) return this.mismatch(a, b, span);
-      return "timestamp";
+      return lexical.t;
     }
     if (a.t !== b.t) return this.mismatch(a, b, span);
     if (isDecimal(a) || isDecimal(b)) {
@@ -430,5 +430,31 @@ function numeric(types: readonly Type[], integer: boolean): Type {
 }
 
 function kindOf(t: Type): CompareKind | null {
-  return t.t === "number" || t.t === "string" || t.t === "boolean" || t.t === "timestamp" ? t.t : null;
+  return t.t === "number" || t.t === "string" || t.t === "boolean" || t.t === "timestamp" || t.t === "semver" ? t.t : null;
 }
+
+/**
+ * The types written as strings of a lexical structure of their own: a string literal or constant beside one is read as
+ * one (an instant, a version), compared in that type's domain, and refused at compile time when it is not one.
+ */
+const LEXICAL: readonly {
+  readonly t: "timestamp" | "semver";
+  readonly valid: (s: string) => boolean;
+  readonly code: "E505" | "E511";
+  readonly refusal: string;
+}[] = [
+  {
+    t: "timestamp",
+    valid: isTimestamp,
+    code: "E505",
+    refusal:
+      "is not a timestamp: write an RFC 3339 date and time with an offset, such as `2025-01-31T00:00:00Z` (a real calendar date, no leap second)",
+  },
+  {
+    t: "semver",
+    valid: isSemver,
+    code: "E511",
+    refusal:
+      "is not a semantic version: write SemVer 2.0.0, such as `2.4.0` or `2.4.0-rc.1` (three numbers, no `v` prefix, no leading zeros)",
+  },
+];

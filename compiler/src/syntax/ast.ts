@@ -38,7 +38,7 @@ export type SignalTypeExpr =
   | { readonly kind: "number" | "integer"; readonly constraints: readonly NumberConstraint[]; readonly span: Span }
   /** `decimal(S)`: `places` is S, 0 to 18. */
   | { readonly kind: "decimal"; readonly places: NumberLit; readonly constraints: readonly NumberConstraint[]; readonly span: Span }
-  | { readonly kind: "boolean" | "timestamp"; readonly span: Span }
+  | { readonly kind: "boolean" | "timestamp" | "semver"; readonly span: Span }
   | { readonly kind: "enum"; readonly values: readonly StringLit[]; readonly span: Span };
 
 export interface SignalDecl {

@@ -154,6 +154,7 @@ class WritParser extends CstParser {
       },
       { ALT: () => this.CONSUME(T.BooleanType) },
       { ALT: () => this.CONSUME(T.TimestampType) },
+      { ALT: () => this.CONSUME(T.SemverType) },
       {
         ALT: () => this.AT_LEAST_ONE_SEP({ SEP: T.Pipe, DEF: () => this.CONSUME(T.StringLiteral, { LABEL: "enumValue" }) }),
       },

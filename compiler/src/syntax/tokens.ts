@@ -32,6 +32,7 @@ export const KEYWORDS = [
   "decimal",
   "boolean",
   "timestamp",
+  "semver",
   "matching",
   "length",
   "normalized",
@@ -70,6 +71,7 @@ export const IntegerType = kw("integer");
 export const DecimalType = kw("decimal");
 export const BooleanType = kw("boolean");
 export const TimestampType = kw("timestamp");
+export const SemverType = kw("semver");
 export const Matching = kw("matching");
 export const Length = kw("length");
 export const Normalized = kw("normalized");

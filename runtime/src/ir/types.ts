@@ -49,6 +49,8 @@ export interface IrSignal {
   readonly optional: boolean;
   /** `decimal(S)`'s S: the most decimal places a value has. Only on decimal signals. */
   readonly scale?: number;
+  /** A string of a lexical structure of its own, as the signals schema's `format` names it: `semver`. */
+  readonly format?: "semver";
 }
 
 export interface IrRule {
