@@ -226,6 +226,7 @@ describe("the writ language server", () => {
       "decimal",
       "boolean",
       "timestamp",
+      "semver",
     ]);
     expect(await complete(URI, positionOf(FIXED, "zu groß", 0, 2))).toEqual([]);
   });

@@ -104,7 +104,7 @@ const BOOLEANS: Signature = { operands: "boolean", result: "boolean" };
 const STRING_TEST: Signature = { operands: "string", result: "boolean" };
 const NUMERIC: Signature = { operands: "number", result: "numeric" };
 const EQUALITY_OPERANDS = "two values of one type (E502), see below";
-const ORDERING_OPERANDS = "two numbers or two timestamps (E502 if mixed; E503 for strings, enums, booleans)";
+const ORDERING_OPERANDS = "two numbers, two timestamps or two versions (E502 if mixed; E503 for strings, enums, booleans)";
 
 /**
  * Every operator, keyed by its runtime name. The order is the order of the grammar's alternatives at each level

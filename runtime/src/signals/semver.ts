@@ -2,7 +2,8 @@
  * Semantic versions (docs/language.md "Versions"): SemVer 2.0.0 text, parsed by the `semver` package in its strict
  * mode, which follows the specification's grammar (no leading zeros, no empty identifiers), with what it tolerates
  * beyond it refused here: a leading `v` or `=`, surrounding whitespace, and numeric identifiers beyond 2^53 - 1 (which
- * it refuses in the core and reads as text in a pre-release, where SemVer compares them as numbers). One definition
+ * it refuses in the core and reads as text in a pre-release, where SemVer compares them as numbers: writ refuses them
+ * rather than compare a number as text, or compute with one a double cannot hold). One definition
  * serves the compiler (version literals, E511) and the runtime (the schema's `format: semver`, VAL-013).
  *
  * A version compares by precedence as its *key*, a bigint that orders as SemVer 2.0.0 section 11 orders versions and
@@ -20,8 +21,16 @@ function parse(s: string): semver.SemVer | null {
   if (v === null) return null;
   const text = v.build.length > 0 ? `${v.version}+${v.build.join(".")}` : v.version;
   if (text !== s) return null;
-  for (const id of v.prerelease) if (typeof id === "string" && /^\d+$/.test(id)) return null; // beyond 2^53 - 1
+  for (const id of v.prerelease) if (typeof id === "string" && /^\d+$/.test(id) && Number(id) > Number.MAX_SAFE_INTEGER) return null;
   return v;
+}
+
+/**
+ * A pre-release identifier as SemVer compares it: a number when it is all digits. The package reads 9007199254740991
+ * itself as text (it keeps numbers below 2^53 - 1 only); SemVer compares it as the number it is.
+ */
+function identifier(id: string | number): string | number {
+  return typeof id === "string" && /^\d+$/.test(id) ? Number(id) : id;
 }
 
 export function isSemver(s: string): boolean {
@@ -43,7 +52,7 @@ export function semverKey(s: string): bigint | null {
   if (v.prerelease.length === 0) hex += "ff";
   else {
     hex += "01";
-    for (const id of v.prerelease) {
+    for (const id of v.prerelease.map(identifier)) {
       if (typeof id === "number") hex += `01${number(id)}`;
       else {
         hex += "02";
