@@ -212,6 +212,20 @@ if (unavailable !== null) {
       expect(pageErrors).toEqual([]);
     });
 
+    it("orders `semver` signals by precedence, and shows an invalid version as VAL-013", async () => {
+      await replaceEditorText(page, "#policy-editor", fixture("versions"));
+      await replaceEditorText(page, "#signals-editor", '{"client_version": "2.4.0-rc.1"}');
+      await settled(page, "#decision .verdict", (t) => t === "escalate");
+      expect(await page.locator("#decision .decided-by code").textContent()).toBe("outdated");
+      await expectExplanation(page, decided(fixture("versions"), { client_version: "2.4.0-rc.1" }));
+
+      await replaceEditorText(page, "#signals-editor", '{"client_version": "v2.4.0"}');
+      const problems = await settled(page, "#signals-problems", (t) => t.includes("VAL-013"));
+      expect(problems).toContain("client_version");
+      expect(await page.locator("#decision .verdict").textContent()).toBe("refused");
+      expect(pageErrors).toEqual([]);
+    });
+
     it("lists what an edit changes against the baseline, with signals that show it", async () => {
       // A lower risk threshold: transfers scored 71 to 80 are now rejected by `high_risk`.
       const edited = POLICY.replace("const HIGH_RISK = 80", "const HIGH_RISK = 70");
