@@ -47,6 +47,10 @@ export const KEYWORD_INFO: Readonly<Record<Keyword, LexiconEntry<KeywordRole>>> 
   },
   boolean: { role: "type", doc: "Signal type: `true` or `false`." },
   timestamp: { role: "type", doc: "Signal type: an RFC 3339 date-time with an offset, compared as an instant." },
+  ip: {
+    role: "type",
+    doc: 'Signal type: an IPv4 or IPv6 address, tested against CIDR ranges: `client_ip in_cidr ["10.0.0.0/8", "2001:db8::/32"]`.',
+  },
   semver: {
     role: "type",
     doc: 'Signal type: a semantic version (SemVer 2.0.0), compared by precedence: `client_version < "2.4.0"`; pre-releases come before their release, build metadata is ignored.',
@@ -64,6 +68,10 @@ export const KEYWORD_INFO: Readonly<Record<Keyword, LexiconEntry<KeywordRole>>> 
   starts_with: { role: "word-operator", doc: "`a starts_with b`: string `a` begins with `b`." },
   ends_with: { role: "word-operator", doc: "`a ends_with b`: string `a` ends with `b`." },
   contains: { role: "word-operator", doc: "`a contains b`: string `b` occurs in `a`." },
+  in_cidr: {
+    role: "word-operator",
+    doc: '`a in_cidr ["10.0.0.0/8", "2001:db8::/32"]`, `a not in_cidr LIST`: the address lies in one of the CIDR ranges.',
+  },
 };
 
 /** Keyed by the operator's text, as the lexer's token table spells it. */

@@ -27,7 +27,8 @@ function property(s: SignalDecl): Record<string, unknown> {
     case "timestamp":
       return { type: "string", format: "date-time", pattern: TIMESTAMP_PATTERN };
     case "semver":
-      return { type: "string", format: "semver" };
+    case "ip":
+      return { type: "string", format: t.kind };
     case "enum":
       return { type: "string", enum: t.values.map((v) => v.value) };
     case "string": {

@@ -48,7 +48,7 @@ export function lower(_ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, typi
     signals[s.name.name] =
       s.type.kind === "decimal"
         ? { type: "decimal", optional: s.optional, scale: s.type.places.value }
-        : s.type.kind === "semver"
+        : s.type.kind === "semver" || s.type.kind === "ip"
           ? { type: "string", format: s.type.kind, optional: s.optional }
           : { type: s.type.kind, optional: s.optional };
   }
@@ -73,6 +73,7 @@ export function irVersionOf(ast: PolicyAst, rules: readonly IrRule[]): 1 | typeo
     (s) =>
       s.type.kind === "decimal" ||
       s.type.kind === "semver" ||
+      s.type.kind === "ip" ||
       (s.type.kind === "string" && s.type.constraints.some((c) => c.kind === "normalized")),
   );
   return declared || rules.some((r) => usesVersion2(r.when)) ? IR_VERSION : 1;
@@ -83,6 +84,7 @@ function usesVersion2(e: IrExpr): boolean {
     case "arith":
     case "lower":
     case "abs":
+    case "in_cidr":
       return true;
     case "lit":
     case "signal":
@@ -166,6 +168,11 @@ class Lowering {
       }
       case "matches":
         return { op: "matches", value: this.expr(e.value), pattern: e.regex.pattern };
+      case "cidr": {
+        const items = e.set.kind === "list" ? e.set.items : this.listOf(e.set);
+        const test: IrExpr = { op: "in_cidr", arg: this.expr(e.value), ranges: [...new Set(items.map((i) => String(this.item(i))))] };
+        return e.negated ? negate(test) : test;
+      }
     }
   }
 
@@ -179,7 +186,7 @@ class Lowering {
     const op = e.op;
     if (isComparison(op)) {
       const kind = this.typing.kinds.get(e)!;
-      if (left.op === "lit" && right.op === "lit" && kind !== "timestamp" && kind !== "semver")
+      if (left.op === "lit" && right.op === "lit" && (kind === "number" || kind === "string" || kind === "boolean"))
         return lit(COMPARISON_OPERATORS[op].test(left.value, right.value));
       return { op: "cmp", cmp: op, kind, left, right };
     }

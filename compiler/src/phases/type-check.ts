@@ -1,4 +1,14 @@
-import { isArithOp, isCalledArithOp, isFunctionName, isSemver, isTimestamp, type ArithOp, type CompareKind } from "@writ/runtime";
+import {
+  isArithOp,
+  isCalledArithOp,
+  isCidr,
+  isFunctionName,
+  isIpAddress,
+  isSemver,
+  isTimestamp,
+  type ArithOp,
+  type CompareKind,
+} from "@writ/runtime";
 import { operandsOf, type ConstDecl, type Expr, type ListItem, type PolicyAst, type ScalarValue, type SignalDecl } from "../syntax/ast.js";
 import { labelOf, OPERATORS, type Comparison, type OperandType, type Signature } from "../syntax/operators.js";
 import type { Span } from "../diagnostics/source.js";
@@ -18,6 +28,7 @@ export type Type =
   | { readonly t: "boolean" }
   | { readonly t: "timestamp" }
   | { readonly t: "semver" }
+  | { readonly t: "ip" }
   | { readonly t: "list"; readonly elem: Type | null }
   | { readonly t: "error" };
 
@@ -63,6 +74,8 @@ export function signalType(s: SignalDecl): Type {
       return { t: "timestamp" };
     case "semver":
       return { t: "semver" };
+    case "ip":
+      return { t: "ip" };
     case "enum":
       return { t: "string", enumOf: { name: s.name.name, values: s.type.values.map((v) => v.value) } };
   }
@@ -178,6 +191,8 @@ class Checker {
         return this.signature(operandsOf(e), OPERATORS[e.kind].signature, labelOf(e.kind));
       case "in":
         return this.membership(e);
+      case "cidr":
+        return this.cidr(e);
       case "call":
         return this.call(e);
     }
@@ -309,6 +324,41 @@ class Checker {
     return BOOLEAN;
   }
 
+  /** `a in_cidr RANGES`: an address, and a list literal or list constant of CIDR ranges (E512 for one that is not). */
+  private cidr(e: Extract<Expr, { kind: "cidr" }>): Type {
+    const value = this.expr(e.value);
+    let elem: Type | null;
+    let literals: readonly { value: ScalarValue; span: Span }[] = [];
+    if (e.set.kind === "list") {
+      elem = this.listElem(e.set.items);
+      literals = this.listLiterals(e.set.items);
+    } else {
+      const set = this.expr(e.set);
+      if (set.t === "error") return ERROR;
+      if (set.t !== "list" || e.set.kind !== "ref") {
+        this.ctx.sink.report("E508", e.set.span, `\`in_cidr\` needs a list of CIDR ranges, found ${describeType(set)}`);
+        return ERROR;
+      }
+      elem = set.elem;
+      const decl = this.symbols.consts.get(e.set.name);
+      if (decl?.value.kind === "list") literals = this.listLiterals(decl.value.items);
+    }
+    if (value.t === "error" || elem?.t === "error") return ERROR;
+    if (value.t !== "ip") {
+      this.ctx.sink.report("E503", e.value.span, `\`in_cidr\` needs an ip, found ${describeType(value)}`);
+      return ERROR;
+    }
+    for (const lit of literals) {
+      if (typeof lit.value !== "string" || !isCidr(lit.value)) {
+        this.ctx.sink.report("E512", lit.span, `\`${String(lit.value)}\` is not a CIDR range`, [
+          "write an address, `/` and a prefix length, with no bits set after the prefix: `10.0.0.0/8`, `203.0.113.7/32`, `2001:db8::/32`",
+        ]);
+        return ERROR;
+      }
+    }
+    return BOOLEAN;
+  }
+
   private listLiterals(items: readonly ListItem[]): { value: ScalarValue; span: Span }[] {
     return items.flatMap((item) => {
       if (item.kind === "scalar") return [{ value: item.value, span: item.span }];
@@ -362,6 +412,15 @@ class Checker {
         }
       }
       if (a.t !== b.t && literals.length === 0) return this.mismatch(a, b, span);
+      if (mode === "ordering" && !lexical.ordered) {
+        this.ctx.sink.report(
+          "E503",
+          span,
+          `\`<\`, \`<=\`, \`>\` and \`>=\` compare numbers, timestamps and versions, not ${lexical.t} values`,
+          ["test an address against ranges with `in_cidr`"],
+        );
+        return null;
+      }
       return lexical.t;
     }
     if (a.t !== b.t) return this.mismatch(a, b, span);
@@ -430,7 +489,7 @@ function numeric(types: readonly Type[], integer: boolean): Type {
 }
 
 function kindOf(t: Type): CompareKind | null {
-  return t.t === "number" || t.t === "string" || t.t === "boolean" || t.t === "timestamp" || t.t === "semver" ? t.t : null;
+  return t.t === "number" || t.t === "string" || t.t === "boolean" || t.t === "timestamp" || t.t === "semver" || t.t === "ip" ? t.t : null;
 }
 
 /**
@@ -438,13 +497,16 @@ function kindOf(t: Type): CompareKind | null {
  * one (an instant, a version), compared in that type's domain, and refused at compile time when it is not one.
  */
 const LEXICAL: readonly {
-  readonly t: "timestamp" | "semver";
+  readonly t: "timestamp" | "semver" | "ip";
   readonly valid: (s: string) => boolean;
-  readonly code: "E505" | "E511";
+  readonly code: "E505" | "E511" | "E512";
   readonly refusal: string;
+  /** Whether `<` and the like compare it. */
+  readonly ordered: boolean;
 }[] = [
   {
     t: "timestamp",
+    ordered: true,
     valid: isTimestamp,
     code: "E505",
     refusal:
@@ -452,9 +514,17 @@ const LEXICAL: readonly {
   },
   {
     t: "semver",
+    ordered: true,
     valid: isSemver,
     code: "E511",
     refusal:
       "is not a semantic version: write SemVer 2.0.0, such as `2.4.0` or `2.4.0-rc.1` (three numbers, no `v` prefix, no leading zeros)",
+  },
+  {
+    t: "ip",
+    ordered: false,
+    valid: isIpAddress,
+    code: "E512",
+    refusal: "is not an IP address: write IPv4 as `203.0.113.7` (no leading zeros) or IPv6 as `2001:db8::7` (no zone)",
   },
 ];

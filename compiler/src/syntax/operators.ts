@@ -98,7 +98,9 @@ type SyntaxOf<K extends IrOperatorName> = K extends PrefixOp
           ? InfixSyntax<Signature>
           : K extends "in"
             ? PredicateSyntax<"membership">
-            : PredicateSyntax<Signature>;
+            : K extends "in_cidr"
+              ? PredicateSyntax<"cidr membership">
+              : PredicateSyntax<Signature>;
 
 const BOOLEANS: Signature = { operands: "boolean", result: "boolean" };
 const STRING_TEST: Signature = { operands: "string", result: "boolean" };
@@ -187,6 +189,15 @@ export const OPERATORS: { readonly [K in IrOperatorName]: SyntaxOf<K> } = {
     level: "predicate",
     typing: STRING_TEST,
     doc: { written: "`a contains b`", operands: "two strings (E503)", result: "boolean", example: '`purpose contains "audit"`' },
+  },
+  in_cidr: {
+    signature: "cidr membership",
+    doc: {
+      written: "`a in_cidr [r, s]`, `a in_cidr L`, `a not in_cidr ...`",
+      operands: "an `ip` (E503) and CIDR ranges, a list literal or list constant of strings (E508, E512)",
+      result: "boolean",
+      example: '`client_ip not in_cidr ["10.0.0.0/8", "2001:db8::/32"]`',
+    },
   },
   matches: {
     signature: STRING_TEST,

@@ -33,6 +33,7 @@ export const KEYWORDS = [
   "boolean",
   "timestamp",
   "semver",
+  "ip",
   "matching",
   "length",
   "normalized",
@@ -40,6 +41,7 @@ export const KEYWORDS = [
   "starts_with",
   "ends_with",
   "contains",
+  "in_cidr",
 ] as const;
 export type Keyword = (typeof KEYWORDS)[number];
 
@@ -72,6 +74,7 @@ export const DecimalType = kw("decimal");
 export const BooleanType = kw("boolean");
 export const TimestampType = kw("timestamp");
 export const SemverType = kw("semver");
+export const IpType = kw("ip");
 export const Matching = kw("matching");
 export const Length = kw("length");
 export const Normalized = kw("normalized");
@@ -79,6 +82,7 @@ export const Matches = kw("matches");
 export const StartsWith = kw("starts_with");
 export const EndsWith = kw("ends_with");
 export const Contains = kw("contains");
+export const InCidr = kw("in_cidr");
 
 export const WhiteSpace = createToken({ name: "WhiteSpace", pattern: /[ \t\r\n]+/, group: Lexer.SKIPPED });
 export const Comment = createToken({ name: "Comment", pattern: /#[^\r\n]*/, group: "comments" });

@@ -21,6 +21,7 @@
  * (W605) is never true, one it calls always true (W604) always is, a rule it calls shadowed by another (W603)
  * never matches without that other rule matching too, and a condition with no W606 never faults but by underflow.
  */
+import { BlockList, isIP } from "node:net";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compile, type Diagnostic } from "@writ/compiler";
@@ -202,6 +203,26 @@ class Reference {
         const v = this.eval(e.value, input);
         if (v instanceof Fault) return v;
         return typeof v === "string" ? new RegExp(e.regex.pattern, "u").test(v) : UNKNOWN;
+      }
+      case "cidr": {
+        // node:net's BlockList, which also matches an IPv4 range with the IPv4-mapped IPv6 address and back.
+        const v = this.eval(e.value, input);
+        if (v instanceof Fault || v === UNKNOWN) return v;
+        const family = typeof v === "string" ? isIP(v) : 0;
+        if (family === 0) return UNKNOWN;
+        let ranges: readonly ListItem[] = [];
+        if (e.set.kind === "list") ranges = e.set.items;
+        else {
+          const c = e.set.kind === "ref" ? this.consts.get(e.set.name) : undefined;
+          if (c?.value.kind === "list") ranges = c.value.items;
+        }
+        const list = new BlockList();
+        for (const r of ranges.map((i) => String(this.item(i)))) {
+          const [address, prefix] = r.split("/") as [string, string];
+          list.addSubnet(address, Number(prefix), isIP(address) === 6 ? "ipv6" : "ipv4");
+        }
+        const found = list.check(v as string, family === 6 ? "ipv6" : "ipv4");
+        return e.negated ? !found : found;
       }
     }
   }

@@ -191,6 +191,14 @@ export function semverArb(literals: readonly string[]): fc.Arbitrary<string> {
       );
 }
 
+/** Addresses of both families, IPv4-mapped ones included, in several spellings. */
+export const ipArb: fc.Arbitrary<string> = fc.oneof(
+  fc.ipV4(),
+  fc.ipV6().filter((a) => !a.includes("%")),
+  fc.ipV4().map((a) => `::ffff:${a}`),
+  fc.constantFrom("10.0.0.1", "10.255.255.255", "11.0.0.0", "2001:db8::1", "2001:DB8:0:0:0:0:0:1", "::", "::1"),
+);
+
 const ABSENT = Symbol("absent");
 
 /** Signal sets for a policy: each declared signal by its type and bounds, near its literals, optional ones sometimes absent. */
@@ -219,6 +227,9 @@ export function signalsArb(ast: PolicyAst): fc.Arbitrary<Record<string, unknown>
         break;
       case "semver":
         value = semverArb(strings.filter(isSemver));
+        break;
+      case "ip":
+        value = ipArb;
         break;
     }
     const withAbsence = s.optional ? fc.oneof({ weight: 3, arbitrary: value }, { weight: 1, arbitrary: fc.constant(ABSENT) }) : value;

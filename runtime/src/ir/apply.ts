@@ -2,6 +2,7 @@ import { IrUnsupportedError } from "../errors.js";
 import { rescale, unitsOf, withinMagnitude } from "./exact.js";
 import { EvaluationFaultSignal } from "./faults.js";
 import { compileLinearRegExp } from "../regex/linear-regexp.js";
+import { cidrSpan, ipAddress } from "../signals/ip.js";
 import {
   ARITHMETIC_OPERATORS,
   COMPARISON_OPERATORS,
@@ -232,6 +233,21 @@ export function range(value: Operand, min: Operand, max: Operand): Operand {
     const lo = min(s);
     const hi = max(s);
     return typeof v === "number" && typeof lo === "number" && typeof hi === "number" ? test(v, lo, hi) : UNKNOWN;
+  };
+}
+
+/** `address in_cidr [ranges]`: the ranges' spans fixed when the IR is prepared, a range that is not one refused then. */
+export function inCidr(node: IrNode<"in_cidr">, address: Operand): Operand {
+  const spans = node.ranges.map((r) => {
+    const span = cidrSpan(r);
+    if (span === null) throw new IrUnsupportedError(`\`${r}\` is not a CIDR range`);
+    return span;
+  });
+  const { test } = SPECIAL_OPERATORS.in_cidr;
+  return (s) => {
+    const v = address(s);
+    const point = typeof v === "string" ? ipAddress(v) : null;
+    return point === null ? UNKNOWN : test(point, spans);
   };
 }
 

@@ -16,11 +16,12 @@
  *   arithmetic  `{op: "arith", fn: NAME, kind?, left, right}`  unknown unless both are numbers (or exact decimals);
  *                                                        a result that cannot be stated exactly is a fault; written
  *                                                        between its operands (`a % b`) or called (`max(a, b)`)
- *   and one of a kind each: `in`, `range`, `matches`, `present` (their IR nodes are named after them)
+ *   and one of a kind each: `in`, `range`, `matches`, `present`, `in_cidr` (their IR nodes are named after them)
  */
 import { MAX_MAGNITUDE } from "./exact.js";
 import type { FaultCode } from "./fault-codes.js";
 import type { LinearRegExp } from "../regex/linear-regexp.js";
+import { spanHolds, type IpSpan } from "../signals/ip.js";
 import { codePointLength, UNKNOWN, type Scalar, type Value } from "./values.js";
 
 export interface UnaryOperator {
@@ -182,6 +183,8 @@ export const SPECIAL_OPERATORS = {
   in: { symbol: "in", test: (v: Scalar | bigint, set: ReadonlySet<Value>): boolean => set.has(v) },
   /** `value in min..max`, both ends inclusive; unknown unless all three are numbers (or all exact decimals). */
   range: { symbol: "in", test: <N extends number | bigint>(v: N, min: N, max: N): boolean => v >= min && v <= max },
+  /** `address in_cidr [ranges]`: one of the ranges' spans holds the address (ip.ts); unknown unless it is an address. */
+  in_cidr: { symbol: "in_cidr", test: (address: bigint, spans: readonly IpSpan[]): boolean => spans.some((s) => spanHolds(s, address)) },
   /** `value matches /pattern/`: found anywhere in the string, with the `u` flag, as the schema's `pattern` is. */
   matches: { symbol: "matches", test: (v: string, pattern: LinearRegExp): boolean => pattern.test(v) },
   /** `present(name)`: whether the signal was sent; never unknown. */

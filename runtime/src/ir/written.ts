@@ -26,6 +26,8 @@ export function written(e: IrExpr): string {
       return `${operand(e.value)} ${IR_OPERATORS.range.symbol} ${operand(e.min)}..${operand(e.max)}`;
     case "matches":
       return `${operand(e.value)} ${IR_OPERATORS.matches.symbol} /${e.pattern}/`;
+    case "in_cidr":
+      return `${operand(e.arg)} ${IR_OPERATORS.in_cidr.symbol} [${e.ranges.map(scalarText).join(", ")}]`;
     default: {
       const { symbol, notation } = UNARY_OPERATORS[e.op];
       if (notation === "call") return `${symbol}(${written(e.arg)})`;
