@@ -292,6 +292,70 @@ export const CASES: readonly DecisionCase[] = [
     signals: '{"client_version": 2.4}',
     expected: { outcome: "invalid", codes: ["VAL-006"] },
   },
+  // Issue 41: `ip` signals and `in_cidr`.
+  {
+    id: "ip-v4-in-range",
+    description: "10.20.30.40 is in 10.0.0.0/8",
+    policy: "networks",
+    signals: '{"client_ip": "10.20.30.40"}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "office" },
+  },
+  {
+    id: "ip-v6-in-range",
+    description: "2001:DB8:0:0:1::5 (any spelling) is in 2001:db8::/32",
+    policy: "networks",
+    signals: '{"client_ip": "2001:DB8:0:0:1::5"}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "office" },
+  },
+  {
+    id: "ip-v4-mapped-in-v4-range",
+    description: "::ffff:10.1.2.3, how a dual-stack socket reports 10.1.2.3, is in 10.0.0.0/8",
+    policy: "networks",
+    signals: '{"client_ip": "::ffff:10.1.2.3"}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "office" },
+  },
+  {
+    id: "ip-v4-in-mapped-range",
+    description: "192.0.2.9 is in ::ffff:192.0.2.0/120, the mapped form of 192.0.2.0/24: not outside",
+    policy: "networks",
+    signals: '{"client_ip": "192.0.2.9"}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "otherwise" },
+  },
+  {
+    id: "ip-outside",
+    description: "11.0.0.1 is in none of the ranges",
+    policy: "networks",
+    signals: '{"client_ip": "11.0.0.1"}',
+    expected: { outcome: "decided", verdict: "escalate", ruleMatched: "outside" },
+  },
+  {
+    id: "ip-equal-address",
+    description: "203.0.113.7 is the blocked address",
+    policy: "networks",
+    signals: '{"client_ip": "203.0.113.7"}',
+    expected: { outcome: "decided", verdict: "reject", ruleMatched: "blocked" },
+  },
+  {
+    id: "ip-leading-zero-refused",
+    description: "010.0.0.1 is refused (VAL-014): a leading zero can mean octal, so 8.0.0.1 to some readers",
+    policy: "networks",
+    signals: '{"client_ip": "010.0.0.1"}',
+    expected: { outcome: "invalid", codes: ["VAL-014"] },
+  },
+  {
+    id: "ip-zone-refused",
+    description: "fe80::1%eth0 is refused (VAL-014): a zone names an interface of one host, not a network address",
+    policy: "networks",
+    signals: '{"client_ip": "fe80::1%eth0"}',
+    expected: { outcome: "invalid", codes: ["VAL-014"] },
+  },
+  {
+    id: "ip-not-an-address",
+    description: "a host name is refused (VAL-014)",
+    policy: "networks",
+    signals: '{"client_ip": "office.example"}',
+    expected: { outcome: "invalid", codes: ["VAL-014"] },
+  },
 ];
 
 /**

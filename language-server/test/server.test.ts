@@ -227,6 +227,7 @@ describe("the writ language server", () => {
       "boolean",
       "timestamp",
       "semver",
+      "ip",
     ]);
     expect(await complete(URI, positionOf(FIXED, "zu groß", 0, 2))).toEqual([]);
   });

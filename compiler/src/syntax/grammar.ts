@@ -292,7 +292,7 @@ class WritParser extends CstParser {
         {
           ALT: () => {
             this.OPTION2(() => this.CONSUME(T.Not, { LABEL: "negated" }));
-            this.OR2([
+            this.OR3([
               {
                 ALT: () => {
                   this.CONSUME(T.In);

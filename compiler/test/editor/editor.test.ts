@@ -96,11 +96,11 @@ describe("completion in context", () => {
 
   it("offers what the grammar allows next", () => {
     expect(labels("")).toBe("policy");
-    expect(labels(`${good}rule b when s `)).toBe("starts_with ends_with contains not in matches and or approve escalate reject");
+    expect(labels(`${good}rule b when s `)).toBe("starts_with ends_with contains not in in_cidr matches and or approve escalate reject");
     expect(labels(`${good}rule b when n > 2 reject "y"\n`)).toBe("rule otherwise");
     expect(labels(good, good.indexOf("const"))).toBe("const rule otherwise");
     expect(labels('policy "p" version "1.0.0"\ngoverns "a"\nsignals {\n  n: number\n  s: str')).toBe(
-      "string number integer decimal boolean timestamp semver",
+      "string number integer decimal boolean timestamp semver ip",
     );
   });
 

@@ -230,6 +230,7 @@ describe("signal validation codes", () => {
       "VAL-011",
       "VAL-012",
       "VAL-013",
+      "VAL-014",
     ]);
     expect(CODES.filter((c) => c.startsWith("VAL-")).sort()).toEqual(emitted);
     for (const code of emitted) {
@@ -248,13 +249,14 @@ describe("signal validation codes", () => {
         count: { type: "integer" },
         note: { type: "string", pattern: "^[a-z]+$" },
         client_version: { type: "string", format: "semver" },
+        client_ip: { type: "string", format: "ip" },
       },
       required: ["amount", "currency", "kyc_verified"],
       additionalProperties: false,
     });
     const seen = new Set<string>();
     for (const signals of [
-      { amount: -5, currency: "YEN", kyc: true, count: 1.5, note: "A", client_version: "v2.4.0" },
+      { amount: -5, currency: "YEN", kyc: true, count: 1.5, note: "A", client_version: "v2.4.0", client_ip: "010.0.0.1" },
       { amount: "1", currency: 1, kyc_verified: "yes" },
       [1],
     ]) {
