@@ -226,6 +226,20 @@ if (unavailable !== null) {
       expect(pageErrors).toEqual([]);
     });
 
+    it("tests `ip` signals against CIDR ranges, an IPv4-mapped address as its IPv4 address, and shows VAL-014", async () => {
+      await replaceEditorText(page, "#policy-editor", fixture("networks"));
+      await replaceEditorText(page, "#signals-editor", '{"client_ip": "::ffff:10.1.2.3"}');
+      await settled(page, "#decision .verdict", (t) => t === "approve");
+      expect(await page.locator("#decision .decided-by code").textContent()).toBe("office");
+      await expectExplanation(page, decided(fixture("networks"), { client_ip: "::ffff:10.1.2.3" }));
+
+      await replaceEditorText(page, "#signals-editor", '{"client_ip": "010.0.0.1"}');
+      const problems = await settled(page, "#signals-problems", (t) => t.includes("VAL-014"));
+      expect(problems).toContain("client_ip");
+      expect(await page.locator("#decision .verdict").textContent()).toBe("refused");
+      expect(pageErrors).toEqual([]);
+    });
+
     it("lists what an edit changes against the baseline, with signals that show it", async () => {
       // A lower risk threshold: transfers scored 71 to 80 are now rejected by `high_risk`.
       const edited = POLICY.replace("const HIGH_RISK = 80", "const HIGH_RISK = 70");

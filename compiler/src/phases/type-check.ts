@@ -318,7 +318,8 @@ class Checker {
       if (decl?.value.kind === "list") literals = this.listLiterals(decl.value.items);
     }
     if (value.t === "error" || elem?.t === "error") return ERROR;
-    const kind = elem === null ? kindOf(value) : this.unify(value, elem, e.span, "equality", literals);
+    // An empty list leaves the domain to the value: a decimal computed exactly is a decimal, not a number.
+    const kind = elem === null ? (isDecimal(value) ? "decimal" : kindOf(value)) : this.unify(value, elem, e.span, "equality", literals);
     if (kind === null) return ERROR;
     this.kinds.set(e, kind);
     return BOOLEAN;

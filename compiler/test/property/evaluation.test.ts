@@ -11,7 +11,8 @@
  * arithmetic on doubles faults on division by zero, out of ±(2^53 - 1) and on underflow to zero; anything that reads
  * a decimal signal computes on exact rationals (bigints), faulting out of range; timestamps compare as instants via
  * Date.parse (a value Date.parse cannot read is unknown); `len` counts code points; `lower` folds A to Z; `%` is
- * truncated division's remainder (EVAL-001 by zero); `abs`, `min`, `max` as in arithmetic;
+ * truncated division's remainder (EVAL-001 by zero); `abs`, `min`, `max` as in arithmetic; versions compare by the
+ * semver package's `compare`; addresses and `in_cidr` by node:net's BlockList;
  * `matches` is `new RegExp(pattern, "u").test`.
  *
  * Signal sets are generated per declared type and bounds, around the literals the policy mentions, sometimes
@@ -23,6 +24,7 @@
  */
 import { BlockList, isIP } from "node:net";
 import fc from "fast-check";
+import semver from "semver";
 import { describe, expect, it } from "vitest";
 import { compile, type Diagnostic } from "@writ/compiler";
 import { createSignalValidator, isFunctionName, preparePolicy, type Decision, type PolicyIr } from "@writ/runtime";
@@ -111,7 +113,24 @@ class Reference {
   }
 
   private isTimestamp(e: Expr): boolean {
-    return e.kind === "ref" && this.signals.get(e.name)?.type.kind === "timestamp";
+    return this.is(e, "timestamp");
+  }
+
+  private is(e: Expr, kind: "timestamp" | "semver" | "ip"): boolean {
+    return e.kind === "ref" && this.signals.get(e.name)?.type.kind === kind;
+  }
+
+  /**
+   * How two versions or two addresses compare (-1, 0, 1; addresses only 0 or 1), unknown when either is not one: by the
+   * semver package's precedence, and by node:net's BlockList, which holds an IPv4 address and its IPv4-mapped form alike.
+   */
+  private lexicalOrder(kind: "semver" | "ip", a: ScalarValue, b: ScalarValue): number | typeof UNKNOWN {
+    if (typeof a !== "string" || typeof b !== "string") return UNKNOWN;
+    if (kind === "semver") return semver.valid(a) && semver.valid(b) ? semver.compare(a, b) : UNKNOWN;
+    if (!isIP(a) || !isIP(b)) return UNKNOWN;
+    const list = new BlockList();
+    list.addAddress(b, isIP(b) === 6 ? "ipv6" : "ipv4");
+    return list.check(a, isIP(a) === 6 ? "ipv6" : "ipv4") ? 0 : 1;
   }
 
   /** Whether `e` computes exactly: it reads a decimal signal (its literals then do too). */
@@ -180,7 +199,12 @@ class Reference {
           items = c.value.items.map((i) => this.item(i));
         }
         let found: boolean;
-        if (this.isTimestamp(e.value)) {
+        const lexical = this.is(e.value, "semver") ? "semver" : this.is(e.value, "ip") ? "ip" : null;
+        if (lexical !== null) {
+          const orders = items.map((i) => this.lexicalOrder(lexical, v as ScalarValue, i));
+          if (orders.includes(UNKNOWN)) return UNKNOWN;
+          found = orders.includes(0);
+        } else if (this.isTimestamp(e.value)) {
           const t = this.instant(v as ScalarValue);
           if (t === UNKNOWN) return UNKNOWN;
           found = items.some((i) => this.instant(i) === t);
@@ -314,6 +338,16 @@ class Reference {
       const c = l.compare(r);
       return { eq: c === 0, ne: c !== 0, lt: c < 0, le: c <= 0, gt: c > 0, ge: c >= 0 }[e.op];
     }
+    const lexical = [e.left, e.right].some((x) => this.is(x, "semver"))
+      ? "semver"
+      : [e.left, e.right].some((x) => this.is(x, "ip"))
+        ? "ip"
+        : null;
+    if (lexical !== null) {
+      const c = this.lexicalOrder(lexical, l as ScalarValue, r as ScalarValue);
+      if (c === UNKNOWN) return UNKNOWN;
+      return { eq: c === 0, ne: c !== 0, lt: c < 0, le: c <= 0, gt: c > 0, ge: c >= 0 }[e.op];
+    }
     if (this.isTimestamp(e.left) || this.isTimestamp(e.right)) {
       l = this.instant(l);
       r = this.instant(r);
@@ -371,11 +405,12 @@ function claimsOf(ast: PolicyAst, warnings: readonly Diagnostic[], faultClaims: 
 
 /**
  * Two runs: the policies of every operator W606 models, with every analyzer claim checked; and the same generator with
- * `%`, `abs`, `min` and `max` too, which W606 does not model yet (analysis/faults.ts), so its fault-free claims are not.
+ * `%`, `abs`, `min`, `max`, `semver` and `ip` signals too (issue 41), which W606 does not model yet (analysis/faults.ts),
+ * so its fault-free claims are not checked there.
  */
 const RUNS = [
   { label: "", remainderAndBounds: false, policies: POLICIES },
-  { label: " with % abs min max", remainderAndBounds: true, policies: POLICIES / 2 },
+  { label: " with % abs min max, semver and ip", remainderAndBounds: true, policies: POLICIES / 2 },
 ];
 
 for (const { label, remainderAndBounds, policies } of RUNS)
