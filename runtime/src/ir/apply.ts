@@ -149,13 +149,20 @@ export function exactArithmetic(node: IrNode<"arith">, left: DecimalOperand, rig
   if (exact === undefined) throw new IrUnsupportedError(`\`${operator.symbol}\` is not defined on decimals`);
   const places = exact.places(left.places, right.places);
   const [leftAt, rightAt] = exact.aligned ? [places, places] : [left.places, right.places];
-  const { evaluate, faultOf } = exact;
+  const { faultOf } = exact;
+  // Only an operator that can fault before computing (`%`) pays for the test.
+  const evaluate =
+    faultOf === undefined
+      ? exact.evaluate
+      : (a: bigint, b: bigint): bigint => {
+          const fault = faultOf(a, b);
+          if (fault !== null) throw new EvaluationFaultSignal(fault, node);
+          return exact.evaluate(a, b);
+        };
   return (s) => {
     const a = unitsAt(left.value(s), left.places, leftAt);
     const b = unitsAt(right.value(s), right.places, rightAt);
     if (a === null || b === null) return UNKNOWN;
-    const before = faultOf?.(a, b) ?? null;
-    if (before !== null) throw new EvaluationFaultSignal(before, node);
     const r = evaluate(a, b);
     if (!withinMagnitude(r, places)) throw new EvaluationFaultSignal("EVAL-002", node);
     return r;
