@@ -68,9 +68,10 @@ export function decisionCases(): string {
     $schema: "../case.schema.json",
     surface: "a",
     area: "exact-decisions",
-    title: "Exact decisions: decimals, integers past 2^53, faults, lower and NFC (issue 39; conformance/vectors/decisions.json)",
+    title:
+      "Exact decisions: decimals, integers past 2^53, faults, lower, NFC (issue 39), % abs min max, semver, ip (issue 41; conformance/vectors/decisions.json)",
     description:
-      "Made by compiler/scripts/decision-vectors.ts from the decision vectors: the fixture policies conformance.money, cents, tenths, doubles, minor, divide, tiny, guarded, corp, payee and memo must be loaded.",
+      "Made by compiler/scripts/decision-vectors.ts from the decision vectors: the fixture policies conformance.money, cents, tenths, doubles, minor, divide, tiny, guarded, corp, payee, memo, remainder, bounds, versions and networks must be loaded.",
     cases,
   };
   return `${JSON.stringify(file, null, 2)}\n`;

@@ -75,7 +75,7 @@ it("keeps every comment and at most one blank line", () => {
 
 it("is idempotent and meaning-preserving on generated policies", () => {
   fc.assert(
-    fc.property(policySource(), (text) => {
+    fc.property(policySource({ remainderAndBounds: true }), (text) => {
       assertFormatLaws(text);
     }),
     { numRuns: 300, seed: 20261122 },
@@ -84,15 +84,19 @@ it("is idempotent and meaning-preserving on generated policies", () => {
 
 it("gives one layout whatever the whitespace between tokens", () => {
   fc.assert(
-    fc.property(policySource(), fc.array(fc.constantFrom(" ", "  ", "\t", "\n", "\n    ", " \r\n"), { minLength: 1 }), (text, gaps) => {
-      // Rebuilt from the tokens with other whitespace (comments dropped): the same policy, laid out anew.
-      const { tokens } = lex(createContext("p.writ", text));
-      const scrambled = tokens.map((t, i) => t.image + gaps[i % gaps.length]!).join("");
-      const withoutComments = tokens.map((t) => t.image).join(" ");
-      expect(formatted(scrambled)).toBe(formatted(withoutComments));
-      assertFormatLaws(scrambled);
-      expect(compile("p.writ", scrambled, { until: "lower" }).ir).toEqual(compile("p.writ", text, { until: "lower" }).ir);
-    }),
+    fc.property(
+      policySource({ remainderAndBounds: true }),
+      fc.array(fc.constantFrom(" ", "  ", "\t", "\n", "\n    ", " \r\n"), { minLength: 1 }),
+      (text, gaps) => {
+        // Rebuilt from the tokens with other whitespace (comments dropped): the same policy, laid out anew.
+        const { tokens } = lex(createContext("p.writ", text));
+        const scrambled = tokens.map((t, i) => t.image + gaps[i % gaps.length]!).join("");
+        const withoutComments = tokens.map((t) => t.image).join(" ");
+        expect(formatted(scrambled)).toBe(formatted(withoutComments));
+        assertFormatLaws(scrambled);
+        expect(compile("p.writ", scrambled, { until: "lower" }).ir).toEqual(compile("p.writ", text, { until: "lower" }).ir);
+      },
+    ),
     { numRuns: 200, seed: 20261123 },
   );
 });

@@ -38,21 +38,25 @@ signals {
   amount: number
   daily_total: number
   balance: number
+  balance_change: integer
   used: number
   quota: number > 0
   requested_at: timestamp
+  client_ip: ip
 }
 const DAILY_LIMIT = 25000
 const FREEZE_START = "2025-12-19T17:00:00Z"
 const AUTO_CURRENCIES = ["USD", "EUR"]
 const HIGH = 90
 const MAX_DROP = 500
+const LIMIT = 10000
 `;
 
 function uses(e: Expr, name: IrOperatorName): boolean {
   const here =
     ((e.kind === "logical" || e.kind === "unary" || e.kind === "binary") && e.op === name) ||
     ((e.kind === "in" || e.kind === "range" || e.kind === "matches") && e.kind === name) ||
+    (e.kind === "cidr" && name === "in_cidr") ||
     (e.kind === "call" && e.fn.name === name);
   return here || operandsOf(e).some((o) => uses(o, name));
 }

@@ -195,7 +195,22 @@ describe("the writ language server", () => {
     const typing = FIXED.replace('otherwise approve "ok"', "rule r when am");
     await s.change(uri, 2, [{ text: typing }]);
     const atName = await complete(uri, positionOf(typing, "when am", 0, 7));
-    expect(atName).toEqual(["amount", "currency", "note", "LIMIT", "LOCAL", "len", "lower", "present", "not", "true", "false"]);
+    expect(atName).toEqual([
+      "amount",
+      "currency",
+      "note",
+      "LIMIT",
+      "LOCAL",
+      "len",
+      "lower",
+      "abs",
+      "min",
+      "max",
+      "present",
+      "not",
+      "true",
+      "false",
+    ]);
 
     const afterCondition = FIXED.replace('rule big when amount > LIMIT reject "zu groß 💶"', "rule big when amount > LIMIT ");
     await s.change(uri, 3, [{ text: afterCondition }]);
@@ -211,6 +226,8 @@ describe("the writ language server", () => {
       "decimal",
       "boolean",
       "timestamp",
+      "semver",
+      "ip",
     ]);
     expect(await complete(URI, positionOf(FIXED, "zu groß", 0, 2))).toEqual([]);
   });

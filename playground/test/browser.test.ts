@@ -20,7 +20,7 @@ const FIRST_CASE = (
 ).cases[0]!.signals;
 /** The shipped policy with one signal misspelt in a rule. */
 const MISSPELT = POLICY.replace("rule high_risk when risk_score > HIGH_RISK", "rule high_risk when risk_scor > HIGH_RISK");
-/** Issue 39's fixtures: a sum of cents at a limit, and a division by a zero balance. */
+/** The conformance fixtures: a sum of cents at a limit, a division by a zero balance (issue 39), `%` and `max` (issue 41). */
 const fixture = (name: string): string =>
   readFileSync(new URL(`../../conformance/fixtures/policies/conformance.${name}/1.0.0/policy.writ`, import.meta.url), "utf8");
 
@@ -190,6 +190,53 @@ if (unavailable !== null) {
       expect(await faulted.locator(".truth").first().textContent()).toBe("fault");
       expect(await faulted.locator(".tree .value.truth-fault").first().textContent()).toBe("fault");
       expect(await faulted.locator(".tree .value.truth-fault", { hasText: "EVAL-001" }).count()).toBe(1);
+      expect(pageErrors).toEqual([]);
+    });
+
+    it("decides `%`, `abs`, `min` and `max` exactly, and shows a remainder by zero as a fault", async () => {
+      await replaceEditorText(page, "#policy-editor", fixture("bounds"));
+      await replaceEditorText(page, "#signals-editor", '{"amount": 25000.01, "daily_total": 100, "balance_change": 500}');
+      await settled(page, "#decision .verdict", (t) => t === "escalate");
+      expect(await page.locator("#decision .decided-by code").textContent()).toBe("over_limit");
+      await expectExplanation(page, decided(fixture("bounds"), { amount: 25000.01, daily_total: 100, balance_change: 500 }));
+      const max = page
+        .locator('#explanation li[data-rule="over_limit"] .tree .expr')
+        .filter({ has: page.locator("code", { hasText: /^max\(amount, daily_total\)$/ }) });
+      expect((await max.innerText()).replace(/\s+/g, " ")).toContain("max(amount, daily_total) 25000.01");
+
+      await replaceEditorText(page, "#policy-editor", fixture("remainder"));
+      await replaceEditorText(page, "#signals-editor", '{"amount": 1000.01, "lots": 0, "change": 0}');
+      await settled(page, "#decision .verdict", (t) => t === "fault");
+      expect(await page.locator("#decision .decided-by").innerText()).toBe("rule split_evenly EVAL-001");
+      expect(await page.locator("#decision .why").innerText()).toContain("[EVAL-001@split_evenly]");
+      expect(pageErrors).toEqual([]);
+    });
+
+    it("orders `semver` signals by precedence, and shows an invalid version as VAL-013", async () => {
+      await replaceEditorText(page, "#policy-editor", fixture("versions"));
+      await replaceEditorText(page, "#signals-editor", '{"client_version": "2.4.0-rc.1"}');
+      await settled(page, "#decision .verdict", (t) => t === "escalate");
+      expect(await page.locator("#decision .decided-by code").textContent()).toBe("outdated");
+      await expectExplanation(page, decided(fixture("versions"), { client_version: "2.4.0-rc.1" }));
+
+      await replaceEditorText(page, "#signals-editor", '{"client_version": "v2.4.0"}');
+      const problems = await settled(page, "#signals-problems", (t) => t.includes("VAL-013"));
+      expect(problems).toContain("client_version");
+      expect(await page.locator("#decision .verdict").textContent()).toBe("refused");
+      expect(pageErrors).toEqual([]);
+    });
+
+    it("tests `ip` signals against CIDR ranges, an IPv4-mapped address as its IPv4 address, and shows VAL-014", async () => {
+      await replaceEditorText(page, "#policy-editor", fixture("networks"));
+      await replaceEditorText(page, "#signals-editor", '{"client_ip": "::ffff:10.1.2.3"}');
+      await settled(page, "#decision .verdict", (t) => t === "approve");
+      expect(await page.locator("#decision .decided-by code").textContent()).toBe("office");
+      await expectExplanation(page, decided(fixture("networks"), { client_ip: "::ffff:10.1.2.3" }));
+
+      await replaceEditorText(page, "#signals-editor", '{"client_ip": "010.0.0.1"}');
+      const problems = await settled(page, "#signals-problems", (t) => t.includes("VAL-014"));
+      expect(problems).toContain("client_ip");
+      expect(await page.locator("#decision .verdict").textContent()).toBe("refused");
       expect(pageErrors).toEqual([]);
     });
 

@@ -26,6 +26,8 @@ export { carriesExactly } from "./json/exact-number.js";
 export { copyLossyNumbers, lossyNumbersOf } from "./json/lossy-numbers.js";
 export { canonicalJson, canonicalBytes } from "./canonical/jcs.js";
 export { TIMESTAMP_PATTERN, isTimestamp } from "./signals/timestamp.js";
+export { isSemver, semverKey } from "./signals/semver.js";
+export { cidrSpan, ipAddress, isCidr, isIpAddress, type IpSpan } from "./signals/ip.js";
 export {
   compileLinearRegExp,
   linearPatternRefusal,

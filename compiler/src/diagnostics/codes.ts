@@ -47,6 +47,8 @@ export const DIAGNOSTICS = {
   E508: { severity: "error", phase: "type-check", title: "constant used as a value it is not" },
   E509: { severity: "error", phase: "type-check", title: "division of a decimal" },
   E510: { severity: "error", phase: "type-check", title: "decimal mixed with number" },
+  E511: { severity: "error", phase: "type-check", title: "invalid version literal" },
+  E512: { severity: "error", phase: "type-check", title: "invalid IP address or CIDR literal" },
   W601: { severity: "warning", phase: "analyze", title: "no catch-all" },
   W602: { severity: "warning", phase: "analyze", title: "unreachable rule" },
   W603: { severity: "warning", phase: "analyze", title: "shadowed rule" },

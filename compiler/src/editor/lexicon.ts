@@ -47,6 +47,14 @@ export const KEYWORD_INFO: Readonly<Record<Keyword, LexiconEntry<KeywordRole>>> 
   },
   boolean: { role: "type", doc: "Signal type: `true` or `false`." },
   timestamp: { role: "type", doc: "Signal type: an RFC 3339 date-time with an offset, compared as an instant." },
+  ip: {
+    role: "type",
+    doc: 'Signal type: an IPv4 or IPv6 address, tested against CIDR ranges: `client_ip in_cidr ["10.0.0.0/8", "2001:db8::/32"]`.',
+  },
+  semver: {
+    role: "type",
+    doc: 'Signal type: a semantic version (SemVer 2.0.0), compared by precedence: `client_version < "2.4.0"`; pre-releases come before their release, build metadata is ignored.',
+  },
   matching: {
     role: "constraint",
     doc: "`string matching /RE/`: the schema's `pattern`; the pattern may match anywhere (use `^` and `$`).",
@@ -60,6 +68,10 @@ export const KEYWORD_INFO: Readonly<Record<Keyword, LexiconEntry<KeywordRole>>> 
   starts_with: { role: "word-operator", doc: "`a starts_with b`: string `a` begins with `b`." },
   ends_with: { role: "word-operator", doc: "`a ends_with b`: string `a` ends with `b`." },
   contains: { role: "word-operator", doc: "`a contains b`: string `b` occurs in `a`." },
+  in_cidr: {
+    role: "word-operator",
+    doc: '`a in_cidr ["10.0.0.0/8", "2001:db8::/32"]`, `a not in_cidr LIST`: the address lies in one of the CIDR ranges.',
+  },
 };
 
 /** Keyed by the operator's text, as the lexer's token table spells it. */
@@ -74,6 +86,10 @@ export const OPERATOR_INFO: Readonly<Record<string, LexiconEntry<OperatorRole>>>
   "-": { role: "arithmetic", doc: "`a - b`: subtraction; `-a`: negation of a number." },
   "*": { role: "arithmetic", doc: "`a * b`: multiplication (exact on decimals; a result out of range faults)." },
   "/": { role: "arithmetic", doc: "`a / b`: division of numbers and integers, not decimals; division by zero faults." },
+  "%": {
+    role: "arithmetic",
+    doc: "`a % b`: the remainder of truncated division, with the sign of `a` (exact on decimals); by zero it faults.",
+  },
   "=": { role: "assignment", doc: "`const NAME = VALUE`." },
   "..": { role: "range", doc: "`MIN..MAX`: an inclusive range (`integer 0..100`, `n in 1..5`)." },
   "|": { role: "enum", doc: '`"A" | "B"`: an enum signal, one of the listed strings.' },

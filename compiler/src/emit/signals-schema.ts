@@ -26,6 +26,9 @@ function property(s: SignalDecl): Record<string, unknown> {
       return { type: "boolean" };
     case "timestamp":
       return { type: "string", format: "date-time", pattern: TIMESTAMP_PATTERN };
+    case "semver":
+    case "ip":
+      return { type: "string", format: t.kind };
     case "enum":
       return { type: "string", enum: t.values.map((v) => v.value) };
     case "string": {

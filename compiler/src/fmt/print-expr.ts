@@ -14,6 +14,7 @@ function precedence(e: Expr): number {
     case "binary":
       return PRECEDENCE[OPERATORS[e.op].level];
     case "in":
+    case "cidr":
     case "range":
     case "matches":
       return PRECEDENCE.predicate;
@@ -49,6 +50,10 @@ function printBare(e: Expr): string {
     case "in": {
       const set = e.set.kind === "list" ? printList(e.set.items) : printExpr(e.set, operand);
       return `${printExpr(e.value, operand)} ${e.negated ? "not in" : "in"} ${set}`;
+    }
+    case "cidr": {
+      const set = e.set.kind === "list" ? printList(e.set.items) : printExpr(e.set, operand);
+      return `${printExpr(e.value, operand)} ${e.negated ? "not " : ""}${IR_OPERATORS.in_cidr.symbol} ${set}`;
     }
     case "range":
       return `${printExpr(e.value, operand)} ${e.negated ? "not in" : "in"} ${printExpr(e.min, operand)}..${printExpr(e.max, operand)}`;

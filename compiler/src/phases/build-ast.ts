@@ -125,6 +125,8 @@ class AstBuilder {
     if (has(n, "Decimal")) return this.decimalType(n, span);
     if (has(n, "Boolean")) return { kind: "boolean", span };
     if (has(n, "Timestamp")) return { kind: "timestamp", span };
+    if (has(n, "Semver")) return { kind: "semver", span };
+    if (has(n, "Ip")) return { kind: "ip", span };
     const values = tokens(n, "enumValue").map((t) => this.string(t));
     const seen = new Set<string>();
     for (const v of values) {
@@ -311,6 +313,12 @@ class AstBuilder {
       const high = optionalNode(target, "high", (h) => this.additive(h));
       if (high) return { kind: "range", negated, value: subject, min: low, max: high, span };
       return { kind: "in", negated, value: subject, set: low, span };
+    }
+    if (has(n, "In_cidr")) {
+      const negated = tokens(n, "negated").length > 0;
+      const target = node(n, "cidrTarget");
+      const set = optionalNode(target, "listLiteral", (l) => this.list(l)) ?? this.additive(node(target, "low"));
+      return { kind: "cidr", negated, value: subject, set, span };
     }
     if (has(n, "Matches")) return { kind: "matches", value: subject, regex: this.regex(token(n, "RegexLiteral")), span };
     return subject;

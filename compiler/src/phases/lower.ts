@@ -7,6 +7,7 @@ import {
   carriesExactly,
   decimalPlaces,
   decimalText,
+  isCalledArithOp,
   isComparison,
   isFunctionName,
   isScalar,
@@ -47,7 +48,9 @@ export function lower(_ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, typi
     signals[s.name.name] =
       s.type.kind === "decimal"
         ? { type: "decimal", optional: s.optional, scale: s.type.places.value }
-        : { type: s.type.kind, optional: s.optional };
+        : s.type.kind === "semver" || s.type.kind === "ip"
+          ? { type: "string", format: s.type.kind, optional: s.optional }
+          : { type: s.type.kind, optional: s.optional };
   }
   return {
     irVersion: irVersionOf(ast, rules),
@@ -67,7 +70,11 @@ export function lower(_ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, typi
  */
 export function irVersionOf(ast: PolicyAst, rules: readonly IrRule[]): 1 | typeof IR_VERSION {
   const declared = ast.signals.some(
-    (s) => s.type.kind === "decimal" || (s.type.kind === "string" && s.type.constraints.some((c) => c.kind === "normalized")),
+    (s) =>
+      s.type.kind === "decimal" ||
+      s.type.kind === "semver" ||
+      s.type.kind === "ip" ||
+      (s.type.kind === "string" && s.type.constraints.some((c) => c.kind === "normalized")),
   );
   return declared || rules.some((r) => usesVersion2(r.when)) ? IR_VERSION : 1;
 }
@@ -76,6 +83,8 @@ function usesVersion2(e: IrExpr): boolean {
   switch (e.op) {
     case "arith":
     case "lower":
+    case "abs":
+    case "in_cidr":
       return true;
     case "lit":
     case "signal":
@@ -124,6 +133,7 @@ class Lowering {
         const fn = e.fn.name;
         const arg = e.args[0]!;
         if (!isFunctionName(fn)) throw new Error(`call of unknown function \`${fn}\` reached lowering`); // E407 stops before
+        if (isCalledArithOp(fn)) return arithmetic(fn, this.expr(arg), this.expr(e.args[1]!), this.isDecimal(e));
         if (fn === "present") {
           const name = arg.kind === "ref" ? arg.name : "";
           // A required signal is always present once the signals validate.
@@ -158,6 +168,11 @@ class Lowering {
       }
       case "matches":
         return { op: "matches", value: this.expr(e.value), pattern: e.regex.pattern };
+      case "cidr": {
+        const items = e.set.kind === "list" ? e.set.items : this.listOf(e.set);
+        const test: IrExpr = { op: "in_cidr", arg: this.expr(e.value), ranges: [...new Set(items.map((i) => String(this.item(i))))] };
+        return e.negated ? negate(test) : test;
+      }
     }
   }
 
@@ -171,13 +186,18 @@ class Lowering {
     const op = e.op;
     if (isComparison(op)) {
       const kind = this.typing.kinds.get(e)!;
-      if (left.op === "lit" && right.op === "lit" && kind !== "timestamp")
+      if (left.op === "lit" && right.op === "lit" && (kind === "number" || kind === "string" || kind === "boolean"))
         return lit(COMPARISON_OPERATORS[op].test(left.value, right.value));
       return { op: "cmp", cmp: op, kind, left, right };
     }
     if (isStringOp(op)) return { op: "str", fn: op, left, right };
+    return arithmetic(op, left, right, this.isDecimal(e));
+  }
+
+  /** Whether a node computes exactly, as a decimal (type-check). */
+  private isDecimal(e: Expr): boolean {
     const type = this.typing.types.get(e);
-    return arithmetic(op, left, right, type?.t === "number" && type.exact === "decimal");
+    return type?.t === "number" && type.exact === "decimal";
   }
 
   private listOf(e: Expr): readonly ListItem[] {

@@ -68,7 +68,7 @@ export function resolve(ctx: PhaseContext, ast: PolicyAst): Symbols {
         `the functions are ${names.slice(0, -1).join(", ")} and ${names[names.length - 1]!}`,
       ]);
     }
-    if (e.kind === "in" && e.set.kind === "list") useItems(e.set.items, e.value);
+    if ((e.kind === "in" || e.kind === "cidr") && e.set.kind === "list") useItems(e.set.items, e.value);
     if (e.kind === "binary" && COMPARED_AS_STRINGS.has(e.op)) {
       visit(e.left, e.right);
       visit(e.right, e.left);

@@ -1,4 +1,14 @@
-import { isFunctionName, isTimestamp, type CompareKind } from "@writ/runtime";
+import {
+  isArithOp,
+  isCalledArithOp,
+  isCidr,
+  isFunctionName,
+  isIpAddress,
+  isSemver,
+  isTimestamp,
+  type ArithOp,
+  type CompareKind,
+} from "@writ/runtime";
 import { operandsOf, type ConstDecl, type Expr, type ListItem, type PolicyAst, type ScalarValue, type SignalDecl } from "../syntax/ast.js";
 import { labelOf, OPERATORS, type Comparison, type OperandType, type Signature } from "../syntax/operators.js";
 import type { Span } from "../diagnostics/source.js";
@@ -17,6 +27,8 @@ export type Type =
   | { readonly t: "string"; readonly enumOf?: { readonly name: string; readonly values: readonly string[] } }
   | { readonly t: "boolean" }
   | { readonly t: "timestamp" }
+  | { readonly t: "semver" }
+  | { readonly t: "ip" }
   | { readonly t: "list"; readonly elem: Type | null }
   | { readonly t: "error" };
 
@@ -60,6 +72,10 @@ export function signalType(s: SignalDecl): Type {
       return BOOLEAN;
     case "timestamp":
       return { t: "timestamp" };
+    case "semver":
+      return { t: "semver" };
+    case "ip":
+      return { t: "ip" };
     case "enum":
       return { t: "string", enumOf: { name: s.name.name, values: s.type.values.map((v) => v.value) } };
   }
@@ -167,7 +183,7 @@ class Checker {
         const typing = OPERATORS[e.op].typing;
         if (typing === "equality" || typing === "ordering") return this.compare(e, e.left, e.right, typing);
         const t = this.signature([e.left, e.right], typing, labelOf(e.op));
-        return t.t === "number" ? this.arithmetic(e, t) : t;
+        return t.t === "number" && isArithOp(e.op) ? this.arithmetic(e.op, [e.left, e.right], e.span, t) : t;
       }
       case "range":
         return this.range(e);
@@ -175,6 +191,8 @@ class Checker {
         return this.signature(operandsOf(e), OPERATORS[e.kind].signature, labelOf(e.kind));
       case "in":
         return this.membership(e);
+      case "cidr":
+        return this.cidr(e);
       case "call":
         return this.call(e);
     }
@@ -205,19 +223,20 @@ class Checker {
    * Arithmetic once its operands are numbers: a decimal meets integers and literals only (E510), and is never divided
    * (E509: multiply instead); the literal operands of a decimal computation compute exactly too (`settle`).
    */
-  private arithmetic(e: Extract<Expr, { kind: "binary" }>, t: Type): Type {
-    const [l, r] = [this.types.get(e.left)!, this.types.get(e.right)!];
-    if (!isDecimal(l) && !isDecimal(r)) return e.op === "div" ? NUMBER : t;
-    if (e.op === "div") {
-      const divisor = printExpr(e.right);
-      this.ctx.sink.report("E509", e.span, "decimals are not divided: a quotient has no exact decimal", [
-        `multiply instead: \`${printExpr(e.left)} / ${divisor} > x\` is \`${printExpr(e.left)} > x * ${divisor}\` for a positive divisor (decimals multiply exactly)`,
+  private arithmetic(op: ArithOp, operands: readonly [Expr, Expr], span: Span, t: Type): Type {
+    const [left, right] = operands;
+    const [l, r] = [this.types.get(left)!, this.types.get(right)!];
+    if (!isDecimal(l) && !isDecimal(r)) return op === "div" ? NUMBER : t;
+    if (op === "div") {
+      const divisor = printExpr(right);
+      this.ctx.sink.report("E509", span, "decimals are not divided: a quotient has no exact decimal", [
+        `multiply instead: \`${printExpr(left)} / ${divisor} > x\` is \`${printExpr(left)} > x * ${divisor}\` for a positive divisor (decimals multiply exactly)`,
       ]);
       return ERROR;
     }
-    if (isDouble(l) || isDouble(r)) return this.mixed(l, r, e.span);
-    this.settle(e.left);
-    this.settle(e.right);
+    if (isDouble(l) || isDouble(r)) return this.mixed(l, r, span);
+    this.settle(left);
+    this.settle(right);
     return DECIMAL;
   }
 
@@ -249,7 +268,8 @@ class Checker {
   /** Integer and literal arithmetic beside a decimal is computed exactly: `amount > A + B` adds the constants as decimals. */
   private settle(e: Expr): void {
     const t = this.types.get(e);
-    if (t?.t !== "number" || t.exact !== "flexible" || (e.kind !== "binary" && e.kind !== "unary")) return;
+    const computed = e.kind === "binary" || e.kind === "unary" || (e.kind === "call" && computesNumbers(e.fn.name));
+    if (t?.t !== "number" || t.exact !== "flexible" || !computed) return;
     this.types.set(e, DECIMAL);
     operandsOf(e).forEach((x) => this.settle(x));
   }
@@ -266,7 +286,10 @@ class Checker {
       e.args.forEach((a) => this.expr(a));
       return ERROR;
     }
-    if (typing !== "signal name") return this.signature(e.args, typing, labelOf(name));
+    if (typing !== "signal name") {
+      const t = this.signature(e.args, typing, labelOf(name));
+      return t.t === "number" && isCalledArithOp(name) ? this.arithmetic(name, [e.args[0]!, e.args[1]!], e.span, t) : t;
+    }
     const arg = e.args[0]!;
     this.expr(arg);
     if (arg.kind !== "ref" || !this.symbols.signals.has(arg.name)) {
@@ -295,9 +318,45 @@ class Checker {
       if (decl?.value.kind === "list") literals = this.listLiterals(decl.value.items);
     }
     if (value.t === "error" || elem?.t === "error") return ERROR;
-    const kind = elem === null ? kindOf(value) : this.unify(value, elem, e.span, "equality", literals);
+    // An empty list leaves the domain to the value: a decimal computed exactly is a decimal, not a number.
+    const kind = elem === null ? (isDecimal(value) ? "decimal" : kindOf(value)) : this.unify(value, elem, e.span, "equality", literals);
     if (kind === null) return ERROR;
     this.kinds.set(e, kind);
+    return BOOLEAN;
+  }
+
+  /** `a in_cidr RANGES`: an address, and a list literal or list constant of CIDR ranges (E512 for one that is not). */
+  private cidr(e: Extract<Expr, { kind: "cidr" }>): Type {
+    const value = this.expr(e.value);
+    let elem: Type | null;
+    let literals: readonly { value: ScalarValue; span: Span }[] = [];
+    if (e.set.kind === "list") {
+      elem = this.listElem(e.set.items);
+      literals = this.listLiterals(e.set.items);
+    } else {
+      const set = this.expr(e.set);
+      if (set.t === "error") return ERROR;
+      if (set.t !== "list" || e.set.kind !== "ref") {
+        this.ctx.sink.report("E508", e.set.span, `\`in_cidr\` needs a list of CIDR ranges, found ${describeType(set)}`);
+        return ERROR;
+      }
+      elem = set.elem;
+      const decl = this.symbols.consts.get(e.set.name);
+      if (decl?.value.kind === "list") literals = this.listLiterals(decl.value.items);
+    }
+    if (value.t === "error" || elem?.t === "error") return ERROR;
+    if (value.t !== "ip") {
+      this.ctx.sink.report("E503", e.value.span, `\`in_cidr\` needs an ip, found ${describeType(value)}`);
+      return ERROR;
+    }
+    for (const lit of literals) {
+      if (typeof lit.value !== "string" || !isCidr(lit.value)) {
+        this.ctx.sink.report("E512", lit.span, `\`${String(lit.value)}\` is not a CIDR range`, [
+          "write an address, `/` and a prefix length, with no bits set after the prefix: `10.0.0.0/8`, `203.0.113.7/32`, `2001:db8::/32`",
+        ]);
+        return ERROR;
+      }
+    }
     return BOOLEAN;
   }
 
@@ -333,7 +392,8 @@ class Checker {
 
   /**
    * The comparison domain of two operand types, or null after reporting why there is none.
-   * A string literal beside a timestamp is read as an instant; beside an enum it must be one of its values.
+   * A string literal beside a timestamp is read as an instant, beside a version as a version (LEXICAL); beside an enum
+   * it must be one of its values.
    */
   private unify(
     a: Type,
@@ -342,22 +402,27 @@ class Checker {
     mode: Comparison,
     literals: readonly { value: ScalarValue; span: Span }[],
   ): CompareKind | null {
-    const timestamp = a.t === "timestamp" || b.t === "timestamp";
-    if (timestamp && (a.t === "timestamp" || a.t === "string") && (b.t === "timestamp" || b.t === "string")) {
+    const lexical = LEXICAL.find((l) => a.t === l.t || b.t === l.t);
+    if (lexical && (a.t === lexical.t || a.t === "string") && (b.t === lexical.t || b.t === "string")) {
       if (a.t === "string" && a.enumOf) return this.mismatch(a, b, span);
       if (b.t === "string" && b.enumOf) return this.mismatch(a, b, span);
       for (const lit of literals) {
-        if (typeof lit.value === "string" && !isTimestamp(lit.value)) {
-          this.ctx.sink.report(
-            "E505",
-            lit.span,
-            `\`${lit.value}\` is not a timestamp: write an RFC 3339 date and time with an offset, such as \`2025-01-31T00:00:00Z\` (a real calendar date, no leap second)`,
-          );
+        if (typeof lit.value === "string" && !lexical.valid(lit.value)) {
+          this.ctx.sink.report(lexical.code, lit.span, `\`${lit.value}\` ${lexical.refusal}`);
           return null;
         }
       }
       if (a.t !== b.t && literals.length === 0) return this.mismatch(a, b, span);
-      return "timestamp";
+      if (mode === "ordering" && !lexical.ordered) {
+        this.ctx.sink.report(
+          "E503",
+          span,
+          `\`<\`, \`<=\`, \`>\` and \`>=\` compare numbers, timestamps and versions, not ${lexical.t} values`,
+          ["test an address against ranges with `in_cidr`"],
+        );
+        return null;
+      }
+      return lexical.t;
     }
     if (a.t !== b.t) return this.mismatch(a, b, span);
     if (isDecimal(a) || isDecimal(b)) {
@@ -407,6 +472,13 @@ class Checker {
   }
 }
 
+/** A built-in function that computes a number from numbers (`abs`, `min`, `max`): exact beside a decimal, as `+` is. */
+function computesNumbers(name: string): boolean {
+  if (!isFunctionName(name)) return false;
+  const { typing } = OPERATORS[name];
+  return typing !== "signal name" && typing.operands === "number";
+}
+
 function isInteger(t: Type): boolean {
   return t.t === "number" && t.integer;
 }
@@ -418,5 +490,42 @@ function numeric(types: readonly Type[], integer: boolean): Type {
 }
 
 function kindOf(t: Type): CompareKind | null {
-  return t.t === "number" || t.t === "string" || t.t === "boolean" || t.t === "timestamp" ? t.t : null;
+  return t.t === "number" || t.t === "string" || t.t === "boolean" || t.t === "timestamp" || t.t === "semver" || t.t === "ip" ? t.t : null;
 }
+
+/**
+ * The types written as strings of a lexical structure of their own: a string literal or constant beside one is read as
+ * one (an instant, a version), compared in that type's domain, and refused at compile time when it is not one.
+ */
+const LEXICAL: readonly {
+  readonly t: "timestamp" | "semver" | "ip";
+  readonly valid: (s: string) => boolean;
+  readonly code: "E505" | "E511" | "E512";
+  readonly refusal: string;
+  /** Whether `<` and the like compare it. */
+  readonly ordered: boolean;
+}[] = [
+  {
+    t: "timestamp",
+    ordered: true,
+    valid: isTimestamp,
+    code: "E505",
+    refusal:
+      "is not a timestamp: write an RFC 3339 date and time with an offset, such as `2025-01-31T00:00:00Z` (a real calendar date, no leap second)",
+  },
+  {
+    t: "semver",
+    ordered: true,
+    valid: isSemver,
+    code: "E511",
+    refusal:
+      "is not a semantic version: write SemVer 2.0.0, such as `2.4.0` or `2.4.0-rc.1` (three numbers, no `v` prefix, no leading zeros)",
+  },
+  {
+    t: "ip",
+    ordered: false,
+    valid: isIpAddress,
+    code: "E512",
+    refusal: "is not an IP address: write IPv4 as `203.0.113.7` (no leading zeros) or IPv6 as `2001:db8::7` (no zone)",
+  },
+];

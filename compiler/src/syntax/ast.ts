@@ -38,7 +38,7 @@ export type SignalTypeExpr =
   | { readonly kind: "number" | "integer"; readonly constraints: readonly NumberConstraint[]; readonly span: Span }
   /** `decimal(S)`: `places` is S, 0 to 18. */
   | { readonly kind: "decimal"; readonly places: NumberLit; readonly constraints: readonly NumberConstraint[]; readonly span: Span }
-  | { readonly kind: "boolean" | "timestamp"; readonly span: Span }
+  | { readonly kind: "boolean" | "timestamp" | "semver" | "ip"; readonly span: Span }
   | { readonly kind: "enum"; readonly values: readonly StringLit[]; readonly span: Span };
 
 export interface SignalDecl {
@@ -82,6 +82,14 @@ export type Expr =
       readonly set: { readonly kind: "list"; readonly items: readonly ListItem[]; readonly span: Span } | Expr;
       readonly span: Span;
     }
+  /** `a in_cidr [ranges]`, `a not in_cidr L`: an address in one of the CIDR ranges. */
+  | {
+      readonly kind: "cidr";
+      readonly negated: boolean;
+      readonly value: Expr;
+      readonly set: { readonly kind: "list"; readonly items: readonly ListItem[]; readonly span: Span } | Expr;
+      readonly span: Span;
+    }
   | { readonly kind: "range"; readonly negated: boolean; readonly value: Expr; readonly min: Expr; readonly max: Expr; readonly span: Span }
   | { readonly kind: "matches"; readonly value: Expr; readonly regex: RegexLit; readonly span: Span }
   | { readonly kind: "call"; readonly fn: Ident; readonly args: readonly Expr[]; readonly span: Span }
@@ -99,6 +107,7 @@ export function operandsOf(e: Expr): readonly Expr[] {
     case "binary":
       return [e.left, e.right];
     case "in":
+    case "cidr":
       return e.set.kind === "list" ? [e.value] : [e.value, e.set];
     case "range":
       return [e.value, e.min, e.max];

@@ -154,6 +154,8 @@ class WritParser extends CstParser {
       },
       { ALT: () => this.CONSUME(T.BooleanType) },
       { ALT: () => this.CONSUME(T.TimestampType) },
+      { ALT: () => this.CONSUME(T.SemverType) },
+      { ALT: () => this.CONSUME(T.IpType) },
       {
         ALT: () => this.AT_LEAST_ONE_SEP({ SEP: T.Pipe, DEF: () => this.CONSUME(T.StringLiteral, { LABEL: "enumValue" }) }),
       },
@@ -290,8 +292,20 @@ class WritParser extends CstParser {
         {
           ALT: () => {
             this.OPTION2(() => this.CONSUME(T.Not, { LABEL: "negated" }));
-            this.CONSUME(T.In);
-            this.SUBRULE(this.membershipTarget);
+            this.OR3([
+              {
+                ALT: () => {
+                  this.CONSUME(T.In);
+                  this.SUBRULE(this.membershipTarget);
+                },
+              },
+              {
+                ALT: () => {
+                  this.CONSUME(T.InCidr);
+                  this.SUBRULE(this.cidrTarget);
+                },
+              },
+            ]);
           },
         },
         {
@@ -317,6 +331,11 @@ class WritParser extends CstParser {
         },
       },
     ]);
+  });
+
+  /** The ranges after `in_cidr`: a list literal, or a name (a list constant, type-check says). */
+  cidrTarget = this.RULE("cidrTarget", () => {
+    this.OR([{ ALT: () => this.SUBRULE(this.listLiteral) }, { ALT: () => this.SUBRULE(this.additive, { LABEL: "low" }) }]);
   });
 
   additive = this.RULE("additive", () => {

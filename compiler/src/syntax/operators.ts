@@ -98,13 +98,15 @@ type SyntaxOf<K extends IrOperatorName> = K extends PrefixOp
           ? InfixSyntax<Signature>
           : K extends "in"
             ? PredicateSyntax<"membership">
-            : PredicateSyntax<Signature>;
+            : K extends "in_cidr"
+              ? PredicateSyntax<"cidr membership">
+              : PredicateSyntax<Signature>;
 
 const BOOLEANS: Signature = { operands: "boolean", result: "boolean" };
 const STRING_TEST: Signature = { operands: "string", result: "boolean" };
 const NUMERIC: Signature = { operands: "number", result: "numeric" };
 const EQUALITY_OPERANDS = "two values of one type (E502), see below";
-const ORDERING_OPERANDS = "two numbers or two timestamps (E502 if mixed; E503 for strings, enums, booleans)";
+const ORDERING_OPERANDS = "two numbers, two timestamps or two versions (E502 if mixed; E503 for strings, enums, booleans)";
 
 /**
  * Every operator, keyed by its runtime name. The order is the order of the grammar's alternatives at each level
@@ -188,6 +190,15 @@ export const OPERATORS: { readonly [K in IrOperatorName]: SyntaxOf<K> } = {
     typing: STRING_TEST,
     doc: { written: "`a contains b`", operands: "two strings (E503)", result: "boolean", example: '`purpose contains "audit"`' },
   },
+  in_cidr: {
+    signature: "cidr membership",
+    doc: {
+      written: "`a in_cidr [r, s]`, `a in_cidr L`, `a not in_cidr ...`",
+      operands: "an `ip` (E503) and CIDR ranges, a list literal or list constant of strings (E508, E512)",
+      result: "boolean",
+      example: '`client_ip not in_cidr ["10.0.0.0/8", "2001:db8::/32"]`',
+    },
+  },
   matches: {
     signature: STRING_TEST,
     doc: { written: "`a matches /RE/`", operands: "a string (E503)", result: "boolean", example: "`destination matches /^s3:\\/\\//`" },
@@ -232,6 +243,16 @@ export const OPERATORS: { readonly [K in IrOperatorName]: SyntaxOf<K> } = {
       example: "`used / quota > 0.9`",
     },
   },
+  mod: {
+    level: "multiplicative",
+    typing: NUMERIC,
+    doc: {
+      written: "`a % b`",
+      operands: "two numbers (E503); a decimal with a number is E510; by zero, a fault (EVAL-001)",
+      result: "decimal if one is, integer if both are, else number; the sign of `a` (truncated division)",
+      example: "`amount % 1000 == 0`",
+    },
+  },
   neg: {
     level: "unary",
     signature: { operands: "number", result: "operand" },
@@ -256,6 +277,36 @@ export const OPERATORS: { readonly [K in IrOperatorName]: SyntaxOf<K> } = {
       operands: "a string expression (E503)",
       result: "string: `s` with the ASCII letters A to Z made lowercase",
       example: '`lower(email) ends_with "@corp.example"`',
+    },
+  },
+  abs: {
+    arity: 1,
+    typing: { operands: "number", result: "operand" },
+    doc: {
+      written: "`abs(n)`",
+      operands: "a number expression (E503)",
+      result: "type of `n`: its magnitude",
+      example: "`abs(balance_change) > 500`",
+    },
+  },
+  min: {
+    arity: 2,
+    typing: NUMERIC,
+    doc: {
+      written: "`min(a, b)`",
+      operands: "two number expressions (E503); a decimal with a number is E510",
+      result: "the lesser; decimal if one is, integer if both are, else number",
+      example: "`min(amount, balance) > 100`",
+    },
+  },
+  max: {
+    arity: 2,
+    typing: NUMERIC,
+    doc: {
+      written: "`max(a, b)`",
+      operands: "two number expressions (E503); a decimal with a number is E510",
+      result: "the greater; decimal if one is, integer if both are, else number",
+      example: "`max(amount, daily_total) > LIMIT`",
     },
   },
   present: {

@@ -32,6 +32,8 @@ export const KEYWORDS = [
   "decimal",
   "boolean",
   "timestamp",
+  "semver",
+  "ip",
   "matching",
   "length",
   "normalized",
@@ -39,6 +41,7 @@ export const KEYWORDS = [
   "starts_with",
   "ends_with",
   "contains",
+  "in_cidr",
 ] as const;
 export type Keyword = (typeof KEYWORDS)[number];
 
@@ -70,6 +73,8 @@ export const IntegerType = kw("integer");
 export const DecimalType = kw("decimal");
 export const BooleanType = kw("boolean");
 export const TimestampType = kw("timestamp");
+export const SemverType = kw("semver");
+export const IpType = kw("ip");
 export const Matching = kw("matching");
 export const Length = kw("length");
 export const Normalized = kw("normalized");
@@ -77,6 +82,7 @@ export const Matches = kw("matches");
 export const StartsWith = kw("starts_with");
 export const EndsWith = kw("ends_with");
 export const Contains = kw("contains");
+export const InCidr = kw("in_cidr");
 
 export const WhiteSpace = createToken({ name: "WhiteSpace", pattern: /[ \t\r\n]+/, group: Lexer.SKIPPED });
 export const Comment = createToken({ name: "Comment", pattern: /#[^\r\n]*/, group: "comments" });
@@ -139,6 +145,7 @@ export const Plus = createToken({ name: "Plus", pattern: /\+/ });
 export const Minus = createToken({ name: "Minus", pattern: /-/ });
 export const Star = createToken({ name: "Star", pattern: /\*/ });
 export const Slash = createToken({ name: "Slash", pattern: /\// });
+export const Percent = createToken({ name: "Percent", pattern: /%/ });
 
 /** Punctuation by spelling; the lexer tries longer spellings first, so `<=` is never `<` then `=`. */
 const PUNCTUATION = {
@@ -164,6 +171,7 @@ const PUNCTUATION = {
   "-": Minus,
   "*": Star,
   "/": Slash,
+  "%": Percent,
 } as const;
 
 const KEYWORD_TOKENS = Object.fromEntries(keywordTokens) as Readonly<Record<Keyword, TokenType>>;

@@ -86,6 +86,8 @@ function formatClause(format: string): string {
   const places = DECIMAL.exec(format)?.[1];
   if (places !== undefined) return `with at most ${places} decimal place${places === "1" ? "" : "s"}, computed exactly (\`${format}\`)`;
   if (format === "nfc") return "in Unicode normalization form C (NFC)";
+  if (format === "ip") return "in IP address form (IPv4 `203.0.113.7` or IPv6 `2001:db8::7`)";
+  if (format === "semver") return "in SemVer 2.0.0 form (a semantic version, such as `2.4.0-rc.1`)";
   return `in format \`${format}\``;
 }
 

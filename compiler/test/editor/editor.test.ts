@@ -96,16 +96,16 @@ describe("completion in context", () => {
 
   it("offers what the grammar allows next", () => {
     expect(labels("")).toBe("policy");
-    expect(labels(`${good}rule b when s `)).toBe("starts_with ends_with contains not in matches and or approve escalate reject");
+    expect(labels(`${good}rule b when s `)).toBe("starts_with ends_with contains not in in_cidr matches and or approve escalate reject");
     expect(labels(`${good}rule b when n > 2 reject "y"\n`)).toBe("rule otherwise");
     expect(labels(good, good.indexOf("const"))).toBe("const rule otherwise");
     expect(labels('policy "p" version "1.0.0"\ngoverns "a"\nsignals {\n  n: number\n  s: str')).toBe(
-      "string number integer decimal boolean timestamp",
+      "string number integer decimal boolean timestamp semver ip",
     );
   });
 
   it("completes within the section at the cursor when an earlier one does not parse", () => {
-    expect(labels(`${good}rule b when n > > 2 reject "y"\nrule c when `)).toBe("n s L len lower present not true false");
+    expect(labels(`${good}rule b when n > > 2 reject "y"\nrule c when `)).toBe("n s L len lower abs min max present not true false");
   });
 
   it("offers nothing inside a string, a pattern, a comment or an unterminated string", () => {

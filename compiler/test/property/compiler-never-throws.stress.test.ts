@@ -139,10 +139,52 @@ const params = (numRuns: number): fc.Parameters<unknown> => ({ seed: SEED, numRu
 // ---------------------------------------------------------------------------------------------------------
 // Vocabulary
 
-const PUNCTUATION = ["{", "}", "(", ")", "[", "]", ",", ":", "?", "|", "..", "==", "!=", "<=", ">=", "<", ">", "=", "+", "-", "*", "/"];
-const NAMES = ["amount", "currency", "x", "present", "len", "foo", "K", "SANCTIONED", "_", "a1", "risk_score", "country"];
+const PUNCTUATION = [
+  "{",
+  "}",
+  "(",
+  ")",
+  "[",
+  "]",
+  ",",
+  ":",
+  "?",
+  "|",
+  "..",
+  "==",
+  "!=",
+  "<=",
+  ">=",
+  "<",
+  ">",
+  "=",
+  "+",
+  "-",
+  "*",
+  "/",
+  "%",
+];
+const NAMES = [
+  "amount",
+  "currency",
+  "x",
+  "present",
+  "len",
+  "abs",
+  "min",
+  "max",
+  "foo",
+  "K",
+  "SANCTIONED",
+  "_",
+  "a1",
+  "risk_score",
+  "country",
+];
 const LITERALS = [
   '"a"',
+  '"2.4.0-rc.1"',
+  '"10.0.0.0/8"',
   '""',
   '"USD"',
   '"2025-01-01T00:00:00Z"',

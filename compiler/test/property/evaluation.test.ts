@@ -10,7 +10,9 @@
  * value that only `and`'s false and `or`'s true absorb, and a rule whose condition faults ends the evaluation;
  * arithmetic on doubles faults on division by zero, out of ±(2^53 - 1) and on underflow to zero; anything that reads
  * a decimal signal computes on exact rationals (bigints), faulting out of range; timestamps compare as instants via
- * Date.parse (a value Date.parse cannot read is unknown); `len` counts code points; `lower` folds A to Z;
+ * Date.parse (a value Date.parse cannot read is unknown); `len` counts code points; `lower` folds A to Z; `%` is
+ * truncated division's remainder (EVAL-001 by zero); `abs`, `min`, `max` as in arithmetic; versions compare by the
+ * semver package's `compare`; addresses and `in_cidr` by node:net's BlockList;
  * `matches` is `new RegExp(pattern, "u").test`.
  *
  * Signal sets are generated per declared type and bounds, around the literals the policy mentions, sometimes
@@ -20,7 +22,9 @@
  * (W605) is never true, one it calls always true (W604) always is, a rule it calls shadowed by another (W603)
  * never matches without that other rule matching too, and a condition with no W606 never faults but by underflow.
  */
+import { BlockList, isIP } from "node:net";
 import fc from "fast-check";
+import semver from "semver";
 import { describe, expect, it } from "vitest";
 import { compile, type Diagnostic } from "@writ/compiler";
 import { createSignalValidator, isFunctionName, preparePolicy, type Decision, type PolicyIr } from "@writ/runtime";
@@ -109,7 +113,24 @@ class Reference {
   }
 
   private isTimestamp(e: Expr): boolean {
-    return e.kind === "ref" && this.signals.get(e.name)?.type.kind === "timestamp";
+    return this.is(e, "timestamp");
+  }
+
+  private is(e: Expr, kind: "timestamp" | "semver" | "ip"): boolean {
+    return e.kind === "ref" && this.signals.get(e.name)?.type.kind === kind;
+  }
+
+  /**
+   * How two versions or two addresses compare (-1, 0, 1; addresses only 0 or 1), unknown when either is not one: by the
+   * semver package's precedence, and by node:net's BlockList, which holds an IPv4 address and its IPv4-mapped form alike.
+   */
+  private lexicalOrder(kind: "semver" | "ip", a: ScalarValue, b: ScalarValue): number | typeof UNKNOWN {
+    if (typeof a !== "string" || typeof b !== "string") return UNKNOWN;
+    if (kind === "semver") return semver.valid(a) && semver.valid(b) ? semver.compare(a, b) : UNKNOWN;
+    if (!isIP(a) || !isIP(b)) return UNKNOWN;
+    const list = new BlockList();
+    list.addAddress(b, isIP(b) === 6 ? "ipv6" : "ipv4");
+    return list.check(a, isIP(a) === 6 ? "ipv6" : "ipv4") ? 0 : 1;
   }
 
   /** Whether `e` computes exactly: it reads a decimal signal (its literals then do too). */
@@ -178,7 +199,12 @@ class Reference {
           items = c.value.items.map((i) => this.item(i));
         }
         let found: boolean;
-        if (this.isTimestamp(e.value)) {
+        const lexical = this.is(e.value, "semver") ? "semver" : this.is(e.value, "ip") ? "ip" : null;
+        if (lexical !== null) {
+          const orders = items.map((i) => this.lexicalOrder(lexical, v as ScalarValue, i));
+          if (orders.includes(UNKNOWN)) return UNKNOWN;
+          found = orders.includes(0);
+        } else if (this.isTimestamp(e.value)) {
           const t = this.instant(v as ScalarValue);
           if (t === UNKNOWN) return UNKNOWN;
           found = items.some((i) => this.instant(i) === t);
@@ -202,6 +228,26 @@ class Reference {
         if (v instanceof Fault) return v;
         return typeof v === "string" ? new RegExp(e.regex.pattern, "u").test(v) : UNKNOWN;
       }
+      case "cidr": {
+        // node:net's BlockList, which also matches an IPv4 range with the IPv4-mapped IPv6 address and back.
+        const v = this.eval(e.value, input);
+        if (v instanceof Fault || v === UNKNOWN) return v;
+        const family = typeof v === "string" ? isIP(v) : 0;
+        if (family === 0) return UNKNOWN;
+        let ranges: readonly ListItem[] = [];
+        if (e.set.kind === "list") ranges = e.set.items;
+        else {
+          const c = e.set.kind === "ref" ? this.consts.get(e.set.name) : undefined;
+          if (c?.value.kind === "list") ranges = c.value.items;
+        }
+        const list = new BlockList();
+        for (const r of ranges.map((i) => String(this.item(i)))) {
+          const [address, prefix] = r.split("/") as [string, string];
+          list.addSubnet(address, Number(prefix), isIP(address) === 6 ? "ipv6" : "ipv4");
+        }
+        const found = list.check(v as string, family === 6 ? "ipv6" : "ipv4");
+        return e.negated ? !found : found;
+      }
     }
   }
 
@@ -223,11 +269,27 @@ class Reference {
         if (v instanceof Fault) return v;
         return typeof v === "string" ? v.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32)) : UNKNOWN;
       }
+      case "abs": {
+        const v = this.eval(arg, input, exact || this.mentionsDecimal(e));
+        if (v instanceof Fault || v === UNKNOWN) return v;
+        if (v instanceof Rational) return v.n < 0n ? new Rational(-v.n, v.d) : v;
+        return typeof v === "number" ? Math.abs(v) : UNKNOWN;
+      }
+      case "min":
+      case "max": {
+        const inExact = exact || this.mentionsDecimal(e);
+        const [l, r] = e.args.map((a) => this.eval(a, input, inExact));
+        if (l instanceof Fault) return l;
+        if (r instanceof Fault) return r;
+        if (l === UNKNOWN || r === UNKNOWN) return UNKNOWN;
+        const lesser = l instanceof Rational && r instanceof Rational ? r.compare(l) < 0 : (r as number) < (l as number);
+        return (fn === "min") === lesser ? r! : l!;
+      }
     }
   }
 
   private binary(e: Extract<Expr, { kind: "binary" }>, input: Signals, exact: boolean): Value {
-    const arithmetic = e.op === "add" || e.op === "sub" || e.op === "mul" || e.op === "div";
+    const arithmetic = e.op === "add" || e.op === "sub" || e.op === "mul" || e.op === "div" || e.op === "mod";
     // A comparison of a decimal computes both sides exactly; arithmetic inside an exact computation is exact.
     const inExact = arithmetic ? exact || this.mentionsDecimal(e) : this.mentionsDecimal(e.left) || this.mentionsDecimal(e.right);
     let l = this.eval(e.left, input, inExact);
@@ -241,6 +303,16 @@ class Reference {
       case "contains":
         if (typeof l !== "string" || typeof r !== "string") return UNKNOWN;
         return e.op === "starts_with" ? l.startsWith(r) : e.op === "ends_with" ? l.endsWith(r) : l.includes(r);
+      case "mod":
+        // Truncated division's remainder: a - b * trunc(a / b), the sign of the dividend.
+        if (l instanceof Rational && r instanceof Rational) {
+          if (r.n === 0n) return new Fault("EVAL-001");
+          const quotient = (l.n * r.d) / (r.n * l.d);
+          return Rational.reduced(l.n * r.d - quotient * r.n * l.d, l.d * r.d);
+        }
+        if (typeof l !== "number" || typeof r !== "number") return UNKNOWN;
+        if (r === 0) return new Fault("EVAL-001");
+        return l % r; // IEEE-754's remainder is exact: the truncated one, as for rationals above
       case "add":
       case "sub":
       case "mul":
@@ -264,6 +336,16 @@ class Reference {
     if (l instanceof Rational || r instanceof Rational) {
       if (!(l instanceof Rational) || !(r instanceof Rational)) throw new Error("a decimal compared with something else");
       const c = l.compare(r);
+      return { eq: c === 0, ne: c !== 0, lt: c < 0, le: c <= 0, gt: c > 0, ge: c >= 0 }[e.op];
+    }
+    const lexical = [e.left, e.right].some((x) => this.is(x, "semver"))
+      ? "semver"
+      : [e.left, e.right].some((x) => this.is(x, "ip"))
+        ? "ip"
+        : null;
+    if (lexical !== null) {
+      const c = this.lexicalOrder(lexical, l as ScalarValue, r as ScalarValue);
+      if (c === UNKNOWN) return UNKNOWN;
       return { eq: c === 0, ne: c !== 0, lt: c < 0, le: c <= 0, gt: c > 0, ge: c >= 0 }[e.op];
     }
     if (this.isTimestamp(e.left) || this.isTimestamp(e.right)) {
@@ -297,10 +379,11 @@ interface Claims {
   readonly faultFree: Expr[];
 }
 
-function claimsOf(ast: PolicyAst, warnings: readonly Diagnostic[]): Claims {
+function claimsOf(ast: PolicyAst, warnings: readonly Diagnostic[], faultClaims: boolean): Claims {
   const inside = (a: Diagnostic["span"], b: Diagnostic["span"]) => a.start.offset >= b.start.offset && a.end.offset <= b.end.offset;
   const warned = (when: Expr) => warnings.some((w) => w.code === "W606" && inside(w.span, when.span));
-  const claims: Claims = { neverTrue: [], alwaysTrue: [], shadowed: [], faultFree: ast.rules.map((r) => r.when).filter((w) => !warned(w)) };
+  const faultFree = faultClaims ? ast.rules.map((r) => r.when).filter((w) => !warned(w)) : [];
+  const claims: Claims = { neverTrue: [], alwaysTrue: [], shadowed: [], faultFree };
   const same = (a: Diagnostic["span"], b: Diagnostic["span"]) => a.start.offset === b.start.offset && a.end.offset === b.end.offset;
   for (const w of warnings) {
     if (w.code === "W605" || w.code === "W604") {
@@ -320,69 +403,82 @@ function claimsOf(ast: PolicyAst, warnings: readonly Diagnostic[]): Claims {
 
 // ---------------------------------------------------------------------------------------------------------
 
-describe(`evaluation agrees with a reference interpreter (seed ${SEED})`, () => {
-  it(`${POLICIES} policies × ${SIGNAL_SETS} signal sets: IR decisions equal the reference's`, () => {
-    let evaluations = 0;
-    let decidedByRule = 0;
-    let undecided = 0;
-    let unknownSeen = 0;
-    let faulted = 0;
-    let claimsChecked = 0;
-    fc.assert(
-      fc.property(policyModel({ rules: { min: 1, max: 10 } }), fc.gen(), (model, g) => {
-        const result = compile("eval.writ", model.source);
-        if (!result.valid || !result.ast || !result.ir || !result.bundle) {
-          throw new Error(`generated policy is invalid: ${result.errors.map((e) => `${e.code} ${e.message}`).join("; ")}`);
-        }
-        const ast = result.ast;
-        const bundleFile = (name: string) => new TextDecoder().decode(result.bundle!.files.get(name)!);
-        const schema = JSON.parse(bundleFile("signals.schema.json")) as object;
-        const validate = createSignalValidator(schema);
-        const fromIr = preparePolicy(result.ir);
-        const fromBundle = preparePolicy(JSON.parse(bundleFile("policy.ir.json")) as PolicyIr);
-        const reference = new Reference(ast);
-        const arb = signalsArb(ast);
-        const claims = claimsOf(ast, result.warnings);
+/**
+ * Two runs: the policies of every operator W606 models, with every analyzer claim checked; and the same generator with
+ * `%`, `abs`, `min`, `max`, `semver` and `ip` signals too (issue 41), which W606 does not model yet (analysis/faults.ts),
+ * so its fault-free claims are not checked there.
+ */
+const RUNS = [
+  { label: "", remainderAndBounds: false, policies: POLICIES },
+  { label: " with % abs min max, semver and ip", remainderAndBounds: true, policies: POLICIES / 2 },
+];
 
-        for (let i = 0; i < SIGNAL_SETS; i++) {
-          const signals = g(() => arb);
-          const validation = validate(signals);
-          if (!validation.valid) {
-            const odd = Object.values(signals).some((v) => ODD_TIMESTAMPS.includes(v as string));
-            if (odd) continue; // a runtime may refuse instants Date.parse cannot read; nothing to evaluate then
-            throw new Error(`generated signals fail the bundle's schema: ${JSON.stringify(validation.errors)}\n${JSON.stringify(signals)}`);
+for (const { label, remainderAndBounds, policies } of RUNS)
+  describe(`evaluation agrees with a reference interpreter (seed ${SEED})${label}`, () => {
+    it(`${policies} policies × ${SIGNAL_SETS} signal sets: IR decisions equal the reference's`, () => {
+      let evaluations = 0;
+      let decidedByRule = 0;
+      let undecided = 0;
+      let unknownSeen = 0;
+      let faulted = 0;
+      let claimsChecked = 0;
+      fc.assert(
+        fc.property(policyModel({ rules: { min: 1, max: 10 }, remainderAndBounds }), fc.gen(), (model, g) => {
+          const result = compile("eval.writ", model.source);
+          if (!result.valid || !result.ast || !result.ir || !result.bundle) {
+            throw new Error(`generated policy is invalid: ${result.errors.map((e) => `${e.code} ${e.message}`).join("; ")}`);
           }
-          const expected = reference.decide(signals);
-          const actual = fromIr.evaluate(signals);
-          evaluations++;
-          if (expected.decided && expected.ruleId !== "otherwise") decidedByRule++;
-          if (!expected.decided && expected.fault === null) undecided++;
-          if (!expected.decided && expected.fault !== null) faulted++;
-          if (ast.rules.some((r) => reference.eval(r.when, signals) === UNKNOWN)) unknownSeen++;
-          expect(outcome(actual), `signals ${JSON.stringify(signals)}`).toEqual(expected);
-          expect(outcome(fromBundle.evaluate(signals))).toEqual(expected);
+          const ast = result.ast;
+          const bundleFile = (name: string) => new TextDecoder().decode(result.bundle!.files.get(name)!);
+          const schema = JSON.parse(bundleFile("signals.schema.json")) as object;
+          const validate = createSignalValidator(schema);
+          const fromIr = preparePolicy(result.ir);
+          const fromBundle = preparePolicy(JSON.parse(bundleFile("policy.ir.json")) as PolicyIr);
+          const reference = new Reference(ast);
+          const arb = signalsArb(ast);
+          const claims = claimsOf(ast, result.warnings, !remainderAndBounds);
 
-          for (const e of claims.neverTrue) expect(reference.eval(e, signals), "W605 claimed never true").not.toBe(true);
-          for (const e of claims.alwaysTrue) expect(reference.eval(e, signals), "W604 claimed always true").toBe(true);
-          for (const { rule, by, names } of claims.shadowed) {
-            if (reference.eval(rule, signals) === true) expect(reference.eval(by, signals), `W603 claimed ${names} shadowed`).toBe(true);
+          for (let i = 0; i < SIGNAL_SETS; i++) {
+            const signals = g(() => arb);
+            const validation = validate(signals);
+            if (!validation.valid) {
+              const odd = Object.values(signals).some((v) => ODD_TIMESTAMPS.includes(v as string));
+              if (odd) continue; // a runtime may refuse instants Date.parse cannot read; nothing to evaluate then
+              throw new Error(
+                `generated signals fail the bundle's schema: ${JSON.stringify(validation.errors)}\n${JSON.stringify(signals)}`,
+              );
+            }
+            const expected = reference.decide(signals);
+            const actual = fromIr.evaluate(signals);
+            evaluations++;
+            if (expected.decided && expected.ruleId !== "otherwise") decidedByRule++;
+            if (!expected.decided && expected.fault === null) undecided++;
+            if (!expected.decided && expected.fault !== null) faulted++;
+            if (ast.rules.some((r) => reference.eval(r.when, signals) === UNKNOWN)) unknownSeen++;
+            expect(outcome(actual), `signals ${JSON.stringify(signals)}`).toEqual(expected);
+            expect(outcome(fromBundle.evaluate(signals))).toEqual(expected);
+
+            for (const e of claims.neverTrue) expect(reference.eval(e, signals), "W605 claimed never true").not.toBe(true);
+            for (const e of claims.alwaysTrue) expect(reference.eval(e, signals), "W604 claimed always true").toBe(true);
+            for (const { rule, by, names } of claims.shadowed) {
+              if (reference.eval(rule, signals) === true) expect(reference.eval(by, signals), `W603 claimed ${names} shadowed`).toBe(true);
+            }
+            for (const e of claims.faultFree) {
+              const v = reference.eval(e, signals);
+              if (v instanceof Fault) expect(v.code, "no W606 claimed no division by zero and no range fault").toBe("EVAL-003");
+            }
+            claimsChecked += claims.neverTrue.length + claims.alwaysTrue.length + claims.shadowed.length + claims.faultFree.length;
           }
-          for (const e of claims.faultFree) {
-            const v = reference.eval(e, signals);
-            if (v instanceof Fault) expect(v.code, "no W606 claimed no division by zero and no range fault").toBe("EVAL-003");
-          }
-          claimsChecked += claims.neverTrue.length + claims.alwaysTrue.length + claims.shadowed.length + claims.faultFree.length;
-        }
-      }),
-      { seed: SEED, numRuns: POLICIES, endOnFailure: true },
-    );
-    console.info(
-      `evaluation: ${evaluations} evaluations over ${POLICIES} policies; ${decidedByRule} decided by a rule, ${undecided} undecided, ${faulted} faulted, ${unknownSeen} with an unknown condition; ${claimsChecked} analyzer claims checked`,
-    );
-    expect(evaluations).toBeGreaterThanOrEqual(500 * 20);
-    // The generated signal sets must exercise the interesting paths, not only the catch-all.
-    expect(decidedByRule).toBeGreaterThan(evaluations / 10);
-    expect(unknownSeen).toBeGreaterThan(evaluations / 20);
-    expect(faulted).toBeGreaterThan(evaluations / 200);
+        }),
+        { seed: SEED, numRuns: policies, endOnFailure: true },
+      );
+      console.info(
+        `evaluation: ${evaluations} evaluations over ${policies} policies; ${decidedByRule} decided by a rule, ${undecided} undecided, ${faulted} faulted, ${unknownSeen} with an unknown condition; ${claimsChecked} analyzer claims checked`,
+      );
+      expect(evaluations).toBeGreaterThanOrEqual(policies * 20);
+      // The generated signal sets must exercise the interesting paths, not only the catch-all.
+      expect(decidedByRule).toBeGreaterThan(evaluations / 10);
+      expect(unknownSeen).toBeGreaterThan(evaluations / 20);
+      expect(faulted).toBeGreaterThan(evaluations / 200);
+    });
   });
-});

@@ -25,7 +25,7 @@ describe(`the explanation decides as the evaluator does (seed ${SEED})`, () => {
   it(`${POLICIES} policies × ${SIGNAL_SETS} signal sets: same decision, and every rule's result is its condition's`, () => {
     const seen = { true: 0, false: 0, unknown: 0, fault: 0, decisions: 0 };
     fc.assert(
-      fc.property(policyModel({ rules: { min: 1, max: 10 } }), fc.gen(), (model, g) => {
+      fc.property(policyModel({ rules: { min: 1, max: 10 }, remainderAndBounds: true }), fc.gen(), (model, g) => {
         const result = compile("explain.writ", model.source);
         if (!result.valid || !result.ir || !result.ast || !result.bundle)
           throw new Error(`generated policy is invalid: ${result.errors[0]?.message}`);

@@ -39,6 +39,12 @@ export interface PolicyOptions {
    * can report (its brute-force test). Default off.
    */
   readonly exactAtoms?: boolean;
+  /**
+   * Also `%`, `abs`, `min` and `max` in arithmetic, and `semver` and `ip` signals with their comparisons and
+   * `in_cidr`. Default off, so the policies of tools that do not model them yet (`writ diff`, W606) are the ones they
+   * were; the evaluation, explanation and formatting properties turn it on.
+   */
+  readonly remainderAndBounds?: boolean;
 }
 
 export interface Bound {
@@ -65,7 +71,7 @@ export type SignalSpec = { readonly name: string; readonly optional: boolean } &
       readonly constraintText: string;
     }
   | { readonly kind: "enum"; readonly values: readonly string[]; readonly constraintText: string }
-  | { readonly kind: "boolean" | "timestamp"; readonly constraintText: string }
+  | { readonly kind: "boolean" | "timestamp" | "semver" | "ip"; readonly constraintText: string }
 );
 
 export type ConstSpec =
@@ -559,10 +565,18 @@ function enumSignal(name: string, optional: boolean, realistic: boolean): fc.Arb
     );
 }
 
-function signalSpec(name: string, realistic: boolean): fc.Arbitrary<SignalSpec> {
+function signalSpec(name: string, realistic: boolean, lexical = false): fc.Arbitrary<SignalSpec> {
   const optionalArb = fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) });
+  const versionsAndAddresses = (optional: boolean) =>
+    lexical
+      ? (["semver", "ip"] as const).map((kind) => ({
+          weight: 2,
+          arbitrary: fc.constant<SignalSpec>({ name, optional, kind, constraintText: kind }),
+        }))
+      : [];
   return optionalArb.chain((optional) => {
     return fc.oneof(
+      ...versionsAndAddresses(optional),
       { weight: 3, arbitrary: numberSignal(name, optional, "number", realistic) },
       { weight: 3, arbitrary: numberSignal(name, optional, "integer", realistic) },
       { weight: 2, arbitrary: decimalSignal(name, optional, realistic) },
@@ -727,10 +741,11 @@ class Exprs {
   readonly condition: fc.Arbitrary<string>;
 
   constructor(
-    signals: readonly SignalSpec[],
+    private readonly signals: readonly SignalSpec[],
     consts: readonly ConstSpec[],
     private readonly realistic: boolean,
     private readonly exactAtoms = false,
+    private readonly remainderAndBounds = false,
   ) {
     this.nums = signals.filter((s): s is NumSig => s.kind === "number" || s.kind === "integer");
     this.decs = signals.filter((s): s is DecSig => s.kind === "decimal");
@@ -787,7 +802,18 @@ class Exprs {
       },
       { weight: 1, arbitrary: sub.map((a) => `-(${a})`) },
       { weight: 1, arbitrary: sub.map((a) => `(${a})`) },
+      ...this.remainderAndBoundsOf(sub),
     );
+  }
+
+  /** PolicyOptions.remainderAndBounds: `a % b`, `abs(a)`, `min(a, b)`, `max(a, b)` of the operands `sub` makes. */
+  private remainderAndBoundsOf(sub: fc.Arbitrary<string>): { weight: number; arbitrary: fc.Arbitrary<string> }[] {
+    if (!this.remainderAndBounds) return [];
+    return [
+      { weight: 1, arbitrary: fc.tuple(sub, sub, fc.boolean()).map(([a, b, paren]) => (paren ? `(${a} % ${b})` : `${a} % ${b}`)) },
+      { weight: 1, arbitrary: sub.map((a) => `abs(${a})`) },
+      { weight: 1, arbitrary: fc.tuple(fc.constantFrom("min", "max"), sub, sub).map(([f, a, b]) => `${f}(${a}, ${b})`) },
+    ];
   }
 
   private numberAtom(): fc.Arbitrary<string> {
@@ -873,6 +899,7 @@ class Exprs {
           .map(([a, op, b, paren]) => (paren ? `(${a} ${op} ${b})` : `${a} ${op} ${b}`)),
       },
       { weight: 1, arbitrary: sub.map((a) => `-(${a})`) },
+      ...this.remainderAndBoundsOf(sub),
     );
   }
 
@@ -1088,6 +1115,38 @@ class Exprs {
       ((a) => (a ? ([3, a] as const) : null))(this.booleanAtom()),
       ((a) => (a ? ([3, a] as const) : null))(this.timestampAtom()),
       ((a) => (a ? ([2, a] as const) : null))(this.presenceAtom()),
+      ((a) => (a ? ([3, a] as const) : null))(this.versionAtom()),
+      ((a) => (a ? ([3, a] as const) : null))(this.addressAtom()),
+    );
+  }
+
+  /** A `semver` signal beside versions: ordered, equal (build metadata aside), in a list. */
+  private versionAtom(): fc.Arbitrary<string> | null {
+    const versions = this.signals.filter((s) => s.kind === "semver").map((s) => s.name);
+    if (versions.length === 0) return null;
+    const literal = fc.constantFrom("2.4.0", "2.4.0-rc.1", "2.4.0+b.7", "1.0.0", "2.10.0", "3.0.0-alpha", "3.0.0-0").map((v) => `"${v}"`);
+    const cmp = fc.constantFrom("==", "!=", "<", "<=", ">", ">=");
+    return fc.oneof(
+      fc.tuple(fc.constantFrom(...versions), cmp, literal).map(([v, op, l]) => `${v} ${op} ${l}`),
+      fc.tuple(fc.constantFrom(...versions), cmp, fc.constantFrom(...versions)).map(([v, op, w]) => `${v} ${op} ${w}`),
+      fc.tuple(fc.constantFrom(...versions), fc.array(literal, { maxLength: 3 })).map(([v, ls]) => `${v} in [${ls.join(", ")}]`),
+    );
+  }
+
+  /** An `ip` signal in CIDR ranges, or beside an address. */
+  private addressAtom(): fc.Arbitrary<string> | null {
+    const addresses = this.signals.filter((s) => s.kind === "ip").map((s) => s.name);
+    if (addresses.length === 0) return null;
+    const ranges = fc
+      .constantFrom("10.0.0.0/8", "10.1.0.0/16", "2001:db8::/32", "::ffff:0:0/96", "192.0.2.0/24", "0.0.0.0/0", "::/0")
+      .map((r) => `"${r}"`);
+    return fc.oneof(
+      fc
+        .tuple(fc.constantFrom(...addresses), fc.constantFrom("in_cidr", "not in_cidr"), fc.array(ranges, { maxLength: 3 }))
+        .map(([a, op, rs]) => `${a} ${op} [${rs.join(", ")}]`),
+      fc
+        .tuple(fc.constantFrom(...addresses), fc.constantFrom("==", "!="), fc.constantFrom("10.1.2.3", "::ffff:10.1.2.3", "2001:db8::5"))
+        .map(([a, op, l]) => `${a} ${op} "${l}"`),
     );
   }
 
@@ -1306,11 +1365,11 @@ export function policyModel(options: PolicyOptions = {}): fc.Arbitrary<PolicyMod
         return i < SIGNAL_WORDS.length ? w : `${w}_${i}`;
       });
       return fc
-        .tuple(...names.map((n) => signalSpec(n, realistic)))
+        .tuple(...names.map((n) => signalSpec(n, realistic, options.remainderAndBounds)))
         .chain((signals) => constSpecs(signals, constCount, realistic).map((consts) => ({ signals, consts, ruleCount })));
     })
     .chain(({ signals, consts, ruleCount }) => {
-      const exprs = new Exprs(signals, consts, realistic, options.exactAtoms);
+      const exprs = new Exprs(signals, consts, realistic, options.exactAtoms, options.remainderAndBounds);
       const rule = fc.record({
         word: fc.constantFrom(...RULE_WORDS),
         when: exprs.condition,

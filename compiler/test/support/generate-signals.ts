@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { operandsOf, type Expr, type ListItem, type PolicyAst, type ScalarValue, type SignalDecl } from "../../src/syntax/ast.js";
-import { placesOf } from "@writ/runtime";
+import { isSemver, placesOf } from "@writ/runtime";
 import { STRING_PATTERNS, timestampArb } from "./generate-policy.js";
 
 /** Literals the policy mentions: values near them hit the boundaries of comparisons and equalities. */
@@ -169,6 +169,36 @@ function timestampValueArb(literals: readonly string[]): fc.Arbitrary<string> {
   return fc.oneof(...alts);
 }
 
+/** Versions around the policy's version literals: pre-releases, build metadata, neighbours of each number. */
+export function semverArb(literals: readonly string[]): fc.Arbitrary<string> {
+  const n = fc.oneof(fc.integer({ min: 0, max: 12 }), fc.constant(9007199254740991));
+  const id = fc.oneof(fc.integer({ min: 0, max: 12 }).map(String), fc.constantFrom("alpha", "beta", "rc", "a-1", "RC", "x9"));
+  const generated = fc
+    .tuple(
+      n,
+      n,
+      n,
+      fc.option(fc.array(id, { minLength: 1, maxLength: 3 }), { freq: 2 }),
+      fc.option(fc.constantFrom("b.1", "sha.5114f85"), { freq: 4 }),
+    )
+    .map(([a, b, c, pre, build]) => `${a}.${b}.${c}${pre ? `-${pre.join(".")}` : ""}${build ? `+${build}` : ""}`);
+  return literals.length === 0
+    ? generated
+    : fc.oneof(
+        generated,
+        fc.constantFrom(...literals),
+        fc.constantFrom(...literals).map((l) => (l.includes("+") ? l : `${l}+b.7`)),
+      );
+}
+
+/** Addresses of both families, IPv4-mapped ones included, in several spellings. */
+export const ipArb: fc.Arbitrary<string> = fc.oneof(
+  fc.ipV4(),
+  fc.ipV6().filter((a) => !a.includes("%")),
+  fc.ipV4().map((a) => `::ffff:${a}`),
+  fc.constantFrom("10.0.0.1", "10.255.255.255", "11.0.0.0", "2001:db8::1", "2001:DB8:0:0:0:0:0:1", "::", "::1"),
+);
+
 const ABSENT = Symbol("absent");
 
 /** Signal sets for a policy: each declared signal by its type and bounds, near its literals, optional ones sometimes absent. */
@@ -194,6 +224,12 @@ export function signalsArb(ast: PolicyAst): fc.Arbitrary<Record<string, unknown>
         break;
       case "timestamp":
         value = timestampValueArb(timestamps);
+        break;
+      case "semver":
+        value = semverArb(strings.filter(isSemver));
+        break;
+      case "ip":
+        value = ipArb;
         break;
     }
     const withAbsence = s.optional ? fc.oneof({ weight: 3, arbitrary: value }, { weight: 1, arbitrary: fc.constant(ABSENT) }) : value;

@@ -33,6 +33,7 @@ describe("signal declarations", () => {
         currency: { type: "string", enum: ["USD", "EUR"] },
         iban: { type: "string", pattern: "^[A-Z]{2}[0-9]{2}$" },
         at: { type: "string", format: "date-time" },
+        client_version: { type: "string", format: "semver" },
         note: { type: "string", minLength: 1, maxLength: 64 },
         code: { type: "string", minLength: 3, maxLength: 3 },
         ok: { type: "boolean" },
@@ -66,6 +67,10 @@ export interface PaymentsTransfer_1_2_0Signals {
    * A string in format \`date-time\`.
    */
   at?: string;
+  /**
+   * A string in SemVer 2.0.0 form (a semantic version, such as \`2.4.0-rc.1\`).
+   */
+  client_version?: string;
   /**
    * A string of 1 to 64 characters.
    */

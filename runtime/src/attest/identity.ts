@@ -23,14 +23,14 @@ export const CAPABILITIES: readonly string[] = [
   "signal-validation",
 ];
 /** Names the evaluation semantics (docs/language.md "Evaluation"); changes whenever a decision could. */
-export const EVALUATOR_SEMANTICS = "writ.evaluator/first-match/kleene/exact-decimal/faults/v2";
+export const EVALUATOR_SEMANTICS = "writ.evaluator/first-match/kleene/exact-decimal/faults/remainder/semver/ip/v3";
 /**
  * Names how signals are validated before evaluation (signals/validate.ts): the signals schema as JSON Schema draft-07
  * without coercion, defaults or removal of members, patterns with the `u` flag, `date-time` as writ's RFC 3339
- * timestamps, `decimal(S)` and `nfc` formats, numbers a double does not carry refused. Changes whenever the same signals
+ * timestamps, `decimal(S)`, `nfc`, `semver` and `ip` formats, numbers a double does not carry refused. Changes whenever the same signals
  * could pass where they failed, or fail where they passed.
  */
-export const SIGNAL_VALIDATION_SEMANTICS = "writ.signals/json-schema-draft-07/strict/rfc3339/decimal/nfc/exact-numbers/v2";
+export const SIGNAL_VALIDATION_SEMANTICS = "writ.signals/json-schema-draft-07/strict/rfc3339/decimal/nfc/exact-numbers/semver/ip/v3";
 
 /**
  * The runtime definition: what decides how a bundle is read and a decision made and attested, and nothing else.

@@ -337,6 +337,8 @@ export const ERROR_CODES = {
   "VAL-010": VAL("not one of the allowed values"),
   "VAL-011": VAL("outside the declared bounds (min/max, length)"),
   "VAL-012": VAL("does not match the declared pattern or format"),
+  "VAL-013": VAL("not a semantic version (SemVer 2.0.0, numbers at most 9007199254740991)"),
+  "VAL-014": VAL("not an IP address (IPv4 dotted decimal or IPv6 text, no zone)"),
   // 429
   RATE_LIMITED: {
     status: 429,

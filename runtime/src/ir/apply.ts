@@ -2,6 +2,7 @@ import { IrUnsupportedError } from "../errors.js";
 import { rescale, unitsOf, withinMagnitude } from "./exact.js";
 import { EvaluationFaultSignal } from "./faults.js";
 import { compileLinearRegExp } from "../regex/linear-regexp.js";
+import { cidrSpan, ipAddress } from "../signals/ip.js";
 import {
   ARITHMETIC_OPERATORS,
   COMPARISON_OPERATORS,
@@ -148,7 +149,16 @@ export function exactArithmetic(node: IrNode<"arith">, left: DecimalOperand, rig
   if (exact === undefined) throw new IrUnsupportedError(`\`${operator.symbol}\` is not defined on decimals`);
   const places = exact.places(left.places, right.places);
   const [leftAt, rightAt] = exact.aligned ? [places, places] : [left.places, right.places];
-  const { evaluate } = exact;
+  const { faultOf } = exact;
+  // Only an operator that can fault before computing (`%`) pays for the test.
+  const evaluate =
+    faultOf === undefined
+      ? exact.evaluate
+      : (a: bigint, b: bigint): bigint => {
+          const fault = faultOf(a, b);
+          if (fault !== null) throw new EvaluationFaultSignal(fault, node);
+          return exact.evaluate(a, b);
+        };
   return (s) => {
     const a = unitsAt(left.value(s), left.places, leftAt);
     const b = unitsAt(right.value(s), right.places, rightAt);
@@ -230,6 +240,21 @@ export function range(value: Operand, min: Operand, max: Operand): Operand {
     const lo = min(s);
     const hi = max(s);
     return typeof v === "number" && typeof lo === "number" && typeof hi === "number" ? test(v, lo, hi) : UNKNOWN;
+  };
+}
+
+/** `address in_cidr [ranges]`: the ranges' spans fixed when the IR is prepared, a range that is not one refused then. */
+export function inCidr(node: IrNode<"in_cidr">, address: Operand): Operand {
+  const spans = node.ranges.map((r) => {
+    const span = cidrSpan(r);
+    if (span === null) throw new IrUnsupportedError(`\`${r}\` is not a CIDR range`);
+    return span;
+  });
+  const { test } = SPECIAL_OPERATORS.in_cidr;
+  return (s) => {
+    const v = address(s);
+    const point = typeof v === "string" ? ipAddress(v) : null;
+    return point === null ? UNKNOWN : test(point, spans);
   };
 }
 

@@ -6,6 +6,7 @@ import {
   exactComparison,
   exactMembership,
   exactRange,
+  inCidr,
   logical,
   matches,
   membership,
@@ -130,6 +131,8 @@ class Compiler {
         return range(this.compile(expr.value), this.compile(expr.min), this.compile(expr.max));
       case "matches":
         return matches(expr, this.compile(expr.value));
+      case "in_cidr":
+        return inCidr(expr, this.compile(expr.arg));
       default:
         // Every other node is a unary operator's (`{op, arg}`): an op the table does not declare is refused first.
         if (!isUnaryOp(expr.op)) throw new IrUnsupportedError(`IR operator \`${String(expr.op)}\` is not supported`);

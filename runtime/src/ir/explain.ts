@@ -6,6 +6,7 @@ import {
   exactComparison,
   exactMembership,
   exactRange,
+  inCidr,
   logical,
   matches,
   membership,
@@ -172,6 +173,10 @@ class Explainer {
       case "matches": {
         const value = this.node(e.value);
         return this.compound(e, [value], () => matches(e, known(value)));
+      }
+      case "in_cidr": {
+        const address = this.node(e.arg);
+        return this.compound(e, [address], () => inCidr(e, known(address)));
       }
       default: {
         if (!isUnaryOp(e.op)) throw new IrUnsupportedError(`IR operator \`${String(e.op)}\` is not supported`);

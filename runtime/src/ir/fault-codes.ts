@@ -1,4 +1,4 @@
-/** The evaluation faults (faults.ts), by code: what each is, in words a refusal and an explanation use. */
+/** The evaluation faults (faults.ts), by code: what each is, in words a refusal and an explanation use (`/` and `%` by zero: EVAL-001). */
 export const FAULTS = {
   "EVAL-001": "division by zero",
   "EVAL-002": "result out of range (beyond ±9007199254740991)",

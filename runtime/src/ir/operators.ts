@@ -14,12 +14,14 @@
  *   comparison  `{op: "cmp", cmp: NAME, kind, left, right}`  operands mapped into their domain (values.ts) first
  *   string      `{op: "str", fn: NAME, left, right}`     unknown unless both operands are strings
  *   arithmetic  `{op: "arith", fn: NAME, kind?, left, right}`  unknown unless both are numbers (or exact decimals);
- *                                                        a result that cannot be stated exactly is a fault
- *   and one of a kind each: `in`, `range`, `matches`, `present` (their IR nodes are named after them)
+ *                                                        a result that cannot be stated exactly is a fault; written
+ *                                                        between its operands (`a % b`) or called (`max(a, b)`)
+ *   and one of a kind each: `in`, `range`, `matches`, `present`, `in_cidr` (their IR nodes are named after them)
  */
 import { MAX_MAGNITUDE } from "./exact.js";
 import type { FaultCode } from "./fault-codes.js";
 import type { LinearRegExp } from "../regex/linear-regexp.js";
+import { spanHolds, type IpSpan } from "../signals/ip.js";
 import { codePointLength, UNKNOWN, type Scalar, type Value } from "./values.js";
 
 export interface UnaryOperator {
@@ -55,6 +57,8 @@ export interface StringOperator {
 
 export interface ArithmeticOperator {
   readonly symbol: string;
+  /** `infix`: written between its operands (`a + b`); `call`: a built-in function of two arguments (`max(a, b)`). */
+  readonly notation: "infix" | "call";
   /** On doubles (numbers and integers). */
   readonly evaluate: (a: number, b: number) => number;
   /** The fault a double result `r` of `a` and `b` is (faults.ts), or null when `r` is exact enough to decide on. */
@@ -69,6 +73,8 @@ export interface ExactOperation {
   readonly places: (left: number, right: number) => number;
   /** Whether both operands are first brought to the result's places (`+`, `-`), or taken at their own (`*`). */
   readonly aligned: boolean;
+  /** The fault computing `a` and `b` is before any result exists (`%` by zero), or null. */
+  readonly faultOf?: (a: bigint, b: bigint) => FaultCode | null;
   readonly evaluate: (a: bigint, b: bigint) => bigint;
 }
 
@@ -78,6 +84,12 @@ export const UNARY_OPERATORS = {
   len: { symbol: "len", notation: "call", evaluate: (v) => (typeof v === "string" ? codePointLength(v) : UNKNOWN) },
   /** ASCII case folding: `A` to `Z` become `a` to `z`, nothing else changes (docs/language.md says why). */
   lower: { symbol: "lower", notation: "call", evaluate: (v) => (typeof v === "string" ? asciiLower(v) : UNKNOWN) },
+  /** The magnitude; exact on decimals, and never out of range, since its operand is not. */
+  abs: {
+    symbol: "abs",
+    notation: "call",
+    evaluate: (v) => (typeof v === "number" ? Math.abs(v) : typeof v === "bigint" ? (v < 0n ? -v : v) : UNKNOWN),
+  },
 } as const satisfies Record<string, UnaryOperator>;
 
 const ASCII_UPPER = /[A-Z]+/g;
@@ -112,26 +124,56 @@ export const STRING_OPERATORS = {
 export const ARITHMETIC_OPERATORS = {
   add: {
     symbol: "+",
+    notation: "infix",
     evaluate: (a, b) => a + b,
     faultOf: (_a, _b, r) => rangeFault(r),
     exact: { places: Math.max, aligned: true, evaluate: (a, b) => a + b },
   },
   sub: {
     symbol: "-",
+    notation: "infix",
     evaluate: (a, b) => a - b,
     faultOf: (_a, _b, r) => rangeFault(r),
     exact: { places: Math.max, aligned: true, evaluate: (a, b) => a - b },
   },
   mul: {
     symbol: "*",
+    notation: "infix",
     evaluate: (a, b) => a * b,
     faultOf: (a, b, r) => (r === 0 && a !== 0 && b !== 0 ? "EVAL-003" : rangeFault(r)),
     exact: { places: (l, r) => l + r, aligned: false, evaluate: (a, b) => a * b },
   },
   div: {
     symbol: "/",
+    notation: "infix",
     evaluate: (a, b) => a / b,
     faultOf: (a, b, r) => (b === 0 ? "EVAL-001" : r === 0 && a !== 0 ? "EVAL-003" : rangeFault(r)),
+  },
+  /**
+   * The remainder of truncated division, as JavaScript, CEL, C, Go and Rust compute it: its sign is the dividend's
+   * (`-7 % 3` is -1). Exact on doubles (IEEE-754 remainders never round) and on decimals; by zero, EVAL-001.
+   */
+  mod: {
+    symbol: "%",
+    notation: "infix",
+    evaluate: (a, b) => a % b,
+    faultOf: (_a, b, r) => (b === 0 ? "EVAL-001" : rangeFault(r)),
+    exact: { places: Math.max, aligned: true, faultOf: (_a, b) => (b === 0n ? "EVAL-001" : null), evaluate: (a, b) => a % b },
+  },
+  /** The lesser of two numbers; exact on decimals, and never out of range, since its operands are not. */
+  min: {
+    symbol: "min",
+    notation: "call",
+    evaluate: (a, b) => Math.min(a, b),
+    faultOf: (_a, _b, r) => rangeFault(r),
+    exact: { places: Math.max, aligned: true, evaluate: (a, b) => (b < a ? b : a) },
+  },
+  max: {
+    symbol: "max",
+    notation: "call",
+    evaluate: (a, b) => Math.max(a, b),
+    faultOf: (_a, _b, r) => rangeFault(r),
+    exact: { places: Math.max, aligned: true, evaluate: (a, b) => (b > a ? b : a) },
   },
 } as const satisfies Record<string, ArithmeticOperator>;
 
@@ -141,6 +183,8 @@ export const SPECIAL_OPERATORS = {
   in: { symbol: "in", test: (v: Scalar | bigint, set: ReadonlySet<Value>): boolean => set.has(v) },
   /** `value in min..max`, both ends inclusive; unknown unless all three are numbers (or all exact decimals). */
   range: { symbol: "in", test: <N extends number | bigint>(v: N, min: N, max: N): boolean => v >= min && v <= max },
+  /** `address in_cidr [ranges]`: one of the ranges' spans holds the address (ip.ts); unknown unless it is an address. */
+  in_cidr: { symbol: "in_cidr", test: (address: bigint, spans: readonly IpSpan[]): boolean => spans.some((s) => spanHolds(s, address)) },
   /** `value matches /pattern/`: found anywhere in the string, with the `u` flag, as the schema's `pattern` is. */
   matches: { symbol: "matches", test: (v: string, pattern: LinearRegExp): boolean => pattern.test(v) },
   /** `present(name)`: whether the signal was sent; never unknown. */
@@ -168,18 +212,22 @@ export const IR_OPERATORS = {
 };
 export type IrOperatorName = keyof typeof IR_OPERATORS;
 
+/** The arithmetic operators called as functions of two arguments (`max(a, b)`). */
+export type CalledArithOp = { [K in ArithOp]: (typeof ARITHMETIC_OPERATORS)[K]["notation"] extends "call" ? K : never }[ArithOp];
 /** The operators written between two operands, each encoded with its family's IR node. */
-export type InfixOp = CompareOp | StringOp | ArithOp;
+export type InfixOp = CompareOp | StringOp | Exclude<ArithOp, CalledArithOp>;
 /** The unary operators written before their operand, and the built-in functions (called by name). */
 export type PrefixOp = { [K in UnaryOp]: (typeof UNARY_OPERATORS)[K]["notation"] extends "prefix" ? K : never }[UnaryOp];
-export type FunctionName = Exclude<UnaryOp, PrefixOp> | "present";
+export type FunctionName = Exclude<UnaryOp, PrefixOp> | CalledArithOp | "present";
 
 const has = (table: object, name: string): boolean => Object.prototype.hasOwnProperty.call(table, name);
 export const isUnaryOp = (name: string): name is UnaryOp => has(UNARY_OPERATORS, name);
 export const isComparison = (name: string): name is CompareOp => has(COMPARISON_OPERATORS, name);
 export const isStringOp = (name: string): name is StringOp => has(STRING_OPERATORS, name);
 export const isArithOp = (name: string): name is ArithOp => has(ARITHMETIC_OPERATORS, name);
-export const isInfixOp = (name: string): name is InfixOp => isComparison(name) || isStringOp(name) || isArithOp(name);
+export const isCalledArithOp = (name: string): name is CalledArithOp => isArithOp(name) && ARITHMETIC_OPERATORS[name].notation === "call";
+export const isInfixOp = (name: string): name is InfixOp =>
+  isComparison(name) || isStringOp(name) || (isArithOp(name) && !isCalledArithOp(name));
 export const isPrefixOp = (name: string): name is PrefixOp => isUnaryOp(name) && UNARY_OPERATORS[name].notation === "prefix";
 export const isFunctionName = (name: string): name is FunctionName =>
-  name === "present" || (isUnaryOp(name) && UNARY_OPERATORS[name].notation === "call");
+  name === "present" || (isUnaryOp(name) && UNARY_OPERATORS[name].notation === "call") || isCalledArithOp(name);

@@ -16,6 +16,7 @@ export function decimalPlaces(e: IrExpr, signals: Readonly<Record<string, IrSign
       return s?.type === "decimal" ? (s.scale ?? 0) : 0;
     }
     case "neg":
+    case "abs":
       return decimalPlaces(e.arg, signals);
     case "arith": {
       const exact = (ARITHMETIC_OPERATORS[e.fn] as ArithmeticOperator | undefined)?.exact;
@@ -28,7 +29,7 @@ export function decimalPlaces(e: IrExpr, signals: Readonly<Record<string, IrSign
   }
 }
 
-/** Whether a node's value is a decimal, shown with its places: a decimal signal, exact arithmetic, or its negation. */
+/** Whether a node's value is a decimal, shown with its places: a decimal signal, exact arithmetic, its negation or magnitude. */
 export function isDecimalNode(e: IrExpr, signals: Readonly<Record<string, IrSignal>>): boolean {
   switch (e.op) {
     case "signal":
@@ -36,6 +37,7 @@ export function isDecimalNode(e: IrExpr, signals: Readonly<Record<string, IrSign
     case "arith":
       return e.kind === "decimal";
     case "neg":
+    case "abs":
       return isDecimalNode(e.arg, signals);
     default:
       return false;

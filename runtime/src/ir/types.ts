@@ -38,6 +38,8 @@ export type IrExpr =
   | { readonly op: "range"; readonly kind?: "decimal"; readonly value: IrExpr; readonly min: IrExpr; readonly max: IrExpr }
   | { readonly op: "str"; readonly fn: StringOp; readonly left: IrExpr; readonly right: IrExpr }
   | { readonly op: "matches"; readonly value: IrExpr; readonly pattern: string }
+  /** `arg in_cidr [ranges]`: the address lies in one of the CIDR ranges (ip.ts). */
+  | { readonly op: "in_cidr"; readonly arg: IrExpr; readonly ranges: readonly string[] }
   /** Without `kind`, IEEE-754 arithmetic on numbers and integers; `kind: "decimal"`, exact (exact.ts). */
   | { readonly op: "arith"; readonly fn: ArithOp; readonly kind?: "decimal"; readonly left: IrExpr; readonly right: IrExpr };
 
@@ -49,6 +51,8 @@ export interface IrSignal {
   readonly optional: boolean;
   /** `decimal(S)`'s S: the most decimal places a value has. Only on decimal signals. */
   readonly scale?: number;
+  /** A string of a lexical structure of its own, as the signals schema's `format` names it: `semver`, `ip`. */
+  readonly format?: "semver" | "ip";
 }
 
 export interface IrRule {

@@ -3,14 +3,17 @@
  * value of Kleene's logic, which an absent optional signal has and which every operator but `present`, `and` and `or`
  * passes on.
  */
+import { ipAddress } from "../signals/ip.js";
+import { semverKey } from "../signals/semver.js";
+
 export type Scalar = string | number | boolean;
 
 export const UNKNOWN: unique symbol = Symbol("unknown");
-/** A bigint is a decimal computed exactly: its units at the places its node has (exact.ts, scale.ts). */
+/** A bigint is a decimal computed exactly: its units at the places its node has (exact.ts, scale.ts); in the `semver` comparison domain, a version's precedence key (semver.ts), in the `ip` domain an address (ip.ts). */
 export type Value = Scalar | bigint | typeof UNKNOWN;
 
-/** The comparison domain decides how operands are compared: timestamps compare as instants, decimals exactly. */
-export type CompareKind = "number" | "string" | "boolean" | "timestamp" | "decimal";
+/** The comparison domain decides how operands are compared: timestamps as instants, decimals exactly, versions by precedence. */
+export type CompareKind = "number" | "string" | "boolean" | "timestamp" | "decimal" | "semver" | "ip";
 
 export function isScalar(v: unknown): v is Scalar {
   return typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));
@@ -32,6 +35,10 @@ export const COMPARISON_DOMAINS: Readonly<Record<CompareKind, (v: Value) => Valu
     const ms = Date.parse(v);
     return Number.isNaN(ms) ? UNKNOWN : ms;
   },
+  /** A version is its precedence key (semver.ts): build metadata aside, `1.0.0-rc.1 < 1.0.0`. */
+  semver: (v) => (typeof v === "string" ? (semverKey(v) ?? UNKNOWN) : UNKNOWN),
+  /** An address is its point of the 128-bit space (ip.ts): `10.0.0.1` is `::ffff:10.0.0.1`. */
+  ip: (v) => (typeof v === "string" ? (ipAddress(v) ?? UNKNOWN) : UNKNOWN),
 };
 
 /** Code points, as JSON Schema's minLength / maxLength count them. */

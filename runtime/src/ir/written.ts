@@ -1,4 +1,4 @@
-import { IR_OPERATORS, isFunctionName, UNARY_OPERATORS } from "./operators.js";
+import { IR_OPERATORS, isCalledArithOp, isFunctionName, UNARY_OPERATORS } from "./operators.js";
 import type { IrExpr, Scalar } from "./types.js";
 
 /** The IR expression as text: the operators' symbols, compound operands in parentheses. */
@@ -15,8 +15,10 @@ export function written(e: IrExpr): string {
       return e.args.map(operand).join(` ${IR_OPERATORS[e.op].symbol} `);
     case "cmp":
       return `${operand(e.left)} ${IR_OPERATORS[e.cmp].symbol} ${operand(e.right)}`;
-    case "str":
     case "arith":
+      if (isCalledArithOp(e.fn)) return `${IR_OPERATORS[e.fn].symbol}(${written(e.left)}, ${written(e.right)})`;
+      return `${operand(e.left)} ${IR_OPERATORS[e.fn].symbol} ${operand(e.right)}`;
+    case "str":
       return `${operand(e.left)} ${IR_OPERATORS[e.fn].symbol} ${operand(e.right)}`;
     case "in":
       return `${operand(e.value)} ${IR_OPERATORS.in.symbol} [${e.set.map(scalarText).join(", ")}]`;
@@ -24,6 +26,8 @@ export function written(e: IrExpr): string {
       return `${operand(e.value)} ${IR_OPERATORS.range.symbol} ${operand(e.min)}..${operand(e.max)}`;
     case "matches":
       return `${operand(e.value)} ${IR_OPERATORS.matches.symbol} /${e.pattern}/`;
+    case "in_cidr":
+      return `${operand(e.arg)} ${IR_OPERATORS.in_cidr.symbol} [${e.ranges.map(scalarText).join(", ")}]`;
     default: {
       const { symbol, notation } = UNARY_OPERATORS[e.op];
       if (notation === "call") return `${symbol}(${written(e.arg)})`;
@@ -38,6 +42,6 @@ export function scalarText(v: Scalar): string {
 
 /** An operand as written inside a larger expression: in parentheses unless it is a literal, a signal or a call. */
 function operand(e: IrExpr): string {
-  const simple = e.op === "lit" || e.op === "signal" || isFunctionName(e.op);
+  const simple = e.op === "lit" || e.op === "signal" || isFunctionName(e.op) || (e.op === "arith" && isCalledArithOp(e.fn));
   return simple ? written(e) : `(${written(e)})`;
 }

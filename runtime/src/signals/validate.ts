@@ -3,6 +3,8 @@ import { MAX_DECLARED_PLACES, placesOf } from "../ir/exact.js";
 import { lossyNumbersOf } from "../json/lossy-numbers.js";
 import { linearRegExpEngine } from "../regex/linear-regexp.js";
 import type { SignalError } from "./signal-error.js";
+import { isIpAddress } from "./ip.js";
+import { isSemver } from "./semver.js";
 import { isTimestamp } from "./timestamp.js";
 
 export type { SignalError } from "./signal-error.js";
@@ -33,6 +35,13 @@ for (let places = 0; places <= MAX_DECLARED_PLACES; places++) {
 }
 // `normalized` strings carry `format: nfc`: text in Unicode normalization form C, so equal text is equal code points.
 ajv.addFormat("nfc", { type: "string", validate: (s: string) => s.normalize("NFC") === s });
+// `semver` signals carry `format: semver`: SemVer 2.0.0 text (semver.ts).
+ajv.addFormat("semver", { type: "string", validate: isSemver });
+// `ip` signals carry `format: ip`: an IPv4 or IPv6 address (ip.ts).
+ajv.addFormat("ip", { type: "string", validate: isIpAddress });
+
+/** The VAL code of a value that fails a format: its own for a version and an address, VAL-012 for the others. */
+const FORMAT_CODES: Readonly<Record<string, string>> = { semver: "VAL-013", ip: "VAL-014" };
 
 export function createSignalValidator(schema: object): SignalValidator {
   const validate: ValidateFunction = ajv.compile(schema);
@@ -143,8 +152,10 @@ function toSignalError(e: ErrorObject): SignalError {
         signal: fromPath,
         message: `signal \`${fromPath}\` must have ${e.keyword === "minLength" ? "at least" : "at most"} ${String(p["limit"])} characters`,
       };
-    case "format":
-      return { code: "VAL-012", signal: fromPath, message: `signal \`${fromPath}\` ${formatRefusal(String(p["format"]))}` };
+    case "format": {
+      const format = String(p["format"]);
+      return { code: FORMAT_CODES[format] ?? "VAL-012", signal: fromPath, message: `signal \`${fromPath}\` ${formatRefusal(format)}` };
+    }
     default:
       return { code: "VAL-012", signal: fromPath, message: `signal \`${fromPath}\` does not match the declared pattern` };
   }
@@ -155,5 +166,9 @@ function formatRefusal(format: string): string {
   const places = DECIMAL_FORMAT.exec(format)?.[1];
   if (places !== undefined) return `must have at most ${places} decimal places (${format})`;
   if (format === "nfc") return "must be text in Unicode normalization form C (NFC): normalize it before sending";
+  if (format === "ip")
+    return "must be an IP address: IPv4 as `203.0.113.7` (no leading zeros) or IPv6 as `2001:db8::7`, with no zone (`%eth0`)";
+  if (format === "semver")
+    return "must be a semantic version (SemVer 2.0.0), such as `2.4.0` or `2.4.0-rc.1+build.5`: no `v` prefix, no leading zeros, numbers at most 9007199254740991";
   return "does not match the declared pattern";
 }

@@ -218,7 +218,20 @@ describe("signal validation codes", () => {
   const emitted = [...new Set([...source.matchAll(/"(VAL-\d{3})"/g)].map((m) => m[1] ?? ""))].sort();
 
   it("lists every VAL code validate.ts can emit, and no other", () => {
-    expect(emitted).toEqual(["VAL-001", "VAL-003", "VAL-004", "VAL-006", "VAL-007", "VAL-008", "VAL-009", "VAL-010", "VAL-011", "VAL-012"]);
+    expect(emitted).toEqual([
+      "VAL-001",
+      "VAL-003",
+      "VAL-004",
+      "VAL-006",
+      "VAL-007",
+      "VAL-008",
+      "VAL-009",
+      "VAL-010",
+      "VAL-011",
+      "VAL-012",
+      "VAL-013",
+      "VAL-014",
+    ]);
     expect(CODES.filter((c) => c.startsWith("VAL-")).sort()).toEqual(emitted);
     for (const code of emitted) {
       expect(isErrorCode(code), code).toBe(true);
@@ -235,13 +248,15 @@ describe("signal validation codes", () => {
         kyc_verified: { type: "boolean" },
         count: { type: "integer" },
         note: { type: "string", pattern: "^[a-z]+$" },
+        client_version: { type: "string", format: "semver" },
+        client_ip: { type: "string", format: "ip" },
       },
       required: ["amount", "currency", "kyc_verified"],
       additionalProperties: false,
     });
     const seen = new Set<string>();
     for (const signals of [
-      { amount: -5, currency: "YEN", kyc: true, count: 1.5, note: "A" },
+      { amount: -5, currency: "YEN", kyc: true, count: 1.5, note: "A", client_version: "v2.4.0", client_ip: "010.0.0.1" },
       { amount: "1", currency: 1, kyc_verified: "yes" },
       [1],
     ]) {
