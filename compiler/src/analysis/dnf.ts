@@ -110,7 +110,8 @@ export class DnfBuilder {
           return intervalTerm(s, { ...FULL, lo: v, loIncl: o === "ge" });
       }
     }
-    if (s.type.kind === "timestamp" || this.numeric(s)) return null;
+    // Instants, versions and addresses are equal by value, not by text (`"1.0.0" == "1.0.0+b"`): opaque here.
+    if (s.type.kind === "timestamp" || s.type.kind === "semver" || s.type.kind === "ip" || this.numeric(s)) return null;
     if (o === "eq") return setTerm(s, { allowed: new Set([v]), excluded: new Set() });
     if (o === "ne") return setTerm(s, { allowed: null, excluded: new Set([v]) });
     return null;

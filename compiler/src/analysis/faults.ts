@@ -11,7 +11,8 @@ import { nextDown, nextUp } from "./number-set.js";
  * declarations, narrowed by the comparisons beside an operand in `and` (and their negations in `or`), since a fault
  * there counts only where they hold: `balance > 0 and amount / balance > 0.5` is quiet. It may warn where no request
  * faults (it does not see that `x - x` is 0), never the other way. Underflow (EVAL-003) is not predicted: it takes
- * inputs nearer 0 than 1e-290.
+ * inputs nearer 0 than 1e-290. `%` faults as `/` does by 0 and never leaves the range; `abs`, `min` and `max` carry
+ * their operands' intervals.
  */
 export interface FaultWarning {
   readonly span: Span;
@@ -53,8 +54,10 @@ class Intervals {
       case "ref":
         return this.ref(e.name, guards);
       case "call":
-        e.args.forEach((a) => this.of(a, guards));
-        return e.fn.name === "len" ? { lo: 0, hi: MAX_MAGNITUDE, nonZero: false } : null;
+        return called(
+          e.fn.name,
+          e.args.map((a) => this.of(a, guards)),
+        );
       case "unary": {
         const b = this.of(e.arg, guards);
         return e.op === "neg" && b ? { lo: -b.hi, hi: -b.lo, nonZero: b.nonZero } : null;
@@ -85,18 +88,19 @@ class Intervals {
   private binary(e: Extract<Expr, { kind: "binary" }>, guards: Guards): Bounds | null {
     const l = this.of(e.left, guards);
     const r = this.of(e.right, guards);
-    if (e.op !== "add" && e.op !== "sub" && e.op !== "mul" && e.op !== "div") return null;
+    if (e.op !== "add" && e.op !== "sub" && e.op !== "mul" && e.op !== "div" && e.op !== "mod") return null;
     if (l === null || r === null) return null;
-    if (e.op === "div" && r.lo <= 0 && r.hi >= 0 && !r.nonZero) {
+    if ((e.op === "div" || e.op === "mod") && r.lo <= 0 && r.hi >= 0 && !r.nonZero) {
       const divisor = printExpr(e.right);
-      // A number divisor must also stay away from 0, or the quotient leaves the range (below).
-      const away = this.whole(e.right) ? "> 0" : ">= 0.01";
+      // A number divisor must also stay away from 0, or the quotient leaves the range (below); a remainder cannot.
+      const away = e.op === "mod" || this.whole(e.right) ? "> 0" : ">= 0.01";
       this.warnings.push({
         span: e.span,
         message: `\`${printExpr(e)}\` faults (EVAL-001) when \`${divisor}\` is 0, which the declarations allow: declare the divisor \`${away}\`, or test it in the same condition (\`${divisor} ${away} and ${printExpr(e)} ...\`)`,
       });
       return null;
     }
+    if (e.op === "mod") return remainder(l, r);
     const b = arithmetic(e.op, l, r);
     if (e.op === "div" && !Number.isFinite(b.hi)) {
       const divisor = printExpr(e.right);
@@ -176,7 +180,7 @@ class Intervals {
         return c !== undefined ? Number.isInteger(c) : this.scope.signal(e.name)?.type.kind === "integer";
       }
       case "call":
-        return e.fn.name === "len";
+        return e.fn.name === "len" || (["abs", "min", "max"].includes(e.fn.name) && e.args.every((a) => this.whole(a)));
       case "unary":
         return this.whole(e.arg);
       case "binary":
@@ -214,6 +218,28 @@ function wholeGuard(op: "lt" | "le" | "gt" | "ge" | "eq" | "ne", c: number): Bou
     case "ge":
       return widen({ ...all, lo: Math.ceil(c) });
   }
+}
+
+/** What a built-in function of numbers gives (`len`, `abs`, `min`, `max`), or null when it is not one or not known. */
+function called(fn: string, args: readonly (Bounds | null)[]): Bounds | null {
+  const [a, b] = args;
+  if (fn === "len") return { lo: 0, hi: MAX_MAGNITUDE, nonZero: false };
+  if (a === null || a === undefined) return null;
+  if (fn === "abs") {
+    const hi = Math.max(-a.lo, a.hi);
+    return { lo: a.lo <= 0 && a.hi >= 0 ? 0 : Math.min(Math.abs(a.lo), Math.abs(a.hi)), hi, nonZero: a.nonZero };
+  }
+  if ((fn !== "min" && fn !== "max") || b === null || b === undefined) return null;
+  const pick = fn === "min" ? Math.min : Math.max;
+  const lo = pick(a.lo, b.lo);
+  const hi = pick(a.hi, b.hi);
+  return { lo, hi, nonZero: lo > 0 || hi < 0 };
+}
+
+/** `l % r` (truncated: the dividend's sign, less in magnitude than the divisor and no more than the dividend). */
+function remainder(l: Bounds, r: Bounds): Bounds {
+  const m = Math.max(-r.lo, r.hi);
+  return { lo: l.lo < 0 ? Math.max(l.lo, -m) : 0, hi: l.hi > 0 ? Math.min(l.hi, m) : 0, nonZero: false };
 }
 
 function widen(b: Bounds): Bounds {

@@ -37,13 +37,16 @@ function range(e: IrExpr, variableOf: (signal: string) => Variable): Interval | 
       return a === FAULTS ? a : { lo: a.hi?.neg() ?? null, hi: a.lo?.neg() ?? null, exact: a.exact };
     }
     case "arith": {
-      if (e.fn === "div") return FAULTS;
+      // A quotient or a remainder faults where its divisor is 0, which an interval does not rule out here.
+      if (e.fn === "div" || e.fn === "mod") return FAULTS;
       const [l, r] = [range(e.left, variableOf), range(e.right, variableOf)];
       if (l === FAULTS || r === FAULTS) return FAULTS;
       const exact = e.kind === "decimal" || (l.exact && r.exact);
       let out: Interval;
       if (e.fn === "add") out = { lo: sum(l.lo, r.lo), hi: sum(l.hi, r.hi), exact };
       else if (e.fn === "sub") out = { lo: sum(l.lo, r.hi?.neg() ?? null), hi: sum(l.hi, r.lo?.neg() ?? null), exact };
+      else if (e.fn === "min") out = { lo: lesser(l.lo, r.lo, "lo"), hi: lesser(l.hi, r.hi, "hi"), exact };
+      else if (e.fn === "max") out = { lo: greater(l.lo, r.lo, "lo"), hi: greater(l.hi, r.hi, "hi"), exact };
       else {
         if (!exact || l.lo === null || l.hi === null || r.lo === null || r.hi === null) return FAULTS;
         const corners = [l.lo.mul(r.lo), l.lo.mul(r.hi), l.hi.mul(r.lo), l.hi.mul(r.hi)].sort((a, b) => a.compare(b));
@@ -64,6 +67,18 @@ function point(v: Rational, exact: boolean): Interval {
 
 function sum(a: Rational | null, b: Rational | null): Rational | null {
   return a === null || b === null ? null : a.add(b);
+}
+
+/** The lesser of two bounds of one side; null is -∞ on the low side and +∞ on the high one. */
+function lesser(a: Rational | null, b: Rational | null, side: "lo" | "hi"): Rational | null {
+  if (a === null || b === null) return side === "lo" ? null : (a ?? b);
+  return a.compare(b) <= 0 ? a : b;
+}
+
+/** The greater of two bounds of one side; null is -∞ on the low side and +∞ on the high one. */
+function greater(a: Rational | null, b: Rational | null, side: "lo" | "hi"): Rational | null {
+  if (a === null || b === null) return side === "hi" ? null : (a ?? b);
+  return a.compare(b) >= 0 ? a : b;
 }
 
 /** The values a variable's set spans, exactly; unbounded where it is not numbers. */

@@ -302,6 +302,8 @@ function presentSets(
       break;
     }
     case "in": {
+      // Versions and addresses compare by their keys (precedence, the 128-bit address), not as the text of the set.
+      if (e.kind === "semver" || e.kind === "ip") break;
       const toDomain = COMPARISON_DOMAINS[e.kind];
       const members = e.set.map(toDomain).filter((v): v is Exclude<Value, typeof UNKNOWN> => v !== UNKNOWN);
       const numbers = members.filter((v) => typeof v === "number");

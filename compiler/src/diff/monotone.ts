@@ -69,6 +69,8 @@ export function monotoneView(e: IrExpr, domain: NumberDomain, kind: "number" | "
     if (leftReads === rightReads) return null;
     const c = constantNumber(leftReads ? at.right : at.left);
     if (c === null) return null;
+    // `%`, `min` and `max` are not steps: a remainder is not monotone, and a clamp has no inverse to carry bounds back.
+    if (at.fn !== "add" && at.fn !== "sub" && at.fn !== "mul" && at.fn !== "div") return null;
     if (at.fn === "div" && !leftReads) return null;
     steps.push({ fn: at.fn === "sub" && !leftReads ? "rsub" : at.fn, c });
     at = leftReads ? at.left : at.right;

@@ -205,3 +205,19 @@ describe("relations against enumeration", () => {
     );
   });
 });
+
+describe("the operators of issue 41 the layers do not relate are not read as others", () => {
+  // Before they were declared to the diff, `%` and `max` were walked as no step at all (`x % 1000 == 0` read as
+  // `x == 0`), and a set of versions as an empty set of strings: both pairs below came out "equivalent".
+  const cases = [
+    ["x: integer 0..100000", "x % 1000 == 0", "x == 0"],
+    ["x: integer 0..100", "max(x, 50) > 40", "x > 40"],
+    ["x: decimal(2) >= 0 <= 1000", "abs(x - 500) < 1", "x == 500"],
+    ["v: semver", 'v in ["2.4.0"]', 'v in ["2.4.1"]'],
+    ["a: ip", 'a in ["10.0.0.1"]', 'a in ["10.0.0.2"]'],
+  ] as const;
+  it.each(cases)("over `%s`, `%s` against `%s` is not equivalent, and every region found is a real one", (decl, before, after) => {
+    const { diff } = diffOf(small(decl, `rule r when ${before} reject "r"`), small(decl, `rule r when ${after} reject "r"`));
+    expect(diff.result).not.toBe("equivalent");
+  });
+});
