@@ -26,6 +26,8 @@ const { shapes } = JSON.parse(readFileSync(new URL("../fixtures/regex/hostile-sh
 /** The attack string with the pump repeated `times`. */
 const attack = ({ attack: { prefix, pump, suffix } }: Shape, times: number): string => prefix + pump.repeat(times) + suffix;
 const LENGTH = 64;
+/** The short forms compared with V8: at most C(64, 4), about 635,000 backtracking paths, for the worst shape. */
+const SHORT = 4;
 const timesFor = (s: Shape): number => (LENGTH - s.attack.prefix.length - s.attack.suffix.length) / s.attack.pump.length;
 
 describe("patterns that backtrack super-linearly", () => {
@@ -38,7 +40,10 @@ describe("patterns that backtrack super-linearly", () => {
     it("answers as V8 on the attack string's short forms", () => {
       const linear = compileLinearRegExp(s.pattern);
       const native = new RegExp(s.pattern, "u");
-      for (let times = 0; times <= 10; times++) expect(linear.test(attack(s, times))).toBe(native.test(attack(s, times)));
+      // Up to SHORT pumps only: V8 backtracks on these shapes too, and whether it finds a shortcut is its own affair.
+      // `^(a?){64}a{64}$` on eight a's is C(64, 8), billions of paths, when it does not: that froze a unit-test worker
+      // in which V8 had compiled the pattern before, where a fresh process answers in microseconds.
+      for (let times = 0; times <= SHORT; times++) expect(linear.test(attack(s, times))).toBe(native.test(attack(s, times)));
     });
 
     it("decides the 64-character attack string visiting at most one closure of its NFA per code point, and a warm match visits none", () => {
