@@ -542,7 +542,13 @@ export class LmdbReplayStore implements ReplayStore {
    * next group, issued when this one settles.
    */
   #issue(): void {
-    const group = this.#waiting;
+    // Checked against the set again now: it may have taken in entries since the consume looked (a catch-up), and the
+    // block's condition only covers what is appended after `#synced`. One found goes through `#transition`.
+    const group: Append[] = [];
+    for (const append of this.#waiting) {
+      if (this.#set!.find(append.hash).length === 0) group.push(append);
+      else append.settle(Promise.resolve(false));
+    }
     this.#waiting = [];
     if (group.length === 0) return;
     this.#inFlight = true;
