@@ -319,6 +319,7 @@ export class LmdbReplayStore implements ReplayStore {
     const fp = checkFingerprint(fingerprint);
     const at = checkNow(now);
     this.#assertOpen();
+    await this.#whenReady();
     await this.#whenSettled(fp);
     const hash = fingerprintHash(fp);
     const removed = await this.#write(() => {
@@ -389,6 +390,7 @@ export class LmdbReplayStore implements ReplayStore {
   async read(fingerprint: string): Promise<ReplayEntry | null> {
     const fp = checkFingerprint(fingerprint);
     this.#assertOpen();
+    await this.#whenReady();
     await this.#whenSettled(fp);
     await this.#durability.flushed();
     this.#catchUp(false);
@@ -501,7 +503,7 @@ export class LmdbReplayStore implements ReplayStore {
   #catchUp(inWrite: boolean): void {
     const head = this.#log.head();
     if (head > this.#synced) {
-      for (let after = this.#synced; after < head; ) {
+      for (let after = this.#synced; after < head;) {
         const keys = this.#log.keysAfter(after, REBUILD_SLICE);
         for (const { sequence, hash } of keys) this.#set!.add(hash, sequence);
         if (keys.length < REBUILD_SLICE) break;
@@ -611,7 +613,7 @@ export class LmdbReplayStore implements ReplayStore {
       let read = 0;
       const progress = (done: boolean) =>
         onRebuild?.({ read, total, done, elapsedMs: Math.round(performance.now() - started), bytes: done ? set.bytes : 0 });
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const keys = this.#log.keysAfter(after, REBUILD_SLICE);
         for (const { sequence, hash } of keys) set.add(hash, sequence);
         read += keys.length;
@@ -620,8 +622,10 @@ export class LmdbReplayStore implements ReplayStore {
         progress(false);
         await nextTurn();
       }
-      for (let after: string | undefined; ; ) {
-        const keys = Array.from(this.#db.getKeys({ ...(after === undefined ? {} : { start: after, exclusiveStart: true }), limit: REBUILD_SLICE }));
+      for (let after: string | undefined; ;) {
+        const keys = Array.from(
+          this.#db.getKeys({ ...(after === undefined ? {} : { start: after, exclusiveStart: true }), limit: REBUILD_SLICE }),
+        );
         for (const key of keys) set.add(fingerprintHash(key), IN_REPLAY_DB);
         read += keys.length;
         if (keys.length < REBUILD_SLICE) break;
@@ -633,7 +637,9 @@ export class LmdbReplayStore implements ReplayStore {
       this.#set = set;
       progress(true);
     } catch (error) {
-      throw new StoreUnavailableError(`the replay store's fingerprint set could not be rebuilt: ${(error as Error).message}`, { cause: error });
+      throw new StoreUnavailableError(`the replay store's fingerprint set could not be rebuilt: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
 
