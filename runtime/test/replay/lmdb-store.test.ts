@@ -1,4 +1,3 @@
-import { decodeEntry } from "../../src/replay/lmdb-entry-encoding.js";
 import { parseStoredEntry } from "../../src/replay/lifecycle.js";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
