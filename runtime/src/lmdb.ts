@@ -12,3 +12,4 @@ export {
   type LmdbDurabilityOptions,
 } from "./replay/lmdb-durability.js";
 export { REPLAY_ENTRY_ENCODER, decodeEntry as decodeReplayEntry } from "./replay/lmdb-entry-encoding.js";
+export { loggedEntries as loggedReplayEntries } from "./replay/lmdb-replay-log.js";

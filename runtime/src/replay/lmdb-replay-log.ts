@@ -127,3 +127,16 @@ export class LmdbReplayLog {
     return (this.#log.getStats() as { entryCount: number }).entryCount;
   }
 }
+
+/**
+ * Every entry in the log of the replay database `name` of `root`, in sequence order, as its fingerprint and the
+ * members `decodeEntry` reads (for readers of a stopped data dir, such as `writ-sidecar import-lmdb`). The log must
+ * exist: opening it would create it.
+ */
+export function* loggedEntries(root: RootDatabase, name: string): Generator<{ readonly fingerprint: string; readonly value: unknown }> {
+  const log: object = { keyEncoding: "binary", encoder: LOG_ENTRY_ENCODER };
+  for (const { value } of root.openDB<unknown, Buffer>(`${name}-log`, log).getRange({})) {
+    const [fingerprint, ...rest] = value as [string, ...unknown[]];
+    yield { fingerprint, value: rest };
+  }
+}
