@@ -49,7 +49,7 @@ export interface Store {
 export function storeOf(settings: SoakSettings, engine: Engine, decisions: number): Store {
   const compress = settings.compress && engine === "lmdb";
   const name = `${engine}-${decisions}${compress ? "-compressed" : ""}`;
-  const databaseName = engine === "postgres" ? `writ_soak_${decisions}` : null;
+  const databaseName = engine === "postgres" ? `${settings.databasePrefix}soak_${decisions}` : null;
   let databaseUrl: string | null = null;
   if (databaseName !== null) {
     const url = new URL(settings.postgresUrl);
