@@ -81,7 +81,7 @@ export function sidecarEnv(store: Store, extra: Env = {}): Record<string, string
     SERVICE_POLICIES_ROOT: store.policies,
     SERVICE_BUNDLE_KEYS: store.bundleKey,
     SERVICE_DATA_DIR: store.dir,
-    SERVICE_PORT: "0",
+    SERVICE_PORT: process.env["BENCH_SOAK_PORT"] ?? "0",
     SERVICE_B_PORT: "off",
     SERVICE_LOG_LEVEL: "warn",
     ...(store.databaseUrl === null ? {} : { SERVICE_STORE: "postgres", SERVICE_DATABASE_URL: store.databaseUrl }),
