@@ -267,7 +267,7 @@ export class LmdbReplayStore implements ReplayStore {
       const written = await (recorded === null ? block : recorded.outcomeOf(block));
       if (written) return fresh.result;
     }
-    return this.#transition(fp, (current) => decideConsume(fp, current, token, context, now), options.record);
+    return this.#transition(fp, (current) => decideConsume(fp, current, token, context, now), options.record, true);
   }
 
   async startExecution(fingerprint: string, token: string, now?: number): Promise<ReplayResult> {
@@ -319,8 +319,8 @@ export class LmdbReplayStore implements ReplayStore {
     const fp = checkFingerprint(fingerprint);
     const at = checkNow(now);
     this.#assertOpen();
-    await this.#whenReady();
-    await this.#whenSettled(fp);
+    if (this.#set === null) await this.#whenReady();
+    if (this.#pending.has(fp)) await this.#whenSettled(fp);
     const hash = fingerprintHash(fp);
     const removed = await this.#write(() => {
       this.#catchUp(true);
@@ -390,8 +390,8 @@ export class LmdbReplayStore implements ReplayStore {
   async read(fingerprint: string): Promise<ReplayEntry | null> {
     const fp = checkFingerprint(fingerprint);
     this.#assertOpen();
-    await this.#whenReady();
-    await this.#whenSettled(fp);
+    if (this.#set === null) await this.#whenReady();
+    if (this.#pending.has(fp)) await this.#whenSettled(fp);
     await this.#durability.flushed();
     this.#catchUp(false);
     return this.#locate(fp, fingerprintHash(fp)).entry ?? null;
@@ -411,10 +411,10 @@ export class LmdbReplayStore implements ReplayStore {
   }
 
   /**
-   * An entry that is stored (a replay, a reservation taken over, a transition) is read by the write transaction: read
-   * in on a thread of libuv's pool now, while the write waits for LMDB's one writer, its page is in memory when the
-   * writer gets to it, instead of every write of the environment waiting behind a disk read. A new fingerprint's entry
-   * reads nothing and is appended to the log's last page. Not awaited: the write goes ahead whatever the prefetch does.
+   * The entry a consume finds held (a replay, a reservation taken over) is read by the write transaction: read in on a
+   * thread of libuv's pool now, while the write waits for LMDB's one writer, its page is in memory when the writer gets
+   * to it, instead of every write of the environment waiting behind a disk read. A new fingerprint's entry reads nothing
+   * and is appended to the log's last page; other transitions read their entry without it, as they always did. Not awaited: the write goes ahead whatever the prefetch does.
    * Called after `#assertOpen`, never on a closed environment, where lmdb-js 3.5.6 crashes the process (a close waits
    * for prefetches already started).
    */
@@ -427,18 +427,20 @@ export class LmdbReplayStore implements ReplayStore {
 
   /**
    * Reads the entry (where the set says it is), decides and writes, in one write transaction. `record` is written after
-   * a successful write, in the same transaction: it commits with it.
+   * a successful write, in the same transaction: it commits with it. `prefetch`: the entry's page is read in first
+   * (`#prefetch`), for a consume that found its fingerprint held (a replay, an entry of `replay` taken over).
    */
   async #transition(
     fingerprint: string,
     decide: (current: ReplayEntry | undefined) => Transition,
     record?: TransitionRecord,
+    prefetch = false,
   ): Promise<ReplayResult> {
     this.#assertOpen();
     const set = this.#set ?? (await this.#whenReady());
-    await this.#whenSettled(fingerprint);
+    if (this.#pending.has(fingerprint)) await this.#whenSettled(fingerprint);
     const hash = fingerprintHash(fingerprint);
-    for (const location of set.find(hash)) this.#prefetch(fingerprint, hash, location);
+    if (prefetch) for (const location of set.find(hash)) this.#prefetch(fingerprint, hash, location);
     const recorded = this.#recordWrite(record);
     const result = this.#write(() => {
       this.#catchUp(true);
