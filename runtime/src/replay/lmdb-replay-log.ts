@@ -29,8 +29,10 @@ export interface LogKey {
   readonly hash: FingerprintHash;
 }
 
-function keyOf(sequence: number, hash: FingerprintHash): Buffer {
-  const key = Buffer.allocUnsafe(12);
+/** The key of the synchronous reads and writes (lmdb-js copies a key when it is called): one buffer, not one each. */
+const SCRATCH = Buffer.alloc(12);
+
+function keyOf(sequence: number, hash: FingerprintHash, key: Buffer = Buffer.allocUnsafe(12)): Buffer {
   key.writeUInt32BE(sequence, 0);
   key.writeUInt32BE(hash.hi, 4);
   key.writeUInt32BE(hash.lo, 8);
@@ -65,7 +67,7 @@ export class LmdbReplayLog {
    * another fingerprint of the same hash. Throws when the value there is malformed.
    */
   read(sequence: number, hash: FingerprintHash, fingerprint: string): ReplayEntry | undefined {
-    const value = this.#log.get(keyOf(sequence, hash));
+    const value = this.#log.get(keyOf(sequence, hash, SCRATCH));
     if (!Array.isArray(value) || value[0] !== fingerprint) {
       if (value === undefined || (Array.isArray(value) && typeof value[0] === "string")) return undefined;
       throw new Error(`replay log holds a malformed entry at ${sequence}`);
@@ -75,7 +77,7 @@ export class LmdbReplayLog {
 
   /** Inside a write transaction: stores `entry` at (`sequence`, its hash). */
   putSync(sequence: number, hash: FingerprintHash, entry: ReplayEntry): void {
-    this.#log.putSync(keyOf(sequence, hash), entry);
+    this.#log.putSync(keyOf(sequence, hash, SCRATCH), entry);
   }
 
   /** Inside a conditional block (`ifHead`): queues `entry` at (`sequence`, its hash). */
@@ -85,7 +87,7 @@ export class LmdbReplayLog {
 
   /** Inside a write transaction: removes the entry at (`sequence`, `hash`). */
   removeSync(sequence: number, hash: FingerprintHash): void {
-    this.#log.removeSync(keyOf(sequence, hash));
+    this.#log.removeSync(keyOf(sequence, hash, SCRATCH));
   }
 
   /** Inside a write transaction: the head becomes `sequence`. */

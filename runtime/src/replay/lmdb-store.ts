@@ -430,15 +430,19 @@ export class LmdbReplayStore implements ReplayStore {
    * a successful write, in the same transaction: it commits with it. `prefetch`: the entry's page is read in first
    * (`#prefetch`), for a consume that found its fingerprint held (a replay, an entry of `replay` taken over).
    */
-  async #transition(
+  #transition(
     fingerprint: string,
     decide: (current: ReplayEntry | undefined) => Transition,
     record?: TransitionRecord,
     prefetch = false,
   ): Promise<ReplayResult> {
     this.#assertOpen();
-    const set = this.#set ?? (await this.#whenReady());
-    if (this.#pending.has(fingerprint)) await this.#whenSettled(fingerprint);
+    const set = this.#set;
+    if (set === null || this.#pending.has(fingerprint)) {
+      return this.#whenReady()
+        .then(() => this.#whenSettled(fingerprint))
+        .then(() => this.#transition(fingerprint, decide, record, prefetch));
+    }
     const hash = fingerprintHash(fingerprint);
     if (prefetch) for (const location of set.find(hash)) this.#prefetch(fingerprint, hash, location);
     const recorded = this.#recordWrite(record);
