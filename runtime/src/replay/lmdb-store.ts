@@ -323,8 +323,7 @@ export class LmdbReplayStore implements ReplayStore {
     if (this.#pending.has(fp)) await this.#whenSettled(fp);
     const hash = fingerprintHash(fp);
     const removed = await this.#write(() => {
-      this.#catchUp(true);
-      const { entry, location } = this.#locate(fp, hash);
+      const { entry, location } = this.#find(fp, hash, true);
       if (entry === undefined || location === null || !isExpired(entry, at)) return null;
       this.#remove(fp, hash, location);
       this.#expiry.track(fp, entry, undefined);
@@ -393,8 +392,7 @@ export class LmdbReplayStore implements ReplayStore {
     if (this.#set === null) await this.#whenReady();
     if (this.#pending.has(fp)) await this.#whenSettled(fp);
     await this.#durability.flushed();
-    this.#catchUp(false);
-    return this.#locate(fp, fingerprintHash(fp)).entry ?? null;
+    return this.#find(fp, fingerprintHash(fp), false).entry ?? null;
   }
 
   /**
@@ -447,8 +445,7 @@ export class LmdbReplayStore implements ReplayStore {
     if (prefetch) for (const location of set.find(hash)) this.#prefetch(fingerprint, hash, location);
     const recorded = this.#recordWrite(record);
     const result = this.#write(() => {
-      this.#catchUp(true);
-      const { entry: current, location } = this.#locate(fingerprint, hash);
+      const { entry: current, location } = this.#find(fingerprint, hash, true);
       const t = decide(current);
       // Inside a transaction callback, putSync writes into the current write transaction.
       if (t.next !== undefined) {
@@ -489,6 +486,16 @@ export class LmdbReplayStore implements ReplayStore {
   }
 
   /**
+   * Inside a transaction (or a read): the entry of `fingerprint`, exact across processes. An entry found where the set
+   * says is the one (a fingerprint has one entry, never moved); only when none is found does the set first take in what
+   * other processes appended (`#catchUp`), and look again if it took anything in.
+   */
+  #find(fingerprint: string, hash: FingerprintHash, inWrite: boolean): Located {
+    const found = this.#locate(fingerprint, hash);
+    return found.entry === undefined && this.#catchUp(inWrite) ? this.#locate(fingerprint, hash) : found;
+  }
+
+  /**
    * Inside a transaction (or a read): the entry of `fingerprint`, read only at the locations the set holds for its hash;
    * none (and nothing read) when it holds none.
    */
@@ -502,11 +509,11 @@ export class LmdbReplayStore implements ReplayStore {
 
   /**
    * Inside a transaction (or a read): the set takes the log entries appended since `#synced`, by this process in a write
-   * that it has not seen succeed yet, or by another process. They are the log's last pages: what every append just
+   * that it has not seen succeed yet, or by another process; true when it took any. They are the log's last pages: what every append just
    * wrote. In a write transaction, a head behind `#synced` means writes of this process failed to commit: what they
    * added to the set stays as false positives, and the next append takes the sequence number they had.
    */
-  #catchUp(inWrite: boolean): void {
+  #catchUp(inWrite: boolean): boolean {
     const head = this.#log.head();
     if (head > this.#synced) {
       for (let after = this.#synced; after < head;) {
@@ -516,9 +523,10 @@ export class LmdbReplayStore implements ReplayStore {
         after = keys[keys.length - 1]!.sequence;
       }
       this.#synced = head;
-    } else if (inWrite && head < this.#synced) {
-      this.#synced = head;
+      return true;
     }
+    if (inWrite && head < this.#synced) this.#synced = head;
+    return false;
   }
 
   /**
