@@ -68,7 +68,13 @@ export const openLmdbBackend: BackendOpener<LmdbStorageConfig> = async (config, 
     const log = rebuildLog((message) => reporters.onNotice?.(message));
     lmdbReplay = new LmdbReplayStore(root!, { ...recording, onRebuild: log });
     // Listening only with the whole set: a failed rebuild fails the start (every replay check would refuse anyway).
-    await lmdbReplay.ready();
+    try {
+      await lmdbReplay.ready();
+    } catch (error) {
+      await audit.close().catch(() => undefined);
+      await root!.close();
+      throw error;
+    }
   }
   const store: ReplayStore | null = lmdbReplay ?? (storage.replay === "memory" ? new MemoryReplayStore(recording) : null);
   if (store === null) notices.push("SERVICE_REPLAY_STORE is `none`: every execution fails closed (INV-REPLAY-001)");
