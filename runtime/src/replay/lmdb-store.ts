@@ -402,6 +402,8 @@ export class LmdbReplayStore implements ReplayStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // Consumes waiting for the next group are refused; the group in flight commits first (lmdb-js closes after it).
+    if (!this.#inFlight) this.#issue();
     // The backfill stops at its next slice; the one under way is committed first.
     await this.#backfill?.catch(() => undefined);
     if (this.#ownsRoot) await this.#root.close();
@@ -558,6 +560,13 @@ export class LmdbReplayStore implements ReplayStore {
    * next group, issued when this one settles.
    */
   #issue(): void {
+    // Closed, or writes held (a full disk) since the consumes were admitted: refused as any write then is.
+    const refusal = this.#closed ? new ReplayStoreClosedError() : this.#durability.admits() ? null : this.#heldError();
+    if (refusal !== null) {
+      for (const append of this.#waiting) append.settle(Promise.reject(refusal));
+      this.#waiting = [];
+      return;
+    }
     // Checked against the set again now: it may have taken in entries since the consume looked (a catch-up), and the
     // block's condition only covers what is appended after `#synced`. One found goes through `#transition`.
     const group: Append[] = [];
@@ -592,9 +601,19 @@ export class LmdbReplayStore implements ReplayStore {
     const next = (written: boolean) => {
       if (written) this.#synced = Math.max(this.#synced, last);
       this.#inFlight = false;
-      if (!this.#closed) this.#issue();
+      this.#issue();
     };
     outcome.then(next, () => next(false));
+  }
+
+  /** The error `admit` throws while writes are held. */
+  #heldError(): unknown {
+    try {
+      this.#durability.admit();
+      return null;
+    } catch (error) {
+      return error;
+    }
   }
 
   /** Once the consumes of `fingerprint` waiting or in flight have settled. */

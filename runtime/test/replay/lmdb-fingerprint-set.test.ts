@@ -92,6 +92,24 @@ describe("LmdbReplayStore fingerprint set", () => {
     await store.close();
   });
 
+  it("a close while consumes wait for their group settles each: appended and acknowledged, or refused as closed", async () => {
+    const store = new LmdbReplayStore(root);
+    await store.ready();
+    // The first is issued at once; the rest wait for it to settle, and the close comes first.
+    const settled = Promise.allSettled(Array.from({ length: 500 }, (_, i) => store.consume(fp("closing", i), { now: T0 })));
+    await store.close();
+    const outcomes = await settled;
+    const refused = outcomes.filter((o) => o.status === "rejected");
+    expect(refused.every((o) => (o.reason as { code?: string }).code === "REPLAY_CLOSED")).toBe(true);
+    expect(refused.length).toBeGreaterThan(0);
+    const acknowledged = outcomes.flatMap((o, i) => (o.status === "fulfilled" && o.value.ok ? [fp("closing", i)] : []));
+    expect(acknowledged.length + refused.length).toBe(500);
+    // What was acknowledged is there after the close.
+    const again = new LmdbReplayStore(root);
+    for (const id of acknowledged) expect(await again.read(id), id).toMatchObject({ state: "consumed" });
+    await again.close();
+  });
+
   it("the sweep takes out of the set what it removes: the fingerprint is new again, and reads nothing", async () => {
     const reads = countReads(root);
     const store = new LmdbReplayStore(root);
