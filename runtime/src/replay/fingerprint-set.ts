@@ -11,8 +11,8 @@
  * LAYOUT. 256 shards by the hash's top byte, each an open-addressing table with linear probing in one Uint32Array of
  * three words a slot (hash high, hash low, location; location 0 marks a free slot): 12 bytes a slot, no object per
  * fingerprint. A shard grows alone, to a load of 0.6 when it passes 0.8, so the set takes 15 to 20 bytes a fingerprint
- * (150 to 200 MB at 10 million) and a growth rehashes a 256th of the set: a few milliseconds of the event loop at 10
- * million, never the whole set at once.
+ * (150 to 200 MB at 10 million) and a growth rehashes a 256th of the set, never the whole set at once (its time on the
+ * event loop: docs/benchmarks.md, "The replay check in memory").
  */
 import { createHash } from "node:crypto";
 
