@@ -58,6 +58,10 @@
  *   BENCH_SOAK_COMPRESSION=on  LMDB stores seeded and run with SERVICE_AUDIT_COMPRESSION on (kept as `lmdb-<n>-compressed`)
  *   WRIT_TEST_POSTGRES_URL  the PostgreSQL server (default postgresql://postgres@127.0.0.1:5432/postgres); each store
  *                         gets a database of its own, `writ_soak_<decisions>`, schema through the sidecar's migrations
+ *   BENCH_PG_DATABASE_PREFIX  what those databases are named with first, instead of `writ_` (`h5_` makes `h5_soak_<n>`):
+ *                         runs side by side on one server must not share a database
+ *   BENCH_SOAK_REFERENCE  seconds of the same load and probes without the export after the measured load (default 15;
+ *                         0: none): the export's share of the sidecar's core and disk reads is the difference
  */
 import { execFileSync } from "node:child_process";
 import { arch, cpus, platform } from "node:os";
@@ -95,7 +99,7 @@ async function main(): Promise<void> {
     ] as const) {
       results.push(await runOnce(settings, store, prepared.manifest, signalSets, tag));
     }
-    printReport(engine === "lmdb" ? "LMDB" : "PostgreSQL", results[0]!, results[1]!);
+    printReport(engine === "lmdb" ? "LMDB" : "PostgreSQL", results[0]!, results[1]!, settings.rate !== null);
     if (!settings.keep) await removeStore(settings, large);
   }
 }

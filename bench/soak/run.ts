@@ -46,6 +46,8 @@ export interface RunResult {
   readonly sidecarMessages: ReadonlyMap<string, number>;
   /** What the sidecar used during the measured load. */
   readonly usage: ProcessUsage;
+  /** The same load and probes without the export, after the measured load (BENCH_SOAK_REFERENCE); null when not run. */
+  readonly reference: { readonly seconds: number; readonly requests: number; readonly usage: ProcessUsage } | null;
   readonly sizeAfter: StoreSize;
 }
 
@@ -62,6 +64,26 @@ function firings(everyMs: number, toSeconds: number): number[] {
   return out;
 }
 
+const usedBetween = (before: ProcessUsage, after: ProcessUsage): ProcessUsage => ({
+  cpuSeconds: after.cpuSeconds - before.cpuSeconds,
+  majorFaults: after.majorFaults - before.majorFaults,
+});
+
+/** `load` run for `seconds` with `probes` (the same, but the export) beside it: what the sidecar `pid` used meanwhile. */
+async function withoutExport(
+  seconds: number,
+  pid: number,
+  probes: Probes,
+  load: () => Promise<WrkResult>,
+): Promise<NonNullable<RunResult["reference"]>> {
+  probes.start(performance.now() + seconds * 1000);
+  const before = processUsage(pid);
+  const result = await load();
+  const after = processUsage(pid);
+  await probes.stop();
+  return { seconds, requests: result.requests, usage: usedBetween(before, after) };
+}
+
 export async function runOnce(
   settings: SoakSettings,
   store: Store,
@@ -71,13 +93,15 @@ export async function runOnce(
 ): Promise<RunResult> {
   const label = `${store.engine} ${store.decisions.toLocaleString("en-US")}`;
   const maker = await decisionMaker(store);
-  // Entries expire from 10 s after arming to the end of the load (the sidecar starts within seconds of it).
+  // Entries expire from 10 s after the sidecar is expected to listen to the end of the load. Its start takes about as
+  // long as this open (both rebuild the LMDB replay store's fingerprint set), so they begin that much later.
   const windowMs = (settings.warmupSeconds + settings.durationSeconds + 5) * 1000;
-  const armedAt = Date.now();
+  const opening = performance.now();
   let backend = await openStore(store);
-  const armed = await arm(backend, maker, manifest, settings.due, settings.expiring, armedAt + 10_000, windowMs, tag).finally(() =>
-    backend.close(),
-  );
+  const openMs = Math.round(performance.now() - opening);
+  const armedAt = Date.now();
+  const from = armedAt + 10_000 + openMs;
+  const armed = await arm(backend, maker, manifest, settings.due, settings.expiring, from, windowMs, tag).finally(() => backend.close());
   console.log(
     `  ${label}: armed ${settings.due} decisions past a retention of ${armed.retentionDays} days and ${settings.expiring} replay entries expiring during the run`,
   );
@@ -97,14 +121,15 @@ export async function runOnce(
     console.log(
       `  ${label}: sidecar listening after ${((sidecar.listeningAt - started) / 1000).toFixed(1)} s (pid ${sidecar.pid}${settings.cpus === null ? "" : `, cpus ${settings.cpus.sidecar}; load and probes on ${settings.cpus.load}`}; output in ${logFile})`,
     );
-    const probes = new Probes({
+    const targets = {
       url: sidecar.url,
       apiKey: API_KEY,
       knownExecutionId: `soak-${Math.floor(store.decisions / 2)}`,
       healthEveryMs: settings.healthEveryMs,
       exports: settings.exports,
       diskProbeFile: join(logs, `disk-probe-${tag}`),
-    });
+    };
+    const probes = new Probes(targets);
     const quiet = new Agent({ keepAlive: true, maxSockets: 1 });
     const quietTails: Answer[] = [];
     // Three, unless one takes seconds (a scan of the whole store): the load then starts after the first.
@@ -131,6 +156,12 @@ export async function runOnce(
     const usedAfter = processUsage(sidecar.pid);
     const loadTo = (performance.now() - sidecar.listeningAt) / 1000;
     const probed = await probes.stop();
+    const reference =
+      settings.referenceSeconds > 0 && settings.exports !== "off"
+        ? await withoutExport(settings.referenceSeconds, sidecar.pid, new Probes({ ...targets, exports: "off" }), () =>
+            runWrk({ ...wrk, seconds: settings.referenceSeconds, prefix: `soak-ref-${tag}-` }),
+          )
+        : null;
     result = {
       store,
       decisionsAtStart: Number(stats.total_decisions),
@@ -145,7 +176,8 @@ export async function runOnce(
         prunes: firings(settings.pruneIntervalMs, loadTo),
       },
       sidecarMessages: sidecar.messages(),
-      usage: { cpuSeconds: usedAfter.cpuSeconds - usedBefore.cpuSeconds, majorFaults: usedAfter.majorFaults - usedBefore.majorFaults },
+      usage: usedBetween(usedBefore, usedAfter),
+      reference,
     };
   } finally {
     await sidecar.stop();

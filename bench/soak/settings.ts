@@ -45,6 +45,24 @@ export interface SoakSettings {
   readonly exports: "loop" | "once" | "off";
   /** BENCH_SOAK_COMPRESSION=on: LMDB stores seeded and run with SERVICE_AUDIT_COMPRESSION on, under names of their own. */
   readonly compress: boolean;
+  /**
+   * Seconds of the same load with the same probes but no export, after the measured load (BENCH_SOAK_REFERENCE, default
+   * 15; 0: none): what the sidecar uses without the export, so that the export's share of the core and of the disk reads
+   * is the difference. Judged only with a paced load (BENCH_SOAK_RATE): unpaced, the load takes whatever the export leaves.
+   */
+  readonly referenceSeconds: number;
+  /** What every PostgreSQL database this benchmark creates is named with first (BENCH_PG_DATABASE_PREFIX, default `writ_`). */
+  readonly databasePrefix: string;
+}
+
+/** A prefix of PostgreSQL database names: lower case, digits and `_`, starting with a letter or `_`. */
+export function databasePrefix(env: NodeJS.ProcessEnv = process.env): string {
+  const raw = env["BENCH_PG_DATABASE_PREFIX"] ?? "writ_";
+  if (!/^[a-z_][a-z0-9_]{0,40}$/.test(raw))
+    throw new Error(
+      `BENCH_PG_DATABASE_PREFIX must be lower-case letters, digits and \`_\` (at most 41), starting with a letter or \`_\`, not \`${raw}\``,
+    );
+  return raw;
 }
 
 function count(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
@@ -112,5 +130,7 @@ export function soakSettings(env: NodeJS.ProcessEnv = process.env): SoakSettings
     healthEveryMs: count(env, "BENCH_SOAK_HEALTH_MS", 50, 10),
     exports: exportMode(env["BENCH_SOAK_EXPORTS"]),
     compress: env["BENCH_SOAK_COMPRESSION"] === "on",
+    referenceSeconds: count(env, "BENCH_SOAK_REFERENCE", 15, 0),
+    databasePrefix: databasePrefix(env),
   };
 }

@@ -49,7 +49,7 @@ export interface Store {
 export function storeOf(settings: SoakSettings, engine: Engine, decisions: number): Store {
   const compress = settings.compress && engine === "lmdb";
   const name = `${engine}-${decisions}${compress ? "-compressed" : ""}`;
-  const databaseName = engine === "postgres" ? `writ_soak_${decisions}` : null;
+  const databaseName = engine === "postgres" ? `${settings.databasePrefix}soak_${decisions}` : null;
   let databaseUrl: string | null = null;
   if (databaseName !== null) {
     const url = new URL(settings.postgresUrl);
@@ -81,7 +81,7 @@ export function sidecarEnv(store: Store, extra: Env = {}): Record<string, string
     SERVICE_POLICIES_ROOT: store.policies,
     SERVICE_BUNDLE_KEYS: store.bundleKey,
     SERVICE_DATA_DIR: store.dir,
-    SERVICE_PORT: "0",
+    SERVICE_PORT: process.env["BENCH_SOAK_PORT"] ?? "0",
     SERVICE_B_PORT: "off",
     SERVICE_LOG_LEVEL: "warn",
     ...(store.databaseUrl === null ? {} : { SERVICE_STORE: "postgres", SERVICE_DATABASE_URL: store.databaseUrl }),

@@ -4,7 +4,7 @@
  * an in-memory authorizer (the SDK) neither installs nor loads lmdb; the sidecar and embedded authorizers that
  * persist install it and import this entry.
  */
-export { LmdbReplayStore, DEFAULT_REPLAY_DB_NAME, type LmdbReplayStoreOptions } from "./replay/lmdb-store.js";
+export { LmdbReplayStore, DEFAULT_REPLAY_DB_NAME, type LmdbReplayStoreOptions, type RebuildProgress } from "./replay/lmdb-store.js";
 export {
   LmdbDurability,
   DEFAULT_FLUSH_TIMEOUT_MS,
@@ -12,3 +12,4 @@ export {
   type LmdbDurabilityOptions,
 } from "./replay/lmdb-durability.js";
 export { REPLAY_ENTRY_ENCODER, decodeEntry as decodeReplayEntry } from "./replay/lmdb-entry-encoding.js";
+export { loggedEntries as loggedReplayEntries } from "./replay/lmdb-replay-log.js";

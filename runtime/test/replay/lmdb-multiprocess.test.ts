@@ -20,8 +20,17 @@ describe("LmdbReplayStore across processes", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("two processes racing 1,200 reserves each over the same 600 fingerprints: each is won exactly once", async () => {
-    workers = [startWorker("race-worker.ts", [dir, String(FINGERPRINTS)]), startWorker("race-worker.ts", [dir, String(FINGERPRINTS)])];
+  it.each([
+    ["reserves", "reserve", "reserve"],
+    // A consume of a fingerprint this process's set does not hold reads nothing (docs/replay.md, "The fingerprint set"):
+    // the other process's entries must still refuse it, through the log's head.
+    ["consumes", "consume", "consume"],
+    ["consumes against reserves", "consume", "reserve"],
+  ])("two processes racing 1,200 %s each over the same 600 fingerprints: each is won exactly once", async (_, a, b) => {
+    workers = [
+      startWorker("race-worker.ts", [dir, String(FINGERPRINTS), a]),
+      startWorker("race-worker.ts", [dir, String(FINGERPRINTS), b]),
+    ];
     await Promise.all(workers.map((w) => w.waitForLine("ready")));
     for (const w of workers) w.child.stdin.write("go\n");
     const exits = await Promise.all(workers.map((w) => w.closed));

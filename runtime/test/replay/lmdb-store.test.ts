@@ -1,4 +1,3 @@
-import { decodeEntry } from "../../src/replay/lmdb-entry-encoding.js";
 import { parseStoredEntry } from "../../src/replay/lifecycle.js";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -10,7 +9,7 @@ import { LmdbDurability } from "../../src/replay/lmdb-durability.js";
 import { LmdbReplayStore } from "../../src/replay/lmdb-store.js";
 import type { TransitionRecord } from "../../src/replay/records.js";
 import { T0, into, ok, replayStoreContract } from "../../src/testing/replay-contract.js";
-import { storedIndex } from "./lmdb-support.js";
+import { storedEntries, storedIndex } from "./lmdb-support.js";
 
 async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), "writ-replay-"));
@@ -121,8 +120,7 @@ describe("LmdbReplayStore", () => {
     await audit.put("decision-1", { ok: true });
     const store = new LmdbReplayStore(root);
     const entry = ok(await store.reserve("fp", { now: T0 }));
-    const stored = root.openDB<unknown, string>("replay", { encoding: "json" }).get("fp");
-    expect(parseStoredEntry(decodeEntry(stored, "fp"), "fp")).toEqual(entry);
+    expect(parseStoredEntry(storedEntries(root).get("fp"), "fp")).toEqual(entry);
     expect(root.get("fp")).toBeUndefined();
     expect(audit.get("fp")).toBeUndefined();
     await store.close();

@@ -33,13 +33,27 @@ function indexDb(root: RootDatabase, dbName: string): Database<unknown, Key> {
   return root.openDB<unknown, Key>(`${dbName}-expiry`, { encoding: "json" });
 }
 
+/**
+ * Every stored entry by fingerprint, as the store decodes it: the `replay` database's (keyed by fingerprint) and the
+ * entry log's (`<dbName>-log`, values `[fingerprint, …]`: runtime/src/replay/lmdb-replay-log.ts).
+ */
+export function storedEntries(root: RootDatabase, dbName = "replay"): Map<string, Partial<ReplayEntry>> {
+  const entries = new Map<string, Partial<ReplayEntry>>();
+  for (const { key, value } of root.openDB<unknown, string>(dbName, { encoding: "json" }).getRange()) {
+    entries.set(key, decodeEntry(value, key) as Partial<ReplayEntry>);
+  }
+  for (const { value } of root.openDB<unknown, Buffer>(`${dbName}-log`, { keyEncoding: "binary", encoding: "json" }).getRange()) {
+    const [fingerprint, ...rest] = value as [string, ...unknown[]];
+    entries.set(fingerprint, decodeEntry(rest, fingerprint) as Partial<ReplayEntry>);
+  }
+  return entries;
+}
+
 /** The index keys the stored entries call for: `[expiresAt, fingerprint]` of each entry with an expiry, in index order. */
 export function expectedIndex(root: RootDatabase, dbName = "replay"): IndexKey[] {
-  const entries = root.openDB<unknown, string>(dbName, { encoding: "json" });
   const keys: IndexKey[] = [];
-  for (const { key, value } of entries.getRange()) {
-    const { expiresAt } = decodeEntry(value, key) as Partial<ReplayEntry>;
-    if (typeof expiresAt === "number") keys.push([expiresAt, key]);
+  for (const [fingerprint, { expiresAt }] of storedEntries(root, dbName)) {
+    if (typeof expiresAt === "number") keys.push([expiresAt, fingerprint]);
   }
   return keys.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
 }

@@ -13,6 +13,7 @@ import type { AuditLog } from "../../audit/types.js";
 import { LmdbTrustRecordStore } from "./record-store.js";
 import { LmdbBundlePins } from "./bundle-pins.js";
 import { lmdbSpace } from "./space.js";
+import { rebuildLog } from "./replay-rebuild.js";
 import { STORE_PROBE_INTERVAL_MS, type BackendOpener } from "../backend.js";
 import { FILE_MODE, preparePrivateDir } from "../data-dir.js";
 import { awaitDataDirFree } from "./data-dir-lock.js";
@@ -63,7 +64,18 @@ export const openLmdbBackend: BackendOpener<LmdbStorageConfig> = async (config, 
       : new DisabledAuditLog();
   const writeRecord: RecordWriter | undefined = audit instanceof LmdbAuditLog ? audit.writeRecord : undefined;
   const recording = writeRecord === undefined ? {} : { writeRecord };
-  if (storage.replay === "lmdb") lmdbReplay = new LmdbReplayStore(root!, recording);
+  if (storage.replay === "lmdb") {
+    const log = rebuildLog((message) => reporters.onNotice?.(message));
+    lmdbReplay = new LmdbReplayStore(root!, { ...recording, onRebuild: log });
+    // Listening only with the whole set: a failed rebuild fails the start (every replay check would refuse anyway).
+    try {
+      await lmdbReplay.ready();
+    } catch (error) {
+      await audit.close().catch(() => undefined);
+      await root!.close();
+      throw error;
+    }
+  }
   const store: ReplayStore | null = lmdbReplay ?? (storage.replay === "memory" ? new MemoryReplayStore(recording) : null);
   if (store === null) notices.push("SERVICE_REPLAY_STORE is `none`: every execution fails closed (INV-REPLAY-001)");
 

@@ -8,7 +8,7 @@
  * it never wrote) answers no rows.
  */
 import { realpathSync } from "node:fs";
-import { DEFAULT_REPLAY_DB_NAME, decodeReplayEntry } from "@writ/runtime/lmdb";
+import { DEFAULT_REPLAY_DB_NAME, decodeReplayEntry, loggedReplayEntries } from "@writ/runtime/lmdb";
 import { open, type Database, type Key, type RootDatabase } from "lmdb";
 import type { ConfirmationAudit, DecisionAudit, OverrideAudit, SecurityEventRow, VerificationAudit } from "../../audit/types.js";
 import { AUDIT_DATABASES } from "./audit-log.js";
@@ -120,6 +120,10 @@ export function openLmdbDataDir(dataDir: string): LmdbDataDirExport {
       if (replay)
         for (const { key, value } of replay.getRange({}))
           yield { fingerprint: key, entry: decodeReplayEntry(value, key) as LmdbReplayEntry };
+      // And the entry log's, where this release stores the entry of each new fingerprint (docs/replay.md).
+      if (hasDatabase(root, `${DEFAULT_REPLAY_DB_NAME}-log`))
+        for (const { fingerprint, value } of loggedReplayEntries(root, DEFAULT_REPLAY_DB_NAME))
+          yield { fingerprint, entry: decodeReplayEntry(value, fingerprint) as LmdbReplayEntry };
     },
     *decisions() {
       const decisions = hasDatabase(root, AUDIT_DATABASES.decisionRecords)
