@@ -1,6 +1,7 @@
 import { IrUnsupportedError } from "../errors.js";
 import {
   arithmetic,
+  timeArithmetic,
   comparison,
   exactArithmetic,
   exactComparison,
@@ -152,6 +153,7 @@ class Explainer {
         const [left, right] = [this.node(e.left), this.node(e.right)];
         if (e.kind === "decimal")
           return this.compound(e, [left, right], () => exactArithmetic(e, this.decimal(e.left, left), this.decimal(e.right, right)));
+        if (e.kind === "time") return this.compound(e, [left, right], () => timeArithmetic(e, known(left), known(right)));
         return this.compound(e, [left, right], () => arithmetic(e, known(left), known(right)));
       }
       case "in": {
