@@ -25,12 +25,15 @@ interface Scope {
   readonly constant: (name: string) => number | undefined;
 }
 
-/** The values a number can take: an interval, and whether 0 is left out of it (`x != 0`); `instant`: a timestamp's. */
+/**
+ * The values a number can take: an interval, and whether 0 is left out of it (`x != 0`); `time`: a timestamp's
+ * instants or a duration's milliseconds.
+ */
 interface Bounds {
   readonly lo: number;
   readonly hi: number;
   readonly nonZero: boolean;
-  readonly instant?: boolean;
+  readonly time?: "instant" | "duration";
 }
 
 /** What the comparisons beside an operand say of each signal. */
@@ -52,7 +55,8 @@ class Intervals {
   of(e: Expr, guards: Guards): Bounds | null {
     switch (e.kind) {
       case "literal":
-        return typeof e.value === "number" ? point(e.value) : null;
+        if (typeof e.value !== "number") return null;
+        return e.unit === undefined ? point(e.value) : { ...point(e.value), time: "duration" };
       case "ref":
         return this.ref(e.name, guards);
       case "call":
@@ -79,7 +83,7 @@ class Intervals {
     const c = this.scope.constant(name);
     if (c !== undefined) return point(c);
     const s = this.scope.signal(name);
-    if (s?.type.kind === "timestamp") return { lo: MIN_INSTANT, hi: MAX_INSTANT, nonZero: false, instant: true };
+    if (s?.type.kind === "timestamp") return { lo: MIN_INSTANT, hi: MAX_INSTANT, nonZero: false, time: "instant" };
     if (!s || (s.type.kind !== "number" && s.type.kind !== "integer" && s.type.kind !== "decimal")) return null;
     const i = declaredInterval(s);
     const nonZero = i.lo > 0 || i.hi < 0 || (i.lo === 0 && !i.loIncl) || (i.hi === 0 && !i.hiIncl);
@@ -104,7 +108,7 @@ class Intervals {
       return null;
     }
     if (e.op === "mod") return remainder(l, r);
-    if (l.instant || r.instant) return this.time(e, l, r);
+    if (l.time !== undefined || r.time !== undefined) return this.time(e, l, r);
     const b = arithmetic(e.op, l, r);
     if (e.op === "div" && !Number.isFinite(b.hi)) {
       const divisor = printExpr(e.right);
@@ -129,11 +133,11 @@ class Intervals {
 
   /** `+` or `-` on time, exactly in whole milliseconds: an instant (one operand an instant, not subtracted) or a duration. */
   private time(e: Extract<Expr, { kind: "binary" }>, l: Bounds, r: Bounds): Bounds | null {
-    const [li, ri] = [l.instant === true, r.instant === true];
+    const [li, ri] = [l.time === "instant", r.time === "instant"];
     const instant = e.op === "add" ? li !== ri : li && !ri;
     const b = e.op === "add" ? { lo: l.lo + r.lo, hi: l.hi + r.hi } : { lo: l.lo - r.hi, hi: l.hi - r.lo };
     const limit = instant ? INSTANT_LIMIT : MAX_MAGNITUDE;
-    if (b.lo >= -limit && b.hi <= limit) return { ...b, nonZero: false, instant };
+    if (b.lo >= -limit && b.hi <= limit) return { ...b, nonZero: false, time: instant ? "instant" : "duration" };
     this.warnings.push({
       span: e.span,
       message: instant
