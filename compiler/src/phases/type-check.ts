@@ -270,7 +270,7 @@ class Checker {
         : l.t === "duration" && r.t === "timestamp"
           ? `write the timestamp first: \`${printExpr(right)} - ${printExpr(left)}\` is the instant before it`
           : l.t === "string" || r.t === "string"
-            ? "a timestamp literal is not computed with: write the instant it means (`\"2026-03-31T00:00:00Z\"`)"
+            ? 'a timestamp literal is not computed with: write the instant it means (`"2026-03-31T00:00:00Z"`)'
             : "write the number with a unit of time: `500ms`, `30s`, `15m`, `12h`, `30d`";
     this.ctx.sink.report("E503", span, `\`${symbol}\` is not defined on ${describeType(l)} and ${describeType(r)}`, [fix]);
     return ERROR;
