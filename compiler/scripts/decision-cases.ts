@@ -356,6 +356,41 @@ export const CASES: readonly DecisionCase[] = [
     signals: '{"client_ip": "office.example"}',
     expected: { outcome: "invalid", codes: ["VAL-014"] },
   },
+  {
+    id: "duration-a-millisecond-inside",
+    description: "opened 30 days less a millisecond before the request: inside `account_opened_at + 30d`",
+    policy: "durations",
+    signals: '{"amount": 1000, "requested_at": "2026-03-30T23:59:59.999Z", "account_opened_at": "2026-03-01T00:00:00Z"}',
+    expected: { outcome: "decided", verdict: "escalate", ruleMatched: "new_account" },
+  },
+  {
+    id: "duration-at-the-thirtieth-day",
+    description: "exactly 30 days of 86,400,000 ms after opening is not before `account_opened_at + 30d`",
+    policy: "durations",
+    signals: '{"amount": 1000, "requested_at": "2026-03-31T00:00:00Z", "account_opened_at": "2026-03-01T00:00:00Z"}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "otherwise" },
+  },
+  {
+    id: "duration-offsets-are-instants",
+    description: "00:59:59+01:00 on the thirtieth day is 23:59:59Z the day before: still inside the 30 days",
+    policy: "durations",
+    signals: '{"amount": 1000, "requested_at": "2026-03-31T00:59:59+01:00", "account_opened_at": "2026-03-01T00:00:00Z"}',
+    expected: { outcome: "decided", verdict: "escalate", ruleMatched: "new_account" },
+  },
+  {
+    id: "duration-between-timestamps",
+    description: "`requested_at - account_opened_at` is 36500 days, 15 minutes and a second: a duration over a duration",
+    policy: "durations",
+    signals: '{"amount": 5, "requested_at": "2026-03-01T00:15:01Z", "account_opened_at": "1926-03-26T00:00:00Z"}',
+    expected: { outcome: "decided", verdict: "reject", ruleMatched: "stale" },
+  },
+  {
+    id: "duration-past-year-9999",
+    description: "`account_opened_at + 30d` past 9999-12-31 is an instant still, not a fault: the request is before it",
+    policy: "durations",
+    signals: '{"amount": 1000, "requested_at": "9999-12-31T00:00:00Z", "account_opened_at": "9999-12-30T00:00:00Z"}',
+    expected: { outcome: "decided", verdict: "escalate", ruleMatched: "new_account" },
+  },
 ];
 
 /**

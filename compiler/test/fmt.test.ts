@@ -100,3 +100,24 @@ it("gives one layout whatever the whitespace between tokens", () => {
     { numRuns: 200, seed: 20261123 },
   );
 });
+
+it("keeps durations as written, in constants, lists and conditions", () => {
+  const text = [
+    'policy "d" version "1.0.0"',
+    'governs "a"',
+    "signals {",
+    "  requested_at: timestamp",
+    "  opened_at: timestamp",
+    "}",
+    "const GRACE   =   60m",
+    "const WINDOWS = [500ms,30s , 12h]",
+    'rule r when requested_at<opened_at+30d+GRACE or requested_at-opened_at in WINDOWS escalate "r"',
+    'otherwise approve "ok"',
+    "",
+  ].join("\n");
+  assertFormatLaws(text);
+  const out = formatted(text);
+  expect(out).toContain("const GRACE = 60m\n");
+  expect(out).toContain("const WINDOWS = [500ms, 30s, 12h]\n");
+  expect(out).toContain("when requested_at < opened_at + 30d + GRACE or requested_at - opened_at in WINDOWS");
+});

@@ -240,6 +240,16 @@ if (unavailable !== null) {
       expect(pageErrors).toEqual([]);
     });
 
+    it("decides durations and timestamp arithmetic, the explanation writing the instant computed", async () => {
+      const signals = { amount: 1000, requested_at: "2026-03-30T23:59:59.999Z", account_opened_at: "2026-03-01T00:00:00Z" };
+      await replaceEditorText(page, "#policy-editor", fixture("durations"));
+      await replaceEditorText(page, "#signals-editor", JSON.stringify(signals));
+      await settled(page, "#decision .verdict", (t) => t === "escalate");
+      expect(await page.locator("#decision .decided-by code").textContent()).toBe("new_account");
+      await expectExplanation(page, decided(fixture("durations"), signals));
+      expect(pageErrors).toEqual([]);
+    });
+
     it("lists what an edit changes against the baseline, with signals that show it", async () => {
       // A lower risk threshold: transfers scored 71 to 80 are now rejected by `high_risk`.
       const edited = POLICY.replace("const HIGH_RISK = 80", "const HIGH_RISK = 70");

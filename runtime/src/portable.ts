@@ -27,6 +27,16 @@ export { copyLossyNumbers, lossyNumbersOf } from "./json/lossy-numbers.js";
 export { canonicalJson, canonicalBytes } from "./canonical/jcs.js";
 export { TIMESTAMP_PATTERN, isTimestamp } from "./signals/timestamp.js";
 export { isSemver, semverKey } from "./signals/semver.js";
+export {
+  DURATION_UNITS,
+  INSTANT_LIMIT,
+  MAX_INSTANT,
+  MIN_INSTANT,
+  durationText,
+  instantText,
+  isDurationUnit,
+  type DurationUnit,
+} from "./ir/time.js";
 export { cidrSpan, ipAddress, isCidr, isIpAddress, type IpSpan } from "./signals/ip.js";
 export {
   compileLinearRegExp,

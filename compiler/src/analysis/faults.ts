@@ -1,4 +1,4 @@
-import { MAX_MAGNITUDE } from "@writ/runtime";
+import { INSTANT_LIMIT, MAX_INSTANT, MAX_MAGNITUDE, MIN_INSTANT } from "@writ/runtime";
 import type { Span } from "../diagnostics/source.js";
 import { printExpr } from "../fmt/print-expr.js";
 import { operandsOf, type Expr, type SignalDecl } from "../syntax/ast.js";
@@ -12,7 +12,8 @@ import { nextDown, nextUp } from "./number-set.js";
  * there counts only where they hold: `balance > 0 and amount / balance > 0.5` is quiet. It may warn where no request
  * faults (it does not see that `x - x` is 0), never the other way. Underflow (EVAL-003) is not predicted: it takes
  * inputs nearer 0 than 1e-290. `%` faults as `/` does by 0 and never leaves the range; `abs`, `min` and `max` carry
- * their operands' intervals.
+ * their operands' intervals. A timestamp is its instants in milliseconds and a duration its milliseconds: an instant
+ * computed faults beyond ±8.64e15 ms (time.ts in the runtime), which only a duration of hundreds of millennia reaches.
  */
 export interface FaultWarning {
   readonly span: Span;
@@ -24,11 +25,15 @@ interface Scope {
   readonly constant: (name: string) => number | undefined;
 }
 
-/** The values a number can take: an interval, and whether 0 is left out of it (`x != 0`). */
+/**
+ * The values a number can take: an interval, and whether 0 is left out of it (`x != 0`); `time`: a timestamp's
+ * instants or a duration's milliseconds.
+ */
 interface Bounds {
   readonly lo: number;
   readonly hi: number;
   readonly nonZero: boolean;
+  readonly time?: "instant" | "duration";
 }
 
 /** What the comparisons beside an operand say of each signal. */
@@ -50,7 +55,8 @@ class Intervals {
   of(e: Expr, guards: Guards): Bounds | null {
     switch (e.kind) {
       case "literal":
-        return typeof e.value === "number" ? point(e.value) : null;
+        if (typeof e.value !== "number") return null;
+        return e.unit === undefined ? point(e.value) : { ...point(e.value), time: "duration" };
       case "ref":
         return this.ref(e.name, guards);
       case "call":
@@ -77,6 +83,7 @@ class Intervals {
     const c = this.scope.constant(name);
     if (c !== undefined) return point(c);
     const s = this.scope.signal(name);
+    if (s?.type.kind === "timestamp") return { lo: MIN_INSTANT, hi: MAX_INSTANT, nonZero: false, time: "instant" };
     if (!s || (s.type.kind !== "number" && s.type.kind !== "integer" && s.type.kind !== "decimal")) return null;
     const i = declaredInterval(s);
     const nonZero = i.lo > 0 || i.hi < 0 || (i.lo === 0 && !i.loIncl) || (i.hi === 0 && !i.hiIncl);
@@ -101,6 +108,7 @@ class Intervals {
       return null;
     }
     if (e.op === "mod") return remainder(l, r);
+    if (l.time !== undefined || r.time !== undefined) return this.time(e, l, r);
     const b = arithmetic(e.op, l, r);
     if (e.op === "div" && !Number.isFinite(b.hi)) {
       const divisor = printExpr(e.right);
@@ -121,6 +129,22 @@ class Intervals {
       return null;
     }
     return b;
+  }
+
+  /** `+` or `-` on time, exactly in whole milliseconds: an instant (one operand an instant, not subtracted) or a duration. */
+  private time(e: Extract<Expr, { kind: "binary" }>, l: Bounds, r: Bounds): Bounds | null {
+    const [li, ri] = [l.time === "instant", r.time === "instant"];
+    const instant = e.op === "add" ? li !== ri : li && !ri;
+    const b = e.op === "add" ? { lo: l.lo + r.lo, hi: l.hi + r.hi } : { lo: l.lo - r.hi, hi: l.hi - r.lo };
+    const limit = instant ? INSTANT_LIMIT : MAX_MAGNITUDE;
+    if (b.lo >= -limit && b.hi <= limit) return { ...b, nonZero: false, time: instant ? "instant" : "duration" };
+    this.warnings.push({
+      span: e.span,
+      message: instant
+        ? `\`${printExpr(e)}\` can leave the instants a date holds (±8.64e15 ms, about 275,000 years either side of 1970) and then faults (EVAL-002): use a shorter duration`
+        : `\`${printExpr(e)}\` can leave ±9007199254740991 ms and then faults (EVAL-002): use a shorter duration`,
+    });
+    return null;
   }
 
   /**

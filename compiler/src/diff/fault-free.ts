@@ -1,4 +1,4 @@
-import { MAX_MAGNITUDE, type IrExpr } from "@writ/runtime";
+import { INSTANT_LIMIT, MAX_MAGNITUDE, type IrExpr } from "@writ/runtime";
 import { NumberSet } from "../analysis/number-set.js";
 import { Rational } from "../analysis/rational.js";
 import { irOperands } from "./ir-operands.js";
@@ -8,7 +8,8 @@ import type { Variable } from "./space.js";
 /**
  * Whether computing `e` can fault for the variables' values (docs/language.md "Faults"), by exact interval
  * arithmetic over their sets' hulls: false only when every `+`, `-` and `*` stays within ±(2^53 - 1) and no `*` can
- * underflow (its operands whole, or exact decimals), and there is no `/`. An opaque atom (formula.ts) that cannot
+ * underflow (its operands whole, or exact decimals), and there is no `/`; on time, every instant stays within
+ * ±8.64e15 ms (time.ts in the runtime). An opaque atom (formula.ts) that cannot
  * fault is never a fault, which is what lets `coverage - previous_coverage < -5` be left out of fault regions.
  */
 export function canFaultOver(e: IrExpr, variableOf: (signal: string) => Variable): boolean {
@@ -20,10 +21,13 @@ interface Interval {
   readonly hi: Rational | null;
   /** Only whole numbers (or exact decimals, which never underflow). */
   readonly exact: boolean;
+  /** A timestamp's instants, in milliseconds. */
+  readonly instant?: boolean;
 }
 
 const FAULTS = "faults";
 const MAX = Rational.of(BigInt(MAX_MAGNITUDE));
+const INSTANT_MAX = Rational.of(BigInt(INSTANT_LIMIT));
 const ANY: Interval = { lo: null, hi: null, exact: false };
 
 function range(e: IrExpr, variableOf: (signal: string) => Variable): Interval | typeof FAULTS {
@@ -41,6 +45,7 @@ function range(e: IrExpr, variableOf: (signal: string) => Variable): Interval | 
       if (e.fn === "div" || e.fn === "mod") return FAULTS;
       const [l, r] = [range(e.left, variableOf), range(e.right, variableOf)];
       if (l === FAULTS || r === FAULTS) return FAULTS;
+      if (e.kind === "time") return time(e.fn, l, r);
       const exact = e.kind === "decimal" || (l.exact && r.exact);
       let out: Interval;
       if (e.fn === "add") out = { lo: sum(l.lo, r.lo), hi: sum(l.hi, r.hi), exact };
@@ -59,6 +64,20 @@ function range(e: IrExpr, variableOf: (signal: string) => Variable): Interval | 
       for (const operand of irOperands(e)) if (range(operand, variableOf) === FAULTS) return FAULTS;
       return ANY;
   }
+}
+
+/** `+` or `-` on time: an instant (one operand an instant, not subtracted) within its range, or a duration within ±MAX. */
+function time(fn: string, l: Interval, r: Interval): Interval | typeof FAULTS {
+  if (fn !== "add" && fn !== "sub") return FAULTS;
+  const [li, ri] = [l.instant === true, r.instant === true];
+  const instant = fn === "add" ? li !== ri : li && !ri;
+  const out =
+    fn === "add"
+      ? { lo: sum(l.lo, r.lo), hi: sum(l.hi, r.hi) }
+      : { lo: sum(l.lo, r.hi?.neg() ?? null), hi: sum(l.hi, r.lo?.neg() ?? null) };
+  const max = instant ? INSTANT_MAX : MAX;
+  const inside = out.lo !== null && out.hi !== null && out.lo.compare(max.neg()) >= 0 && out.hi.compare(max) <= 0;
+  return inside ? { ...out, exact: true, instant } : FAULTS;
 }
 
 function point(v: Rational, exact: boolean): Interval {
@@ -84,7 +103,12 @@ function greater(a: Rational | null, b: Rational | null, side: "lo" | "hi"): Rat
 /** The values a variable's set spans, exactly; unbounded where it is not numbers. */
 function hull(v: Variable): Interval {
   const values = v.universe.values;
-  if (!(values instanceof NumberSet) || v.kind !== "number" || values.isEmpty()) return ANY;
+  if (!(values instanceof NumberSet) || values.isEmpty()) return ANY;
+  if (v.kind === "timestamp") {
+    const [lo, hi] = [values.spans[0]!.lo, values.spans.at(-1)!.hi];
+    return { lo: Rational.fromDouble(lo), hi: Rational.fromDouble(hi), exact: true, instant: true };
+  }
+  if (v.kind !== "number") return ANY;
   const [lo, hi] = [values.spans[0]!.lo, values.spans.at(-1)!.hi];
   const exact = (n: number): Rational | null =>
     Number.isFinite(n)

@@ -100,7 +100,10 @@ class Classifier {
       const variable = this.space.variableOf(this.side, [...signals][0]!);
       const sets = leafSets(e, variable);
       if (!("unsupported" in sets)) return { kind: "leaf", variable, sets };
-      return this.opaque(e, signals, sets.unsupported);
+      // Arithmetic on time (`requested_at - 1h > T`) is a linear form of one signal, its coefficients ±1.
+      const time = irNodes(e).some((n) => n.op === "arith" && n.kind === "time");
+      const cases = time ? relationCases(e, () => variable) : null;
+      return cases !== null ? { kind: "relation", cases } : this.opaque(e, signals, sets.unsupported);
     }
     const cases = relationCases(e, (name) => this.space.variableOf(this.side, name));
     if (cases !== null) return { kind: "relation", cases };

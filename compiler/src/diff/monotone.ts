@@ -64,7 +64,8 @@ export function monotoneView(e: IrExpr, domain: NumberDomain, kind: "number" | "
       at = at.arg;
       continue;
     }
-    if (at.op !== "arith" || (at.kind === "decimal") !== (kind === "decimal")) return null;
+    // Arithmetic on time is linear (linear.ts), not a chain of steps on numbers.
+    if (at.op !== "arith" || at.kind === "time" || (at.kind === "decimal") !== (kind === "decimal")) return null;
     const [leftReads, rightReads] = [reads(at.left), reads(at.right)];
     if (leftReads === rightReads) return null;
     const c = constantNumber(leftReads ? at.right : at.left);

@@ -1,4 +1,4 @@
-import { COMPARISON_OPERATORS, MAX_MAGNITUDE, type CompareOp, type IrExpr } from "@writ/runtime";
+import { COMPARISON_OPERATORS, type CompareOp, type IrExpr } from "@writ/runtime";
 import { Rational } from "../analysis/rational.js";
 import { absentOnly, everythingLike, present } from "../analysis/signal-set.js";
 import { FALSE, all, any, type Constraint, type LinearTerm } from "./constraint-tree.js";
@@ -27,13 +27,13 @@ export function relationCases(e: IrExpr, variableOf: (signal: string) => Variabl
   const comparison = linearComparison(e, types);
   if (comparison === null) return null;
   const compared = inUnits(comparison.form, variableOf);
-  const steps = comparison.intermediates.map((f) => inUnits(f, variableOf));
+  const steps = comparison.intermediates.map((f) => inUnits(f.form, variableOf));
   if (compared === null || compared.terms.length === 0 || steps.some((s) => s === null)) return null;
   // Every signal read, also one whose terms cancel (`x + y - y`): absent, it makes the comparison unknown.
   const variables = [...new Set([compared, ...steps].flatMap((f) => f!.terms.map((t) => t.variable)))];
-  const max = Rational.of(BigInt(MAX_MAGNITUDE));
-  const inRange = steps.map((s) => all([linear(s!, "le", max), linear(s!, "ge", max.neg())]));
-  const outOfRange = steps.map((s) => any([linear(s!, "gt", max), linear(s!, "lt", max.neg())]));
+  const bounds = comparison.intermediates;
+  const inRange = steps.map((s, i) => all([linear(s!, "le", bounds[i]!.max), linear(s!, "ge", bounds[i]!.min)]));
+  const outOfRange = steps.map((s, i) => any([linear(s!, "gt", bounds[i]!.max), linear(s!, "lt", bounds[i]!.min)]));
   const absent = (vs: readonly Variable[]): Constraint =>
     any(vs.map((v) => ({ kind: "states", variable: v, allowed: absentOnly(v.universe.values) })));
   const allPresent = all(variables.map(presentIn));

@@ -1,4 +1,4 @@
-import type { IrSignal, Scalar } from "@writ/runtime";
+import { MAX_INSTANT, MIN_INSTANT, instantText as runtimeInstantText, type IrSignal, type Scalar } from "@writ/runtime";
 import { ChoiceSet } from "../analysis/choice-set.js";
 import { Language } from "../analysis/language.js";
 import { NumberSet, nextDown, nextUp } from "../analysis/number-set.js";
@@ -53,9 +53,6 @@ export interface SignalDomain {
 export const MAX_NUMBER = Number.MAX_SAFE_INTEGER;
 /** Decimals of up to 15 significant digits each have a double of their own: units below this are all accepted. */
 const DISTINCT_UNITS = 1e15;
-/** The instants an RFC 3339 timestamp with a four-digit year can name, offsets included, in milliseconds. */
-export const MIN_INSTANT = Date.parse("0000-01-01T00:00:00+23:59");
-export const MAX_INSTANT = Date.parse("9999-12-31T23:59:59.999-23:59");
 
 export function signalDomain(name: string, signal: IrSignal, property: SchemaProperty, required: boolean): SignalDomain {
   const head = `${name}${required ? "" : "?"}: `;
@@ -226,13 +223,9 @@ export function witnessValue(kind: DomainKind, s: SignalSet, numbers: NumberDoma
   return kind === "timestamp" ? instantText(n) : valueOfUnits(numbers, n);
 }
 
-const Z_MIN = Date.parse("0000-01-01T00:00:00Z");
-const Z_MAX = Date.parse("9999-12-31T23:59:59.999Z");
-const EDGE_OFFSET_MS = (23 * 60 + 59) * 60_000;
-
-/** An instant (ms) as an RFC 3339 timestamp the schema accepts: UTC, or with an offset when UTC needs a fifth digit. */
+/** An instant (ms) of a timestamp signal's domain as an RFC 3339 timestamp the schema accepts (time.ts in the runtime). */
 export function instantText(ms: number): string {
-  const [local, suffix] = ms < Z_MIN ? [ms + EDGE_OFFSET_MS, "+23:59"] : ms > Z_MAX ? [ms - EDGE_OFFSET_MS, "-23:59"] : [ms, "Z"];
-  const iso = new Date(local).toISOString();
-  return `${iso.slice(0, ms % 1000 === 0 ? 19 : 23)}${suffix}`;
+  const text = ms >= MIN_INSTANT && ms <= MAX_INSTANT ? runtimeInstantText(ms) : null;
+  if (text === null) throw new Error(`instant ${ms} is outside the timestamps' domain`);
+  return text;
 }

@@ -50,7 +50,7 @@ function describeRule(ast: PolicyAst, r: RuleDecl): string[] {
 
 /** A constant's type as the type-check phase names it: `integer`, `string`, `list of string`, ... */
 function constantType(ast: PolicyAst, c: ConstDecl): string {
-  if (c.value.kind === "scalar") return scalarTypeName(c.value.value);
+  if (c.value.kind === "scalar") return scalarTypeName(c.value.value, c.value.unit);
   const names = new Set(c.value.items.map((i) => itemTypeName(ast, i)));
   if (names.size === 0) return "empty list";
   if (names.has("number")) names.delete("integer");
@@ -58,12 +58,14 @@ function constantType(ast: PolicyAst, c: ConstDecl): string {
 }
 
 function itemTypeName(ast: PolicyAst, item: ListItem): string {
-  if (item.kind === "scalar") return scalarTypeName(item.value);
+  if (item.kind === "scalar") return scalarTypeName(item.value, item.unit);
   const target = ast.consts.find((c) => c.name.name === item.name);
-  return target?.value.kind === "scalar" ? scalarTypeName(target.value.value) : "invalid";
+  return target?.value.kind === "scalar" ? scalarTypeName(target.value.value, target.value.unit) : "invalid";
 }
 
-function scalarTypeName(v: string | number | boolean): string {
+/** A scalar's type name: a duration (`unit`) is one, whatever its milliseconds. */
+function scalarTypeName(v: string | number | boolean, unit?: string): string {
+  if (unit !== undefined) return "duration";
   if (typeof v === "number") return Number.isInteger(v) ? "integer" : "number";
   return typeof v;
 }

@@ -83,7 +83,7 @@ function exprView(e: ExplainedExpr): ExprView {
 
 /** A leaf whose text is its value's: a literal. Signals and `present(...)` are leaves too, but their text is a name. */
 function isLiteral(e: ExplainedExpr): boolean {
-  return e.value !== null && e.expr === scalarText(e.value);
+  return e.value !== null && (e.expr === scalarText(e.value) || e.expr === e.exact);
 }
 
 function valueText(e: ExplainedExpr): string {

@@ -15,7 +15,12 @@ export interface HighlightSpan {
   readonly kind: HighlightKind;
 }
 
-const LITERALS: Readonly<Record<string, HighlightKind>> = { StringLiteral: "string", RegexLiteral: "regex", NumberLiteral: "number" };
+const LITERALS: Readonly<Record<string, HighlightKind>> = {
+  StringLiteral: "string",
+  RegexLiteral: "regex",
+  NumberLiteral: "number",
+  DurationLiteral: "number",
+};
 
 /**
  * The highlighting of a policy text, from the compiler's own lexer and lexicon (the roles the VS Code grammar is

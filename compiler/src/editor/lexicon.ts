@@ -123,6 +123,7 @@ const NOT_OPERATORS = new Set([
   "RegexLiteral",
   "UnterminatedRegex",
   "NumberLiteral",
+  "DurationLiteral",
   "Identifier",
 ]);
 

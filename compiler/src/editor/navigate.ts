@@ -1,4 +1,5 @@
 import type { IToken } from "chevrotain";
+import { DURATION_UNITS, type DurationUnit } from "@writ/runtime";
 import { KEYWORDS } from "../syntax/tokens.js";
 import { tokenEnd, type SourceCheck } from "./check.js";
 import { describeDeclaration } from "./describe.js";
@@ -31,6 +32,9 @@ export function hoverAt(check: SourceCheck, offset: number): HoverInfo | null {
   }
   const token = tokenAt(check.tokens, offset);
   if (!token) return null;
+  if (token.tokenType.name === "DurationLiteral") {
+    return { range: { start: token.startOffset, end: tokenEnd(token) }, markdown: durationDoc(token.image) };
+  }
   const keyword = keywordOf(token.tokenType);
   const text = tokenText(token.tokenType);
   const doc = keyword ? KEYWORD_INFO[keyword].doc : text !== null ? OPERATOR_INFO[text]?.doc : undefined;
@@ -103,4 +107,11 @@ function refuseName(check: SourceCheck, kind: SymbolKind, oldName: string, newNa
 /** The token under `offset`, or the one ending just before it (a cursor right after a word is on it). */
 export function tokenAt(tokens: readonly IToken[], offset: number): IToken | undefined {
   return tokens.find((t) => t.startOffset <= offset && offset < tokenEnd(t)) ?? tokens.find((t) => tokenEnd(t) === offset);
+}
+
+/** A duration literal's help: its fixed length in milliseconds, and what it adds to and compares with. */
+function durationDoc(text: string): string {
+  const unit = /(ms|[smhd])$/.exec(text)![1] as DurationUnit;
+  const ms = Number(text.slice(0, -unit.length)) * DURATION_UNITS[unit];
+  return `duration \`${text}\`: ${ms.toLocaleString("en-US")} ms (fixed lengths: \`d\` is 86,400,000 ms). Added to or subtracted from a timestamp it gives a timestamp (\`opened_at + ${text}\`); it compares with durations (\`b - a > ${text}\`).`;
 }

@@ -17,7 +17,7 @@ import type {
   StringConstraint,
   StringLit,
 } from "../syntax/ast.js";
-import { carriesExactly, MAX_DECLARED_PLACES, placesOf } from "@writ/runtime";
+import { carriesExactly, DURATION_UNITS, MAX_DECLARED_PLACES, placesOf, type DurationUnit } from "@writ/runtime";
 import { infixAt, prefixAt, type InfixLevel, type PrefixLevel } from "../syntax/operators.js";
 import { operatorAt } from "../syntax/tokens.js";
 import type { Span } from "../diagnostics/source.js";
@@ -250,7 +250,8 @@ class AstBuilder {
   }
 
   /** A scalar literal's value, and a number's text. */
-  private scalar(n: CstNode): { value: string | number | boolean; text?: string } {
+  private scalar(n: CstNode): { value: string | number | boolean; text?: string; unit?: DurationUnit } {
+    if (has(n, "DurationLiteral")) return this.duration(token(n, "DurationLiteral"));
     if (has(n, "signedNumber")) {
       const { value, text } = this.signedNumber(node(n, "signedNumber"));
       return { value, text };
@@ -361,6 +362,7 @@ class AstBuilder {
       const { value, text } = this.number(token(n, "NumberLiteral"));
       return { kind: "literal", value, text, span };
     }
+    if (has(n, "DurationLiteral")) return { kind: "literal", ...this.duration(token(n, "DurationLiteral")), span };
     if (has(n, "StringLiteral")) return { kind: "literal", value: this.string(token(n, "StringLiteral")).value, span };
     if (has(n, "True")) return { kind: "literal", value: true, span };
     if (has(n, "False")) return { kind: "literal", value: false, span };
@@ -369,6 +371,18 @@ class AstBuilder {
     const name = this.ident(token(n, "Identifier"));
     if (has(n, "LParen")) return { kind: "call", fn: name, args: nodes(n, "argument").map((a) => this.expression(a)), span };
     return { kind: "ref", name: name.name, span };
+  }
+
+  /** A duration literal: its milliseconds (NaN, reported, past the exact integers), its text and its unit. */
+  private duration(t: IToken): { value: number; text: string; unit: DurationUnit } {
+    const text = t.image;
+    const unit = /(ms|[smhd])$/.exec(text)![1] as DurationUnit;
+    const value = Number(text.slice(0, -unit.length)) * DURATION_UNITS[unit];
+    if (!Number.isSafeInteger(value)) {
+      this.ctx.sink.report("E302", this.tokenSpan(t), `duration \`${text}\` is beyond ±9007199254740991 milliseconds`);
+      return { value: NaN, text, unit };
+    }
+    return { value, text, unit };
   }
 
   private signedNumber(n: CstNode): NumberLit {

@@ -14,6 +14,7 @@ import {
   isStringOp,
   prepareExpression,
   type ArithOp,
+  type DurationUnit,
   type IrExpr,
   type IrRule,
   type IrSignal,
@@ -123,10 +124,10 @@ class Lowering {
   expr(e: Expr): IrExpr {
     switch (e.kind) {
       case "literal":
-        return lit(e.value);
+        return lit(e.value, e.unit);
       case "ref": {
         const c = this.symbols.consts.get(e.name);
-        if (c && c.value.kind === "scalar") return lit(c.value.value);
+        if (c && c.value.kind === "scalar") return lit(c.value.value, c.value.unit);
         return { op: "signal", name: e.name };
       }
       case "call": {
@@ -191,6 +192,9 @@ class Lowering {
       return { op: "cmp", cmp: op, kind, left, right };
     }
     if (isStringOp(op)) return { op: "str", fn: op, left, right };
+    // On time, never folded: a duration keeps the unit it was written in.
+    const t = this.typing.types.get(e)?.t;
+    if (t === "timestamp" || t === "duration") return { op: "arith", fn: op, kind: "time", left, right };
     return arithmetic(op, left, right, this.isDecimal(e));
   }
 
@@ -212,8 +216,8 @@ class Lowering {
   }
 }
 
-function lit(value: Scalar): IrExpr {
-  return { op: "lit", value };
+function lit(value: Scalar, unit?: DurationUnit): IrExpr {
+  return unit === undefined ? { op: "lit", value } : { op: "lit", value, unit };
 }
 
 /** A unary operator or built-in function; applied to a literal, folded when the result is a finite value. */

@@ -70,5 +70,7 @@ function withinLimits(ctx: PhaseContext, tokens: readonly IToken[]): boolean {
 /** A `-` is unary where an operand may start: after an operator, `(`, `,`, `when` or nothing. */
 function isOperandStart(prev: IToken | undefined): boolean {
   if (!prev) return true;
-  return !["NumberLiteral", "StringLiteral", "Identifier", "RParen", "True", "False", "RBracket"].includes(prev.tokenType.name);
+  return !["NumberLiteral", "DurationLiteral", "StringLiteral", "Identifier", "RParen", "True", "False", "RBracket"].includes(
+    prev.tokenType.name,
+  );
 }

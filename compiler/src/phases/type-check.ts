@@ -27,6 +27,7 @@ export type Type =
   | { readonly t: "string"; readonly enumOf?: { readonly name: string; readonly values: readonly string[] } }
   | { readonly t: "boolean" }
   | { readonly t: "timestamp" }
+  | { readonly t: "duration" }
   | { readonly t: "semver" }
   | { readonly t: "ip" }
   | { readonly t: "list"; readonly elem: Type | null }
@@ -45,6 +46,8 @@ const DECIMAL: Type = { t: "number", integer: false, exact: "decimal" };
 const FLEXIBLE_NUMBER: Type = { t: "number", integer: false, exact: "flexible" };
 const STRING: Type = { t: "string" };
 const BOOLEAN: Type = { t: "boolean" };
+const TIMESTAMP: Type = { t: "timestamp" };
+const DURATION: Type = { t: "duration" };
 const ERROR: Type = { t: "error" };
 const ARGUMENTS = ["no arguments", "one argument", "two arguments", "three arguments"];
 
@@ -96,7 +99,9 @@ export function describeType(t: Type): string {
   }
 }
 
-function scalarType(v: ScalarValue): Type {
+/** A literal's type: a duration when it has a unit (`30d`). */
+function scalarType(v: ScalarValue, unit?: string): Type {
+  if (unit !== undefined) return DURATION;
   if (typeof v === "number") return Number.isInteger(v) ? INTEGER : FLEXIBLE_NUMBER;
   return typeof v === "string" ? STRING : BOOLEAN;
 }
@@ -127,7 +132,7 @@ class Checker {
   }
 
   private constType(c: ConstDecl): Type {
-    if (c.value.kind === "scalar") return scalarType(c.value.value);
+    if (c.value.kind === "scalar") return scalarType(c.value.value, c.value.unit);
     return { t: "list", elem: this.listElem(c.value.items) };
   }
 
@@ -135,7 +140,7 @@ class Checker {
   private listElem(items: readonly ListItem[]): Type | null {
     let elem: Type | null = null;
     for (const item of items) {
-      const t = item.kind === "scalar" ? scalarType(item.value) : this.itemRef(item.name, item.span);
+      const t = item.kind === "scalar" ? scalarType(item.value, item.unit) : this.itemRef(item.name, item.span);
       if (t.t === "error") return ERROR;
       if (elem === null) elem = t;
       else if (elem.t !== t.t) {
@@ -158,7 +163,7 @@ class Checker {
       this.ctx.sink.report("E508", span, `constant \`${name}\` is a list and cannot be an item of another list`);
       return ERROR;
     }
-    return scalarType(decl.value.value);
+    return scalarType(decl.value.value, decl.value.unit);
   }
 
   private expr(e: Expr): Type {
@@ -170,7 +175,7 @@ class Checker {
   private infer(e: Expr): Type {
     switch (e.kind) {
       case "literal":
-        return scalarType(e.value);
+        return scalarType(e.value, e.unit);
       case "ref": {
         const signal = this.symbols.signals.get(e.name);
         if (signal) return signalType(signal);
@@ -182,6 +187,10 @@ class Checker {
       case "binary": {
         const typing = OPERATORS[e.op].typing;
         if (typing === "equality" || typing === "ordering") return this.compare(e, e.left, e.right, typing);
+        if (e.op === "add" || e.op === "sub") {
+          const time = this.time(e.op, e.left, e.right, e.span);
+          if (time !== null) return time;
+        }
         const t = this.signature([e.left, e.right], typing, labelOf(e.op));
         return t.t === "number" && isArithOp(e.op) ? this.arithmetic(e.op, [e.left, e.right], e.span, t) : t;
       }
@@ -238,6 +247,33 @@ class Checker {
     this.settle(left);
     this.settle(right);
     return DECIMAL;
+  }
+
+  /**
+   * `+` and `-` once an operand is a timestamp or a duration (null otherwise, for the checks of numbers):
+   * `timestamp ± duration` and `duration + timestamp` are timestamps, `timestamp - timestamp` and `duration ±
+   * duration` durations; anything else beside time is E503, with the form that is meant.
+   */
+  private time(op: "add" | "sub", left: Expr, right: Expr, span: Span): Type | null {
+    const [l, r] = [this.expr(left), this.expr(right)];
+    const isTime = (t: Type): boolean => t.t === "timestamp" || t.t === "duration";
+    if (!isTime(l) && !isTime(r)) return null;
+    if (l.t === "error" || r.t === "error") return ERROR;
+    const symbol = op === "add" ? "+" : "-";
+    if (l.t === "duration" && r.t === "duration") return DURATION;
+    if (l.t === "timestamp" && r.t === "duration") return TIMESTAMP;
+    if (op === "add" && l.t === "duration" && r.t === "timestamp") return TIMESTAMP;
+    if (op === "sub" && l.t === "timestamp" && r.t === "timestamp") return DURATION;
+    const fix =
+      l.t === "timestamp" && r.t === "timestamp"
+        ? "timestamps are not added: add a duration to one (`opened_at + 30d`), or subtract them for the time between (`b - a`)"
+        : l.t === "duration" && r.t === "timestamp"
+          ? `write the timestamp first: \`${printExpr(right)} - ${printExpr(left)}\` is the instant before it`
+          : l.t === "string" || r.t === "string"
+            ? 'a timestamp literal is not computed with: write the instant it means (`"2026-03-31T00:00:00Z"`)'
+            : "write the number with a unit of time: `500ms`, `30s`, `15m`, `12h`, `30d`";
+    this.ctx.sink.report("E503", span, `\`${symbol}\` is not defined on ${describeType(l)} and ${describeType(r)}`, [fix]);
+    return ERROR;
   }
 
   private range(e: Extract<Expr, { kind: "range" }>): Type {
@@ -432,8 +468,12 @@ class Checker {
       }
       return "decimal";
     }
-    if (mode === "ordering" && a.t !== "number") {
-      this.ctx.sink.report("E503", span, `\`<\`, \`<=\`, \`>\` and \`>=\` compare numbers and timestamps, not ${describeType(a)} values`);
+    if (mode === "ordering" && a.t !== "number" && a.t !== "duration") {
+      this.ctx.sink.report(
+        "E503",
+        span,
+        `\`<\`, \`<=\`, \`>\` and \`>=\` compare numbers, durations and timestamps, not ${describeType(a)} values`,
+      );
       return null;
     }
     if (a.t === "string" && b.t === "string") {
@@ -457,12 +497,15 @@ class Checker {
   }
 
   private mismatch(a: Type, b: Type, span: Span): null {
-    this.ctx.sink.report("E502", span, `cannot compare ${describeType(a)} with ${describeType(b)}`);
+    const duration = (a.t === "duration" && b.t === "number") || (a.t === "number" && b.t === "duration");
+    const fix = duration ? ["write the number with a unit of time: `500ms`, `30s`, `15m`, `12h`, `30d`"] : undefined;
+    this.ctx.sink.report("E502", span, `cannot compare ${describeType(a)} with ${describeType(b)}`, fix);
     return null;
   }
 
   private expect(e: Expr, want: OperandType, what: string): boolean {
-    const t = this.expr(e);
+    // An operand `time` has already typed is not typed (and reported) twice.
+    const t = this.types.get(e) ?? this.expr(e);
     if (t.t === "error") return false;
     if (t.t !== want) {
       this.ctx.sink.report("E503", e.span, `${what} needs a ${want}, found ${describeType(t)}`);
@@ -489,7 +532,9 @@ function numeric(types: readonly Type[], integer: boolean): Type {
   return integer ? INTEGER : FLEXIBLE_NUMBER;
 }
 
+/** Durations compare as their milliseconds: numbers. */
 function kindOf(t: Type): CompareKind | null {
+  if (t.t === "duration") return "number";
   return t.t === "number" || t.t === "string" || t.t === "boolean" || t.t === "timestamp" || t.t === "semver" || t.t === "ip" ? t.t : null;
 }
 

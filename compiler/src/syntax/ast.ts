@@ -1,4 +1,4 @@
-import type { InfixOp, LogicalOp, PrefixOp, Verdict } from "@writ/runtime";
+import type { DurationUnit, InfixOp, LogicalOp, PrefixOp, Verdict } from "@writ/runtime";
 import type { Span } from "../diagnostics/source.js";
 
 /** The typed tree the build-ast phase produces. Every node has a span; literal values are decoded. */
@@ -50,14 +50,14 @@ export interface SignalDecl {
 
 export type ScalarValue = string | number | boolean;
 
-/** A number literal keeps its text (NumberLit); other scalars have none. */
+/** A number literal keeps its text (NumberLit); other scalars have none. A duration (`unit`) is its milliseconds. */
 export type ConstValue =
-  | { readonly kind: "scalar"; readonly value: ScalarValue; readonly text?: string; readonly span: Span }
+  | { readonly kind: "scalar"; readonly value: ScalarValue; readonly text?: string; readonly unit?: DurationUnit; readonly span: Span }
   | { readonly kind: "list"; readonly items: readonly ListItem[]; readonly span: Span };
 
 /** A list item is a literal or the name of a scalar constant. */
 export type ListItem =
-  | { readonly kind: "scalar"; readonly value: ScalarValue; readonly text?: string; readonly span: Span }
+  | { readonly kind: "scalar"; readonly value: ScalarValue; readonly text?: string; readonly unit?: DurationUnit; readonly span: Span }
   | { readonly kind: "ref"; readonly name: string; readonly span: Span };
 
 export interface ConstDecl {
@@ -94,7 +94,7 @@ export type Expr =
   | { readonly kind: "matches"; readonly value: Expr; readonly regex: RegexLit; readonly span: Span }
   | { readonly kind: "call"; readonly fn: Ident; readonly args: readonly Expr[]; readonly span: Span }
   | { readonly kind: "ref"; readonly name: string; readonly span: Span }
-  | { readonly kind: "literal"; readonly value: ScalarValue; readonly text?: string; readonly span: Span };
+  | { readonly kind: "literal"; readonly value: ScalarValue; readonly text?: string; readonly unit?: DurationUnit; readonly span: Span };
 
 /** The operands of an expression, in source order (a list after `in` is not an expression, so not among them). */
 export function operandsOf(e: Expr): readonly Expr[] {

@@ -23,6 +23,8 @@ export function tokenLabel(t: TokenType): string {
       return "a string";
     case "NumberLiteral":
       return "a number";
+    case "DurationLiteral":
+      return "a duration";
     case "RegexLiteral":
       return "a regular expression `/.../`";
   }
@@ -220,6 +222,7 @@ class WritParser extends CstParser {
   scalarLiteral = this.RULE("scalarLiteral", () => {
     this.OR([
       { ALT: () => this.SUBRULE(this.signedNumber) },
+      { ALT: () => this.CONSUME(T.DurationLiteral) },
       { ALT: () => this.CONSUME(T.StringLiteral) },
       { ALT: () => this.CONSUME(T.True) },
       { ALT: () => this.CONSUME(T.False) },
@@ -382,6 +385,7 @@ class WritParser extends CstParser {
   primary = this.RULE("primary", () => {
     this.OR([
       { ALT: () => this.CONSUME(T.NumberLiteral) },
+      { ALT: () => this.CONSUME(T.DurationLiteral) },
       { ALT: () => this.CONSUME(T.StringLiteral) },
       { ALT: () => this.CONSUME(T.True) },
       { ALT: () => this.CONSUME(T.False) },

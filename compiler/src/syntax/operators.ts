@@ -106,7 +106,7 @@ const BOOLEANS: Signature = { operands: "boolean", result: "boolean" };
 const STRING_TEST: Signature = { operands: "string", result: "boolean" };
 const NUMERIC: Signature = { operands: "number", result: "numeric" };
 const EQUALITY_OPERANDS = "two values of one type (E502), see below";
-const ORDERING_OPERANDS = "two numbers, two timestamps or two versions (E502 if mixed; E503 for strings, enums, booleans)";
+const ORDERING_OPERANDS = "two numbers, two durations, two timestamps or two versions (E502 if mixed; E503 for strings, enums, booleans)";
 
 /**
  * Every operator, keyed by its runtime name. The order is the order of the grammar's alternatives at each level
@@ -208,8 +208,8 @@ export const OPERATORS: { readonly [K in IrOperatorName]: SyntaxOf<K> } = {
     typing: NUMERIC,
     doc: {
       written: "`a + b`",
-      operands: "two numbers (E503); a decimal with a number is E510",
-      result: "decimal if one is, integer if both are, else number",
+      operands: "two numbers (E503); a decimal with a number is E510; a timestamp and a duration, or two durations",
+      result: "decimal if one is, integer if both are, else number; a timestamp beside a duration, else a duration",
       example: "`daily_total + amount > DAILY_LIMIT`",
     },
   },
@@ -218,8 +218,8 @@ export const OPERATORS: { readonly [K in IrOperatorName]: SyntaxOf<K> } = {
     typing: NUMERIC,
     doc: {
       written: "`a - b`",
-      operands: "two numbers (E503); a decimal with a number is E510",
-      result: "decimal if one is, integer if both are, else number",
+      operands: "two numbers (E503); a decimal with a number is E510; a timestamp and a duration, two timestamps, two durations",
+      result: "decimal if one is, integer if both are, else number; `timestamp - duration` a timestamp, else a duration",
       example: "`balance - amount < 0`",
     },
   },

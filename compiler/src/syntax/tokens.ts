@@ -90,6 +90,8 @@ export const Comment = createToken({ name: "Comment", pattern: /#[^\r\n]*/, grou
 /** Escapes are checked when the AST is built, so a bad escape gets its own precise diagnostic. */
 export const StringLiteral = createToken({ name: "StringLiteral", pattern: /"(?:[^"\\\r\n]|\\[^\r\n])*"/ });
 export const UnterminatedString = createToken({ name: "UnterminatedString", pattern: /"(?:[^"\\\r\n]|\\[^\r\n])*\\?/ });
+/** A duration: a whole number and a unit of fixed length (`500ms`, `30s`, `15m`, `12h`, `30d`; time.ts in the runtime). */
+export const DurationLiteral = createToken({ name: "DurationLiteral", pattern: /\d+(?:ms|[smhd])(?![\w.])/ });
 export const NumberLiteral = createToken({ name: "NumberLiteral", pattern: /\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/ });
 
 /**
@@ -210,6 +212,7 @@ export const allTokens: TokenType[] = [
   UnterminatedString,
   RegexLiteral,
   UnterminatedRegex,
+  DurationLiteral,
   NumberLiteral,
   ...keywordTokens.values(),
   Identifier,

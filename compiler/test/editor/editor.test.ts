@@ -114,3 +114,28 @@ describe("completion in context", () => {
     expect(labels(text)).toBe("");
   });
 });
+
+describe("durations in the editor", () => {
+  const text = [
+    'policy "d" version "1.0.0"',
+    'governs "a"',
+    "signals {",
+    "  requested_at: timestamp",
+    "  opened_at: timestamp",
+    "}",
+    "const GRACE = 15m",
+    'rule new_account when requested_at < opened_at + 30d + GRACE escalate "new"',
+    'otherwise approve "ok"',
+    "",
+  ].join("\n");
+  const check = checkSource("d.writ", text);
+
+  it("a duration literal's hover gives its milliseconds", () => {
+    expect(check.diagnostics).toEqual([]);
+    expect(hoverAt(check, text.indexOf("30d") + 1)!.markdown).toContain("duration `30d`: 2,592,000,000 ms");
+  });
+
+  it("a duration constant's hover names its type", () => {
+    expect(hoverAt(check, text.lastIndexOf("GRACE") + 1)!.markdown).toContain("constant: duration");
+  });
+});

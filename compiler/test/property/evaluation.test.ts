@@ -45,6 +45,12 @@ const UNKNOWN = Symbol("unknown");
 class Fault {
   constructor(readonly code: "EVAL-001" | "EVAL-002" | "EVAL-003") {}
 }
+/** An instant computed by arithmetic on time, in milliseconds (the runtime writes it as RFC 3339 text). */
+class Instant {
+  constructor(readonly ms: number) {}
+}
+/** Instants ECMAScript's dates hold: a timestamp computed beyond is a fault (EVAL-002). */
+const INSTANT_LIMIT = 8.64e15;
 /** An exact number: numerator over a positive denominator, reduced. */
 class Rational {
   constructor(
@@ -79,7 +85,7 @@ class Rational {
     return this.n <= max * this.d && this.n >= -max * this.d;
   }
 }
-type Value = ScalarValue | Rational | Fault | typeof UNKNOWN;
+type Value = ScalarValue | Rational | Instant | Fault | typeof UNKNOWN;
 type Signals = Record<string, unknown>;
 
 /** A decision, its fault reduced to what the reference can name: the code and the rule. */
@@ -113,7 +119,21 @@ class Reference {
   }
 
   private isTimestamp(e: Expr): boolean {
-    return this.is(e, "timestamp");
+    return this.timeOf(e) === "instant";
+  }
+
+  /** Whether `e` is an instant or a duration (a timestamp signal, a duration literal or constant, `+ -` of them). */
+  private timeOf(e: Expr): "instant" | "duration" | null {
+    if (e.kind === "literal") return e.unit !== undefined ? "duration" : null;
+    if (e.kind === "ref") {
+      const c = this.consts.get(e.name);
+      if (c?.value.kind === "scalar") return c.value.unit !== undefined ? "duration" : null;
+      return this.is(e, "timestamp") ? "instant" : null;
+    }
+    if (e.kind !== "binary" || (e.op !== "add" && e.op !== "sub")) return null;
+    const [l, r] = [this.timeOf(e.left), this.timeOf(e.right)];
+    if (l === null && r === null) return null;
+    return (l === "instant") !== (r === "instant") ? "instant" : "duration";
   }
 
   private is(e: Expr, kind: "timestamp" | "semver" | "ip"): boolean {
@@ -146,7 +166,8 @@ class Reference {
     return c.value.value;
   }
 
-  private instant(v: ScalarValue): number | typeof UNKNOWN {
+  private instant(v: ScalarValue | Instant): number | typeof UNKNOWN {
+    if (v instanceof Instant) return v.ms;
     if (typeof v !== "string") throw new Error("timestamp comparison of a non-string");
     const ms = Date.parse(v);
     return Number.isNaN(ms) ? UNKNOWN : ms;
@@ -297,6 +318,15 @@ class Reference {
     if (l instanceof Fault) return l;
     if (r instanceof Fault) return r;
     if (l === UNKNOWN || r === UNKNOWN) return UNKNOWN;
+    const time = arithmetic ? this.timeOf(e) : null;
+    if (time !== null) {
+      // Whole milliseconds: an instant's (Date.parse of its text), a duration's (its literal's value).
+      const [a, b] = [l, r].map((v) => (typeof v === "number" ? v : this.instant(v as ScalarValue | Instant)));
+      if (a === UNKNOWN || b === UNKNOWN) return UNKNOWN;
+      const v = e.op === "add" ? a! + b! : a! - b!;
+      if (time === "instant") return Math.abs(v) <= INSTANT_LIMIT ? new Instant(v) : new Fault("EVAL-002");
+      return Number.isSafeInteger(v) ? v : new Fault("EVAL-002");
+    }
     switch (e.op) {
       case "starts_with":
       case "ends_with":

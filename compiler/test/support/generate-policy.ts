@@ -225,6 +225,12 @@ const signedNumberText = (value: number): string => (value < 0 || Object.is(valu
 // ---------------------------------------------------------------------------------------------------------
 // Timestamps
 
+/** A duration literal: mostly short, sometimes long enough that an instant computed with it leaves ECMAScript's dates. */
+export const durationArb: fc.Arbitrary<string> = fc.oneof(
+  { weight: 6, arbitrary: fc.tuple(fc.nat({ max: 100_000 }), fc.constantFrom("ms", "s", "m", "h", "d")).map(([n, u]) => `${n}${u}`) },
+  { weight: 1, arbitrary: fc.integer({ min: 90_000_000, max: 104_249_991 }).map((n) => `${n}d`) },
+);
+
 /** An RFC 3339 timestamp with a mandatory offset, any fraction length, `Z` or `±hh:mm`. Always Date.parse-able. */
 export const timestampArb: fc.Arbitrary<string> = fc
   .record({
@@ -1088,6 +1094,15 @@ class Exprs {
         : timestampArb.chain(stringLit);
     return weighted(
       [6, fc.tuple(ts, cmp, other, fc.boolean()).map(([a, op, b, swap]) => (swap ? `${b} ${flip(op)} ${a}` : `${a} ${op} ${b}`))],
+      // Arithmetic on time: `a < b + 30d`, `a - 1h >= "..."`, `a - b > 12h` (durations compare as durations).
+      [2, fc.tuple(ts, cmp, ts, fc.constantFrom("+", "-"), durationArb).map(([a, op, b, sign, d]) => `${a} ${op} ${b} ${sign} ${d}`)],
+      [
+        1,
+        fc
+          .tuple(ts, fc.constantFrom("+", "-"), durationArb, cmp, timestampArb.chain(stringLit))
+          .map(([a, sign, d, op, t]) => `${a} ${sign} ${d} ${op} ${t}`),
+      ],
+      [2, fc.tuple(ts, ts, cmp, durationArb, durationArb).map(([a, b, op, d, e]) => `${a} - ${b} ${op} ${d} - ${e}`)],
       [
         2,
         fc

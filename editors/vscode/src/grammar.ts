@@ -105,7 +105,8 @@ export function writGrammar(): Record<string, unknown> {
       },
       "builtin-call": { match: `${words(Object.keys(BUILTIN_INFO))}(?=\\s*\\()`, name: SCOPES.builtin },
       keywords: { patterns: roles.map((role) => ({ name: KEYWORD_SCOPE[role], match: words(keywordsOf(role)) })) },
-      number: { name: SCOPES.number, match: "\\b\\d+(?:\\.\\d+)?(?:[eE][+-]?\\d+)?\\b" },
+      // A duration (`30d`, `500ms`) is a number with its unit.
+      number: { name: SCOPES.number, match: "\\b\\d+(?:(?:ms|[smhd])|(?:\\.\\d+)?(?:[eE][+-]?\\d+)?)\\b" },
       operators: { match: operatorPattern, captures: operatorCaptures },
       // Constants are UPPER_CASE by convention (docs/language.md); other names in conditions are signals.
       names: {

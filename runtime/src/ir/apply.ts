@@ -14,6 +14,7 @@ import {
   type LogicalOp,
   type UnaryOp,
 } from "./operators.js";
+import { instantText } from "./time.js";
 import type { IrNode } from "./types.js";
 import { COMPARISON_DOMAINS, isScalar, UNKNOWN, type Value } from "./values.js";
 
@@ -127,6 +128,30 @@ export function arithmetic(node: IrNode<"arith">, left: Operand, right: Operand)
     const fault = faultOf(a, b, r);
     if (fault !== null) throw new EvaluationFaultSignal(fault, node);
     return r;
+  };
+}
+
+/**
+ * On time (time.ts): a timestamp (a string) is its instant, a duration (a number) its milliseconds. A timestamp and a
+ * duration give a timestamp, two timestamps (`-`) or two durations a duration; an instant outside what RFC 3339
+ * writes, or a duration beyond ±(2^53 - 1) ms, is a fault (EVAL-002). Unknown unless the operands are time values.
+ */
+export function timeArithmetic(node: IrNode<"arith">, left: Operand, right: Operand): Operand {
+  const operator: ArithmeticOperator = declared(ARITHMETIC_OPERATORS, node.fn, "IR operator");
+  const { time } = operator;
+  if (time === undefined) throw new IrUnsupportedError(`\`${operator.symbol}\` is not defined on timestamps and durations`);
+  const instant = COMPARISON_DOMAINS.timestamp;
+  return (s) => {
+    const a = left(s);
+    const b = right(s);
+    const x = typeof a === "string" ? instant(a) : a;
+    const y = typeof b === "string" ? instant(b) : b;
+    if (typeof x !== "number" || typeof y !== "number") return UNKNOWN;
+    const r = time(x, y);
+    // A timestamp and a duration: an instant; two of a kind: a duration.
+    const text = typeof a === "string" && typeof b === "string" ? r : typeof a === "string" || typeof b === "string" ? instantText(r) : r;
+    if (text === null || (typeof text === "number" && !Number.isSafeInteger(text))) throw new EvaluationFaultSignal("EVAL-002", node);
+    return text;
   };
 }
 

@@ -14,6 +14,7 @@ import {
   range,
   signal,
   stringTest,
+  timeArithmetic,
   unary,
   type DecimalOperand,
   type Operand,
@@ -117,6 +118,7 @@ class Compiler {
         return stringTest(expr, this.compile(expr.left), this.compile(expr.right));
       case "arith":
         if (expr.kind === "decimal") return exactArithmetic(expr, this.decimal(expr.left), this.decimal(expr.right));
+        if (expr.kind === "time") return timeArithmetic(expr, this.compile(expr.left), this.compile(expr.right));
         if (expr.kind !== undefined) throw new IrUnsupportedError(`arithmetic kind \`${String(expr.kind)}\` is not supported`);
         return arithmetic(expr, this.compile(expr.left), this.compile(expr.right));
       case "in":

@@ -1,6 +1,7 @@
 import { IrUnsupportedError } from "../errors.js";
 import {
   arithmetic,
+  timeArithmetic,
   comparison,
   exactArithmetic,
   exactComparison,
@@ -24,6 +25,7 @@ import { decimalText, nearestNumber, placesOf, unitsOf } from "./exact.js";
 import { canFault, EvaluationFaultSignal, type FaultCode } from "./faults.js";
 import { isUnaryOp } from "./operators.js";
 import { decimalPlaces, isDecimalNode } from "./scale.js";
+import { durationText } from "./time.js";
 import { OTHERWISE_RULE_ID, type IrExpr, type IrOutcome, type IrSignal, type PolicyIr, type Scalar, type Verdict } from "./types.js";
 import { UNKNOWN, type Value } from "./values.js";
 import { written } from "./written.js";
@@ -44,7 +46,7 @@ export interface ExplainedExpr {
    * decimal's is the nearest number, and `exact` its exact value.
    */
   readonly value: Scalar | null;
-  /** A decimal's exact value, with the places of its type: `1000.30`. */
+  /** A decimal's exact value, with the places of its type: `1000.30`; a duration's (`value` its milliseconds): `30d`. */
   readonly exact?: string;
   /** The fault computing this node was (faults.ts); only on the node that faulted, not on the nodes above it. */
   readonly fault?: FaultCode;
@@ -152,6 +154,7 @@ class Explainer {
         const [left, right] = [this.node(e.left), this.node(e.right)];
         if (e.kind === "decimal")
           return this.compound(e, [left, right], () => exactArithmetic(e, this.decimal(e.left, left), this.decimal(e.right, right)));
+        if (e.kind === "time") return this.compound(e, [left, right], () => timeArithmetic(e, known(left), known(right)));
         return this.compound(e, [left, right], () => arithmetic(e, known(left), known(right)));
       }
       case "in": {
@@ -210,8 +213,14 @@ class Explainer {
       explained.value = typeof value === "bigint" ? nearestNumber(value, places) : value;
       if (units !== null) explained.exact = decimalText(units, places);
     } else if (value !== UNKNOWN) explained.value = value;
+    if (typeof value === "number" && isDurationNode(e)) explained.exact = durationText(value);
     if (fault !== null && fault.at === e) explained.fault = fault.code;
     if (operands) explained.operands = operands.map((o) => o.explained);
     return { explained, value, fault };
   }
+}
+
+/** A node whose number is a duration's milliseconds: a duration literal, or arithmetic on time that gives a number. */
+function isDurationNode(e: IrExpr): boolean {
+  return (e.op === "lit" && e.unit !== undefined) || (e.op === "arith" && e.kind === "time");
 }

@@ -13,7 +13,8 @@
  *   logical     `{op: NAME, args}`                       Kleene: the absorbing value decides, otherwise unknown wins
  *   comparison  `{op: "cmp", cmp: NAME, kind, left, right}`  operands mapped into their domain (values.ts) first
  *   string      `{op: "str", fn: NAME, left, right}`     unknown unless both operands are strings
- *   arithmetic  `{op: "arith", fn: NAME, kind?, left, right}`  unknown unless both are numbers (or exact decimals);
+ *   arithmetic  `{op: "arith", fn: NAME, kind?, left, right}`  unknown unless both are numbers (or exact decimals, or,
+ *                                                        `kind: "time"`, timestamps and durations);
  *                                                        a result that cannot be stated exactly is a fault; written
  *                                                        between its operands (`a % b`) or called (`max(a, b)`)
  *   and one of a kind each: `in`, `range`, `matches`, `present`, `in_cidr` (their IR nodes are named after them)
@@ -65,6 +66,11 @@ export interface ArithmeticOperator {
   readonly faultOf: (a: number, b: number, r: number) => FaultCode | null;
   /** On exact decimals; absent where decimals have no such operator (`/`: the compiler refuses it, E509). */
   readonly exact?: ExactOperation;
+  /**
+   * On instants and durations, both in milliseconds (time.ts): `timestamp ± duration`, `timestamp - timestamp`,
+   * `duration ± duration`; absent where time has no such operator.
+   */
+  readonly time?: (a: number, b: number) => number;
 }
 
 /** An operator on exact decimals: units (bigints) in, units out (exact.ts). */
@@ -128,6 +134,7 @@ export const ARITHMETIC_OPERATORS = {
     evaluate: (a, b) => a + b,
     faultOf: (_a, _b, r) => rangeFault(r),
     exact: { places: Math.max, aligned: true, evaluate: (a, b) => a + b },
+    time: (a, b) => a + b,
   },
   sub: {
     symbol: "-",
@@ -135,6 +142,7 @@ export const ARITHMETIC_OPERATORS = {
     evaluate: (a, b) => a - b,
     faultOf: (_a, _b, r) => rangeFault(r),
     exact: { places: Math.max, aligned: true, evaluate: (a, b) => a - b },
+    time: (a, b) => a - b,
   },
   mul: {
     symbol: "*",

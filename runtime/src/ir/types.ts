@@ -16,6 +16,7 @@
  */
 import type { ArithOp, CompareOp, LogicalOp, StringOp, UnaryOp } from "./operators.js";
 import type { CompareKind, Scalar } from "./values.js";
+import type { DurationUnit } from "./time.js";
 
 export const IR_VERSION = 2;
 /** The IR versions this runtime reads. */
@@ -28,7 +29,8 @@ export type { Scalar, CompareKind } from "./values.js";
 
 /** One node per operator family (operators.ts); a new operator of a family changes nothing here. */
 export type IrExpr =
-  | { readonly op: "lit"; readonly value: Scalar }
+  /** `unit`: a duration literal (time.ts), its value in milliseconds, written in that unit (`30d`). */
+  | { readonly op: "lit"; readonly value: Scalar; readonly unit?: DurationUnit }
   | { readonly op: "signal"; readonly name: string }
   | { readonly op: "present"; readonly name: string }
   | { readonly op: UnaryOp; readonly arg: IrExpr }
@@ -40,8 +42,11 @@ export type IrExpr =
   | { readonly op: "matches"; readonly value: IrExpr; readonly pattern: string }
   /** `arg in_cidr [ranges]`: the address lies in one of the CIDR ranges (ip.ts). */
   | { readonly op: "in_cidr"; readonly arg: IrExpr; readonly ranges: readonly string[] }
-  /** Without `kind`, IEEE-754 arithmetic on numbers and integers; `kind: "decimal"`, exact (exact.ts). */
-  | { readonly op: "arith"; readonly fn: ArithOp; readonly kind?: "decimal"; readonly left: IrExpr; readonly right: IrExpr };
+  /**
+   * Without `kind`, IEEE-754 arithmetic on numbers and integers; `kind: "decimal"`, exact (exact.ts); `kind: "time"`,
+   * on timestamps (RFC 3339 strings) and durations (whole milliseconds), exact (time.ts).
+   */
+  | { readonly op: "arith"; readonly fn: ArithOp; readonly kind?: "decimal" | "time"; readonly left: IrExpr; readonly right: IrExpr };
 
 /** The IR node of an operator family, or of one operator. */
 export type IrNode<Op extends IrExpr["op"]> = Extract<IrExpr, { readonly op: Op }>;

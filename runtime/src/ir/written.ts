@@ -1,11 +1,12 @@
 import { IR_OPERATORS, isCalledArithOp, isFunctionName, UNARY_OPERATORS } from "./operators.js";
+import { DURATION_UNITS } from "./time.js";
 import type { IrExpr, Scalar } from "./types.js";
 
 /** The IR expression as text: the operators' symbols, compound operands in parentheses. */
 export function written(e: IrExpr): string {
   switch (e.op) {
     case "lit":
-      return scalarText(e.value);
+      return e.unit !== undefined && typeof e.value === "number" ? `${e.value / DURATION_UNITS[e.unit]}${e.unit}` : scalarText(e.value);
     case "signal":
       return e.name;
     case "present":

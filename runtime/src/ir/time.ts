@@ -1,0 +1,46 @@
+/**
+ * Durations and instants (docs/language.md "Durations and timestamp arithmetic"). A duration is a whole number of
+ * milliseconds; its units have fixed lengths (`d` is 86,400,000 ms: no months or years, whose lengths vary). An
+ * instant is computed in milliseconds since 1970 (Date.parse, as the `timestamp` comparison domain reads it) and
+ * written back as an RFC 3339 timestamp in UTC. Past the years RFC 3339 writes, up to ECMAScript's ±8.64e15 ms (about
+ * ±275,000 years), it is written with an expanded year (`+010000-01-01T00:00:00.000Z`), which compares as an instant
+ * too, so `opened_at + 30d` never faults for a timestamp signal; beyond, the result is out of range (EVAL-002).
+ */
+export const DURATION_UNITS = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000, ms: 1 } as const;
+export type DurationUnit = keyof typeof DURATION_UNITS;
+
+export const isDurationUnit = (u: string): u is DurationUnit => Object.prototype.hasOwnProperty.call(DURATION_UNITS, u);
+
+/** The instants an RFC 3339 timestamp with a four-digit year can name, offsets included, in milliseconds. */
+export const MIN_INSTANT = Date.parse("0000-01-01T00:00:00+23:59");
+export const MAX_INSTANT = Date.parse("9999-12-31T23:59:59.999-23:59");
+
+/** The instants ECMAScript's dates hold: the range of an instant computed. */
+export const INSTANT_LIMIT = 8.64e15;
+
+const Z_MIN = Date.parse("0000-01-01T00:00:00Z");
+const Z_MAX = Date.parse("9999-12-31T23:59:59.999Z");
+const EDGE_OFFSET_MS = (23 * 60 + 59) * 60_000;
+
+/** A duration in the largest unit that writes it whole: 2592000000 is `30d`, 90000 is `90s`. */
+export function durationText(ms: number): string {
+  const sign = ms < 0 ? "-" : "";
+  const magnitude = Math.abs(ms);
+  for (const [unit, length] of Object.entries(DURATION_UNITS)) {
+    if (magnitude % length === 0 && magnitude !== 0) return `${sign}${magnitude / length}${unit}`;
+  }
+  return "0ms";
+}
+
+/**
+ * An instant as an RFC 3339 timestamp the signals schema accepts: in UTC, or with the offset `+23:59` / `-23:59` at the
+ * edges where UTC needs a fifth digit of year; milliseconds written only when there are some. Beyond what RFC 3339
+ * writes, ECMAScript's expanded years; null past ±INSTANT_LIMIT.
+ */
+export function instantText(ms: number): string | null {
+  if (!Number.isInteger(ms) || Math.abs(ms) > INSTANT_LIMIT) return null;
+  if (ms < MIN_INSTANT || ms > MAX_INSTANT) return new Date(ms).toISOString();
+  const [local, suffix] = ms < Z_MIN ? [ms + EDGE_OFFSET_MS, "+23:59"] : ms > Z_MAX ? [ms - EDGE_OFFSET_MS, "-23:59"] : [ms, "Z"];
+  const iso = new Date(local).toISOString();
+  return `${iso.slice(0, ms % 1000 === 0 ? 19 : 23)}${suffix}`;
+}
