@@ -32,8 +32,11 @@ export function relationCases(e: IrExpr, variableOf: (signal: string) => Variabl
   // Every signal read, also one whose terms cancel (`x + y - y`): absent, it makes the comparison unknown.
   const variables = [...new Set([compared, ...steps].flatMap((f) => f!.terms.map((t) => t.variable)))];
   const bounds = comparison.intermediates;
-  const inRange = steps.map((s, i) => all([linear(s!, "le", bounds[i]!.max), linear(s!, "ge", bounds[i]!.min)]));
-  const outOfRange = steps.map((s, i) => any([linear(s!, "gt", bounds[i]!.max), linear(s!, "lt", bounds[i]!.min)]));
+  // A step's bounds are on its value; its unit form is that value divided by the form's magnitude (`2x + 2y` is held
+  // as `x + y`, a decimal's sum in units), so the bounds are divided alike.
+  const limits = steps.map((s, i) => ({ max: bounds[i]!.max.div(s!.magnitude), min: bounds[i]!.min.div(s!.magnitude) }));
+  const inRange = steps.map((s, i) => all([linear(s!, "le", limits[i]!.max), linear(s!, "ge", limits[i]!.min)]));
+  const outOfRange = steps.map((s, i) => any([linear(s!, "gt", limits[i]!.max), linear(s!, "lt", limits[i]!.min)]));
   const absent = (vs: readonly Variable[]): Constraint =>
     any(vs.map((v) => ({ kind: "states", variable: v, allowed: absentOnly(v.universe.values) })));
   const allPresent = all(variables.map(presentIn));
@@ -43,10 +46,14 @@ export function relationCases(e: IrExpr, variableOf: (signal: string) => Variabl
   return [holds(comparison.cmp), holds(COMPARISON_OPERATORS[comparison.cmp].negation), all([noFault, absent(variables)]), fault];
 }
 
-/** A linear form in the variables' units, scaled so its coefficients are ±1: `sum of sign * n + constant`. */
+/**
+ * A linear form in the variables' units, scaled so its coefficients are ±1: `sum of sign * n + constant`, which is the
+ * form's value divided by `magnitude` (positive).
+ */
 interface UnitForm {
   readonly terms: readonly LinearTerm[];
   readonly constant: Rational;
+  readonly magnitude: Rational;
 }
 
 function inUnits(form: LinearForm, variableOf: (signal: string) => Variable): UnitForm | null {
@@ -63,7 +70,7 @@ function inUnits(form: LinearForm, variableOf: (signal: string) => Variable): Un
     if (unit.compare(Rational.ONE) !== 0 && unit.compare(Rational.ONE.neg()) !== 0) return null;
     terms.push({ variable, sign: unit.sign() > 0 ? 1 : -1 });
   }
-  return { terms, constant: form.constant.div(magnitude) };
+  return { terms, constant: form.constant.div(magnitude), magnitude };
 }
 
 /**

@@ -221,3 +221,15 @@ describe("the operators of issue 41 the layers do not relate are not read as oth
     expect(diff.result).not.toBe("equivalent");
   });
 });
+
+describe("a sum's range is checked on its value, whatever its coefficients", () => {
+  it("`2 * x + 2 * y` faults past ±(2^53 - 1) where `x + y` does not: a region of its own, with a witness", () => {
+    const decl = "  x: integer 0..4000000000000000\n  y: integer 0..4000000000000000";
+    const { diff, pairs: found } = diffOf(
+      small(decl, 'rule r when 2 * x + 2 * y > 10 reject "r"'),
+      small(decl, 'rule r when x + y > 5 reject "r"'),
+    );
+    expect(diff.undecided).toEqual([]);
+    expect(found).toEqual(["r (fault) -> r"]);
+  });
+});
