@@ -337,22 +337,9 @@ class Checker {
 
   private membership(e: Extract<Expr, { kind: "in" }>): Type {
     const value = this.expr(e.value);
-    let elem: Type | null;
-    let literals: readonly { value: ScalarValue; span: Span }[] = [];
-    if (e.set.kind === "list") {
-      elem = this.listElem(e.set.items);
-      literals = this.listLiterals(e.set.items);
-    } else {
-      const set = this.expr(e.set);
-      if (set.t === "error") return ERROR;
-      if (set.t !== "list" || e.set.kind !== "ref") {
-        this.ctx.sink.report("E508", e.set.span, `\`in\` needs a list or a range \`a..b\`, found ${describeType(set)}`);
-        return ERROR;
-      }
-      elem = set.elem;
-      const decl = this.symbols.consts.get(e.set.name);
-      if (decl?.value.kind === "list") literals = this.listLiterals(decl.value.items);
-    }
+    const list = this.listOperand(e.set, "`in` needs a list or a range `a..b`");
+    if (list === null) return ERROR;
+    const { elem, literals } = list;
     if (value.t === "error" || elem?.t === "error") return ERROR;
     // An empty list leaves the domain to the value: a decimal computed exactly is a decimal, not a number.
     const kind = elem === null ? (isDecimal(value) ? "decimal" : kindOf(value)) : this.unify(value, elem, e.span, "equality", literals);
@@ -364,22 +351,9 @@ class Checker {
   /** `a in_cidr RANGES`: an address, and a list literal or list constant of CIDR ranges (E512 for one that is not). */
   private cidr(e: Extract<Expr, { kind: "cidr" }>): Type {
     const value = this.expr(e.value);
-    let elem: Type | null;
-    let literals: readonly { value: ScalarValue; span: Span }[] = [];
-    if (e.set.kind === "list") {
-      elem = this.listElem(e.set.items);
-      literals = this.listLiterals(e.set.items);
-    } else {
-      const set = this.expr(e.set);
-      if (set.t === "error") return ERROR;
-      if (set.t !== "list" || e.set.kind !== "ref") {
-        this.ctx.sink.report("E508", e.set.span, `\`in_cidr\` needs a list of CIDR ranges, found ${describeType(set)}`);
-        return ERROR;
-      }
-      elem = set.elem;
-      const decl = this.symbols.consts.get(e.set.name);
-      if (decl?.value.kind === "list") literals = this.listLiterals(decl.value.items);
-    }
+    const list = this.listOperand(e.set, "`in_cidr` needs a list of CIDR ranges");
+    if (list === null) return ERROR;
+    const { elem, literals } = list;
     if (value.t === "error" || elem?.t === "error") return ERROR;
     if (value.t !== "ip") {
       this.ctx.sink.report("E503", e.value.span, `\`in_cidr\` needs an ip, found ${describeType(value)}`);
@@ -394,6 +368,25 @@ class Checker {
       }
     }
     return BOOLEAN;
+  }
+
+  /**
+   * The list on the right of `in` or `in_cidr`, a literal or a list constant: its element type (null when empty) and the
+   * literals it holds; null after E508 (`needs`: what the operator asks for) or an error already reported.
+   */
+  private listOperand(
+    set: Extract<Expr, { kind: "in" | "cidr" }>["set"],
+    needs: string,
+  ): { elem: Type | null; literals: readonly { value: ScalarValue; span: Span }[] } | null {
+    if (set.kind === "list") return { elem: this.listElem(set.items), literals: this.listLiterals(set.items) };
+    const t = this.expr(set);
+    if (t.t === "error") return null;
+    if (t.t !== "list" || set.kind !== "ref") {
+      this.ctx.sink.report("E508", set.span, `${needs}, found ${describeType(t)}`);
+      return null;
+    }
+    const decl = this.symbols.consts.get(set.name);
+    return { elem: t.elem, literals: decl?.value.kind === "list" ? this.listLiterals(decl.value.items) : [] };
   }
 
   private listLiterals(items: readonly ListItem[]): { value: ScalarValue; span: Span }[] {
