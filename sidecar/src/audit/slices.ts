@@ -11,20 +11,22 @@ export const SLICE_MS = 2;
  * Cooperative slicing: `await slicer.pause()` between items; it yields to the event loop (a macrotask: I/O and timers
  * run) once `budgetMs` have passed since the last yield, and is a cheap clock check otherwise.
  *
- * With a `share` below 1, the work also takes at most that share of the loop's time while others have work: when a
- * yield finds the loop busy (it came back after more than BUSY_MS), the next slice waits until the others have had
- * `(1 / share − 1)` times the slice's length. On an idle loop a yield comes straight back, and the work runs at full
- * speed. A bulk job (a whole-log export) is so kept from saturating a core that requests share with it.
+ * With a `share` below 1, the work also takes at most that share of the loop's time while others have work: once a
+ * yield finds the loop busy (it came back after more than BUSY_MS), every slice for the next LOADED_HOLD_MS waits until
+ * the others have had `(1 / share − 1)` times its length, whether or not the next yield finds work waiting: under a
+ * paced load requests arrive between yields, and a slice started on a loop idle for an instant is as much theirs. A loop
+ * that stays idle that long lets the work run at full speed. A bulk job (a whole-log export) is so kept from
+ * saturating a core that requests share with it.
  */
 export class Slicer {
   readonly #budgetMs: number;
-  readonly #share: number;
+  readonly #pacer: SharePacer;
   #since = performance.now();
 
   constructor(budgetMs = SLICE_MS, share = 1) {
     if (!(share > 0 && share <= 1)) throw new RangeError(`a Slicer's share is in (0, 1], not ${share}`);
     this.#budgetMs = budgetMs;
-    this.#share = share;
+    this.#pacer = new SharePacer(share);
   }
 
   /** Whether the slice is used up: the caller should `yield` before going on. */
@@ -37,7 +39,8 @@ export class Slicer {
     const yielded = performance.now();
     const ran = yielded - this.#since;
     await new Promise<void>((resolve) => setImmediate(resolve));
-    const owed = owedMs(ran, performance.now() - yielded, this.#share);
+    const back = performance.now();
+    const owed = this.#pacer.owed(ran, back - yielded, back);
     if (owed >= 1) await new Promise<void>((resolve) => setTimeout(resolve, owed));
     this.#since = performance.now();
   }
@@ -51,11 +54,30 @@ export class Slicer {
 /** A yield that takes longer than this found other work waiting on the loop (an idle turn takes a few microseconds). */
 export const BUSY_MS = 0.25;
 
+/** How long the loop counts as loaded after a yield that found it busy (the Slicer's header). */
+export const LOADED_HOLD_MS = 1_000;
+
+/** A Slicer's share rule (its header), time given rather than read: what it owes after each slice. */
+export class SharePacer {
+  readonly #share: number;
+  #loadedUntil = -Infinity;
+
+  constructor(share: number) {
+    this.#share = share;
+  }
+
+  /** The wait owed after a slice of `ranMs` whose yield gave others `othersMs` and came back at `nowMs`. */
+  owed(ranMs: number, othersMs: number, nowMs: number): number {
+    if (othersMs > BUSY_MS) this.#loadedUntil = nowMs + LOADED_HOLD_MS;
+    return owedMs(ranMs, othersMs, this.#share, nowMs < this.#loadedUntil);
+  }
+}
+
 /**
  * How long sliced work that ran `ranMs`, then yielded for `othersMs`, waits more before its next slice so that it takes
- * at most `share` of the loop's time while others have work (the Slicer's header): 0 when the loop was idle.
+ * at most `share` of the loop's time while the loop is `loaded` (the Slicer's header): 0 on an idle loop.
  */
-export function owedMs(ranMs: number, othersMs: number, share: number): number {
-  if (share >= 1 || othersMs <= BUSY_MS) return 0;
+export function owedMs(ranMs: number, othersMs: number, share: number, loaded: boolean): number {
+  if (share >= 1 || !loaded) return 0;
   return Math.max(0, ranMs * (1 / share - 1) - othersMs);
 }

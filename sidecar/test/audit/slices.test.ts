@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import type { Database, RangeOptions } from "lmdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BUSY_MS, Slicer, owedMs } from "../../src/audit/slices.js";
+import { BUSY_MS, LOADED_HOLD_MS, SharePacer, Slicer, owedMs } from "../../src/audit/slices.js";
 import { SKIP_STEP, keyPages, keysAfter, pages } from "../../src/storage/lmdb/pages.js";
 import { tempEnv, type TempEnv } from "./support.js";
 
@@ -136,16 +136,18 @@ describe("Slicer", () => {
     return worked / ms;
   }
 
-  it("waits after a slice, when the loop was busy, for as long as keeps the work to its share; not at all when the loop was idle", () => {
+  it("waits after a slice, when the loop is loaded, for as long as keeps the work to its share; not at all when it is idle", () => {
     fc.assert(
       fc.property(
-        fc.double({ min: 0, max: 50, noNaN: true }),
+        // A slice shorter than a nanosecond has no digits left for the ratio.
+        fc.double({ min: 1e-6, max: 50, noNaN: true }),
         fc.double({ min: 0, max: 50, noNaN: true }),
         fc.double({ min: 0.01, max: 1, noNaN: true }),
-        (ran, others, share) => {
-          const owed = owedMs(ran, others, share);
+        fc.boolean(),
+        (ran, others, share, loaded) => {
+          const owed = owedMs(ran, others, share, loaded);
           expect(owed).toBeGreaterThanOrEqual(0);
-          if (others <= BUSY_MS || share === 1) expect(owed).toBe(0);
+          if (!loaded || share === 1) expect(owed).toBe(0);
           // Over the slice, the yield and the wait, the work's part of the time is at most its share (or it owes nothing).
           else expect(owed === 0 || ran / (ran + others + owed) <= share + 1e-9).toBe(true);
           if (owed > 0) expect(ran / (ran + others + owed)).toBeCloseTo(share, 9);
@@ -159,6 +161,49 @@ describe("Slicer", () => {
     // Unbounded, it would take its 2 ms slice to the competitor's 1 ms turn, two thirds of the loop; a busy machine only
     // makes yields look busier, so the bound holds there too.
     expect(await shareBeside(new Slicer(2, 0.25), 300)).toBeLessThan(0.4);
+  });
+
+  /**
+   * The work's share of the loop beside a paced load, simulated: requests of `cost` ms arrive every `period` ms; those
+   * that arrive during a slice run at its yield, those that arrive during a wait run then; slices are 2 ms.
+   */
+  function pacedShare(owed: (ran: number, others: number, now: number) => number, period: number, cost: number): number {
+    const slice = 2;
+    let now = 0;
+    let worked = 0;
+    let nextArrival = period / 2;
+    while (now < 10_000) {
+      now += slice;
+      worked += slice;
+      let others = 0;
+      for (; nextArrival <= now; nextArrival += period) others += cost;
+      now += others;
+      const wait = owed(slice, others, now);
+      now += wait;
+      for (; nextArrival <= now; nextArrival += period) now += cost;
+    }
+    return worked / now;
+  }
+
+  it("keeps to its share beside a paced load that leaves the loop idle between requests", () => {
+    for (const [period, cost] of [
+      [6, 0.5],
+      [10, 1],
+      [4, 0.3],
+      [25, 2],
+    ] as const) {
+      const pacer = new SharePacer(0.25);
+      expect(pacedShare((ran, others, now) => pacer.owed(ran, others, now), period, cost)).toBeLessThanOrEqual(0.25 + 1e-9);
+      // Judged at each yield alone, a slice after a yield that found no request waiting ran unpaced: well over the share.
+      expect(pacedShare((ran, others) => owedMs(ran, others, 0.25, others > BUSY_MS), period, cost)).toBeGreaterThan(0.26);
+    }
+  });
+
+  it("runs at full speed once the loop has been idle for longer than the hold", () => {
+    const pacer = new SharePacer(0.25);
+    expect(pacer.owed(2, 1, 0)).toBeGreaterThan(0);
+    expect(pacer.owed(2, 0, LOADED_HOLD_MS - 1)).toBeGreaterThan(0);
+    expect(pacer.owed(2, 0, LOADED_HOLD_MS + 1)).toBe(0);
   });
 
   it("refuses a share outside (0, 1]", () => {
