@@ -8,15 +8,7 @@
  */
 import type { RecordLogStorage } from "./record-log/log-storage.js";
 import type { AuditRetention, RetentionLimit } from "./retention.js";
-import type {
-  DecisionDetail,
-  DecisionQuery,
-  DecisionRow,
-  SecurityEventInput,
-  SecurityEventRow,
-  SecurityQuery,
-  VerificationAudit,
-} from "./types.js";
+import type { AuditLog, SecurityEventInput, VerificationAudit } from "./types.js";
 
 /** A security event row to store: `count` for an aggregate (security-event-limiter.ts) standing for that many events. */
 export interface SecurityEventWrite {
@@ -45,7 +37,11 @@ export interface StoredCounts {
 /** One of the trails retention prunes (retention.ts); a decision goes with its override and confirmation. */
 export type TrailName = keyof AuditRetention;
 
-export interface AuditStore {
+/**
+ * `flushed` and the reads answer as AuditLog's do; the trail calls a read only while open, once `flushed()` settled.
+ * `getDecision` is only asked for a well-formed executionId (the trail answers null for one that is not).
+ */
+export interface AuditStore extends Pick<AuditLog, "flushed" | "listDecisions" | "getDecision" | "listSecurityEvents"> {
   /** The record log's store over this trail's records; null when the record log is off. */
   readonly logStorage: RecordLogStorage | null;
   /** Whether the store takes writes and no failure of its own is being held against it (`audit_db` in /health). */
@@ -64,12 +60,6 @@ export interface AuditStore {
   putSecurityEvents(take: () => readonly SecurityEventWrite[]): void;
   /** Adds the API calls `unsaved` holds to the stored counter; `take` is called when the write runs, as above. */
   addApiCalls(unsaved: UnsavedCount): void;
-  /** Resolves when every write queued so far is durable (or failed). Never rejects. */
-  flushed(): Promise<void>;
-  listDecisions(query: DecisionQuery): Promise<DecisionRow[]>;
-  /** `executionId` is well formed (the trail answers null for one that is not). */
-  getDecision(executionId: string): Promise<DecisionDetail | null>;
-  listSecurityEvents(query: SecurityQuery): Promise<SecurityEventRow[]>;
   /** The stored counters, with `alongside()` called at the instant they are read (where the engine has one). */
   counts<T>(now: Date, alongside: () => T): Promise<[StoredCounts, T]>;
   /** Removes `trail`'s records due under `limit` at `now` (Unix ms), oldest first; `stopping` is asked between chunks. */
