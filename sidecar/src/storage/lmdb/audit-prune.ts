@@ -108,10 +108,7 @@ export class LmdbAuditPrune {
   #timed(db: Database<unknown, TimeKey>, locatorOf: (ms: number, ordinal: number) => string): Chunk<TimeKey> {
     return {
       prefetch: async (keys) => {
-        await Promise.all([
-          prefetched(this.#dbs.root, db, keys),
-          this.#log?.prefetchIndex(keys.map((key) => locatorOf(key[0], key[1]))),
-        ]);
+        await Promise.all([prefetched(this.#dbs.root, db, keys), this.#log?.prefetchIndex(keys.map((key) => locatorOf(key[0], key[1])))]);
       },
       remove: (key) => {
         db.removeSync(key);

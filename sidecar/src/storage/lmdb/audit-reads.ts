@@ -9,7 +9,14 @@ import { decisionDetail, decisionRow } from "../../audit/decision-row.js";
 import { Slicer } from "../../audit/slices.js";
 import { timeRange } from "../../audit/time-range.js";
 import type { DecisionDetail, DecisionQuery, DecisionRow, SecurityEventRow, SecurityQuery } from "../../audit/types.js";
-import { CONFIRMATION_SUFFIX, OVERRIDE_SUFFIX, confirmation, override, type AuditDatabases, type DecisionTimeKey } from "./audit-databases.js";
+import {
+  CONFIRMATION_SUFFIX,
+  OVERRIDE_SUFFIX,
+  confirmation,
+  override,
+  type AuditDatabases,
+  type DecisionTimeKey,
+} from "./audit-databases.js";
 import type { LmdbAuditWriter } from "./audit-writer.js";
 import { matchingRecordKeys } from "./decision-filters.js";
 import { keyPages, keysAfter } from "./pages.js";

@@ -13,15 +13,7 @@ import { locators } from "../../audit/record-log/locator.js";
 import type { RetentionLimit } from "../../audit/retention.js";
 import { securityEventRow } from "../../audit/security-event.js";
 import type { DecisionDetail, DecisionQuery, DecisionRow, SecurityEventRow, SecurityQuery, VerificationAudit } from "../../audit/types.js";
-import {
-  COUNTERS,
-  appendCounted,
-  count,
-  dropFormerTimes,
-  entryCount,
-  openAuditDatabases,
-  type AuditDatabases,
-} from "./audit-databases.js";
+import { COUNTERS, appendCounted, count, dropFormerTimes, entryCount, openAuditDatabases, type AuditDatabases } from "./audit-databases.js";
 import { LmdbAuditPrune } from "./audit-prune.js";
 import { LmdbAuditReads } from "./audit-reads.js";
 import { LmdbAuditWriter } from "./audit-writer.js";
@@ -118,7 +110,8 @@ export class LmdbAuditStore implements AuditStore {
       dbs.counters as unknown as Database<number, string>,
     ).then(
       (indexed) => {
-        if (indexed > 0) onNotice(`audit: indexed ${indexed} decisions of an older trail for filtered queries in ${Date.now() - indexing} ms`);
+        if (indexed > 0)
+          onNotice(`audit: indexed ${indexed} decisions of an older trail for filtered queries in ${Date.now() - indexing} ms`);
       },
       (error: unknown) => writer.fail(error),
     );

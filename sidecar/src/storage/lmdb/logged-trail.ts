@@ -5,7 +5,14 @@
  */
 import type { Database, Key } from "lmdb";
 import { locators, parseLocator, type LogKind } from "../../audit/record-log/locator.js";
-import { CONFIRMATION_SUFFIX, OVERRIDE_SUFFIX, entryCount, recordBytes, type AuditDatabases, type DecisionTimeKey } from "./audit-databases.js";
+import {
+  CONFIRMATION_SUFFIX,
+  OVERRIDE_SUFFIX,
+  entryCount,
+  recordBytes,
+  type AuditDatabases,
+  type DecisionTimeKey,
+} from "./audit-databases.js";
 import { keyPages } from "./pages.js";
 import { prefetched } from "./prefetch.js";
 import type { LoggedTrail, StoredRecord } from "./record-log-storage.js";
@@ -63,7 +70,8 @@ function* stored(dbs: AuditDatabases): Generator<StoredRecord> {
   }
   for (const key of keyPages(dbs.verifications, { reverse: true }))
     yield* present(locators.verification(key[0], key[1]), dbs.verifications.getBinary(key));
-  for (const key of keyPages(dbs.security, { reverse: true })) yield* present(locators.security(key[0], key[1]), dbs.security.getBinary(key));
+  for (const key of keyPages(dbs.security, { reverse: true }))
+    yield* present(locators.security(key[0], key[1]), dbs.security.getBinary(key));
 }
 
 /** The record at `locator`, when its bytes were read. */
