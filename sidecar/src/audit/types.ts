@@ -4,7 +4,7 @@
  * `/audit/stats` and `/audit/security`. Optional: with audit off or broken, `GET /health` reports `audit_db` false and
  * execution goes on (spec 7).
  *
- * Implemented on LMDB (storage/lmdb/audit-log.ts) and PostgreSQL (storage/postgres/audit-log.ts). A decision's, override's or
+ * Implemented once (audit-trail.ts) over each engine's store (audit-store.ts): LMDB and PostgreSQL. A decision's, override's or
  * confirmation's record reaches the store as data with its replay transition and commits with it (LMDB: in the same
  * write transaction, one fsync; PostgreSQL: in the same statement). The other records are queued, not awaited one by
  * one; a request that depends on them awaits `flushed()`.

@@ -11,7 +11,7 @@ import { realpathSync } from "node:fs";
 import { DEFAULT_REPLAY_DB_NAME, decodeReplayEntry, loggedReplayEntries } from "@writ/runtime/lmdb";
 import { open, type Database, type Key, type RootDatabase } from "lmdb";
 import type { ConfirmationAudit, DecisionAudit, OverrideAudit, SecurityEventRow, VerificationAudit } from "../../audit/types.js";
-import { AUDIT_DATABASES } from "./audit-log.js";
+import { AUDIT_DATABASES } from "./audit-databases.js";
 import { BUNDLE_PINS_DATABASE } from "./bundle-pins.js";
 import { openDecisionRecords } from "./decision-records.js";
 import { hasDatabase } from "./named-databases.js";

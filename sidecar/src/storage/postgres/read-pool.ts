@@ -1,7 +1,7 @@
 /**
  * The pool of the read database (SERVICE_DATABASE_READ_URL, database-url.ts; docs/fleet.md, "Read replicas"), usually a
  * hot standby of the primary. The reads that scan the trail's history run on it, so an auditor's listing or export
- * does not load the database that takes the decisions: `GET /audit/decisions` and `GET /audit/security` (audit-log.ts),
+ * does not load the database that takes the decisions: `GET /audit/decisions` and `GET /audit/security` (audit-store.ts),
  * `GET /audit/stats` when it counts the records table (the record log off), and `GET /audit/export`
  * (record-log-storage.ts `exportSession`).
  *
