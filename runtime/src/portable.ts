@@ -8,7 +8,7 @@ export * from "./errors.js";
 export * from "./ir/types.js";
 export * from "./ir/operators.js";
 export { UNKNOWN, COMPARISON_DOMAINS, codePointLength, isScalar, type Value } from "./ir/values.js";
-export { preparePolicy, prepareExpression, UNDECIDED, type Decision, type PreparedPolicy } from "./ir/evaluate.js";
+export { preparePolicy, prepareExpression, requiredNow, UNDECIDED, type Decision, type PreparedPolicy } from "./ir/evaluate.js";
 export { FAULTS, FAULT_CODES, EvaluationFaultSignal, canFault, type FaultCode, type EvaluationFault } from "./ir/faults.js";
 export { MAX_DECLARED_PLACES, MAX_MAGNITUDE, decimalText, placesOf, unitsOf } from "./ir/exact.js";
 export { decimalPlaces } from "./ir/scale.js";
@@ -32,9 +32,11 @@ export {
   INSTANT_LIMIT,
   MAX_INSTANT,
   MIN_INSTANT,
+  decisionInstant,
   durationText,
   instantText,
   isDurationUnit,
+  readsNow,
   type DurationUnit,
 } from "./ir/time.js";
 export { cidrSpan, ipAddress, isCidr, isIpAddress, type IpSpan } from "./signals/ip.js";

@@ -1,10 +1,11 @@
 import type { IrExpr } from "@writ/runtime";
 
-/** The operands of an IR node, in order (none for a literal, a signal and `present`). */
+/** The operands of an IR node, in order (none for a literal, a signal, `now` and `present`). */
 export function irOperands(e: IrExpr): readonly IrExpr[] {
   switch (e.op) {
     case "lit":
     case "signal":
+    case "now":
     case "present":
       return [];
     case "and":

@@ -86,6 +86,7 @@ function usesVersion2(e: IrExpr): boolean {
     case "lower":
     case "abs":
     case "in_cidr":
+    case "now":
       return true;
     case "lit":
     case "signal":
@@ -125,6 +126,8 @@ class Lowering {
     switch (e.kind) {
       case "literal":
         return lit(e.value, e.unit);
+      case "now":
+        return { op: "now" };
       case "ref": {
         const c = this.symbols.consts.get(e.name);
         if (c && c.value.kind === "scalar") return lit(c.value.value, c.value.unit);

@@ -389,6 +389,7 @@ class WritParser extends CstParser {
       { ALT: () => this.CONSUME(T.StringLiteral) },
       { ALT: () => this.CONSUME(T.True) },
       { ALT: () => this.CONSUME(T.False) },
+      { ALT: () => this.CONSUME(T.Now) },
       {
         ALT: () => {
           this.CONSUME(T.Identifier);

@@ -189,6 +189,8 @@ class Reference {
         if (c?.value.kind !== "scalar") throw new Error(`\`${e.name}\` used as a value`);
         return typeof c.value.value === "number" ? number(c.value.value) : c.value.value;
       }
+      case "now":
+        throw new Error("the generator writes no `now`");
       case "call":
         return this.call(e, input, exact);
       case "unary": {

@@ -6,6 +6,8 @@
  * ±275,000 years), it is written with an expanded year (`+010000-01-01T00:00:00.000Z`), which compares as an instant
  * too, so `opened_at + 30d` never faults for a timestamp signal; beyond, the result is out of range (EVAL-002).
  */
+import type { IrExpr } from "./types.js";
+
 export const DURATION_UNITS = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000, ms: 1 } as const;
 export type DurationUnit = keyof typeof DURATION_UNITS;
 
@@ -43,4 +45,41 @@ export function instantText(ms: number): string | null {
   const [local, suffix] = ms < Z_MIN ? [ms + EDGE_OFFSET_MS, "+23:59"] : ms > Z_MAX ? [ms - EDGE_OFFSET_MS, "-23:59"] : [ms, "Z"];
   const iso = new Date(local).toISOString();
   return `${iso.slice(0, ms % 1000 === 0 ? 19 : 23)}${suffix}`;
+}
+
+/**
+ * The decision instant as `now` reads it and an attestation's `issuedAt` writes it: the clock's `toISOString()`, in UTC
+ * with its milliseconds (`2026-06-01T12:00:00.000Z`), so `now` and `issuedAt` are one text. A Date that holds no instant
+ * (`new Date(NaN)`) is a caller's error: TypeError, never a value.
+ */
+export function decisionInstant(clock: Date): string {
+  const ms = clock.getTime();
+  if (Number.isNaN(ms)) throw new TypeError("the decision instant is not a date");
+  return clock.toISOString();
+}
+
+/** Whether computing `e` reads `now`, so that evaluating it needs the decision instant. */
+export function readsNow(e: IrExpr): boolean {
+  switch (e.op) {
+    case "now":
+      return true;
+    case "lit":
+    case "signal":
+    case "present":
+      return false;
+    case "and":
+    case "or":
+      return e.args.some(readsNow);
+    case "cmp":
+    case "str":
+    case "arith":
+      return readsNow(e.left) || readsNow(e.right);
+    case "in":
+    case "matches":
+      return readsNow(e.value);
+    case "range":
+      return readsNow(e.value) || readsNow(e.min) || readsNow(e.max);
+    default:
+      return readsNow(e.arg);
+  }
 }
