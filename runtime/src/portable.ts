@@ -30,7 +30,9 @@ export { isSemver, semverKey } from "./signals/semver.js";
 export {
   DURATION_UNITS,
   INSTANT_LIMIT,
+  MAX_DECISION_INSTANT,
   MAX_INSTANT,
+  MIN_DECISION_INSTANT,
   MIN_INSTANT,
   decisionInstant,
   durationText,

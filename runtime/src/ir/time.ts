@@ -20,8 +20,11 @@ export const MAX_INSTANT = Date.parse("9999-12-31T23:59:59.999-23:59");
 /** The instants ECMAScript's dates hold: the range of an instant computed. */
 export const INSTANT_LIMIT = 8.64e15;
 
-const Z_MIN = Date.parse("0000-01-01T00:00:00Z");
-const Z_MAX = Date.parse("9999-12-31T23:59:59.999Z");
+/** The instants RFC 3339 writes in UTC (years 0000 to 9999): the range of the decision instant (`now`). */
+export const MIN_DECISION_INSTANT = Date.parse("0000-01-01T00:00:00Z");
+export const MAX_DECISION_INSTANT = Date.parse("9999-12-31T23:59:59.999Z");
+const Z_MIN = MIN_DECISION_INSTANT;
+const Z_MAX = MAX_DECISION_INSTANT;
 const EDGE_OFFSET_MS = (23 * 60 + 59) * 60_000;
 
 /** A duration in the largest unit that writes it whole: 2592000000 is `30d`, 90000 is `90s`. */
@@ -49,12 +52,14 @@ export function instantText(ms: number): string | null {
 
 /**
  * The decision instant as `now` reads it and an attestation's `issuedAt` writes it: the clock's `toISOString()`, in UTC
- * with its milliseconds (`2026-06-01T12:00:00.000Z`), so `now` and `issuedAt` are one text. A Date that holds no instant
- * (`new Date(NaN)`) is a caller's error: TypeError, never a value.
+ * with its milliseconds (`2026-06-01T12:00:00.000Z`), so `now` and `issuedAt` are one text. A Date outside the years
+ * RFC 3339 writes in UTC (or `new Date(NaN)`) is no clock's: a caller's error, TypeError, never a value.
  */
 export function decisionInstant(clock: Date): string {
   const ms = clock.getTime();
-  if (Number.isNaN(ms)) throw new TypeError("the decision instant is not a date");
+  if (!(ms >= MIN_DECISION_INSTANT && ms <= MAX_DECISION_INSTANT)) {
+    throw new TypeError("the decision instant is not a date of the years 0000 to 9999 (UTC)");
+  }
   return clock.toISOString();
 }
 
