@@ -6,6 +6,7 @@
  * ±275,000 years), it is written with an expanded year (`+010000-01-01T00:00:00.000Z`), which compares as an instant
  * too, so `opened_at + 30d` never faults for a timestamp signal; beyond, the result is out of range (EVAL-002).
  */
+import { isTimestamp } from "../signals/timestamp.js";
 import type { IrExpr } from "./types.js";
 
 export const DURATION_UNITS = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000, ms: 1 } as const;
@@ -87,4 +88,18 @@ export function readsNow(e: IrExpr): boolean {
     default:
       return readsNow(e.arg);
   }
+}
+
+/** What a given decision instant must be, for the messages that refuse one. */
+export const DECISION_INSTANT_FORM =
+  "an RFC 3339 timestamp with an offset, from 0000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, such as 2026-06-01T12:00:00Z";
+
+/**
+ * A decision instant a person gives (`writ eval --now`, a test case's `now`, the playground's): an RFC 3339 timestamp, as
+ * a timestamp signal is, whose instant a clock can be (decisionInstant); null otherwise (DECISION_INSTANT_FORM says why).
+ */
+export function parseDecisionInstant(text: string): Date | null {
+  if (!isTimestamp(text)) return null;
+  const ms = Date.parse(text);
+  return ms >= MIN_DECISION_INSTANT && ms <= MAX_DECISION_INSTANT ? new Date(ms) : null;
 }
