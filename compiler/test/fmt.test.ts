@@ -121,3 +121,19 @@ it("keeps durations as written, in constants, lists and conditions", () => {
   expect(out).toContain("const WINDOWS = [500ms, 30s, 12h]\n");
   expect(out).toContain("when requested_at < opened_at + 30d + GRACE or requested_at - opened_at in WINDOWS");
 });
+
+it("writes `now` as written, parenthesized only where its operation needs it", () => {
+  const text = [
+    'policy "n" version "1.0.0"',
+    'governs "a"',
+    "signals {",
+    "  deadline: timestamp",
+    "  opened_at: timestamp",
+    "}",
+    'rule r when (now)>deadline or now-opened_at<30d and (now + 15m) > deadline escalate "r"',
+    'otherwise approve "ok"',
+    "",
+  ].join("\n");
+  assertFormatLaws(text);
+  expect(formatted(text)).toContain("when now > deadline or now - opened_at < 30d and now + 15m > deadline escalate");
+});
