@@ -133,7 +133,8 @@ export function decisionVectors(): string {
     if (c.anyInstant === true) {
       for (const now of ANY_INSTANTS) {
         const at = decide(policy, { ...c, now });
-        if (JSON.stringify(at) !== JSON.stringify(c.expected)) throw new Error(`case ${c.id}: at ${now} this runtime answers ${JSON.stringify(at)}`);
+        if (JSON.stringify(at) !== JSON.stringify(c.expected))
+          throw new Error(`case ${c.id}: at ${now} this runtime answers ${JSON.stringify(at)}`);
       }
     }
     const error = c.expected.outcome === "fault" ? { error: errorBody(c.expected.code, c.expected.rule).error } : {};

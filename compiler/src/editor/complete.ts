@@ -79,7 +79,8 @@ export function completionsAt(check: SourceCheck, offset: number, names: NameCat
   for (const { type } of next) {
     const keyword = keywordOf(type);
     // `now` is a value, a timestamp: its detail is its type, as a signal's is.
-    if (keyword) add({ label: keyword, kind: "keyword", detail: keyword === "now" ? "timestamp" : "keyword", doc: KEYWORD_INFO[keyword].doc });
+    if (keyword)
+      add({ label: keyword, kind: "keyword", detail: keyword === "now" ? "timestamp" : "keyword", doc: KEYWORD_INFO[keyword].doc });
   }
   return out;
 }

@@ -49,7 +49,8 @@ export function runPolicyTests(ast: PolicyAst, bundle: Bundle, tests: PolicyTest
       return {
         name: c.name,
         passed: false,
-        failure: "the policy reads `now`: give the case a `now`, such as \"now\": \"2026-06-01T12:00:00Z\", so that it does not depend on the clock",
+        failure:
+          'the policy reads `now`: give the case a `now`, such as "now": "2026-06-01T12:00:00Z", so that it does not depend on the clock',
       };
     }
     const d = policy.evaluate(c.signals, c.now);

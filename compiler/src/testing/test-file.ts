@@ -55,7 +55,13 @@ export function parseTestFile(text: string): PolicyTestFile {
     if (names.has(name)) throw new TestFileError(`\`${at}.name\` repeats the case name \`${name}\``);
     names.add(name);
     const now = "now" in o ? { now: instant(o["now"], `${at}.now`) } : {};
-    return { name, at, signals: caseSignals(o, base, at), ...now, expect: expectation(object(o["expect"], `${at}.expect`), `${at}.expect`) };
+    return {
+      name,
+      at,
+      signals: caseSignals(o, base, at),
+      ...now,
+      expect: expectation(object(o["expect"], `${at}.expect`), `${at}.expect`),
+    };
   });
   return { cases };
 }

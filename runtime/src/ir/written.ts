@@ -45,6 +45,7 @@ export function scalarText(v: Scalar): string {
 
 /** An operand as written inside a larger expression: in parentheses unless it is a literal, a signal, `now` or a call. */
 function operand(e: IrExpr): string {
-  const simple = e.op === "lit" || e.op === "signal" || e.op === "now" || isFunctionName(e.op) || (e.op === "arith" && isCalledArithOp(e.fn));
+  const simple =
+    e.op === "lit" || e.op === "signal" || e.op === "now" || isFunctionName(e.op) || (e.op === "arith" && isCalledArithOp(e.fn));
   return simple ? written(e) : `(${written(e)})`;
 }

@@ -60,7 +60,12 @@ beforeEach(() => {
     reads++;
     return clock;
   };
-  authorizer = new Authorizer({ registry: new PolicyRegistry(writeTransferBundle({ ir: WINDOW_IR, schema: WINDOW_SCHEMA })), signer, store, now });
+  authorizer = new Authorizer({
+    registry: new PolicyRegistry(writeTransferBundle({ ir: WINDOW_IR, schema: WINDOW_SCHEMA })),
+    signer,
+    store,
+    now,
+  });
 });
 
 const request = () => ({ executionId: `now-${++n}`, policyId: "payments.transfer", policyVersion: "1.2.0", signals: SIGNALS });

@@ -23,7 +23,13 @@ const NOW: IrExpr = { op: "now" };
 const sig = (name: string): IrExpr => ({ op: "signal", name });
 const dur = (n: number, unit: keyof typeof DURATION_UNITS): IrExpr => ({ op: "lit", value: n * DURATION_UNITS[unit], unit });
 const time = (fn: "add" | "sub", left: IrExpr, right: IrExpr): IrExpr => ({ op: "arith", fn, kind: "time", left, right });
-const lt = (left: IrExpr, right: IrExpr, kind: "timestamp" | "number" = "timestamp"): IrExpr => ({ op: "cmp", cmp: "lt", kind, left, right });
+const lt = (left: IrExpr, right: IrExpr, kind: "timestamp" | "number" = "timestamp"): IrExpr => ({
+  op: "cmp",
+  cmp: "lt",
+  kind,
+  left,
+  right,
+});
 
 function policy(...whens: IrExpr[]): PolicyIr {
   return {
@@ -89,9 +95,11 @@ describe("now", () => {
       decided: false,
       fault: { code: "EVAL-002", ruleId: "r0", expr: "now + 104249991d" },
     });
-    expect(preparePolicy(policy(lt(sig("deadline"), time("add", NOW, dur(36500, "d"))))).evaluate({ deadline }, new Date(0))).toMatchObject({
-      ruleId: "r0",
-    });
+    expect(preparePolicy(policy(lt(sig("deadline"), time("add", NOW, dur(36500, "d"))))).evaluate({ deadline }, new Date(0))).toMatchObject(
+      {
+        ruleId: "r0",
+      },
+    );
   });
 
   it("the explanation shows `now` in the text issuedAt has, and a sum on it as an RFC 3339 instant", () => {
@@ -110,7 +118,10 @@ describe("now", () => {
   });
 
   it("readsNow finds `now` under every operator", () => {
-    const deep: IrExpr = { op: "not", arg: { op: "or", args: [{ op: "lit", value: false }, lt(sig("deadline"), time("sub", NOW, dur(1, "h")))] } };
+    const deep: IrExpr = {
+      op: "not",
+      arg: { op: "or", args: [{ op: "lit", value: false }, lt(sig("deadline"), time("sub", NOW, dur(1, "h")))] },
+    };
     expect(readsNow(deep)).toBe(true);
     expect(readsNow({ op: "in", kind: "timestamp", value: NOW, set: [deadline] })).toBe(true);
     expect(readsNow({ op: "range", value: sig("n"), min: sig("m"), max: sig("k") })).toBe(false);
