@@ -12,6 +12,7 @@ import {
   compile,
   completionsAt,
   definitionAt,
+  highlightSpans,
   hoverAt,
   KEYWORD_INFO,
   KEYWORDS,
@@ -166,6 +167,11 @@ describe("now in the editor", () => {
     const offered = completionsAt(check, at).find((c) => c.label === "now");
     expect(offered).toMatchObject({ kind: "keyword", detail: "timestamp" });
     expect(completionsAt(check, text.indexOf("deadline: t")).map((c) => c.label)).not.toContain("now");
+  });
+
+  it("is highlighted as the instant it is, not as a name", () => {
+    const at = text.indexOf("now");
+    expect(highlightSpans(text).find((h) => h.from === at)).toEqual({ from: at, to: at + 3, kind: "keyword-instant" });
   });
 
   it("`now` has no declaration to go to and cannot be renamed", () => {
