@@ -40,9 +40,9 @@ export {
   parseDecisionInstant,
   instantText,
   isDurationUnit,
-  readsNow,
   type DurationUnit,
 } from "./ir/time.js";
+export { readsNow } from "./ir/reads-now.js";
 export { cidrSpan, ipAddress, isCidr, isIpAddress, type IpSpan } from "./signals/ip.js";
 export {
   compileLinearRegExp,

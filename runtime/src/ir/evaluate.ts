@@ -25,7 +25,8 @@ import { placesOf } from "./exact.js";
 import { canFault, EvaluationFaultSignal, FAULTS, type EvaluationFault } from "./faults.js";
 import { isUnaryOp } from "./operators.js";
 import { decimalPlaces } from "./scale.js";
-import { decisionInstant, readsNow } from "./time.js";
+import { readsNow } from "./reads-now.js";
+import { decisionInstant } from "./time.js";
 import { written } from "./written.js";
 import { IR_VERSIONS, OTHERWISE_RULE_ID, type IrExpr, type IrSignal, type PolicyIr, type Verdict } from "./types.js";
 

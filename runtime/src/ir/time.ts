@@ -7,7 +7,6 @@
  * too, so `opened_at + 30d` never faults for a timestamp signal; beyond, the result is out of range (EVAL-002).
  */
 import { isTimestamp } from "../signals/timestamp.js";
-import type { IrExpr } from "./types.js";
 
 export const DURATION_UNITS = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000, ms: 1 } as const;
 export type DurationUnit = keyof typeof DURATION_UNITS;
@@ -62,32 +61,6 @@ export function decisionInstant(clock: Date): string {
     throw new TypeError("the decision instant is not a date of the years 0000 to 9999 (UTC)");
   }
   return clock.toISOString();
-}
-
-/** Whether computing `e` reads `now`, so that evaluating it needs the decision instant. */
-export function readsNow(e: IrExpr): boolean {
-  switch (e.op) {
-    case "now":
-      return true;
-    case "lit":
-    case "signal":
-    case "present":
-      return false;
-    case "and":
-    case "or":
-      return e.args.some(readsNow);
-    case "cmp":
-    case "str":
-    case "arith":
-      return readsNow(e.left) || readsNow(e.right);
-    case "in":
-    case "matches":
-      return readsNow(e.value);
-    case "range":
-      return readsNow(e.value) || readsNow(e.min) || readsNow(e.max);
-    default:
-      return readsNow(e.arg);
-  }
 }
 
 /** What a given decision instant must be, for the messages that refuse one. */
