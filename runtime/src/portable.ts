@@ -43,6 +43,7 @@ export {
   type DurationUnit,
 } from "./ir/time.js";
 export { readsNow } from "./ir/reads-now.js";
+export { irOperands } from "./ir/operands.js";
 export { cidrSpan, ipAddress, isCidr, isIpAddress, type IpSpan } from "./signals/ip.js";
 export {
   compileLinearRegExp,
