@@ -19,6 +19,13 @@ export interface DecisionCase {
   /** The fixture policy `conformance.<policy>@1.0.0`. */
   readonly policy: string;
   readonly signals: string;
+  /**
+   * The decision instant the policy's `now` reads (RFC 3339), for a policy that reads it. A server decides at its own
+   * clock, so the HTTP conformance case of such a vector is made only when `anyInstant`: it decides so at every instant
+   * from 2000 to 9998 (decision-vectors.ts checks it does).
+   */
+  readonly now?: string;
+  readonly anyInstant?: true;
   readonly expected: ExpectedDecision;
 }
 
@@ -389,6 +396,72 @@ export const CASES: readonly DecisionCase[] = [
     description: "`account_opened_at + 30d` past 9999-12-31 is an instant still, not a fault: the request is before it",
     policy: "durations",
     signals: '{"amount": 1000, "requested_at": "9999-12-31T00:00:00Z", "account_opened_at": "9999-12-30T00:00:00Z"}',
+    expected: { outcome: "decided", verdict: "escalate", ruleMatched: "new_account" },
+  },
+  {
+    id: "now-inside-the-window",
+    description: "`now` is the decision instant: at 12:00 a deadline at 17:00 is neither past nor within the 15-minute grace",
+    policy: "now",
+    now: "2026-06-01T12:00:00Z",
+    signals: '{"amount": 500, "deadline": "2026-06-01T17:00:00Z", "account_opened_at": "2025-01-01T00:00:00Z"}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "otherwise" },
+  },
+  {
+    id: "now-at-the-grace-edge",
+    description: "`now + 15m > deadline` at 16:45:00 exactly is false: the grace period starts a millisecond later",
+    policy: "now",
+    now: "2026-06-01T16:45:00Z",
+    signals: '{"amount": 500, "deadline": "2026-06-01T17:00:00Z", "account_opened_at": "2025-01-01T00:00:00Z"}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "otherwise" },
+  },
+  {
+    id: "now-within-the-grace",
+    description: "at 16:45:00.001 `now + 15m` is past the deadline",
+    policy: "now",
+    now: "2026-06-01T16:45:00.001Z",
+    signals: '{"amount": 500, "deadline": "2026-06-01T17:00:00Z", "account_opened_at": "2025-01-01T00:00:00Z"}',
+    expected: { outcome: "decided", verdict: "reject", ruleMatched: "closing_soon" },
+  },
+  {
+    id: "now-offset-is-an-instant",
+    description: "a decision instant of 19:00:01+02:00 is 17:00:01Z: `now > deadline`",
+    policy: "now",
+    now: "2026-06-01T19:00:01+02:00",
+    signals: '{"amount": 500, "deadline": "2026-06-01T17:00:00Z", "account_opened_at": "2025-01-01T00:00:00Z"}',
+    expected: { outcome: "decided", verdict: "escalate", ruleMatched: "after_hours_window" },
+  },
+  {
+    id: "now-a-new-account",
+    description: "`now - account_opened_at` a millisecond under 30 days is `< 30d`",
+    policy: "now",
+    now: "2026-06-01T12:00:00Z",
+    signals: '{"amount": 1000, "deadline": "2026-06-02T00:00:00Z", "account_opened_at": "2026-05-02T12:00:00.001Z"}',
+    expected: { outcome: "decided", verdict: "escalate", ruleMatched: "new_account" },
+  },
+  {
+    id: "now-the-thirtieth-day",
+    description: "`now - account_opened_at` of exactly 30 days is not `< 30d`",
+    policy: "now",
+    now: "2026-06-01T12:00:00Z",
+    signals: '{"amount": 1000, "deadline": "2026-06-02T00:00:00Z", "account_opened_at": "2026-05-02T12:00:00Z"}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "otherwise" },
+  },
+  {
+    id: "now-past-a-deadline-of-1999",
+    description: "a deadline in 1999 is past at any instant a server's clock can show since 2000",
+    policy: "now",
+    now: "2026-06-01T12:00:00Z",
+    anyInstant: true,
+    signals: '{"amount": 500, "deadline": "1999-12-31T23:59:59Z", "account_opened_at": "1990-01-01T00:00:00Z"}',
+    expected: { outcome: "decided", verdict: "escalate", ruleMatched: "after_hours_window" },
+  },
+  {
+    id: "now-before-an-opening-in-9999",
+    description: "an account opened in 9999 is less than 30 days old (a negative duration) at any earlier instant",
+    policy: "now",
+    now: "2026-06-01T12:00:00Z",
+    anyInstant: true,
+    signals: '{"amount": 1000, "deadline": "9999-12-31T00:00:00Z", "account_opened_at": "9999-01-01T00:00:00Z"}',
     expected: { outcome: "decided", verdict: "escalate", ruleMatched: "new_account" },
   },
 ];

@@ -9,9 +9,11 @@ import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
   BUNDLE_FILES,
+  DECISION_INSTANT_FORM,
   PatternRefusedError,
   createSignalValidator,
   errorBody,
+  parseDecisionInstant,
   parseStrictJson,
   preparePolicy,
   type IrExpr,
@@ -29,7 +31,8 @@ export const CASES_FILE = fileURLToPath(new URL("../../conformance/cases/surface
  * for signals of the same policy that decide, since a fault consumes nothing.
  */
 export function decisionCases(): string {
-  const cases = CASES.flatMap((c) => {
+  // A server decides at its own clock: a vector that needs its instant has no HTTP case.
+  const cases = CASES.filter((c) => c.now === undefined || c.anyInstant === true).flatMap((c) => {
     const policyId = `conformance.${c.policy}`;
     const dry = {
       id: `a.exact-decisions.${c.id}`,
@@ -42,7 +45,7 @@ export function decisionCases(): string {
             path: "/evaluate",
             rawBody: `{"policyId": "${policyId}", "policyVersion": "1.0.0", "signals": ${c.signals}}`,
           },
-          expect: expectation(c.expected),
+          expect: expectation(c.expected, c.now !== undefined),
         },
       ],
     };
@@ -69,20 +72,28 @@ export function decisionCases(): string {
     surface: "a",
     area: "exact-decisions",
     title:
-      "Exact decisions: decimals, integers past 2^53, faults, lower, NFC (issue 39), % abs min max, semver, ip (issue 41; conformance/vectors/decisions.json)",
+      "Exact decisions: decimals, integers past 2^53, faults, lower, NFC (issue 39), % abs min max, semver, ip, durations, now (issue 41; conformance/vectors/decisions.json)",
     description:
-      "Made by compiler/scripts/decision-vectors.ts from the decision vectors: the fixture policies conformance.money, cents, tenths, doubles, minor, divide, tiny, guarded, corp, payee, memo, remainder, bounds, versions and networks must be loaded.",
+      "Made by compiler/scripts/decision-vectors.ts from the decision vectors: the fixture policies conformance.money, cents, tenths, doubles, minor, divide, tiny, guarded, corp, payee, memo, remainder, bounds, versions, networks, durations and now must be loaded. A vector decided at an instant of its own has no case here (a server decides at its clock); those of conformance.now here decide alike at any instant from 2000 to 9998.",
     cases,
   };
   return `${JSON.stringify(file, null, 2)}\n`;
 }
 
-/** What the server answers: a dry run's decision, the signal validation's codes, or the fault's coded 422. */
-function expectation(expected: ExpectedDecision): object {
+/**
+ * What the server answers: a dry run's decision, the signal validation's codes, or the fault's coded 422. `readsNow`: the
+ * dry run of a policy that reads `now` says the instant it decided at.
+ */
+function expectation(expected: ExpectedDecision, readsNow = false): object {
   switch (expected.outcome) {
-    case "decided":
+    case "decided": {
       // As the suite's other cases: `wouldDecide` any string (spec 2.6 does not fix its words), the rule exactly.
-      return { status: 200, body: { wouldDecide: { $type: "string" }, ruleMatched: expected.ruleMatched, signalsValidated: true } };
+      const now = readsNow ? { now: { $type: "string" } } : {};
+      return {
+        status: 200,
+        body: { wouldDecide: { $type: "string" }, ruleMatched: expected.ruleMatched, signalsValidated: true, ...now },
+      };
+    }
     case "invalid":
       return {
         status: 422,
@@ -119,12 +130,20 @@ export function decisionVectors(): string {
     if (JSON.stringify(answered) !== JSON.stringify(c.expected)) {
       throw new Error(`case ${c.id}: this runtime answers ${JSON.stringify(answered)}, the case says ${JSON.stringify(c.expected)}`);
     }
+    if (c.anyInstant === true) {
+      for (const now of ANY_INSTANTS) {
+        const at = decide(policy, { ...c, now });
+        if (JSON.stringify(at) !== JSON.stringify(c.expected))
+          throw new Error(`case ${c.id}: at ${now} this runtime answers ${JSON.stringify(at)}`);
+      }
+    }
     const error = c.expected.outcome === "fault" ? { error: errorBody(c.expected.code, c.expected.rule).error } : {};
     return {
       id: c.id,
       description: c.description,
       policyId: policy.ir.policyId,
       signals: c.signals,
+      ...(c.now === undefined ? {} : { now: c.now }),
       expected: { ...c.expected, ...error },
     };
   });
@@ -139,7 +158,7 @@ export function decisionVectors(): string {
   const document = {
     kind: "decision",
     description:
-      "Decisions any implementation must make: for each vector, load the policy's policy.ir.json and signals.schema.json, parse `signals` strictly, validate, evaluate. `decided`: the verdict and rule; `invalid`: the VAL codes (as a set); `fault`: the evaluation fault, and the 422 body's error a server answers. Each of `refusals` is a bundle no runtime may load, for a pattern no linear-time engine matches (docs/conformance.md, \"Decision vectors\").",
+      "Decisions any implementation must make: for each vector, load the policy's policy.ir.json and signals.schema.json, parse `signals` strictly, validate, evaluate (at the vector's `now`, the decision instant the policy's `now` reads, when it has one). `decided`: the verdict and rule; `invalid`: the VAL codes (as a set); `fault`: the evaluation fault, and the 422 body's error a server answers. Each of `refusals` is a bundle no runtime may load, for a pattern no linear-time engine matches (docs/conformance.md, \"Decision vectors\").",
     policies: Object.fromEntries(
       [...policies.values()].map((p) => [p.ir.policyId, { source: p.source, [BUNDLE_FILES.ir]: p.ir, [BUNDLE_FILES.schema]: p.schema }]),
     ),
@@ -170,11 +189,16 @@ export function refusal(bundle: Record<string, object>): string {
   throw new Error("the bundle was prepared: it should have been refused");
 }
 
+/** The instants an `anyInstant` case is checked at: the first and last a server's clock shows in its span, and one between. */
+const ANY_INSTANTS = ["2000-01-01T00:00:00Z", "2026-06-01T12:00:00Z", "9998-12-31T23:59:59.999Z"];
+
 function decide(policy: CompiledPolicy, c: DecisionCase): ExpectedDecision {
   const signals = parseStrictJson(c.signals);
   const validation = createSignalValidator(policy.schema)(signals);
   if (!validation.valid) return { outcome: "invalid", codes: [...new Set(validation.errors.map((e) => e.code))].sort() };
-  const d = preparePolicy(policy.ir).evaluate(signals as Record<string, unknown>);
+  const now = c.now === undefined ? undefined : parseDecisionInstant(c.now);
+  if (now === null) throw new Error(`case ${c.id}: \`now\` is not ${DECISION_INSTANT_FORM}`);
+  const d = preparePolicy(policy.ir).evaluate(signals as Record<string, unknown>, now);
   if (d.decided) return { outcome: "decided", verdict: d.verdict, ruleMatched: d.ruleId };
   if (d.fault) return { outcome: "fault", code: d.fault.code, rule: d.fault.ruleId };
   throw new Error(`case ${c.id} is undecided: the vectors have no undecided case`);

@@ -73,7 +73,7 @@ describe("base signals", () => {
     [{ cases: [{ name: "a", expect: { verdict: "approve" } }] }, "`$.cases[0].signals` must be a JSON object"],
     [
       { cases: [{ name: "a", signals: {}, without: [], expect: { verdict: "approve" } }] },
-      "`$.cases[0]` has unknown member `without` (expected `name`, `signals`, `expect`)",
+      "`$.cases[0]` has unknown member `without` (expected `name`, `signals`, `now`, `expect`)",
     ],
   ])("a malformed file is refused with its path: %j", async (file, message) => {
     writeTests(PAY, file);

@@ -7,7 +7,14 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { PatternRefusedError, createSignalValidator, parseStrictJson, preparePolicy, type PolicyIr } from "@writ/runtime";
+import {
+  PatternRefusedError,
+  createSignalValidator,
+  parseDecisionInstant,
+  parseStrictJson,
+  preparePolicy,
+  type PolicyIr,
+} from "@writ/runtime";
 import { CASES, fixtureSource } from "../scripts/decision-cases.js";
 import { CASES_FILE, DECISIONS_FILE, decisionCases, decisionVectors } from "../scripts/decision-vectors.js";
 import { scratchCli } from "./support/cli-run.js";
@@ -16,6 +23,8 @@ interface Vector {
   readonly id: string;
   readonly policyId: string;
   readonly signals: string;
+  /** The decision instant, for a policy that reads `now`. */
+  readonly now?: string;
   readonly expected: Record<string, unknown> & { readonly outcome: "decided" | "invalid" | "fault" };
 }
 interface Bundle {
@@ -46,7 +55,8 @@ describe("decision vectors", () => {
       return;
     }
     expect(validation.valid).toBe(true);
-    const d = preparePolicy(policy["policy.ir.json"]).evaluate(signals as Record<string, unknown>);
+    const now = v.now === undefined ? undefined : parseDecisionInstant(v.now)!;
+    const d = preparePolicy(policy["policy.ir.json"]).evaluate(signals as Record<string, unknown>, now);
     if (v.expected.outcome === "decided")
       expect(d).toMatchObject({ decided: true, verdict: v.expected["verdict"], ruleId: v.expected["ruleMatched"] });
     else expect(d).toMatchObject({ decided: false, fault: { code: v.expected["code"], ruleId: v.expected["rule"] } });
@@ -70,7 +80,8 @@ describe("writ eval decides each case of issue 39 as its vector says", () => {
   it.each(CASES.map((c) => [c.id, c] as const))("%s", async (_id, c) => {
     writeFileSync(join(cli.cwd, "policy.writ"), fixtureSource(c.policy));
     writeFileSync(join(cli.cwd, "signals.json"), c.signals);
-    const code = await cli.run("eval", "policy.writ", "--signals", "signals.json", "--format", "json");
+    const at = c.now === undefined ? [] : ["--now", c.now];
+    const code = await cli.run("eval", "policy.writ", "--signals", "signals.json", ...at, "--format", "json");
     const answer = JSON.parse(cli.out.at(-1)!) as Record<string, unknown>;
     const expected = c.expected;
     switch (expected.outcome) {
@@ -81,13 +92,14 @@ describe("writ eval decides each case of issue 39 as its vector says", () => {
       case "decided":
         expect(code).toBe(0);
         expect(answer["decision"]).toMatchObject({ verdict: expected.verdict, ruleMatched: expected.ruleMatched });
+        if (c.now !== undefined) expect(answer["now"]).toBe(new Date(c.now).toISOString());
         break;
       case "fault":
         expect(code).toBe(0);
         expect(answer["decision"]).toBeNull();
         expect(answer["fault"]).toMatchObject({ code: expected.code, ruleId: expected.rule });
         cli.out.length = 0;
-        expect(await cli.run("eval", "policy.writ", "--signals", "signals.json", "--explain")).toBe(0);
+        expect(await cli.run("eval", "policy.writ", "--signals", "signals.json", ...at, "--explain")).toBe(0);
         expect(cli.out).toContain(
           `         nothing is decided; a sidecar answers 422 [${expected.code}@${expected.rule}] and consumes nothing`,
         );

@@ -75,7 +75,7 @@ it("keeps every comment and at most one blank line", () => {
 
 it("is idempotent and meaning-preserving on generated policies", () => {
   fc.assert(
-    fc.property(policySource({ remainderAndBounds: true }), (text) => {
+    fc.property(policySource({ remainderAndBounds: true, now: true }), (text) => {
       assertFormatLaws(text);
     }),
     { numRuns: 300, seed: 20261122 },
@@ -85,7 +85,7 @@ it("is idempotent and meaning-preserving on generated policies", () => {
 it("gives one layout whatever the whitespace between tokens", () => {
   fc.assert(
     fc.property(
-      policySource({ remainderAndBounds: true }),
+      policySource({ remainderAndBounds: true, now: true }),
       fc.array(fc.constantFrom(" ", "  ", "\t", "\n", "\n    ", " \r\n"), { minLength: 1 }),
       (text, gaps) => {
         // Rebuilt from the tokens with other whitespace (comments dropped): the same policy, laid out anew.
@@ -120,4 +120,20 @@ it("keeps durations as written, in constants, lists and conditions", () => {
   expect(out).toContain("const GRACE = 60m\n");
   expect(out).toContain("const WINDOWS = [500ms, 30s, 12h]\n");
   expect(out).toContain("when requested_at < opened_at + 30d + GRACE or requested_at - opened_at in WINDOWS");
+});
+
+it("writes `now` as written, parenthesized only where its operation needs it", () => {
+  const text = [
+    'policy "n" version "1.0.0"',
+    'governs "a"',
+    "signals {",
+    "  deadline: timestamp",
+    "  opened_at: timestamp",
+    "}",
+    'rule r when (now)>deadline or now-opened_at<30d and (now + 15m) > deadline escalate "r"',
+    'otherwise approve "ok"',
+    "",
+  ].join("\n");
+  assertFormatLaws(text);
+  expect(formatted(text)).toContain("when now > deadline or now - opened_at < 30d and now + 15m > deadline escalate");
 });

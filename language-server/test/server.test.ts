@@ -210,6 +210,7 @@ describe("the writ language server", () => {
       "not",
       "true",
       "false",
+      "now",
     ]);
 
     const afterCondition = FIXED.replace('rule big when amount > LIMIT reject "zu groß 💶"', "rule big when amount > LIMIT ");

@@ -1,4 +1,4 @@
-import { lossyNumbersOf } from "@writ/runtime";
+import { decisionInstant, lossyNumbersOf } from "@writ/runtime";
 import { parseTestFile } from "@writ/compiler";
 import exportPolicy from "../../policies/customer-data.export/1.0.0/policy.writ";
 import exportTests from "../../policies/customer-data.export/1.0.0/policy.test.json";
@@ -15,6 +15,8 @@ export interface ExampleCase {
   readonly signals: string;
   /** `approve`, `reject`, `escalate`, `undecided`, `invalid` for signals the schema refuses, or `fault`. */
   readonly expected: string;
+  /** The case's decision instant (`now`), as `issuedAt` writes it; empty for the current time. */
+  readonly now: string;
 }
 
 export interface Example {
@@ -36,6 +38,7 @@ function example(id: string, policy: string, tests: unknown): Example {
     name: c.name,
     signals: signalsText(c.signals),
     expected: "invalid" in c.expect ? "invalid" : "fault" in c.expect ? "fault" : c.expect.verdict,
+    now: c.now === undefined ? "" : decisionInstant(c.now),
   }));
   return { id, policy, cases };
 }

@@ -35,9 +35,9 @@ export class PolicySession {
     return this.lastNames;
   }
 
-  /** What the policy decides for the signals; null while the policy has errors. */
-  decide(policyText: string, signalsText: string): SignalsOutcome | null {
+  /** What the policy decides for the signals at `now` (default the current time); null while the policy has errors. */
+  decide(policyText: string, signalsText: string, now?: Date): SignalsOutcome | null {
     this.check(policyText);
-    return this.decider ? this.decider(signalsText) : null;
+    return this.decider ? this.decider(signalsText, now) : null;
   }
 }

@@ -250,6 +250,69 @@ if (unavailable !== null) {
       expect(pageErrors).toEqual([]);
     });
 
+    it("decides `now` at the instant given, says it, refuses a malformed one, and uses the current time when empty", async () => {
+      const signals = { amount: 500, deadline: "2026-06-01T17:00:00Z", account_opened_at: "2025-01-01T00:00:00Z" };
+      const setNow = async (text: string): Promise<void> => {
+        await page.fill("#now", text);
+      };
+      await replaceEditorText(page, "#policy-editor", fixture("now"));
+      await replaceEditorText(page, "#signals-editor", JSON.stringify(signals));
+      await setNow("2026-06-01T16:50:00Z");
+      await settled(page, "#decision .verdict", (t) => t === "reject");
+      expect(await page.locator("#decision .decided-by code").textContent()).toBe("closing_soon");
+      expect(await page.locator("#decision .now code").textContent()).toBe("2026-06-01T16:50:00.000Z");
+      const expected = signalsDecider(checkSource("policy.writ", fixture("now"), { until: "lower" }))!(
+        JSON.stringify(signals),
+        new Date("2026-06-01T16:50:00Z"),
+      );
+      if (expected.kind !== "decided") throw new Error("the signals do not decide");
+      await expectExplanation(page, expected);
+      const sum = page
+        .locator('#explanation li[data-rule="closing_soon"] .tree .expr')
+        .filter({ has: page.locator("code", { hasText: /^now \+ 15m$/ }) });
+      expect((await sum.innerText()).replace(/\s+/g, " ")).toContain('now + 15m "2026-06-01T17:05:00Z"');
+
+      // An offset is an instant: 19:00:01+02:00 is past the deadline.
+      await setNow("2026-06-01T19:00:01+02:00");
+      await settled(page, "#decision .verdict", (t) => t === "escalate");
+      expect(await page.locator("#decision .now code").textContent()).toBe("2026-06-01T17:00:01.000Z");
+
+      await setNow("tomorrow");
+      const why = await settled(page, "#decision .why", (t) => t.includes("RFC 3339"));
+      expect(why).toContain("`now` must be an RFC 3339 timestamp with an offset");
+      expect(await page.locator("#decision .verdict").textContent()).toBe("no decision");
+      expect(await page.locator("#now").getAttribute("aria-invalid")).toBe("true");
+
+      // Empty: the current time, read when the page decides.
+      await setNow("");
+      const before = Date.now();
+      await settled(page, "#decision .now", (t) => t.startsWith("decided at now ="));
+      const used = Date.parse((await page.locator("#decision .now code").textContent())!);
+      expect(Math.abs(used - before)).toBeLessThan(60_000);
+      expect(await page.locator("#now").getAttribute("aria-invalid")).toBe("false");
+      expect(pageErrors).toEqual([]);
+    });
+
+    it("a diff of `now < deadline` against `now <= deadline` shows its witness's instant, and trying it sets `now`", async () => {
+      const before = fixture("now");
+      const after = before.replace("when now > deadline", "when now >= deadline");
+      await replaceEditorText(page, "#policy-editor", before);
+      await page.locator("#diff-panel button", { hasText: "use the current policy as the baseline" }).click();
+      await replaceEditorText(page, "#policy-editor", after);
+      await settled(page, "#diff-panel .diff-result", (t) => t.includes("at now ="));
+      const diff = diffChecks(checkSource("a.writ", before, { until: "lower" }), checkSource("b.writ", after, { until: "lower" }))!;
+      const region = diff.regions[0]!;
+      expect(await page.locator("#diff-panel .witness-now code").first().textContent()).toBe(region.witness.now);
+      await page.locator("#diff-panel .regions > li button").first().click();
+      await settled(page, "#decision .verdict", (t) => t === region.new.verdict);
+      expect(await page.locator("#now").inputValue()).toBe(region.witness.now);
+      expect(await page.locator("#decision .decided-by code").textContent()).toBe(region.new.rule);
+      // The shipped policy again as the baseline, for the tests after this one.
+      await replaceEditorText(page, "#policy-editor", POLICY);
+      await page.locator("#diff-panel button", { hasText: "use the current policy as the baseline" }).click();
+      expect(pageErrors).toEqual([]);
+    });
+
     it("lists what an edit changes against the baseline, with signals that show it", async () => {
       // A lower risk threshold: transfers scored 71 to 80 are now rejected by `high_risk`.
       const edited = POLICY.replace("const HIGH_RISK = 80", "const HIGH_RISK = 70");

@@ -8,7 +8,7 @@ export * from "./errors.js";
 export * from "./ir/types.js";
 export * from "./ir/operators.js";
 export { UNKNOWN, COMPARISON_DOMAINS, codePointLength, isScalar, type Value } from "./ir/values.js";
-export { preparePolicy, prepareExpression, UNDECIDED, type Decision, type PreparedPolicy } from "./ir/evaluate.js";
+export { preparePolicy, prepareExpression, requiredNow, UNDECIDED, type Decision, type PreparedPolicy } from "./ir/evaluate.js";
 export { FAULTS, FAULT_CODES, EvaluationFaultSignal, canFault, type FaultCode, type EvaluationFault } from "./ir/faults.js";
 export { MAX_DECLARED_PLACES, MAX_MAGNITUDE, decimalText, placesOf, unitsOf } from "./ir/exact.js";
 export { decimalPlaces } from "./ir/scale.js";
@@ -30,13 +30,20 @@ export { isSemver, semverKey } from "./signals/semver.js";
 export {
   DURATION_UNITS,
   INSTANT_LIMIT,
+  MAX_DECISION_INSTANT,
   MAX_INSTANT,
+  MIN_DECISION_INSTANT,
   MIN_INSTANT,
+  DECISION_INSTANT_FORM,
+  decisionInstant,
   durationText,
+  parseDecisionInstant,
   instantText,
   isDurationUnit,
   type DurationUnit,
 } from "./ir/time.js";
+export { readsNow } from "./ir/reads-now.js";
+export { irOperands } from "./ir/operands.js";
 export { cidrSpan, ipAddress, isCidr, isIpAddress, type IpSpan } from "./signals/ip.js";
 export {
   compileLinearRegExp,

@@ -6,7 +6,7 @@
  * refused as the sidecar refuses it.
  */
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { generateSigningKeyPair, parseStrictJson } from "@writ/runtime";
 import { EmbeddedAuthorizer, MemoryReplayStore, WritApiError } from "@writ/sdk";
 import { fixturePoliciesRoot, uid } from "./support.js";
@@ -15,6 +15,8 @@ interface Vector {
   readonly id: string;
   readonly policyId: string;
   readonly signals: string;
+  /** The decision instant, for a policy that reads `now`: the embedded authorizer's clock shows it. */
+  readonly now?: string;
   readonly expected:
     | { readonly outcome: "decided"; readonly verdict: "approve" | "escalate" | "reject"; readonly ruleMatched: string }
     | { readonly outcome: "invalid"; readonly codes: readonly string[] }
@@ -27,14 +29,20 @@ const VECTORS = (
 const STATUS = { approve: "approved", escalate: "pending_override", reject: "rejected" } as const;
 
 let embedded: EmbeddedAuthorizer;
+/** What the clock shows: a vector's instant while it is decided, else the system's. */
+let instant: Date | null = null;
 beforeAll(async () => {
   embedded = new EmbeddedAuthorizer({
     policiesRoot: await fixturePoliciesRoot(),
     signingKeyPem: generateSigningKeyPair().privateKeyPem,
     store: new MemoryReplayStore(),
+    now: () => instant ?? new Date(),
   });
 });
 afterAll(() => embedded.close());
+afterEach(() => {
+  instant = null;
+});
 
 const signalsOf = (v: Vector) => parseStrictJson(v.signals) as Record<string, unknown>;
 
@@ -51,17 +59,21 @@ describe.each(VECTORS.map((v) => [v.id, v] as const))("%s", (_id, v) => {
   it("the dry run, /simulate and a signed evaluation, as the sidecar answers them", async () => {
     const request = { policyId: v.policyId, policyVersion: "1.0.0" };
     const executionId = uid("exact");
+    instant = v.now === undefined ? null : new Date(v.now);
+    // A policy that reads `now` says the instant; `issuedAt` is the same text.
+    const now = v.now === undefined ? {} : { now: new Date(v.now).toISOString() };
     if (v.expected.outcome === "decided") {
-      expect(await embedded.dryRun({ ...request, signals: signalsOf(v) })).toMatchObject({
-        wouldDecide: STATUS[v.expected.verdict],
-        ruleMatched: v.expected.ruleMatched,
-      });
+      const dry = await embedded.dryRun({ ...request, signals: signalsOf(v) });
+      expect(dry).toMatchObject({ wouldDecide: STATUS[v.expected.verdict], ruleMatched: v.expected.ruleMatched, ...now });
+      if (v.now === undefined) expect(dry).not.toHaveProperty("now");
       expect(await embedded.simulate({ ...request, signals: signalsOf(v) })).toMatchObject({
         decision: { action: v.expected.verdict, ruleMatched: v.expected.ruleMatched },
+        ...now,
+        ...(v.now === undefined ? {} : { attestationPreview: { issuedAt: now.now } }),
       });
-      expect(await embedded.evaluate({ ...request, executionId, verifiedSignals: signalsOf(v) })).toMatchObject({
-        status: STATUS[v.expected.verdict],
-      });
+      const signed = await embedded.evaluate({ ...request, executionId, verifiedSignals: signalsOf(v) });
+      expect(signed).toMatchObject({ status: STATUS[v.expected.verdict] });
+      if (v.now !== undefined) expect(signed.attestation.issuedAt).toBe(now.now);
       return;
     }
     const signed = await refused(embedded.evaluate({ ...request, executionId, verifiedSignals: signalsOf(v) }));

@@ -9,7 +9,7 @@ import { AttestationInput, AttestationPreview, AttestationV1, AttestationV2 } fr
 import { DecisionStatus, JsonObject, Signals, Verdict } from "./common.js";
 import { POLICY_ID_MAX_LENGTH, POLICY_VERSION_MAX_LENGTH } from "./constants.js";
 import { OverrideRecord } from "./evidence.js";
-import { Choice, Closed, Described, List, OpenObject, Text, type Static } from "./schema.js";
+import { Choice, Closed, Described, Instant, List, OpenObject, Text, type Static } from "./schema.js";
 
 const signalProvenance = Type.Optional(Described(JsonObject, "Where each signal came from: audited, never hashed or evaluated."));
 
@@ -168,12 +168,18 @@ export const ExplainQuery = Closed({
 });
 export type ExplainQuery = Static<typeof ExplainQuery>;
 
+/** The instant a dry run or a simulation decided at, as the policy's `now` read it. */
+const DecisionNow = Instant(
+  "The instant the policy's `now` read, the clock read once for this decision; only for a policy that reads `now` (writ's addition; the spec's answer has no such member). A simulation's `attestationPreview.issuedAt` is the same text.",
+);
+
 export const DryRunResponse = Closed(
   {
     wouldDecide: DecisionStatus,
     ruleMatched: Type.String(),
     reason: Type.String(),
     signalsValidated: Type.Literal(true),
+    now: Type.Optional(DecisionNow),
     explanation: Type.Optional(
       Described(Explanation, "Only when asked for with `?explain=true` (writ's addition; the spec's answer has no such member)."),
     ),
@@ -198,6 +204,7 @@ export const SimulateResponse = Closed(
     policyLoaded: Type.Literal(true),
     wouldSign: Type.Boolean({ description: "Whether the service has a signing key, so that `/evaluate` would sign." }),
     attestationPreview: AttestationPreview,
+    now: Type.Optional(DecisionNow),
     explanation: Type.Optional(Described(Explanation, "Only when asked for with `?explain=true`, as for the dry run.")),
   },
   { title: "SimulateResponse", description: "What evaluate would do, with no signing, replay write or audit record." },

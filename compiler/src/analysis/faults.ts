@@ -36,6 +36,9 @@ interface Bounds {
   readonly time?: "instant" | "duration";
 }
 
+/** A timestamp signal's instants, and the decision instant's. */
+const ANY_INSTANT: Bounds = { lo: MIN_INSTANT, hi: MAX_INSTANT, nonZero: false, time: "instant" };
+
 /** What the comparisons beside an operand say of each signal. */
 type Guards = ReadonlyMap<string, Bounds>;
 
@@ -59,6 +62,9 @@ class Intervals {
         return e.unit === undefined ? point(e.value) : { ...point(e.value), time: "duration" };
       case "ref":
         return this.ref(e.name, guards);
+      case "now":
+        // The decision instant is one an RFC 3339 timestamp writes, as a timestamp signal's (decisionInstant).
+        return ANY_INSTANT;
       case "call":
         return called(
           e.fn.name,
@@ -83,7 +89,7 @@ class Intervals {
     const c = this.scope.constant(name);
     if (c !== undefined) return point(c);
     const s = this.scope.signal(name);
-    if (s?.type.kind === "timestamp") return { lo: MIN_INSTANT, hi: MAX_INSTANT, nonZero: false, time: "instant" };
+    if (s?.type.kind === "timestamp") return ANY_INSTANT;
     if (!s || (s.type.kind !== "number" && s.type.kind !== "integer" && s.type.kind !== "decimal")) return null;
     const i = declaredInterval(s);
     const nonZero = i.lo > 0 || i.hi < 0 || (i.lo === 0 && !i.loIncl) || (i.hi === 0 && !i.hiIncl);

@@ -62,10 +62,12 @@ function outcome(o: Outcome): string {
 }
 
 function witnessLines(w: Witness): string[] {
-  if (w.validForBoth) return [`      witness: ${JSON.stringify(w.signals)}`];
+  const at = w.now === undefined ? [] : [`      at now = ${JSON.stringify(w.now)}`];
+  if (w.validForBoth) return [`      witness: ${JSON.stringify(w.signals)}`, ...at];
   return [
     `      witness, as sent to the old version: ${JSON.stringify(w.oldSignals)}`,
     `               and to the new version: ${JSON.stringify(w.signals)}`,
+    ...at,
   ];
 }
 

@@ -29,6 +29,8 @@ commands (paths are .writ files or directories searched for them):
                       in memory), a bundle directory or a .bundle.json archive (verified)
       --signals FILE    the signals object as JSON; - reads standard input (required)
       --explain         every rule's condition, true, false or unknown, down to each comparison and its values
+      --now TIMESTAMP   the decision instant \`now\` reads (RFC 3339, such as 2026-06-01T12:00:00Z); default
+                        the current time; printed when the policy reads \`now\`
       --format F        text (default) or json
   diff <old> <new>    compare two versions of a policy exactly, each a .writ file or its directory, a bundle
                       directory or a .bundle.json archive: for every kind of request the two decide differently
@@ -241,7 +243,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       case "eval": {
         const { values, positionals } = args(
           rest,
-          { signals: { type: "string" }, explain: { type: "boolean" }, format: { type: "string" } },
+          { signals: { type: "string" }, explain: { type: "boolean" }, now: { type: "string" }, format: { type: "string" } },
           command,
         );
         if (positionals.length !== 1)
@@ -251,8 +253,16 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
           throw new CliError("eval needs --signals FILE (or --signals - for standard input): the signals object to decide");
         const format = (values.format as string | undefined) ?? "text";
         if (format !== "text" && format !== "json") throw new CliError(`eval: --format must be text or json, given \`${format}\``);
+        const now = values.now as string | undefined;
         const { runEval } = await import("./commands/eval.js");
-        return await runEval({ io, policyPath: positionals[0]!, signalsPath, explain: values.explain === true, format });
+        return await runEval({
+          io,
+          policyPath: positionals[0]!,
+          signalsPath,
+          explain: values.explain === true,
+          format,
+          ...(now === undefined ? {} : { now }),
+        });
       }
       case "diff": {
         const { values, positionals } = args(rest, { format: { type: "string" } }, command);

@@ -2,6 +2,7 @@ import { within } from "../analysis/signal-set.js";
 import {
   canFault,
   createSignalValidator,
+  decisionInstant,
   expressionText,
   OTHERWISE_RULE_ID,
   preparePolicy,
@@ -12,6 +13,8 @@ import { DomainLimitError } from "../analysis/language.js";
 import { all, type Constraint } from "./constraint-tree.js";
 import { constraint } from "./constraint.js";
 import { formulaOf, type Formula } from "./formula.js";
+import { nowAsVariable } from "./ir-operands.js";
+import { NOW_VARIABLE } from "./signal-domain.js";
 import { Search, SearchLimitError, type Box } from "./search.js";
 import { signalSpace, type PolicyVersion, type Side, type SignalChange, type SignalSpace, type Variable } from "./space.js";
 import { E, F, T, U } from "./truth.js";
@@ -29,6 +32,8 @@ export interface Outcome {
 
 /** A request on which the two versions decide differently, checked by evaluating both. */
 export interface Witness {
+  /** The decision instant both versions were evaluated at, as `now` reads it; only when either version reads `now`. */
+  readonly now?: string;
   /** The signals as sent to the new version (and to the old one, unless `oldSignals` is given). */
   readonly signals: Record<string, Scalar>;
   /** The signals as sent to the old version, when they differ: it does not declare some of `signals`, or declares one with no value in common. */
@@ -133,14 +138,15 @@ function sideOf(version: PolicyVersion, side: Side, space: SignalSpace): SideMod
   const index = new Map(ir.rules.map((r, i) => [r.id, i]));
   const prepared = preparePolicy(ir);
   const validate = createSignalValidator(version.schema as object);
-  const rules = ir.rules.map((r) => formulaOf(r.when, side, space));
+  const rules = ir.rules.map((r) => formulaOf(nowAsVariable(r.when), side, space));
   const constraints = new Map<number, Constraint>();
   return {
     outcomes,
     rules,
     decide(request) {
-      if (!validate(request).valid) return -1;
-      const d = prepared.evaluate(request);
+      const { [NOW_VARIABLE]: now, ...signals } = request;
+      if (!validate(signals).valid) return -1;
+      const d = prepared.evaluate(signals, typeof now === "string" ? new Date(now) : undefined);
       if (d.decided) return index.get(d.ruleId) ?? ir.rules.length;
       return d.fault ? faultOutcome.get(d.fault.ruleId)! : ir.rules.length;
     },
@@ -232,10 +238,13 @@ function narrowedTerms(box: Box, variables: readonly Variable[]): Variable[] {
   return variables.filter((v) => v.term !== undefined && !within(v.universe, box.states.get(v.id)!));
 }
 
-/** One request for both versions when they were sent the same signals; otherwise each version's. */
+/** One request for both versions when they were sent the same signals; otherwise each version's. Its instant apart. */
 function witnessOf(requests: Record<Side, Record<string, Scalar>>): Witness {
-  const same = JSON.stringify(sortKeys(requests.old)) === JSON.stringify(sortKeys(requests.new));
-  return same ? { signals: requests.new, validForBoth: true } : { signals: requests.new, oldSignals: requests.old, validForBoth: false };
+  const { [NOW_VARIABLE]: now, ...signals } = requests.new;
+  const { [NOW_VARIABLE]: _oldNow, ...oldSignals } = requests.old;
+  const at = typeof now === "string" ? { now: decisionInstant(new Date(now)) } : {};
+  const same = JSON.stringify(sortKeys(oldSignals)) === JSON.stringify(sortKeys(signals));
+  return same ? { ...at, signals, validForBoth: true } : { ...at, signals, oldSignals, validForBoth: false };
 }
 
 function sortKeys(o: Record<string, Scalar>): Record<string, Scalar> {

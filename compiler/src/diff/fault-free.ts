@@ -1,7 +1,6 @@
-import { INSTANT_LIMIT, MAX_MAGNITUDE, type IrExpr } from "@writ/runtime";
+import { INSTANT_LIMIT, MAX_MAGNITUDE, irOperands, type IrExpr } from "@writ/runtime";
 import { NumberSet } from "../analysis/number-set.js";
 import { Rational } from "../analysis/rational.js";
-import { irOperands } from "./ir-operands.js";
 import { valueOfUnits } from "./number-domain.js";
 import type { Variable } from "./space.js";
 

@@ -3,6 +3,7 @@ import {
   COMPARISON_OPERATORS,
   UNKNOWN,
   expressionText,
+  irOperands,
   isScalar,
   prepareExpression,
   type CompareOp,
@@ -16,7 +17,7 @@ import { Language } from "../analysis/language.js";
 import { NumberSet } from "../analysis/number-set.js";
 import { absentOnly, everythingLike, nothingLike, present, type SignalSet, type Values } from "../analysis/signal-set.js";
 import { StringSet } from "../analysis/string-set.js";
-import { irNodes, irOperands } from "./ir-operands.js";
+import { irNodes } from "./ir-operands.js";
 import { canFaultOver } from "./fault-free.js";
 import { monotoneSets, monotoneView } from "./monotone.js";
 import type { OpaqueAtom } from "./opaque-atom.js";

@@ -1,4 +1,12 @@
-import { MAX_INSTANT, MIN_INSTANT, instantText as runtimeInstantText, type IrSignal, type Scalar } from "@writ/runtime";
+import {
+  MAX_DECISION_INSTANT,
+  MAX_INSTANT,
+  MIN_DECISION_INSTANT,
+  MIN_INSTANT,
+  instantText as runtimeInstantText,
+  type IrSignal,
+  type Scalar,
+} from "@writ/runtime";
 import { ChoiceSet } from "../analysis/choice-set.js";
 import { Language } from "../analysis/language.js";
 import { NumberSet, nextDown, nextUp } from "../analysis/number-set.js";
@@ -48,6 +56,20 @@ export interface SignalDomain {
   /** Why `accepted` may hold values the schema refuses (a pattern the string domain does not model); else null. */
   readonly unmodelled: string | null;
 }
+
+/**
+ * The decision instant (`now`) as `writ diff` reads it: one more timestamp, never absent, the same for both versions (one
+ * request is decided at one instant), its instants those a clock gives (time.ts `decisionInstant`: years 0000 to 9999 in
+ * UTC). Its variable's name is one no signal can have.
+ */
+export const NOW_VARIABLE = "$now";
+export const NOW_DOMAIN: SignalDomain = {
+  kind: "timestamp",
+  accepted: { absent: false, values: NumberSet.span(true, MIN_DECISION_INSTANT, MAX_DECISION_INSTANT) },
+  numbers: INTEGERS,
+  declaration: "now: timestamp",
+  unmodelled: null,
+};
 
 /** The largest magnitude a signal's number may have: the strict JSON parser refuses larger ones. */
 export const MAX_NUMBER = Number.MAX_SAFE_INTEGER;

@@ -1,9 +1,11 @@
-import { expressionText, type IrExpr, type PolicyIr, type Scalar } from "@writ/runtime";
+import { expressionText, readsNow, type IrExpr, type PolicyIr, type Scalar } from "@writ/runtime";
 import type { SignalSet } from "../analysis/signal-set.js";
 import { NumberSet } from "../analysis/number-set.js";
 import { DOUBLES, type NumberDomain } from "./number-domain.js";
 import {
   MAX_NUMBER,
+  NOW_DOMAIN,
+  NOW_VARIABLE,
   acceptedOnlyBy,
   commonDomain,
   signalDomain,
@@ -69,7 +71,9 @@ export interface SignalSpace {
 }
 
 export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): SignalSpace {
-  const domains = { old: domainsOf(versions.old), new: domainsOf(versions.new) };
+  // `now` is a variable of both versions when either reads it, so neither shows it as a signal added or removed.
+  const now = irReadsNow(versions.old.ir) || irReadsNow(versions.new.ir);
+  const domains = { old: domainsOf(versions.old, now), new: domainsOf(versions.new, now) };
   const names = [...new Set([...domains.old.keys(), ...domains.new.keys()])];
   const variables: Variable[] = [];
   const changes: SignalChange[] = [];
@@ -145,9 +149,13 @@ export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): Si
   };
 }
 
-function domainsOf(version: PolicyVersion): Map<string, SignalDomain> {
+export function irReadsNow(ir: PolicyIr): boolean {
+  return ir.rules.some((r) => readsNow(r.when));
+}
+
+function domainsOf(version: PolicyVersion, now: boolean): Map<string, SignalDomain> {
   const required = new Set(version.schema.required);
-  const out = new Map<string, SignalDomain>();
+  const out = new Map<string, SignalDomain>(now ? [[NOW_VARIABLE, NOW_DOMAIN]] : []);
   for (const [name, signal] of Object.entries(version.ir.signals)) {
     out.set(name, signalDomain(name, signal, version.schema.properties[name] ?? {}, required.has(name)));
   }

@@ -78,7 +78,9 @@ export function completionsAt(check: SourceCheck, offset: number, names: NameCat
   }
   for (const { type } of next) {
     const keyword = keywordOf(type);
-    if (keyword) add({ label: keyword, kind: "keyword", detail: "keyword", doc: KEYWORD_INFO[keyword].doc });
+    // `now` is a value, a timestamp: its detail is its type, as a signal's is.
+    if (keyword)
+      add({ label: keyword, kind: "keyword", detail: keyword === "now" ? "timestamp" : "keyword", doc: KEYWORD_INFO[keyword].doc });
   }
   return out;
 }

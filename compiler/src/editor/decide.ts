@@ -1,7 +1,9 @@
 import {
   createSignalValidator,
+  decisionInstant,
   explain,
   parseStrictJson,
+  readsNow,
   StrictJsonError,
   type Decision,
   type SignalError,
@@ -17,9 +19,16 @@ export type SignalsOutcome =
   | { readonly kind: "not-json"; readonly message: string; readonly line: number | null; readonly column: number | null }
   /** The policy's signals schema refuses the signals (VAL codes, docs/errors.md). */
   | { readonly kind: "refused"; readonly errors: readonly SignalError[] }
-  | { readonly kind: "decided"; readonly decision: Decision; readonly explanation: ExplanationView };
+  | {
+      readonly kind: "decided";
+      readonly decision: Decision;
+      readonly explanation: ExplanationView;
+      /** The decision instant the policy's `now` read, as `issuedAt` writes it; null when the policy does not read `now`. */
+      readonly now: string | null;
+    };
 
-export type SignalsDecider = (signalsText: string) => SignalsOutcome;
+/** `now`: the decision instant (default the current time, read once a decision), as `writ eval --now` sets it. */
+export type SignalsDecider = (signalsText: string, now?: Date) => SignalsOutcome;
 
 /** One validator per distinct schema: an editor re-checks on every pause in typing, mostly with the same signals block. */
 const validators = new Map<string, SignalValidator>();
@@ -37,7 +46,8 @@ export function signalsDecider(check: SourceCheck): SignalsDecider | null {
   let validate = validators.get(key);
   if (!validate) validators.set(key, (validate = createSignalValidator(schema)));
   const written = conditionsOf(ast);
-  return (signalsText) => {
+  const readsClock = ir.rules.some((r) => readsNow(r.when));
+  return (signalsText, now) => {
     let signals: unknown;
     try {
       signals = parseStrictJson(signalsText);
@@ -47,7 +57,9 @@ export function signalsDecider(check: SourceCheck): SignalsDecider | null {
     }
     const validation = validate(signals);
     if (!validation.valid) return { kind: "refused", errors: validation.errors };
-    const { decision, explanation } = explain(ir, signals as Record<string, unknown>);
-    return { kind: "decided", decision, explanation: explanationView(explanation, decision, written) };
+    const at = now ?? new Date();
+    const { decision, explanation } = explain(ir, signals as Record<string, unknown>, at);
+    const view = explanationView(explanation, decision, written);
+    return { kind: "decided", decision, explanation: view, now: readsClock ? decisionInstant(at) : null };
   };
 }

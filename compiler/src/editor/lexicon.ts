@@ -8,7 +8,7 @@ import { allTokens, KEYWORDS, type Keyword } from "../syntax/tokens.js";
  * by the lexer's KEYWORDS, so a new keyword does not compile until it has a role and a doc here; operators
  * are read from the token table, and a test fails when one has no entry.
  */
-export type KeywordRole = "declaration" | "verdict" | "logical" | "word-operator" | "type" | "constraint" | "boolean";
+export type KeywordRole = "declaration" | "verdict" | "logical" | "word-operator" | "type" | "constraint" | "boolean" | "instant";
 export type OperatorRole = "comparison" | "arithmetic" | "assignment" | "range" | "enum" | "optional" | "separator" | "bracket";
 
 export interface LexiconEntry<Role> {
@@ -71,6 +71,10 @@ export const KEYWORD_INFO: Readonly<Record<Keyword, LexiconEntry<KeywordRole>>> 
   in_cidr: {
     role: "word-operator",
     doc: '`a in_cidr ["10.0.0.0/8", "2001:db8::/32"]`, `a not in_cidr LIST`: the address lies in one of the CIDR ranges.',
+  },
+  now: {
+    role: "instant",
+    doc: "`now`: the decision instant, a timestamp: the clock read once per decision, the attestation's `issuedAt` (`now > deadline`, `now - opened_at < 30d`). `writ eval --now` and a test case's `now` set it.",
   },
 };
 

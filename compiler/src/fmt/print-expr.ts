@@ -20,6 +20,7 @@ function precedence(e: Expr): number {
       return PRECEDENCE.predicate;
     case "call":
     case "ref":
+    case "now":
     case "literal":
       return PRECEDENCE.primary;
   }
@@ -63,6 +64,8 @@ function printBare(e: Expr): string {
       return `${e.fn.name}(${e.args.map((a) => printExpr(a)).join(", ")})`;
     case "ref":
       return e.name;
+    case "now":
+      return "now";
     case "literal":
       return e.text ?? printScalar(e.value);
   }

@@ -366,6 +366,7 @@ class AstBuilder {
     if (has(n, "StringLiteral")) return { kind: "literal", value: this.string(token(n, "StringLiteral")).value, span };
     if (has(n, "True")) return { kind: "literal", value: true, span };
     if (has(n, "False")) return { kind: "literal", value: false, span };
+    if (has(n, "Now")) return { kind: "now", span };
     const inner = optionalNode(n, "inner", (c) => this.expression(c));
     if (inner) return inner;
     const name = this.ident(token(n, "Identifier"));

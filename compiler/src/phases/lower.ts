@@ -9,6 +9,7 @@ import {
   decimalText,
   isCalledArithOp,
   isComparison,
+  irOperands,
   isFunctionName,
   isScalar,
   isStringOp,
@@ -80,31 +81,11 @@ export function irVersionOf(ast: PolicyAst, rules: readonly IrRule[]): 1 | typeo
   return declared || rules.some((r) => usesVersion2(r.when)) ? IR_VERSION : 1;
 }
 
+/** The nodes version 2 added: arithmetic (which faults), `lower`, `abs`, `in_cidr` and `now`. */
+const VERSION_2_NODES: ReadonlySet<IrExpr["op"]> = new Set(["arith", "lower", "abs", "in_cidr", "now"]);
+
 function usesVersion2(e: IrExpr): boolean {
-  switch (e.op) {
-    case "arith":
-    case "lower":
-    case "abs":
-    case "in_cidr":
-      return true;
-    case "lit":
-    case "signal":
-    case "present":
-      return false;
-    case "and":
-    case "or":
-      return e.args.some(usesVersion2);
-    case "cmp":
-    case "str":
-      return usesVersion2(e.left) || usesVersion2(e.right);
-    case "in":
-    case "matches":
-      return usesVersion2(e.value);
-    case "range":
-      return usesVersion2(e.value) || usesVersion2(e.min) || usesVersion2(e.max);
-    default:
-      return usesVersion2(e.arg);
-  }
+  return VERSION_2_NODES.has(e.op) || irOperands(e).some(usesVersion2);
 }
 
 /**
@@ -125,6 +106,8 @@ class Lowering {
     switch (e.kind) {
       case "literal":
         return lit(e.value, e.unit);
+      case "now":
+        return { op: "now" };
       case "ref": {
         const c = this.symbols.consts.get(e.name);
         if (c && c.value.kind === "scalar") return lit(c.value.value, c.value.unit);

@@ -176,6 +176,8 @@ class Checker {
     switch (e.kind) {
       case "literal":
         return scalarType(e.value, e.unit);
+      case "now":
+        return TIMESTAMP;
       case "ref": {
         const signal = this.symbols.signals.get(e.name);
         if (signal) return signalType(signal);

@@ -94,6 +94,8 @@ export type Expr =
   | { readonly kind: "matches"; readonly value: Expr; readonly regex: RegexLit; readonly span: Span }
   | { readonly kind: "call"; readonly fn: Ident; readonly args: readonly Expr[]; readonly span: Span }
   | { readonly kind: "ref"; readonly name: string; readonly span: Span }
+  /** `now`: the decision instant, a timestamp. */
+  | { readonly kind: "now"; readonly span: Span }
   | { readonly kind: "literal"; readonly value: ScalarValue; readonly text?: string; readonly unit?: DurationUnit; readonly span: Span };
 
 /** The operands of an expression, in source order (a list after `in` is not an expression, so not among them). */
@@ -114,6 +116,7 @@ export function operandsOf(e: Expr): readonly Expr[] {
     case "matches":
       return [e.value];
     case "ref":
+    case "now":
     case "literal":
       return [];
   }

@@ -9,7 +9,7 @@ import {
   type TokenType,
 } from "chevrotain";
 import type { InfixOp, PrefixOp } from "@writ/runtime";
-import { bareWord } from "./habits.js";
+import { bareWord, reservedNow } from "./habits.js";
 import { infixAt, prefixAt } from "./operators.js";
 import * as T from "./tokens.js";
 
@@ -50,7 +50,7 @@ const habitHints = new WeakMap<IToken, Map<string, string>>();
 
 /** `message`, with what writ writes instead when `actual` is a habit where `expected` may stand. */
 function withHabit(message: string, expected: readonly TokenType[], actual: IToken): string {
-  const habit = bareWord(expected, actual);
+  const habit = bareWord(expected, actual) ?? reservedNow(expected, actual);
   if (!habit) return message;
   const full = `${message}; ${habit.message}`;
   const hints = habitHints.get(actual) ?? new Map<string, string>();
@@ -389,6 +389,7 @@ class WritParser extends CstParser {
       { ALT: () => this.CONSUME(T.StringLiteral) },
       { ALT: () => this.CONSUME(T.True) },
       { ALT: () => this.CONSUME(T.False) },
+      { ALT: () => this.CONSUME(T.Now) },
       {
         ALT: () => {
           this.CONSUME(T.Identifier);

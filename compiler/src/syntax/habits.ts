@@ -211,6 +211,18 @@ export function bareWord(expected: readonly TokenType[], actual: IToken): HabitN
 }
 
 /**
+ * `now` where a name is declared (`signals { now: timestamp }`): reserved, since a caller that could send `now` would set
+ * the clock a policy decides by. A policy of an earlier compiler that named a signal so renames it.
+ */
+export function reservedNow(expected: readonly TokenType[], actual: IToken): HabitNote | null {
+  if (actual.tokenType !== T.Now || expected.includes(T.Now)) return null;
+  return {
+    message: "`now` is reserved: it is the decision instant, which no caller sends",
+    hint: "rename the signal, constant or rule (`requested_at`, say); in a condition, `now` is the instant the decision is made at",
+  };
+}
+
+/**
  * A name nothing declares, compared with a string: the author meant the string. `values`: the enum it is compared
  * with, when it is one (`tier == l1` where `tier: "l1" | "l2"`).
  */

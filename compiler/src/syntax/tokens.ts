@@ -42,6 +42,7 @@ export const KEYWORDS = [
   "ends_with",
   "contains",
   "in_cidr",
+  "now",
 ] as const;
 export type Keyword = (typeof KEYWORDS)[number];
 
@@ -83,6 +84,8 @@ export const StartsWith = kw("starts_with");
 export const EndsWith = kw("ends_with");
 export const Contains = kw("contains");
 export const InCidr = kw("in_cidr");
+/** The decision instant: reserved, so no signal can be named `now` and a caller can never set the clock. */
+export const Now = kw("now");
 
 export const WhiteSpace = createToken({ name: "WhiteSpace", pattern: /[ \t\r\n]+/, group: Lexer.SKIPPED });
 export const Comment = createToken({ name: "Comment", pattern: /#[^\r\n]*/, group: "comments" });

@@ -44,7 +44,16 @@ export function runPolicyTests(ast: PolicyAst, bundle: Bundle, tests: PolicyTest
         failure: `signals are invalid: ${validation.errors.map((e) => `${e.code} ${e.message}`).join("; ")}`,
       };
     }
-    const d = policy.evaluate(c.signals);
+    // A case of a policy that reads `now` states its instant: on the wall clock it would pass one day and fail the next.
+    if (policy.readsNow && c.now === undefined) {
+      return {
+        name: c.name,
+        passed: false,
+        failure:
+          'the policy reads `now`: give the case a `now`, such as "now": "2026-06-01T12:00:00Z", so that it does not depend on the clock',
+      };
+    }
+    const d = policy.evaluate(c.signals, c.now);
     if (d.decided) hit.add(d.ruleId);
     if ("fault" in c.expect) {
       const got = d.decided

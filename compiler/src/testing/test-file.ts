@@ -1,4 +1,12 @@
-import { FAULTS, copyLossyNumbers, parseStrictJson, type FaultCode, type Verdict } from "@writ/runtime";
+import {
+  DECISION_INSTANT_FORM,
+  FAULTS,
+  copyLossyNumbers,
+  parseDecisionInstant,
+  parseStrictJson,
+  type FaultCode,
+  type Verdict,
+} from "@writ/runtime";
 
 /** `policy.test.json`, beside `policy.writ` (docs/language.md "Policy tests"). */
 export interface PolicyTestFile {
@@ -13,6 +21,8 @@ export interface PolicyTestCase {
   readonly at: string;
   /** The signals the case sends: the file's `baseSignals` with the case's own over them, less its `without`. */
   readonly signals: Readonly<Record<string, unknown>>;
+  /** The decision instant `now` reads (`now`, RFC 3339); a case of a policy that reads `now` must give one. */
+  readonly now?: Date;
   readonly expect:
     | { readonly verdict: ExpectedVerdict; readonly rule?: string; readonly reason?: string }
     | { readonly invalid: readonly string[] }
@@ -39,12 +49,19 @@ export function parseTestFile(text: string): PolicyTestFile {
   const cases = root["cases"].map((c: unknown, i: number): PolicyTestCase => {
     const at = `$.cases[${i}]`;
     const o = object(c, at);
-    only(o, base ? ["name", "signals", "without", "expect"] : ["name", "signals", "expect"], at);
+    only(o, base ? ["name", "signals", "without", "now", "expect"] : ["name", "signals", "now", "expect"], at);
     const name = o["name"];
     if (typeof name !== "string" || name.trim() === "") throw new TestFileError(`\`${at}.name\` must be a non-empty string`);
     if (names.has(name)) throw new TestFileError(`\`${at}.name\` repeats the case name \`${name}\``);
     names.add(name);
-    return { name, at, signals: caseSignals(o, base, at), expect: expectation(object(o["expect"], `${at}.expect`), `${at}.expect`) };
+    const now = "now" in o ? { now: instant(o["now"], `${at}.now`) } : {};
+    return {
+      name,
+      at,
+      signals: caseSignals(o, base, at),
+      ...now,
+      expect: expectation(object(o["expect"], `${at}.expect`), `${at}.expect`),
+    };
   });
   return { cases };
 }
@@ -101,6 +118,12 @@ function expectation(expect: Record<string, unknown>, at: string): PolicyTestCas
     ...(typeof expect["rule"] === "string" ? { rule: expect["rule"] } : {}),
     ...(typeof expect["reason"] === "string" ? { reason: expect["reason"] } : {}),
   };
+}
+
+function instant(v: unknown, at: string): Date {
+  const given = typeof v === "string" ? parseDecisionInstant(v) : null;
+  if (given === null) throw new TestFileError(`\`${at}\` must be ${DECISION_INSTANT_FORM}`);
+  return given;
 }
 
 function object(v: unknown, at: string): Record<string, unknown> {

@@ -12,6 +12,7 @@ import {
   compile,
   completionsAt,
   definitionAt,
+  highlightSpans,
   hoverAt,
   KEYWORD_INFO,
   KEYWORDS,
@@ -105,7 +106,7 @@ describe("completion in context", () => {
   });
 
   it("completes within the section at the cursor when an earlier one does not parse", () => {
-    expect(labels(`${good}rule b when n > > 2 reject "y"\nrule c when `)).toBe("n s L len lower abs min max present not true false");
+    expect(labels(`${good}rule b when n > > 2 reject "y"\nrule c when `)).toBe("n s L len lower abs min max present not true false now");
   });
 
   it("offers nothing inside a string, a pattern, a comment or an unterminated string", () => {
@@ -137,5 +138,45 @@ describe("durations in the editor", () => {
 
   it("a duration constant's hover names its type", () => {
     expect(hoverAt(check, text.lastIndexOf("GRACE") + 1)!.markdown).toContain("constant: duration");
+  });
+});
+
+describe("now in the editor", () => {
+  const text = [
+    'policy "n" version "1.0.0"',
+    'governs "a"',
+    "signals {",
+    "  deadline: timestamp",
+    "}",
+    'rule late when now > deadline escalate "late"',
+    'otherwise approve "ok"',
+    "",
+  ].join("\n");
+  const check = checkSource("n.writ", text);
+
+  it("hover says `now` is the decision instant, a timestamp, and how it is set", () => {
+    expect(check.diagnostics).toEqual([]);
+    const markdown = hoverAt(check, text.indexOf("now") + 1)!.markdown;
+    expect(markdown).toContain("the decision instant, a timestamp");
+    expect(markdown).toContain("`issuedAt`");
+    expect(markdown).toContain("`writ eval --now`");
+  });
+
+  it("completion offers `now` where a value may stand, typed timestamp, and not where a name is declared", () => {
+    const at = text.indexOf("now >");
+    const offered = completionsAt(check, at).find((c) => c.label === "now");
+    expect(offered).toMatchObject({ kind: "keyword", detail: "timestamp" });
+    expect(completionsAt(check, text.indexOf("deadline: t")).map((c) => c.label)).not.toContain("now");
+  });
+
+  it("is highlighted as the instant it is, not as a name", () => {
+    const at = text.indexOf("now");
+    expect(highlightSpans(text).find((h) => h.from === at)).toEqual({ from: at, to: at + 3, kind: "keyword-instant" });
+  });
+
+  it("`now` has no declaration to go to and cannot be renamed", () => {
+    expect(definitionAt(check, text.indexOf("now") + 1)).toBeNull();
+    const rename = renameAt(check, text.indexOf("now") + 1, "then");
+    expect("edits" in rename ? rename.edits : []).toEqual([]);
   });
 });

@@ -27,9 +27,17 @@ import fc from "fast-check";
 import semver from "semver";
 import { describe, expect, it } from "vitest";
 import { compile, type Diagnostic } from "@writ/compiler";
-import { createSignalValidator, isFunctionName, preparePolicy, type Decision, type PolicyIr } from "@writ/runtime";
+import {
+  MAX_DECISION_INSTANT,
+  MIN_DECISION_INSTANT,
+  createSignalValidator,
+  isFunctionName,
+  preparePolicy,
+  type Decision,
+  type PolicyIr,
+} from "@writ/runtime";
 import { operandsOf, type Expr, type ListItem, type PolicyAst, type ScalarValue, type SignalDecl } from "../../src/syntax/ast.js";
-import { policyModel } from "../support/generate-policy.js";
+import { policyModel, timestampArb } from "../support/generate-policy.js";
 import { ODD_TIMESTAMPS, signalsArb } from "../support/generate-signals.js";
 
 const SEED =
@@ -96,6 +104,8 @@ function outcome(d: Decision): Outcome {
 }
 
 class Reference {
+  /** The decision instant `now` reads, in milliseconds: set before each signal set is decided. */
+  now = 0;
   private readonly signals = new Map<string, SignalDecl>();
   private readonly consts = new Map<string, PolicyAst["consts"][number]>();
 
@@ -124,6 +134,7 @@ class Reference {
 
   /** Whether `e` is an instant or a duration (a timestamp signal, a duration literal or constant, `+ -` of them). */
   private timeOf(e: Expr): "instant" | "duration" | null {
+    if (e.kind === "now") return "instant";
     if (e.kind === "literal") return e.unit !== undefined ? "duration" : null;
     if (e.kind === "ref") {
       const c = this.consts.get(e.name);
@@ -189,6 +200,8 @@ class Reference {
         if (c?.value.kind !== "scalar") throw new Error(`\`${e.name}\` used as a value`);
         return typeof c.value.value === "number" ? number(c.value.value) : c.value.value;
       }
+      case "now":
+        return new Instant(this.now);
       case "call":
         return this.call(e, input, exact);
       case "unary": {
@@ -440,8 +453,17 @@ function claimsOf(ast: PolicyAst, warnings: readonly Diagnostic[], faultClaims: 
  */
 const RUNS = [
   { label: "", remainderAndBounds: false, policies: POLICIES },
-  { label: " with % abs min max, semver and ip", remainderAndBounds: true, policies: POLICIES / 2 },
+  { label: " with % abs min max, semver, ip and now", remainderAndBounds: true, policies: POLICIES / 2 },
 ];
+
+/**
+ * The decision instant of a signal set: any a clock can show (years 0000 to 9999 in UTC), or one a generated timestamp
+ * names, where comparisons with the policy's literals turn.
+ */
+const nowArb: fc.Arbitrary<number> = fc.oneof(
+  fc.integer({ min: MIN_DECISION_INSTANT, max: MAX_DECISION_INSTANT }),
+  timestampArb.map((t) => Date.parse(t)).filter((ms) => ms >= MIN_DECISION_INSTANT && ms <= MAX_DECISION_INSTANT),
+);
 
 for (const { label, remainderAndBounds, policies } of RUNS)
   describe(`evaluation agrees with a reference interpreter (seed ${SEED})${label}`, () => {
@@ -453,7 +475,7 @@ for (const { label, remainderAndBounds, policies } of RUNS)
       let faulted = 0;
       let claimsChecked = 0;
       fc.assert(
-        fc.property(policyModel({ rules: { min: 1, max: 10 }, remainderAndBounds }), fc.gen(), (model, g) => {
+        fc.property(policyModel({ rules: { min: 1, max: 10 }, remainderAndBounds, now: remainderAndBounds }), fc.gen(), (model, g) => {
           const result = compile("eval.writ", model.source);
           if (!result.valid || !result.ast || !result.ir || !result.bundle) {
             throw new Error(`generated policy is invalid: ${result.errors.map((e) => `${e.code} ${e.message}`).join("; ")}`);
@@ -478,15 +500,17 @@ for (const { label, remainderAndBounds, policies } of RUNS)
                 `generated signals fail the bundle's schema: ${JSON.stringify(validation.errors)}\n${JSON.stringify(signals)}`,
               );
             }
+            reference.now = g(() => nowArb);
+            const at = new Date(reference.now);
             const expected = reference.decide(signals);
-            const actual = fromIr.evaluate(signals);
+            const actual = fromIr.evaluate(signals, at);
             evaluations++;
             if (expected.decided && expected.ruleId !== "otherwise") decidedByRule++;
             if (!expected.decided && expected.fault === null) undecided++;
             if (!expected.decided && expected.fault !== null) faulted++;
             if (ast.rules.some((r) => reference.eval(r.when, signals) === UNKNOWN)) unknownSeen++;
             expect(outcome(actual), `signals ${JSON.stringify(signals)}`).toEqual(expected);
-            expect(outcome(fromBundle.evaluate(signals))).toEqual(expected);
+            expect(outcome(fromBundle.evaluate(signals, at))).toEqual(expected);
 
             for (const e of claims.neverTrue) expect(reference.eval(e, signals), "W605 claimed never true").not.toBe(true);
             for (const e of claims.alwaysTrue) expect(reference.eval(e, signals), "W604 claimed always true").toBe(true);

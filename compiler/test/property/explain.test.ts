@@ -8,7 +8,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compile } from "@writ/compiler";
-import { createSignalValidator, explain, preparePolicy, type IrExpr, type PolicyIr, type PreparedPolicy } from "@writ/runtime";
+import {
+  MAX_DECISION_INSTANT,
+  MIN_DECISION_INSTANT,
+  createSignalValidator,
+  explain,
+  preparePolicy,
+  type IrExpr,
+  type PolicyIr,
+  type PreparedPolicy,
+} from "@writ/runtime";
 import { policyModel } from "../support/generate-policy.js";
 import { ODD_TIMESTAMPS, signalsArb } from "../support/generate-signals.js";
 
@@ -25,7 +34,7 @@ describe(`the explanation decides as the evaluator does (seed ${SEED})`, () => {
   it(`${POLICIES} policies × ${SIGNAL_SETS} signal sets: same decision, and every rule's result is its condition's`, () => {
     const seen = { true: 0, false: 0, unknown: 0, fault: 0, decisions: 0 };
     fc.assert(
-      fc.property(policyModel({ rules: { min: 1, max: 10 }, remainderAndBounds: true }), fc.gen(), (model, g) => {
+      fc.property(policyModel({ rules: { min: 1, max: 10 }, remainderAndBounds: true, now: true }), fc.gen(), (model, g) => {
         const result = compile("explain.writ", model.source);
         if (!result.valid || !result.ir || !result.ast || !result.bundle)
           throw new Error(`generated policy is invalid: ${result.errors[0]?.message}`);
@@ -41,18 +50,20 @@ describe(`the explanation decides as the evaluator does (seed ${SEED})`, () => {
             if (Object.values(signals).some((v) => ODD_TIMESTAMPS.includes(v as string))) continue;
             throw new Error(`generated signals fail the schema: ${JSON.stringify(signals)}`);
           }
-          const { decision, explanation } = explain(ir, signals);
-          const context = `signals ${JSON.stringify(signals)}`;
-          expect(decision, context).toEqual(policy.evaluate(signals));
+          // A decision instant from the years a clock shows, as the evaluator is given it.
+          const at = new Date(g(() => fc.integer({ min: MIN_DECISION_INSTANT, max: MAX_DECISION_INSTANT })));
+          const { decision, explanation } = explain(ir, signals, at);
+          const context = `signals ${JSON.stringify(signals)} at ${at.toISOString()}`;
+          expect(decision, context).toEqual(policy.evaluate(signals, at));
           seen.decisions++;
           expect(explanation.rules.map((r) => r.rule)).toEqual(ir.rules.map((r) => r.id));
           explanation.rules.forEach((r, k) => {
-            const fired = rules[k]!.fires.evaluate(signals);
+            const fired = rules[k]!.fires.evaluate(signals, at);
             const expected = fired.decided
               ? "true"
               : fired.fault
                 ? "fault"
-                : rules[k]!.negationFires.evaluate(signals).decided
+                : rules[k]!.negationFires.evaluate(signals, at).decided
                   ? "false"
                   : "unknown";
             expect(r.result, `${context}, rule ${r.rule}: ${r.condition.expr}`).toBe(expected);

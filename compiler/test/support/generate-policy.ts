@@ -45,6 +45,8 @@ export interface PolicyOptions {
    * were; the evaluation, explanation and formatting properties turn it on.
    */
   readonly remainderAndBounds?: boolean;
+  /** Also `now`, the decision instant, among the timestamp operands. Default off, as `remainderAndBounds`. */
+  readonly now?: boolean;
 }
 
 export interface Bound {
@@ -752,6 +754,7 @@ class Exprs {
     private readonly realistic: boolean,
     private readonly exactAtoms = false,
     private readonly remainderAndBounds = false,
+    private readonly now = false,
   ) {
     this.nums = signals.filter((s): s is NumSig => s.kind === "number" || s.kind === "integer");
     this.decs = signals.filter((s): s is DecSig => s.kind === "decimal");
@@ -1076,8 +1079,8 @@ class Exprs {
   // --- timestamps ----------------------------------------------------------------------------------------
 
   private timestampAtom(): fc.Arbitrary<string> | null {
-    if (this.times.length === 0) return null;
-    const ts = fc.constantFrom(...this.times).map((s) => s.name);
+    if (this.times.length === 0 && !this.now) return null;
+    const ts = fc.constantFrom(...this.times.map((s) => s.name), ...(this.now ? ["now"] : []));
     const cmp = fc.constantFrom("==", "!=", "<", "<=", ">", ">=");
     const other = weighted(
       [4, timestampArb.chain(stringLit)],
@@ -1384,7 +1387,7 @@ export function policyModel(options: PolicyOptions = {}): fc.Arbitrary<PolicyMod
         .chain((signals) => constSpecs(signals, constCount, realistic).map((consts) => ({ signals, consts, ruleCount })));
     })
     .chain(({ signals, consts, ruleCount }) => {
-      const exprs = new Exprs(signals, consts, realistic, options.exactAtoms, options.remainderAndBounds);
+      const exprs = new Exprs(signals, consts, realistic, options.exactAtoms, options.remainderAndBounds, options.now);
       const rule = fc.record({
         word: fc.constantFrom(...RULE_WORDS),
         when: exprs.condition,

@@ -13,6 +13,7 @@ const KEYWORD_SCOPE: Record<KeywordRole, string> = {
   type: "support.type.writ",
   constraint: "keyword.other.constraint.writ",
   boolean: "constant.language.boolean.writ",
+  instant: "constant.language.now.writ",
 };
 
 const OPERATOR_SCOPE: Record<OperatorRole, string> = {

@@ -11,14 +11,14 @@ export interface DiffPanel {
 
 /**
  * The diff panel (shown only once `policyDiff` is plugged in, diff/plug.ts): the baseline, then "equivalent" or each
- * region with its witness signals, which `trySignals` loads into the signals editor.
+ * region with its witness signals (and instant), which `trySignals` loads into the signals editor (and the `now` field).
  */
 export function mountDiffPanel(
   root: HTMLElement,
   diff: PolicyDiff,
   baseline: string,
   current: () => string,
-  trySignals: (text: string) => void,
+  trySignals: (text: string, now: string) => void,
 ): DiffPanel {
   let base = baseline;
   const result = h("div", { class: "diff-result" });
@@ -56,11 +56,18 @@ export function mountDiffPanel(
   return panel;
 }
 
-function regionItem(region: DiffRegion, trySignals: (text: string) => void): HTMLElement {
+function regionItem(region: DiffRegion, trySignals: (text: string, now: string) => void): HTMLElement {
   const text = signalsText(region.witness);
   const button = h("button", { type: "button" }, "try these signals");
-  button.addEventListener("click", () => trySignals(text));
-  return h("li", null, h("p", null, side("baseline", region.before), " → ", side("now", region.after), " ", button), h("pre", null, text));
+  button.addEventListener("click", () => trySignals(text, region.now));
+  const at = region.now === "" ? [] : [h("p", { class: "witness-now" }, "at now = ", h("code", null, region.now))];
+  return h(
+    "li",
+    null,
+    h("p", null, side("baseline", region.before), " → ", side("now", region.after), " ", button),
+    h("pre", null, text),
+    ...at,
+  );
 }
 
 function side(label: string, s: DiffSide): HTMLElement {

@@ -10,6 +10,8 @@ import { checkSource, diffChecks } from "@writ/compiler";
 export interface DiffRegion {
   /** Signals valid for both versions on which they differ. */
   readonly witness: Readonly<Record<string, unknown>>;
+  /** The decision instant they differ at, when either version reads `now`; empty otherwise. */
+  readonly now: string;
   /** What each version decides for the witness: its verdict (`undecided` when none) and deciding rule (`otherwise` for the catch-all). */
   readonly before: DiffSide;
   readonly after: DiffSide;
@@ -46,6 +48,7 @@ export const policyDiff: PolicyDiff | null = (before, after) => {
     kind: "compared",
     regions: diff.regions.map((r) => ({
       witness: r.witness.signals,
+      now: r.witness.now ?? "",
       before: { verdict: r.old.verdict, rule: r.old.rule },
       after: { verdict: r.new.verdict, rule: r.new.rule },
     })),

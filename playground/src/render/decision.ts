@@ -2,12 +2,18 @@ import type { SignalsOutcome } from "@writ/compiler";
 import { h } from "../dom.js";
 
 /**
- * The answer, as a runtime would give it for these signals: the verdict, the rule that decided and its reason; or why
- * there is none (the policy has errors, the signals are not JSON, the schema refuses them, or a rule's condition
- * faulted). `data-verdict` on `root` names the state for styling.
+ * The answer, as a runtime would give it for these signals: the verdict, the rule that decided and its reason, and the
+ * instant `now` read when the policy reads it; or why there is none (the policy has errors, the `now` given is no
+ * instant, the signals are not JSON, the schema refuses them, or a rule's condition faulted). `data-verdict` on `root`
+ * names the state for styling.
  */
-export function renderDecision(root: HTMLElement, policyErrors: number, outcome: SignalsOutcome | null): void {
-  const [state, ...content] = decision(policyErrors, outcome);
+export function renderDecision(root: HTMLElement, policyErrors: number, outcome: SignalsOutcome | null, nowRefusal: string | null): void {
+  const [state, ...content] =
+    nowRefusal === null
+      ? decision(policyErrors, outcome)
+      : ["none", h("p", { class: "verdict" }, "no decision"), h("p", { class: "why" }, nowRefusal)];
+  if (outcome?.kind === "decided" && outcome.now !== null && nowRefusal === null)
+    content.push(h("p", { class: "now" }, "decided at now = ", h("code", null, outcome.now)));
   root.dataset["verdict"] = state;
   root.replaceChildren(...content);
 }

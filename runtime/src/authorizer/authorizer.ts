@@ -16,6 +16,7 @@ import type { LoadedBundle } from "../bundle/load.js";
 import { AuthorizationError, BundleError } from "../errors.js";
 import type { ErrorCode } from "../errors/codes.js";
 import type { Decision } from "../ir/evaluate.js";
+import { decisionInstant } from "../ir/time.js";
 import { explain, type Explanation } from "../ir/explain.js";
 import type { Verdict } from "../ir/types.js";
 import { decisionRecordJson, type DecisionAuditRecord } from "../replay/records.js";
@@ -52,6 +53,8 @@ export interface DryRun {
   readonly ruleMatched: string;
   readonly reason: string;
   readonly signalsValidated: true;
+  /** The instant `now` read (time.ts `decisionInstant`); only for a policy that reads it: the spec's answer has no such member. */
+  readonly now?: string;
   /** Only when asked for (`DryRunOptions`): the spec's answer has no such member. */
   readonly explanation?: Explanation;
 }
@@ -73,19 +76,28 @@ export interface Simulation {
   readonly wouldSign: boolean;
   /** The variant 1 attestation that would be signed, without its signature (and with a placeholder executionId). */
   readonly attestationPreview: Omit<AttestationV1, "signature">;
+  /** As for the dry run; the preview's `issuedAt` is the same text. */
+  readonly now?: string;
   /** Only when asked for (`DryRunOptions`), as for the dry run. */
   readonly explanation?: Explanation;
 }
 
 export const SIMULATION_EXECUTION_ID = "simulation";
 
-/** `{explanation}` when asked for, else nothing, so the spec's answer is unchanged by default. */
-function explanationOf(
+/**
+ * `{now}` for a policy that reads it, so a dry run or simulation says the instant it decided at; `{explanation}` when
+ * asked for. Otherwise nothing: the spec's answer is unchanged by default.
+ */
+function additionsOf(
   bundle: LoadedBundle,
   signals: Readonly<Record<string, unknown>>,
+  at: Date,
   options: DryRunOptions,
-): { explanation?: Explanation } {
-  return options.explain === true ? { explanation: explain(bundle.ir, signals).explanation } : {};
+): { now?: string; explanation?: Explanation } {
+  return {
+    ...(bundle.policy.readsNow ? { now: decisionInstant(at) } : {}),
+    ...(options.explain === true ? { explanation: explain(bundle.ir, signals, at).explanation } : {}),
+  };
 }
 
 const VERIFIED: Promise<void> = Promise.resolve();
@@ -169,13 +181,13 @@ export class Authorizer {
     signals: Readonly<Record<string, unknown>>,
     options: DryRunOptions = {},
   ): Promise<DryRun> {
-    const { bundle, decided } = await this.#decide(policyId, policyVersion, signals, "signals", options.report);
+    const { bundle, decided, at } = await this.#decide(policyId, policyVersion, signals, "signals", options.report);
     return {
       wouldDecide: VERDICT_STATUS[decided.verdict].status,
       ruleMatched: decided.ruleId,
       reason: decided.reason,
       signalsValidated: true,
-      ...explanationOf(bundle, signals, options),
+      ...additionsOf(bundle, signals, at, options),
     };
   }
 
@@ -186,8 +198,8 @@ export class Authorizer {
     signals: Readonly<Record<string, unknown>>,
     options: DryRunOptions = {},
   ): Promise<Simulation> {
-    const { bundle, decided } = await this.#decide(policyId, policyVersion, signals, "signals", options.report);
-    const record = this.#record(SIMULATION_EXECUTION_ID, bundle, signals, decided);
+    const { bundle, decided, at } = await this.#decide(policyId, policyVersion, signals, "signals", options.report);
+    const record = this.#record(SIMULATION_EXECUTION_ID, bundle, signals, decided, at);
     return {
       simulation: true,
       decision: { action: decided.verdict, reason: decided.reason, ruleMatched: decided.ruleId },
@@ -200,15 +212,17 @@ export class Authorizer {
         this.options.signer?.key.keyId ?? "",
         this.runtime?.manifestHash ?? "",
       ),
-      ...explanationOf(bundle, signals, options),
+      ...additionsOf(bundle, signals, at, options),
     };
   }
 
+  /** `at`: the instant the decision was made at, which its `now` read (`#decide`). */
   #record(
     executionId: string,
     bundle: LoadedBundle,
     signals: Readonly<Record<string, unknown>>,
     decided: { verdict: Verdict; reason: string },
+    at: Date,
   ): DecisionRecord {
     return {
       executionId,
@@ -217,7 +231,8 @@ export class Authorizer {
       signals,
       verdict: decided.verdict,
       reason: decided.reason,
-      issuedAt: this.#now().toISOString(),
+      // INVARIANT (one instant a decision): `issuedAt` is the text `now` read (time.ts `decisionInstant`).
+      issuedAt: decisionInstant(at),
     };
   }
 
@@ -228,7 +243,7 @@ export class Authorizer {
     report: DecisionReport | undefined,
   ): Promise<SerializedEvaluation<A>> {
     const field: SignalsField = variant === "evaluate" ? "verifiedSignals" : "signals";
-    const { bundle, decided } = await this.#decide(request.policyId, request.policyVersion, request.signals, field, report);
+    const { bundle, decided, at } = await this.#decide(request.policyId, request.policyVersion, request.signals, field, report);
     const { store, signer } = this.options;
     if (!store) throw new AuthorizationError("INV-REPLAY-001", "no replay store is configured: execution fails closed");
     if (!signer || !this.runtime) throw new AuthorizationError("RUNTIME_NOT_CONFIGURED", "no signing key is configured");
@@ -245,7 +260,7 @@ export class Authorizer {
     let signed: SelfVerifyingAttestation<A>;
     const signing = phaseStart(report);
     try {
-      signed = await sign(this.#record(request.executionId, bundle, request.signals, decided), signer, this.runtime);
+      signed = await sign(this.#record(request.executionId, bundle, request.signals, decided, at), signer, this.runtime);
     } catch (e) {
       endPhase(report, "sign", signing);
       throw evaluationFailed(e);
@@ -291,14 +306,17 @@ export class Authorizer {
     return answer;
   }
 
-  /** Load policy and schema, validate every signal, evaluate: no side effects. */
+  /**
+   * Load policy and schema, validate every signal, read the clock, evaluate: no side effects. `at`, the clock read once,
+   * is the decision's instant: what `now` reads and what the attestation's `issuedAt` says.
+   */
   async #decide(
     policyId: string,
     policyVersion: string,
     signals: Readonly<Record<string, unknown>>,
     field: SignalsField,
     report: DecisionReport | undefined,
-  ): Promise<{ bundle: LoadedBundle; decided: Extract<Decision, { decided: true }> }> {
+  ): Promise<{ bundle: LoadedBundle; decided: Extract<Decision, { decided: true }>; at: Date }> {
     const loading = phaseStart(report);
     let bundle: LoadedBundle;
     try {
@@ -314,7 +332,8 @@ export class Authorizer {
       const code = field === "verifiedSignals" ? "SIGNAL_VALIDATION_FAILED" : "SIGNALS_VALIDATION_FAILED";
       throw new AuthorizationError(code, "signals do not match the policy's signals schema", validation.errors);
     }
-    const decision = bundle.policy.evaluate(signals);
+    const at = this.#now();
+    const decision = bundle.policy.evaluate(signals, at);
     endPhase(report, "evaluate", evaluating);
     if (!decision.decided) {
       const { fault } = decision;
@@ -325,7 +344,7 @@ export class Authorizer {
       }
       throw new AuthorizationError("SYS-006", `no rule of ${policyId}@${policyVersion} decided and it has no catch-all`);
     }
-    return { bundle, decided: decision };
+    return { bundle, decided: decision, at };
   }
 
   /**

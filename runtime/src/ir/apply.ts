@@ -29,7 +29,11 @@ import { COMPARISON_DOMAINS, isScalar, UNKNOWN, type Value } from "./values.js";
  * take the places of their operands (scale.ts), fixed when the IR is prepared, and compute on units at those places.
  */
 export type Signals = Readonly<Record<string, unknown>>;
-export type Operand = (signals: Signals) => Value;
+/**
+ * `now`: the decision instant's text (time.ts `decisionInstant`), which the evaluator passes down to every operand;
+ * undefined where no instant was given, which only an expression that does not read `now` may be computed with.
+ */
+export type Operand = (signals: Signals, now?: string) => Value;
 
 function declared<T extends object>(table: T, name: string, what: string): T[keyof T] {
   if (!Object.prototype.hasOwnProperty.call(table, name)) throw new IrUnsupportedError(`${what} \`${name}\` is not supported`);
@@ -44,6 +48,15 @@ export function signal(name: string): Operand {
   };
 }
 
+/** The decision instant (`now`): the same for every node of one evaluation. */
+export function decisionNow(): Operand {
+  return (_s, t) => {
+    // A caller's error, not a fault: every entry point that decides supplies the instant (evaluate.ts).
+    if (t === undefined) throw new TypeError("`now` is read, but no decision instant was given");
+    return t;
+  };
+}
+
 export function present(node: IrNode<"present">): Operand {
   const { name } = node;
   const { test } = SPECIAL_OPERATORS.present;
@@ -53,8 +66,8 @@ export function present(node: IrNode<"present">): Operand {
 /** Unknown operand, unknown result; otherwise the operator's own evaluation. */
 export function unary(node: IrNode<UnaryOp>, arg: Operand): Operand {
   const { evaluate } = declared(UNARY_OPERATORS, node.op, "IR operator");
-  return (s) => {
-    const v = arg(s);
+  return (s, t) => {
+    const v = arg(s, t);
     return v === UNKNOWN ? UNKNOWN : evaluate(v);
   };
 }
@@ -67,13 +80,13 @@ export function unary(node: IrNode<UnaryOp>, arg: Operand): Operand {
 export function logical(node: IrNode<LogicalOp>, args: readonly Operand[], faulting = false): Operand {
   const { absorbing } = declared(LOGICAL_OPERATORS, node.op, "IR operator");
   if (faulting) {
-    return (s) => {
+    return (s, t) => {
       let result: Value = !absorbing;
       let fault: EvaluationFaultSignal | null = null;
       for (const arg of args) {
         let v: Value;
         try {
-          v = arg(s);
+          v = arg(s, t);
         } catch (e) {
           if (!(e instanceof EvaluationFaultSignal)) throw e;
           fault ??= e;
@@ -86,10 +99,10 @@ export function logical(node: IrNode<LogicalOp>, args: readonly Operand[], fault
       return result;
     };
   }
-  return (s) => {
+  return (s, t) => {
     let result: Value = !absorbing;
     for (const arg of args) {
-      const v = arg(s);
+      const v = arg(s, t);
       if (v === absorbing) return absorbing;
       if (v === UNKNOWN) result = UNKNOWN;
     }
@@ -101,18 +114,18 @@ export function logical(node: IrNode<LogicalOp>, args: readonly Operand[], fault
 export function comparison(node: IrNode<"cmp">, left: Operand, right: Operand): Operand {
   const domain = declared(COMPARISON_DOMAINS, node.kind, "comparison kind");
   const { test } = declared(COMPARISON_OPERATORS, node.cmp, "IR operator");
-  return (s) => {
-    const a = domain(left(s));
-    const b = domain(right(s));
+  return (s, t) => {
+    const a = domain(left(s, t));
+    const b = domain(right(s, t));
     return a === UNKNOWN || b === UNKNOWN ? UNKNOWN : test(a, b);
   };
 }
 
 export function stringTest(node: IrNode<"str">, left: Operand, right: Operand): Operand {
   const { test } = declared(STRING_OPERATORS, node.fn, "IR operator");
-  return (s) => {
-    const a = left(s);
-    const b = right(s);
+  return (s, t) => {
+    const a = left(s, t);
+    const b = right(s, t);
     return typeof a === "string" && typeof b === "string" ? test(a, b) : UNKNOWN;
   };
 }
@@ -120,9 +133,9 @@ export function stringTest(node: IrNode<"str">, left: Operand, right: Operand): 
 /** On doubles: unknown unless both operands are numbers; a result that cannot be stated exactly is a fault. */
 export function arithmetic(node: IrNode<"arith">, left: Operand, right: Operand): Operand {
   const { evaluate, faultOf } = declared(ARITHMETIC_OPERATORS, node.fn, "IR operator");
-  return (s) => {
-    const a = left(s);
-    const b = right(s);
+  return (s, t) => {
+    const a = left(s, t);
+    const b = right(s, t);
     if (typeof a !== "number" || typeof b !== "number") return UNKNOWN;
     const r = evaluate(a, b);
     const fault = faultOf(a, b, r);
@@ -141,9 +154,9 @@ export function timeArithmetic(node: IrNode<"arith">, left: Operand, right: Oper
   const { time } = operator;
   if (time === undefined) throw new IrUnsupportedError(`\`${operator.symbol}\` is not defined on timestamps and durations`);
   const instant = COMPARISON_DOMAINS.timestamp;
-  return (s) => {
-    const a = left(s);
-    const b = right(s);
+  return (s, t) => {
+    const a = left(s, t);
+    const b = right(s, t);
     const x = typeof a === "string" ? instant(a) : a;
     const y = typeof b === "string" ? instant(b) : b;
     if (typeof x !== "number" || typeof y !== "number") return UNKNOWN;
@@ -184,9 +197,9 @@ export function exactArithmetic(node: IrNode<"arith">, left: DecimalOperand, rig
           if (fault !== null) throw new EvaluationFaultSignal(fault, node);
           return exact.evaluate(a, b);
         };
-  return (s) => {
-    const a = unitsAt(left.value(s), left.places, leftAt);
-    const b = unitsAt(right.value(s), right.places, rightAt);
+  return (s, t) => {
+    const a = unitsAt(left.value(s, t), left.places, leftAt);
+    const b = unitsAt(right.value(s, t), right.places, rightAt);
     if (a === null || b === null) return UNKNOWN;
     const r = evaluate(a, b);
     if (!withinMagnitude(r, places)) throw new EvaluationFaultSignal("EVAL-002", node);
@@ -215,9 +228,9 @@ function decimalDomain(operands: readonly DecimalOperand[]): (values: readonly V
 export function exactComparison(node: IrNode<"cmp">, left: DecimalOperand, right: DecimalOperand): Operand {
   const { test } = declared(COMPARISON_OPERATORS, node.cmp, "IR operator");
   const domain = decimalDomain([left, right]);
-  return (s) => {
-    const a = left.value(s);
-    const b = right.value(s);
+  return (s, t) => {
+    const a = left.value(s, t);
+    const b = right.value(s, t);
     if (typeof a === "number" && typeof b === "number") return test(a, b);
     const both = domain([a, b]);
     return both === null ? UNKNOWN : test(both[0]!, both[1]!);
@@ -230,8 +243,8 @@ export function exactMembership(node: IrNode<"in">, value: DecimalOperand, itemP
   const places = Math.max(value.places, itemPlaces);
   let units: Set<bigint> | undefined;
   const { test } = SPECIAL_OPERATORS.in;
-  return (s) => {
-    const v = value.value(s);
+  return (s, t) => {
+    const v = value.value(s, t);
     if (typeof v === "number") return test(v, doubles);
     if (typeof v !== "bigint") return UNKNOWN;
     units ??= new Set([...doubles].flatMap((d) => unitsOf(d as number, places) ?? []));
@@ -242,8 +255,8 @@ export function exactMembership(node: IrNode<"in">, value: DecimalOperand, itemP
 export function exactRange(value: DecimalOperand, min: DecimalOperand, max: DecimalOperand): Operand {
   const { test } = SPECIAL_OPERATORS.range;
   const domain = decimalDomain([value, min, max]);
-  return (s) => {
-    const all = domain([value.value(s), min.value(s), max.value(s)]);
+  return (s, t) => {
+    const all = domain([value.value(s, t), min.value(s, t), max.value(s, t)]);
     return all === null ? UNKNOWN : test(all[0]!, all[1]!, all[2]!);
   };
 }
@@ -252,18 +265,18 @@ export function membership(node: IrNode<"in">, value: Operand): Operand {
   const domain = declared(COMPARISON_DOMAINS, node.kind, "comparison kind");
   const set = new Set<Value>(node.set.map(domain));
   const { test } = SPECIAL_OPERATORS.in;
-  return (s) => {
-    const key = domain(value(s));
+  return (s, t) => {
+    const key = domain(value(s, t));
     return key === UNKNOWN ? UNKNOWN : test(key, set);
   };
 }
 
 export function range(value: Operand, min: Operand, max: Operand): Operand {
   const { test } = SPECIAL_OPERATORS.range;
-  return (s) => {
-    const v = value(s);
-    const lo = min(s);
-    const hi = max(s);
+  return (s, t) => {
+    const v = value(s, t);
+    const lo = min(s, t);
+    const hi = max(s, t);
     return typeof v === "number" && typeof lo === "number" && typeof hi === "number" ? test(v, lo, hi) : UNKNOWN;
   };
 }
@@ -276,8 +289,8 @@ export function inCidr(node: IrNode<"in_cidr">, address: Operand): Operand {
     return span;
   });
   const { test } = SPECIAL_OPERATORS.in_cidr;
-  return (s) => {
-    const v = address(s);
+  return (s, t) => {
+    const v = address(s, t);
     const point = typeof v === "string" ? ipAddress(v) : null;
     return point === null ? UNKNOWN : test(point, spans);
   };
@@ -288,8 +301,8 @@ export function matches(node: IrNode<"matches">, value: Operand): Operand {
   // it refuses is refused here, when the IR is prepared.
   const pattern = compileLinearRegExp(node.pattern);
   const { test } = SPECIAL_OPERATORS.matches;
-  return (s) => {
-    const v = value(s);
+  return (s, t) => {
+    const v = value(s, t);
     return typeof v === "string" ? test(v, pattern) : UNKNOWN;
   };
 }

@@ -2,6 +2,7 @@ import { IrUnsupportedError } from "../errors.js";
 import {
   arithmetic,
   comparison,
+  decisionNow,
   exactArithmetic,
   exactComparison,
   exactMembership,
@@ -24,6 +25,8 @@ import { placesOf } from "./exact.js";
 import { canFault, EvaluationFaultSignal, FAULTS, type EvaluationFault } from "./faults.js";
 import { isUnaryOp } from "./operators.js";
 import { decimalPlaces } from "./scale.js";
+import { readsNow } from "./reads-now.js";
+import { decisionInstant } from "./time.js";
 import { written } from "./written.js";
 import { IR_VERSIONS, OTHERWISE_RULE_ID, type IrExpr, type IrSignal, type PolicyIr, type Verdict } from "./types.js";
 
@@ -37,8 +40,14 @@ export type Decision =
 
 export interface PreparedPolicy {
   readonly ir: PolicyIr;
-  /** Signals must already be validated against the bundle's schema. Deterministic, never throws. */
-  evaluate(signals: Signals): Decision;
+  /** Whether a condition reads `now`, so that evaluating it needs the decision instant. */
+  readonly readsNow: boolean;
+  /**
+   * Signals must already be validated against the bundle's schema. `now`: the decision instant, which `now` reads
+   * (time.ts `decisionInstant`); it may be left out only for a policy that does not read it (TypeError otherwise, as
+   * for a Date that holds no instant: the caller's error). Deterministic, and otherwise never throws.
+   */
+  evaluate(signals: Signals, now?: Date): Decision;
 }
 
 export const UNDECIDED: Decision = { decided: false, fault: null };
@@ -56,13 +65,17 @@ export function preparePolicy(ir: PolicyIr): PreparedPolicy {
   const compiler = new Compiler(ir.signals);
   const rules = ir.rules.map((rule) => ({ rule, test: compiler.compile(rule.when) }));
   const otherwise = ir.otherwise;
+  const needsNow = ir.rules.some((rule) => readsNow(rule.when));
   return {
     ir,
-    evaluate(signals) {
+    readsNow: needsNow,
+    evaluate(signals, now) {
+      // Written once per evaluation, only for a policy that reads it: every `now` of one decision is this instant.
+      const instant = needsNow ? decisionInstant(requiredNow(now)) : undefined;
       for (const { rule, test } of rules) {
         let value;
         try {
-          value = test(signals);
+          value = test(signals, instant);
         } catch (e) {
           if (e instanceof EvaluationFaultSignal) return { decided: false, fault: faultOf(rule.id, e) };
           throw e;
@@ -74,6 +87,12 @@ export function preparePolicy(ir: PolicyIr): PreparedPolicy {
       return { decided: true, verdict: otherwise.verdict, ruleId: OTHERWISE_RULE_ID, reason: otherwise.reason };
     },
   };
+}
+
+/** The instant of a policy that reads `now`: refused (TypeError) when the caller gave none. */
+export function requiredNow(now: Date | undefined): Date {
+  if (now === undefined) throw new TypeError("the policy reads `now`, but no decision instant was given");
+  return now;
 }
 
 /** The fault of rule `ruleId` as reported: its code, where, and a sentence for people. */
@@ -102,6 +121,8 @@ class Compiler {
       }
       case "signal":
         return signal(expr.name);
+      case "now":
+        return decisionNow();
       case "present":
         return present(expr);
       case "and":

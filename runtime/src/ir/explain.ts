@@ -3,6 +3,7 @@ import {
   arithmetic,
   timeArithmetic,
   comparison,
+  decisionNow,
   exactArithmetic,
   exactComparison,
   exactMembership,
@@ -20,12 +21,13 @@ import {
   type Operand,
   type Signals,
 } from "./apply.js";
-import { faultOf, type Decision } from "./evaluate.js";
+import { faultOf, requiredNow, type Decision } from "./evaluate.js";
 import { decimalText, nearestNumber, placesOf, unitsOf } from "./exact.js";
 import { canFault, EvaluationFaultSignal, type FaultCode } from "./faults.js";
 import { isUnaryOp } from "./operators.js";
 import { decimalPlaces, isDecimalNode } from "./scale.js";
-import { durationText } from "./time.js";
+import { readsNow } from "./reads-now.js";
+import { decisionInstant, durationText } from "./time.js";
 import { OTHERWISE_RULE_ID, type IrExpr, type IrOutcome, type IrSignal, type PolicyIr, type Scalar, type Verdict } from "./types.js";
 import { UNKNOWN, type Value } from "./values.js";
 import { written } from "./written.js";
@@ -50,7 +52,7 @@ export interface ExplainedExpr {
   readonly exact?: string;
   /** The fault computing this node was (faults.ts); only on the node that faulted, not on the nodes above it. */
   readonly fault?: FaultCode;
-  /** What it was computed from, explained alike; absent for a literal, a signal and `present(...)`. */
+  /** What it was computed from, explained alike; absent for a literal, a signal, `now` and `present(...)`. */
   readonly operands?: readonly ExplainedExpr[];
 }
 
@@ -87,10 +89,11 @@ interface Node {
 /**
  * Explains `ir` for `signals`, which must already be valid for the policy's signals schema. Every operator is applied
  * by the same functions the evaluator compiles to (apply.ts), so the explanation decides as `preparePolicy(ir)` does;
- * a property test checks it on generated policies.
+ * a property test checks it on generated policies. `now`: the decision instant, as `PreparedPolicy.evaluate` takes it.
  */
-export function explain(ir: PolicyIr, signals: Signals): Explained {
-  const explainer = new Explainer(ir.signals, signals);
+export function explain(ir: PolicyIr, signals: Signals, now?: Date): Explained {
+  const reads = ir.rules.some((rule) => readsNow(rule.when));
+  const explainer = new Explainer(ir.signals, signals, reads ? decisionInstant(requiredNow(now)) : undefined);
   let decision: Decision | null = null;
   const rules = ir.rules.map((rule): ExplainedRule => {
     const { explained, value, fault } = explainer.node(rule.when);
@@ -120,6 +123,8 @@ class Explainer {
   constructor(
     private readonly declared: Readonly<Record<string, IrSignal>>,
     private readonly signals: Signals,
+    /** The decision instant's text, as the evaluator passes it (evaluate.ts); only when the policy reads `now`. */
+    private readonly now: string | undefined,
   ) {}
 
   /** A node's value: its operator applied, by the evaluator's own functions (apply.ts), to its operands' values. */
@@ -130,6 +135,8 @@ class Explainer {
         return this.shown(e, e.value, null);
       case "signal":
         return this.shown(e, signal(e.name)(s), null);
+      case "now":
+        return this.shown(e, decisionNow()(s, this.now), null);
       case "present":
         return this.shown(e, present(e)(s), null);
       case "and":
@@ -198,7 +205,7 @@ class Explainer {
     const below = operands.find((o) => o.fault !== null)?.fault ?? null;
     if (below) return this.shown(e, UNKNOWN, below, operands);
     try {
-      return this.shown(e, apply()(this.signals), null, operands);
+      return this.shown(e, apply()(this.signals, this.now), null, operands);
     } catch (err) {
       if (!(err instanceof EvaluationFaultSignal)) throw err;
       return this.shown(e, UNKNOWN, err, operands);

@@ -34,6 +34,7 @@ export function canFault(e: IrExpr): boolean {
       return true;
     case "lit":
     case "signal":
+    case "now":
     case "present":
     case "matches":
       return false;

@@ -32,6 +32,8 @@ export type IrExpr =
   /** `unit`: a duration literal (time.ts), its value in milliseconds, written in that unit (`30d`). */
   | { readonly op: "lit"; readonly value: Scalar; readonly unit?: DurationUnit }
   | { readonly op: "signal"; readonly name: string }
+  /** `now`: the decision instant, a timestamp the evaluation is given (evaluate.ts), never a signal. */
+  | { readonly op: "now" }
   | { readonly op: "present"; readonly name: string }
   | { readonly op: UnaryOp; readonly arg: IrExpr }
   | { readonly op: LogicalOp; readonly args: readonly IrExpr[] }

@@ -9,6 +9,8 @@ export function written(e: IrExpr): string {
       return e.unit !== undefined && typeof e.value === "number" ? `${e.value / DURATION_UNITS[e.unit]}${e.unit}` : scalarText(e.value);
     case "signal":
       return e.name;
+    case "now":
+      return "now";
     case "present":
       return `${IR_OPERATORS.present.symbol}(${e.name})`;
     case "and":
@@ -41,8 +43,9 @@ export function scalarText(v: Scalar): string {
   return typeof v === "string" ? JSON.stringify(v) : String(v);
 }
 
-/** An operand as written inside a larger expression: in parentheses unless it is a literal, a signal or a call. */
+/** An operand as written inside a larger expression: in parentheses unless it is a literal, a signal, `now` or a call. */
 function operand(e: IrExpr): string {
-  const simple = e.op === "lit" || e.op === "signal" || isFunctionName(e.op) || (e.op === "arith" && isCalledArithOp(e.fn));
+  const simple =
+    e.op === "lit" || e.op === "signal" || e.op === "now" || isFunctionName(e.op) || (e.op === "arith" && isCalledArithOp(e.fn));
   return simple ? written(e) : `(${written(e)})`;
 }

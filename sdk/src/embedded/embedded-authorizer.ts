@@ -53,6 +53,11 @@ export interface EmbeddedAuthorizerOptions {
   readonly trustRoot?: TrustRootDocument;
   /** SPKI PEM keys a bundle's `bundle.sig` must verify against; when given, unsigned bundles are refused. */
   readonly bundleKeys?: readonly string[];
+  /**
+   * The clock, read once a decision: the instant a policy's `now` reads and the attestation's `issuedAt`; default the
+   * system's. An application's tests set it to decide a policy that reads `now` at the instant they choose.
+   */
+  readonly now?: () => Date;
 }
 
 /** The longest `timeWindowSeconds` the sidecar accepts: a year, far beyond any execution an attestation covers. */
@@ -79,7 +84,12 @@ export class EmbeddedAuthorizer<Policies extends object = UntypedPolicies> imple
     this.#store = options.store;
     const trustedKeys = options.bundleKeys?.length ? pinnedTrustRoot(options.bundleKeys).keys : [];
     const registry = new PolicyRegistry(options.policiesRoot, { trustedKeys, requireSignature: trustedKeys.length > 0 });
-    this.#authorizer = new Authorizer({ registry, signer: this.#signer, store: this.#store });
+    this.#authorizer = new Authorizer({
+      registry,
+      signer: this.#signer,
+      store: this.#store,
+      ...(options.now === undefined ? {} : { now: options.now }),
+    });
   }
 
   policySchema(policyId: string, policyVersion: string): Promise<PolicySchema> {

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { businessTransaction, startSurfaceB, type SurfaceB } from "../surface-b/support.js";
 import { API_KEY } from "../support/sidecar.js";
 
@@ -15,6 +15,8 @@ interface Vector {
   readonly id: string;
   readonly policyId: string;
   readonly signals: string;
+  /** The decision instant, for a policy that reads `now`: the sidecar's clock shows it while the vector is decided. */
+  readonly now?: string;
   readonly expected:
     | { readonly outcome: "decided"; readonly verdict: "approve" | "escalate" | "reject"; readonly ruleMatched: string }
     | { readonly outcome: "invalid"; readonly codes: readonly string[] }
@@ -63,14 +65,33 @@ function decidingSibling(v: Vector): Vector | undefined {
 }
 
 describe.each(VECTORS.map((v) => [v.id, v] as const))("%s", (_id, v) => {
+  // The process's clock (Date alone: timers run as they do) shows the vector's instant, which the sidecar reads.
+  const now = v.now === undefined ? {} : { now: new Date(v.now).toISOString() };
+  beforeEach(() => {
+    if (v.now === undefined) return;
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date(v.now));
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("the dry run and /simulate", async () => {
     const dry = await postA("/evaluate", {}, "signals", v);
     const simulated = await postA("/simulate", {}, "signals", v);
     if (v.expected.outcome === "decided") {
-      expect(dry).toMatchObject({ status: 200, body: { wouldDecide: STATUS[v.expected.verdict], ruleMatched: v.expected.ruleMatched } });
+      expect(dry).toMatchObject({
+        status: 200,
+        body: { wouldDecide: STATUS[v.expected.verdict], ruleMatched: v.expected.ruleMatched, ...now },
+      });
+      if (v.now === undefined) expect(dry.body).not.toHaveProperty("now");
       expect(simulated).toMatchObject({
         status: 200,
-        body: { decision: { action: v.expected.verdict, ruleMatched: v.expected.ruleMatched } },
+        body: {
+          decision: { action: v.expected.verdict, ruleMatched: v.expected.ruleMatched },
+          ...now,
+          ...(v.now === undefined ? {} : { attestationPreview: { issuedAt: now.now } }),
+        },
       });
     } else {
       expectRefusal(dry, v, "Signals validation failed");
@@ -88,6 +109,8 @@ describe.each(VECTORS.map((v) => [v.id, v] as const))("%s", (_id, v) => {
       if (v.expected.outcome === "decided") {
         const status = path === "/evaluate" ? STATUS[v.expected.verdict] : LEGACY_STATUS[v.expected.verdict];
         expect(answer).toMatchObject({ status: 200, body: { status } });
+        // The signed decision's `issuedAt` is the instant its `now` read.
+        if (v.now !== undefined) expect((answer.body["attestation"] as { issuedAt: string }).issuedAt).toBe(now.now);
         continue;
       }
       expectRefusal(answer, v, envelope);

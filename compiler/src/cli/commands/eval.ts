@@ -1,7 +1,15 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Readable } from "node:stream";
-import { explain, parseStrictJson, type Decision } from "@writ/runtime";
+import {
+  DECISION_INSTANT_FORM,
+  decisionInstant,
+  explain,
+  parseDecisionInstant,
+  parseStrictJson,
+  readsNow,
+  type Decision,
+} from "@writ/runtime";
 import { conditionsAsWritten, decisionLines, explanationLines } from "../explanation-text.js";
 import { CliError, EXIT, type CliIo } from "../io.js";
 import { readPolicyTarget, targetAbout, targetHeading } from "../policy-target.js";
@@ -14,6 +22,8 @@ export interface EvalRun {
   readonly signalsPath: string;
   readonly explain: boolean;
   readonly format: "text" | "json";
+  /** The decision instant `now` reads (`--now`, RFC 3339); the current time when not given. */
+  readonly now?: string;
   /** Standard input, for `-`. */
   readonly stdin?: Readable;
 }
@@ -27,6 +37,7 @@ export interface EvalRun {
  */
 export async function runEval(run: EvalRun): Promise<number> {
   const { io } = run;
+  const given = run.now === undefined ? undefined : givenInstant(run.now);
   const signals = await readSignals(run);
   const target = await readPolicyTarget(io, run.policyPath);
   const about = targetAbout(target);
@@ -40,18 +51,37 @@ export async function runEval(run: EvalRun): Promise<number> {
     }
     return EXIT.signalsRefused;
   }
-  const { decision, explanation } = explain(target.ir, signals as Record<string, unknown>);
+  // The clock read once, as a runtime reads it for a decision; said whenever the policy reads it or it was given.
+  const at = given ?? new Date();
+  const now = given !== undefined || target.ir.rules.some((r) => readsNow(r.when)) ? decisionInstant(at) : null;
+  const { decision, explanation } = explain(target.ir, signals as Record<string, unknown>, at);
   if (run.format === "json") {
     const fault = !decision.decided && decision.fault ? { fault: decision.fault } : {};
+    const instant = now === null ? {} : { now };
     io.out(
-      JSON.stringify({ ...about, signalsValid: true, decision: wireDecision(decision), ...fault, ...(run.explain ? { explanation } : {}) }),
+      JSON.stringify({
+        ...about,
+        signalsValid: true,
+        ...instant,
+        decision: wireDecision(decision),
+        ...fault,
+        ...(run.explain ? { explanation } : {}),
+      }),
     );
     return EXIT.ok;
   }
   io.out(targetHeading(target));
+  if (now !== null) io.out(`now:     ${now}${given === undefined ? " (the current time; --now sets it)" : ""}`);
   for (const line of decisionLines(decision)) io.out(line);
   if (run.explain) for (const line of explanationLines(explanation, decision, await conditionsAsWritten(target.source))) io.out(line);
   return EXIT.ok;
+}
+
+/** `--now`'s instant; a refused one is a usage error that says the form. */
+function givenInstant(text: string): Date {
+  const at = parseDecisionInstant(text);
+  if (at === null) throw new CliError(`eval: --now must be ${DECISION_INSTANT_FORM}; given \`${text}\``);
+  return at;
 }
 
 /** The decision as the sidecar's answers name it (`ruleMatched`); null when undecided or faulted. */

@@ -893,6 +893,11 @@ export interface components {
             reason: string;
             /** @constant */
             signalsValidated: true;
+            /**
+             * Format: date-time
+             * @description The instant the policy's `now` read, the clock read once for this decision; only for a policy that reads `now` (writ's addition; the spec's answer has no such member). A simulation's `attestationPreview.issuedAt` is the same text.
+             */
+            now?: string;
             /** @description Only when asked for with `?explain=true` (writ's addition; the spec's answer has no such member). */
             explanation?: components["schemas"]["Explanation"];
         };
@@ -1442,6 +1447,11 @@ export interface components {
             /** @description Whether the service has a signing key, so that `/evaluate` would sign. */
             wouldSign: boolean;
             attestationPreview: components["schemas"]["AttestationPreview"];
+            /**
+             * Format: date-time
+             * @description The instant the policy's `now` read, the clock read once for this decision; only for a policy that reads `now` (writ's addition; the spec's answer has no such member). A simulation's `attestationPreview.issuedAt` is the same text.
+             */
+            now?: string;
             /** @description Only when asked for with `?explain=true`, as for the dry run. */
             explanation?: components["schemas"]["Explanation"];
         };
