@@ -7,4 +7,4 @@ export { buildSurfaceA } from "./surface-a/app.js";
 export { buildSurfaceB } from "./surface-b/app.js";
 export { createMetrics, type Metrics } from "./metrics.js";
 export type * from "./audit/types.js";
-export type * from "./surface-b/types.js";
+export type * from "./trust-records/types.js";

@@ -12,9 +12,9 @@ import { SURFACE_A_SCOPES } from "../http/scopes.js";
 import { createServer } from "../http/server.js";
 import type { Metrics } from "../metrics.js";
 import { openApiText } from "../openapi/documents.js";
-import { abandonBundleLoadsOnClose } from "./bundle-refusals.js";
+import { abandonBundleLoadsOnClose } from "../http/bundle-refusals.js";
 import { SURFACE_A } from "./routes.js";
-import { recordAuthenticationFailure, securityEvent } from "./security-events.js";
+import { recordAuthenticationFailure, securityEvent } from "../http/security-events.js";
 
 export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Promise<FastifyInstance> {
   const app = createServer({
@@ -43,7 +43,7 @@ export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Prom
       ctx.audit.recordSecurityEvent(securityEvent(request, "rate_limited", "more than 100 POST /execute in a minute")),
   });
 
-  abandonBundleLoadsOnClose(app, ctx);
+  abandonBundleLoadsOnClose(app, ctx.registry);
   registerRoutes(app, SURFACE_A, { ctx, metrics, openApiText }, ctx.storeAnswerWithinMs);
   return app;
 }
