@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
-import { OPENAPI_DOCUMENTS, openApiText, type OpenApiDocumentName } from "../src/openapi/documents.js";
+import { OPENAPI_DOCUMENTS, openApiText, type OpenApiDocumentName } from "../src/openapi-documents.js";
 
 const REPOSITORY = fileURLToPath(new URL("../../", import.meta.url));
 
