@@ -27,6 +27,54 @@ const allowed = {
   conformance: ["wire"],
 };
 
+/**
+ * The sidecar's layers, top to bottom (docs/sidecar.md, "Structure"): a file imports only its own layer and those below
+ * it, and the two surfaces import nothing of each other. A new folder or top-level file of sidecar/src is placed in a
+ * layer here before anything imports it or it imports anything (the rule `sidecar-layer-unplaced`).
+ */
+const sidecarLayers = [
+  ["entry", "main\\.ts|index\\.ts"],
+  ["process", "sidecar\\.ts|openapi-documents\\.ts"],
+  ["surfaces", "surface-a/|surface-b/"],
+  ["documents", "openapi/"],
+  ["metrics", "metrics\\.ts"],
+  ["context", "context\\.ts"],
+  ["settings", "config\\.ts"],
+  ["services", "storage/|bundles/|keys\\.ts"],
+  ["http", "http/"],
+  ["records", "audit/|trust-records/"],
+  ["observability", "observability/"],
+  ["ground", "env\\.ts|sodium-engine\\.ts|types/"],
+].map(([name, paths]) => ({ name, path: `^sidecar/src/(${paths})` }));
+/**
+ * The imports that still run up a layer, each with its reason; nothing else may. The storage engines open from the
+ * whole SidecarConfig until the engine registry hands each its own settings (issue 42, item 3).
+ */
+const sidecarUpward = [
+  ["sidecar/src/storage/backend.ts", "sidecar/src/config.ts"],
+  ["sidecar/src/storage/registry.ts", "sidecar/src/config.ts"],
+].map((pair) => pair.map((file) => `^${file.replace(/\./g, "\\.")}$`));
+const above = (index) => sidecarLayers.slice(0, index).map((layer) => layer.path);
+const sidecarLayerRules = sidecarLayers.slice(1).flatMap((layer, i) => {
+  const excepted = sidecarUpward.filter(([from]) => new RegExp(layer.path).test(from.slice(1)));
+  return [
+    {
+      name: `sidecar-layer-${layer.name}`,
+      comment: `sidecar/src: the ${layer.name} layer imports nothing of a layer above it (docs/sidecar.md, "Structure")`,
+      severity: "error",
+      from: { path: layer.path, pathNot: excepted.map(([from]) => from) },
+      to: { path: above(i + 1) },
+    },
+    ...excepted.map(([from, to]) => ({
+      name: `sidecar-layer-${layer.name}`,
+      comment: `sidecar/src: ${from} may run up a layer to ${to} alone (sidecarUpward)`,
+      severity: "error",
+      from: { path: from },
+      to: { path: above(i + 1), pathNot: to },
+    })),
+  ];
+});
+
 module.exports = {
   forbidden: [
     ...packages.map((from) => ({
@@ -79,6 +127,28 @@ module.exports = {
           "^wire/src/constants\\.ts$",
         ],
       },
+    },
+    ...sidecarLayerRules,
+    {
+      name: "sidecar-surfaces-apart",
+      comment: "Surface A and Surface B import nothing of each other: what both use is in a layer below them",
+      severity: "error",
+      from: { path: "^sidecar/src/surface-(a|b)/" },
+      to: { path: "^sidecar/src/surface-(a|b)/", pathNot: "^sidecar/src/surface-$1/" },
+    },
+    {
+      name: "sidecar-layer-unplaced",
+      comment: "every folder and top-level file of sidecar/src that imports or is imported is in a layer of sidecarLayers",
+      severity: "error",
+      from: { path: "^sidecar/src/" },
+      to: { path: "^sidecar/src/", pathNot: sidecarLayers.map((layer) => layer.path) },
+    },
+    {
+      name: "sidecar-layer-unplaced",
+      comment: "every folder and top-level file of sidecar/src that imports or is imported is in a layer of sidecarLayers",
+      severity: "error",
+      from: { path: "^sidecar/src/", pathNot: sidecarLayers.map((layer) => layer.path) },
+      to: { path: "^sidecar/src/" },
     },
     {
       name: "no-circular",

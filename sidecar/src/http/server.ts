@@ -135,7 +135,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.addHook("onRoute", (route) => {
     for (const method of [route.method].flat()) {
       if (accessOf(options.scopes, method, route.url) === undefined)
-        throw new Error(`${method} ${route.url} has no scope in http/scopes.ts`);
+        throw new Error(
+          `${method} ${route.url} has no scope in its surface's table: declare it (http/route.ts) in its surface's routes.ts`,
+        );
     }
   });
   app.addHook("onRequest", async (request, reply) => {

@@ -2,7 +2,7 @@
  * Scoped keys (docs/sidecar.md, "Scoped keys"), against a real listening sidecar with both surfaces: the deciding key
  * opens the deciding routes of Surface A and all of Surface B, the reading key the audit, metrics and admin routes;
  * a key of one scope is 401 on the other, like a wrong key (the same body, the same security event); SERVICE_API_KEY
- * beside them opens both; and every route either surface serves has a scope in the one table (http/scopes.ts).
+ * beside them opens both; and every route either surface serves has a scope in its surface's table (routes.ts).
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -286,8 +286,8 @@ describe("a route without a scope", () => {
     });
     try {
       app.get("/known", async () => ({}));
-      expect(() => app.post("/known", async () => ({}))).toThrow("POST /known has no scope in http/scopes.ts");
-      expect(() => app.get("/unknown", async () => ({}))).toThrow("GET /unknown has no scope in http/scopes.ts");
+      expect(() => app.post("/known", async () => ({}))).toThrow("POST /known has no scope in its surface's table");
+      expect(() => app.get("/unknown", async () => ({}))).toThrow("GET /unknown has no scope in its surface's table");
     } finally {
       await app.close();
     }
