@@ -18,6 +18,7 @@ import type { ErrorCode } from "../errors/codes.js";
 import type { Decision } from "../ir/evaluate.js";
 import { explain, type Explanation } from "../ir/explain.js";
 import type { Verdict } from "../ir/types.js";
+import type { DryRunResponse, SimulateResponse } from "@writ/wire/types";
 import { decisionRecordJson, type DecisionAuditRecord } from "../replay/records.js";
 import type { ReplayStore } from "../replay/store.js";
 import { endPhase, phaseStart, timedPhase, type DecisionReport } from "../report.js";
@@ -46,15 +47,9 @@ export interface SerializedEvaluation<A> {
   readonly json: string;
 }
 
-/** Spec 2.6: the dry run's answer. */
-export interface DryRun {
-  readonly wouldDecide: "approved" | "pending_override" | "rejected";
-  readonly ruleMatched: string;
-  readonly reason: string;
-  readonly signalsValidated: true;
-  /** Only when asked for (`DryRunOptions`): the spec's answer has no such member. */
-  readonly explanation?: Explanation;
-}
+/** Spec 2.6: the dry run's answer (DryRun); spec 2.7: what evaluate would do, with no signing, replay write or audit
+ * record (Simulation). Each has `explanation` only when asked for (`DryRunOptions`). */
+export type { DryRunResponse as DryRun, SimulateResponse as Simulation };
 
 /** What a dry run or simulation answers beyond the spec's members. */
 export interface DryRunOptions {
@@ -62,19 +57,6 @@ export interface DryRunOptions {
   readonly explain?: boolean;
   /** Filled with the phases' timings and what decided (report.ts), for the caller's logs, metrics and traces. */
   readonly report?: DecisionReport;
-}
-
-/** Spec 2.7: what evaluate would do, with no signing, replay write or audit record. */
-export interface Simulation {
-  readonly simulation: true;
-  readonly decision: { readonly action: Verdict; readonly reason: string; readonly ruleMatched: string };
-  readonly signalsValidated: true;
-  readonly policyLoaded: true;
-  readonly wouldSign: boolean;
-  /** The variant 1 attestation that would be signed, without its signature (and with a placeholder executionId). */
-  readonly attestationPreview: Omit<AttestationV1, "signature">;
-  /** Only when asked for (`DryRunOptions`), as for the dry run. */
-  readonly explanation?: Explanation;
 }
 
 export const SIMULATION_EXECUTION_ID = "simulation";
@@ -168,7 +150,7 @@ export class Authorizer {
     policyVersion: string,
     signals: Readonly<Record<string, unknown>>,
     options: DryRunOptions = {},
-  ): Promise<DryRun> {
+  ): Promise<DryRunResponse> {
     const { bundle, decided } = await this.#decide(policyId, policyVersion, signals, "signals", options.report);
     return {
       wouldDecide: VERDICT_STATUS[decided.verdict].status,
@@ -185,7 +167,7 @@ export class Authorizer {
     policyVersion: string,
     signals: Readonly<Record<string, unknown>>,
     options: DryRunOptions = {},
-  ): Promise<Simulation> {
+  ): Promise<SimulateResponse> {
     const { bundle, decided } = await this.#decide(policyId, policyVersion, signals, "signals", options.report);
     const record = this.#record(SIMULATION_EXECUTION_ID, bundle, signals, decided);
     return {
