@@ -2,10 +2,10 @@
  * The dependency direction of README.md ("What is here") and docs/runtime.md, checked on resolved imports:
  * runtime is the core; compiler, sidecar and sdk may import runtime; conformance talks HTTP only. wire (the JSON
  * bodies of both HTTP surfaces) is a leaf that imports nothing: sidecar, sdk and conformance may import it; runtime
- * imports its constants alone (`@writ/wire/constants`: the payload types, the provenance version, the policy id rule,
- * the spec's error messages, declared there once), never its schemas (it keeps its own attestation types, checked
- * against wire's in sdk/test/wire-types.test.ts, and loads no TypeBox). Packages reach each other only through their
- * public entries.
+ * imports its constants (`@writ/wire/constants`: the payload types, the provenance version, the policy id rule, the
+ * spec's error messages) and, with `import type` only, its types (`@writ/wire/types`: the attestations, the evidence,
+ * the answers), each declared there once; never its schemas, so it loads no TypeBox. Packages reach each other only
+ * through their public entries.
  * compiler may import conformance: `writ conformance` is the conformance CLI behind the one `writ` binary.
  * language-server serves the compiler over LSP; the VS Code extension (editors/vscode) bundles the language server
  * and generates its grammar from the compiler's lexicon. The playground (a web page) bundles the compiler and the runtime
@@ -13,7 +13,7 @@
  */
 const packages = ["runtime", "wire", "compiler", "language-server", "sidecar", "sdk", "conformance", "editors/vscode", "playground"];
 const allowed = {
-  // Only wire's constants entry (the rule `runtime-imports-only-wire-constants` below).
+  // Only wire's constants and types entries (the rules `runtime-imports-only-wire-constants-and-types` below).
   runtime: ["wire"],
   wire: [],
   compiler: ["runtime", "conformance"],
@@ -27,6 +27,54 @@ const allowed = {
   conformance: ["wire"],
 };
 
+/**
+ * The sidecar's layers, top to bottom (docs/sidecar.md, "Structure"): a file imports only its own layer and those below
+ * it, and the two surfaces import nothing of each other. A new folder or top-level file of sidecar/src is placed in a
+ * layer here before anything imports it (the rule `sidecar-layer-unplaced`).
+ */
+const sidecarLayers = [
+  ["entry", "main\\.ts|index\\.ts"],
+  ["process", "sidecar\\.ts|openapi-documents\\.ts"],
+  ["surfaces", "surface-a/|surface-b/"],
+  ["documents", "openapi/"],
+  ["metrics", "metrics\\.ts"],
+  ["context", "context\\.ts"],
+  ["settings", "config\\.ts"],
+  ["services", "storage/|bundles/|keys\\.ts"],
+  ["http", "http/"],
+  ["records", "audit/|trust-records/"],
+  ["observability", "observability/"],
+  ["ground", "env\\.ts|sodium-engine\\.ts|types/"],
+].map(([name, paths]) => ({ name, path: `^sidecar/src/(${paths})` }));
+/**
+ * The imports that still run up a layer, each with its reason; nothing else may. The storage engines open from the
+ * whole SidecarConfig until the engine registry hands each its own settings (issue 42, item 3).
+ */
+const sidecarUpward = [
+  ["sidecar/src/storage/backend.ts", "sidecar/src/config.ts"],
+  ["sidecar/src/storage/registry.ts", "sidecar/src/config.ts"],
+].map((pair) => pair.map((file) => `^${file.replace(/\./g, "\\.")}$`));
+const above = (index) => sidecarLayers.slice(0, index).map((layer) => layer.path);
+const sidecarLayerRules = sidecarLayers.slice(1).flatMap((layer, i) => {
+  const excepted = sidecarUpward.filter(([from]) => new RegExp(layer.path).test(from.slice(1)));
+  return [
+    {
+      name: `sidecar-layer-${layer.name}`,
+      comment: `sidecar/src: the ${layer.name} layer imports nothing of a layer above it (docs/sidecar.md, "Structure")`,
+      severity: "error",
+      from: { path: layer.path, pathNot: excepted.map(([from]) => from) },
+      to: { path: above(i + 1) },
+    },
+    ...excepted.map(([from, to]) => ({
+      name: `sidecar-layer-${layer.name}`,
+      comment: `sidecar/src: ${from} may run up a layer to ${to} alone (sidecarUpward)`,
+      severity: "error",
+      from: { path: from },
+      to: { path: above(i + 1), pathNot: to },
+    })),
+  ];
+});
+
 module.exports = {
   forbidden: [
     ...packages.map((from) => ({
@@ -37,11 +85,18 @@ module.exports = {
       to: { path: `^(${packages.filter((p) => p !== from && !allowed[from].includes(p)).join("|")})/` },
     })),
     {
-      name: "runtime-imports-only-wire-constants",
-      comment: "runtime imports nothing of wire but its constants (@writ/wire/constants), which load no TypeBox",
+      name: "runtime-imports-only-wire-constants-and-types",
+      comment: "runtime imports nothing of wire but its constants and its types (@writ/wire/constants, /types), which load no TypeBox",
       severity: "error",
       from: { path: "^runtime/" },
-      to: { path: "^wire/", pathNot: "^wire/src/constants\\.ts$" },
+      to: { path: "^wire/", pathNot: "^wire/src/(constants|types)\\.ts$" },
+    },
+    {
+      name: "runtime-imports-wire-types-as-types",
+      comment: "runtime imports @writ/wire/types with `import type` only: nothing of it runs in the runtime",
+      severity: "error",
+      from: { path: "^runtime/" },
+      to: { path: "^wire/src/types\\.ts$", dependencyTypesNot: ["type-only"] },
     },
     // A storage engine's driver is imported only in its folder (docs/storage-engines.md): everything that knows LMDB
     // is in sidecar/src/storage/lmdb/, everything that knows PostgreSQL in sidecar/src/storage/postgres/. The runtime's
@@ -77,8 +132,24 @@ module.exports = {
           "^runtime/src/replay-store\\.ts$",
           "^runtime/src/testing\\.ts$",
           "^wire/src/constants\\.ts$",
+          "^wire/src/types\\.ts$",
         ],
       },
+    },
+    ...sidecarLayerRules,
+    {
+      name: "sidecar-surfaces-apart",
+      comment: "Surface A and Surface B import nothing of each other: what both use is in a layer below them",
+      severity: "error",
+      from: { path: "^sidecar/src/surface-(a|b)/" },
+      to: { path: "^sidecar/src/surface-(a|b)/", pathNot: "^sidecar/src/surface-$1/" },
+    },
+    {
+      name: "sidecar-layer-unplaced",
+      comment: "every folder and top-level file of sidecar/src that is imported is in a layer of sidecarLayers",
+      severity: "error",
+      from: { path: "^sidecar/src/" },
+      to: { path: "^sidecar/src/", pathNot: sidecarLayers.map((layer) => layer.path) },
     },
     {
       name: "no-circular",

@@ -22,6 +22,7 @@ export default defineConfig({
       "@writ/runtime/testing": here("./runtime/src/testing.ts"),
       "@writ/runtime": here("./runtime/src/index.ts"),
       "@writ/wire/constants": here("./wire/src/constants.ts"),
+      "@writ/wire/types": here("./wire/src/types.ts"),
       "@writ/wire": here("./wire/src/index.ts"),
       "@writ/compiler": here("./compiler/src/index.ts"),
       "@writ/language-server": here("./language-server/src/index.ts"),

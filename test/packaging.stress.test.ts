@@ -110,6 +110,26 @@ describe("each packed package, installed alone into an empty project", () => {
   };
   const bin = (ws: Workspace, name: string) => join(project(ws), "node_modules", ".bin", name);
 
+  /**
+   * tsc over `files` (name to text) in `dir`, as a consumer's strict project. Types that did not resolve would be
+   * `any`, which skipLibCheck does not report: each file holds a `@ts-expect-error` that needs the real type.
+   */
+  const typecheck = (dir: string, files: Readonly<Record<string, string>>) => {
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+    const compilerOptions = {
+      strict: true,
+      module: "nodenext",
+      target: "es2022",
+      noEmit: true,
+      skipLibCheck: true,
+      typeRoots: [join(root, "node_modules/@types")],
+      types: ["node"],
+    };
+    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: Object.keys(files) }));
+    const tsc = run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "."], dir);
+    return { status: tsc.status, stdout: tsc.stdout };
+  };
+
   beforeAll(async () => {
     const missing = BUILT.filter((f) => !existsSync(join(root, f)));
     if (missing.length > 0) throw new Error(`${missing.join(", ")} missing: run \`npm run build\` first (npm test does)`);
@@ -188,6 +208,32 @@ describe("each packed package, installed alone into an empty project", () => {
       stdout: "SERVICE_PROVENANCE_V1 object",
       stderr: "",
     });
+  });
+
+  it("@writ/runtime's types (the wire's, carried in its declarations) and @writ/wire/types, checked by tsc in a consumer", () => {
+    expect(
+      typecheck(project("runtime"), {
+        "consumer.mts": [
+          'import type { AttestationV1 } from "@writ/runtime";',
+          "// @ts-expect-error not an execution state of the wire types",
+          'export const state: AttestationV1["execution_state"] = "maybe";',
+          "",
+        ].join("\n"),
+      }),
+    ).toEqual({ status: 0, stdout: "" });
+    expect(
+      typecheck(project("wire"), {
+        "consumer.mts": [
+          'import type { EvaluateResponse } from "@writ/wire/types";',
+          'import * as types from "@writ/wire/types";',
+          "// @ts-expect-error not a status of the wire types",
+          'export const status: EvaluateResponse["status"] = "maybe";',
+          "// @ts-expect-error the entry has types alone: its module is empty",
+          "export const schema = types.EvaluateResponse;",
+          "",
+        ].join("\n"),
+      }),
+    ).toEqual({ status: 0, stdout: "" });
   });
 
   it("writ: --version, help, and the conformance suite inside it", () => {
@@ -269,45 +315,27 @@ describe("each packed package, installed alone into an empty project", () => {
     );
     expect(run(process.execPath, ["sdk.cjs"], dir)).toMatchObject({ status: 0, stdout: "function function", stderr: "" });
     expect(run(process.execPath, ["sdk.mjs"], dir)).toMatchObject({ status: 0, stdout: "function function", stderr: "" });
-    // Types that did not resolve would be `any`, which skipLibCheck does not report: each @ts-expect-error needs the
-    // real type (the wire's status union, the runtime's verification) to be an error, and is itself one otherwise.
-    writeFileSync(
-      join(dir, "consumer.mts"),
-      [
-        'import { GovernanceClient, MemoryReplayStore, verifyAttestation, type EvaluateResponse } from "@writ/sdk";',
-        'const writ = new GovernanceClient({ baseUrl: "http://127.0.0.1:8080", apiKey: "0123456789abcdef" });',
-        "export async function decide(pinnedKey: string): Promise<boolean> {",
-        '  const answer: EvaluateResponse = await writ.evaluate({ executionId: "e-1", policyId: "p", policyVersion: "1.0.0", verifiedSignals: { amount: 1 } });',
-        "  // @ts-expect-error not a status of the wire types",
-        '  const status: EvaluateResponse["status"] = "maybe";',
-        "  // @ts-expect-error `valid` is a boolean",
-        "  const valid: string = verifyAttestation(answer.attestation, pinnedKey).valid;",
-        "  return status !== valid && new MemoryReplayStore() !== null;",
-        "}",
-        "",
-      ].join("\n"),
-    );
-    writeFileSync(
-      join(dir, "consumer.cts"),
-      [
-        'import sdk = require("@writ/sdk");',
-        "// @ts-expect-error not a status of the wire types",
-        'export const status: sdk.EvaluateResponse["status"] = "maybe";',
-        "",
-      ].join("\n"),
-    );
-    const compilerOptions = {
-      strict: true,
-      module: "nodenext",
-      target: "es2022",
-      noEmit: true,
-      skipLibCheck: true,
-      typeRoots: [join(root, "node_modules/@types")],
-      types: ["node"],
-    };
-    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["consumer.mts", "consumer.cts"] }));
-    const tsc = run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "."], dir);
-    expect({ status: tsc.status, stdout: tsc.stdout }).toEqual({ status: 0, stdout: "" });
+    // Each @ts-expect-error needs the real type (the wire's status union, the runtime's verification).
+    const mts = [
+      'import { GovernanceClient, MemoryReplayStore, verifyAttestation, type EvaluateResponse } from "@writ/sdk";',
+      'const writ = new GovernanceClient({ baseUrl: "http://127.0.0.1:8080", apiKey: "0123456789abcdef" });',
+      "export async function decide(pinnedKey: string): Promise<boolean> {",
+      '  const answer: EvaluateResponse = await writ.evaluate({ executionId: "e-1", policyId: "p", policyVersion: "1.0.0", verifiedSignals: { amount: 1 } });',
+      "  // @ts-expect-error not a status of the wire types",
+      '  const status: EvaluateResponse["status"] = "maybe";',
+      "  // @ts-expect-error `valid` is a boolean",
+      "  const valid: string = verifyAttestation(answer.attestation, pinnedKey).valid;",
+      "  return status !== valid && new MemoryReplayStore() !== null;",
+      "}",
+      "",
+    ];
+    const cts = [
+      'import sdk = require("@writ/sdk");',
+      "// @ts-expect-error not a status of the wire types",
+      'export const status: sdk.EvaluateResponse["status"] = "maybe";',
+      "",
+    ];
+    expect(typecheck(dir, { "consumer.mts": mts.join("\n"), "consumer.cts": cts.join("\n") })).toEqual({ status: 0, stdout: "" });
   });
 
   describe("an application's round trip: writ compiles, writ-sidecar serves, the SDK evaluates and verifies", () => {

@@ -45,11 +45,11 @@ describe.each(rootPkg.workspaces.filter((ws) => ws !== EXTENSION && ws !== PLAYG
     expect(writDeps.filter((d) => !ALLOWED[ws]!.includes(d))).toEqual([]);
   });
 
-  it("is ESM with one public entry (the runtime adds its LMDB store and a replay store author's kit; wire its constants alone) and the same engines as the root", () => {
+  it("is ESM with one public entry (the runtime adds its LMDB store and a replay store author's kit; wire its constants alone and its types alone) and the same engines as the root", () => {
     expect(pkg.type).toBe("module");
     const entries: Readonly<Record<string, readonly string[]>> = {
       runtime: [".", "./lmdb", "./replay-store", "./testing"],
-      wire: [".", "./constants"],
+      wire: [".", "./constants", "./types"],
     };
     expect(Object.keys(pkg.exports)).toEqual(entries[ws] ?? ["."]);
     expect(pkg.engines.node).toBe(rootPkg.engines.node);

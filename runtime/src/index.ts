@@ -1,7 +1,8 @@
 /**
  * @writ/runtime: the core every other package builds on. Of the other writ packages it imports only the wire format's
  * fixed strings (`@writ/wire/constants`: payload types, the provenance version, the policy id rule, the spec's error
- * messages), which its build bundles.
+ * messages), which its build bundles, and with `import type` its types (`@writ/wire/types`: the attestations, the
+ * evidence, the answers), which its declaration files carry.
  */
 export * from "./portable.js";
 export { sha256Hex } from "./canonical/digest.js";

@@ -1,6 +1,6 @@
 /**
- * Writes the OpenAPI 3.1 documents of both surfaces (sidecar/src/openapi/) to docs/openapi/surface-a.json and
- * surface-b.json, where they are committed, and the TypeScript client types that openapi-typescript generates from
+ * Writes the OpenAPI 3.1 documents of both surfaces (sidecar/src/openapi-documents.ts) to docs/openapi/surface-a.json
+ * and surface-b.json, where they are committed, and the TypeScript client types that openapi-typescript generates from
  * Surface A's (sidecar/test/openapi/generated/surface-a.ts, which the generated-client test uses):
  *
  *     npm run openapi              writes the three files
@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
-import { OPENAPI_DOCUMENTS, openApiText, type OpenApiDocumentName } from "../src/openapi/documents.js";
+import { OPENAPI_DOCUMENTS, openApiText, type OpenApiDocumentName } from "../src/openapi-documents.js";
 
 const REPOSITORY = fileURLToPath(new URL("../../", import.meta.url));
 

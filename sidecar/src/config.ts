@@ -9,60 +9,16 @@ import { DEFAULT_BUNDLE_LOAD_TIMEOUT_MS, LOG_ID_PATTERN } from "@writ/runtime";
 import { DAY_MS, DEFAULT_AUDIT_RETENTION, type AuditRetention, type RetentionLimit } from "./audit/retention.js";
 import { DEFAULT_CHECKPOINTS } from "./audit/record-log/checkpointer.js";
 import { DEFAULT_SECURITY_EVENT_LIMITS, type SecurityEventLimits } from "./audit/security-event-limiter.js";
+import type { BundleSettings } from "./bundles/policy-bundles.js";
+import { DEFAULT_BUNDLE_SOURCE, type BundleSourceConfig } from "./bundles/remote-source.js";
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./http/connections.js";
-import { ConfigError, flag, integer, oneOf, path, text, type Env } from "./env.js";
+import type { ApiKeys } from "./http/scopes.js";
+import { assertOwnerOnly, ConfigError, flag, integer, oneOf, path, text, type Env } from "./env.js";
+import { LOG_LEVELS, type LogLevel } from "./observability/logger.js";
+import { DEFAULT_OTLP_TRACES_URL, TRACE_SAMPLERS, type TracingConfig } from "./observability/tracing.js";
 import { auditRefusal, storageConfig, type StorageConfig } from "./storage/storage-config.js";
 
-export { ConfigError, type Env };
-
-/** A remote bundle source (`SERVICE_BUNDLE_SOURCE_URL`, docs/bundles.md), in place of the policies root. */
-export interface BundleSourceConfig {
-  /** The base URL of `index.json` and the archives, ending with `/`; may hold credentials: never logged whole. */
-  readonly url: string;
-  readonly pollIntervalMs: number;
-  /** One fetch (the index or an archive) must finish within it. */
-  readonly fetchTimeoutMs: number;
-  /** Where the last good set is kept, so a restart without the network still serves it. */
-  readonly cacheDir: string;
-}
-
-export const DEFAULT_BUNDLE_SOURCE = { pollIntervalMs: 30_000, fetchTimeoutMs: 10_000 } as const;
-
-/**
- * The Bearer keys (docs/sidecar.md, "Scoped keys"), each from its variable or the file its `_FILE` names; secrets:
- * never logged. At least one opens each scope, except in development mode before the single key is generated.
- */
-export interface ApiKeys {
-  /** `SERVICE_API_KEY`: opens both scopes (the single key, or the admin key beside scoped ones). */
-  readonly all: string | null;
-  /** `SERVICE_DECIDE_KEY`: opens the deciding routes only. */
-  readonly deciding: string | null;
-  /** `SERVICE_READ_KEY`: opens the reading routes only. */
-  readonly reading: string | null;
-}
-
-/** The W3C trace context samplers of `OTEL_TRACES_SAMPLER` (jaeger_remote and xray are not offered). */
-export const TRACE_SAMPLERS = [
-  "always_on",
-  "always_off",
-  "traceidratio",
-  "parentbased_always_on",
-  "parentbased_always_off",
-  "parentbased_traceidratio",
-] as const;
-
-/** OpenTelemetry traces, exported over OTLP/HTTP (docs/sidecar.md, "Traces"); read from the standard `OTEL_*` variables. */
-export interface TracingConfig {
-  /** `http/protobuf` (the OTLP default) or `http/json`. */
-  readonly protocol: "http/protobuf" | "http/json";
-  /** Where spans are sent: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else `{OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces`. */
-  readonly url: string;
-  /** OTEL_SERVICE_NAME; null: `writ-sidecar`, unless OTEL_RESOURCE_ATTRIBUTES names one. */
-  readonly serviceName: string | null;
-  readonly sampler: { readonly name: (typeof TRACE_SAMPLERS)[number]; readonly ratio: number };
-}
-
-export const DEFAULT_OTLP_TRACES_URL = "http://localhost:4318/v1/traces";
+export { ConfigError, type ApiKeys, type Env, type LogLevel, type TracingConfig };
 
 /** How often the periodic upkeep of the store runs (docs/sidecar.md): shorter in a soak benchmark, never on a request's path. */
 export interface MaintenanceIntervals {
@@ -74,10 +30,9 @@ export interface MaintenanceIntervals {
 
 export const DEFAULT_MAINTENANCE_INTERVALS: MaintenanceIntervals = { replaySweepMs: 60_000, auditPruneMs: 60_000 };
 
-export interface SidecarConfig {
+export interface SidecarConfig extends BundleSettings {
   /** The Bearer keys of both surfaces; all null only in development mode, before the single key is generated. */
   readonly apiKeys: ApiKeys;
-  readonly policiesRoot: string;
   /** PEM PKCS8 key from `SERVICE_SIGNING_KEY` (signing_mode `env`), else the key file (signing_mode `disk`). */
   readonly signingKeyPem: string | null;
   readonly signingKeyFile: string | null;
@@ -90,13 +45,6 @@ export interface SidecarConfig {
   readonly portA: number | null;
   readonly portB: number | null;
   readonly audit: boolean;
-  /** SPKI PEM files of the keys a `bundle.sig` must verify against. */
-  readonly bundleKeyFiles: readonly string[];
-  readonly requireSignedBundles: boolean;
-  /** Bundles come from this remote source instead of the policies root; null: from `policiesRoot`. */
-  readonly bundleSource: BundleSourceConfig | null;
-  /** How long one load of a policy bundle may take before the request is refused and the next one loads again. */
-  readonly bundleLoadTimeoutMs: number;
   /** A trust root document (`{trustRootVersion, keys: [PEM…]}`) of earlier keys still accepted by `/verify`. */
   readonly trustRootFile: string | null;
   readonly logLevel: LogLevel;
@@ -127,8 +75,6 @@ export interface SidecarConfig {
   readonly instanceId: string | null;
 }
 
-const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 const DEFAULT_DEV_DATA_DIR = ".writ/data";
 /** Shortest API key accepted: 128 bits of base64 or hex is at least 22 characters. */
 export const MIN_API_KEY_LENGTH = 16;
@@ -310,14 +256,6 @@ function bearerKey(env: Env, name: string, cwd: string): string | null {
     );
   }
   return key;
-}
-
-/** A file of secrets (a key file, the signing key file) readable by group or others is refused; `variable` names it. */
-export function assertOwnerOnly(file: string, mode: number, variable?: string): void {
-  if ((mode & 0o077) !== 0) {
-    const what = variable === undefined ? `\`${file}\`` : `${variable} \`${file}\``;
-    throw new ConfigError(`${what} is readable by other users (mode ${(mode & 0o777).toString(8)}); run \`chmod 600 ${file}\``);
-  }
 }
 
 /** A key file: refused when readable by group or others (like the signing key file), empty, or more than one line. */

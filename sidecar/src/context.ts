@@ -31,7 +31,7 @@ import { loadSodiumEngine } from "./sodium-engine.js";
 import { storageWhat } from "./storage/storage-config.js";
 import type { BackendReporters, PoolStats, StoreHealth, StoreSpace } from "./storage/backend.js";
 import { openBackend } from "./storage/registry.js";
-import type { TrustRecordStore } from "./surface-b/record-store.js";
+import type { TrustRecordStore } from "./trust-records/record-store.js";
 
 export interface SidecarContext {
   readonly config: SidecarConfig;

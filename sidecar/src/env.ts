@@ -46,3 +46,11 @@ export function integer(env: Env, name: string, fallback: number, min: number, m
   }
   return Number(value);
 }
+
+/** A file of secrets (a key file, the signing key file) readable by group or others is refused; `variable` names it. */
+export function assertOwnerOnly(file: string, mode: number, variable?: string): void {
+  if ((mode & 0o077) !== 0) {
+    const what = variable === undefined ? `\`${file}\`` : `${variable} \`${file}\``;
+    throw new ConfigError(`${what} is readable by other users (mode ${(mode & 0o777).toString(8)}); run \`chmod 600 ${file}\``);
+  }
+}

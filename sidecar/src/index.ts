@@ -4,7 +4,8 @@ export { openContext, type ContextOptions, type SidecarContext } from "./context
 export { createLogger, type Logger } from "./observability/logger.js";
 export { startSidecar, type RunningSidecar } from "./sidecar.js";
 export { buildSurfaceA } from "./surface-a/app.js";
+export { OPENAPI_TEXTS } from "./openapi-documents.js";
 export { buildSurfaceB } from "./surface-b/app.js";
 export { createMetrics, type Metrics } from "./metrics.js";
 export type * from "./audit/types.js";
-export type * from "./surface-b/types.js";
+export type * from "./trust-records/types.js";

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { generateSigningKeyPair, loadSigningKeyPem, type SigningKey } from "@writ/runtime";
-import { ConfigError, assertOwnerOnly } from "./config.js";
+import { ConfigError, assertOwnerOnly } from "./env.js";
 
 const SECRET_MODE = 0o600;
 

@@ -8,6 +8,7 @@ import type { SidecarConfig } from "./config.js";
 import { openContext, type ContextOptions, type SidecarContext } from "./context.js";
 import { createMetrics } from "./metrics.js";
 import { lifecycleLog, type Logger } from "./observability/logger.js";
+import { OPENAPI_TEXTS } from "./openapi-documents.js";
 import { buildSurfaceA } from "./surface-a/app.js";
 import { buildSurfaceB } from "./surface-b/app.js";
 
@@ -68,7 +69,7 @@ export async function startSidecar(config: SidecarConfig, options: ContextOption
   try {
     let a: string | null = null;
     if (config.portA !== null) {
-      const surfaceA = await buildSurfaceA(context, metrics);
+      const surfaceA = await buildSurfaceA(context, metrics, OPENAPI_TEXTS);
       apps.push(surfaceA);
       a = await listen(surfaceA, "Surface A", config.host, config.portA, quiet);
     }

@@ -14,7 +14,7 @@
  */
 import { CanonicalizationError } from "../errors.js";
 import { canonicalJson } from "../canonical/jcs.js";
-import type { AttestationV1 } from "./attestation-types.js";
+import type { AttestationV1 } from "@writ/wire/types";
 
 export type AttestationBody = Omit<AttestationV1, "signature">;
 

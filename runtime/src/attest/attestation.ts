@@ -4,13 +4,13 @@ import { canonicalJson } from "../canonical/jcs.js";
 import { attestationBodyText, signedAttestationText } from "./attestation-text.js";
 import { sha256Hex } from "../canonical/digest.js";
 import type { Verdict } from "../ir/types.js";
-import type { AttestationV1, AttestationV2, DecisionStatus, ExecutionState, Outcome } from "./attestation-types.js";
+import type { AttestationV1, AttestationV2, DecisionStatus, ExecutionState, Outcome } from "@writ/wire/types";
 import { PAYLOAD_TYPES } from "../signing/payload-types.js";
 import { signCanonical, signCanonicalAsync, signObject } from "../signing/sign.js";
 import { EVALUATOR_SEMANTIC_HASH, PROVENANCE_VERSION, RUNTIME_HASH, RUNTIME_VERSION, type RuntimeIdentity } from "./identity.js";
 import type { Signer } from "./trust-root.js";
 
-export type { Attestation, AttestationV1, AttestationV2, DecisionStatus, ExecutionState, Outcome } from "./attestation-types.js";
+export type { Attestation, AttestationV1, AttestationV2, DecisionStatus, ExecutionState, Outcome } from "@writ/wire/types";
 
 /**
  * How a policy verdict reads in an attestation. Only `approve` authorizes; `escalate` waits for a human

@@ -1,4 +1,5 @@
 import { PROVENANCE_VERSION } from "@writ/wire/constants";
+import type { SignedRuntimeManifest } from "@writ/wire/types";
 import pkg from "../../package.json";
 import { MANIFEST_VERSION, SCHEMA_VERSION } from "../bundle/format.js";
 import { canonicalJson } from "../canonical/jcs.js";
@@ -73,20 +74,12 @@ export const RUNTIME_HASH: string = runtimeHashOf(runtimeDefinition());
 /** SHA-256 of the evaluation semantics alone: `evaluatorSemanticHash` in the legacy attestation. */
 export const EVALUATOR_SEMANTIC_HASH: string = sha256Hex(canonicalJson({ irVersion: IR_VERSION, semantics: EVALUATOR_SEMANTICS }));
 
-/** The library form of the runtime manifest (spec 2.11), signed in its own domain (spec 2.2). */
-export interface RuntimeManifest {
-  readonly runtimeVersion: string;
-  readonly runtimeHash: string;
-  readonly supported_schemaVersions: readonly string[];
-  readonly capabilities: readonly string[];
-  readonly trustRootVersion: string;
-  readonly signerKeyId: string;
-  readonly signature: string;
-}
+/** The runtime manifest (spec 2.11), signed in its own domain (spec 2.2). */
+export type { SignedRuntimeManifest as RuntimeManifest };
 
 /** A runtime as it presents itself: its signed manifest and the manifest's hash, fixed at start-up. */
 export interface RuntimeIdentity {
-  readonly manifest: RuntimeManifest;
+  readonly manifest: SignedRuntimeManifest;
   /** SHA-256 of the JCS form of the signed manifest (signature included): `provenance.manifestHash`. */
   readonly manifestHash: string;
 }
@@ -100,6 +93,6 @@ export function createRuntimeIdentity(signer: Signer): RuntimeIdentity {
     trustRootVersion: signer.trustRoot.version,
     signerKeyId: signer.key.keyId,
   };
-  const manifest: RuntimeManifest = { ...unsigned, signature: signObject(PAYLOAD_TYPES.runtimeManifest, unsigned, signer.key) };
+  const manifest: SignedRuntimeManifest = { ...unsigned, signature: signObject(PAYLOAD_TYPES.runtimeManifest, unsigned, signer.key) };
   return { manifest, manifestHash: sha256Hex(canonicalJson(manifest)) };
 }

@@ -8,19 +8,11 @@ import { endPhase, phaseStart, timedPhase, type DecisionReport } from "../report
 import { PAYLOAD_TYPES } from "../signing/payload-types.js";
 import { signObjectVerified } from "../signing/sign.js";
 import { executionFingerprint, type Attestation } from "./attestation.js";
-import type { OverrideRecord } from "./evidence-types.js";
+import type { OverrideRecord, OverrideRequest, OverrideResponse } from "@writ/wire/types";
 import type { Signer } from "./trust-root.js";
 
-export type { OverrideRecord };
-
-/** Spec 2.8: the human decision on a pending decision. */
-export interface OverrideRequest {
-  readonly executionId: string;
-  readonly approved: boolean;
-  readonly approvedBy: string;
-  readonly approverRole: string;
-  readonly reason: string;
-}
+/** OverrideRequest: spec 2.8, the human decision on a pending decision; OverrideOutcome: its answer. */
+export type { OverrideRecord, OverrideRequest, OverrideResponse as OverrideOutcome };
 
 /**
  * What a pending decision keeps in the replay store for its override: the lineage the override is checked against
@@ -40,15 +32,6 @@ export interface PendingContext {
 interface EarlierPendingContext {
   readonly attestation: Attestation;
 }
-
-export type OverrideOutcome =
-  | {
-      readonly status: "approved";
-      readonly overrideId: string;
-      readonly resolution: { readonly status: "executed"; readonly execution_fingerprint: string; readonly signature: string };
-      readonly record: OverrideRecord;
-    }
-  | { readonly status: "rejected"; readonly executionId: string; readonly record: OverrideRecord };
 
 /**
  * The pending context of `attestation`; `jcsText`, when the caller has it, is the attestation's JCS text (a variant 1
@@ -79,7 +62,7 @@ export interface OverrideDependencies {
  * @throws OverrideError SYS-021 no pending decision, SYS-022 / SYS-023 / SYS-025 lineage, SYS-024 store
  *   without override transitions, OVERRIDE_ALREADY_RESOLVED
  */
-export async function resolveOverride(request: OverrideRequest, deps: OverrideDependencies): Promise<OverrideOutcome> {
+export async function resolveOverride(request: OverrideRequest, deps: OverrideDependencies): Promise<OverrideResponse> {
   const { store, report } = deps;
   if (typeof store.markPendingOverride !== "function" || typeof store.resolveOverride !== "function") {
     throw new OverrideError("SYS-024", "the replay store does not support override transitions");
@@ -126,7 +109,7 @@ export async function resolveOverride(request: OverrideRequest, deps: OverrideDe
     : { ...body, digest: sha256Hex(canonicalJson(body)) };
   const writing = endPhase(report, "sign", signing);
 
-  const outcome: OverrideOutcome = request.approved
+  const outcome: OverrideResponse = request.approved
     ? {
         status: "approved",
         overrideId: record.overrideId,

@@ -7,11 +7,18 @@ import { endPhase, phaseStart, timedPhase, type DecisionReport } from "../report
 import { PAYLOAD_TYPES } from "../signing/payload-types.js";
 import { signObjectVerified } from "../signing/sign.js";
 import { executionFingerprint, type Attestation } from "./attestation.js";
-import type { ExecutedAction, ExecutionProof, MatchDetails } from "./evidence-types.js";
+import type { ConfirmExecutionResponse, ExecutedAction, ExecutedActionInput, ExecutionProof, MatchDetails } from "@writ/wire/types";
 import type { Signer } from "./trust-root.js";
 import { verifyAttestation, type VerifierOptions } from "./verify.js";
 
-export type { ExecutedAction, ExecutionProof, MatchDetails };
+/** ExecutedActionRequest: spec 2.9's endpoint form of an executed action; ConfirmationAnswer: the endpoint's answer. */
+export type {
+  ConfirmExecutionResponse as ConfirmationAnswer,
+  ExecutedAction,
+  ExecutedActionInput as ExecutedActionRequest,
+  ExecutionProof,
+  MatchDetails,
+};
 
 export const DEFAULT_TIME_WINDOW_SECONDS = 300;
 
@@ -124,17 +131,8 @@ function withinWindow(issuedAt: string, executedAt: string, confirmedAt: Date, w
   return executed >= issued && executed <= confirmed && confirmed - executed <= windowSeconds * 1000;
 }
 
-/** Spec 2.9, endpoint form: the executed action as `POST /confirm-execution` names it. */
-export interface ExecutedActionRequest {
-  readonly actionType: string;
-  readonly actionId: string;
-  /** ISO 8601. */
-  readonly actionTimestamp: string;
-  readonly actionDetails?: Readonly<Record<string, unknown>>;
-}
-
 /** The library form of an endpoint-form executed action; an absent `actionDetails` is an empty payload. */
-export function executedActionOf(request: ExecutedActionRequest): ExecutedAction {
+export function executedActionOf(request: ExecutedActionInput): ExecutedAction {
   return {
     type: request.actionType,
     payload: request.actionDetails ?? {},
@@ -143,21 +141,7 @@ export function executedActionOf(request: ExecutedActionRequest): ExecutedAction
   };
 }
 
-/** Spec 2.9, endpoint form of the answer, with the summary's `match` and `verified`. */
-export interface ConfirmationAnswer {
-  readonly matched: boolean;
-  readonly executionId: string;
-  readonly withinTimeWindow: boolean;
-  /**
-   * The signed proof as one string (spec 2.9 types `proof` as a string): its canonical JSON text, which is exactly
-   * what the signature covers once `signature` is set aside (docs/signing.md).
-   */
-  readonly proof: string;
-  readonly match: boolean;
-  readonly verified: true;
-}
-
-export function confirmationAnswer(proof: ExecutionProof): ConfirmationAnswer {
+export function confirmationAnswer(proof: ExecutionProof): ConfirmExecutionResponse {
   return {
     matched: proof.match,
     executionId: proof.executionId,

@@ -3,6 +3,7 @@ import { PAYLOAD_TYPES } from "../signing/payload-types.js";
 import type { Ed25519Engine } from "../signing/engine.js";
 import { verifyObject } from "../signing/sign.js";
 import type { Verdict } from "../ir/types.js";
+import type { CheckResult, VerifyResponse } from "@writ/wire/types";
 import { VERDICT_STATUS, evaluatorHash, executionFingerprint, releaseManifestHash } from "./attestation.js";
 import { EVALUATOR_SEMANTIC_HASH, PROVENANCE_VERSION, RUNTIME_HASH, SUPPORTED_SCHEMA_VERSIONS } from "./identity.js";
 import { trustedKey, type TrustRoot } from "./trust-root.js";
@@ -48,13 +49,8 @@ export interface AttestationVerification {
   readonly undetermined: readonly ("signature" | "runtime")[];
 }
 
-export type CheckResult = "verified" | "failed" | "unknown";
-
-/** Spec 2.10, endpoint form. */
-export interface EndpointVerification {
-  readonly valid: boolean;
-  readonly checks: { readonly signature: CheckResult; readonly runtime: CheckResult; readonly schema: CheckResult };
-}
+/** Spec 2.10, endpoint form: EndpointVerification, each check a CheckResult. */
+export type { CheckResult, VerifyResponse as EndpointVerification };
 
 const HEX64 = /^[0-9a-f]{64}$/;
 const VERDICTS: readonly string[] = ["approve", "escalate", "reject"];
@@ -162,7 +158,7 @@ function isAcceptedRuntime(options: VerifierOptions, runtimeHash: string): boole
 }
 
 /** The endpoint form: `unknown` where the verifier lacks what it would need to decide, `failed` otherwise. */
-export function toEndpointVerification(v: AttestationVerification): EndpointVerification {
+export function toEndpointVerification(v: AttestationVerification): VerifyResponse {
   const c = v.checks;
   const signerUnknown = v.undetermined.includes("signature");
   const runtimeUnknown = v.undetermined.includes("runtime");

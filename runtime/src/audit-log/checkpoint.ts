@@ -24,6 +24,7 @@ import { MerkleFrontier, popcount } from "./frontier.js";
 import { hashFromHex, isHashHex, toHex } from "./hex.js";
 import { hashEquals } from "./merkle.js";
 import { show } from "./show.js";
+import type { SignedCheckpoint } from "@writ/wire/types";
 
 /** A log's id: the sidecar instance id. */
 export const LOG_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -33,27 +34,9 @@ export const CHECKPOINT_TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2
 
 const KEY_ID_PATTERN = /^[0-9a-f]{32}$/;
 
-export interface CheckpointBody {
-  /** The log's id (the sidecar instance id): 1-128 of `A-Z a-z 0-9 . _ : -`. */
-  readonly logId: string;
-  /** The number of entries the checkpoint covers: leaves [0, size). */
-  readonly size: number;
-  /** The Merkle root (RFC 9162 MTH) of those entries' leaf hashes, 64 lowercase hex digits. */
-  readonly rootHash: string;
-  /** When the checkpoint was made: RFC 3339 UTC with milliseconds. */
-  readonly timestamp: string;
-  /** `checkpointHash` of the log's checkpoint before this one; null for the log's first. */
-  readonly previous: string | null;
-  /** The frontier at `size` (frontier.ts), left to right: one hash per bit set in `size`. */
-  readonly frontier: readonly string[];
-}
-
-export interface SignedCheckpoint extends CheckpointBody {
-  /** The keyId of the signing key (docs/signing.md). */
-  readonly keyId: string;
-  /** Ed25519 over PAE(auditCheckpoint, JCS(the checkpoint without `signature`)), base64. */
-  readonly signature: string;
-}
+/** A checkpoint (docs/audit.md) as the wire carries it, and its body: what its signature covers, but for `keyId`. */
+export type { SignedCheckpoint };
+export type CheckpointBody = Omit<SignedCheckpoint, "keyId" | "signature">;
 
 /** What `createCheckpoint` makes a checkpoint of. */
 export interface CheckpointFields {

@@ -12,6 +12,7 @@
  * to another position changes the root of every checkpoint covering either place. The store can hash a record from the
  * bytes it writes, once, with no other serialization.
  */
+import type { LogEntry } from "@writ/wire/types";
 import { leafHashOfParts } from "./merkle.js";
 
 export const LOG_ENTRY_KINDS = ["decision", "override", "confirmation", "verification", "security", "prune"] as const;
@@ -24,11 +25,7 @@ export interface LogRecord {
 }
 
 /** A log entry as an export or a verifier holds it: the record's text at its position (its leaf index). */
-export interface LogEntry {
-  readonly position: number;
-  readonly kind: LogEntryKind;
-  readonly record: string;
-}
+export type { LogEntry };
 
 export function isLogEntryKind(value: unknown): value is LogEntryKind {
   return typeof value === "string" && (LOG_ENTRY_KINDS as readonly string[]).includes(value);

@@ -14,28 +14,10 @@ import { entryLeafInput, type LogEntry } from "./entry.js";
 import { hashFromHex, isHashHex, toHex } from "./hex.js";
 import { leafHash, verifyConsistency, verifyInclusion } from "./merkle.js";
 import { show } from "./show.js";
+import type { ConsistencyProofJson, InclusionProofJson } from "@writ/wire/types";
 
-/** `GET` an inclusion proof: leaf `leafIndex`, whose hash is `leafHash`, is in the tree of the checkpoint. */
-export interface InclusionProofJson {
-  readonly logId: string;
-  readonly leafIndex: number;
-  /** The checkpoint's `size`. */
-  readonly treeSize: number;
-  /** 64 lowercase hex digits. */
-  readonly leafHash: string;
-  /** RFC 9162 2.1.3.1 PATH, deepest sibling first, each 64 lowercase hex digits. */
-  readonly auditPath: readonly string[];
-  readonly checkpoint: SignedCheckpoint;
-}
-
-/** `GET` a consistency proof: the tree of `from` is a prefix of the tree of `to`. */
-export interface ConsistencyProofJson {
-  readonly logId: string;
-  readonly from: SignedCheckpoint;
-  readonly to: SignedCheckpoint;
-  /** RFC 9162 2.1.4.1 PROOF, each 64 lowercase hex digits; empty when the sizes are equal or `from` is empty. */
-  readonly proof: readonly string[];
-}
+/** The proofs as the routes answer them: an inclusion proof of one leaf, a consistency proof of two checkpoints. */
+export type { ConsistencyProofJson, InclusionProofJson };
 
 export interface ProofVerification {
   readonly valid: boolean;

@@ -19,6 +19,7 @@ import type { Decision } from "../ir/evaluate.js";
 import { decisionInstant } from "../ir/time.js";
 import { explain, type Explanation } from "../ir/explain.js";
 import type { Verdict } from "../ir/types.js";
+import type { DryRunResponse, SimulateResponse } from "@writ/wire/types";
 import { decisionRecordJson, type DecisionAuditRecord } from "../replay/records.js";
 import type { ReplayStore } from "../replay/store.js";
 import { endPhase, phaseStart, timedPhase, type DecisionReport } from "../report.js";
@@ -47,17 +48,9 @@ export interface SerializedEvaluation<A> {
   readonly json: string;
 }
 
-/** Spec 2.6: the dry run's answer. */
-export interface DryRun {
-  readonly wouldDecide: "approved" | "pending_override" | "rejected";
-  readonly ruleMatched: string;
-  readonly reason: string;
-  readonly signalsValidated: true;
-  /** The instant `now` read (time.ts `decisionInstant`); only for a policy that reads it: the spec's answer has no such member. */
-  readonly now?: string;
-  /** Only when asked for (`DryRunOptions`): the spec's answer has no such member. */
-  readonly explanation?: Explanation;
-}
+/** Spec 2.6: the dry run's answer (DryRun); spec 2.7: what evaluate would do, with no signing, replay write or audit
+ * record (Simulation). Each has `now` only for a policy that reads it, `explanation` only when asked for (`DryRunOptions`). */
+export type { DryRunResponse as DryRun, SimulateResponse as Simulation };
 
 /** What a dry run or simulation answers beyond the spec's members. */
 export interface DryRunOptions {
@@ -65,21 +58,6 @@ export interface DryRunOptions {
   readonly explain?: boolean;
   /** Filled with the phases' timings and what decided (report.ts), for the caller's logs, metrics and traces. */
   readonly report?: DecisionReport;
-}
-
-/** Spec 2.7: what evaluate would do, with no signing, replay write or audit record. */
-export interface Simulation {
-  readonly simulation: true;
-  readonly decision: { readonly action: Verdict; readonly reason: string; readonly ruleMatched: string };
-  readonly signalsValidated: true;
-  readonly policyLoaded: true;
-  readonly wouldSign: boolean;
-  /** The variant 1 attestation that would be signed, without its signature (and with a placeholder executionId). */
-  readonly attestationPreview: Omit<AttestationV1, "signature">;
-  /** As for the dry run; the preview's `issuedAt` is the same text. */
-  readonly now?: string;
-  /** Only when asked for (`DryRunOptions`), as for the dry run. */
-  readonly explanation?: Explanation;
 }
 
 export const SIMULATION_EXECUTION_ID = "simulation";
@@ -180,7 +158,7 @@ export class Authorizer {
     policyVersion: string,
     signals: Readonly<Record<string, unknown>>,
     options: DryRunOptions = {},
-  ): Promise<DryRun> {
+  ): Promise<DryRunResponse> {
     const { bundle, decided, at } = await this.#decide(policyId, policyVersion, signals, "signals", options.report);
     return {
       wouldDecide: VERDICT_STATUS[decided.verdict].status,
@@ -197,7 +175,7 @@ export class Authorizer {
     policyVersion: string,
     signals: Readonly<Record<string, unknown>>,
     options: DryRunOptions = {},
-  ): Promise<Simulation> {
+  ): Promise<SimulateResponse> {
     const { bundle, decided, at } = await this.#decide(policyId, policyVersion, signals, "signals", options.report);
     const record = this.#record(SIMULATION_EXECUTION_ID, bundle, signals, decided, at);
     return {

@@ -4,12 +4,12 @@
  */
 import { AuthorizationError, IntegrityError, OverrideError, type OverrideErrorCode } from "../errors.js";
 import { ReplayCapacityError, ReplayStoreClosedError, StoreUnavailableError } from "../replay/errors.js";
-import { errorBody, signalValidationBody, statusOf, type BodyErrorCode, type ErrorStatus } from "./codes.js";
+import { errorBody, signalValidationBody, statusOf, type BodyErrorCode, type ErrorBody, type ErrorStatus } from "./codes.js";
 
 export interface ErrorAnswer {
   readonly status: ErrorStatus;
   /** `{error}`, with `details` for a signal validation failure. */
-  readonly body: { readonly error: string };
+  readonly body: ErrorBody;
   readonly code: BodyErrorCode;
 }
 

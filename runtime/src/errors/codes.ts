@@ -14,8 +14,9 @@
  */
 import { SPEC_ERRORS } from "@writ/wire/constants";
 import { FAULTS, type FaultCode } from "../ir/fault-codes.js";
-// Not from validate.ts, which imports the regex engine and so errors.ts: a cycle through this file.
 import type { SignalError } from "../signals/signal-error.js";
+// Not from validate.ts, which imports the regex engine and so errors.ts: a cycle through this file.
+import type { ErrorBody, RateLimitedErrorBody, SignalValidationErrorBody } from "@writ/wire/types";
 
 /** The HTTP statuses the service answers errors with. */
 export type ErrorStatus = 400 | 401 | 404 | 405 | 408 | 409 | 413 | 417 | 422 | 429 | 431 | 500 | 503;
@@ -421,22 +422,8 @@ type ContextArgs<C extends BodyErrorCode> = C extends "MISSING_PROPERTY"
     ? [context?: string]
     : [];
 
-export interface ErrorBody {
-  readonly error: string;
-}
-
-export interface SignalValidationBody {
-  readonly error: typeof SPEC_ERRORS.SIGNAL_VALIDATION_FAILED | typeof SPEC_ERRORS.SIGNALS_VALIDATION_FAILED;
-  readonly details: readonly SignalError[];
-}
-
-export interface RateLimitedBody {
-  readonly error: typeof SPEC_ERRORS.RATE_LIMITED;
-  readonly limit: number;
-  readonly remaining: number;
-  /** Unix timestamp (seconds) when the window resets. */
-  readonly reset: number;
-}
+/** The error table's bodies, as the wire declares them. */
+export type { ErrorBody, RateLimitedErrorBody as RateLimitedBody, SignalValidationErrorBody as SignalValidationBody };
 
 /** A context: a route-like word, or a rule's name (`[EVAL-001@over_limit]`). */
 const CONTEXT = /^[A-Za-z0-9_][A-Za-z0-9_./-]*$/;
@@ -487,7 +474,7 @@ export function errorBody<C extends BodyErrorCode>(code: C, ...args: ContextArgs
 export function signalValidationBody(
   errors: readonly SignalError[],
   envelope: "SIGNAL_VALIDATION_FAILED" | "SIGNALS_VALIDATION_FAILED" = "SIGNAL_VALIDATION_FAILED",
-): SignalValidationBody {
+): SignalValidationErrorBody {
   return {
     error: ERROR_CODES[envelope].message,
     details: errors.map(({ code, signal, message }) => ({ code, signal, message })),
@@ -495,6 +482,6 @@ export function signalValidationBody(
 }
 
 /** The 429 body: `Rate limit exceeded` plus the window's `limit`, `remaining` and `reset`. */
-export function rateLimitedBody(window: { limit: number; remaining: number; reset: number }): RateLimitedBody {
+export function rateLimitedBody(window: { limit: number; remaining: number; reset: number }): RateLimitedErrorBody {
   return { error: ERROR_CODES.RATE_LIMITED.message, limit: window.limit, remaining: window.remaining, reset: window.reset };
 }

@@ -11,8 +11,7 @@
  * stored as JSON and answered as stored.
  */
 import { executionFingerprint } from "../attest/attestation.js";
-import type { Attestation } from "../attest/attestation-types.js";
-import type { ExecutionProof, OverrideRecord } from "../attest/evidence-types.js";
+import type { Attestation, ExecutionProof, OverrideRecord } from "@writ/wire/types";
 
 export type DecisionAuditStatus = "approved" | "pending_override" | "rejected";
 

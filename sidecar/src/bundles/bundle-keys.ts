@@ -1,7 +1,7 @@
 /** The pinned keys bundles (and a remote source's index) must be signed with: `SERVICE_BUNDLE_KEYS`, read at start and at each reload. */
 import { readFile } from "node:fs/promises";
 import { loadPublicKeyPem, type PublicKey } from "@writ/runtime";
-import { ConfigError } from "../config.js";
+import { ConfigError } from "../env.js";
 
 /** @throws ConfigError naming the file that is not a usable key */
 export async function readBundleKeys(files: readonly string[]): Promise<PublicKey[]> {

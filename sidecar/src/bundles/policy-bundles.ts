@@ -18,21 +18,32 @@ import {
   type PublicKey,
 } from "@writ/runtime";
 import type { BundlesDetail, BundlesHealth, ReloadResponse } from "@writ/wire";
-import type { SidecarConfig } from "../config.js";
 import { readBundleKeys } from "./bundle-keys.js";
-import { RemoteBundleSource, type RemoteSourceLog } from "./remote-source.js";
+import { RemoteBundleSource, type BundleSourceConfig, type RemoteSourceLog } from "./remote-source.js";
+
+/** Where the policy bundles come from and how they are trusted: the sidecar's settings that PolicyBundles reads. */
+export interface BundleSettings {
+  readonly policiesRoot: string;
+  /** SPKI PEM files of the keys a `bundle.sig` must verify against. */
+  readonly bundleKeyFiles: readonly string[];
+  readonly requireSignedBundles: boolean;
+  /** Bundles come from this remote source instead of the policies root; null: from `policiesRoot`. */
+  readonly bundleSource: BundleSourceConfig | null;
+  /** How long one load of a policy bundle may take before the request is refused and the next one loads again. */
+  readonly bundleLoadTimeoutMs: number;
+}
 
 /** How long a look at the policies root is reused by `/health`, which is unauthenticated and must stay cheap. */
 const ROOT_CHECK_TTL_MS = 1_000;
 
 export class PolicyBundles {
   readonly registry: PolicyRegistry;
-  readonly #config: SidecarConfig;
+  readonly #config: BundleSettings;
   readonly #remote: RemoteBundleSource | null;
   #queue: Promise<unknown> = Promise.resolve();
   #rootChecked: { at: number; present: boolean } | null = null;
 
-  private constructor(config: SidecarConfig, registry: PolicyRegistry, remote: RemoteBundleSource | null) {
+  private constructor(config: BundleSettings, registry: PolicyRegistry, remote: RemoteBundleSource | null) {
     this.#config = config;
     this.registry = registry;
     this.#remote = remote;
@@ -42,7 +53,7 @@ export class PolicyBundles {
    * The registry and, with a remote source, the source, not started yet. `keys`: the bundle keys (`readBundleKeys`);
    * `pins`: the store's bundle pins, or null to pin in memory (development, or no durable store).
    */
-  static create(config: SidecarConfig, keys: readonly PublicKey[], pins: BundlePins | null, log: RemoteSourceLog): PolicyBundles {
+  static create(config: BundleSettings, keys: readonly PublicKey[], pins: BundlePins | null, log: RemoteSourceLog): PolicyBundles {
     const trust: BundleTrust = { trustedKeys: keys, requireSignature: config.requireSignedBundles || config.bundleSource !== null };
     const registry = new PolicyRegistry(config.policiesRoot, trust, {
       loadTimeoutMs: config.bundleLoadTimeoutMs,

@@ -27,9 +27,21 @@ import {
   type PublicKey,
 } from "@writ/runtime";
 import type { RemoteSourceStatus, ReloadResponse } from "@writ/wire";
-import type { BundleSourceConfig } from "../config.js";
 import { SourceCache, type SourceSet } from "./source-cache.js";
 import { SourceFetchError, displayUrl, fetchFromSource, sourceAgent } from "./source-fetch.js";
+
+/** A remote bundle source (`SERVICE_BUNDLE_SOURCE_URL`, docs/bundles.md), in place of the policies root. */
+export interface BundleSourceConfig {
+  /** The base URL of `index.json` and the archives, ending with `/`; may hold credentials: never logged whole. */
+  readonly url: string;
+  readonly pollIntervalMs: number;
+  /** One fetch (the index or an archive) must finish within it. */
+  readonly fetchTimeoutMs: number;
+  /** Where the last good set is kept, so a restart without the network still serves it. */
+  readonly cacheDir: string;
+}
+
+export const DEFAULT_BUNDLE_SOURCE = { pollIntervalMs: 30_000, fetchTimeoutMs: 10_000 } as const;
 
 /** The longest wait between polls after failures, as a multiple of the poll interval. */
 const MAX_BACKOFF_INTERVALS = 8;

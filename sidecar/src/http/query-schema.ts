@@ -1,5 +1,5 @@
 /**
- * What the hand-written query parsers (audit/query.ts, surface-b/pagination.ts) read from @writ/wire's query schemas,
+ * What the hand-written query parsers (surface-a/audit-query.ts, surface-b/pagination.ts) read from @writ/wire's query schemas,
  * which the OpenAPI documents show: the parameter names, each integer's bounds and default, and each string's schema
  * (its length bounds, pattern and values). A URL's values are strings and a parameter may be repeated, so the parsers
  * read them themselves and keep their own wording of a refusal (`querystring/<name> must …`); a string's value is

@@ -22,7 +22,12 @@ function validationOf(schema: RouteInputs | undefined): Pick<RouteShorthandOptio
   return { ...forBody, schema: { ...forBody.schema, ...others } };
 }
 
-export function registerRoutes<D>(app: FastifyInstance, surface: Surface<D>, dependencies: D, storeAnswerWithinMs: number | null): void {
+export function registerRoutes<D>(
+  app: FastifyInstance,
+  surface: Pick<Surface<D>, "routes" | "headOfEveryGet">,
+  dependencies: D,
+  storeAnswerWithinMs: number | null,
+): void {
   for (const route of surface.routes) {
     const bounded = storeAnswerWithinMs !== null && route.errors?.includes("REPLAY_STORE_UNAVAILABLE") === true;
     app.route({

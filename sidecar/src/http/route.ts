@@ -70,11 +70,18 @@ export interface Route<D> extends RouteDeclaration {
   readonly makeHandler: (dependencies: D) => RouteHandlerMethod;
 }
 
-/** A surface's routes, in the order of its OpenAPI document. */
-export interface Surface<D> {
-  readonly routes: readonly Route<D>[];
+/** A surface as its OpenAPI document describes it: its routes in the document's order, and what it says of the whole. */
+export interface SurfaceDeclaration {
+  readonly title: string;
+  readonly description: string;
+  readonly routes: readonly RouteDeclaration[];
   /** Every GET route also answers HEAD (fastify's default), and the document lists each twin; otherwise HEAD is 404. */
   readonly headOfEveryGet: boolean;
+}
+
+/** A surface's declaration with its routes' handlers. */
+export interface Surface<D> extends SurfaceDeclaration {
+  readonly routes: readonly Route<D>[];
 }
 
 /** A route; `G` types its request (`{ Body: OverrideRequest }`), as fastify's own route methods take it. */

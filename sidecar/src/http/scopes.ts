@@ -1,11 +1,8 @@
 /**
  * Who may call each route (http/access.ts) and which scopes each key opens. Each route's scope is declared with it
- * (http/route.ts); a surface's table is made of its declarations and read by `createServer`, which refuses to register
- * a route missing from it.
+ * (http/route.ts); each surface makes its table of its declarations (surface-a/routes.ts, surface-b/routes.ts), which
+ * `createServer` reads and which refuses to register a route missing from it.
  */
-import type { ApiKeys } from "../config.js";
-import { SURFACE_A } from "../surface-a/routes.js";
-import { SURFACE_B } from "../surface-b/routes.js";
 import type { Access, Scope } from "./access.js";
 import type { RouteDeclaration } from "./route.js";
 
@@ -19,12 +16,22 @@ export function scopesOf(routes: readonly RouteDeclaration[]): RouteScopes {
   return Object.fromEntries(routes.map((route) => [`${route.method} ${route.url}`, route.scope]));
 }
 
-export const SURFACE_A_SCOPES: RouteScopes = scopesOf(SURFACE_A.routes);
-export const SURFACE_B_SCOPES: RouteScopes = scopesOf(SURFACE_B.routes);
-
 /** Who may call `method url`; undefined: the table does not have it. */
 export function accessOf(scopes: RouteScopes, method: string, url: string): Access | undefined {
   return scopes[`${method === "HEAD" ? "GET" : method} ${url}`];
+}
+
+/**
+ * The Bearer keys (docs/sidecar.md, "Scoped keys"), each from its variable or the file its `_FILE` names; secrets:
+ * never logged. At least one opens each scope, except in development mode before the single key is generated.
+ */
+export interface ApiKeys {
+  /** `SERVICE_API_KEY`: opens both scopes (the single key, or the admin key beside scoped ones). */
+  readonly all: string | null;
+  /** `SERVICE_DECIDE_KEY`: opens the deciding routes only. */
+  readonly deciding: string | null;
+  /** `SERVICE_READ_KEY`: opens the reading routes only. */
+  readonly reading: string | null;
 }
 
 /** A configured key and the scopes it opens. */

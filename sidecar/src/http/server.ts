@@ -7,7 +7,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { errorBody, parseStrictJson } from "@writ/runtime";
 import { AuditTrailDisagrees } from "../audit/trail-agreement.js";
-import type { ApiKeys } from "../config.js";
 import type { Logger } from "../observability/logger.js";
 import { decisionFields } from "../observability/request-decision.js";
 import { REQUEST_ID_HEADER, requestIdOf } from "../observability/request-id.js";
@@ -17,7 +16,7 @@ import { bearerCheck } from "./auth.js";
 import { answerBelowRoutes, answerClientError } from "./client-errors.js";
 import { CHECK_INTERVAL_MS, capSockets, type ConnectionLimits } from "./connections.js";
 import { SidecarHttpError, fromRuntimeError, invalidRequest } from "./errors.js";
-import { accessOf, grantsOf, type RouteScopes } from "./scopes.js";
+import { accessOf, grantsOf, type ApiKeys, type RouteScopes } from "./scopes.js";
 import { validatorCompiler } from "./validation.js";
 
 /** Spec 8: request bodies up to 65,536 bytes; 413 above, chunked bodies included (fastify counts what it reads). */
@@ -136,7 +135,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.addHook("onRoute", (route) => {
     for (const method of [route.method].flat()) {
       if (accessOf(options.scopes, method, route.url) === undefined)
-        throw new Error(`${method} ${route.url} has no scope in http/scopes.ts`);
+        throw new Error(
+          `${method} ${route.url} has no scope in its surface's table: declare it (http/route.ts) in its surface's routes.ts`,
+        );
     }
   });
   app.addHook("onRequest", async (request, reply) => {

@@ -3,9 +3,12 @@
  * both surfaces, the stores and the process itself log through.
  */
 import { pino, stdTimeFunctions, type DestinationStream, type Logger } from "pino";
-import type { LogLevel } from "../config.js";
 
 export type { Logger };
+
+/** `SERVICE_LOG_LEVEL`'s values, pino's levels. */
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** `destination`: where the lines go; stdout (written synchronously, so a line is whole before the process exits). */
 export function createLogger(level: LogLevel = "info", destination?: DestinationStream): Logger {

@@ -10,9 +10,31 @@ import type { IncomingHttpHeaders } from "node:http";
 import { format } from "node:util";
 import type { Span } from "@opentelemetry/api";
 import pkg from "../../package.json";
-import type { TracingConfig } from "../config.js";
 import type { Logger } from "./logger.js";
 import { decisionFields, type RequestDecision } from "./request-decision.js";
+
+/** The W3C trace context samplers of `OTEL_TRACES_SAMPLER` (jaeger_remote and xray are not offered). */
+export const TRACE_SAMPLERS = [
+  "always_on",
+  "always_off",
+  "traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio",
+] as const;
+
+/** OpenTelemetry traces, exported over OTLP/HTTP (docs/sidecar.md, "Traces"); read from the standard `OTEL_*` variables. */
+export interface TracingConfig {
+  /** `http/protobuf` (the OTLP default) or `http/json`. */
+  readonly protocol: "http/protobuf" | "http/json";
+  /** Where spans are sent: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else `{OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces`. */
+  readonly url: string;
+  /** OTEL_SERVICE_NAME; null: `writ-sidecar`, unless OTEL_RESOURCE_ATTRIBUTES names one. */
+  readonly serviceName: string | null;
+  readonly sampler: { readonly name: (typeof TRACE_SAMPLERS)[number]; readonly ratio: number };
+}
+
+export const DEFAULT_OTLP_TRACES_URL = "http://localhost:4318/v1/traces";
 
 /** What the request's span says about it once it is answered. */
 export interface AnsweredRequest {

@@ -1,23 +1,14 @@
 /**
  * The OpenAPI 3.1 document of a surface, made from its declared routes (http/route.ts) and the runtime's error table.
- * docs/openapi/ holds the documents as made here (`npm run openapi`); the sidecar serves them (openapi/routes.ts).
+ * Each surface makes its own (surface-a/openapi.ts, surface-b/openapi.ts); docs/openapi/ holds them as made here
+ * (`npm run openapi`), and Surface A serves both (surface-a/document-routes.ts).
  */
 import { ERROR_CODES, type BodyErrorCode } from "@writ/runtime";
 import { ErrorBody, InvalidRequestErrorBody, RateLimitedErrorBody, SignalValidationErrorBody, type TSchema } from "@writ/wire";
 import pkg from "../../package.json";
 import type { Access } from "../http/access.js";
-import type { RouteDeclaration, RouteInputs } from "../http/route.js";
+import type { RouteDeclaration, RouteInputs, SurfaceDeclaration } from "../http/route.js";
 import { Components, type Json } from "./components.js";
-
-/** A surface (http/route.ts's `Surface`) and what its document says of it as a whole. */
-export interface SurfaceDescription {
-  readonly title: string;
-  readonly description: string;
-  /** Its routes, in the document's order. */
-  readonly routes: readonly RouteDeclaration[];
-  /** Every GET route also answers HEAD, and the document says so operation by operation. */
-  readonly headOfEveryGet: boolean;
-}
 
 /** The security scheme of each scope: both are Bearer keys (docs/sidecar.md, "Scoped keys"). */
 const SCHEMES: Readonly<Record<Exclude<Access, "public">, { readonly name: string; readonly description: string }>> = {
@@ -151,7 +142,7 @@ function operationIdOf(method: string, pattern: string): string {
   return `${method.toLowerCase()}${words.join("")}`;
 }
 
-export function openApiDocument(surface: SurfaceDescription): Json {
+export function openApiDocument(surface: SurfaceDeclaration): Json {
   const components = new Components();
   const paths: Record<string, Record<string, Json>> = {};
   const tags: string[] = [];
@@ -193,3 +184,7 @@ export function openApiDocument(surface: SurfaceDescription): Json {
     },
   };
 }
+
+/** What every route of both surfaces shares, which each surface's description says. */
+export const CONVENTIONS =
+  "Bodies are strict JSON in UTF-8 (duplicate keys, lone surrogates and unsafe numbers are 400s), at most 65,536 bytes (413 above). Request bodies are closed: a member not named is a 400. Every error answer is a body of the error table (docs/errors.md); a route that does not exist is 404 with a key, 401 without one.";

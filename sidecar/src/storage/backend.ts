@@ -12,7 +12,7 @@ import type { BundlePins, ReplayStore, SigningKey, StoreHealth } from "@writ/run
 import type { AuditLog } from "../audit/types.js";
 import type { PoolStats } from "./pool-stats.js";
 import type { SidecarConfig } from "../config.js";
-import type { TrustRecordStore } from "../surface-b/record-store.js";
+import type { TrustRecordStore } from "../trust-records/record-store.js";
 
 export type { PoolStats, StoreHealth };
 

@@ -10,7 +10,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { LOG_ID_PATTERN } from "@writ/runtime";
-import { ConfigError } from "../config.js";
+import { ConfigError } from "../env.js";
 import { FILE_MODE, preparePrivateDir } from "./data-dir.js";
 
 export const INSTANCE_ID_FILE = "instance-id";

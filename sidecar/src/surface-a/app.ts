@@ -1,6 +1,7 @@
 /**
- * Surface A, the governance server (spec 4.1), built but not listening: `buildSurfaceA(ctx).inject()` in tests,
- * `listen()` in `startSidecar`. Its routes are declared in routes.ts.
+ * Surface A, the governance server (spec 4.1), built but not listening: `buildSurfaceA(...).inject()` in tests,
+ * `listen()` in `startSidecar`. Its routes are declared in routes.ts; `documents`: the OpenAPI documents it serves,
+ * its own and Surface B's (openapi-documents.ts).
  */
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance } from "fastify";
@@ -8,15 +9,14 @@ import { rateLimitedBody } from "@writ/runtime";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError } from "../http/errors.js";
 import { registerRoutes } from "../http/register-routes.js";
-import { SURFACE_A_SCOPES } from "../http/scopes.js";
 import { createServer } from "../http/server.js";
 import type { Metrics } from "../metrics.js";
-import { openApiText } from "../openapi/documents.js";
-import { abandonBundleLoadsOnClose } from "./bundle-refusals.js";
-import { SURFACE_A } from "./routes.js";
-import { recordAuthenticationFailure, securityEvent } from "./security-events.js";
+import { abandonBundleLoadsOnClose } from "../http/bundle-refusals.js";
+import type { OpenApiTexts } from "./document-routes.js";
+import { SURFACE_A, SURFACE_A_SCOPES } from "./routes.js";
+import { recordAuthenticationFailure, securityEvent } from "../http/security-events.js";
 
-export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Promise<FastifyInstance> {
+export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics, documents: OpenApiTexts): Promise<FastifyInstance> {
   const app = createServer({
     keys: ctx.apiKeys,
     scopes: SURFACE_A_SCOPES,
@@ -43,7 +43,7 @@ export async function buildSurfaceA(ctx: SidecarContext, metrics: Metrics): Prom
       ctx.audit.recordSecurityEvent(securityEvent(request, "rate_limited", "more than 100 POST /execute in a minute")),
   });
 
-  abandonBundleLoadsOnClose(app, ctx);
-  registerRoutes(app, SURFACE_A, { ctx, metrics, openApiText }, ctx.storeAnswerWithinMs);
+  abandonBundleLoadsOnClose(app, ctx.registry);
+  registerRoutes(app, SURFACE_A, { ctx, metrics, ...documents }, ctx.storeAnswerWithinMs);
   return app;
 }

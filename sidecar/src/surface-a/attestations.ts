@@ -26,7 +26,7 @@ import { SidecarHttpError, invalidRequest } from "../http/errors.js";
 import { defineRoute } from "../http/route.js";
 import { stringMember, trackDecision } from "../observability/request-decision.js";
 import type { SurfaceADependencies } from "./dependencies.js";
-import { securityEvent } from "./security-events.js";
+import { securityEvent } from "../http/security-events.js";
 
 /**
  * The attestation of a request is the caller's: its schema checks only that it is an object, and the runtime checks

@@ -20,7 +20,7 @@ import {
   LogQuery,
   SignedCheckpoint,
 } from "@writ/wire";
-import { knownOnly, logQuery, logSize, logSizeParam, textParameter } from "../audit/query.js";
+import { knownOnly, logQuery, logSize, logSizeParam, textParameter } from "./audit-query.js";
 import type { ExportLine, RecordLog } from "../audit/record-log/record-log.js";
 import type { SidecarContext } from "../context.js";
 import { SidecarHttpError, invalidRequest } from "../http/errors.js";

@@ -3,7 +3,7 @@
  * confirmation, the stats, and the security events. Query defaults and maximums: docs/audit.md.
  */
 import { AuditStats, DecisionDetail, DecisionList, DecisionParams, DecisionQuery, SecurityEventList, SecurityEventQuery } from "@writ/wire";
-import { parseDecisionQuery, parseSecurityQuery, QueryError } from "../audit/query.js";
+import { parseDecisionQuery, parseSecurityQuery, QueryError } from "./audit-query.js";
 import { checkListed } from "../audit/trail-agreement.js";
 import { StoreUnavailableError } from "@writ/runtime";
 import { SidecarHttpError, invalidRequest } from "../http/errors.js";

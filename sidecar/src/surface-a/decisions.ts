@@ -22,9 +22,9 @@ import { sendJsonText } from "../http/json-text.js";
 import { defineRoute } from "../http/route.js";
 import { bodyCheck } from "../http/validation.js";
 import { trackDecision } from "../observability/request-decision.js";
-import { loggingBundleRefusals } from "./bundle-refusals.js";
+import { loggingBundleRefusals } from "../http/bundle-refusals.js";
 import type { SurfaceADependencies } from "./dependencies.js";
-import { securityEvent } from "./security-events.js";
+import { securityEvent } from "../http/security-events.js";
 
 // `/evaluate` picks its schema by the body's members, and the legacy `/execute` checks its body after the rate limit
 // (which counts every authenticated request): both check their bodies in the handler.

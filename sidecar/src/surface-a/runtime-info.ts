@@ -14,7 +14,7 @@ import {
 import { Capabilities, Health, HealthQuery, PolicySchema, PolicySchemaParams, RuntimeManifestResponse, type StoreStatus } from "@writ/wire";
 import type { SidecarContext } from "../context.js";
 import { defineRoute } from "../http/route.js";
-import { loggingBundleRefusals } from "./bundle-refusals.js";
+import { loggingBundleRefusals } from "../http/bundle-refusals.js";
 import type { SurfaceADependencies } from "./dependencies.js";
 import { isReady } from "./readiness.js";
 

@@ -8,13 +8,12 @@
 import type { FastifyInstance } from "fastify";
 import type { SidecarContext } from "../context.js";
 import { registerRoutes } from "../http/register-routes.js";
-import { SURFACE_B_SCOPES } from "../http/scopes.js";
 import { createServer } from "../http/server.js";
 import type { Metrics } from "../metrics.js";
-import { abandonBundleLoadsOnClose } from "../surface-a/bundle-refusals.js";
-import { recordAuthenticationFailure } from "../surface-a/security-events.js";
+import { abandonBundleLoadsOnClose } from "../http/bundle-refusals.js";
+import { recordAuthenticationFailure } from "../http/security-events.js";
 import { transactionPipeline } from "./pipeline.js";
-import { SURFACE_B } from "./routes.js";
+import { SURFACE_B, SURFACE_B_SCOPES } from "./routes.js";
 
 export function buildSurfaceB(ctx: SidecarContext, metrics: Metrics): FastifyInstance {
   const app = createServer({
@@ -29,7 +28,7 @@ export function buildSurfaceB(ctx: SidecarContext, metrics: Metrics): FastifyIns
   });
   metrics.instrument(app, "b");
   // Surface B loads bundles in `/policies/validate` and in its pipeline.
-  abandonBundleLoadsOnClose(app, ctx);
+  abandonBundleLoadsOnClose(app, ctx.registry);
   const records = ctx.trustRecords;
   registerRoutes(app, SURFACE_B, { ctx, records, execute: transactionPipeline(ctx, records) }, ctx.storeAnswerWithinMs);
   return app;

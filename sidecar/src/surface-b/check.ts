@@ -21,8 +21,8 @@ import {
   type VerifierOptions,
 } from "@writ/runtime";
 import { trustRecordHashOf } from "./seal.js";
-import type { StoredRecord } from "./record-store.js";
-import type { SealedRecord, Verification } from "./types.js";
+import type { StoredRecord } from "../trust-records/record-store.js";
+import type { SealedRecord, Verification } from "../trust-records/types.js";
 
 export type RecordCheck =
   | { readonly verified: true; readonly trustRecordHash: string; readonly record: SealedRecord }

@@ -1,6 +1,6 @@
 import type { SidecarContext } from "../context.js";
 import type { TransactionPipeline } from "./pipeline.js";
-import type { TrustRecordStore } from "./record-store.js";
+import type { TrustRecordStore } from "../trust-records/record-store.js";
 
 /** What Surface B's handlers are made with (http/route.ts), when the surface is built (app.ts). */
 export interface SurfaceBDependencies {

@@ -11,7 +11,7 @@ import { defineRoute } from "../http/route.js";
 import { checkRecord, checkSeal, verificationOf } from "./check.js";
 import { required } from "./required.js";
 import { issueReceipt } from "./seal.js";
-import type { StoredRecord, TrustRecordStore } from "./record-store.js";
+import type { StoredRecord, TrustRecordStore } from "../trust-records/record-store.js";
 import type { SurfaceBDependencies } from "./dependencies.js";
 
 type IdParams = { Params: RecordParams };

@@ -18,8 +18,8 @@ import { SidecarHttpError } from "../http/errors.js";
 import { checkSealed, verificationOf } from "./check.js";
 import { required } from "./required.js";
 import { issueReceipt, sealRecord } from "./seal.js";
-import type { TrustRecordStore } from "./record-store.js";
-import type { BusinessTransaction, TrustRecord } from "./types.js";
+import type { TrustRecordStore } from "../trust-records/record-store.js";
+import type { BusinessTransaction, TrustRecord } from "../trust-records/types.js";
 import { UnitReplayStore } from "./unit-replay.js";
 
 /** Executes one transaction into its stored Trust Record; `report` as for `executeTransaction`. */

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { PAYLOAD_TYPES, canonicalJson, sha256Hex, signObjectVerified, type Signer } from "@writ/runtime";
-import type { BusinessTransaction, Execution, Receipt, SealedRecord } from "./types.js";
+import type { BusinessTransaction, Execution, Receipt, SealedRecord } from "../trust-records/types.js";
 
 /** `trustRecordHash` of any stored value: a record changed on disk need not be an object any more. */
 export function trustRecordHashOf(value: unknown): string {

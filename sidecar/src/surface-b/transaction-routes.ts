@@ -17,14 +17,14 @@ import type { SidecarContext } from "../context.js";
 import { SidecarHttpError } from "../http/errors.js";
 import { defineRoute } from "../http/route.js";
 import { trackDecision, type RequestDecision } from "../observability/request-decision.js";
-import { securityEvent } from "../surface-a/security-events.js";
-import { isBusinessTransactionUuid } from "./ids.js";
+import { securityEvent } from "../http/security-events.js";
+import { isBusinessTransactionUuid } from "../trust-records/ids.js";
 import { parsePage } from "./pagination.js";
 import { required } from "./required.js";
 import type { SurfaceBDependencies } from "./dependencies.js";
 import { timestampCheck } from "./timestamps.js";
-import type { StoredRecord } from "./record-store.js";
-import { TRANSACTION_MEMBERS } from "./types.js";
+import type { StoredRecord } from "../trust-records/record-store.js";
+import { TRANSACTION_MEMBERS } from "../trust-records/types.js";
 
 const checkTimestamps = timestampCheck(ExecuteTransactionRequest);
 

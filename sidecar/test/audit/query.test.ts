@@ -9,7 +9,7 @@ import {
   parseDecisionQuery,
   parseSecurityQuery,
   type RawQuery,
-} from "../../src/audit/query.js";
+} from "../../src/surface-a/audit-query.js";
 
 function refusal(parse: () => unknown): QueryError {
   try {

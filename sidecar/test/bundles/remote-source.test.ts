@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PolicyRegistry, type PublicKey, loadPublicKeyPem } from "@writ/runtime";
 import { readFileSync } from "node:fs";
-import type { BundleSourceConfig } from "../../src/config.js";
+import type { BundleSourceConfig } from "../../src/bundles/remote-source.js";
 import { RemoteBundleSource } from "../../src/bundles/remote-source.js";
 import { BundleServer, POLICY_ID, bundleKey, sourceFiles, transferArchive, type BundleKey } from "../support/bundle-source.js";
 

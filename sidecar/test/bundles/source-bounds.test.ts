@@ -23,7 +23,7 @@ import {
   type PublicKey,
 } from "@writ/runtime";
 import { createLogger } from "@writ/sidecar";
-import type { BundleSourceConfig } from "../../src/config.js";
+import type { BundleSourceConfig } from "../../src/bundles/remote-source.js";
 import { RemoteBundleSource } from "../../src/bundles/remote-source.js";
 import { BundleServer, POLICY_ID, bundleKey, sourceFiles, transferArchive, type BundleKey } from "../support/bundle-source.js";
 import { startE2eSidecar, type E2eSidecar } from "../support/e2e.js";

@@ -2,7 +2,7 @@
  * Scoped keys (docs/sidecar.md, "Scoped keys"), against a real listening sidecar with both surfaces: the deciding key
  * opens the deciding routes of Surface A and all of Surface B, the reading key the audit, metrics and admin routes;
  * a key of one scope is 401 on the other, like a wrong key (the same body, the same security event); SERVICE_API_KEY
- * beside them opens both; and every route either surface serves has a scope in the one table (http/scopes.ts).
+ * beside them opens both; and every route either surface serves has a scope in its surface's table (routes.ts).
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -10,9 +10,11 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SecurityEventRow } from "@writ/sidecar";
-import { buildSurfaceA, buildSurfaceB, createMetrics } from "@writ/sidecar";
+import { buildSurfaceA, buildSurfaceB, createMetrics, OPENAPI_TEXTS } from "@writ/sidecar";
 import { DEFAULT_CONNECTION_LIMITS } from "../../src/http/connections.js";
-import { SURFACE_A_SCOPES, SURFACE_B_SCOPES, type Access, type RouteScopes, type Scope } from "../../src/http/scopes.js";
+import type { Access, RouteScopes, Scope } from "../../src/http/scopes.js";
+import { SURFACE_A_SCOPES } from "../../src/surface-a/routes.js";
+import { SURFACE_B_SCOPES } from "../../src/surface-b/routes.js";
 import { createServer } from "../../src/http/server.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { API_KEY, ISO_INSTANT, answer, startE2eSidecar, type E2eSidecar } from "../support/e2e.js";
@@ -254,7 +256,7 @@ describe("keys from files", () => {
 
 describe("the scope table", () => {
   it.each<["a" | "b", (ctx: E2eSidecar["running"]["context"]) => Promise<FastifyInstance>]>([
-    ["a", (ctx) => buildSurfaceA(ctx, createMetrics())],
+    ["a", (ctx) => buildSurfaceA(ctx, createMetrics(), OPENAPI_TEXTS)],
     ["b", async (ctx) => buildSurfaceB(ctx, createMetrics())],
   ])("has every route Surface %s serves, and no route it does not", async (surface, build) => {
     const app = await build(s.running.context);
@@ -284,8 +286,8 @@ describe("a route without a scope", () => {
     });
     try {
       app.get("/known", async () => ({}));
-      expect(() => app.post("/known", async () => ({}))).toThrow("POST /known has no scope in http/scopes.ts");
-      expect(() => app.get("/unknown", async () => ({}))).toThrow("GET /unknown has no scope in http/scopes.ts");
+      expect(() => app.post("/known", async () => ({}))).toThrow("POST /known has no scope in its surface's table");
+      expect(() => app.get("/unknown", async () => ({}))).toThrow("GET /unknown has no scope in its surface's table");
     } finally {
       await app.close();
     }

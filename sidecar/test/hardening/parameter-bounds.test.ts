@@ -15,10 +15,12 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compile } from "@writ/compiler";
 import { isBundleRef } from "@writ/runtime";
-import { buildSurfaceA, buildSurfaceB, createMetrics } from "@writ/sidecar";
+import { buildSurfaceA, buildSurfaceB, createMetrics, OPENAPI_TEXTS } from "@writ/sidecar";
 import { POLICY_ID_MAX_LENGTH, POLICY_VERSION_MAX_LENGTH } from "@writ/wire";
-import { SURFACE_A_SCOPES, SURFACE_B_SCOPES, accessOf, type RouteScopes } from "../../src/http/scopes.js";
-import { OPENAPI_DOCUMENTS, type OpenApiDocumentName } from "../../src/openapi/documents.js";
+import { accessOf, type RouteScopes } from "../../src/http/scopes.js";
+import { SURFACE_A_SCOPES } from "../../src/surface-a/routes.js";
+import { SURFACE_B_SCOPES } from "../../src/surface-b/routes.js";
+import { OPENAPI_DOCUMENTS, type OpenApiDocumentName } from "../../src/openapi-documents.js";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
 import { TRANSFER, evaluate, startE2eSidecar, type E2eSidecar } from "../support/e2e.js";
 
@@ -136,7 +138,7 @@ const apps = new Map<OpenApiDocumentName, FastifyInstance>();
 beforeAll(async () => {
   s = await startE2eSidecar({ SERVICE_B_PORT: "0", SERVICE_DECIDE_KEY: KEYS.deciding, SERVICE_READ_KEY: KEYS.reading });
   for (const signals of Object.values(TRANSFER_SIGNALS)) await evaluate(s, signals);
-  apps.set("surface-a", await buildSurfaceA(s.running.context, createMetrics()));
+  apps.set("surface-a", await buildSurfaceA(s.running.context, createMetrics(), OPENAPI_TEXTS));
   apps.set("surface-b", buildSurfaceB(s.running.context, createMetrics()));
 });
 afterAll(async () => {

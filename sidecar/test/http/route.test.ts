@@ -112,7 +112,7 @@ afterEach(async () => {
 });
 
 /** A server of `surface`, as a surface's app builds one; its log lines in `lines`. */
-function serve(surface: Surface<Greeting>, storeAnswerWithinMs: number | null = null) {
+function serve(surface: Pick<Surface<Greeting>, "routes" | "headOfEveryGet">, storeAnswerWithinMs: number | null = null) {
   const lines: { msg?: string }[] = [];
   const app = createServer({
     keys: KEYS,

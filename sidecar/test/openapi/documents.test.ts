@@ -7,9 +7,9 @@
 import { readFileSync } from "node:fs";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSurfaceA, buildSurfaceB, createMetrics } from "@writ/sidecar";
+import { buildSurfaceA, buildSurfaceB, createMetrics, OPENAPI_TEXTS } from "@writ/sidecar";
 import { openApiPath } from "../../scripts/openapi.js";
-import { OPENAPI_DOCUMENTS, openApiText, type OpenApiDocumentName } from "../../src/openapi/documents.js";
+import { OPENAPI_DOCUMENTS, openApiText, type OpenApiDocumentName } from "../../src/openapi-documents.js";
 import { startE2eSidecar, type E2eSidecar } from "../support/e2e.js";
 import { routesOf } from "../support/routes.js";
 
@@ -49,7 +49,7 @@ afterAll(async () => {
 
 describe("the documents and the routes served", () => {
   it.each([
-    ["surface-a", () => buildSurfaceA(s.running.context, createMetrics())],
+    ["surface-a", () => buildSurfaceA(s.running.context, createMetrics(), OPENAPI_TEXTS)],
     ["surface-b", async () => buildSurfaceB(s.running.context, createMetrics())],
   ] as const)("every route %s serves is an operation of its document, and every operation is served", async (name, build) => {
     const app = await build();

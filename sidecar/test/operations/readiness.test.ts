@@ -6,7 +6,7 @@
  * really gone: fleet/readiness.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSurfaceA, createMetrics } from "@writ/sidecar";
+import { buildSurfaceA, createMetrics, OPENAPI_TEXTS } from "@writ/sidecar";
 import type { StoreHealth } from "../../src/storage/backend.js";
 import { isReady } from "../../src/surface-a/readiness.js";
 import { assertDocumented, checkerOf, type RecordedAnswer } from "../support/openapi.js";
@@ -36,7 +36,7 @@ describe("GET /health of a sidecar on LMDB whose data dir fails writes", () => {
 
   /** Surface A of the same sidecar, its store reporting `health`; every answer checked against the OpenAPI document. */
   async function health(store: StoreHealth, probe: boolean): Promise<{ status: number; body: Record<string, unknown> }> {
-    const app = await buildSurfaceA({ ...s.sidecar.context, storeHealth: () => store }, createMetrics());
+    const app = await buildSurfaceA({ ...s.sidecar.context, storeHealth: () => store }, createMetrics(), OPENAPI_TEXTS);
     try {
       const path = probe ? "/health?probe=ready" : "/health";
       const answer = await app.inject({ method: "GET", url: path });

@@ -21,7 +21,7 @@ import { PostgresTrustRecordStore } from "../../src/storage/postgres/record-stor
 import { LmdbBundlePins } from "../../src/storage/lmdb/bundle-pins.js";
 import { PostgresBundlePins } from "../../src/storage/postgres/bundle-pins.js";
 import { LmdbTrustRecordStore } from "../../src/storage/lmdb/record-store.js";
-import type { TrustRecordStore } from "../../src/surface-b/record-store.js";
+import type { TrustRecordStore } from "../../src/trust-records/record-store.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../test/support/postgres.js";
 import { MANUAL_CHECKPOINTS } from "../audit/record-log-contract.js";
 import { at, decision } from "../audit/support.js";

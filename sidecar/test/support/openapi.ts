@@ -7,7 +7,7 @@
  */
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { OPENAPI_DOCUMENTS, type OpenApiDocumentName } from "../../src/openapi/documents.js";
+import { OPENAPI_DOCUMENTS, type OpenApiDocumentName } from "../../src/openapi-documents.js";
 
 export interface RecordedAnswer {
   readonly method: string;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadPublicKeyPem } from "@writ/runtime";
 import type { TrustRecord } from "@writ/sidecar";
 import { checkRecord, checkSealed } from "../../src/surface-b/check.js";
-import type { SealedRecord } from "../../src/surface-b/types.js";
+import type { SealedRecord } from "../../src/trust-records/types.js";
 import { offlineVerifier } from "../support/e2e.js";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
 import { businessTransaction, publicKeyPem, startSurfaceB, without, type SurfaceB } from "./support.js";

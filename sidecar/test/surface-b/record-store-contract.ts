@@ -4,8 +4,8 @@
  * what it is given.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { TrustRecordStore } from "../../src/surface-b/record-store.js";
-import type { Receipt, SealedRecord, Verification } from "../../src/surface-b/types.js";
+import type { TrustRecordStore } from "../../src/trust-records/record-store.js";
+import type { Receipt, SealedRecord, Verification } from "../../src/trust-records/types.js";
 
 export interface RecordStoreHarness {
   readonly store: TrustRecordStore;

@@ -19,9 +19,9 @@
 import { parseStrictJson } from "@writ/runtime";
 import { LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, RootDatabase } from "lmdb";
-import { isRecordId } from "../../surface-b/ids.js";
-import { storedRecord, type StoredRecord, type TrustRecordStore } from "../../surface-b/record-store.js";
-import type { Receipt, SealedRecord, Verification } from "../../surface-b/types.js";
+import { isRecordId } from "../../trust-records/ids.js";
+import { storedRecord, type StoredRecord, type TrustRecordStore } from "../../trust-records/record-store.js";
+import type { Receipt, SealedRecord, Verification } from "../../trust-records/types.js";
 
 export const SURFACE_B_DATABASES = {
   records: "surface-b-records",

@@ -1,5 +1,5 @@
 /**
- * Surface B's records (surface-b/record-store.ts) on PostgreSQL, shared by every sidecar of a fleet: a Trust Record
+ * Surface B's records (trust-records/record-store.ts) on PostgreSQL, shared by every sidecar of a fleet: a Trust Record
  * made through one sidecar is read, verified and replayed through any other (tables: migrations/0001-replay-audit-trust.sql).
  *
  * - `create` is ONE statement: a data-modifying CTE inserts the record (`ON CONFLICT (id) DO NOTHING`) and, only for
@@ -23,9 +23,9 @@
 import { parseStrictJson, type ReplayStore } from "@writ/runtime";
 import { PostgresReplayStore, type PostgresReplayStoreOptions } from "./replay-store.js";
 import type pg from "pg";
-import { isRecordId } from "../../surface-b/ids.js";
-import { storedRecord, type ExecutionUnit, type StoredRecord, type TrustRecordStore } from "../../surface-b/record-store.js";
-import type { Receipt, SealedRecord, Verification } from "../../surface-b/types.js";
+import { isRecordId } from "../../trust-records/ids.js";
+import { storedRecord, type ExecutionUnit, type StoredRecord, type TrustRecordStore } from "../../trust-records/record-store.js";
+import type { Receipt, SealedRecord, Verification } from "../../trust-records/types.js";
 import { LazyTransaction } from "./lazy-transaction.js";
 import { query } from "./query.js";
 

@@ -1,3 +1,4 @@
+/** What both surfaces record of a request as a security event: the event itself, and the refused Bearer key. */
 import type { FastifyRequest } from "fastify";
 import type { AuditLog, SecurityEventInput, SecurityEventType } from "../audit/types.js";
 

@@ -3,8 +3,7 @@
  * shutdown does not wait on a bundle load.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { AuthorizationError } from "@writ/runtime";
-import type { SidecarContext } from "../context.js";
+import { AuthorizationError, type PolicyRegistry } from "@writ/runtime";
 import { decisionFields } from "../observability/request-decision.js";
 
 /**
@@ -29,9 +28,9 @@ export async function loggingBundleRefusals<T>(request: FastifyRequest, run: () 
  * served: the registry closes with the context, after the requests in flight are answered. Both surfaces share the
  * registry; abandoning twice is harmless.
  */
-export function abandonBundleLoadsOnClose(app: FastifyInstance, ctx: SidecarContext): void {
+export function abandonBundleLoadsOnClose(app: FastifyInstance, registry: PolicyRegistry): void {
   app.addHook("preClose", (done) => {
-    ctx.registry.abandonLoads();
+    registry.abandonLoads();
     done();
   });
 }

@@ -12,7 +12,7 @@
 import { isTimestamp } from "@writ/runtime";
 import { DecisionQuery as DecisionQuerySchema, SecurityEventQuery, type TSchema } from "@writ/wire";
 import { integerBounds, parameterNames, textCheck, type IntegerBounds } from "../http/query-schema.js";
-import type { DecisionQuery, DecisionStatus, SecurityQuery } from "./types.js";
+import type { DecisionQuery, DecisionStatus, SecurityQuery } from "../audit/types.js";
 
 const LIMIT = integerBounds(DecisionQuerySchema, "limit");
 /** Deep pages walk the time index from the newest entry: the cap bounds that walk. */

@@ -8,12 +8,12 @@ import { JsonObject } from "@writ/wire";
 import { defineRoute, type Route } from "../http/route.js";
 import { sendJsonText } from "../http/json-text.js";
 
-/** The documents served, each a document of openapi/documents.ts. */
+/** The documents served: each surface's (surface-a/openapi.ts, surface-b/openapi.ts). */
 const SERVED = ["surface-a", "surface-b"] as const;
 
 /**
- * What the routes are made with: a document's text, as docs/openapi/ holds it (openapi/documents.ts, which is made of
- * the routes it describes, these included).
+ * What the routes are made with: a document's text, as docs/openapi/ holds it. Surface A's document describes these
+ * routes too, and Surface B's is Surface B's own: the caller of buildSurfaceA hands both in (openapi-documents.ts).
  */
 export interface OpenApiTexts {
   readonly openApiText: (name: (typeof SERVED)[number]) => string;
