@@ -7,11 +7,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { FaultCode } from "@writ/runtime";
 
 export type ExpectedDecision =
   | { readonly outcome: "decided"; readonly verdict: "approve" | "escalate" | "reject"; readonly ruleMatched: string }
   | { readonly outcome: "invalid"; readonly codes: readonly string[] }
-  | { readonly outcome: "fault"; readonly code: "EVAL-001" | "EVAL-002" | "EVAL-003"; readonly rule: string };
+  | { readonly outcome: "fault"; readonly code: FaultCode; readonly rule: string };
 
 export interface DecisionCase {
   readonly id: string;

@@ -37,6 +37,17 @@ export {
   isDurationUnit,
   type DurationUnit,
 } from "./ir/time.js";
+export {
+  ZONE_HORIZON,
+  hourOfDay,
+  isoWeekday,
+  localMs,
+  minuteOfDay,
+  offsetAt,
+  offsetText,
+  prepareZones,
+  type ZoneTable,
+} from "./ir/zones.js";
 export { cidrSpan, ipAddress, isCidr, isIpAddress, type IpSpan } from "./signals/ip.js";
 export {
   compileLinearRegExp,

@@ -7,6 +7,7 @@ import {
   carriesExactly,
   decimalPlaces,
   decimalText,
+  isCalendarOp,
   isCalledArithOp,
   isComparison,
   isFunctionName,
@@ -25,7 +26,8 @@ import {
 import type { Expr, ListItem, PolicyAst } from "../syntax/ast.js";
 import type { PhaseContext } from "./context.js";
 import type { Symbols } from "./resolve.js";
-import type { Typing } from "./type-check.js";
+import { zoneName, type Typing } from "./type-check.js";
+import { zoneTables } from "../zones/tz.js";
 
 /**
  * Phase lower. Guarantees: the IR evaluates exactly as the source reads (docs/language.md "Evaluation"):
@@ -53,6 +55,7 @@ export function lower(_ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, typi
           ? { type: "string", format: s.type.kind, optional: s.optional }
           : { type: s.type.kind, optional: s.optional };
   }
+  const zones = new Set(rules.flatMap((r) => zonesOf(r.when)));
   return {
     irVersion: irVersionOf(ast, rules),
     policyId: ast.policyId.value,
@@ -61,7 +64,35 @@ export function lower(_ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, typi
     signals,
     rules,
     otherwise: ast.otherwise ? { verdict: ast.otherwise.verdict, reason: ast.otherwise.reason.value } : null,
+    // Only the zones the kept rules name: a policy that names none has no `zones`, and its IR keeps its bytes.
+    ...(zones.size > 0 ? { zones: zoneTables(zones) } : {}),
   };
+}
+
+/** The zones a condition's calendar fields name. */
+function zonesOf(e: IrExpr): string[] {
+  switch (e.op) {
+    case "calendar":
+      return [e.zone, ...zonesOf(e.arg)];
+    case "lit":
+    case "signal":
+    case "present":
+      return [];
+    case "and":
+    case "or":
+      return e.args.flatMap(zonesOf);
+    case "cmp":
+    case "str":
+    case "arith":
+      return [...zonesOf(e.left), ...zonesOf(e.right)];
+    case "in":
+    case "matches":
+      return zonesOf(e.value);
+    case "range":
+      return [...zonesOf(e.value), ...zonesOf(e.min), ...zonesOf(e.max)];
+    default:
+      return zonesOf(e.arg);
+  }
 }
 
 /**
@@ -86,6 +117,7 @@ function usesVersion2(e: IrExpr): boolean {
     case "lower":
     case "abs":
     case "in_cidr":
+    case "calendar":
       return true;
     case "lit":
     case "signal":
@@ -135,6 +167,7 @@ class Lowering {
         const arg = e.args[0]!;
         if (!isFunctionName(fn)) throw new Error(`call of unknown function \`${fn}\` reached lowering`); // E407 stops before
         if (isCalledArithOp(fn)) return arithmetic(fn, this.expr(arg), this.expr(e.args[1]!), this.isDecimal(e));
+        if (isCalendarOp(fn)) return { op: "calendar", fn, arg: this.expr(arg), zone: zoneName(e.args[1]!, this.symbols)! };
         if (fn === "present") {
           const name = arg.kind === "ref" ? arg.name : "";
           // A required signal is always present once the signals validate.

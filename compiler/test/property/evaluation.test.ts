@@ -40,10 +40,21 @@ const SIGNAL_SETS = 25;
 // ---------------------------------------------------------------------------------------------------------
 // Reference interpreter over the AST
 
+/** A calendar field as Intl.DateTimeFormat reads the zone's clock: independent of the zone tables. */
+function intlField(fn: "weekday" | "local_hour" | "local_minute_of_day", ms: number, zone: string): number {
+  const parts = new Intl.DateTimeFormat("en-US", { timeZone: zone, hourCycle: "h23", weekday: "short", hour: "numeric", minute: "numeric" })
+    .formatToParts(ms)
+    .reduce<Record<string, string>>((o, p) => ({ ...o, [p.type]: p.value }), {});
+  const hour = Number(parts["hour"]);
+  if (fn === "local_hour") return hour;
+  if (fn === "local_minute_of_day") return hour * 60 + Number(parts["minute"]);
+  return ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].indexOf(parts["weekday"]!) + 1;
+}
+
 const UNKNOWN = Symbol("unknown");
 /** A fault (docs/language.md "Faults"): a value of its own, which only `and`'s false and `or`'s true absorb. */
 class Fault {
-  constructor(readonly code: "EVAL-001" | "EVAL-002" | "EVAL-003") {}
+  constructor(readonly code: "EVAL-001" | "EVAL-002" | "EVAL-003" | "EVAL-004") {}
 }
 /** An instant computed by arithmetic on time, in milliseconds (the runtime writes it as RFC 3339 text). */
 class Instant {
@@ -295,6 +306,20 @@ class Reference {
         if (v instanceof Fault || v === UNKNOWN) return v;
         if (v instanceof Rational) return v.n < 0n ? new Rational(-v.n, v.d) : v;
         return typeof v === "number" ? Math.abs(v) : UNKNOWN;
+      }
+      case "weekday":
+      case "local_hour":
+      case "local_minute_of_day": {
+        const v = this.eval(arg, input);
+        if (v instanceof Fault || v === UNKNOWN) return v;
+        const ms = this.instant(v as ScalarValue | Instant);
+        if (ms === UNKNOWN) return UNKNOWN;
+        const zoneArg = e.args[1]!;
+        const constant = zoneArg.kind === "ref" ? this.consts.get(zoneArg.name)?.value : undefined;
+        const name = String(zoneArg.kind === "literal" ? zoneArg.value : constant?.kind === "scalar" ? constant.value : "");
+        // The horizon: 1970-01-01 to 2100-01-01 UTC; the fields as ICU's own clock reads them.
+        if (ms < 0 || ms >= Date.UTC(2100, 0, 1)) return new Fault("EVAL-004");
+        return exact ? Rational.of(intlField(fn, ms, name)) : intlField(fn, ms, name);
       }
       case "min":
       case "max": {
