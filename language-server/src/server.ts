@@ -21,6 +21,7 @@ const COMPLETION_KIND: Record<Completion["kind"], CompletionItemKind> = {
   constant: CompletionItemKind.Constant,
   function: CompletionItemKind.Function,
   keyword: CompletionItemKind.Keyword,
+  zone: CompletionItemKind.Value,
 };
 
 /**

@@ -1,14 +1,16 @@
 import type { IToken, TokenType } from "chevrotain";
+import { isCalendarOp, offsetText } from "@writ/runtime";
 import { printConstValue, printSignal } from "../fmt/print-expr.js";
 import { getParser } from "../syntax/grammar.js";
 import { allTokens, type Keyword } from "../syntax/tokens.js";
 import { tokenEnd, type SourceCheck } from "./check.js";
 import { docComment } from "./describe.js";
 import { BUILTIN_INFO, KEYWORD_INFO, keywordOf } from "./lexicon.js";
+import { offsetOf, tzdataVersion, zoneNames } from "../zones/tz.js";
 
 export interface Completion {
   readonly label: string;
-  readonly kind: "signal" | "constant" | "function" | "keyword";
+  readonly kind: "signal" | "constant" | "function" | "keyword" | "zone";
   /** A short line beside the label: a signal's type, a constant's value, a function's signature. */
   readonly detail: string;
   readonly doc: string | null;
@@ -62,6 +64,8 @@ const SECTION_RULES: ReadonlyMap<Keyword, { readonly rule: string; readonly next
  * Nothing is offered inside a string, comment or regular expression.
  */
 export function completionsAt(check: SourceCheck, offset: number, names: NameCatalogue | null = namesOf(check)): Completion[] {
+  const zone = zoneArgumentAt(check, offset);
+  if (zone !== null) return zoneCompletions(zone);
   if (insideLiteral(check, offset)) return [];
   const before = check.tokens.filter((t) => tokenEnd(t) <= offset && !(tokenEnd(t) === offset && isWord(t)));
   const next = nextTokens(before);
@@ -140,6 +144,36 @@ function insideLiteral(check: SourceCheck, offset: number): boolean {
     check.comments.some((c) => inside(c.startOffset, tokenEnd(c))) ||
     check.diagnostics.some((d) => (d.code === "E102" || d.code === "E103") && inside(d.span.start.offset, d.span.end.offset))
   );
+}
+
+/**
+ * The text typed so far of a calendar field's zone argument the cursor is in (`weekday(t, "Europe/Lo|`), or null: a
+ * string, opened or closed, after `NAME(..., ` where NAME is a calendar field.
+ */
+function zoneArgumentAt(check: SourceCheck, offset: number): string | null {
+  const i = check.tokens.findIndex(
+    (t) =>
+      (t.tokenType.name === "StringLiteral" || t.tokenType.name === "UnterminatedString") && t.startOffset < offset && offset <= tokenEnd(t),
+  );
+  if (i < 2 || check.tokens[i - 1]!.image !== ",") return null;
+  let depth = 0;
+  for (let j = i - 2; j > 0; j--) {
+    const image = check.tokens[j]!.image;
+    if (image === ")") depth++;
+    else if (image === "(" && depth-- === 0) {
+      return isCalendarOp(check.tokens[j - 1]!.image) ? check.tokens[i]!.image.slice(1, offset - check.tokens[i]!.startOffset) : null;
+    }
+  }
+  return null;
+}
+
+/** The zones whose name holds what was typed (case aside), each with its offset now and the tzdata release. */
+function zoneCompletions(typed: string): Completion[] {
+  const wanted = typed.toLowerCase();
+  const now = Math.floor(Date.now() / 1000);
+  return zoneNames()
+    .filter((z) => z.toLowerCase().includes(wanted))
+    .map((z) => ({ label: z, kind: "zone" as const, detail: `${offsetText(offsetOf(z, now))} now`, doc: `IANA time zone (tzdata ${tzdataVersion()}).` }));
 }
 
 function keywordToken(k: Keyword): TokenType {
