@@ -58,7 +58,9 @@ function policy(when: IrExpr, zones: IrZones = ZONES): PolicyIr {
 function valueOf(fn: CalendarOp, zone: string, t: string): number {
   const ir = policy(field(fn, zone));
   const operand = explain(ir, { t }).explanation.rules[0]!.condition;
-  const decision = preparePolicy(policy({ op: "cmp", cmp: "eq", kind: "number", left: field(fn, zone), right: { op: "lit", value: operand.value! } })).evaluate({ t });
+  const decision = preparePolicy(
+    policy({ op: "cmp", cmp: "eq", kind: "number", left: field(fn, zone), right: { op: "lit", value: operand.value! } }),
+  ).evaluate({ t });
   expect(decision).toMatchObject({ decided: true, verdict: "reject" });
   return operand.value as number;
 }
@@ -143,7 +145,7 @@ describe("outside the horizon, and unknown operands", () => {
           code: "EVAL-004",
           ruleId: "r",
           expr: 'weekday(t, "Europe/London")',
-          message: "instant outside the zone table's horizon in `weekday(t, \"Europe/London\")`",
+          message: 'instant outside the zone table\'s horizon in `weekday(t, "Europe/London")`',
         },
       });
     }
@@ -189,7 +191,11 @@ describe("zone tables a runtime refuses when the IR is prepared", () => {
   const when = field("local_hour", "Europe/London");
   const london = ZONES.tables["Europe/London"]!;
   const refused: [string, unknown, RegExp][] = [
-    ["no table for a zone a condition names", { ...ZONES, tables: { "America/New_York": ZONES.tables["America/New_York"] } }, /`Europe\/London` has no table/],
+    [
+      "no table for a zone a condition names",
+      { ...ZONES, tables: { "America/New_York": ZONES.tables["America/New_York"] } },
+      /`Europe\/London` has no table/,
+    ],
     ["an unsorted table", { ...ZONES, tables: { "Europe/London": [london[0], london[2], london[1]] } }, /not sorted/],
     ["a table that does not start at the horizon", { ...ZONES, tables: { "Europe/London": london.slice(1) } }, /not sorted/],
     ["a transition past the horizon", { ...ZONES, tables: { "Europe/London": [...london, [HORIZON[1], 0]] } }, /not sorted/],
