@@ -238,7 +238,9 @@ class Intervals {
       }
       case "call":
         return (
-          e.fn.name === "len" || isCalendarOp(e.fn.name) || (["abs", "min", "max"].includes(e.fn.name) && e.args.every((a) => this.whole(a)))
+          e.fn.name === "len" ||
+          isCalendarOp(e.fn.name) ||
+          (["abs", "min", "max"].includes(e.fn.name) && e.args.every((a) => this.whole(a)))
         );
       case "unary":
         return this.whole(e.arg);

@@ -1,7 +1,8 @@
 import { expressionText, type IrExpr, type PolicyIr, type Scalar } from "@writ/runtime";
 import type { SignalSet } from "../analysis/signal-set.js";
 import { NumberSet } from "../analysis/number-set.js";
-import { DOUBLES, type NumberDomain } from "./number-domain.js";
+import { BEYOND, WEEK_MINUTES, calendarReadings, type CalendarReading } from "./calendar.js";
+import { DOUBLES, INTEGERS, type NumberDomain } from "./number-domain.js";
 import {
   MAX_NUMBER,
   acceptedOnlyBy,
@@ -39,6 +40,11 @@ export interface Variable {
    * signals give it, so a box narrowed on it needs a witness found by evaluation.
    */
   readonly term?: IrExpr;
+  /**
+   * Set on a variable that stands for the minute of the local week of a timestamp signal read only by calendar fields
+   * (calendar.ts): a witness sends `signal` the instant of its state.
+   */
+  readonly calendar?: { readonly reading: CalendarReading; readonly signal: Variable };
 }
 
 export type Example = { readonly absent: true } | { readonly value: Scalar };
@@ -66,6 +72,12 @@ export interface SignalSpace {
   variableOf(side: Side, signal: string): Variable;
   /** The variable for the value of `term` over `signals` (see Variable.term): one per term and signals, either side. */
   termVariable(term: IrExpr, signals: readonly Variable[]): Variable;
+  /** Whether the versions embed different tables for `zone`: their fields are then different functions. */
+  tableDiffers(zone: string): boolean;
+  /** How calendar fields read a timestamp signal (calendar.ts): modelled, or why not; undefined when none reads it. */
+  calendarReading(signal: string): CalendarReading | string | undefined;
+  /** The minute-of-the-week variable of a modelled reading: one per signal, either side. */
+  calendarVariable(reading: CalendarReading, signal: Variable): Variable;
 }
 
 export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): SignalSpace {
@@ -117,6 +129,7 @@ export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): Si
     }
   }
   const unmodelled = [...domains.old.values(), ...domains.new.values()].flatMap((d) => (d.unmodelled ? [d.unmodelled] : []));
+  const readings = calendarReadings([versions.old.ir, versions.new.ir]);
   return {
     variables,
     changes,
@@ -133,6 +146,23 @@ export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): Si
         numbers: DOUBLES,
         names: { old: null, new: null },
         term,
+      };
+      variables.push(v);
+      return v;
+    },
+    calendarReading: (signal) => readings.get(signal),
+    tableDiffers: (zone) => JSON.stringify(versions.old.ir.zones?.tables[zone]) !== JSON.stringify(versions.new.ir.zones?.tables[zone]),
+    calendarVariable(reading, signal) {
+      const id = `minute of the week of ${expressionText(reading.instant)} in ${reading.zone}`;
+      const known = variables.find((v) => v.id === id);
+      if (known) return known;
+      const v: Variable = {
+        id,
+        kind: "number",
+        universe: { absent: signal.universe.absent, values: NumberSet.span(true, BEYOND, WEEK_MINUTES - 1) },
+        numbers: INTEGERS,
+        names: { old: null, new: null },
+        calendar: { reading, signal },
       };
       variables.push(v);
       return v;

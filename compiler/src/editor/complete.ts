@@ -153,7 +153,9 @@ function insideLiteral(check: SourceCheck, offset: number): boolean {
 function zoneArgumentAt(check: SourceCheck, offset: number): string | null {
   const i = check.tokens.findIndex(
     (t) =>
-      (t.tokenType.name === "StringLiteral" || t.tokenType.name === "UnterminatedString") && t.startOffset < offset && offset <= tokenEnd(t),
+      (t.tokenType.name === "StringLiteral" || t.tokenType.name === "UnterminatedString") &&
+      t.startOffset < offset &&
+      offset <= tokenEnd(t),
   );
   if (i < 2 || check.tokens[i - 1]!.image !== ",") return null;
   let depth = 0;
@@ -173,7 +175,12 @@ function zoneCompletions(typed: string): Completion[] {
   const now = Math.floor(Date.now() / 1000);
   return zoneNames()
     .filter((z) => z.toLowerCase().includes(wanted))
-    .map((z) => ({ label: z, kind: "zone" as const, detail: `${offsetText(offsetOf(z, now))} now`, doc: `IANA time zone (tzdata ${tzdataVersion()}).` }));
+    .map((z) => ({
+      label: z,
+      kind: "zone" as const,
+      detail: `${offsetText(offsetOf(z, now))} now`,
+      doc: `IANA time zone (tzdata ${tzdataVersion()}).`,
+    }));
 }
 
 function keywordToken(k: Keyword): TokenType {

@@ -71,7 +71,10 @@ export function offsetOf(zone: string, s: number): number {
 }
 
 /** `[instant, offset]` pairs over `[from, to)`: the offset at `from`, then each change, to the second. */
-export function zoneTransitions(zone: string, [from, to]: readonly [number, number] = ZONE_HORIZON): readonly (readonly [number, number])[] {
+export function zoneTransitions(
+  zone: string,
+  [from, to]: readonly [number, number] = ZONE_HORIZON,
+): readonly (readonly [number, number])[] {
   const key = `${zone} ${from} ${to}`;
   const cached = tables.get(key);
   if (cached !== undefined) return cached;
