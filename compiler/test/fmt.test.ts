@@ -121,3 +121,23 @@ it("keeps durations as written, in constants, lists and conditions", () => {
   expect(out).toContain("const WINDOWS = [500ms, 30s, 12h]\n");
   expect(out).toContain("when requested_at < opened_at + 30d + GRACE or requested_at - opened_at in WINDOWS");
 });
+
+it("writes calendar fields as calls, their zone as written (a literal or a constant)", () => {
+  const text = [
+    'policy "z" version "1.0.0"',
+    'governs "a"',
+    "signals {",
+    "  requested_at: timestamp",
+    "}",
+    'const LONDON="Europe/London"',
+    'rule r when weekday( requested_at,LONDON )>=6 or local_hour(requested_at+30m ,"America/New_York") not in 9..16 escalate "r"',
+    'rule m when local_minute_of_day(requested_at,   LONDON)<570 escalate "m"',
+    'otherwise approve "ok"',
+    "",
+  ].join("\n");
+  assertFormatLaws(text);
+  const out = formatted(text);
+  expect(out).toContain('const LONDON = "Europe/London"\n');
+  expect(out).toContain('when weekday(requested_at, LONDON) >= 6 or local_hour(requested_at + 30m, "America/New_York") not in 9..16');
+  expect(out).toContain("when local_minute_of_day(requested_at, LONDON) < 570");
+});

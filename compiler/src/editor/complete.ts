@@ -148,23 +148,21 @@ function insideLiteral(check: SourceCheck, offset: number): boolean {
 
 /**
  * The text typed so far of a calendar field's zone argument the cursor is in (`weekday(t, "Europe/Lo|`), or null: a
- * string, opened or closed, after `NAME(..., ` where NAME is a calendar field.
+ * string, closed or left open (the lexer's E102), after `NAME(..., ` where NAME is a calendar field.
  */
 function zoneArgumentAt(check: SourceCheck, offset: number): string | null {
-  const i = check.tokens.findIndex(
-    (t) =>
-      (t.tokenType.name === "StringLiteral" || t.tokenType.name === "UnterminatedString") &&
-      t.startOffset < offset &&
-      offset <= tokenEnd(t),
-  );
-  if (i < 2 || check.tokens[i - 1]!.image !== ",") return null;
+  const inside = (start: number, end: number): boolean => start < offset && offset <= end;
+  const token = check.tokens.find((t) => t.tokenType.name === "StringLiteral" && inside(t.startOffset, tokenEnd(t) - 1));
+  const open = check.diagnostics.find((d) => d.code === "E102" && inside(d.span.start.offset, d.span.end.offset));
+  const start = token?.startOffset ?? open?.span.start.offset;
+  if (start === undefined) return null;
+  const before = check.tokens.filter((t) => tokenEnd(t) <= start);
+  if (before.at(-1)?.image !== ",") return null;
   let depth = 0;
-  for (let j = i - 2; j > 0; j--) {
-    const image = check.tokens[j]!.image;
+  for (let j = before.length - 2; j > 0; j--) {
+    const image = before[j]!.image;
     if (image === ")") depth++;
-    else if (image === "(" && depth-- === 0) {
-      return isCalendarOp(check.tokens[j - 1]!.image) ? check.tokens[i]!.image.slice(1, offset - check.tokens[i]!.startOffset) : null;
-    }
+    else if (image === "(" && depth-- === 0) return isCalendarOp(before[j - 1]!.image) ? check.text.slice(start + 1, offset) : null;
   }
   return null;
 }
