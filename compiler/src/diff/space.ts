@@ -1,4 +1,4 @@
-import { expressionText, type IrExpr, type PolicyIr, type Scalar } from "@writ/runtime";
+import { expressionText, type IrExpr, type IrZones, type PolicyIr, type Scalar } from "@writ/runtime";
 import type { SignalSet } from "../analysis/signal-set.js";
 import { NumberSet } from "../analysis/number-set.js";
 import { BEYOND, WEEK_MINUTES, calendarReadings, type CalendarReading } from "./calendar.js";
@@ -74,6 +74,8 @@ export interface SignalSpace {
   termVariable(term: IrExpr, signals: readonly Variable[]): Variable;
   /** Whether the versions embed different tables for `zone`: their fields are then different functions. */
   tableDiffers(zone: string): boolean;
+  /** Instants (ms) where a zone's offset differs between the versions' tables, and their neighbours: witness candidates. */
+  readonly zoneChanges: readonly number[];
   /** How calendar fields read a timestamp signal (calendar.ts): modelled, or why not; undefined when none reads it. */
   calendarReading(signal: string): CalendarReading | string | undefined;
   /** The minute-of-the-week variable of a modelled reading: one per signal, either side. */
@@ -130,6 +132,7 @@ export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): Si
   }
   const unmodelled = [...domains.old.values(), ...domains.new.values()].flatMap((d) => (d.unmodelled ? [d.unmodelled] : []));
   const readings = calendarReadings([versions.old.ir, versions.new.ir]);
+  const zoneChanges = changedInstants(versions.old.ir.zones, versions.new.ir.zones);
   return {
     variables,
     changes,
@@ -151,6 +154,7 @@ export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): Si
       return v;
     },
     calendarReading: (signal) => readings.get(signal),
+    zoneChanges,
     tableDiffers: (zone) => JSON.stringify(versions.old.ir.zones?.tables[zone]) !== JSON.stringify(versions.new.ir.zones?.tables[zone]),
     calendarVariable(reading, signal) {
       const id = `minute of the week of ${expressionText(reading.instant)} in ${reading.zone}`;
@@ -173,6 +177,28 @@ export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): Si
       return v;
     },
   };
+}
+
+/**
+ * Where the versions' tables differ: each transition one has and the other lacks (a moved clock change), and the
+ * half past each hour of the day after it, so every local hour the offsets disagree on is a candidate.
+ */
+/** Candidates from changed tables a search tries at most: a new tz release moves a few changes, not hundreds. */
+const MAX_ZONE_HINTS = 480;
+
+function changedInstants(old: IrZones | undefined, next: IrZones | undefined): number[] {
+  const out: number[] = [];
+  for (const zone of Object.keys(old?.tables ?? {})) {
+    const [a, b] = [old?.tables[zone], next?.tables[zone]];
+    if (a === undefined || b === undefined) continue;
+    const keys = (pairs: readonly (readonly [number, number])[]) => new Set(pairs.map((p) => p.join(" ")));
+    const [inA, inB] = [keys(a), keys(b)];
+    for (const [at, offset] of [...a, ...b]) {
+      if (inA.has(`${at} ${offset}`) && inB.has(`${at} ${offset}`)) continue;
+      for (let hour = 0; hour < 24 && out.length < MAX_ZONE_HINTS; hour++) out.push(at * 1000 + hour * 3_600_000 + 1_800_000);
+    }
+  }
+  return out;
 }
 
 function domainsOf(version: PolicyVersion): Map<string, SignalDomain> {

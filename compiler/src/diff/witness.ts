@@ -44,10 +44,11 @@ export function requestsOf(assignment: Assignment, variables: readonly Variable[
 /**
  * The states a search for a witness tries for each variable of `box`: first a readable value (absent where a variable
  * only one version reads may be absent, so the request suits both), then each set's edges and the constants the
- * opaque atoms mention.
+ * opaque atoms mention, and `instants` (where the versions' zone tables differ).
  */
-export function candidates(box: Box, variables: readonly Variable[]): Map<string, State[]> {
-  const hints = hintsOf(hintSources(box, variables));
+export function candidates(box: Box, variables: readonly Variable[], instants: readonly number[] = []): Map<string, State[]> {
+  const found = hintsOf(hintSources(box, variables));
+  const hints = { ...found, instants: [...found.instants, ...instants] };
   const out = new Map<string, State[]>();
   for (const v of variables) {
     const set = box.states.get(v.id)!;

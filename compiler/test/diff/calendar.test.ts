@@ -83,7 +83,7 @@ describe("calendar fields in writ diff", () => {
     expect(reasons.join("\n")).toContain("`requested_at` is also read outside its calendar fields");
   });
 
-  it("a new tz release that changes a zone's table is not compared as the same fields", () => {
+  it("a new tz release that moves a zone's clock change: the fields differ, found at the change", () => {
     const source = small(SIGNALS, 'rule r when local_hour(requested_at, "Europe/London") < 9 escalate "early"');
     const old = versionOf(source);
     const tables = old.ir.zones!.tables;
@@ -92,9 +92,15 @@ describe("calendar fields in writ diff", () => {
       zones: { ...old.ir.zones!, tzdata: "2099z", tables: { "Europe/London": [...tables["Europe/London"]!.slice(0, -1)] } },
     };
     const diff = diffPolicies({ old, new: { ...old, ir: moved } as PolicyVersion });
-    expect(diff.result).not.toBe("equivalent");
-    expect(JSON.stringify(diff.undecided)).toContain(
-      `the table of \`Europe/London\` differs between the versions (tzdata ${process.versions.tz} and 2099z)`,
-    );
+    expect(diff.result).toBe("different");
+    // Without the last change (back to UTC+00:00 in October 2099) London stays on summer time: 08:30 there is 07:30
+    // UTC, so the new version calls 08:00 to 09:00 UTC early where the old does not; witnesses are found at the change.
+    const last = tables["Europe/London"]!.at(-1)![0] * 1000;
+    for (const r of diff.regions) expect(Date.parse(r.witness.signals["requested_at"] as string)).toBeGreaterThanOrEqual(last);
+    expect(diff.regions.map((r) => [r.old.rule, r.new.rule]).sort()).toEqual([
+      ["otherwise", "r"],
+      ["r", "otherwise"],
+    ]);
+    expect(diff.undecided).toEqual([]);
   });
 });
