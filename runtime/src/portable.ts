@@ -37,17 +37,8 @@ export {
   isDurationUnit,
   type DurationUnit,
 } from "./ir/time.js";
-export {
-  ZONE_HORIZON,
-  hourOfDay,
-  isoWeekday,
-  localMs,
-  minuteOfDay,
-  offsetAt,
-  offsetText,
-  prepareZones,
-  type ZoneTable,
-} from "./ir/zones.js";
+export { ZONE_HORIZON, offsetAt, offsetText, prepareZones, type ZoneTable } from "./ir/zones.js";
+export { hourOfDay, isoWeekday, localMs, minuteOfDay } from "./ir/local-time.js";
 export { cidrSpan, ipAddress, isCidr, isIpAddress, type IpSpan } from "./signals/ip.js";
 export {
   compileLinearRegExp,

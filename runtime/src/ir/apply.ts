@@ -18,7 +18,8 @@ import {
 import { instantText } from "./time.js";
 import type { IrNode } from "./types.js";
 import { COMPARISON_DOMAINS, isScalar, UNKNOWN, type Value } from "./values.js";
-import { localMs, offsetAt, type ZoneTable } from "./zones.js";
+import { localMs } from "./local-time.js";
+import { offsetAt, type ZoneTable } from "./zones.js";
 
 /**
  * Each IR node's operator applied to its operands, built once per node from the operator table: given the functions

@@ -27,7 +27,7 @@ import type { FaultCode } from "./fault-codes.js";
 import type { LinearRegExp } from "../regex/linear-regexp.js";
 import { spanHolds, type IpSpan } from "../signals/ip.js";
 import { codePointLength, UNKNOWN, type Scalar, type Value } from "./values.js";
-import { hourOfDay, isoWeekday, minuteOfDay } from "./zones.js";
+import { hourOfDay, isoWeekday, minuteOfDay } from "./local-time.js";
 
 export interface UnaryOperator {
   readonly symbol: string;
@@ -80,7 +80,7 @@ export interface ArithmeticOperator {
 /** A field of the local time in a zone, called with a timestamp and a zone name: `weekday(ts, "Europe/London")`. */
 export interface CalendarOperator {
   readonly symbol: string;
-  /** The field of a local time (zones.ts `localMs`: milliseconds since 1970 as if the wall clock were UTC). */
+  /** The field of a local time (local-time.ts: milliseconds since 1970 as if the wall clock were UTC). */
   readonly field: (local: number) => number;
   /** The least and greatest value the field takes (`writ diff` reads a field as a bounded integer). */
   readonly least: number;

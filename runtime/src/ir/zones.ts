@@ -13,8 +13,6 @@ export const ZONE_HORIZON: readonly [number, number] = [0, 4_102_444_800];
 
 /** Offsets beyond ±26 hours are refused: no zone has ever had one, so such a table is corrupt. */
 const MAX_OFFSET = 26 * 3600;
-const DAY_MS = 86_400_000;
-const MINUTE_MS = 60_000;
 
 /** A zone's table ready for lookups: transition instants and the offsets from them on, both in seconds. */
 export interface ZoneTable {
@@ -73,17 +71,6 @@ export function offsetAt(table: ZoneTable, ms: number): number | null {
   }
   return table.offsets[lo]!;
 }
-
-/** The local time of an instant: its milliseconds since 1970 as if the wall clock were UTC. */
-export const localMs = (ms: number, offset: number): number => ms + offset * 1000;
-
-const dayOf = (local: number): number => Math.floor(local / DAY_MS);
-const msOfDay = (local: number): number => local - dayOf(local) * DAY_MS;
-
-/** ISO weekday of a local time: Monday 1 to Sunday 7 (1970-01-01 was a Thursday). */
-export const isoWeekday = (local: number): number => ((((dayOf(local) + 3) % 7) + 7) % 7) + 1;
-export const minuteOfDay = (local: number): number => Math.floor(msOfDay(local) / MINUTE_MS);
-export const hourOfDay = (local: number): number => Math.floor(msOfDay(local) / 3_600_000);
 
 /** An offset as `UTC+01:00` (`UTC-00:44:30` when it has seconds), as the explanation writes it. */
 export function offsetText(offset: number): string {
