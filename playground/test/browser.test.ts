@@ -259,6 +259,16 @@ if (unavailable !== null) {
       expect(await page.locator("#decision .decided-by code").textContent()).toBe("lunch");
       await expectExplanation(page, decided(fixture("zones"), signals));
       expect(await page.locator('#explanation li[data-rule="lunch"] .tree').innerText()).toContain("750 (UTC+01:00)");
+
+      // Typing a zone argument, completion offers the zones whose name holds what was typed and replaces the whole name.
+      await page.click("#policy-editor .cm-content");
+      await page.keyboard.press("Control+End");
+      await page.keyboard.insertText('\nrule early when local_hour(requested_at, "Europe/Lond');
+      await page.keyboard.type("o");
+      await page.click(".cm-tooltip-autocomplete li:has-text('Europe/London')");
+      const source = await page.locator("#policy-editor .cm-content").innerText();
+      expect(source).toContain('rule early when local_hour(requested_at, "Europe/London');
+      expect(source).not.toContain("Europe/Europe");
       expect(pageErrors).toEqual([]);
     });
 
