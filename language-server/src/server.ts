@@ -84,6 +84,7 @@ export function startServer(connection: Connection): void {
       kind: COMPLETION_KIND[c.kind],
       detail: c.detail,
       sortText: String(i).padStart(4, "0"),
+      ...(c.replaces ? { textEdit: { range: toRange(doc, c.replaces), newText: c.label } } : {}),
       ...(c.doc ? { documentation: { kind: MarkupKind.Markdown, value: c.doc } } : {}),
     }));
   });

@@ -246,6 +246,11 @@ describe("the writ language server", () => {
     const at = positionOf(text, '"America/New_Y"', 0, 14);
     const items = (await s.client.sendRequest(CompletionRequest.type, { textDocument: { uri }, position: at })) as CompletionItem[];
     expect(items.map((i) => [i.label, i.kind])).toEqual([["America/New_York", CompletionItemKind.Value]]);
+    // It replaces the whole name typed, `America/New_Y`, not only the word after the slash.
+    expect(items[0]!.textEdit).toEqual({
+      range: { start: positionOf(text, '"America/New_Y"', 0, 1), end: at },
+      newText: "America/New_York",
+    });
   });
 
   it("formats with the compiler's formatter, and refuses a policy with syntax errors", async () => {

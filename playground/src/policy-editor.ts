@@ -53,7 +53,8 @@ function completionSource(session: PolicySession) {
       ...(c.doc ? { info: c.doc } : {}),
     }));
     if (options.length === 0) return null;
-    if (zone && found.every((c) => c.kind === "zone")) return { from: zone.from + 1, options, validFor: /^[A-Za-z0-9_/+-]*$/ };
+    const replaces = found[0]?.replaces;
+    if (zone && replaces) return { from: replaces.start, options, validFor: /^[A-Za-z0-9_/+-]*$/ };
     return { from: word?.from ?? context.pos, options, validFor: /^[A-Za-z0-9_]*$/ };
   };
 }

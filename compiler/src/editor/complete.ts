@@ -14,6 +14,8 @@ export interface Completion {
   /** A short line beside the label: a signal's type, a constant's value, a function's signature. */
   readonly detail: string;
   readonly doc: string | null;
+  /** The text it replaces, as offsets (end exclusive), where that is more than the word at the cursor: a zone's whole name typed. */
+  readonly replaces?: { readonly start: number; readonly end: number };
 }
 
 /**
@@ -65,7 +67,7 @@ const SECTION_RULES: ReadonlyMap<Keyword, { readonly rule: string; readonly next
  */
 export function completionsAt(check: SourceCheck, offset: number, names: NameCatalogue | null = namesOf(check)): Completion[] {
   const zone = zoneArgumentAt(check, offset);
-  if (zone !== null) return zoneCompletions(zone);
+  if (zone !== null) return zoneCompletions(zone, { start: offset - zone.length, end: offset });
   if (insideLiteral(check, offset)) return [];
   const before = check.tokens.filter((t) => tokenEnd(t) <= offset && !(tokenEnd(t) === offset && isWord(t)));
   const next = nextTokens(before);
@@ -168,7 +170,7 @@ function zoneArgumentAt(check: SourceCheck, offset: number): string | null {
 }
 
 /** The zones whose name holds what was typed (case aside), each with its offset now and the tzdata release. */
-function zoneCompletions(typed: string): Completion[] {
+function zoneCompletions(typed: string, replaces: { start: number; end: number }): Completion[] {
   const wanted = typed.toLowerCase();
   const now = Math.floor(Date.now() / 1000);
   return zoneNames()
@@ -178,6 +180,7 @@ function zoneCompletions(typed: string): Completion[] {
       kind: "zone" as const,
       detail: `${offsetText(offsetOf(z, now))} now`,
       doc: `IANA time zone (tzdata ${tzdataVersion()}).`,
+      replaces,
     }));
 }
 

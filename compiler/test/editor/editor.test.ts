@@ -175,7 +175,11 @@ describe("calendar fields in the editor", () => {
     const typed = `${text}rule x when weekday(requested_at, "Europe/Lon`;
     const zones = completionsAt(checkSource("z.writ", typed), typed.length);
     expect(zones.map((c) => c.label)).toEqual(["Europe/London"]);
-    expect(zones[0]).toMatchObject({ kind: "zone", detail: expect.stringMatching(/^UTC\+0[01]:00 now$/) });
+    expect(zones[0]).toMatchObject({
+      kind: "zone",
+      detail: expect.stringMatching(/^UTC\+0[01]:00 now$/),
+      replaces: { start: typed.length - "Europe/Lon".length, end: typed.length },
+    });
     const empty = `${text}rule x when weekday(requested_at, "`;
     expect(completionsAt(checkSource("z.writ", empty), empty.length).length).toBeGreaterThan(400);
     const other = `${text}rule y when weekday(requested_at, LONDON) == 1 reject "Europe/Lon`;
