@@ -7,8 +7,9 @@
  * is *unknown*. Every operator given an unknown operand yields unknown, except `present`, and `and` / `or`,
  * which follow Kleene's three-valued logic (false and unknown = false, true or unknown = true).
  * A rule fires only when its condition is exactly true; rules are tried in order and the first that fires
- * decides. Arithmetic whose result cannot be stated exactly (division by zero, out of range, underflow) is a fault
- * (faults.ts), which ends the evaluation without a verdict.
+ * decides. Arithmetic whose result cannot be stated exactly (division by zero, out of range, underflow), and a
+ * calendar field of an instant outside its zone table's horizon, are faults (faults.ts), which end the evaluation
+ * without a verdict. A calendar field reads the zone's table from `zones`, which the IR carries (zones.ts).
  *
  * Version 2 added decimal signals, exact arithmetic (`kind: "decimal"`), `lower` and evaluation faults. The runtime
  * reads version 1 too, with the same semantics: its arithmetic is the `number` kind, which now faults. The compiler
