@@ -7,11 +7,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { FaultCode } from "@writ/runtime";
 
 export type ExpectedDecision =
   | { readonly outcome: "decided"; readonly verdict: "approve" | "escalate" | "reject"; readonly ruleMatched: string }
   | { readonly outcome: "invalid"; readonly codes: readonly string[] }
-  | { readonly outcome: "fault"; readonly code: "EVAL-001" | "EVAL-002" | "EVAL-003"; readonly rule: string };
+  | { readonly outcome: "fault"; readonly code: FaultCode; readonly rule: string };
 
 export interface DecisionCase {
   readonly id: string;
@@ -463,6 +464,41 @@ export const CASES: readonly DecisionCase[] = [
     anyInstant: true,
     signals: '{"amount": 1000, "deadline": "9999-12-31T00:00:00Z", "account_opened_at": "9999-01-01T00:00:00Z"}',
     expected: { outcome: "decided", verdict: "escalate", ruleMatched: "new_account" },
+  },
+  {
+    id: "zone-weekday-is-local",
+    description: "Friday 23:30 UTC in June is Saturday 00:30 in London (UTC+01:00): the weekday is the zone's",
+    policy: "zones",
+    signals: '{"requested_at": "2026-06-05T23:30:00Z"}',
+    expected: { outcome: "decided", verdict: "reject", ruleMatched: "weekend" },
+  },
+  {
+    id: "zone-before-the-clocks-go-forward",
+    description: "13:30 UTC on Friday 6 March 2026 is 08:30 in New York (UTC-05:00): before business hours",
+    policy: "zones",
+    signals: '{"requested_at": "2026-03-06T13:30:00Z"}',
+    expected: { outcome: "decided", verdict: "escalate", ruleMatched: "after_hours" },
+  },
+  {
+    id: "zone-after-the-clocks-go-forward",
+    description: "13:30 UTC on Monday 9 March 2026 is 09:30 in New York (UTC-04:00 since 8 March): within business hours",
+    policy: "zones",
+    signals: '{"requested_at": "2026-03-09T13:30:00Z"}',
+    expected: { outcome: "decided", verdict: "approve", ruleMatched: "otherwise" },
+  },
+  {
+    id: "zone-minute-of-day-in-summer-time",
+    description: "11:30 UTC on Wednesday 3 June 2026 is 12:30 in London (minute 750 of the day): lunch",
+    policy: "zones",
+    signals: '{"requested_at": "2026-06-03T11:30:00Z"}',
+    expected: { outcome: "decided", verdict: "escalate", ruleMatched: "lunch" },
+  },
+  {
+    id: "zone-beyond-the-horizon",
+    description: "2100-01-01T00:00:00Z is past the zone tables' horizon: a fault (EVAL-004), never a verdict",
+    policy: "zones",
+    signals: '{"requested_at": "2100-01-01T00:00:00Z"}',
+    expected: { outcome: "fault", code: "EVAL-004", rule: "weekend" },
   },
 ];
 

@@ -137,3 +137,23 @@ it("writes `now` as written, parenthesized only where its operation needs it", (
   assertFormatLaws(text);
   expect(formatted(text)).toContain("when now > deadline or now - opened_at < 30d and now + 15m > deadline escalate");
 });
+
+it("writes calendar fields as calls, their zone as written (a literal or a constant)", () => {
+  const text = [
+    'policy "z" version "1.0.0"',
+    'governs "a"',
+    "signals {",
+    "  requested_at: timestamp",
+    "}",
+    'const LONDON="Europe/London"',
+    'rule r when weekday( requested_at,LONDON )>=6 or local_hour(requested_at+30m ,"America/New_York") not in 9..16 escalate "r"',
+    'rule m when local_minute_of_day(requested_at,   LONDON)<570 escalate "m"',
+    'otherwise approve "ok"',
+    "",
+  ].join("\n");
+  assertFormatLaws(text);
+  const out = formatted(text);
+  expect(out).toContain('const LONDON = "Europe/London"\n');
+  expect(out).toContain('when weekday(requested_at, LONDON) >= 6 or local_hour(requested_at + 30m, "America/New_York") not in 9..16');
+  expect(out).toContain("when local_minute_of_day(requested_at, LONDON) < 570");
+});

@@ -21,6 +21,7 @@ const COMPLETION_KIND: Record<Completion["kind"], CompletionItemKind> = {
   constant: CompletionItemKind.Constant,
   function: CompletionItemKind.Function,
   keyword: CompletionItemKind.Keyword,
+  zone: CompletionItemKind.Value,
 };
 
 /**
@@ -83,6 +84,7 @@ export function startServer(connection: Connection): void {
       kind: COMPLETION_KIND[c.kind],
       detail: c.detail,
       sortText: String(i).padStart(4, "0"),
+      ...(c.replaces ? { textEdit: { range: toRange(doc, c.replaces), newText: c.label } } : {}),
       ...(c.doc ? { documentation: { kind: MarkupKind.Markdown, value: c.doc } } : {}),
     }));
   });

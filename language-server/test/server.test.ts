@@ -5,6 +5,7 @@
 import { compile, formatSource } from "@writ/compiler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  CompletionItemKind,
   CompletionRequest,
   DefinitionRequest,
   DiagnosticSeverity,
@@ -206,6 +207,9 @@ describe("the writ language server", () => {
       "abs",
       "min",
       "max",
+      "weekday",
+      "local_hour",
+      "local_minute_of_day",
       "present",
       "not",
       "true",
@@ -231,6 +235,23 @@ describe("the writ language server", () => {
       "ip",
     ]);
     expect(await complete(URI, positionOf(FIXED, "zu groß", 0, 2))).toEqual([]);
+  });
+
+  it("completes zone names inside a calendar field's zone argument, as values", async () => {
+    const uri = "file:///work/zones/policy.writ";
+    const text = FIXED.replace("  note?: string length 0..140", "  note?: string length 0..140\n  at: timestamp").replace(
+      'otherwise approve "ok"',
+      'rule late when local_hour(at, "America/New_Y") > 17 escalate "late"\notherwise approve "ok"',
+    );
+    await s.open(uri, text);
+    const at = positionOf(text, '"America/New_Y"', 0, 14);
+    const items = (await s.client.sendRequest(CompletionRequest.type, { textDocument: { uri }, position: at })) as CompletionItem[];
+    expect(items.map((i) => [i.label, i.kind])).toEqual([["America/New_York", CompletionItemKind.Value]]);
+    // It replaces the whole name typed, `America/New_Y`, not only the word after the slash.
+    expect(items[0]!.textEdit).toEqual({
+      range: { start: positionOf(text, '"America/New_Y"', 0, 1), end: at },
+      newText: "America/New_York",
+    });
   });
 
   it("formats with the compiler's formatter, and refuses a policy with syntax errors", async () => {

@@ -32,21 +32,30 @@ const COMPLETION_TYPE: Readonly<Record<Completion["kind"], string>> = {
   constant: "constant",
   function: "function",
   keyword: "keyword",
+  zone: "text",
 };
 
-/** Completion from the compiler's grammar (`completionsAt`): keywords, and the signals and constants that fit there. */
+/**
+ * Completion from the compiler's grammar (`completionsAt`): keywords, and the signals and constants that fit there; a
+ * zone name inside a calendar field's zone argument, which replaces the whole name typed (`Europe/Lo`).
+ */
 function completionSource(session: PolicySession) {
   return (context: CompletionContext): CompletionResult | null => {
+    const zone = context.matchBefore(/"[A-Za-z0-9_/+-]*/);
     const word = context.matchBefore(/[A-Za-z_][A-Za-z0-9_]*/);
-    if (!word && !context.explicit) return null;
+    if (!word && !zone && !context.explicit) return null;
     const check = session.check(context.state.doc.toString());
-    const options = completionsAt(check, context.pos, session.names()).map((c): CmCompletion => ({
+    const found = completionsAt(check, context.pos, session.names());
+    const options = found.map((c): CmCompletion => ({
       label: c.label,
       type: COMPLETION_TYPE[c.kind],
       detail: c.detail,
       ...(c.doc ? { info: c.doc } : {}),
     }));
-    return options.length === 0 ? null : { from: word?.from ?? context.pos, options, validFor: /^[A-Za-z0-9_]*$/ };
+    if (options.length === 0) return null;
+    const replaces = found[0]?.replaces;
+    if (zone && replaces) return { from: replaces.start, options, validFor: /^[A-Za-z0-9_/+-]*$/ };
+    return { from: word?.from ?? context.pos, options, validFor: /^[A-Za-z0-9_]*$/ };
   };
 }
 

@@ -313,6 +313,28 @@ if (unavailable !== null) {
       expect(pageErrors).toEqual([]);
     });
 
+    it("decides calendar fields in a zone with the page's own table, the explanation giving each field's offset", async () => {
+      // 11:30 UTC on Wednesday 3 June 2026 is 12:30 in London (UTC+01:00): minute 750 of the day, over lunch.
+      const signals = { requested_at: "2026-06-03T11:30:00Z" };
+      await replaceEditorText(page, "#policy-editor", fixture("zones"));
+      await replaceEditorText(page, "#signals-editor", JSON.stringify(signals));
+      await settled(page, "#decision .verdict", (t) => t === "escalate");
+      expect(await page.locator("#decision .decided-by code").textContent()).toBe("lunch");
+      await expectExplanation(page, decided(fixture("zones"), signals));
+      expect(await page.locator('#explanation li[data-rule="lunch"] .tree').innerText()).toContain("750 (UTC+01:00)");
+
+      // Typing a zone argument, completion offers the zones whose name holds what was typed and replaces the whole name.
+      await page.click("#policy-editor .cm-content");
+      await page.keyboard.press("Control+End");
+      await page.keyboard.insertText('\nrule early when local_hour(requested_at, "Europe/Lond');
+      await page.keyboard.type("o");
+      await page.click(".cm-tooltip-autocomplete li:has-text('Europe/London')");
+      const source = await page.locator("#policy-editor .cm-content").innerText();
+      expect(source).toContain('rule early when local_hour(requested_at, "Europe/London');
+      expect(source).not.toContain("Europe/Europe");
+      expect(pageErrors).toEqual([]);
+    });
+
     it("lists what an edit changes against the baseline, with signals that show it", async () => {
       // A lower risk threshold: transfers scored 71 to 80 are now rejected by `high_risk`.
       const edited = POLICY.replace("const HIGH_RISK = 80", "const HIGH_RISK = 70");

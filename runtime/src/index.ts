@@ -34,6 +34,7 @@ export {
   POLICY_ID_PATTERN,
   buildManifest,
   computeBundleHash,
+  serializeIr,
   serializeJson,
   type BundleManifest,
   type BundleSignature,

@@ -44,6 +44,8 @@ export {
 } from "./ir/time.js";
 export { readsNow } from "./ir/reads-now.js";
 export { irOperands } from "./ir/operands.js";
+export { ZONE_HORIZON, offsetAt, offsetText, prepareZones, type ZoneTable } from "./ir/zones.js";
+export { hourOfDay, isoWeekday, localMs, minuteOfDay } from "./ir/local-time.js";
 export { cidrSpan, ipAddress, isCidr, isIpAddress, type IpSpan } from "./signals/ip.js";
 export {
   compileLinearRegExp,

@@ -85,8 +85,10 @@ export interface ExplainedExprType {
   readonly value: string | number | boolean | null;
   /** A decimal's exact value with the places of its type (`1000.30`); `value` is then the nearest number. */
   readonly exact?: string;
+  /** A calendar field's: the UTC offset of the local time it was read from (`UTC+01:00`). */
+  readonly offset?: string;
   /** The evaluation fault computing this expression was (docs/errors.md, EVAL codes); only on the one that faulted. */
-  readonly fault?: "EVAL-001" | "EVAL-002" | "EVAL-003";
+  readonly fault?: "EVAL-001" | "EVAL-002" | "EVAL-003" | "EVAL-004";
   /** What it was computed from; absent for a literal, a signal and `present(...)`. */
   readonly operands?: readonly ExplainedExprType[];
 }
@@ -115,9 +117,14 @@ export const ExplainedExpr = Type.Unsafe<ExplainedExprType>({
       pattern: "^-?[0-9]+(\\.[0-9]+)?$",
       description: "A decimal's exact value with the places of its type (`1000.30`); `value` is then the nearest number.",
     },
+    offset: {
+      type: "string",
+      pattern: "^UTC[+-][0-9]{2}:[0-9]{2}(:[0-9]{2})?$",
+      description: "A calendar field's: the UTC offset of the local time it was read from (`UTC+01:00`).",
+    },
     fault: {
       type: "string",
-      enum: ["EVAL-001", "EVAL-002", "EVAL-003"],
+      enum: ["EVAL-001", "EVAL-002", "EVAL-003", "EVAL-004"],
       description: "The evaluation fault computing this expression was (EVAL codes); only on the expression that faulted.",
     },
     operands: { type: "array", description: "What it was computed from; absent for a literal, a signal and `present(...)`." },

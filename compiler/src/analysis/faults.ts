@@ -1,4 +1,4 @@
-import { INSTANT_LIMIT, MAX_INSTANT, MAX_MAGNITUDE, MIN_INSTANT } from "@writ/runtime";
+import { CALENDAR_OPERATORS, INSTANT_LIMIT, MAX_INSTANT, MAX_MAGNITUDE, MIN_INSTANT, ZONE_HORIZON, isCalendarOp } from "@writ/runtime";
 import type { Span } from "../diagnostics/source.js";
 import { printExpr } from "../fmt/print-expr.js";
 import { operandsOf, type Expr, type SignalDecl } from "../syntax/ast.js";
@@ -14,6 +14,8 @@ import { nextDown, nextUp } from "./number-set.js";
  * inputs nearer 0 than 1e-290. `%` faults as `/` does by 0 and never leaves the range; `abs`, `min` and `max` carry
  * their operands' intervals. A timestamp is its instants in milliseconds and a duration its milliseconds: an instant
  * computed faults beyond ±8.64e15 ms (time.ts in the runtime), which only a duration of hundreds of millennia reaches.
+ * A calendar field faults outside its zone table's horizon (EVAL-004); a request's own instants are taken within it,
+ * so what warns is arithmetic that moves an instant more than a year past it (docs/language.md, W606, says why).
  */
 export interface FaultWarning {
   readonly span: Span;
@@ -25,6 +27,16 @@ interface Scope {
   readonly constant: (name: string) => number | undefined;
 }
 
+/** The instants a timestamp signal is taken to hold: any RFC 3339 writes, or (for a calendar field) the horizon. */
+interface Instants {
+  readonly lo: number;
+  readonly hi: number;
+}
+const ALL_INSTANTS: Instants = { lo: MIN_INSTANT, hi: MAX_INSTANT };
+const HORIZON_INSTANTS: Instants = { lo: ZONE_HORIZON[0] * 1000, hi: ZONE_HORIZON[1] * 1000 - 1 };
+/** How far past the horizon a computed instant may reach before W606 says so: a shift of days or months does not. */
+const HORIZON_MARGIN = 366 * 86_400_000;
+
 /**
  * The values a number can take: an interval, and whether 0 is left out of it (`x != 0`); `time`: a timestamp's
  * instants or a duration's milliseconds.
@@ -35,9 +47,6 @@ interface Bounds {
   readonly nonZero: boolean;
   readonly time?: "instant" | "duration";
 }
-
-/** A timestamp signal's instants, and the decision instant's. */
-const ANY_INSTANT: Bounds = { lo: MIN_INSTANT, hi: MAX_INSTANT, nonZero: false, time: "instant" };
 
 /** What the comparisons beside an operand say of each signal. */
 type Guards = ReadonlyMap<string, Bounds>;
@@ -52,6 +61,7 @@ class Intervals {
   constructor(
     private readonly scope: Scope,
     private readonly warnings: FaultWarning[],
+    private readonly instants: Instants = ALL_INSTANTS,
   ) {}
 
   /** The values `e` can take (numbers only), or null when it is not a number or a fault below it was reported. */
@@ -63,9 +73,11 @@ class Intervals {
       case "ref":
         return this.ref(e.name, guards);
       case "now":
-        // The decision instant is one an RFC 3339 timestamp writes, as a timestamp signal's (decisionInstant).
-        return ANY_INSTANT;
+        // The decision instant is one an RFC 3339 timestamp writes, as a timestamp signal's (decisionInstant), and is taken
+        // within the zone tables' horizon in a calendar field's argument as a signal's is.
+        return this.instant();
       case "call":
+        if (isCalendarOp(e.fn.name)) return this.calendar(e, e.fn.name, guards);
         return called(
           e.fn.name,
           e.args.map((a) => this.of(a, guards)),
@@ -85,11 +97,16 @@ class Intervals {
     }
   }
 
+  /** A timestamp signal's instants, and the decision instant's. */
+  private instant(): Bounds {
+    return { lo: this.instants.lo, hi: this.instants.hi, nonZero: false, time: "instant" };
+  }
+
   private ref(name: string, guards: Guards): Bounds | null {
     const c = this.scope.constant(name);
     if (c !== undefined) return point(c);
     const s = this.scope.signal(name);
-    if (s?.type.kind === "timestamp") return ANY_INSTANT;
+    if (s?.type.kind === "timestamp") return this.instant();
     if (!s || (s.type.kind !== "number" && s.type.kind !== "integer" && s.type.kind !== "decimal")) return null;
     const i = declaredInterval(s);
     const nonZero = i.lo > 0 || i.hi < 0 || (i.lo === 0 && !i.loIncl) || (i.hi === 0 && !i.hiIncl);
@@ -154,6 +171,25 @@ class Intervals {
   }
 
   /**
+   * A calendar field: its argument's faults are reported as anywhere; then, with timestamp signals taken within the
+   * horizon, an argument that can reach more than HORIZON_MARGIN past it warns (EVAL-004). The field's own values.
+   */
+  private calendar(e: Extract<Expr, { kind: "call" }>, fn: keyof typeof CALENDAR_OPERATORS, guards: Guards): Bounds | null {
+    const arg = e.args[0]!;
+    if (this.of(arg, guards) === null) return null;
+    const within = new Intervals(this.scope, [], HORIZON_INSTANTS).of(arg, guards);
+    if (within !== null && (within.lo < HORIZON_INSTANTS.lo - HORIZON_MARGIN || within.hi > HORIZON_INSTANTS.hi + HORIZON_MARGIN)) {
+      this.warnings.push({
+        span: e.span,
+        message: `\`${printExpr(e)}\` can read an instant beyond its zone table's horizon (1970-01-01 to 2100-01-01 UTC) and then faults (EVAL-004): shift the instant by less than a year`,
+      });
+      return null;
+    }
+    const { least, greatest } = CALENDAR_OPERATORS[fn];
+    return { lo: least, hi: greatest, nonZero: least > 0 };
+  }
+
+  /**
    * The guards for operand `i` of an `and` (or an `or`): what its siblings that compare a signal with a constant say
    * (their negation for `or`), since the operand's fault only counts where none of them is false (true for `or`).
    */
@@ -210,7 +246,11 @@ class Intervals {
         return c !== undefined ? Number.isInteger(c) : this.scope.signal(e.name)?.type.kind === "integer";
       }
       case "call":
-        return e.fn.name === "len" || (["abs", "min", "max"].includes(e.fn.name) && e.args.every((a) => this.whole(a)));
+        return (
+          e.fn.name === "len" ||
+          isCalendarOp(e.fn.name) ||
+          (["abs", "min", "max"].includes(e.fn.name) && e.args.every((a) => this.whole(a)))
+        );
       case "unary":
         return this.whole(e.arg);
       case "binary":

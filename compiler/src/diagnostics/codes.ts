@@ -49,6 +49,7 @@ export const DIAGNOSTICS = {
   E510: { severity: "error", phase: "type-check", title: "decimal mixed with number" },
   E511: { severity: "error", phase: "type-check", title: "invalid version literal" },
   E512: { severity: "error", phase: "type-check", title: "invalid IP address or CIDR literal" },
+  E513: { severity: "error", phase: "type-check", title: "invalid time-zone name" },
   W601: { severity: "warning", phase: "analyze", title: "no catch-all" },
   W602: { severity: "warning", phase: "analyze", title: "unreachable rule" },
   W603: { severity: "warning", phase: "analyze", title: "shadowed rule" },

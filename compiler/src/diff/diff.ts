@@ -213,7 +213,7 @@ function witnessIn(
   tries: number,
   seed: number,
 ): Witness | null {
-  const options = candidates(box, space.variables);
+  const options = candidates(box, space.variables, space.zoneChanges);
   const exact = box.opaque.size === 0 && narrowedTerms(box, space.variables).length === 0;
   const next = random(seed);
   const decides = (assignment: Assignment): boolean => {

@@ -35,6 +35,9 @@ function range(e: IrExpr, variableOf: (signal: string) => Variable): Interval | 
       return typeof e.value === "number" ? point(Rational.fromDouble(e.value), Number.isInteger(e.value)) : ANY;
     case "signal":
       return hull(variableOf(e.name));
+    case "calendar":
+      // Outside its zone table's horizon a calendar field faults (EVAL-004), which an instant's interval does not rule out.
+      return FAULTS;
     case "neg": {
       const a = range(e.arg, variableOf);
       return a === FAULTS ? a : { lo: a.hi?.neg() ?? null, hi: a.lo?.neg() ?? null, exact: a.exact };

@@ -17,6 +17,7 @@ import { Language } from "../analysis/language.js";
 import { NumberSet } from "../analysis/number-set.js";
 import { absentOnly, everythingLike, nothingLike, present, type SignalSet, type Values } from "../analysis/signal-set.js";
 import { StringSet } from "../analysis/string-set.js";
+import { BEYOND, fieldRange, isCalendarNode, weekMinutesWhere, WEEK_MINUTES } from "./calendar.js";
 import { irNodes } from "./ir-operands.js";
 import { canFaultOver } from "./fault-free.js";
 import { monotoneSets, monotoneView } from "./monotone.js";
@@ -97,6 +98,7 @@ class Classifier {
         }
         break;
     }
+    if (irNodes(e).some(isCalendarNode)) return this.calendar(e, signals);
     if (signals.size === 1) {
       const variable = this.space.variableOf(this.side, [...signals][0]!);
       const sets = leafSets(e, variable);
@@ -111,6 +113,36 @@ class Classifier {
     const term = this.termComparison(e, signals);
     if (term !== null) return term;
     return this.table(e, signals) ?? this.opaque(e, signals, "it relates two or more signals");
+  }
+
+  /**
+   * A condition with calendar fields (calendar.ts): a comparison, `in` or range of one field with constants, on a
+   * signal the fields alone read, is a leaf on the signal's minute-of-the-week variable; anything else is opaque.
+   */
+  private calendar(e: IrExpr, signals: ReadonlySet<string>): Formula {
+    const name = [...signals][0]!;
+    const reading = signals.size === 1 ? this.space.calendarReading(name) : "it relates two or more signals";
+    const field = calendarTest(e);
+    if (typeof reading === "object" && field !== null) {
+      const variable = this.space.calendarVariable(reading, this.space.variableOf(this.side, name));
+      const week = NumberSet.span(true, 0, WEEK_MINUTES - 1);
+      const t = weekMinutesWhere(field.fn, field.values);
+      const nothing = NumberSet.empty(true);
+      return {
+        kind: "leaf",
+        variable,
+        sets: [
+          { absent: false, values: t },
+          { absent: false, values: t.complement().intersect(week) },
+          { absent: true, values: nothing },
+          { absent: false, values: NumberSet.points(true, [BEYOND]) },
+        ],
+      };
+    }
+    const why = typeof reading === "string" ? reading : "this form of condition on a calendar field is not modelled";
+    // Fields of a zone whose table changed are not the same function in both versions: their atoms are not shared.
+    const changed = irNodes(e).some((n) => n.op === "calendar" && this.space.tableDiffers(n.zone));
+    return this.opaque(e, signals, `a calendar field read so is not modelled: ${why}`, changed ? this.side : "");
   }
 
   /** `e` over enums and booleans only (`data_region != destination_region`): every combination evaluated. */
@@ -150,9 +182,10 @@ class Classifier {
     return this.opaque(e, signalsOf(e), "it orders booleans");
   }
 
-  private opaque(e: IrExpr, signals: ReadonlySet<string>, why: string): Formula {
+  /** `salt`: what else tells the atom apart (the side, for fields of a zone whose table changed). */
+  private opaque(e: IrExpr, signals: ReadonlySet<string>, why: string, salt = ""): Formula {
     const variables = [...signals].map((s) => this.space.variableOf(this.side, s));
-    const key = `${JSON.stringify(e)}|${variables.map((v) => v.id).join(",")}`;
+    const key = `${JSON.stringify(e)}|${variables.map((v) => v.id).join(",")}${salt}`;
     const reason = `\`${expressionText(e)}\`: ${why}`;
     return { kind: "opaque", atom: { key, expr: e, side: this.side, variables, reason, faults: this.faultAtom(e, variables, why) } };
   }
@@ -199,9 +232,45 @@ class Classifier {
   }
 }
 
-/** The `+ - * /` terms of `e` not inside another, in order: the arithmetic whose faults are `e`'s. */
+/** The `+ - * /` terms and calendar fields of `e` not inside another, in order: what `e`'s faults are. */
 function outermostArithmetic(e: IrExpr): IrExpr[] {
-  return e.op === "arith" ? [e] : irOperands(e).flatMap(outermostArithmetic);
+  return e.op === "arith" || e.op === "calendar" ? [e] : irOperands(e).flatMap(outermostArithmetic);
+}
+
+/** `field op c`, `field in [..]` or `field in lo..hi` of one calendar field and constants: the field and the values that hold. */
+function calendarTest(e: IrExpr): { fn: IrNode<"calendar">["fn"]; values: NumberSet } | null {
+  const of = (subject: IrExpr, values: NumberSet | null) =>
+    isCalendarNode(subject) && values !== null ? { fn: subject.fn, values: values.intersect(fieldRange(subject.fn)) } : null;
+  const number = (x: IrExpr): number | null => {
+    if (signalsOf(x).size > 0) return null;
+    const v = constant(x);
+    return typeof v === "number" ? v : null;
+  };
+  switch (e.op) {
+    case "cmp": {
+      if (e.kind !== "number") return null;
+      const [l, r] = [number(e.left), number(e.right)];
+      if (r !== null) return of(e.left, NumberSet.compare(true, e.cmp, r));
+      if (l !== null) return of(e.right, NumberSet.compare(true, COMPARISON_OPERATORS[e.cmp].converse, l));
+      return null;
+    }
+    case "in":
+      return e.kind === "number"
+        ? of(
+            e.value,
+            NumberSet.points(
+              true,
+              e.set.filter((v): v is number => typeof v === "number"),
+            ),
+          )
+        : null;
+    case "range": {
+      const [lo, hi] = [number(e.min), number(e.max)];
+      return lo !== null && hi !== null ? of(e.value, NumberSet.span(true, lo, hi)) : null;
+    }
+    default:
+      return null;
+  }
 }
 
 /** `x == c` for a condition x and a constant truth c: true where x has c's value, unknown where either is, a fault where x is. */

@@ -1,7 +1,8 @@
-import { expressionText, readsNow, type IrExpr, type PolicyIr, type Scalar } from "@writ/runtime";
+import { expressionText, readsNow, type IrExpr, type IrZones, type PolicyIr, type Scalar } from "@writ/runtime";
 import type { SignalSet } from "../analysis/signal-set.js";
 import { NumberSet } from "../analysis/number-set.js";
-import { DOUBLES, type NumberDomain } from "./number-domain.js";
+import { BEYOND, WEEK_MINUTES, calendarReadings, type CalendarReading } from "./calendar.js";
+import { DOUBLES, INTEGERS, type NumberDomain } from "./number-domain.js";
 import {
   MAX_NUMBER,
   NOW_DOMAIN,
@@ -41,6 +42,11 @@ export interface Variable {
    * signals give it, so a box narrowed on it needs a witness found by evaluation.
    */
   readonly term?: IrExpr;
+  /**
+   * Set on a variable that stands for the minute of the local week of a timestamp signal read only by calendar fields
+   * (calendar.ts): a witness sends `signal` the instant of its state.
+   */
+  readonly calendar?: { readonly reading: CalendarReading; readonly signal: Variable };
 }
 
 export type Example = { readonly absent: true } | { readonly value: Scalar };
@@ -68,6 +74,14 @@ export interface SignalSpace {
   variableOf(side: Side, signal: string): Variable;
   /** The variable for the value of `term` over `signals` (see Variable.term): one per term and signals, either side. */
   termVariable(term: IrExpr, signals: readonly Variable[]): Variable;
+  /** Whether the versions embed different tables for `zone`: their fields are then different functions. */
+  tableDiffers(zone: string): boolean;
+  /** Instants (ms) where a zone's offset differs between the versions' tables, and their neighbours: witness candidates. */
+  readonly zoneChanges: readonly number[];
+  /** How calendar fields read a timestamp signal (calendar.ts): modelled, or why not; undefined when none reads it. */
+  calendarReading(signal: string): CalendarReading | string | undefined;
+  /** The minute-of-the-week variable of a modelled reading: one per signal, either side. */
+  calendarVariable(reading: CalendarReading, signal: Variable): Variable;
 }
 
 export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): SignalSpace {
@@ -121,6 +135,8 @@ export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): Si
     }
   }
   const unmodelled = [...domains.old.values(), ...domains.new.values()].flatMap((d) => (d.unmodelled ? [d.unmodelled] : []));
+  const readings = calendarReadings([versions.old.ir, versions.new.ir]);
+  const zoneChanges = changedInstants(versions.old.ir.zones, versions.new.ir.zones);
   return {
     variables,
     changes,
@@ -141,6 +157,24 @@ export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): Si
       variables.push(v);
       return v;
     },
+    calendarReading: (signal) => readings.get(signal),
+    zoneChanges,
+    tableDiffers: (zone) => JSON.stringify(versions.old.ir.zones?.tables[zone]) !== JSON.stringify(versions.new.ir.zones?.tables[zone]),
+    calendarVariable(reading, signal) {
+      const id = `minute of the week of ${expressionText(reading.instant)} in ${reading.zone}`;
+      const known = variables.find((v) => v.id === id);
+      if (known) return known;
+      const v: Variable = {
+        id,
+        kind: "number",
+        universe: { absent: signal.universe.absent, values: NumberSet.span(true, BEYOND, WEEK_MINUTES - 1) },
+        numbers: INTEGERS,
+        names: { old: null, new: null },
+        calendar: { reading, signal },
+      };
+      variables.push(v);
+      return v;
+    },
     variableOf(side, signal) {
       const v = bySide[side].get(signal);
       if (!v) throw new Error(`internal: \`${signal}\` is not a signal of the ${side} version`);
@@ -151,6 +185,28 @@ export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): Si
 
 export function irReadsNow(ir: PolicyIr): boolean {
   return ir.rules.some((r) => readsNow(r.when));
+}
+
+/**
+ * Where the versions' tables differ: each transition one has and the other lacks (a moved clock change), and the
+ * half past each hour of the day after it, so every local hour the offsets disagree on is a candidate.
+ */
+/** Candidates from changed tables a search tries at most: a new tz release moves a few changes, not hundreds. */
+const MAX_ZONE_HINTS = 480;
+
+function changedInstants(old: IrZones | undefined, next: IrZones | undefined): number[] {
+  const out: number[] = [];
+  for (const zone of Object.keys(old?.tables ?? {})) {
+    const [a, b] = [old?.tables[zone], next?.tables[zone]];
+    if (a === undefined || b === undefined) continue;
+    const keys = (pairs: readonly (readonly [number, number])[]) => new Set(pairs.map((p) => p.join(" ")));
+    const [inA, inB] = [keys(a), keys(b)];
+    for (const [at, offset] of [...a, ...b]) {
+      if (inA.has(`${at} ${offset}`) && inB.has(`${at} ${offset}`)) continue;
+      for (let hour = 0; hour < 24 && out.length < MAX_ZONE_HINTS; hour++) out.push(at * 1000 + hour * 3_600_000 + 1_800_000);
+    }
+  }
+  return out;
 }
 
 function domainsOf(version: PolicyVersion, now: boolean): Map<string, SignalDomain> {

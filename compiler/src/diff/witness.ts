@@ -3,6 +3,7 @@ import { ChoiceSet } from "../analysis/choice-set.js";
 import { NumberSet, nextDown, nextUp } from "../analysis/number-set.js";
 import type { SignalSet } from "../analysis/signal-set.js";
 import { StringSet } from "../analysis/string-set.js";
+import { instantOf } from "./calendar.js";
 import { irNodes } from "./ir-operands.js";
 import type { Box } from "./search.js";
 import { Rational } from "../analysis/rational.js";
@@ -17,11 +18,22 @@ export const ABSENT = Symbol("absent");
 export type State = Scalar | typeof ABSENT;
 export type Assignment = ReadonlyMap<string, State>;
 
-/** The requests an assignment makes: each version gets the signals it declares. */
+/**
+ * The requests an assignment makes: each version gets the signals it declares; a timestamp read by calendar fields
+ * (calendar.ts) is sent the instant of its minute-of-the-week variable's state.
+ */
 export function requestsOf(assignment: Assignment, variables: readonly Variable[]): Record<Side, Record<string, Scalar>> {
   const out: Record<Side, Record<string, Scalar>> = { old: {}, new: {} };
+  const placed = new Map(assignment);
   for (const v of variables) {
     const state = assignment.get(v.id);
+    if (v.calendar === undefined || state === undefined) continue;
+    const instant = state === ABSENT ? null : instantOf(state as number, v.calendar.reading);
+    const text = instant === null ? null : instantText(instant);
+    placed.set(v.calendar.signal.id, state === ABSENT ? ABSENT : (text ?? ABSENT));
+  }
+  for (const v of variables) {
+    const state = placed.get(v.id);
     if (state === undefined || state === ABSENT) continue;
     if (v.names.old !== null) out.old[v.names.old] = state;
     if (v.names.new !== null) out.new[v.names.new] = state;
@@ -32,10 +44,11 @@ export function requestsOf(assignment: Assignment, variables: readonly Variable[
 /**
  * The states a search for a witness tries for each variable of `box`: first a readable value (absent where a variable
  * only one version reads may be absent, so the request suits both), then each set's edges and the constants the
- * opaque atoms mention.
+ * opaque atoms mention, and `instants` (where the versions' zone tables differ).
  */
-export function candidates(box: Box, variables: readonly Variable[]): Map<string, State[]> {
-  const hints = hintsOf(hintSources(box, variables));
+export function candidates(box: Box, variables: readonly Variable[], instants: readonly number[] = []): Map<string, State[]> {
+  const found = hintsOf(hintSources(box, variables));
+  const hints = { ...found, instants: [...found.instants, ...instants] };
   const out = new Map<string, State[]>();
   for (const v of variables) {
     const set = box.states.get(v.id)!;
@@ -123,7 +136,14 @@ export function simplify(
     for (const v of variables) {
       const current = out.get(v.id);
       const set = v.universe.values;
-      if (typeof current !== "number" || v.kind !== "number" || v.term !== undefined || !(set instanceof NumberSet)) continue;
+      if (
+        typeof current !== "number" ||
+        v.kind !== "number" ||
+        v.term !== undefined ||
+        v.calendar !== undefined ||
+        !(set instanceof NumberSet)
+      )
+        continue;
       for (const candidate of readableNear(acceptedBy(set, v.numbers), current, hints)) {
         out.set(v.id, candidate);
         if (decides(out)) {

@@ -1,17 +1,21 @@
 import type { IToken, TokenType } from "chevrotain";
+import { isCalendarOp, offsetText } from "@writ/runtime";
 import { printConstValue, printSignal } from "../fmt/print-expr.js";
 import { getParser } from "../syntax/grammar.js";
 import { allTokens, type Keyword } from "../syntax/tokens.js";
 import { tokenEnd, type SourceCheck } from "./check.js";
 import { docComment } from "./describe.js";
 import { BUILTIN_INFO, KEYWORD_INFO, keywordOf } from "./lexicon.js";
+import { offsetOf, tzdataVersion, zoneNames } from "../zones/tz.js";
 
 export interface Completion {
   readonly label: string;
-  readonly kind: "signal" | "constant" | "function" | "keyword";
+  readonly kind: "signal" | "constant" | "function" | "keyword" | "zone";
   /** A short line beside the label: a signal's type, a constant's value, a function's signature. */
   readonly detail: string;
   readonly doc: string | null;
+  /** The text it replaces, as offsets (end exclusive), where that is more than the word at the cursor: a zone's whole name typed. */
+  readonly replaces?: { readonly start: number; readonly end: number };
 }
 
 /**
@@ -62,6 +66,8 @@ const SECTION_RULES: ReadonlyMap<Keyword, { readonly rule: string; readonly next
  * Nothing is offered inside a string, comment or regular expression.
  */
 export function completionsAt(check: SourceCheck, offset: number, names: NameCatalogue | null = namesOf(check)): Completion[] {
+  const zone = zoneArgumentAt(check, offset);
+  if (zone !== null) return zoneCompletions(zone, { start: offset - zone.length, end: offset });
   if (insideLiteral(check, offset)) return [];
   const before = check.tokens.filter((t) => tokenEnd(t) <= offset && !(tokenEnd(t) === offset && isWord(t)));
   const next = nextTokens(before);
@@ -142,6 +148,42 @@ function insideLiteral(check: SourceCheck, offset: number): boolean {
     check.comments.some((c) => inside(c.startOffset, tokenEnd(c))) ||
     check.diagnostics.some((d) => (d.code === "E102" || d.code === "E103") && inside(d.span.start.offset, d.span.end.offset))
   );
+}
+
+/**
+ * The text typed so far of a calendar field's zone argument the cursor is in (`weekday(t, "Europe/Lo|`), or null: a
+ * string, closed or left open (the lexer's E102), after `NAME(..., ` where NAME is a calendar field.
+ */
+function zoneArgumentAt(check: SourceCheck, offset: number): string | null {
+  const inside = (start: number, end: number): boolean => start < offset && offset <= end;
+  const token = check.tokens.find((t) => t.tokenType.name === "StringLiteral" && inside(t.startOffset, tokenEnd(t) - 1));
+  const open = check.diagnostics.find((d) => d.code === "E102" && inside(d.span.start.offset, d.span.end.offset));
+  const start = token?.startOffset ?? open?.span.start.offset;
+  if (start === undefined) return null;
+  const before = check.tokens.filter((t) => tokenEnd(t) <= start);
+  if (before.at(-1)?.image !== ",") return null;
+  let depth = 0;
+  for (let j = before.length - 2; j > 0; j--) {
+    const image = before[j]!.image;
+    if (image === ")") depth++;
+    else if (image === "(" && depth-- === 0) return isCalendarOp(before[j - 1]!.image) ? check.text.slice(start + 1, offset) : null;
+  }
+  return null;
+}
+
+/** The zones whose name holds what was typed (case aside), each with its offset now and the tzdata release. */
+function zoneCompletions(typed: string, replaces: { start: number; end: number }): Completion[] {
+  const wanted = typed.toLowerCase();
+  const now = Math.floor(Date.now() / 1000);
+  return zoneNames()
+    .filter((z) => z.toLowerCase().includes(wanted))
+    .map((z) => ({
+      label: z,
+      kind: "zone" as const,
+      detail: `${offsetText(offsetOf(z, now))} now`,
+      doc: `IANA time zone (tzdata ${tzdataVersion()}).`,
+      replaces,
+    }));
 }
 
 function keywordToken(k: Keyword): TokenType {

@@ -35,7 +35,8 @@ export interface ExprView {
   readonly expr: string;
   /**
    * Its value as text: a literal's text, a decimal's exact text (`1000.30`), `unknown` for a compound without a value,
-   * `absent` for an optional signal not sent, `fault: division by zero` where computing it faulted.
+   * `absent` for an optional signal not sent, `fault: division by zero` where computing it faulted; a calendar field's
+   * with the offset its local time was read at (`9 (UTC+01:00)`).
    */
   readonly value: string;
   /** True, false or unknown for a boolean-valued node, `fault` for one that faulted (or holds one that did); else null. */
@@ -89,6 +90,7 @@ function isLiteral(e: ExplainedExpr): boolean {
 function valueText(e: ExplainedExpr): string {
   if (e.fault !== undefined) return `fault ${e.fault}: ${FAULTS[e.fault]}`;
   if (e.exact !== undefined) return e.exact;
+  if (e.offset !== undefined && e.value !== null) return `${scalarText(e.value)} (${e.offset})`;
   // Only a signal can be an unknown leaf: an optional signal that was not sent.
   if (e.value === null) return e.operands === undefined ? "absent" : "unknown";
   return scalarText(e.value);

@@ -1,5 +1,6 @@
 import type { IToken } from "chevrotain";
-import { DURATION_UNITS, type DurationUnit } from "@writ/runtime";
+import { DURATION_UNITS, ZONE_HORIZON, offsetText, type DurationUnit } from "@writ/runtime";
+import { offsetOf, tzdataVersion, zoneRefusal } from "../zones/tz.js";
 import { KEYWORDS } from "../syntax/tokens.js";
 import { tokenEnd, type SourceCheck } from "./check.js";
 import { describeDeclaration } from "./describe.js";
@@ -34,6 +35,10 @@ export function hoverAt(check: SourceCheck, offset: number): HoverInfo | null {
   if (!token) return null;
   if (token.tokenType.name === "DurationLiteral") {
     return { range: { start: token.startOffset, end: tokenEnd(token) }, markdown: durationDoc(token.image) };
+  }
+  if (token.tokenType.name === "StringLiteral") {
+    const doc = zoneDoc(token.image.slice(1, -1));
+    return doc ? { range: { start: token.startOffset, end: tokenEnd(token) }, markdown: doc } : null;
   }
   const keyword = keywordOf(token.tokenType);
   const text = tokenText(token.tokenType);
@@ -110,6 +115,15 @@ export function tokenAt(tokens: readonly IToken[], offset: number): IToken | und
 }
 
 /** A duration literal's help: its fixed length in milliseconds, and what it adds to and compares with. */
+/** A string that names a time zone (a calendar field's argument, a zone constant): its offset now and its tz release. */
+function zoneDoc(name: string): string | null {
+  if (!name.includes("/") && name !== "UTC") return null;
+  if (zoneRefusal(name) !== null) return null;
+  const [from, to] = ZONE_HORIZON.map((s) => new Date(s * 1000).toISOString().slice(0, 10));
+  const now = offsetText(offsetOf(name, Math.floor(Date.now() / 1000)));
+  return `time zone \`${name}\`: ${now} now (tzdata ${tzdataVersion()}). A calendar field in it reads the zone's clock; the bundle embeds its offsets from ${from} to ${to} (UTC), beyond which the field faults (EVAL-004).`;
+}
+
 function durationDoc(text: string): string {
   const unit = /(ms|[smhd])$/.exec(text)![1] as DurationUnit;
   const ms = Number(text.slice(0, -unit.length)) * DURATION_UNITS[unit];

@@ -4,6 +4,7 @@ import {
   PAYLOAD_TYPES,
   SIGNATURE_FILE,
   buildManifest,
+  serializeIr,
   serializeJson,
   signObject,
   type BundleManifest,
@@ -39,7 +40,7 @@ export function emit(ctx: PhaseContext, ast: PolicyAst, ir: PolicyIr, options: E
   const content = new Map<string, Uint8Array>([
     [BUNDLE_FILES.source, utf8.encode(ctx.text)],
     [BUNDLE_FILES.schema, utf8.encode(serializeJson(signalsSchema(ast)))],
-    [BUNDLE_FILES.ir, utf8.encode(serializeJson(ir))],
+    [BUNDLE_FILES.ir, utf8.encode(serializeIr(ir))],
   ]);
   const manifest = buildManifest({ policyId: ir.policyId, version: ir.version, governs: ir.governs.action, compiler: COMPILER }, content);
   const files = new Map(content).set(MANIFEST_FILE, utf8.encode(serializeJson(manifest)));

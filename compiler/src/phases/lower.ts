@@ -7,6 +7,7 @@ import {
   carriesExactly,
   decimalPlaces,
   decimalText,
+  isCalendarOp,
   isCalledArithOp,
   isComparison,
   irOperands,
@@ -26,7 +27,8 @@ import {
 import type { Expr, ListItem, PolicyAst } from "../syntax/ast.js";
 import type { PhaseContext } from "./context.js";
 import type { Symbols } from "./resolve.js";
-import type { Typing } from "./type-check.js";
+import { zoneName, type Typing } from "./type-check.js";
+import { zoneTables } from "../zones/tz.js";
 
 /**
  * Phase lower. Guarantees: the IR evaluates exactly as the source reads (docs/language.md "Evaluation"):
@@ -54,6 +56,7 @@ export function lower(_ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, typi
           ? { type: "string", format: s.type.kind, optional: s.optional }
           : { type: s.type.kind, optional: s.optional };
   }
+  const zones = new Set(rules.flatMap((r) => zonesOf(r.when)));
   return {
     irVersion: irVersionOf(ast, rules),
     policyId: ast.policyId.value,
@@ -62,7 +65,14 @@ export function lower(_ctx: PhaseContext, ast: PolicyAst, symbols: Symbols, typi
     signals,
     rules,
     otherwise: ast.otherwise ? { verdict: ast.otherwise.verdict, reason: ast.otherwise.reason.value } : null,
+    // Only the zones the kept rules name: a policy that names none has no `zones`, and its IR keeps its bytes.
+    ...(zones.size > 0 ? { zones: zoneTables(zones) } : {}),
   };
+}
+
+/** The zones a condition's calendar fields name. */
+function zonesOf(e: IrExpr): string[] {
+  return [...(e.op === "calendar" ? [e.zone] : []), ...irOperands(e).flatMap(zonesOf)];
 }
 
 /**
@@ -82,7 +92,7 @@ export function irVersionOf(ast: PolicyAst, rules: readonly IrRule[]): 1 | typeo
 }
 
 /** The nodes version 2 added: arithmetic (which faults), `lower`, `abs`, `in_cidr` and `now`. */
-const VERSION_2_NODES: ReadonlySet<IrExpr["op"]> = new Set(["arith", "lower", "abs", "in_cidr", "now"]);
+const VERSION_2_NODES: ReadonlySet<IrExpr["op"]> = new Set(["arith", "lower", "abs", "in_cidr", "now", "calendar"]);
 
 function usesVersion2(e: IrExpr): boolean {
   return VERSION_2_NODES.has(e.op) || irOperands(e).some(usesVersion2);
@@ -118,6 +128,7 @@ class Lowering {
         const arg = e.args[0]!;
         if (!isFunctionName(fn)) throw new Error(`call of unknown function \`${fn}\` reached lowering`); // E407 stops before
         if (isCalledArithOp(fn)) return arithmetic(fn, this.expr(arg), this.expr(e.args[1]!), this.isDecimal(e));
+        if (isCalendarOp(fn)) return { op: "calendar", fn, arg: this.expr(arg), zone: zoneName(e.args[1]!, this.symbols)! };
         if (fn === "present") {
           const name = arg.kind === "ref" ? arg.name : "";
           // A required signal is always present once the signals validate.

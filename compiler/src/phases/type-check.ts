@@ -8,6 +8,7 @@ import {
   isTimestamp,
   type ArithOp,
   type CompareKind,
+  type FunctionName,
 } from "@writ/runtime";
 import { operandsOf, type ConstDecl, type Expr, type ListItem, type PolicyAst, type ScalarValue, type SignalDecl } from "../syntax/ast.js";
 import { labelOf, OPERATORS, type Comparison, type OperandType, type Signature } from "../syntax/operators.js";
@@ -15,6 +16,7 @@ import type { Span } from "../diagnostics/source.js";
 import { printExpr } from "../fmt/print-expr.js";
 import type { PhaseContext } from "./context.js";
 import type { Symbols } from "./resolve.js";
+import { zoneRefusal } from "../zones/tz.js";
 
 /**
  * `enumOf` remembers which enum a string came from, so `currency == "YEN"` is caught at compile time. A number's
@@ -324,6 +326,7 @@ class Checker {
       e.args.forEach((a) => this.expr(a));
       return ERROR;
     }
+    if (typing === "zoned") return this.zoned(e);
     if (typing !== "signal name") {
       const t = this.signature(e.args, typing, labelOf(name));
       return t.t === "number" && isCalledArithOp(name) ? this.arithmetic(name, [e.args[0]!, e.args[1]!], e.span, t) : t;
@@ -335,6 +338,35 @@ class Checker {
       return ERROR;
     }
     return BOOLEAN;
+  }
+
+  /**
+   * A calendar field: a timestamp, and a zone named by a string literal or string constant (E513), so the compiler
+   * knows which table to embed; an integer.
+   */
+  private zoned(e: Extract<Expr, { kind: "call" }>): Type {
+    const [at, zone] = [e.args[0]!, e.args[1]!];
+    const what = labelOf(e.fn.name as FunctionName);
+    const t = this.expr(at);
+    const z = this.expr(zone);
+    if (t.t === "error" || z.t === "error") return ERROR;
+    if (t.t !== "timestamp") {
+      this.ctx.sink.report("E503", at.span, `${what} needs a timestamp, found ${describeType(t)}`);
+      return ERROR;
+    }
+    const name = zoneName(zone, this.symbols);
+    if (name === null) {
+      this.ctx.sink.report("E513", zone.span, `the zone of ${what} must be a string literal or string constant, found ${describeType(z)}`, [
+        'name the zone where the policy is compiled, so its table is embedded: `"Europe/London"`, or a constant `const ZONE = "Europe/London"`',
+      ]);
+      return ERROR;
+    }
+    const refusal = zoneRefusal(name);
+    if (refusal !== null) {
+      this.ctx.sink.report("E513", zone.span, `\`${name}\` is not an IANA time-zone name`, refusal);
+      return ERROR;
+    }
+    return INTEGER;
   }
 
   private membership(e: Extract<Expr, { kind: "in" }>): Type {
@@ -514,7 +546,14 @@ class Checker {
 function computesNumbers(name: string): boolean {
   if (!isFunctionName(name)) return false;
   const { typing } = OPERATORS[name];
-  return typing !== "signal name" && typing.operands === "number";
+  return typing !== "signal name" && typing !== "zoned" && typing.operands === "number";
+}
+
+/** The zone a calendar field names: a string literal, or a string constant's value; null when it is neither. */
+export function zoneName(e: Expr, symbols: Symbols): string | null {
+  if (e.kind === "literal") return typeof e.value === "string" ? e.value : null;
+  const c = e.kind === "ref" ? symbols.consts.get(e.name)?.value : undefined;
+  return c?.kind === "scalar" && typeof c.value === "string" && !symbols.signals.has((e as { name: string }).name) ? c.value : null;
 }
 
 function isInteger(t: Type): boolean {

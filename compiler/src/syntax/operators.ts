@@ -77,8 +77,11 @@ export interface InfixSyntax<Typing> extends Described {
 }
 export interface FunctionSyntax extends Described {
   readonly arity: number;
-  /** `signal name`: the argument must be the name of a signal (E506), as for `present`. */
-  readonly typing: Signature | "signal name";
+  /**
+   * `signal name`: the argument must be the name of a signal (E506), as for `present`; `zoned`: a timestamp and a
+   * zone name, a string literal or constant that names an IANA zone (E513), giving an integer (the calendar fields).
+   */
+  readonly typing: Signature | "signal name" | "zoned";
 }
 /** `in`, `range` and `matches`: predicates with a grammar of their own (a list or range, a regular expression). */
 export interface PredicateSyntax<Typing> extends Described {
@@ -307,6 +310,36 @@ export const OPERATORS: { readonly [K in IrOperatorName]: SyntaxOf<K> } = {
       operands: "two number expressions (E503); a decimal with a number is E510",
       result: "the greater; decimal if one is, integer if both are, else number",
       example: "`max(amount, daily_total) > LIMIT`",
+    },
+  },
+  weekday: {
+    arity: 2,
+    typing: "zoned",
+    doc: {
+      written: "`weekday(t, zone)`",
+      operands: "a timestamp expression (E503) and an IANA zone name, a string literal or constant (E513)",
+      result: "integer: the ISO weekday of `t` in the zone, Monday 1 to Sunday 7; outside 1970 to 2100, a fault (EVAL-004)",
+      example: '`weekday(requested_at, "Europe/London") >= 6`',
+    },
+  },
+  local_hour: {
+    arity: 2,
+    typing: "zoned",
+    doc: {
+      written: "`local_hour(t, zone)`",
+      operands: "a timestamp expression (E503) and an IANA zone name, a string literal or constant (E513)",
+      result: "integer: the hour of `t` on the zone's clock, 0 to 23; outside 1970 to 2100, a fault (EVAL-004)",
+      example: '`local_hour(requested_at, "America/New_York") in 9..16`',
+    },
+  },
+  local_minute_of_day: {
+    arity: 2,
+    typing: "zoned",
+    doc: {
+      written: "`local_minute_of_day(t, zone)`",
+      operands: "a timestamp expression (E503) and an IANA zone name, a string literal or constant (E513)",
+      result: "integer: minutes since midnight on the zone's clock, 0 to 1439; outside 1970 to 2100, a fault (EVAL-004)",
+      example: '`local_minute_of_day(requested_at, "Europe/London") < 570`',
     },
   },
   present: {

@@ -106,7 +106,9 @@ describe("completion in context", () => {
   });
 
   it("completes within the section at the cursor when an earlier one does not parse", () => {
-    expect(labels(`${good}rule b when n > > 2 reject "y"\nrule c when `)).toBe("n s L len lower abs min max present not true false now");
+    expect(labels(`${good}rule b when n > > 2 reject "y"\nrule c when `)).toBe(
+      "n s L len lower abs min max weekday local_hour local_minute_of_day present not true false now",
+    );
   });
 
   it("offers nothing inside a string, a pattern, a comment or an unterminated string", () => {
@@ -178,5 +180,50 @@ describe("now in the editor", () => {
     expect(definitionAt(check, text.indexOf("now") + 1)).toBeNull();
     const rename = renameAt(check, text.indexOf("now") + 1, "then");
     expect("edits" in rename ? rename.edits : []).toEqual([]);
+  });
+});
+
+describe("calendar fields in the editor", () => {
+  const text = [
+    'policy "z" version "1.0.0"',
+    'governs "a"',
+    "signals {",
+    "  requested_at: timestamp",
+    "}",
+    'const LONDON = "Europe/London"',
+    'rule late when local_hour(requested_at, "America/New_York") > 17 escalate "late"',
+    'rule weekend when weekday(requested_at, LONDON) >= 6 reject "weekend"',
+    'otherwise approve "ok"',
+    "",
+  ].join("\n");
+  const check = checkSource("z.writ", text);
+
+  it("a field's hover gives its doc from the operator table", () => {
+    expect(check.diagnostics).toEqual([]);
+    const hover = hoverAt(check, text.indexOf("local_hour") + 2)!.markdown;
+    expect(hover).toContain("local_hour(t, zone)");
+    expect(hover).toContain("the hour of `t` on the zone's clock, 0 to 23");
+  });
+
+  it("a zone's hover gives its offset now and the tz release the bundle's table comes from", () => {
+    const hover = hoverAt(check, text.indexOf("America/New_York") + 2)!.markdown;
+    expect(hover).toMatch(/^time zone `America\/New_York`: UTC-0[45]:00 now \(tzdata [^)]+\)\./);
+    expect(hover).toContain("from 1970-01-01 to 2100-01-01 (UTC), beyond which the field faults (EVAL-004)");
+    expect(hoverAt(check, text.indexOf('"late"') + 2)).toBeNull();
+  });
+
+  it("completes zone names inside a field's zone argument, and nothing inside other strings", () => {
+    const typed = `${text}rule x when weekday(requested_at, "Europe/Lon`;
+    const zones = completionsAt(checkSource("z.writ", typed), typed.length);
+    expect(zones.map((c) => c.label)).toEqual(["Europe/London"]);
+    expect(zones[0]).toMatchObject({
+      kind: "zone",
+      detail: expect.stringMatching(/^UTC\+0[01]:00 now$/),
+      replaces: { start: typed.length - "Europe/Lon".length, end: typed.length },
+    });
+    const empty = `${text}rule x when weekday(requested_at, "`;
+    expect(completionsAt(checkSource("z.writ", empty), empty.length).length).toBeGreaterThan(400);
+    const other = `${text}rule y when weekday(requested_at, LONDON) == 1 reject "Europe/Lon`;
+    expect(completionsAt(checkSource("z.writ", other), other.length)).toEqual([]);
   });
 });

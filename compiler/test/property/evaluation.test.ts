@@ -12,7 +12,8 @@
  * a decimal signal computes on exact rationals (bigints), faulting out of range; timestamps compare as instants via
  * Date.parse (a value Date.parse cannot read is unknown); `len` counts code points; `lower` folds A to Z; `%` is
  * truncated division's remainder (EVAL-001 by zero); `abs`, `min`, `max` as in arithmetic; versions compare by the
- * semver package's `compare`; addresses and `in_cidr` by node:net's BlockList;
+ * semver package's `compare`; addresses and `in_cidr` by node:net's BlockList; calendar fields as
+ * Intl.DateTimeFormat reads the zone's clock, a fault (EVAL-004) outside 1970 to 2100;
  * `matches` is `new RegExp(pattern, "u").test`.
  *
  * Signal sets are generated per declared type and bounds, around the literals the policy mentions, sometimes
@@ -48,10 +49,21 @@ const SIGNAL_SETS = 25;
 // ---------------------------------------------------------------------------------------------------------
 // Reference interpreter over the AST
 
+/** A calendar field as Intl.DateTimeFormat reads the zone's clock: independent of the zone tables. */
+function intlField(fn: "weekday" | "local_hour" | "local_minute_of_day", ms: number, zone: string): number {
+  const parts = new Intl.DateTimeFormat("en-US", { timeZone: zone, hourCycle: "h23", weekday: "short", hour: "numeric", minute: "numeric" })
+    .formatToParts(ms)
+    .reduce<Record<string, string>>((o, p) => ({ ...o, [p.type]: p.value }), {});
+  const hour = Number(parts["hour"]);
+  if (fn === "local_hour") return hour;
+  if (fn === "local_minute_of_day") return hour * 60 + Number(parts["minute"]);
+  return ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].indexOf(parts["weekday"]!) + 1;
+}
+
 const UNKNOWN = Symbol("unknown");
 /** A fault (docs/language.md "Faults"): a value of its own, which only `and`'s false and `or`'s true absorb. */
 class Fault {
-  constructor(readonly code: "EVAL-001" | "EVAL-002" | "EVAL-003") {}
+  constructor(readonly code: "EVAL-001" | "EVAL-002" | "EVAL-003" | "EVAL-004") {}
 }
 /** An instant computed by arithmetic on time, in milliseconds (the runtime writes it as RFC 3339 text). */
 class Instant {
@@ -309,6 +321,20 @@ class Reference {
         if (v instanceof Rational) return v.n < 0n ? new Rational(-v.n, v.d) : v;
         return typeof v === "number" ? Math.abs(v) : UNKNOWN;
       }
+      case "weekday":
+      case "local_hour":
+      case "local_minute_of_day": {
+        const v = this.eval(arg, input);
+        if (v instanceof Fault || v === UNKNOWN) return v;
+        const ms = this.instant(v as ScalarValue | Instant);
+        if (ms === UNKNOWN) return UNKNOWN;
+        const zoneArg = e.args[1]!;
+        const constant = zoneArg.kind === "ref" ? this.consts.get(zoneArg.name)?.value : undefined;
+        const name = String(zoneArg.kind === "literal" ? zoneArg.value : constant?.kind === "scalar" ? constant.value : "");
+        // The horizon: 1970-01-01 to 2100-01-01 UTC; the fields as ICU's own clock reads them.
+        if (ms < 0 || ms >= Date.UTC(2100, 0, 1)) return new Fault("EVAL-004");
+        return exact ? Rational.of(intlField(fn, ms, name)) : intlField(fn, ms, name);
+      }
       case "min":
       case "max": {
         const inExact = exact || this.mentionsDecimal(e);
@@ -448,12 +474,13 @@ function claimsOf(ast: PolicyAst, warnings: readonly Diagnostic[], faultClaims: 
 
 /**
  * Two runs: the policies of every operator W606 models, with every analyzer claim checked; and the same generator with
- * `%`, `abs`, `min`, `max`, `semver` and `ip` signals too (issue 41), which W606 does not model yet (analysis/faults.ts),
- * so its fault-free claims are not checked there.
+ * `%`, `abs`, `min`, `max`, `semver` and `ip` signals and calendar fields too (issue 41), which W606 does not model
+ * fully (analysis/faults.ts), so its fault-free claims are not checked there; the reference reads the calendar fields
+ * with Intl.DateTimeFormat, so that run also checks the embedded zone tables against ICU.
  */
 const RUNS = [
   { label: "", remainderAndBounds: false, policies: POLICIES },
-  { label: " with % abs min max, semver, ip and now", remainderAndBounds: true, policies: POLICIES / 2 },
+  { label: " with % abs min max, semver, ip, now and calendar fields", remainderAndBounds: true, policies: POLICIES / 2 },
 ];
 
 /**

@@ -40,8 +40,8 @@ export interface PolicyOptions {
    */
   readonly exactAtoms?: boolean;
   /**
-   * Also `%`, `abs`, `min` and `max` in arithmetic, and `semver` and `ip` signals with their comparisons and
-   * `in_cidr`. Default off, so the policies of tools that do not model them yet (`writ diff`, W606) are the ones they
+   * Also `%`, `abs`, `min` and `max` in arithmetic, `semver` and `ip` signals with their comparisons and `in_cidr`,
+   * and calendar fields of timestamps in a zone. Default off, so the policies of tools that do not model them yet (`writ diff`, W606) are the ones they
    * were; the evaluation, explanation and formatting properties turn it on.
    */
   readonly remainderAndBounds?: boolean;
@@ -1115,6 +1115,29 @@ class Exprs {
       when(tsLists.length > 0, 1, () =>
         fc.tuple(ts, fc.constantFrom("in", "not in"), fc.constantFrom(...tsLists)).map(([a, op, l]) => `${a} ${op} ${l.name}`),
       ),
+      when(this.remainderAndBounds, 6, () => this.calendarAtom(ts, cmp)),
+    );
+  }
+
+  /** PolicyOptions.remainderAndBounds: a calendar field of a timestamp, shifted or not, in a zone, compared or in a range. */
+  private calendarAtom(ts: fc.Arbitrary<string>, cmp: fc.Arbitrary<string>): fc.Arbitrary<string> {
+    const instant = fc.oneof(
+      { weight: 3, arbitrary: ts },
+      { weight: 1, arbitrary: fc.tuple(ts, fc.constantFrom("+", "-"), durationArb).map(([a, sign, d]) => `${a} ${sign} ${d}`) },
+    );
+    const field = fc
+      .tuple(
+        fc.constantFrom("weekday", "local_hour", "local_minute_of_day"),
+        instant,
+        fc.constantFrom("Europe/London", "America/New_York", "Asia/Kathmandu", "Australia/Lord_Howe", "UTC"),
+      )
+      .map(([fn, at, zone]) => `${fn}(${at}, "${zone}")`);
+    const bound = fc.oneof(fc.integer({ min: 0, max: 24 }), fc.integer({ min: -1, max: 1440 }));
+    return fc.oneof(
+      fc.tuple(field, cmp, bound).map(([f, op, n]) => `${f} ${op} ${n}`),
+      fc
+        .tuple(field, fc.constantFrom("in", "not in"), bound, bound)
+        .map(([f, op, a, b]) => `${f} ${op} ${Math.min(a, b)}..${Math.max(a, b)}`),
     );
   }
 

@@ -24,7 +24,7 @@ export const CAPABILITIES: readonly string[] = [
   "signal-validation",
 ];
 /** Names the evaluation semantics (docs/language.md "Evaluation"); changes whenever a decision could. */
-export const EVALUATOR_SEMANTICS = "writ.evaluator/first-match/kleene/exact-decimal/faults/remainder/semver/ip/time/now/v5";
+export const EVALUATOR_SEMANTICS = "writ.evaluator/first-match/kleene/exact-decimal/faults/remainder/semver/ip/time/now/zones/v5";
 /**
  * Names how signals are validated before evaluation (signals/validate.ts): the signals schema as JSON Schema draft-07
  * without coercion, defaults or removal of members, patterns with the `u` flag, `date-time` as writ's RFC 3339

@@ -2,6 +2,7 @@ import { POLICY_ID_PATTERN as WIRE_POLICY_ID_PATTERN } from "@writ/wire/constant
 import semver from "semver";
 import { canonicalJson } from "../canonical/jcs.js";
 import { sha256Hex } from "../canonical/digest.js";
+import type { PolicyIr } from "../ir/types.js";
 import type { PAYLOAD_TYPES } from "../signing/payload-types.js";
 
 /**
@@ -94,4 +95,16 @@ export function buildManifest(
 /** Bundle JSON files are pretty-printed with a final newline; they are hashed as written. */
 export function serializeJson(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/**
+ * policy.ir.json as written: serializeJson's form, except that in the zone tables (`zones`, the IR's last member) each
+ * `[instant, offset]` pair takes one line, so a table of 258 pairs is 258 lines and a tz release's change is a diff of
+ * the pairs it moved. An IR without zones is exactly serializeJson's.
+ */
+export function serializeIr(ir: PolicyIr): string {
+  const text = serializeJson(ir);
+  const zones = text.indexOf('\n  "zones": {');
+  if (zones < 0) return text;
+  return text.slice(0, zones) + text.slice(zones).replace(/\[\n\s+(-?\d+),\n\s+(-?\d+)\n\s+\]/g, "[$1, $2]");
 }

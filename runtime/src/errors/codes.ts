@@ -279,6 +279,7 @@ export const ERROR_CODES = {
   "EVAL-001": EVAL("EVAL-001"),
   "EVAL-002": EVAL("EVAL-002"),
   "EVAL-003": EVAL("EVAL-003"),
+  "EVAL-004": EVAL("EVAL-004"),
   "SYS-021": {
     status: 422,
     message: "no pending execution found for override",

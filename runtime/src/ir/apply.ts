@@ -5,6 +5,7 @@ import { compileLinearRegExp } from "../regex/linear-regexp.js";
 import { cidrSpan, ipAddress } from "../signals/ip.js";
 import {
   ARITHMETIC_OPERATORS,
+  CALENDAR_OPERATORS,
   COMPARISON_OPERATORS,
   LOGICAL_OPERATORS,
   SPECIAL_OPERATORS,
@@ -17,6 +18,8 @@ import {
 import { instantText } from "./time.js";
 import type { IrNode } from "./types.js";
 import { COMPARISON_DOMAINS, isScalar, UNKNOWN, type Value } from "./values.js";
+import { localMs } from "./local-time.js";
+import { offsetAt, type ZoneTable } from "./zones.js";
 
 /**
  * Each IR node's operator applied to its operands, built once per node from the operator table: given the functions
@@ -165,6 +168,29 @@ export function timeArithmetic(node: IrNode<"arith">, left: Operand, right: Oper
     const text = typeof a === "string" && typeof b === "string" ? r : typeof a === "string" || typeof b === "string" ? instantText(r) : r;
     if (text === null || (typeof text === "number" && !Number.isSafeInteger(text))) throw new EvaluationFaultSignal("EVAL-002", node);
     return text;
+  };
+}
+
+/** The table of a calendar node's zone, fixed when the IR is prepared; an IR without it is refused then. */
+export function zoneTableOf(node: IrNode<"calendar">, zones: ReadonlyMap<string, ZoneTable>): ZoneTable {
+  const table = zones.get(node.zone);
+  if (table === undefined) throw new IrUnsupportedError(`zone \`${node.zone}\` has no table in the IR's \`zones\``);
+  return table;
+}
+
+/**
+ * A calendar field of a timestamp's local time in the node's zone (zones.ts): unknown unless the operand is a
+ * timestamp; an instant outside the table's horizon is a fault (EVAL-004).
+ */
+export function calendar(node: IrNode<"calendar">, arg: Operand, table: ZoneTable): Operand {
+  const { field } = declared(CALENDAR_OPERATORS, node.fn, "IR operator");
+  const instant = COMPARISON_DOMAINS.timestamp;
+  return (s) => {
+    const ms = instant(arg(s));
+    if (typeof ms !== "number") return UNKNOWN;
+    const offset = offsetAt(table, ms);
+    if (offset === null) throw new EvaluationFaultSignal("EVAL-004", node);
+    return field(localMs(ms, offset));
   };
 }
 

@@ -1,6 +1,7 @@
 import { IrUnsupportedError } from "../errors.js";
 import {
   arithmetic,
+  calendar,
   comparison,
   decisionNow,
   exactArithmetic,
@@ -17,6 +18,7 @@ import {
   stringTest,
   timeArithmetic,
   unary,
+  zoneTableOf,
   type DecimalOperand,
   type Operand,
   type Signals,
@@ -28,7 +30,8 @@ import { decimalPlaces } from "./scale.js";
 import { readsNow } from "./reads-now.js";
 import { decisionInstant } from "./time.js";
 import { written } from "./written.js";
-import { IR_VERSIONS, OTHERWISE_RULE_ID, type IrExpr, type IrSignal, type PolicyIr, type Verdict } from "./types.js";
+import { IR_VERSIONS, OTHERWISE_RULE_ID, type IrExpr, type IrSignal, type IrZones, type PolicyIr, type Verdict } from "./types.js";
+import { prepareZones, type ZoneTable } from "./zones.js";
 
 /**
  * What a policy decides for one set of signals: a verdict by a rule; undecided (no rule true and no catch-all,
@@ -62,7 +65,7 @@ export function preparePolicy(ir: PolicyIr): PreparedPolicy {
       `IR version \`${String(ir.irVersion)}\` is not supported (this runtime reads ${IR_VERSIONS.join(" and ")})`,
     );
   }
-  const compiler = new Compiler(ir.signals);
+  const compiler = new Compiler(ir.signals, prepareZones(ir.zones));
   const rules = ir.rules.map((rule) => ({ rule, test: compiler.compile(rule.when) }));
   const otherwise = ir.otherwise;
   const needsNow = ir.rules.some((rule) => readsNow(rule.when));
@@ -106,12 +109,15 @@ export function faultOf(ruleId: string, signal: EvaluationFaultSignal): Evaluati
  * For tools that reason about conditions (`writ diff`); throws IrUnsupportedError for an operator this runtime lacks,
  * and EvaluationFaultSignal when computing it faults.
  */
-export function prepareExpression(expr: IrExpr, signals: Readonly<Record<string, IrSignal>> = {}): Operand {
-  return new Compiler(signals).compile(expr);
+export function prepareExpression(expr: IrExpr, signals: Readonly<Record<string, IrSignal>> = {}, zones?: IrZones): Operand {
+  return new Compiler(signals, prepareZones(zones)).compile(expr);
 }
 
 class Compiler {
-  constructor(private readonly signals: Readonly<Record<string, IrSignal>>) {}
+  constructor(
+    private readonly signals: Readonly<Record<string, IrSignal>>,
+    private readonly zones: ReadonlyMap<string, ZoneTable>,
+  ) {}
 
   compile(expr: IrExpr): Operand {
     switch (expr.op) {
@@ -156,6 +162,8 @@ class Compiler {
         return matches(expr, this.compile(expr.value));
       case "in_cidr":
         return inCidr(expr, this.compile(expr.arg));
+      case "calendar":
+        return calendar(expr, this.compile(expr.arg), zoneTableOf(expr, this.zones));
       default:
         // Every other node is a unary operator's (`{op, arg}`): an op the table does not declare is refused first.
         if (!isUnaryOp(expr.op)) throw new IrUnsupportedError(`IR operator \`${String(expr.op)}\` is not supported`);

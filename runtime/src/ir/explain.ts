@@ -1,6 +1,7 @@
 import { IrUnsupportedError } from "../errors.js";
 import {
   arithmetic,
+  calendar,
   timeArithmetic,
   comparison,
   decisionNow,
@@ -17,6 +18,7 @@ import {
   signal,
   stringTest,
   unary,
+  zoneTableOf,
   type DecimalOperand,
   type Operand,
   type Signals,
@@ -29,7 +31,8 @@ import { decimalPlaces, isDecimalNode } from "./scale.js";
 import { readsNow } from "./reads-now.js";
 import { decisionInstant, durationText } from "./time.js";
 import { OTHERWISE_RULE_ID, type IrExpr, type IrOutcome, type IrSignal, type PolicyIr, type Scalar, type Verdict } from "./types.js";
-import { UNKNOWN, type Value } from "./values.js";
+import { COMPARISON_DOMAINS, UNKNOWN, type Value } from "./values.js";
+import { offsetAt, offsetText, prepareZones, type ZoneTable } from "./zones.js";
 import { written } from "./written.js";
 
 export { written } from "./written.js";
@@ -50,6 +53,8 @@ export interface ExplainedExpr {
   readonly value: Scalar | null;
   /** A decimal's exact value, with the places of its type: `1000.30`; a duration's (`value` its milliseconds): `30d`. */
   readonly exact?: string;
+  /** A calendar field's: the UTC offset of the local time it was read from (`UTC+01:00`). */
+  readonly offset?: string;
   /** The fault computing this node was (faults.ts); only on the node that faulted, not on the nodes above it. */
   readonly fault?: FaultCode;
   /** What it was computed from, explained alike; absent for a literal, a signal, `now` and `present(...)`. */
@@ -93,7 +98,7 @@ interface Node {
  */
 export function explain(ir: PolicyIr, signals: Signals, now?: Date): Explained {
   const reads = ir.rules.some((rule) => readsNow(rule.when));
-  const explainer = new Explainer(ir.signals, signals, reads ? decisionInstant(requiredNow(now)) : undefined);
+  const explainer = new Explainer(ir.signals, signals, reads ? decisionInstant(requiredNow(now)) : undefined, prepareZones(ir.zones));
   let decision: Decision | null = null;
   const rules = ir.rules.map((rule): ExplainedRule => {
     const { explained, value, fault } = explainer.node(rule.when);
@@ -125,6 +130,7 @@ class Explainer {
     private readonly signals: Signals,
     /** The decision instant's text, as the evaluator passes it (evaluate.ts); only when the policy reads `now`. */
     private readonly now: string | undefined,
+    private readonly zones: ReadonlyMap<string, ZoneTable>,
   ) {}
 
   /** A node's value: its operator applied, by the evaluator's own functions (apply.ts), to its operands' values. */
@@ -187,6 +193,16 @@ class Explainer {
       case "in_cidr": {
         const address = this.node(e.arg);
         return this.compound(e, [address], () => inCidr(e, known(address)));
+      }
+      case "calendar": {
+        const arg = this.node(e.arg);
+        const table = zoneTableOf(e, this.zones);
+        const field = this.compound(e, [arg], () => calendar(e, known(arg), table));
+        const instant = COMPARISON_DOMAINS.timestamp(arg.value);
+        const offset = field.fault === null && typeof instant === "number" ? offsetAt(table, instant) : null;
+        if (offset === null) return field;
+        const { operands, ...own } = field.explained;
+        return { ...field, explained: { ...own, offset: offsetText(offset), ...(operands ? { operands } : {}) } };
       }
       default: {
         if (!isUnaryOp(e.op)) throw new IrUnsupportedError(`IR operator \`${String(e.op)}\` is not supported`);

@@ -3,6 +3,7 @@ export const FAULTS = {
   "EVAL-001": "division by zero",
   "EVAL-002": "result out of range (beyond ±9007199254740991)",
   "EVAL-003": "result underflows to zero",
+  "EVAL-004": "instant outside the zone table's horizon",
 } as const;
 
 export type FaultCode = keyof typeof FAULTS;

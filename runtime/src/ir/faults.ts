@@ -31,6 +31,7 @@ export interface EvaluationFault {
 export function canFault(e: IrExpr): boolean {
   switch (e.op) {
     case "arith":
+    case "calendar":
       return true;
     case "lit":
     case "signal":

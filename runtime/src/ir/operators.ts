@@ -17,6 +17,9 @@
  *                                                        `kind: "time"`, timestamps and durations);
  *                                                        a result that cannot be stated exactly is a fault; written
  *                                                        between its operands (`a % b`) or called (`max(a, b)`)
+ *   calendar    `{op: "calendar", fn: NAME, arg, zone}`     a field of a timestamp's local time in a named zone
+ *                                                        (zones.ts); unknown unless the operand is a timestamp; an
+ *                                                        instant outside the zone table's horizon is a fault
  *   and one of a kind each: `in`, `range`, `matches`, `present`, `in_cidr` (their IR nodes are named after them)
  */
 import { MAX_MAGNITUDE } from "./exact.js";
@@ -24,6 +27,7 @@ import type { FaultCode } from "./fault-codes.js";
 import type { LinearRegExp } from "../regex/linear-regexp.js";
 import { spanHolds, type IpSpan } from "../signals/ip.js";
 import { codePointLength, UNKNOWN, type Scalar, type Value } from "./values.js";
+import { hourOfDay, isoWeekday, minuteOfDay } from "./local-time.js";
 
 export interface UnaryOperator {
   readonly symbol: string;
@@ -71,6 +75,16 @@ export interface ArithmeticOperator {
    * `duration ± duration`; absent where time has no such operator.
    */
   readonly time?: (a: number, b: number) => number;
+}
+
+/** A field of the local time in a zone, called with a timestamp and a zone name: `weekday(ts, "Europe/London")`. */
+export interface CalendarOperator {
+  readonly symbol: string;
+  /** The field of a local time (local-time.ts: milliseconds since 1970 as if the wall clock were UTC). */
+  readonly field: (local: number) => number;
+  /** The least and greatest value the field takes (`writ diff` reads a field as a bounded integer). */
+  readonly least: number;
+  readonly greatest: number;
 }
 
 /** An operator on exact decimals: units (bigints) in, units out (exact.ts). */
@@ -185,6 +199,14 @@ export const ARITHMETIC_OPERATORS = {
   },
 } as const satisfies Record<string, ArithmeticOperator>;
 
+/** The calendar fields of a timestamp in a named zone (zones.ts), each an integer. */
+export const CALENDAR_OPERATORS = {
+  /** ISO 8601: Monday 1 to Sunday 7. */
+  weekday: { symbol: "weekday", field: isoWeekday, least: 1, greatest: 7 },
+  local_hour: { symbol: "local_hour", field: hourOfDay, least: 0, greatest: 23 },
+  local_minute_of_day: { symbol: "local_minute_of_day", field: minuteOfDay, least: 0, greatest: 1439 },
+} as const satisfies Record<string, CalendarOperator>;
+
 /** The operators with an IR node of their own. */
 export const SPECIAL_OPERATORS = {
   /** `value in [set]`: the set holds the value, both mapped into the comparison domain. */
@@ -208,6 +230,7 @@ export type LogicalOp = keyof typeof LOGICAL_OPERATORS;
 export type StringOp = keyof typeof STRING_OPERATORS;
 export type ArithOp = keyof typeof ARITHMETIC_OPERATORS;
 export type SpecialOp = keyof typeof SPECIAL_OPERATORS;
+export type CalendarOp = keyof typeof CALENDAR_OPERATORS;
 
 /** Every operator and built-in function, by name. The families' names are disjoint (a test checks it). */
 export const IR_OPERATORS = {
@@ -216,6 +239,7 @@ export const IR_OPERATORS = {
   ...COMPARISON_OPERATORS,
   ...STRING_OPERATORS,
   ...ARITHMETIC_OPERATORS,
+  ...CALENDAR_OPERATORS,
   ...SPECIAL_OPERATORS,
 };
 export type IrOperatorName = keyof typeof IR_OPERATORS;
@@ -226,16 +250,17 @@ export type CalledArithOp = { [K in ArithOp]: (typeof ARITHMETIC_OPERATORS)[K]["
 export type InfixOp = CompareOp | StringOp | Exclude<ArithOp, CalledArithOp>;
 /** The unary operators written before their operand, and the built-in functions (called by name). */
 export type PrefixOp = { [K in UnaryOp]: (typeof UNARY_OPERATORS)[K]["notation"] extends "prefix" ? K : never }[UnaryOp];
-export type FunctionName = Exclude<UnaryOp, PrefixOp> | CalledArithOp | "present";
+export type FunctionName = Exclude<UnaryOp, PrefixOp> | CalledArithOp | CalendarOp | "present";
 
 const has = (table: object, name: string): boolean => Object.prototype.hasOwnProperty.call(table, name);
 export const isUnaryOp = (name: string): name is UnaryOp => has(UNARY_OPERATORS, name);
 export const isComparison = (name: string): name is CompareOp => has(COMPARISON_OPERATORS, name);
 export const isStringOp = (name: string): name is StringOp => has(STRING_OPERATORS, name);
 export const isArithOp = (name: string): name is ArithOp => has(ARITHMETIC_OPERATORS, name);
+export const isCalendarOp = (name: string): name is CalendarOp => has(CALENDAR_OPERATORS, name);
 export const isCalledArithOp = (name: string): name is CalledArithOp => isArithOp(name) && ARITHMETIC_OPERATORS[name].notation === "call";
 export const isInfixOp = (name: string): name is InfixOp =>
   isComparison(name) || isStringOp(name) || (isArithOp(name) && !isCalledArithOp(name));
 export const isPrefixOp = (name: string): name is PrefixOp => isUnaryOp(name) && UNARY_OPERATORS[name].notation === "prefix";
 export const isFunctionName = (name: string): name is FunctionName =>
-  name === "present" || (isUnaryOp(name) && UNARY_OPERATORS[name].notation === "call") || isCalledArithOp(name);
+  name === "present" || (isUnaryOp(name) && UNARY_OPERATORS[name].notation === "call") || isCalledArithOp(name) || isCalendarOp(name);

@@ -7,14 +7,15 @@
  * is *unknown*. Every operator given an unknown operand yields unknown, except `present`, and `and` / `or`,
  * which follow Kleene's three-valued logic (false and unknown = false, true or unknown = true).
  * A rule fires only when its condition is exactly true; rules are tried in order and the first that fires
- * decides. Arithmetic whose result cannot be stated exactly (division by zero, out of range, underflow) is a fault
- * (faults.ts), which ends the evaluation without a verdict.
+ * decides. Arithmetic whose result cannot be stated exactly (division by zero, out of range, underflow), and a
+ * calendar field of an instant outside its zone table's horizon, are faults (faults.ts), which end the evaluation
+ * without a verdict. A calendar field reads the zone's table from `zones`, which the IR carries (zones.ts).
  *
  * Version 2 added decimal signals, exact arithmetic (`kind: "decimal"`), `lower` and evaluation faults. The runtime
  * reads version 1 too, with the same semantics: its arithmetic is the `number` kind, which now faults. The compiler
  * writes version 1 for a policy that uses none of what version 2 added and no arithmetic (irVersionOf in the compiler).
  */
-import type { ArithOp, CompareOp, LogicalOp, StringOp, UnaryOp } from "./operators.js";
+import type { ArithOp, CalendarOp, CompareOp, LogicalOp, StringOp, UnaryOp } from "./operators.js";
 import type { CompareKind, Scalar } from "./values.js";
 import type { DurationUnit } from "./time.js";
 
@@ -48,7 +49,9 @@ export type IrExpr =
    * Without `kind`, IEEE-754 arithmetic on numbers and integers; `kind: "decimal"`, exact (exact.ts); `kind: "time"`,
    * on timestamps (RFC 3339 strings) and durations (whole milliseconds), exact (time.ts).
    */
-  | { readonly op: "arith"; readonly fn: ArithOp; readonly kind?: "decimal" | "time"; readonly left: IrExpr; readonly right: IrExpr };
+  | { readonly op: "arith"; readonly fn: ArithOp; readonly kind?: "decimal" | "time"; readonly left: IrExpr; readonly right: IrExpr }
+  /** A field of the timestamp `arg`'s local time in `zone`, whose table `PolicyIr.zones` holds (zones.ts). */
+  | { readonly op: "calendar"; readonly fn: CalendarOp; readonly arg: IrExpr; readonly zone: string };
 
 /** The IR node of an operator family, or of one operator. */
 export type IrNode<Op extends IrExpr["op"]> = Extract<IrExpr, { readonly op: Op }>;
@@ -86,6 +89,21 @@ export interface PolicyIr {
   readonly rules: readonly IrRule[];
   /** The catch-all; null when the policy has none (the runtime may then answer SYS-006). */
   readonly otherwise: IrOutcome | null;
+  /** The tables of the zones the conditions name; absent when they name none (zones.ts). */
+  readonly zones?: IrZones;
+}
+
+/**
+ * UTC-offset transitions of named zones, as the compiler took them from its tz database: what the calendar fields
+ * compute with, pinned by `bundle_hash`. Instants and offsets are whole seconds.
+ */
+export interface IrZones {
+  /** The tz database release the tables come from (`2025c`): two builds from different releases differ here. */
+  readonly tzdata: string;
+  /** `[from, to)`: the instants the tables cover; outside, a calendar field is a fault (EVAL-004). */
+  readonly horizon: readonly [number, number];
+  /** By zone name: `[instant, offset]` pairs, the first at the horizon's start, each offset in force until the next. */
+  readonly tables: Readonly<Record<string, readonly (readonly [number, number])[]>>;
 }
 
 /** The name reported as the matched rule when the catch-all decides. */

@@ -29,6 +29,8 @@ export function written(e: IrExpr): string {
       return `${operand(e.value)} ${IR_OPERATORS.range.symbol} ${operand(e.min)}..${operand(e.max)}`;
     case "matches":
       return `${operand(e.value)} ${IR_OPERATORS.matches.symbol} /${e.pattern}/`;
+    case "calendar":
+      return `${IR_OPERATORS[e.fn].symbol}(${written(e.arg)}, ${scalarText(e.zone)})`;
     case "in_cidr":
       return `${operand(e.arg)} ${IR_OPERATORS.in_cidr.symbol} [${e.ranges.map(scalarText).join(", ")}]`;
     default: {
@@ -46,6 +48,6 @@ export function scalarText(v: Scalar): string {
 /** An operand as written inside a larger expression: in parentheses unless it is a literal, a signal, `now` or a call. */
 function operand(e: IrExpr): string {
   const simple =
-    e.op === "lit" || e.op === "signal" || e.op === "now" || isFunctionName(e.op) || (e.op === "arith" && isCalledArithOp(e.fn));
+    e.op === "lit" || e.op === "signal" || e.op === "now" || e.op === "calendar" || isFunctionName(e.op) || (e.op === "arith" && isCalledArithOp(e.fn));
   return simple ? written(e) : `(${written(e)})`;
 }

@@ -61,7 +61,7 @@ describe("the runtime definition", () => {
     expect(definition).toEqual({
       irVersion: 2,
       bundleManifestVersion: 1,
-      evaluatorSemantics: "writ.evaluator/first-match/kleene/exact-decimal/faults/remainder/semver/ip/time/now/v5",
+      evaluatorSemantics: "writ.evaluator/first-match/kleene/exact-decimal/faults/remainder/semver/ip/time/now/zones/v5",
       signalValidationSemantics: "writ.signals/json-schema-draft-07/strict/rfc3339/decimal/nfc/exact-numbers/semver/ip/v3",
       provenanceVersion: "SERVICE_PROVENANCE_V1",
     });

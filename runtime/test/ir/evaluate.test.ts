@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   ARITHMETIC_OPERATORS,
+  CALENDAR_OPERATORS,
   COMPARISON_OPERATORS,
   IR_OPERATORS,
   IrUnsupportedError,
@@ -151,9 +152,17 @@ describe("an IR this runtime does not understand is refused when prepared, not w
 });
 
 it("the operator table's families have disjoint names, none of them another IR node's tag", () => {
-  const families = [UNARY_OPERATORS, LOGICAL_OPERATORS, COMPARISON_OPERATORS, STRING_OPERATORS, ARITHMETIC_OPERATORS, SPECIAL_OPERATORS];
+  const families = [
+    UNARY_OPERATORS,
+    LOGICAL_OPERATORS,
+    COMPARISON_OPERATORS,
+    STRING_OPERATORS,
+    ARITHMETIC_OPERATORS,
+    CALENDAR_OPERATORS,
+    SPECIAL_OPERATORS,
+  ];
   const names = families.flatMap((f) => Object.keys(f));
   expect(new Set(names).size).toBe(names.length);
   expect(Object.keys(IR_OPERATORS).sort()).toEqual([...names].sort());
-  for (const tag of ["lit", "signal", "cmp", "str", "arith"]) expect(names).not.toContain(tag);
+  for (const tag of ["lit", "signal", "cmp", "str", "arith", "calendar"]) expect(names).not.toContain(tag);
 });

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUNDLE_FILES, MANIFEST_FILE, buildManifest, serializeJson, type PolicyIr } from "../../src/index.js";
+import { BUNDLE_FILES, MANIFEST_FILE, buildManifest, serializeIr, serializeJson, type PolicyIr } from "../../src/index.js";
 
 /**
  * A bundle written by hand, as the compiler would (runtime tests do not depend on the compiler).
@@ -62,7 +62,7 @@ export function writeTransferBundle(by: { readonly ir?: PolicyIr; readonly schem
   const files = new Map<string, Uint8Array>([
     [BUNDLE_FILES.source, utf8.encode("# hand-written test bundle\n")],
     [BUNDLE_FILES.schema, utf8.encode(serializeJson(schema))],
-    [BUNDLE_FILES.ir, utf8.encode(serializeJson(ir))],
+    [BUNDLE_FILES.ir, utf8.encode(serializeIr(ir))],
   ]);
   const manifest = buildManifest(
     {

@@ -1041,11 +1041,13 @@ export interface components {
             value: string | number | boolean | null;
             /** @description A decimal's exact value with the places of its type (`1000.30`); `value` is then the nearest number. */
             exact?: string;
+            /** @description A calendar field's: the UTC offset of the local time it was read from (`UTC+01:00`). */
+            offset?: string;
             /**
              * @description The evaluation fault computing this expression was (EVAL codes); only on the expression that faulted.
              * @enum {string}
              */
-            fault?: "EVAL-001" | "EVAL-002" | "EVAL-003";
+            fault?: "EVAL-001" | "EVAL-002" | "EVAL-003" | "EVAL-004";
             /** @description What it was computed from; absent for a literal, a signal and `present(...)`. */
             operands?: components["schemas"]["ExplainedExpr"][];
         };
@@ -1673,6 +1675,7 @@ export interface operations {
              *     - `[EVAL-001@evaluate] division by zero in the rule's condition: nothing was decided` (EVAL-001): division by zero while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
              *     - `[EVAL-002@evaluate] result out of range (beyond ±9007199254740991) in the rule's condition: nothing was decided` (EVAL-002): result out of range (beyond ±9007199254740991) while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
              *     - `[EVAL-003@evaluate] result underflows to zero in the rule's condition: nothing was decided` (EVAL-003): result underflows to zero while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
+             *     - `[EVAL-004@evaluate] instant outside the zone table's horizon in the rule's condition: nothing was decided` (EVAL-004): instant outside the zone table's horizon while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
              */
             422: {
                 headers: {
@@ -1770,6 +1773,7 @@ export interface operations {
              *     - `[EVAL-001@evaluate] division by zero in the rule's condition: nothing was decided` (EVAL-001): division by zero while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
              *     - `[EVAL-002@evaluate] result out of range (beyond ±9007199254740991) in the rule's condition: nothing was decided` (EVAL-002): result out of range (beyond ±9007199254740991) while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
              *     - `[EVAL-003@evaluate] result underflows to zero in the rule's condition: nothing was decided` (EVAL-003): result underflows to zero while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
+             *     - `[EVAL-004@evaluate] instant outside the zone table's horizon in the rule's condition: nothing was decided` (EVAL-004): instant outside the zone table's horizon while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
              */
             422: {
                 headers: {
@@ -1877,6 +1881,7 @@ export interface operations {
              *     - `[EVAL-001@evaluate] division by zero in the rule's condition: nothing was decided` (EVAL-001): division by zero while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
              *     - `[EVAL-002@evaluate] result out of range (beyond ±9007199254740991) in the rule's condition: nothing was decided` (EVAL-002): result out of range (beyond ±9007199254740991) while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
              *     - `[EVAL-003@evaluate] result underflows to zero in the rule's condition: nothing was decided` (EVAL-003): result underflows to zero while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
+             *     - `[EVAL-004@evaluate] instant outside the zone table's horizon in the rule's condition: nothing was decided` (EVAL-004): instant outside the zone table's horizon while a rule's condition was computed: no attestation, nothing consumed, the executionId stays unused; the context names the rule
              */
             422: {
                 headers: {
