@@ -185,8 +185,8 @@ export function zoneTableOf(node: IrNode<"calendar">, zones: ReadonlyMap<string,
 export function calendar(node: IrNode<"calendar">, arg: Operand, table: ZoneTable): Operand {
   const { field } = declared(CALENDAR_OPERATORS, node.fn, "IR operator");
   const instant = COMPARISON_DOMAINS.timestamp;
-  return (s) => {
-    const ms = instant(arg(s));
+  return (s, t) => {
+    const ms = instant(arg(s, t));
     if (typeof ms !== "number") return UNKNOWN;
     const offset = offsetAt(table, ms);
     if (offset === null) throw new EvaluationFaultSignal("EVAL-004", node);
