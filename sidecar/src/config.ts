@@ -11,6 +11,7 @@ import { DEFAULT_CHECKPOINTS } from "./audit/record-log/checkpointer.js";
 import { DEFAULT_SECURITY_EVENT_LIMITS, type SecurityEventLimits } from "./audit/security-event-limiter.js";
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./http/connections.js";
 import { ConfigError, flag, integer, oneOf, path, text, type Env } from "./env.js";
+import { signingThreads } from "./signing/settings.js";
 import { auditRefusal, storageConfig, type StorageConfig } from "./storage/storage-config.js";
 
 export { ConfigError, type Env };
@@ -125,6 +126,11 @@ export interface SidecarConfig {
    * sidecar instance"); null: the one kept in the data dir, or on the PostgreSQL store without one, the host name.
    */
   readonly instanceId: string | null;
+  /**
+   * `SERVICE_SIGNING_THREADS`: threads that sign and self-verify (signing/settings.ts); 0: on the event loop. By
+   * default from the cores the process may use (docs/sidecar.md, "Signing threads").
+   */
+  readonly signingThreads: number;
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -428,6 +434,7 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
       auditPruneMs: integer(env, "SERVICE_AUDIT_PRUNE_INTERVAL_MS", DEFAULT_MAINTENANCE_INTERVALS.auditPruneMs, 100, 86_400_000),
     },
     instanceId: instanceId(env),
+    signingThreads: signingThreads(env),
   };
   if (config.bundleSource === null) checkPoliciesRoot(config.policiesRoot);
   if (config.accessLog && (["fatal", "error", "warn", "silent"] as const).some((hiding) => hiding === config.logLevel)) {

@@ -22,7 +22,11 @@ import type { Sodium } from "sodium-native";
 /** libsodium's secret key: the RFC 8032 seed followed by the public key. Derived once per key object. */
 const secretKeys = new WeakMap<SigningKey, Buffer>();
 
-function secretKeyOf(key: SigningKey): Buffer {
+/**
+ * libsodium's secret key of `key`, once its halves are checked to match (also what the signing pool gives its threads).
+ * @throws KeyError when `key` is not a usable Ed25519 signing key, or its private half's public key is not `key.publicKey`
+ */
+export function secretKeyOf(key: SigningKey): Buffer {
   let secret = secretKeys.get(key);
   if (secret === undefined) {
     // The runtime's own check: an Ed25519 private key whose public half is usable (not small order).

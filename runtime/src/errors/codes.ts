@@ -401,6 +401,14 @@ export const ERROR_CODES = {
       "a configured store failed: a write or its flush failed (a full disk, an I/O error), the data dir's disk is below its free-space reserve (SERVICE_DATA_DIR_RESERVE), or capacity reached; execution fails closed",
     carrier: "body",
   },
+  SIGNER_UNAVAILABLE: {
+    status: 503,
+    message: "signer unavailable",
+    retryable: true,
+    meaning:
+      "the signing thread holding the request stopped (it crashed or exited; it is replaced) or the sidecar is shutting down: nothing was signed, stored or consumed",
+    carrier: "body",
+  },
 } as const satisfies Record<string, ErrorCodeEntry>;
 
 type Table = typeof ERROR_CODES;
