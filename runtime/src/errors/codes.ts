@@ -406,7 +406,7 @@ export const ERROR_CODES = {
     message: "signer unavailable",
     retryable: true,
     meaning:
-      "the signing thread holding the request stopped (it crashed or exited; it is replaced) or the sidecar is shutting down: nothing was signed, stored or consumed",
+      "the signing thread holding the request stopped (it crashed or exited; it is replaced) or the sidecar is shutting down: what it was to sign was not signed, and nothing unsigned was stored or answered (an /evaluate consumed nothing: retry with the same executionId)",
     carrier: "body",
   },
 } as const satisfies Record<string, ErrorCodeEntry>;

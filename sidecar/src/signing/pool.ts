@@ -73,6 +73,8 @@ interface Posted {
 
 interface Thread {
   readonly worker: Worker;
+  /** The worker's threadId, kept: it reads -1 once the thread has exited. */
+  readonly id: number;
   readonly batches: Map<number, Posted>;
   /** Requests in `batches`. */
   requests: number;
@@ -196,7 +198,7 @@ export class SigningPool implements Ed25519Engine {
   /** Starts a thread, at once in service (requests posted before it is ready wait in its port); resolves once ready. */
   #spawn(): Promise<void> {
     const worker = threadOf(this.#script, { keys: this.#keys });
-    const thread: Thread = { worker, batches: new Map(), requests: 0, error: null };
+    const thread: Thread = { worker, id: worker.threadId, batches: new Map(), requests: 0, error: null };
     this.#threads.push(thread);
     const ready = new Promise<void>((resolve, reject) => {
       worker.on("message", (message: BatchAnswer | typeof READY) => {
@@ -281,7 +283,7 @@ export class SigningPool implements Ed25519Engine {
     this.#stopsInARow += 1;
     const delay = this.#stopsInARow < 2 ? 0 : Math.min(MAX_RESPAWN_DELAY_MS, RESPAWN_DELAY_MS * 2 ** (this.#stopsInARow - 2));
     this.#options.onThreadStopped?.(
-      `signing thread ${thread.worker.threadId} stopped (${why}) holding ${held.length} requests, answered 503; replaced${delay > 0 ? ` in ${delay} ms` : ""}`,
+      `signing thread ${thread.id} stopped (${why}) holding ${held.length} requests, answered 503; replaced${delay > 0 ? ` in ${delay} ms` : ""}`,
     );
     if (delay === 0) void this.#spawn();
     else if (this.#respawn === null) {
