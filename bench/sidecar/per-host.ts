@@ -49,7 +49,8 @@ function loadCores(n: number, env: NodeJS.ProcessEnv): string {
 export async function runPerHost(cases: PolicyCases, settings: HostSettings, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const sets: readonly Signals[] = cases.valid.map((c) => c.signals);
   const connections = Number(env["BENCH_CONNECTIONS"] ?? 50);
-  if (!Number.isInteger(connections) || connections < 1) throw new Error(`BENCH_CONNECTIONS must be a positive integer, not ${connections}`);
+  if (!Number.isInteger(connections) || connections < 1)
+    throw new Error(`BENCH_CONNECTIONS must be a positive integer, not ${connections}`);
   const counts = coreCounts(env);
   const medians = new Map<string, number>();
   let sequence = 0;
@@ -94,7 +95,9 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
             expectStatus: 200,
           });
           results.set(name, [...(results.get(name) ?? []), result]);
-          console.log(`  round ${round + 1} ${name.padEnd(9)} ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(3)} ms`);
+          console.log(
+            `  round ${round + 1} ${name.padEnd(9)} ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(3)} ms`,
+          );
         }
       }
       for (const name of SERVERS) medians.set(`${name}@${n}`, summarize(results.get(name)!).rps);
@@ -103,7 +106,9 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
     }
   }
   console.log(`\nmedian req/s at ${connections} connections (writ: SERVICE_SIGNING_THREADS at its default; writ-loop: 0)`);
-  console.log(`${"cores".padEnd(7)}${SERVERS.map((s) => s.padStart(11)).join("")}${"writ/Cerbos".padStart(13)}${"loop/Cerbos".padStart(13)}`);
+  console.log(
+    `${"cores".padEnd(7)}${SERVERS.map((s) => s.padStart(11)).join("")}${"writ/Cerbos".padStart(13)}${"loop/Cerbos".padStart(13)}`,
+  );
   for (const n of counts) {
     const [w, l, c] = SERVERS.map((s) => medians.get(`${s}@${n}`)!);
     console.log(

@@ -125,7 +125,9 @@ async function ed25519Engine(
   }).catch((e: unknown) => {
     throw new ConfigError(`SERVICE_SIGNING_THREADS=${config.signingThreads}: ${(e as Error).message} (0 signs on the event loop)`);
   });
-  notices.push(`signing and self-verifying on ${config.signingThreads} thread${config.signingThreads === 1 ? "" : "s"} (SERVICE_SIGNING_THREADS)`);
+  notices.push(
+    `signing and self-verifying on ${config.signingThreads} thread${config.signingThreads === 1 ? "" : "s"} (SERVICE_SIGNING_THREADS)`,
+  );
   return { engine: pool, pool };
 }
 

@@ -271,7 +271,11 @@ function signingPoolMetrics(registry: Registry, pool: SigningPool): void {
   const gauges = [
     ["writ_signing_threads", "Threads configured to sign and self-verify (SERVICE_SIGNING_THREADS)", "threads"],
     ["writ_signing_threads_running", "Signing threads running now: fewer while a stopped one is being replaced", "running"],
-    ["writ_signing_queue", "Signatures asked for and not yet answered: collected in this turn of the event loop, or on a thread", "waiting"],
+    [
+      "writ_signing_queue",
+      "Signatures asked for and not yet answered: collected in this turn of the event loop, or on a thread",
+      "waiting",
+    ],
   ] as const;
   for (const [name, help, part] of gauges) {
     new Gauge({

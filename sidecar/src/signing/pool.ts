@@ -114,7 +114,8 @@ export class SigningPool implements Ed25519Engine {
   #onBatch: ((seconds: number, requests: number) => void) | null = null;
 
   private constructor(options: SigningPoolOptions) {
-    if (!Number.isInteger(options.threads) || options.threads < 1) throw new RangeError(`a signing pool needs 1 thread or more, not ${options.threads}`);
+    if (!Number.isInteger(options.threads) || options.threads < 1)
+      throw new RangeError(`a signing pool needs 1 thread or more, not ${options.threads}`);
     this.#options = options;
     this.#script = options.script ?? SIGNING_THREAD_SCRIPT;
     this.name = `${options.inline.name} on ${options.threads} signing thread${options.threads === 1 ? "" : "s"}`;

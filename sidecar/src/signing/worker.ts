@@ -8,7 +8,15 @@
 import { createRequire } from "node:module";
 import { parentPort, workerData } from "node:worker_threads";
 import type { Sodium } from "sodium-native";
-import { PUBLIC_KEY_OFFSET, READY, RESULT_BYTES, type BatchAnswer, type ThreadData, type ThreadKey, type ToSigningThread } from "./protocol.js";
+import {
+  PUBLIC_KEY_OFFSET,
+  READY,
+  RESULT_BYTES,
+  type BatchAnswer,
+  type ThreadData,
+  type ThreadKey,
+  type ToSigningThread,
+} from "./protocol.js";
 
 const sodium = createRequire(import.meta.url)("sodium-native") as Sodium;
 /** libsodium's secret key (seed and public key) and the public key, by the pool's slot number. */

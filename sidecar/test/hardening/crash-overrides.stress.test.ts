@@ -24,7 +24,18 @@ import {
   type BuiltSidecar,
   type HttpAnswer,
 } from "../support/built-sidecar.js";
-import { API_KEY, auditPath, evaluateBody, isRecord, mapLimit, parse, prng, show, signingThreadsAt, surfaceAEnv } from "../durability/load.js";
+import {
+  API_KEY,
+  auditPath,
+  evaluateBody,
+  isRecord,
+  mapLimit,
+  parse,
+  prng,
+  show,
+  signingThreadsAt,
+  surfaceAEnv,
+} from "../durability/load.js";
 
 const CYCLES = 10;
 /** Overrides, and confirmations, in flight at once when the kill lands. */

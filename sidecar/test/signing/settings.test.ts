@@ -32,7 +32,13 @@ describe("the cores a process may use", () => {
   it("cgroup v1: the cpu controller's cfs quota over its period; -1 is none", () => {
     const v1 = "4:memory:/x\n2:cpu,cpuacct:/docker/abc\n0::/\n";
     expect(
-      cgroupCores(files({ "/proc/self/cgroup": v1, "/sys/fs/cgroup/cpu/cpu.cfs_quota_us": "50000\n", "/sys/fs/cgroup/cpu/cpu.cfs_period_us": "100000\n" })),
+      cgroupCores(
+        files({
+          "/proc/self/cgroup": v1,
+          "/sys/fs/cgroup/cpu/cpu.cfs_quota_us": "50000\n",
+          "/sys/fs/cgroup/cpu/cpu.cfs_period_us": "100000\n",
+        }),
+      ),
     ).toBe(1);
     expect(
       cgroupCores(
@@ -45,7 +51,11 @@ describe("the cores a process may use", () => {
         }),
       ),
     ).toBe(3);
-    expect(cgroupCores(files({ "/proc/self/cgroup": v1, "/sys/fs/cgroup/cpu/cpu.cfs_quota_us": "-1", "/sys/fs/cgroup/cpu/cpu.cfs_period_us": "100000" }))).toBeNull();
+    expect(
+      cgroupCores(
+        files({ "/proc/self/cgroup": v1, "/sys/fs/cgroup/cpu/cpu.cfs_quota_us": "-1", "/sys/fs/cgroup/cpu/cpu.cfs_period_us": "100000" }),
+      ),
+    ).toBeNull();
   });
 
   it("none outside Linux's cgroups; the affinity capped by the quota, never above it", () => {
@@ -74,6 +84,8 @@ describe("SERVICE_SIGNING_THREADS", () => {
     for (const value of ["-1", "65", "two", "1.5", " "]) {
       expect(() => signingThreads({ SERVICE_SIGNING_THREADS: value })).toThrow(ConfigError);
     }
-    expect(() => signingThreads({ SERVICE_SIGNING_THREADS: "65" })).toThrow("SERVICE_SIGNING_THREADS must be an integer from 0 to 64, not `65`");
+    expect(() => signingThreads({ SERVICE_SIGNING_THREADS: "65" })).toThrow(
+      "SERVICE_SIGNING_THREADS must be an integer from 0 to 64, not `65`",
+    );
   });
 });

@@ -31,10 +31,14 @@ async function call(surface: "a" | "b", method: string, path: string, body?: unk
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  return { status: response.status, body: (response.headers.get("content-type") ?? "").startsWith("application/json") ? JSON.parse(text) : text };
+  return {
+    status: response.status,
+    body: (response.headers.get("content-type") ?? "").startsWith("application/json") ? JSON.parse(text) : text,
+  };
 }
 
-const evaluate = (signals: object, executionId = uid("eval")) => call("a", "POST", "/evaluate", { executionId, ...TRANSFER, verifiedSignals: signals });
+const evaluate = (signals: object, executionId = uid("eval")) =>
+  call("a", "POST", "/evaluate", { executionId, ...TRANSFER, verifiedSignals: signals });
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "writ-signing-threads-"));
@@ -63,7 +67,9 @@ describe("a sidecar signing on 2 threads", () => {
   });
 
   it("signs attestations, override records and execution proofs that verify independently, many at once", async () => {
-    const decided = await Promise.all(Array.from({ length: 20 }, (_, i) => evaluate(i % 2 === 0 ? TRANSFER_SIGNALS.approved : TRANSFER_SIGNALS.pending)));
+    const decided = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => evaluate(i % 2 === 0 ? TRANSFER_SIGNALS.approved : TRANSFER_SIGNALS.pending)),
+    );
     for (const r of decided) {
       expect(r.status).toBe(200);
       expect(independentlyVerifies(PAYLOAD.attestation, r.body.attestation, pem)).toBe(true);
@@ -101,7 +107,10 @@ describe("a sidecar signing on 2 threads", () => {
     // Surface B fails closed the same way: no record is stored for a transaction whose seal's thread died (the cue is
     // in the authorization, which the record carries and the attestation does not).
     const lost = businessTransaction();
-    const sealing = await call("b", "POST", "/execute", { ...lost, authorization: { ...(lost["authorization"] as object), purpose: "crash-throw" } });
+    const sealing = await call("b", "POST", "/execute", {
+      ...lost,
+      authorization: { ...(lost["authorization"] as object), purpose: "crash-throw" },
+    });
     expect(sealing).toEqual({ status: 503, body: { error: "signer unavailable" } });
     expect((await call("b", "GET", `/trust-records/${lost.businessTransactionId}`)).status).toBe(404);
   });
