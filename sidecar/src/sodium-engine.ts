@@ -1,8 +1,8 @@
 /**
  * libsodium's Ed25519 for the sidecar's signing path (runtime `Ed25519Engine`). Measured on the benchmark machine:
- * sign 22 µs and verify 58 µs against node:crypto's 43 and 122 (docs/benchmarks.md, "Sidecar"). It runs on the
- * event loop: both curve operations together cost less CPU than node's thread-pool hand-offs save, and under load
- * the second core is busy with LMDB's writer, the kernel and the load anyway.
+ * sign 22 µs and verify 58 µs against node:crypto's 43 and 122 (docs/benchmarks.md, "Sidecar"). With
+ * SERVICE_SIGNING_THREADS=0 it signs on the event loop: both curve operations together cost less CPU than node's
+ * thread-pool hand-offs save. Otherwise signing/pool.ts signs with it on its threads, and `verify` alone runs here.
  * libsodium's verify also refuses small-order points and non-canonical encodings (docs/signing.md): never weaker than
  * node's. It verifies others' signatures too (`verify`: attestations sent to `/verify` and `/confirm-execution`, Surface
  * B's stored records), against the trust root's keys.
