@@ -125,4 +125,10 @@ describe("a sidecar signing on 2 threads", () => {
     expect(batches).toBeGreaterThan(0);
     expect(Number(/^writ_signing_batch_requests_sum (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(batches);
   });
+
+  it("stops its threads when it closes", async () => {
+    const pool = sidecar.context.signingPool!;
+    await sidecar.close();
+    expect(pool.stats()).toMatchObject({ running: 0, queued: 0, signing: 0 });
+  });
 });
