@@ -112,7 +112,8 @@ async function ed25519Engine(
 ): Promise<{ engine: Ed25519Engine; pool: SigningPool | null }> {
   const sodium = loadSodiumEngine();
   if (sodium.engine === null) {
-    notices.push(`libsodium (sodium-native) does not load here, signing and verifying with node:crypto: ${sodium.reason}`);
+    const threads = config.signingThreads > 0 ? ` (SERVICE_SIGNING_THREADS needs it: libuv's thread pool signs)` : "";
+    notices.push(`libsodium (sodium-native) does not load here, signing and verifying with node:crypto${threads}: ${sodium.reason}`);
     return { engine: NODE_ED25519, pool: null };
   }
   if (config.signingThreads === 0 || key === null) return { engine: sodium.engine, pool: null };
