@@ -114,6 +114,15 @@ describe("signing pool: a thread that stops", () => {
   });
 });
 
+describe("signing pool: start", () => {
+  it("refuses to start when a thread cannot, saying why", async () => {
+    const missing = new URL("./no-such-thread.js", import.meta.url);
+    await expect(SigningPool.start({ inline, threads: 2, keys: [key], script: missing, onThreadStopped: () => {} })).rejects.toThrow(
+      /^a signing thread did not start: .*no-such-thread\.js/,
+    );
+  });
+});
+
 describe("signing pool: shutdown", () => {
   it("close() stops every thread; requests in hand and later ones reject with SignerUnavailableError", async () => {
     const pool = await started({ threads: 2, keys: [key] });
