@@ -380,6 +380,9 @@ async function main(): Promise<void> {
         SERVICE_B_PORT: "0",
         SERVICE_LOG_LEVEL: "warn",
         ...(logOff ? { SERVICE_AUDIT_LOG: "off" } : {}),
+        // The budget counts signing on the event loop (every thread's instructions are counted, and a thread's hand-offs
+        // would be counted beside the signature they carry): the path of a one-core sidecar, whatever this machine has.
+        SERVICE_SIGNING_THREADS: "0",
         // Maintenance by the clock lands in one window and not another: checkpoints come by count alone (every 1,000
         // records, as at full load), retention and the replay sweep not within a run.
         SERVICE_AUDIT_CHECKPOINT_INTERVAL_MS: String(DAY_MS),

@@ -42,6 +42,11 @@
  * Compare the main thread's figures first, and run baseline and current on a machine whose load does not change much
  * meanwhile (they alternate, so a drift hits both).
  *
+ * Signing threads (docs/sidecar.md, "Signing threads"): the current sidecar signs on the event loop
+ * (SERVICE_SIGNING_THREADS=0), as every baseline does. With BENCH_SIGNING_THREADS=N (1 or more) no baseline is
+ * built: this checkout's build with SERVICE_SIGNING_THREADS=0 is the baseline, and the same build with N threads the
+ * current, so the main thread's figures show what left the event loop (the all-threads figures include the threads').
+ *
  * Environment: BENCH_BASELINE (git ref, default 3e7b8d4), BENCH_CURRENT (git ref; default: this checkout's build),
  * BENCH_RUNS (runs per sidecar, alternating, each a fresh process and data dir; default 3), BENCH_WARMUP (requests,
  * default 10000), BENCH_REQUESTS (counted requests, default 5000), BENCH_RATE (counted requests a second; default 0:
@@ -89,6 +94,7 @@ const WARMUP = setting("BENCH_WARMUP", 10_000, 0);
 const REQUESTS = setting("BENCH_REQUESTS", 5_000, 1);
 const RATE = setting("BENCH_RATE", 0, 0);
 const IDLE_S = setting("BENCH_IDLE_S", 4, 0);
+const SIGNING_THREADS = setting("BENCH_SIGNING_THREADS", 0, 0);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -190,6 +196,7 @@ async function measure(
   policies: string,
   ports: Set<number>,
   cases: readonly ValidCase[],
+  signingThreads: number,
 ): Promise<RunResult> {
   const dir = join(scratch, run);
   await mkdir(dir, { recursive: true });
@@ -203,6 +210,7 @@ async function measure(
     SERVICE_PORT: String(port),
     SERVICE_B_PORT: "off",
     SERVICE_LOG_LEVEL: "warn",
+    SERVICE_SIGNING_THREADS: String(signingThreads),
   });
   try {
     const startSeconds = (performance.now() - started) / 1000;
@@ -302,11 +310,15 @@ async function main(): Promise<void> {
   try {
     // One compiled, signed bundle served by every run (the runs do not write to it).
     const policies = await policiesRoot(scratch);
-    const baseline = await build(BASELINE_REF, "baseline");
-    builds.push(baseline);
+    let baseline: { readonly main: string; readonly name: string } | null = null;
     let current: string;
     let currentName: string;
-    if (CURRENT_REF === null) {
+    if (SIGNING_THREADS > 0) {
+      if (CURRENT_REF !== null) throw new Error("BENCH_SIGNING_THREADS compares this checkout's build with itself: unset BENCH_CURRENT");
+      current = await snapshotCurrent(scratch);
+      currentName = `this checkout's build with SERVICE_SIGNING_THREADS=${SIGNING_THREADS} (HEAD ${git("rev-parse", "--short=12", "HEAD")})`;
+      baseline = { main: current, name: "the same build with SERVICE_SIGNING_THREADS=0" };
+    } else if (CURRENT_REF === null) {
       const changed = git("status", "--porcelain", "--", ...BUILT.map((w) => `${w}/src`))
         .split("\n")
         .filter((line) => line !== "").length;
@@ -319,7 +331,12 @@ async function main(): Promise<void> {
       current = built.main;
       currentName = `${built.commit.slice(0, 12)} (${CURRENT_REF})`;
     }
-    console.log(`baseline: ${baseline.commit.slice(0, 12)} (${BASELINE_REF}); current: ${currentName}`);
+    if (baseline === null) {
+      const built = await build(BASELINE_REF, "baseline");
+      builds.push(built);
+      baseline = { main: built.main, name: `${built.commit.slice(0, 12)} (${BASELINE_REF})` };
+    }
+    console.log(`baseline: ${baseline.name}; current: ${currentName}`);
     console.log(
       `node ${process.version}, ${platform()} ${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}; valgrind callgrind, zero/dump by vgdb`,
     );
@@ -332,11 +349,11 @@ async function main(): Promise<void> {
     const ports = new Set<number>();
     const results = { baseline: [] as RunResult[], current: [] as RunResult[] };
     for (let run = 1; run <= RUNS; run++) {
-      for (const [name, main] of [
-        ["baseline", baseline.main],
-        ["current", current],
+      for (const [name, main, threads] of [
+        ["baseline", baseline.main, 0],
+        ["current", current, SIGNING_THREADS],
       ] as const) {
-        const r = await measure(main, scratch, `${name}-${run}`, policies, ports, cases);
+        const r = await measure(main, scratch, `${name}-${run}`, policies, ports, cases, threads);
         results[name].push(r);
         console.log(
           `  run ${run} ${name.padEnd(8)} ${M(r.perRequest.all)} | ${M(r.perRequest.main)} | ${M(r.perRequest.main - mainIdlePerRequest(r))}  ` +

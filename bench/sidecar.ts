@@ -23,12 +23,15 @@
  *
  * `BENCH_MODE=overhead` runs the overhead mode instead (bench/sidecar/overhead.ts): the sidecar as it is against the
  * sidecar before its observability instrumentation (BENCH_BASELINE, a git ref), tracing off, in the same run.
+ * `BENCH_MODE=host` runs the per-host mode (bench/sidecar/per-host.ts): writ and Cerbos each given the same N cores
+ * (BENCH_CORES, default `1,2`), req/s and their ratios for each N.
  */
 import { arch, cpus, platform } from "node:os";
 import { checkAgreement, startCerbos, type Cerbos } from "./sidecar/cerbos.js";
 import { startFloor, type Floor } from "./sidecar/floor.js";
 import { loadSettings, processCpuSeconds, runLoad, summarize, type LoadResult } from "./sidecar/load.js";
 import { runOverhead } from "./sidecar/overhead.js";
+import { runPerHost } from "./sidecar/per-host.js";
 import { pinOneCoreEach } from "./sidecar/pinning.js";
 import { loadCases, type Signals } from "./sidecar/policy-cases.js";
 import { checkWrit, startWrit, type Writ } from "./sidecar/writ.js";
@@ -37,12 +40,15 @@ const { rounds: ROUNDS, duration: DURATION, warmup: WARMUP } = loadSettings();
 const GOAL_THROUGHPUT = 1.5;
 
 async function main(): Promise<void> {
-  console.log(pinOneCoreEach());
-  const cases = await loadCases();
-  const sets: readonly Signals[] = cases.valid.map((c) => c.signals);
   const mode = process.env["BENCH_MODE"] ?? "peers";
+  if (mode !== "peers" && mode !== "overhead" && mode !== "host")
+    throw new Error(`BENCH_MODE must be \`peers\` (the default), \`overhead\` or \`host\`, not \`${mode}\``);
+  const cases = await loadCases();
+  // The per-host mode pins each core count its own way.
+  if (mode === "host") return runPerHost(cases, { rounds: ROUNDS, duration: DURATION, warmup: WARMUP });
+  console.log(pinOneCoreEach());
+  const sets: readonly Signals[] = cases.valid.map((c) => c.signals);
   if (mode === "overhead") return runOverhead(sets, { rounds: ROUNDS, duration: DURATION, warmup: WARMUP });
-  if (mode !== "peers") throw new Error(`BENCH_MODE must be \`peers\` (the default) or \`overhead\`, not \`${mode}\``);
   let writ: Writ | null = null;
   let nolog: Writ | null = null;
   let cerbos: Cerbos | null = null;

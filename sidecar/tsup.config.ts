@@ -6,7 +6,8 @@ import { defineConfig } from "tsup";
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 
 export default defineConfig((cli) => ({
-  entry: ["src/index.ts", "src/main.ts"],
+  // The signing threads' script is a file of its own (signing/pool.ts SIGNING_THREAD_SCRIPT), beside the chunks.
+  entry: { index: "src/index.ts", main: "src/main.ts", "signing-worker": "src/signing/worker.ts" },
   format: ["esm"],
   target: "node20",
   // The sidecar installs alone: @writ/runtime and @writ/wire are bundled from their sources (the root tsconfig.json

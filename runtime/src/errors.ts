@@ -68,6 +68,16 @@ export class KeyError extends WritRuntimeError {
   }
 }
 
+/**
+ * An `Ed25519Engine` that signs on other threads lost the thread holding the request (it crashed or exited), or is
+ * closed: nothing was signed. 503 at the HTTP edge (SIGNER_UNAVAILABLE), never an answer without a verified signature.
+ */
+export class SignerUnavailableError extends WritRuntimeError {
+  constructor(message: string) {
+    super("SIGNER_UNAVAILABLE", message);
+  }
+}
+
 export class SignatureFormatError extends WritRuntimeError {
   constructor(message = "signature is not 64 bytes of standard padded base64") {
     super("SIGNATURE_MALFORMED", message);

@@ -16,6 +16,7 @@ import type { ApiKeys } from "./http/scopes.js";
 import { assertOwnerOnly, ConfigError, flag, integer, oneOf, path, text, type Env } from "./env.js";
 import { LOG_LEVELS, type LogLevel } from "./observability/logger.js";
 import { DEFAULT_OTLP_TRACES_URL, TRACE_SAMPLERS, type TracingConfig } from "./observability/tracing.js";
+import { signingThreads } from "./signing/settings.js";
 import { auditRefusal, storageConfig, type StorageConfig } from "./storage/storage-config.js";
 
 export { ConfigError, type ApiKeys, type Env, type LogLevel, type TracingConfig };
@@ -73,6 +74,11 @@ export interface SidecarConfig extends BundleSettings {
    * sidecar instance"); null: the one kept in the data dir, or on the PostgreSQL store without one, the host name.
    */
   readonly instanceId: string | null;
+  /**
+   * `SERVICE_SIGNING_THREADS`: threads that sign and self-verify (signing/settings.ts); 0: on the event loop. By
+   * default from the cores the process may use (docs/sidecar.md, "Signing threads").
+   */
+  readonly signingThreads: number;
 }
 
 const DEFAULT_DEV_DATA_DIR = ".writ/data";
@@ -366,6 +372,7 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
       auditPruneMs: integer(env, "SERVICE_AUDIT_PRUNE_INTERVAL_MS", DEFAULT_MAINTENANCE_INTERVALS.auditPruneMs, 100, 86_400_000),
     },
     instanceId: instanceId(env),
+    signingThreads: signingThreads(env),
   };
   if (config.bundleSource === null) checkPoliciesRoot(config.policiesRoot);
   if (config.accessLog && (["fatal", "error", "warn", "silent"] as const).some((hiding) => hiding === config.logLevel)) {

@@ -27,6 +27,7 @@ import { readBundleKeys } from "./bundles/bundle-keys.js";
 import { PolicyBundles } from "./bundles/policy-bundles.js";
 import { createLogger, lifecycleLog, type Logger } from "./observability/logger.js";
 import { startTracing, type Tracing } from "./observability/tracing.js";
+import { SigningPool } from "./signing/pool.js";
 import { loadSodiumEngine } from "./sodium-engine.js";
 import { storageWhat } from "./storage/storage-config.js";
 import type { BackendReporters, PoolStats, StoreHealth, StoreSpace } from "./storage/backend.js";
@@ -70,12 +71,16 @@ export interface SidecarContext {
   readonly log: Logger;
   /** null: tracing is off (docs/sidecar.md, "Traces"). */
   readonly tracing: Tracing | null;
+  /** The threads that sign and self-verify (SERVICE_SIGNING_THREADS); null: signing runs on the event loop. */
+  readonly signingPool: SigningPool | null;
   close(): Promise<void>;
 }
 
 export interface ContextOptions {
   /** The root logger; by default one on stdout at SERVICE_LOG_LEVEL. */
   readonly log?: Logger;
+  /** The signing threads' script (signing/pool.ts SIGNING_THREAD_SCRIPT; a test's crashes on cue). */
+  readonly signingThreadScript?: URL;
 }
 
 const LOCAL_TRUST_ROOT_VERSION = "writ-local-1";
@@ -93,12 +98,38 @@ async function signingKeyOf(config: SidecarConfig, notices: string[]): Promise<S
   return key;
 }
 
-/** libsodium where it loads (docs/sidecar.md, "Signing"), else node:crypto, said once: it signs and verifies per request. */
-function ed25519Engine(notices: string[]): Ed25519Engine {
+/**
+ * libsodium where it loads (docs/sidecar.md, "Signing"), else node:crypto, said once: it signs and verifies per request.
+ * With SERVICE_SIGNING_THREADS above 0, libsodium signs and self-verifies on that many threads (the pool), `key` given
+ * to each at its start; the pool is returned to be closed with the context.
+ */
+async function ed25519Engine(
+  config: SidecarConfig,
+  key: SigningKey | null,
+  notices: string[],
+  log: Logger,
+  script: URL | undefined,
+): Promise<{ engine: Ed25519Engine; pool: SigningPool | null }> {
   const sodium = loadSodiumEngine();
-  if (sodium.engine === null)
-    notices.push(`libsodium (sodium-native) does not load here, signing and verifying with node:crypto: ${sodium.reason}`);
-  return sodium.engine ?? NODE_ED25519;
+  if (sodium.engine === null) {
+    const threads = config.signingThreads > 0 ? ` (SERVICE_SIGNING_THREADS needs it: libuv's thread pool signs)` : "";
+    notices.push(`libsodium (sodium-native) does not load here, signing and verifying with node:crypto${threads}: ${sodium.reason}`);
+    return { engine: NODE_ED25519, pool: null };
+  }
+  if (config.signingThreads === 0 || key === null) return { engine: sodium.engine, pool: null };
+  const pool = await SigningPool.start({
+    threads: config.signingThreads,
+    inline: sodium.engine,
+    keys: [key],
+    onThreadStopped: (message) => log.error(message),
+    ...(script === undefined ? {} : { script }),
+  }).catch((e: unknown) => {
+    throw new ConfigError(`SERVICE_SIGNING_THREADS=${config.signingThreads}: ${(e as Error).message} (0 signs on the event loop)`);
+  });
+  notices.push(
+    `signing and self-verifying on ${config.signingThreads} thread${config.signingThreads === 1 ? "" : "s"} (SERVICE_SIGNING_THREADS)`,
+  );
+  return { engine: pool, pool };
 }
 
 async function trustRootOf(config: SidecarConfig, key: SigningKey | null): Promise<TrustRoot | null> {
@@ -145,18 +176,27 @@ export async function openContext(config: SidecarConfig, options: ContextOptions
   }
   const key = await signingKeyOf(config, notices);
   const trustRoot = await trustRootOf(config, key);
-  const engine = trustRoot === null ? NODE_ED25519 : ed25519Engine(notices);
+  const bundleKeys = await readBundleKeys(config.bundleKeyFiles);
+  // The signing threads start here, closed if anything below fails.
+  const { engine, pool: signingPool } =
+    trustRoot === null ? { engine: NODE_ED25519, pool: null } : await ed25519Engine(config, key, notices, log, options.signingThreadScript);
   let signer: Signer | null = null;
   if (key && trustRoot) {
     try {
       signer = createSigner(key, trustRoot, engine);
     } catch (e) {
+      await signingPool?.close();
       throw new ConfigError(`${(e as Error).message}: add the signing key's public half to SERVICE_TRUST_ROOT_FILE`);
     }
   }
 
-  const bundleKeys = await readBundleKeys(config.bundleKeyFiles);
-  const tracing = config.tracing === null ? null : await startTracing(config.tracing, log);
+  let tracing: Tracing | null;
+  try {
+    tracing = config.tracing === null ? null : await startTracing(config.tracing, log);
+  } catch (error) {
+    await signingPool?.close();
+    throw error;
+  }
   if (config.tracing !== null)
     notices.push(`tracing: spans are exported over OTLP (${config.tracing.protocol}) to ${new URL(config.tracing.url).origin}`);
   // Opened last: nothing above may fail after a database connection or an LMDB environment is open.
@@ -165,6 +205,7 @@ export async function openContext(config: SidecarConfig, options: ContextOptions
     backend = await openBackend(config, backendReporters(config, log), notices, signer?.key ?? null);
   } catch (error) {
     await tracing?.shutdown();
+    await signingPool?.close();
     throw error;
   }
   // Development mode pins in memory: an author recompiling a version in place is not locked out by yesterday's pin.
@@ -182,6 +223,7 @@ export async function openContext(config: SidecarConfig, options: ContextOptions
     await bundles.close();
     await backend.close();
     await tracing?.shutdown();
+    await signingPool?.close();
     throw error;
   }
   const { replay: store, audit } = backend;
@@ -212,11 +254,14 @@ export async function openContext(config: SidecarConfig, options: ContextOptions
     generatedApiKey,
     log,
     tracing,
+    signingPool,
     async close() {
       // Bundle loads still under way are abandoned and the source stops polling: shutdown never waits on a bundle read.
       await bundles.close();
+      // After the store: whatever it still writes was signed before the surfaces drained.
       await backend.close();
       await tracing?.shutdown();
+      await signingPool?.close();
     },
   };
 }

@@ -8,6 +8,7 @@ import type { FastifyInstance } from "fastify";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { BundleLoadTotal } from "@writ/runtime";
 import type { SidecarContext } from "./context.js";
+import type { SigningPool } from "./signing/pool.js";
 import type { PoolStats } from "./storage/pool-stats.js";
 import { EventLoopDelay, SAMPLE_INTERVAL_MS } from "./observability/event-loop-delay.js";
 
@@ -23,7 +24,7 @@ export interface Metrics {
 }
 
 /** What the gauges read at each scrape: the bundles (`bundles` of `/health`, the loads), the audit's health, the store's space and pool. */
-export type MetricSources = Pick<SidecarContext, "bundles" | "audit" | "storeSpace" | "storePool" | "storeReadPool">;
+export type MetricSources = Pick<SidecarContext, "bundles" | "audit" | "storeSpace" | "storePool" | "storeReadPool" | "signingPool">;
 
 /** The route label of a request no route matched. */
 const NO_ROUTE = "(no route)";
@@ -208,6 +209,7 @@ function sourceMetrics(registry: Registry, sources: MetricSources): void {
   }
   if (sources.storePool() !== null) poolMetrics(registry, PRIMARY_POOL, () => sources.storePool());
   if (sources.storeReadPool() !== null) poolMetrics(registry, READ_POOL, () => sources.storeReadPool());
+  if (sources.signingPool !== null) signingPoolMetrics(registry, sources.signingPool);
   new Gauge({
     name: "writ_audit_healthy",
     help: "1 while the audit trail takes writes (audit_db of /health), 0 when it is off or failing",
@@ -261,5 +263,54 @@ function poolMetrics(registry: Registry, { prefix, pool, size }: PoolNaming, sta
       this.reset();
       this.inc(now.errors);
     },
+  });
+}
+
+/** The signing threads (SERVICE_SIGNING_THREADS, signing/pool.ts): registered only when they sign. */
+function signingPoolMetrics(registry: Registry, pool: SigningPool): void {
+  const gauges = [
+    ["writ_signing_threads", "Threads configured to sign and self-verify (SERVICE_SIGNING_THREADS)", "threads"],
+    ["writ_signing_threads_running", "Signing threads running now: fewer while a stopped one is being replaced", "running"],
+    [
+      "writ_signing_queue",
+      "Signatures asked for and not yet answered: collected in this turn of the event loop, or on a thread",
+      "waiting",
+    ],
+  ] as const;
+  for (const [name, help, part] of gauges) {
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const now = pool.stats();
+        this.set(part === "waiting" ? now.queued + now.signing : now[part]);
+      },
+    });
+  }
+  new Counter({
+    name: "writ_signing_threads_replaced_total",
+    help: "Signing threads that stopped (a crash, an exit) and were replaced; the requests each held were answered 503",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(pool.stats().replaced);
+    },
+  });
+  const batches = new Histogram({
+    name: "writ_signing_batch_duration_seconds",
+    help: "Time from posting a batch of signatures to a signing thread to its answer (signed and self-verified)",
+    buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1],
+    registers: [registry],
+  });
+  const sizes = new Histogram({
+    name: "writ_signing_batch_requests",
+    help: "Signatures per batch posted to a signing thread (the requests of one turn of the event loop, shared out)",
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+    registers: [registry],
+  });
+  pool.observeBatches((seconds, requests) => {
+    batches.observe(seconds);
+    sizes.observe(requests);
   });
 }

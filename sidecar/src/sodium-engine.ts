@@ -1,8 +1,8 @@
 /**
  * libsodium's Ed25519 for the sidecar's signing path (runtime `Ed25519Engine`). Measured on the benchmark machine:
- * sign 22 µs and verify 58 µs against node:crypto's 43 and 122 (docs/benchmarks.md, "Sidecar"). It runs on the
- * event loop: both curve operations together cost less CPU than node's thread-pool hand-offs save, and under load
- * the second core is busy with LMDB's writer, the kernel and the load anyway.
+ * sign 22 µs and verify 58 µs against node:crypto's 43 and 122 (docs/benchmarks.md, "Sidecar"). With
+ * SERVICE_SIGNING_THREADS=0 it signs on the event loop: both curve operations together cost less CPU than node's
+ * thread-pool hand-offs save. Otherwise signing/pool.ts signs with it on its threads, and `verify` alone runs here.
  * libsodium's verify also refuses small-order points and non-canonical encodings (docs/signing.md): never weaker than
  * node's. It verifies others' signatures too (`verify`: attestations sent to `/verify` and `/confirm-execution`, Surface
  * B's stored records), against the trust root's keys.
@@ -22,7 +22,11 @@ import type { Sodium } from "sodium-native";
 /** libsodium's secret key: the RFC 8032 seed followed by the public key. Derived once per key object. */
 const secretKeys = new WeakMap<SigningKey, Buffer>();
 
-function secretKeyOf(key: SigningKey): Buffer {
+/**
+ * libsodium's secret key of `key`, once its halves are checked to match (also what the signing pool gives its threads).
+ * @throws KeyError when `key` is not a usable Ed25519 signing key, or its private half's public key is not `key.publicKey`
+ */
+export function secretKeyOf(key: SigningKey): Buffer {
   let secret = secretKeys.get(key);
   if (secret === undefined) {
     // The runtime's own check: an Ed25519 private key whose public half is usable (not small order).

@@ -13,7 +13,7 @@ import { createRuntimeIdentity, type RuntimeIdentity } from "../attest/identity.
 import { pendingContext } from "../attest/override.js";
 import type { Signer } from "../attest/trust-root.js";
 import type { LoadedBundle } from "../bundle/load.js";
-import { AuthorizationError, BundleError } from "../errors.js";
+import { AuthorizationError, BundleError, SignerUnavailableError } from "../errors.js";
 import type { ErrorCode } from "../errors/codes.js";
 import type { Decision } from "../ir/evaluate.js";
 import { decisionInstant } from "../ir/time.js";
@@ -241,7 +241,8 @@ export class Authorizer {
       signed = await sign(this.#record(request.executionId, bundle, request.signals, decided, at), signer, this.runtime);
     } catch (e) {
       endPhase(report, "sign", signing);
-      throw evaluationFailed(e);
+      // Nothing was signed nor consumed: the client may retry (503), unlike a key that does not sign (500).
+      throw e instanceof SignerUnavailableError ? e : evaluationFailed(e);
     }
     const writing = endPhase(report, "sign", signing);
     const attestation = signed.attestation;

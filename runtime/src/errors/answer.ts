@@ -2,7 +2,7 @@
  * The HTTP answer for each refusal of the runtime, from the one error table (codes.ts): what the sidecar answers and
  * what the SDK's embedded authorizer throws, so the two cannot drift apart.
  */
-import { AuthorizationError, IntegrityError, OverrideError, type OverrideErrorCode } from "../errors.js";
+import { AuthorizationError, IntegrityError, OverrideError, SignerUnavailableError, type OverrideErrorCode } from "../errors.js";
 import { ReplayCapacityError, ReplayStoreClosedError, StoreUnavailableError } from "../replay/errors.js";
 import { errorBody, signalValidationBody, statusOf, type BodyErrorCode, type ErrorBody, type ErrorStatus } from "./codes.js";
 
@@ -24,6 +24,7 @@ function answer(code: BodyErrorCode, context?: string): ErrorAnswer {
  * - Signal validation: 422 with every failure in `details`.
  * - `SYS-021` from an override is the spec's 404 `Pending override not found` (section 3: no pending override).
  * - A store that is full, closed or failing to write fails closed: 503.
+ * - A signer that lost the thread signing the request (or is closed) fails closed: 503.
  */
 export function answerOf(error: unknown): ErrorAnswer | null {
   if (error instanceof AuthorizationError) {
@@ -41,5 +42,6 @@ export function answerOf(error: unknown): ErrorAnswer | null {
   if (error instanceof ReplayCapacityError || error instanceof ReplayStoreClosedError || error instanceof StoreUnavailableError) {
     return answer("REPLAY_STORE_UNAVAILABLE");
   }
+  if (error instanceof SignerUnavailableError) return answer("SIGNER_UNAVAILABLE");
   return null;
 }

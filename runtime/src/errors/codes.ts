@@ -403,6 +403,14 @@ export const ERROR_CODES = {
       "a configured store failed: a write or its flush failed (a full disk, an I/O error), the data dir's disk is below its free-space reserve (SERVICE_DATA_DIR_RESERVE), or capacity reached; execution fails closed",
     carrier: "body",
   },
+  SIGNER_UNAVAILABLE: {
+    status: 503,
+    message: "signer unavailable",
+    retryable: true,
+    meaning:
+      "the signing thread holding the request stopped (it crashed or exited; it is replaced) or the sidecar is shutting down: what it was to sign was not signed, and nothing unsigned was stored or answered (an /evaluate consumed nothing: retry with the same executionId)",
+    carrier: "body",
+  },
 } as const satisfies Record<string, ErrorCodeEntry>;
 
 type Table = typeof ERROR_CODES;

@@ -48,6 +48,11 @@ export function scalarText(v: Scalar): string {
 /** An operand as written inside a larger expression: in parentheses unless it is a literal, a signal, `now` or a call. */
 function operand(e: IrExpr): string {
   const simple =
-    e.op === "lit" || e.op === "signal" || e.op === "now" || e.op === "calendar" || isFunctionName(e.op) || (e.op === "arith" && isCalledArithOp(e.fn));
+    e.op === "lit" ||
+    e.op === "signal" ||
+    e.op === "now" ||
+    e.op === "calendar" ||
+    isFunctionName(e.op) ||
+    (e.op === "arith" && isCalledArithOp(e.fn));
   return simple ? written(e) : `(${written(e)})`;
 }

@@ -1,7 +1,8 @@
 /**
  * The curve operations of the signing hot path (attestations, Surface B trust records and receipts): an Ed25519
  * signature over a signing input, then its self-verification (spec 2.2). By default node:crypto on libuv's thread
- * pool; a server can plug in a faster implementation (the sidecar uses libsodium: docs/sidecar.md, "Signing").
+ * pool; a server can plug in a faster implementation (the sidecar uses libsodium, on the event loop or on signing
+ * threads: docs/sidecar.md, "Signing" and "Signing threads").
  * Ed25519 is deterministic, so every engine must give node:crypto's signature byte for byte; the runtime's engine
  * contract test checks an engine against it.
  */
@@ -23,7 +24,8 @@ export interface Ed25519Engine {
    * Signs `input` with `key`. Resolves once the signature exists; `verified` may still be running then, so a caller
    * can overlap it with other work.
    * INVARIANT (no unverified signature leaves): a caller releases `signature` only after `verified` resolved.
-   * @throws KeyError when `key` is not a usable Ed25519 signing key
+   * @throws KeyError when `key` is not a usable Ed25519 signing key; SignerUnavailableError when an engine that signs
+   *   on other threads lost the one holding the request, or is closed (nothing was signed: 503, the caller may retry)
    */
   sign(input: Uint8Array, key: SigningKey): Promise<SelfVerifyingSignature>;
   /**

@@ -59,6 +59,7 @@ export const OVERRIDE = defineRoute<SurfaceADependencies, { Body: OverrideReques
       "SYS-025",
       "RUNTIME_NOT_CONFIGURED",
       "REPLAY_STORE_UNAVAILABLE",
+      "SIGNER_UNAVAILABLE",
     ],
   },
   ({ ctx }) =>
@@ -82,7 +83,13 @@ export const CONFIRM_EXECUTION = defineRoute<SurfaceADependencies, { Body: Untru
     tag: "decisions",
     schema: { body: ConfirmExecutionRequest },
     answers: { 200: { description: "The confirmation and its proof.", schema: ConfirmExecutionResponse } },
-    errors: ["INTEGRITY_ALREADY_CONFIRMED", "INTEGRITY_INVALID_ATTESTATION", "RUNTIME_NOT_CONFIGURED", "REPLAY_STORE_UNAVAILABLE"],
+    errors: [
+      "INTEGRITY_ALREADY_CONFIRMED",
+      "INTEGRITY_INVALID_ATTESTATION",
+      "RUNTIME_NOT_CONFIGURED",
+      "REPLAY_STORE_UNAVAILABLE",
+      "SIGNER_UNAVAILABLE",
+    ],
   },
   ({ ctx }) =>
     async (request) => {

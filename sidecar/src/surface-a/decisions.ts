@@ -37,7 +37,13 @@ export const EXECUTE_RATE_LIMIT = { max: 100, timeWindow: 60_000 } as const;
 
 /** What the routes that evaluate refuse before deciding (an evaluation fault among them), and what the signing ones refuse besides. */
 const REFUSED_EVALUATION = ["POLICY_BUNDLE_MISSING", "POLICY_BUNDLE_INVALID", "SYS-006", ...FAULT_CODES, "EVALUATION_FAILED"] as const;
-const SIGNED_EVALUATION = ["INV-013", "INV-REPLAY-001", "RUNTIME_NOT_CONFIGURED", "REPLAY_STORE_UNAVAILABLE"] as const;
+const SIGNED_EVALUATION = [
+  "INV-013",
+  "INV-REPLAY-001",
+  "RUNTIME_NOT_CONFIGURED",
+  "REPLAY_STORE_UNAVAILABLE",
+  "SIGNER_UNAVAILABLE",
+] as const;
 
 /**
  * `?explain=true` on the dry run and `/simulate` adds `explanation` to the answer (docs/sidecar.md, "Explanations");

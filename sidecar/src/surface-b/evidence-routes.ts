@@ -103,7 +103,7 @@ export const RECEIPT = defineRoute<SurfaceBDependencies, RefBody>(
     tag: "evidence",
     schema: { body: TransactionRef },
     answers: { 200: { description: "The receipt.", schema: Receipt } },
-    errors: ["TRUST_RECORD_NOT_FOUND", "TRUST_RECORD_INVALID", "RUNTIME_NOT_CONFIGURED", "REPLAY_STORE_UNAVAILABLE"],
+    errors: ["TRUST_RECORD_NOT_FOUND", "TRUST_RECORD_INVALID", "RUNTIME_NOT_CONFIGURED", "REPLAY_STORE_UNAVAILABLE", "SIGNER_UNAVAILABLE"],
   },
   ({ ctx, records }) =>
     async (request) => {

@@ -41,6 +41,7 @@ const PIPELINE = [
   "EVALUATION_FAILED",
   "RUNTIME_NOT_CONFIGURED",
   "REPLAY_STORE_UNAVAILABLE",
+  "SIGNER_UNAVAILABLE",
 ] as const;
 
 /** `POST /transactions` without a `status`: the other status the spec shows. */

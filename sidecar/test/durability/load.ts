@@ -24,6 +24,13 @@ export async function surfaceAEnv(settings: Readonly<Record<string, string>> = {
   };
 }
 
+/**
+ * SERVICE_SIGNING_THREADS of the start before `cycle` of a kill suite: the starts alternate between signing on the
+ * event loop and on two threads (docs/sidecar.md, "Signing threads"), so the kills land on both paths, and each
+ * restart changes path over the same data dir.
+ */
+export const signingThreadsAt = (cycle: number): string => (cycle % 2 === 0 ? "0" : "2");
+
 /** The exact 422 body of a replayed executionId (spec 7, `INV-013@replay`). */
 export const REPLAY_BODY = { error: "[INV-013@replay] execution already consumed: use a new executionId" } as const;
 

@@ -13,6 +13,8 @@
  * SIGKILL loses what the process had not handed to the kernel; it does not lose the page cache. So this catches an
  * answer sent before its write was committed, not a missing fsync (that needs a power-loss simulation).
  *
+ * The starts alternate between signing on the event loop and on two signing threads (load.ts `signingThreadsAt`).
+ *
  * Needs `npm run build` (root `npm test` builds first). Replay a failing run's kill timings and samples with
  * WRIT_SIGKILL_SEED=<seed>.
  */
@@ -44,6 +46,7 @@ import {
   parse,
   prng,
   show,
+  signingThreadsAt,
   surfaceAEnv,
   type SignalSet,
 } from "./load.js";
@@ -195,13 +198,13 @@ describe("SIGKILL under load (built sidecar)", () => {
       logChecks.push(report.entries);
     };
 
-    const start = async (): Promise<BuiltSidecar> => {
+    const start = async (cycle: number): Promise<BuiltSidecar> => {
       if (stopped) throw new Error("stopped: the test has ended (timeout?)");
-      return startBuiltSidecar(env);
+      return startBuiltSidecar({ ...env, SERVICE_SIGNING_THREADS: signingThreadsAt(cycle) });
     };
 
     for (let cycle = 0; cycle < CYCLES; cycle++) {
-      const sidecar = await start();
+      const sidecar = await start(cycle);
       try {
         await verify(sidecar, cycle);
 
@@ -288,7 +291,7 @@ describe("SIGKILL under load (built sidecar)", () => {
     }
 
     // The last restart: the last cycle's acknowledgements, then the count of every decision ever made.
-    const sidecar = await start();
+    const sidecar = await start(CYCLES);
     try {
       await verify(sidecar, CYCLES);
       const client = new KeepAliveClient(sidecar.url, API_KEY, 1);

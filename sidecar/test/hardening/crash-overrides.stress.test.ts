@@ -7,6 +7,8 @@
  * - the same for confirmations: none answers 409 "already confirmed" without its audit record and signed proof, and
  *   one cut by the kill before its write can be confirmed again.
  *
+ * The starts alternate between signing on the event loop and on two signing threads (load.ts `signingThreadsAt`).
+ *
  * Needs `npm run build` (root `npm test` builds first). Replay a failing run with WRIT_CRASH_SEED=<seed>.
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -22,7 +24,18 @@ import {
   type BuiltSidecar,
   type HttpAnswer,
 } from "../support/built-sidecar.js";
-import { API_KEY, auditPath, evaluateBody, isRecord, mapLimit, parse, prng, show, surfaceAEnv } from "../durability/load.js";
+import {
+  API_KEY,
+  auditPath,
+  evaluateBody,
+  isRecord,
+  mapLimit,
+  parse,
+  prng,
+  show,
+  signingThreadsAt,
+  surfaceAEnv,
+} from "../durability/load.js";
 
 const CYCLES = 10;
 /** Overrides, and confirmations, in flight at once when the kill lands. */
@@ -100,9 +113,9 @@ describe("SIGKILL during overrides and confirmations (built sidecar)", () => {
     const random = prng(seed);
     const where = (cycle: number | string): string => `seed ${seed} (WRIT_CRASH_SEED), cycle ${cycle}`;
     const env = await surfaceAEnv({ SERVICE_DATA_DIR: dataDir! });
-    const start = async (): Promise<BuiltSidecar> => {
+    const start = async (cycle: number): Promise<BuiltSidecar> => {
       if (stopped) throw new Error("stopped: the test has ended (timeout?)");
-      return startBuiltSidecar(env);
+      return startBuiltSidecar({ ...env, SERVICE_SIGNING_THREADS: signingThreadsAt(cycle) });
     };
     let previous: { readonly acks: readonly Acknowledged[]; readonly inDoubt: readonly Operation[] } = { acks: [], inDoubt: [] };
     const totals = { acks: 0, inDoubt: 0, inDoubtFoundDone: 0 };
@@ -161,7 +174,7 @@ describe("SIGKILL during overrides and confirmations (built sidecar)", () => {
     };
 
     for (let cycle = 0; cycle < CYCLES; cycle++) {
-      const sidecar = await start();
+      const sidecar = await start(cycle);
       try {
         await verify(sidecar, cycle);
         // Decisions to act on: IN_FLIGHT pending ones to override, IN_FLIGHT approved ones to confirm.
@@ -226,7 +239,7 @@ describe("SIGKILL during overrides and confirmations (built sidecar)", () => {
       await sleep(10);
     }
 
-    const sidecar = await start();
+    const sidecar = await start(CYCLES);
     try {
       await verify(sidecar, CYCLES);
     } finally {

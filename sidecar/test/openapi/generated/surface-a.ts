@@ -1700,6 +1700,7 @@ export interface operations {
             /**
              * @description - `Governed execution runtime not configured` (RUNTIME_NOT_CONFIGURED): signer, verifier or replay store not configured
              *     - `replay store unavailable` (REPLAY_STORE_UNAVAILABLE): a configured store failed: a write or its flush failed (a full disk, an I/O error), the data dir's disk is below its free-space reserve (SERVICE_DATA_DIR_RESERVE), or capacity reached; execution fails closed
+             *     - `signer unavailable` (SIGNER_UNAVAILABLE): the signing thread holding the request stopped (it crashed or exited; it is replaced) or the sidecar is shutting down: what it was to sign was not signed, and nothing unsigned was stored or answered (an /evaluate consumed nothing: retry with the same executionId)
              */
             503: {
                 headers: {
@@ -1807,6 +1808,7 @@ export interface operations {
             /**
              * @description - `Governed execution runtime not configured` (RUNTIME_NOT_CONFIGURED): signer, verifier or replay store not configured
              *     - `replay store unavailable` (REPLAY_STORE_UNAVAILABLE): a configured store failed: a write or its flush failed (a full disk, an I/O error), the data dir's disk is below its free-space reserve (SERVICE_DATA_DIR_RESERVE), or capacity reached; execution fails closed
+             *     - `signer unavailable` (SIGNER_UNAVAILABLE): the signing thread holding the request stopped (it crashed or exited; it is replaced) or the sidecar is shutting down: what it was to sign was not signed, and nothing unsigned was stored or answered (an /evaluate consumed nothing: retry with the same executionId)
              */
             503: {
                 headers: {
@@ -2002,6 +2004,7 @@ export interface operations {
             /**
              * @description - `Governed execution runtime not configured` (RUNTIME_NOT_CONFIGURED): signer, verifier or replay store not configured
              *     - `replay store unavailable` (REPLAY_STORE_UNAVAILABLE): a configured store failed: a write or its flush failed (a full disk, an I/O error), the data dir's disk is below its free-space reserve (SERVICE_DATA_DIR_RESERVE), or capacity reached; execution fails closed
+             *     - `signer unavailable` (SIGNER_UNAVAILABLE): the signing thread holding the request stopped (it crashed or exited; it is replaced) or the sidecar is shutting down: what it was to sign was not signed, and nothing unsigned was stored or answered (an /evaluate consumed nothing: retry with the same executionId)
              */
             503: {
                 headers: {
@@ -2095,6 +2098,7 @@ export interface operations {
             /**
              * @description - `Governed execution runtime not configured` (RUNTIME_NOT_CONFIGURED): signer, verifier or replay store not configured
              *     - `replay store unavailable` (REPLAY_STORE_UNAVAILABLE): a configured store failed: a write or its flush failed (a full disk, an I/O error), the data dir's disk is below its free-space reserve (SERVICE_DATA_DIR_RESERVE), or capacity reached; execution fails closed
+             *     - `signer unavailable` (SIGNER_UNAVAILABLE): the signing thread holding the request stopped (it crashed or exited; it is replaced) or the sidecar is shutting down: what it was to sign was not signed, and nothing unsigned was stored or answered (an /evaluate consumed nothing: retry with the same executionId)
              */
             503: {
                 headers: {
