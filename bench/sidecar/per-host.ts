@@ -4,7 +4,7 @@
  * the same N cores (`taskset -c 0-<N-1>`, every thread of the server: writ's signing threads and LMDB's writer too)
  * and loaded in alternating rounds at BENCH_CONNECTIONS (default 50) from this process, the load generator, on
  * BENCH_LOAD_CORES (a `taskset -c` list; default the cores no server has, or every core when none is left: sharing
- * them, as a host's other work would). writ runs twice: with SERVICE_SIGNING_THREADS at its default, which follows
+ * them, as a host's other work would). writ runs twice: with SERVICE_SIGNING_THREADS=auto, which follows
  * the cores it was given (docs/sidecar.md, "Signing threads"), and with 0 (the event loop signs). Prints each server's
  * median req/s for each N, writ / Cerbos for each N, and each server's N-core / 1-core ratio.
  * Req/s mean something only on a quiet machine.
@@ -63,7 +63,7 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
     let loop: Writ | null = null;
     let cerbos: Cerbos | null = null;
     try {
-      writ = await startWrit();
+      writ = await startWrit({ env: { SERVICE_SIGNING_THREADS: "auto" } });
       loop = await startWrit({ env: { SERVICE_SIGNING_THREADS: "0" } });
       cerbos = await startCerbos();
       await checkWrit(writ, cases.valid, `host-${n}`);
@@ -105,7 +105,7 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
       await Promise.all([writ?.stop(), loop?.stop(), cerbos?.stop()]);
     }
   }
-  console.log(`\nmedian req/s at ${connections} connections (writ: SERVICE_SIGNING_THREADS at its default; writ-loop: 0)`);
+  console.log(`\nmedian req/s at ${connections} connections (writ: SERVICE_SIGNING_THREADS=auto; writ-loop: 0)`);
   console.log(
     `${"cores".padEnd(7)}${SERVERS.map((s) => s.padStart(11)).join("")}${"writ/Cerbos".padStart(13)}${"loop/Cerbos".padStart(13)}`,
   );
