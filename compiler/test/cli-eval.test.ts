@@ -153,7 +153,7 @@ describe("writ eval", () => {
     [
       ["eval", "policies", "--signals", "signals.json"],
       2,
-      "writ: `policies` holds 5 policies: name one (`policies/customer-data.export/1.0.0/policy.writ`, ...)",
+      "writ: `policies` holds 7 policies: name one (`policies/customer-data.export/1.0.0/policy.writ`, ...)",
     ],
   ])("refuses %j with exit %i and one line", async (argv, code, message) => {
     signalsFile();

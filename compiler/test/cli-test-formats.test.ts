@@ -123,7 +123,7 @@ describe("--format json", () => {
     expect(await cli.run("test", "policies", "--format", "json")).toBe(4);
     expect(cli.out).toHaveLength(1);
     const report = JSON.parse(cli.out[0]!) as { policies: Record<string, unknown>[]; passed: number; failed: number; errors: number };
-    expect({ passed: report.passed, failed: report.failed, errors: report.errors }).toEqual({ passed: 3, failed: 1, errors: 1 });
+    expect({ passed: report.passed, failed: report.failed, errors: report.errors }).toEqual({ passed: 5, failed: 1, errors: 1 });
     const byName = new Map(report.policies.map((p) => [p["suite"], p]));
     expect(byName.get("deploy.production@1.0.0")).toEqual({
       policy: `${DEPLOY}/policy.writ`,

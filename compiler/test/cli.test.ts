@@ -150,7 +150,7 @@ describe("writ fmt", () => {
     expect(lines).toContain("-const DAILY_LIMIT=25000.00");
     expect(lines).toContain("+const DAILY_LIMIT = 25000.00");
     expect(lines.filter((l) => l.startsWith("@@"))).toHaveLength(2);
-    expect(err.at(-1)).toBe("5 files: 1 not formatted");
+    expect(err.at(-1)).toBe("7 files: 1 not formatted");
     const applied = spawnSync("git", ["apply", "-"], { cwd, input: diff, encoding: "utf8" });
     expect(applied.stderr).toBe("");
     expect(readFileSync(file, "utf8")).toBe(canonical);
@@ -169,7 +169,7 @@ describe("writ fmt", () => {
 describe("writ test", () => {
   it("passes the shipped policies with full rule coverage", async () => {
     expect(await run("test", "policies", "--require-coverage")).toBe(0);
-    expect(out.filter((l) => l.includes("cases passed"))).toHaveLength(5);
+    expect(out.filter((l) => l.includes("cases passed"))).toHaveLength(7);
     for (const line of out.filter((l) => l.includes("cases passed"))) {
       const m = /(\d+)\/(\d+) cases passed, rules covered (\d+)\/(\d+)/.exec(line)!;
       expect(m[1]).toBe(m[2]);

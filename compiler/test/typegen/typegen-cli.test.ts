@@ -30,7 +30,9 @@ describe("writ typegen", () => {
         "compiled/payments.transfer/1.1.0",
         "compiled/payments.transfer/1.2.0",
         "compiled/payments.transfer/1.3.0",
+        "compiled/payments.transfer/1.4.0",
         "compiled/deploy.production/1.0.0",
+        "compiled/deploy.production/1.1.0",
         "compiled/customer-data.export/1.0.0",
         "--out",
         "site",
@@ -46,9 +48,11 @@ describe("writ typegen", () => {
     expect(text.match(/^export interface \w+ \{/gm)).toEqual([
       "export interface CustomerDataExport_1_0_0Signals {",
       "export interface DeployProduction_1_0_0Signals {",
+      "export interface DeployProduction_1_1_0Signals {",
       "export interface PaymentsTransfer_1_1_0Signals {",
       "export interface PaymentsTransfer_1_2_0Signals {",
       "export interface PaymentsTransfer_1_3_0Signals {",
+      "export interface PaymentsTransfer_1_4_0Signals {",
       "export interface WritPolicies {",
     ]);
     const pay = text.slice(text.indexOf("export interface PaymentsTransfer_1_2_0Signals"));
@@ -57,6 +61,9 @@ describe("writ typegen", () => {
     expect(pay).toContain("  destination_country?: string;\n}");
     expect(pay).toContain("  kyc_verified: boolean;");
     expect(pay.slice(0, pay.indexOf("\n}\n"))).not.toContain("[k: string]");
+    // A timestamp signal is typed as the RFC 3339 text it is sent as.
+    const opened = text.slice(text.indexOf("export interface PaymentsTransfer_1_4_0Signals"));
+    expect(opened.slice(0, opened.indexOf("\n}\n"))).toMatch(/account_opened_at: string;/);
   });
 
   it("writes --out FILE (creating its directory) and says what it wrote", async () => {

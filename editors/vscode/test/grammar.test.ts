@@ -66,9 +66,11 @@ describe("the writ TextMate grammar", () => {
     expect(policies.map((p) => p.path).sort()).toEqual([
       "customer-data.export/1.0.0/policy.writ",
       "deploy.production/1.0.0/policy.writ",
+      "deploy.production/1.1.0/policy.writ",
       "payments.transfer/1.1.0/policy.writ",
       "payments.transfer/1.2.0/policy.writ",
       "payments.transfer/1.3.0/policy.writ",
+      "payments.transfer/1.4.0/policy.writ",
     ]);
     const payments = scoped(tokenize(policies.find((p) => p.path === "payments.transfer/1.2.0/policy.writ")!.text));
     for (const expected of [
