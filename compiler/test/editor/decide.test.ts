@@ -33,7 +33,7 @@ describe("signalsDecider", () => {
   it.each(policies.map((p) => [p.path, p] as const))("decides every case of %s as its policy.test.json expects", (_, policy) => {
     const decide = signalsDecider(checkSource(policy.path, policy.text, { until: "lower" }))!;
     for (const c of policy.tests.cases) {
-      const outcome = decide(signalsText(c.signals));
+      const outcome = decide(signalsText(c.signals), c.now);
       if ("invalid" in c.expect) {
         expect({
           name: c.name,
