@@ -110,7 +110,8 @@ describe("a data dir made by 7a9b692", () => {
 
     // The export of the whole log (old entries and new) verifies with the data dir's key.
     const log = audit.recordLog!;
-    const checkpoint = (await log.checkpointNow())!;
+    // Null when the background checkpointer has just covered every entry itself: the export ends at its checkpoint then.
+    const checkpoint = (await log.checkpointNow()) ?? (await log.status())!.latest!;
     const verifier = new ExportVerifier([key.publicKey]);
     const lines: ExportLine[] = [];
     for await (const line of log.export(log.logId)) lines.push(line);
