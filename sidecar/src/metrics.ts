@@ -237,66 +237,70 @@ const READ_POOL: PoolNaming = {
 
 /** A PostgreSQL connection pool (storage/pool-stats.ts), read at each scrape; registered only on a store with that pool. */
 function poolMetrics(registry: Registry, { prefix, pool, size }: PoolNaming, stats: () => PoolStats | null): void {
-  const gauges = [
-    [`${prefix}_connections`, `Connections the ${pool} holds now, idle or in use (at most ${size})`, "total"],
-    [`${prefix}_idle_connections`, "Of those, connections idle in the pool", "idle"],
-    [`${prefix}_waiting_clients`, "Statements queued for a connection of the pool because every connection is in use", "waiting"],
-  ] as const;
-  for (const [name, help, part] of gauges) {
-    new Gauge({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        const now = stats();
-        if (now !== null) this.set(now[part]);
-      },
-    });
+  snapshotMetrics(registry, stats, [
+    [`${prefix}_connections`, `Connections the ${pool} holds now, idle or in use (at most ${size})`, (s) => s.total],
+    [`${prefix}_idle_connections`, "Of those, connections idle in the pool", (s) => s.idle],
+    [`${prefix}_waiting_clients`, "Statements queued for a connection of the pool because every connection is in use", (s) => s.waiting],
+    [
+      `${prefix}_errors_total`,
+      `Connections of the ${pool} that failed, each once: an attempt refused or timed out, or an open connection lost, cut or terminated by the server`,
+      (s) => s.errors,
+    ],
+  ]);
+}
+
+/**
+ * Series read from `stats()` at each scrape, nothing when it is null: a gauge each, and a counter for a name ending in
+ * `_total` (a running total the snapshot holds, set as it is).
+ */
+function snapshotMetrics<S>(
+  registry: Registry,
+  stats: () => S | null,
+  series: readonly (readonly [name: string, help: string, read: (s: S) => number])[],
+): void {
+  for (const [name, help, read] of series) {
+    if (name.endsWith("_total")) {
+      new Counter({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          const now = stats();
+          if (now === null) return;
+          this.reset();
+          this.inc(read(now));
+        },
+      });
+    } else {
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          const now = stats();
+          if (now !== null) this.set(read(now));
+        },
+      });
+    }
   }
-  new Counter({
-    name: `${prefix}_errors_total`,
-    help: `Connections of the ${pool} that failed, each once: an attempt refused or timed out, or an open connection lost, cut or terminated by the server`,
-    registers: [registry],
-    collect() {
-      const now = stats();
-      if (now === null) return;
-      this.reset();
-      this.inc(now.errors);
-    },
-  });
 }
 
 /** The signing threads (SERVICE_SIGNING_THREADS, signing/pool.ts): registered only when they sign. */
 function signingPoolMetrics(registry: Registry, pool: SigningPool): void {
-  const gauges = [
-    ["writ_signing_threads", "Threads configured to sign and self-verify (SERVICE_SIGNING_THREADS)", "threads"],
-    ["writ_signing_threads_running", "Signing threads running now: fewer while a stopped one is being replaced", "running"],
+  snapshotMetrics(registry, () => pool.stats(), [
+    ["writ_signing_threads", "Threads configured to sign and self-verify (SERVICE_SIGNING_THREADS)", (s) => s.threads],
+    ["writ_signing_threads_running", "Signing threads running now: fewer while a stopped one is being replaced", (s) => s.running],
     [
       "writ_signing_queue",
       "Signatures asked for and not yet answered: collected in this turn of the event loop, or on a thread",
-      "waiting",
+      (s) => s.queued + s.signing,
     ],
-  ] as const;
-  for (const [name, help, part] of gauges) {
-    new Gauge({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        const now = pool.stats();
-        this.set(part === "waiting" ? now.queued + now.signing : now[part]);
-      },
-    });
-  }
-  new Counter({
-    name: "writ_signing_threads_replaced_total",
-    help: "Signing threads that stopped (a crash, an exit) and were replaced; the requests each held were answered 503",
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(pool.stats().replaced);
-    },
-  });
+    [
+      "writ_signing_threads_replaced_total",
+      "Signing threads that stopped (a crash, an exit) and were replaced; the requests each held were answered 503",
+      (s) => s.replaced,
+    ],
+  ]);
   const batches = new Histogram({
     name: "writ_signing_batch_duration_seconds",
     help: "Time from posting a batch of signatures to a signing thread to its answer (signed and self-verified)",
