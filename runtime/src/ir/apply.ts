@@ -15,9 +15,9 @@ import {
   type LogicalOp,
   type UnaryOp,
 } from "./operators.js";
-import { instantText } from "./time.js";
-import type { IrNode } from "./types.js";
-import { COMPARISON_DOMAINS, isScalar, UNKNOWN, type Value } from "./values.js";
+import { INSTANT_LIMIT } from "./time.js";
+import type { IrExpr, IrNode } from "./types.js";
+import { COMPARISON_DOMAINS, Instant, isScalar, UNKNOWN, type Value } from "./values.js";
 import { localMs } from "./local-time.js";
 import { offsetAt, type ZoneTable } from "./zones.js";
 
@@ -33,10 +33,10 @@ import { offsetAt, type ZoneTable } from "./zones.js";
  */
 export type Signals = Readonly<Record<string, unknown>>;
 /**
- * `now`: the decision instant's text (time.ts `decisionInstant`), which the evaluator passes down to every operand;
- * undefined where no instant was given, which only an expression that does not read `now` may be computed with.
+ * `now`: the decision instant (time.ts `decisionInstant`), which the evaluator passes down to every operand; undefined
+ * where no instant was given, which only an expression that does not read `now` may be computed with.
  */
-export type Operand = (signals: Signals, now?: string) => Value;
+export type Operand = (signals: Signals, now?: Instant) => Value;
 
 function declared<T extends object>(table: T, name: string, what: string): T[keyof T] {
   if (!Object.prototype.hasOwnProperty.call(table, name)) throw new IrUnsupportedError(`${what} \`${name}\` is not supported`);
@@ -117,11 +117,22 @@ export function logical(node: IrNode<LogicalOp>, args: readonly Operand[], fault
 export function comparison(node: IrNode<"cmp">, left: Operand, right: Operand): Operand {
   const domain = declared(COMPARISON_DOMAINS, node.kind, "comparison kind");
   const { test } = declared(COMPARISON_OPERATORS, node.cmp, "IR operator");
+  const a = inDomain(node.left, left, domain);
+  const b = inDomain(node.right, right, domain);
   return (s, t) => {
-    const a = domain(left(s, t));
-    const b = domain(right(s, t));
-    return a === UNKNOWN || b === UNKNOWN ? UNKNOWN : test(a, b);
+    const x = a(s, t);
+    const y = b(s, t);
+    return x === UNKNOWN || y === UNKNOWN ? UNKNOWN : test(x, y);
   };
+}
+
+/** An operand mapped into a comparison domain; a literal once, when the IR is prepared, rather than at each request. */
+function inDomain(e: IrExpr, operand: Operand, domain: (v: Value) => Value): Operand {
+  if (e.op === "lit") {
+    const mapped = domain(e.value);
+    return () => mapped;
+  }
+  return (s, t) => domain(operand(s, t));
 }
 
 export function stringTest(node: IrNode<"str">, left: Operand, right: Operand): Operand {
@@ -148,9 +159,10 @@ export function arithmetic(node: IrNode<"arith">, left: Operand, right: Operand)
 }
 
 /**
- * On time (time.ts): a timestamp (a string) is its instant, a duration (a number) its milliseconds. A timestamp and a
- * duration give a timestamp, two timestamps (`-`) or two durations a duration; an instant outside what RFC 3339
- * writes, or a duration beyond ±(2^53 - 1) ms, is a fault (EVAL-002). Unknown unless the operands are time values.
+ * On time (time.ts): a timestamp (a string, or an Instant computed) is its instant, a duration (a number) its
+ * milliseconds. A timestamp and a duration give an Instant, two timestamps (`-`) or two durations a duration; an
+ * instant beyond what an ECMAScript date holds, or a duration beyond ±(2^53 - 1) ms, is a fault (EVAL-002). Unknown
+ * unless the operands are time values.
  */
 export function timeArithmetic(node: IrNode<"arith">, left: Operand, right: Operand): Operand {
   const operator: ArithmeticOperator = declared(ARITHMETIC_OPERATORS, node.fn, "IR operator");
@@ -160,16 +172,23 @@ export function timeArithmetic(node: IrNode<"arith">, left: Operand, right: Oper
   return (s, t) => {
     const a = left(s, t);
     const b = right(s, t);
-    const x = typeof a === "string" ? instant(a) : a;
-    const y = typeof b === "string" ? instant(b) : b;
+    const aIsInstant = isTimestamp(a);
+    const bIsInstant = isTimestamp(b);
+    const x = aIsInstant ? instant(a) : a;
+    const y = bIsInstant ? instant(b) : b;
     if (typeof x !== "number" || typeof y !== "number") return UNKNOWN;
     const r = time(x, y);
     // A timestamp and a duration: an instant; two of a kind: a duration.
-    const text = typeof a === "string" && typeof b === "string" ? r : typeof a === "string" || typeof b === "string" ? instantText(r) : r;
-    if (text === null || (typeof text === "number" && !Number.isSafeInteger(text))) throw new EvaluationFaultSignal("EVAL-002", node);
-    return text;
+    if (aIsInstant !== bIsInstant) {
+      if (!Number.isInteger(r) || Math.abs(r) > INSTANT_LIMIT) throw new EvaluationFaultSignal("EVAL-002", node);
+      return new Instant(r);
+    }
+    if (!Number.isSafeInteger(r)) throw new EvaluationFaultSignal("EVAL-002", node);
+    return r;
   };
 }
+
+const isTimestamp = (v: Value): boolean => typeof v === "string" || v instanceof Instant;
 
 /** The table of a calendar node's zone, fixed when the IR is prepared; an IR without it is refused then. */
 export function zoneTableOf(node: IrNode<"calendar">, zones: ReadonlyMap<string, ZoneTable>): ZoneTable {

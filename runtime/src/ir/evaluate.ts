@@ -28,7 +28,8 @@ import { canFault, EvaluationFaultSignal, FAULTS, type EvaluationFault } from ".
 import { isUnaryOp } from "./operators.js";
 import { decimalPlaces } from "./scale.js";
 import { readsNow } from "./reads-now.js";
-import { decisionInstant } from "./time.js";
+import { decisionMs } from "./time.js";
+import { Instant } from "./values.js";
 import { written } from "./written.js";
 import { IR_VERSIONS, OTHERWISE_RULE_ID, type IrExpr, type IrSignal, type IrZones, type PolicyIr, type Verdict } from "./types.js";
 import { prepareZones, type ZoneTable } from "./zones.js";
@@ -74,7 +75,7 @@ export function preparePolicy(ir: PolicyIr): PreparedPolicy {
     readsNow: needsNow,
     evaluate(signals, now) {
       // Written once per evaluation, only for a policy that reads it: every `now` of one decision is this instant.
-      const instant = needsNow ? decisionInstant(requiredNow(now)) : undefined;
+      const instant = needsNow ? decisionNowValue(now) : undefined;
       for (const { rule, test } of rules) {
         let value;
         try {
@@ -90,6 +91,11 @@ export function preparePolicy(ir: PolicyIr): PreparedPolicy {
       return { decided: true, verdict: otherwise.verdict, ruleId: OTHERWISE_RULE_ID, reason: otherwise.reason };
     },
   };
+}
+
+/** `now` of a decision at `now`, as every operand reads it (time.ts decisionMs refuses a Date of no instant). */
+export function decisionNowValue(now: Date | undefined): Instant {
+  return new Instant(decisionMs(requiredNow(now)), true);
 }
 
 /** The instant of a policy that reads `now`: refused (TypeError) when the caller gave none. */

@@ -23,15 +23,15 @@ import {
   type Operand,
   type Signals,
 } from "./apply.js";
-import { faultOf, requiredNow, type Decision } from "./evaluate.js";
+import { decisionNowValue, faultOf, type Decision } from "./evaluate.js";
 import { decimalText, nearestNumber, placesOf, unitsOf } from "./exact.js";
 import { canFault, EvaluationFaultSignal, type FaultCode } from "./faults.js";
 import { isUnaryOp } from "./operators.js";
 import { decimalPlaces, isDecimalNode } from "./scale.js";
 import { readsNow } from "./reads-now.js";
-import { decisionInstant, durationText } from "./time.js";
+import { durationText } from "./time.js";
 import { OTHERWISE_RULE_ID, type IrExpr, type IrOutcome, type IrSignal, type PolicyIr, type Scalar, type Verdict } from "./types.js";
-import { COMPARISON_DOMAINS, UNKNOWN, type Value } from "./values.js";
+import { COMPARISON_DOMAINS, Instant, UNKNOWN, type Value } from "./values.js";
 import { offsetAt, offsetText, prepareZones, type ZoneTable } from "./zones.js";
 import { written } from "./written.js";
 
@@ -98,7 +98,7 @@ interface Node {
  */
 export function explain(ir: PolicyIr, signals: Signals, now?: Date): Explained {
   const reads = ir.rules.some((rule) => readsNow(rule.when));
-  const explainer = new Explainer(ir.signals, signals, reads ? decisionInstant(requiredNow(now)) : undefined, prepareZones(ir.zones));
+  const explainer = new Explainer(ir.signals, signals, reads ? decisionNowValue(now) : undefined, prepareZones(ir.zones));
   let decision: Decision | null = null;
   const rules = ir.rules.map((rule): ExplainedRule => {
     const { explained, value, fault } = explainer.node(rule.when);
@@ -128,8 +128,8 @@ class Explainer {
   constructor(
     private readonly declared: Readonly<Record<string, IrSignal>>,
     private readonly signals: Signals,
-    /** The decision instant's text, as the evaluator passes it (evaluate.ts); only when the policy reads `now`. */
-    private readonly now: string | undefined,
+    /** The decision instant, as the evaluator passes it (evaluate.ts); only when the policy reads `now`. */
+    private readonly now: Instant | undefined,
     private readonly zones: ReadonlyMap<string, ZoneTable>,
   ) {}
 
@@ -235,7 +235,8 @@ class Explainer {
       const units = typeof value === "bigint" ? value : unitsOf(value, places);
       explained.value = typeof value === "bigint" ? nearestNumber(value, places) : value;
       if (units !== null) explained.exact = decimalText(units, places);
-    } else if (value !== UNKNOWN) explained.value = value;
+    } else if (value instanceof Instant) explained.value = value.text;
+    else if (value !== UNKNOWN) explained.value = value;
     if (typeof value === "number" && isDurationNode(e)) explained.exact = durationText(value);
     if (fault !== null && fault.at === e) explained.fault = fault.code;
     if (operands) explained.operands = operands.map((o) => o.explained);

@@ -26,7 +26,7 @@ import { MAX_MAGNITUDE } from "./exact.js";
 import type { FaultCode } from "./fault-codes.js";
 import type { LinearRegExp } from "../regex/linear-regexp.js";
 import { spanHolds, type IpSpan } from "../signals/ip.js";
-import { codePointLength, UNKNOWN, type Scalar, type Value } from "./values.js";
+import { codePointLength, UNKNOWN, type Known, type Value } from "./values.js";
 import { hourOfDay, isoWeekday, minuteOfDay } from "./local-time.js";
 
 export interface UnaryOperator {
@@ -34,7 +34,7 @@ export interface UnaryOperator {
   /** `prefix`: written before its operand (`not a`, `-a`); `call`: a built-in function (`len(a)`). */
   readonly notation: "prefix" | "call";
   /** Applied to a known operand (a bigint: an exact decimal); unknown when the operand is not of the operator's type. */
-  readonly evaluate: (v: Scalar | bigint) => Value;
+  readonly evaluate: (v: Known) => Value;
 }
 
 export interface LogicalOperator {
@@ -48,7 +48,7 @@ export type CompareOp = "eq" | "ne" | "lt" | "le" | "gt" | "ge";
 export interface ComparisonOperator {
   readonly symbol: string;
   /** Applied to two known operands of one comparison domain (two bigints: exact decimals at the same places). */
-  readonly test: (a: Scalar | bigint, b: Scalar | bigint) => boolean;
+  readonly test: (a: Known, b: Known) => boolean;
   /** The same test with its operands swapped: `a < b` is `b > a`. */
   readonly converse: CompareOp;
   /** The test that holds exactly when this one is false (and is unknown when it is): `not (a < b)` is `a >= b`. */
@@ -210,7 +210,7 @@ export const CALENDAR_OPERATORS = {
 /** The operators with an IR node of their own. */
 export const SPECIAL_OPERATORS = {
   /** `value in [set]`: the set holds the value, both mapped into the comparison domain. */
-  in: { symbol: "in", test: (v: Scalar | bigint, set: ReadonlySet<Value>): boolean => set.has(v) },
+  in: { symbol: "in", test: (v: Known, set: ReadonlySet<Value>): boolean => set.has(v) },
   /** `value in min..max`, both ends inclusive; unknown unless all three are numbers (or all exact decimals). */
   range: { symbol: "in", test: <N extends number | bigint>(v: N, min: N, max: N): boolean => v >= min && v <= max },
   /** `address in_cidr [ranges]`: one of the ranges' spans holds the address (ip.ts); unknown unless it is an address. */

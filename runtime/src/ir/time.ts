@@ -56,11 +56,16 @@ export function instantText(ms: number): string | null {
  * RFC 3339 writes in UTC (or `new Date(NaN)`) is no clock's: a caller's error, TypeError, never a value.
  */
 export function decisionInstant(clock: Date): string {
+  return new Date(decisionMs(clock)).toISOString();
+}
+
+/** The decision instant's milliseconds, refused as decisionInstant refuses it. */
+export function decisionMs(clock: Date): number {
   const ms = clock.getTime();
   if (!(ms >= MIN_DECISION_INSTANT && ms <= MAX_DECISION_INSTANT)) {
     throw new TypeError("the decision instant is not a date of the years 0000 to 9999 (UTC)");
   }
-  return clock.toISOString();
+  return ms;
 }
 
 /** What a given decision instant must be, for the messages that refuse one. */

@@ -5,12 +5,32 @@
  */
 import { ipAddress } from "../signals/ip.js";
 import { semverKey } from "../signals/semver.js";
+import { instantText } from "./time.js";
 
 export type Scalar = string | number | boolean;
 
 export const UNKNOWN: unique symbol = Symbol("unknown");
+/**
+ * An instant a decision computes (`now`, `timestamp ± duration`): its milliseconds, read by every comparison without
+ * parsing, and its RFC 3339 text, written only when an explanation shows it. A timestamp a signal or a literal gives
+ * stays its text. `decision`: the decision instant, written as an attestation's `issuedAt` is (time.ts
+ * `decisionInstant`); otherwise as time.ts `instantText` writes a computed one.
+ */
+export class Instant {
+  constructor(
+    readonly ms: number,
+    private readonly decision = false,
+  ) {}
+
+  get text(): string {
+    return this.decision ? new Date(this.ms).toISOString() : instantText(this.ms)!;
+  }
+}
+
 /** A bigint is a decimal computed exactly: its units at the places its node has (exact.ts, scale.ts); in the `semver` comparison domain, a version's precedence key (semver.ts), in the `ip` domain an address (ip.ts). */
-export type Value = Scalar | bigint | typeof UNKNOWN;
+export type Value = Scalar | bigint | Instant | typeof UNKNOWN;
+/** A value that is not unknown. */
+export type Known = Exclude<Value, typeof UNKNOWN>;
 
 /** The comparison domain decides how operands are compared: timestamps as instants, decimals exactly, versions by precedence. */
 export type CompareKind = "number" | "string" | "boolean" | "timestamp" | "decimal" | "semver" | "ip";
@@ -31,6 +51,7 @@ export const COMPARISON_DOMAINS: Readonly<Record<CompareKind, (v: Value) => Valu
   string: (v) => (typeof v === "string" ? v : UNKNOWN),
   boolean: (v) => (typeof v === "boolean" ? v : UNKNOWN),
   timestamp: (v) => {
+    if (v instanceof Instant) return v.ms;
     if (typeof v !== "string") return UNKNOWN;
     const ms = Date.parse(v);
     return Number.isNaN(ms) ? UNKNOWN : ms;

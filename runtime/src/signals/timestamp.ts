@@ -7,10 +7,11 @@
 export const TIMESTAMP_PATTERN =
   "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d+)?(Z|[+-]([01]\\d|2[0-3]):[0-5]\\d)$";
 
-const shape = new RegExp(TIMESTAMP_PATTERN, "u");
+/** TIMESTAMP_PATTERN on V8's engine: linear, the pattern being fixed (validate.ts says why it may run there). */
+export const TIMESTAMP_SHAPE = new RegExp(TIMESTAMP_PATTERN, "u");
 
 export function isTimestamp(s: string): boolean {
-  if (!shape.test(s)) return false;
+  if (!TIMESTAMP_SHAPE.test(s)) return false;
   const year = Number(s.slice(0, 4));
   const month = Number(s.slice(5, 7));
   const day = Number(s.slice(8, 10));
