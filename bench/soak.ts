@@ -10,7 +10,7 @@
  *     sweeps and a retention run, each with work to do (bench/soak/seed.ts `arm`: entries expiring during the run, and
  *     decisions just past the retention, written before it starts);
  *   - `POST /evaluate` of the shipped payments.transfer@1.2.0 at 50 connections, unique executionIds, by `wrk`
- *     (bench/soak/wrk.ts; needs the Debian package: `apt-get install wrk`), the sidecar pinned to one core and the load
+ *     (bench/sidecar/wrk.ts; needs the Debian package: `apt-get install wrk`), the sidecar pinned to one core and the load
  *     generator with the probes to another (taskset);
  *   - beside it (bench/soak/probes.ts): `/health` every 50 ms, `/metrics` every second for the largest event-loop delay
  *     (`writ_event_loop_delay_max_seconds`, else prom-client's `writ_nodejs_eventloop_lag_max_seconds`), whole-log
@@ -41,7 +41,7 @@
  *   BENCH_SOAK_ENGINE     lmdb | postgres | both (default both)
  *   BENCH_SOAK_DURATION   seconds of measured load (default 60); BENCH_SOAK_WARMUP seconds before it (default 3)
  *   BENCH_SOAK_CONNECTIONS  (default 50)
- *   BENCH_SOAK_RATE       requests/s to pace the load at (Poisson arrivals, bench/soak/wrk.ts); unset or 0: as fast as the
+ *   BENCH_SOAK_RATE       requests/s to pace the load at (Poisson arrivals, bench/sidecar/wrk.ts); unset or 0: as fast as the
  *                         sidecar answers, so it runs saturated and a request waits behind the others' queue
  *   BENCH_SOAK_DIR        where stores, the policies root and sidecar logs live (default /work/soak-data). LMDB takes
  *                         about 1.4 KB of disk per decision, PostgreSQL about 3.6 KB (in its own data directory): 14 and

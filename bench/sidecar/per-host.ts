@@ -2,19 +2,22 @@
  * The per-host mode of the sidecar benchmark (`BENCH_MODE=host npm run bench:sidecar`; docs/benchmarks.md, "Per
  * host"): for each N of BENCH_CORES (default `1,2`, none above the machine's cores), writ and Cerbos are each given
  * the same N cores (`taskset -c 0-<N-1>`, every thread of the server: writ's signing threads and LMDB's writer too)
- * and loaded in alternating rounds at BENCH_CONNECTIONS (default 50) from this process, the load generator, on
- * BENCH_LOAD_CORES (a `taskset -c` list; default the cores no server has, or every core when none is left: sharing
- * them, as a host's other work would). writ runs twice: with SERVICE_SIGNING_THREADS=auto, which follows
+ * and loaded in alternating rounds at BENCH_CONNECTIONS (default 50) by BENCH_LOAD (`wrk`, the default, or
+ * `autocannon` in this process) on BENCH_LOAD_CORES (a `taskset -c` list; default the cores no server has, or every
+ * core when none is left: sharing them, as a host's other work would). writ runs twice: with SERVICE_SIGNING_THREADS=auto, which follows
  * the cores it was given (docs/sidecar.md, "Signing threads"), and with 0 (the event loop signs). Prints each server's
- * median req/s for each N, writ / Cerbos for each N, and each server's N-core / 1-core ratio.
+ * median req/s and p50 for each N, writ / Cerbos for each N, and each server's N-core / 1-core ratio.
  * Req/s mean something only on a quiet machine.
  */
-import { availableParallelism } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
 import { checkAgreement, startCerbos, type Cerbos } from "./cerbos.js";
-import { runLoad, summarize, type LoadResult } from "./load.js";
+import { runLoad, summarize, type LoadResult, type Summary } from "./load.js";
 import { pinServersAndLoad } from "./pinning.js";
 import type { PolicyCases, Signals } from "./policy-cases.js";
 import { checkWrit, startWrit, type Writ } from "./writ.js";
+import { ID_SLOT, runWrk } from "./wrk.js";
 
 interface HostSettings {
   readonly rounds: number;
@@ -24,6 +27,54 @@ interface HostSettings {
 
 const SERVERS = ["writ", "writ-loop", "cerbos"] as const;
 type Server = (typeof SERVERS)[number];
+
+/** One server's endpoint: where to POST, with which headers, and the body of request `i` with the unique `id`. */
+interface Target {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  body(id: string, i: number): object;
+}
+
+/** A warm-up and a measured run of wrk against `target`, as a LoadResult (wrk on this process's cores). */
+async function wrkLoad(
+  target: Target,
+  bodies: number,
+  connections: number,
+  settings: HostSettings,
+  prefix: string,
+  dir: string,
+): Promise<LoadResult> {
+  const run = {
+    url: target.url,
+    headers: target.headers,
+    bodies: Array.from({ length: bodies }, (_, i) => JSON.stringify(target.body(ID_SLOT, i))),
+    connections,
+    scriptFile: join(dir, `${prefix}.lua`),
+    cpus: null,
+    rate: null,
+  };
+  if (settings.warmup > 0) await runWrk({ ...run, seconds: settings.warmup, prefix: `${prefix}-warm-` });
+  const r = await runWrk({ ...run, seconds: settings.duration, prefix: `${prefix}-` });
+  const errors = Object.values(r.socketErrors).reduce((a, b) => a + b, 0);
+  if (r.non2xx > 0 || errors > 0 || r.requests === 0) {
+    throw new Error(`wrk against ${target.url}: ${r.requests} requests, ${r.non2xx} answered 400 or above, ${errors} socket errors`);
+  }
+  return {
+    requestsPerSecond: r.requests / r.seconds,
+    p50Ms: r.p50,
+    p99Ms: r.p99,
+    total: r.requests,
+    durationSeconds: r.seconds,
+    cpuMicrosPerResponse: null,
+  };
+}
+
+/** BENCH_LOAD: `wrk` (the default: it leaves shared cores to the servers) or `autocannon` (in this process). */
+function loadGenerator(env: NodeJS.ProcessEnv): "wrk" | "autocannon" {
+  const value = env["BENCH_LOAD"] ?? "wrk";
+  if (value !== "wrk" && value !== "autocannon") throw new Error(`BENCH_LOAD must be \`wrk\` or \`autocannon\`, not \`${value}\``);
+  return value;
+}
 
 /** The machine's cores, read before any pinning narrows this process's affinity. */
 const MACHINE_CORES = availableParallelism();
@@ -52,7 +103,9 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
   if (!Number.isInteger(connections) || connections < 1)
     throw new Error(`BENCH_CONNECTIONS must be a positive integer, not ${connections}`);
   const counts = coreCounts(env);
-  const medians = new Map<string, number>();
+  const generator = loadGenerator(env);
+  const scratch = mkdtempSync(join(tmpdir(), "writ-per-host-"));
+  const medians = new Map<string, Summary>();
   let sequence = 0;
   for (const n of counts) {
     const servers = `0-${n - 1}`;
@@ -80,45 +133,50 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
               ? {
                   url: c.checkUrl,
                   headers: { "content-type": "application/json" },
-                  makeBody: (i: number) => JSON.stringify(c.checkBody(sets[i % sets.length]!, `${prefix}-${i}`)),
+                  body: (id: string, i: number) => c.checkBody(sets[i % sets.length]!, id),
                 }
               : {
                   url: (name === "writ" ? w : l).evaluateUrl,
                   headers: (name === "writ" ? w : l).headers,
-                  makeBody: (i: number) => JSON.stringify((name === "writ" ? w : l).evaluateBody(sets[i % sets.length]!, `${prefix}-${i}`)),
+                  body: (id: string, i: number) => (name === "writ" ? w : l).evaluateBody(sets[i % sets.length]!, id),
                 };
-          const result = await runLoad({
-            ...target,
-            connections,
-            durationSeconds: settings.duration,
-            warmupSeconds: settings.warmup,
-            expectStatus: 200,
-          });
+          const result = await (generator === "wrk"
+            ? wrkLoad(target, sets.length, connections, settings, prefix, scratch)
+            : runLoad({
+                url: target.url,
+                headers: target.headers,
+                makeBody: (i: number) => JSON.stringify(target.body(`${prefix}-${i}`, i)),
+                connections,
+                durationSeconds: settings.duration,
+                warmupSeconds: settings.warmup,
+                expectStatus: 200,
+              }));
           results.set(name, [...(results.get(name) ?? []), result]);
           console.log(
             `  round ${round + 1} ${name.padEnd(9)} ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(3)} ms`,
           );
         }
       }
-      for (const name of SERVERS) medians.set(`${name}@${n}`, summarize(results.get(name)!).rps);
+      for (const name of SERVERS) medians.set(`${name}@${n}`, summarize(results.get(name)!));
     } finally {
       await Promise.all([writ?.stop(), loop?.stop(), cerbos?.stop()]);
     }
   }
-  console.log(`\nmedian req/s at ${connections} connections (writ: SERVICE_SIGNING_THREADS=auto; writ-loop: 0)`);
+  rmSync(scratch, { recursive: true, force: true });
+  const rps = (server: Server, n: number) => medians.get(`${server}@${n}`)!.rps;
+  console.log(`\nmedians at ${connections} connections, load by ${generator} (writ: SERVICE_SIGNING_THREADS=auto; writ-loop: 0)`);
   console.log(
-    `${"cores".padEnd(7)}${SERVERS.map((s) => s.padStart(11)).join("")}${"writ/Cerbos".padStart(13)}${"loop/Cerbos".padStart(13)}`,
+    `${"cores".padEnd(7)}${SERVERS.map((s) => `${s} req/s`.padStart(17)).join("")}${SERVERS.map((s) => `${s} p50`.padStart(15)).join("")}${"writ/Cerbos".padStart(13)}${"loop/Cerbos".padStart(13)}`,
   );
   for (const n of counts) {
-    const [w, l, c] = SERVERS.map((s) => medians.get(`${s}@${n}`)!);
+    const [w, l, c] = SERVERS.map((s) => rps(s, n));
+    const p50s = SERVERS.map((s) => `${medians.get(`${s}@${n}`)!.p50.toFixed(3)} ms`.padStart(15)).join("");
     console.log(
-      `${String(n).padEnd(7)}${[w!, l!, c!].map((v) => v.toFixed(0).padStart(11)).join("")}${`${(w! / c!).toFixed(2)}×`.padStart(13)}${`${(l! / c!).toFixed(2)}×`.padStart(13)}`,
+      `${String(n).padEnd(7)}${[w!, l!, c!].map((v) => v.toFixed(0).padStart(17)).join("")}${p50s}${`${(w! / c!).toFixed(2)}×`.padStart(13)}${`${(l! / c!).toFixed(2)}×`.padStart(13)}`,
     );
   }
   const first = counts[0]!;
   for (const n of counts.slice(1)) {
-    console.log(
-      `${n} cores / ${first}: ${SERVERS.map((s) => `${s} ${(medians.get(`${s}@${n}`)! / medians.get(`${s}@${first}`)!).toFixed(2)}×`).join(", ")}`,
-    );
+    console.log(`${n} cores / ${first}: ${SERVERS.map((s) => `${s} ${(rps(s, n) / rps(s, first)).toFixed(2)}×`).join(", ")}`);
   }
 }

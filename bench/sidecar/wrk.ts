@@ -1,22 +1,22 @@
 /**
- * The load: `wrk` (Debian package `wrk`: `apt-get install wrk`), not autocannon, because at 50 connections it takes a
- * fraction of the CPU autocannon does in node, and it records every response's latency in microseconds (HdrHistogram),
- * which p99.9 and the maximum need. One thread, pinned with the probes to the load cores.
+ * Load from `wrk` (Debian package `wrk`), not autocannon: at 50 connections it takes a fraction of the CPU autocannon
+ * takes in node, which matters where the load generator shares the servers' cores, and it records every latency in
+ * microseconds (HdrHistogram), which p99.9 and the maximum need. One thread, on the cores this process may use.
  *
- * Every request is `POST /evaluate` of the shipped policy with a unique executionId (`<prefix><thread>-<n>`), cycling
- * through the valid signal sets of its test file; a generated Lua script builds them and, when wrk is done, writes its
- * summary as one JSON line.
+ * Every request is a POST of one of `bodies` in turn, each with a unique id (`<prefix><thread>-<n>`) where the body
+ * holds ID_SLOT; a generated Lua script builds them and, when wrk is done, writes its summary as one JSON line.
  *
- * Paced (BENCH_SOAK_RATE): each connection waits, before each request, a random time drawn from an exponential
- * distribution whose mean spreads the rate over the connections (`connections / rate` seconds), so arrivals are close to
- * a Poisson stream of that rate, the way independent clients arrive: the sidecar is not saturated, and a request's
- * latency is its own work plus any stall, not the queue of 49 others in front of it. The rate reached is a little
- * lower than asked (each wait starts after the answer), and is printed.
+ * Paced (`rate`): each connection waits, before each request, a random time drawn from an exponential distribution
+ * whose mean spreads the rate over the connections (`connections / rate` seconds), so arrivals are close to a Poisson
+ * stream of that rate, as independent clients arrive: the server is not saturated, and a request's latency is its own
+ * work plus any stall, not the queue of the others in front of it. The rate reached is a little lower than asked
+ * (each wait starts after the answer), and is printed.
  */
 import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
-import { POLICY_ID, POLICY_VERSION } from "./decisions.js";
-import type { Signals } from "../sidecar/policy-cases.js";
+
+/** Where a body takes its request's unique id (an executionId, a Cerbos requestId). */
+export const ID_SLOT = "@@wrk-request-id@@";
 
 export interface WrkResult {
   readonly requests: number;
@@ -31,26 +31,27 @@ export interface WrkResult {
   readonly max: number;
 }
 
-/** Lua long string: no `]==]` can occur in the JSON of a signal set of the shipped policy. */
+/** Lua long string: refused if the text holds its closing bracket. */
 function luaString(text: string): string {
   if (text.includes("]==]")) throw new Error("a body holds `]==]`, which the Lua script cannot quote");
   return `[==[${text}]==]`;
 }
 
-function script(signalSets: readonly Signals[], apiKey: string, prefix: string, meanWaitMs: number | null): string {
-  // Each body is the tail after the executionId: `","policyId":…,"verifiedSignals":{…}}`.
-  const tails = signalSets.map((signals) =>
-    JSON.stringify({ policyId: POLICY_ID, policyVersion: POLICY_VERSION, verifiedSignals: signals }).replace(/^\{/, '",'),
-  );
+function script(run: WrkRun): string {
+  const halves = run.bodies.map((body) => {
+    const parts = body.split(ID_SLOT);
+    if (parts.length !== 2) throw new Error(`each body holds ID_SLOT once: ${body.slice(0, 200)}`);
+    return `{ ${parts.map(luaString).join(", ")} }`;
+  });
+  const headers = Object.entries(run.headers).map(([name, value]) => `wrk.headers[${luaString(name)}] = ${luaString(value)}`);
+  const meanWaitMs = run.rate === null ? null : (1000 * run.connections) / run.rate;
   return `
-local tails = { ${tails.map(luaString).join(",\n  ")} }
-local count = #tails
+local bodies = { ${halves.join(",\n  ")} }
+local count = #bodies
 local n = 0
 local threads = 0
 wrk.method = "POST"
-wrk.path = "/evaluate"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer ${apiKey}"
+${headers.join("\n")}
 
 function setup(thread)
   threads = threads + 1
@@ -59,9 +60,9 @@ end
 
 function request()
   n = n + 1
-  return wrk.format(nil, nil, nil, '{"executionId":"${prefix}' .. tid .. '-' .. n .. tails[(n % count) + 1])
+  local body = bodies[(n % count) + 1]
+  return wrk.format(nil, nil, nil, body[1] .. ${luaString(run.prefix)} .. tid .. '-' .. n .. body[2])
 end
-
 ${
   meanWaitMs === null
     ? ""
@@ -74,7 +75,7 @@ end
 }
 function done(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format('SOAK-WRK {"requests":%d,"us":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"p50":%d,"p99":%d,"p999":%d,"max":%d}\\n',
+  io.write(string.format('WRK-SUMMARY {"requests":%d,"us":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"p50":%d,"p99":%d,"p999":%d,"max":%d}\\n',
     summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout,
     latency:percentile(50), latency:percentile(99), latency:percentile(99.9), latency.max))
 end
@@ -82,25 +83,24 @@ end
 }
 
 export interface WrkRun {
+  /** The URL requests are POSTed to, path included. */
   readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Request bodies, used in turn, each holding ID_SLOT once. */
+  readonly bodies: readonly string[];
   readonly connections: number;
   readonly seconds: number;
-  readonly signalSets: readonly Signals[];
-  readonly apiKey: string;
-  /** Unique per run: executionIds are `<prefix><thread>-<n>`. */
+  /** Unique per run: ids are `<prefix><thread>-<n>`. */
   readonly prefix: string;
   readonly scriptFile: string;
-  /** A taskset CPU list to run wrk on; null: not pinned. */
+  /** A taskset CPU list to run wrk on; null: the cores this process may use. */
   readonly cpus: string | null;
-  /** Requests per second across all connections (paced, see the header); null: as fast as the sidecar answers. */
+  /** Requests per second across all connections (paced, see the header); null: as fast as the server answers. */
   readonly rate: number | null;
 }
 
 export async function runWrk(run: WrkRun): Promise<WrkResult> {
-  await writeFile(
-    run.scriptFile,
-    script(run.signalSets, run.apiKey, run.prefix, run.rate === null ? null : (1000 * run.connections) / run.rate),
-  );
+  await writeFile(run.scriptFile, script(run));
   const args = ["-t1", `-c${run.connections}`, `-d${run.seconds}s`, "--timeout", "60s", "-s", run.scriptFile, run.url];
   const [command, argv] = run.cpus === null ? ["wrk", args] : ["taskset", ["-c", run.cpus, "wrk", ...args]];
   const output = await new Promise<string>((resolve, reject) => {
@@ -111,7 +111,7 @@ export async function runWrk(run: WrkRun): Promise<WrkResult> {
     child.once("error", (error) => reject(new Error(`wrk did not start (${error.message}): install it with \`apt-get install wrk\``)));
     child.once("exit", (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk exited with ${code}:\n${text}`))));
   });
-  const line = /SOAK-WRK (\{.*\})/.exec(output);
+  const line = /WRK-SUMMARY (\{.*\})/.exec(output);
   if (line === null) throw new Error(`wrk printed no summary:\n${output}`);
   const r = JSON.parse(line[1]!) as Record<string, number>;
   const ms = (us: number | undefined) => (us ?? 0) / 1000;

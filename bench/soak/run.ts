@@ -11,13 +11,14 @@ import { mkdir } from "node:fs/promises";
 import { Agent } from "node:http";
 import { join } from "node:path";
 import type { Signals } from "../sidecar/policy-cases.js";
+import { ID_SLOT, runWrk, type WrkResult } from "../sidecar/wrk.js";
+import { POLICY_ID, POLICY_VERSION } from "./decisions.js";
 import { decisionMaker } from "./prepare.js";
 import { Probes, type Answer, type ProbeResults } from "./probes.js";
 import { arm, armedLeft } from "./seed.js";
 import type { SoakSettings } from "./settings.js";
 import { processUsage, startSidecar, type ProcessUsage } from "./sidecar.js";
 import { API_KEY, openStore, sidecarEnv, storeSize, type SeedManifest, type Store, type StoreSize } from "./store.js";
-import { runWrk, type WrkResult } from "./wrk.js";
 
 export interface RunResult {
   readonly store: Store;
@@ -140,10 +141,12 @@ export async function runOnce(
     quiet.destroy();
     const stats = (await getJson(`${sidecar.url}/audit/stats`, API_KEY)) as { total_decisions: string };
     const wrk = {
-      url: sidecar.url,
+      url: `${sidecar.url}/evaluate`,
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${API_KEY}` },
+      bodies: signalSets.map((signals) =>
+        JSON.stringify({ executionId: ID_SLOT, policyId: POLICY_ID, policyVersion: POLICY_VERSION, verifiedSignals: signals }),
+      ),
       connections: settings.connections,
-      signalSets,
-      apiKey: API_KEY,
       cpus: settings.cpus?.load ?? null,
       rate: settings.rate,
       scriptFile: join(logs, `wrk-${tag}.lua`),

@@ -18,7 +18,7 @@ export interface SoakSettings {
   /** Seconds of unmeasured load first (BENCH_SOAK_WARMUP): the sidecar's JIT, caches and pools warm. */
   readonly warmupSeconds: number;
   readonly connections: number;
-  /** Requests per second the load is paced at (BENCH_SOAK_RATE, bench/soak/wrk.ts); null (unset or 0): unpaced, saturating. */
+  /** Requests per second the load is paced at (BENCH_SOAK_RATE, bench/sidecar/wrk.ts); null (unset or 0): unpaced, saturating. */
   readonly rate: number | null;
   /** Where seeded stores, the policies root and the sidecar logs are kept (BENCH_SOAK_DIR). */
   readonly root: string;
