@@ -1,9 +1,8 @@
 /**
- * `SERVICE_SIGNING_THREADS` (docs/sidecar.md, "Signing threads"): how many threads sign and self-verify, 0 (the
- * default, until the per-host benchmark of issue 43 is run on a quiet machine) for the event loop itself, or `auto`:
- * as many as the cores the process may use call for (usable-cores.ts): none with one core, where a thread would only
- * take turns with the loop it is meant to relieve; else one fewer than the cores (the loop keeps one), at most
- * MAX_AUTO_SIGNING_THREADS, which keep up with what one event loop decides.
+ * `SERVICE_SIGNING_THREADS` (docs/sidecar.md, "Signing threads"): how many threads sign and self-verify, 0 for the
+ * event loop itself, or `auto` (the default): as many as the cores the process may use call for (usable-cores.ts):
+ * none with one core, where a thread would only take turns with the loop it is meant to relieve; else one fewer than
+ * the cores (the loop keeps one), at most MAX_AUTO_SIGNING_THREADS, which keep up with what one event loop decides.
  */
 import { ConfigError, text, type Env } from "../env.js";
 import { usableCores } from "./usable-cores.js";
@@ -19,8 +18,7 @@ export function autoSigningThreads(cores: number): number {
 /** @throws ConfigError when SERVICE_SIGNING_THREADS is neither `auto` nor an integer from 0 to MAX_SIGNING_THREADS */
 export function signingThreads(env: Env, cores: () => number = usableCores): number {
   const value = text(env, SIGNING_THREADS_VARIABLE);
-  if (value === undefined) return 0;
-  if (value === "auto") return autoSigningThreads(cores());
+  if (value === undefined || value === "auto") return autoSigningThreads(cores());
   if (!/^[0-9]+$/.test(value) || Number(value) > MAX_SIGNING_THREADS) {
     throw new ConfigError(`${SIGNING_THREADS_VARIABLE} must be \`auto\` or an integer from 0 to ${MAX_SIGNING_THREADS}, not \`${value}\``);
   }
