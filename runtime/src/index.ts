@@ -228,6 +228,7 @@ export {
   CHECKPOINT_TIMESTAMP_PATTERN,
   isCheckpointTimestamp,
   createCheckpoint,
+  signCheckpoint,
   checkpointHash,
   verifyCheckpoint,
   type CheckpointBody,

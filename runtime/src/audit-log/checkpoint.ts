@@ -19,7 +19,8 @@ import type { TrustRoot } from "../attest/trust-root.js";
 import { SignatureFormatError } from "../errors.js";
 import type { PublicKey, SigningKey } from "../signing/keys.js";
 import { PAYLOAD_TYPES } from "../signing/payload-types.js";
-import { decodeSignature, signObject, verifyObject } from "../signing/sign.js";
+import type { Ed25519Engine } from "../signing/engine.js";
+import { decodeSignature, signObject, signObjectVerified, verifyObject } from "../signing/sign.js";
 import { MerkleFrontier, popcount } from "./frontier.js";
 import { hashFromHex, isHashHex, toHex } from "./hex.js";
 import { hashEquals } from "./merkle.js";
@@ -73,6 +74,20 @@ export function isCheckpointTimestamp(value: unknown): value is string {
  * @throws KeyError when the key is unusable
  */
 export function createCheckpoint(fields: CheckpointFields, key: SigningKey): SignedCheckpoint {
+  const unsigned = checkpointBody(fields, key.keyId);
+  return { ...unsigned, signature: signObject(PAYLOAD_TYPES.auditCheckpoint, unsigned, key) };
+}
+
+/**
+ * {@link createCheckpoint} through an Ed25519Engine (the sidecar's signing threads): the checkpoint once its signature
+ * self-verified. Throws as createCheckpoint does, and KeyError when self-verification failed.
+ */
+export async function signCheckpoint(fields: CheckpointFields, key: SigningKey, engine: Ed25519Engine): Promise<SignedCheckpoint> {
+  const unsigned = checkpointBody(fields, key.keyId);
+  return { ...unsigned, signature: await signObjectVerified(PAYLOAD_TYPES.auditCheckpoint, unsigned, key, engine) };
+}
+
+function checkpointBody(fields: CheckpointFields, keyId: string): Omit<SignedCheckpoint, "signature"> {
   const { logId, frontier, timestamp, previous } = fields;
   if (typeof logId !== "string" || !LOG_ID_PATTERN.test(logId)) {
     throw new RangeError(`log id \`${show(logId)}\` is not 1-128 letters, digits, \`.\`, \`_\`, \`:\` or \`-\``);
@@ -88,16 +103,15 @@ export function createCheckpoint(fields: CheckpointFields, key: SigningKey): Sig
       throw new RangeError(`previous checkpoint has another root at the same size ${frontier.size}: the log forked`);
     }
   }
-  const unsigned = {
+  return {
     logId,
     size: frontier.size,
     rootHash,
     timestamp: time,
     previous: previous === null ? null : checkpointHash(previous),
     frontier: frontier.hashes().map(toHex),
-    keyId: key.keyId,
+    keyId,
   };
-  return { ...unsigned, signature: signObject(PAYLOAD_TYPES.auditCheckpoint, unsigned, key) };
 }
 
 /** SHA-256 of the JCS of the whole signed checkpoint (signature included), lowercase hex: the next one's `previous`. */

@@ -16,7 +16,7 @@ import {
   type UnaryOp,
 } from "./operators.js";
 import { INSTANT_LIMIT } from "./time.js";
-import type { IrExpr, IrNode } from "./types.js";
+import type { IrNode } from "./types.js";
 import { COMPARISON_DOMAINS, Instant, isScalar, UNKNOWN, type Value } from "./values.js";
 import { localMs } from "./local-time.js";
 import { offsetAt, type ZoneTable } from "./zones.js";
@@ -117,22 +117,17 @@ export function logical(node: IrNode<LogicalOp>, args: readonly Operand[], fault
 export function comparison(node: IrNode<"cmp">, left: Operand, right: Operand): Operand {
   const domain = declared(COMPARISON_DOMAINS, node.kind, "comparison kind");
   const { test } = declared(COMPARISON_OPERATORS, node.cmp, "IR operator");
-  const a = inDomain(node.left, left, domain);
-  const b = inDomain(node.right, right, domain);
-  return (s, t) => {
-    const x = a(s, t);
-    const y = b(s, t);
-    return x === UNKNOWN || y === UNKNOWN ? UNKNOWN : test(x, y);
-  };
-}
-
-/** An operand mapped into a comparison domain; a literal once, when the IR is prepared, rather than at each request. */
-function inDomain(e: IrExpr, operand: Operand, domain: (v: Value) => Value): Operand {
-  if (e.op === "lit") {
-    const mapped = domain(e.value);
-    return () => mapped;
+  const known = (a: Value, b: Value): Value => (a === UNKNOWN || b === UNKNOWN ? UNKNOWN : test(a, b));
+  // A literal is mapped into the domain once, when the IR is prepared, rather than at each request.
+  if (node.right.op === "lit") {
+    const b = domain(node.right.value);
+    return (s, t) => known(domain(left(s, t)), b);
   }
-  return (s, t) => domain(operand(s, t));
+  if (node.left.op === "lit") {
+    const a = domain(node.left.value);
+    return (s, t) => known(a, domain(right(s, t)));
+  }
+  return (s, t) => known(domain(left(s, t)), domain(right(s, t)));
 }
 
 export function stringTest(node: IrNode<"str">, left: Operand, right: Operand): Operand {
