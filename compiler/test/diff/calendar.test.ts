@@ -1,7 +1,7 @@
 /**
- * `writ diff` on calendar fields in a zone (diff/calendar.ts): a timestamp read only by the fields of one instant in one
- * zone is its minute of the local week, so windows of weekdays, hours and minutes are compared exactly, with witnesses
- * run through both versions; other readings are listed as undecided with the reason.
+ * `writ diff` on calendar fields in a zone (diff/calendar.ts): the fields of one instant in one zone are its minute of
+ * the local week, so windows of weekdays, hours and minutes are compared exactly, with witnesses run through both
+ * versions; other readings are listed as undecided with the reason.
  */
 import { describe, expect, it } from "vitest";
 import { preparePolicy, type Decision, type PolicyIr } from "@writ/runtime";
@@ -75,12 +75,22 @@ describe("calendar fields in writ diff", () => {
     expect(pairs(diff)).toEqual(["otherwise -> r", "r -> otherwise"]);
   });
 
-  it("a reading that is not modelled is listed as undecided, with the reason", () => {
+  it("a timestamp also compared with an instant: its fields and the comparison are linked, decided exactly", () => {
     const old = 'rule r when local_hour(requested_at, "UTC") < 9 and requested_at > "2026-01-01T00:00:00Z" escalate "early"';
+    const diff = diffOf(old, old.replace("< 9", "< 10"));
+    expect(diff.undecided).toEqual([]);
+    expect(pairs(diff)).toEqual(["otherwise -> r"]);
+    const at = diff.regions[0]!.witness.signals["requested_at"] as string;
+    expect(Date.parse(at)).toBeGreaterThan(Date.parse("2026-01-01T00:00:00Z"));
+    expect(local(at, "UTC")).toMatch(/ 09:/);
+  });
+
+  it("a reading that is not modelled is listed as undecided, with the reason", () => {
+    const old = 'rule r when local_hour(requested_at, "UTC") < 9 and weekday(requested_at, "Europe/London") == 1 escalate "early"';
     const diff = diffOf(old, old.replace("< 9", "< 10"));
     const reasons = [...diff.undecided.flatMap((u) => u.reasons), ...diff.regions.map(() => "")];
     expect(diff.result === "different" || diff.undecided.length > 0).toBe(true);
-    expect(reasons.join("\n")).toContain("`requested_at` is also read outside its calendar fields");
+    expect(reasons.join("\n")).toContain("`requested_at` is read in more than one zone or at more than one instant");
   });
 
   it("a new tz release that moves a zone's clock change: the fields differ, found at the change", () => {
