@@ -58,12 +58,12 @@ export function calendarReadings(irs: readonly PolicyIr[]): ReadonlyMap<string, 
     const tables = embedding.map((ir) => JSON.stringify(ir.zones!.tables[first.zone]));
     const releases = embedding.map((ir) => ir.zones!.tzdata);
     const why = reads.some((r) => r.zone !== first.zone || JSON.stringify(r.instant) !== JSON.stringify(first.instant))
-        ? `\`${signal}\` is read in more than one zone or at more than one instant`
-        : shift === null
-          ? `the instant \`${expressionText(first.instant)}\` is not \`${signal}\` shifted by durations`
-          : new Set(tables).size > 1
-            ? `the table of \`${first.zone}\` differs between the versions (tzdata ${releases.join(" and ")})`
-            : null;
+      ? `\`${signal}\` is read in more than one zone or at more than one instant`
+      : shift === null
+        ? `the instant \`${expressionText(first.instant)}\` is not \`${signal}\` shifted by durations`
+        : new Set(tables).size > 1
+          ? `the table of \`${first.zone}\` differs between the versions (tzdata ${releases.join(" and ")})`
+          : null;
     const table = prepareZones(irs.find((ir) => ir.zones?.tables[first.zone])?.zones).get(first.zone);
     out.set(signal, why ?? (table ? { signal, instant: first.instant, shift: shift!, zone: first.zone, table } : "no zone table"));
   }

@@ -13,7 +13,6 @@ import { random } from "../../src/diff/witness.js";
 import { small, versionOf } from "./support/versions.js";
 
 const QUARTER = 900_000;
-const HOUR = 3_600_000;
 const DAY = 86_400_000;
 const ZONES = ["Europe/London", "America/New_York"] as const;
 /** Clock changes of 2026 (UTC): London's spring and autumn, New York's. */
@@ -51,7 +50,16 @@ function generate(next: () => number, n: number): Case {
   const instant = pick(["t", "t", "t + 30m"]);
   // Across a clock change, hours and minutes near the change's local time (01:00 to 03:00), where an offset wrong by
   // an hour would show.
-  const [hours, quarters] = kind === 1 ? [[0, 4], [0, 16]] : [[0, 15], [0, 95]];
+  const [hours, quarters] =
+    kind === 1
+      ? [
+          [0, 4],
+          [0, 16],
+        ]
+      : [
+          [0, 15],
+          [0, 95],
+        ];
   const calendar = (): string => {
     const field = pick([
       ...(kind === 1 ? [] : [() => `weekday(${instant}, "${zone}") ${pick(["==", ">=", "<="])} ${int(1, 7)}`]),

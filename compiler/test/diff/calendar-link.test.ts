@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { preparePolicy, type Decision } from "@writ/runtime";
 import { diffPolicies } from "../../src/diff/diff.js";
-import { shippedSource, versionOf } from "./support/versions.js";
+import { shippedSource, small, versionOf } from "./support/versions.js";
 
 const decided = (d: Decision): string => (d.decided ? d.ruleId : d.fault ? `${d.fault.ruleId} (fault)` : "undecided");
 const named = (o: { rule: string; verdict: string }): string => (o.verdict === "fault" ? `${o.rule} (fault)` : o.rule);
@@ -54,5 +54,23 @@ describe("a timestamp read directly and through calendar fields", () => {
     const requested = Date.parse((frozen.witness.oldSignals ?? frozen.witness.signals)["requested_at"] as string);
     expect(requested).toBeGreaterThanOrEqual(Date.parse("2025-12-19T17:00:00Z"));
     expect(requested).toBeLessThan(Date.parse("2026-01-05T07:00:00Z"));
+  });
+
+  it("an interval across a spring-forward night reaches no skipped hour: 01:00 in London on 29 March 2026 is no instant", () => {
+    const night = (hours: string) =>
+      versionOf(
+        small(
+          "  t: timestamp",
+          `rule r when t >= "2026-03-29T00:00:00Z" and t < "2026-03-29T03:00:00Z" and local_hour(t, "Europe/London") in ${hours} reject "r"`,
+        ),
+      );
+    // 00:00 to 00:59 GMT, then 02:00 to 03:59 BST: an hour 1 is never read, so `in 1..1` against `in 0..0` differs only at 0.
+    const skipped = diffPolicies({ old: night("1..1"), new: night("0..0") });
+    expect(skipped.undecided).toEqual([]);
+    expect(skipped.regions.map((r) => `${r.old.rule} -> ${r.new.rule}`)).toEqual(["otherwise -> r"]);
+    const after = diffPolicies({ old: night("3..3"), new: night("0..0") });
+    expect(after.undecided).toEqual([]);
+    const late = after.regions.find((r) => r.old.rule === "r")!;
+    expect(local(late.witness.signals["t"] as string, "Europe/London")).toBe("Sun 03:00");
   });
 });
