@@ -1,6 +1,6 @@
 import { isoWeekday, localMs, minuteOfDay, offsetAt, type ZoneTable } from "@writ/runtime";
 import { NumberSet } from "../analysis/number-set.js";
-import { isEmpty, present } from "../analysis/signal-set.js";
+import { present } from "../analysis/signal-set.js";
 import { BEYOND, WEEK_MINUTES, type CalendarReading } from "./calendar.js";
 import type { Box } from "./search.js";
 import { instantText } from "./signal-domain.js";
@@ -82,62 +82,137 @@ export function reachableWeekMinutes(values: NumberSet, reading: CalendarReading
   return out;
 }
 
+/** What one reading of a timestamp must give: its week minute (or BEYOND) among `allowed`. */
+export interface Condition {
+  readonly reading: CalendarReading;
+  readonly allowed: NumberSet;
+}
+
 /**
- * An instant of `values` (the signal's, before the reading's shift) whose week minute is `state`: the first from the
- * week of 5 January 2026 on, else the last before it; for BEYOND the horizon's end, or the last instant before its
- * start. Null when none is.
+ * An instant of `values` (the signal's) where every condition holds: the first from the week of 5 January 2026 on,
+ * else the first from a week, four weeks, a year before it, else the first of all. Null when none is.
  */
-export function instantWith(state: number, values: NumberSet, reading: CalendarReading): number | null {
-  const { table, shift } = reading;
-  const spans = instantSpans(values, reading);
-  if (state === BEYOND) {
-    const after = values.intersect(NumberSet.span(true, table.to * 1000 - shift, Infinity)).spans[0]?.lo;
-    const before = values.intersect(NumberSet.span(true, -Infinity, table.from * 1000 - 1 - shift)).spans.at(-1)?.hi;
-    return after ?? before ?? null;
+export function instantWhere(values: NumberSet, conditions: readonly Condition[]): number | null {
+  const { table, shift } = conditions[0]!.reading;
+  const anchor = FIRST_WEEK - (offsetAt(table, FIRST_WEEK) ?? 0) * 1000 - shift;
+  for (const back of [0, 1, 4, 52]) {
+    const t = firstFrom(values, conditions, anchor - back * WEEK_MS);
+    if (t !== null) return t;
   }
-  const anchor = FIRST_WEEK - (offsetAt(table, FIRST_WEEK) ?? 0) * 1000;
-  for (const { lo, hi } of spans)
-    for (const p of piecesOf(table, Math.max(lo, anchor), hi)) {
-      const first = Math.floor((p.a + p.offset) / MINUTE_MS);
-      const t = Math.max(p.a, (first + modWeek(state - weekMinuteOf(first))) * MINUTE_MS - p.offset);
-      if (t <= p.b) return t - shift;
+  return firstFrom(values, conditions, -Infinity);
+}
+
+const WEEK_MS = WEEK_MINUTES * MINUTE_MS;
+
+/** The offset (ms) of a reading's instant at the signal's `t`, or null beyond the horizon, and the next `t` it may change at. */
+function offsetFrom(reading: CalendarReading, t: number): { offset: number | null; until: number } {
+  const { table, shift } = reading;
+  const x = t + shift;
+  if (x < table.from * 1000) return { offset: null, until: table.from * 1000 - shift };
+  if (x >= table.to * 1000) return { offset: null, until: Infinity };
+  const { instants, offsets } = table;
+  let [lo, hi] = [0, instants.length - 1];
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (instants[mid]! * 1000 <= x) lo = mid;
+    else hi = mid - 1;
+  }
+  const next = lo + 1 < instants.length ? instants[lo + 1]! : table.to;
+  return { offset: offsets[lo]! * 1000, until: next * 1000 - shift };
+}
+
+/** The least number of minutes, at least 1, from week minute `w` to one of `allowed`; null when it has none. */
+function minutesToNext(w: number, allowed: NumberSet): number | null {
+  let best: number | null = null;
+  for (const s of allowed.spans) {
+    if (s.hi < 0) continue;
+    const lo = Math.max(s.lo, 0);
+    const d = w + 1 >= lo && w + 1 <= s.hi ? 1 : modWeek(lo - w) || WEEK_MINUTES;
+    if (best === null || d < best) best = d;
+  }
+  return best;
+}
+
+/**
+ * The first instant of `values` from `from` on where every condition holds. Between two changes of any reading's
+ * offset the conditions repeat every week, so each such stretch is scanned for a week at most, jumping to where the
+ * first condition that fails next holds.
+ */
+function firstFrom(values: NumberSet, conditions: readonly Condition[], from: number): number | null {
+  for (const span of values.spans) {
+    let t = Math.max(span.lo, from);
+    while (t <= span.hi) {
+      const at = conditions.map((c) => ({ c, ...offsetFrom(c.reading, t) }));
+      const end = Math.min(span.hi, ...at.map((a) => a.until - 1));
+      const beyond = at.filter((a) => a.offset === null);
+      const within = at.filter((a) => a.offset !== null);
+      if (beyond.every((a) => a.c.allowed.has(BEYOND))) {
+        const limit = Math.min(end, t + WEEK_MS + MINUTE_MS);
+        for (let u = t; u <= limit;) {
+          const minuteOf = (a: (typeof within)[number]): number => Math.floor((u + a.c.reading.shift + a.offset!) / MINUTE_MS);
+          const failing = within.find((a) => !a.c.allowed.has(weekMinuteOf(minuteOf(a))));
+          if (failing === undefined) return u;
+          const m = minuteOf(failing);
+          const d = minutesToNext(weekMinuteOf(m), failing.c.allowed);
+          if (d === null) break;
+          u = (m + d) * MINUTE_MS - failing.c.reading.shift - failing.offset!;
+        }
+      }
+      t = end + 1;
     }
-  for (const { lo, hi } of [...spans].reverse())
-    for (const p of [...piecesOf(table, lo, Math.min(hi, anchor - 1))].reverse()) {
-      const last = Math.floor((p.b + p.offset) / MINUTE_MS);
-      const t = Math.max(p.a, (last - modWeek(weekMinuteOf(last) - state)) * MINUTE_MS - p.offset);
-      if (t <= p.b && weekMinuteOf(Math.floor((t + p.offset) / MINUTE_MS)) === state) return t - shift;
-    }
+  }
   return null;
 }
 
-/** `box` with each week minute narrowed to those its timestamp's states reach, absent only where both may be; null when a link is empty. */
+/** The week-minute variables of each linked timestamp, by the timestamp's variable. */
+function groups(variables: readonly Variable[]): Map<Variable, Variable[]> {
+  const out = new Map<Variable, Variable[]>();
+  for (const v of variables) if (v.calendar) out.set(v.calendar.signal, [...(out.get(v.calendar.signal) ?? []), v]);
+  return out;
+}
+
+/**
+ * `box` with each week minute narrowed to those its timestamp's states reach, absent only where the timestamp may be;
+ * null when no instant of the timestamp gives every reading of it a state of its own (readings in two zones or at
+ * two instants are decided together).
+ */
 export function linkBox(box: Box, variables: readonly Variable[]): Box | null {
   const states = new Map(box.states);
-  for (const v of variables) {
-    if (v.calendar === undefined) continue;
-    const { signal, reading } = v.calendar;
-    const [week, instants] = [states.get(v.id)!, states.get(signal.id)!];
-    const absent = week.absent && instants.absent;
-    const reached = { absent, values: (week.values as NumberSet).intersect(reachableWeekMinutes(instants.values as NumberSet, reading)) };
-    if (isEmpty(reached)) return null;
-    states.set(v.id, reached);
+  for (const [signal, weeks] of groups(variables)) {
+    const instants = states.get(signal.id)!;
+    const absent = instants.absent && weeks.every((w) => states.get(w.id)!.absent);
+    const conditions: Condition[] = [];
+    for (const w of weeks) {
+      const reading = w.calendar!.reading;
+      const allowed = (states.get(w.id)!.values as NumberSet).intersect(reachableWeekMinutes(instants.values as NumberSet, reading));
+      states.set(w.id, { absent, values: allowed });
+      conditions.push({ reading, allowed });
+    }
     states.set(signal.id, { absent, values: instants.values });
+    const some =
+      conditions.every((c) => !c.allowed.isEmpty()) &&
+      (weeks.length === 1 || instantWhere(instants.values as NumberSet, conditions) !== null);
+    if (!some && !absent) return null;
+    if (!some) for (const id of [signal.id, ...weeks.map((w) => w.id)]) states.set(id, { absent, values: NumberSet.empty(true) });
   }
   return { ...box, states };
 }
 
 /**
- * Sets each linked timestamp of `assignment` to an instant of its week minute's state there (absent with it), and
- * returns `box` with that instant as the timestamp's only state, so a point of its linear constraints keeps it.
+ * Sets each linked timestamp of `assignment` to an instant where its first reading has the state the assignment gives
+ * it and the others one of theirs (any instant of the box where that one has none), absent with it; returns `box` with
+ * that instant as the timestamp's only state, so a point of its linear constraints keeps it.
  */
 export function linkAssignment(box: Box, assignment: Map<string, State>, variables: readonly Variable[]): Box {
   const states = new Map(box.states);
-  for (const v of variables) {
-    const state = assignment.get(v.id);
-    if (v.calendar === undefined || state === undefined) continue;
-    const { signal, reading } = v.calendar;
-    const t = state === ABSENT ? null : instantWith(state as number, box.states.get(signal.id)!.values as NumberSet, reading);
+  for (const [signal, weeks] of groups(variables)) {
+    const state = assignment.get(weeks[0]!.id);
+    if (state === undefined) continue;
+    const values = box.states.get(signal.id)!.values as NumberSet;
+    const conditions = weeks.map((w) => ({ reading: w.calendar!.reading, allowed: box.states.get(w.id)!.values as NumberSet }));
+    const chosen =
+      state === ABSENT ? [] : [{ ...conditions[0]!, allowed: NumberSet.points(true, [state as number]) }, ...conditions.slice(1)];
+    const t = state === ABSENT ? null : (instantWhere(values, chosen) ?? instantWhere(values, conditions));
     assignment.set(signal.id, t === null ? ABSENT : instantText(t));
     if (t !== null) states.set(signal.id, present(NumberSet.points(true, [t])));
   }

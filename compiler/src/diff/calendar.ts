@@ -35,40 +35,50 @@ export interface CalendarReading {
 }
 
 /**
- * Each timestamp read by a calendar field (`now` as NOW_VARIABLE): how it is modelled, or why it is not (the reason an
- * atom gives).
+ * Each timestamp read by a calendar field (`now` as NOW_VARIABLE): how each of its readings (an instant and a zone) is
+ * modelled, or why none is (the reason an atom gives).
  */
-export function calendarReadings(irs: readonly PolicyIr[]): ReadonlyMap<string, CalendarReading | string> {
-  const readings = new Map<string, { instant: IrExpr; zone: string }[]>();
+export function calendarReadings(irs: readonly PolicyIr[]): ReadonlyMap<string, readonly CalendarReading[] | string> {
+  const readings = new Map<string, Map<string, { instant: IrExpr; zone: string }>>();
   const visit = (e: IrExpr): void => {
     if (e.op === "calendar") {
-      for (const n of irNodes(e.arg))
-        if (n.op === "signal") readings.set(n.name, [...(readings.get(n.name) ?? []), { instant: e.arg, zone: e.zone }]);
+      for (const n of irNodes(e.arg)) {
+        if (n.op !== "signal") continue;
+        const reads = readings.get(n.name) ?? new Map<string, { instant: IrExpr; zone: string }>();
+        readings.set(n.name, reads.set(readingKey(e.arg, e.zone), { instant: e.arg, zone: e.zone }));
+      }
       return;
     }
     irOperands(e).forEach(visit);
   };
   for (const ir of irs) for (const r of ir.rules) visit(nowAsVariable(r.when));
-  const out = new Map<string, CalendarReading | string>();
+  const out = new Map<string, readonly CalendarReading[] | string>();
   for (const [signal, reads] of readings) {
-    const first = reads[0]!;
-    const shift = shiftOf(first.instant, signal);
-    // A version that reads no field of the zone embeds no table for it: only the tables embedded are compared.
-    const embedding = irs.filter((ir) => ir.zones?.tables[first.zone] !== undefined);
-    const tables = embedding.map((ir) => JSON.stringify(ir.zones!.tables[first.zone]));
-    const releases = embedding.map((ir) => ir.zones!.tzdata);
-    const why = reads.some((r) => r.zone !== first.zone || JSON.stringify(r.instant) !== JSON.stringify(first.instant))
-      ? `\`${signal}\` is read in more than one zone or at more than one instant`
-      : shift === null
-        ? `the instant \`${expressionText(first.instant)}\` is not \`${signal}\` shifted by durations`
-        : new Set(tables).size > 1
-          ? `the table of \`${first.zone}\` differs between the versions (tzdata ${releases.join(" and ")})`
-          : null;
-    const table = prepareZones(irs.find((ir) => ir.zones?.tables[first.zone])?.zones).get(first.zone);
-    out.set(signal, why ?? (table ? { signal, instant: first.instant, shift: shift!, zone: first.zone, table } : "no zone table"));
+    const modelled: CalendarReading[] = [];
+    let why: string | null = null;
+    for (const { instant, zone } of reads.values()) {
+      const shift = shiftOf(instant, signal);
+      // A version that reads no field of the zone embeds no table for it: only the tables embedded are compared.
+      const embedding = irs.filter((ir) => ir.zones?.tables[zone] !== undefined);
+      const tables = embedding.map((ir) => JSON.stringify(ir.zones!.tables[zone]));
+      const table = prepareZones(embedding[0]?.zones).get(zone);
+      why ??=
+        shift === null
+          ? `the instant \`${expressionText(instant)}\` is not \`${signal}\` shifted by durations`
+          : new Set(tables).size > 1
+            ? `the table of \`${zone}\` differs between the versions (tzdata ${embedding.map((ir) => ir.zones!.tzdata).join(" and ")})`
+            : table === undefined
+              ? "no zone table"
+              : null;
+      if (shift !== null && table !== undefined) modelled.push({ signal, instant, shift, zone, table });
+    }
+    out.set(signal, why ?? modelled);
   }
   return out;
 }
+
+/** What tells two readings of one timestamp apart: the instant read and the zone. */
+export const readingKey = (instant: IrExpr, zone: string): string => `${JSON.stringify(instant)} in ${zone}`;
 
 /** The milliseconds `instant` adds to `signal` (`signal`, `signal + 30d`, `signal - 1h + 15m`); null for another form. */
 function shiftOf(instant: IrExpr, signal: string): number | null {

@@ -1,7 +1,7 @@
-import { expressionText, readsNow, type IrExpr, type IrZones, type PolicyIr, type Scalar } from "@writ/runtime";
+import { expressionText, readsNow, type IrExpr, type IrNode, type IrZones, type PolicyIr, type Scalar } from "@writ/runtime";
 import type { SignalSet } from "../analysis/signal-set.js";
 import { NumberSet } from "../analysis/number-set.js";
-import { BEYOND, WEEK_MINUTES, calendarReadings, type CalendarReading } from "./calendar.js";
+import { BEYOND, WEEK_MINUTES, calendarReadings, readingKey, type CalendarReading } from "./calendar.js";
 import { DOUBLES, INTEGERS, type NumberDomain } from "./number-domain.js";
 import {
   MAX_NUMBER,
@@ -78,8 +78,8 @@ export interface SignalSpace {
   tableDiffers(zone: string): boolean;
   /** Instants (ms) where a zone's offset differs between the versions' tables, and their neighbours: witness candidates. */
   readonly zoneChanges: readonly number[];
-  /** How calendar fields read a timestamp signal (calendar.ts): modelled, or why not; undefined when none reads it. */
-  calendarReading(signal: string): CalendarReading | string | undefined;
+  /** How the calendar field `node` reads a timestamp (calendar.ts): modelled, or why not; undefined when none reads it. */
+  calendarReading(signal: string, node: IrNode<"calendar">): CalendarReading | string | undefined;
   /** The minute-of-the-week variable of a modelled reading: one per signal, either side. */
   calendarVariable(reading: CalendarReading, signal: Variable): Variable;
 }
@@ -157,7 +157,10 @@ export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): Si
       variables.push(v);
       return v;
     },
-    calendarReading: (signal) => readings.get(signal),
+    calendarReading(signal, node) {
+      const found = readings.get(signal);
+      return typeof found === "string" ? found : found?.find((r) => readingKey(r.instant, r.zone) === readingKey(node.arg, node.zone));
+    },
     zoneChanges,
     tableDiffers: (zone) => JSON.stringify(versions.old.ir.zones?.tables[zone]) !== JSON.stringify(versions.new.ir.zones?.tables[zone]),
     calendarVariable(reading, signal) {
