@@ -1,4 +1,4 @@
-import { isoWeekday, localMs, minuteOfDay, offsetAt, type ZoneTable } from "@writ/runtime";
+import { isoWeekday, minuteOfDay, offsetAt, type ZoneTable } from "@writ/runtime";
 import { NumberSet } from "../analysis/number-set.js";
 import { present } from "../analysis/signal-set.js";
 import { BEYOND, WEEK_MINUTES, type CalendarReading } from "./calendar.js";
@@ -8,31 +8,24 @@ import type { Variable } from "./space.js";
 import { ABSENT, type State } from "./witness.js";
 
 /**
- * The link between a timestamp and its minute of the local week (calendar.ts), which the search keeps as two variables:
- * the timestamp's states (narrowed by comparisons and octagon closure with other instants) and the week minute's
- * (narrowed by the calendar fields). A box the search yields is then non-empty exactly when some instant of the
- * timestamp's states has a local week minute among the week minute's states: `linkBox` narrows the week minute to the
- * minutes the instants reach (walking the zone table's offset segments, so a span shorter than a week or across a clock
- * change reaches only some), BEYOND where the instants leave the horizon, and `linkAssignment` sends a witness the
- * instant of its week minute. The timestamp's states are the exact projection of a closed box (closure.ts), so every
- * instant among them extends to a point of the box's linear constraints.
+ * The link between a timestamp and the minute of the local week of each of its calendar readings (calendar.ts), which
+ * the search keeps as separate variables: the timestamp's states, narrowed by comparisons and by octagon closure with
+ * other instants (for a variable of linear constraints, the exact projection of the closed box: closure.ts), and each
+ * week minute's, narrowed by the fields. `linkBox` narrows each week minute to those the instants reach, walking the
+ * zone table's offset segments (a span shorter than a week, or across a clock change, reaches only some; BEYOND where
+ * it leaves the horizon), and, for several readings of one timestamp, scans the instants for one that gives each a
+ * state of its own: a box with none is empty. `linkAssignment` sends a witness an instant of its chosen week minute.
  */
 const MINUTE_MS = 60_000;
-/** Minute 0 of 1970 (a Thursday) is minute 3 × 1440 of its week. */
-const EPOCH_WEEK_MINUTE = 3 * 1440;
+const WEEK_MS = WEEK_MINUTES * MINUTE_MS;
 /** Monday 5 January 2026, 00:00 local: a witness's instant is looked for from there on first, so witnesses read alike. */
 const FIRST_WEEK = Date.UTC(2026, 0, 5);
 
-/** The minute of the local week of the instant `ms`, or BEYOND outside the table's horizon: what the runtime reads. */
-export function weekMinuteAt(table: ZoneTable, ms: number): number {
-  const offset = offsetAt(table, ms);
-  if (offset === null) return BEYOND;
-  const local = localMs(ms, offset);
+/** The week minute of the local minute numbered `m` since 1970, by the runtime's own fields. */
+function weekMinuteOf(m: number): number {
+  const local = m * MINUTE_MS;
   return (isoWeekday(local) - 1) * 1440 + minuteOfDay(local);
 }
-
-/** The week minute of the local minute numbered `m` since 1970. */
-const weekMinuteOf = (m: number): number => (((m + EPOCH_WEEK_MINUTE) % WEEK_MINUTES) + WEEK_MINUTES) % WEEK_MINUTES;
 const modWeek = (n: number): number => ((n % WEEK_MINUTES) + WEEK_MINUTES) % WEEK_MINUTES;
 
 /** Instants `a` to `b` (ms) under one offset (ms) of the table. */
@@ -101,8 +94,6 @@ export function instantWhere(values: NumberSet, conditions: readonly Condition[]
   }
   return firstFrom(values, conditions, -Infinity);
 }
-
-const WEEK_MS = WEEK_MINUTES * MINUTE_MS;
 
 /** The offset (ms) of a reading's instant at the signal's `t`, or null beyond the horizon, and the next `t` it may change at. */
 function offsetFrom(reading: CalendarReading, t: number): { offset: number | null; until: number } {
