@@ -34,6 +34,7 @@ describe("a timestamp read directly and through calendar fields", () => {
   it("payments.transfer 1.3.0 -> 1.4.0: every region has a witness, nothing undecided", () => {
     const diff = shippedDiff("payments.transfer", "1.3.0", "1.4.0");
     expect(diff.undecided).toEqual([]);
+    expect(diff.regions).toHaveLength(20);
     expect(diff.result).toBe("different");
     // The old version's new-account rule against the new one's after-hours rule: a young account, outside London hours.
     const afterHours = diff.regions.filter((r) => r.new.rule === "after_hours" && r.new.verdict !== "fault");
@@ -44,6 +45,7 @@ describe("a timestamp read directly and through calendar fields", () => {
   it("deploy.production 1.0.0 -> 1.1.0: every region has a witness, nothing undecided, the freeze's and the window's included", () => {
     const diff = shippedDiff("deploy.production", "1.0.0", "1.1.0");
     expect(diff.undecided).toEqual([]);
+    expect(diff.regions).toHaveLength(57);
     const pairs = diff.regions.map((r) => `${named(r.old)} -> ${named(r.new)}`);
     expect(pairs).toEqual(expect.arrayContaining(["window_closed -> friday_afternoon", "freeze -> friday_afternoon"]));
     for (const r of diff.regions.filter((r) => r.new.rule === "friday_afternoon"))
