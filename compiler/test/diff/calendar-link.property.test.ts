@@ -7,7 +7,7 @@
  * tables' horizon, meet every region, and the regions the diff reports must be exactly those they find.
  */
 import { describe, expect, it } from "vitest";
-import { preparePolicy, type Decision } from "@writ/runtime";
+import { preparePolicy, type Decision, type PreparedPolicy } from "@writ/runtime";
 import { diffPolicies } from "../../src/diff/diff.js";
 import { random } from "../../src/diff/witness.js";
 import { small, versionOf } from "./support/versions.js";
@@ -99,8 +99,7 @@ function generate(next: () => number, n: number): Case {
 }
 
 /** The pairs of outcomes that differ somewhere on the quarter hours around the interval and beyond the horizon. */
-function enumerated(c: Case, old: ReturnType<typeof versionOf>, next: ReturnType<typeof versionOf>): string[] {
-  const [a, b] = [preparePolicy(old.ir), preparePolicy(next.ir)];
+function enumerated(c: Case, a: PreparedPolicy, b: PreparedPolicy): string[] {
   const found = new Set<string>();
   const instants = [...BEYOND];
   for (let t = c.lo - 8 * DAY; t <= c.hi + 8 * DAY; t += QUARTER) instants.push(iso(t));
@@ -121,14 +120,15 @@ describe("calendar fields linked to a direct bound, against enumeration", () => 
       const c = generate(next, n);
       const [old, neu] = [versionOf(small("  t: timestamp", c.old)), versionOf(small("  t: timestamp", c.new))];
       const diff = diffPolicies({ old, new: neu });
+      const [a, b] = [preparePolicy(old.ir), preparePolicy(neu.ir)];
       const context = `${c.zone} ${iso(c.lo)} to ${iso(c.hi)}\nold:\n${c.old}\nnew:\n${c.new}`;
       expect(diff.undecided, context).toEqual([]);
       for (const r of diff.regions) {
-        expect(decided(preparePolicy(old.ir).evaluate(r.witness.signals)), context).toBe(named(r.old));
-        expect(decided(preparePolicy(neu.ir).evaluate(r.witness.signals)), context).toBe(named(r.new));
+        expect(decided(a.evaluate(r.witness.signals)), context).toBe(named(r.old));
+        expect(decided(b.evaluate(r.witness.signals)), context).toBe(named(r.new));
       }
       const reported = diff.regions.map((r) => `${named(r.old)} -> ${named(r.new)}`).sort();
-      expect(reported, context).toEqual(enumerated(c, old, neu));
+      expect(reported, context).toEqual(enumerated(c, a, b));
       shown += reported.length;
     }
     // The generator makes differences, not only equivalent pairs.
