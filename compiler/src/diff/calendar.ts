@@ -13,19 +13,19 @@ import { NumberSet } from "../analysis/number-set.js";
 import { irNodes, nowAsVariable } from "./ir-operands.js";
 
 /**
- * Calendar fields in `writ diff` (docs/compiler.md "Calendar fields"). The calendar fields of a timestamp (a signal or
- * `now`) that the rules of both versions read at one instant (`ts`, or `ts` plus or minus durations) in one zone, whose
- * table both versions embed alike, are modelled by one more variable: the instant's minute of the local week, (ISO
- * weekday - 1) × 1440 + minute of the day, 0 to 10079, or BEYOND for an instant outside the horizon (EVAL-004). Each
- * field is a function of it, so conditions on the weekday, the hour and the minute of one instant relate exactly; the
- * timestamp itself stays a variable for its other readings, and calendar-link.ts links the two in each box. Any other
- * reading of a calendar field is left opaque, with the reason.
+ * Calendar fields in `writ diff` (docs/compiler.md "Calendar fields"). Each reading of a timestamp's calendar fields
+ * (a signal's or `now`'s): an instant (`ts`, or `ts` plus or minus durations) in a zone whose table both versions embed
+ * alike, is modelled by one more variable: the instant's minute of the local week, (ISO weekday - 1) × 1440 + minute
+ * of the day, 0 to 10079, or BEYOND for an instant outside the horizon (EVAL-004). Each field is a function of it, so
+ * conditions on the weekday, the hour and the minute of one instant relate exactly; the timestamp itself stays a
+ * variable for its other readings, and calendar-link.ts links them in each box. Any other reading of a calendar field
+ * is left opaque, with the reason.
  */
 export const WEEK_MINUTES = 7 * 1440;
 /** The state of an instant beyond the zone table's horizon: its fields fault. */
 export const BEYOND = -1;
 
-/** How one timestamp signal is read: the instant (the signal shifted by `shift` ms) and the zone. */
+/** One reading of a timestamp's fields: the instant (the signal shifted by `shift` ms) and the zone. */
 export interface CalendarReading {
   readonly signal: string;
   readonly instant: IrExpr;

@@ -43,8 +43,8 @@ export interface Variable {
    */
   readonly term?: IrExpr;
   /**
-   * Set on a variable that stands for the minute of the local week of a timestamp signal read only by calendar fields
-   * (calendar.ts): a witness sends `signal` the instant of its state.
+   * Set on a variable that stands for the minute of the local week of one reading of a timestamp's calendar fields
+   * (calendar.ts): linked to the timestamp's own variable `signal` in each box (calendar-link.ts).
    */
   readonly calendar?: { readonly reading: CalendarReading; readonly signal: Variable };
 }
@@ -80,7 +80,7 @@ export interface SignalSpace {
   readonly zoneChanges: readonly number[];
   /** How the calendar field `node` reads a timestamp (calendar.ts): modelled, or why not; undefined when none reads it. */
   calendarReading(signal: string, node: IrNode<"calendar">): CalendarReading | string | undefined;
-  /** The minute-of-the-week variable of a modelled reading: one per signal, either side. */
+  /** The minute-of-the-week variable of a modelled reading: one per reading, either side. */
   calendarVariable(reading: CalendarReading, signal: Variable): Variable;
 }
 
