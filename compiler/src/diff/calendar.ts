@@ -2,7 +2,6 @@ import {
   CALENDAR_OPERATORS,
   expressionText,
   irOperands,
-  offsetAt,
   prepareZones,
   type CalendarOp,
   type IrExpr,
@@ -11,26 +10,22 @@ import {
   type ZoneTable,
 } from "@writ/runtime";
 import { NumberSet } from "../analysis/number-set.js";
-import { irNodes } from "./ir-operands.js";
+import { irNodes, nowAsVariable } from "./ir-operands.js";
 
 /**
- * Calendar fields in `writ diff` (docs/compiler.md "Calendar fields"). A timestamp signal that the rules of both
- * versions read only through calendar fields of one instant (`ts`, or `ts` plus or minus durations) in one zone, whose
- * table both versions embed alike, is modelled by one variable: the instant's minute of the local week, (ISO weekday
- * - 1) × 1440 + minute of the day, 0 to 10079, or BEYOND for an instant outside the horizon (EVAL-004). Each field is a
- * function of it, so conditions on the weekday, the hour and the minute of one instant relate exactly. A witness is an
- * instant whose local time is the chosen one, in the first week of the table from 2026 on where that local time exists
- * (a skipped hour exists in the other weeks). Any other reading of a calendar field is left opaque, with the reason.
+ * Calendar fields in `writ diff` (docs/compiler.md "Calendar fields"). Each reading of a timestamp's calendar fields
+ * (a signal's or `now`'s): an instant (`ts`, or `ts` plus or minus durations) in a zone whose table both versions embed
+ * alike, is modelled by one more variable: the instant's minute of the local week, (ISO weekday - 1) × 1440 + minute
+ * of the day, 0 to 10079, or BEYOND for an instant outside the horizon (EVAL-004). Each field is a function of it, so
+ * conditions on the weekday, the hour and the minute of one instant relate exactly; the timestamp itself stays a
+ * variable for its other readings, and calendar-link.ts links them in each box. Any other reading of a calendar field
+ * is left opaque, with the reason.
  */
 export const WEEK_MINUTES = 7 * 1440;
 /** The state of an instant beyond the zone table's horizon: its fields fault. */
 export const BEYOND = -1;
-const DAY_MS = 86_400_000;
-/** Monday 5 January 2026, 00:00 local: the first week a witness is looked for in. */
-const FIRST_WEEK = Date.UTC(2026, 0, 5);
-const WEEKS = 104;
 
-/** How one timestamp signal is read: the instant (the signal shifted by `shift` ms) and the zone. */
+/** One reading of a timestamp's fields: the instant (the signal shifted by `shift` ms) and the zone. */
 export interface CalendarReading {
   readonly signal: string;
   readonly instant: IrExpr;
@@ -39,40 +34,51 @@ export interface CalendarReading {
   readonly table: ZoneTable;
 }
 
-/** Each timestamp signal read by a calendar field: how it is modelled, or why it is not (the reason an atom gives). */
-export function calendarReadings(irs: readonly PolicyIr[]): ReadonlyMap<string, CalendarReading | string> {
-  const direct = new Set<string>();
-  const readings = new Map<string, { instant: IrExpr; zone: string }[]>();
+/**
+ * Each timestamp read by a calendar field (`now` as NOW_VARIABLE): how each of its readings (an instant and a zone) is
+ * modelled, or why none is (the reason an atom gives).
+ */
+export function calendarReadings(irs: readonly PolicyIr[]): ReadonlyMap<string, readonly CalendarReading[] | string> {
+  const readings = new Map<string, Map<string, { instant: IrExpr; zone: string }>>();
   const visit = (e: IrExpr): void => {
     if (e.op === "calendar") {
-      for (const n of irNodes(e.arg))
-        if (n.op === "signal") readings.set(n.name, [...(readings.get(n.name) ?? []), { instant: e.arg, zone: e.zone }]);
+      for (const n of irNodes(e.arg)) {
+        if (n.op !== "signal") continue;
+        const reads = readings.get(n.name) ?? new Map<string, { instant: IrExpr; zone: string }>();
+        readings.set(n.name, reads.set(readingKey(e.arg, e.zone), { instant: e.arg, zone: e.zone }));
+      }
       return;
     }
-    if (e.op === "signal" || e.op === "present") direct.add(e.name);
     irOperands(e).forEach(visit);
   };
-  for (const ir of irs) for (const r of ir.rules) visit(r.when);
-  const out = new Map<string, CalendarReading | string>();
+  for (const ir of irs) for (const r of ir.rules) visit(nowAsVariable(r.when));
+  const out = new Map<string, readonly CalendarReading[] | string>();
   for (const [signal, reads] of readings) {
-    const first = reads[0]!;
-    const shift = shiftOf(first.instant, signal);
-    const tables = irs.map((ir) => JSON.stringify(ir.zones?.tables[first.zone] ?? null));
-    const releases = irs.map((ir) => ir.zones?.tzdata ?? "none");
-    const why = direct.has(signal)
-      ? `\`${signal}\` is also read outside its calendar fields`
-      : reads.some((r) => r.zone !== first.zone || JSON.stringify(r.instant) !== JSON.stringify(first.instant))
-        ? `\`${signal}\` is read in more than one zone or at more than one instant`
-        : shift === null
-          ? `the instant \`${expressionText(first.instant)}\` is not \`${signal}\` shifted by durations`
+    const modelled: CalendarReading[] = [];
+    let why: string | null = null;
+    for (const { instant, zone } of reads.values()) {
+      const shift = shiftOf(instant, signal);
+      // A version that reads no field of the zone embeds no table for it: only the tables embedded are compared.
+      const embedding = irs.filter((ir) => ir.zones?.tables[zone] !== undefined);
+      const tables = embedding.map((ir) => JSON.stringify(ir.zones!.tables[zone]));
+      const table = prepareZones(embedding[0]?.zones).get(zone);
+      why ??=
+        shift === null
+          ? `the instant \`${expressionText(instant)}\` is not \`${signal}\` shifted by durations`
           : new Set(tables).size > 1
-            ? `the table of \`${first.zone}\` differs between the versions (tzdata ${releases.join(" and ")})`
-            : null;
-    const table = prepareZones(irs.find((ir) => ir.zones?.tables[first.zone])?.zones).get(first.zone);
-    out.set(signal, why ?? (table ? { signal, instant: first.instant, shift: shift!, zone: first.zone, table } : "no zone table"));
+            ? `the table of \`${zone}\` differs between the versions (tzdata ${embedding.map((ir) => ir.zones!.tzdata).join(" and ")})`
+            : table === undefined
+              ? "no zone table"
+              : null;
+      if (shift !== null && table !== undefined) modelled.push({ signal, instant, shift, zone, table });
+    }
+    out.set(signal, why ?? modelled);
   }
   return out;
 }
+
+/** What tells two readings of one timestamp apart: the instant read and the zone. */
+export const readingKey = (instant: IrExpr, zone: string): string => `${JSON.stringify(instant)} in ${zone}`;
 
 /** The milliseconds `instant` adds to `signal` (`signal`, `signal + 30d`, `signal - 1h + 15m`); null for another form. */
 function shiftOf(instant: IrExpr, signal: string): number | null {
@@ -112,22 +118,3 @@ export function fieldRange(fn: CalendarOp): NumberSet {
 }
 
 export const isCalendarNode = (e: IrExpr): e is IrNode<"calendar"> => e.op === "calendar";
-
-/**
- * The signal's instant (in ms, before the reading's shift is undone) for a state of its variable: a minute of the week
- * in the first week from 2026 where that local time exists; the horizon's end for BEYOND; null if none is found.
- */
-export function instantOf(state: number, reading: CalendarReading): number | null {
-  const { table } = reading;
-  if (state === BEYOND) return table.to * 1000 - reading.shift;
-  for (let week = 0; week < WEEKS; week++) {
-    const local = FIRST_WEEK + week * 7 * DAY_MS + Math.floor(state / 1440) * DAY_MS + (state % 1440) * 60_000;
-    for (const around of [local - DAY_MS, local, local + DAY_MS]) {
-      const offset = offsetAt(table, around);
-      if (offset === null) continue;
-      const t = local - offset * 1000;
-      if (offsetAt(table, t) === offset) return t - reading.shift;
-    }
-  }
-  return null;
-}

@@ -10,6 +10,7 @@ import {
   type Verdict,
 } from "@writ/runtime";
 import { DomainLimitError } from "../analysis/language.js";
+import { linkAssignment, linkBox } from "./calendar-link.js";
 import { all, type Constraint } from "./constraint-tree.js";
 import { constraint } from "./constraint.js";
 import { formulaOf, type Formula } from "./formula.js";
@@ -178,7 +179,10 @@ function compare(
   const search = new Search(maxVisits);
   let boxes = 0;
   try {
-    for (const box of search.regions(all([sides.old.decidedBy(i), sides.new.decidedBy(j)]), space.variables)) {
+    for (const region of search.regions(all([sides.old.decidedBy(i), sides.new.decidedBy(j)]), space.variables)) {
+      // A box whose instants reach none of its week minutes is empty (calendar-link.ts).
+      const box = linkBox(region, space.variables);
+      if (box === null) continue;
       const found = witnessIn(box, space, sides, i, j, triesPerBox, (i * 7919 + j) >>> 0);
       if (found) return { witness: found };
       const terms = narrowedTerms(box, space.variables);
@@ -223,7 +227,8 @@ function witnessIn(
   for (let t = 0; t < tries; t++) {
     const assignment = new Map<string, State>();
     for (const [id, states] of options) assignment.set(id, t === 0 ? states[0]! : states[Math.floor(next() * states.length)]!);
-    if (box.linear.length > 0) for (const [id, state] of linearPoint(box, space.variables, t % 4 !== 3, next)) assignment.set(id, state);
+    const linked = linkAssignment(box, assignment, space.variables);
+    if (box.linear.length > 0) for (const [id, state] of linearPoint(linked, space.variables, t % 4 !== 3, next)) assignment.set(id, state);
     // Past the first quarter of the tries, which find readable witnesses where they are common, every other aims.
     if (t >= tries / 4 && t % 2 === 1) aimAtBoundary(assignment, box, space.variables, next);
     if (decides(assignment)) return witnessOf(requestsOf(simplify(assignment, box, space.variables, decides), space.variables));

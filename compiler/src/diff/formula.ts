@@ -121,8 +121,9 @@ class Classifier {
    */
   private calendar(e: IrExpr, signals: ReadonlySet<string>): Formula {
     const name = [...signals][0]!;
-    const reading = signals.size === 1 ? this.space.calendarReading(name) : "it relates two or more signals";
     const field = calendarTest(e);
+    const reading =
+      signals.size > 1 ? "it relates two or more signals" : field === null ? undefined : this.space.calendarReading(name, field.node);
     if (typeof reading === "object" && field !== null) {
       const variable = this.space.calendarVariable(reading, this.space.variableOf(this.side, name));
       const week = NumberSet.span(true, 0, WEEK_MINUTES - 1);
@@ -238,9 +239,9 @@ function outermostArithmetic(e: IrExpr): IrExpr[] {
 }
 
 /** `field op c`, `field in [..]` or `field in lo..hi` of one calendar field and constants: the field and the values that hold. */
-function calendarTest(e: IrExpr): { fn: IrNode<"calendar">["fn"]; values: NumberSet } | null {
+function calendarTest(e: IrExpr): { fn: IrNode<"calendar">["fn"]; values: NumberSet; node: IrNode<"calendar"> } | null {
   const of = (subject: IrExpr, values: NumberSet | null) =>
-    isCalendarNode(subject) && values !== null ? { fn: subject.fn, values: values.intersect(fieldRange(subject.fn)) } : null;
+    isCalendarNode(subject) && values !== null ? { fn: subject.fn, values: values.intersect(fieldRange(subject.fn)), node: subject } : null;
   const number = (x: IrExpr): number | null => {
     if (signalsOf(x).size > 0) return null;
     const v = constant(x);

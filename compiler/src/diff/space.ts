@@ -1,7 +1,7 @@
-import { expressionText, readsNow, type IrExpr, type IrZones, type PolicyIr, type Scalar } from "@writ/runtime";
+import { expressionText, readsNow, type IrExpr, type IrNode, type IrZones, type PolicyIr, type Scalar } from "@writ/runtime";
 import type { SignalSet } from "../analysis/signal-set.js";
 import { NumberSet } from "../analysis/number-set.js";
-import { BEYOND, WEEK_MINUTES, calendarReadings, type CalendarReading } from "./calendar.js";
+import { BEYOND, WEEK_MINUTES, calendarReadings, readingKey, type CalendarReading } from "./calendar.js";
 import { DOUBLES, INTEGERS, type NumberDomain } from "./number-domain.js";
 import {
   MAX_NUMBER,
@@ -43,8 +43,8 @@ export interface Variable {
    */
   readonly term?: IrExpr;
   /**
-   * Set on a variable that stands for the minute of the local week of a timestamp signal read only by calendar fields
-   * (calendar.ts): a witness sends `signal` the instant of its state.
+   * Set on a variable that stands for the minute of the local week of one reading of a timestamp's calendar fields
+   * (calendar.ts): linked to the timestamp's own variable `signal` in each box (calendar-link.ts).
    */
   readonly calendar?: { readonly reading: CalendarReading; readonly signal: Variable };
 }
@@ -78,9 +78,9 @@ export interface SignalSpace {
   tableDiffers(zone: string): boolean;
   /** Instants (ms) where a zone's offset differs between the versions' tables, and their neighbours: witness candidates. */
   readonly zoneChanges: readonly number[];
-  /** How calendar fields read a timestamp signal (calendar.ts): modelled, or why not; undefined when none reads it. */
-  calendarReading(signal: string): CalendarReading | string | undefined;
-  /** The minute-of-the-week variable of a modelled reading: one per signal, either side. */
+  /** How the calendar field `node` reads a timestamp (calendar.ts): modelled, or why not; undefined when none reads it. */
+  calendarReading(signal: string, node: IrNode<"calendar">): CalendarReading | string | undefined;
+  /** The minute-of-the-week variable of a modelled reading: one per reading, either side. */
   calendarVariable(reading: CalendarReading, signal: Variable): Variable;
 }
 
@@ -157,7 +157,10 @@ export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): Si
       variables.push(v);
       return v;
     },
-    calendarReading: (signal) => readings.get(signal),
+    calendarReading(signal, node) {
+      const found = readings.get(signal);
+      return typeof found === "string" ? found : found?.find((r) => readingKey(r.instant, r.zone) === readingKey(node.arg, node.zone));
+    },
     zoneChanges,
     tableDiffers: (zone) => JSON.stringify(versions.old.ir.zones?.tables[zone]) !== JSON.stringify(versions.new.ir.zones?.tables[zone]),
     calendarVariable(reading, signal) {

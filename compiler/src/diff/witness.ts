@@ -3,7 +3,6 @@ import { ChoiceSet } from "../analysis/choice-set.js";
 import { NumberSet, nextDown, nextUp } from "../analysis/number-set.js";
 import type { SignalSet } from "../analysis/signal-set.js";
 import { StringSet } from "../analysis/string-set.js";
-import { instantOf } from "./calendar.js";
 import { irNodes } from "./ir-operands.js";
 import type { Box } from "./search.js";
 import { Rational } from "../analysis/rational.js";
@@ -19,21 +18,13 @@ export type State = Scalar | typeof ABSENT;
 export type Assignment = ReadonlyMap<string, State>;
 
 /**
- * The requests an assignment makes: each version gets the signals it declares; a timestamp read by calendar fields
- * (calendar.ts) is sent the instant of its minute-of-the-week variable's state.
+ * The requests an assignment makes: each version gets the signals it declares (a timestamp read by calendar fields
+ * holds the instant calendar-link.ts chose for its minute-of-the-week variable's state).
  */
 export function requestsOf(assignment: Assignment, variables: readonly Variable[]): Record<Side, Record<string, Scalar>> {
   const out: Record<Side, Record<string, Scalar>> = { old: {}, new: {} };
-  const placed = new Map(assignment);
   for (const v of variables) {
     const state = assignment.get(v.id);
-    if (v.calendar === undefined || state === undefined) continue;
-    const instant = state === ABSENT ? null : instantOf(state as number, v.calendar.reading);
-    const text = instant === null ? null : instantText(instant);
-    placed.set(v.calendar.signal.id, state === ABSENT ? ABSENT : (text ?? ABSENT));
-  }
-  for (const v of variables) {
-    const state = placed.get(v.id);
     if (state === undefined || state === ABSENT) continue;
     if (v.names.old !== null) out.old[v.names.old] = state;
     if (v.names.new !== null) out.new[v.names.new] = state;

@@ -1,7 +1,7 @@
 /**
- * `writ diff` on calendar fields in a zone (diff/calendar.ts): a timestamp read only by the fields of one instant in one
- * zone is its minute of the local week, so windows of weekdays, hours and minutes are compared exactly, with witnesses
- * run through both versions; other readings are listed as undecided with the reason.
+ * `writ diff` on calendar fields in a zone (diff/calendar.ts): the fields of one instant in one zone are its minute of
+ * the local week, so windows of weekdays, hours and minutes are compared exactly, with witnesses run through both
+ * versions; other readings are listed as undecided with the reason.
  */
 import { describe, expect, it } from "vitest";
 import { preparePolicy, type Decision, type PolicyIr } from "@writ/runtime";
@@ -75,12 +75,43 @@ describe("calendar fields in writ diff", () => {
     expect(pairs(diff)).toEqual(["otherwise -> r", "r -> otherwise"]);
   });
 
-  it("a reading that is not modelled is listed as undecided, with the reason", () => {
+  it("a timestamp also compared with an instant: its fields and the comparison are linked, decided exactly", () => {
     const old = 'rule r when local_hour(requested_at, "UTC") < 9 and requested_at > "2026-01-01T00:00:00Z" escalate "early"';
     const diff = diffOf(old, old.replace("< 9", "< 10"));
-    const reasons = [...diff.undecided.flatMap((u) => u.reasons), ...diff.regions.map(() => "")];
+    expect(diff.undecided).toEqual([]);
+    expect(pairs(diff)).toEqual(["otherwise -> r"]);
+    const at = diff.regions[0]!.witness.signals["requested_at"] as string;
+    expect(Date.parse(at)).toBeGreaterThan(Date.parse("2026-01-01T00:00:00Z"));
+    expect(local(at, "UTC")).toMatch(/ 09:/);
+  });
+
+  it("one timestamp read in two zones and at two instants: the readings are decided together", () => {
+    const rule = (h: number) =>
+      `rule r when local_hour(requested_at, "UTC") < ${h} and weekday(requested_at, "America/New_York") == 1 and local_hour(requested_at + 1h, "Europe/London") >= 8 escalate "early"`;
+    const diff = diffOf(rule(9), rule(10));
+    expect(diff.undecided).toEqual([]);
+    expect(pairs(diff)).toEqual(["otherwise -> r"]);
+    const at = diff.regions[0]!.witness.signals["requested_at"] as string;
+    expect(local(at, "UTC")).toMatch(/ 09:/);
+    expect(local(at, "America/New_York")).toMatch(/^Mon/);
+    // Tuesday in UTC and Monday in New York (UTC-5, or -4 in summer) is 00:00 to 04:59 UTC at most: from 06:00 none,
+    // from 04:00 the winter's last hour.
+    const never = diffOf(
+      'rule r when weekday(requested_at, "UTC") == 2 and weekday(requested_at, "America/New_York") == 1 and local_hour(requested_at, "UTC") >= 6 escalate "x"',
+      'rule r when weekday(requested_at, "UTC") == 2 and weekday(requested_at, "America/New_York") == 1 and local_hour(requested_at, "UTC") >= 4 escalate "x"',
+    );
+    expect(never.undecided).toEqual([]);
+    expect(pairs(never)).toEqual(["otherwise -> r"]);
+    expect(local(never.regions[0]!.witness.signals["requested_at"] as string, "UTC")).toMatch(/^Tue 04:/);
+  });
+
+  it("a reading that is not modelled is listed as undecided, with the reason", () => {
+    const old =
+      'rule r when local_hour(requested_at, "UTC") < 9 and local_hour(requested_at, "UTC") == local_hour(opened_at, "UTC") escalate "x"';
+    const diff = diffOf(old, old.replace("< 9", "< 10"));
     expect(diff.result === "different" || diff.undecided.length > 0).toBe(true);
-    expect(reasons.join("\n")).toContain("`requested_at` is also read outside its calendar fields");
+    const reasons = diff.undecided.flatMap((u) => u.reasons).join("\n");
+    expect(reasons).toContain("a calendar field read so is not modelled: it relates two or more signals");
   });
 
   it("a new tz release that moves a zone's clock change: the fields differ, found at the change", () => {
