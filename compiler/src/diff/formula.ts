@@ -23,6 +23,7 @@ import { canFaultOver } from "./fault-free.js";
 import { monotoneSets, monotoneView } from "./monotone.js";
 import type { OpaqueAtom } from "./opaque-atom.js";
 import { isOrdered, orderedUnmodelled } from "./ordered-domain.js";
+import { piecewise } from "./piecewise.js";
 import { relationCases, type RelationCases } from "./relation.js";
 import { inUnits, type NumberDomain } from "./number-domain.js";
 import type { Side, SignalSpace, Variable } from "./space.js";
@@ -99,6 +100,8 @@ class Classifier {
         }
         break;
     }
+    const pieces = piecewise(e);
+    if (pieces !== null) return this.formula(pieces);
     if (irNodes(e).some(isCalendarNode)) return this.calendar(e, signals);
     if (signals.size === 1) {
       const variable = this.space.variableOf(this.side, [...signals][0]!);
