@@ -34,8 +34,8 @@ export function semverCells(literals: readonly string[]): SemverCells {
   for (let i = 0; i <= points.length; i++) {
     const [below, above] = [points[i - 1] ?? null, points[i] ?? null];
     const inside = gapVersion(below, above);
-    if (typeof inside === "string") values.push(inside);
-    else if (inside === "unknown") unmodelled = `the versions just above \`${below!.text}\`, whose successor is too long to be a version`;
+    if (inside === "unknown") unmodelled = `the versions just above \`${below!.text}\`, whose successor is too long to be a version`;
+    else if (inside !== "empty") values.push(inside);
     if (above !== null) values.push(above.text);
   }
   return { values, unmodelled };
