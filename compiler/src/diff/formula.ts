@@ -107,9 +107,9 @@ class Classifier {
       const variable = this.space.variableOf(this.side, [...signals][0]!);
       const sets = leafSets(e, variable);
       if (!("unsupported" in sets)) return { kind: "leaf", variable, sets };
-      // Arithmetic on time (`requested_at - 1h > T`) is a linear form of one signal, its coefficients ±1.
-      const time = irNodes(e).some((n) => n.op === "arith" && n.kind === "time");
-      const cases = time ? relationCases(e, () => variable) : null;
+      // Sums that read the signal more than once, or time (`x + x > 4`, `b - b > 6`, `requested_at - 1h > T`): a
+      // linear form of one signal where the runtime computes exactly (relation.ts).
+      const cases = relationCases(e, () => variable);
       return cases !== null ? { kind: "relation", cases } : this.opaque(e, signals, sets.unsupported);
     }
     const cases = relationCases(e, (name) => this.space.variableOf(this.side, name));
