@@ -38,7 +38,7 @@ function dotted(v4: bigint): string {
 function colons(n: bigint): string {
   const groups = Array.from({ length: 8 }, (_, i) => Number((n >> BigInt(112 - 16 * i)) & 0xffffn));
   let [start, length] = [-1, 1];
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     let j = i;
     while (j < 8 && groups[j] === 0) j++;
     if (j - i > length) [start, length] = [i, j - i];

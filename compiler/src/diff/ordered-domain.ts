@@ -24,7 +24,8 @@ export const isOrdered = (kind: string): kind is OrderedKind => kind === "ip" ||
  */
 export function orderedDomains(irs: readonly PolicyIr[]): (name: string, signal: IrSignal, required: boolean) => SignalDomain | null {
   const formats = new Map<string, Set<string | undefined>>();
-  for (const ir of irs) for (const [name, s] of Object.entries(ir.signals)) formats.set(name, (formats.get(name) ?? new Set()).add(s.format));
+  for (const ir of irs)
+    for (const [name, s] of Object.entries(ir.signals)) formats.set(name, (formats.get(name) ?? new Set()).add(s.format));
   const { ips, versions } = compared(irs.flatMap((ir) => ir.rules.map((r) => r.when)));
   const cells = {
     ip: { values: ipCells(ips.points, ips.spans), unmodelled: null },

@@ -30,11 +30,17 @@ export function piecewise(e: IrExpr): IrExpr | null {
   const piece = (guard: IrExpr, body: IrExpr): IrExpr => ({ op: "and", args: [guard, body] });
   if (node.op === "abs") {
     const zero: IrExpr = { op: "lit", value: 0 };
-    return { op: "or", args: [piece(cmp("ge", node.arg, zero), by(node.arg)), piece(cmp("lt", node.arg, zero), by({ op: "neg", arg: node.arg }))] };
+    return {
+      op: "or",
+      args: [piece(cmp("ge", node.arg, zero), by(node.arg)), piece(cmp("lt", node.arg, zero), by({ op: "neg", arg: node.arg }))],
+    };
   }
   if (node.op !== "arith") return null;
   const [keep, other] = node.fn === "max" ? (["ge", "lt"] as const) : (["le", "gt"] as const);
-  return { op: "or", args: [piece(cmp(keep, node.left, node.right), by(node.left)), piece(cmp(other, node.left, node.right), by(node.right))] };
+  return {
+    op: "or",
+    args: [piece(cmp(keep, node.left, node.right), by(node.left)), piece(cmp(other, node.left, node.right), by(node.right))],
+  };
 }
 
 /** The comparison domain of a comparison of numbers or decimals (`cmp`, `in`, a range), or null for anything else. */

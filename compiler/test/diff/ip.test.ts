@@ -58,8 +58,20 @@ describe("against enumeration", () => {
     "::/1",
     "fe80::/10",
   ];
-  const addresses = ["10.0.0.0", "10.255.255.255", "11.0.0.0", "10.128.0.0", "::ffff:10.1.2.3", "2001:db8::", "::", "::1", "0.0.0.0", "255.255.255.255"];
-  const list = (pool: readonly string[]) => fc.uniqueArray(fc.constantFrom(...pool), { minLength: 1, maxLength: 3 }).map((xs) => JSON.stringify(xs).replaceAll(",", ", "));
+  const addresses = [
+    "10.0.0.0",
+    "10.255.255.255",
+    "11.0.0.0",
+    "10.128.0.0",
+    "::ffff:10.1.2.3",
+    "2001:db8::",
+    "::",
+    "::1",
+    "0.0.0.0",
+    "255.255.255.255",
+  ];
+  const list = (pool: readonly string[]) =>
+    fc.uniqueArray(fc.constantFrom(...pool), { minLength: 1, maxLength: 3 }).map((xs) => JSON.stringify(xs).replaceAll(",", ", "));
   const condition = fc.oneof(
     list(ranges).map((l) => `client_ip in_cidr ${l}`),
     list(ranges).map((l) => `client_ip not in_cidr ${l}`),
@@ -103,8 +115,11 @@ describe("witness text", () => {
   it("every address prints as text the runtime reads back to it", () => {
     const address = fc.bigInt({ min: 0n, max: (1n << 128n) - 1n });
     const mapped = fc.bigInt({ min: 0n, max: 0xffffffffn }).map((v) => (0xffffn << 32n) | v);
-    const sparse = fc.array(fc.constantFrom(0, 0, 0, 1, 0xffff), { minLength: 8, maxLength: 8 }).map((gs) => gs.reduce((v, g) => (v << 16n) | BigInt(g), 0n));
-    fc.assert(fc.property(fc.oneof(address, mapped, sparse), (n) => {
+    const sparse = fc
+      .array(fc.constantFrom(0, 0, 0, 1, 0xffff), { minLength: 8, maxLength: 8 })
+      .map((gs) => gs.reduce((v, g) => (v << 16n) | BigInt(g), 0n));
+    fc.assert(
+      fc.property(fc.oneof(address, mapped, sparse), (n) => {
         expect(ipAddress(ipText(n))).toBe(n);
       }),
     );

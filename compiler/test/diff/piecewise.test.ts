@@ -72,13 +72,18 @@ describe("against enumeration", () => {
 
   it("on generated pairs, the regions are exactly the pairs every request shows", () => {
     fc.assert(
-      fc.property(fc.nat(spaces.length - 1), fc.array(condition, { minLength: 4, maxLength: 4 }), fc.boolean(), (s, [p, q, r, t], scaled) => {
-        const space = spaces[s]!;
-        const k = (text: string) => (s === 1 && scaled ? text.replace(/(-?\d+)$/, (n) => String(Number(n) / 10)) : text);
-        const rules = (x: string, y: string) => `${rule("p", k(x))}\n${rule("q", k(y), "escalate")}`;
-        const requests = space.values.flatMap((a) => [{ a }, ...space.values.map((b) => ({ a, b }))]);
-        expectEnumerated(small(space.decl, rules(p!, q!)), small(space.decl, rules(r!, t!)), requests);
-      }),
+      fc.property(
+        fc.nat(spaces.length - 1),
+        fc.array(condition, { minLength: 4, maxLength: 4 }),
+        fc.boolean(),
+        (s, [p, q, r, t], scaled) => {
+          const space = spaces[s]!;
+          const k = (text: string) => (s === 1 && scaled ? text.replace(/(-?\d+)$/, (n) => String(Number(n) / 10)) : text);
+          const rules = (x: string, y: string) => `${rule("p", k(x))}\n${rule("q", k(y), "escalate")}`;
+          const requests = space.values.flatMap((a) => [{ a }, ...space.values.map((b) => ({ a, b }))]);
+          expectEnumerated(small(space.decl, rules(p!, q!)), small(space.decl, rules(r!, t!)), requests);
+        },
+      ),
       { numRuns: 100, seed: 41 },
     );
   });

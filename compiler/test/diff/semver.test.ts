@@ -58,7 +58,9 @@ describe("against enumeration", () => {
     "2.4.0-rc.1",
     "2.4.0",
   ];
-  const list = fc.uniqueArray(fc.constantFrom(...pool), { minLength: 1, maxLength: 3 }).map((xs) => JSON.stringify(xs).replaceAll(",", ", "));
+  const list = fc
+    .uniqueArray(fc.constantFrom(...pool), { minLength: 1, maxLength: 3 })
+    .map((xs) => JSON.stringify(xs).replaceAll(",", ", "));
   const condition = fc.oneof(
     fc.tuple(fc.constantFrom("<", "<=", ">", ">=", "==", "!="), fc.constantFrom(...pool)).map(([op, v]) => `v ${op} "${v}"`),
     list.map((l) => `v in ${l}`),
