@@ -23,7 +23,7 @@ import { canFaultOver } from "./fault-free.js";
 import { monotoneSets, monotoneView } from "./monotone.js";
 import type { OpaqueAtom } from "./opaque-atom.js";
 import { isOrdered, orderedUnmodelled } from "./ordered-domain.js";
-import { piecewise } from "./piecewise.js";
+import { piecewise, rangeAsComparisons } from "./piecewise.js";
 import { relationCases, type RelationCases } from "./relation.js";
 import { inUnits, type NumberDomain } from "./number-domain.js";
 import type { Side, SignalSpace, Variable } from "./space.js";
@@ -112,6 +112,8 @@ class Classifier {
       const cases = relationCases(e, () => variable);
       return cases !== null ? { kind: "relation", cases } : this.opaque(e, signals, sets.unsupported);
     }
+    const comparisons = rangeAsComparisons(e);
+    if (comparisons !== null) return this.formula(comparisons);
     const cases = relationCases(e, (name) => this.space.variableOf(this.side, name));
     if (cases !== null) return { kind: "relation", cases };
     const term = this.termComparison(e, signals);

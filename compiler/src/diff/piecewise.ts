@@ -1,5 +1,6 @@
-import type { CompareKind, IrExpr } from "@writ/runtime";
+import { prepareExpression, type CompareKind, type IrExpr } from "@writ/runtime";
 import { irNodes, mapOperands } from "./ir-operands.js";
+import { valueAt } from "./truth.js";
 
 /**
  * `abs`, `min` and `max` in a comparison of numbers or decimals, split into the cases that pick each operand:
@@ -8,7 +9,8 @@ import { irNodes, mapOperands } from "./ir-operands.js";
  * relation, a term) or an opaque atom. The split has the four values the comparison has: the picked operand is the
  * value `min`, `max` or `abs` computes (exactly, on doubles and on decimals alike); where an operand is unknown both
  * guards are, so the whole is unknown unless both pieces are false, as the comparison of an unknown is; a guard that
- * faults faults the piece unless the piece is false, and the other piece reads the same faulting operand.
+ * faults faults the piece unless the piece is false, and the other piece reads the same faulting operand. A range
+ * over several signals is split alike, into its two comparisons (`rangeAsComparisons`).
  */
 const MAX_SPLITS = 4;
 
@@ -40,6 +42,27 @@ export function piecewise(e: IrExpr): IrExpr | null {
   return {
     op: "or",
     args: [piece(cmp(keep, node.left, node.right), by(node.left)), piece(cmp(other, node.left, node.right), by(node.right))],
+  };
+}
+
+/**
+ * `v in lo..hi` with constant ends as `v >= lo and v <= hi`, for a `v` that reads several signals (`closed_at -
+ * opened_at in 1h..2h`), which the relations read as comparisons only; null for any other range. The two have the
+ * same four values when the ends are numbers: `v` unknown or a fault makes both so.
+ */
+export function rangeAsComparisons(e: IrExpr): IrExpr | null {
+  if (e.op !== "range") return null;
+  const ends = [e.min, e.max].map((m) =>
+    irNodes(m).some((n) => n.op === "signal" || n.op === "now") ? null : valueAt(prepareExpression(m), {}),
+  );
+  if (!ends.every((v) => typeof v === "number")) return null;
+  const kind = e.kind ?? "number";
+  return {
+    op: "and",
+    args: [
+      { op: "cmp", cmp: "ge", kind, left: e.value, right: e.min },
+      { op: "cmp", cmp: "le", kind, left: e.value, right: e.max },
+    ],
   };
 }
 
