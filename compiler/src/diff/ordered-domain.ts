@@ -19,28 +19,26 @@ export type OrderedKind = "ip" | "semver";
 export const isOrdered = (kind: string): kind is OrderedKind => kind === "ip" || kind === "semver";
 
 /**
- * The domain of each `ip` or `semver` signal of `irs` as they declare it, or null for a signal of another type or one
- * a version declares otherwise (a `string` there): such a signal stays a string.
+ * The domain of each `ip` or `semver` signal of `irs` as they declare it, or null for a signal of another type, one a
+ * version declares otherwise (a `string` there), or versions whose cells cannot be found (semver-domain.ts): such a
+ * signal stays a string, its conditions opaque atoms.
  */
 export function orderedDomains(irs: readonly PolicyIr[]): (name: string, signal: IrSignal, required: boolean) => SignalDomain | null {
   const formats = new Map<string, Set<string | undefined>>();
   for (const ir of irs)
     for (const [name, s] of Object.entries(ir.signals)) formats.set(name, (formats.get(name) ?? new Set()).add(s.format));
   const { ips, versions } = compared(irs.flatMap((ir) => ir.rules.map((r) => r.when)));
-  const cells = {
-    ip: { values: ipCells(ips.points, ips.spans), unmodelled: null },
-    semver: semverCells(versions),
-  };
+  const cells = { ip: ipCells(ips.points, ips.spans), semver: semverCells(versions) };
   return (name, signal, required) => {
     const kind = signal.format;
-    if (kind === undefined || formats.get(name)?.size !== 1) return null;
-    const { values, unmodelled } = cells[kind];
+    const values = kind === undefined ? null : cells[kind];
+    if (kind === undefined || values === null || formats.get(name)?.size !== 1) return null;
     return {
       kind,
       accepted: { absent: !required, values: ChoiceSet.all(values) },
       numbers: DOUBLES,
       declaration: `${name}${required ? "" : "?"}: ${kind}`,
-      unmodelled: unmodelled === null ? null : `${unmodelled} (\`${name}\`)`,
+      unmodelled: null,
     };
   };
 }

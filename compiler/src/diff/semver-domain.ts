@@ -6,22 +6,16 @@ import { semverKey } from "@writ/runtime";
  * each version named (with every version of equal precedence) and each gap between two consecutive ones, below the
  * least and above the greatest. A gap may hold no version (nothing lies strictly between `1.0.0` and `1.0.1-0`): it is
  * a cell only when a version is found in it, and it is empty exactly when its upper end is the immediate successor of
- * its lower (`successor`), which is otherwise in it; a gap next to a version whose successor is too long to be one is
- * left unmodelled unless a version is found in it.
+ * its lower (`successor`), which is otherwise in it. A gap above a version whose successor is too long to be one, and
+ * in which no readable version is found, can be neither shown empty nor given a version: there are then no cells.
  */
-export interface SemverCells {
-  /** One version of each cell, in order of precedence; no build metadata. */
-  readonly values: readonly string[];
-  /** Why the cells may miss versions (a gap neither shown empty nor given a version), or null. */
-  readonly unmodelled: string | null;
-}
-
 interface Version {
   readonly text: string;
   readonly key: bigint;
 }
 
-export function semverCells(literals: readonly string[]): SemverCells {
+/** One version of each cell, in order of precedence, without build metadata; null when a gap is neither (above). */
+export function semverCells(literals: readonly string[]): string[] | null {
   const byKey = new Map<bigint, string>();
   for (const literal of literals) {
     const text = literal.split("+")[0]!;
@@ -30,15 +24,14 @@ export function semverCells(literals: readonly string[]): SemverCells {
   }
   const points: Version[] = [...byKey].map(([key, text]) => ({ text, key })).sort((a, b) => (a.key < b.key ? -1 : 1));
   const values: string[] = [];
-  let unmodelled: string | null = null;
   for (let i = 0; i <= points.length; i++) {
     const [below, above] = [points[i - 1] ?? null, points[i] ?? null];
     const inside = gapVersion(below, above);
-    if (inside === "unknown") unmodelled = `the versions just above \`${below!.text}\`, whose successor is too long to be a version`;
-    else if (inside !== "empty") values.push(inside);
+    if (inside === "unknown") return null;
+    if (inside !== "empty") values.push(inside);
     if (above !== null) values.push(above.text);
   }
-  return { values, unmodelled };
+  return values;
 }
 
 /** A version strictly between `below` and `above` (either may be unbounded), `empty` when none is, `unknown` if not found. */
