@@ -22,6 +22,8 @@ import { irNodes } from "./ir-operands.js";
 import { canFaultOver } from "./fault-free.js";
 import { monotoneSets, monotoneView } from "./monotone.js";
 import type { OpaqueAtom } from "./opaque-atom.js";
+import { isOrdered, orderedUnmodelled } from "./ordered-domain.js";
+import { piecewise, rangeAsComparisons } from "./piecewise.js";
 import { relationCases, type RelationCases } from "./relation.js";
 import { inUnits, type NumberDomain } from "./number-domain.js";
 import type { Side, SignalSpace, Variable } from "./space.js";
@@ -98,16 +100,20 @@ class Classifier {
         }
         break;
     }
+    const pieces = piecewise(e);
+    if (pieces !== null) return this.formula(pieces);
     if (irNodes(e).some(isCalendarNode)) return this.calendar(e, signals);
     if (signals.size === 1) {
       const variable = this.space.variableOf(this.side, [...signals][0]!);
       const sets = leafSets(e, variable);
       if (!("unsupported" in sets)) return { kind: "leaf", variable, sets };
-      // Arithmetic on time (`requested_at - 1h > T`) is a linear form of one signal, its coefficients ±1.
-      const time = irNodes(e).some((n) => n.op === "arith" && n.kind === "time");
-      const cases = time ? relationCases(e, () => variable) : null;
+      // Sums that read the signal more than once, or time (`x + x > 4`, `b - b > 6`, `requested_at - 1h > T`): a
+      // linear form of one signal where the runtime computes exactly (relation.ts).
+      const cases = relationCases(e, () => variable);
       return cases !== null ? { kind: "relation", cases } : this.opaque(e, signals, sets.unsupported);
     }
+    const comparisons = rangeAsComparisons(e);
+    if (comparisons !== null) return this.formula(comparisons);
     const cases = relationCases(e, (name) => this.space.variableOf(this.side, name));
     if (cases !== null) return { kind: "relation", cases };
     const term = this.termComparison(e, signals);
@@ -152,7 +158,8 @@ class Classifier {
     let combinations: { cells: TableRow["cells"]; signals: Record<string, Scalar> }[] = [{ cells: [], signals: {} }];
     for (const { name, variable } of columns) {
       const values = variable.universe.values;
-      if (!(values instanceof ChoiceSet)) return null;
+      // Addresses and versions are pieces of an ordered domain: two in one piece need not be equal.
+      if (!(values instanceof ChoiceSet) || variable.kind !== "choice") return null;
       const states: { state: SignalSet; value?: Scalar }[] = values
         .members()
         .map((v) => ({ state: present(new ChoiceSet(values.universe, new Set([v]))), value: v }));
@@ -300,6 +307,8 @@ function leafSets(e: IrExpr, variable: Variable): Sets {
     return [none, none, none, { absent: true, values: everythingLike(universe) }];
   }
   const whenAbsent = truthAt(prepareExpression(e), {});
+  const ordered = isOrdered(variable.kind) ? orderedUnmodelled(e) : null;
+  if (ordered !== null) return { unsupported: ordered };
   if (universe instanceof ChoiceSet) return choiceSets(e, variable, universe, whenAbsent);
   const present = presentSets(e, universe, variable.numbers);
   if (present !== null && "unsupported" in present) return present;
@@ -376,8 +385,8 @@ function presentSets(
       break;
     }
     case "in": {
-      // Versions and addresses compare by their keys (precedence, the 128-bit address), not as the text of the set.
-      if (e.kind === "semver" || e.kind === "ip") break;
+      // Versions and addresses compare by their keys (precedence, the 128-bit address): their own domain decides them.
+      if (isOrdered(e.kind)) break;
       const toDomain = COMPARISON_DOMAINS[e.kind];
       const members = e.set.map(toDomain).filter((v): v is Exclude<Value, typeof UNKNOWN> => v !== UNKNOWN);
       const numbers = members.filter((v) => typeof v === "number");

@@ -12,26 +12,30 @@ export function irNodes(e: IrExpr): IrExpr[] {
  */
 export function nowAsVariable(e: IrExpr): IrExpr {
   if (!readsNow(e)) return e;
+  return e.op === "now" ? { op: "signal", name: NOW_VARIABLE } : mapOperands(e, nowAsVariable);
+}
+
+/** `e` with each of its operands replaced by `f` of it. */
+export function mapOperands(e: IrExpr, f: (operand: IrExpr) => IrExpr): IrExpr {
   switch (e.op) {
+    case "lit":
+    case "signal":
     case "now":
-      return { op: "signal", name: NOW_VARIABLE };
+    case "present":
+      return e;
     case "and":
     case "or":
-      return { ...e, args: e.args.map(nowAsVariable) };
+      return { ...e, args: e.args.map(f) };
     case "cmp":
     case "str":
     case "arith":
-      return { ...e, left: nowAsVariable(e.left), right: nowAsVariable(e.right) };
+      return { ...e, left: f(e.left), right: f(e.right) };
     case "in":
     case "matches":
-      return { ...e, value: nowAsVariable(e.value) };
+      return { ...e, value: f(e.value) };
     case "range":
-      return { ...e, value: nowAsVariable(e.value), min: nowAsVariable(e.min), max: nowAsVariable(e.max) };
-    case "lit":
-    case "signal":
-    case "present":
-      return e;
+      return { ...e, value: f(e.value), min: f(e.min), max: f(e.max) };
     default:
-      return { ...e, arg: nowAsVariable(e.arg) };
+      return { ...e, arg: f(e.arg) };
   }
 }

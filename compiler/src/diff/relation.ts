@@ -1,7 +1,8 @@
 import { COMPARISON_OPERATORS, type CompareOp, type IrExpr } from "@writ/runtime";
 import { Rational } from "../analysis/rational.js";
 import { absentOnly, everythingLike, present } from "../analysis/signal-set.js";
-import { FALSE, all, any, type Constraint, type LinearTerm } from "./constraint-tree.js";
+import { FALSE, TRUE, all, any, type Constraint, type LinearTerm } from "./constraint-tree.js";
+import { irNodes } from "./ir-operands.js";
 import { linearComparison, type LinearForm } from "./linear.js";
 import { wholeCompare } from "./monotone.js";
 import type { Variable } from "./space.js";
@@ -28,9 +29,9 @@ export function relationCases(e: IrExpr, variableOf: (signal: string) => Variabl
   if (comparison === null) return null;
   const compared = inUnits(comparison.form, variableOf);
   const steps = comparison.intermediates.map((f) => inUnits(f.form, variableOf));
-  if (compared === null || compared.terms.length === 0 || steps.some((s) => s === null)) return null;
-  // Every signal read, also one whose terms cancel (`x + y - y`): absent, it makes the comparison unknown.
-  const variables = [...new Set([compared, ...steps].flatMap((f) => f!.terms.map((t) => t.variable)))];
+  if (compared === null || steps.some((s) => s === null)) return null;
+  // Every signal read, also one whose terms cancel (`x + y - y`, `b - b`): absent, it makes the comparison unknown.
+  const variables = [...new Set(irNodes(e).flatMap((n) => (n.op === "signal" ? [variableOf(n.name)] : [])))];
   const bounds = comparison.intermediates;
   // A step's bounds are on its value; its unit form is that value divided by the form's magnitude (`2x + 2y` is held
   // as `x + y`, a decimal's sum in units), so the bounds are divided alike.
@@ -80,6 +81,8 @@ function inUnits(form: LinearForm, variableOf: (signal: string) => Variable): Un
 function linear(form: UnitForm, cmp: CompareOp, c: Rational): Constraint {
   // sum cmp c - constant, with the sum whole: `< r` is `<= ceil(r) - 1`, and so on.
   const r = c.sub(form.constant);
+  // Terms that cancel (`b - b`): a comparison of constants.
+  if (form.terms.length === 0) return COMPARISON_OPERATORS[cmp].test(0, r.sign()) ? TRUE : FALSE;
   if (form.terms.length === 1) {
     const [{ variable, sign }] = form.terms as [LinearTerm];
     const values = wholeCompare(sign > 0 ? cmp : COMPARISON_OPERATORS[cmp].converse, sign > 0 ? r : r.neg());

@@ -42,8 +42,11 @@ export interface SignalsSchema {
   readonly required: readonly string[];
 }
 
-/** How `writ diff` represents a signal's values: numbers (timestamps as whole milliseconds), strings, or a choice. */
-export type DomainKind = "number" | "timestamp" | "string" | "choice";
+/**
+ * How `writ diff` represents a signal's values: numbers (timestamps as whole milliseconds), strings, a choice, or a
+ * choice among the pieces of an ordered domain (`ip`, `semver`: ordered-domain.ts).
+ */
+export type DomainKind = "number" | "timestamp" | "string" | "choice" | "ip" | "semver";
 
 /** What one policy's schema accepts for one signal, exactly, or with the part it could not model named. */
 export interface SignalDomain {

@@ -3,6 +3,7 @@ import type { SignalSet } from "../analysis/signal-set.js";
 import { NumberSet } from "../analysis/number-set.js";
 import { BEYOND, WEEK_MINUTES, calendarReadings, readingKey, type CalendarReading } from "./calendar.js";
 import { DOUBLES, INTEGERS, type NumberDomain } from "./number-domain.js";
+import { orderedDomains } from "./ordered-domain.js";
 import {
   MAX_NUMBER,
   NOW_DOMAIN,
@@ -87,7 +88,8 @@ export interface SignalSpace {
 export function signalSpace(versions: Readonly<Record<Side, PolicyVersion>>): SignalSpace {
   // `now` is a variable of both versions when either reads it, so neither shows it as a signal added or removed.
   const now = irReadsNow(versions.old.ir) || irReadsNow(versions.new.ir);
-  const domains = { old: domainsOf(versions.old, now), new: domainsOf(versions.new, now) };
+  const ordered = orderedDomains([versions.old.ir, versions.new.ir]);
+  const domains = { old: domainsOf(versions.old, now, ordered), new: domainsOf(versions.new, now, ordered) };
   const names = [...new Set([...domains.old.keys(), ...domains.new.keys()])];
   const variables: Variable[] = [];
   const changes: SignalChange[] = [];
@@ -212,11 +214,12 @@ function changedInstants(old: IrZones | undefined, next: IrZones | undefined): n
   return out;
 }
 
-function domainsOf(version: PolicyVersion, now: boolean): Map<string, SignalDomain> {
+function domainsOf(version: PolicyVersion, now: boolean, ordered: ReturnType<typeof orderedDomains>): Map<string, SignalDomain> {
   const required = new Set(version.schema.required);
   const out = new Map<string, SignalDomain>(now ? [[NOW_VARIABLE, NOW_DOMAIN]] : []);
   for (const [name, signal] of Object.entries(version.ir.signals)) {
-    out.set(name, signalDomain(name, signal, version.schema.properties[name] ?? {}, required.has(name)));
+    const domain = ordered(name, signal, required.has(name));
+    out.set(name, domain ?? signalDomain(name, signal, version.schema.properties[name] ?? {}, required.has(name)));
   }
   return out;
 }

@@ -281,6 +281,11 @@ class Checker {
   }
 
   private range(e: Extract<Expr, { kind: "range" }>): Type {
+    // Three durations are ranged as their milliseconds, the numbers they are at run time: `closed_at - opened_at in 1h..2h`.
+    if (operandsOf(e).every((x) => (this.types.get(x) ?? this.expr(x)).t === "duration")) {
+      this.kinds.set(e, "number");
+      return BOOLEAN;
+    }
     const t = this.signature(operandsOf(e), OPERATORS.range.signature, labelOf("range"));
     if (t.t === "error") return t;
     const types = operandsOf(e).map((x) => this.types.get(x)!);

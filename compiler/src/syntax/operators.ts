@@ -173,7 +173,7 @@ export const OPERATORS: { readonly [K in IrOperatorName]: SyntaxOf<K> } = {
     label: "a range `a..b`",
     doc: {
       written: "`a in lo..hi`, `a not in lo..hi`",
-      operands: "three numbers (E503); both ends inclusive",
+      operands: "three numbers, or three durations (E503); both ends inclusive",
       result: "boolean",
       example: "`risk_score in 60..HIGH`",
     },

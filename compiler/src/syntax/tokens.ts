@@ -94,7 +94,7 @@ export const Comment = createToken({ name: "Comment", pattern: /#[^\r\n]*/, grou
 export const StringLiteral = createToken({ name: "StringLiteral", pattern: /"(?:[^"\\\r\n]|\\[^\r\n])*"/ });
 export const UnterminatedString = createToken({ name: "UnterminatedString", pattern: /"(?:[^"\\\r\n]|\\[^\r\n])*\\?/ });
 /** A duration: a whole number and a unit of fixed length (`500ms`, `30s`, `15m`, `12h`, `30d`; time.ts in the runtime). */
-export const DurationLiteral = createToken({ name: "DurationLiteral", pattern: /\d+(?:ms|[smhd])(?![\w.])/ });
+export const DurationLiteral = createToken({ name: "DurationLiteral", pattern: /\d+(?:ms|[smhd])(?![\w]|\.(?!\.))/ });
 export const NumberLiteral = createToken({ name: "NumberLiteral", pattern: /\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/ });
 
 /**

@@ -82,3 +82,19 @@ describe("durations in writ diff", () => {
     expect(moved.regions.map((r) => r.witness.signals["requested_at"])).toEqual(["2026-06-01T01:00:00Z"]);
   });
 });
+
+describe("a duration in a range", () => {
+  it("`requested_at - account_opened_at in 1h..2h` is `>= 1h and <= 2h`, and `1h..3h` differs by the third hour", () => {
+    const rule = (c: string) => small(SIGNALS, `rule r when ${c} escalate "r"`);
+    const same = diffOf(
+      rule("requested_at - account_opened_at in 1h..2h"),
+      rule("requested_at - account_opened_at >= 1h and requested_at - account_opened_at <= 2h"),
+    );
+    expect(same).toMatchObject({ result: "equivalent", undecided: [] });
+    const wider = diffOf(rule("requested_at - account_opened_at in 1h..2h"), rule("requested_at - account_opened_at in 1h..3h"));
+    expect(wider.undecided).toEqual([]);
+    expect(wider.regions.map((r) => `${r.old.rule} -> ${r.new.rule}`)).toEqual(["otherwise -> r"]);
+    const ms = apart(wider.regions[0]!.witness.signals);
+    expect(ms > 2 * 3_600_000 && ms <= 3 * 3_600_000).toBe(true);
+  });
+});

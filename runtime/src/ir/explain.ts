@@ -33,7 +33,7 @@ import { durationText } from "./time.js";
 import { OTHERWISE_RULE_ID, type IrExpr, type IrOutcome, type IrSignal, type PolicyIr, type Scalar, type Verdict } from "./types.js";
 import { COMPARISON_DOMAINS, Instant, UNKNOWN, type Value } from "./values.js";
 import { offsetAt, offsetText, prepareZones, type ZoneTable } from "./zones.js";
-import { written } from "./written.js";
+import { isDurationNode, written } from "./written.js";
 
 export { written } from "./written.js";
 
@@ -242,9 +242,4 @@ class Explainer {
     if (operands) explained.operands = operands.map((o) => o.explained);
     return { explained, value, fault };
   }
-}
-
-/** A node whose number is a duration's milliseconds: a duration literal, or arithmetic on time that gives a number. */
-function isDurationNode(e: IrExpr): boolean {
-  return (e.op === "lit" && e.unit !== undefined) || (e.op === "arith" && e.kind === "time");
 }

@@ -1,5 +1,5 @@
 import { IR_OPERATORS, isCalledArithOp, isFunctionName, UNARY_OPERATORS } from "./operators.js";
-import { DURATION_UNITS } from "./time.js";
+import { DURATION_UNITS, durationText } from "./time.js";
 import type { IrExpr, Scalar } from "./types.js";
 
 /** The IR expression as text: the operators' symbols, compound operands in parentheses. */
@@ -24,7 +24,8 @@ export function written(e: IrExpr): string {
     case "str":
       return `${operand(e.left)} ${IR_OPERATORS[e.fn].symbol} ${operand(e.right)}`;
     case "in":
-      return `${operand(e.value)} ${IR_OPERATORS.in.symbol} [${e.set.map(scalarText).join(", ")}]`;
+      // A list a duration is tested against holds its milliseconds: written as durations, as in the source.
+      return `${operand(e.value)} ${IR_OPERATORS.in.symbol} [${e.set.map((v) => (typeof v === "number" && isDurationNode(e.value) ? durationText(v) : scalarText(v))).join(", ")}]`;
     case "range":
       return `${operand(e.value)} ${IR_OPERATORS.range.symbol} ${operand(e.min)}..${operand(e.max)}`;
     case "matches":
@@ -39,6 +40,11 @@ export function written(e: IrExpr): string {
       return `${symbol}${/\w$/.test(symbol) ? " " : ""}${operand(e.arg)}`;
     }
   }
+}
+
+/** A node whose number is a duration's milliseconds: a duration literal, or arithmetic on time that gives a number. */
+export function isDurationNode(e: IrExpr): boolean {
+  return (e.op === "lit" && e.unit !== undefined) || (e.op === "arith" && e.kind === "time");
 }
 
 export function scalarText(v: Scalar): string {

@@ -145,6 +145,27 @@ describe("timestamp arithmetic decides as the instants do", () => {
     expect(sum.operands![1]).toMatchObject({ expr: "30d", value: 2_592_000_000, exact: "30d" });
   });
 
+  it("the explanation writes the durations of a list a duration is tested against in their units, not milliseconds", () => {
+    const when: IrExpr = {
+      op: "in",
+      kind: "number",
+      value: time("sub", sig("requested_at"), sig("opened_at")),
+      set: [900_000, 86_400_000, 1_500],
+    };
+    const ir: PolicyIr = {
+      irVersion: 2,
+      policyId: "t",
+      version: "1.0.0",
+      governs: { action: "a", binding: [] },
+      signals: SIGNALS,
+      rules: [{ id: "r", verdict: "escalate", reason: "r", when }],
+      otherwise: null,
+    };
+    const condition = explain(ir, { requested_at: "2026-03-01T00:15:00Z", opened_at: "2026-03-01T00:00:00Z" }).explanation.rules[0]!
+      .condition;
+    expect(condition).toMatchObject({ expr: "(requested_at - opened_at) in [15m, 1d, 1500ms]", value: true });
+  });
+
   it('a runtime refuses `kind: "time"` on an operator time has not (`*`) when the IR is prepared', () => {
     const when = cmp("lt", "number", { op: "arith", fn: "mul", kind: "time", left: dur(1, "d"), right: dur(1, "d") }, dur(1, "d"));
     expect(() => decide(when, { requested_at: "2026-01-01T00:00:00Z" })).toThrow(/not defined on timestamps and durations/);
