@@ -46,34 +46,14 @@ const sidecarLayers = [
   ["observability", "observability/"],
   ["ground", "env\\.ts|sodium-engine\\.ts|types/"],
 ].map(([name, paths]) => ({ name, path: `^sidecar/src/(${paths})` }));
-/**
- * The imports that still run up a layer, each with its reason; nothing else may. The storage engines open from the
- * whole SidecarConfig until the engine registry hands each its own settings (issue 42, item 3).
- */
-const sidecarUpward = [
-  ["sidecar/src/storage/backend.ts", "sidecar/src/config.ts"],
-  ["sidecar/src/storage/registry.ts", "sidecar/src/config.ts"],
-].map((pair) => pair.map((file) => `^${file.replace(/\./g, "\\.")}$`));
 const above = (index) => sidecarLayers.slice(0, index).map((layer) => layer.path);
-const sidecarLayerRules = sidecarLayers.slice(1).flatMap((layer, i) => {
-  const excepted = sidecarUpward.filter(([from]) => new RegExp(layer.path).test(from.slice(1)));
-  return [
-    {
-      name: `sidecar-layer-${layer.name}`,
-      comment: `sidecar/src: the ${layer.name} layer imports nothing of a layer above it (docs/sidecar.md, "Structure")`,
-      severity: "error",
-      from: { path: layer.path, pathNot: excepted.map(([from]) => from) },
-      to: { path: above(i + 1) },
-    },
-    ...excepted.map(([from, to]) => ({
-      name: `sidecar-layer-${layer.name}`,
-      comment: `sidecar/src: ${from} may run up a layer to ${to} alone (sidecarUpward)`,
-      severity: "error",
-      from: { path: from },
-      to: { path: above(i + 1), pathNot: to },
-    })),
-  ];
-});
+const sidecarLayerRules = sidecarLayers.slice(1).map((layer, i) => ({
+  name: `sidecar-layer-${layer.name}`,
+  comment: `sidecar/src: the ${layer.name} layer imports nothing of a layer above it (docs/sidecar.md, "Structure")`,
+  severity: "error",
+  from: { path: layer.path },
+  to: { path: above(i + 1) },
+}));
 
 module.exports = {
   forbidden: [

@@ -6,9 +6,9 @@
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { DEFAULT_BUNDLE_LOAD_TIMEOUT_MS, LOG_ID_PATTERN } from "@writ/runtime";
-import { DAY_MS, DEFAULT_AUDIT_RETENTION, type AuditRetention, type RetentionLimit } from "./audit/retention.js";
+import { DAY_MS, DEFAULT_AUDIT_RETENTION, type RetentionLimit } from "./audit/retention.js";
 import { DEFAULT_CHECKPOINTS } from "./audit/record-log/checkpointer.js";
-import { DEFAULT_SECURITY_EVENT_LIMITS, type SecurityEventLimits } from "./audit/security-event-limiter.js";
+import { DEFAULT_SECURITY_EVENT_LIMITS } from "./audit/security-event-limiter.js";
 import type { BundleSettings } from "./bundles/policy-bundles.js";
 import { DEFAULT_BUNDLE_SOURCE, type BundleSourceConfig } from "./bundles/remote-source.js";
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./http/connections.js";

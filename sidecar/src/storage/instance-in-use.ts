@@ -9,8 +9,9 @@
  * A process that crashed owns nothing: the kernel released its lock and its mark is stale (a zombie's too), its
  * session (and lock) ended with its connection.
  */
+import { StartRefusal } from "./start-refusal.js";
 
-export class InstanceInUseError extends Error {
+export class InstanceInUseError extends StartRefusal {
   readonly code = "INSTANCE_IN_USE" as const;
   readonly instanceId: string;
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../test/support/postgres.js";
 import type { StoreHealth } from "../../src/storage/backend.js";
 import { InstanceInUseError } from "../../src/storage/instance-in-use.js";
-import { InstanceSession, PROBE_DEADLINE_MS, instanceLockKey } from "../../src/storage/postgres/instance-session.js";
+import { InstanceSession, PROBE_DEADLINE_MS, instanceLockKey } from "../../src/storage/postgres/connection/instance-session.js";
 import { databaseUrlOf } from "../fleet/support.js";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
 

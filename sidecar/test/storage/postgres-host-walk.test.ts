@@ -9,9 +9,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseConfig } from "../../src/storage/postgres/config.js";
-import { connector } from "../../src/storage/postgres/host-walk.js";
-import { InstanceSession } from "../../src/storage/postgres/instance-session.js";
-import { createPool, poolStats } from "../../src/storage/postgres/pool.js";
+import { connector } from "../../src/storage/postgres/connection/host-walk.js";
+import { InstanceSession } from "../../src/storage/postgres/connection/instance-session.js";
+import { createPool, poolStats } from "../../src/storage/postgres/connection/pool.js";
 import { freePort } from "../fleet/support.js";
 import { privatePostgresUnavailable, startPrivatePostgres, startStandby, type PrivatePostgres } from "../support/private-postgres.js";
 

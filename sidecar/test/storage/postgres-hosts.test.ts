@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/env.js";
 import { databaseConfig } from "../../src/storage/postgres/config.js";
-import { hostLabel, parseDatabaseUrl, redactedUrl } from "../../src/storage/postgres/hosts.js";
+import { hostLabel, parseDatabaseUrl, redactedUrl } from "../../src/storage/postgres/connection/hosts.js";
 
 const SECRET = "s3cret-pass";
 

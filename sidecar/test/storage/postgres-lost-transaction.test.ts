@@ -18,7 +18,7 @@ import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../.
 import { Checkpointer } from "../../src/audit/record-log/checkpointer.js";
 import type { DatabaseConfig } from "../../src/storage/postgres/config.js";
 import { migrate } from "../../src/storage/postgres/migrations.js";
-import { createPool } from "../../src/storage/postgres/pool.js";
+import { createPool } from "../../src/storage/postgres/connection/pool.js";
 import { PostgresLogStorage } from "../../src/storage/postgres/record-log-storage.js";
 import { databaseUrlOf } from "../fleet/support.js";
 

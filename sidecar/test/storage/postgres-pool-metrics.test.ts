@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../test/support/postgres.js";
 import { TRANSFER_SIGNALS } from "../support/policies.js";
 import { API_KEY, startTestSidecar, type TestSidecar } from "../support/sidecar.js";
-import { createPool, poolStats } from "../../src/storage/postgres/pool.js";
+import { createPool, poolStats } from "../../src/storage/postgres/connection/pool.js";
 import { databaseUrlOf, freePort } from "../fleet/support.js";
 
 const POOL_SIZE = 2;

@@ -9,8 +9,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../test/support/postgres.js";
 import type { DatabaseConfig } from "../../src/storage/postgres/config.js";
-import { InstanceSession, instanceLockKey } from "../../src/storage/postgres/instance-session.js";
-import { createPool } from "../../src/storage/postgres/pool.js";
+import { InstanceSession, instanceLockKey } from "../../src/storage/postgres/connection/instance-session.js";
+import { createPool } from "../../src/storage/postgres/connection/pool.js";
 
 const unavailable = await postgresUnavailable();
 

@@ -8,10 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_DATABASE, type DatabaseConfig } from "../../src/storage/postgres/config.js";
 import { migrate } from "../../src/storage/postgres/migrations.js";
-import { createPool } from "../../src/storage/postgres/pool.js";
+import { createPool } from "../../src/storage/postgres/connection/pool.js";
 import { PostgresReplayStore } from "../../src/storage/postgres/replay-store.js";
-import { checkSessions } from "../../src/storage/postgres/session-check.js";
-import { UnfitSessionsError } from "../../src/storage/postgres/unfit-sessions.js";
+import { checkSessions } from "../../src/storage/postgres/connection/session-check.js";
+import { UnfitSessionsError } from "../../src/storage/postgres/connection/unfit-sessions.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../test/support/postgres.js";
 import { databaseUrlOf, freePort } from "../fleet/support.js";
 import { WRIT_STARTUP_PARAMETERS, pgbouncerUnavailable, startPgBouncer, type PgBouncer, type PoolMode } from "../support/pgbouncer.js";

@@ -15,7 +15,7 @@
  */
 import { readFileSync } from "node:fs";
 import type pg from "pg";
-import { transaction, query } from "./query.js";
+import { transaction, query } from "./connection/query.js";
 
 /**
  * Taken first by every transaction that changes the schema: the same transaction-level advisory lock in every process,

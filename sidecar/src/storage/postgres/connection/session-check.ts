@@ -23,7 +23,7 @@ import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { StoreUnavailableError } from "@writ/runtime";
 import type pg from "pg";
-import type { DatabaseConfig } from "./config.js";
+import type { DatabaseConfig } from "../config.js";
 import { createPool } from "./pool.js";
 import { checkOut, query, type CheckedOutClient } from "./query.js";
 import { UnfitSessionsError } from "./unfit-sessions.js";

@@ -9,7 +9,7 @@
  *   that scan the trail's history go there (read-pool.ts).
  */
 import { readFileSync } from "node:fs";
-import { ConfigError, path, text, type Env } from "../../env.js";
+import { ConfigError, path, text, type Env } from "../../../env.js";
 import { parseDatabaseUrl } from "./hosts.js";
 
 const READ_INLINE = "SERVICE_DATABASE_READ_URL";

@@ -8,7 +8,7 @@
  * `target_session_attrs` is read here. Errors name the variable and the position of a host, never the URL: it may hold
  * a password.
  */
-import { ConfigError } from "../../env.js";
+import { ConfigError } from "../../../env.js";
 
 /** The session attributes a host must have to be used (libpq's `target_session_attrs`, the values supported here). */
 export const TARGET_SESSION_ATTRS = ["any", "read-write", "primary"] as const;

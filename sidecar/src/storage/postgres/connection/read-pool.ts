@@ -19,7 +19,7 @@
  * follow it: the sidecar still decides and records; `/metrics` shows the read pool (`writ_postgres_read_pool_*`).
  */
 import type pg from "pg";
-import type { DatabaseConfig } from "./config.js";
+import type { DatabaseConfig } from "../config.js";
 import { createPool } from "./pool.js";
 
 /** Added to what a statement on the read database does: its error (logged with the 503) names the database that failed. */

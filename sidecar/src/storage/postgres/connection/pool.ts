@@ -24,10 +24,10 @@
  * fails in doubt (abandoned-statements.ts): a commit stuck on a synchronous standby never outlives the sidecar's wait.
  */
 import pg from "pg";
-import type { DatabaseConfig } from "./config.js";
+import type { DatabaseConfig } from "../config.js";
 import { connector } from "./host-walk.js";
 import { cancelingClient } from "./abandoned-statements.js";
-import type { PoolStats } from "../pool-stats.js";
+import type { PoolStats } from "./pool-stats.js";
 
 /** The client gives up this long after the server's own statement timeout would have fired. */
 export const CLIENT_TIMEOUT_MARGIN_MS = 1_000;

@@ -30,9 +30,9 @@ import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { StoreUnavailableError } from "@writ/runtime";
 import type pg from "pg";
-import type { DatabaseConfig } from "./config.js";
-import type { StoreHealth } from "../backend.js";
-import { InstanceInUseError } from "../instance-in-use.js";
+import type { DatabaseConfig } from "../config.js";
+import type { StoreHealth } from "../../backend.js";
+import { InstanceInUseError } from "../../instance-in-use.js";
 import { connector } from "./host-walk.js";
 import { CLIENT_TIMEOUT_MARGIN_MS } from "./pool.js";
 
