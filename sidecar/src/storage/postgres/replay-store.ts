@@ -196,7 +196,7 @@ export class PostgresReplayStore implements ReplayStore {
    * through the partial index `<table>_expiring` (an index scan in expiry order, the subquery) and removes it by
    * primary key (`= ANY(ARRAY(…))`: index lookups, never a join the planner could turn into a scan of the table),
    * checking each row again as it deletes it: a row taken over meanwhile stays. Its cost is what has expired, whatever
-   * the table holds (the EXPLAIN test in the sidecar's postgres-sweep.test.ts).
+   * the table holds (the EXPLAIN test in the sidecar's storage/postgres/sweep.test.ts).
    * One sweeping statement at a time across the fleet: each first takes the transaction-level advisory lock SWEEP_LOCK
    * and deletes nothing without it, and the round stops at the first that finds it held (another sidecar is sweeping:
    * it removes the rest). The lock lives exactly as long as its statement, on the server connection that ran it, so it
