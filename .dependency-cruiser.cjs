@@ -46,6 +46,17 @@ const sidecarLayers = [
   ["observability", "observability/"],
   ["ground", "env\\.ts|sodium-engine\\.ts|types/"],
 ].map(([name, paths]) => ({ name, path: `^sidecar/src/(${paths})` }));
+/**
+ * A storage engine's driver is imported only in its folder (docs/storage-engines.md): everything that knows LMDB is in
+ * sidecar/src/storage/lmdb/, everything that knows PostgreSQL in sidecar/src/storage/postgres/. The runtime's LMDB
+ * replay store (`@writ/runtime/lmdb`, for embedded authorizers) reaches the sidecar through the LMDB folder only. One
+ * line per driver: its name, its engine's folder, and the modules an import of it resolves to.
+ */
+const engineDrivers = [
+  ["lmdb", "lmdb", "(^|/)node_modules/lmdb/|^runtime/src/lmdb\\.ts$"],
+  ["pg", "postgres", "(^|/)node_modules/pg/"],
+];
+
 const above = (index) => sidecarLayers.slice(0, index).map((layer) => layer.path);
 const sidecarLayerRules = sidecarLayers.slice(1).map((layer, i) => ({
   name: `sidecar-layer-${layer.name}`,
@@ -78,18 +89,12 @@ module.exports = {
       from: { path: "^runtime/" },
       to: { path: "^wire/src/types\\.ts$", dependencyTypesNot: ["type-only"] },
     },
-    // A storage engine's driver is imported only in its folder (docs/storage-engines.md): everything that knows LMDB
-    // is in sidecar/src/storage/lmdb/, everything that knows PostgreSQL in sidecar/src/storage/postgres/. The runtime's
-    // LMDB replay store (`@writ/runtime/lmdb`, for embedded authorizers) reaches the sidecar through the LMDB folder only.
-    ...[
-      ["lmdb", "lmdb"],
-      ["pg", "postgres"],
-    ].map(([driver, engine]) => ({
+    ...engineDrivers.map(([driver, engine, resolved]) => ({
       name: `${driver}-only-in-storage-${engine}`,
       comment: `the sidecar imports ${driver} only in sidecar/src/storage/${engine}/`,
       severity: "error",
       from: { path: "^sidecar/src/", pathNot: `^sidecar/src/storage/${engine}/` },
-      to: { path: driver === "lmdb" ? "(^|/)node_modules/lmdb/|^runtime/src/lmdb\\.ts$" : `(^|/)node_modules/${driver}/` },
+      to: { path: resolved },
     })),
     {
       name: "no-pg-in-runtime",
