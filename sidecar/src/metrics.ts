@@ -229,20 +229,23 @@ function registerSeries(registry: Registry, series: readonly ScrapedSeries[]): v
 function signingPoolMetrics(registry: Registry, pool: SigningPool): void {
   registerSeries(
     registry,
-    snapshotSeries(() => pool.stats(), [
-    ["writ_signing_threads", "Threads configured to sign and self-verify (SERVICE_SIGNING_THREADS)", (s) => s.threads],
-    ["writ_signing_threads_running", "Signing threads running now: fewer while a stopped one is being replaced", (s) => s.running],
-    [
-      "writ_signing_queue",
-      "Signatures asked for and not yet answered: collected in this turn of the event loop, or on a thread",
-      (s) => s.queued + s.signing,
-    ],
-    [
-      "writ_signing_threads_replaced_total",
-      "Signing threads that stopped (a crash, an exit) and were replaced; the requests each held were answered 503",
-      (s) => s.replaced,
-    ],
-  ]),
+    snapshotSeries(
+      () => pool.stats(),
+      [
+        ["writ_signing_threads", "Threads configured to sign and self-verify (SERVICE_SIGNING_THREADS)", (s) => s.threads],
+        ["writ_signing_threads_running", "Signing threads running now: fewer while a stopped one is being replaced", (s) => s.running],
+        [
+          "writ_signing_queue",
+          "Signatures asked for and not yet answered: collected in this turn of the event loop, or on a thread",
+          (s) => s.queued + s.signing,
+        ],
+        [
+          "writ_signing_threads_replaced_total",
+          "Signing threads that stopped (a crash, an exit) and were replaced; the requests each held were answered 503",
+          (s) => s.replaced,
+        ],
+      ],
+    ),
   );
   const batches = new Histogram({
     name: "writ_signing_batch_duration_seconds",
