@@ -100,7 +100,8 @@ async function main(argv: readonly string[]): Promise<number> {
 async function runCommand(command: EngineCommand, operands: readonly string[]): Promise<number> {
   const { name, operands: expected } = command;
   if (operands.length !== expected.length) {
-    const takes = expected.length === 0 ? "no arguments" : `${expected.length} (${expected.join(" ")})`;
+    const takes =
+      expected.length === 0 ? "no arguments" : `${expected.length} argument${expected.length === 1 ? "" : "s"}: ${expected.join(" ")}`;
     process.stderr.write(`writ-sidecar: ${name} takes ${takes}\n${USAGE}\n`);
     return 2;
   }
