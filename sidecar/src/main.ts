@@ -13,7 +13,8 @@ import { ConfigError, loadConfig } from "./config.js";
 import { createLogger, lifecycleLog, type Logger } from "./observability/logger.js";
 import { startSidecar, type RunningSidecar } from "./sidecar.js";
 import type { EngineCommand } from "./storage/engine.js";
-import { ENGINE_COMMANDS } from "./storage/registry.js";
+import { ENGINE_COMMANDS, isFailedWrite } from "./storage/registry.js";
+import { storageWhat } from "./storage/storage-config.js";
 import { StartRefusal } from "./storage/start-refusal.js";
 
 const USAGE = [
@@ -39,15 +40,16 @@ function exitAfter(ms: number, log: Logger): void {
 }
 
 /**
- * lmdb-js rejects promises of its own when a commit fails (a full disk): the stores answer 503 for the writes they
- * await, and such a rejection is only reported. Any other uncaught exception or unhandled rejection is a fault the
- * process cannot reason about: it says why, shuts down gracefully (within the shutdown timeout) and exits with 1.
+ * A storage engine's report of a write its stores already answered 503 (lmdb-js rejects promises of its own when a
+ * commit fails: StorageEngine `failedWrite`) is only logged. Any other uncaught exception or unhandled rejection is a
+ * fault the process cannot reason about: it says why, shuts down gracefully (within the shutdown timeout) and exits 1.
  */
 function exitOnFault(sidecar: RunningSidecar, shutdownTimeoutMs: number, log: Logger): void {
   let faulted = false;
   const fault = (kind: string) => (error: unknown) => {
-    if (isFailedCommit(error)) {
-      log.error({ err: error }, "data dir write failed");
+    const { storage } = sidecar.context.config;
+    if (isFailedWrite(storage, error)) {
+      log.error({ err: error }, `${storageWhat(storage)} write failed`);
       return;
     }
     log.fatal({ err: error }, `${kind}: shutting down`);
@@ -59,12 +61,6 @@ function exitOnFault(sidecar: RunningSidecar, shutdownTimeoutMs: number, log: Lo
   };
   process.on("uncaughtException", fault("uncaught exception"));
   process.on("unhandledRejection", fault("unhandled rejection"));
-}
-
-/** A failed LMDB commit, as lmdb-js reports it (`Commit failed`, or the errno of the failed write, ENOSPC is 28). */
-function isFailedCommit(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  return "commitError" in error || /^No space left on device/.test(error.message) || (error as { code?: unknown }).code === 28;
 }
 
 /** SIGHUP reads the bundle keys and every bundle again (docs/bundles.md, "Reload"); a failed reload changes nothing. */

@@ -1,7 +1,7 @@
 /**
  * A storage backend owns the state a sidecar keeps: the replay store, the audit trail, Surface B's Trust Records and
- * the bundle pins, opened together from the configuration (`SERVICE_STORE`) and closed together. Backends register
- * themselves in `BACKENDS` (registry.ts); each interface has one contract suite that every backend passes.
+ * the bundle pins, opened together from the configuration (`SERVICE_STORE`) and closed together. Each engine's module
+ * (engine.ts) is registered in `ENGINES` (registry.ts); each interface has one contract suite that every backend passes.
  *
  * - `lmdb` (embedded default): one LMDB environment in the data dir; a decision's record commits in the replay
  *   store's write transaction.

@@ -29,4 +29,9 @@ export interface StorageEngine<C extends { readonly kind: string }, B extends St
   readonly commands?: readonly EngineCommand[];
   /** Its series of `/metrics` (observability/series.ts), read from its opened backend at each scrape. */
   metrics?(backend: B): readonly ScrapedSeries[];
+  /**
+   * Whether `error`, thrown or rejected outside any call the sidecar awaits, is its driver's report of a failed write
+   * that its stores already answered (503): main.ts logs it and runs on, where any other such error shuts it down.
+   */
+  failedWrite?(error: unknown): boolean;
 }

@@ -40,5 +40,8 @@ export async function openBackend(
 export const engineSeries = (kind: StorageKind, backend: StorageBackend): readonly ScrapedSeries[] =>
   engineOf(kind).metrics?.(backend) ?? [];
 
+/** Whether `error` is the chosen engine's report of a write its stores already answered (StorageEngine `failedWrite`). */
+export const isFailedWrite = (storage: StorageConfig, error: unknown): boolean => engineOf(storage.kind).failedWrite?.(error) ?? false;
+
 /** Every engine's commands of `writ-sidecar`, in the registry's order. */
 export const ENGINE_COMMANDS: readonly EngineCommand[] = STORAGE_KINDS.flatMap((kind) => ENGINES[kind].commands ?? []);

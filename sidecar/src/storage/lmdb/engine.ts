@@ -1,6 +1,7 @@
 /**
  * The LMDB engine (`SERVICE_STORE=lmdb`, the embedded default) as the registry carries it (../engine.ts): its settings,
- * its backend, `writ-sidecar compact` and the data file's series of `/metrics`.
+ * its backend, `writ-sidecar compact`, the data file's series of `/metrics`, and lmdb-js's failed commits: it rejects
+ * promises of its own when a commit fails (a full disk), while the stores answer 503 for the writes they await.
  */
 import { snapshotSeries } from "../../observability/series.js";
 import type { StorageEngine } from "../engine.js";
@@ -34,4 +35,8 @@ export const LMDB_ENGINE: StorageEngine<LmdbStorageConfig, LmdbBackend> = {
         ],
       ],
     ),
+  // `Commit failed`, or the errno of the failed write (ENOSPC is 28).
+  failedWrite: (error) =>
+    error instanceof Error &&
+    ("commitError" in error || /^No space left on device/.test(error.message) || (error as { code?: unknown }).code === 28),
 };

@@ -1,6 +1,6 @@
 /**
- * The PostgreSQL connection pool in `GET /metrics` (metrics.ts, storage/pool-stats.ts): connections open and idle,
- * statements waiting for a connection, and the connections that failed, each with its HELP text; none of them on LMDB.
+ * The PostgreSQL connection pool in `GET /metrics` (storage/postgres/connection/pool-stats.ts): connections open and
+ * idle, statements waiting for a connection, and the connections that failed, each with its HELP text; none on LMDB.
  * Waiting is provoked by a table lock the sidecar's reads queue behind; failures by a refused connection attempt, and by
  * terminating the pool's connections from another session.
  */
