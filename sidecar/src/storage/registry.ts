@@ -11,15 +11,16 @@ import type { EngineCommand, StorageEngine } from "./engine.js";
 import { LMDB_ENGINE } from "./lmdb/engine.js";
 import { POSTGRES_ENGINE } from "./postgres/engine.js";
 
-export const ENGINES = {
+/** The engines, each under its own kind: the compiler refuses an entry whose key is not its engine's kind. */
+const registered = <T extends { readonly [K in keyof T]: { readonly settings: { readonly kind: K } } }>(engines: T): T => engines;
+
+export const ENGINES = registered({
   lmdb: LMDB_ENGINE,
   postgres: POSTGRES_ENGINE,
-} as const;
+});
 
 export type StorageKind = keyof typeof ENGINES;
 export type StorageConfig = ReturnType<(typeof ENGINES)[StorageKind]["settings"]["parse"]>;
-/** The settings of the engine of `kind`. */
-export type StorageConfigOf<K extends StorageKind> = Extract<StorageConfig, { readonly kind: K }>;
 
 /** The kinds SERVICE_STORE takes, in the order its error lists them. */
 export const STORAGE_KINDS = Object.keys(ENGINES) as StorageKind[];
