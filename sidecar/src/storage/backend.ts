@@ -18,7 +18,8 @@ export type { StoreHealth };
 
 /**
  * While the data dir fails writes (a full disk), a probe write checks this often whether it recovered; on PostgreSQL,
- * the audit log's own probe runs as often (the store's: postgres/instance-session.ts, DATABASE_PROBE_INTERVAL_MS).
+ * the audit log's own probe runs as often (the store's: postgres/connection/instance-session.ts,
+ * DATABASE_PROBE_INTERVAL_MS).
  */
 export const STORE_PROBE_INTERVAL_MS = 1_000;
 

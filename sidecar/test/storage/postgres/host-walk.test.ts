@@ -1,8 +1,8 @@
 /**
- * Connections to a URL of several hosts (storage/postgres/host-walk.ts), the pool's and the sidecar's own: the hosts
- * are tried in order, one that is down, silent or of the wrong kind is skipped, the first that qualifies is used; none
- * qualifying fails the connection (counted once), naming each host and why. A private primary and a hot standby of it
- * (test/support/private-postgres.ts), a closed port and a black hole.
+ * Connections to a URL of several hosts (storage/postgres/connection/host-walk.ts), the pool's and the sidecar's own:
+ * the hosts are tried in order, one that is down, silent or of the wrong kind is skipped, the first that qualifies is
+ * used; none qualifying fails the connection (counted once), naming each host and why. A private primary and a hot
+ * standby of it (test/support/private-postgres.ts), a closed port and a black hole.
  */
 import { createServer, type Server, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";

@@ -1,7 +1,7 @@
 /**
- * SERVICE_DATABASE_URL with several hosts, read as libpq reads it (storage/postgres/hosts.ts): each host's own URL is
- * the same URL with that host alone, `target_session_attrs` is one of the supported values, malformed lists are refused
- * naming the variable and never the password, and `redactedUrl` hides the password of any accepted URL.
+ * SERVICE_DATABASE_URL with several hosts, read as libpq reads it (storage/postgres/connection/hosts.ts): each host's
+ * own URL is the same URL with that host alone, `target_session_attrs` is one of the supported values, malformed lists
+ * are refused naming the variable and never the password, and `redactedUrl` hides the password of any accepted URL.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

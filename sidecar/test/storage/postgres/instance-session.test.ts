@@ -1,9 +1,9 @@
 /**
- * The sidecar's own connection to PostgreSQL (storage/postgres/instance-session.ts), through a TCP proxy that can turn
- * the database into a black hole: its probe fails the store within PROBE_DEADLINE_MS of an unanswered `SELECT 1`, one
- * probe at a time however often it is asked for (a black hole holds one socket, never a pile of them), and the store is
- * ok again at the first answer once the network heals, with the instance lock taken again. A store already failing
- * keeps naming its cause while a slow probe is under way; a probe that then answers late names that.
+ * The sidecar's own connection to PostgreSQL (storage/postgres/connection/instance-session.ts), through a TCP proxy
+ * that can turn the database into a black hole: its probe fails the store within PROBE_DEADLINE_MS of an unanswered
+ * `SELECT 1`, one probe at a time however often it is asked for (a black hole holds one socket, never a pile of them),
+ * and the store is ok again at the first answer once the network heals, with the instance lock taken again. A store
+ * already failing keeps naming its cause while a slow probe is under way; a probe that then answers late names that.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

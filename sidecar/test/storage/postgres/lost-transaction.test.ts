@@ -1,10 +1,10 @@
 /**
  * A pooled connection lost in the middle of a transaction: its client sends nothing more (as when a proxy drops its
  * packets), and its server session stays `idle in transaction` with the record log's state row locked and changed, as a
- * checkpoint leaves it between its UPDATE and its COMMIT. The pool's idle-in-transaction limit (storage/postgres/pool.ts)
- * makes the server end that session within the limit, whether or not the client hears of it; what waited on the row
- * then goes on by itself, with no restart. Meanwhile a sidecar taking the log over as stale skips it at once
- * (`FOR UPDATE SKIP LOCKED`, record-log-storage.ts) instead of waiting on it.
+ * checkpoint leaves it between its UPDATE and its COMMIT. The pool's idle-in-transaction limit
+ * (storage/postgres/connection/pool.ts) makes the server end that session within the limit, whether or not the client
+ * hears of it; what waited on the row then goes on by itself, with no restart. Meanwhile a sidecar taking the log over
+ * as stale skips it at once (`FOR UPDATE SKIP LOCKED`, record-log-storage.ts) instead of waiting on it.
  *
  * Without the limit the session would hold the row until the server's TCP keepalive found the client gone (hours): each
  * test below then fails at its deadline.

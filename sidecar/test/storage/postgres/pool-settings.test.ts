@@ -1,8 +1,9 @@
 /**
- * What every connection of a sidecar's PostgreSQL pool runs with (storage/postgres/pool.ts): the statement timeout, the
- * lock timeout, the idle-in-transaction limit, and JIT compilation off; and what the sidecar's own connection
- * (instance-session.ts) runs with: the same statement and lock timeouts, and no idle limit on its transaction. Each is
- * read back from the server, as the sidecar's statements see it, in a database whose own defaults say otherwise.
+ * What every connection of a sidecar's PostgreSQL pool runs with (storage/postgres/connection/pool.ts): the statement
+ * timeout, the lock timeout, the idle-in-transaction limit, and JIT compilation off; and what the sidecar's own
+ * connection (instance-session.ts) runs with: the same statement and lock timeouts, and no idle limit on its
+ * transaction. Each is read back from the server, as the sidecar's statements see it, in a database whose own defaults
+ * say otherwise.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";

@@ -1,9 +1,10 @@
 /**
- * The start's check of the database sessions (storage/postgres/session-check.ts), directly and through PgBouncer
- * (Debian's, 1.18: no prepared statements in transaction mode). Direct: fit. Through PgBouncer with writ's startup
- * parameters in `ignore_startup_parameters`: refused, naming each setting dropped and the `ALTER ROLE` that sets it;
- * once those statements ran, session mode is fit, and transaction mode is refused for named prepared statements unless
- * SERVICE_DATABASE_PREPARED_STATEMENTS is off. Also: a sweep through transaction mode leaves no advisory lock behind.
+ * The start's check of the database sessions (storage/postgres/connection/session-check.ts), directly and through
+ * PgBouncer (Debian's, 1.18: no prepared statements in transaction mode). Direct: fit. Through PgBouncer with writ's
+ * startup parameters in `ignore_startup_parameters`: refused, naming each setting dropped and the `ALTER ROLE` that
+ * sets it; once those statements ran, session mode is fit, and transaction mode is refused for named prepared
+ * statements unless SERVICE_DATABASE_PREPARED_STATEMENTS is off. Also: a sweep through transaction mode leaves no
+ * advisory lock behind.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_DATABASE, type DatabaseConfig } from "../../../src/storage/postgres/config.js";
