@@ -111,6 +111,10 @@ if (unavailable !== null) {
       expect(valueOf(text, "writ_postgres_pool_connections")).toBeLessThanOrEqual(POOL_SIZE);
     });
 
+    it("are the engine's only series: none of LMDB's (storage/postgres/engine.ts)", async () => {
+      expect(await scrape(s)).not.toContain("writ_lmdb_");
+    });
+
     it("connections and idle ones follow the pool; statements queued behind a lock are waiting", async () => {
       const evaluate = await s.call("POST", "/evaluate", {
         executionId: `pool-${Date.now()}`,
