@@ -18,7 +18,7 @@
  * BENCH_WARMUP (1 s).
  */
 import { arch, cpus, platform } from "node:os";
-import { DEFAULT_DATABASE } from "@writ/sidecar";
+import { DEFAULT_DATABASE } from "../sidecar/src/storage/postgres/config.js";
 import { createTestDatabase, type TestDatabase } from "../test/support/postgres.js";
 import { startPostgresFloor } from "./fleet/postgres-floor.js";
 import type { Floor } from "./sidecar/floor.js";

@@ -4,7 +4,7 @@
  * client library and pool size as the sidecar (`pg`, SERVICE_DATABASE_POOL_SIZE's default). It parses, signs and
  * evaluates nothing: the least a sidecar on PostgreSQL must do once per signed decision.
  */
-import { DEFAULT_DATABASE } from "@writ/sidecar";
+import { DEFAULT_DATABASE } from "../../sidecar/src/storage/postgres/config.js";
 import { startFloorServer, type Floor } from "../sidecar/floor.js";
 
 const PROGRAM = `

@@ -6,9 +6,9 @@
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { DEFAULT_BUNDLE_LOAD_TIMEOUT_MS, LOG_ID_PATTERN } from "@writ/runtime";
-import { DAY_MS, DEFAULT_AUDIT_RETENTION, type AuditRetention, type RetentionLimit } from "./audit/retention.js";
+import { DAY_MS, DEFAULT_AUDIT_RETENTION, type RetentionLimit } from "./audit/retention.js";
 import { DEFAULT_CHECKPOINTS } from "./audit/record-log/checkpointer.js";
-import { DEFAULT_SECURITY_EVENT_LIMITS, type SecurityEventLimits } from "./audit/security-event-limiter.js";
+import { DEFAULT_SECURITY_EVENT_LIMITS } from "./audit/security-event-limiter.js";
 import type { BundleSettings } from "./bundles/policy-bundles.js";
 import { DEFAULT_BUNDLE_SOURCE, type BundleSourceConfig } from "./bundles/remote-source.js";
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./http/connections.js";
@@ -17,35 +17,23 @@ import { assertOwnerOnly, ConfigError, flag, integer, oneOf, path, text, type En
 import { LOG_LEVELS, type LogLevel } from "./observability/logger.js";
 import { DEFAULT_OTLP_TRACES_URL, TRACE_SAMPLERS, type TracingConfig } from "./observability/tracing.js";
 import { signingThreads } from "./signing/settings.js";
+import { DEFAULT_MAINTENANCE_INTERVALS, type BackendSettings } from "./storage/backend.js";
 import { auditRefusal, storageConfig, type StorageConfig } from "./storage/storage-config.js";
 
 export { ConfigError, type ApiKeys, type Env, type LogLevel, type TracingConfig };
 
-/** How often the periodic upkeep of the store runs (docs/sidecar.md): shorter in a soak benchmark, never on a request's path. */
-export interface MaintenanceIntervals {
-  /** `SERVICE_REPLAY_SWEEP_INTERVAL_MS`: expired replay reservations and failed entries are removed this often (they stop blocking at their TTL anyway). */
-  readonly replaySweepMs: number;
-  /** `SERVICE_AUDIT_PRUNE_INTERVAL_MS`: audit records past their retention are removed this often. */
-  readonly auditPruneMs: number;
-}
-
-export const DEFAULT_MAINTENANCE_INTERVALS: MaintenanceIntervals = { replaySweepMs: 60_000, auditPruneMs: 60_000 };
-
-export interface SidecarConfig extends BundleSettings {
+export interface SidecarConfig extends BundleSettings, BackendSettings {
   /** The Bearer keys of both surfaces; all null only in development mode, before the single key is generated. */
   readonly apiKeys: ApiKeys;
   /** PEM PKCS8 key from `SERVICE_SIGNING_KEY` (signing_mode `env`), else the key file (signing_mode `disk`). */
   readonly signingKeyPem: string | null;
   readonly signingKeyFile: string | null;
-  /** The directory of generated keys and, with the `lmdb` store, of the LMDB environment (replay, audit, Surface B). */
-  readonly dataDir: string | null;
   /** Where replay, audit and Surface B live (SERVICE_STORE): `lmdb` (embedded, the data dir) or `postgres` (a fleet's). */
   readonly storage: StorageConfig;
   readonly host: string;
   /** null: the surface is off. */
   readonly portA: number | null;
   readonly portB: number | null;
-  readonly audit: boolean;
   /** A trust root document (`{trustRootVersion, keys: [PEM…]}`) of earlier keys still accepted by `/verify`. */
   readonly trustRootFile: string | null;
   readonly logLevel: LogLevel;
@@ -57,23 +45,8 @@ export interface SidecarConfig extends BundleSettings {
   readonly shutdownTimeoutMs: number;
   /** Development mode (`--dev`, `npm start`): generates and keeps the API key and signing key in the data dir. */
   readonly dev: boolean;
-  /** Aggregation of security events per source and interval (docs/audit.md, "Bounds"). */
-  readonly securityEvents: SecurityEventLimits;
-  /** How long the audit trail keeps each kind of record. */
-  readonly auditRetention: AuditRetention;
   /** Timeouts and the socket cap of each surface (docs/sidecar.md, "Connection limits"). */
   readonly connections: ConnectionLimits;
-  /** The tamper-evident audit record log (docs/audit.md, "Serving the log"): on by default, `SERVICE_AUDIT_LOG=off` turns it off. */
-  readonly auditLog: boolean;
-  /** When the audit record log is checkpointed. */
-  readonly auditCheckpoints: { readonly intervalMs: number; readonly everyRecords: number };
-  /** How often expired replay entries are swept and audit records past their retention pruned. */
-  readonly maintenance: MaintenanceIntervals;
-  /**
-   * `SERVICE_INSTANCE_ID`: this sidecar's instance id, which names its audit record log (docs/audit.md, "One log per
-   * sidecar instance"); null: the one kept in the data dir, or on the PostgreSQL store without one, the host name.
-   */
-  readonly instanceId: string | null;
   /**
    * `SERVICE_SIGNING_THREADS`: threads that sign and self-verify (signing/settings.ts); 0: on the event loop. By
    * default from the cores the process may use (docs/sidecar.md, "Signing threads").

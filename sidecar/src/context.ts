@@ -30,8 +30,9 @@ import { startTracing, type Tracing } from "./observability/tracing.js";
 import { SigningPool } from "./signing/pool.js";
 import { loadSodiumEngine } from "./sodium-engine.js";
 import { storageWhat } from "./storage/storage-config.js";
-import type { BackendReporters, PoolStats, StoreHealth, StoreSpace } from "./storage/backend.js";
-import { openBackend } from "./storage/registry.js";
+import type { ScrapedSeries } from "./observability/series.js";
+import type { BackendReporters, StoreHealth } from "./storage/backend.js";
+import { engineSeries, openBackend } from "./storage/registry.js";
 import type { TrustRecordStore } from "./trust-records/record-store.js";
 
 export interface SidecarContext {
@@ -54,12 +55,8 @@ export interface SidecarContext {
   readonly trustRecords: TrustRecordStore | null;
   /** Whether the store takes writes: `store` in `GET /health`; null without a durable store. */
   storeHealth(): StoreHealth | null;
-  /** How much of the LMDB data file holds data, for `/metrics`; null without one (storage/lmdb/space.ts). */
-  storeSpace(): StoreSpace | null;
-  /** The database connection pool's counts, for `/metrics`; null without one (LMDB: storage/pool-stats.ts). */
-  storePool(): PoolStats | null;
-  /** The read database's pool's counts (SERVICE_DATABASE_READ_URL), for `/metrics`; null without one. */
-  storeReadPool(): PoolStats | null;
+  /** The storage engine's own series of `/metrics` (its engine.ts `metrics`: LMDB's data file, PostgreSQL's pools). */
+  readonly storeSeries: readonly ScrapedSeries[];
   /** The longest a request that writes to the store waits for its answer (StorageBackend `answerWithinMs`). */
   readonly storeAnswerWithinMs: number | null;
   readonly startedAt: string;
@@ -245,9 +242,7 @@ export async function openContext(config: SidecarConfig, options: ContextOptions
     audit,
     trustRecords: backend.trustRecords,
     storeHealth: () => backend.health(),
-    storeSpace: () => backend.space(),
-    storePool: () => backend.pool(),
-    storeReadPool: () => backend.readPool(),
+    storeSeries: engineSeries(config.storage.kind, backend),
     storeAnswerWithinMs: backend.answerWithinMs,
     startedAt: new Date().toISOString(),
     notices,

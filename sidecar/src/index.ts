@@ -1,5 +1,4 @@
 export { ConfigError, loadConfig, type ApiKeys, type Env, type LogLevel, type SidecarConfig, type TracingConfig } from "./config.js";
-export { DEFAULT_DATABASE } from "./storage/postgres/config.js";
 export { openContext, type ContextOptions, type SidecarContext } from "./context.js";
 export { createLogger, type Logger } from "./observability/logger.js";
 export { startSidecar, type RunningSidecar } from "./sidecar.js";

@@ -4,30 +4,29 @@
  * down gracefully; SIGHUP reloads the bundle keys and bundles. Everything the service says is a JSON line on stdout
  * (docs/sidecar.md, "Logs"): a configuration error is one `fatal` line and exit code 2; a failure to start is exit
  * code 1.
- * `writ-sidecar migrate` and `writ-sidecar import-lmdb <data-dir>`: the fleet database's commands
- * (storage/postgres/commands.ts, docs/fleet.md); `writ-sidecar compact <data-dir>`: a stopped sidecar's LMDB file rewritten
- * with the pages in use only (storage/lmdb/compact.ts); and `--help`, `--version` and a wrong argument: command-line
- * answers, in plain text like any other command's.
+ * `writ-sidecar <command> <operands…>`: a storage engine's command (`migrate`, `import-lmdb`, `compact`: each engine's
+ * engine.ts, from the registry), its progress and its failure in plain text like any other command's: exit code 0
+ * done, 1 failed, 2 wrong arguments; so are `--help`, `--version` and a wrong argument.
  */
 import pkg from "../package.json";
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger, lifecycleLog, type Logger } from "./observability/logger.js";
 import { startSidecar, type RunningSidecar } from "./sidecar.js";
-import { InstanceInUseError } from "./storage/instance-in-use.js";
-import { UnfitSessionsError } from "./storage/postgres/unfit-sessions.js";
+import type { EngineCommand } from "./storage/engine.js";
+import { ENGINE_COMMANDS, isFailedWrite } from "./storage/registry.js";
+import { storageWhat } from "./storage/storage-config.js";
+import { StartRefusal } from "./storage/start-refusal.js";
 
-const USAGE = `usage: writ-sidecar [--dev]
-       writ-sidecar migrate
-       writ-sidecar import-lmdb <data-dir>
-       writ-sidecar compact <data-dir>
-       writ-sidecar --version | --help
-
-  --dev         development mode: keys are generated into the data dir (default .writ/data) when absent
-  migrate       apply the database schema migrations (SERVICE_DATABASE_URL or SERVICE_DATABASE_URL_FILE) and exit
-  import-lmdb   move a stopped sidecar's LMDB data dir (replay entries, audit trail, Trust Records) into the database
-  compact       rewrite a stopped sidecar's LMDB data file with only the pages in use, giving back the space it freed
-
-Configuration is read from the environment; see docs/sidecar.md.`;
+const USAGE = [
+  "usage: writ-sidecar [--dev]",
+  ...ENGINE_COMMANDS.map((c) => `       writ-sidecar ${[c.name, ...c.operands].join(" ")}`),
+  "       writ-sidecar --version | --help",
+  "",
+  `  ${"--dev".padEnd(12)}  development mode: keys are generated into the data dir (default .writ/data) when absent`,
+  ...ENGINE_COMMANDS.map((c) => `  ${c.name.padEnd(12)}  ${c.summary}`),
+  "",
+  "Configuration is read from the environment; see docs/sidecar.md.",
+].join("\n");
 
 /** Past the shutdown timeout, how long closing the stores may take before the process exits anyway. */
 const CLOSE_GRACE_MS = 15_000;
@@ -41,15 +40,16 @@ function exitAfter(ms: number, log: Logger): void {
 }
 
 /**
- * lmdb-js rejects promises of its own when a commit fails (a full disk): the stores answer 503 for the writes they
- * await, and such a rejection is only reported. Any other uncaught exception or unhandled rejection is a fault the
- * process cannot reason about: it says why, shuts down gracefully (within the shutdown timeout) and exits with 1.
+ * A storage engine's report of a write its stores already answered 503 (lmdb-js rejects promises of its own when a
+ * commit fails: StorageEngine `failedWrite`) is only logged. Any other uncaught exception or unhandled rejection is a
+ * fault the process cannot reason about: it says why, shuts down gracefully (within the shutdown timeout) and exits 1.
  */
 function exitOnFault(sidecar: RunningSidecar, shutdownTimeoutMs: number, log: Logger): void {
   let faulted = false;
   const fault = (kind: string) => (error: unknown) => {
-    if (isFailedCommit(error)) {
-      log.error({ err: error }, "data dir write failed");
+    const { storage } = sidecar.context.config;
+    if (isFailedWrite(storage, error)) {
+      log.error({ err: error }, `${storageWhat(storage)} write failed`);
       return;
     }
     log.fatal({ err: error }, `${kind}: shutting down`);
@@ -61,12 +61,6 @@ function exitOnFault(sidecar: RunningSidecar, shutdownTimeoutMs: number, log: Lo
   };
   process.on("uncaughtException", fault("uncaught exception"));
   process.on("unhandledRejection", fault("unhandled rejection"));
-}
-
-/** A failed LMDB commit, as lmdb-js reports it (`Commit failed`, or the errno of the failed write, ENOSPC is 28). */
-function isFailedCommit(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  return "commitError" in error || /^No space left on device/.test(error.message) || (error as { code?: unknown }).code === 28;
 }
 
 /** SIGHUP reads the bundle keys and every bundle again (docs/bundles.md, "Reload"); a failed reload changes nothing. */
@@ -88,17 +82,8 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${pkg.version}\n`);
     return 0;
   }
-  if (argv[0] === "compact") return compact(argv.slice(1));
-  if (argv[0] === "migrate" || argv[0] === "import-lmdb") {
-    const operands = argv[0] === "migrate" ? 0 : 1;
-    if (argv.length !== operands + 1) {
-      process.stderr.write(`writ-sidecar: ${argv[0]} takes ${operands === 0 ? "no arguments" : "one argument, the data dir"}\n${USAGE}\n`);
-      return 2;
-    }
-    // Loaded here only: a sidecar on LMDB never loads pg.
-    const commands = await import("./storage/postgres/commands.js");
-    return argv[0] === "migrate" ? commands.migrateCommand(process.env) : commands.importLmdbCommand(process.env, argv[1]!);
-  }
+  const command = ENGINE_COMMANDS.find((c) => c.name === argv[0]);
+  if (command !== undefined) return runCommand(command, argv.slice(1));
   const unknown = argv.filter((a) => a !== "--dev");
   if (unknown.length > 0) {
     process.stderr.write(`writ-sidecar: unknown argument \`${unknown[0]}\`\n${USAGE}\n`);
@@ -107,18 +92,20 @@ async function main(argv: readonly string[]): Promise<number> {
   return serve(argv.includes("--dev"));
 }
 
-/** `writ-sidecar compact <data-dir>`: exit 0 once compacted, 1 when it failed (one line on stderr), 2 for bad arguments. */
-async function compact(operands: readonly string[]): Promise<number> {
-  if (operands.length !== 1) {
-    process.stderr.write(`writ-sidecar: compact takes one argument, the data dir\n${USAGE}\n`);
+/** An engine's command: exit 0 once done, 1 when it failed (one line on stderr), 2 for a wrong number of arguments. */
+async function runCommand(command: EngineCommand, operands: readonly string[]): Promise<number> {
+  const { name, operands: expected } = command;
+  if (operands.length !== expected.length) {
+    const takes =
+      expected.length === 0 ? "no arguments" : `${expected.length} argument${expected.length === 1 ? "" : "s"}: ${expected.join(" ")}`;
+    process.stderr.write(`writ-sidecar: ${name} takes ${takes}\n${USAGE}\n`);
     return 2;
   }
-  const { compactDataDir } = await import("./storage/lmdb/compact.js");
   try {
-    await compactDataDir(operands[0]!, (line) => process.stdout.write(`writ-sidecar: ${line}\n`));
+    await command.run(operands, process.env, (line) => process.stdout.write(`writ-sidecar: ${line}\n`));
     return 0;
   } catch (error) {
-    process.stderr.write(`writ-sidecar: compact failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`writ-sidecar: ${name} failed: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
 }
@@ -144,9 +131,9 @@ async function serve(dev: boolean): Promise<number> {
       log.fatal({ code: "CONFIG_INVALID" }, e.message);
       return 2;
     }
-    // Another live sidecar owns this instance's audit record log (`code: "INSTANCE_IN_USE"`), or a connection pooler
-    // changed the database sessions (`code: "DATABASE_SESSIONS_UNFIT"`): the code says so to a supervisor.
-    const code = e instanceof InstanceInUseError || e instanceof UnfitSessionsError ? { code: e.code } : {};
+    // The store refused the start for a reason with a code (another live sidecar owns this instance's audit record log,
+    // `INSTANCE_IN_USE`; a connection pooler changed the database sessions): the code says so to a supervisor.
+    const code = e instanceof StartRefusal ? { code: e.code } : {};
     log.fatal({ err: e, ...code }, `failed to start: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   }

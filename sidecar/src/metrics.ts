@@ -9,8 +9,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import type { BundleLoadTotal } from "@writ/runtime";
 import type { SidecarContext } from "./context.js";
 import type { SigningPool } from "./signing/pool.js";
-import type { PoolStats } from "./storage/pool-stats.js";
 import { EventLoopDelay, SAMPLE_INTERVAL_MS } from "./observability/event-loop-delay.js";
+import { snapshotSeries, type ScrapedSeries } from "./observability/series.js";
 
 export interface Metrics {
   readonly registry: Registry;
@@ -23,8 +23,8 @@ export interface Metrics {
   eventLoopLagMs(): number;
 }
 
-/** What the gauges read at each scrape: the bundles (`bundles` of `/health`, the loads), the audit's health, the store's space and pool. */
-export type MetricSources = Pick<SidecarContext, "bundles" | "audit" | "storeSpace" | "storePool" | "storeReadPool" | "signingPool">;
+/** What the gauges read at each scrape: the bundles (`bundles` of `/health`, the loads), the audit's health, the storage engine's series. */
+export type MetricSources = Pick<SidecarContext, "bundles" | "audit" | "storeSeries" | "signingPool">;
 
 /** The route label of a request no route matched. */
 const NO_ROUTE = "(no route)";
@@ -184,31 +184,7 @@ function sourceMetrics(registry: Registry, sources: MetricSources): void {
       },
     });
   }
-  const space = [
-    [
-      "writ_lmdb_file_bytes",
-      'Size of the LMDB data file (data.mdb) in bytes: LMDB never shrinks it (docs/sidecar.md, "Compaction"); absent without one',
-      "fileBytes",
-    ],
-    [
-      "writ_lmdb_used_bytes",
-      "Bytes of the LMDB data file that hold data (every database's pages); the rest is free pages LMDB reuses",
-      "usedBytes",
-    ],
-  ] as const;
-  for (const [name, help, part] of space) {
-    new Gauge({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        const now = sources.storeSpace();
-        if (now !== null) this.set(now[part]);
-      },
-    });
-  }
-  if (sources.storePool() !== null) poolMetrics(registry, PRIMARY_POOL, () => sources.storePool());
-  if (sources.storeReadPool() !== null) poolMetrics(registry, READ_POOL, () => sources.storeReadPool());
+  registerSeries(registry, sources.storeSeries);
   if (sources.signingPool !== null) signingPoolMetrics(registry, sources.signingPool);
   new Gauge({
     name: "writ_audit_healthy",
@@ -220,44 +196,8 @@ function sourceMetrics(registry: Registry, sources: MetricSources): void {
   });
 }
 
-/** Which pool a family of `writ_postgres_*pool_*` series counts: their name's prefix, and the pool's words in their HELP. */
-interface PoolNaming {
-  readonly prefix: string;
-  readonly pool: string;
-  readonly size: string;
-}
-
-const PRIMARY_POOL: PoolNaming = { prefix: "writ_postgres_pool", pool: "PostgreSQL pool", size: "SERVICE_DATABASE_POOL_SIZE" };
-/** The read database's pool (SERVICE_DATABASE_READ_URL, storage/postgres/read-pool.ts): its own series, beside the primary's. */
-const READ_POOL: PoolNaming = {
-  prefix: "writ_postgres_read_pool",
-  pool: "pool of the read database (SERVICE_DATABASE_READ_URL)",
-  size: "a quarter of SERVICE_DATABASE_POOL_SIZE",
-};
-
-/** A PostgreSQL connection pool (storage/pool-stats.ts), read at each scrape; registered only on a store with that pool. */
-function poolMetrics(registry: Registry, { prefix, pool, size }: PoolNaming, stats: () => PoolStats | null): void {
-  snapshotMetrics(registry, stats, [
-    [`${prefix}_connections`, `Connections the ${pool} holds now, idle or in use (at most ${size})`, (s) => s.total],
-    [`${prefix}_idle_connections`, "Of those, connections idle in the pool", (s) => s.idle],
-    [`${prefix}_waiting_clients`, "Statements queued for a connection of the pool because every connection is in use", (s) => s.waiting],
-    [
-      `${prefix}_errors_total`,
-      `Connections of the ${pool} that failed, each once: an attempt refused or timed out, or an open connection lost, cut or terminated by the server`,
-      (s) => s.errors,
-    ],
-  ]);
-}
-
-/**
- * Series read from `stats()` at each scrape, nothing when it is null: a gauge each, and a counter for a name ending in
- * `_total` (a running total the snapshot holds, set as it is).
- */
-function snapshotMetrics<S>(
-  registry: Registry,
-  stats: () => S | null,
-  series: readonly (readonly [name: string, help: string, read: (s: S) => number])[],
-): void {
+/** Series declared as data (observability/series.ts): a gauge each, a counter for a name ending in `_total`. */
+function registerSeries(registry: Registry, series: readonly ScrapedSeries[]): void {
   for (const [name, help, read] of series) {
     if (name.endsWith("_total")) {
       new Counter({
@@ -265,10 +205,10 @@ function snapshotMetrics<S>(
         help,
         registers: [registry],
         collect() {
-          const now = stats();
+          const now = read();
           if (now === null) return;
           this.reset();
-          this.inc(read(now));
+          this.inc(now);
         },
       });
     } else {
@@ -277,8 +217,8 @@ function snapshotMetrics<S>(
         help,
         registers: [registry],
         collect() {
-          const now = stats();
-          if (now !== null) this.set(read(now));
+          const now = read();
+          if (now !== null) this.set(now);
         },
       });
     }
@@ -287,20 +227,26 @@ function snapshotMetrics<S>(
 
 /** The signing threads (SERVICE_SIGNING_THREADS, signing/pool.ts): registered only when they sign. */
 function signingPoolMetrics(registry: Registry, pool: SigningPool): void {
-  snapshotMetrics(registry, () => pool.stats(), [
-    ["writ_signing_threads", "Threads configured to sign and self-verify (SERVICE_SIGNING_THREADS)", (s) => s.threads],
-    ["writ_signing_threads_running", "Signing threads running now: fewer while a stopped one is being replaced", (s) => s.running],
-    [
-      "writ_signing_queue",
-      "Signatures asked for and not yet answered: collected in this turn of the event loop, or on a thread",
-      (s) => s.queued + s.signing,
-    ],
-    [
-      "writ_signing_threads_replaced_total",
-      "Signing threads that stopped (a crash, an exit) and were replaced; the requests each held were answered 503",
-      (s) => s.replaced,
-    ],
-  ]);
+  registerSeries(
+    registry,
+    snapshotSeries(
+      () => pool.stats(),
+      [
+        ["writ_signing_threads", "Threads configured to sign and self-verify (SERVICE_SIGNING_THREADS)", (s) => s.threads],
+        ["writ_signing_threads_running", "Signing threads running now: fewer while a stopped one is being replaced", (s) => s.running],
+        [
+          "writ_signing_queue",
+          "Signatures asked for and not yet answered: collected in this turn of the event loop, or on a thread",
+          (s) => s.queued + s.signing,
+        ],
+        [
+          "writ_signing_threads_replaced_total",
+          "Signing threads that stopped (a crash, an exit) and were replaced; the requests each held were answered 503",
+          (s) => s.replaced,
+        ],
+      ],
+    ),
+  );
   const batches = new Histogram({
     name: "writ_signing_batch_duration_seconds",
     help: "Time from posting a batch of signatures to a signing thread to its answer (signed and self-verified)",

@@ -5,12 +5,13 @@
  * start`), on either store:
  * - LMDB: the data dir's lock held by another process (storage/lmdb/data-dir-lock.ts), or another live process's open
  *   mark in the data dir's log (storage/lmdb/record-log-storage.ts, open-marks.ts);
- * - PostgreSQL: the instance lock of the id held by another session (postgres/instance-session.ts).
+ * - PostgreSQL: the instance lock of the id held by another session (postgres/connection/instance-session.ts).
  * A process that crashed owns nothing: the kernel released its lock and its mark is stale (a zombie's too), its
  * session (and lock) ended with its connection.
  */
+import { StartRefusal } from "./start-refusal.js";
 
-export class InstanceInUseError extends Error {
+export class InstanceInUseError extends StartRefusal {
   readonly code = "INSTANCE_IN_USE" as const;
   readonly instanceId: string;
 

@@ -185,7 +185,7 @@ describe("a refused key is a security event, without the key", () => {
   });
 
   // Each on a fresh sidecar: further refusals from the same address within the aggregation interval are counted into
-  // one row when it ends (docs/audit.md, "Bounds"; test/audit/lmdb-audit-log.bounds.test.ts).
+  // one row when it ends (docs/audit.md, "Bounds"; test/storage/lmdb/audit-log.bounds.test.ts).
   it.each<[string, (s: E2eSidecar, marker: string) => Promise<unknown>, ReturnType<typeof event>]>([
     [
       "no header, the key in the query string",

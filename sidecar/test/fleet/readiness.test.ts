@@ -12,7 +12,7 @@ import { privatePostgresUnavailable, startPrivatePostgres, type PrivatePostgres 
 import { startTestSidecar, type TestSidecar } from "../support/sidecar.js";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
 import { DEFAULT_DATABASE } from "../../src/storage/postgres/config.js";
-import { CLIENT_TIMEOUT_MARGIN_MS } from "../../src/storage/postgres/pool.js";
+import { CLIENT_TIMEOUT_MARGIN_MS } from "../../src/storage/postgres/connection/pool.js";
 import { evaluateBody } from "../durability/load.js";
 import { freePort } from "./support.js";
 
@@ -112,7 +112,9 @@ if (unavailable !== null) {
       });
       try {
         expect((await probe(s, true)).status).toBe(200);
-        const pool = () => s.sidecar.context.storePool()!;
+        // The pool's counts, as `/metrics` reads them (storage/postgres/engine.ts).
+        const series = (name: string) => s.sidecar.context.storeSeries.find(([n]) => n === `writ_postgres_pool_${name}`)![2]()!;
+        const pool = () => ({ total: series("connections"), idle: series("idle_connections"), waiting: series("waiting_clients") });
 
         proxy.blackHole();
         const lost = Date.now();

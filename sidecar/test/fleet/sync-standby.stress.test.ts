@@ -4,7 +4,7 @@
  * decisions, escalations then their overrides, Surface B business transactions, from more workers than a pool has
  * connections. Every commit then waits for the standby, past the statement timeout, until the sidecar gives up on it.
  * - the primary's sessions from the sidecars' pools stay within the pools' size (each abandoned statement's backend is
- *   canceled: sidecar/src/storage/postgres/abandoned-statements.ts), sampled every 250 ms;
+ *   canceled: sidecar/src/storage/postgres/connection/abandoned-statements.ts), sampled every 250 ms;
  * - no answer takes longer than docs/fleet.md says (the statement timeout plus 1 s), pool waits included;
  * - while the standby is down nothing is acknowledged (every write answers 503), and a commit whose wait is canceled
  *   while the sidecar still waits for it (an operator's pg_cancel_backend: committed here, with a WARNING) is a 503 too;

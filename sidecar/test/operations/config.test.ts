@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, type Env } from "@writ/sidecar";
-import { STORAGE_KINDS } from "../../src/storage/storage-config.js";
+import { STORAGE_KINDS } from "../../src/storage/registry.js";
 
 /** The working directory of these tests, with the default policies root in it. */
 const SRV = mkdtempSync(join(tmpdir(), "writ-config-"));

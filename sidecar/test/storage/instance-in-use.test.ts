@@ -12,7 +12,7 @@ import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../.
 import { LmdbLogStorage, RECORD_LOG_DATABASES, type LoggedTrail } from "../../src/storage/lmdb/record-log-storage.js";
 import { markOf } from "../../src/audit/record-log/open-marks.js";
 import { InstanceInUseError } from "../../src/storage/instance-in-use.js";
-import { instanceLockKey } from "../../src/storage/postgres/instance-session.js";
+import { instanceLockKey } from "../../src/storage/postgres/connection/instance-session.js";
 import { tempEnv } from "../audit/support.js";
 import { databaseUrlOf } from "../fleet/support.js";
 import { startTestSidecar, type TestSidecar } from "../support/sidecar.js";

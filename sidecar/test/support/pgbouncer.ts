@@ -23,7 +23,7 @@ const BINARY = "/usr/sbin/pgbouncer";
 
 export type PoolMode = "session" | "transaction";
 
-/** The startup parameters writ's connections send besides those PgBouncer knows (storage/postgres/pool.ts). */
+/** The startup parameters writ's connections send besides those PgBouncer knows (postgres/connection/pool.ts). */
 export const WRIT_STARTUP_PARAMETERS = ["statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout", "options"] as const;
 
 export interface PgBouncerOptions {

@@ -12,15 +12,20 @@ import { LmdbAuditLog, type LmdbAuditLogOptions } from "./audit-log.js";
 import type { AuditLog } from "../../audit/types.js";
 import { LmdbTrustRecordStore } from "./record-store.js";
 import { LmdbBundlePins } from "./bundle-pins.js";
-import { lmdbSpace } from "./space.js";
+import { lmdbSpace, type StoreSpace } from "./space.js";
 import { rebuildLog } from "./replay-rebuild.js";
-import { STORE_PROBE_INTERVAL_MS, type BackendOpener } from "../backend.js";
+import { STORE_PROBE_INTERVAL_MS, type BackendOpener, type StorageBackend } from "../backend.js";
 import { FILE_MODE, preparePrivateDir } from "../data-dir.js";
 import { awaitDataDirFree } from "./data-dir-lock.js";
 import { FreeSpaceWatch, formatBytes } from "./free-space.js";
 import type { LmdbStorageConfig } from "./config.js";
 
-export const openLmdbBackend: BackendOpener<LmdbStorageConfig> = async (config, storage, reporters, notices, signingKey) => {
+/** The backend, with how much of its data file holds data (space.ts; null without a data dir): engine.ts's series. */
+export interface LmdbBackend extends StorageBackend {
+  space(): StoreSpace | null;
+}
+
+export const openLmdbBackend: BackendOpener<LmdbStorageConfig, LmdbBackend> = async (config, storage, reporters, notices, signingKey) => {
   const root = storage.dataDir === null ? null : await openRoot(storage.dataDir, notices);
   // One watcher of write failures for the environment, shared by the replay store, the audit and Surface B.
   const durability =
@@ -91,8 +96,6 @@ export const openLmdbBackend: BackendOpener<LmdbStorageConfig> = async (config, 
     trustRecords: root === null ? null : new LmdbTrustRecordStore(root),
     bundlePins: root === null ? null : new LmdbBundlePins(root),
     health: () => durability?.health() ?? null,
-    pool: () => null,
-    readPool: () => null,
     answerWithinMs: null,
     space: () => (root === null || (root as { status?: string }).status !== "open" ? null : lmdbSpace(root)),
     async close() {

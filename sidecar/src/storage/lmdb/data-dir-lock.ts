@@ -24,8 +24,8 @@ import { FILE_MODE } from "../data-dir.js";
 export const LOCK_FILE = "writ.lock";
 /**
  * How long a start waits for the lock to be free before the record log's open is refused (`awaitDataDirFree`), as a
- * fleet member waits for its instance lock (postgres/instance-session.ts): a sidecar SIGKILLed a moment ago holds it
- * until its last thread has ended, later than it turned a zombie when a thread was in the middle of an fsync.
+ * fleet member waits for its instance lock (postgres/connection/instance-session.ts): a sidecar SIGKILLed a moment ago
+ * holds it until its last thread has ended, later than it turned a zombie when a thread was in the middle of an fsync.
  */
 export const START_LOCK_WAIT_MS = 3_000;
 const START_LOCK_RETRY_MS = 100;

@@ -4,7 +4,14 @@
  * in use tells an operator whether the file grew beyond what it holds (compaction: docs/sidecar.md).
  */
 import type { RootDatabase } from "lmdb";
-import type { StoreSpace } from "../backend.js";
+
+/** How much of the data file holds data, for `/metrics` (engine.ts): a file that grew far beyond it wants compaction. */
+export interface StoreSpace {
+  /** The file's size in bytes, as far as LMDB has written it. */
+  readonly fileBytes: number;
+  /** The bytes of its pages that hold data. */
+  readonly usedBytes: number;
+}
 
 interface TreeStats {
   readonly pageSize: number;

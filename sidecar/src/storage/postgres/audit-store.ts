@@ -38,8 +38,8 @@ import type {
   VerificationAudit,
 } from "../../audit/types.js";
 import { COUNTED_DECISIONS, SCANNED_DECISIONS } from "./decision-counts.js";
-import { query } from "./query.js";
-import { ON_READ_DATABASE } from "./read-pool.js";
+import { query } from "./connection/query.js";
+import { ON_READ_DATABASE } from "./connection/read-pool.js";
 import type { PostgresLogStorage } from "./record-log-storage.js";
 import { PRUNED_TRAILS, pruneTrail } from "./trail-prune.js";
 

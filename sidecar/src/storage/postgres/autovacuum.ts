@@ -8,7 +8,7 @@
  * transaction), so it says so at start.
  */
 import type pg from "pg";
-import { query } from "./query.js";
+import { query } from "./connection/query.js";
 
 export const AUTOVACUUM_OFF =
   "PostgreSQL's autovacuum is off: the record log's pending set (writ_audit_log_pending) and the replay and audit tables keep their dead rows, and sequencing slows as they grow; turn autovacuum on, or VACUUM those tables regularly (docs/running-for-years.md)";

@@ -23,23 +23,31 @@
 import { DEFAULT_CLAIM_STATEMENTS, PostgresReplayStore } from "./replay-store.js";
 import { DisabledAuditLog } from "../../audit/disabled-audit-log.js";
 import type { AuditLog } from "../../audit/types.js";
-import { STORE_PROBE_INTERVAL_MS, type BackendOpener } from "../backend.js";
+import { STORE_PROBE_INTERVAL_MS, type BackendOpener, type StorageBackend } from "../backend.js";
 import { PostgresAuditLog } from "./audit-log.js";
 import { autovacuumWarning } from "./autovacuum.js";
 import { fleetInstanceId } from "../instance-id.js";
 import { PostgresBundlePins } from "./bundle-pins.js";
-import { DATABASE_PROBE_INTERVAL_MS, InstanceSession } from "./instance-session.js";
+import { DATABASE_PROBE_INTERVAL_MS, InstanceSession } from "./connection/instance-session.js";
 import { PostgresRecordTemplates } from "./record-templates.js";
 import { migrate } from "./migrations.js";
-import { redactedUrl } from "./hosts.js";
-import { CLIENT_TIMEOUT_MARGIN_MS, createPool, poolStats } from "./pool.js";
-import { createReadPool } from "./read-pool.js";
+import { redactedUrl } from "./connection/hosts.js";
+import { CLIENT_TIMEOUT_MARGIN_MS, createPool, poolStats } from "./connection/pool.js";
+import { createReadPool } from "./connection/read-pool.js";
+import type { PoolStats } from "./connection/pool-stats.js";
 import { PostgresLogStorage } from "./record-log-storage.js";
 import { PostgresTrustRecordStore } from "./record-store.js";
-import { checkSessions } from "./session-check.js";
+import { checkSessions } from "./connection/session-check.js";
 import type { PostgresStorageConfig } from "./config.js";
 
-export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
+/** The backend, with its pools' counts: engine.ts's series. */
+export interface PostgresBackend extends StorageBackend {
+  pool(): PoolStats;
+  /** The read database's pool (read-pool.ts); null without SERVICE_DATABASE_READ_URL. */
+  readPool(): PoolStats | null;
+}
+
+export const openPostgresBackend: BackendOpener<PostgresStorageConfig, PostgresBackend> = async (
   config,
   { database, readUrl },
   reporters,
@@ -123,7 +131,6 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig> = async (
     health: () => owner.health(),
     pool: () => poolStats(pool),
     readPool: () => (readPool === null ? null : poolStats(readPool)),
-    space: () => null,
     answerWithinMs: database.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
     async close() {
       clearInterval(probe);

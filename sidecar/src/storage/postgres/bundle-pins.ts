@@ -4,7 +4,7 @@
  */
 import { StoreUnavailableError, type BundlePins } from "@writ/runtime";
 import type pg from "pg";
-import { query } from "./query.js";
+import { query } from "./connection/query.js";
 
 /**
  * One statement: the row inserted, or the row already there. A row inserted by another sidecar after this statement's

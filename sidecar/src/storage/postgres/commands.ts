@@ -4,23 +4,21 @@
  * - `migrate`: brings the schema to this release's version and exits;
  * - `import-lmdb <data-dir>`: migrates, then moves a stopped sidecar's LMDB state into the database, in one
  *   transaction, with progress on stdout.
- * Each answers an exit code: 0 done, 1 failed (one line on stderr, the URL's password never in it).
- * Loaded only for these commands: a sidecar on LMDB never loads `pg`.
+ * Each resolves once done and rejects with why it failed (main.ts says it on stderr: the URL's password is never in it).
+ * Loaded only for these commands (engine.ts): a sidecar on LMDB never loads `pg`.
  */
 import type pg from "pg";
 import { databaseConfig } from "./config.js";
 import type { ImportKind } from "./import-lmdb.js";
 import { migrate } from "./migrations.js";
-import { redactedUrl } from "./hosts.js";
-import { createPool } from "./pool.js";
+import { redactedUrl } from "./connection/hosts.js";
+import { createPool } from "./connection/pool.js";
 
 /** How often a long import reports how far it got. */
 const PROGRESS_INTERVAL_MS = 1_000;
 
-const say = (line: string): void => void process.stdout.write(`writ-sidecar: ${line}\n`);
-
-export async function migrateCommand(env: NodeJS.ProcessEnv): Promise<number> {
-  return withDatabase(env, "migrate", async (pool, where) => {
+export async function migrateCommand(env: NodeJS.ProcessEnv, say: (line: string) => void): Promise<void> {
+  await withDatabase(env, async (pool, where) => {
     const outcome = await migrate(pool, (m) => say(`applied migration ${m.version}: ${m.description}`));
     say(
       outcome.applied.length === 0
@@ -30,8 +28,8 @@ export async function migrateCommand(env: NodeJS.ProcessEnv): Promise<number> {
   });
 }
 
-export async function importLmdbCommand(env: NodeJS.ProcessEnv, dataDir: string): Promise<number> {
-  return withDatabase(env, "import-lmdb", async (pool, where) => {
+export async function importLmdbCommand(env: NodeJS.ProcessEnv, dataDir: string, say: (line: string) => void): Promise<void> {
+  await withDatabase(env, async (pool, where) => {
     const { importLmdb } = await import("./import-lmdb.js");
     await migrate(pool, (m) => say(`applied migration ${m.version}: ${m.description}`));
     say(`importing \`${dataDir}\` into ${where} in one transaction`);
@@ -49,19 +47,11 @@ export async function importLmdbCommand(env: NodeJS.ProcessEnv, dataDir: string)
   });
 }
 
-async function withDatabase(
-  env: NodeJS.ProcessEnv,
-  command: string,
-  body: (pool: pg.Pool, where: string) => Promise<void>,
-): Promise<number> {
+async function withDatabase(env: NodeJS.ProcessEnv, body: (pool: pg.Pool, where: string) => Promise<void>): Promise<void> {
   const database = databaseConfig(env);
   const pool = createPool(database, () => undefined);
   try {
     await body(pool, redactedUrl(database.url));
-    return 0;
-  } catch (error) {
-    process.stderr.write(`writ-sidecar: ${command} failed: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
   } finally {
     await pool.end();
   }

@@ -4,7 +4,7 @@
  */
 import { ConfigError, flag, integer, oneOf, type Env } from "../../env.js";
 import type { EngineSettings } from "../engine-settings.js";
-import { READ_URL_VARIABLES, databaseUrlFrom, readDatabaseUrl } from "./database-url.js";
+import { READ_URL_VARIABLES, databaseUrlFrom, readDatabaseUrl } from "./connection/database-url.js";
 
 /** The shared database of a fleet (`SERVICE_STORE=postgres`, docs/fleet.md). */
 export interface DatabaseConfig {

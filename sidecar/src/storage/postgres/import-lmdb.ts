@@ -22,7 +22,7 @@ import { RECORDS_TABLE, REPLAY_TABLE } from "./tables.js";
 import type pg from "pg";
 import type { ConfirmationAudit, OverrideAudit } from "../../audit/types.js";
 import { openLmdbDataDir, type ExportedCounter } from "../lmdb/data-dir-export.js";
-import { query, transaction } from "./query.js";
+import { query, transaction } from "./connection/query.js";
 
 /** Rows per statement. */
 const IMPORT_CHUNK = 500;

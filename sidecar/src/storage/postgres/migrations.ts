@@ -8,14 +8,14 @@
  *   `SchemaTooNewError`: an older sidecar must not write rows whose meaning it does not know.
  * - Each migration is a file of literal SQL, migrations/<version>-<slug>.sql: its first line `-- description: …`
  *   (recorded in `writ_schema`), then its statements, each ending with `;`, run one by one. A released one is never
- *   edited, a change is a new migration: sidecar/test/storage/postgres-migrations-pinned.test.ts holds the SHA-256 of
+ *   edited, a change is a new migration: sidecar/test/storage/postgres/postgres-migrations-pinned.test.ts holds the SHA-256 of
  *   each released file.
  * - Each holds its locks until it commits: migration 5 creates triggers on the audit tables, which blocks their writes
  *   while it fills its tables from the existing rows (docs/fleet.md, "Schema and migrations").
  */
 import { readFileSync } from "node:fs";
 import type pg from "pg";
-import { transaction, query } from "./query.js";
+import { transaction, query } from "./connection/query.js";
 
 /**
  * Taken first by every transaction that changes the schema: the same transaction-level advisory lock in every process,

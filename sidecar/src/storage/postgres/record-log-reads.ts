@@ -9,7 +9,7 @@ import { LOG_PENDING_TABLE } from "./tables.js";
 import type pg from "pg";
 import type { ExportReads, LogCounts, StoredEntry, UnloggedRecord } from "../../audit/record-log/log-storage.js";
 import { OUTSIDE_TABLE } from "./outside-log.js";
-import { query } from "./query.js";
+import { query } from "./connection/query.js";
 import { TRANSITION_KINDS, recordBody, transitionRecord } from "./stored-records.js";
 
 const PENDING = LOG_PENDING_TABLE;

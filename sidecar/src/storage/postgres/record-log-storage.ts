@@ -40,8 +40,8 @@ import type pg from "pg";
 import type { ExportSession, LogCounts, RecordLogStorage, StoredEntry, UnloggedRecord } from "../../audit/record-log/log-storage.js";
 import { appendToLog, nextCheckpoint, type LogState } from "../../audit/record-log/log-tree.js";
 import { OUTSIDE_TABLE } from "./outside-log.js";
-import { checkOut, query, transaction } from "./query.js";
-import { ON_READ_DATABASE } from "./read-pool.js";
+import { checkOut, query, transaction } from "./connection/query.js";
+import { ON_READ_DATABASE } from "./connection/read-pool.js";
 import { PAGE, PostgresLogReads, candidates, checkpointAt } from "./record-log-reads.js";
 import { PRUNE_LOCK } from "./trail-prune.js";
 

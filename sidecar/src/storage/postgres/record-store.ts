@@ -26,8 +26,8 @@ import type pg from "pg";
 import { isRecordId } from "../../trust-records/ids.js";
 import { storedRecord, type ExecutionUnit, type StoredRecord, type TrustRecordStore } from "../../trust-records/record-store.js";
 import type { Receipt, SealedRecord, Verification } from "../../trust-records/types.js";
-import { LazyTransaction } from "./lazy-transaction.js";
-import { query } from "./query.js";
+import { LazyTransaction } from "./connection/lazy-transaction.js";
+import { query } from "./connection/query.js";
 
 type HistoryKind = "verification" | "receipt";
 

@@ -23,7 +23,7 @@ import {
   templateOf,
   type RecordTemplate,
 } from "../../audit/record-coding.js";
-import { query } from "./query.js";
+import { query } from "./connection/query.js";
 
 export const RECORD_TEMPLATES_TABLE = "writ_audit_record_templates";
 /** Templates a fleet keeps at most (each about a record's size, all held in memory). */

@@ -39,19 +39,14 @@ import {
   checkToken,
   isExpired,
   normalizeContext,
-  parseStoredEntry,
-  recordFingerprint,
-  recordJson,
 } from "@writ/runtime/replay-store";
 import { BatchDeadlineExceeded, Batcher } from "./batcher.js";
-import { shapeOf } from "../../audit/record-coding.js";
-import type { PostgresRecordTemplates } from "./record-templates.js";
-import { LOG_PENDING_TABLE, RECORDS_TABLE, REPLAY_TABLE } from "./tables.js";
+import { COLUMNS, EXPIRED, UPSERT_SET, entryOf, keyOf, type Row } from "./replay-rows.js";
+import { ReplayStatements, claimValues, type Claim, type RecordKeeping } from "./replay-statements.js";
+import { REPLAY_TABLE } from "./tables.js";
 import {
-  LOG_ID_PATTERN,
   ReplayStoreClosedError,
   StoreUnavailableError,
-  entryLeafHash,
   type TransitionRecord,
   type ConsumeOptions,
   type ReplayEntry,
@@ -62,9 +57,7 @@ import {
   type ResolveOverrideOptions,
 } from "@writ/runtime";
 
-export interface PostgresReplayStoreOptions {
-  /** Whether transition records are kept in RECORDS_TABLE (default true); false: the audit trail is off. */
-  readonly keepRecords?: boolean;
+export interface PostgresReplayStoreOptions extends RecordKeeping {
   /**
    * How many claim statements (`reserve`, `consume`) may be under way at once; claims made meanwhile wait and go
    * together in the next statement (`#claimAll`). Default DEFAULT_CLAIM_STATEMENTS.
@@ -76,20 +69,6 @@ export interface PostgresReplayStoreOptions {
    * so a decision is answered within it even when it waited behind statements that hang. Default: none.
    */
   readonly claimDeadlineMs?: number;
-  /**
-   * The sidecar's tamper-evident record log (the sidecar's docs/audit.md, "Serving the log"): each record also enters the
-   * log's pending set, BY THE SAME STATEMENT, as a row `(log_id, kind, ref, leaf, pended_at)` of LOG_PENDING_TABLE:
-   * `logId`, the record's kind, its
-   * execution fingerprint, its leaf hash (audit-log/entry.ts `entryLeafHash` of the record's JSON text, which is what
-   * the inserted body reads back as, coded or not) and its time. Absent or null: records are not logged. Needs the
-   * records table.
-   */
-  readonly recordLog?: { readonly logId: string } | null;
-  /**
-   * The templates decision records are coded against (record-templates.ts, docs/audit.md "Coded decision records"):
-   * a decision's body is inserted coded once its shape has a template. Absent or null: bodies are JSON.
-   */
-  readonly templates?: PostgresRecordTemplates | null;
   /** Whether statements are named prepared statements (`#query`); default true. */
   readonly namedStatements?: boolean;
 }
@@ -103,88 +82,15 @@ export const SWEEP_LOCK = "writ.replay.sweep";
 /** Claims per statement at most: bounds one statement's size and time. */
 const MAX_CLAIMS_PER_STATEMENT = 100;
 
-/** A `reserve` or `consume`, waiting for its statement (`#claimAll`). */
-interface Claim {
-  readonly key: Buffer;
-  readonly state: ReplayState;
-  readonly token: string;
-  readonly now: number;
-  readonly expiresAt: number | null;
-  /** JSON text. */
-  readonly context: string | null;
-  readonly record: RecordRow | null;
-}
-
-/** A transition record as the records table's columns. */
-interface RecordRow {
-  readonly executionFp: string;
-  readonly kind: TransitionRecord["kind"];
-  readonly recordedAt: number;
-  readonly policyId: string | null;
-  readonly status: string | null;
-  /** JSON text, or its coding against its shape's template. */
-  readonly body: string;
-  /** The record's leaf hash in the record log; null when records are not logged. */
-  readonly leaf: Buffer | null;
-}
-
-/** The parameters of a claim statement: one array per column, the records' keyed by the claim's token. */
-function claimValues(claims: readonly Claim[]): unknown[][] {
-  const values: unknown[][] = Array.from({ length: 14 }, () => []);
-  for (const c of claims) {
-    values[0]!.push(c.key);
-    values[1]!.push(c.state);
-    values[2]!.push(c.token);
-    values[3]!.push(c.now);
-    values[4]!.push(c.expiresAt);
-    values[5]!.push(c.context);
-    if (c.record === null) continue;
-    values[6]!.push(c.token);
-    values[7]!.push(c.record.executionFp);
-    values[8]!.push(c.record.kind);
-    values[9]!.push(c.record.recordedAt);
-    values[10]!.push(c.record.policyId);
-    values[11]!.push(c.record.status);
-    values[12]!.push(c.record.body);
-    values[13]!.push(c.record.leaf);
-  }
-  return values[6]!.length === 0 ? values.slice(0, 6) : values;
-}
-
 /** The server refused a statement for the data in it (SQLSTATE class 22, data exception, or 23, integrity constraint). */
 function isDataError(error: unknown): boolean {
   const code = (error as { cause?: { code?: unknown } }).cause?.code;
   return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
 }
 
-interface Row {
-  readonly fingerprint: Buffer;
-  readonly state: string;
-  readonly token: string;
-  readonly created_at: string;
-  readonly updated_at: string;
-  readonly expires_at: string | null;
-  readonly context: string | null;
-  readonly resolution: string | null;
-}
-
-/** The columns of an entry, named (never `*`: a prepared statement's result must not change with the table). */
-const COLUMNS = "fingerprint, state, token, created_at, updated_at, expires_at, context, resolution";
-
-/** A claim that takes over an expired row replaces all of it. */
-const UPSERT_SET =
-  "state = EXCLUDED.state, token = EXCLUDED.token, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, expires_at = EXCLUDED.expires_at, context = EXCLUDED.context, resolution = NULL";
-
-/** A `reserved` or `failed` row whose TTL has passed at `$now` counts as absent (lifecycle.ts `isExpired`). */
-const EXPIRED = (row: string, now: string) =>
-  `(${row}.state IN ('reserved', 'failed') AND ${row}.expires_at IS NOT NULL AND ${now} >= ${row}.expires_at)`;
-
 export class PostgresReplayStore implements ReplayStore {
   readonly #pool: pg.Pool;
-  readonly #records: string | null;
-  readonly #templates: PostgresRecordTemplates | null;
-  /** The record log's pending table and this sidecar's log id; null: records are not logged. */
-  readonly #log: { readonly pending: string; readonly logId: string } | null;
+  readonly #statements: ReplayStatements;
   readonly #claims: Batcher<Claim, Row | undefined | Error>;
   readonly #named: boolean;
   #closed = false;
@@ -193,15 +99,7 @@ export class PostgresReplayStore implements ReplayStore {
   constructor(pool: pg.Pool, options: PostgresReplayStoreOptions = {}) {
     this.#pool = pool;
     this.#named = options.namedStatements ?? true;
-    this.#records = options.keepRecords === false ? null : RECORDS_TABLE;
-    this.#templates = options.templates ?? null;
-    const log = options.recordLog ?? null;
-    if (log !== null && this.#records === null)
-      throw new RangeError("recordLog needs keepRecords: records that are not kept cannot be logged");
-    // The log id goes into the statement text as a literal (it is fixed per store): the pattern admits no quote.
-    if (log !== null && !LOG_ID_PATTERN.test(log.logId))
-      throw new RangeError(`recordLog.logId \`${log.logId}\` does not match ${LOG_ID_PATTERN.source}`);
-    this.#log = log === null ? null : { pending: LOG_PENDING_TABLE, logId: log.logId };
+    this.#statements = new ReplayStatements(options);
     this.#claims = new Batcher((claims) => this.#claimAll(claims), {
       maxInFlight: options.claimStatements ?? DEFAULT_CLAIM_STATEMENTS,
       maxBatch: MAX_CLAIMS_PER_STATEMENT,
@@ -298,7 +196,7 @@ export class PostgresReplayStore implements ReplayStore {
    * through the partial index `<table>_expiring` (an index scan in expiry order, the subquery) and removes it by
    * primary key (`= ANY(ARRAY(…))`: index lookups, never a join the planner could turn into a scan of the table),
    * checking each row again as it deletes it: a row taken over meanwhile stays. Its cost is what has expired, whatever
-   * the table holds (the EXPLAIN test in the sidecar's postgres-sweep.test.ts).
+   * the table holds (the EXPLAIN test in the sidecar's storage/postgres/sweep.test.ts).
    * One sweeping statement at a time across the fleet: each first takes the transaction-level advisory lock SWEEP_LOCK
    * and deletes nothing without it, and the round stops at the first that finds it held (another sidecar is sweeping:
    * it removes the rest). The lock lives exactly as long as its statement, on the server connection that ran it, so it
@@ -362,7 +260,7 @@ export class PostgresReplayStore implements ReplayStore {
       now,
       expiresAt,
       context: context === undefined ? null : JSON.stringify(context),
-      record: this.#recordRow(record),
+      record: this.#statements.recordRow(record),
     };
     const row = await this.#claims.submit(claim).catch((error: unknown) => {
       if (!(error instanceof BatchDeadlineExceeded)) throw error;
@@ -390,7 +288,7 @@ export class PostgresReplayStore implements ReplayStore {
   async #claimAll(claims: readonly Claim[]): Promise<readonly (Row | undefined | Error)[]> {
     if (claims.length === 1) return [await this.#claimOne(claims[0]!)];
     try {
-      const { rows } = await this.#query(this.#claimStatement(claims.some((c) => c.record !== null)), claimValues(claims));
+      const { rows } = await this.#query(this.#statements.claimStatement(claims.some((c) => c.record !== null)), claimValues(claims));
       const won = new Map(rows.map((row) => [row.token, row]));
       return claims.map((c) => won.get(c.token));
     } catch (error) {
@@ -406,7 +304,7 @@ export class PostgresReplayStore implements ReplayStore {
   async #claimOne(claim: Claim): Promise<Row | undefined> {
     const values: unknown[] = [claim.key, claim.state, claim.token, claim.now, claim.expiresAt, claim.context];
     const { rows } = await this.#query(
-      this.#withRecord(
+      this.#statements.withRecord(
         `INSERT INTO ${REPLAY_TABLE} AS r (fingerprint, state, token, created_at, updated_at, expires_at, context, resolution)
          VALUES ($1, $2, $3, $4, $4, $5, $6, NULL)
          ON CONFLICT (fingerprint) DO UPDATE SET ${UPSERT_SET}
@@ -418,33 +316,6 @@ export class PostgresReplayStore implements ReplayStore {
       values,
     );
     return rows[0];
-  }
-
-  #claimStatement(withRecords: boolean): string {
-    const transition = `WITH input AS (
-        SELECT DISTINCT ON (fingerprint) * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[])
-          WITH ORDINALITY AS i (fingerprint, state, token, now, expires_at, context, ordinal)
-        ORDER BY fingerprint, ordinal
-      ),
-      transitioned AS (
-        INSERT INTO ${REPLAY_TABLE} AS r (fingerprint, state, token, created_at, updated_at, expires_at, context, resolution)
-        SELECT fingerprint, state, token, now, now, expires_at, context, NULL FROM input
-        ON CONFLICT (fingerprint) DO UPDATE SET ${UPSERT_SET}
-        WHERE ${EXPIRED("r", "EXCLUDED.created_at")}
-        RETURNING ${COLUMNS}
-      )`;
-    if (!withRecords || this.#records === null) return `${transition} SELECT ${COLUMNS} FROM transitioned`;
-    return `${transition},
-      records AS (
-        SELECT c.* FROM transitioned t
-        JOIN unnest($7::text[], $8::text[], $9::text[], $10::bigint[], $11::text[], $12::text[], $13::text[], $14::bytea[])
-          AS c (token, execution_fp, kind, recorded_at, policy_id, status, body, leaf) ON c.token = t.token
-      ),
-      recorded AS (
-        INSERT INTO ${this.#records} (execution_fp, kind, recorded_at, policy_id, status, body)
-        SELECT execution_fp, kind, recorded_at, policy_id, status, body FROM records
-      )${this.#logged("SELECT kind, execution_fp, leaf, recorded_at FROM records")}
-      SELECT ${COLUMNS} FROM transitioned`;
   }
 
   /** A token-gated transition from one of `from`, in one conditional UPDATE; the refusal is classified after. */
@@ -467,11 +338,11 @@ export class PostgresReplayStore implements ReplayStore {
       sets.push(`resolution = $${values.length}`);
     }
     const { rows } = await this.#query(
-      this.#withRecord(
+      this.#statements.withRecord(
         `UPDATE ${REPLAY_TABLE} AS r SET ${sets.join(", ")}
        WHERE r.fingerprint = $1 AND r.token = $2 AND r.state = ANY($6::text[]) AND NOT ${EXPIRED("r", "$3")}
        RETURNING ${COLUMNS}`,
-        this.#recordRow(record),
+        this.#statements.recordRow(record),
         values,
       ),
       values,
@@ -481,57 +352,6 @@ export class PostgresReplayStore implements ReplayStore {
     if (current === null || isExpired(current, now)) return { ok: false, reason: "not_found" };
     if (current.token !== token) return { ok: false, reason: "token_mismatch", entry: current };
     return { ok: false, reason: "wrong_state", entry: current };
-  }
-
-  /**
-   * `transition` (a statement ending in `RETURNING` the entry's columns) with the record `row` inserted by the same
-   * statement for each row it returns: a data-modifying CTE, so both commit together or not at all. Appends the
-   * record's values to `values`.
-   */
-  #withRecord(transition: string, row: RecordRow | null, values: unknown[]): string {
-    if (row === null) return transition;
-    const first = values.length + 1;
-    values.push(row.executionFp, row.kind, row.recordedAt, row.policyId, row.status, row.body);
-    if (this.#log !== null) values.push(row.leaf);
-    const params = Array.from({ length: 7 }, (_, i) => `$${first + i}`);
-    return `WITH transitioned AS (${transition}),
-      recorded AS (
-        INSERT INTO ${this.#records} (execution_fp, kind, recorded_at, policy_id, status, body)
-        SELECT ${params[0]}, ${params[1]}, ${params[2]}::bigint, ${params[3]}, ${params[4]}, ${params[5]} FROM transitioned
-      )${this.#logged(`SELECT ${params[1]}::text, ${params[0]}::text, ${params[6]}::bytea, ${params[2]}::bigint FROM transitioned`)}
-      SELECT ${COLUMNS} FROM transitioned`;
-  }
-
-  /**
-   * `, logged AS (INSERT INTO <pending> …)` inserting the rows `select` gives (kind, execution fingerprint, leaf, time) into
-   * the record log's pending set under this sidecar's log id (a literal, checked in the constructor); nothing when
-   * records are not logged.
-   */
-  #logged(select: string): string {
-    if (this.#log === null) return "";
-    return `,
-      logged AS (
-        INSERT INTO ${this.#log.pending} (kind, ref, leaf, pended_at, log_id)
-        SELECT *, '${this.#log.logId}' FROM (${select}) AS r
-      )`;
-  }
-
-  /** The records table's columns of `record`; null when there is none or the store keeps no records. */
-  #recordRow(record: TransitionRecord | undefined): RecordRow | null {
-    if (record === undefined || this.#records === null) return null;
-    const { body } = record;
-    const text = recordJson(record);
-    const decision = record.kind === "decision" ? record.body : null;
-    const coded = decision === null ? null : (this.#templates?.encode(shapeOf(decision), text) ?? null);
-    return {
-      executionFp: recordFingerprint(record),
-      kind: record.kind,
-      recordedAt: Date.parse(body.recordedAt),
-      policyId: decision?.attestation.policyId ?? null,
-      status: decision?.status ?? null,
-      body: coded ?? text,
-      leaf: this.#log === null ? null : Buffer.from(entryLeafHash({ kind: record.kind, record: text })),
-    };
   }
 
   /**
@@ -568,29 +388,4 @@ function statementName(text: string): string {
     STATEMENT_NAMES.set(text, name);
   }
   return name;
-}
-
-/**
- * The key of a fingerprint: its UTF-8 bytes, as `bytea`. A `text` column cannot hold U+0000, which a fingerprint may
- * contain (lifecycle.ts accepts any string up to MAX_FINGERPRINT_BYTES); LMDB keys are the same UTF-8 bytes.
- */
-function keyOf(fingerprint: string): Buffer {
-  return Buffer.from(fingerprint, "utf8");
-}
-
-function entryOf(row: Row): ReplayEntry {
-  const fingerprint = row.fingerprint.toString("utf8");
-  return parseStoredEntry(
-    {
-      fingerprint,
-      state: row.state,
-      token: row.token,
-      createdAt: Number(row.created_at),
-      updatedAt: Number(row.updated_at),
-      expiresAt: row.expires_at === null ? null : Number(row.expires_at),
-      ...(row.context === null ? {} : { context: JSON.parse(row.context) as unknown }),
-      ...(row.resolution === null ? {} : { resolution: JSON.parse(row.resolution) as unknown }),
-    },
-    fingerprint,
-  );
 }

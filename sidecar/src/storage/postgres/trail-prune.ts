@@ -20,7 +20,7 @@ import { LOG_PENDING_TABLE, RECORDS_TABLE } from "./tables.js";
 import type pg from "pg";
 import { PRUNE_CHUNK, type RetentionLimit } from "../../audit/retention.js";
 import { OUTSIDE_TABLE } from "./outside-log.js";
-import { query, transaction } from "./query.js";
+import { query, transaction } from "./connection/query.js";
 
 /** Held by the sidecar pruning, chunk by chunk; taken by the adoption of unlogged records too (record-log-storage.ts). */
 export const PRUNE_LOCK = "writ.audit.prune";
