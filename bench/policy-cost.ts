@@ -3,7 +3,7 @@
  * "Policies that speak time"): each policy directory's source compiled, then the cases of its policy.test.json that
  * decide evaluated BENCH_REPS times (schema validation and the evaluator, each case at its own `now`), in a node run
  * under callgrind; the same run with no repetition is subtracted, so start-up and compiling cancel out. `--no-opt`,
- * as bench:budget, so the count repeats.
+ * `--single-threaded` and `--predictable-gc-schedule`, as bench:budget, so the count repeats under any load.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
@@ -49,6 +49,9 @@ function counted(dir: string, reps: number): { instructions: number; evaluations
         `--callgrind-out-file=${join(out, "cg.%p")}`,
         process.execPath,
         "--no-opt",
+        // No GC helper threads, collections on a fixed schedule: what they do would otherwise vary with the machine's load.
+        "--single-threaded",
+        "--predictable-gc-schedule",
         "--import",
         "tsx",
         HERE,
