@@ -98,29 +98,31 @@ export function checkComments(fileName: string, text: string, libraries: readonl
 
   const body = source.statements.find((statement) => !isImportOrReexport(statement));
   const headerEnd = body ? body.getStart(source) : text.length;
-  const blocks: Comment[][] = [];
+  // Each block as its first and last comment.
+  const blocks: { first: Comment; last: Comment }[] = [];
   for (const comment of comments.filter((c) => c.pos < headerEnd)) {
-    const last = blocks.at(-1)?.at(-1);
-    const joins = last?.text.startsWith("//") && comment.text.startsWith("//") && lineOf(comment.pos) === lineOf(last.end) + 1;
-    if (joins) blocks.at(-1)?.push(comment);
-    else blocks.push([comment]);
+    const open = blocks.at(-1);
+    const joins = open?.last.text.startsWith("//") && comment.text.startsWith("//") && lineOf(comment.pos) === lineOf(open.last.end) + 1;
+    if (open && joins) open.last = comment;
+    else blocks.push({ first: comment, last: comment });
   }
-  for (const block of blocks) {
-    const first = lineOf(block[0].pos);
-    const lines = lineOf(block[block.length - 1].end) - first + 1;
+  for (const { first, last } of blocks) {
+    const line = lineOf(first.pos);
+    const lines = lineOf(last.end) - line + 1;
     if (lines > HEADER_LINE_CAP) {
       findings.push({
-        line: first,
+        line,
         rule: "header-length",
         message: `a header of ${lines} lines, over ${HEADER_LINE_CAP}: keep the reason, move the essay to the docs (docs/audit.md, docs/fleet.md, docs/storage-engines.md, docs/sidecar.md …) and point to its section`,
       });
     }
   }
 
+  const figures = [...FIGURES, libraryVersionRule(libraries)];
   for (const comment of comments) {
     // A figure may run over a line break: each break and the next line's ` * ` or `//` read as spaces (same offsets).
     const prose = comment.text.replace(/\n[ \t]*(?:\*(?!\/)|\/\/)?/g, (gap) => " ".repeat(gap.length));
-    for (const { rule, pattern, what } of [...FIGURES, libraryVersionRule(libraries)]) {
+    for (const { rule, pattern, what } of figures) {
       const match = pattern.exec(prose);
       if (!match) continue;
       const line = lineOf(comment.pos + match.index);
