@@ -1,7 +1,7 @@
 /**
- * The comment rules of `npm run lint` (scripts/check-comments.ts; README.md, "Comments state reasons"): comments state reasons, so a
- * file's header is at most 12 lines and no comment quotes a figure (a percentage, a time below a millisecond, a count
- * of instructions, a library's version); figures go in docs/benchmarks.md, essays in the docs.
+ * The comment rules of `npm run lint` (scripts/check-comments.ts; README.md, "Comments state reasons"): comments state
+ * reasons, so a file's header is at most 12 lines and no comment quotes a figure (a percentage, a time below a
+ * millisecond, a count of instructions, a library's version); figures go in docs/benchmarks.md, essays in the docs.
  */
 import ts from "typescript";
 
