@@ -5,12 +5,10 @@
  * A workspace's build key is a SHA-256 over its own files (everything but node_modules, dist, test and Markdown), the
  * files of the writ packages it depends on (bundled from their sources), the root's tsconfig files and lock file, and
  * the keys of the workspaces whose output it uses (`"writ": {"buildAfter": […]}` in its package.json: the compiler
- * copies the playground's dist/). Nothing else orders the builds, so they run two at a time. A successful build keeps its key (node_modules/.cache/writ-build), removed before a build
- * starts, so a failed or interrupted build runs again next time, as does one whose dist/ was deleted. Hashing the whole tree takes well under a second,
- * which is what `npm start` pays when everything is up to date.
- *
- * Why not a task runner (wireit, turbo): this is the one build graph of the repository, and a key per workspace over
- * its files is all the caching it needs; each workspace's own `build` script stays the authority on how it builds.
+ * copies the playground's dist/). Nothing else orders the builds, so they run two at a time. A successful build keeps
+ * its key (node_modules/.cache/writ-build), removed before a build starts, so a failed or interrupted build runs again,
+ * as does one whose dist/ was deleted. Not a task runner (wireit, turbo): this is the one build graph, a key per
+ * workspace is all the caching it needs, and each workspace's `build` script stays the authority on how it builds.
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";

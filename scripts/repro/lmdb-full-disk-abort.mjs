@@ -1,18 +1,11 @@
 #!/usr/bin/env node
 /**
- * A reproduction, outside writ, of the lmdb-js abort on a full disk (docs/sidecar.md, "A full disk, a failing data
- * dir"): `node scripts/repro/lmdb-full-disk-abort.mjs [runs]`, as root (it mounts a 6 MB tmpfs). Each run fills the
- * tmpfs with puts from 16 writers (about 2.3 KB each) while two readers prefetch and read what was written, and goes on
- * writing for 8 s after the disk is full. It prints how each run ended: with lmdb-js 3.5.6, 13 of 16 runs here were
- * killed by SIGABRT, glibc saying "malloc(): corrupted top size" or "malloc assertion failure in sysmalloc" (the
- * message writ's sidecar died with in sidecar/test/hardening/full-disk.stress.test.ts, before its free-space reserve
- * kept lmdb-js from meeting a full disk: sidecar/src/storage/lmdb/free-space.ts).
- *
- * The cause, in lmdb-js's liblmdb (dependencies/lmdb/libraries/liblmdb/mdb.c, mdb_page_flush): when a page write fails,
- * it formats "Attempting to write page at position %u, size %u, blocks %u, buffer sizes %i %i %i" into
- * `malloc(100)` with sprintf, printing iov[1] and iov[2] even when the write had fewer buffers: their stale lengths
- * (e.g. -1936234016) make the text longer than 100 bytes, and sprintf writes past the block. Large positions and sizes
- * overflow it too. A bounded snprintf of only the `n` buffers written would fix it.
+ * A reproduction, outside writ, of the lmdb-js abort on a full disk; its cause, in liblmdb's `mdb_page_flush`, and what
+ * it did to the sidecar before its free-space reserve (sidecar/src/storage/lmdb/free-space.ts): docs/sidecar.md, "A
+ * full disk, a failing data dir". `node scripts/repro/lmdb-full-disk-abort.mjs [runs]`, as root (it mounts a 6 MB
+ * tmpfs). Each run fills the tmpfs with puts from 16 writers while two readers prefetch and read what was written, and
+ * goes on writing for 8 s after the disk is full; it prints how each run ended (killed by SIGABRT, with glibc's
+ * message, or not).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

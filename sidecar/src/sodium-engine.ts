@@ -1,6 +1,6 @@
 /**
- * libsodium's Ed25519 for the sidecar's signing path (runtime `Ed25519Engine`). Measured on the benchmark machine:
- * sign 22 µs and verify 58 µs against node:crypto's 43 and 122 (docs/benchmarks.md, "Sidecar"). With
+ * libsodium's Ed25519 for the sidecar's signing path (runtime `Ed25519Engine`): it signs and verifies in about half
+ * node:crypto's time (cost: docs/benchmarks.md, "Sidecar"). With
  * SERVICE_SIGNING_THREADS=0 it signs on the event loop: both curve operations together cost less CPU than node's
  * thread-pool hand-offs save. Otherwise signing/pool.ts signs with it on its threads, and `verify` alone runs here.
  * libsodium's verify also refuses small-order points and non-canonical encodings (docs/signing.md): never weaker than

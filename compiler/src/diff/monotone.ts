@@ -17,20 +17,15 @@ import { MAX_NUMBER } from "./signal-domain.js";
 
 /**
  * Arithmetic on one signal with constants, `amount * 2 + 100 > LIMIT` or `len(purpose) - 1 >= 20`, decided exactly,
- * faults included (docs/language.md "Faults"). Such an operand is a chain of steps from the signal (or its length)
- * outwards, each adding, subtracting, multiplying or dividing by a constant or negating.
- *
+ * faults included (docs/language.md "Faults"): a chain of steps from the signal (or its length) outwards, each adding,
+ * subtracting, multiplying or dividing by a constant or negating. A signal read twice (`x * x`) or divided by
+ * (`100 / x`, not monotone across 0) is not such a chain.
  * On `number` and `integer` (IEEE-754) each step is monotone, since rounding preserves order, so the chain is. A step
- * faults where its result leaves ±(2^53 - 1), and `*` and `/` where a non-zero operand gives 0 (underflow): the inputs
- * where no step faults are found span by span, by binary search over the doubles (or whole numbers) in order, for
- * each step in turn (`x <= MAX`, `x >= -MAX`, and for underflow `x == 0` where its operand was not), since each such
- * test is monotone in the input where the steps before it are known. Within them the inputs that satisfy a comparison
- * with a constant are found the same way: exact, not sampled.
- *
- * On decimals the runtime is exact, so the chain is an affine map `a * x + b` of rationals: every step's range, and
- * the comparison, are solved for x in closed form, in the decimal's units.
- *
- * A signal read twice (`x * x`) or divided by (`100 / x`, not monotone across 0) is not such a chain.
+ * faults where its result leaves ±(2^53 - 1), and `*` and `/` where a non-zero operand gives 0 (underflow); the inputs
+ * where no step faults, and within them those satisfying the comparison, are found span by span by binary search over
+ * the doubles (or whole numbers) in order, each test being monotone where the steps before it are known: exact, not
+ * sampled. On decimals the runtime is exact, so the chain is an affine map `a * x + b` of rationals, solved for x in
+ * closed form, in the decimal's units.
  */
 export interface MonotoneView {
   /** What the chain starts from: the signal's value, or the length of a string signal. */

@@ -1,6 +1,6 @@
 import { signalsSchema } from "../emit/signals-schema.js";
 import { printConstValue, printExpr, printSignal } from "../fmt/print-expr.js";
-import { describeType, signalType } from "../phases/type-check.js";
+import { describeType, signalType } from "../phases/expression-types.js";
 import type { ConstDecl, ListItem, PolicyAst, RuleDecl, SignalDecl } from "../syntax/ast.js";
 import { tokenEnd, type SourceCheck } from "./check.js";
 import type { Declaration } from "./symbols.js";

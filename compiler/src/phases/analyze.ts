@@ -17,7 +17,7 @@ import type { PolicyAst } from "../syntax/ast.js";
 import type { PhaseContext } from "./context.js";
 import { lowerCondition } from "./lower.js";
 import type { Symbols } from "./resolve.js";
-import type { Typing } from "./type-check.js";
+import type { Typing } from "./expression-types.js";
 
 /**
  * Phase analyze. Guarantees: a warning names every rule the analysis proves can never decide (never true,

@@ -1,4 +1,4 @@
-import type { CstElement, CstNode, IToken } from "chevrotain";
+import type { CstNode, IToken } from "chevrotain";
 import semver from "semver";
 import { linearPatternRefusal, type Verdict } from "@writ/runtime";
 import type {
@@ -23,6 +23,8 @@ import { operatorAt } from "../syntax/tokens.js";
 import type { Span } from "../diagnostics/source.js";
 import { declaredInterval, isEmptyInterval, type Interval } from "../analysis/domain.js";
 import { joinSpans, spanOf, type PhaseContext } from "./context.js";
+import { has, isToken, node, nodes, optionalNode, token, tokens } from "./cst-access.js";
+import { decodeString } from "../syntax/string-literal.js";
 
 /**
  * Phase build-ast. Guarantees: every node has a span; string escapes, numbers and regular expressions are
@@ -467,37 +469,6 @@ class AstBuilder {
   }
 }
 
-/**
- * Decodes a string literal with JSON's escapes. Raw control characters and lone surrogates are refused:
- * reasons end up in signed attestations, which must canonicalize (RFC 8785) without loss.
- */
-export function decodeString(image: string): string | { message: string; at: number; length: number } {
-  let out = "";
-  const end = image.length - 1;
-  for (let i = 1; i < end; i++) {
-    const c = image[i]!;
-    const code = c.charCodeAt(0);
-    if (code < 0x20) return { message: "control characters must be written as escapes such as `\\t`", at: i, length: 1 };
-    if (c !== "\\") {
-      out += c;
-      continue;
-    }
-    const e = image[i + 1] ?? "";
-    const simple: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
-    if (e in simple) {
-      out += simple[e];
-      i++;
-    } else if (e === "u" && /^[0-9a-fA-F]{4}$/.test(image.slice(i + 2, i + 6))) {
-      out += String.fromCharCode(parseInt(image.slice(i + 2, i + 6), 16));
-      i += 5;
-    } else {
-      return { message: `invalid escape \`\\${e}\`: use \\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\uXXXX`, at: i, length: 2 };
-    }
-  }
-  if (!out.isWellFormed()) return { message: "string contains a lone surrogate `\\uD800`-`\\uDFFF`", at: 0, length: image.length };
-  return out;
-}
-
 /** Whether no number of at most `places` places lies within `i` (whose bounds have at most that many). */
 function noDecimalWithin(i: Interval, places: number): boolean {
   if (isEmptyInterval(i)) return true;
@@ -506,33 +477,4 @@ function noDecimalWithin(i: Interval, places: number): boolean {
   const lo = Math.round(i.lo * scale) + (i.loIncl ? 0 : 1);
   const hi = Math.round(i.hi * scale) - (i.hiIncl ? 0 : 1);
   return lo > hi;
-}
-
-function isToken(el: CstElement): el is IToken {
-  return (el as IToken).image !== undefined;
-}
-
-function has(n: CstNode, key: string): boolean {
-  return (n.children[key]?.length ?? 0) > 0;
-}
-
-function node(n: CstNode, key: string): CstNode {
-  return n.children[key]![0] as CstNode;
-}
-
-function nodes(n: CstNode, key: string): CstNode[] {
-  return (n.children[key] ?? []) as CstNode[];
-}
-
-function optionalNode<R>(n: CstNode, key: string, f: (c: CstNode) => R): R | null {
-  const c = n.children[key]?.[0];
-  return c ? f(c as CstNode) : null;
-}
-
-function token(n: CstNode, key: string): IToken {
-  return n.children[key]![0] as IToken;
-}
-
-function tokens(n: CstNode, key: string): IToken[] {
-  return (n.children[key] ?? []) as IToken[];
 }

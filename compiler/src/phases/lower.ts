@@ -27,7 +27,8 @@ import {
 import type { Expr, ListItem, PolicyAst } from "../syntax/ast.js";
 import type { PhaseContext } from "./context.js";
 import type { Symbols } from "./resolve.js";
-import { zoneName, type Typing } from "./type-check.js";
+import type { Typing } from "./expression-types.js";
+import { zoneName } from "./type-check.js";
 import { zoneTables } from "../zones/tz.js";
 
 /**

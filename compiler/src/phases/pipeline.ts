@@ -5,7 +5,7 @@ import type { PolicyAst } from "../syntax/ast.js";
 import { createContext, type PhaseContext } from "./context.js";
 import type { Bundle, EmitOptions } from "./emit.js";
 import type { Symbols } from "./resolve.js";
-import type { Typing } from "./type-check.js";
+import type { Typing } from "./expression-types.js";
 
 /** What the phases hand each other. A phase reads only what the phases it runs after have written. */
 export interface PipelineState {

@@ -1,56 +1,33 @@
-import {
-  isArithOp,
-  isCalledArithOp,
-  isCidr,
-  isFunctionName,
-  isIpAddress,
-  isSemver,
-  isTimestamp,
-  type ArithOp,
-  type CompareKind,
-  type FunctionName,
-} from "@writ/runtime";
-import { operandsOf, type ConstDecl, type Expr, type ListItem, type PolicyAst, type ScalarValue, type SignalDecl } from "../syntax/ast.js";
+import { isArithOp, isCalledArithOp, isCidr, isFunctionName, type ArithOp, type CompareKind, type FunctionName } from "@writ/runtime";
+import { operandsOf, type ConstDecl, type Expr, type ListItem, type PolicyAst, type ScalarValue } from "../syntax/ast.js";
 import { labelOf, OPERATORS, type Comparison, type OperandType, type Signature } from "../syntax/operators.js";
 import type { Span } from "../diagnostics/source.js";
 import { printExpr } from "../fmt/print-expr.js";
 import type { PhaseContext } from "./context.js";
 import type { Symbols } from "./resolve.js";
 import { zoneRefusal } from "../zones/tz.js";
+import {
+  BOOLEAN,
+  DECIMAL,
+  DURATION,
+  ERROR,
+  INTEGER,
+  LEXICAL,
+  NUMBER,
+  STRING,
+  TIMESTAMP,
+  describeType,
+  isDecimal,
+  isDouble,
+  isInteger,
+  kindOf,
+  numeric,
+  scalarType,
+  signalType,
+  type Type,
+  type Typing,
+} from "./expression-types.js";
 
-/**
- * `enumOf` remembers which enum a string came from, so `currency == "YEN"` is caught at compile time. A number's
- * `exact` says how it computes: `double` (number signals, quotients, and arithmetic with them: IEEE-754), `decimal`
- * (decimal signals and arithmetic with them: exactly), `flexible` (integer signals, literals, constants, `len`, and
- * `+ - *` of these: exactly beside a decimal, as doubles elsewhere, which for integers is the same).
- */
-export type Type =
-  | { readonly t: "number"; readonly integer: boolean; readonly exact: "double" | "decimal" | "flexible" }
-  | { readonly t: "string"; readonly enumOf?: { readonly name: string; readonly values: readonly string[] } }
-  | { readonly t: "boolean" }
-  | { readonly t: "timestamp" }
-  | { readonly t: "duration" }
-  | { readonly t: "semver" }
-  | { readonly t: "ip" }
-  | { readonly t: "list"; readonly elem: Type | null }
-  | { readonly t: "error" };
-
-export interface Typing {
-  /** The type of every expression node. */
-  readonly types: ReadonlyMap<Expr, Type>;
-  /** The comparison domain of each `compare`, `in` and range node (a string literal beside a timestamp is one). */
-  readonly kinds: ReadonlyMap<Expr, CompareKind>;
-}
-
-const NUMBER: Type = { t: "number", integer: false, exact: "double" };
-const INTEGER: Type = { t: "number", integer: true, exact: "flexible" };
-const DECIMAL: Type = { t: "number", integer: false, exact: "decimal" };
-const FLEXIBLE_NUMBER: Type = { t: "number", integer: false, exact: "flexible" };
-const STRING: Type = { t: "string" };
-const BOOLEAN: Type = { t: "boolean" };
-const TIMESTAMP: Type = { t: "timestamp" };
-const DURATION: Type = { t: "duration" };
-const ERROR: Type = { t: "error" };
 const ARGUMENTS = ["no arguments", "one argument", "two arguments", "three arguments"];
 
 /**
@@ -62,55 +39,6 @@ const ARGUMENTS = ["no arguments", "one argument", "two arguments", "three argum
 export function typeCheck(ctx: PhaseContext, ast: PolicyAst, symbols: Symbols): Typing {
   return new Checker(ctx, symbols).run(ast);
 }
-
-export function signalType(s: SignalDecl): Type {
-  switch (s.type.kind) {
-    case "number":
-      return NUMBER;
-    case "integer":
-      return INTEGER;
-    case "decimal":
-      return DECIMAL;
-    case "string":
-      return STRING;
-    case "boolean":
-      return BOOLEAN;
-    case "timestamp":
-      return { t: "timestamp" };
-    case "semver":
-      return { t: "semver" };
-    case "ip":
-      return { t: "ip" };
-    case "enum":
-      return { t: "string", enumOf: { name: s.name.name, values: s.type.values.map((v) => v.value) } };
-  }
-}
-
-export function describeType(t: Type): string {
-  switch (t.t) {
-    case "number":
-      return t.exact === "decimal" ? "decimal" : t.integer ? "integer" : "number";
-    case "string":
-      return t.enumOf ? `enum \`${t.enumOf.name}\`` : "string";
-    case "list":
-      return t.elem ? `list of ${describeType(t.elem)}` : "empty list";
-    case "error":
-      return "invalid";
-    default:
-      return t.t;
-  }
-}
-
-/** A literal's type: a duration when it has a unit (`30d`). */
-function scalarType(v: ScalarValue, unit?: string): Type {
-  if (unit !== undefined) return DURATION;
-  if (typeof v === "number") return Number.isInteger(v) ? INTEGER : FLEXIBLE_NUMBER;
-  return typeof v === "string" ? STRING : BOOLEAN;
-}
-
-const isDecimal = (t: Type): boolean => t.t === "number" && t.exact === "decimal";
-/** A number a decimal cannot meet: a `number` signal, a quotient, or a computation with one. */
-const isDouble = (t: Type): boolean => t.t === "number" && t.exact === "double";
 
 class Checker {
   private readonly types = new Map<Expr, Type>();
@@ -560,56 +488,3 @@ export function zoneName(e: Expr, symbols: Symbols): string | null {
   const c = e.kind === "ref" ? symbols.consts.get(e.name)?.value : undefined;
   return c?.kind === "scalar" && typeof c.value === "string" && !symbols.signals.has((e as { name: string }).name) ? c.value : null;
 }
-
-function isInteger(t: Type): boolean {
-  return t.t === "number" && t.integer;
-}
-
-/** The result of `+ - *` on numbers that are not decimals: a double once one operand is. */
-function numeric(types: readonly Type[], integer: boolean): Type {
-  if (types.some((t) => t.t === "number" && t.exact === "double")) return NUMBER;
-  return integer ? INTEGER : FLEXIBLE_NUMBER;
-}
-
-/** Durations compare as their milliseconds: numbers. */
-function kindOf(t: Type): CompareKind | null {
-  if (t.t === "duration") return "number";
-  return t.t === "number" || t.t === "string" || t.t === "boolean" || t.t === "timestamp" || t.t === "semver" || t.t === "ip" ? t.t : null;
-}
-
-/**
- * The types written as strings of a lexical structure of their own: a string literal or constant beside one is read as
- * one (an instant, a version), compared in that type's domain, and refused at compile time when it is not one.
- */
-const LEXICAL: readonly {
-  readonly t: "timestamp" | "semver" | "ip";
-  readonly valid: (s: string) => boolean;
-  readonly code: "E505" | "E511" | "E512";
-  readonly refusal: string;
-  /** Whether `<` and the like compare it. */
-  readonly ordered: boolean;
-}[] = [
-  {
-    t: "timestamp",
-    ordered: true,
-    valid: isTimestamp,
-    code: "E505",
-    refusal:
-      "is not a timestamp: write an RFC 3339 date and time with an offset, such as `2025-01-31T00:00:00Z` (a real calendar date, no leap second)",
-  },
-  {
-    t: "semver",
-    ordered: true,
-    valid: isSemver,
-    code: "E511",
-    refusal:
-      "is not a semantic version: write SemVer 2.0.0, such as `2.4.0` or `2.4.0-rc.1` (three numbers, no `v` prefix, no leading zeros)",
-  },
-  {
-    t: "ip",
-    ordered: false,
-    valid: isIpAddress,
-    code: "E512",
-    refusal: "is not an IP address: write IPv4 as `203.0.113.7` (no leading zeros) or IPv6 as `2001:db8::7` (no zone)",
-  },
-];

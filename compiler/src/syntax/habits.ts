@@ -1,17 +1,12 @@
 /**
  * Habits from other languages: what authors used to JavaScript, C, Python or SQL write that writ spells otherwise,
- * each with a message naming writ's spelling and a hint. One table, read in three places:
+ * each with a message naming writ's spelling and a hint (docs/language.md, "Diagnostics"). One table, read by the lexer
+ * (phases/lex.ts: a habit token, reported, then handed to the parser as what writ writes, so the rest of the policy is
+ * checked), the parser's messages (`bareWord`) and resolve (`unquotedString`).
  *
- * - the lexer (phases/lex.ts) lexes each spelling below as a habit token of its own, which exists only to be
- *   reported: lex reports the row's message at the token and hands the parser what writ writes instead (`&&` becomes
- *   `and`), a comment, or nothing, so the rest of the policy is checked as if the author had written it;
- * - the parser's messages (syntax/grammar.ts) add `bareWord` when a name stands where only a string may;
- * - resolve adds `unquotedString` to an unknown name compared with a string.
- *
- * What writ already accepts is no habit: `#` comments and `==` are writ. The spellings below are refused by the
- * grammar anyway, so recognising them changes no valid policy: `=` and `||` only inside a condition (elsewhere `=`
- * is a constant's and `|` an enum's), flags only glued to a regular expression and never a keyword or a signal's
- * name (`/x/and`, `matching /x/m: integer` stay what they were).
+ * What writ already accepts is no habit (`#` comments, `==`). The spellings below are refused by the grammar anyway,
+ * so recognising them changes no valid policy: `=` and `||` only inside a condition (elsewhere `=` is a constant's and
+ * `|` an enum's), flags only glued to a regular expression and never a keyword or a signal's name.
  */
 import { createToken, type CustomPatternMatcherFunc, type IToken, type TokenType } from "chevrotain";
 import type { DiagnosticCode } from "../diagnostics/codes.js";

@@ -11,7 +11,7 @@ import { runPipeline } from "../../src/compile.js";
 import { renderDiagnostic } from "../../src/diagnostics/diagnostic.js";
 import { LineIndex, type Span } from "../../src/diagnostics/source.js";
 import { PHASES, type PhaseName, type PipelineState } from "../../src/phases/index.js";
-import { describeType } from "../../src/phases/type-check.js";
+import { describeType } from "../../src/phases/expression-types.js";
 import { signingKeyForTests } from "../support/keys.js";
 
 const here = new URL(".", import.meta.url).pathname;

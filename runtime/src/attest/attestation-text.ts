@@ -1,16 +1,13 @@
 /**
- * The canonical JSON text of a variant 1 attestation body, written without the generic walk.
- *
- * An attestation is signed on every decision, and its canonical form was most of what signing spends beside the two
- * curve operations (docs/benchmarks.md). The body's shape is fixed, so its JCS member order is too: this writes the
- * members in that order, each value through `canonicalJson` (which validates it as the walk would). Nine of the
- * values (`policyId` to `schemaVersion`, the whole `provenance` object included) are the same for every decision under
- * one bundle, signer and runtime: their text is written once per such triple and reused.
+ * The canonical JSON text of a variant 1 attestation body, written without the generic walk: signing spends most of
+ * its non-curve work on the canonical form (docs/benchmarks.md, "Runtime"). The body's shape is fixed, so its JCS
+ * member order is too: the members are written in that order, each value through `canonicalJson` (which validates it
+ * as the walk would). The nine values that are the same for every decision under one bundle, signer and runtime
+ * (`policyId` to `schemaVersion`, `provenance` included) are written once per such triple and reused.
  *
  * INVARIANT (the body text is JCS): `attestationBodyText(body) === canonicalJson(body)` for every body
  * `attestationBody` builds. The constant text is reused only when each of its values is `===` to the body's, so a
- * stale entry cannot put one bundle's provenance under another's signature. runtime/test/attest/attestation-text.test.ts
- * checks the equality on arbitrary bodies, and that a body of any other shape is refused.
+ * stale entry cannot put one bundle's provenance under another's signature (runtime/test/attest/attestation-text.test.ts).
  */
 import { CanonicalizationError } from "../errors.js";
 import { canonicalJson } from "../canonical/jcs.js";

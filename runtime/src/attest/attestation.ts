@@ -110,8 +110,8 @@ export function attestationBody(
   signerKeyId: string,
   manifestHash: string,
 ): Omit<AttestationV1, "signature"> {
-  // One object literal, no spread: a spread followed by more members cost V8 four times as much (11 µs against 3 µs
-  // per body; docs/benchmarks.md), a third of what an attestation then spent beside the curve operations.
+  // One object literal, no spread: V8 builds a spread followed by more members several times slower, and the body is
+  // built for every attestation (cost: docs/benchmarks.md, "Runtime").
   return {
     executionId: d.executionId,
     execution_fingerprint: executionFingerprint(d.executionId),

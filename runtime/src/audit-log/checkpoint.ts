@@ -1,13 +1,8 @@
 /**
- * Signed checkpoints of an audit log (docs/audit.md, "Tamper evidence: the audit log"). A checkpoint states the log's
- * size and Merkle root at a time, with the frontier at that size (so a verifier can resume from it) and the hash of
- * the checkpoint before it:
- *
- *     {"logId", "size", "rootHash", "timestamp", "previous", "frontier", "keyId", "signature"}
- *
- * signed like every writ object: `signature` = Ed25519 over PAE(PAYLOAD_TYPES.auditCheckpoint, JCS(the checkpoint
- * without its `signature` member)), so `keyId` is covered too. `checkpointHash` of a checkpoint (SHA-256 of the JCS of
- * all of it, signature included) is the next checkpoint's `previous`: the checkpoints of a log form a hash chain.
+ * Signed checkpoints of an audit log (docs/audit.md, "Checkpoints" and "The checkpoint chain"): the log's size, Merkle
+ * root, time, frontier (so a verifier resumes from it) and the previous checkpoint's hash, signed like every writ
+ * object (Ed25519 over PAE(PAYLOAD_TYPES.auditCheckpoint, JCS(the checkpoint without `signature`)), `keyId` covered).
+ * `checkpointHash` (SHA-256 of the JCS of all of it, signature included) is the next one's `previous`: a hash chain.
  *
  * INVARIANT (a checkpoint is trusted only whole): `verifyCheckpoint` answers `valid` only when the shape is exact,
  * the signature verifies against the pinned key its `keyId` names, and the frontier hashes to `rootHash` at `size`.

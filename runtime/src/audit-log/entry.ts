@@ -1,16 +1,11 @@
 /**
- * The leaf of an audit log entry (docs/audit.md, "Entries and leaves"). The sidecar stores each audit record as JSON
- * text and logs it as an entry: its kind and those exact bytes. The leaf input is
- *
- *     UTF-8(kind) || 0x0A || record bytes
- *
- * (the kind, a line feed, then the record's stored bytes, byte for byte, not re-encoded), and the leaf hash is merkle.ts
- * `leafHash` of it: SHA-256(0x00 || leaf input). A kind never contains a line feed, so the split is unambiguous: a record
+ * The leaf of an audit log entry (docs/audit.md, "Entries and leaf inputs"): `UTF-8(kind) || 0x0A || record bytes`,
+ * the record's stored bytes byte for byte, never re-encoded, so the store hashes a record once from the bytes it writes;
+ * the leaf hash is merkle.ts `leafHash` of it. A kind never contains a line feed, so the split is unambiguous: a record
  * cannot be presented as another kind without changing its leaf hash.
  *
  * The leaf holds no position: the tree fixes it (RFC 9162 proves "leaf m of the tree of size n"), so a record moved
- * to another position changes the root of every checkpoint covering either place. The store can hash a record from the
- * bytes it writes, once, with no other serialization.
+ * to another position changes the root of every checkpoint covering either place.
  */
 import type { LogEntry } from "@writ/wire/types";
 import { leafHashOfParts } from "./merkle.js";

@@ -1,16 +1,8 @@
 /**
- * Verifies an audit log export (export.ts) line by line, with O(log n) memory for the tree (docs/audit.md, "Verifying
- * an export"): what `writ audit verify` runs.
- *
- * - The start: at size 0 nothing to check; otherwise its checkpoint verifies and its frontier hashes to its root.
- * - Each entry: it is at the next position; its leaf is the one the log holds (the chain of checkpoints authenticates
- *   those); its record, when stored, hashes to that leaf (so an edited, moved or re-kinded record is named at its own
- *   line); a decision's embedded attestation signature verifies (through `checkRecord`); an entry that names the filter
- *   fields its store keeps for queries (`indexed`) fails unless they are the record's own (decision-agreement.ts).
- * - Each checkpoint: it verifies, it is of this log, its size is the entries so far, its root is theirs, and it names
- *   the previous checkpoint's hash.
- * - A removed record is accepted only when a prune note of the export lists its position; an `unlogged` record fails.
- * - The export must end with a checkpoint covering every entry.
+ * Verifies an audit log export (export.ts) line by line, with O(log n) memory for the tree: what `writ audit verify`
+ * runs. The checks of the start, of each entry (position, leaf, record bytes, attestation signature, `indexed` filter
+ * fields), of each checkpoint, of removed records against the prune notes, and of the final checkpoint are listed in
+ * docs/audit.md, "Verifying an export".
  *
  * INVARIANT (nothing unverified passes): `finish` answers `valid` only when every line passed every check; otherwise
  * the failures name their line, and the position of the record or the size of the checkpoint, first by line.

@@ -1,17 +1,9 @@
 /**
- * The export of an audit log (docs/audit.md, "Export"): NDJSON, one JSON object per line, in this order:
- *
- * 1. `{"type":"start", "logId", "size", "frontier", "checkpoint"}`: where the export starts. `size` 0 with an empty
- *    frontier and a null checkpoint is the log's beginning; otherwise `checkpoint` is the signed checkpoint at `size`
- *    and `frontier` its frontier, from which the verifier resumes.
- * 2. For each position from `size` on, in order, `{"type":"entry", "position", "kind", "leaf", "record"}`: the record's
- *    stored JSON text and the leaf hash the log holds for it; or, for a record no longer stored, the same without
- *    `record` and with `"removed": true`. A decision whose filter fields, as its store keeps them for queries (PostgreSQL's
- *    `status` and `policy_id` columns), are not the record's own carries them as `"indexed": {"status", "policyId"}`,
- *    which fails verification (decision-agreement.ts). After the entry that completes a checkpoint, `{"type":"checkpoint",
- *    "checkpoint"}`. The export ends with the latest checkpoint.
- * 3. `{"type":"unlogged", "kind", "record"}` for each record the store holds that the log does not: a record put into
- *    the store around the log.
+ * The export of an audit log: NDJSON, one JSON object per line, in the order of docs/audit.md, "Export": a `start`
+ * line (the checkpoint and frontier a verifier resumes from), then for each position an `entry` line (the stored
+ * record text and the leaf the log holds, or `"removed": true`; `indexed` when the store's filter fields are not the
+ * record's own, which fails verification: decision-agreement.ts), a `checkpoint` line after each entry that completes
+ * one, ending with the latest; then an `unlogged` line for each record the store holds that the log does not.
  */
 import type { SignedCheckpoint } from "./checkpoint.js";
 import type { IndexedFields } from "./decision-agreement.js";

@@ -1,15 +1,13 @@
 /**
- * The frontier of a log: what it takes to extend a Merkle tree (merkle.ts) and compute its root without its leaves.
+ * The frontier of a log: what it takes to extend a Merkle tree (merkle.ts) and compute its root without its leaves
+ * (docs/audit.md, "The frontier"): the roots of the perfect subtrees that cover the tree left to right, one for each
+ * bit set in `size`, largest first. Appending merges equal trailing subtrees, as binary addition carries; the root
+ * folds the frontier from the right, which is RFC 9162's MTH because every left subtree of that chain holds the largest
+ * power of two of its leaves.
  *
- * A tree of `size` leaves is covered, left to right, by perfect subtrees, one for each bit set in `size`, largest
- * first (size 13 = 8 + 4 + 1: the subtrees of leaves [0, 8), [8, 12), [12, 13)). The frontier is their roots: at most
- * log2(size) + 1 hashes. Appending a leaf merges the trailing subtrees of equal size, as binary addition carries; the
- * root folds the frontier from the right: root = node(f0, node(f1, ... node(f_{j-1}, f_j))), which is RFC 9162's MTH
- * because every left subtree of that chain holds the largest power of two of its leaves.
- *
- * INVARIANT (the frontier describes the tree): `hashes().length` is the number of bits set in `size`, and
- * `root()` equals `rootOf` of the first `size` leaf hashes. A checkpoint carries its frontier, so a checkpointer or
- * an offline verifier resumes from it (`MerkleFrontier.from`) with O(log n) memory.
+ * INVARIANT (the frontier describes the tree): `hashes().length` is the number of bits set in `size`, and `root()`
+ * equals `rootOf` of the first `size` leaf hashes. A checkpoint carries its frontier, so a checkpointer or an offline
+ * verifier resumes from it (`MerkleFrontier.from`) with O(log n) memory.
  */
 import { isHash, nodeHash, rootOfSubtrees, type PerfectSubtree } from "./merkle.js";
 

@@ -1,22 +1,13 @@
 /**
- * The Merkle tree of the audit log: RFC 9162 (Certificate Transparency v2) section 2.1, with SHA-256.
- *
- *     leaf hash     = SHA-256(0x00 || leaf input)
- *     node hash     = SHA-256(0x01 || left || right)
- *     MTH({})       = SHA-256()                                  (the empty tree)
- *     MTH({d0})     = leaf hash of d0
- *     MTH(D[n])     = node hash(MTH(D[0:k]), MTH(D[k:n]))         k = the largest power of two smaller than n
- *
- * Inclusion proofs are RFC 9162 2.1.3 (PATH, verified as 2.1.3.2), consistency proofs 2.1.4 (PROOF, verified as
- * 2.1.4.2). The functions here take leaf hashes, not leaf inputs: a log stores or recomputes the hashes of its entries
- * once, and every root and proof is built from them.
+ * The Merkle tree of the audit log: RFC 9162 (Certificate Transparency v2) section 2.1 with SHA-256, as docs/audit.md
+ * writes it ("Leaf and node hashes", "The tree", "Inclusion proofs", "Consistency proofs"). The functions take leaf
+ * hashes, not leaf inputs: a log stores or recomputes the hashes of its entries once, and builds every root and proof
+ * from them.
  *
  * INVARIANT (domain separation): a leaf hash and a node hash never hash the same bytes (their first byte differs), so
  * an interior node can never be presented as a leaf, nor a leaf as a subtree (the second-preimage attack on plain
- * Merkle trees).
- *
- * Sizes and indices are JavaScript numbers up to Number.MAX_SAFE_INTEGER; all arithmetic on them is by division, never
- * by the 32-bit bit operators.
+ * Merkle trees). Sizes and indices are numbers up to Number.MAX_SAFE_INTEGER, divided, never put through the 32-bit
+ * bit operators.
  */
 import { sha256 } from "../canonical/digest.js";
 

@@ -1,9 +1,7 @@
 /**
  * One-file bundle archives, `{policyId}@{version}.bundle.json` (docs/bundles.md): the JCS canonical form of
- *
- *     {"archiveVersion": 1, "policyId": ..., "version": ..., "bundle_hash": ..., "files": {"<name>": "<exact text>", ...}}
- *
- * holding the bundle's files (those the manifest names, the manifest, and `bundle.sig` when there is one) as text.
+ * `{"archiveVersion": 1, "policyId", "version", "bundle_hash", "files": {"<name>": "<exact text>"}}`, holding the
+ * bundle's files (those the manifest names, the manifest, and `bundle.sig` when there is one) as text.
  *
  * INVARIANT (an archive follows from its bundle alone): packing reads nothing but the files given, and JCS fixes the
  * member order and every string's spelling, so the same bundle always packs to the same bytes. Each file's text is

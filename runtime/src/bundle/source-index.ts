@@ -1,13 +1,8 @@
 /**
- * A bundle source's signed index, `index.json` (docs/bundles.md): which bundles the source serves, each as the
- * archive `archiveFileName(policyId, version)` beside the index, and which version each alias names. It is the JCS
- * canonical form of
- *
- *     {"index": {"indexVersion": 1, "serial": N, "issuedAt": ..., "expiresAt"?: ..., "bundles": [...], "aliases": [...]},
- *      "signature": {"payloadType": PAYLOAD_TYPES.bundleIndex, "keyId": ..., "signature": ...}}
- *
- * signed with a bundle key over the `index` object in its own domain, so neither a bundle signature nor any other
- * writ signature verifies as an index signature.
+ * A bundle source's signed index, `index.json` (docs/bundles.md, its format there): which bundles the source serves,
+ * each as the archive `archiveFileName(policyId, version)` beside the index, and which version each alias names. It is
+ * signed with a bundle key over the `index` object in its own domain (PAYLOAD_TYPES.bundleIndex), so neither a bundle
+ * signature nor any other writ signature verifies as an index signature.
  *
  * INVARIANT (an index is trusted only whole): `readSourceIndex` returns an index only when its signature verifies
  * against a pinned key, every member is valid, and it has not expired. Rollback protection is the reader's: it keeps

@@ -1,18 +1,14 @@
 /**
- * RFC 8785 (JCS) canonical JSON, the body of every writ signing input (docs/signing.md).
- *
- * One walk validates and writes. JCS serializes numbers and strings exactly as ECMAScript's JSON.stringify does
- * (RFC 8785 sections 3.2.2.2 and 3.2.2.3 define them that way) and orders members by UTF-16 code units, which is
- * what Array.prototype.sort does with strings; so each leaf is written by JSON.stringify and each object's keys
- * are sorted with the default comparator. We write this ourselves rather than call the `canonicalize` package
- * because signing runs on every request and the benchmark (docs/benchmarks.md) showed canonicalization, as a
- * safety walk followed by the library's own walk, to be a quarter of an attestation's cost. The package remains
- * the oracle: runtime/test/canonical/jcs.test.ts checks that both give the same text on arbitrary JSON.
+ * RFC 8785 (JCS) canonical JSON, the body of every writ signing input (docs/signing.md). One walk validates and writes:
+ * JCS writes numbers and strings as ECMAScript's JSON.stringify does and orders members by UTF-16 code units, as the
+ * default sort does, so each leaf is written by JSON.stringify and each object's keys sorted with the default
+ * comparator. Not the `canonicalize` package: signing runs on every request, and its walk after a safety walk was a
+ * large share of an attestation's cost (docs/benchmarks.md, "Runtime"); it remains the oracle (jcs.test.ts).
  *
  * What JSON cannot express is refused, never silently rewritten (a signature must not cover a rewrite): undefined,
- * functions, symbols, bigints, non-finite numbers, lone surrogates in strings or keys, sparse arrays, symbol-keyed
- * members, circular references, and objects that are not plain (Date, Map, class instances). `toJSON` is not
- * called. The error names the JSON path of the first offending value. Getters run once.
+ * functions, symbols, bigints, non-finite numbers, lone surrogates, sparse arrays, symbol-keyed members, circular
+ * references, objects that are not plain; `toJSON` is not called; getters run once. The error names the JSON path of
+ * the first offending value.
  */
 import { CanonicalizationError } from "../errors.js";
 

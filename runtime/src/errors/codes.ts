@@ -1,16 +1,9 @@
 /**
- * Every error the service answers with, in one table: HTTP status, the exact `error` string of the body,
- * whether a client retries, and what it means. docs/errors.md documents the same table; a test checks that
- * the two agree row for row (runtime/test/errors/codes.test.ts).
- *
- * Three kinds of entry:
- * - plain HTTP conditions (`UNAUTHORIZED`, `BODY_TOO_LARGE`, ...): the body is `{error: message}`; the spec's
- *   wording is kept exactly where the spec gives it (`SPEC_ERRORS` of @writ/wire's constants, where the wire format's
- *   fixed strings are declared), writ's own messages are lowercase;
- * - named codes (`INV-013`, `SYS-0xx`, `INTEGRITY_*`): they carry a default `context`, and the message starts
- *   with `[CODE@context]`, e.g. `[INV-013@replay] execution already consumed: use a new executionId`;
- * - signal validation codes (`VAL-*`, `carrier: "details"`): never a body of their own; they travel as
- *   `{code, signal, message}` inside the `details` of a 422 `Signal validation failed` body.
+ * Every error the service answers with, in one table: HTTP status, the exact `error` string of the body, whether a
+ * client retries, and what it means. docs/errors.md documents the same table and its three kinds of entry (plain HTTP
+ * conditions, named codes with a `context`, signal validation codes carried in a 422's `details`); a test checks that
+ * the two agree row for row (runtime/test/errors/codes.test.ts). The spec's wording is kept exactly where the spec
+ * gives it (`SPEC_ERRORS` of @writ/wire's constants); writ's own messages are lowercase.
  */
 import { SPEC_ERRORS } from "@writ/wire/constants";
 import { FAULTS, type FaultCode } from "../ir/fault-codes.js";

@@ -2,25 +2,12 @@
  * The operator table, runtime half: every operator and built-in function of the IR, declared once with its name, how
  * it is written (`symbol`, which the compiler also lexes and the explanation prints) and how it evaluates. The
  * evaluator (evaluate.ts), the explanation (explain.ts) and the compiler's constant folding all read these
- * declarations, so they cannot disagree. The compiler's half (compiler/src/syntax/operators.ts: precedence, operand
- * and result types, documentation) is a record keyed by the same names, so the compiler does not build while an
- * operator lacks a part. docs/language.md ("Adding an operator") lists what to touch.
+ * declarations, so they cannot disagree. The compiler's half (compiler/src/syntax/operators.ts) is a record keyed by
+ * the same names, so the compiler does not build while an operator lacks a part.
  *
- * Operators come in families; the family fixes how the IR encodes a use of the operator and how unknown operands
- * are handled, so a new operator of an existing family needs nothing but its declaration here:
- *
- *   unary       `{op: NAME, arg}`                        unknown operand, unknown result
- *   logical     `{op: NAME, args}`                       Kleene: the absorbing value decides, otherwise unknown wins
- *   comparison  `{op: "cmp", cmp: NAME, kind, left, right}`  operands mapped into their domain (values.ts) first
- *   string      `{op: "str", fn: NAME, left, right}`     unknown unless both operands are strings
- *   arithmetic  `{op: "arith", fn: NAME, kind?, left, right}`  unknown unless both are numbers (or exact decimals, or,
- *                                                        `kind: "time"`, timestamps and durations);
- *                                                        a result that cannot be stated exactly is a fault; written
- *                                                        between its operands (`a % b`) or called (`max(a, b)`)
- *   calendar    `{op: "calendar", fn: NAME, arg, zone}`     a field of a timestamp's local time in a named zone
- *                                                        (zones.ts); unknown unless the operand is a timestamp; an
- *                                                        instant outside the zone table's horizon is a fault
- *   and one of a kind each: `in`, `range`, `matches`, `present`, `in_cidr` (their IR nodes are named after them)
+ * Operators come in families (unary, logical, comparison, string, arithmetic, calendar); the family fixes how the IR
+ * encodes a use and how unknown operands are handled, so a new operator of an existing family needs nothing but its
+ * declaration here. The families and what to touch: docs/language.md, "Adding an operator".
  */
 import { MAX_MAGNITUDE } from "./exact.js";
 import type { FaultCode } from "./fault-codes.js";

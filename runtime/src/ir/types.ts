@@ -1,15 +1,8 @@
 /**
- * The policy IR: the only thing the compiler and the runtime share (with the bundle manifest).
- * It is plain JSON so a bundle can be read by any tool; `IR_VERSION` changes whenever its meaning does,
- * and the runtime refuses versions it does not know rather than guessing.
- *
- * Semantics (docs/language.md "Evaluation"): values are JSON scalars; an optional signal that is absent
- * is *unknown*. Every operator given an unknown operand yields unknown, except `present`, and `and` / `or`,
- * which follow Kleene's three-valued logic (false and unknown = false, true or unknown = true).
- * A rule fires only when its condition is exactly true; rules are tried in order and the first that fires
- * decides. Arithmetic whose result cannot be stated exactly (division by zero, out of range, underflow), and a
- * calendar field of an instant outside its zone table's horizon, are faults (faults.ts), which end the evaluation
- * without a verdict. A calendar field reads the zone's table from `zones`, which the IR carries (zones.ts).
+ * The policy IR: the only thing the compiler and the runtime share (with the bundle manifest). It is plain JSON so a
+ * bundle can be read by any tool; `IR_VERSION` changes whenever its meaning does, and the runtime refuses versions it
+ * does not know rather than guessing. Semantics: docs/language.md, "Evaluation" (unknown values, Kleene's `and` and
+ * `or`, the first rule that fires decides, faults end an evaluation without a verdict).
  *
  * Version 2 added decimal signals, exact arithmetic (`kind: "decimal"`), `lower` and evaluation faults. The runtime
  * reads version 1 too, with the same semantics: its arithmetic is the `number` kind, which now faults. The compiler

@@ -1,20 +1,11 @@
 /**
  * The fast path of `parseStrictJson` (strict-parse.ts): V8's native JSON.parse, taken only where its answer is provably
  * the strict parser's, which then never runs. Untrusted request bodies are parsed on every request, and the strict
- * parser, written in JavaScript, cost several times the native one.
+ * parser, written in JavaScript, costs several times the native one. The checks below answer null (the strict parser
+ * decides) wherever JSON.parse would differ: duplicate keys, lone or escaped surrogates, numbers the strict parser
+ * refuses, rewrites or records, nesting deeper than `maxDepth`, and anything JSON.parse refuses (docs/runtime.md,
+ * "Strict JSON").
  *
- * JSON.parse accepts exactly RFC 8259's grammar (ECMA-262 JSON.parse), as the strict parser does, and builds the same
- * values from it: ordinary objects whose members are defined in text order (a `__proto__` key an own property), and
- * numbers rounded as `Number()` rounds. What it does otherwise, the checks below find, and answer null (the strict
- * parser decides, refusing with a position or rewriting):
- * - duplicate keys (JSON.parse keeps the last): the members the text holds (the `:` outside strings) are counted
- *   against the keys of the objects built;
- * - lone surrogates: any raw one (`isWellFormed`), and any escaped surrogate at all (`\uD800` to `\uDFFF`, paired or not);
- * - numbers the strict parser refuses, rewrites or records: any literal beyond ±(2^53 − 1) or non-finite, any literal
- *   that is zero but not written `0` (`-0`, `0.0`, an underflow such as `1e-400`), and any literal a double does not
- *   carry exactly (exact-number.ts);
- * - nesting deeper than `maxDepth`;
- * - anything JSON.parse refuses (so a byte order mark too).
  * INVARIANT (the fast path is the strict parser's answer): when this answers a value, the strict parser answers an equal
  * one (runtime/test/json/common-json.test.ts, on arbitrary and adversarial texts).
  */

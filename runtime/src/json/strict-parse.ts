@@ -1,23 +1,13 @@
 /**
- * Strict RFC 8259 parser for untrusted JSON that is about to be canonicalized (RFC 8785) and signed.
+ * Strict RFC 8259 parser for untrusted JSON that is about to be canonicalized (RFC 8785) and signed. JSON.parse is too
+ * lenient for that (it keeps the last of duplicate keys, accepts lone surrogates and rounds unsafe integers), so two
+ * different inputs could become the same signed object; no maintained npm library refuses all of these in one pass
+ * and reports positions.
  *
- * JSON.parse is too lenient for that: it keeps the last of duplicate keys, accepts lone surrogates
- * and silently turns 1e400 into Infinity and 9007199254740993 into ...992, so two different inputs
- * can become the same signed object. We write the parser ourselves because no maintained npm
- * library refuses all of these in one pass and reports positions.
- *
- * Decisions:
- * - `-0` is accepted and returned as 0. RFC 8785 serializes -0 as `0`, so the signed bytes could
- *   not carry the sign anyway; returning -0 would only let it leak into evaluation.
- * - A number is refused if its magnitude exceeds Number.MAX_SAFE_INTEGER, however it is written:
- *   every double that large is an integer standing for many decimal integers, so `1e300` is refused
- *   just like `9007199254740993`. Literals that overflow to Infinity (`1e400`) or underflow to zero
- *   (`1e-400`) are refused too. A fraction read as the nearest double (`0.1`) is accepted, as RFC 8785
- *   does, when the double's shortest form writes the same decimal; one whose digits the double cannot
- *   carry (`25000.000000000001`, read as 25000) is returned as the double and recorded with its text
- *   (lossy-numbers.ts), so that signal validation refuses it where it matters.
- * - Objects are ordinary objects, as JSON.parse returns them; a key named `__proto__` becomes an
- *   own enumerable data property instead of replacing the prototype.
+ * Its decisions (docs/runtime.md, "Strict JSON"): `-0` is read as 0 (the signed bytes could not carry the sign); a
+ * number beyond Number.MAX_SAFE_INTEGER, or that overflows or underflows, is refused however it is written; a fraction
+ * whose digits a double cannot carry is returned as the double and recorded with its text (lossy-numbers.ts); a
+ * `__proto__` key becomes an own data property.
  */
 import { StrictJsonError } from "../errors.js";
 import { parseCommonJson } from "./common-json.js";

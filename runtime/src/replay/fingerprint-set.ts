@@ -6,13 +6,9 @@
  *
  * INVARIANT (no false negative): a fingerprint with an entry the set's owner can see has its hash in the set with the
  * entry's location. False positives are allowed (two fingerprints of one hash, an entry removed by another process, a
- * write that failed): the entry read at the location then says the fingerprint is not there.
- *
- * LAYOUT. 256 shards by the hash's top byte, each an open-addressing table with linear probing in one Uint32Array of
- * three words a slot (hash high, hash low, location; location 0 marks a free slot): 12 bytes a slot, no object per
- * fingerprint. A shard grows alone, to a load of 0.6 when it passes 0.8, so the set takes 15 to 20 bytes a fingerprint
- * (150 to 200 MB at 10 million) and a growth rehashes a 256th of the set, never the whole set at once (its time on the
- * event loop: docs/benchmarks.md, "The replay check in memory").
+ * write that failed): the entry read at the location then says the fingerprint is not there. The layout (256 shards,
+ * each an open-addressing table in one Uint32Array, grown alone so a growth rehashes a 256th of the set, never all of
+ * it on the event loop) and its memory: docs/replay.md; its time: docs/benchmarks.md, "The replay check in memory".
  */
 import { createHash } from "node:crypto";
 

@@ -1,22 +1,14 @@
 /**
- * The replay lifecycle as pure decisions: given the entry currently stored under a fingerprint (or none),
- * what the operation answers and what, if anything, replaces the entry. Both stores run these functions inside
- * their one atomic step (the memory store synchronously, the LMDB store inside one write transaction), so the
- * two cannot drift apart, and an engine without JavaScript (a Redis script, a SQL statement) has one readable
- * reference to follow.
+ * The replay lifecycle as pure decisions: given the entry currently stored under a fingerprint (or none), what the
+ * operation answers and what, if anything, replaces the entry. Every store runs these functions inside its one atomic
+ * step (the memory store synchronously, the LMDB store inside one write transaction), so stores cannot drift apart,
+ * and an engine without JavaScript (a Redis script, a SQL statement) has one readable reference to follow.
  *
- * Conventions shared by every store:
- * - An entry is expired when it is `reserved` or `failed` and `now >= expiresAt`: a TTL of 300,000 ms blocks
- *   for exactly 300,000 ms. An expired entry is treated as absent by every operation (it is reservable, and
- *   token-gated operations answer `not_found`) until `expire`/`sweep` removes it; `read` has no clock and
- *   returns what is stored.
- * - `executing`, `consumed`, `pending_override` and `rejected` never expire (`expiresAt` null). An execution
- *   whose outcome is unknown stays blocked: failing closed.
- * - Check order for token-gated operations: `not_found`, then `token_mismatch`, then `wrong_state`.
- *   Refusals carry the stored entry when there is one (the token is not a secret from the store's caller;
- *   `read` returns it as well).
- * - `context` is stored as JSON (normalized through `JSON.stringify`), so both stores answer the same value.
- * - Returned entries are deeply frozen.
+ * The conventions every store shares (docs/replay.md, "Lifecycle"): a `reserved` or `failed` entry is expired when
+ * `now >= expiresAt` and then counts as absent, until `expire`/`sweep` removes it (`read` has no clock); `executing`,
+ * `consumed`, `pending_override` and `rejected` never expire, so an execution whose outcome is unknown stays blocked,
+ * failing closed; token-gated operations check `not_found`, then `token_mismatch`, then `wrong_state`, and a refusal
+ * carries the stored entry; `context` is stored as JSON; returned entries are deeply frozen.
  */
 import type { ReplayEntry, ReplayResult, ReplayState } from "./store.js";
 import { FAILED_TTL_MS, RESERVATION_TTL_MS } from "./store.js";

@@ -1,28 +1,14 @@
 /**
  * Write failures of one LMDB environment, watched in one place: every store that writes to the environment (replay,
- * audit, Surface B) hands its write promises here and waits for durability through `flushed()`, never through
- * `root.flushed` directly.
- *
- * Why (lmdb-js 3.5.6, node_modules/lmdb/write.js): when a commit fails (the disk is full: ENOSPC), lmdb-js
- * - rejects the promise of every write of the failed batch with `Commit failed (see commitError for details)`, whose
- *   `commitError` is a second promise, rejected later with the cause: a write promise nobody handles, or a
- *   `commitError` nobody handles, is an unhandled rejection, which ends a Node process;
- * - never resolves the flush promise of that batch (its resolvers are only called on success), so whoever awaits
- *   `root.flushed` at that moment waits forever: a request that never answers, a shutdown that never completes.
+ * audit, Surface B) hands its write promises here and waits for durability through `flushed()`, never `root.flushed`:
+ * when a commit fails (a full disk), lmdb-js rejects the batch's writes with a second promise (`commitError`) that,
+ * unhandled, ends the process, and never resolves that batch's flush (docs/sidecar.md, "A full disk, a failing data dir").
  *
  * INVARIANT (acknowledged means durable, under failure too): `flushed()` resolves only once `root.flushed` did, and
  * rejects with StoreUnavailableError when any commit of the environment fails while it waits, or when the flush takes
- * longer than `flushTimeoutMs`. A caller answers its client only after it resolved, so a failed commit is never
- * acknowledged; it may reject for a write that did reach the disk (a later batch failed): that answer is a 503, safe.
- *
- * HEALTH. A failed commit marks the environment failed; it is healthy again once a write committed and flushed and
- * none failed for `recoveryHoldMs`. While failed, `probe()` (the owner calls it on a timer) writes one small key, so
- * health recovers without traffic once space is freed.
- *
- * HOLD. The owner may hold every write before it is queued (`hold`), so that it never reaches a disk where it would
- * fail: the sidecar does below its data dir's free-space reserve (a failed page write can abort lmdb-js's process).
- * Every store calls `admit()` before it queues a write of its own; while held it throws StoreUnavailableError with the
- * owner's reason, which `health()` reports until the owner lets writes through again.
+ * longer than `flushTimeoutMs` (a 503 for a write that did land is safe). HEALTH: failed until a write committed and
+ * none failed for `recoveryHoldMs`; `probe()` writes one small key meanwhile. HOLD: the owner may hold every write
+ * before it is queued (the sidecar, below its free-space reserve); `admit()` then throws StoreUnavailableError.
  */
 import type { Database, RootDatabase } from "lmdb";
 import { StoreUnavailableError } from "./errors.js";

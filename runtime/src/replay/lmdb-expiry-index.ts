@@ -1,20 +1,14 @@
 /**
- * The expiry index of an LmdbReplayStore (docs/replay.md, "The expiry index"): a second named database of the same
- * environment, `<dbName>-expiry`, holding the key `[expiresAt, fingerprint]` for each entry whose `expiresAt` is not
- * null (reservations and failed entries; consumed, pending and rejected entries never expire and have none). `sweep`
- * reads it from the start, up to the sweep's `now`: what it reads is what has expired, whatever the store holds.
+ * The expiry index of an LmdbReplayStore (docs/replay.md, "The expiry index", with its keys): a named database
+ * `<dbName>-expiry` of the same environment, holding `[expiresAt, fingerprint]` for each entry whose `expiresAt` is
+ * not null (reservations and failed entries). `sweep` reads it from the start up to its `now`: what it reads is what
+ * has expired, whatever the store holds. The bookkeeping keys (BACKFILLED, BACKFILL_AFTER) are strings, which
+ * ordered-binary sorts after every index key.
  *
  * INVARIANT (the index is kept in step): every write of the store that creates, changes or removes an entry changes the
  * index in the same LMDB write transaction (`track`, `remove`), so no reader of any process sees one without the other,
- * and a crash keeps both or neither. The one exception is data written before the index existed: its entries are
- * indexed once by the backfill (`backfillSlice`), and until the index is `complete`, an entry may lack its key. A key
- * whose entry changed anyway (it cannot happen through the store; a hand-edited database, a process of an older
- * version) is found stale by `sweep` when its time comes, and removed.
- *
- * KEYS. lmdb-js's ordered-binary encoding sorts numbers numerically and before strings, so the index keys, arrays that
- * begin with a number, sort by expiry and before the two bookkeeping keys, which are strings: BACKFILLED (true once
- * every entry written before the index existed is in it) and BACKFILL_AFTER (the last fingerprint indexed by the
- * backfill so far, the point it resumes from).
+ * and a crash keeps both or neither. Older data is indexed once by the backfill (`backfillSlice`): until the index is
+ * `complete`, an entry may lack its key. A stale key (a hand-edited database) is removed by `sweep` when it comes.
  */
 import { decodeEntry } from "./lmdb-entry-encoding.js";
 import type { Database, RootDatabase } from "lmdb";

@@ -1,16 +1,14 @@
 /**
  * Where an LmdbReplayStore keeps the entries of fingerprints it first stored (docs/replay.md, "The entry log"): a named
- * database `<dbName>-log` whose keys are 12 bytes, a sequence number (32 bits, big-endian) and the fingerprint's 64-bit
- * hash (fingerprint-set.ts), and whose values are the entry with its fingerprint, `[fingerprint, state, token,
- * createdAt, …]` (lmdb-entry-encoding.ts after the fingerprint). A new entry takes the next sequence number: it lands
- * on the log's last page, which every write before it just wrote, instead of a random leaf of a tree keyed by
- * fingerprint, which in a store larger than memory is a page read from the disk. An entry changed later (a reservation
- * confirmed, an override resolved) is rewritten under its own key.
+ * database `<dbName>-log` keyed by a 32-bit sequence number and the fingerprint's 64-bit hash (12 bytes, big-endian),
+ * whose values are `[fingerprint, state, token, createdAt, …]` (lmdb-entry-encoding.ts after the fingerprint). A new
+ * entry takes the next sequence number: it lands on the log's last page, which the writes before it just wrote, not a
+ * random leaf of a tree keyed by fingerprint (in a store larger than memory, a disk read). A changed entry is rewritten
+ * under its own key.
  *
- * THE HEAD. `<dbName>-head` holds one key whose version (lmdb-js `useVersions`) is the last sequence number given. Every
- * append sets it in the same write transaction, so a process knows from it alone whether another appended since it
- * last looked (`head`), and a block of appends made on the condition that it is unchanged (`ifHead`) is refused, whole,
- * when another process appended first. The head never goes back, whatever is removed from the log.
+ * THE HEAD. `<dbName>-head` holds one key whose version (lmdb-js `useVersions`) is the last sequence number given, set
+ * by every append in its write transaction: a process knows from it alone whether another appended since (`head`), and
+ * a block of appends conditioned on it (`ifHead`) is refused, whole, if another process appended first. Never goes back.
  */
 import type { Database, RootDatabase } from "lmdb";
 import { decodeEntry, encodeEntry } from "./lmdb-entry-encoding.js";

@@ -1,41 +1,13 @@
 /**
- * The default replay store, on LMDB through lmdb-js (docs/replay.md). One LMDB environment (a
- * directory) can be shared with the audit and Surface B databases: this store only uses its own named database
- * (`replay` by default), and may be handed an already-open `RootDatabase`.
- *
- * ATOMICITY. Every operation that may write is one `db.transaction(callback)`: lmdb-js runs the callback
- * inside an LMDB write transaction, where `get` reads the transaction's own view, and commits it afterwards.
- * LMDB admits one write transaction per environment at a time, across threads AND processes (a robust
- * process-shared mutex in lock.mdb, released by the OS if the holder dies), so the read-check-write of one
- * callback cannot interleave with any other writer. Several callbacks queued in the same event turn share one
- * LMDB transaction; they run one after another, each seeing the writes of the ones before it.
- *
- * DURABILITY (acknowledged means durable). Every method resolves only after `await root.flushed`. From the
- * lmdb-js 3.x README (node_modules/lmdb/README.md):
- * - `overlappingSync` "is enabled by default on non-Windows operating systems": a commit is made visible first
- *   and flushed to disk afterwards, outside the write lock. "The write actions return a promise for when they are
- *   committed. The database includes a `flushed` property with a promise-like object that resolves when the
- *   last commit is fully flushed/synced to disk and is durable."
- * - `db.flushed`: "resolves when all previous writes have been committed and fully flushed/synced to disk".
- * So the promise of `transaction()` alone only means "committed and visible"; awaiting `flushed` after it
- * means "fsynced". (When `flushed` is read, it refers to the batch holding our transaction or to a later one;
- * LMDB flushes in commit order and an fsync covers every earlier page of the file, so either way our commit is
- * on disk.) Without overlappingSync (Windows, or an environment opened with `overlappingSync: false`) LMDB
- * syncs inside the commit and `flushed` equals `committed`: still durable. An environment opened with
- * `noSync`, `mapAsync` or `noMetaSync` voids the guarantee: never hand this store such a `RootDatabase`
- * (a path is always opened with the durable defaults).
- * Refusals also wait for `flushed`, so an answer never rests on a state that a crash could still undo.
- * `flushed` is awaited through the environment's `LmdbDurability` (lmdb-durability.ts), never directly: a failed
- * commit (a full disk) then rejects with StoreUnavailableError (503 at the HTTP edge) instead of waiting forever on
- * the failed batch's flush, and every write promise's failure is handled.
- *
- * EXPIRY INDEX. Beside its entries, the store keeps `<dbName>-expiry` (lmdb-expiry-index.ts), the entries that
- * expire, by expiry, changed in the same write transaction as the entries it indexes: `sweep` reads only what has
- * expired. A data dir written before the index existed is indexed once, in the background, from the store's
- * construction (`backfillExpiryIndex`).
- *
- * Values are JSON, readable by any other LMDB client: arrays of what the key does not say (lmdb-entry-encoding.ts), or
- * the objects an earlier release wrote, read as they are.
+ * The default replay store, on LMDB through lmdb-js (docs/replay.md, "LmdbReplayStore"). One environment can be shared
+ * with the audit and Surface B databases: this store uses only its own named database (`replay` by default). ATOMICITY. Every operation that may write is one `db.transaction(callback)`, an LMDB write transaction; LMDB admits
+ * one per environment at a time, across threads and processes, so no read-check-write interleaves with another writer.
+ * DURABILITY (acknowledged means durable). Every method, refusals included, resolves only after the environment's
+ * `LmdbDurability.flushed()` (lmdb-durability.ts): a committed transaction is fsynced once `root.flushed` resolves (the
+ * lmdb-js README's `overlappingSync` and `flushed`, quoted in docs/replay.md), and a failed commit rejects with
+ * StoreUnavailableError instead of waiting forever. Never hand it a `RootDatabase` opened with `noSync`, `mapAsync` or
+ * `noMetaSync`. EXPIRY INDEX: `<dbName>-expiry` (lmdb-expiry-index.ts), written in the same transactions. Values are
+ * JSON arrays (lmdb-entry-encoding.ts) or the objects an earlier release wrote.
  */
 import { randomUUID } from "node:crypto";
 import { setImmediate as nextTurn } from "node:timers/promises";
@@ -415,8 +387,8 @@ export class LmdbReplayStore implements ReplayStore {
    * thread of libuv's pool now, while the write waits for LMDB's one writer, its page is in memory when the writer gets
    * to it, instead of every write of the environment waiting behind a disk read. A new fingerprint's entry reads nothing
    * and is appended to the log's last page; other transitions read their entry without it, as they always did. Not awaited: the write goes ahead whatever the prefetch does.
-   * Called after `#assertOpen`, never on a closed environment, where lmdb-js 3.5.6 crashes the process (a close waits
-   * for prefetches already started).
+   * Called after `#assertOpen`, never on a closed environment, where lmdb-js crashes the process (a close waits for
+   * prefetches already started; docs/storage-engines.md, "What the LMDB engine works around in lmdb-js").
    */
   #prefetch(fingerprint: string, hash: FingerprintHash, location: number): void {
     // Not while commits fail (sidecar storage/lmdb/prefetch.ts, INVARIANT (no prefetch while commits fail)).

@@ -1,17 +1,12 @@
 /**
- * The in-process replay store (spec 2.12): for development and tests only. It keeps nothing across restarts
- * and is not shared between processes, so it cannot protect a fleet or survive a crash.
+ * The in-process replay store (spec 2.12): for development and tests only. It keeps nothing across restarts and is not
+ * shared between processes, so it cannot protect a fleet or survive a crash. Atomicity is by construction: every method
+ * reads, decides and writes synchronously, with no `await` in between. Expired entries are found through an ExpiryHeap
+ * (expiry-heap.ts): `sweep` costs what has expired, not what the store holds.
  *
- * Atomicity is by construction: every method does its read, decision and write synchronously, with no `await`
- * in between, and JavaScript runs one callback at a time, so no other operation can interleave.
- *
- * Expired entries are found through an ExpiryHeap (expiry-heap.ts): `sweep` costs what has expired, not what the
- * store holds.
- *
- * Capacity (spec 8: 1,000,000 entries): every stored entry counts, expired ones included, until `expire` or
- * `sweep` removes it. A `reserve` that would add an entry past the capacity rejects with
- * `ReplayCapacityError`; a `reserve` that replaces an expired entry of the same fingerprint does not grow the
- * store and is allowed when it is full.
+ * Capacity (spec 8, docs/replay.md "MemoryReplayStore"): every stored entry counts, expired ones included, until
+ * `expire` or `sweep` removes it. A `reserve` that would add an entry past the capacity rejects with
+ * `ReplayCapacityError`; one that replaces an expired entry of the same fingerprint does not grow the store.
  */
 import { randomUUID } from "node:crypto";
 import { ReplayCapacityError, ReplayStoreClosedError } from "./errors.js";

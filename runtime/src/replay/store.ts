@@ -1,16 +1,7 @@
 /**
- * Replay protection (spec 2.12, docs/replay.md). Every operation is one atomic conditional write, so
- * the interface can be implemented on a shared engine (Redis, PostgreSQL) for a fleet of sidecars: no
- * caller ever reads, decides and writes back across two calls.
- *
- * Lifecycle of one execution fingerprint:
- *
- *   (none) --consume--> consumed | pending_override              (the outcome known up front: one write)
- *   (none) --reserve--> reserved --startExecution--> executing --confirm--> consumed          (final)
- *                          |                            |
- *                          |                            +--fail--> failed (TTL, then free again)
- *                          +--markPendingOverride--> pending_override --resolveOverride--> consumed | rejected (final)
- *   reserved and failed entries expire after their TTL (expire / sweep), which frees the fingerprint.
+ * Replay protection (spec 2.12; the lifecycle of a fingerprint, its states and transitions: docs/replay.md,
+ * "Lifecycle"). Every operation is one atomic conditional write, so the interface can be implemented on a shared engine
+ * (Redis, PostgreSQL) for a fleet of sidecars: no caller ever reads, decides and writes back across two calls.
  *
  * INVARIANT (a fingerprint is consumed once, INV-013): once `consumed`, `rejected` or `pending_override`, an
  * entry never returns to a reservable state, and `reserve` of it answers `conflict`.

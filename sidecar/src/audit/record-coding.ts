@@ -1,29 +1,14 @@
 /**
- * A decision record's JSON text coded against a template of its shape (docs/audit.md, "Coded decision records"). Pure
- * functions; the templates a data dir keeps are record-templates.ts's.
- *
- * WHY NOT A COMPRESSION LIBRARY. A record is about 1.3 KB of JSON of which most is the same in every record of one
- * policy, rule and bundle: member names, the bundle's, manifest's and runtime's hashes, the signer's key id, the rule's
- * outcome. What is its own is about ten values (ids, fingerprint, times, signals hash, signature). LZ4 with a dictionary
- * (lmdb-js) costs about 150,000 instructions a record, node:zlib's deflate with a dictionary about 300,000 (it sets the
- * dictionary and clears its tables on every call), and zstd would need a native build (docs/benchmarks.md, "Record
- * pages"). A template here is what two records of one shape have in common, as anchors: the runs of text between the
- * values that differed. A record is coded by finding each anchor in turn (`String#indexOf`, native) and keeping what
- * lies between as gaps, a gap equal to an earlier one as a reference to it: about 330 bytes a record of
- * payments.transfer, in a few string operations a gap.
+ * A decision record's JSON text coded against a template of its shape, in pure functions (the templates a data dir
+ * keeps: record-templates.ts). docs/audit.md, "Coded decision records" gives the format and why no compression library:
+ * most of a record is the same in every record of one policy, rule and bundle, and finding a template's anchors is a
+ * few native `String#indexOf` calls (cost: docs/benchmarks.md, "Record pages").
  *
  * INVARIANT (coding is lossless): `decodeRecord(encodeRecord(text, id, t), () => t)` is `text` for every well-formed
- * string `text` and every template `t`. The coded text is the gaps and anchors in order, each anchor marked present or
- * absent (an anchor not found after the previous one is absent, and its text is left in the next gap); joining them
- * gives `text` back. A lone surrogate in a gap is stored as UTF-8 stores it (U+FFFD, one UTF-16 unit as the surrogate
- * was), so a coded record reads back as the bytes its JSON form would have stored: the bytes the record log hashes.
- *
- * FORMAT: the UTF-8 of a text whose first character is CODED (U+0001: no JSON text starts with it, and its byte is
- * below those lmdb-js marks a compressed value with), then the template's id as one character, then, for each anchor,
- * the gap before it and, last, the gap after the last anchor. A gap is one operation character (OP + form, + ABSENT
- * when the anchor after it is not there) and, for TEXT, one character of length and the text, for REF one character,
- * the index of the earlier gap it equals. A number written as one character is the character n + 1: above U+0000 (no
- * coded record holds U+0000, which a PostgreSQL text cannot) and below the surrogates.
+ * string `text` and every template `t`: the gaps and anchors in order, each anchor marked present or absent, join back
+ * to `text`. A lone surrogate in a gap is stored as UTF-8 stores it (U+FFFD), so a coded record reads back as the bytes
+ * its JSON form would have stored: the bytes the record log hashes. CODED (U+0001) starts no JSON text, nor any value
+ * lmdb-js compressed; a number is one character n + 1, above U+0000 (no PostgreSQL text holds it), below the surrogates.
  */
 
 export const CODED = 0x01;

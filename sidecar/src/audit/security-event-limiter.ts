@@ -1,12 +1,9 @@
 /**
- * Bounds what unauthenticated traffic can write: security events are aggregated per source and interval.
- *
- * The first event of a type from a source (its ip) in an interval is written as it happens; the ones after it in the
- * same interval are only counted, and written as one row with `count` when the interval ends (keyed by ip, not path:
- * a client varying its paths must not escape the bound). At most `maxSources` (type, ip) pairs are tracked per
- * interval; events of further sources are counted in one overflow row per type (ip and path `*`). So an interval
- * writes at most 2 × maxSources + 4 rows, however many requests arrive: 200,000 wrong-key requests from one client
- * are two rows.
+ * Bounds what unauthenticated traffic can write: security events are aggregated per source and interval (docs/audit.md,
+ * "Bounds"). The first event of a type from an ip in an interval is written as it happens; later ones are counted and
+ * written as one row with `count` when the interval ends (keyed by ip, not path, so varying paths escapes nothing). At
+ * most `maxSources` (type, ip) pairs are tracked per interval, further sources counted in one overflow row per type
+ * (ip and path `*`): an interval writes at most 2 × maxSources + 4 rows, however many requests arrive.
  *
  * INVARIANT (every security event is counted): each event admitted is either written at once or counted in exactly
  * one aggregate returned by `drain`; `drain(now, true)` (on close) returns what is still pending.

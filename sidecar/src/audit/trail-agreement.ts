@@ -1,13 +1,9 @@
 /**
  * The audit trail read back is held to what its records state of themselves, on every engine (docs/audit.md, "What a
- * read checks"):
- *
- * - every decision read (a listing's row, one decision by id) agrees with its attestation: the record's executionId and
- *   status are the ones the attestation signs (runtime `decisionDisagreement`, what `writ audit verify` checks);
- * - every row a filtered listing found satisfies the filter as its own record states it: its status, the policy its
- *   attestation names, its time. A store finds the rows through fields it keeps beside each record (PostgreSQL's
- *   `status`, `policy_id` and `recorded_at` columns, LMDB's filter and time indexes), which the record log's proof does
- *   not cover; edited, they would make a query answer decisions that are not what it asked for.
+ * read checks"): every decision read agrees with its attestation (runtime `decisionDisagreement`, what `writ audit
+ * verify` checks), and every row a filtered listing found satisfies the filter as its own record states it (status,
+ * policy, time). A store finds rows through fields it keeps beside each record (PostgreSQL's columns, LMDB's filter and
+ * time indexes), which the record log's proof does not cover; edited, they would answer decisions not asked for.
  *
  * INVARIANT: no answer holds a decision its own records contradict. Such a read fails with `AuditTrailDisagrees`,
  * answered 500 `AUDIT_TRAIL_DISAGREES` with the executionId and the reason in the sidecar's log. A decision edited OUT

@@ -5,9 +5,8 @@
  * A route that can answer `REPLAY_STORE_UNAVAILABLE` (one that writes to the store) is answered within the store's
  * bound of the request's arrival (StorageBackend `answerWithinMs`), whatever it waited for (`answeredWithin`): 503
  * `replay store unavailable` then, the answer of any write whose outcome is unknown, while its work goes on and ends
- * at its statements' own timeouts (storage/postgres/connection/abandoned-statements.ts). Not fastify's
- * `handlerTimeout`: in fastify 5.12 on Node 20 its timer is cleared once a request's body has been read, so it never
- * bounds a POST.
+ * at its statements' own timeouts (storage/postgres/connection/abandoned-statements.ts). Not fastify's `handlerTimeout`: its timer
+ * is cleared once a request's body has been read, so it never bounds a POST (docs/sidecar.md, "Durability").
  */
 import { StoreUnavailableError } from "@writ/runtime";
 import type { FastifyInstance, RouteHandlerMethod, RouteShorthandOptions } from "fastify";

@@ -1,18 +1,13 @@
 /**
- * How late the event loop runs (docs/sidecar.md, "Metrics"): a timer due every SAMPLE_INTERVAL_MS notes, each time it
- * runs, how much later than due it ran. A request that arrived meanwhile waited that long before any of its code ran,
- * so a stall (a long synchronous task, a long garbage collection) shows here before any probe times out.
- *
- * Why a timer of its own rather than `perf_hooks.monitorEventLoopDelay` (which prom-client's default
- * `writ_nodejs_eventloop_lag_*` gauges read): that monitor hands out only an aggregate (min, max, mean, percentiles),
- * which does not give a Prometheus histogram's bucket counts, and reading it afresh takes `reset()`, which discards
- * the interval under way: a stall that starts right after a reset is never recorded (node records the time between
- * two of its ticks, and the first tick after a reset only marks the start).
+ * How late the event loop runs (docs/sidecar.md, "Event-loop delay"): a timer due every SAMPLE_INTERVAL_MS notes how
+ * much later than due it ran; a request that arrived meanwhile waited that long, so a stall shows here before any probe
+ * times out. Not `perf_hooks.monitorEventLoopDelay`: it hands out only an aggregate, not a histogram's bucket counts,
+ * and reading it afresh takes `reset()`, which discards the interval under way (a stall right after a reset is lost).
  *
  * INVARIANT (no stall unseen): from `hold` to the last release, every instant lies in exactly one sampled interval and
  * the delay of each is recorded when it ends; `takeMaxMs` and `recentMaxMs` also count the interval under way, so a
- * stall that ended just before a scrape or a `/health` is in its answer even before the timer ran again. The cost is
- * one timer callback per interval (unref'd: it keeps no process alive).
+ * stall that ended just before a scrape or a `/health` is in its answer even before the timer ran again. The timer is
+ * unref'd: it keeps no process alive.
  */
 
 /** How often the loop is sampled: the finest delay told apart from none. */

@@ -1,15 +1,13 @@
 /**
- * Ed25519 signing and self-verification on worker threads (docs/sidecar.md, "Signing threads"): an `Ed25519Engine`
- * whose `sign` hands the input to a thread running libsodium and resolves once that thread signed it and verified the
- * signature, so `verified` is settled when `sign` resolves. The requests of one turn of the event loop are collected
- * and posted at its check phase (setImmediate), split over the threads with the fewest requests in hand: one message
- * each way per thread and turn, whatever the number of requests. `verify` runs on the calling thread.
+ * Ed25519 signing and self-verification on worker threads (docs/sidecar.md, "Signing threads"): `sign` hands the input
+ * to a thread running libsodium and resolves once that thread signed it and verified the signature. The requests of one
+ * turn of the event loop are posted at its check phase (setImmediate), split over the threads with the fewest in hand:
+ * one message each way per thread and turn. `verify` runs on the calling thread.
  *
- * Keys: each key is checked on this thread and given to every thread once (at its start, or in one message when
- * first used), never with a request; the pool keeps every key it was given for its life (the sidecar has one).
- * Faults: a thread that stops (a crash, an exit) is replaced; the requests it held reject with SignerUnavailableError
- * (503 at the HTTP edge): nothing was signed, so nothing was stored or answered. A thread with requests in hand keeps
- * the process alive; an idle one does not.
+ * Keys are checked here and given to every thread once (at its start, or in one message when first used), never with a
+ * request, and kept for the pool's life. A thread that stops (a crash, an exit) is replaced; the requests it held
+ * reject with SignerUnavailableError (503): nothing was signed, so nothing was stored or answered. A thread with
+ * requests in hand keeps the process alive; an idle one does not.
  */
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";

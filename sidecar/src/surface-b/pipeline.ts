@@ -1,16 +1,13 @@
 /**
- * The synchronous pipeline of `POST /execute` and `POST /transactions` (spec 1.12): execute the transaction (the
- * runtime evaluates the named policy version with its signals and signs an attestation, consuming the
- * businessTransactionId as its executionId once and for all), seal the record, verify it, issue its receipt, store
- * all three in one write, and answer once that write is on disk.
- *
- * A refusal of the evaluation (signals, missing policy, undecided, replay) is thrown before anything is stored, with
- * the error table's status and body: the id stays free to retry, except after INV-013, where it was already used.
+ * The synchronous pipeline of `POST /execute` and `POST /transactions` (spec 1.12): execute the transaction (evaluate
+ * and sign, consuming the businessTransactionId as its executionId once and for all), seal the record, verify it, issue
+ * its receipt, store all three in one write, and answer once that write is on disk. A refusal of the evaluation is
+ * thrown before anything is stored: the id stays free to retry, except after INV-013, where it was already used.
  *
  * Where the record store offers it (`inOneTransaction`, PostgreSQL), the consumption of the id (with the decision's
  * audit record) and the record's write are one transaction: INVARIANT (no id consumed without its record), so a
- * fault that answers 503 leaves the id free or consumed with its record, and a retry never meets an id consumed with
- * no record. Elsewhere (LMDB, memory) the replay store commits the consumption before the record is written.
+ * fault that answers 503 leaves the id free or consumed with its record. Elsewhere (LMDB, memory) the replay store
+ * commits the consumption before the record is written.
  */
 import { Authorizer, endPhase, executionFingerprint, phaseStart, timedPhase, type DecisionReport } from "@writ/runtime";
 import type { SidecarContext } from "../context.js";

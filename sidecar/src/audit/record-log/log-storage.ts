@@ -1,18 +1,14 @@
 /**
- * What a store does for the tamper-evident record log (docs/audit.md, "Serving the log"): one contract, implemented on
- * LMDB (storage/lmdb/record-log-storage.ts) and on PostgreSQL (storage/postgres/record-log-storage.ts), both checked by one suite
- * (sidecar/test/audit/record-log-contract.ts). The arithmetic they share is log-tree.ts; record-log.ts builds the routes'
- * answers on top.
- *
- * A store holds one or more logs, each named by its `logId` (a sidecar instance): on LMDB only its own, on PostgreSQL
- * every sidecar's of the fleet. It writes its own (`logId`), and another only when that one is stale; it reads any.
+ * What a store does for the tamper-evident record log (docs/audit.md, "Serving the log"): one contract, on LMDB and on
+ * PostgreSQL (their `record-log-storage.ts`), both checked by sidecar/test/audit/record-log-contract.ts; log-tree.ts is
+ * their shared arithmetic, record-log.ts the routes' answers. A store holds logs named by `logId` (a sidecar instance:
+ * on LMDB only its own, on PostgreSQL the fleet's); it writes its own, another only when that one is stale; it reads any.
  *
  * INVARIANT (a log only grows): an entry, a kept subtree root and a checkpoint are written once, never changed; the
  * state moves forward only in the transaction that writes what it describes, under the log's write lock (LMDB's one
  * writer; on PostgreSQL the log's state row, locked), so two writers of one log cannot fork it.
  * INVARIANT (pending or sequenced, never both, never lost): a record enters the pending set in the write that stores it,
- * and leaves it only in the transaction that appends it to the log; one whose record is gone by then (retention) is
- * dropped without a position.
+ * and leaves it only in the transaction that appends it to the log; one whose record is gone by then is dropped.
  */
 import type { IndexedFields, LeafRange, LogEntryKind, PerfectSubtree, SignedCheckpoint, SigningKey } from "@writ/runtime";
 

@@ -1,15 +1,14 @@
 /**
  * How the LMDB audit store writes and reads, and its health. Every record is one `root.transaction(callback)`, queued
  * and not awaited: lmdb-js runs the callbacks of one event turn in one write transaction, so a record, its index entry
- * and its counter commit together, and whoever awaits `flushed()` has them fsynced. Writes go through the root: once
- * it is closing its `transaction` throws at once, where a write queued on a child database of a closed environment
- * fails later outside any promise. A callback never throws after its first write (callbacks of a batch share the
- * transaction, so a throw could not undo that write): the record, the only value whose encoding can fail, goes first.
+ * and its counter commit together. Writes go through the root: once it is closing its `transaction` throws at once,
+ * where a write queued on a child database of a closed environment fails later outside any promise. A callback never
+ * throws after its first write (a batch shares the transaction): the record, the only value whose encoding can fail,
+ * goes first.
  *
- * HEALTH. Commits are watched by the environment's one `LmdbDurability`, never by awaiting `root.flushed` (which can
- * wait forever after a failed commit). Unhealthy while the environment's writes fail or are held (below the data dir's
- * free-space reserve: `write` skips them), and for DEFAULT_RECOVERY_HOLD_MS after any failed write, commit or read of
- * its own; healthy again by itself once writes succeed.
+ * HEALTH. Commits are watched by the environment's one `LmdbDurability`, never by awaiting `root.flushed`. Unhealthy
+ * while the environment's writes fail or are held (below the free-space reserve: `write` skips them), and for
+ * DEFAULT_RECOVERY_HOLD_MS after any failed write, commit or read of its own; healthy again once writes succeed.
  */
 import { DEFAULT_RECOVERY_HOLD_MS, type LmdbDurability } from "@writ/runtime/lmdb";
 import type { RootDatabase } from "lmdb";

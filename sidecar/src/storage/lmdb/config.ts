@@ -12,16 +12,16 @@ export interface LmdbStorageConfig {
   /** SERVICE_REPLAY_STORE: `lmdb` in the data dir, `memory` (development: forgotten at restart) or `none` (fail closed). */
   readonly replay: "lmdb" | "memory" | "none";
   /**
-   * SERVICE_AUDIT_COMPRESSION: the decision records written from now on are compressed (decision-records.ts), at
-   * about 7% more instructions a decision for half the disk a decision (docs/running-for-years.md); off by default.
+   * SERVICE_AUDIT_COMPRESSION: the decision records written from now on are compressed (decision-records.ts), for
+   * less disk at more CPU a decision (docs/running-for-years.md, "Compressed records"); off by default.
    */
   readonly compressRecords: boolean;
   /**
    * SERVICE_AUDIT_RECORD_CODING: `templates` (the default) stores each decision record coded against a template of its
-   * shape, in about a quarter of its JSON (audit/record-coding.ts); `json` stores the JSON text.
+   * shape, in a fraction of its JSON (audit/record-coding.ts); `json` stores the JSON text.
    */
   readonly codeRecords: boolean;
-  /** SERVICE_DATA_DIR_RESERVE: the free space below which writes are refused (free-space.ts); `default`: 256 MiB or 2%. */
+  /** SERVICE_DATA_DIR_RESERVE: the free space below which writes are refused (free-space.ts `reserveBytes`). */
   readonly reserve: DataDirReserve;
 }
 

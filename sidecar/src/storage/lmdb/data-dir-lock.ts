@@ -1,14 +1,9 @@
 /**
- * The kernel's word on whether a live process holds a data dir (docs/audit.md, "One live sidecar per log"): the owner of
- * the data dir's record log, and `writ-sidecar compact` while it runs, hold an exclusive lock on `<data dir>/writ.lock`.
- * The kernel releases it when the holder's files close, at its death, before anyone reaps it: a SIGKILLed sidecar that
- * is a zombie (its parent has not waited for it yet, or never will) holds nothing, whatever its open mark says.
- *
- * The lock is fs-native-extensions' `tryLock` (Node has no file lock of its own): on Linux an open file description
- * lock (fcntl F_OFD_SETLK), which is tied to this file's own descriptor, so that no other file's descriptor closing
- * drops it (as a classic POSIX lock would) and LMDB's own locks on lock.mdb never meet it; flock on macOS, LockFileEx on
- * Windows. It is a prebuilt N-API module of the maintainers of sodium-native, which the sidecar already loads, and
- * brings no package that sodium-native did not.
+ * The kernel's word on whether a live process holds a data dir (docs/audit.md, "One live sidecar per log", with why
+ * this lock): the owner of the data dir's record log, and `writ-sidecar compact` while it runs, hold an exclusive lock
+ * on `<data dir>/writ.lock`, which the kernel releases when the holder's files close, at its death, before anyone reaps
+ * it: a SIGKILLed zombie holds nothing, whatever its open mark says. The lock is fs-native-extensions' `tryLock` (an open
+ * file description lock on Linux, which no other descriptor's close drops and LMDB's own locks never meet).
  *
  * Within one process the holders of a data dir share one lock, counted (a process has one record log per data dir;
  * tests open several): an open file description lock would otherwise refuse this process's second holder.

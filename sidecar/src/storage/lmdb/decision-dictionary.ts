@@ -1,13 +1,9 @@
 /**
  * The dictionary this release compresses the decision records of a new data dir with (decision-records.ts): LZ4 finds
- * in it what a record repeats of every other one, so that a record stores little more than what is its own.
- *
- * It is the text of three representative decision records (runtime `DecisionAuditRecord`): one approved, one escalated
- * to an override and one rejected by `POST /execute` (the legacy attestation shape), with their field names and common
- * values, and every value that is unique to a record or a deployment (ids, fingerprints, hashes, signatures, times,
- * rule names) left empty or generic. A dictionary taken from a decision of the deployment's own policy would also
- * match those deployment constants (the bundle, manifest and runtime hashes, the signer's key id); docs/benchmarks.md,
- * "Record pages", measures what this one gives up against it.
+ * in it what a record repeats of every other one, so that a record stores little more than what is its own. It is the
+ * text of three representative decision records (approved, escalated to an override, and rejected by `POST /execute`),
+ * with every value unique to a record or a deployment left empty or generic; what a dictionary of the deployment's own
+ * decisions would gain over it: docs/benchmarks.md, "Record pages".
  *
  * INVARIANT (a dictionary's bytes never change under its id): a data dir keeps the dictionary it started with, bytes
  * and id (decision-records.ts), so a release may ship another one under a new id without touching older data dirs;

@@ -1,29 +1,14 @@
 /**
- * `audit-decision-records`, compressed when SERVICE_AUDIT_COMPRESSION is on (docs/benchmarks.md, "Record pages"): each
- * decision record (about 1.3 KB of JSON) is then stored LZ4-compressed with a dictionary by lmdb-js (`compression`), in
- * about 750 bytes, so that three records share a 4 KB page where each took one of its own, for about 7% more
- * instructions a decision (the LZ4 work of lmdb-js, about 150,000 instructions a record). Every opener of the
- * database opens it here, with the same dictionary: a record read with another would decompress into other bytes.
+ * `audit-decision-records`, compressed when SERVICE_AUDIT_COMPRESSION is on (docs/running-for-years.md, "Compressed
+ * records"): each decision record is then stored LZ4-compressed with a dictionary by lmdb-js (`compression`), so that
+ * several records share a page where each took one of its own (cost: docs/benchmarks.md, "Record pages"). Every opener
+ * of the database opens it here, with the same dictionary: a record read with another would decompress into other
+ * bytes. Records stored before compression read as they are (docs/storage-engines.md, "What the LMDB engine works
+ * around in lmdb-js"), and `getBinary` answers a compressed record's exact bytes, which the record log hashes.
  *
- * VALUES. lmdb-js compresses a value of COMPRESSION_THRESHOLD bytes or more into a header (byte 254, or 255 past
- * 16 MB, then the length) and the LZ4 block; reading, it decompresses a value whose first byte is 250 or more and
- * returns any other as it is stored. The JSON of a record starts with `{` (123), so the records a data dir stored
- * before compression are read as they are, with no rewrite, and `getBinary` answers a compressed record's exact
- * bytes, as written (the record log hashes those bytes, storage/lmdb/record-log-storage.ts).
- *
- * THE DATA DIR'S DICTIONARY (`audit-record-compression`, key `decision-records`: {format, id, dictionary (base64)}).
- * A data dir reads its records with the dictionary they were written with, forever: the first open with compression
- * on stores the shipped one (decision-dictionary.ts) there, in the transaction that checks it, and every later open
- * reads it from there, whatever dictionary the release ships. An open is refused, with the reason, when the stored value has a
- * format this release does not know (written by a later one) or is damaged, and when the newest or oldest record is
- * compressed but the data dir holds no dictionary (removed or lost: the records cannot be read).
- *
- * OLDER RELEASES know nothing of this: they open the database as JSON, without compression. A compressed record
- * fails to parse when they read it (the audit read answers 503 AUDIT_STORE_UNAVAILABLE, the parse error logged), but
- * their record log exports its bytes as text, which a verifier finds altered, and one that adopts records after a
- * crash would log the hash of its compressed bytes. Nothing they check refuses the data dir: the only format an older
- * release checks is the record log's (`audit-log-meta`), which compression does not move. docs/running-for-years.md,
- * "Compressed records": do not run an older release on a data dir once a record is compressed.
+ * THE DATA DIR'S DICTIONARY (`audit-record-compression`, key `decision-records`): the first open with compression on
+ * stores the shipped one (decision-dictionary.ts), and every later open reads its records with that one. An open is
+ * refused, saying why, when the stored value has an unknown format, is damaged, or is missing while records are compressed.
  */
 import type { Database, RootDatabase } from "lmdb";
 import { SHIPPED_DICTIONARY, type RecordDictionary } from "./decision-dictionary.js";

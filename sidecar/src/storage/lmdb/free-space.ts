@@ -35,7 +35,7 @@ export async function diskSpace(dir: string): Promise<DiskSpace> {
   return { freeBytes: stats.bavail * stats.bsize, totalBytes: stats.blocks * stats.bsize };
 }
 
-/** The reserve in bytes of a file system of `totalBytes`: as set, or by default the larger of 256 MiB and 2% of it. */
+/** The reserve in bytes of a file system of `totalBytes`: as set, or by default the larger of DEFAULT_RESERVE_BYTES and DEFAULT_RESERVE_SHARE of it. */
 export function reserveBytes(setting: DataDirReserve, totalBytes: number): number {
   if (setting === "default") return Math.max(DEFAULT_RESERVE_BYTES, Math.ceil(totalBytes * DEFAULT_RESERVE_SHARE));
   return "bytes" in setting ? setting.bytes : Math.ceil((totalBytes * setting.percent) / 100);

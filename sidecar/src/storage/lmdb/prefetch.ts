@@ -3,18 +3,12 @@
  * event loop"): `prefetched` brings the pages of `keys` (each key's B-tree path and every page of its value) into memory
  * on a thread of libuv's pool, so that reading them next on the loop costs no disk read.
  *
- * INVARIANT (no prefetch of a closed environment): lmdb-js 3.5.6's `prefetch` on a database whose environment is closed
- * crashes the process (a segmentation fault, not an exception), so it is called only while the root is open, checked
- * synchronously just before: once `close()` has begun, the root is no longer operational, and it waits for prefetches
- * already started. lmdb-js's `prefetch` also never calls back when its native read fails (it logs the error), so the
- * wait is bounded: after PREFETCH_WAIT_MS the caller goes on and reads the keys itself, as it would without one (a
- * prefetch is only an optimization; a read of a closed environment throws as usual).
- *
- * INVARIANT (no prefetch while commits fail): nor is it called while the environment's commits fail (its
- * LmdbDurability unhealthy, e.g. a full disk): a failing store is not one to make fast. (The abort after failed page
- * writes that hardening/full-disk.stress.test.ts meets now and then is a heap overflow in lmdb-js's own error message,
- * docs/sidecar.md "A full disk, a failing data dir", reproduced without prefetches by scripts/repro/; this rule does
- * not prevent it.)
+ * INVARIANT (no prefetch of a closed environment): lmdb-js's `prefetch` of a closed environment crashes the process
+ * (docs/storage-engines.md, "What the LMDB engine works around in lmdb-js"), so it is called only while the root is
+ * open, checked synchronously just before. It may never call back, so the wait is bounded by PREFETCH_WAIT_MS, after
+ * which the caller reads the keys itself (a prefetch is only an optimization).
+ * INVARIANT (no prefetch while commits fail): nor while the environment's LmdbDurability is unhealthy (a full disk): a
+ * failing store is not one to make fast. This does not prevent lmdb-js's abort after failed page writes.
  */
 import { LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, Key, RootDatabase } from "lmdb";

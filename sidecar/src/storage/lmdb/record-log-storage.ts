@@ -1,53 +1,14 @@
 /**
- * The record log of the LMDB audit trail (log-storage.ts; docs/audit.md, "Serving the log"): one log, this data dir's
- * instance, in named databases beside the trail's.
+ * The record log of the LMDB audit trail (log-storage.ts): one log, this data dir's instance, in named databases beside
+ * the trail's (their layout, the accounting and the write lock: docs/audit.md, "Serving the log"). A record written in
+ * a replay transition (the hot path) is hashed from the bytes it writes and held in memory once its write committed
+ * (runtime `RecordWriter`'s `written`); any other record gets an `audit-log-pending` entry in the transaction storing it.
  *
- * PENDING RECORDS, two ways. A record written inside a replay transition (a decision, an override, a confirmation: the
- * hot path) is hashed from the bytes it writes (runtime `entryLeafHash`) and held in memory once its write is known to
- * have committed (runtime `RecordWriter`'s `written`), with no write of its own: the next sequencing round appends it.
- * Any other record (a verification, a security event, a prune note, a record adopted at open) gets an entry in
- * `audit-log-pending`, written in the transaction that stores it.
  * INVARIANT (a committed record held only in memory is not lost with the process): every process that opens the data
- * dir leaves an `open:<id>` mark in `audit-log-meta` until it closes with nothing left in memory; a mark whose process
- * is gone (it crashed) makes the next open take every record the log lacks into the pending set (`adoptUnlogged`).
- *
- * LAYOUT (format 3; format 2, which had no open marks, is taken over as it is):
- * - `audit-log-pending`: key [ms, locator], value the record's leaf hash (32 bytes): records written, not yet in the
- *   log, other than those held in memory.
- * - `audit-log-entries`: key position, value leaf hash (32 bytes) || UTF-8 locator: the log, in order.
- * - `audit-log-index`: key locator, value position: where a record is in the log.
- * - `audit-log-nodes`: key [height, index], value the root (32 bytes) of a perfect subtree of height NODE_HEIGHT or more.
- * - `audit-log-checkpoints`: key size, value the signed checkpoint at that size.
- * - `audit-log-prunes`: key [ms, ordinal], value the prune note's JSON bytes: what retention removed, itself logged.
- * - `audit-log-meta`: `logId` (the instance id, made once), `format`, `state` {size, frontier}, `latest` (the last
- *   checkpoint's size and hash), `complete` (every stored record is in the log or pending: absent once the trail was
- *   written without the log, until `adoptUnlogged` takes those records in), `open:<id>` {pid, host, started} (a process that
- *   has the data dir open, or crashed with it open).
- *
- * - `audit-log-meta` also holds `pruned`: how many entries of the log lost their record to retention (the positions of
- *   every prune note), moved in the transaction that writes the note.
- *
- * ACCOUNTING (records outside the log are found without reading the trail). Every record the store holds is, in an
- * untouched store, exactly one of: in the log with its record (`size − pruned` of them), pending (a row of
- * `audit-log-pending`), or held in memory by this process (its write committed, not yet sequenced). LMDB counts a
- * database's entries in O(1) (`mdb_stat`), so `#unaccounted` compares the two sides in one read snapshot: zero means no
- * record was put into the store around the log, and the export and the start after a crash read nothing more. Anything
- * else (a record inserted around the log, one removed without a prune note, another live process's records in memory,
- * a trail written while the log was off) is looked for by walking the trail, in slices (slices.ts).
- *
- * ONE OWNER: the log's owner holds the data dir's lock for as long as it has the log open (data-dir-lock.ts); a process
- * that finds it held by another process, or another live process's mark (one of a writ release that took no lock), at
- * open refuses to open the log (InstanceInUseError): two sidecars on one data dir would share its log. A crashed
- * process holds no lock (the kernel released it at its death, reaped or not) and its mark is stale: it blocks nothing.
- *
- * WRITTEN AS DATA. A sequencing round and a checkpoint read what they need on the event loop, compute what they write
- * there (positions, tree nodes, the signed checkpoint), and queue it as one `root.batch` of puts and removes, which
- * LMDB's write thread commits atomically without calling back into JavaScript: the writer, and every request's write
- * queued behind it, never waits for a busy event loop to reach a transaction callback. What they read cannot change
- * before their batch commits, because every other writer of it is excluded (`exclusively`, one at a time): the log's
- * state, entries, index and nodes are written by sequencing alone, and the pending entries it takes are removed
- * otherwise only by retention's notes and added by adoption, both run inside `exclusively`; the records held in memory
- * leave it only once the batch that appended them has committed. Locators: locator.ts.
+ * dir leaves an `open:<id>` mark until it closes with nothing left in memory; a mark whose process is gone makes the
+ * next open take every record the log lacks into the pending set (`adoptUnlogged`). ONE OWNER: the owner holds the
+ * data dir's lock (data-dir-lock.ts) while the log is open. WRITTEN AS DATA: a round computes on the event loop and
+ * queues one `root.batch`, committed without calling back into JavaScript; every other writer runs in `exclusively`.
  */
 import { randomUUID } from "node:crypto";
 import {

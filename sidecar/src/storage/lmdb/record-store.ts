@@ -1,20 +1,14 @@
 /**
- * Surface B's records (record-store.ts) in the sidecar's LMDB environment (docs/surface-b.md), in named databases of their own
- * beside the replay store and the audit trail. The sidecar opens and closes the environment; this store only opens
- * its databases.
+ * Surface B's records (record-store.ts) in the sidecar's LMDB environment, in named databases of their own beside the
+ * replay store and the audit trail (`surface-b-records`, `-order`, `-verifications`, `-receipts`: docs/surface-b.md).
+ * The sidecar opens and closes the environment; this store only opens its databases. Values are JSON text, readable by
+ * any LMDB client and parsed strictly when read back.
  *
- * LAYOUT (values are JSON text, readable by any LMDB client, and parsed strictly when read back):
- * - `surface-b-records`: key = businessTransactionId, value = the sealed record. Written once, never replaced.
- * - `surface-b-order`: key = ordinal (0, 1, 2, ...), value = businessTransactionId: creation order, for paging.
- * - `surface-b-verifications`, `surface-b-receipts`: key = [businessTransactionId, ordinal], value = the entry.
- *   Appended only; the latest is the last key of the id.
- *
- * WRITES: each is one `root.transaction` (its reads see the transaction's own view, so the ordinals it takes and
- * the existence check it makes cannot race another writer), awaited through the environment's `LmdbDurability.durable`: a
- * method resolves only once its write is on disk, so a response that depends on it is never sent before (acknowledged
- * means durable); a failed commit (a full disk) rejects with StoreUnavailableError, answered 503, and so does a write
- * refused before it is queued while the environment's writes are held (below the data dir's free-space reserve).
- * A transaction callback only throws before its first write (callbacks of one batch share the LMDB transaction).
+ * WRITES: each is one `root.transaction` (its reads see the transaction's own view, so the ordinals it takes and the
+ * existence check it makes cannot race another writer), awaited through the environment's `LmdbDurability.durable`: a
+ * method resolves only once its write is on disk (acknowledged means durable); a failed commit or a write refused
+ * while writes are held (below the free-space reserve) rejects with StoreUnavailableError, answered 503. A callback
+ * only throws before its first write (callbacks of one batch share the LMDB transaction).
  */
 import { parseStrictJson } from "@writ/runtime";
 import { LmdbDurability } from "@writ/runtime/lmdb";

@@ -1,19 +1,14 @@
 /**
- * The templates a data dir codes its decision records against (audit/record-coding.ts; docs/audit.md, "Coded decision
- * records"), in `audit-record-templates`:
- * - ["id", n]: {key, anchors}, the template numbered n (n below MAX_TEMPLATES);
- * - ["key", key]: n, the template of a record shape (`shapeOf`: endpoint, status, rule, policy, version, bundle);
- * - "next": the number of the next template.
+ * The templates a data dir codes its decision records against (audit/record-coding.ts), in `audit-record-templates`:
+ * ["id", n] the template numbered n (below MAX_TEMPLATES), ["key", key] a shape's number (`shapeOf`), "next" the next
+ * number (docs/audit.md, "Coded decision records"). A shape's first record is kept in memory as a sample (and stored as
+ * JSON); the second makes the template with it, written in a transaction of its own and numbered there, so processes
+ * sharing a data dir agree on numbers.
  *
- * HOW A SHAPE GETS ITS TEMPLATE. The first record of a shape is kept in memory as a sample (and stored as JSON); the
- * second makes the template with it, which is written in a transaction of its own, numbered there (several processes
- * on one data dir agree on numbers through "next"). Records are coded against it only once that transaction has
- * committed. INVARIANT (a coded record's template is stored before it): a record coded against a template is queued
- * after the template's transaction committed, so it commits in a later transaction, and a flush that makes it durable
- * makes the template durable too. Until then records of the shape are stored as JSON.
- *
- * Templates are never removed or changed: a record coded against one reads with it for as long as it is kept. A data
- * dir has at most MAX_TEMPLATES; records of shapes beyond them are stored as JSON.
+ * INVARIANT (a coded record's template is stored before it): a record coded against a template is queued after the
+ * template's transaction committed, so it commits in a later transaction, and a flush that makes it durable makes the
+ * template durable too; until then records of the shape are stored as JSON. Templates are never removed or changed: a
+ * record coded against one reads with it for as long as it is kept.
  */
 import { LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, RootDatabase } from "lmdb";

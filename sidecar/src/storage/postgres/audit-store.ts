@@ -1,21 +1,13 @@
 /**
- * The audit trail's store on PostgreSQL (audit/audit-store.ts; `SERVICE_STORE=postgres`), one trail for every sidecar
- * of a fleet: any sidecar lists and reads the decisions made through any other, and `/audit/stats` counts the fleet.
- *
- * - Decisions, overrides and confirmations are not written here: the replay store inserts each into the records table
- *   in the statement that performs its transition (runtime `PostgresReplayStore`); this store reads them.
- * - Verifications and security events are inserted without the caller waiting, each with its counter in the same
- *   statement; `flushed()` waits for the inserts queued so far.
- * - Order: newest first by time, then by execution fingerprint (decisions; a "C" collation, the byte order LMDB keys
- *   have) or by insertion sequence (security events). With `offset` paging a page shifts when newer records arrive;
- *   a client that fixes `to` at the first page's time pages through a stable set.
- * - Health: from any failed statement of its own (a write, a read, the 1 s `probe`) until a statement STARTED after
- *   that failure succeeds: healthy again within a probe interval of the database's return, never by a statement
- *   already under way when the failure came. Failed reads throw StoreUnavailableError (503).
- * - Retention: by one sidecar of the fleet at a time, oldest first, in chunks (trail-prune.ts). Stats: the decision
- *   counts are the record log's (decision-counts.ts); with the record log off on this sidecar, the records table's.
- * - Reads that scan history (listings, stats that count the records table) go to the read database when there is one
- *   (read-pool.ts): a failure there is the read's alone, a 503, and leaves the store's health (the primary's) as it is.
+ * The audit trail's store on PostgreSQL (audit/audit-store.ts; docs/audit.md, "Storage (PostgreSQL)"), one trail for
+ * every sidecar of a fleet: any sidecar reads the decisions made through any other, and `/audit/stats` counts the fleet.
+ * Decisions, overrides and confirmations are inserted by the replay store in the statement of their transition
+ * (replay-store.ts); this store reads them. Verifications and security events are inserted without the caller waiting,
+ * each with its counter; `flushed()` waits for those queued so far. Order: newest first, then by execution fingerprint
+ * (a "C" collation, the byte order of LMDB's keys) or insertion sequence. Health: failed from any failed statement of its own (a write, a read, the `probe`) until a statement STARTED after
+ * that failure succeeds, never by one already under way. Retention: one sidecar at a time (trail-prune.ts); decision
+ * counts: the record log's (decision-counts.ts). Reads that scan history go to the read database when there is one
+ * (read-pool.ts): a failure there is the read's alone, a 503, and leaves the store's health as it is.
  */
 import type { PostgresRecordTemplates } from "./record-templates.js";
 import { entryLeafHash, executionFingerprint, type LogEntryKind } from "@writ/runtime";

@@ -3,9 +3,8 @@
  * log's pending set (`writ_audit_log_pending`) is a queue, a row inserted per record and deleted when it is sequenced,
  * and the replay and trail tables lose rows to sweeps and retention. Their dead rows stay until a VACUUM; with none,
  * each sequencing round's `DELETE … ORDER BY seq LIMIT` walks every dead entry of the queue's index first, so the log
- * slows as the count of records ever sequenced grows (measured: seeding fell from 7,000 to 1,000 decisions a second by
- * 3 million). The sidecar cannot vacuum for the operator (VACUUM needs the tables' owner and runs outside a
- * transaction), so it says so at start.
+ * slows as the count of records ever sequenced grows (docs/benchmarks.md, "At 10 million"). The sidecar cannot vacuum
+ * for the operator (VACUUM needs the tables' owner and runs outside a transaction), so it says so at start.
  */
 import type pg from "pg";
 import { query } from "./connection/query.js";

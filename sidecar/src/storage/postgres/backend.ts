@@ -1,24 +1,13 @@
 /**
  * The fleet backend (`SERVICE_STORE=postgres`, docs/fleet.md): every sidecar of an application shares one PostgreSQL
  * database for the replay store, the audit trail and Surface B's records, so an executionId is consumed once per
- * application and any sidecar answers for records made through any other.
- *
- * - Start: the schema is migrated (migrations.ts, one sidecar at a time); a database that cannot be reached or whose
- *   schema is newer than this sidecar refuses the start with one line.
- * - Writes: each replay transition is one conditional statement that also inserts its record (runtime
- *   `PostgresReplayStore`), answered only after COMMIT; every failure is StoreUnavailableError, answered 503. A
- *   Surface B execution's transition commits in one transaction with its Trust Record (record-store.ts).
- * - One owner per audit record log: the sidecar's own connection (instance-session.ts) holds its instance id's lock
- *   for the sidecar's life; a second live sidecar with the same instance id refuses to start (InstanceInUseError).
- * - Health: `store` of `GET /health` (and readiness) follows a `SELECT 1` on that connection every 500 ms, failed
- *   within 1 s of the database going away; `audit_db` follows the audit log's own statements and its `SELECT 1` every
- *   second. Both recover by themselves when the database returns, with no restart. Each probe starts only once the
- *   previous one settled: a database that does not answer never piles them up.
- * - Sweeping expired reservations and failed entries: once a minute (SERVICE_REPLAY_SWEEP_INTERVAL_MS), one statement
- *   at a time across the fleet (PostgresReplayStore `sweepRound`); a sidecar that finds another sweeping skips that round.
- * - Reads that scan history: on the read database's own smaller pool when SERVICE_DATABASE_READ_URL is set
- *   (read-pool.ts says which reads go there and which stay here, and why). It is not connected at start: a replica that
- *   is down fails those reads alone, and never the sidecar's start.
+ * application and any sidecar answers for records made through any other. At start the schema is migrated
+ * (migrations.ts); an unreachable database or a newer schema refuses the start with one line. Each replay transition is one conditional statement that also inserts its record (replay-store.ts), answered only
+ * after COMMIT; every failure is StoreUnavailableError, answered 503. The sidecar's own connection (instance-session.ts)
+ * holds its instance id's lock for the sidecar's life and probes `store`; `audit_db` follows the audit log's statements
+ * and probe; both recover by themselves, one probe at a time. Expired entries are swept one statement at a time across
+ * the fleet (`sweepRound`). History scans use the read database's pool when SERVICE_DATABASE_READ_URL is set
+ * (read-pool.ts), connected on first use: a replica that is down fails those reads alone, never the start.
  */
 import { DEFAULT_CLAIM_STATEMENTS, PostgresReplayStore } from "./replay-store.js";
 import { DisabledAuditLog } from "../../audit/disabled-audit-log.js";

@@ -1,16 +1,13 @@
 /**
- * Group execution of independent operations that share a fixed cost (a database round trip, a statement, a commit).
- * Items submitted while `maxInFlight` runs are under way wait, and leave together in the next run, up to `maxBatch`
- * per run. At low load every item runs alone and at once (nothing waits for a timer); under load, one run carries
- * many, so the fixed cost is paid once for all of them: the same idea as PostgreSQL's own group commit.
- *
- * Items submitted in the same tick of the event loop leave together (the queue is drained in a microtask). A run that
- * throws rejects every item it carried; a run answers each item in the order given.
+ * Group execution of independent operations that share a fixed cost (a database round trip, a statement, a commit):
+ * items submitted while `maxInFlight` runs are under way wait, and leave together in the next run (up to `maxBatch`),
+ * so under load the fixed cost is paid once for many, as in PostgreSQL's own group commit; at low load every item runs
+ * alone and at once. Items of one tick leave together (drained in a microtask). A run that throws rejects every item it
+ * carried; a run answers each item in the order given.
  *
  * DEADLINE (`deadlineMs`): an item not answered this long after it was submitted is rejected with
- * BatchDeadlineExceeded, whether it still waits (it is then never sent) or rides a run that has not answered. Without
- * it, an item queued behind runs that hang (a database that stopped answering) would wait for their timeouts and then
- * for its own run's: twice the time a caller was promised. One timer serves every item, armed for the oldest.
+ * BatchDeadlineExceeded, whether it still waits (it is then never sent) or rides a run that has not answered; otherwise
+ * an item queued behind hung runs would wait for their timeouts, then its own. One timer, armed for the oldest item.
  */
 export interface BatcherLimits {
   /** Runs under way at once; at least 1. */

@@ -1,20 +1,14 @@
 /**
  * `total_decisions` and `decisions_today` of `/audit/stats` on PostgreSQL without counting the trail (migration 5;
- * docs/audit.md, "Counting decisions"). A stored decision is, at any instant, in exactly one of three places:
+ * docs/audit.md, "Counting decisions"). A stored decision is at any instant in exactly one of three places: in a log
+ * (counted per log in `writ_audit_log_state.decisions`, per log and UTC day in `writ_audit_log_days`, both kept by
+ * triggers on the entries and on the records table's DELETEs), pending (counted from its few rows), or outside every
+ * log (counted from its candidates, re-checked: outside-log.ts).
  *
- * - in a log (an entry of `writ_audit_log_entries`): counted per log in `writ_audit_log_state.decisions` and per log
- *   and UTC day of the record's time in `writ_audit_log_days`. Triggers keep both: a statement-level trigger on the
- *   entries adds the decisions each sequencing statement appends (their day read from the record), and one on the
- *   records table takes away the logged decisions each DELETE removes (retention, or anyone's). Both run off the
- *   request path, in the transaction that holds the log's state row: sequencing locks it first; retention locks the
- *   state rows of the logs its chunk touches before deleting (audit-trail-prune.ts), so no append can slip between a
- *   removal and its count.
- * - pending (`writ_audit_log_pending`): counted from its rows, which are few (sequenced every 200 ms);
- * - outside every log (`writ_audit_log_outside`, outside-log.ts): counted from its candidates, re-checked; few once
- *   every sidecar runs with the log on.
- *
- * The totals are the sums of the three, read in one statement (one snapshot): exact, as `count(*)` would be. A record
- * inserted again by hand under a logged key (after its removal) is not counted again.
+ * The triggers run in the transaction that holds the log's state row: sequencing locks it first, and retention locks
+ * the state rows of the logs its chunk touches before deleting, so no append slips between a removal and its count.
+ * The totals are the three sums, read in one statement (one snapshot): exact, as `count(*)` would be. A record
+ * inserted again by hand under a logged key is not counted again.
  */
 import { LOG_PENDING_TABLE, RECORDS_TABLE } from "./tables.js";
 import { DAY_MS } from "../../audit/retention.js";

@@ -1,21 +1,14 @@
 /**
- * `writ-sidecar import-lmdb <data-dir>`: moves one sidecar's embedded state into the fleet's PostgreSQL database
- * (docs/fleet.md, "Moving an LMDB sidecar's data over"), so that nothing it decided is lost or can be decided again:
+ * `writ-sidecar import-lmdb <data-dir>`: moves one sidecar's embedded state (replay entries, the audit trail and its
+ * counters, Surface B's Trust Records in their order) into the fleet's PostgreSQL database (docs/fleet.md, "Moving an
+ * LMDB sidecar's data over"), so that nothing it decided is lost or can be decided again.
  *
- * - replay entries (every executionId it consumed stays refused by the whole fleet, pending overrides stay resolvable);
- * - the audit trail: decisions with their overrides and confirmations, verifications, security events, the counters;
- * - Surface B's Trust Records with their verifications and receipts, in their creation order.
- *
- * ONE TRANSACTION: everything commits together or nothing does; rows go in chunks of IMPORT_CHUNK (one statement
- * each). The data dir is read through storage/lmdb/data-dir-export.ts, as plain rows, streamed: its environment is
- * opened read-only and never changed. A key the database already holds (a replay entry, a record, a Trust Record)
- * keeps the database's row and is counted as a conflict: the fleet decided that executionId too, which the docs'
- * procedure (import before the fleet takes traffic) avoids. A source is imported once: its real path is recorded in
- * `writ_imports`, and a second import of it is refused before anything is written.
- *
- * The imported audit records are in no log of the fleet: the record log's triggers make each a candidate of
- * `writ_audit_log_outside` (outside-log.ts) as it is inserted, and the next sidecar to start with the log on takes them
- * into its own.
+ * ONE TRANSACTION: everything commits together or nothing does, in chunks of IMPORT_CHUNK rows a statement. The data
+ * dir is read read-only and streamed (storage/lmdb/data-dir-export.ts). A key the database already holds keeps the
+ * database's row and is counted as a conflict (the procedure, import before the fleet takes traffic, avoids it). A
+ * source is imported once: its real path is recorded in `writ_imports`. The imported audit records are in no log: the
+ * record log's triggers make each a candidate of `writ_audit_log_outside` (outside-log.ts), and the next sidecar to
+ * start with the log on takes them into its own.
  */
 import { executionFingerprint } from "@writ/runtime";
 import { RECORDS_TABLE, REPLAY_TABLE } from "./tables.js";

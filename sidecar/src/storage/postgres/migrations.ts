@@ -1,17 +1,14 @@
 /**
- * The sidecar's schema on PostgreSQL, as numbered migrations applied in order, each in one transaction with the
- * version it brings recorded in `writ_schema`. Run at start by every sidecar and by `writ-sidecar migrate`:
+ * The sidecar's schema on PostgreSQL, as numbered migrations applied in order (docs/fleet.md, "Schema and migrations"),
+ * each in one transaction with the version it brings recorded in `writ_schema`. Run at start by every sidecar and by
+ * `writ-sidecar migrate`, one at a time across the fleet (a transaction-level advisory lock), so the later ones find
+ * nothing to do. A schema newer than this sidecar knows is refused with one line (`SchemaTooNewError`): an older
+ * sidecar must not write rows whose meaning it does not know.
  *
- * - One at a time across the fleet: each run takes a transaction-level advisory lock first, so sidecars starting at
- *   once wait for each other and the later ones find nothing to do.
- * - A database whose schema is newer than this sidecar knows (a newer release migrated it) is refused with one line,
- *   `SchemaTooNewError`: an older sidecar must not write rows whose meaning it does not know.
- * - Each migration is a file of literal SQL, migrations/<version>-<slug>.sql: its first line `-- description: …`
- *   (recorded in `writ_schema`), then its statements, each ending with `;`, run one by one. A released one is never
- *   edited, a change is a new migration: sidecar/test/storage/postgres/postgres-migrations-pinned.test.ts holds the SHA-256 of
- *   each released file.
- * - Each holds its locks until it commits: migration 5 creates triggers on the audit tables, which blocks their writes
- *   while it fills its tables from the existing rows (docs/fleet.md, "Schema and migrations").
+ * Each migration is a file of literal SQL, migrations/<version>-<slug>.sql: its first line `-- description: …`, then
+ * its statements, each ending with `;`, run one by one. A released one is never edited, a change is a new migration
+ * (sidecar/test/storage/postgres/postgres-migrations-pinned.test.ts holds each released file's SHA-256). Each holds its locks
+ * until it commits: migration 5 blocks the audit tables' writes while it fills its tables from the existing rows.
  */
 import { readFileSync } from "node:fs";
 import type pg from "pg";

@@ -1,27 +1,14 @@
 /**
- * The record log on the fleet's PostgreSQL database (log-storage.ts; docs/audit.md, "Serving the log"): one log per
- * sidecar instance, every sidecar's in the same tables, each readable from any sidecar.
+ * The record log on the fleet's PostgreSQL database (log-storage.ts; docs/audit.md, "Serving the log", with its tables,
+ * migrations 4 and 5): one log per sidecar instance, every sidecar's in the same tables, each readable from any sidecar.
+ * The statement that stores a record inserts its `writ_audit_log_pending` row: the replay store's transition for
+ * decisions, overrides and confirmations (replay-store.ts `PostgresReplayStoreOptions.recordLog`), the audit log's
+ * insert for the others. `ref` names the record: the execution fingerprint (with `kind`), or a `seq`.
  *
- * TABLES (migration 4, migrations/0004-record-log.sql):
- * - `writ_audit_log_pending`: records written and not yet in a log: `(seq, log_id, kind, ref, leaf, pended_at)`. The
- *   statement that stores a record inserts its row: the replay store's transition for decisions, overrides and
- *   confirmations (runtime `PostgresReplayStoreOptions.recordLog`), the audit log's insert for the others. `ref` names
- *   the record: the execution fingerprint (records table, with `kind`), or the `seq` of a verification, security
- *   event or prune note.
- * - `writ_audit_log_entries`: `(log_id, position) -> (kind, ref, leaf)`: the logs, each in order; a record is in at
- *   most one log once (unique `(kind, ref)`).
- * - `writ_audit_log_nodes`: the kept roots of perfect subtrees (log-tree.ts NODE_HEIGHT and up).
- * - `writ_audit_log_checkpoints`: the signed checkpoints, as JSON text.
- * - `writ_audit_log_state`: per log, its size, frontier and latest checkpoint. Its row, locked (`FOR UPDATE`), is the
- *   log's write lock: sequencing and checkpoints of one log happen one at a time, whichever sidecar runs them. A
- *   sidecar waits for its own log's lock; another's (a stale log it takes over) it takes only if no session holds it
- *   (`FOR UPDATE SKIP LOCKED`), else it leaves that log for a later round: a lock held by a lost session (until the
- *   server ends it, pool.ts) never holds up every sidecar's rounds.
- * - `writ_audit_log_prunes`: the prune notes retention writes, each a record of the log that held what it removed.
- * - (migration 5) `writ_audit_log_outside`: the candidates for records stored outside every log (outside-log.ts), from
- *   which `unlogged` and `adoptUnlogged` work; `writ_audit_log_state.decisions` and `writ_audit_log_days`: the decision
- *   counts of each log (decision-counts.ts). Migration 4's `writ_audit_log_meta` (a `complete` mark that let starts skip
- *   a scan of every record) is dropped: no such scan is left.
+ * The log's write lock is its `writ_audit_log_state` row, locked (`FOR UPDATE`): sequencing and checkpoints of one log
+ * happen one at a time, whichever sidecar runs them. A sidecar waits for its own log's lock; another's (a stale log it
+ * takes over) it takes only if no session holds it (`FOR UPDATE SKIP LOCKED`), else leaves it for a later round: a lock
+ * held by a lost session (until the server ends it, pool.ts) never holds up every sidecar's rounds.
  */
 import type { PostgresRecordTemplates } from "./record-templates.js";
 import {

@@ -1,24 +1,14 @@
 /**
- * Surface B's records (trust-records/record-store.ts) on PostgreSQL, shared by every sidecar of a fleet: a Trust Record
- * made through one sidecar is read, verified and replayed through any other (tables: migrations/0001-replay-audit-trust.sql).
- *
- * - `create` is ONE statement: a data-modifying CTE inserts the record (`ON CONFLICT (id) DO NOTHING`) and, only for
- *   the row it inserted, its first verification and receipt; so of racing creates of one id, from any sidecar, exactly
- *   one resolves true, and a record never exists without its first verification and receipt.
- * - Appends are plain inserts: their order is `seq` (a sequence, never two equal values), so racing appends never
- *   collide or get lost, and the latest is the one with the highest `seq`.
- * - Paging (`ids`) is by `seq`: a sequence value is taken when a row is inserted, not when it commits, so a create that
- *   commits later can appear behind a newer one; pages are stable once concurrent creates have committed.
- * - `inOneTransaction` (given the replay store's options): Surface B's decision and its record in ONE transaction.
- *   The decision is consumed by a replay store made for the unit, on the transaction's client, with the statements of
- *   the fleet's own store (its audit record and record-log entry inserted by the same statement); then `create`
- *   inserts the record and commits. A fault anywhere before COMMIT rolls all of it back, so the id stays free and a
- *   retry decides it afresh. The transaction begins at the decision's statement (lazy-transaction.ts), holding its
- *   connection from there to COMMIT, while the record is sealed, verified and receipted (no other statement).
- *   Concurrent executions of one id queue on the decision's row lock: the later ones find it consumed, or free again
- *   once the first rolled back.
- * Every statement goes through `query` (query.ts): a database failure is StoreUnavailableError (503), and a method
- * resolves only once its statement committed.
+ * Surface B's records (trust-records/record-store.ts) on PostgreSQL, shared by every sidecar of a fleet (tables:
+ * migrations/0001-replay-audit-trust.sql). `create` is ONE statement, a data-modifying CTE inserting the record
+ * (`ON CONFLICT (id) DO NOTHING`) and, only for the row it inserted, its first verification and receipt: of racing
+ * creates of one id exactly one resolves true, and no record exists without them. Appends are ordered by `seq`, so
+ * racing appends never collide; `ids` pages by `seq`, taken at insert, not commit: stable once concurrent creates commit.
+ * `inOneTransaction`: Surface B's decision and its record in ONE transaction (docs/fleet.md, "Failure behaviour"): a
+ * replay store on the transaction's client consumes the id with the fleet's statements, then `create` inserts the
+ * record and commits; a fault before COMMIT rolls all of it back, so the id stays free. The transaction begins at the
+ * decision's statement (lazy-transaction.ts) and holds its connection while the record is sealed, verified and
+ * receipted; concurrent executions of one id queue on its row lock. Failures are StoreUnavailableError (query.ts).
  */
 import { parseStrictJson, type ReplayStore } from "@writ/runtime";
 import { PostgresReplayStore, type PostgresReplayStoreOptions } from "./replay-store.js";

@@ -1,17 +1,14 @@
 /**
  * The templates the fleet codes its decision records against (audit/record-coding.ts; docs/audit.md, "Coded decision
  * records"), in `writ_audit_record_templates` (migration 6): one row per record shape, numbered, never changed or
- * removed, shared by every sidecar of the fleet.
+ * removed, shared by every sidecar of the fleet. A shape gets its template as on LMDB (storage/lmdb/record-templates.ts),
+ * inserted by a statement of its own with the next free number (`ON CONFLICT DO NOTHING`: a sidecar that lost the
+ * number or the shape to another reads the shape's row, or tries again with a later record).
  *
- * HOW A SHAPE GETS ITS TEMPLATE, as on LMDB (storage/lmdb/record-templates.ts): the first record of a shape is kept in
- * memory as a sample and stored as JSON; the second makes the template with it, inserted by a statement of its own with
- * the next free number (`ON CONFLICT DO NOTHING`: a sidecar that lost the number or the shape to another reads the row
- * the shape has, or tries again with a later record). Records are coded against it only once that statement has
- * committed. INVARIANT (a coded record's template is stored before it): a record coded against a template is inserted
- * after the template's row committed, so no committed record names a template that is not.
- *
- * Readers decode what they read (`texts`), loading a template another sidecar made since this one read them; a body
- * that does not decode (changed by hand) reads as stored, so the record log's verification reports it altered.
+ * INVARIANT (a coded record's template is stored before it): a record coded against a template is inserted after the
+ * template's row committed, so no committed record names a template that is not. Readers decode what they read
+ * (`texts`), loading templates other sidecars made since; a body that does not decode (changed by hand) reads as
+ * stored, so the record log's verification reports it altered.
  */
 import type pg from "pg";
 import {

@@ -1,32 +1,13 @@
 /**
- * The replay store on PostgreSQL: one table that every sidecar of a fleet shares, so an
- * executionId is consumed once per application, not once per host.
- *
- * ATOMICITY. Every transition is ONE conditional SQL statement (or one row of a claim statement shared with other
- * claims, below), committed on its own (autocommit) before the promise resolves: an `INSERT … ON CONFLICT DO UPDATE … WHERE <the fingerprint is free>` for `reserve` and `consume`, an
- * `UPDATE … WHERE token = … AND state = ANY(…) AND <not expired>` for the token-gated transitions, a conditional
- * `DELETE` for `expire` and `sweep`. PostgreSQL locks the row for the statement, so of racing writers exactly one
- * succeeds, whichever sidecar they run in; no caller reads, decides in JavaScript and writes back. The conditions are
- * lifecycle.ts's, written in SQL; `decide*` stays the reference (the contract suite runs against both).
- * Claims (`reserve`, `consume`) made while DEFAULT_CLAIM_STATEMENTS claim statements are under way wait and go together
- * in the next one (batcher.ts): still one conditional upsert per row, all rows in one statement and one commit, which
- * under load costs the database and the sidecar far less CPU per claim than a statement each (docs/benchmarks.md).
- * A refusal is classified afterwards by reading the row (`not_found`, `token_mismatch`, `wrong_state`, or the
- * `conflict` entry): that read changes nothing, and the refusal stands whatever it finds.
- *
- * DURABILITY. Autocommit statements resolve after COMMIT, which PostgreSQL acknowledges once the WAL is flushed
- * (`synchronous_commit` on, its default: never set it off for this database). A connection lost before the answer
- * arrives rejects: the caller answers 503, never 200.
- *
- * RECORDS. A transition's record (`ConsumeOptions.record`, `ResolveOverrideOptions.record`: the decision, override or
- * confirmation, records.ts) is inserted into the records table BY THE SAME STATEMENT, a data-modifying CTE that inserts
- * a row for each row the transition returned: the record commits exactly when the transition does, and a refused
- * transition inserts nothing (INVARIANT (a transition is kept with its record)). The records table is the audit
- * trail's: `(execution_fp, kind)` is its key, one decision, override and confirmation per execution.
- *
- * The fingerprint is the key, as its UTF-8 bytes (`keyOf`). Times are bigint Unix milliseconds; `context` and
- * `resolution` are JSON text (`text`, not `jsonb`, which would reorder keys and rewrite numbers of a signed attestation
- * held in a pending context).
+ * The replay store on PostgreSQL (docs/replay.md, "PostgresReplayStore", with its statements): one table that every
+ * sidecar of a fleet shares, so an executionId is consumed once per application, not once per host. ATOMICITY. Every transition is ONE conditional statement (or one row of a claim statement, batcher.ts), committed on
+ * its own before the promise resolves: PostgreSQL locks the row for the statement, so of racing writers exactly one
+ * succeeds, whichever sidecar they run in. The conditions are lifecycle.ts's in SQL; `decide*` stays the reference. A
+ * refusal is classified afterwards by reading the row, which changes nothing. DURABILITY: COMMIT is acknowledged once
+ * the WAL is flushed (`synchronous_commit` on: never set it off here); a connection lost before the answer is a 503.
+ * RECORDS: a transition's record is inserted into the audit trail's records table BY THE SAME STATEMENT (a
+ * data-modifying CTE), so it commits exactly when the transition does (INVARIANT (a transition is kept with its
+ * record)). `context` and `resolution` are JSON `text`, not `jsonb`, which would rewrite a signed attestation.
  */
 import { createHash, randomUUID } from "node:crypto";
 import type pg from "pg";
@@ -298,8 +279,8 @@ export class PostgresReplayStore implements ReplayStore {
   }
 
   /**
-   * One claim alone: the same conditional upsert with its values as parameters (no arrays to build, send and unpack:
-   * about 0.15 ms less per claim than a batch of one, the latency of a sidecar at low load, docs/benchmarks.md).
+   * One claim alone: the same conditional upsert with its values as parameters (no arrays to build, send and unpack),
+   * faster than a batch of one: the latency of a sidecar at low load (cost: docs/benchmarks.md, "Fleet").
    */
   async #claimOne(claim: Claim): Promise<Row | undefined> {
     const values: unknown[] = [claim.key, claim.state, claim.token, claim.now, claim.expiresAt, claim.context];

@@ -1,19 +1,14 @@
 /**
  * Retention on PostgreSQL (docs/audit.md, "Bounds"): removes the records of one trail past their limits, oldest first,
- * at a cost proportional to what it removes (and, for a count limit, to the number of records kept), never to the
- * trail's size.
- *
- * - The boundary is found once per run: the age cutoff is a time; the count limit's is the newest record beyond
- *   `maxRecords`, read by one index scan `ORDER BY time DESC, tie-break DESC OFFSET maxRecords LIMIT 1`. Due records
- *   are then one range of the trail's time index: before the cutoff, or up to that record.
- * - Chunks of at most PRUNE_CHUNK records, each its own transaction, taken only by the sidecar holding the fleet's
- *   prune lock (a transaction-level advisory lock; the others skip the run).
- * - Each chunk keeps the record log whole (log-storage.ts INVARIANT (pending or sequenced, never both, never lost)):
- *   the removed records leave the pending set and the outside candidates, and each log that held some of them gets a
- *   prune note listing their positions, itself pending in that log. It first locks the state rows of the logs that
- *   hold any of them, pending or sequenced, in log order, as sequencing does (it locks its log's row before taking
- *   pending rows): no append of these records can run meanwhile, so the decision counters' trigger
- *   (decision-counts.ts) sees every entry of what it removes, and no lock is ever taken in the opposite order.
+ * at a cost proportional to what it removes (and, for a count limit, to the records kept), never to the trail's size.
+ * The boundary is found once per run (the age cutoff; for the count, the newest record beyond `maxRecords`, by one
+ * index scan with OFFSET), so due records are one range of the time index. Chunks of at most PRUNE_CHUNK records, each
+ * its own transaction, run only in the sidecar holding the fleet's prune lock (an advisory lock; the others skip).
+ * Each chunk keeps the record log whole (log-storage.ts INVARIANT (pending or sequenced, never both, never lost)): the
+ * removed records leave the pending set and the outside candidates, and each log that held some gets a prune note. It
+ * first locks the state rows of those logs, in log order, as sequencing does: no append of these records runs
+ * meanwhile, so the decision counters' trigger (decision-counts.ts) sees every entry it removes, and no lock is ever
+ * taken in the opposite order.
  */
 import { entryLeafHash } from "@writ/runtime";
 import { LOG_PENDING_TABLE, RECORDS_TABLE } from "./tables.js";

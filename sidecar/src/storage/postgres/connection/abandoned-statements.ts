@@ -1,25 +1,14 @@
 /**
  * A commit waiting on a synchronous standby that does not answer (docs/fleet.md, "Failure behaviour"), on every
- * connection of the pool (pool.ts):
- *
- * - ABANDONED IS CANCELED. A backend waiting for its synchronous standby to confirm a commit (COMMIT, or a statement
- *   in autocommit) waits without reading its socket: past `statement_timeout` (PostgreSQL lifts it before the commit)
- *   and past `client_connection_check_interval` (the wait never looks at it). When the sidecar gives up on the
- *   statement (the client timeout) and closes the connection, such a backend would wait for good, holding its row
- *   locks and a connection slot of the server, and the next statement's new connection would pile up beside it. So a
- *   connection closed while a statement is under way first has a cancel request sent for its backend (the protocol's
- *   CancelRequest, on a connection of its own to the same host, which through a pooler reaches the same server
- *   connection): the wait ends, the commit stays local, and the backend, its client gone, exits. The statement was
- *   already failed (503, in doubt): never a 200.
- * - A WARNING IS A DOUBT. A wait canceled while the sidecar still waits for the answer (by an operator's
- *   `pg_cancel_backend`, a pooler's query timeout) answers the statement as committed, with a WARNING ("canceling wait
- *   for synchronous replication…", SQLSTATE 01000): committed here, maybe not on the standby, and lost if this server
- *   fails over. writ's statements raise no warning otherwise, so any WARNING during a statement fails it at once
- *   (StoreUnavailableError at the stores, 503), never a 200.
- *
- * Both read what node-postgres 8 keeps of the statement under way and of the backend (`_getActiveQuery`, `processID`,
- * `secretKey`), which its public API does not give; the package is pinned, and the sidecar's sync-standby stress test
- * (test/fleet/sync-standby.stress.test.ts) fails if they move.
+ * connection of the pool (pool.ts). Such a wait reads neither `statement_timeout` nor its socket, so:
+ * - ABANDONED IS CANCELED. A connection closed while a statement is under way (the sidecar gave up on it) first has a
+ *   cancel request sent for its backend (the protocol's CancelRequest, which through a pooler reaches the same server
+ *   connection): the wait ends, the commit stays local, and the backend, its client gone, exits instead of holding its
+ *   row locks and a connection slot for good. The statement was already failed (503, in doubt): never a 200.
+ * - A WARNING IS A DOUBT. A wait canceled while the sidecar still waits answers the statement as committed with a
+ *   WARNING (committed here, maybe not on the standby); writ's statements raise no warning otherwise, so any WARNING
+ *   fails the statement at once (StoreUnavailableError, 503), never a 200.
+ * Both read node-postgres internals (docs/storage-engines.md, "What the PostgreSQL engine relies on in node-postgres").
  */
 import { connect } from "node:net";
 import type pg from "pg";

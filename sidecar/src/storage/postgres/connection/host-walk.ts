@@ -1,22 +1,14 @@
 /**
  * How every connection to the fleet's database is made, the pool's and the sidecar's own (docs/fleet.md, "Failover"):
  * with libpq's semantics of a URL of several hosts and `target_session_attrs`, which node-postgres lacks. Each new
- * connection tries the hosts in the URL's order and is made to the first that is up and has the session attribute
- * asked for (`read-write`: `SHOW transaction_read_only` is `off`; `primary`: `pg_is_in_recovery()` is false); a host that
- * is down, does not answer, or is read-only or a standby is skipped. None qualifying fails the connection, as a database
- * that cannot be reached does: the request is answered 503, the probe fails readiness. After a failover, the next
- * connection finds the promoted server by itself.
+ * connection tries the hosts in the URL's order and is made to the first that is up and has the session attribute asked
+ * for; none qualifying fails the connection as an unreachable database does (503, readiness failed). After a failover,
+ * the next connection finds the promoted server by itself. A URL of one host with no attribute makes no walk.
  *
- * A client of node-postgres connects once, to the host it was built with: each host is tried with a client of its own
- * (a try), and the client the caller holds then connects to the host that qualified, the host set before its own
- * `connect`. So a walk costs one more connection to the chosen host than libpq's; the connections it makes are long
- * lived (pooled, or the sidecar's own session), and a URL of one host with no attribute to check makes none: its clients
- * are node-postgres's own, as they always were.
- *
- * TIME: each host, try and session attribute included, gets the connect timeout (libpq's `connect_timeout` is per host
- * too): a host that swallows packets delays the next one by that much, never stops it from being tried. The chosen
- * host's connection has the connect timeout again; a connect takes at most (hosts + 1) × the connect timeout. A client
- * whose socket is destroyed while it walks (the pool's connect timeout, a probe abandoned) stops walking and fails.
+ * How a walk works with node-postgres's clients, and its cost: docs/storage-engines.md, "What the PostgreSQL engine
+ * relies on in node-postgres". TIME: each host, try and session attribute included, gets the connect timeout, so a host
+ * that swallows packets delays the next one, never stops it from being tried. A client whose socket is destroyed while
+ * it walks (the pool's connect timeout, a probe abandoned) stops walking and fails.
  */
 import pg from "pg";
 import { DEFAULT_PORT, hostLabel, parseDatabaseUrl, type DatabaseHost, type DatabaseTargets } from "./hosts.js";

@@ -1,29 +1,14 @@
 /**
- * The sidecar's own connection to the fleet's database (docs/fleet.md, "The sidecar's own connection"): one client
- * beside the pool, for the sidecar's whole life, with two jobs.
- *
- * - THE INSTANCE LOCK. With a record log, the session holds the advisory lock of the log's id (`instanceLockKey`),
- *   taken at start with `pg_try_advisory_xact_lock` (asked again for START_LOCK_WAIT_MS): a second live sidecar with the same instance id is refused at
- *   start (InstanceInUseError), so two sidecars never share one log. The lock belongs to a transaction the session
- *   keeps open for its life, so it stays on one server connection through PgBouncer in transaction mode too (a
- *   session lock would stay on whichever server connection ran the statement, after the sidecar is gone). That
- *   transaction reads no table (it holds no other lock: it never delays a migration) and has no transaction id and no
- *   snapshot between its statements (it holds back no vacuum). It ends with the connection: a sidecar that crashed
- *   does not block its restart (when its host vanished, within about 30 s: the TCP keepalive the session asks of the
- *   server, KEEPALIVE). That transaction is idle between probes for the sidecar's whole life, on purpose: it is exempt
- *   from the idle-in-transaction limit of the pool's connections (NO_IDLE_LIMIT).
- * - THE PROBE (`probe()`, every DATABASE_PROBE_INTERVAL_MS): `SELECT 1` on the session, connecting it again first if
- *   it was lost (and taking the lock again). `store` of `/health`, and readiness with it, follow the probes: failed
- *   when one fails or has not answered PROBE_DEADLINE_MS after it started, ok again when one answers within that.
- *   While failing, the problem is the last failed probe's: a probe still under way at its deadline (a host walk over
- *   a crashed primary to a read-only standby, on a busy machine) does not replace that cause with its slowness until
- *   it settles; one that then answered late is failed for that.
- *   Outside the pool, a probe never waits behind requests for a connection: a busy pool is not a failing database.
- *
- * INVARIANT (one probe at a time): a probe starts only once the previous one settled, so a database that never
- * answers (a black hole) holds one probe and one socket, never a pile of them; a probe still unanswered after the
- * pool's client timeout (statement timeout + 1 s; plus the time to choose a host of several, host-walk.ts) destroys its
- * socket, and the next one connects anew.
+ * The sidecar's own connection to the fleet's database, one client beside the pool for the sidecar's life, with two jobs
+ * (docs/fleet.md, "The sidecar's own connection", with the why of each choice). THE INSTANCE LOCK. With a record log, the session holds the advisory lock of the log's id (`instanceLockKey`), taken
+ *   with `pg_try_advisory_xact_lock` (asked again for START_LOCK_WAIT_MS): a second live sidecar with the same instance id
+ *   is refused at start (InstanceInUseError). The lock belongs to a transaction kept open for the session's life (so it
+ *   stays on one server connection through PgBouncer in transaction mode), reading no table and holding no snapshot,
+ *   exempt from the idle-in-transaction limit (NO_IDLE_LIMIT); it ends with the connection (KEEPALIVE finds a host gone).
+ * - THE PROBE (`probe()`, every DATABASE_PROBE_INTERVAL_MS): `SELECT 1`, reconnecting (and locking) first if the session
+ *   was lost; `store` of `/health` and readiness follow it, failed past PROBE_DEADLINE_MS. Outside the pool, a probe
+ *   never waits behind requests: a busy pool is not a failing database. INVARIANT (one probe at a time): a black hole
+ *   holds one probe and one socket; one unanswered past the pool's client timeout destroys its socket.
  */
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";

@@ -1,27 +1,14 @@
 /**
- * The connection pool of a sidecar on PostgreSQL, sized and bounded from the configuration (docs/fleet.md, "Sizing"):
- * `max` connections, a connect timeout, and a statement timeout set on every connection by the server
- * (`statement_timeout`) and watched by the client (`query_timeout`, a little longer, for a server that stops answering).
- * Every connection also runs with a lock timeout (`lock_timeout`) and an idle-in-transaction limit
- * (`idle_in_transaction_session_timeout`), startup options like the statement timeout (docs/fleet.md, "Timeouts"). The
- * last is what a lost connection needs: a client cut off in the middle of a transaction (a proxy dropping its packets)
- * leaves its server session `idle in transaction`, holding its row locks (the record log's state row among them), and
- * PostgreSQL ends such a session by itself only with this limit; without it, only once its TCP keepalive finds the
- * client gone, about 2 hours later. The server ends the session whether or not the client can still be reached.
- * INVARIANT: between two statements of a transaction on the pool the sidecar waits on nothing outside itself (no
- * client, no timer), only on its own work of milliseconds (a Surface B record sealed and signed); so the limit, seconds,
- * ends only transactions whose client is gone or stalled.
- * Every connection runs with PostgreSQL's JIT compilation off (`jit = off`, a startup option like the statement timeout):
- * writ's statements each touch a page of rows through an index, and on a large table whose statistics are stale or
- * rough the planner's cost estimate passes `jit_above_cost` and compiling costs more than the statement (about 200 ms
- * per statement measured on a 10-million-decision database, docs/benchmarks.md "At 10 million").
- * TLS settings are passed through in the URL (`sslmode`, `sslrootcert`, `sslcert`, `sslkey`), as libpq reads them.
- * A URL of several hosts, or with `target_session_attrs`, makes each new connection choose its host (host-walk.ts); the
- * pool's connect timeout then covers the whole walk.
- * Its counts (`poolStats`) are read at each scrape of `/metrics`; its failed connections are counted by its clients
- * themselves (`CountingClient`), whether or not anyone listens to them.
- * A connection closed with a statement under way has its backend canceled, and a statement answered with a warning
- * fails in doubt (abandoned-statements.ts): a commit stuck on a synchronous standby never outlives the sidecar's wait.
+ * The connection pool of a sidecar on PostgreSQL, sized and bounded from the configuration (docs/fleet.md, "Sizing the
+ * pool" and "Timeouts", with why each limit): `max` connections, a connect timeout, and startup options on every
+ * connection: `statement_timeout` (watched by the client too, `query_timeout` a little longer, for a server that stops
+ * answering), `lock_timeout`, `idle_in_transaction_session_timeout` (what ends the session of a client lost mid-
+ * transaction, holding its row locks) and `jit = off`. INVARIANT: between two statements of a transaction on the pool
+ * the sidecar waits on nothing outside itself, only its own work of milliseconds, so the idle limit, seconds, ends only
+ * transactions whose client is gone or stalled.
+ * TLS settings pass through in the URL, as libpq reads them; several hosts or `target_session_attrs` make each new
+ * connection walk the hosts (host-walk.ts) within the connect timeout. Failed connections are counted by the clients
+ * (`CountingClient`); a statement abandoned under way has its backend canceled (abandoned-statements.ts).
  */
 import pg from "pg";
 import type { DatabaseConfig } from "../config.js";

@@ -1,23 +1,14 @@
 /**
  * What a start checks of the pool's database sessions (docs/fleet.md, "Poolers"): that they are what writ asks for,
- * which a connection pooler between the sidecar and PostgreSQL (PgBouncer) may undo without an error. A start whose
- * sessions are unfit is refused with UnfitSessionsError (exit code 1), saying why and what to set.
- *
- * - THE SETTINGS. Each connection of the pool asks, as startup parameters, for the statement timeout, the lock timeout,
- *   the idle-in-transaction limit and JIT off (pool.ts). PgBouncer refuses a connection with a startup parameter it does
- *   not know, unless the parameter is listed in its `ignore_startup_parameters`, and then drops it: the server's
- *   defaults apply instead (no timeout at all, by PostgreSQL's), and what the timeouts guarantee (pool.ts) no longer
- *   holds. The effective values (`pg_settings`) must be the ones asked for; the remedy is to set them for writ's role
- *   on the server, which applies them whatever the pooler passes on.
- * - NAMED PREPARED STATEMENTS (SERVICE_DATABASE_PREPARED_STATEMENTS on, the default). The replay store prepares its
- *   statements once per connection, by name (replay-store.ts). Through a pooler that hands a client's transactions to
- *   whichever server connection is free (PgBouncer's transaction mode), a named statement runs on server connections
- *   that never prepared it and fails, unless the pooler prepares it there itself (PgBouncer 1.21 and later with
- *   `max_prepared_statements`). The probe: client A prepares and runs a statement; client B, in a transaction, takes
- *   the server connection A used if the pooler shares it (PgBouncer hands out the one released last first); A runs its
- *   statement again, now on another server connection. Not found there: refused. Found: the pooler prepares it
- *   (fine). Run on the same server connection (no pooler, session mode, or a pooler that handed B another one): no
- *   answer, asked again PROBE_ROUNDS times.
+ * which a pooler (PgBouncer) may undo silently; unfit sessions refuse the start (UnfitSessionsError), saying why.
+ * - THE SETTINGS. A pooler may drop the startup parameters of pool.ts (`ignore_startup_parameters`), and the server's
+ *   defaults (no timeout at all) then apply: the effective values (`pg_settings`) must be the ones asked for; the remedy
+ *   is to set them for writ's role.
+ * - NAMED PREPARED STATEMENTS (SERVICE_DATABASE_PREPARED_STATEMENTS on). In a pooler's transaction mode a named
+ *   statement runs on server connections that never prepared it, unless the pooler prepares it itself. The probe:
+ *   client A prepares and runs a statement; client B, in a transaction, takes the server connection A used if the pooler
+ *   shares it; A runs its statement again. Not found: refused. Found: the pooler prepares it. Same server connection (no
+ *   pooler, session mode): no answer, asked again PROBE_ROUNDS times.
  */
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
