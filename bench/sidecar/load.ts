@@ -169,8 +169,18 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 
 /** User and system CPU seconds that process `pid` has used (Linux `/proc/<pid>/stat`, in clock ticks of 1/100 s). */
 export function processCpuSeconds(pid: number): number {
+  return cpuSecondsOf(`/proc/${pid}/stat`);
+}
+
+/** Process `pid`'s CPU seconds split: its main thread's (node's event loop) and all its other threads' together. */
+export function threadCpuSeconds(pid: number): { readonly main: number; readonly others: number } {
+  const main = cpuSecondsOf(`/proc/${pid}/task/${pid}/stat`);
+  return { main, others: processCpuSeconds(pid) - main };
+}
+
+function cpuSecondsOf(statFile: string): number {
   // The command name (field 2) may hold spaces: the fields after it start after its closing parenthesis.
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const stat = readFileSync(statFile, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the command name (state is field 3).
   return (Number(fields[11]) + Number(fields[12])) / 100;

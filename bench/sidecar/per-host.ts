@@ -6,14 +6,15 @@
  * `autocannon` in this process) on BENCH_LOAD_CORES (a `taskset -c` list; default the cores no server has, or every
  * core when none is left: sharing them, as a host's other work would). writ runs twice: with SERVICE_SIGNING_THREADS=auto, which follows
  * the cores it was given (docs/sidecar.md, "Signing threads"), and with 0 (the event loop signs). Prints each server's
- * median req/s and p50 for each N, writ / Cerbos for each N, and each server's N-core / 1-core ratio.
+ * median req/s and p50 for each N, writ / Cerbos for each N, each server's N-core / 1-core ratio, and (with wrk)
+ * writ's CPU a request in its event loop and in its other threads, from which docs/benchmarks.md scales to more cores.
  * Req/s mean something only on a quiet machine.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkAgreement, startCerbos, type Cerbos } from "./cerbos.js";
-import { runLoad, summarize, type LoadResult, type Summary } from "./load.js";
+import { median, runLoad, summarize, threadCpuSeconds, type LoadResult, type Summary } from "./load.js";
 import { pinServersAndLoad } from "./pinning.js";
 import type { PolicyCases, Signals } from "./policy-cases.js";
 import { checkWrit, startWrit, type Writ } from "./writ.js";
@@ -33,9 +34,17 @@ interface Target {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   body(id: string, i: number): object;
+  /** writ's pid, whose threads' CPU a wrk run splits (the event loop's, the others'); null for Cerbos. */
+  readonly pid: number | null;
 }
 
-/** A warm-up and a measured run of wrk against `target`, as a LoadResult (wrk on this process's cores). */
+/** CPU a response took in the server's main thread (node's event loop) and in all its other threads, µs. */
+interface ThreadCost {
+  readonly loopUs: number;
+  readonly othersUs: number;
+}
+
+/** A warm-up and a measured run of wrk against `target` (wrk on this process's cores), and writ's CPU split by thread. */
 async function wrkLoad(
   target: Target,
   bodies: number,
@@ -43,7 +52,7 @@ async function wrkLoad(
   settings: HostSettings,
   prefix: string,
   dir: string,
-): Promise<LoadResult> {
+): Promise<{ result: LoadResult; threads: ThreadCost | null }> {
   const run = {
     url: target.url,
     headers: target.headers,
@@ -54,19 +63,27 @@ async function wrkLoad(
     rate: null,
   };
   if (settings.warmup > 0) await runWrk({ ...run, seconds: settings.warmup, prefix: `${prefix}-warm-` });
+  const before = target.pid === null ? null : threadCpuSeconds(target.pid);
   const r = await runWrk({ ...run, seconds: settings.duration, prefix: `${prefix}-` });
+  const after = target.pid === null ? null : threadCpuSeconds(target.pid);
   const errors = Object.values(r.socketErrors).reduce((a, b) => a + b, 0);
   if (r.non2xx > 0 || errors > 0 || r.requests === 0) {
     throw new Error(`wrk against ${target.url}: ${r.requests} requests, ${r.non2xx} answered 400 or above, ${errors} socket errors`);
   }
-  return {
+  const perRequest = (seconds: number) => (seconds * 1e6) / r.requests;
+  const threads =
+    before === null || after === null
+      ? null
+      : { loopUs: perRequest(after.main - before.main), othersUs: perRequest(after.others - before.others) };
+  const result = {
     requestsPerSecond: r.requests / r.seconds,
     p50Ms: r.p50,
     p99Ms: r.p99,
     total: r.requests,
     durationSeconds: r.seconds,
-    cpuMicrosPerResponse: null,
+    cpuMicrosPerResponse: threads === null ? null : threads.loopUs + threads.othersUs,
   };
+  return { result, threads };
 }
 
 /** BENCH_LOAD: `wrk` (the default: it leaves shared cores to the servers) or `autocannon` (in this process). */
@@ -106,6 +123,7 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
   const generator = loadGenerator(env);
   const scratch = mkdtempSync(join(tmpdir(), "writ-per-host-"));
   const medians = new Map<string, Summary>();
+  const costs = new Map<string, ThreadCost[]>();
   let sequence = 0;
   for (const n of counts) {
     const servers = `0-${n - 1}`;
@@ -134,13 +152,15 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
                   url: c.checkUrl,
                   headers: { "content-type": "application/json" },
                   body: (id: string, i: number) => c.checkBody(sets[i % sets.length]!, id),
+                  pid: null,
                 }
               : {
                   url: (name === "writ" ? w : l).evaluateUrl,
                   headers: (name === "writ" ? w : l).headers,
                   body: (id: string, i: number) => (name === "writ" ? w : l).evaluateBody(sets[i % sets.length]!, id),
+                  pid: (name === "writ" ? w : l).pid,
                 };
-          const result = await (generator === "wrk"
+          const { result, threads } = await (generator === "wrk"
             ? wrkLoad(target, sets.length, connections, settings, prefix, scratch)
             : runLoad({
                 url: target.url,
@@ -150,10 +170,15 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
                 durationSeconds: settings.duration,
                 warmupSeconds: settings.warmup,
                 expectStatus: 200,
-              }));
+              }).then((result) => ({ result, threads: null })));
           results.set(name, [...(results.get(name) ?? []), result]);
+          if (threads !== null) costs.set(`${name}@${n}`, [...(costs.get(`${name}@${n}`) ?? []), threads]);
+          const split =
+            threads === null
+              ? ""
+              : `, CPU a request: loop ${threads.loopUs.toFixed(0)} µs, other threads ${threads.othersUs.toFixed(0)} µs`;
           console.log(
-            `  round ${round + 1} ${name.padEnd(9)} ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(3)} ms`,
+            `  round ${round + 1} ${name.padEnd(9)} ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(3)} ms${split}`,
           );
         }
       }
@@ -174,6 +199,10 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
     console.log(
       `${String(n).padEnd(7)}${[w!, l!, c!].map((v) => v.toFixed(0).padStart(17)).join("")}${p50s}${`${(w! / c!).toFixed(2)}×`.padStart(13)}${`${(l! / c!).toFixed(2)}×`.padStart(13)}`,
     );
+  }
+  for (const [key, runs] of costs) {
+    const [loop, others] = [median(runs.map((c) => c.loopUs)), median(runs.map((c) => c.othersUs))];
+    console.log(`${key}: CPU a request, median: event loop ${loop.toFixed(1)} µs, other threads ${others.toFixed(1)} µs`);
   }
   const first = counts[0]!;
   for (const n of counts.slice(1)) {

@@ -3,7 +3,7 @@
  * takes in node, which matters where the load generator shares the servers' cores, and it records every latency in
  * microseconds (HdrHistogram), which p99.9 and the maximum need. One thread, on the cores this process may use.
  *
- * Every request is a POST of one of `bodies` in turn, each with a unique id (`<prefix><thread>-<n>`) where the body
+ * Every request is a POST of one of `bodies` in turn, with a unique id (`<prefix><thread>-<n>`) wherever the body
  * holds ID_SLOT; a generated Lua script builds them and, when wrk is done, writes its summary as one JSON line.
  *
  * Paced (`rate`): each connection waits, before each request, a random time drawn from an exponential distribution
@@ -38,15 +38,15 @@ function luaString(text: string): string {
 }
 
 function script(run: WrkRun): string {
-  const halves = run.bodies.map((body) => {
+  const pieces = run.bodies.map((body) => {
     const parts = body.split(ID_SLOT);
-    if (parts.length !== 2) throw new Error(`each body holds ID_SLOT once: ${body.slice(0, 200)}`);
+    if (parts.length < 2) throw new Error(`a body holds no ID_SLOT: ${body.slice(0, 200)}`);
     return `{ ${parts.map(luaString).join(", ")} }`;
   });
-  const headers = Object.entries(run.headers).map(([name, value]) => `wrk.headers[${luaString(name)}] = ${luaString(value)}`);
+  const headers = Object.entries(run.headers).map(([name, value]) => `wrk.headers[ ${luaString(name)} ] = ${luaString(value)}`);
   const meanWaitMs = run.rate === null ? null : (1000 * run.connections) / run.rate;
   return `
-local bodies = { ${halves.join(",\n  ")} }
+local bodies = { ${pieces.join(",\n  ")} }
 local count = #bodies
 local n = 0
 local threads = 0
@@ -60,8 +60,8 @@ end
 
 function request()
   n = n + 1
-  local body = bodies[(n % count) + 1]
-  return wrk.format(nil, nil, nil, body[1] .. ${luaString(run.prefix)} .. tid .. '-' .. n .. body[2])
+  local id = ${luaString(run.prefix)} .. tid .. '-' .. n
+  return wrk.format(nil, nil, nil, table.concat(bodies[(n % count) + 1], id))
 end
 ${
   meanWaitMs === null
@@ -86,7 +86,7 @@ export interface WrkRun {
   /** The URL requests are POSTed to, path included. */
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
-  /** Request bodies, used in turn, each holding ID_SLOT once. */
+  /** Request bodies, used in turn, each holding ID_SLOT where the request's id goes. */
   readonly bodies: readonly string[];
   readonly connections: number;
   readonly seconds: number;
