@@ -1,11 +1,13 @@
 /**
- * Decisions, overrides and confirmations on LMDB: queued by the replay store's record writer (runtime `RecordWriter`)
- * inside the write transaction of the transition they record, with the environment's asynchronous `put`, so each
- * commits and flushes with its transition or not at all, with no round trip through a JavaScript transaction
- * callback. Each key is written once: only one such transition succeeds per execution. (Issue 42 item 2 replaces this
- * callback from the runtime with a store that writes them itself.)
+ * Decisions, overrides and confirmations on LMDB, encoded AS DATA for the replay store: each record becomes the puts
+ * that store it (the record, a decision's filter index entry, and the record log's pending entry, keyed by the record's
+ * time and locator with its leaf hash), which the replay store writes in the write transaction of the transition they
+ * record (replay-store.ts, runtime lmdb-puts.ts): committed exactly when it is, flushed in its fsync. Each key is written
+ * once: only one such transition succeeds per execution. Encoded before the transition, on the event loop, once.
  */
 import { entryLeafHash, executionFingerprint, type LogEntryKind, type TransitionRecord } from "@writ/runtime";
+import type { LmdbPut } from "@writ/runtime/lmdb";
+import type { Database, Key } from "lmdb";
 import { recordInstant } from "../../audit/audit-trail.js";
 import { shapeOf } from "../../audit/record-coding.js";
 import { locators } from "../../audit/record-log/locator.js";
@@ -39,29 +41,46 @@ export class LmdbTransitionRecords {
     this.#now = now;
   }
 
-  /** The replay store's record writer: `written` is the outcome of the transition the record is written with. */
-  readonly write = (record: TransitionRecord, written: Promise<boolean | null>): void => {
-    if (record.kind === "decision") this.decision(record.body, written, record.json);
-    else if (record.kind === "override") this.override(record.body, written);
-    else this.confirmation(record.body, written);
-  };
-
-  /** `json`: the entry's JSON text when the runtime made it with the record (runtime `TransitionRecord`), stored as it is. */
-  decision(entry: DecisionAudit, written?: Promise<boolean | null>, json?: string): void {
-    this.#writer.queue(() => {
-      // The attestation's own fingerprint of its executionId, not hashed a second time (runtime `recordFingerprint`).
-      const fingerprint = entry.attestation.execution_fingerprint;
-      const at: DecisionTimeKey = [recordInstant(entry.recordedAt, this.#now), fingerprint];
-      const text = json ?? JSON.stringify(declaredDecision(entry));
-      const bytes = Buffer.from(text, "utf8");
-      const coded = this.#templates?.encode(shapeOf(entry), text) ?? null;
-      this.#writer.watch(this.#dbs.decisionRecords.put(at, asStored(coded === null ? bytes : Buffer.from(coded, "utf8"))));
-      this.#writer.watch(this.#dbs.decisionFilters.put(filterKey(entry.attestation.policyId, entry.status, at[0], fingerprint), 0));
-      this.#logRecord(written, at[0], locators.decision(at[0], fingerprint), "decision", bytes);
-    });
+  /**
+   * The puts that store `record`, for the write of the transition it records; undefined when it is not to be stored:
+   * the trail is closed, or its encoding failed (recorded as the trail's failure: the transition goes ahead without it,
+   * as a record whose write fails).
+   */
+  puts(record: TransitionRecord): LmdbPut[] | undefined {
+    if (!this.#writer.accepting()) return undefined;
+    try {
+      if (record.kind === "decision") return this.#decision(record.body, record.json);
+      if (record.kind === "override") return this.#override(record.body);
+      return this.#confirmation(record.body);
+    } catch (error) {
+      this.#writer.fail(error);
+      return undefined;
+    }
   }
 
-  override(entry: OverrideAudit, written?: Promise<boolean | null>): void {
+  /** `record` stored on its own, in the next write batch: for a transition of a store that writes no puts (in memory). */
+  writeAlone(record: TransitionRecord): void {
+    const puts = this.puts(record);
+    if (puts !== undefined) this.#writer.queue(() => puts.forEach((put) => this.#writer.watch(put.db.put(put.key, put.value))));
+  }
+
+  /** `json`: the entry's JSON text when the runtime made it with the record (runtime `TransitionRecord`), stored as it is. */
+  #decision(entry: DecisionAudit, json: string | undefined): LmdbPut[] {
+    // The attestation's own fingerprint of its executionId, not hashed a second time (runtime `recordFingerprint`).
+    const fingerprint = entry.attestation.execution_fingerprint;
+    const at: DecisionTimeKey = [recordInstant(entry.recordedAt, this.#now), fingerprint];
+    const text = json ?? JSON.stringify(declaredDecision(entry));
+    const bytes = Buffer.from(text, "utf8");
+    const coded = this.#templates?.encode(shapeOf(entry), text) ?? null;
+    const puts: LmdbPut[] = [
+      put(this.#dbs.decisionRecords, at, asStored(coded === null ? bytes : Buffer.from(coded, "utf8"))),
+      put(this.#dbs.decisionFilters, filterKey(entry.attestation.policyId, entry.status, at[0], fingerprint), 0),
+    ];
+    this.#pend(puts, at[0], locators.decision(at[0], fingerprint), "decision", bytes);
+    return puts;
+  }
+
+  #override(entry: OverrideAudit): LmdbPut[] {
     const record: OverrideAudit = {
       executionId: entry.executionId,
       approved: entry.approved,
@@ -72,47 +91,38 @@ export class LmdbTransitionRecords {
       record: entry.record,
       recordedAt: entry.recordedAt,
     };
-    this.#putBeside(entry.executionId, OVERRIDE_SUFFIX, record, written);
+    return this.#beside(entry.executionId, OVERRIDE_SUFFIX, record);
   }
 
-  confirmation(entry: ConfirmationAudit, written?: Promise<boolean | null>): void {
+  #confirmation(entry: ConfirmationAudit): LmdbPut[] {
     const record: ConfirmationAudit = {
       executionId: entry.executionId,
       match: entry.match,
       proof: entry.proof,
       recordedAt: entry.recordedAt,
     };
-    this.#putBeside(entry.executionId, CONFIRMATION_SUFFIX, record, written);
+    return this.#beside(entry.executionId, CONFIRMATION_SUFFIX, record);
   }
 
   /** An override or confirmation, beside the decision it follows (an override never replaces the decision, spec 1.8). */
-  #putBeside(
-    executionId: string,
-    suffix: string,
-    record: OverrideAudit | ConfirmationAudit,
-    written: Promise<boolean | null> | undefined,
-  ): void {
-    this.#writer.queue(() => {
-      const fingerprint = executionFingerprint(executionId);
-      const bytes = encoded(record);
-      this.#writer.watch(this.#dbs.decisions.put(fingerprint + suffix, asStored(bytes)));
-      const kind: LogEntryKind = suffix === OVERRIDE_SUFFIX ? "override" : "confirmation";
-      const locator = kind === "override" ? locators.override(fingerprint) : locators.confirmation(fingerprint);
-      this.#logRecord(written, recordInstant(record.recordedAt, this.#now), locator, kind, bytes);
-    });
+  #beside(executionId: string, suffix: string, record: OverrideAudit | ConfirmationAudit): LmdbPut[] {
+    const fingerprint = executionFingerprint(executionId);
+    const bytes = encoded(record);
+    const puts: LmdbPut[] = [put(this.#dbs.decisions, fingerprint + suffix, asStored(bytes))];
+    const kind: LogEntryKind = suffix === OVERRIDE_SUFFIX ? "override" : "confirmation";
+    const locator = kind === "override" ? locators.override(fingerprint) : locators.confirmation(fingerprint);
+    this.#pend(puts, recordInstant(record.recordedAt, this.#now), locator, kind, bytes);
+    return puts;
   }
 
-  /**
-   * Into the record log, from the bytes just queued: held in memory once `written` (the replay transition's outcome)
-   * says they committed, else with a pending entry written beside them (record-log-storage.ts, PENDING RECORDS).
-   */
-  #logRecord(written: Promise<boolean | null> | undefined, ms: number, locator: string, kind: LogEntryKind, bytes: Uint8Array): void {
-    const log = this.#log;
-    if (log === null) return;
-    const leaf = entryLeafHash({ kind, record: bytes });
-    if (written === undefined) this.#writer.watch(log.pend(ms, locator, leaf));
-    else log.pendOnCommit(written, locator, leaf);
+  /** The record's pending entry in the record log, hashed from the bytes stored (record-log-storage.ts, PENDING RECORDS). */
+  #pend(puts: LmdbPut[], ms: number, locator: string, kind: LogEntryKind, bytes: Uint8Array): void {
+    if (this.#log !== null) puts.push(this.#log.pendingPut(ms, locator, entryLeafHash({ kind, record: bytes })));
   }
+}
+
+function put<V, K extends Key>(db: Database<V, K>, key: K, value: V): LmdbPut {
+  return { db: db as unknown as Database<unknown, Key>, key, value };
 }
 
 /** Copied by name: only the declared fields are stored, whatever else the caller's object carries. */
