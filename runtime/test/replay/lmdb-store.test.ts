@@ -10,7 +10,8 @@ import { LmdbReplayStore } from "../../src/replay/lmdb-store.js";
 import type { LmdbConsumeOptions, LmdbPut, LmdbResolveOverrideOptions } from "../../src/replay/lmdb-puts.js";
 import type { TransitionRecord } from "../../src/replay/records.js";
 import type { ReplayResult } from "../../src/replay/store.js";
-import { T0, into, ok, replayStoreContract } from "../../src/testing/replay-contract.js";
+import { T0, into, ok } from "../../src/testing/replay-contract-support.js";
+import { replayStoreContract } from "../../src/testing/replay-contract.js";
 import { storedEntries, storedIndex } from "./lmdb-support.js";
 
 async function tempDir(): Promise<string> {

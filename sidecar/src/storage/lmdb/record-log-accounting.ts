@@ -37,7 +37,8 @@ export class LmdbLogAccounting {
     if (this.#unaccounted() === 0) return;
     const slicer = new Slicer();
     for (const record of this.#everyStored()) {
-      if (!this.#accountedFor(record)) yield { kind: LOCATOR_KIND[record.locator[0]!]! as LogEntryKind, record: record.raw.toString("utf8") };
+      if (!this.#accountedFor(record))
+        yield { kind: LOCATOR_KIND[record.locator[0]!]! as LogEntryKind, record: record.raw.toString("utf8") };
       await slicer.pause();
     }
   }

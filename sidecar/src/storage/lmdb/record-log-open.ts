@@ -42,7 +42,9 @@ export function openLog(dbs: LogDatabases, mark: string, held: boolean, configur
       );
     }
     if (format !== undefined && format !== FORMAT && format !== FORMAT_WITHOUT_MARKS) {
-      throw new Error(`the audit record log in this data dir has format ${String(format)}, not ${FORMAT}: run the writ release that wrote it`);
+      throw new Error(
+        `the audit record log in this data dir has format ${String(format)}, not ${FORMAT}: run the writ release that wrote it`,
+      );
     }
     if (format !== FORMAT) dbs.meta.putSync("format", FORMAT);
     // A log written before `pruned` was kept: counted once from its prune notes (one read per note).
@@ -104,6 +106,7 @@ function* otherMarks(dbs: LogDatabases, mark: string): Generator<{ readonly key:
 /** The positions listed by every prune note. */
 function countPrunedPositions(dbs: LogDatabases): number {
   let pruned = 0;
-  for (const { value } of pages(dbs.prunes)) pruned += (JSON.parse(value.toString("utf8")) as { positions: readonly number[] }).positions.length;
+  for (const { value } of pages(dbs.prunes))
+    pruned += (JSON.parse(value.toString("utf8")) as { positions: readonly number[] }).positions.length;
   return pruned;
 }
