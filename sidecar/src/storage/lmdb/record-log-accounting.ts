@@ -12,7 +12,7 @@ import type { UnloggedRecord } from "../../audit/record-log/log-storage.js";
 import { LOCATOR_KIND, locators, parseLocator } from "../../audit/record-log/locator.js";
 import { pages } from "./pages.js";
 import { entryCount, logState, prunedCount, type LogDatabases } from "./record-log-databases.js";
-import type { LoggedTrail, StoredRecord } from "./record-log-storage.js";
+import type { LoggedTrail, StoredRecord } from "./logged-trail.js";
 import { asStored } from "./stored-bytes.js";
 
 /** Records taken into the pending set per transaction when the log adopts records it lacks. */

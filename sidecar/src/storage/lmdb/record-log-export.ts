@@ -9,7 +9,7 @@ import type { StoredEntry } from "../../audit/record-log/log-storage.js";
 import { LOCATOR_KIND } from "../../audit/record-log/locator.js";
 import { prefetched } from "./prefetch.js";
 import { HASH, type LogDatabases } from "./record-log-databases.js";
-import type { LoggedTrail } from "./record-log-storage.js";
+import type { LoggedTrail } from "./logged-trail.js";
 
 /** Log entries an export reads, and prefetches, at a time: 256 records of 4 KB or so, a megabyte. */
 const EXPORT_PAGE = 256;

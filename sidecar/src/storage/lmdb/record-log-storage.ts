@@ -45,6 +45,7 @@ import type { LmdbPut } from "@writ/runtime/lmdb";
 import { LmdbDurability } from "@writ/runtime/lmdb";
 import type { Database, Key, RootDatabase } from "lmdb";
 import { prefetched } from "./prefetch.js";
+import type { LoggedTrail } from "./logged-trail.js";
 import { asStored, encoded } from "./stored-bytes.js";
 import { LogAppender, nextCheckpoint } from "../../audit/record-log/log-tree.js";
 import type { LogCounts, RecordLogStorage, StoredEntry, UnloggedRecord } from "../../audit/record-log/log-storage.js";
@@ -56,33 +57,11 @@ import { exportedEntries } from "./record-log-export.js";
 import { crashedMarks, newMark, openLog } from "./record-log-open.js";
 
 export { RECORD_LOG_DATABASES } from "./record-log-databases.js";
+export type { LoggedTrail, StoredRecord } from "./logged-trail.js";
 
 interface LatestCheckpoint {
   readonly size: number;
   readonly hash: string;
-}
-
-/** A record of the trail as the log reads it. */
-export interface StoredRecord {
-  readonly locator: string;
-  readonly raw: Buffer;
-}
-
-/** What the log reads of the trail it logs. */
-export interface LoggedTrail {
-  /** The exact stored bytes of the record `locator` names; undefined when it is gone. */
-  raw(locator: string): Buffer | undefined;
-  /** Reads the pages of the records `locators` name into memory off the event loop, so that `raw` of them costs no disk read. */
-  prefetch(locators: readonly string[]): Promise<void>;
-  /** How many records the trail stores (prune notes aside: the log's own), in O(1) (record-log-accounting.ts). */
-  storedCount(): number;
-  /**
-   * Every record the trail stores (prune notes aside), decisions newest first, read lazily and in pages (slices.ts
-   * `pages`): the caller may await between records without holding a read transaction.
-   */
-  stored(): Iterable<StoredRecord>;
-  /** The locator of the decision of `executionId`; undefined when the trail has none. */
-  decisionLocator(executionId: string): Promise<string | undefined>;
 }
 
 /** A record retention removed: its locator, and the time its pending entry (if any) is keyed by. */
