@@ -1,9 +1,7 @@
 /**
- * What the LMDB record log does with the records written with a replay transition (storage/lmdb/record-log-storage.ts,
- * PENDING RECORDS): the pending entry is written in the transition's own write, so exactly the winning transition's record
- * is pending once it is answered, with nothing held in memory for a crash to lose; a process
- * of an earlier release that crashed with records held in memory leaves its open mark, and the next open takes every
- * record the log lacks into it.
+ * What the LMDB record log does with records held in memory (storage/lmdb/record-log-storage.ts, PENDING RECORDS): they enter the log
+ * once their write is known to have committed (the replay transition's answer, with no call from the runtime); a process that crashes with some in memory leaves its open mark, and the
+ * next open takes every record the log lacks into it; a record adopted that way and still held in memory enters once.
  */
 import { entryLeafHash, executionFingerprint } from "@writ/runtime";
 import { LmdbReplayStore } from "@writ/runtime/lmdb";
@@ -26,14 +24,81 @@ function trailOf(records: Map<string, Buffer>): LoggedTrail {
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex");
 
-function decision(i: number): { ms: number; locator: string; raw: Buffer; leaf: Uint8Array } {
-  const ms = 1_764_000_000_000 + i;
-  const raw = Buffer.from(JSON.stringify({ executionId: `exec-${i}`, recordedAt: new Date(ms).toISOString() }));
-  return { ms, locator: locators.decision(ms, `fp${i}`), raw, leaf: entryLeafHash({ kind: "decision", record: raw }) };
+function decision(i: number): { locator: string; raw: Buffer; leaf: Uint8Array } {
+  const raw = Buffer.from(JSON.stringify({ executionId: `exec-${i}`, recordedAt: new Date(1_764_000_000_000 + i).toISOString() }));
+  return { locator: locators.decision(1_764_000_000_000 + i, `fp${i}`), raw, leaf: entryLeafHash({ kind: "decision", record: raw }) };
 }
 
-describe("the LMDB record log's records written with a replay transition", () => {
-  it("pends exactly the winning consumption's record, in its write: once answered, it is pending or logged, once", async () => {
+describe("the LMDB record log's records held in memory", () => {
+  it("sequences a record once its write committed, drops one whose write did not, and keeps the log complete at a clean close", async () => {
+    const env = await tempEnv();
+    try {
+      const records = new Map<string, Buffer>();
+      const storage = new LmdbLogStorage(env.root, trailOf(records));
+      expect(await storage.adoptUnlogged()).toBe(0);
+      const [kept, conflicted] = [decision(1), decision(2)];
+      records.set(kept.locator, kept.raw);
+      storage.holdOnCommit(Promise.resolve(true), kept.locator, kept.leaf);
+      storage.holdOnCommit(Promise.resolve(false), conflicted.locator, conflicted.leaf);
+      await Promise.resolve();
+      expect(await storage.counts(storage.logId)).toMatchObject({ size: 0, pending: 1 });
+      expect(await storage.sequence(storage.logId, 1_000)).toBe(1);
+      expect(await storage.counts(storage.logId)).toMatchObject({ size: 1, pending: 0 });
+      expect((await storage.leaves(storage.logId, { start: 0, end: 1 })).map(hex)).toEqual([hex(kept.leaf)]);
+      await storage.close();
+      // Closed with nothing in memory: its mark is gone, so the next open has nothing to adopt.
+      expect(await new LmdbLogStorage(env.root, trailOf(records)).adoptUnlogged()).toBe(0);
+    } finally {
+      await env.dispose();
+    }
+  });
+
+  it("after a crash with records in memory, the next open adopts them, and a record both adopted and in memory enters once", async () => {
+    const env = await tempEnv();
+    try {
+      const records = new Map<string, Buffer>();
+      const crashed = new LmdbLogStorage(env.root, trailOf(records));
+      await crashed.adoptUnlogged();
+      const written = Array.from({ length: 5 }, (_, i) => decision(i));
+      for (const r of written) {
+        records.set(r.locator, r.raw);
+        crashed.holdOnCommit(Promise.resolve(true), r.locator, r.leaf);
+      }
+      await Promise.resolve();
+      // Never closed: its open mark stays. A mark of this process id under another key is a process gone (open-marks.ts).
+      const next = new LmdbLogStorage(env.root, trailOf(records), crashed.logId);
+      expect(await next.adoptUnlogged()).toBe(5);
+      // Both sequence: the adopted pending entries and the crashed instance's memory name the same records.
+      expect(await next.sequence(next.logId, 1_000)).toBe(5);
+      expect(await crashed.sequence(crashed.logId, 1_000)).toBe(5);
+      expect(await next.counts(next.logId)).toMatchObject({ size: 5, pending: 0 });
+      const leaves = await next.leaves(next.logId, { start: 0, end: 5 });
+      expect(leaves.map(hex).sort()).toEqual(written.map((r) => hex(r.leaf)).sort());
+      // The adoption cleared the crashed mark; `next` closes cleanly: a third open adopts nothing.
+      await next.close();
+      expect(await new LmdbLogStorage(env.root, trailOf(records)).adoptUnlogged()).toBe(0);
+    } finally {
+      await env.dispose();
+    }
+  });
+
+  it("keeps its mark when a record's outcome is unknown (its write failed), so the next open looks for it", async () => {
+    const env = await tempEnv();
+    try {
+      const records = new Map<string, Buffer>();
+      const storage = new LmdbLogStorage(env.root, trailOf(records));
+      await storage.adoptUnlogged();
+      const unknown = decision(7);
+      records.set(unknown.locator, unknown.raw);
+      storage.holdOnCommit(Promise.resolve(null), unknown.locator, unknown.leaf);
+      await storage.close();
+      expect(await new LmdbLogStorage(env.root, trailOf(records)).adoptUnlogged()).toBe(1);
+    } finally {
+      await env.dispose();
+    }
+  });
+
+  it("holds exactly the winning consumption's record, told by the answer of the replay store it was handed to as data", async () => {
     const env = await tempEnv();
     try {
       const audit = new LmdbAuditLog(env.root);
@@ -45,35 +110,10 @@ describe("the LMDB record log's records written with a replay transition", () =>
         ),
       );
       expect(results.filter((r) => r.ok)).toHaveLength(1);
-      // Durable with the consumption, with nothing held in memory: a crash now would leave it in the log or pending.
       const status = await audit.recordLog!.status();
       expect(status!.size + status!.pending).toBe(1);
       await audit.close();
       await replay.close();
-    } finally {
-      await env.dispose();
-    }
-  });
-
-  it("after a crash of a process that held records in memory (an earlier release), the next open adopts them, once", async () => {
-    const env = await tempEnv();
-    try {
-      const records = new Map<string, Buffer>();
-      const crashed = new LmdbLogStorage(env.root, trailOf(records));
-      await crashed.adoptUnlogged();
-      // Stored without a pending entry, as that release wrote them: held in the crashed process's memory.
-      const written = Array.from({ length: 5 }, (_, i) => decision(i));
-      for (const r of written) records.set(r.locator, r.raw);
-      // Never closed: its open mark stays. A mark of this process id under another key is a process gone (open-marks.ts).
-      const next = new LmdbLogStorage(env.root, trailOf(records), crashed.logId);
-      expect(await next.adoptUnlogged()).toBe(5);
-      expect(await next.sequence(next.logId, 1_000)).toBe(5);
-      expect(await next.counts(next.logId)).toMatchObject({ size: 5, pending: 0 });
-      const leaves = await next.leaves(next.logId, { start: 0, end: 5 });
-      expect(leaves.map(hex).sort()).toEqual(written.map((r) => hex(r.leaf)).sort());
-      // The adoption cleared the crashed mark; `next` closes cleanly: a third open adopts nothing.
-      await next.close();
-      expect(await new LmdbLogStorage(env.root, trailOf(records)).adoptUnlogged()).toBe(0);
     } finally {
       await env.dispose();
     }
@@ -99,10 +139,11 @@ describe("the LMDB record log's records written with a replay transition", () =>
       await storage.adoptUnlogged();
       // Three pages and a part of one (EXPORT_PAGE is 256).
       const written = Array.from({ length: 3 * 256 + 17 }, (_, i) => decision(i));
-      for (const r of written) records.set(r.locator, r.raw);
-      await env.root.transaction(() => {
-        for (const r of written) storage.pendSync(r.ms, r.locator, r.leaf);
-      });
+      for (const r of written) {
+        records.set(r.locator, r.raw);
+        storage.holdOnCommit(Promise.resolve(true), r.locator, r.leaf);
+      }
+      await Promise.resolve();
       expect(await storage.sequence(storage.logId, 10_000)).toBe(written.length);
       const positions: number[] = [];
       const exported: string[] = [];

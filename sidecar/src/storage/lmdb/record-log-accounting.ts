@@ -1,10 +1,10 @@
 /**
  * The LMDB record log's ACCOUNTING (record-log-storage.ts): every record the store holds is, in an untouched store,
- * exactly one of in the log with its record (`size − pruned` of them) or pending (a row of `audit-log-pending`), so
- * comparing LMDB's O(1) counts of both sides in one read snapshot says whether any record was put into the store around
- * the log; only then is the trail walked, in slices (slices.ts), to find which. ADOPTION takes what the log lacks into
- * the pending set: the records written while the log was off, and those a process of an earlier release held in memory
- * when it crashed (its open mark is left, record-log-open.ts).
+ * exactly one of in the log with its record (`size − pruned` of them), pending (a row of `audit-log-pending`), or held
+ * in memory by this process (record-log-held.ts), so comparing LMDB's O(1) counts of the sides in one read snapshot says
+ * whether any record was put into the store around the log; only then is the trail walked, in slices (slices.ts), to
+ * find which. ADOPTION takes what the log lacks into the pending set: the records written while the log was off, and
+ * those a process held in memory when it crashed (its open mark is left, record-log-open.ts).
  */
 import { entryLeafHash, type LogEntryKind } from "@writ/runtime";
 import { Slicer } from "../../audit/slices.js";
@@ -12,6 +12,7 @@ import type { UnloggedRecord } from "../../audit/record-log/log-storage.js";
 import { LOCATOR_KIND, locators, parseLocator } from "../../audit/record-log/locator.js";
 import { pages } from "./pages.js";
 import { entryCount, logState, prunedCount, type LogDatabases } from "./record-log-databases.js";
+import type { HeldRecords } from "./record-log-held.js";
 import type { LoggedTrail, StoredRecord } from "./logged-trail.js";
 import { asStored } from "./stored-bytes.js";
 
@@ -21,10 +22,12 @@ const ADOPT_CHUNK = 256;
 export class LmdbLogAccounting {
   readonly #dbs: LogDatabases;
   readonly #trail: LoggedTrail;
+  readonly #held: HeldRecords;
 
-  constructor(dbs: LogDatabases, trail: LoggedTrail) {
+  constructor(dbs: LogDatabases, trail: LoggedTrail, held: HeldRecords) {
     this.#dbs = dbs;
     this.#trail = trail;
+    this.#held = held;
   }
 
   /** Every prune note, with its locator, newest first, in pages (slices.ts). */
@@ -92,19 +95,26 @@ export class LmdbLogAccounting {
     });
   }
 
-  /** How many stored records are neither in the log nor pending, read in one snapshot: 0 in an untouched store. */
+  /**
+   * How many stored records are neither in the log nor pending nor held in memory, read in one snapshot: 0 in an
+   * untouched store. Costs a few counts and one read per record held in memory.
+   */
   #unaccounted(): number {
     const stored = this.#trail.storedCount() + entryCount(this.#dbs.prunes);
     const logged = logState(this.#dbs).size - prunedCount(this.#dbs);
-    return stored - logged - entryCount(this.#dbs.pending);
+    let inMemory = 0;
+    for (const locator of this.#held.locators())
+      if (this.#dbs.index.get(locator) === undefined && this.#trail.raw(locator) !== undefined) inMemory += 1;
+    return stored - logged - entryCount(this.#dbs.pending) - inMemory;
   }
 
-  /** Whether `record` is in the log or pending. */
+  /** Whether `record` is in the log, pending, or held in memory. */
   #accountedFor(record: StoredRecord): boolean {
     const { locator } = record;
     if (this.#dbs.index.get(locator) !== undefined) return true;
     const at = pendingTime(record);
-    return this.#dbs.pending.doesExist([0, locator]) || (Number.isFinite(at) && this.#dbs.pending.doesExist([at, locator]));
+    if (this.#dbs.pending.doesExist([0, locator]) || (Number.isFinite(at) && this.#dbs.pending.doesExist([at, locator]))) return true;
+    return this.#held.has(locator);
   }
 
   /** Every record the store holds: the trail's, then the prune notes. */

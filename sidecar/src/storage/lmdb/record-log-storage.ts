@@ -2,14 +2,18 @@
  * The record log of the LMDB audit trail (log-storage.ts; docs/audit.md, "Serving the log"): one log, this data dir's
  * instance, in named databases beside the trail's (record-log-databases.ts).
  *
- * PENDING RECORDS. Every record enters `audit-log-pending` in the write that stores it, keyed by its time and locator
- * (locator.ts), its value the leaf hash of the bytes it stores (runtime `entryLeafHash`): a decision, override or
- * confirmation in its replay transition's write, as puts handed to the replay store with it (transition-records.ts,
- * `pendingPut`); a verification, security event or prune note in its own transaction (`pendSync`). A record is thus
- * pending from the moment it is stored, or not stored at all, and a crash loses none.
+ * PENDING RECORDS, two ways. A record written with a replay transition (a decision, an override, a confirmation: the
+ * hot path) is hashed from the bytes it writes (runtime `entryLeafHash`) and held in memory once the transition's answer
+ * says it committed (record-log-held.ts), with no write of its own: the next sequencing round appends it. Any other
+ * record (a verification, a security event, a prune note, a record adopted at open) gets an entry in `audit-log-pending`,
+ * keyed by its time and locator (locator.ts), written in the transaction that stores it (`pendSync`).
+ * INVARIANT (a committed record held only in memory is not lost with the process): every process that opens the data
+ * dir leaves an open mark until it closes with nothing left in memory (record-log-open.ts); a mark whose process is gone
+ * (it crashed) makes the next open take every record the log lacks into the pending set (record-log-accounting.ts).
  *
  * LAYOUT (format 3; format 2, which had no open marks, is taken over as it is):
- * - `audit-log-pending`: key [ms, locator] (ms 0: adopted), value the record's leaf hash (32 bytes): stored, not yet logged.
+ * - `audit-log-pending`: key [ms, locator] (ms 0: adopted), value the record's leaf hash (32 bytes): records stored, not
+ *   yet logged, other than those held in memory.
  * - `audit-log-entries`: key position, value leaf hash (32 bytes) || UTF-8 locator: the log, in order.
  * - `audit-log-index`: key locator, value position: where a record is in the log.
  * - `audit-log-nodes`: key [height, index], value the root (32 bytes) of a perfect subtree of height NODE_HEIGHT or more.
@@ -30,7 +34,8 @@
  * LMDB's write thread commits atomically without calling back into JavaScript. What they read cannot change before
  * their batch commits, because every other writer of it is excluded (`exclusively`, one at a time): the log's state,
  * entries, index and nodes are written by sequencing alone, and the pending entries it takes are removed otherwise
- * only by retention's notes and added by adoption, both run inside `exclusively`.
+ * only by retention's notes and added by adoption, both run inside `exclusively`; the records held in memory leave it
+ * only once the batch that appended them has committed.
  */
 import {
   checkpointHash,
@@ -41,9 +46,8 @@ import {
   type SignedCheckpoint,
   type SigningKey,
 } from "@writ/runtime";
-import type { LmdbPut } from "@writ/runtime/lmdb";
 import { LmdbDurability } from "@writ/runtime/lmdb";
-import type { Database, Key, RootDatabase } from "lmdb";
+import type { RootDatabase } from "lmdb";
 import { prefetched } from "./prefetch.js";
 import type { LoggedTrail } from "./logged-trail.js";
 import { asStored, encoded } from "./stored-bytes.js";
@@ -54,6 +58,7 @@ import { environmentDir, holdDataDir, type DataDirHold } from "./data-dir-lock.j
 import { LmdbLogAccounting } from "./record-log-accounting.js";
 import { HASH, entryCount, logState, openLogDatabases, prunedCount, type LogDatabases, type StoredState } from "./record-log-databases.js";
 import { exportedEntries } from "./record-log-export.js";
+import { HeldRecords } from "./record-log-held.js";
 import { crashedMarks, newMark, openLog } from "./record-log-open.js";
 
 export { RECORD_LOG_DATABASES } from "./record-log-databases.js";
@@ -75,6 +80,7 @@ export class LmdbLogStorage implements RecordLogStorage {
   readonly #durability: LmdbDurability;
   readonly #trail: LoggedTrail;
   readonly #accounting: LmdbLogAccounting;
+  readonly #held = new HeldRecords();
   readonly logId: string;
   /** This process's open mark (record-log-open.ts). */
   readonly #mark = newMark();
@@ -82,8 +88,6 @@ export class LmdbLogStorage implements RecordLogStorage {
   #hold: DataDirHold | null = null;
   /** The adoption under way (`adoptUnlogged`), or null. */
   #adopting: Promise<number> | null = null;
-  /** The adoption failed: keep the mark at close, so that the next open looks again. */
-  #incomplete = false;
   /** The end of the latest work run `exclusively` (the header's WRITTEN AS DATA). */
   #exclusive: Promise<unknown> = Promise.resolve();
 
@@ -95,7 +99,7 @@ export class LmdbLogStorage implements RecordLogStorage {
     this.#dbs = openLogDatabases(root);
     this.#durability = LmdbDurability.of(root);
     this.#trail = trail;
-    this.#accounting = new LmdbLogAccounting(this.#dbs, trail);
+    this.#accounting = new LmdbLogAccounting(this.#dbs, trail, this.#held);
     this.#hold = holdDataDir(environmentDir(root));
     try {
       this.logId = openLog(this.#dbs, this.#mark, this.#hold !== null, instanceId);
@@ -105,9 +109,17 @@ export class LmdbLogStorage implements RecordLogStorage {
     }
   }
 
-  /** The pending entry of a record, as a put for the write that stores it (the header's PENDING RECORDS). */
-  pendingPut(ms: number, locator: string, leaf: Uint8Array): LmdbPut {
-    return { db: this.#dbs.pending as unknown as Database<unknown, Key>, key: [ms, locator], value: asStored(leaf) };
+  /**
+   * Hot path, for a record written with a replay transition: nothing is written; once `written` (the transition's
+   * outcome) says it committed, the record is held in memory for the next sequencing round (the header's PENDING RECORDS).
+   */
+  holdOnCommit(written: Promise<boolean | null>, locator: string, leaf: Uint8Array): void {
+    this.#held.holdOnCommit(written, locator, leaf);
+  }
+
+  /** With the write that stores the record, queued with the environment's asynchronous put: its pending entry. */
+  pend(ms: number, locator: string, leaf: Uint8Array): Promise<boolean> {
+    return this.#dbs.pending.put([ms, locator], asStored(leaf));
   }
 
   /** The same, inside a write transaction callback. */
@@ -129,6 +141,8 @@ export class LmdbLogStorage implements RecordLogStorage {
       // Its pending entry, if any: written with its time, or with 0 when adopted.
       dbs.pending.removeSync([at, locator]);
       dbs.pending.removeSync([0, locator]);
+      // Should this transaction fail, the record stays stored: the next open's adoption takes it in.
+      this.#held.release(locator, true);
     }
     if (positions.length === 0) return;
     dbs.meta.putSync("pruned", prunedCount(dbs) + positions.length);
@@ -158,8 +172,10 @@ export class LmdbLogStorage implements RecordLogStorage {
   }
 
   /**
-   * Appends up to `max` pending entries, in their keys' order; a record the log already holds is skipped (the log's
-   * index is written once per record). One batch (the header's WRITTEN AS DATA).
+   * Appends up to `max` records: the pending entries first, in their keys' order, then the records held in memory; a
+   * record the log already holds (adopted at open while another process held it in memory) is skipped. One batch (the
+   * header's WRITTEN AS DATA); the records taken from memory leave it once the batch commits: should it fail, the next
+   * round takes them again.
    */
   sequence(logId: string, max: number): Promise<number> {
     this.#own(logId);
@@ -169,21 +185,28 @@ export class LmdbLogStorage implements RecordLogStorage {
       const log = new LogAppender(state);
       const appended: { readonly position: number; readonly locator: string; readonly leaf: Uint8Array }[] = [];
       const inRound = new Set<string>();
-      const taken = Array.from(dbs.pending.getRange({ limit: max }), ({ key, value }) => ({ key, value }));
+      const append = (locator: string, leaf: Uint8Array): void => {
+        if (inRound.has(locator) || dbs.index.get(locator) !== undefined) return;
+        inRound.add(locator);
+        appended.push({ position: log.size, locator, leaf });
+        log.append(leaf);
+      };
+      const fromStore = Array.from(dbs.pending.getRange({ limit: max }), ({ key, value }) => ({ key, value }));
       // Retention drops the pending entry of a record it removes (notePruned): a record gone otherwise is logged
       // anyway, and shows as removed without a prune note, which the export's verification reports.
-      for (const { key, value } of taken) {
-        const locator = key[1];
-        if (inRound.has(locator) || dbs.index.get(locator) !== undefined) continue;
-        inRound.add(locator);
-        appended.push({ position: log.size, locator, leaf: value });
-        log.append(value);
+      for (const { key, value } of fromStore) append(key[1], value);
+      const taken: string[] = [];
+      for (const [locator, leaf] of this.#held.committed()) {
+        if (fromStore.length + taken.length >= max) break;
+        append(locator, leaf);
+        taken.push(locator);
       }
-      if (taken.length === 0) return 0;
+      const count = fromStore.length + taken.length;
+      if (count === 0) return 0;
       const next = log.state();
       await this.#durability.commit(
         dbs.root.batch(() => {
-          for (const { key } of taken) dbs.pending.remove(key);
+          for (const { key } of fromStore) dbs.pending.remove(key);
           for (const { position, locator, leaf } of appended) {
             dbs.index.put(locator, position);
             const value = Buffer.allocUnsafe(HASH + Buffer.byteLength(locator));
@@ -195,7 +218,8 @@ export class LmdbLogStorage implements RecordLogStorage {
           if (next.size > state.size) dbs.meta.put("state", { size: next.size, frontier: next.frontier.map(toHex) } satisfies StoredState);
         }),
       );
-      return taken.length;
+      for (const locator of taken) this.#held.release(locator);
+      return count;
     });
   }
 
@@ -227,7 +251,7 @@ export class LmdbLogStorage implements RecordLogStorage {
   async counts(logId: string): Promise<LogCounts | null> {
     if (logId !== this.logId) return null;
     await this.#adopting?.catch(() => undefined);
-    return { size: logState(this.#dbs).size, pending: entryCount(this.#dbs.pending), latest: this.#latest() };
+    return { size: logState(this.#dbs).size, pending: entryCount(this.#dbs.pending) + this.#held.size, latest: this.#latest() };
   }
 
   async checkpoints(logId: string, from: number, limit: number): Promise<SignedCheckpoint[]> {
@@ -274,8 +298,7 @@ export class LmdbLogStorage implements RecordLogStorage {
 
   /**
    * Takes every stored record that the log lacks into the pending set (record-log-accounting.ts): the records written
-   * while the log was off, and those a process that crashed held in memory (a release before the one-way write path),
-   * its open mark left. One adoption at a time; answers how many records it took.
+   * while the log was off, and those a process that crashed held in memory, its open mark left. One adoption at a time; answers how many records it took.
    */
   adoptUnlogged(): Promise<number> {
     this.#adopting ??= this.#accounting
@@ -285,13 +308,16 @@ export class LmdbLogStorage implements RecordLogStorage {
   }
 
   /**
-   * Removes this process's open mark once an adoption under way is done, unless it failed (then the next open adopts
-   * again). Before the environment closes; a failure leaves the mark, never loses a record.
+   * Appends what is held in memory once every write under way has its outcome, then removes this process's open mark,
+   * unless a record left memory without entering the log, or the adoption failed (then the next open adopts them).
+   * Before the environment closes; a failure leaves the mark, never loses a record.
    */
   async close(): Promise<void> {
-    await this.#adopting?.catch(() => (this.#incomplete = true));
+    await this.#adopting?.catch(() => (this.#held.incomplete = true));
+    await this.#held.settled();
     try {
-      if (!this.#incomplete) await this.#dbs.root.transaction(() => this.#dbs.meta.removeSync(this.#mark));
+      for (let left = this.#held.committedSize; left > 0; left = this.#held.committedSize) await this.sequence(this.logId, left);
+      if (!this.#held.incomplete) await this.#dbs.root.transaction(() => this.#dbs.meta.removeSync(this.#mark));
     } finally {
       this.#hold?.release();
     }

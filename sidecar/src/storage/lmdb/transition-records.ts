@@ -1,9 +1,9 @@
 /**
  * Decisions, overrides and confirmations on LMDB, encoded AS DATA for the replay store: each record becomes the puts
- * that store it (the record, a decision's filter index entry, and the record log's pending entry, keyed by the record's
- * time and locator with its leaf hash), which the replay store writes in the write transaction of the transition they
- * record (replay-store.ts, runtime lmdb-puts.ts): committed exactly when it is, flushed in its fsync. Each key is written
- * once: only one such transition succeeds per execution. Encoded before the transition, on the event loop, once.
+ * that store it (the record, and a decision's filter index entry), which the replay store writes in the write
+ * transaction of the transition they record (replay-store.ts, runtime lmdb-puts.ts): committed exactly when it is,
+ * flushed in its fsync; the record log holds its leaf once the transition's answer says it committed. Each key is
+ * written once: only one such transition succeeds per execution. Encoded before the transition, on the event loop, once.
  */
 import { entryLeafHash, executionFingerprint, type LogEntryKind, type TransitionRecord } from "@writ/runtime";
 import type { LmdbPut } from "@writ/runtime/lmdb";
@@ -42,11 +42,11 @@ export class LmdbTransitionRecords {
   }
 
   /**
-   * The puts that store `record`, for the write of the transition it records; undefined when it is not to be stored:
-   * the trail is closed, or its encoding failed (recorded as the trail's failure: the transition goes ahead without it,
-   * as a record whose write fails).
+   * `record` encoded for the write of the transition it records; undefined when it is not to be stored: the trail is
+   * closed, or its encoding failed (recorded as the trail's failure: the transition goes ahead without it, as a record
+   * whose write fails).
    */
-  puts(record: TransitionRecord): LmdbPut[] | undefined {
+  encode(record: TransitionRecord): EncodedRecord | undefined {
     if (!this.#writer.accepting()) return undefined;
     try {
       if (record.kind === "decision") return this.#decision(record.body, record.json);
@@ -58,29 +58,41 @@ export class LmdbTransitionRecords {
     }
   }
 
-  /** `record` stored on its own, in the next write batch: for a transition of a store that writes no puts (in memory). */
+  /**
+   * Into the record log once `written` (the outcome of the write that stored `encoded`: true when it committed, false
+   * when it did not, null when it failed; it never rejects) says it committed: held in memory until sequenced
+   * (record-log-storage.ts, PENDING RECORDS).
+   */
+  logOnCommit(encoded: EncodedRecord, written: Promise<boolean | null>): void {
+    if (encoded.leaf !== null) this.#log?.holdOnCommit(written, encoded.locator, encoded.leaf);
+  }
+
+  /** `record` stored on its own, with its pending entry, in the next write batch: for a store that shares no write (in memory). */
   writeAlone(record: TransitionRecord): void {
-    const puts = this.puts(record);
-    if (puts !== undefined) this.#writer.queue(() => puts.forEach((put) => this.#writer.watch(put.db.put(put.key, put.value))));
+    const encoded = this.encode(record);
+    if (encoded === undefined) return;
+    this.#writer.queue(() => {
+      for (const { db, key, value } of encoded.puts) this.#writer.watch(db.put(key, value));
+      if (encoded.leaf !== null) this.#writer.watch(this.#log!.pend(encoded.ms, encoded.locator, encoded.leaf));
+    });
   }
 
   /** `json`: the entry's JSON text when the runtime made it with the record (runtime `TransitionRecord`), stored as it is. */
-  #decision(entry: DecisionAudit, json: string | undefined): LmdbPut[] {
+  #decision(entry: DecisionAudit, json: string | undefined): EncodedRecord {
     // The attestation's own fingerprint of its executionId, not hashed a second time (runtime `recordFingerprint`).
     const fingerprint = entry.attestation.execution_fingerprint;
     const at: DecisionTimeKey = [recordInstant(entry.recordedAt, this.#now), fingerprint];
     const text = json ?? JSON.stringify(declaredDecision(entry));
     const bytes = Buffer.from(text, "utf8");
     const coded = this.#templates?.encode(shapeOf(entry), text) ?? null;
-    const puts: LmdbPut[] = [
+    const puts = [
       put(this.#dbs.decisionRecords, at, asStored(coded === null ? bytes : Buffer.from(coded, "utf8"))),
       put(this.#dbs.decisionFilters, filterKey(entry.attestation.policyId, entry.status, at[0], fingerprint), 0),
     ];
-    this.#pend(puts, at[0], locators.decision(at[0], fingerprint), "decision", bytes);
-    return puts;
+    return this.#encoded(puts, at[0], locators.decision(at[0], fingerprint), "decision", bytes);
   }
 
-  #override(entry: OverrideAudit): LmdbPut[] {
+  #override(entry: OverrideAudit): EncodedRecord {
     const record: OverrideAudit = {
       executionId: entry.executionId,
       approved: entry.approved,
@@ -94,7 +106,7 @@ export class LmdbTransitionRecords {
     return this.#beside(entry.executionId, OVERRIDE_SUFFIX, record);
   }
 
-  #confirmation(entry: ConfirmationAudit): LmdbPut[] {
+  #confirmation(entry: ConfirmationAudit): EncodedRecord {
     const record: ConfirmationAudit = {
       executionId: entry.executionId,
       match: entry.match,
@@ -105,20 +117,28 @@ export class LmdbTransitionRecords {
   }
 
   /** An override or confirmation, beside the decision it follows (an override never replaces the decision, spec 1.8). */
-  #beside(executionId: string, suffix: string, record: OverrideAudit | ConfirmationAudit): LmdbPut[] {
+  #beside(executionId: string, suffix: string, record: OverrideAudit | ConfirmationAudit): EncodedRecord {
     const fingerprint = executionFingerprint(executionId);
     const bytes = encoded(record);
-    const puts: LmdbPut[] = [put(this.#dbs.decisions, fingerprint + suffix, asStored(bytes))];
     const kind: LogEntryKind = suffix === OVERRIDE_SUFFIX ? "override" : "confirmation";
     const locator = kind === "override" ? locators.override(fingerprint) : locators.confirmation(fingerprint);
-    this.#pend(puts, recordInstant(record.recordedAt, this.#now), locator, kind, bytes);
-    return puts;
+    const puts = [put(this.#dbs.decisions, fingerprint + suffix, asStored(bytes))];
+    return this.#encoded(puts, recordInstant(record.recordedAt, this.#now), locator, kind, bytes);
   }
 
-  /** The record's pending entry in the record log, hashed from the bytes stored (record-log-storage.ts, PENDING RECORDS). */
-  #pend(puts: LmdbPut[], ms: number, locator: string, kind: LogEntryKind, bytes: Uint8Array): void {
-    if (this.#log !== null) puts.push(this.#log.pendingPut(ms, locator, entryLeafHash({ kind, record: bytes })));
+  /** With its leaf in the record log, hashed from the bytes stored; null when the log is off. */
+  #encoded(puts: LmdbPut[], ms: number, locator: string, kind: LogEntryKind, bytes: Uint8Array): EncodedRecord {
+    return { puts, ms, locator, leaf: this.#log === null ? null : entryLeafHash({ kind, record: bytes }) };
   }
+}
+
+/** A record encoded for the write that stores it: its puts, and what the record log keeps of it. */
+export interface EncodedRecord {
+  readonly puts: readonly LmdbPut[];
+  /** The time its pending entry is keyed by, its locator (locator.ts), and its leaf hash (null: the record log is off). */
+  readonly ms: number;
+  readonly locator: string;
+  readonly leaf: Uint8Array | null;
 }
 
 function put<V, K extends Key>(db: Database<V, K>, key: K, value: V): LmdbPut {
