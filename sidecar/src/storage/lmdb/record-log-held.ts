@@ -1,8 +1,8 @@
 /**
  * The records of replay transitions held in memory until sequenced (record-log-storage.ts, PENDING RECORDS): a decision,
  * override or confirmation is written with its replay transition, and its locator and leaf are held here once the
- * transition's answer says it committed, with no write of their own (a pending row per record on the request's path, and
- * its read and removal when sequenced, cost about 3% of the instructions of a decision: docs/benchmarks.md). A process
+ * transition's answer says it committed, with no write of their own (a pending row per record on the request's path, with
+ * its read and removal when sequenced, costs more than the budget allows: docs/benchmarks.md, "One-way write path"). A process
  * that crashes with records held leaves its open mark, and the next open takes them in (record-log-accounting.ts).
  */
 
