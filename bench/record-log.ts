@@ -9,7 +9,7 @@
  * Rounds alternate the contenders; medians are printed, with each cost as a share of the sidecar's CPU per response
  * (BENCH_REQUEST_US, default 285 µs: writ's per-response CPU at 50 connections, docs/benchmarks.md).
  *
- * Last, the scan a restart after a crash makes (storage/lmdb/record-log-storage.ts, PENDING RECORDS: every stored record the log lacks is
+ * Last, the scan a restart after a crash makes (storage/lmdb/record-log-accounting.ts: every stored record the log lacks is
  * taken in): BENCH_SCAN_RECORDS decisions written and sequenced, then the trail opened again as after a crash of the
  * process that wrote them; the open's time per stored record is printed.
  *
@@ -20,7 +20,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { executionFingerprint, loadSigningKeyPem } from "@writ/runtime";
+import { executionFingerprint, loadSigningKeyPem, type ReplayStore } from "@writ/runtime";
 import { LmdbReplayStore } from "@writ/runtime/lmdb";
 import { open } from "lmdb";
 import { LmdbAuditLog } from "../sidecar/src/storage/lmdb/audit-log.js";
@@ -49,7 +49,7 @@ interface Round {
 async function round(mode: "log" | "nolog" | "floor", n: number, seed: number): Promise<Round> {
   const dir = await mkdtemp(join(tmpdir(), "writ-bench-record-log-"));
   const root = open({ path: dir, maxDbs: 32 });
-  let replay: LmdbReplayStore | null = null;
+  let replay: ReplayStore | null = null;
   const audit =
     mode === "floor"
       ? null
@@ -58,7 +58,7 @@ async function round(mode: "log" | "nolog" | "floor", n: number, seed: number): 
           checkpoints: { key, intervalMs: 3_600_000, everyRecords: 1_000_000_000 },
           decisionInstant: async (fp) => (await replay?.read(fp))?.createdAt,
         });
-  replay = new LmdbReplayStore(root, audit === null ? {} : { writeRecord: audit.writeRecord });
+  replay = audit === null ? new LmdbReplayStore(root) : audit.recording(new LmdbReplayStore(root));
   const store = replay;
   try {
     const bodies = Array.from({ length: n }, (_, i) =>
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
   console.log(`  floor (consume, no audit)          ${m("floor", "writeUs").toFixed(1)}`);
   console.log(`  write path, log off                ${m("nolog", "writeUs").toFixed(1)}`);
   console.log(
-    `  write path, log on                 ${m("log", "writeUs").toFixed(1)}  (+${added.toFixed(1)}: the leaf hash, the record held until sequenced, and sequencing rounds run meanwhile)`,
+    `  write path, log on                 ${m("log", "writeUs").toFixed(1)}  (+${added.toFixed(1)}: the leaf hash, the pending entry, and sequencing rounds run meanwhile)`,
   );
   console.log(`  sequencing and checkpoint          ${sequencing.toFixed(1)}`);
   console.log(
@@ -126,7 +126,7 @@ async function crashScan(n: number): Promise<void> {
   const options = { checkpoints: { key, intervalMs: 3_600_000, everyRecords: 1_000_000_000 } };
   try {
     const audit = new LmdbAuditLog(root, options);
-    const store = new LmdbReplayStore(root, { writeRecord: audit.writeRecord });
+    const store = audit.recording(new LmdbReplayStore(root));
     for (let i = 0; i < n; i += IN_FLIGHT * 20) {
       const bodies = Array.from({ length: Math.min(IN_FLIGHT * 20, n - i) }, (_, j) =>
         decision({ executionId: `scan-${i + j}`, recordedAt: new Date(Date.UTC(2026, 0, 1) + i + j).toISOString() }),

@@ -4,7 +4,9 @@
  * an in-memory authorizer (the SDK) neither installs nor loads lmdb; the sidecar and embedded authorizers that
  * persist install it and import this entry.
  */
-export { LmdbReplayStore, DEFAULT_REPLAY_DB_NAME, type LmdbReplayStoreOptions, type RebuildProgress } from "./replay/lmdb-store.js";
+export { LmdbReplayStore, DEFAULT_REPLAY_DB_NAME, type LmdbReplayStoreOptions } from "./replay/lmdb-store.js";
+export type { RebuildProgress } from "./replay/lmdb-entries.js";
+export type { LmdbConsumeOptions, LmdbPut, LmdbResolveOverrideOptions } from "./replay/lmdb-puts.js";
 export {
   LmdbDurability,
   DEFAULT_FLUSH_TIMEOUT_MS,

@@ -1,8 +1,9 @@
 /**
  * The record of a transition: what the service keeps as evidence of a decision, an override or a confirmation, handed
  * to the replay store AS DATA with the transition it records (`ConsumeOptions.record`,
- * `ResolveOverrideOptions.record`), so that every engine can commit both in one transaction: LMDB inside its write
- * transaction, PostgreSQL in the same statement, an engine on another host as well as one in this process.
+ * `ResolveOverrideOptions.record`), so that every engine can commit both in one transaction: PostgreSQL in the same
+ * statement, LMDB in the same write transaction (the sidecar encodes the record into puts the store writes, lmdb-puts.ts),
+ * an engine on another host as well as one in this process.
  *
  * INVARIANT (a transition is kept with its record): a store commits a record exactly when it commits the transition
  * it came with, in the same transaction where the engine has one (stores without a record writer keep no record).
@@ -89,15 +90,9 @@ export function recordFingerprint(record: TransitionRecord): string {
 }
 
 /**
- * Where an in-process engine writes the records of its transitions (the memory and LMDB stores). In memory: called
- * right after a transition that succeeded. On LMDB: called inside the transition's conditional write, where only what
- * it queues to the same environment with the asynchronous `put` takes effect, exactly when the transition does,
- * committed and flushed with it; it may be called for a consumption that turns out to conflict, so it must have no
- * other effect. It must not throw.
- *
- * `written` resolves once the outcome is known, and never rejects: true when the transition, and so the record, took
- * effect (committed and flushed); false when it did not (a conflict, a refusal); null when the store cannot tell (its
- * write failed). A writer that must know whether its record exists (the audit record log, to sequence it) waits for
- * it instead of reading back.
+ * Where the in-memory store (memory-store.ts, for development and tests) hands the records of its transitions: called
+ * right after a transition that succeeded. A durable engine takes no writer: it keeps the record with its transition
+ * itself (PostgreSQL in the transition's statement; LMDB writes what the caller encoded it into, lmdb-puts.ts). It must
+ * not throw. `written` resolves true: the record took effect (nothing in memory is durable anyway).
  */
 export type RecordWriter = (record: TransitionRecord, written: Promise<boolean | null>) => void;

@@ -55,7 +55,7 @@ export interface ConsumeOptions {
   /**
    * The record of this consumption (the decision, or the confirmation, with its signed attestation or proof), as data:
    * committed exactly when the consumption is, in the same transaction where the engine has one (records.ts). A store
-   * without a record writer keeps only the entry.
+   * that knows no layout for records (the runtime's LMDB store, without the sidecar's audit trail) keeps only the entry.
    */
   readonly record?: TransitionRecord;
 }

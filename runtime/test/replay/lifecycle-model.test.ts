@@ -25,7 +25,7 @@ import {
 import { LmdbReplayStore } from "../../src/replay/lmdb-store.js";
 import { MemoryReplayStore } from "../../src/replay/memory-store.js";
 import type { ReplayEntry, ReplayResult, ReplayStore } from "../../src/replay/store.js";
-import { T0 } from "../../src/testing/replay-contract.js";
+import { T0 } from "../../src/testing/replay-contract-support.js";
 import { expectedIndex, storedIndex } from "./lmdb-support.js";
 
 const FINGERPRINTS = ["a", "b", "c", "d"] as const;

@@ -12,7 +12,7 @@ import { open, type Key, type RootDatabase } from "lmdb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LmdbReplayStore } from "../../src/replay/lmdb-store.js";
 import { startWorker, type Worker } from "./child.js";
-import { T0, ok } from "../../src/testing/replay-contract.js";
+import { T0, ok } from "../../src/testing/replay-contract-support.js";
 import { backfillState, consumedEntry, countReads, expectedIndex, reservedEntry, storedIndex, writeWithoutIndex } from "./lmdb-support.js";
 
 /** Keys per slice of the sweep and entries per slice of the backfill (lmdb-store.ts): what one write transaction reads. */

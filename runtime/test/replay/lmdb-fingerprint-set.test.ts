@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { open, type RootDatabase } from "lmdb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LmdbReplayStore, type RebuildProgress } from "../../src/replay/lmdb-store.js";
+import type { RebuildProgress } from "../../src/replay/lmdb-entries.js";
+import { LmdbReplayStore } from "../../src/replay/lmdb-store.js";
 import { consumedEntry, countReads, writeWithoutIndex } from "./lmdb-support.js";
 
 const T0 = 1_796_600_000_000;

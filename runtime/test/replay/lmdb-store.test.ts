@@ -7,8 +7,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReplayStoreClosedError, StoreUnavailableError } from "../../src/replay/errors.js";
 import { LmdbDurability } from "../../src/replay/lmdb-durability.js";
 import { LmdbReplayStore } from "../../src/replay/lmdb-store.js";
+import type { LmdbConsumeOptions, LmdbPut, LmdbResolveOverrideOptions } from "../../src/replay/lmdb-puts.js";
 import type { TransitionRecord } from "../../src/replay/records.js";
-import { T0, into, ok, replayStoreContract } from "../../src/testing/replay-contract.js";
+import type { ReplayResult } from "../../src/replay/store.js";
+import { T0, into, ok } from "../../src/testing/replay-contract-support.js";
+import { replayStoreContract } from "../../src/testing/replay-contract.js";
 import { storedEntries, storedIndex } from "./lmdb-support.js";
 
 async function tempDir(): Promise<string> {
@@ -18,10 +21,20 @@ async function tempDir(): Promise<string> {
 replayStoreContract("LmdbReplayStore", async () => {
   const dir = await tempDir();
   const root = open({ path: dir });
-  // Records queued with the asynchronous `put`, as the audit log does: only the winning transition's are committed.
+  // Each record handed to the store as a put of its own, as the sidecar's audit trail hands its puts: only the winning
+  // transition's are written.
   const side = root.openDB<TransitionRecord, number>({ name: "records", encoding: "json" });
   let next = 0;
-  const store = new LmdbReplayStore(root, { writeRecord: (record) => void side.put((next += 1), record) });
+  const puts = (record: TransitionRecord | undefined): LmdbPut[] =>
+    record === undefined ? [] : [{ db: side as unknown as LmdbPut["db"], key: (next += 1), value: record }];
+  const store = new (class extends LmdbReplayStore {
+    override consume(fingerprint: string, options: LmdbConsumeOptions = {}): Promise<ReplayResult> {
+      return super.consume(fingerprint, { ...options, puts: puts(options.record) });
+    }
+    override resolveOverride(fingerprint: string, token: string, approved: boolean, options: LmdbResolveOverrideOptions = {}) {
+      return super.resolveOverride(fingerprint, token, approved, { ...options, puts: puts(options.record) });
+    }
+  })(root);
   return {
     store,
     dispose: async () => {

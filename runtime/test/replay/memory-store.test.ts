@@ -3,7 +3,8 @@ import { ReplayCapacityError } from "../../src/replay/errors.js";
 import { DEFAULT_MEMORY_CAPACITY, MemoryReplayStore } from "../../src/replay/memory-store.js";
 import { RESERVATION_TTL_MS } from "../../src/replay/store.js";
 import type { TransitionRecord } from "../../src/replay/records.js";
-import { T0, into, ok, replayStoreContract } from "../../src/testing/replay-contract.js";
+import { T0, into, ok } from "../../src/testing/replay-contract-support.js";
+import { replayStoreContract } from "../../src/testing/replay-contract.js";
 
 replayStoreContract("MemoryReplayStore", async () => {
   const records: TransitionRecord[] = [];

@@ -20,6 +20,7 @@ import { LmdbAuditWriter } from "./audit-writer.js";
 import { DayCount } from "./day-count.js";
 import { backfillFilters } from "./decision-filters.js";
 import { loggedTrail } from "./logged-trail.js";
+import { markIncomplete } from "./record-log-open.js";
 import { LmdbLogStorage } from "./record-log-storage.js";
 import { RecordTemplates } from "./record-templates.js";
 import { asStored, encoded } from "./stored-bytes.js";
@@ -51,7 +52,7 @@ export interface LmdbAuditStoreOptions {
 
 export class LmdbAuditStore implements AuditStore {
   readonly logStorage: LmdbLogStorage | null;
-  /** Decisions, overrides and confirmations, written by the replay store's transitions. */
+  /** Decisions, overrides and confirmations, encoded for the replay store's transitions (transition-records.ts). */
   readonly records: LmdbTransitionRecords;
   readonly #dbs: AuditDatabases;
   readonly #writer: LmdbAuditWriter;
@@ -89,7 +90,7 @@ export class LmdbAuditStore implements AuditStore {
     this.records = new LmdbTransitionRecords(dbs, writer, options.codeRecords === false ? null : RecordTemplates.of(root), log, now);
     this.#today = new DayCount(dbs.decisionRecords);
     dropFormerTimes(root, (error) => writer.fail(error));
-    if (log === null) LmdbLogStorage.markIncomplete(root);
+    if (log === null) markIncomplete(root);
     // In the background, in slices: the sidecar answers meanwhile, and what it writes is logged as usual.
     const adopting = Date.now();
     this.#adopted = (log?.adoptUnlogged() ?? Promise.resolve(0)).then(
@@ -220,7 +221,7 @@ export class LmdbAuditStore implements AuditStore {
   close(settled: Promise<unknown>): Promise<void> {
     this.#writer.close();
     return Promise.all([this.flushed(), this.#filtersReady, this.#adopted, settled]).then(async () => {
-      // What the record log holds in memory goes into it before the environment closes (record-log-storage.ts).
+      // The record log's open mark goes before the environment closes (record-log-storage.ts).
       await this.logStorage?.close().catch((error: unknown) => this.#onError(error));
     });
   }

@@ -75,14 +75,24 @@ export class LmdbAuditWriter {
   }
 
   /**
-   * Runs `puts`, which queue writes with the environment's asynchronous `put` (into the caller's conditional write),
-   * unless the log is closed; every failure ends in `fail`, never in an exception to the caller.
+   * Whether a record is to be written now: not once the log is closed, nor on an environment that is closing, which
+   * counts as a failure (lmdb-js fails a queued write on a closed environment later, from a setImmediate, as an uncaught
+   * exception).
+   */
+  accepting(): boolean {
+    if (this.#closed) return false;
+    if ((this.#root as { status?: string }).status === "open") return true;
+    this.fail(new Error("the LMDB environment is closed"));
+    return false;
+  }
+
+  /**
+   * Runs `puts`, which queue writes with the environment's asynchronous `put` (into the next write batch), unless the log
+   * is closed; every failure ends in `fail`, never in an exception to the caller.
    */
   queue(puts: () => void): void {
-    if (this.#closed) return;
+    if (!this.accepting()) return;
     try {
-      // lmdb-js fails a queued write on a closed environment later, from a setImmediate, as an uncaught exception.
-      if ((this.#root as { status?: string }).status !== "open") throw new Error("the LMDB environment is closed");
       puts();
     } catch (error) {
       this.fail(error);

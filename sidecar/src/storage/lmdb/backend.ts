@@ -1,10 +1,10 @@
 /**
  * The embedded backend (`SERVICE_STORE=lmdb`, the default): one LMDB environment in the data dir holds the replay
- * store, the audit trail and Surface B's records side by side, so a decision's record, written by the replay store's
- * write transaction (`writeRecord`), commits and flushes with the consumption in one fsync. Without a data dir, only
+ * store, the audit trail and Surface B's records side by side, so a decision's record, handed as data to the replay
+ * store's write transaction (replay-store.ts), commits and flushes with the consumption in one fsync. Without a data dir, only
  * the development memory store (or none) is available and nothing is audited.
  */
-import { MemoryReplayStore, type RecordWriter, type ReplayStore } from "@writ/runtime";
+import { MemoryReplayStore, type ReplayStore } from "@writ/runtime";
 import { LmdbDurability, LmdbReplayStore } from "@writ/runtime/lmdb";
 import { open, type RootDatabase } from "lmdb";
 import { DisabledAuditLog } from "../../audit/disabled-audit-log.js";
@@ -67,11 +67,10 @@ export const openLmdbBackend: BackendOpener<LmdbStorageConfig, LmdbBackend> = as
           ...(decisionInstant ? { decisionInstant } : {}),
         })
       : new DisabledAuditLog();
-  const writeRecord: RecordWriter | undefined = audit instanceof LmdbAuditLog ? audit.writeRecord : undefined;
-  const recording = writeRecord === undefined ? {} : { writeRecord };
+  const recorded = audit instanceof LmdbAuditLog ? audit : null;
   if (storage.replay === "lmdb") {
     const log = rebuildLog((message) => reporters.onNotice?.(message));
-    lmdbReplay = new LmdbReplayStore(root!, { ...recording, onRebuild: log });
+    lmdbReplay = new LmdbReplayStore(root!, { onRebuild: log });
     // Listening only with the whole set: a failed rebuild fails the start (every replay check would refuse anyway).
     try {
       await lmdbReplay.ready();
@@ -81,7 +80,11 @@ export const openLmdbBackend: BackendOpener<LmdbStorageConfig, LmdbBackend> = as
       throw error;
     }
   }
-  const store: ReplayStore | null = lmdbReplay ?? (storage.replay === "memory" ? new MemoryReplayStore(recording) : null);
+  let store: ReplayStore | null = null;
+  if (lmdbReplay !== null) store = recorded?.recording(lmdbReplay) ?? lmdbReplay;
+  // The development memory store has no write to share: a record is stored after its transition succeeded.
+  else if (storage.replay === "memory")
+    store = new MemoryReplayStore(recorded === null ? {} : { writeRecord: (record) => recorded.recordTransition(record) });
   if (store === null) notices.push("SERVICE_REPLAY_STORE is `none`: every execution fails closed (INV-REPLAY-001)");
 
   const sweep = store ? setInterval(() => void store.sweep().catch(() => undefined), config.maintenance.replaySweepMs) : null;

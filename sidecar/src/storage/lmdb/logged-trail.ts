@@ -1,5 +1,5 @@
 /**
- * The LMDB audit trail as its record log reads it (record-log-storage.ts `LoggedTrail`): each record's exact stored
+ * The LMDB audit trail as its record log reads it (`LoggedTrail`, record-log-storage.ts): each record's exact stored
  * bytes by locator (record-log/locator.ts), their pages prefetched, and every record with its locator for the log's
  * accounting, counted in O(1) by LMDB's entry counts.
  */
@@ -15,7 +15,29 @@ import {
 } from "./audit-databases.js";
 import { keyPages } from "./pages.js";
 import { prefetched } from "./prefetch.js";
-import type { LoggedTrail, StoredRecord } from "./record-log-storage.js";
+
+/** A record of the trail as the log reads it. */
+export interface StoredRecord {
+  readonly locator: string;
+  readonly raw: Buffer;
+}
+
+/** What the log reads of the trail it logs. */
+export interface LoggedTrail {
+  /** The exact stored bytes of the record `locator` names; undefined when it is gone. */
+  raw(locator: string): Buffer | undefined;
+  /** Reads the pages of the records `locators` name into memory off the event loop, so that `raw` of them costs no disk read. */
+  prefetch(locators: readonly string[]): Promise<void>;
+  /** How many records the trail stores (prune notes aside: the log's own), in O(1) (record-log-accounting.ts). */
+  storedCount(): number;
+  /**
+   * Every record the trail stores (prune notes aside), decisions newest first, read lazily and in pages (slices.ts
+   * `pages`): the caller may await between records without holding a read transaction.
+   */
+  stored(): Iterable<StoredRecord>;
+  /** The locator of the decision of `executionId`; undefined when the trail has none. */
+  decisionLocator(executionId: string): Promise<string | undefined>;
+}
 
 /**
  * `decisionKey`: the key of an execution's decision (audit-reads.ts); `readPrune`: the stored bytes of a prune note,

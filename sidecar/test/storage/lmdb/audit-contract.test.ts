@@ -7,7 +7,7 @@ for (const compressRecords of [false, true]) {
   auditLogContract(compressRecords ? "LmdbAuditLog with compressed decision records" : "LmdbAuditLog", async () => {
     const env = await tempEnv();
     const log = new LmdbAuditLog(env.root, { compressRecords });
-    const replay = new LmdbReplayStore(env.root, { writeRecord: log.writeRecord });
+    const replay = log.recording(new LmdbReplayStore(env.root));
     return {
       log,
       replay,

@@ -137,7 +137,7 @@ describe("LmdbAuditLog", () => {
     });
 
     it("keeps one decision per executionId: the replay store's consume, which one caller wins, records it", async () => {
-      const store = new LmdbReplayStore(env.root, { writeRecord: log.writeRecord });
+      const store = log.recording(new LmdbReplayStore(env.root));
       const consume = (status: "approved" | "rejected", ms: number) =>
         store.consume(executionFingerprint("dup"), {
           now: T0 + ms,

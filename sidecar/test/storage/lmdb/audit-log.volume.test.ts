@@ -7,7 +7,7 @@
 import { stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { executionFingerprint } from "@writ/runtime";
+import { executionFingerprint, type ReplayStore } from "@writ/runtime";
 import { LmdbReplayStore } from "@writ/runtime/lmdb";
 import type { Database, RootDatabase } from "lmdb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -79,14 +79,14 @@ describe("the LMDB trail at volume", () => {
   });
 
   /** A trail with its replay store, as the sidecar opens them, on `root` (the environment, or a counting wrapper of it). */
-  function open(root: RootDatabase = env.root, options: LmdbAuditLogOptions = {}): { audit: LmdbAuditLog; replay: LmdbReplayStore } {
-    let replay: LmdbReplayStore | null = null;
+  function open(root: RootDatabase = env.root, options: LmdbAuditLogOptions = {}): { audit: LmdbAuditLog; replay: ReplayStore } {
+    let replay: ReplayStore | null = null;
     const audit = new LmdbAuditLog(root, {
       checkpoints: MANUAL_CHECKPOINTS,
       decisionInstant: async (fp) => (await replay?.read(fp))?.createdAt,
       ...options,
     });
-    replay = new LmdbReplayStore(env.root, { writeRecord: audit.writeRecord });
+    replay = audit.recording(new LmdbReplayStore(env.root));
     const store = replay;
     closing.push(
       () => audit.close(),
@@ -95,7 +95,7 @@ describe("the LMDB trail at volume", () => {
     return { audit, replay };
   }
 
-  async function decide(replay: LmdbReplayStore, from: number, count: number, spec: { policyId?: string } = {}): Promise<void> {
+  async function decide(replay: ReplayStore, from: number, count: number, spec: { policyId?: string } = {}): Promise<void> {
     await Promise.all(
       Array.from({ length: count }, (_, j) => {
         const body = decision({

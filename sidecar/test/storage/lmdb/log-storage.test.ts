@@ -1,13 +1,15 @@
 /**
- * What the LMDB record log does with records held in memory (storage/lmdb/record-log-storage.ts, PENDING RECORDS): they enter the log
- * once their write is known to have committed; a process that crashes with some in memory leaves its open mark, and the
+ * What the LMDB record log does with records held in memory (storage/lmdb/record-log-storage.ts; docs/audit.md, "Serving the log"): they enter the log
+ * once their write is known to have committed (the replay transition's answer, with no call from the runtime); a process that crashes with some in memory leaves its open mark, and the
  * next open takes every record the log lacks into it; a record adopted that way and still held in memory enters once.
  */
-import { entryLeafHash } from "@writ/runtime";
+import { entryLeafHash, executionFingerprint } from "@writ/runtime";
+import { LmdbReplayStore } from "@writ/runtime/lmdb";
 import { describe, expect, it } from "vitest";
+import { LmdbAuditLog } from "../../../src/storage/lmdb/audit-log.js";
 import { LmdbLogStorage, type LoggedTrail } from "../../../src/storage/lmdb/record-log-storage.js";
 import { locators } from "../../../src/audit/record-log/locator.js";
-import { tempEnv } from "../../audit/support.js";
+import { decision as decisionAudit, tempEnv } from "../../audit/support.js";
 
 /** A trail of decisions in memory: what the log reads of the records it logs. */
 function trailOf(records: Map<string, Buffer>): LoggedTrail {
@@ -36,8 +38,8 @@ describe("the LMDB record log's records held in memory", () => {
       expect(await storage.adoptUnlogged()).toBe(0);
       const [kept, conflicted] = [decision(1), decision(2)];
       records.set(kept.locator, kept.raw);
-      storage.pendOnCommit(Promise.resolve(true), kept.locator, kept.leaf);
-      storage.pendOnCommit(Promise.resolve(false), conflicted.locator, conflicted.leaf);
+      storage.holdOnCommit(Promise.resolve(true), kept.locator, kept.leaf);
+      storage.holdOnCommit(Promise.resolve(false), conflicted.locator, conflicted.leaf);
       await Promise.resolve();
       expect(await storage.counts(storage.logId)).toMatchObject({ size: 0, pending: 1 });
       expect(await storage.sequence(storage.logId, 1_000)).toBe(1);
@@ -60,7 +62,7 @@ describe("the LMDB record log's records held in memory", () => {
       const written = Array.from({ length: 5 }, (_, i) => decision(i));
       for (const r of written) {
         records.set(r.locator, r.raw);
-        crashed.pendOnCommit(Promise.resolve(true), r.locator, r.leaf);
+        crashed.holdOnCommit(Promise.resolve(true), r.locator, r.leaf);
       }
       await Promise.resolve();
       // Never closed: its open mark stays. A mark of this process id under another key is a process gone (open-marks.ts).
@@ -88,9 +90,30 @@ describe("the LMDB record log's records held in memory", () => {
       await storage.adoptUnlogged();
       const unknown = decision(7);
       records.set(unknown.locator, unknown.raw);
-      storage.pendOnCommit(Promise.resolve(null), unknown.locator, unknown.leaf);
+      storage.holdOnCommit(Promise.resolve(null), unknown.locator, unknown.leaf);
       await storage.close();
       expect(await new LmdbLogStorage(env.root, trailOf(records)).adoptUnlogged()).toBe(1);
+    } finally {
+      await env.dispose();
+    }
+  });
+
+  it("holds exactly the winning consumption's record, told by the answer of the replay store it was handed to as data", async () => {
+    const env = await tempEnv();
+    try {
+      const audit = new LmdbAuditLog(env.root);
+      const replay = audit.recording(new LmdbReplayStore(env.root));
+      const body = decisionAudit({ executionId: "raced", recordedAt: new Date(1_764_000_000_000).toISOString() });
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          replay.consume(executionFingerprint("raced"), { now: 1_764_000_000_000, record: { kind: "decision", body } }),
+        ),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      const status = await audit.recordLog!.status();
+      expect(status!.size + status!.pending).toBe(1);
+      await audit.close();
+      await replay.close();
     } finally {
       await env.dispose();
     }
@@ -118,7 +141,7 @@ describe("the LMDB record log's records held in memory", () => {
       const written = Array.from({ length: 3 * 256 + 17 }, (_, i) => decision(i));
       for (const r of written) {
         records.set(r.locator, r.raw);
-        storage.pendOnCommit(Promise.resolve(true), r.locator, r.leaf);
+        storage.holdOnCommit(Promise.resolve(true), r.locator, r.leaf);
       }
       await Promise.resolve();
       expect(await storage.sequence(storage.logId, 10_000)).toBe(written.length);

@@ -2,6 +2,7 @@
  * The record log contract (record-log-contract.ts) on the LMDB trail, with a Tamperer that edits the trail's named
  * databases directly; and what only LMDB has: the record log turned on for a trail written without it.
  */
+import type { ReplayStore } from "@writ/runtime";
 import { LmdbReplayStore } from "@writ/runtime/lmdb";
 import type { Database, Key } from "lmdb";
 import { describe, expect, it } from "vitest";
@@ -28,7 +29,7 @@ interface HarnessOptions {
 }
 
 function harness(env: TempEnv, options: HarnessOptions = {}): RecordLogHarness {
-  let replay: LmdbReplayStore | null = null;
+  let replay: ReplayStore | null = null;
   const audit = new LmdbAuditLog(env.root, {
     checkpoints: MANUAL_CHECKPOINTS,
     compressRecords: options.compressRecords ?? false,
@@ -36,7 +37,7 @@ function harness(env: TempEnv, options: HarnessOptions = {}): RecordLogHarness {
     decisionInstant: async (fp) => (await replay?.read(fp))?.createdAt,
     ...(options.retention ? { retention: options.retention } : {}),
   });
-  replay = new LmdbReplayStore(env.root, { writeRecord: audit.writeRecord });
+  replay = audit.recording(new LmdbReplayStore(env.root));
   const close = async () => {
     await audit.close();
     await replay.close();

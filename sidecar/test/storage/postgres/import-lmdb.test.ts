@@ -91,7 +91,7 @@ if (unavailable !== null) {
       dir = await mkdtemp(join(tmpdir(), "writ-import-"));
       const root = open({ path: dir, maxDbs: 32, noSubdir: false });
       const audit = new LmdbAuditLog(root, { now: () => new Date(Date.parse(at(5_000))) });
-      const replay = new LmdbReplayStore(root, { writeRecord: audit.writeRecord });
+      const replay = audit.recording(new LmdbReplayStore(root));
       const trust = new LmdbTrustRecordStore(root);
       for (const [i, executionId] of DECIDED.entries()) {
         const status = i % 3 === 0 ? "pending_override" : i % 3 === 1 ? "approved" : "rejected";
