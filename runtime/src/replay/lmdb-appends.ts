@@ -7,9 +7,8 @@
  * refused because another process appended first answers false, and the store then goes through its full transition.
  *
  * The consumes made while a block is in flight make the next group, issued when it settles: one group in flight at a
- * time, since a group queued behind a refused one would find the head where the refused one expected to leave it,
- * moved there by another process's appends it never read. Any other operation on a fingerprint waiting or in flight
- * waits for it (`settled`).
+ * time (a group queued behind a refused one would find the head moved by appends it never read). Any other operation
+ * on a fingerprint waiting or in flight waits for it (`settled`).
  */
 import { ReplayStoreClosedError, StoreUnavailableError } from "./errors.js";
 import type { FingerprintHash } from "./fingerprint-set.js";

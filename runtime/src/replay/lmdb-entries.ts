@@ -200,7 +200,7 @@ export class LmdbEntries {
    * to it, instead of every write of the environment waiting behind a disk read. A new fingerprint's entry reads nothing
    * and is appended to the log's last page; other transitions read their entry without it, as they always did. Not
    * awaited: the write goes ahead whatever the prefetch does. Called after the store checked it is open, never on a
-   * closed environment, where lmdb-js 3.5.6 crashes the process (a close waits for prefetches already started).
+   * closed environment, where lmdb-js crashes the process (docs/storage-engines.md, "What the LMDB engine works around in lmdb-js").
    */
   prefetch(fingerprint: string, hash: FingerprintHash, location: number): void {
     // Not while commits fail (sidecar storage/lmdb/prefetch.ts, INVARIANT (no prefetch while commits fail)).

@@ -1,9 +1,8 @@
 /**
  * The record of a transition: what the service keeps as evidence of a decision, an override or a confirmation, handed
- * to the replay store AS DATA with the transition it records (`ConsumeOptions.record`,
- * `ResolveOverrideOptions.record`), so that every engine can commit both in one transaction: PostgreSQL in the same
- * statement, LMDB in the same write transaction (the sidecar encodes the record into puts the store writes, lmdb-puts.ts),
- * an engine on another host as well as one in this process.
+ * to the replay store AS DATA with the transition it records (`ConsumeOptions.record`, `ResolveOverrideOptions.record`),
+ * so every engine, on this host or another, commits both in one transaction: PostgreSQL in the same statement, LMDB in
+ * the same write transaction (the sidecar encodes the record into puts the store writes, lmdb-puts.ts).
  *
  * INVARIANT (a transition is kept with its record): a store commits a record exactly when it commits the transition
  * it came with, in the same transaction where the engine has one (stores without a record writer keep no record).

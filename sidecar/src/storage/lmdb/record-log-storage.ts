@@ -1,16 +1,13 @@
 /**
- * The record log of the LMDB audit trail (log-storage.ts): one log, this data dir's instance, in named databases beside
- * the trail's (record-log-databases.ts; their layout, the accounting and the write lock: docs/audit.md, "Serving the
- * log"). A record written in a replay transition (the hot path) is hashed from the bytes it writes and held in memory
- * once the transition's answer says it committed (record-log-held.ts); any other record gets an `audit-log-pending`
- * entry in the transaction storing it.
- *
- * INVARIANT (a committed record held only in memory is not lost with the process): every process that opens the data
- * dir leaves an open mark until it closes with nothing left in memory (record-log-open.ts); a mark whose process is
- * gone makes the next open take every record the log lacks into the pending set (record-log-accounting.ts). ONE OWNER:
- * the owner holds the data dir's lock (data-dir-lock.ts) while the log is open. WRITTEN AS DATA: a round computes on
- * the event loop and queues one `root.batch`, committed without calling back into JavaScript; every other writer runs
- * in `exclusively`.
+ * The record log of the LMDB audit trail (log-storage.ts; layout, accounting, write lock: docs/audit.md, "Serving the
+ * log"), in named databases beside the trail's (record-log-databases.ts). A record written in a replay transition is
+ * held in memory once the transition's answer says it committed (record-log-held.ts); any other record gets an
+ * `audit-log-pending` entry in the transaction storing it. INVARIANT (a committed record held only in memory is not
+ * lost with the process): every process that opens the data dir leaves an open mark until it closes with nothing left
+ * in memory (record-log-open.ts); a mark whose process is gone makes the next open take every record the log lacks into
+ * the pending set (record-log-accounting.ts). ONE OWNER: the owner holds the data dir's lock (data-dir-lock.ts) while
+ * the log is open. WRITTEN AS DATA: a round computes on the event loop and queues one `root.batch`, committed without
+ * calling back into JavaScript; every other writer runs in `exclusively`.
  */
 import {
   checkpointHash,
