@@ -20,7 +20,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { executionFingerprint, loadSigningKeyPem, type ReplayStore } from "@writ/runtime";
+import { executionFingerprint, loadSigningKeyPem, NODE_ED25519, type ReplayStore } from "@writ/runtime";
 import { LmdbReplayStore } from "@writ/runtime/lmdb";
 import { open } from "lmdb";
 import { LmdbAuditLog } from "../sidecar/src/storage/lmdb/audit-log.js";
@@ -55,7 +55,7 @@ async function round(mode: "log" | "nolog" | "floor", n: number, seed: number): 
       ? null
       : new LmdbAuditLog(root, {
           recordLog: mode === "log",
-          checkpoints: { key, intervalMs: 3_600_000, everyRecords: 1_000_000_000 },
+          checkpoints: { signer: { key, engine: NODE_ED25519 }, intervalMs: 3_600_000, everyRecords: 1_000_000_000 },
           decisionInstant: async (fp) => (await replay?.read(fp))?.createdAt,
         });
   replay = audit === null ? new LmdbReplayStore(root) : audit.recording(new LmdbReplayStore(root));
@@ -123,7 +123,7 @@ async function main(): Promise<void> {
 async function crashScan(n: number): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "writ-bench-record-log-scan-"));
   const root = open({ path: dir, maxDbs: 32 });
-  const options = { checkpoints: { key, intervalMs: 3_600_000, everyRecords: 1_000_000_000 } };
+  const options = { checkpoints: { signer: { key, engine: NODE_ED25519 }, intervalMs: 3_600_000, everyRecords: 1_000_000_000 } };
   try {
     const audit = new LmdbAuditLog(root, options);
     const store = audit.recording(new LmdbReplayStore(root));

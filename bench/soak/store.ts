@@ -11,6 +11,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { NODE_ED25519 } from "@writ/runtime";
 import { loadConfig, type Env } from "../../sidecar/src/config.js";
 import { loadOrCreateSigningKey } from "../../sidecar/src/keys.js";
 import type { StorageBackend } from "../../sidecar/src/storage/backend.js";
@@ -97,7 +98,7 @@ export async function openStore(store: Store): Promise<StorageBackend> {
     sidecarEnv(store, { SERVICE_REPLAY_SWEEP_INTERVAL_MS: NO_UPKEEP_MS, SERVICE_AUDIT_PRUNE_INTERVAL_MS: NO_UPKEEP_MS }),
   );
   const { key } = await loadOrCreateSigningKey(join(store.dir, "signing.key"));
-  return openBackend(config, { onAuditError: (error) => console.error("audit error:", error) }, [], key);
+  return openBackend(config, { onAuditError: (error) => console.error("audit error:", error) }, [], { key, engine: NODE_ED25519 });
 }
 
 export async function signingKeyOf(store: Store) {

@@ -199,7 +199,7 @@ export async function openContext(config: SidecarConfig, options: ContextOptions
   // Opened last: nothing above may fail after a database connection or an LMDB environment is open.
   let backend;
   try {
-    backend = await openBackend(config, backendReporters(config, log), notices, signer?.key ?? null);
+    backend = await openBackend(config, backendReporters(config, log), notices, signer);
   } catch (error) {
     await tracing?.shutdown();
     await signingPool?.close();

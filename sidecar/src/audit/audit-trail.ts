@@ -63,7 +63,7 @@ export class AuditTrail implements AuditLog {
     this.#checkpointer =
       storage === null
         ? null
-        : new Checkpointer(storage, options.checkpoints ?? { key: null, ...DEFAULT_CHECKPOINTS }, {
+        : new Checkpointer(storage, options.checkpoints ?? { signer: null, ...DEFAULT_CHECKPOINTS }, {
             onError: (error) => store.noteFailure(error),
             writable: () => store.writable(),
           });

@@ -8,7 +8,8 @@
  * - `postgres`: one database shared by every sidecar of a fleet; a decision's record is inserted by the same SQL
  *   statement that consumes the execution.
  */
-import type { BundlePins, ReplayStore, SigningKey, StoreHealth } from "@writ/runtime";
+import type { BundlePins, ReplayStore, StoreHealth } from "@writ/runtime";
+import type { CheckpointSigner } from "../audit/record-log/log-storage.js";
 import type { AuditRetention } from "../audit/retention.js";
 import type { SecurityEventLimits } from "../audit/security-event-limiter.js";
 import type { AuditLog } from "../audit/types.js";
@@ -88,13 +89,13 @@ export interface BackendReporters {
 
 /**
  * Opens an engine's backend: `storage` is its own part of the configuration (storage-config.ts), `config` what every
- * engine reads; `signingKey`: the sidecar's signing key, which signs the audit record log's checkpoints; null: none are
- * signed. `B`: the backend with what the engine's own series of `/metrics` read (engine.ts `metrics`).
+ * engine reads; `checkpointSigner`: the sidecar's signing key and engine, which sign the audit record log's checkpoints;
+ * null: none are signed. `B`: the backend with what the engine's own series of `/metrics` read (engine.ts `metrics`).
  */
 export type BackendOpener<S, B extends StorageBackend = StorageBackend> = (
   config: BackendSettings,
   storage: S,
   reporters: BackendReporters,
   notices: string[],
-  signingKey: SigningKey | null,
+  checkpointSigner: CheckpointSigner | null,
 ) => Promise<B>;

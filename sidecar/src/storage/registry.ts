@@ -4,7 +4,7 @@
  * settings (storage-config.ts), the backend, the commands of `writ-sidecar` (main.ts) and the series of `/metrics`.
  * Each backend is loaded only when chosen: an embedded sidecar never loads `pg`, a fleet member never opens LMDB.
  */
-import type { SigningKey } from "@writ/runtime";
+import type { CheckpointSigner } from "../audit/record-log/log-storage.js";
 import type { ScrapedSeries } from "../observability/series.js";
 import type { BackendOpener, BackendReporters, BackendSettings, StorageBackend } from "./backend.js";
 import type { EngineCommand, StorageEngine } from "./engine.js";
@@ -31,10 +31,10 @@ export async function openBackend(
   config: BackendSettings & { readonly storage: StorageConfig },
   reporters: BackendReporters,
   notices: string[],
-  signingKey: SigningKey | null,
+  checkpointSigner: CheckpointSigner | null,
 ): Promise<StorageBackend> {
   const opener: BackendOpener<StorageConfig> = await engineOf(config.storage.kind).open();
-  return opener(config, config.storage, reporters, notices, signingKey);
+  return opener(config, config.storage, reporters, notices, checkpointSigner);
 }
 
 /** The series of `/metrics` of `backend`, opened by the engine of `kind`. */

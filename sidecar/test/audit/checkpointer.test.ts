@@ -7,7 +7,7 @@ import type { SignedCheckpoint } from "@writ/runtime";
 import { describe, expect, it } from "vitest";
 import { Checkpointer, ROUND_BATCHES, SEQUENCE_BATCH } from "../../src/audit/record-log/checkpointer.js";
 import type { LogCounts, RecordLogStorage } from "../../src/audit/record-log/log-storage.js";
-import { LOG_KEY } from "./record-log-contract.js";
+import { LOG_SIGNER } from "./record-log-contract.js";
 
 /** A log whose pending set never empties: each batch appended, another batch and more has arrived. */
 function flooded(): { storage: RecordLogStorage; sequenced: () => number; checkpoints: number[] } {
@@ -36,7 +36,7 @@ describe("the checkpointer under records that keep arriving", () => {
     const log = flooded();
     const checkpointer = new Checkpointer(
       log.storage,
-      { key: LOG_KEY, intervalMs: 3_600_000, everyRecords: 1_000 },
+      { signer: LOG_SIGNER, intervalMs: 3_600_000, everyRecords: 1_000 },
       { onError: () => undefined },
     );
     try {
@@ -52,7 +52,7 @@ describe("the checkpointer under records that keep arriving", () => {
     const log = flooded();
     const checkpointer = new Checkpointer(
       log.storage,
-      { key: LOG_KEY, intervalMs: 3_600_000, everyRecords: 1_000_000_000 },
+      { signer: LOG_SIGNER, intervalMs: 3_600_000, everyRecords: 1_000_000_000 },
       { onError: () => undefined },
     );
     try {

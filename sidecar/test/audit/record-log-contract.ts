@@ -27,8 +27,10 @@ import {
   type LogEntryKind,
   type ReplayStore,
   type SigningKey,
+  NODE_ED25519,
 } from "@writ/runtime";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { CheckpointSigner } from "../../src/audit/record-log/log-storage.js";
 import type { RecordLog } from "../../src/audit/record-log/record-log.js";
 import type { AuditRetention } from "../../src/audit/retention.js";
 import type { AuditLog } from "../../src/audit/types.js";
@@ -38,8 +40,11 @@ import { at, decision } from "./support.js";
 export const LOG_KEY: SigningKey = loadSigningKeyPem(
   generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
 );
+/** `key` signing checkpoints with node:crypto, as a sidecar without libsodium does. */
+export const signerOf = (key: SigningKey): CheckpointSigner => ({ key, engine: NODE_ED25519 });
+export const LOG_SIGNER = signerOf(LOG_KEY);
 /** Checkpoints only when a test asks (`checkpointNow`). */
-export const MANUAL_CHECKPOINTS = { key: LOG_KEY, intervalMs: 3_600_000, everyRecords: 1_000_000_000 } as const;
+export const MANUAL_CHECKPOINTS = { signer: LOG_SIGNER, intervalMs: 3_600_000, everyRecords: 1_000_000_000 } as const;
 
 /** Undoes one tampering. */
 export type Undo = () => Promise<void>;

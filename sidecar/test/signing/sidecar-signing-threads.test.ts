@@ -1,12 +1,14 @@
 /**
  * A sidecar signing on two threads (SERVICE_SIGNING_THREADS=2, docs/sidecar.md "Signing threads"): every signature it
- * issues (attestations, override records, execution proofs, Surface B's records and receipts) verifies independently;
+ * issues (attestations, override records, execution proofs, Surface B's records and receipts, the record log's
+ * checkpoints) verifies independently;
  * a thread that dies while holding requests answers them 503 SIGNER_UNAVAILABLE, with nothing consumed or recorded,
  * and the requests after it are signed by its replacement; `/metrics` shows the pool.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadPublicKeyPem, verifyCheckpoint } from "@writ/runtime";
 import { createLogger, loadConfig, startSidecar, type RunningSidecar } from "@writ/sidecar";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PAYLOAD, TRANSFER, executedActionFor, independentlyVerifies, overrideOf, uid } from "../support/e2e.js";
@@ -92,6 +94,22 @@ describe("a sidecar signing on 2 threads", () => {
     const fresh = await call("b", "POST", "/receipt", { businessTransactionId: record.body.businessTransactionId });
     expect(fresh.status).toBe(200);
     expect(independentlyVerifies(RECEIPT, fresh.body, pem)).toBe(true);
+  });
+
+  it("signs the record log's checkpoints on its threads: an export's checkpoint is one more request to them, and verifies", async () => {
+    await evaluate(TRANSFER_SIGNALS.approved);
+    const signed = async (): Promise<number> =>
+      Number(/^writ_signing_batch_requests_sum (\d+)$/m.exec((await call("a", "GET", "/metrics")).body as string)?.[1]);
+    const before = await signed();
+    const exported = await call("a", "GET", "/audit/export");
+    expect(exported.status).toBe(200);
+    expect(await signed()).toBe(before + 1);
+    const lines = (exported.body as string)
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; checkpoint?: unknown });
+    const checkpoint = lines.filter((line) => line.type === "checkpoint").at(-1)?.checkpoint;
+    expect(verifyCheckpoint(checkpoint, [loadPublicKeyPem(pem)]).valid).toBe(true);
   });
 
   it("answers 503 for the requests a dying thread held, consumes nothing of them, and signs the next ones", async () => {

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { executionFingerprint, generateSigningKeyPair, loadSigningKeyPem } from "@writ/runtime";
 import { afterAll, describe, expect, it } from "vitest";
+import { signerOf } from "../audit/record-log-contract.js";
 import { loadConfig, type Env } from "../../src/config.js";
 import type { StorageBackend } from "../../src/storage/backend.js";
 import { openBackend } from "../../src/storage/registry.js";
@@ -38,7 +39,7 @@ async function backendOn(store: Env): Promise<StorageBackend> {
     SERVICE_AUDIT_PRUNE_INTERVAL_MS: String(INTERVAL_MS),
     ...store,
   });
-  return openBackend(config, {}, [], key);
+  return openBackend(config, {}, [], signerOf(key));
 }
 
 /** Polls `done` every 50 ms; false if it is still not true after `ms`. */

@@ -10,12 +10,12 @@
  * pending for STALE_AFTER_INTERVALS intervals, so its sidecar is gone): it sequences them and signs their checkpoints
  * with this sidecar's key, so no record stays outside a checkpoint because the sidecar that wrote it stopped for good.
  */
-import type { SignedCheckpoint, SigningKey } from "@writ/runtime";
-import type { RecordLogStorage } from "./log-storage.js";
+import type { SignedCheckpoint } from "@writ/runtime";
+import type { CheckpointSigner, RecordLogStorage } from "./log-storage.js";
 
 export interface CheckpointSchedule {
-  /** The key checkpoints are signed with: the sidecar's signing key (the trust root of attestations vouches for it); null: records are sequenced, never checkpointed. */
-  readonly key: SigningKey | null;
+  /** What signs checkpoints: the sidecar's signing key (the trust root of attestations vouches for it); null: records are sequenced, never checkpointed. */
+  readonly signer: CheckpointSigner | null;
   readonly intervalMs: number;
   readonly everyRecords: number;
 }
@@ -94,16 +94,16 @@ export class Checkpointer {
     try {
       const own = this.#storage.logId;
       if (!(await this.#sequenceAll(own, force))) return null;
-      const key = this.#schedule.key;
-      if (key === null) return null;
-      if (Date.now() - this.#staleCheckedAt >= this.#schedule.intervalMs) await this.#takeOverStale(key);
+      const signer = this.#schedule.signer;
+      if (signer === null) return null;
+      if (Date.now() - this.#staleCheckedAt >= this.#schedule.intervalMs) await this.#takeOverStale(signer);
       const counts = await this.#storage.counts(own);
       if (counts === null) return null;
       this.#latest ??= { size: counts.latest?.size ?? 0, at: counts.latest === null ? Date.now() : Date.parse(counts.latest.timestamp) };
       const grown = counts.size - this.#latest.size;
       const due = force || grown >= this.#schedule.everyRecords || (grown > 0 && Date.now() - this.#latest.at >= this.#schedule.intervalMs);
       if (!due) return null;
-      const checkpoint = await this.#storage.checkpoint(own, key, this.#now());
+      const checkpoint = await this.#storage.checkpoint(own, signer, this.#now());
       if (checkpoint !== null) this.#latest = { size: checkpoint.size, at: Date.now() };
       return checkpoint;
     } catch (error) {
@@ -127,11 +127,11 @@ export class Checkpointer {
     }
   }
 
-  async #takeOverStale(key: SigningKey): Promise<void> {
+  async #takeOverStale(signer: CheckpointSigner): Promise<void> {
     this.#staleCheckedAt = Date.now();
     for (const logId of await this.#storage.stale(Date.now() - STALE_AFTER_INTERVALS * this.#schedule.intervalMs)) {
       if (!(await this.#sequenceAll(logId, false))) return;
-      await this.#storage.checkpoint(logId, key, this.#now());
+      await this.#storage.checkpoint(logId, signer, this.#now());
     }
   }
 }

@@ -10,7 +10,13 @@
  * INVARIANT (pending or sequenced, never both, never lost): a record enters the pending set in the write that stores it,
  * and leaves it only in the transaction that appends it to the log; one whose record is gone by then is dropped.
  */
-import type { IndexedFields, LeafRange, LogEntryKind, PerfectSubtree, SignedCheckpoint, SigningKey } from "@writ/runtime";
+import type { Ed25519Engine, IndexedFields, LeafRange, LogEntryKind, PerfectSubtree, SignedCheckpoint, SigningKey } from "@writ/runtime";
+
+/** What signs a log's checkpoints: the sidecar's signing key, through its engine (the signing threads, when it has them). */
+export interface CheckpointSigner {
+  readonly key: SigningKey;
+  readonly engine: Ed25519Engine;
+}
 
 export interface LogCounts {
   /** Entries in the log. */
@@ -58,7 +64,7 @@ export interface RecordLogStorage {
    */
   sequence(logId: string, max: number): Promise<number>;
   /** In one atomic write: signs and stores the next checkpoint of log `logId` (log-tree.ts `nextCheckpoint`), or null. */
-  checkpoint(logId: string, key: SigningKey, now: Date): Promise<SignedCheckpoint | null>;
+  checkpoint(logId: string, signer: CheckpointSigner, now: Date): Promise<SignedCheckpoint | null>;
   /**
    * The other logs of the store with a record pending since before `before` (Unix ms): logs whose sidecar stopped
    * for good, which another sidecar sequences and checkpoints so that nothing stays outside a checkpoint (on LMDB, none).

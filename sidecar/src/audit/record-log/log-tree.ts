@@ -9,7 +9,7 @@
  */
 import {
   MerkleFrontier,
-  createCheckpoint,
+  signCheckpoint,
   perfectSubtrees,
   rootOf,
   rootOfSubtrees,
@@ -18,8 +18,8 @@ import {
   type LogEntryKind,
   type PerfectSubtree,
   type SignedCheckpoint,
-  type SigningKey,
 } from "@writ/runtime";
+import type { CheckpointSigner } from "./log-storage.js";
 
 /** Subtrees of 2^NODE_HEIGHT leaves and more are kept: about one stored root per 128 entries. */
 export const NODE_HEIGHT = 8;
@@ -86,15 +86,16 @@ export function appendToLog(state: LogState, pending: readonly PendingRecord[]):
 }
 
 /** The checkpoint to sign for the log at `state`, or null when the latest one already covers it (or the log is empty). */
-export function nextCheckpoint(
+export async function nextCheckpoint(
   logId: string,
   state: LogState,
   latest: SignedCheckpoint | null,
-  key: SigningKey,
+  signer: CheckpointSigner,
   now: Date,
-): SignedCheckpoint | null {
+): Promise<SignedCheckpoint | null> {
   if (state.size === 0 || state.size === latest?.size) return null;
-  return createCheckpoint({ logId, frontier: MerkleFrontier.from(state.size, state.frontier), timestamp: now, previous: latest }, key);
+  const fields = { logId, frontier: MerkleFrontier.from(state.size, state.frontier), timestamp: now, previous: latest };
+  return signCheckpoint(fields, signer.key, signer.engine);
 }
 
 /** What a store reads of one log to hash a range: its leaves and the subtree roots it keeps. */

@@ -25,7 +25,13 @@ export interface LmdbBackend extends StorageBackend {
   space(): StoreSpace | null;
 }
 
-export const openLmdbBackend: BackendOpener<LmdbStorageConfig, LmdbBackend> = async (config, storage, reporters, notices, signingKey) => {
+export const openLmdbBackend: BackendOpener<LmdbStorageConfig, LmdbBackend> = async (
+  config,
+  storage,
+  reporters,
+  notices,
+  checkpointSigner,
+) => {
   const root = storage.dataDir === null ? null : await openRoot(storage.dataDir, notices);
   // One watcher of write failures for the environment, shared by the replay store, the audit and Surface B.
   const durability =
@@ -60,7 +66,7 @@ export const openLmdbBackend: BackendOpener<LmdbStorageConfig, LmdbBackend> = as
           retention: config.auditRetention,
           pruneIntervalMs: config.maintenance.auditPruneMs,
           recordLog: config.auditLog,
-          checkpoints: { key: signingKey, ...config.auditCheckpoints },
+          checkpoints: { signer: checkpointSigner, ...config.auditCheckpoints },
           instanceId: config.instanceId,
           compressRecords: storage.compressRecords,
           codeRecords: storage.codeRecords,

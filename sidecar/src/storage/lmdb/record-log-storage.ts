@@ -9,22 +9,14 @@
  * the log is open. WRITTEN AS DATA: a round computes on the event loop and queues one `root.batch`, committed without
  * calling back into JavaScript; every other writer runs in `exclusively`.
  */
-import {
-  checkpointHash,
-  entryLeafHash,
-  toHex,
-  type LeafRange,
-  type PerfectSubtree,
-  type SignedCheckpoint,
-  type SigningKey,
-} from "@writ/runtime";
+import { checkpointHash, entryLeafHash, toHex, type LeafRange, type PerfectSubtree, type SignedCheckpoint } from "@writ/runtime";
 import { LmdbDurability } from "@writ/runtime/lmdb";
 import type { RootDatabase } from "lmdb";
 import { prefetched } from "./prefetch.js";
 import type { LoggedTrail } from "./logged-trail.js";
 import { asStored, encoded } from "./stored-bytes.js";
 import { LogAppender, nextCheckpoint } from "../../audit/record-log/log-tree.js";
-import type { LogCounts, RecordLogStorage, StoredEntry, UnloggedRecord } from "../../audit/record-log/log-storage.js";
+import type { CheckpointSigner, LogCounts, RecordLogStorage, StoredEntry, UnloggedRecord } from "../../audit/record-log/log-storage.js";
 import { locators } from "../../audit/record-log/locator.js";
 import { environmentDir, holdDataDir, type DataDirHold } from "./data-dir-lock.js";
 import { LmdbLogAccounting } from "./record-log-accounting.js";
@@ -195,11 +187,14 @@ export class LmdbLogStorage implements RecordLogStorage {
     });
   }
 
-  /** Signed on the event loop, written as one batch (the header's WRITTEN AS DATA). */
-  checkpoint(logId: string, key: SigningKey, now: Date): Promise<SignedCheckpoint | null> {
+  /**
+   * Signed through the signer's engine (on a signing thread, where there are some), written as one batch (the header's
+   * WRITTEN AS DATA): the state it signs cannot move meanwhile, every other writer of it waiting in `exclusively`.
+   */
+  checkpoint(logId: string, signer: CheckpointSigner, now: Date): Promise<SignedCheckpoint | null> {
     this.#own(logId);
     return this.exclusively(async () => {
-      const checkpoint = nextCheckpoint(this.logId, logState(this.#dbs), this.#latest(), key, now);
+      const checkpoint = await nextCheckpoint(this.logId, logState(this.#dbs), this.#latest(), signer, now);
       if (checkpoint === null) return null;
       await this.#durability.commit(
         this.#dbs.root.batch(() => {

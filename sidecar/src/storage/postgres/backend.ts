@@ -41,7 +41,7 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig, PostgresB
   { database, readUrl },
   reporters,
   notices,
-  signingKey,
+  checkpointSigner,
 ) => {
   // An idle connection's error (the server restarting, a proxy cutting it): the client is dropped (and counted,
   // `writ_postgres_pool_errors_total`); the probe decides health.
@@ -89,7 +89,8 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig, PostgresB
         securityEvents: config.securityEvents,
         retention: config.auditRetention,
         pruneIntervalMs: config.maintenance.auditPruneMs,
-        recordLog: logStorage === null ? null : { storage: logStorage, checkpoints: { key: signingKey, ...config.auditCheckpoints } },
+        recordLog:
+          logStorage === null ? null : { storage: logStorage, checkpoints: { signer: checkpointSigner, ...config.auditCheckpoints } },
         readPool,
         templates,
       })

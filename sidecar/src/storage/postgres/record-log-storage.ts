@@ -20,11 +20,17 @@ import {
   type LogEntryKind,
   type PerfectSubtree,
   type SignedCheckpoint,
-  type SigningKey,
 } from "@writ/runtime";
 import { LOG_PENDING_TABLE } from "./tables.js";
 import type pg from "pg";
-import type { ExportSession, LogCounts, RecordLogStorage, StoredEntry, UnloggedRecord } from "../../audit/record-log/log-storage.js";
+import type {
+  CheckpointSigner,
+  ExportSession,
+  LogCounts,
+  RecordLogStorage,
+  StoredEntry,
+  UnloggedRecord,
+} from "../../audit/record-log/log-storage.js";
 import { appendToLog, nextCheckpoint, type LogState } from "../../audit/record-log/log-tree.js";
 import { OUTSIDE_TABLE } from "./outside-log.js";
 import { checkOut, query, transaction } from "./connection/query.js";
@@ -114,12 +120,12 @@ export class PostgresLogStorage implements RecordLogStorage {
     });
   }
 
-  checkpoint(logId: string, key: SigningKey, now: Date): Promise<SignedCheckpoint | null> {
+  checkpoint(logId: string, signer: CheckpointSigner, now: Date): Promise<SignedCheckpoint | null> {
     return transaction(this.#pool, "checkpointing the audit record log", async (client) => {
       const state = await this.#lockState(client, logId);
       if (state === null) return null;
       const latest = state.latest_size === null ? null : await checkpointAt(client, logId, Number(state.latest_size));
-      const checkpoint = nextCheckpoint(logId, stateOf(state), latest, key, now);
+      const checkpoint = await nextCheckpoint(logId, stateOf(state), latest, signer, now);
       if (checkpoint === null) return null;
       await query(
         client,

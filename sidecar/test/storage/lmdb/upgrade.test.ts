@@ -27,6 +27,7 @@ import {
 } from "@writ/runtime";
 import { open } from "lmdb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { signerOf } from "../../audit/record-log-contract.js";
 import { DecisionMaker } from "../../../../bench/soak/decisions.js";
 import { loadCases } from "../../../../bench/sidecar/policy-cases.js";
 import { loadConfig } from "../../../src/config.js";
@@ -56,7 +57,7 @@ describe("a data dir made by 7a9b692", () => {
       SERVICE_B_PORT: "off",
     });
     key = (await loadOrCreateSigningKey(join(dir, "data", "signing.key"))).key;
-    return openBackend(config, {}, [], key);
+    return openBackend(config, {}, [], signerOf(key));
   };
 
   beforeEach(async () => {

@@ -21,7 +21,7 @@ import { PostgresLogStorage } from "../../../src/storage/postgres/record-log-sto
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../../test/support/postgres.js";
 import { explainedPool, type ExplainedStatement } from "./explained-pool.js";
 import { POLICIES, seedDecisions, seedSecurityEvents, seedVerifications, sequenceAll } from "./volume.js";
-import { LOG_KEY, MANUAL_CHECKPOINTS } from "../../audit/record-log-contract.js";
+import { LOG_KEY, LOG_SIGNER, MANUAL_CHECKPOINTS } from "../../audit/record-log-contract.js";
 import { at, decision } from "../../audit/support.js";
 
 const unavailable = await postgresUnavailable();
@@ -108,7 +108,7 @@ if (unavailable !== null) {
       await seedVerifications(pool, { from: 0, count: OTHERS, stepMs: STEP_MS * 4, logId: LOG });
       await seedSecurityEvents(pool, { from: 0, count: OTHERS, stepMs: STEP_MS * 4, logId: LOG });
       const storage = new PostgresLogStorage(pool, LOG);
-      await sequenceAll(storage, LOG_KEY, 1_000);
+      await sequenceAll(storage, LOG_SIGNER, 1_000);
       seededSize = (await storage.counts(LOG))!.size;
       // A log with a long past: the checkpoints and prune notes of another sidecar's log.
       await pool.query(
@@ -259,7 +259,7 @@ if (unavailable !== null) {
           },
         ],
         ["sequence", () => storage.sequence(LOG, 1_000)],
-        ["checkpoint", () => storage.checkpoint(LOG, LOG_KEY, NOW)],
+        ["checkpoint", () => storage.checkpoint(LOG, LOG_SIGNER, NOW)],
         ["stale", () => storage.stale(Date.now())],
         ["logIds", () => storage.logIds()],
         ["counts", () => storage.counts(LOG)],

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateSigningKeyPair, loadSigningKeyPem } from "@writ/runtime";
 import { describe, expect, it } from "vitest";
+import { signerOf } from "../../audit/record-log-contract.js";
 import { loadConfig } from "../../../src/config.js";
 import { AUTOVACUUM_OFF } from "../../../src/storage/postgres/autovacuum.js";
 import { openBackend } from "../../../src/storage/registry.js";
@@ -36,7 +37,7 @@ describe("a sidecar on PostgreSQL", () => {
           config,
           { onWarning: (message) => warnings.push(message) },
           [],
-          loadSigningKeyPem(generateSigningKeyPair().privateKeyPem),
+          signerOf(loadSigningKeyPem(generateSigningKeyPair().privateKeyPem)),
         );
         await backend.close();
         expect(warnings).toEqual(rows[0]!.autovacuum === "off" ? [AUTOVACUUM_OFF] : []);

@@ -14,6 +14,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { loadSigningKeyPem, type SigningKey } from "@writ/runtime";
 import type pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { signerOf } from "../../audit/record-log-contract.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../../test/support/postgres.js";
 import { Checkpointer } from "../../../src/audit/record-log/checkpointer.js";
 import type { DatabaseConfig } from "../../../src/storage/postgres/config.js";
@@ -173,7 +174,7 @@ if (unavailable !== null) {
       const errors: unknown[] = [];
       const checkpointer = new Checkpointer(
         storage,
-        { key: KEY, intervalMs: 100, everyRecords: 1 },
+        { signer: signerOf(KEY), intervalMs: 100, everyRecords: 1 },
         { onError: (error) => errors.push(error) },
       );
       try {
@@ -210,14 +211,14 @@ if (unavailable !== null) {
 
         const started = Date.now();
         expect(await live.sequence("sidecar-gone", 256)).toBe(0);
-        expect(await live.checkpoint("sidecar-gone", KEY, new Date())).toBeNull();
+        expect(await live.checkpoint("sidecar-gone", signerOf(KEY), new Date())).toBeNull();
         // Well under the lock timeout: nothing waited on the lost session's lock.
         expect(Date.now() - started).toBeLessThan(1_000);
         expect(await live.counts("sidecar-gone")).toMatchObject({ size: 1, pending: 2 });
 
         // A later round takes it over: the server ended the session, and its locks went with it.
         await until("the stale log taken over", DEADLINE_MS, async () => (await live.sequence("sidecar-gone", 256)) === 2);
-        expect(await live.checkpoint("sidecar-gone", KEY, new Date())).toMatchObject({ logId: "sidecar-gone", size: 3 });
+        expect(await live.checkpoint("sidecar-gone", signerOf(KEY), new Date())).toMatchObject({ logId: "sidecar-gone", size: 3 });
         expect(await within(DEADLINE_MS, "the lost session's client told", session.ended)).toMatchObject({ code: "25P03" });
       },
     );

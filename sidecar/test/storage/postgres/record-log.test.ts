@@ -17,6 +17,7 @@ import { PostgresLogStorage } from "../../../src/storage/postgres/record-log-sto
 import { createTestDatabase, postgresUnavailable } from "../../../../test/support/postgres.js";
 import {
   LOG_KEY,
+  LOG_SIGNER,
   MANUAL_CHECKPOINTS,
   recordLogContract,
   writeTrail,
@@ -221,7 +222,11 @@ if (unavailable !== null) {
         await gone.audit.close();
         const storage = new PostgresLogStorage(pool, "sidecar-live");
         expect(await storage.stale(Date.now())).toEqual(["sidecar-gone"]);
-        const checkpointer = new Checkpointer(storage, { key: LOG_KEY, intervalMs: 100, everyRecords: 1 }, { onError: () => undefined });
+        const checkpointer = new Checkpointer(
+          storage,
+          { signer: LOG_SIGNER, intervalMs: 100, everyRecords: 1 },
+          { onError: () => undefined },
+        );
         await new Promise((resolve) => setTimeout(resolve, 150));
         await checkpointer.now();
         await checkpointer.stop();

@@ -4,7 +4,8 @@
  * || text)`, or no pending row for a trail written with the record log off), then sequenced and checkpointed by the
  * store itself. Times start at `at(0)` (support.ts) and advance by `stepMs` per record.
  */
-import { executionFingerprint, type SigningKey } from "@writ/runtime";
+import { executionFingerprint } from "@writ/runtime";
+import type { CheckpointSigner } from "../../../src/audit/record-log/log-storage.js";
 import { RECORDS_TABLE } from "../../../src/storage/postgres/tables.js";
 import type pg from "pg";
 import { securityEventRow } from "../../../src/audit/security-event.js";
@@ -115,6 +116,6 @@ function pendedFrom(rows: string, kind: string, ref: string, time: string, logId
 }
 
 /** Sequences every pending record of `storage`'s log, signing a checkpoint every `every` entries (and at the end). */
-export async function sequenceAll(storage: PostgresLogStorage, key: SigningKey, every: number): Promise<void> {
-  while ((await storage.sequence(storage.logId, every)) > 0) await storage.checkpoint(storage.logId, key, new Date());
+export async function sequenceAll(storage: PostgresLogStorage, signer: CheckpointSigner, every: number): Promise<void> {
+  while ((await storage.sequence(storage.logId, every)) > 0) await storage.checkpoint(storage.logId, signer, new Date());
 }
