@@ -165,7 +165,10 @@ async function stopChild(child: ChildProcess): Promise<void> {
  * timers keep its main thread running) instead of forcing it out of a system call with ptrace, which with valgrind
  * 3.19 and node's dozen threads now and then loses the command and leaves vgdb (so callgrind_control) hanging.
  */
-export async function control(command: "zero" | "dump", sidecar: Sidecar): Promise<void> {
+/** A process run under callgrind with `--vgdb=yes`: what `control` and `countDuring` need of it. */
+export type Callgrinded = Pick<Sidecar, "pid" | "outDir" | "vgdbPrefix">;
+
+export async function control(command: "zero" | "dump", sidecar: Callgrinded): Promise<void> {
   await execFileAsync("vgdb", [`--vgdb-prefix=${sidecar.vgdbPrefix}`, `--pid=${sidecar.pid}`, "--max-invoke-ms=0", command], {
     timeout: CONTROL_TIMEOUT_MS,
   }).catch((e: unknown) => {
@@ -188,7 +191,7 @@ export interface Count {
  * Zeroes, runs `work`, dumps: what was executed in between (one `cg.<pid>.<part>-<thread>` file a thread). With
  * `keepIn`, the dump's files are also copied there, for `callgrind_annotate`.
  */
-export async function countDuring(sidecar: Sidecar, work: () => Promise<void>, keepIn?: string): Promise<Count> {
+export async function countDuring(sidecar: Callgrinded, work: () => Promise<void>, keepIn?: string): Promise<Count> {
   const before = new Set(await readdir(sidecar.outDir));
   await control("zero", sidecar);
   await work();

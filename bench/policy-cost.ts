@@ -1,24 +1,28 @@
 /**
  * What one evaluation of a policy costs, in instructions (`npm run bench:policy-cost -- DIR...`; docs/benchmarks.md,
- * "Policies that speak time"): each policy directory's source compiled, then the cases of its policy.test.json that
- * decide evaluated BENCH_REPS times (schema validation and the evaluator, each case at its own `now`), in a node run
- * under callgrind; the same run with no repetition is subtracted, so start-up and compiling cancel out. `--no-opt`,
- * `--single-threaded` and `--predictable-gc-schedule`, as bench:budget, so the count repeats under any load.
+ * "Policies that speak time"): each policy directory's source compiled, its signals schema and IR prepared, and the
+ * cases of its policy.test.json that decide run WARMUP times; then callgrind is zeroed (vgdb), the cases run BENCH_REPS
+ * times (schema validation and the evaluator, each case at its own `now`), and the count is dumped. Only the measured
+ * loop is counted: no start-up, no compiling. `--no-opt`, `--single-threaded` and `--predictable-gc-schedule`, as
+ * bench:budget, so the count repeats (collections inside the loop are counted: they are the evaluations' own).
  */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { compile } from "@writ/compiler";
 import { BUNDLE_FILES, createSignalValidator, preparePolicy, type PolicyIr } from "@writ/runtime";
 import { parseTestFile } from "../compiler/src/testing/test-file.js";
+import { countDuring } from "./callgrind.js";
 
 const REPS = Number(process.env["BENCH_REPS"] ?? 200);
+const WARMUP = 20;
 const HERE = fileURLToPath(import.meta.url);
 
-/** In the child: evaluates the decided cases of `dir` `reps` times; prints how many evaluations ran. */
-function evaluate(dir: string, reps: number): number {
+/** In the child: prepares `dir`, warms up, says `ready`; on `go` evaluates its cases `reps` times and says `done N`. */
+async function child(dir: string, reps: number): Promise<void> {
   const source = join(dir, "policy.writ");
   const result = compile(source, readFileSync(source, "utf8"));
   if (!result.valid || !result.bundle) throw new Error(`${source} does not compile`);
@@ -27,59 +31,87 @@ function evaluate(dir: string, reps: number): number {
   const validate = createSignalValidator(file(BUNDLE_FILES.schema) as object);
   const policy = preparePolicy(file(BUNDLE_FILES.ir) as PolicyIr);
   const cases = parseTestFile(readFileSync(join(dir, "policy.test.json"), "utf8")).cases.filter((c) => !("invalid" in c.expect));
-  let evaluations = 0;
-  for (let r = 0; r < reps; r++) {
-    for (const c of cases) {
-      if (!validate(c.signals).valid) throw new Error(`${dir}: case ${c.name} is invalid`);
-      policy.evaluate(c.signals, c.now);
-      evaluations++;
+  const run = (times: number): number => {
+    let evaluations = 0;
+    for (let r = 0; r < times; r++) {
+      for (const c of cases) {
+        if (!validate(c.signals).valid) throw new Error(`${dir}: case ${c.name} is invalid`);
+        policy.evaluate(c.signals, c.now);
+        evaluations++;
+      }
     }
+    return evaluations;
+  };
+  run(WARMUP);
+  // vgdb's commands reach a process only while it runs: a timer keeps the main thread polling while it waits.
+  const keepAlive = setInterval(() => undefined, 5);
+  const lines = createInterface({ input: process.stdin });
+  process.stdout.write("ready\n");
+  for await (const line of lines) {
+    if (line === "go") process.stdout.write(`done ${run(reps)}\n`);
+    if (line === "exit") break;
   }
-  return evaluations;
+  clearInterval(keepAlive);
 }
 
-/** Instructions of a callgrind'd child evaluating `dir` `reps` times, and its evaluations. */
-function counted(dir: string, reps: number): { instructions: number; evaluations: number } {
-  const out = mkdtempSync(join(tmpdir(), "writ-policy-cost-"));
+/** Instructions a callgrind'd child spends on `reps` repetitions of `dir`'s cases, and how many evaluations that was. */
+async function counted(dir: string, reps: number): Promise<{ instructions: number; evaluations: number }> {
+  const scratch = mkdtempSync(join(tmpdir(), "writ-policy-cost-"));
+  const vgdbPrefix = join(scratch, "vgdb");
+  const node = [process.execPath, "--no-opt", "--single-threaded", "--predictable-gc-schedule", "--import", "tsx", HERE];
+  const valgrind = spawn(
+    "valgrind",
+    [
+      "--tool=callgrind",
+      "--vgdb=yes",
+      `--vgdb-prefix=${vgdbPrefix}`,
+      "--separate-threads=yes",
+      `--callgrind-out-file=${join(scratch, "cg.%p")}`,
+      "--dump-line=no",
+      "--dump-instr=no",
+      ...node,
+      "--child",
+      dir,
+      String(reps),
+    ],
+    { stdio: ["pipe", "pipe", "pipe"] },
+  );
+  let errors = "";
+  valgrind.stderr.on("data", (chunk: Buffer) => (errors = (errors + chunk.toString()).slice(-4_000)));
   try {
-    const stdout = execFileSync(
-      "valgrind",
-      [
-        "--tool=callgrind",
-        `--callgrind-out-file=${join(out, "cg.%p")}`,
-        process.execPath,
-        "--no-opt",
-        // No GC helper threads, collections on a fixed schedule: what they do would otherwise vary with the machine's load.
-        "--single-threaded",
-        "--predictable-gc-schedule",
-        "--import",
-        "tsx",
-        HERE,
-        "--child",
-        dir,
-        String(reps),
-      ],
-      { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
-    );
-    const summary = readdirSync(out).map((f) => readFileSync(join(out, f), "utf8").match(/^summary: (\d+)/m)?.[1] ?? "0");
-    return { instructions: summary.reduce((a, b) => a + Number(b), 0), evaluations: Number(stdout.trim()) };
+    const said = createInterface({ input: valgrind.stdout })[Symbol.asyncIterator]();
+    const next = async (): Promise<string> => {
+      const line = await said.next();
+      if (line.done) throw new Error(`the child evaluating ${dir} stopped:\n${errors}`);
+      return line.value;
+    };
+    if ((await next()) !== "ready") throw new Error(`the child evaluating ${dir} did not say ready`);
+    let evaluations = 0;
+    const count = await countDuring({ pid: valgrind.pid!, outDir: scratch, vgdbPrefix }, async () => {
+      valgrind.stdin.write("go\n");
+      evaluations = Number(/^done (\d+)$/.exec(await next())?.[1]);
+    });
+    valgrind.stdin.write("exit\n");
+    return { instructions: count.all, evaluations };
   } finally {
-    rmSync(out, { recursive: true, force: true });
+    valgrind.stdin.end();
+    await new Promise((done) => (valgrind.exitCode !== null ? done(null) : valgrind.once("exit", done)));
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
 
 if (process.argv[2] === "--child") {
-  process.stdout.write(`${evaluate(process.argv[3]!, Number(process.argv[4]))}\n`);
+  await child(process.argv[3]!, Number(process.argv[4]));
 } else {
   const dirs = process.argv.slice(2).map((d) => resolve(d));
   if (dirs.length === 0) throw new Error("usage: npm run bench:policy-cost -- POLICY_DIR...");
   console.log(
-    `instructions per evaluation (validation and evaluator; callgrind, node --no-opt, ${REPS} repetitions of each policy's decided cases)`,
+    `instructions per evaluation (validation and evaluator; callgrind over the measured loop alone, node --no-opt, ${REPS} repetitions of each policy's decided cases after ${WARMUP})`,
   );
   for (const dir of dirs) {
-    const base = counted(dir, 0);
-    const run = counted(dir, REPS);
-    const per = (run.instructions - base.instructions) / run.evaluations;
-    console.log(`  ${dir.split("/").slice(-2).join("@")}: ${(per / 1000).toFixed(1)} K (${run.evaluations} evaluations)`);
+    const { instructions, evaluations } = await counted(dir, REPS);
+    console.log(
+      `  ${dir.split("/").slice(-2).join("@")}: ${(instructions / evaluations / 1000).toFixed(1)} K (${evaluations} evaluations)`,
+    );
   }
 }

@@ -117,17 +117,26 @@ export function logical(node: IrNode<LogicalOp>, args: readonly Operand[], fault
 export function comparison(node: IrNode<"cmp">, left: Operand, right: Operand): Operand {
   const domain = declared(COMPARISON_DOMAINS, node.kind, "comparison kind");
   const { test } = declared(COMPARISON_OPERATORS, node.cmp, "IR operator");
-  const known = (a: Value, b: Value): Value => (a === UNKNOWN || b === UNKNOWN ? UNKNOWN : test(a, b));
   // A literal is mapped into the domain once, when the IR is prepared, rather than at each request.
   if (node.right.op === "lit") {
     const b = domain(node.right.value);
-    return (s, t) => known(domain(left(s, t)), b);
+    return (s, t) => {
+      const a = domain(left(s, t));
+      return a === UNKNOWN || b === UNKNOWN ? UNKNOWN : test(a, b);
+    };
   }
   if (node.left.op === "lit") {
     const a = domain(node.left.value);
-    return (s, t) => known(a, domain(right(s, t)));
+    return (s, t) => {
+      const b = domain(right(s, t));
+      return a === UNKNOWN || b === UNKNOWN ? UNKNOWN : test(a, b);
+    };
   }
-  return (s, t) => known(domain(left(s, t)), domain(right(s, t)));
+  return (s, t) => {
+    const a = domain(left(s, t));
+    const b = domain(right(s, t));
+    return a === UNKNOWN || b === UNKNOWN ? UNKNOWN : test(a, b);
+  };
 }
 
 export function stringTest(node: IrNode<"str">, left: Operand, right: Operand): Operand {
