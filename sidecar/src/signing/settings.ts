@@ -1,8 +1,9 @@
 /**
  * `SERVICE_SIGNING_THREADS` (docs/sidecar.md, "Signing threads"): how many threads sign and self-verify, 0 for the
- * event loop itself, or `auto` (the default): as many as the cores the process may use call for (usable-cores.ts):
- * none with one core, where a thread would only take turns with the loop it is meant to relieve; else one fewer than
- * the cores (the loop keeps one), at most MAX_AUTO_SIGNING_THREADS, which keep up with what one event loop decides.
+ * event loop itself, or `auto` (the default), from the cores the process may use (usable-cores.ts): none on one or two,
+ * where a thread has no core of its own (the loop keeps one; the kernel's network work, LMDB's writer and the host's
+ * other work want the second) and its hand-offs cost more than it saves; else two fewer than the cores, at most
+ * MAX_AUTO_SIGNING_THREADS, which keep up with what one event loop decides.
  */
 import { ConfigError, text, type Env } from "../env.js";
 import { usableCores } from "./usable-cores.js";
@@ -12,7 +13,7 @@ export const MAX_SIGNING_THREADS = 64;
 export const MAX_AUTO_SIGNING_THREADS = 2;
 
 export function autoSigningThreads(cores: number): number {
-  return cores <= 1 ? 0 : Math.min(cores - 1, MAX_AUTO_SIGNING_THREADS);
+  return cores <= 2 ? 0 : Math.min(cores - 2, MAX_AUTO_SIGNING_THREADS);
 }
 
 /** @throws ConfigError when SERVICE_SIGNING_THREADS is neither `auto` nor an integer from 0 to MAX_SIGNING_THREADS */

@@ -35,10 +35,14 @@ export async function fleetEnv(databaseUrl: string, settings: Readonly<Record<st
   return surfaceAEnv({ SERVICE_STORE: "postgres", SERVICE_DATABASE_URL: databaseUrl, SERVICE_SIGNING_KEY: FLEET_SIGNING_KEY, ...settings });
 }
 
-/** Starts one fleet member with both surfaces. */
+/** Fleet members started so far in this file: every second one signs on a thread (docs/sidecar.md, "Signing threads"). */
+let members = 0;
+
+/** Starts one fleet member with both surfaces; the members alternate signing on the event loop and on one thread. */
 export async function startFleetSidecar(databaseUrl: string, settings: Readonly<Record<string, string>> = {}): Promise<FleetSidecar> {
   const portB = await freePort();
-  const process = await startBuiltSidecar(await fleetEnv(databaseUrl, { SERVICE_B_PORT: String(portB), ...settings }));
+  const signing = { SERVICE_SIGNING_THREADS: members++ % 2 === 0 ? "0" : "1" };
+  const process = await startBuiltSidecar(await fleetEnv(databaseUrl, { SERVICE_B_PORT: String(portB), ...signing, ...settings }));
   return { process, a: process.url, b: `http://127.0.0.1:${portB}` };
 }
 

@@ -69,12 +69,13 @@ describe("the cores a process may use", () => {
 });
 
 describe("SERVICE_SIGNING_THREADS", () => {
-  it("auto, the default: none on one core (the event loop signs, as before), else one fewer than the cores, at most 2", () => {
-    expect([1, 2, 3, 4, 16].map(autoSigningThreads)).toEqual([0, 1, 2, 2, 2]);
+  it("auto, the default: none on one or two cores (the event loop signs, as before), else two fewer than the cores, at most 2", () => {
+    expect([1, 2, 3, 4, 16].map(autoSigningThreads)).toEqual([0, 0, 1, 2, 2]);
     expect(signingThreads({ SERVICE_SIGNING_THREADS: "auto" }, () => 1)).toBe(0);
     expect(signingThreads({ SERVICE_SIGNING_THREADS: "auto" }, () => 8)).toBe(2);
     expect(signingThreads({}, () => 1)).toBe(0);
-    expect(signingThreads({}, () => 2)).toBe(1);
+    expect(signingThreads({}, () => 2)).toBe(0);
+    expect(signingThreads({}, () => 3)).toBe(1);
     expect(signingThreads({}, () => 8)).toBe(2);
   });
 
