@@ -43,8 +43,9 @@ async function child(dir: string, reps: number): Promise<void> {
     return evaluations;
   };
   run(WARMUP);
-  // vgdb's commands reach a process only while it runs: a timer keeps the main thread polling while it waits.
-  const keepAlive = setInterval(() => undefined, 5);
+  // vgdb's commands reach a process only while it runs: a timer keeps the main thread polling while it waits, seldom
+  // enough that its ticks between the loop's end and the dump weigh nothing beside the loop.
+  const keepAlive = setInterval(() => undefined, 100);
   const lines = createInterface({ input: process.stdin });
   process.stdout.write("ready\n");
   for await (const line of lines) {
