@@ -4,7 +4,7 @@
  * cases of its policy.test.json that decide run WARMUP times; then callgrind is zeroed (vgdb), the cases run BENCH_REPS
  * times (schema validation and the evaluator, each case at its own `now`), and the count is dumped. Only the measured
  * loop is counted: no start-up, no compiling. `--no-opt`, `--single-threaded` and `--predictable-gc-schedule`, as
- * bench:budget, so the count repeats (collections inside the loop are counted: they are the evaluations' own).
+ * bench:budget; the count still moves with the machine's load (docs/benchmarks.md): compare policies within one run.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
