@@ -70,6 +70,8 @@ export class FreeSpaceWatch {
   /** When the sample under way began; null when none is. */
   #sampling: number | null = null;
   #held = false;
+  /** The deadline's verdict, waiting for the I/O callbacks of this turn of the loop (`#sample`). */
+  #verdict: NodeJS.Immediate | null = null;
 
   /**
    * Reads the free space once (holding writes from the start when below the reserve), then every `intervalMs`.
@@ -99,14 +101,24 @@ export class FreeSpaceWatch {
 
   stop(): void {
     clearInterval(this.#timer);
+    if (this.#verdict !== null) clearImmediate(this.#verdict);
   }
 
-  /** One read at a time: one still unanswered past the deadline holds writes until a read answers. */
+  /**
+   * One read at a time: one still unanswered past the deadline holds writes until a read answers. The verdict waits for
+   * the loop's I/O phase: after the loop was blocked (a long GC, a starved process) the timers run before the I/O
+   * callbacks, so a read answered meanwhile would otherwise count as unanswered and hold writes for nothing.
+   */
   #sample(): void {
     const started = this.#sampling;
     if (started !== null) {
-      const waited = Date.now() - started;
-      if (waited >= this.#deadlineMs) this.#holdFor(`the data dir's free space is unknown: statfs has not answered for ${waited} ms`);
+      if (Date.now() - started >= this.#deadlineMs && this.#verdict === null) {
+        this.#verdict = setImmediate(() => {
+          this.#verdict = null;
+          const waited = Date.now() - started;
+          if (this.#sampling === started) this.#holdFor(`the data dir's free space is unknown: statfs has not answered for ${waited} ms`);
+        });
+      }
       return;
     }
     this.#sampling = Date.now();

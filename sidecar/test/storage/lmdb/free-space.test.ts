@@ -8,6 +8,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { once } from "node:events";
+import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import {
@@ -110,6 +112,37 @@ describe("the data dir's free-space reserve", () => {
       await eventually(() => expect(last()).toBeNull());
     } finally {
       watch.stop();
+    }
+  });
+
+  // After a blocked loop the timers run before the I/O callbacks: a read answered during the block is not unanswered.
+  it("does not hold writes when the loop, not statfs, was slow past the deadline", async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const answering = once(server, "connection") as Promise<[Socket]>;
+    const reader = connect((server.address() as AddressInfo).port, "127.0.0.1");
+    const [answerer] = await answering;
+    const { disk, holds, watch } = await scripted(16 * MiB, GiB);
+    try {
+      let asked = 0;
+      disk.read = () => {
+        asked += 1;
+        disk.read = null;
+        // Due with the watch's next tick: answers (an I/O event, as statfs's is), then blocks the loop past the deadline.
+        setTimeout(() => {
+          answerer.write("x");
+          for (const until = Date.now() + 700; Date.now() < until; );
+        }, 10);
+        return new Promise((resolve) => reader.once("data", () => resolve({ freeBytes: GiB, totalBytes: 100 * GiB })));
+      };
+      await eventually(() => expect(asked).toBe(1));
+      await sleep(800);
+      expect(holds.filter((reason) => reason !== null)).toEqual([]);
+    } finally {
+      watch.stop();
+      reader.destroy();
+      answerer.destroy();
+      server.close();
     }
   });
 });
