@@ -48,6 +48,8 @@ export interface LmdbAuditStoreOptions {
   readonly recordLog?: boolean;
   /** The record log's id when the data dir has none yet (SERVICE_INSTANCE_ID); absent: a random UUID. */
   readonly instanceId?: string | null;
+  /** An export's disk reads a second at most (SERVICE_EXPORT_DISK_READS, read-pacer.ts); null: unbounded; absent: the default. */
+  readonly exportDiskReads?: number | null;
 }
 
 export class LmdbAuditStore implements AuditStore {
@@ -85,6 +87,7 @@ export class LmdbAuditStore implements AuditStore {
               (ms, ordinal) => this.logStorage?.readPrune(ms, ordinal),
             ),
             options.instanceId ?? null,
+            options.exportDiskReads,
           );
     this.logStorage = log;
     this.records = new LmdbTransitionRecords(dbs, writer, options.codeRecords === false ? null : RecordTemplates.of(root), log, now);

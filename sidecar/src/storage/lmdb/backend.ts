@@ -70,6 +70,7 @@ export const openLmdbBackend: BackendOpener<LmdbStorageConfig, LmdbBackend> = as
           instanceId: config.instanceId,
           compressRecords: storage.compressRecords,
           codeRecords: storage.codeRecords,
+          exportDiskReads: storage.exportDiskReads,
           ...(decisionInstant ? { decisionInstant } : {}),
         })
       : new DisabledAuditLog();

@@ -2,8 +2,9 @@
  * The LMDB engine's settings (`SERVICE_STORE=lmdb`, the embedded default): one environment in the data dir. Without a
  * data dir only the development memory replay store (or none) is available, and nothing is audited.
  */
-import { ConfigError, flag, oneOf, text, type Env } from "../../env.js";
+import { ConfigError, flag, integer, oneOf, text, type Env } from "../../env.js";
 import type { EngineSettings } from "../engine-settings.js";
+import { DEFAULT_EXPORT_DISK_READS } from "./read-pacer.js";
 
 export interface LmdbStorageConfig {
   readonly kind: "lmdb";
@@ -23,6 +24,8 @@ export interface LmdbStorageConfig {
   readonly codeRecords: boolean;
   /** SERVICE_DATA_DIR_RESERVE: the free space below which writes are refused (free-space.ts `reserveBytes`). */
   readonly reserve: DataDirReserve;
+  /** SERVICE_EXPORT_DISK_READS: an export's disk reads a second at most (read-pacer.ts); null (`0`): unbounded. */
+  readonly exportDiskReads: number | null;
 }
 
 /** A reserve as set: bytes, or a percent of the data dir's file system; `default` when unset. */
@@ -50,7 +53,7 @@ function reserveOf(env: Env): DataDirReserve {
 
 export const LMDB_SETTINGS: EngineSettings<LmdbStorageConfig> = {
   kind: "lmdb",
-  variables: ["SERVICE_AUDIT_COMPRESSION", "SERVICE_AUDIT_RECORD_CODING", "SERVICE_DATA_DIR_RESERVE"],
+  variables: ["SERVICE_AUDIT_COMPRESSION", "SERVICE_AUDIT_RECORD_CODING", "SERVICE_DATA_DIR_RESERVE", "SERVICE_EXPORT_DISK_READS"],
   what: "data dir",
   parse(env, { dataDir }) {
     const replay = oneOf(env, "SERVICE_REPLAY_STORE", ["lmdb", "memory", "none"], dataDir === null ? "none" : "lmdb");
@@ -64,6 +67,7 @@ export const LMDB_SETTINGS: EngineSettings<LmdbStorageConfig> = {
       compressRecords: flag(env, "SERVICE_AUDIT_COMPRESSION", false),
       codeRecords: oneOf(env, "SERVICE_AUDIT_RECORD_CODING", ["templates", "json"], "templates") === "templates",
       reserve: reserveOf(env),
+      exportDiskReads: integer(env, "SERVICE_EXPORT_DISK_READS", DEFAULT_EXPORT_DISK_READS, 0, 1_000_000) || null,
     };
   },
   auditRefusal: ({ dataDir }) =>

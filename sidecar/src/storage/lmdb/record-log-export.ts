@@ -2,12 +2,14 @@
  * The entries of the LMDB record log as an export reads them (record-log-storage.ts `entries`): in pages of EXPORT_PAGE
  * entries, each page's entries and records read into memory by a thread of libuv's pool while the page before is served
  * (`readAhead`): an export of any length holds no read transaction for long, and its reads of a store larger than
- * memory wait on the disk off the event loop, never on it.
+ * memory wait on the disk off the event loop, never on it, and no faster than its DiskReadPacer allows.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { isLogEntryKind, type LogEntryKind } from "@writ/runtime";
 import type { StoredEntry } from "../../audit/record-log/log-storage.js";
 import { LOCATOR_KIND } from "../../audit/record-log/locator.js";
 import { prefetched } from "./prefetch.js";
+import type { DiskReadPacer } from "./read-pacer.js";
 import { HASH, type LogDatabases } from "./record-log-databases.js";
 import type { LoggedTrail } from "./logged-trail.js";
 
@@ -22,11 +24,19 @@ interface LocatedEntry {
   readonly locator: string;
 }
 
-/** The entries at positions [from, to) with their records (null: removed), in order. */
-export async function* exportedEntries(dbs: LogDatabases, trail: LoggedTrail, from: number, to: number): AsyncGenerator<StoredEntry> {
+/** The entries at positions [from, to) with their records (null: removed), in order; each page read once `pacer` allows. */
+export async function* exportedEntries(
+  dbs: LogDatabases,
+  trail: LoggedTrail,
+  from: number,
+  to: number,
+  pacer: Pick<DiskReadPacer, "owedMs"> | null,
+): AsyncGenerator<StoredEntry> {
   let ahead = from < to ? readAhead(dbs, trail, from, to) : null;
   for (let start = from; ahead !== null; start += EXPORT_PAGE) {
     const page = await ahead;
+    const owed = pacer?.owedMs() ?? 0;
+    if (owed > 0) await sleep(owed);
     ahead = start + EXPORT_PAGE < to ? readAhead(dbs, trail, start + EXPORT_PAGE, to) : null;
     // An abandoned export leaves no rejection unhandled.
     ahead?.catch(() => undefined);

@@ -22,6 +22,7 @@ import { environmentDir, holdDataDir, type DataDirHold } from "./data-dir-lock.j
 import { LmdbLogAccounting } from "./record-log-accounting.js";
 import { HASH, entryCount, logState, openLogDatabases, prunedCount, type LogDatabases, type StoredState } from "./record-log-databases.js";
 import { exportedEntries } from "./record-log-export.js";
+import { DEFAULT_EXPORT_DISK_READS, DiskReadPacer } from "./read-pacer.js";
 import { HeldRecords } from "./record-log-held.js";
 import { crashedMarks, newMark, openLog } from "./record-log-open.js";
 
@@ -43,6 +44,8 @@ export class LmdbLogStorage implements RecordLogStorage {
   readonly #dbs: LogDatabases;
   readonly #durability: LmdbDurability;
   readonly #trail: LoggedTrail;
+  /** An export's disk reads a second at most (SERVICE_EXPORT_DISK_READS); null: unbounded. */
+  readonly #exportDiskReads: number | null;
   readonly #accounting: LmdbLogAccounting;
   readonly #held = new HeldRecords();
   readonly logId: string;
@@ -57,12 +60,19 @@ export class LmdbLogStorage implements RecordLogStorage {
 
   /**
    * `instanceId`: the id to give the log when the data dir has none yet (SERVICE_INSTANCE_ID); null: a random UUID.
+   * `exportDiskReads`: an export's disk reads a second at most (read-pacer.ts); null: unbounded.
    * @throws Error when the data dir holds a record log of another format, or of another instance id than `instanceId`
    */
-  constructor(root: RootDatabase, trail: LoggedTrail, instanceId: string | null = null) {
+  constructor(
+    root: RootDatabase,
+    trail: LoggedTrail,
+    instanceId: string | null = null,
+    exportDiskReads: number | null = DEFAULT_EXPORT_DISK_READS,
+  ) {
     this.#dbs = openLogDatabases(root);
     this.#durability = LmdbDurability.of(root);
     this.#trail = trail;
+    this.#exportDiskReads = exportDiskReads;
     this.#accounting = new LmdbLogAccounting(this.#dbs, trail, this.#held);
     this.#hold = holdDataDir(environmentDir(root));
     try {
@@ -251,10 +261,11 @@ export class LmdbLogStorage implements RecordLogStorage {
     return position === undefined ? null : { logId: this.logId, position };
   }
 
-  /** In pages read ahead off the event loop (record-log-export.ts). */
+  /** In pages read ahead off the event loop (record-log-export.ts), at most `exportDiskReads` disk reads a second. */
   entries(logId: string, from: number, to: number): AsyncGenerator<StoredEntry> {
     this.#own(logId);
-    return exportedEntries(this.#dbs, this.#trail, from, to);
+    const pacer = this.#exportDiskReads === null ? null : new DiskReadPacer(this.#exportDiskReads);
+    return exportedEntries(this.#dbs, this.#trail, from, to, pacer);
   }
 
   /** Once an adoption under way is done; nothing to read when the store's counts add up (record-log-accounting.ts). */

@@ -131,7 +131,7 @@ describe("the data dir's free-space reserve", () => {
         // Due with the watch's next tick: answers (an I/O event, as statfs's is), then blocks the loop past the deadline.
         setTimeout(() => {
           answerer.write("x");
-          for (const until = Date.now() + 700; Date.now() < until; );
+          for (const until = Date.now() + 700; Date.now() < until;);
         }, 10);
         return new Promise((resolve) => reader.once("data", () => resolve({ freeBytes: GiB, totalBytes: 100 * GiB })));
       };

@@ -9,6 +9,8 @@ import { describe, expect, it } from "vitest";
 import { LmdbAuditLog } from "../../../src/storage/lmdb/audit-log.js";
 import { LmdbLogStorage, type LoggedTrail } from "../../../src/storage/lmdb/record-log-storage.js";
 import { locators } from "../../../src/audit/record-log/locator.js";
+import { openLogDatabases } from "../../../src/storage/lmdb/record-log-databases.js";
+import { exportedEntries } from "../../../src/storage/lmdb/record-log-export.js";
 import { decision as decisionAudit, tempEnv } from "../../audit/support.js";
 
 /** A trail of decisions in memory: what the log reads of the records it logs. */
@@ -162,6 +164,16 @@ describe("the LMDB record log's records held in memory", () => {
       let count = 0;
       for await (const _ of storage.entries(storage.logId, 0, written.length)) count += 1;
       expect(count).toBe(written.length);
+
+      // Each page waits what the export's bound on disk reads owes (read-pacer.ts), before the next is read ahead.
+      const owed: number[] = [];
+      const started = performance.now();
+      let paced = 0;
+      const pacer = { owedMs: () => (owed.push(performance.now() - started), 30) };
+      for await (const _ of exportedEntries(openLogDatabases(env.root), trail, 0, written.length, pacer)) paced += 1;
+      expect(paced).toBe(written.length);
+      expect(owed).toHaveLength(4);
+      expect(owed[3]! - owed[0]!).toBeGreaterThanOrEqual(3 * 29);
       await storage.close();
     } finally {
       await env.dispose();
