@@ -110,6 +110,8 @@ export interface ProbeResults {
   };
   /** `POST /evaluate` as the sidecar timed it while probing (`writ_http_request_duration_seconds`, any status). */
   readonly evaluateInSidecar: Histogram | null;
+  /** `GET /health` as the sidecar timed it while probing. */
+  readonly healthInSidecar: Histogram | null;
   readonly exports: readonly ExportRun[];
   readonly tails: readonly Answer[];
   readonly queries: ReadonlyMap<string, readonly Answer[]>;
@@ -145,6 +147,7 @@ function histogram(text: string, name: string, labels: readonly string[] = []): 
 }
 
 const EVALUATE_SERIES = ['method="POST"', 'route="/evaluate"'] as const;
+const HEALTH_SERIES = ['method="GET"', 'route="/health"'] as const;
 
 /** `later - earlier`, bucket by bucket: what the histogram counted in between. */
 export function histogramDelta(earlier: Histogram | null, later: Histogram | null): Histogram | null {
@@ -182,6 +185,8 @@ export class Probes {
   #lastHistogram: Histogram | null = null;
   #firstEvaluate: Histogram | null = null;
   #lastEvaluate: Histogram | null = null;
+  #firstHealth: Histogram | null = null;
+  #lastHealth: Histogram | null = null;
   readonly #t: ProbeTargets;
   readonly #auth: Record<string, string>;
 
@@ -254,6 +259,9 @@ export class Probes {
     const evaluate = histogram(text, "writ_http_request_duration_seconds", EVALUATE_SERIES);
     this.#firstEvaluate ??= evaluate;
     this.#lastEvaluate = evaluate;
+    const health = histogram(text, "writ_http_request_duration_seconds", HEALTH_SERIES);
+    this.#firstHealth ??= health;
+    this.#lastHealth = health;
   }
 
   /** Stops every loop (an export under way is cut), one last scrape, and the results. */
@@ -268,6 +276,7 @@ export class Probes {
       health: this.#health,
       loopDelay: { ...this.#delay, histogram: histogramDelta(this.#firstHistogram, this.#lastHistogram) },
       evaluateInSidecar: histogramDelta(this.#firstEvaluate, this.#lastEvaluate),
+      healthInSidecar: histogramDelta(this.#firstHealth, this.#lastHealth),
       exports: this.#exports,
       tails: this.#tails,
       queries: this.#queries,
