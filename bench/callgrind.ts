@@ -62,6 +62,22 @@ export interface Sidecar {
   stop(): Promise<void>;
 }
 
+/**
+ * The callgrind options of every run the benchmarks count: vgdb, so that `control` can zero and dump around the work
+ * measured; one output file a thread (`outFile` holds `%p`); no per-line or per-instruction data.
+ */
+export function callgrindOptions(vgdbPrefix: string, outFile: string): string[] {
+  return [
+    "--tool=callgrind",
+    "--vgdb=yes",
+    `--vgdb-prefix=${vgdbPrefix}`,
+    "--separate-threads=yes",
+    `--callgrind-out-file=${outFile}`,
+    "--dump-line=no",
+    "--dump-instr=no",
+  ];
+}
+
 export async function startUnderCallgrind(
   main: string,
   dir: string,
@@ -71,19 +87,7 @@ export async function startUnderCallgrind(
   const outDir = join(dir, "callgrind");
   const vgdbPrefix = join(dir, "vgdb");
   await mkdir(outDir, { recursive: true });
-  const args = [
-    "--tool=callgrind",
-    "--smc-check=all-non-file",
-    "--vgdb=yes",
-    `--vgdb-prefix=${vgdbPrefix}`,
-    "--separate-threads=yes",
-    `--callgrind-out-file=${join(outDir, "cg.%p")}`,
-    "--dump-line=no",
-    "--dump-instr=no",
-    process.execPath,
-    ...nodeFlags,
-    main,
-  ];
+  const args = [...callgrindOptions(vgdbPrefix, join(outDir, "cg.%p")), "--smc-check=all-non-file", process.execPath, ...nodeFlags, main];
   const child = spawn("valgrind", args, { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   live.children.add(child);
   child.once("exit", () => live.children.delete(child));

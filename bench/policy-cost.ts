@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { compile } from "@writ/compiler";
 import { BUNDLE_FILES, createSignalValidator, preparePolicy, type PolicyIr } from "@writ/runtime";
 import { parseTestFile } from "../compiler/src/testing/test-file.js";
-import { countDuring } from "./callgrind.js";
+import { callgrindOptions, countDuring } from "./callgrind.js";
 
 const REPS = Number(process.env["BENCH_REPS"] ?? 200);
 const WARMUP = 20;
@@ -60,23 +60,9 @@ async function counted(dir: string, reps: number): Promise<{ instructions: numbe
   const scratch = mkdtempSync(join(tmpdir(), "writ-policy-cost-"));
   const vgdbPrefix = join(scratch, "vgdb");
   const node = [process.execPath, "--no-opt", "--single-threaded", "--predictable-gc-schedule", "--import", "tsx", HERE];
-  const valgrind = spawn(
-    "valgrind",
-    [
-      "--tool=callgrind",
-      "--vgdb=yes",
-      `--vgdb-prefix=${vgdbPrefix}`,
-      "--separate-threads=yes",
-      `--callgrind-out-file=${join(scratch, "cg.%p")}`,
-      "--dump-line=no",
-      "--dump-instr=no",
-      ...node,
-      "--child",
-      dir,
-      String(reps),
-    ],
-    { stdio: ["pipe", "pipe", "pipe"] },
-  );
+  const valgrind = spawn("valgrind", [...callgrindOptions(vgdbPrefix, join(scratch, "cg.%p")), ...node, "--child", dir, String(reps)], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let errors = "";
   valgrind.stderr.on("data", (chunk: Buffer) => (errors = (errors + chunk.toString()).slice(-4_000)));
   try {
