@@ -90,11 +90,16 @@ export class PostgresLogReads implements ExportReads {
          ORDER BY e.position`,
         [logId, start, Math.min(start + PAGE, to)],
       );
-      const bodies = await decodedBodies(this.#templates, rows, this.#db);
-      for (const [i, row] of rows.entries()) {
+      // Each record decoded as it is yielded, not the page at once: the export's slices (slices.ts) bound the work per turn.
+      const templates = this.#templates;
+      await templates?.load(
+        rows.map((row) => row.body),
+        this.#db,
+      );
+      for (const row of rows) {
         if (!isLogEntryKind(row.kind))
           throw new Error(`the record log's entry ${row.position} has kind \`${row.kind}\`: its database is damaged`);
-        const record = bodies[i]!;
+        const record = templates === null ? row.body : templates.text(row.body);
         const indexed = row.columns === null ? row.indexed : disagreeing(row.columns, record);
         const entry = { position: Number(row.position), kind: row.kind, leaf: row.leaf, record };
         yield indexed === null ? entry : { ...entry, indexed };

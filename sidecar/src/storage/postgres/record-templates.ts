@@ -77,26 +77,33 @@ export class PostgresRecordTemplates {
    * does not decode (its template unknown, or the body changed by hand) is answered as stored.
    */
   async texts(bodies: readonly (string | null)[], db: pg.Pool | pg.PoolClient = this.#pool): Promise<(string | null)[]> {
+    await this.load(bodies, db);
+    return bodies.map((body) => this.text(body));
+  }
+
+  /** Reads the templates `bodies` are coded against that this sidecar does not hold yet: `text` then decodes each of them. */
+  async load(bodies: readonly (string | null)[], db: pg.Pool | pg.PoolClient = this.#pool): Promise<void> {
     const missing = new Set<number>();
     for (const body of bodies)
       if (body !== null && isCodedText(body) && !this.#byId.has(templateIdOf(body))) missing.add(templateIdOf(body));
-    if (missing.size > 0) {
-      const { rows } = await query<TemplateRow>(
-        db,
-        "reading the audit record templates",
-        `SELECT id, shape, anchors FROM ${RECORD_TEMPLATES_TABLE} WHERE id = ANY($1::int[])`,
-        [[...missing]],
-      );
-      for (const row of rows) this.#adopt(row);
+    if (missing.size === 0) return;
+    const { rows } = await query<TemplateRow>(
+      db,
+      "reading the audit record templates",
+      `SELECT id, shape, anchors FROM ${RECORD_TEMPLATES_TABLE} WHERE id = ANY($1::int[])`,
+      [[...missing]],
+    );
+    for (const row of rows) this.#adopt(row);
+  }
+
+  /** The JSON text of one stored body, as `texts` answers it, from the templates held (`load` reads the others). */
+  text(body: string | null): string | null {
+    if (body === null || !isCodedText(body)) return body;
+    try {
+      return decodeRecord(body, (id) => this.#template(id));
+    } catch {
+      return body;
     }
-    return bodies.map((body) => {
-      if (body === null || !isCodedText(body)) return body;
-      try {
-        return decodeRecord(body, (id) => this.#template(id));
-      } catch {
-        return body;
-      }
-    });
   }
 
   #template(id: number): RecordTemplate {

@@ -8,7 +8,7 @@ import { PostgresRecordTemplates } from "../../../src/storage/postgres/record-te
 import { PostgresReplayStore } from "../../../src/storage/postgres/replay-store.js";
 import { RECORDS_TABLE } from "../../../src/storage/postgres/tables.js";
 import type pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { Checkpointer } from "../../../src/audit/record-log/checkpointer.js";
 import type { AuditRetention } from "../../../src/audit/retention.js";
 import { PostgresAuditLog } from "../../../src/storage/postgres/audit-log.js";
@@ -180,6 +180,34 @@ if (unavailable !== null) {
       for await (const line of log.export(log.logId)) verifier.add(JSON.parse(JSON.stringify(line)));
       expect(verifier.finish()).toMatchObject({ valid: false });
     } finally {
+      await h.dispose();
+    }
+  });
+
+  it("an export decodes each coded record as it yields it, not its page of rows at once: the work between two turns stays one record's", async () => {
+    const h = harness(pool, "sidecar-paged", {}, templates);
+    const decoded = vi.spyOn(templates, "text");
+    try {
+      await writeTrail(h, 5_000, 600);
+      const log = h.audit.recordLog!;
+      await log.checkpointNow();
+      decoded.mockClear();
+      const verifier = new ExportVerifier([LOG_KEY.publicKey]);
+      const lines = log.export(log.logId)[Symbol.asyncIterator]();
+      let line = await lines.next();
+      for (; !line.done && line.value.type !== "entry"; line = await lines.next()) verifier.add(JSON.parse(JSON.stringify(line.value)));
+      // The page read holds every entry (PAGE rows); one has been decoded for the first entry.
+      expect(decoded).toHaveBeenCalledTimes(1);
+      let entries = 0;
+      for (; !line.done; line = await lines.next()) {
+        verifier.add(JSON.parse(JSON.stringify(line.value)));
+        if (line.value.type === "entry") entries++;
+      }
+      expect(entries).toBeGreaterThan(500);
+      expect(decoded.mock.calls.length).toBe(entries);
+      expect(verifier.finish()).toMatchObject({ valid: true });
+    } finally {
+      decoded.mockRestore();
       await h.dispose();
     }
   });
