@@ -24,7 +24,8 @@
  *   - after, the store opened again: what the sweeps and the retention run removed.
  * It prints p50, p99, p99.9 and max of `/evaluate`, the slowest `/health`, the largest event-loop delay, the exports'
  * durations and sizes, the queries' latencies, the disk probe, the sidecar's CPU per request and its disk reads (major
- * page faults, from /proc), for both stores, the ratios, and each target.
+ * page faults, from /proc), how long its event loop waited for its core (the kernel's run-queue wait: a loop delay it
+ * did not cause), the PostgreSQL server's CPU per request, for both stores, the ratios, and each target.
  *
  * Seeding (bench/soak/seed.ts, decisions.ts): through the store's own write path in bulk, not HTTP: the sidecar's own
  * backend (opened as the sidecar opens it), its replay store's `consume` with the decision's record as the Authorizer
@@ -54,6 +55,10 @@
  *   BENCH_SOAK_DUE, BENCH_SOAK_EXPIRING  decisions due for retention and entries expiring, per run (1,000 and 3,000)
  *   BENCH_SOAK_EXPORTS    whole-log exports beside the load: `loop` (one after another, the default), `once`, `off`
  *   BENCH_SOAK_CPUS       `<sidecar cpus>:<load cpus>` for taskset (default 0:1 with two cores or more), or `off`
+ *   BENCH_SOAK_DATABASE_CPUS  cores the PostgreSQL server's processes are moved to for each run when it runs on this
+ *                         host (a taskset list; default the load's cores), or `off`: a fleet's database is on hosts of
+ *                         its own, and on the sidecar's core it takes the sidecar's turns (bench/soak/database-server.ts)
+ *   BENCH_SOAK_NODE_ARGS  node's flags for the sidecar, space-separated (`--cpu-prof --cpu-prof-dir=/tmp/prof`)
  *   BENCH_SOAK_SPAN_DAYS  how far back seeded decisions reach (default 365)
  *   BENCH_SOAK_COMPRESSION=on  LMDB stores seeded and run with SERVICE_AUDIT_COMPRESSION on (kept as `lmdb-<n>-compressed`)
  *   WRIT_TEST_POSTGRES_URL  the PostgreSQL server (default postgresql://postgres@127.0.0.1:5432/postgres); each store

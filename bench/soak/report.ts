@@ -155,6 +155,16 @@ function figures(r: RunResult): Map<string, string> {
     `${int(r.usage.majorFaults)} (${(r.usage.majorFaults / Math.max(1, e.requests)).toFixed(2)} per request)`,
   );
   f.set("this process's own max loop delay", ms(r.probes.ownDelayMaxMs));
+  if (r.coreWait !== null)
+    f.set(
+      "sidecar loop waiting for its core: a second, most in 100 ms",
+      `${r.coreWait.waitMsPerSecond.toFixed(1)} ms, ${ms(r.coreWait.largestInWindowMs)}`,
+    );
+  if (r.database !== null)
+    f.set(
+      "database server CPU a request (its cores)",
+      `${((r.database.cpuSeconds * 1e6) / Math.max(1, e.requests)).toFixed(0)} µs (${r.database.cpus ?? "unpinned"})`,
+    );
   const share = exportShare(r);
   if (share !== null) {
     f.set(
@@ -214,8 +224,9 @@ export function printReport(engine: string, small: RunResult, large: RunResult, 
       `  ${verdict(sidecarRatio <= 1.2)}  its p99.9 ${ms(p999)} ≤ 1.2 × its p99.9 at ${label(small)} (${ms(smallP999)}): ${sidecarRatio.toFixed(2)}× (the load generator's: ${ratio.toFixed(2)}×)`,
     );
   }
+  const waited = large.coreWait === null ? "" : `; the loop waited for its core at most ${ms(large.coreWait.largestInWindowMs)} in 100 ms`;
   console.log(
-    `  ${verdict(delayMs <= 50)}  largest event-loop delay ${ms(delayMs)} ≤ 50 ms (${large.probes.loopDelay.metric ?? "no metric found"})`,
+    `  ${verdict(delayMs <= 50)}  largest event-loop delay ${ms(delayMs)} ≤ 50 ms (${large.probes.loopDelay.metric ?? "no metric found"}${waited})`,
   );
   const share = exportShare(large);
   if (share === null) {

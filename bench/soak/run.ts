@@ -18,6 +18,8 @@ import { Probes, type Answer, type ProbeResults } from "./probes.js";
 import { arm, armedLeft } from "./seed.js";
 import type { SoakSettings } from "./settings.js";
 import { processUsage, startSidecar, type ProcessUsage } from "./sidecar.js";
+import { sampleCoreWait, type CoreWait } from "./core-wait.js";
+import { localDatabaseServer } from "./database-server.js";
 import { API_KEY, openStore, sidecarEnv, storeSize, type SeedManifest, type Store, type StoreSize } from "./store.js";
 
 export interface RunResult {
@@ -47,6 +49,10 @@ export interface RunResult {
   readonly sidecarMessages: ReadonlyMap<string, number>;
   /** What the sidecar used during the measured load. */
   readonly usage: ProcessUsage;
+  /** How long the sidecar's event loop waited for its core during the measured load; null where /proc cannot say. */
+  readonly coreWait: CoreWait | null;
+  /** The local PostgreSQL server during the measured load: its CPU seconds, and the cores it was moved to; null: none measured. */
+  readonly database: { readonly cpuSeconds: number; readonly cpus: string | null } | null;
   /** The same load and probes without the export, after the measured load (BENCH_SOAK_REFERENCE); null when not run. */
   readonly reference: { readonly seconds: number; readonly requests: number; readonly usage: ProcessUsage } | null;
   readonly sizeAfter: StoreSize;
@@ -115,8 +121,18 @@ export async function runOnce(
     SERVICE_REPLAY_SWEEP_INTERVAL_MS: String(settings.sweepIntervalMs),
     SERVICE_AUDIT_PRUNE_INTERVAL_MS: String(settings.pruneIntervalMs),
   });
+  const server = store.engine === "postgres" ? await localDatabaseServer(settings) : null;
+  const unpin = server !== null && settings.databaseCpus !== null ? server.pin(settings.databaseCpus) : null;
+  if (unpin !== null)
+    console.log(`  ${label}: the PostgreSQL server (pid ${server!.pid}) moved to cpus ${settings.databaseCpus} for the run`);
+  let sidecar: Awaited<ReturnType<typeof startSidecar>>;
   const started = performance.now();
-  const sidecar = await startSidecar(env, settings.cpus?.sidecar ?? null, logFile);
+  try {
+    sidecar = await startSidecar(env, settings.cpus?.sidecar ?? null, logFile, settings.nodeArgs);
+  } catch (error) {
+    unpin?.();
+    throw error;
+  }
   let result: Omit<RunResult, "armed" | "sizeAfter">;
   try {
     console.log(
@@ -155,8 +171,12 @@ export async function runOnce(
     const loadFrom = (performance.now() - sidecar.listeningAt) / 1000;
     probes.start(performance.now() + settings.durationSeconds * 1000);
     const usedBefore = processUsage(sidecar.pid);
+    const coreWait = sampleCoreWait(sidecar.pid);
+    const databaseUse = server?.measure() ?? null;
     const evaluate = await runWrk({ ...wrk, seconds: settings.durationSeconds, prefix: `soak-load-${tag}-` });
     const usedAfter = processUsage(sidecar.pid);
+    const waited = coreWait.stop();
+    const databaseCpuSeconds = databaseUse?.stop() ?? null;
     const loadTo = (performance.now() - sidecar.listeningAt) / 1000;
     const probed = await probes.stop();
     const reference =
@@ -180,10 +200,14 @@ export async function runOnce(
       },
       sidecarMessages: sidecar.messages(),
       usage: usedBetween(usedBefore, usedAfter),
+      coreWait: waited,
+      database:
+        databaseCpuSeconds === null ? null : { cpuSeconds: databaseCpuSeconds, cpus: unpin === null ? null : settings.databaseCpus },
       reference,
     };
   } finally {
     await sidecar.stop();
+    unpin?.();
   }
   backend = await openStore(store);
   const left = await armedLeft(backend, armed).finally(() => backend.close());

@@ -40,6 +40,14 @@ export interface SoakSettings {
   readonly expiring: number;
   /** Cores for the sidecar and for the load generator with the probes (BENCH_SOAK_CPUS, `sidecar,load`); null: not pinned. */
   readonly cpus: { readonly sidecar: string; readonly load: string } | null;
+  /**
+   * Cores the PostgreSQL server's processes are moved to for each run when it runs on this host (BENCH_SOAK_DATABASE_CPUS,
+   * a taskset list; default the load's cores when pinned; `off`: left where they are): off the sidecar's core, as a
+   * fleet's database is on hosts of its own.
+   */
+  readonly databaseCpus: string | null;
+  /** Node's flags for the sidecar (BENCH_SOAK_NODE_ARGS, space-separated): `--cpu-prof --cpu-prof-dir=<dir>` to profile it. */
+  readonly nodeArgs: readonly string[];
   readonly healthEveryMs: number;
   /** Whole-log exports beside the load (BENCH_SOAK_EXPORTS): one after another (`loop`), one (`once`), or none (`off`). */
   readonly exports: "loop" | "once" | "off";
@@ -101,6 +109,13 @@ function exportMode(raw: string | undefined): SoakSettings["exports"] {
   throw new Error(`BENCH_SOAK_EXPORTS must be \`loop\`, \`once\` or \`off\`, not \`${raw}\``);
 }
 
+function databaseCpus(raw: string | undefined, pair: SoakSettings["cpus"]): string | null {
+  if (raw === "off") return null;
+  if (raw === undefined) return pair?.load ?? null;
+  if (!/^[0-9,-]+$/.test(raw)) throw new Error(`BENCH_SOAK_DATABASE_CPUS must be a taskset list (e.g. \`1\`) or \`off\`, not \`${raw}\``);
+  return raw;
+}
+
 export function soakSettings(env: NodeJS.ProcessEnv = process.env): SoakSettings {
   const decisions = count(env, "BENCH_SOAK_DECISIONS", 10_000_000, 1_000);
   const small = count(env, "BENCH_SOAK_SMALL", 10_000, 1_000);
@@ -127,6 +142,8 @@ export function soakSettings(env: NodeJS.ProcessEnv = process.env): SoakSettings
     due: count(env, "BENCH_SOAK_DUE", 1_000, 0),
     expiring: count(env, "BENCH_SOAK_EXPIRING", 3_000, 0),
     cpus: cpuPair(env["BENCH_SOAK_CPUS"]),
+    nodeArgs: (env["BENCH_SOAK_NODE_ARGS"] ?? "").split(" ").filter((arg) => arg !== ""),
+    databaseCpus: databaseCpus(env["BENCH_SOAK_DATABASE_CPUS"], cpuPair(env["BENCH_SOAK_CPUS"])),
     healthEveryMs: count(env, "BENCH_SOAK_HEALTH_MS", 50, 10),
     exports: exportMode(env["BENCH_SOAK_EXPORTS"]),
     compress: env["BENCH_SOAK_COMPRESSION"] === "on",

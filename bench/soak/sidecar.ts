@@ -54,9 +54,15 @@ function count(messages: Map<string, number>, line: string): void {
   messages.set(message, (messages.get(message) ?? 0) + 1);
 }
 
-export async function startSidecar(env: Readonly<Record<string, string>>, cpus: string | null, logFile: string): Promise<RunningSidecar> {
+/** `nodeArgs`: node's own flags for the sidecar (BENCH_SOAK_NODE_ARGS: `--cpu-prof`, which NODE_OPTIONS refuses). */
+export async function startSidecar(
+  env: Readonly<Record<string, string>>,
+  cpus: string | null,
+  logFile: string,
+  nodeArgs: readonly string[] = [],
+): Promise<RunningSidecar> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
-  const argv = [process.execPath, MAIN];
+  const argv = [process.execPath, ...nodeArgs, MAIN];
   const child =
     cpus === null
       ? spawn(argv[0]!, argv.slice(1), { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] })

@@ -119,7 +119,7 @@ export async function writeManifest(store: Store, manifest: SeedManifest): Promi
   await writeFile(join(store.dir, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
-async function admin<T>(settings: SoakSettings, work: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function admin<T>(settings: SoakSettings, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: settings.postgresUrl });
   await client.connect();
   try {

@@ -1,0 +1,58 @@
+/**
+ * How long a thread was ready to run but waited for its core (the kernel's run-queue wait, /proc/<pid>/task/<tid>/schedstat),
+ * sampled every SAMPLE_MS: a loop delay the thread's own CPU did not cause is one it spent waiting here.
+ */
+import { readFileSync } from "node:fs";
+
+const SAMPLE_MS = 10;
+/** The window the largest wait is reported over: about the event-loop delays the soak judges (50 ms and more). */
+const WINDOW_MS = 100;
+
+export interface CoreWait {
+  /** Milliseconds the thread waited for its core, per second of the sampling. */
+  readonly waitMsPerSecond: number;
+  /** The most it waited within any WINDOW_MS (consecutive samples), ms. */
+  readonly largestInWindowMs: number;
+  /** Milliseconds it ran, per second. */
+  readonly runMsPerSecond: number;
+}
+
+/** [ran ns, waited ns] of thread `tid` of process `pid`; null once it is gone. */
+function schedstat(pid: number, tid: number): [number, number] | null {
+  try {
+    const [ran, waited] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ").map(Number);
+    return [ran!, waited!];
+  } catch {
+    return null;
+  }
+}
+
+/** Samples the main thread of `pid` (its event loop, for node) until `stop()`; null where /proc has no schedstat. */
+export function sampleCoreWait(pid: number): { stop(): CoreWait | null } {
+  const first = schedstat(pid, pid);
+  const startedAt = performance.now();
+  const samples: { at: number; ran: number; waited: number }[] = [];
+  const timer = setInterval(() => {
+    const now = schedstat(pid, pid);
+    if (now !== null) samples.push({ at: performance.now(), ran: now[0], waited: now[1] });
+  }, SAMPLE_MS);
+  return {
+    stop() {
+      clearInterval(timer);
+      const last = samples.at(-1);
+      if (first === null || last === undefined) return null;
+      const seconds = (performance.now() - startedAt) / 1000;
+      // Two pointers: for each sample, the earliest one at most WINDOW_MS before it.
+      let largest = 0;
+      for (let i = 0, j = 0; i < samples.length; i++) {
+        while (samples[i]!.at - samples[j]!.at > WINDOW_MS) j++;
+        largest = Math.max(largest, samples[i]!.waited - samples[j]!.waited);
+      }
+      return {
+        waitMsPerSecond: (last.waited - first[1]) / 1e6 / seconds,
+        largestInWindowMs: largest / 1e6,
+        runMsPerSecond: (last.ran - first[0]) / 1e6 / seconds,
+      };
+    },
+  };
+}

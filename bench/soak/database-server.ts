@@ -1,0 +1,88 @@
+/**
+ * The PostgreSQL server on this host, by its processes: moved to the load's cores for a run (BENCH_SOAK_DATABASE_CPUS),
+ * as a fleet's database runs on hosts of its own, and what CPU its processes used.
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import type { SoakSettings } from "./settings.js";
+import { admin } from "./store.js";
+
+const LOCAL_HOSTS: readonly string[] = ["", "localhost", "127.0.0.1", "[::1]"];
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
+
+export interface DatabaseServer {
+  /** The postmaster's process id. */
+  readonly pid: number;
+  /** Starts counting its processes' CPU; `stop()` gives the seconds used since (a process started meanwhile counted whole). */
+  measure(): { stop(): number };
+  /** Moves the postmaster and every child to `cpus` (backends it starts later inherit them); the undo. */
+  pin(cpus: string): () => void;
+}
+
+/** [parent pid, CPU ticks] of process `pid`; null once it is gone. */
+function stat(pid: number): [number, number] | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    // After the command: state, ppid, … utime (14th field of the line, 12th here), stime (13th here).
+    return [Number(fields[1]), Number(fields[11]) + Number(fields[12])];
+  } catch {
+    return null;
+  }
+}
+
+function children(parent: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    const pid = Number(name);
+    if (Number.isInteger(pid) && stat(pid)?.[0] === parent) out.push(pid);
+  }
+  return out;
+}
+
+function affinity(pid: number): string {
+  const text = execFileSync("taskset", ["-p", "-c", String(pid)], { encoding: "utf8" });
+  return text.slice(text.lastIndexOf(":") + 1).trim();
+}
+
+function setAffinity(pid: number, cpus: string): void {
+  try {
+    execFileSync("taskset", ["-a", "-p", "-c", cpus, String(pid)], { stdio: "ignore" });
+  } catch {
+    // Gone since it was listed (a backend whose client left): nothing to move.
+  }
+}
+
+/** The server of `settings.postgresUrl` when it runs on this host and its data directory is readable here; else null. */
+export async function localDatabaseServer(settings: SoakSettings): Promise<DatabaseServer | null> {
+  if (!LOCAL_HOSTS.includes(new URL(settings.postgresUrl).hostname)) return null;
+  const directory = await admin(
+    settings,
+    async (client) => (await client.query<{ data_directory: string }>("SHOW data_directory")).rows[0]!.data_directory,
+  );
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(directory, "postmaster.pid"), "utf8").split("\n")[0]);
+  } catch {
+    return null;
+  }
+  if (!Number.isInteger(pid) || stat(pid) === null) return null;
+  return {
+    pid,
+    measure() {
+      const ticks = () => new Map([pid, ...children(pid)].map((p) => [p, stat(p)?.[1] ?? 0]));
+      const before = ticks();
+      return {
+        stop: () => [...ticks()].reduce((sum, [p, t]) => sum + t - (before.get(p) ?? 0), 0) / CLOCK_TICKS,
+      };
+    },
+    pin(cpus) {
+      const before = affinity(pid);
+      for (const p of [pid, ...children(pid)]) setAffinity(p, cpus);
+      return () => {
+        for (const p of [pid, ...children(pid)]) setAffinity(p, before);
+      };
+    },
+  };
+}
