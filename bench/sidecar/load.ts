@@ -178,6 +178,15 @@ export function threadCpuSeconds(pid: number): { readonly main: number; readonly
   return { main, others: processCpuSeconds(pid) - main };
 }
 
+/**
+ * Seconds the main thread of `pid` (node's event loop) has run and has waited, ready, for a core (the kernel's
+ * run-queue wait): over a run, its share of the wall time busy, and waiting behind other threads.
+ */
+export function loopSchedule(pid: number): { readonly ran: number; readonly waited: number } {
+  const [ran, waited] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ").map(Number);
+  return { ran: ran! / 1e9, waited: waited! / 1e9 };
+}
+
 function cpuSecondsOf(statFile: string): number {
   // The command name (field 2) may hold spaces: the fields after it start after its closing parenthesis.
   const stat = readFileSync(statFile, "utf8");

@@ -5,7 +5,8 @@
  * and loaded in alternating rounds at BENCH_CONNECTIONS (default 50) by BENCH_LOAD (`wrk`, the default, or
  * `autocannon` in this process) on BENCH_LOAD_CORES (a `taskset -c` list; default the cores no server has, or every
  * core when none is left: sharing them, as a host's other work would). writ runs twice: with SERVICE_SIGNING_THREADS=auto, which follows
- * the cores it was given (docs/sidecar.md, "Signing threads"), and with 0 (the event loop signs). Prints each server's
+ * the cores it was given (docs/sidecar.md, "Signing threads"), or BENCH_SIGNING_THREADS when set (a count, to measure
+ * threads where `auto` gives none), and with 0 (the event loop signs). Prints each server's
  * median req/s and p50 for each N, writ / Cerbos for each N, each server's N-core / 1-core ratio, and (with wrk)
  * writ's CPU a request in its event loop and in its other threads, from which docs/benchmarks.md scales to more cores.
  * Req/s mean something only on a quiet machine.
@@ -14,7 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkAgreement, startCerbos, type Cerbos } from "./cerbos.js";
-import { median, runLoad, summarize, threadCpuSeconds, type LoadResult, type Summary } from "./load.js";
+import { loopSchedule, median, runLoad, summarize, threadCpuSeconds, type LoadResult, type Summary } from "./load.js";
 import { pinServersAndLoad } from "./pinning.js";
 import type { PolicyCases, Signals } from "./policy-cases.js";
 import { checkWrit, startWrit, type Writ } from "./writ.js";
@@ -38,10 +39,15 @@ interface Target {
   readonly pid: number | null;
 }
 
-/** CPU a response took in the server's main thread (node's event loop) and in all its other threads, µs. */
+/**
+ * CPU a response took in the server's main thread (node's event loop) and in all its other threads, µs; the share of
+ * the run's wall time the loop ran, and waited, ready, for a core.
+ */
 interface ThreadCost {
   readonly loopUs: number;
   readonly othersUs: number;
+  readonly loopBusy: number;
+  readonly loopWaiting: number;
 }
 
 /** A warm-up and a measured run of wrk against `target` (wrk on this process's cores), and writ's CPU split by thread. */
@@ -64,17 +70,24 @@ async function wrkLoad(
   };
   if (settings.warmup > 0) await runWrk({ ...run, seconds: settings.warmup, prefix: `${prefix}-warm-` });
   const before = target.pid === null ? null : threadCpuSeconds(target.pid);
+  const scheduleBefore = target.pid === null ? null : loopSchedule(target.pid);
   const r = await runWrk({ ...run, seconds: settings.duration, prefix: `${prefix}-` });
   const after = target.pid === null ? null : threadCpuSeconds(target.pid);
+  const scheduleAfter = target.pid === null ? null : loopSchedule(target.pid);
   const errors = Object.values(r.socketErrors).reduce((a, b) => a + b, 0);
   if (r.non2xx > 0 || errors > 0 || r.requests === 0) {
     throw new Error(`wrk against ${target.url}: ${r.requests} requests, ${r.non2xx} answered 400 or above, ${errors} socket errors`);
   }
   const perRequest = (seconds: number) => (seconds * 1e6) / r.requests;
   const threads =
-    before === null || after === null
+    before === null || after === null || scheduleBefore === null || scheduleAfter === null
       ? null
-      : { loopUs: perRequest(after.main - before.main), othersUs: perRequest(after.others - before.others) };
+      : {
+          loopUs: perRequest(after.main - before.main),
+          othersUs: perRequest(after.others - before.others),
+          loopBusy: (scheduleAfter.ran - scheduleBefore.ran) / r.seconds,
+          loopWaiting: (scheduleAfter.waited - scheduleBefore.waited) / r.seconds,
+        };
   const result = {
     requestsPerSecond: r.requests / r.seconds,
     p50Ms: r.p50,
@@ -87,6 +100,14 @@ async function wrkLoad(
 }
 
 /** BENCH_LOAD: `wrk` (the default: it leaves shared cores to the servers) or `autocannon` (in this process). */
+/** writ's SERVICE_SIGNING_THREADS in the `writ` runs: BENCH_SIGNING_THREADS (a count of 1 or more), else `auto`. */
+function signingThreads(env: NodeJS.ProcessEnv): string {
+  const value = env["BENCH_SIGNING_THREADS"];
+  if (value === undefined) return "auto";
+  if (!/^[1-9][0-9]?$/.test(value)) throw new Error(`BENCH_SIGNING_THREADS must be a count from 1 to 99, not \`${value}\``);
+  return value;
+}
+
 function loadGenerator(env: NodeJS.ProcessEnv): "wrk" | "autocannon" {
   const value = env["BENCH_LOAD"] ?? "wrk";
   if (value !== "wrk" && value !== "autocannon") throw new Error(`BENCH_LOAD must be \`wrk\` or \`autocannon\`, not \`${value}\``);
@@ -121,6 +142,7 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
     throw new Error(`BENCH_CONNECTIONS must be a positive integer, not ${connections}`);
   const counts = coreCounts(env);
   const generator = loadGenerator(env);
+  const threads = signingThreads(env);
   const scratch = mkdtempSync(join(tmpdir(), "writ-per-host-"));
   const medians = new Map<string, Summary>();
   const costs = new Map<string, ThreadCost[]>();
@@ -134,7 +156,7 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
     let loop: Writ | null = null;
     let cerbos: Cerbos | null = null;
     try {
-      writ = await startWrit({ env: { SERVICE_SIGNING_THREADS: "auto" } });
+      writ = await startWrit({ env: { SERVICE_SIGNING_THREADS: threads } });
       loop = await startWrit({ env: { SERVICE_SIGNING_THREADS: "0" } });
       cerbos = await startCerbos();
       await checkWrit(writ, cases.valid, `host-${n}`);
@@ -176,7 +198,7 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
           const split =
             threads === null
               ? ""
-              : `, CPU a request: loop ${threads.loopUs.toFixed(0)} µs, other threads ${threads.othersUs.toFixed(0)} µs`;
+              : `, CPU a request: loop ${threads.loopUs.toFixed(0)} µs, other threads ${threads.othersUs.toFixed(0)} µs; loop busy ${(100 * threads.loopBusy).toFixed(0)} %, waiting for a core ${(100 * threads.loopWaiting).toFixed(0)} %`;
           console.log(
             `  round ${round + 1} ${name.padEnd(9)} ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(3)} ms${split}`,
           );
@@ -189,7 +211,7 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
   }
   rmSync(scratch, { recursive: true, force: true });
   const rps = (server: Server, n: number) => medians.get(`${server}@${n}`)!.rps;
-  console.log(`\nmedians at ${connections} connections, load by ${generator} (writ: SERVICE_SIGNING_THREADS=auto; writ-loop: 0)`);
+  console.log(`\nmedians at ${connections} connections, load by ${generator} (writ: SERVICE_SIGNING_THREADS=${threads}; writ-loop: 0)`);
   console.log(
     `${"cores".padEnd(7)}${SERVERS.map((s) => `${s} req/s`.padStart(17)).join("")}${SERVERS.map((s) => `${s} p50`.padStart(15)).join("")}${"writ/Cerbos".padStart(13)}${"loop/Cerbos".padStart(13)}`,
   );
@@ -202,7 +224,10 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
   }
   for (const [key, runs] of costs) {
     const [loop, others] = [median(runs.map((c) => c.loopUs)), median(runs.map((c) => c.othersUs))];
-    console.log(`${key}: CPU a request, median: event loop ${loop.toFixed(1)} µs, other threads ${others.toFixed(1)} µs`);
+    const [busy, waiting] = [median(runs.map((c) => c.loopBusy)), median(runs.map((c) => c.loopWaiting))];
+    console.log(
+      `${key}: CPU a request, median: event loop ${loop.toFixed(1)} µs, other threads ${others.toFixed(1)} µs; the loop busy ${(100 * busy).toFixed(0)} % of the time, waiting for a core ${(100 * waiting).toFixed(0)} %`,
+    );
   }
   const first = counts[0]!;
   for (const n of counts.slice(1)) {
