@@ -2,7 +2,7 @@
  * How long a thread was ready to run but waited for its core (the kernel's run-queue wait, /proc/<pid>/task/<tid>/schedstat),
  * sampled every SAMPLE_MS: a loop delay the thread's own CPU did not cause is one it spent waiting here.
  */
-import { readFileSync } from "node:fs";
+import { loopSchedule } from "../sidecar/load.js";
 
 const SAMPLE_MS = 10;
 /** The window the largest wait is reported over: about the event-loop delays the soak judges (50 ms and more). */
@@ -17,11 +17,11 @@ export interface CoreWait {
   readonly runMsPerSecond: number;
 }
 
-/** [ran ns, waited ns] of thread `tid` of process `pid`; null once it is gone. */
-function schedstat(pid: number, tid: number): [number, number] | null {
+/** [ran, waited] seconds of the main thread of `pid` (sidecar/load.ts `loopSchedule`); null once it is gone. */
+function schedule(pid: number): [number, number] | null {
   try {
-    const [ran, waited] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ").map(Number);
-    return [ran!, waited!];
+    const { ran, waited } = loopSchedule(pid);
+    return [ran, waited];
   } catch {
     return null;
   }
@@ -29,11 +29,11 @@ function schedstat(pid: number, tid: number): [number, number] | null {
 
 /** Samples the main thread of `pid` (its event loop, for node) until `stop()`; null where /proc has no schedstat. */
 export function sampleCoreWait(pid: number): { stop(): CoreWait | null } {
-  const first = schedstat(pid, pid);
+  const first = schedule(pid);
   const startedAt = performance.now();
   const samples: { at: number; ran: number; waited: number }[] = [];
   const timer = setInterval(() => {
-    const now = schedstat(pid, pid);
+    const now = schedule(pid);
     if (now !== null) samples.push({ at: performance.now(), ran: now[0], waited: now[1] });
   }, SAMPLE_MS);
   return {
@@ -49,9 +49,9 @@ export function sampleCoreWait(pid: number): { stop(): CoreWait | null } {
         largest = Math.max(largest, samples[i]!.waited - samples[j]!.waited);
       }
       return {
-        waitMsPerSecond: (last.waited - first[1]) / 1e6 / seconds,
-        largestInWindowMs: largest / 1e6,
-        runMsPerSecond: (last.ran - first[0]) / 1e6 / seconds,
+        waitMsPerSecond: ((last.waited - first[1]) * 1000) / seconds,
+        largestInWindowMs: largest * 1000,
+        runMsPerSecond: ((last.ran - first[0]) * 1000) / seconds,
       };
     },
   };

@@ -157,8 +157,8 @@ function figures(r: RunResult): Map<string, string> {
   f.set("this process's own max loop delay", ms(r.probes.ownDelayMaxMs));
   if (r.coreWait !== null)
     f.set(
-      "sidecar loop waiting for its core: a second, most in 100 ms",
-      `${r.coreWait.waitMsPerSecond.toFixed(1)} ms, ${ms(r.coreWait.largestInWindowMs)}`,
+      "sidecar loop a second: ran, waited for its core; most waited in 100 ms",
+      `${r.coreWait.runMsPerSecond.toFixed(0)} ms, ${r.coreWait.waitMsPerSecond.toFixed(1)} ms; ${ms(r.coreWait.largestInWindowMs)}`,
     );
   if (r.database !== null)
     f.set(
