@@ -16,7 +16,10 @@ export interface DatabaseServer {
   readonly pid: number;
   /** Starts counting its processes' CPU; `stop()` gives the seconds used since (a process started meanwhile counted whole). */
   measure(): { stop(): number };
-  /** Moves the postmaster and every child to `cpus` (backends it starts later inherit them); the undo. */
+  /**
+   * Moves the postmaster and every child to `cpus` (backends it starts later inherit them); the undo.
+   * @throws Error when the postmaster's cores did not change (not allowed to move another user's processes)
+   */
   pin(cpus: string): () => void;
 }
 
@@ -45,6 +48,21 @@ function affinity(pid: number): string {
   const text = execFileSync("taskset", ["-p", "-c", String(pid)], { encoding: "utf8" });
   return text.slice(text.lastIndexOf(":") + 1).trim();
 }
+
+/** The CPUs of a taskset list (`0,2-3`). */
+function cpuSet(list: string): Set<number> {
+  const cpus = new Set<number>();
+  for (const part of list.split(",")) {
+    const [from, to = from] = part.split("-").map(Number);
+    for (let cpu = from!; cpu <= to!; cpu++) cpus.add(cpu);
+  }
+  return cpus;
+}
+
+const sameCpus = (a: string, b: string) => {
+  const [x, y] = [cpuSet(a), cpuSet(b)];
+  return x.size === y.size && [...x].every((cpu) => y.has(cpu));
+};
 
 function setAffinity(pid: number, cpus: string): void {
   try {
@@ -80,6 +98,10 @@ export async function localDatabaseServer(settings: SoakSettings): Promise<Datab
     pin(cpus) {
       const before = affinity(pid);
       for (const p of [pid, ...children(pid)]) setAffinity(p, cpus);
+      if (!sameCpus(affinity(pid), cpus))
+        throw new Error(
+          `could not move the PostgreSQL server (pid ${pid}) to cpus ${cpus}: run as root or its user, or set BENCH_SOAK_DATABASE_CPUS=off`,
+        );
       return () => {
         for (const p of [pid, ...children(pid)]) setAffinity(p, before);
       };
