@@ -99,7 +99,6 @@ async function wrkLoad(
   return { result, threads };
 }
 
-/** BENCH_LOAD: `wrk` (the default: it leaves shared cores to the servers) or `autocannon` (in this process). */
 /** writ's SERVICE_SIGNING_THREADS in the `writ` runs: BENCH_SIGNING_THREADS (a count of 1 or more), else `auto`. */
 function signingThreads(env: NodeJS.ProcessEnv): string {
   const value = env["BENCH_SIGNING_THREADS"];
@@ -108,6 +107,7 @@ function signingThreads(env: NodeJS.ProcessEnv): string {
   return value;
 }
 
+/** BENCH_LOAD: `wrk` (the default: it leaves shared cores to the servers) or `autocannon` (in this process). */
 function loadGenerator(env: NodeJS.ProcessEnv): "wrk" | "autocannon" {
   const value = env["BENCH_LOAD"] ?? "wrk";
   if (value !== "wrk" && value !== "autocannon") throw new Error(`BENCH_LOAD must be \`wrk\` or \`autocannon\`, not \`${value}\``);
@@ -142,7 +142,7 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
     throw new Error(`BENCH_CONNECTIONS must be a positive integer, not ${connections}`);
   const counts = coreCounts(env);
   const generator = loadGenerator(env);
-  const threads = signingThreads(env);
+  const writThreads = signingThreads(env);
   const scratch = mkdtempSync(join(tmpdir(), "writ-per-host-"));
   const medians = new Map<string, Summary>();
   const costs = new Map<string, ThreadCost[]>();
@@ -156,7 +156,7 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
     let loop: Writ | null = null;
     let cerbos: Cerbos | null = null;
     try {
-      writ = await startWrit({ env: { SERVICE_SIGNING_THREADS: threads } });
+      writ = await startWrit({ env: { SERVICE_SIGNING_THREADS: writThreads } });
       loop = await startWrit({ env: { SERVICE_SIGNING_THREADS: "0" } });
       cerbos = await startCerbos();
       await checkWrit(writ, cases.valid, `host-${n}`);
@@ -211,7 +211,7 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
   }
   rmSync(scratch, { recursive: true, force: true });
   const rps = (server: Server, n: number) => medians.get(`${server}@${n}`)!.rps;
-  console.log(`\nmedians at ${connections} connections, load by ${generator} (writ: SERVICE_SIGNING_THREADS=${threads}; writ-loop: 0)`);
+  console.log(`\nmedians at ${connections} connections, load by ${generator} (writ: SERVICE_SIGNING_THREADS=${writThreads}; writ-loop: 0)`);
   console.log(
     `${"cores".padEnd(7)}${SERVERS.map((s) => `${s} req/s`.padStart(17)).join("")}${SERVERS.map((s) => `${s} p50`.padStart(15)).join("")}${"writ/Cerbos".padStart(13)}${"loop/Cerbos".padStart(13)}`,
   );

@@ -17,11 +17,10 @@ export interface CoreWait {
   readonly runMsPerSecond: number;
 }
 
-/** [ran, waited] seconds of the main thread of `pid` (sidecar/load.ts `loopSchedule`); null once it is gone. */
-function schedule(pid: number): [number, number] | null {
+/** sidecar/load.ts `loopSchedule` of `pid`; null once it is gone. */
+function schedule(pid: number): { readonly ran: number; readonly waited: number } | null {
   try {
-    const { ran, waited } = loopSchedule(pid);
-    return [ran, waited];
+    return loopSchedule(pid);
   } catch {
     return null;
   }
@@ -34,7 +33,7 @@ export function sampleCoreWait(pid: number): { stop(): CoreWait | null } {
   const samples: { at: number; ran: number; waited: number }[] = [];
   const timer = setInterval(() => {
     const now = schedule(pid);
-    if (now !== null) samples.push({ at: performance.now(), ran: now[0], waited: now[1] });
+    if (now !== null) samples.push({ at: performance.now(), ...now });
   }, SAMPLE_MS);
   return {
     stop() {
@@ -49,9 +48,9 @@ export function sampleCoreWait(pid: number): { stop(): CoreWait | null } {
         largest = Math.max(largest, samples[i]!.waited - samples[j]!.waited);
       }
       return {
-        waitMsPerSecond: ((last.waited - first[1]) * 1000) / seconds,
+        waitMsPerSecond: ((last.waited - first.waited) * 1000) / seconds,
         largestInWindowMs: largest * 1000,
-        runMsPerSecond: ((last.ran - first[0]) * 1000) / seconds,
+        runMsPerSecond: ((last.ran - first.ran) * 1000) / seconds,
       };
     },
   };

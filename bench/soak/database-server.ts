@@ -6,15 +6,18 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { SoakSettings } from "./settings.js";
+import { procStat, processUsage } from "./sidecar.js";
 import { admin } from "./store.js";
 
 const LOCAL_HOSTS: readonly string[] = ["", "localhost", "127.0.0.1", "[::1]"];
-const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
 
 export interface DatabaseServer {
   /** The postmaster's process id. */
   readonly pid: number;
-  /** Starts counting its processes' CPU; `stop()` gives the seconds used since (a process started meanwhile counted whole). */
+  /**
+   * Starts counting its processes' CPU; `stop()` gives the seconds used since by those alive then (one started meanwhile
+   * counted whole, one that ended meanwhile not at all: the sidecar's pooled backends live through a run).
+   */
   measure(): { stop(): number };
   /**
    * Moves the postmaster and every child to `cpus` (backends it starts later inherit them); the undo.
@@ -23,13 +26,10 @@ export interface DatabaseServer {
   pin(cpus: string): () => void;
 }
 
-/** [parent pid, CPU ticks] of process `pid`; null once it is gone. */
-function stat(pid: number): [number, number] | null {
+/** The parent of process `pid` and its CPU seconds (sidecar.ts `procStat`); null once it is gone. */
+function stat(pid: number): { readonly parent: number; readonly cpuSeconds: number } | null {
   try {
-    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    // After the command: state, ppid, … utime (14th field of the line, 12th here), stime (13th here).
-    return [Number(fields[1]), Number(fields[11]) + Number(fields[12])];
+    return { parent: procStat(pid)(4), cpuSeconds: processUsage(pid).cpuSeconds };
   } catch {
     return null;
   }
@@ -39,7 +39,7 @@ function children(parent: number): number[] {
   const out: number[] = [];
   for (const name of readdirSync("/proc")) {
     const pid = Number(name);
-    if (Number.isInteger(pid) && stat(pid)?.[0] === parent) out.push(pid);
+    if (Number.isInteger(pid) && stat(pid)?.parent === parent) out.push(pid);
   }
   return out;
 }
@@ -89,10 +89,10 @@ export async function localDatabaseServer(settings: SoakSettings): Promise<Datab
   return {
     pid,
     measure() {
-      const ticks = () => new Map([pid, ...children(pid)].map((p) => [p, stat(p)?.[1] ?? 0]));
-      const before = ticks();
+      const used = () => new Map([pid, ...children(pid)].map((p) => [p, stat(p)?.cpuSeconds ?? 0]));
+      const before = used();
       return {
-        stop: () => [...ticks()].reduce((sum, [p, t]) => sum + t - (before.get(p) ?? 0), 0) / CLOCK_TICKS,
+        stop: () => [...used()].reduce((sum, [p, seconds]) => sum + seconds - (before.get(p) ?? 0), 0),
       };
     },
     pin(cpus) {

@@ -123,6 +123,7 @@ export function soakSettings(env: NodeJS.ProcessEnv = process.env): SoakSettings
   const durationSeconds = count(env, "BENCH_SOAK_DURATION", 60, 5);
   const sweepIntervalMs = count(env, "BENCH_SOAK_SWEEP_MS", 20_000, 100);
   const pruneIntervalMs = count(env, "BENCH_SOAK_PRUNE_MS", 25_000, 100);
+  const cpus = cpuPair(env["BENCH_SOAK_CPUS"]);
   return {
     decisions,
     small,
@@ -141,9 +142,9 @@ export function soakSettings(env: NodeJS.ProcessEnv = process.env): SoakSettings
     pruneIntervalMs,
     due: count(env, "BENCH_SOAK_DUE", 1_000, 0),
     expiring: count(env, "BENCH_SOAK_EXPIRING", 3_000, 0),
-    cpus: cpuPair(env["BENCH_SOAK_CPUS"]),
+    cpus,
     nodeArgs: (env["BENCH_SOAK_NODE_ARGS"] ?? "").split(" ").filter((arg) => arg !== ""),
-    databaseCpus: databaseCpus(env["BENCH_SOAK_DATABASE_CPUS"], cpuPair(env["BENCH_SOAK_CPUS"])),
+    databaseCpus: databaseCpus(env["BENCH_SOAK_DATABASE_CPUS"], cpus),
     healthEveryMs: count(env, "BENCH_SOAK_HEALTH_MS", 50, 10),
     exports: exportMode(env["BENCH_SOAK_EXPORTS"]),
     compress: env["BENCH_SOAK_COMPRESSION"] === "on",

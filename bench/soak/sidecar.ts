@@ -30,11 +30,19 @@ export interface ProcessUsage {
 /** Clock ticks per second of `/proc/<pid>/stat` (USER_HZ, 100 on Linux x86-64 and arm64). */
 const TICKS = 100;
 
-export function processUsage(pid: number): ProcessUsage {
-  // After the command's name in parentheses (which may hold spaces): state is field 3, majflt 12, utime 14, stime 15.
+/**
+ * The numeric fields of `/proc/<pid>/stat`, by their number in proc(5): ppid 4, majflt 12, utime 14, stime 15. They are
+ * read after the command's name in parentheses (field 2, which may hold spaces); state is field 3.
+ * @throws Error when the process is gone
+ */
+export function procStat(pid: number): (n: number) => number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const field = (n: number) => Number(fields[n - 3]);
+  return (n) => Number(fields[n - 3]);
+}
+
+export function processUsage(pid: number): ProcessUsage {
+  const field = procStat(pid);
   return { cpuSeconds: (field(14) + field(15)) / TICKS, majorFaults: field(12) };
 }
 
