@@ -6,7 +6,8 @@
  * `autocannon` in this process) on BENCH_LOAD_CORES (a `taskset -c` list; default the cores no server has, or every
  * core when none is left: sharing them, as a host's other work would). writ runs twice: with SERVICE_SIGNING_THREADS=auto, which follows
  * the cores it was given (docs/sidecar.md, "Signing threads"), or BENCH_SIGNING_THREADS when set (a count, to measure
- * threads where `auto` gives none), and with 0 (the event loop signs). Prints each server's
+ * threads where `auto` gives none; BENCH_WRIT_PROCESSES=N runs it as N sidecar processes on one port instead, what
+ * several event loops per host would serve: bench/sidecar/processes.mjs), and with 0 (the event loop signs). Prints each server's
  * median req/s and p50 for each N, writ / Cerbos for each N, each server's N-core / 1-core ratio, and (with wrk)
  * writ's CPU a request in its event loop and in its other threads, from which docs/benchmarks.md scales to more cores.
  * Req/s mean something only on a quiet machine.
@@ -15,7 +16,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkAgreement, startCerbos, type Cerbos } from "./cerbos.js";
-import { loopSchedule, median, runLoad, summarize, threadCpuSeconds, type LoadResult, type Summary } from "./load.js";
+import { loopSchedule, median, processCpuSeconds, runLoad, summarize, threadCpuSeconds, type LoadResult, type Summary } from "./load.js";
 import { pinServersAndLoad } from "./pinning.js";
 import type { PolicyCases, Signals } from "./policy-cases.js";
 import { checkWrit, startWrit, type Writ } from "./writ.js";
@@ -35,8 +36,11 @@ interface Target {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   body(id: string, i: number): object;
-  /** writ's pid, whose threads' CPU a wrk run splits (the event loop's, the others'); null for Cerbos. */
-  readonly pid: number | null;
+  /**
+   * writ's processes whose main thread serves requests, and the process they run under (itself one of them, or the
+   * primary that hands connections out), whose CPU a wrk run splits (the event loops', the others'); null for Cerbos.
+   */
+  readonly processes: { readonly loops: readonly number[]; readonly root: number } | null;
 }
 
 /**
@@ -48,6 +52,23 @@ interface ThreadCost {
   readonly othersUs: number;
   readonly loopBusy: number;
   readonly loopWaiting: number;
+}
+
+/**
+ * The CPU seconds of the `loops` processes, their main threads' (an event loop each) apart from every other thread's
+ * (`root`'s whole CPU among them when it is not a loop), and the loops' time run and waiting for a core, summed.
+ */
+function processesCpu({ loops, root }: { readonly loops: readonly number[]; readonly root: number }) {
+  const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
+  const cpu = loops.map(threadCpuSeconds);
+  const schedule = loops.map(loopSchedule);
+  return {
+    main: sum(cpu.map((c) => c.main)),
+    others: sum(cpu.map((c) => c.others)) + (loops.includes(root) ? 0 : processCpuSeconds(root)),
+    ran: sum(schedule.map((c) => c.ran)),
+    waited: sum(schedule.map((c) => c.waited)),
+    loops: loops.length,
+  };
 }
 
 /** A warm-up and a measured run of wrk against `target` (wrk on this process's cores), and writ's CPU split by thread. */
@@ -69,24 +90,22 @@ async function wrkLoad(
     rate: null,
   };
   if (settings.warmup > 0) await runWrk({ ...run, seconds: settings.warmup, prefix: `${prefix}-warm-` });
-  const before = target.pid === null ? null : threadCpuSeconds(target.pid);
-  const scheduleBefore = target.pid === null ? null : loopSchedule(target.pid);
+  const before = target.processes === null ? null : processesCpu(target.processes);
   const r = await runWrk({ ...run, seconds: settings.duration, prefix: `${prefix}-` });
-  const after = target.pid === null ? null : threadCpuSeconds(target.pid);
-  const scheduleAfter = target.pid === null ? null : loopSchedule(target.pid);
+  const after = target.processes === null ? null : processesCpu(target.processes);
   const errors = Object.values(r.socketErrors).reduce((a, b) => a + b, 0);
   if (r.non2xx > 0 || errors > 0 || r.requests === 0) {
     throw new Error(`wrk against ${target.url}: ${r.requests} requests, ${r.non2xx} answered 400 or above, ${errors} socket errors`);
   }
   const perRequest = (seconds: number) => (seconds * 1e6) / r.requests;
   const threads =
-    before === null || after === null || scheduleBefore === null || scheduleAfter === null
+    before === null || after === null
       ? null
       : {
           loopUs: perRequest(after.main - before.main),
           othersUs: perRequest(after.others - before.others),
-          loopBusy: (scheduleAfter.ran - scheduleBefore.ran) / r.seconds,
-          loopWaiting: (scheduleAfter.waited - scheduleBefore.waited) / r.seconds,
+          loopBusy: (after.ran - before.ran) / r.seconds / before.loops,
+          loopWaiting: (after.waited - before.waited) / r.seconds / before.loops,
         };
   const result = {
     requestsPerSecond: r.requests / r.seconds,
@@ -105,6 +124,13 @@ function signingThreads(env: NodeJS.ProcessEnv): string {
   if (value === undefined) return "auto";
   if (!/^[1-9][0-9]?$/.test(value)) throw new Error(`BENCH_SIGNING_THREADS must be a count from 1 to 99, not \`${value}\``);
   return value;
+}
+
+/** BENCH_WRIT_PROCESSES: how many sidecar processes the `writ` runs start on one port (default 1). */
+function writProcesses(env: NodeJS.ProcessEnv): number {
+  const value = env["BENCH_WRIT_PROCESSES"] ?? "1";
+  if (!/^[1-9]$/.test(value)) throw new Error(`BENCH_WRIT_PROCESSES must be a count from 1 to 9, not \`${value}\``);
+  return Number(value);
 }
 
 /** BENCH_LOAD: `wrk` (the default: it leaves shared cores to the servers) or `autocannon` (in this process). */
@@ -143,6 +169,7 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
   const counts = coreCounts(env);
   const generator = loadGenerator(env);
   const writThreads = signingThreads(env);
+  const processes = writProcesses(env);
   const scratch = mkdtempSync(join(tmpdir(), "writ-per-host-"));
   const medians = new Map<string, Summary>();
   const costs = new Map<string, ThreadCost[]>();
@@ -156,7 +183,7 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
     let loop: Writ | null = null;
     let cerbos: Cerbos | null = null;
     try {
-      writ = await startWrit({ env: { SERVICE_SIGNING_THREADS: writThreads } });
+      writ = await startWrit({ env: { SERVICE_SIGNING_THREADS: writThreads }, processes });
       loop = await startWrit({ env: { SERVICE_SIGNING_THREADS: "0" } });
       cerbos = await startCerbos();
       await checkWrit(writ, cases.valid, `host-${n}`);
@@ -174,13 +201,13 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
                   url: c.checkUrl,
                   headers: { "content-type": "application/json" },
                   body: (id: string, i: number) => c.checkBody(sets[i % sets.length]!, id),
-                  pid: null,
+                  processes: null,
                 }
               : {
                   url: (name === "writ" ? w : l).evaluateUrl,
                   headers: (name === "writ" ? w : l).headers,
                   body: (id: string, i: number) => (name === "writ" ? w : l).evaluateBody(sets[i % sets.length]!, id),
-                  pid: (name === "writ" ? w : l).pid,
+                  processes: { loops: (name === "writ" ? w : l).loops, root: (name === "writ" ? w : l).pid },
                 };
           const { result, threads } = await (generator === "wrk"
             ? wrkLoad(target, sets.length, connections, settings, prefix, scratch)
@@ -198,7 +225,7 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
           const split =
             threads === null
               ? ""
-              : `, CPU a request: loop ${threads.loopUs.toFixed(0)} µs, other threads ${threads.othersUs.toFixed(0)} µs; loop busy ${(100 * threads.loopBusy).toFixed(0)} %, waiting for a core ${(100 * threads.loopWaiting).toFixed(0)} %`;
+              : `, CPU a request: loop${processes > 1 && name === "writ" ? "s" : ""} ${threads.loopUs.toFixed(0)} µs, other threads ${threads.othersUs.toFixed(0)} µs; loop busy ${(100 * threads.loopBusy).toFixed(0)} %, waiting for a core ${(100 * threads.loopWaiting).toFixed(0)} %`;
           console.log(
             `  round ${round + 1} ${name.padEnd(9)} ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(3)} ms${split}`,
           );
@@ -211,7 +238,9 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
   }
   rmSync(scratch, { recursive: true, force: true });
   const rps = (server: Server, n: number) => medians.get(`${server}@${n}`)!.rps;
-  console.log(`\nmedians at ${connections} connections, load by ${generator} (writ: SERVICE_SIGNING_THREADS=${writThreads}; writ-loop: 0)`);
+  console.log(
+    `\nmedians at ${connections} connections, load by ${generator} (writ: SERVICE_SIGNING_THREADS=${writThreads}${processes > 1 ? `, ${processes} processes` : ""}; writ-loop: 0)`,
+  );
   console.log(
     `${"cores".padEnd(7)}${SERVERS.map((s) => `${s} req/s`.padStart(17)).join("")}${SERVERS.map((s) => `${s} p50`.padStart(15)).join("")}${"writ/Cerbos".padStart(13)}${"loop/Cerbos".padStart(13)}`,
   );

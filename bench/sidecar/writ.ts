@@ -14,6 +14,7 @@ import { POLICY_SOURCE, type Signals, type ValidCase } from "./policy-cases.js";
 import { pinned } from "./pinning.js";
 
 const MAIN = fileURLToPath(new URL("../../sidecar/dist/main.js", import.meta.url));
+const PROCESSES = fileURLToPath(new URL("./processes.mjs", import.meta.url));
 const API_KEY = "bench-api-key-0123456789abcdef";
 const START_TIMEOUT_MS = 15_000;
 
@@ -22,8 +23,10 @@ export interface Writ {
   readonly evaluateUrl: string;
   readonly headers: Readonly<Record<string, string>>;
   evaluateBody(signals: Signals, executionId: string): object;
-  /** The sidecar process's id (for its CPU time: load.ts `processCpuSeconds`). */
+  /** The sidecar process's id (for its CPU time: load.ts `processCpuSeconds`); with `processes`, their primary's. */
   readonly pid: number;
+  /** The processes whose main thread serves requests: `pid`, or with `processes` the primary's children. */
+  readonly loops: readonly number[];
   stop(): Promise<void>;
 }
 
@@ -75,6 +78,8 @@ export interface WritOptions {
   readonly nodeArgs?: readonly string[];
   /** Another build of the sidecar (`…/sidecar/dist/main.js`); by default this repository's. */
   readonly main?: string;
+  /** More than 1: that many sidecar processes on one port, each with a data dir of its own (processes.mjs). */
+  readonly processes?: number;
 }
 
 export async function startWrit(options: WritOptions = {}): Promise<Writ> {
@@ -87,7 +92,9 @@ export async function startWrit(options: WritOptions = {}): Promise<Writ> {
   )
     throw new Error(`${main} is missing: run \`npm run build\` first`);
   const dir = await mkdtemp(join(tmpdir(), "writ-bench-sidecar-"));
-  const [command, commandArgs] = pinned(process.execPath, [...(options.nodeArgs ?? []), main]);
+  const processes = options.processes ?? 1;
+  const script = processes > 1 ? [PROCESSES, String(processes), main] : [main];
+  const [command, commandArgs] = pinned(process.execPath, [...(options.nodeArgs ?? []), ...script]);
   const child = spawn(command, commandArgs, {
     env: {
       PATH: process.env["PATH"] ?? "",
@@ -127,11 +134,23 @@ export async function startWrit(options: WritOptions = {}): Promise<Writ> {
         verifiedSignals: signals,
       }),
       pid: child.pid!,
+      loops: processes > 1 ? await children(child.pid!, processes) : [child.pid!],
       stop,
     };
   } catch (e) {
     await stop();
     throw e;
+  }
+}
+
+/** The `count` child processes of `pid`, once it has started them all (Linux `/proc/<pid>/task/<pid>/children`). */
+async function children(pid: number, count: number): Promise<number[]> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    const pids = (await readFile(`/proc/${pid}/task/${pid}/children`, "utf8")).trim().split(/\s+/).filter(Boolean).map(Number);
+    if (pids.length >= count) return pids;
+    if (Date.now() > deadline) throw new Error(`${pid} started ${pids.length} of its ${count} sidecar processes`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
