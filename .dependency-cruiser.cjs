@@ -40,7 +40,7 @@ const sidecarLayers = [
   ["metrics", "metrics\\.ts"],
   ["context", "context\\.ts"],
   ["settings", "config\\.ts"],
-  ["services", "storage/|bundles/|keys\\.ts|signing/"],
+  ["services", "storage/|bundles/|keys\\.ts|signing/|processes/"],
   ["http", "http/"],
   ["records", "audit/|trust-records/"],
   ["observability", "observability/"],

@@ -17,8 +17,10 @@ import { assertOwnerOnly, ConfigError, flag, integer, oneOf, path, text, type En
 import { LOG_LEVELS, type LogLevel } from "./observability/logger.js";
 import { DEFAULT_OTLP_TRACES_URL, TRACE_SAMPLERS, type TracingConfig } from "./observability/tracing.js";
 import { signingThreads } from "./signing/settings.js";
+import { usableCores } from "./signing/usable-cores.js";
 import { DEFAULT_MAINTENANCE_INTERVALS, type BackendSettings } from "./storage/backend.js";
-import { auditRefusal, storageConfig, type StorageConfig } from "./storage/storage-config.js";
+import { auditRefusal, processesRefusal, storageConfig, type StorageConfig } from "./storage/storage-config.js";
+import { PROCESSES_VARIABLE, coresPerProcess, processCount, processIndex } from "./processes/settings.js";
 
 export { ConfigError, type ApiKeys, type Env, type LogLevel, type TracingConfig };
 
@@ -65,6 +67,14 @@ function instanceId(env: Env): string | null {
   if (value === undefined) return null;
   if (!LOG_ID_PATTERN.test(value)) throw new ConfigError(`SERVICE_INSTANCE_ID must be 1 to 128 of A-Z a-z 0-9 . _ : -, not \`${value}\``);
   return value;
+}
+
+/** SERVICE_PROCESSES, refused above 1 on an engine whose store one process keeps, and in development mode. */
+function processesOf(env: Env, storage: StorageConfig, dev: boolean): SidecarConfig["processes"] {
+  const count = processCount(env);
+  const refusal = dev ? "development mode (--dev) runs one process, which makes its keys" : processesRefusal(storage);
+  if (count > 1 && refusal !== null) throw new ConfigError(`${PROCESSES_VARIABLE} is ${count}, but ${refusal}`);
+  return { count, index: processIndex(env, count) };
 }
 
 function port(env: Env, name: string, fallback: number): number | null {
@@ -303,6 +313,7 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
   }
   if (signingKeyPem === null && signingKeyFile === null && dataDir !== null) signingKeyFile = resolve(dataDir, "signing.key");
   const storage = storageConfig(env, { cwd, dataDir });
+  const processes = processesOf(env, storage, dev);
   const refusal = auditRefusal(storage);
   const audit = flag(env, "SERVICE_AUDIT", refusal === null);
   if (audit && refusal !== null) throw new ConfigError(refusal);
@@ -345,7 +356,9 @@ export function loadConfig(env: Env, options: { dev?: boolean; cwd?: string } = 
       auditPruneMs: integer(env, "SERVICE_AUDIT_PRUNE_INTERVAL_MS", DEFAULT_MAINTENANCE_INTERVALS.auditPruneMs, 100, 86_400_000),
     },
     instanceId: instanceId(env),
-    signingThreads: signingThreads(env),
+    // `auto` shares the usable cores out between the sidecar's processes.
+    signingThreads: signingThreads(env, () => coresPerProcess(usableCores(), processes.count)),
+    processes,
   };
   if (config.bundleSource === null) checkPoliciesRoot(config.policiesRoot);
   if (config.accessLog && (["fatal", "error", "warn", "silent"] as const).some((hiding) => hiding === config.logLevel)) {

@@ -8,9 +8,12 @@
  * engine.ts, from the registry), its progress and its failure in plain text like any other command's: exit code 0
  * done, 1 failed, 2 wrong arguments; so are `--help`, `--version` and a wrong argument.
  */
+import cluster from "node:cluster";
 import pkg from "../package.json";
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger, lifecycleLog, type Logger } from "./observability/logger.js";
+import { announceServing, leaveSupervisor } from "./processes/member.js";
+import { superviseProcesses } from "./processes/supervisor.js";
 import { startSidecar, type RunningSidecar } from "./sidecar.js";
 import type { EngineCommand } from "./storage/engine.js";
 import { ENGINE_COMMANDS, isFailedWrite } from "./storage/registry.js";
@@ -112,7 +115,7 @@ async function runCommand(command: EngineCommand, operands: readonly string[]): 
 
 /** The service: from here on, every line is JSON on stdout, through one root logger. */
 async function serve(dev: boolean): Promise<number> {
-  const log = createLogger();
+  let log = createLogger();
   let config;
   try {
     config = loadConfig(process.env, { dev });
@@ -122,6 +125,10 @@ async function serve(dev: boolean): Promise<number> {
     return 2;
   }
   log.level = config.logLevel;
+  const { count, index } = config.processes;
+  if (count > 1 && cluster.isPrimary)
+    return superviseProcesses({ count, log: lifecycleLog(log), stopTimeoutMs: config.shutdownTimeoutMs + 2 * CLOSE_GRACE_MS });
+  if (index !== null) log = log.child({ process: index });
   const lifecycle = lifecycleLog(log);
   let sidecar: RunningSidecar;
   try {
@@ -139,6 +146,7 @@ async function serve(dev: boolean): Promise<number> {
   }
   exitOnFault(sidecar, config.shutdownTimeoutMs, log);
   reloadOnSighup(sidecar, lifecycle);
+  announceServing();
   // A signal during the shutdown (Ctrl-C reaches both `npm start` and this process) does not cut it short: the
   // shutdown timeout bounds it.
   const signal = await new Promise<string>((resolve) => {
@@ -152,12 +160,14 @@ async function serve(dev: boolean): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (e: unknown) => {
-    process.stderr.write(`writ-sidecar: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    process.exitCode = 1;
-  },
-);
+main(process.argv.slice(2))
+  .then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`writ-sidecar: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.exitCode = 1;
+    },
+  )
+  .finally(leaveSupervisor);

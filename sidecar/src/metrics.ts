@@ -11,9 +11,12 @@ import type { SidecarContext } from "./context.js";
 import type { SigningPool } from "./signing/pool.js";
 import { EventLoopDelay, SAMPLE_INTERVAL_MS } from "./observability/event-loop-delay.js";
 import { snapshotSeries, type ScrapedSeries } from "./observability/series.js";
+import { isMember, membersMetrics, shareMetrics } from "./processes/member.js";
 
 export interface Metrics {
   readonly registry: Registry;
+  /** What `/metrics` answers: the registry's series, or of a sidecar of several processes, all of theirs summed. */
+  exposition(): Promise<string>;
   /** Counts and times every answered request, and the decisions and durable writes of the decision routes. */
   instrument(app: FastifyInstance, surface: "a" | "b"): void;
   /**
@@ -54,8 +57,10 @@ export function createMetrics(sources?: MetricSources): Metrics {
     registers: [registry],
   });
   const eventLoop = eventLoopMetrics(registry);
+  shareMetrics(registry);
   return {
     registry,
+    exposition: () => (isMember() ? membersMetrics() : registry.metrics()),
     eventLoopLagMs: () => Math.round(eventLoop.recentMaxMs()),
     instrument(app, surface) {
       // The loop is sampled while any instrumented app is open (both surfaces share one sampler).
@@ -105,6 +110,7 @@ function eventLoopMetrics(registry: Registry): EventLoopDelay {
   const eventLoop = new EventLoopDelay((delayMs) => delays.observe(delayMs / 1000));
   new Gauge({
     name: "writ_event_loop_delay_max_seconds",
+    aggregator: "max",
     help: "The largest event-loop delay since the previous scrape",
     registers: [registry],
     collect() {
@@ -119,6 +125,7 @@ function sourceMetrics(registry: Registry, sources: MetricSources): void {
   const bundles = () => sources.bundles.health();
   new Gauge({
     name: "writ_bundles_ready",
+    aggregator: "min",
     help: "1 while a policy bundle is served (readiness), 0 otherwise",
     registers: [registry],
     collect() {
@@ -127,6 +134,7 @@ function sourceMetrics(registry: Registry, sources: MetricSources): void {
   });
   new Gauge({
     name: "writ_bundles_served",
+    aggregator: "min",
     help: "Policy bundles served now",
     registers: [registry],
     collect() {
@@ -144,6 +152,7 @@ function sourceMetrics(registry: Registry, sources: MetricSources): void {
   });
   new Gauge({
     name: "writ_bundle_source_serial",
+    aggregator: "min",
     help: "Serial of the remote bundle source's set served (absent without a remote source)",
     registers: [registry],
     collect() {
@@ -153,6 +162,7 @@ function sourceMetrics(registry: Registry, sources: MetricSources): void {
   });
   new Gauge({
     name: "writ_bundle_source_failures",
+    aggregator: "max",
     help: "Polls of the remote bundle source failed in a row",
     registers: [registry],
     collect() {
@@ -188,6 +198,7 @@ function sourceMetrics(registry: Registry, sources: MetricSources): void {
   if (sources.signingPool !== null) signingPoolMetrics(registry, sources.signingPool);
   new Gauge({
     name: "writ_audit_healthy",
+    aggregator: "min",
     help: "1 while the audit trail takes writes (audit_db of /health), 0 when it is off or failing",
     registers: [registry],
     collect() {

@@ -54,6 +54,11 @@ export interface BackendSettings {
    * sidecar instance"); null: the one kept in the data dir, or on the PostgreSQL store without one, the host name.
    */
   readonly instanceId: string | null;
+  /**
+   * `SERVICE_PROCESSES` (processes/settings.ts): how many processes serve this configuration, and which of them this
+   * one is (null for a sidecar of one process; on PostgreSQL process i > 0 names its log `<instance id>-p<i>`).
+   */
+  readonly processes: { readonly count: number; readonly index: number | null };
 }
 
 export interface StorageBackend {

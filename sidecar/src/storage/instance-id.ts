@@ -2,7 +2,8 @@
  * The instance id of a sidecar on the PostgreSQL store: the name of its audit record log in the fleet's database
  * (docs/audit.md, "One log per sidecar instance"). It must stay the same across restarts, or a restarted sidecar starts
  * a new log (the old one stays readable, and is taken over by another sidecar once stale). In order:
- * `SERVICE_INSTANCE_ID`; the id kept in the data dir (`instance-id`, made once); the host name, made a log id.
+ * `SERVICE_INSTANCE_ID`; the id kept in the data dir (`instance-id`, made once); the host name, made a log id. Of a
+ * sidecar's several processes (SERVICE_PROCESSES), the first keeps that id and process i takes `<id>-p<i>`.
  * (On LMDB the instance id is kept in the data dir's environment: storage/lmdb/record-log-storage.ts.)
  */
 import { randomUUID } from "node:crypto";
@@ -16,6 +17,19 @@ import { FILE_MODE, preparePrivateDir } from "./data-dir.js";
 export const INSTANCE_ID_FILE = "instance-id";
 
 export async function fleetInstanceId(
+  configured: string | null,
+  dataDir: string | null,
+  processIndex: number | null = null,
+): Promise<{ readonly id: string; readonly source: string }> {
+  const base = await baseInstanceId(configured, dataDir);
+  if (processIndex === null || processIndex === 0) return base;
+  const id = `${base.id}-p${processIndex}`;
+  if (!LOG_ID_PATTERN.test(id))
+    throw new ConfigError(`process ${processIndex}'s instance id \`${id}\` is over 128 characters: set a shorter SERVICE_INSTANCE_ID`);
+  return { id, source: `${base.source}, process ${processIndex}` };
+}
+
+async function baseInstanceId(
   configured: string | null,
   dataDir: string | null,
 ): Promise<{ readonly id: string; readonly source: string }> {

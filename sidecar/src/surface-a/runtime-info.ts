@@ -171,6 +171,6 @@ export const METRICS = defineRoute<SurfaceADependencies>(
   ({ metrics }) =>
     async (_request, reply) => {
       void reply.header("content-type", metrics.registry.contentType);
-      return metrics.registry.metrics();
+      return metrics.exposition();
     },
 );

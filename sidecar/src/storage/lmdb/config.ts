@@ -72,4 +72,6 @@ export const LMDB_SETTINGS: EngineSettings<LmdbStorageConfig> = {
   },
   auditRefusal: ({ dataDir }) =>
     dataDir === null ? "SERVICE_AUDIT is on but SERVICE_DATA_DIR is not set: the audit trail needs a directory" : null,
+  processesRefusal:
+    'an LMDB data dir has one audit record log, kept by one process (docs/audit.md, "One live sidecar per log"): set SERVICE_STORE=postgres for several processes',
 };

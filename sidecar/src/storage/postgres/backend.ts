@@ -60,7 +60,8 @@ export const openPostgresBackend: BackendOpener<PostgresStorageConfig, PostgresB
     // The templates decision records are coded against (docs/audit.md, "Coded decision records"), shared by the fleet.
     templates = config.audit ? await PostgresRecordTemplates.open(pool) : null;
     // The instance lock is taken before anything is written as the log's owner.
-    const instance = config.audit && config.auditLog ? await fleetInstanceId(config.instanceId, config.dataDir) : null;
+    const instance =
+      config.audit && config.auditLog ? await fleetInstanceId(config.instanceId, config.dataDir, config.processes.index) : null;
     session = await InstanceSession.open({ database, instance, onHealth: (health, error) => reporters.onStoreHealth?.(health, error) });
     logStorage = instance === null ? null : await openRecordLog(pool, readPool, instance, notices, templates);
     if (readUrl !== null) notices.push(`read database ${redactedUrl(readUrl)}: the audit reads that scan history go there`);

@@ -1,0 +1,171 @@
+/**
+ * A BUILT sidecar of two processes on PostgreSQL (SERVICE_PROCESSES=2; docs/sidecar.md, "Several processes"): both
+ * serve behind the one port, each with a log of its own; `/metrics` answers for both; a reload reaches both; a
+ * process that dies is replaced; the processes end with their supervisor; SIGTERM stops them all. LMDB refuses it.
+ * Needs the build (`npm run test:e2e` builds first).
+ */
+import { readFileSync } from "node:fs";
+import { request } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../test/support/postgres.js";
+import { killAllBuiltSidecars, logLines, startBuiltSidecar, type BuiltSidecar } from "../support/built-sidecar.js";
+import { API_KEY, evaluateBody, surfaceAEnv } from "../durability/load.js";
+import { databaseUrlOf, fleetEnv, refused } from "./support.js";
+
+const INSTANCE = "processes-test";
+
+/** One request on a connection of its own (no keep-alive), so that the supervisor hands each to the next process. */
+function fresh(url: string, method: string, path: string, body?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${API_KEY}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const req = request(`${url}${path}`, { method, agent: false, headers }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode!, text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** Polls `sidecar`'s log until a line passes `test`; the lines so far. */
+async function logged(sidecar: BuiltSidecar, test: (line: Record<string, unknown>) => boolean, what: string, after = 0) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const lines = logLines(sidecar.all().stdout).slice(after);
+    if (lines.some(test)) return lines;
+    if (Date.now() > deadline) throw new Error(`no log line ${what} within 20 s:\n${sidecar.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The instance ids the sidecar's `/health` answers with over `n` connections of their own. */
+async function instanceIds(url: string, n: number): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (let i = 0; i < n; i++) {
+    const { status, text } = await fresh(url, "GET", "/health");
+    expect(status).toBe(200);
+    ids.add(String((JSON.parse(text) as { instanceId: unknown }).instanceId));
+  }
+  return ids;
+}
+
+/** The pid of process `index`, from its latest log line. */
+const pidOf = (lines: Record<string, unknown>[], index: number): number =>
+  lines.filter((l) => l["process"] === index && typeof l["pid"] === "number").at(-1)!["pid"] as number;
+
+/** Whether `pid` runs (a zombie, ended but not yet reaped, does not). */
+function alive(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+afterAll(async () => {
+  await killAllBuiltSidecars();
+});
+
+describe("LMDB", () => {
+  it("refuses SERVICE_PROCESSES above 1 with one line saying why and what to set (exit 2)", async () => {
+    const { exit, line } = await refused(await surfaceAEnv({ SERVICE_PROCESSES: "2" }));
+    expect(exit).toMatch(/code 2/);
+    expect(line).toMatchObject({ code: "CONFIG_INVALID" });
+    expect(line["msg"]).toBe(
+      'SERVICE_PROCESSES is 2, but an LMDB data dir has one audit record log, kept by one process (docs/audit.md, "One live sidecar per log"): set SERVICE_STORE=postgres for several processes',
+    );
+  });
+});
+
+const unavailable = await postgresUnavailable();
+
+if (unavailable !== null) {
+  describe.skip(`PostgreSQL: a sidecar of two processes: ${unavailable}`, () => {
+    it("serves with both", () => undefined);
+  });
+} else {
+  describe("PostgreSQL: a sidecar of two processes", () => {
+    let database: TestDatabase;
+    let env: Record<string, string>;
+    beforeAll(async () => {
+      database = await createTestDatabase();
+      env = await fleetEnv(databaseUrlOf(database.pool), {
+        SERVICE_PROCESSES: "2",
+        SERVICE_INSTANCE_ID: INSTANCE,
+        SERVICE_LOG_LEVEL: "info",
+        SERVICE_SIGNING_THREADS: "0",
+      });
+    });
+    afterAll(async () => {
+      await killAllBuiltSidecars();
+      await database.drop();
+    });
+
+    it("both serve with a log each, /metrics counts both, a reload and a replacement reach both, and they end with the first process", async () => {
+      const sidecar = await startBuiltSidecar(env, 45_000, true);
+      const serving = (l: Record<string, unknown>) => l["msg"] === "2 processes serving";
+      const lines = await logged(sidecar, serving, "saying both serve");
+      // Process 1 starts once process 0 serves (it applied the migrations).
+      const listening = lines.filter((l) => String(l["msg"]).startsWith("Surface A listening"));
+      expect(listening.map((l) => l["process"])).toEqual([0, 1]);
+
+      expect(await instanceIds(sidecar.url, 8)).toEqual(new Set([INSTANCE, `${INSTANCE}-p1`]));
+      const decided = [];
+      for (let i = 0; i < 6; i++) decided.push(await fresh(sidecar.url, "POST", "/evaluate", evaluateBody(`processes-${i}`, "approved")));
+      expect(decided.map((d) => d.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      // A replay is refused whichever process consumed the execution.
+      expect((await fresh(sidecar.url, "POST", "/evaluate", evaluateBody("processes-0", "approved"))).status).toBe(422);
+
+      // Summed over both processes: a scrape from one would show about half.
+      const metrics = (await fresh(sidecar.url, "GET", "/metrics")).text;
+      const counted = [...metrics.matchAll(/^writ_decisions_total\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+      expect(counted).toBe(6);
+      const healthChecks =
+        /^writ_http_request_duration_seconds_count\{surface="a",method="GET",route="\/health",status="200"\} (\d+)$/m.exec(metrics);
+      expect(Number(healthChecks?.[1])).toBe(8);
+
+      // POST /admin/reload: the process that answers reloads, and the other too.
+      const before = logLines(sidecar.all().stdout).length;
+      expect((await fresh(sidecar.url, "POST", "/admin/reload")).status).toBe(200);
+      const reloads = () =>
+        new Set(
+          logLines(sidecar.all().stdout)
+            .slice(before)
+            .filter((l) => /reloaded/.test(String(l["msg"])))
+            .map((l) => l["process"]),
+        );
+      await logged(sidecar, () => reloads().size === 2, "of the second process's reload", before);
+      expect(reloads()).toEqual(new Set([0, 1]));
+
+      // Process 1 dies: another takes its place, with its log.
+      const all = logLines(sidecar.all().stdout);
+      const first = pidOf(all, 1);
+      process.kill(first, "SIGKILL");
+      const mark = all.length;
+      await logged(sidecar, (l) => l["msg"] === "process 1 ended (SIGKILL): starting another in its place", "of the replacement", mark);
+      await logged(sidecar, serving, "saying both serve again", mark);
+      expect(await instanceIds(sidecar.url, 8)).toEqual(new Set([INSTANCE, `${INSTANCE}-p1`]));
+
+      // The supervisor dies: its processes end with it, and the port is free for the next start.
+      const now = logLines(sidecar.all().stdout);
+      const processes = [pidOf(now, 0), pidOf(now, 1)];
+      expect(processes.every(alive)).toBe(true);
+      await sidecar.kill();
+      const deadline = Date.now() + 10_000;
+      while (processes.some(alive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(processes.filter(alive)).toEqual([]);
+    });
+
+    it("SIGTERM: every process finishes and the sidecar exits 0", async () => {
+      const sidecar = await startBuiltSidecar({ ...env, SERVICE_INSTANCE_ID: `${INSTANCE}-stop` }, 45_000, true);
+      await logged(sidecar, (l) => l["msg"] === "2 processes serving", "saying both serve");
+      sidecar.child.kill("SIGTERM");
+      expect(await sidecar.closed).toEqual({ code: 0, signal: null });
+      const stopped = logLines(sidecar.all().stdout).filter((l) => l["msg"] === "stopped");
+      expect(stopped.map((l) => l["process"] ?? "supervisor").sort()).toEqual([0, 1, "supervisor"]);
+    });
+  });
+}
