@@ -6,8 +6,10 @@
  * `autocannon` in this process) on BENCH_LOAD_CORES (a `taskset -c` list; default the cores no server has, or every
  * core when none is left: sharing them, as a host's other work would). writ runs twice: with SERVICE_SIGNING_THREADS=auto, which follows
  * the cores it was given (docs/sidecar.md, "Signing threads"), or BENCH_SIGNING_THREADS when set (a count, to measure
- * threads where `auto` gives none; BENCH_WRIT_PROCESSES=N runs it as N sidecar processes on one port instead, what
- * several event loops per host would serve: bench/sidecar/processes.mjs), and with 0 (the event loop signs). Prints each server's
+ * threads where `auto` gives none; BENCH_WRIT_PROCESSES=N runs it as N sidecar processes on one port instead), and
+ * with 0 (the event loop signs). BENCH_WRIT_POSTGRES (a server's URL) runs both on PostgreSQL, a database each, where
+ * N processes are the sidecar's own (SERVICE_PROCESSES); on LMDB they are N sidecars, a data dir each, sharing one
+ * port (bench/sidecar/processes.mjs): what several event loops would serve. Prints each server's
  * median req/s and p50 for each N, writ / Cerbos for each N, each server's N-core / 1-core ratio, and (with wrk)
  * writ's CPU a request in its event loop and in its other threads, from which docs/benchmarks.md scales to more cores.
  * Req/s mean something only on a quiet machine.
@@ -170,6 +172,7 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
   const generator = loadGenerator(env);
   const writThreads = signingThreads(env);
   const processes = writProcesses(env);
+  const postgres = env["BENCH_WRIT_POSTGRES"] ?? null;
   const scratch = mkdtempSync(join(tmpdir(), "writ-per-host-"));
   const medians = new Map<string, Summary>();
   const costs = new Map<string, ThreadCost[]>();
@@ -183,8 +186,8 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
     let loop: Writ | null = null;
     let cerbos: Cerbos | null = null;
     try {
-      writ = await startWrit({ env: { SERVICE_SIGNING_THREADS: writThreads }, processes });
-      loop = await startWrit({ env: { SERVICE_SIGNING_THREADS: "0" } });
+      writ = await startWrit({ env: { SERVICE_SIGNING_THREADS: writThreads }, processes, postgres });
+      loop = await startWrit({ env: { SERVICE_SIGNING_THREADS: "0" }, postgres });
       cerbos = await startCerbos();
       await checkWrit(writ, cases.valid, `host-${n}`);
       await checkWrit(loop, cases.valid, `host-loop-${n}`);

@@ -4,12 +4,14 @@
  * signatures required, durable LMDB replay store and audit on, in a fresh data dir; Surface A on 127.0.0.1.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compile } from "@writ/compiler";
 import { generateSigningKeyPair, loadSigningKeyPem } from "@writ/runtime";
+import pg from "pg";
 import { POLICY_SOURCE, type Signals, type ValidCase } from "./policy-cases.js";
 import { pinned } from "./pinning.js";
 
@@ -78,8 +80,32 @@ export interface WritOptions {
   readonly nodeArgs?: readonly string[];
   /** Another build of the sidecar (`…/sidecar/dist/main.js`); by default this repository's. */
   readonly main?: string;
-  /** More than 1: that many sidecar processes on one port, each with a data dir of its own (processes.mjs). */
+  /**
+   * More than 1: that many sidecar processes on one port: on PostgreSQL the sidecar's own (SERVICE_PROCESSES), on
+   * LMDB each with a data dir of its own (processes.mjs).
+   */
   readonly processes?: number;
+  /** A PostgreSQL server's URL: the sidecar runs on a database of its own there (made, and dropped by `stop`). */
+  readonly postgres?: string | null;
+}
+
+/** A new database's name on the PostgreSQL server at `server`, and its URL. */
+function databaseOn(server: string): { readonly server: string; readonly name: string; readonly url: string } {
+  const name = `writ_bench_${randomBytes(6).toString("hex")}`;
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return { server, name, url: url.toString() };
+}
+
+/** Runs `statement` on the PostgreSQL server at `url`. */
+async function onServer(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
 }
 
 export async function startWrit(options: WritOptions = {}): Promise<Writ> {
@@ -93,7 +119,17 @@ export async function startWrit(options: WritOptions = {}): Promise<Writ> {
     throw new Error(`${main} is missing: run \`npm run build\` first`);
   const dir = await mkdtemp(join(tmpdir(), "writ-bench-sidecar-"));
   const processes = options.processes ?? 1;
-  const script = processes > 1 ? [PROCESSES, String(processes), main] : [main];
+  const database = options.postgres == null ? null : databaseOn(options.postgres);
+  if (database !== null) await onServer(database.server, `CREATE DATABASE ${database.name}`);
+  const storage =
+    database === null
+      ? {}
+      : {
+          SERVICE_STORE: "postgres",
+          SERVICE_DATABASE_URL: database.url,
+          ...(processes > 1 ? { SERVICE_PROCESSES: String(processes) } : {}),
+        };
+  const script = processes > 1 && database === null ? [PROCESSES, String(processes), main] : [main];
   const [command, commandArgs] = pinned(process.execPath, [...(options.nodeArgs ?? []), ...script]);
   const child = spawn(command, commandArgs, {
     env: {
@@ -105,6 +141,7 @@ export async function startWrit(options: WritOptions = {}): Promise<Writ> {
       SERVICE_PORT: "0",
       SERVICE_B_PORT: "off",
       SERVICE_LOG_LEVEL: "warn",
+      ...storage,
       ...options.env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -120,6 +157,7 @@ export async function startWrit(options: WritOptions = {}): Promise<Writ> {
         clearTimeout(timer);
       }
       await rm(dir, { recursive: true, force: true });
+      if (database !== null) await onServer(database.server, `DROP DATABASE IF EXISTS ${database.name} WITH (FORCE)`);
     })());
   try {
     const url = await listening(child);
