@@ -1,7 +1,8 @@
 /**
  * The first process of a sidecar of several (docs/sidecar.md, "Several processes"): it opens no store and serves no
  * request. It starts the processes (node:cluster: it accepts each connection and hands it to one in turn), starts
- * another in place of one that dies once it served, and ends the sidecar when one cannot start. It passes SIGTERM,
+ * another in place of one that dies once it served (after a growing wait if it died soon after), and ends the sidecar
+ * when one cannot start. It passes SIGTERM,
  * SIGINT and SIGHUP to every process, and answers their requests for what all of them share (protocol.ts).
  */
 import cluster, { type Worker } from "node:cluster";
@@ -9,6 +10,10 @@ import { AggregatorRegistry } from "prom-client";
 import type { Logger } from "../observability/logger.js";
 import { isProcessMessage, type ProcessMessage } from "./protocol.js";
 import { PROCESS_INDEX_VARIABLE } from "./settings.js";
+
+/** A process that ends within this long of serving is replaced after a wait, doubled each time up to the last. */
+const QUICK_END_MS = 10_000;
+const REPLACE_WAITS_MS = [1_000, 2_000, 4_000, 8_000, 16_000, 30_000];
 
 export interface SupervisorOptions {
   readonly count: number;
@@ -21,7 +26,10 @@ export interface SupervisorOptions {
 /** Runs the sidecar's processes until a signal stops them or one cannot start; resolves with the exit code. */
 export function superviseProcesses({ count, log, stopTimeoutMs }: SupervisorOptions): Promise<number> {
   const aggregator = new AggregatorRegistry();
-  const serving = new Set<Worker>();
+  /** When each process began serving, and how many of its index's processes in a row ended soon after. */
+  const serving = new Map<Worker, number>();
+  const quickEnds = new Map<number, number>();
+  const replacing = new Set<NodeJS.Timeout>();
   const indexes = new Map<Worker, number>();
   let stopping = false;
   let exitCode = 0;
@@ -44,6 +52,7 @@ export function superviseProcesses({ count, log, stopTimeoutMs }: SupervisorOpti
     if (!stopping) {
       stopping = true;
       exitCode = code;
+      for (const timer of replacing) clearTimeout(timer);
       log.info(`${signal}: stopping the sidecar's ${indexes.size} running processes`);
       if (indexes.size === 0) return ended();
       setTimeout(() => {
@@ -54,7 +63,7 @@ export function superviseProcesses({ count, log, stopTimeoutMs }: SupervisorOpti
   };
   const answer = async (from: Worker, message: ProcessMessage) => {
     if (message.type === "serving") {
-      serving.add(from);
+      serving.set(from, Date.now());
       // The first process starts alone (it applies the store's migrations, if any); the others once it serves.
       if (indexes.get(from) === 0 && indexes.size === 1 && !stopping) for (let index = 1; index < count; index++) start(index);
       if (serving.size === count && !stopping) log.info(`${count} processes serving`);
@@ -71,15 +80,23 @@ export function superviseProcesses({ count, log, stopTimeoutMs }: SupervisorOpti
 
   cluster.on("exit", (worker, code, signal) => {
     const index = indexes.get(worker)!;
-    const served = serving.delete(worker);
+    const served = serving.get(worker);
+    serving.delete(worker);
     indexes.delete(worker);
     const how = signal === null ? `exit code ${code}` : signal;
     if (stopping) {
       if (code !== 0) exitCode = 1;
       if (indexes.size === 0) ended();
-    } else if (served) {
-      log.error(`process ${index} ended (${how}): starting another in its place`);
-      start(index);
+    } else if (served !== undefined) {
+      const quick = Date.now() - served < QUICK_END_MS ? (quickEnds.get(index) ?? 0) + 1 : 0;
+      quickEnds.set(index, quick);
+      const wait = quick === 0 ? 0 : REPLACE_WAITS_MS[Math.min(quick, REPLACE_WAITS_MS.length) - 1]!;
+      log.error(`process ${index} ended (${how}): starting another in its place${wait === 0 ? "" : ` in ${wait / 1000} s`}`);
+      const timer = setTimeout(() => {
+        replacing.delete(timer);
+        start(index);
+      }, wait);
+      replacing.add(timer);
     } else {
       log.fatal(`process ${index} ended (${how}) before it served: stopping the sidecar`);
       stop("SIGTERM", code === 0 || code === null ? 1 : code);

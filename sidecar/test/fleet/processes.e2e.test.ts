@@ -140,13 +140,15 @@ if (unavailable !== null) {
       await logged(sidecar, () => reloads().size === 2, "of the second process's reload", before);
       expect(reloads()).toEqual(new Set([0, 1]));
 
-      // Process 1 dies: another takes its place, with its log.
-      const all = logLines(sidecar.all().stdout);
-      const first = pidOf(all, 1);
-      process.kill(first, "SIGKILL");
-      const mark = all.length;
-      await logged(sidecar, (l) => l["msg"] === "process 1 ended (SIGKILL): starting another in its place", "of the replacement", mark);
-      await logged(sidecar, serving, "saying both serve again", mark);
+      // Process 1 dies: another takes its place, with its log; one that ends soon after it began serving is replaced
+      // after a wait that doubles.
+      for (const wait of ["1 s", "2 s"]) {
+        const all = logLines(sidecar.all().stdout);
+        process.kill(pidOf(all, 1), "SIGKILL");
+        const replaced = `process 1 ended (SIGKILL): starting another in its place in ${wait}`;
+        await logged(sidecar, (l) => l["msg"] === replaced, `"${replaced}"`, all.length);
+        await logged(sidecar, serving, "saying both serve again", all.length);
+      }
       expect(await instanceIds(sidecar.url, 8)).toEqual(new Set([INSTANCE, `${INSTANCE}-p1`]));
 
       // The supervisor dies: its processes end with it, and the port is free for the next start.
