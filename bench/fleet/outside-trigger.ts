@@ -16,13 +16,13 @@
  * PostgreSQL: WRIT_TEST_POSTGRES_URL (default postgresql://postgres@127.0.0.1:5432/postgres), on this machine.
  * Environment: BENCH_BLOCKS (10 per variant), BENCH_DECISIONS (2,000 per block).
  */
-import { readFileSync } from "node:fs";
 import { executionFingerprint } from "@writ/runtime";
 import { PostgresReplayStore } from "../../sidecar/src/storage/postgres/replay-store.js";
 import pg from "pg";
 import { MIGRATIONS, migrate } from "../../sidecar/src/storage/postgres/migrations.js";
 import { at, decision } from "../../sidecar/test/audit/support.js";
 import { createTestDatabase } from "../../test/support/postgres.js";
+import { processCpuSeconds } from "../sidecar/load.js";
 
 const BLOCKS = Number(process.env["BENCH_BLOCKS"] ?? 10);
 const DECISIONS = Number(process.env["BENCH_DECISIONS"] ?? 2_000);
@@ -36,16 +36,9 @@ const VARIANTS = {
 } as const;
 type Variant = keyof typeof VARIANTS;
 const APPLICATION = "writ-outside-trigger-bench";
-/** /proc/<pid>/stat counts CPU time in ticks of 10 ms. */
-const TICK_US = 10_000;
-
+/** The CPU of processes `pids` together, µs. */
 function cpuOf(pids: readonly number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return ticks * TICK_US;
+  return pids.reduce((us, pid) => us + processCpuSeconds(pid) * 1e6, 0);
 }
 
 function percentile(values: readonly number[], p: number): number {

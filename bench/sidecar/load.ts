@@ -167,9 +167,23 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   };
 }
 
-/** User and system CPU seconds that process `pid` has used (Linux `/proc/<pid>/stat`, in clock ticks of 1/100 s). */
+/** User and system CPU seconds that process `pid` has used (Linux `/proc/<pid>/stat`). */
 export function processCpuSeconds(pid: number): number {
   return cpuSecondsOf(`/proc/${pid}/stat`);
+}
+
+/** Clock ticks a second, in which `stat` files count CPU time (Linux's USER_HZ, 100 on every platform it runs on). */
+const TICKS = 100;
+
+/**
+ * The fields of a Linux `stat` file (`/proc/<pid>/stat`, or a thread's under `task/`), by their number in proc(5):
+ * 4 the parent's pid, 12 the major page faults, 14 and 15 the user and system CPU time in ticks.
+ */
+export function statFields(file: string): (n: number) => number {
+  const stat = readFileSync(file, "utf8");
+  // The command name (field 2) may hold spaces: the fields after it start after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (n) => Number(fields[n - 3]);
 }
 
 /** Process `pid`'s CPU seconds split: its main thread's (node's event loop) and all its other threads' together. */
@@ -188,11 +202,8 @@ export function loopSchedule(pid: number): { readonly ran: number; readonly wait
 }
 
 function cpuSecondsOf(statFile: string): number {
-  // The command name (field 2) may hold spaces: the fields after it start after its closing parenthesis.
-  const stat = readFileSync(statFile, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the command name (state is field 3).
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  const field = statFields(statFile);
+  return (field(14) + field(15)) / TICKS;
 }
 
 /** The medians of several runs of one server: what the benchmarks report. */

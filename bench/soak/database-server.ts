@@ -6,7 +6,8 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { SoakSettings } from "./settings.js";
-import { procStat, processUsage } from "./sidecar.js";
+import { statFields } from "../sidecar/load.js";
+import { processUsage } from "./sidecar.js";
 import { admin } from "./store.js";
 
 const LOCAL_HOSTS: readonly string[] = ["", "localhost", "127.0.0.1", "[::1]"];
@@ -26,10 +27,10 @@ export interface DatabaseServer {
   pin(cpus: string): () => void;
 }
 
-/** The parent of process `pid` and its CPU seconds (sidecar.ts `procStat`); null once it is gone. */
+/** The parent of process `pid` and its CPU seconds (load.ts `statFields`); null once it is gone. */
 function stat(pid: number): { readonly parent: number; readonly cpuSeconds: number } | null {
   try {
-    return { parent: procStat(pid)(4), cpuSeconds: processUsage(pid).cpuSeconds };
+    return { parent: statFields(`/proc/${pid}/stat`)(4), cpuSeconds: processUsage(pid).cpuSeconds };
   } catch {
     return null;
   }

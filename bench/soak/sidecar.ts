@@ -3,8 +3,9 @@
  * sidecar's cores (taskset), its output kept in a file for the run's report.
  */
 import { spawn } from "node:child_process";
-import { createWriteStream, existsSync, readFileSync } from "node:fs";
+import { createWriteStream, existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { processCpuSeconds, statFields } from "../sidecar/load.js";
 
 const MAIN = fileURLToPath(new URL("../../sidecar/dist/main.js", import.meta.url));
 /** A store of millions opens in seconds; more means something is scanned at start. */
@@ -27,23 +28,8 @@ export interface ProcessUsage {
   readonly majorFaults: number;
 }
 
-/** Clock ticks per second of `/proc/<pid>/stat` (USER_HZ, 100 on Linux x86-64 and arm64). */
-const TICKS = 100;
-
-/**
- * The numeric fields of `/proc/<pid>/stat`, by their number in proc(5): ppid 4, majflt 12, utime 14, stime 15. They are
- * read after the command's name in parentheses (field 2, which may hold spaces); state is field 3.
- * @throws Error when the process is gone
- */
-export function procStat(pid: number): (n: number) => number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (n) => Number(fields[n - 3]);
-}
-
 export function processUsage(pid: number): ProcessUsage {
-  const field = procStat(pid);
-  return { cpuSeconds: (field(14) + field(15)) / TICKS, majorFaults: field(12) };
+  return { cpuSeconds: processCpuSeconds(pid), majorFaults: statFields(`/proc/${pid}/stat`)(12) };
 }
 
 const QUIET_LEVELS: readonly unknown[] = ["info", "debug", "trace"];
