@@ -1,6 +1,6 @@
 /**
  * `node processes.mjs <count> <sidecar main.js>`: that many sidecar processes sharing one listening port through
- * node:cluster (the primary accepts and hands connections out), each on a data dir of its own (`<SERVICE_DATA_DIR>-<i>`).
+ * node:cluster (each accepting from it), each on a data dir of its own (`<SERVICE_DATA_DIR>-<i>`).
  * What several event loops per host would serve (docs/benchmarks.md, "Several event loops"), not a configuration to
  * run: an execution could be consumed once per process, as each has its own replay store. A SIGTERM or SIGINT is
  * passed to every process; this one exits when they have.
@@ -12,6 +12,8 @@ if (!Number.isInteger(count) || count < 1 || main === undefined) {
   process.stderr.write("usage: node processes.mjs <count> <sidecar main.js>\n");
   process.exit(2);
 }
+// As the sidecar's own supervisor does (sidecar/src/processes/supervisor.ts): each process accepts for itself.
+cluster.schedulingPolicy = cluster.SCHED_NONE;
 cluster.setupPrimary({ exec: main, args: [] });
 for (let i = 0; i < count; i++) cluster.fork({ SERVICE_DATA_DIR: `${process.env["SERVICE_DATA_DIR"]}-${i}` });
 const stop = () => {

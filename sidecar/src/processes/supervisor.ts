@@ -1,6 +1,6 @@
 /**
  * The first process of a sidecar of several (docs/sidecar.md, "Several processes"): it opens no store and serves no
- * request. It starts the processes (node:cluster: it accepts each connection and hands it to one in turn), starts
+ * request. It starts the processes (node:cluster, each accepting from the shared sockets itself), starts
  * another in place of one that dies once it served (after a growing wait if it died soon after), and ends the sidecar
  * when one cannot start. It passes SIGTERM,
  * SIGINT and SIGHUP to every process, and answers their requests for what all of them share (protocol.ts).
@@ -107,6 +107,9 @@ export function superviseProcesses({ count, log, stopTimeoutMs }: SupervisorOpti
   process.on("SIGHUP", () => {
     for (const worker of indexes.keys()) worker.process.kill("SIGHUP");
   });
+  // Each process accepts from the shared socket itself: a connection the supervisor handed to a process that died
+  // before taking it would stay open, unanswered, until the client gave up.
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
   cluster.setupPrimary({ args: process.argv.slice(2) });
   start(0);
   return finished;

@@ -1,0 +1,111 @@
+/**
+ * One process of a sidecar of two (SERVICE_PROCESSES=2, PostgreSQL) killed with SIGKILL under load, 6 times, each
+ * time the other: the sidecar serves on through the survivor while the supervisor replaces the dead one. Every
+ * executionId answered 200 is afterwards refused as a replay and has its audit record, and the two processes' record
+ * logs verify end to end and together hold every decision acknowledged. Needs `npm run build` (root `npm test` builds
+ * first). Replay a run with WRIT_CRASH_SEED=<seed>.
+ */
+import { createPublicKey } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ExportVerifier, loadPublicKeyPem } from "@writ/runtime";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../test/support/postgres.js";
+import { KeepAliveClient, killAllBuiltSidecars, logLines, startBuiltSidecar, type BuiltSidecar } from "../support/built-sidecar.js";
+import { API_KEY, REPLAY_BODY, auditPath, evaluateBody, mapLimit, parse, prng } from "../durability/load.js";
+import { logged, pidOf } from "./processes-support.js";
+import { FLEET_SIGNING_KEY, databaseUrlOf, fleetEnv } from "./support.js";
+
+const CYCLES = 6;
+const WORKERS = 8;
+const INSTANCE = "killed";
+const LOGS = [INSTANCE, `${INSTANCE}-p1`];
+
+const unavailable = await postgresUnavailable();
+
+if (unavailable !== null) {
+  describe.skip(`SIGKILL of one process of a sidecar of two: ${unavailable}`, () => {
+    it("loses no acknowledged decision", () => undefined);
+  });
+} else {
+  describe("SIGKILL of one process of a sidecar of two under load (built sidecar, PostgreSQL)", () => {
+    let database: TestDatabase;
+    let sidecar: BuiltSidecar;
+
+    beforeAll(async () => {
+      database = await createTestDatabase();
+      const env = await fleetEnv(databaseUrlOf(database.pool), {
+        SERVICE_PROCESSES: "2",
+        SERVICE_INSTANCE_ID: INSTANCE,
+        SERVICE_SIGNING_THREADS: "0",
+      });
+      sidecar = await startBuiltSidecar(env, 45_000, true);
+      await logged(sidecar, (l) => l["msg"] === "2 processes serving", "saying both serve");
+    });
+    afterAll(async () => {
+      await killAllBuiltSidecars();
+      await database?.drop();
+    });
+
+    it(`every acknowledged decision survives ${CYCLES} SIGKILLs of a process, refused and audited afterwards, in a log that verifies`, async () => {
+      const seed = Number(process.env["WRIT_CRASH_SEED"] ?? Date.now() % 1_000_000);
+      const random = prng(seed);
+      const key = loadPublicKeyPem(createPublicKey(FLEET_SIGNING_KEY).export({ type: "spki", format: "pem" }).toString());
+      const acknowledged: string[] = [];
+      let n = 0;
+      for (let cycle = 0; cycle < CYCLES; cycle++) {
+        const client = new KeepAliveClient(sidecar.url, API_KEY, WORKERS);
+        let stopped = false;
+        const workers = Array.from({ length: WORKERS }, async () => {
+          while (!stopped) {
+            const id = `process-kill-${seed}-${n++}`;
+            // A request cut by the kill rejects: it was never answered, so it promises nothing.
+            const answer = await client.request("POST", "/evaluate", evaluateBody(id, "approved")).catch(() => null);
+            if (answer?.status === 200) acknowledged.push(id);
+            else if (answer !== null && answer.status !== 503) throw new Error(`unexpected ${answer.status}: ${answer.text}`);
+          }
+        });
+        await sleep(150 + Math.floor(random() * 250));
+        const lines = logLines(sidecar.all().stdout);
+        process.kill(pidOf(lines, cycle % 2), "SIGKILL");
+        // The survivor serves on while its peer is replaced.
+        await sleep(100);
+        stopped = true;
+        await Promise.all(workers);
+        client.close();
+        await logged(sidecar, (l) => l["msg"] === "2 processes serving", `saying both serve after kill ${cycle + 1}`, lines.length);
+      }
+      console.log(`SIGKILL of a process: seed ${seed}, ${acknowledged.length} acknowledged decisions over ${CYCLES} kills`);
+
+      // Each process's log, exported (and so checkpointed) by whichever process answers: both verify, and together they
+      // hold every decision acknowledged.
+      const inLogs = new Set<string>();
+      for (const logId of LOGS) {
+        const response = await fetch(`${sidecar.url}/audit/export?logId=${logId}`, { headers: { authorization: `Bearer ${API_KEY}` } });
+        expect(response.status).toBe(200);
+        const verifier = new ExportVerifier([key]);
+        for (const text of (await response.text()).split("\n")) {
+          if (text === "") continue;
+          const line = JSON.parse(text) as { type: string; kind?: string; record?: string };
+          verifier.add(line);
+          if (line.type === "entry" && line.kind === "decision" && line.record !== undefined)
+            inLogs.add((JSON.parse(line.record) as { executionId: string }).executionId);
+        }
+        expect(verifier.finish().failures.slice(0, 5), `the log \`${logId}\` does not verify`).toEqual([]);
+      }
+      const missing = acknowledged.filter((id) => !inLogs.has(id));
+      expect(missing.slice(0, 20), `${missing.length} acknowledged decisions in no log`).toEqual([]);
+
+      const client = new KeepAliveClient(sidecar.url, API_KEY, 16);
+      const checks = await mapLimit(acknowledged, 16, async (id) => {
+        const problems: string[] = [];
+        const replay = await client.request("POST", "/evaluate", evaluateBody(id, "approved"));
+        if (JSON.stringify(parse(replay.text)) !== JSON.stringify(REPLAY_BODY)) problems.push(`a replay answered ${replay.status}`);
+        if ((await client.request("GET", auditPath(id))).status !== 200) problems.push("no audit record");
+        return problems.length === 0 ? null : `${id}: ${problems.join(", ")}`;
+      });
+      client.close();
+      expect(checks.filter((c) => c !== null)).toEqual([]);
+      expect(acknowledged.length).toBeGreaterThan(CYCLES);
+    });
+  });
+}
