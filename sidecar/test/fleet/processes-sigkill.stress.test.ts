@@ -2,7 +2,7 @@
  * One process of a sidecar of two (SERVICE_PROCESSES=2, PostgreSQL) killed with SIGKILL under load, 6 times, each
  * time the other: the sidecar serves on through the survivor while the supervisor replaces the dead one. Every
  * executionId answered 200 is afterwards refused as a replay and has its audit record, and the two processes' record
- * logs verify end to end and together hold every decision acknowledged. Needs `npm run build` (root `npm test` builds
+ * logs verify end to end and together hold every decision acknowledged once checkpointed. Needs `npm run build` (root `npm test` builds
  * first). Replay a run with WRIT_CRASH_SEED=<seed>.
  */
 import { createPublicKey } from "node:crypto";
@@ -37,6 +37,7 @@ if (unavailable !== null) {
         SERVICE_PROCESSES: "2",
         SERVICE_INSTANCE_ID: INSTANCE,
         SERVICE_SIGNING_THREADS: "0",
+        SERVICE_AUDIT_CHECKPOINT_INTERVAL_MS: "200",
       });
       sidecar = await startBuiltSidecar(env, 45_000, true);
       await logged(sidecar, (l) => l["msg"] === "2 processes serving", "saying both serve");
@@ -76,23 +77,29 @@ if (unavailable !== null) {
       }
       console.log(`SIGKILL of a process: seed ${seed}, ${acknowledged.length} acknowledged decisions over ${CYCLES} kills`);
 
-      // Each process's log, exported (and so checkpointed) by whichever process answers: both verify, and together they
-      // hold every decision acknowledged.
-      const inLogs = new Set<string>();
-      for (const logId of LOGS) {
-        const response = await fetch(`${sidecar.url}/audit/export?logId=${logId}`, { headers: { authorization: `Bearer ${API_KEY}` } });
-        expect(response.status).toBe(200);
-        const verifier = new ExportVerifier([key]);
-        for (const text of (await response.text()).split("\n")) {
-          if (text === "") continue;
-          const line = JSON.parse(text) as { type: string; kind?: string; record?: string };
-          verifier.add(line);
-          if (line.type === "entry" && line.kind === "decision" && line.record !== undefined)
-            inLogs.add((JSON.parse(line.record) as { executionId: string }).executionId);
+      // Each process's log, exported by whichever process answers: up to its latest checkpoint when that is not the
+      // process writing it, so the logs are read again until they hold every decision acknowledged (their checkpoints
+      // come every 200 ms here), and each time both verify.
+      const deadline = Date.now() + 20_000;
+      let missing: string[];
+      do {
+        const inLogs = new Set<string>();
+        for (const logId of LOGS) {
+          const response = await fetch(`${sidecar.url}/audit/export?logId=${logId}`, { headers: { authorization: `Bearer ${API_KEY}` } });
+          expect(response.status).toBe(200);
+          const verifier = new ExportVerifier([key]);
+          for (const text of (await response.text()).split("\n")) {
+            if (text === "") continue;
+            const line = JSON.parse(text) as { type: string; kind?: string; record?: string };
+            verifier.add(line);
+            if (line.type === "entry" && line.kind === "decision" && line.record !== undefined)
+              inLogs.add((JSON.parse(line.record) as { executionId: string }).executionId);
+          }
+          expect(verifier.finish().failures.slice(0, 5), `the log \`${logId}\` does not verify`).toEqual([]);
         }
-        expect(verifier.finish().failures.slice(0, 5), `the log \`${logId}\` does not verify`).toEqual([]);
-      }
-      const missing = acknowledged.filter((id) => !inLogs.has(id));
+        missing = acknowledged.filter((id) => !inLogs.has(id));
+        if (missing.length > 0) await sleep(250);
+      } while (missing.length > 0 && Date.now() < deadline);
       expect(missing.slice(0, 20), `${missing.length} acknowledged decisions in no log`).toEqual([]);
 
       const client = new KeepAliveClient(sidecar.url, API_KEY, 16);
