@@ -3,11 +3,12 @@
  * signing with one key. Without PostgreSQL the files skip with one line locally and fail with CI=true
  * (test/support/postgres.ts).
  */
-import { generateKeyPairSync } from "node:crypto";
+import { createPublicKey, generateKeyPairSync } from "node:crypto";
+import { ExportVerifier, loadPublicKeyPem } from "@writ/runtime";
 import { createServer } from "node:net";
 import { expect } from "vitest";
 import { logLines, startBuiltSidecar, type BuiltSidecar } from "../support/built-sidecar.js";
-import { surfaceAEnv } from "../durability/load.js";
+import { API_KEY, surfaceAEnv } from "../durability/load.js";
 
 /** One Ed25519 key for the whole fleet (PKCS8 PEM), as a platform team distributes it. */
 export const FLEET_SIGNING_KEY = generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString();
@@ -62,4 +63,30 @@ export async function refused(env: Record<string, string>): Promise<{ exit: stri
   const line = logLines(`${rest.join("\n")}\n`).find((l) => l.level === "fatal");
   expect(line, error.message).toBeDefined();
   return { exit: first!, line: line as Record<string, unknown> };
+}
+
+/**
+ * The executionIds of the decisions in the record log `logId` as sidecar `url` exports it, once the export verified
+ * against the fleet's key (`what` names the moment in the failure); null when the log holds nothing yet (404
+ * `audit log not found`: its sidecar never sequenced a record).
+ */
+export async function exportedDecisions(url: string, logId: string, what: string): Promise<Set<string> | null> {
+  const response = await fetch(`${url}/audit/export?logId=${logId}`, { headers: { authorization: `Bearer ${API_KEY}` } });
+  if (response.status === 404) {
+    expect(await response.json()).toMatchObject({ error: "audit log not found" });
+    return null;
+  }
+  expect(response.status).toBe(200);
+  const key = loadPublicKeyPem(createPublicKey(FLEET_SIGNING_KEY).export({ type: "spki", format: "pem" }).toString());
+  const verifier = new ExportVerifier([key]);
+  const decisions = new Set<string>();
+  for (const text of (await response.text()).split("\n")) {
+    if (text === "") continue;
+    const line = JSON.parse(text) as { type: string; kind?: string; record?: string };
+    verifier.add(line);
+    if (line.type === "entry" && line.kind === "decision" && line.record !== undefined)
+      decisions.add((JSON.parse(line.record) as { executionId: string }).executionId);
+  }
+  expect(verifier.finish().failures.slice(0, 5), `${what}: the log \`${logId}\` does not verify`).toEqual([]);
+  return decisions;
 }
