@@ -1,9 +1,9 @@
 /**
  * The first process of a sidecar of several (docs/sidecar.md, "Several processes"): it opens no store and serves no
- * request. It starts the processes (node:cluster, each accepting from the shared sockets itself), starts
- * another in place of one that dies once it served (after a growing wait if it died soon after), and ends the sidecar
- * when one cannot start. It passes SIGTERM,
- * SIGINT and SIGHUP to every process, and answers their requests for what all of them share (protocol.ts).
+ * request. It starts the processes (node:cluster, each accepting from the shared sockets itself), starts another in
+ * place of one that dies once it served (after a growing wait if it died soon after), and ends the sidecar when one
+ * cannot start. It passes SIGTERM, SIGINT and SIGHUP to every process, and answers their requests for what all of
+ * them share (protocol.ts).
  */
 import cluster, { type Worker } from "node:cluster";
 import { AggregatorRegistry } from "prom-client";
@@ -43,6 +43,10 @@ export function superviseProcesses({ count, log, stopTimeoutMs }: SupervisorOpti
       if (isProcessMessage(message)) void answer(worker, message);
     });
   };
+  /** Sends `signal` to every process running, but `except`. */
+  const signalAll = (signal: NodeJS.Signals, except: Worker | null = null) => {
+    for (const worker of indexes.keys()) if (worker !== except) worker.process.kill(signal);
+  };
   const ended = () => {
     log.info("stopped");
     finish(exitCode);
@@ -55,11 +59,9 @@ export function superviseProcesses({ count, log, stopTimeoutMs }: SupervisorOpti
       for (const timer of replacing) clearTimeout(timer);
       log.info(`${signal}: stopping the sidecar's ${indexes.size} running processes`);
       if (indexes.size === 0) return ended();
-      setTimeout(() => {
-        for (const worker of indexes.keys()) worker.process.kill("SIGKILL");
-      }, stopTimeoutMs).unref();
+      setTimeout(() => signalAll("SIGKILL"), stopTimeoutMs).unref();
     }
-    for (const worker of indexes.keys()) worker.process.kill(signal);
+    signalAll(signal);
   };
   const answer = async (from: Worker, message: ProcessMessage) => {
     if (message.type === "serving") {
@@ -68,7 +70,7 @@ export function superviseProcesses({ count, log, stopTimeoutMs }: SupervisorOpti
       if (indexes.get(from) === 0 && indexes.size === 1 && !stopping) for (let index = 1; index < count; index++) start(index);
       if (serving.size === count && !stopping) log.info(`${count} processes serving`);
     } else if (message.type === "reload") {
-      for (const worker of indexes.keys()) if (worker !== from) worker.process.kill("SIGHUP");
+      signalAll("SIGHUP", from);
     } else if (message.type === "metrics") {
       const reply = await aggregator.clusterMetrics().then(
         (text): ProcessMessage => ({ type: "metrics-text", id: message.id, text }),
@@ -104,9 +106,7 @@ export function superviseProcesses({ count, log, stopTimeoutMs }: SupervisorOpti
   });
   process.on("SIGTERM", () => stop("SIGTERM", 0));
   process.on("SIGINT", () => stop("SIGINT", 0));
-  process.on("SIGHUP", () => {
-    for (const worker of indexes.keys()) worker.process.kill("SIGHUP");
-  });
+  process.on("SIGHUP", () => signalAll("SIGHUP"));
   // Each process accepts from the shared socket itself: a connection the supervisor handed to a process that died
   // before taking it would stay open, unanswered, until the client gave up.
   cluster.schedulingPolicy = cluster.SCHED_NONE;
