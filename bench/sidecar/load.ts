@@ -201,9 +201,11 @@ export function loopSchedule(pid: number): { readonly ran: number; readonly wait
   return { ran: ran! / 1e9, waited: waited! / 1e9 };
 }
 
+/** The user and system CPU seconds in a `stat` file's fields (`statFields`). */
+export const cpuSecondsIn = (field: (n: number) => number): number => (field(14) + field(15)) / TICKS;
+
 function cpuSecondsOf(statFile: string): number {
-  const field = statFields(statFile);
-  return (field(14) + field(15)) / TICKS;
+  return cpuSecondsIn(statFields(statFile));
 }
 
 /** The medians of several runs of one server: what the benchmarks report. */

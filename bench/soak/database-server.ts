@@ -6,8 +6,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { SoakSettings } from "./settings.js";
-import { statFields } from "../sidecar/load.js";
-import { processUsage } from "./sidecar.js";
+import { cpuSecondsIn, statFields } from "../sidecar/load.js";
 import { admin } from "./store.js";
 
 const LOCAL_HOSTS: readonly string[] = ["", "localhost", "127.0.0.1", "[::1]"];
@@ -30,7 +29,8 @@ export interface DatabaseServer {
 /** The parent of process `pid` and its CPU seconds (load.ts `statFields`); null once it is gone. */
 function stat(pid: number): { readonly parent: number; readonly cpuSeconds: number } | null {
   try {
-    return { parent: statFields(`/proc/${pid}/stat`)(4), cpuSeconds: processUsage(pid).cpuSeconds };
+    const field = statFields(`/proc/${pid}/stat`);
+    return { parent: field(4), cpuSeconds: cpuSecondsIn(field) };
   } catch {
     return null;
   }

@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { createWriteStream, existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { processCpuSeconds, statFields } from "../sidecar/load.js";
+import { cpuSecondsIn, statFields } from "../sidecar/load.js";
 
 const MAIN = fileURLToPath(new URL("../../sidecar/dist/main.js", import.meta.url));
 /** A store of millions opens in seconds; more means something is scanned at start. */
@@ -29,7 +29,8 @@ export interface ProcessUsage {
 }
 
 export function processUsage(pid: number): ProcessUsage {
-  return { cpuSeconds: processCpuSeconds(pid), majorFaults: statFields(`/proc/${pid}/stat`)(12) };
+  const field = statFields(`/proc/${pid}/stat`);
+  return { cpuSeconds: cpuSecondsIn(field), majorFaults: field(12) };
 }
 
 const QUIET_LEVELS: readonly unknown[] = ["info", "debug", "trace"];
