@@ -39,10 +39,10 @@ interface Target {
   readonly headers: Readonly<Record<string, string>>;
   body(id: string, i: number): object;
   /**
-   * writ's processes whose main thread serves requests, and the process they run under (itself one of them, or the
-   * primary that hands connections out), whose CPU a wrk run splits (the event loops', the others'); null for Cerbos.
+   * writ's processes whose main thread serves requests (`loops`) and the process they run under (`pid`: one of them,
+   * or their supervisor), whose CPU a wrk run splits (the event loops', the others'); null for Cerbos.
    */
-  readonly processes: { readonly loops: readonly number[]; readonly root: number } | null;
+  readonly processes: Pick<Writ, "loops" | "pid"> | null;
 }
 
 /**
@@ -58,15 +58,15 @@ interface ThreadCost {
 
 /**
  * The CPU seconds of the `loops` processes, their main threads' (an event loop each) apart from every other thread's
- * (`root`'s whole CPU among them when it is not a loop), and the loops' time run and waiting for a core, summed.
+ * (`pid`'s whole CPU among them when it is not a loop), and the loops' time run and waiting for a core, summed.
  */
-function processesCpu({ loops, root }: { readonly loops: readonly number[]; readonly root: number }) {
+function processesCpu({ loops, pid }: Pick<Writ, "loops" | "pid">) {
   const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
   const cpu = loops.map(threadCpuSeconds);
   const schedule = loops.map(loopSchedule);
   return {
     main: sum(cpu.map((c) => c.main)),
-    others: sum(cpu.map((c) => c.others)) + (loops.includes(root) ? 0 : processCpuSeconds(root)),
+    others: sum(cpu.map((c) => c.others)) + (loops.includes(pid) ? 0 : processCpuSeconds(pid)),
     ran: sum(schedule.map((c) => c.ran)),
     waited: sum(schedule.map((c) => c.waited)),
     loops: loops.length,
@@ -194,6 +194,12 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
       await checkAgreement(cerbos, cases);
       const results = new Map<Server, LoadResult[]>();
       const [w, l, c] = [writ, loop, cerbos];
+      const writTarget = (server: Writ): Target => ({
+        url: server.evaluateUrl,
+        headers: server.headers,
+        body: (id, i) => server.evaluateBody(sets[i % sets.length]!, id),
+        processes: server,
+      });
       for (let round = 0; round < settings.rounds; round++) {
         for (const name of SERVERS) {
           sequence += 1;
@@ -206,12 +212,7 @@ export async function runPerHost(cases: PolicyCases, settings: HostSettings, env
                   body: (id: string, i: number) => c.checkBody(sets[i % sets.length]!, id),
                   processes: null,
                 }
-              : {
-                  url: (name === "writ" ? w : l).evaluateUrl,
-                  headers: (name === "writ" ? w : l).headers,
-                  body: (id: string, i: number) => (name === "writ" ? w : l).evaluateBody(sets[i % sets.length]!, id),
-                  processes: { loops: (name === "writ" ? w : l).loops, root: (name === "writ" ? w : l).pid },
-                };
+              : writTarget(name === "writ" ? w : l);
           const { result, threads } = await (generator === "wrk"
             ? wrkLoad(target, sets.length, connections, settings, prefix, scratch)
             : runLoad({
