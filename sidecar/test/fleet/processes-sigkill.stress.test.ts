@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../test/support/postgres.js";
 import { KeepAliveClient, killAllBuiltSidecars, logLines, startBuiltSidecar, type BuiltSidecar } from "../support/built-sidecar.js";
 import { API_KEY, REPLAY_BODY, auditPath, evaluateBody, mapLimit, parse, prng } from "../durability/load.js";
-import { logged, pidOf } from "./processes-support.js";
+import { bothServing, logged, pidOf } from "./processes-support.js";
 import { databaseUrlOf, exportedDecisions, fleetEnv } from "./support.js";
 
 const CYCLES = 6;
@@ -38,7 +38,7 @@ if (unavailable !== null) {
         SERVICE_AUDIT_CHECKPOINT_INTERVAL_MS: "200",
       });
       sidecar = await startBuiltSidecar(env, 45_000, true);
-      await logged(sidecar, (l) => l["msg"] === "2 processes serving", "saying both serve");
+      await logged(sidecar, bothServing, "saying both serve");
     });
     afterAll(async () => {
       await killAllBuiltSidecars();
@@ -70,7 +70,7 @@ if (unavailable !== null) {
         stopped = true;
         await Promise.all(workers);
         client.close();
-        await logged(sidecar, (l) => l["msg"] === "2 processes serving", `saying both serve after kill ${cycle + 1}`, lines.length);
+        await logged(sidecar, bothServing, `saying both serve after kill ${cycle + 1}`, lines.length);
       }
       console.log(`SIGKILL of a process: seed ${seed}, ${acknowledged.length} acknowledged decisions over ${CYCLES} kills`);
 

@@ -21,6 +21,9 @@ export function fresh(url: string, method: string, path: string, body?: string):
   });
 }
 
+/** The supervisor's line once both processes of a sidecar of two serve (again, after a replacement). */
+export const bothServing = (line: Record<string, unknown>): boolean => line["msg"] === "2 processes serving";
+
 /** Polls `sidecar`'s log until a line passes `test`; the lines so far. */
 export async function logged(sidecar: BuiltSidecar, test: (line: Record<string, unknown>) => boolean, what: string, after = 0) {
   const deadline = Date.now() + 20_000;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../test/support/postgres.js";
 import { killAllBuiltSidecars, logLines, startBuiltSidecar } from "../support/built-sidecar.js";
 import { evaluateBody, surfaceAEnv } from "../durability/load.js";
-import { alive, fresh, instanceIds, logged, pidOf } from "./processes-support.js";
+import { alive, bothServing, fresh, instanceIds, logged, pidOf } from "./processes-support.js";
 import { databaseUrlOf, fleetEnv, refused } from "./support.js";
 
 const INSTANCE = "processes-test";
@@ -54,8 +54,7 @@ if (unavailable !== null) {
 
     it("both serve with a log each, /metrics counts both, a reload and a replacement reach both, and they end with the first process", async () => {
       const sidecar = await startBuiltSidecar(env, 45_000, true);
-      const serving = (l: Record<string, unknown>) => l["msg"] === "2 processes serving";
-      const lines = await logged(sidecar, serving, "saying both serve");
+      const lines = await logged(sidecar, bothServing, "saying both serve");
       // Process 1 starts once process 0 serves (it applied the migrations).
       const listening = lines.filter((l) => String(l["msg"]).startsWith("Surface A listening"));
       expect(listening.map((l) => l["process"])).toEqual([0, 1]);
@@ -95,7 +94,7 @@ if (unavailable !== null) {
         process.kill(pidOf(all, 1), "SIGKILL");
         const replaced = `process 1 ended (SIGKILL): starting another in its place in ${wait}`;
         await logged(sidecar, (l) => l["msg"] === replaced, `"${replaced}"`, all.length);
-        await logged(sidecar, serving, "saying both serve again", all.length);
+        await logged(sidecar, bothServing, "saying both serve again", all.length);
       }
       expect(await instanceIds(sidecar.url, 8)).toEqual(new Set([INSTANCE, `${INSTANCE}-p1`]));
 
@@ -111,7 +110,7 @@ if (unavailable !== null) {
 
     it("SIGTERM: every process finishes and the sidecar exits 0", async () => {
       const sidecar = await startBuiltSidecar({ ...env, SERVICE_INSTANCE_ID: `${INSTANCE}-stop` }, 45_000, true);
-      await logged(sidecar, (l) => l["msg"] === "2 processes serving", "saying both serve");
+      await logged(sidecar, bothServing, "saying both serve");
       sidecar.child.kill("SIGTERM");
       expect(await sidecar.closed).toEqual({ code: 0, signal: null });
       const stopped = logLines(sidecar.all().stdout).filter((l) => l["msg"] === "stopped");
