@@ -1,8 +1,8 @@
 /**
  * The operator's routes of Surface A (docs/bundles.md, "Reload"): `POST /admin/reload` reads the bundle keys and every
- * bundle again, as SIGHUP does (in every process of the sidecar), and `GET /admin/bundles` lists what is served, the aliases, and the version conflicts
- * refused. They take no input and change nothing a caller chooses (a reload re-reads what the operator configured), so
- * they go with the operator's other key, the reading key, rather than the callers'.
+ * bundle again, as SIGHUP does (in every process of the sidecar), and `GET /admin/bundles` lists what is served, the
+ * aliases, and the version conflicts refused. They take no input and change nothing a caller chooses (a reload re-reads
+ * what the operator configured), so they go with the operator's other key, the reading key, rather than the callers'.
  */
 import { BundlesDetail, ReloadRefusedBody, ReloadResponse } from "@writ/wire";
 import { SidecarHttpError } from "../http/errors.js";
