@@ -6,10 +6,9 @@
  * `autocannon` in this process) on BENCH_LOAD_CORES (a `taskset -c` list; default the cores no server has, or every
  * core when none is left: sharing them, as a host's other work would). writ runs twice: with SERVICE_SIGNING_THREADS=auto, which follows
  * the cores it was given (docs/sidecar.md, "Signing threads"), or BENCH_SIGNING_THREADS when set (a count, to measure
- * threads where `auto` gives none; BENCH_WRIT_PROCESSES=N runs it as N sidecar processes on one port instead), and
- * with 0 (the event loop signs). BENCH_WRIT_POSTGRES (a server's URL) runs both on PostgreSQL, a database each, where
- * N processes are the sidecar's own (SERVICE_PROCESSES); on LMDB they are N sidecars, a data dir each, sharing one
- * port (bench/sidecar/processes.mjs): what several event loops would serve. Prints each server's
+ * threads where `auto` gives none; BENCH_WRIT_PROCESSES=N runs it as N processes instead, SERVICE_PROCESSES, on one
+ * data dir), and with 0 (the event loop signs). BENCH_WRIT_POSTGRES (a server's URL) runs both on PostgreSQL, a
+ * database each. Prints each server's
  * median req/s and p50 for each N, writ / Cerbos for each N, each server's N-core / 1-core ratio, and (with wrk)
  * writ's CPU a request in its event loop and in its other threads, from which docs/benchmarks.md scales to more cores.
  * Req/s mean something only on a quiet machine.

@@ -16,7 +16,6 @@ import { POLICY_SOURCE, type Signals, type ValidCase } from "./policy-cases.js";
 import { pinned } from "./pinning.js";
 
 const MAIN = fileURLToPath(new URL("../../sidecar/dist/main.js", import.meta.url));
-const PROCESSES = fileURLToPath(new URL("./processes.mjs", import.meta.url));
 const API_KEY = "bench-api-key-0123456789abcdef";
 const START_TIMEOUT_MS = 15_000;
 
@@ -25,9 +24,9 @@ export interface Writ {
   readonly evaluateUrl: string;
   readonly headers: Readonly<Record<string, string>>;
   evaluateBody(signals: Signals, executionId: string): object;
-  /** The sidecar process's id (for its CPU time: load.ts `processCpuSeconds`); with `processes`, their primary's. */
+  /** The sidecar process's id (for its CPU time: load.ts `processCpuSeconds`); with `processes`, their supervisor's. */
   readonly pid: number;
-  /** The processes whose main thread serves requests: `pid`, or with `processes` the primary's children. */
+  /** The processes whose main thread serves requests: `pid`, or with `processes` the supervisor's children. */
   readonly loops: readonly number[];
   stop(): Promise<void>;
 }
@@ -50,8 +49,11 @@ export async function policiesRoot(dir: string, ...sources: string[]): Promise<s
   return root;
 }
 
-/** Resolves with the Surface A URL the sidecar logs once it listens; rejects with its output if it exits first. */
-function listening(child: ChildProcess): Promise<string> {
+/**
+ * Resolves with the Surface A URL the sidecar logs once it listens (of `processes` above 1, once its supervisor says
+ * all serve); rejects with its output if it exits first.
+ */
+function listening(child: ChildProcess, processes: number): Promise<string> {
   return new Promise((resolve, reject) => {
     let output = "";
     const timer = setTimeout(() => reject(new Error(`writ sidecar did not start in ${START_TIMEOUT_MS} ms:\n${output}`)), START_TIMEOUT_MS);
@@ -59,7 +61,7 @@ function listening(child: ChildProcess): Promise<string> {
       output += chunk.toString();
       // A JSON log line now, a plain line before (a baseline built from an earlier commit: bench/sidecar/overhead.ts).
       const match = /Surface A listening on (http:\/\/[^"\s]+)/.exec(output);
-      if (match) {
+      if (match && (processes === 1 || output.includes(`${processes} processes serving`))) {
         clearTimeout(timer);
         resolve(match[1]!);
       }
@@ -80,10 +82,7 @@ export interface WritOptions {
   readonly nodeArgs?: readonly string[];
   /** Another build of the sidecar (`…/sidecar/dist/main.js`); by default this repository's. */
   readonly main?: string;
-  /**
-   * More than 1: that many sidecar processes on one port: on PostgreSQL the sidecar's own (SERVICE_PROCESSES), on
-   * LMDB each with a data dir of its own (processes.mjs).
-   */
+  /** More than 1: that many sidecar processes on one port, the sidecar's own (SERVICE_PROCESSES), on one data dir or database. */
   readonly processes?: number;
   /** A PostgreSQL server's URL: the sidecar runs on a database of its own there (made, and dropped by `stop`). */
   readonly postgres?: string | null;
@@ -121,16 +120,8 @@ export async function startWrit(options: WritOptions = {}): Promise<Writ> {
   const processes = options.processes ?? 1;
   const database = options.postgres == null ? null : databaseOn(options.postgres);
   if (database !== null) await onServer(database.server, `CREATE DATABASE ${database.name}`);
-  const storage =
-    database === null
-      ? {}
-      : {
-          SERVICE_STORE: "postgres",
-          SERVICE_DATABASE_URL: database.url,
-          ...(processes > 1 ? { SERVICE_PROCESSES: String(processes) } : {}),
-        };
-  const script = processes > 1 && database === null ? [PROCESSES, String(processes), main] : [main];
-  const [command, commandArgs] = pinned(process.execPath, [...(options.nodeArgs ?? []), ...script]);
+  const storage = database === null ? {} : { SERVICE_STORE: "postgres", SERVICE_DATABASE_URL: database.url };
+  const [command, commandArgs] = pinned(process.execPath, [...(options.nodeArgs ?? []), main]);
   const child = spawn(command, commandArgs, {
     env: {
       PATH: process.env["PATH"] ?? "",
@@ -142,6 +133,7 @@ export async function startWrit(options: WritOptions = {}): Promise<Writ> {
       SERVICE_B_PORT: "off",
       SERVICE_LOG_LEVEL: "warn",
       ...storage,
+      ...(processes > 1 ? { SERVICE_PROCESSES: String(processes) } : {}),
       ...options.env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -160,7 +152,7 @@ export async function startWrit(options: WritOptions = {}): Promise<Writ> {
       if (database !== null) await onServer(database.server, `DROP DATABASE IF EXISTS ${database.name} WITH (FORCE)`);
     })());
   try {
-    const url = await listening(child);
+    const url = await listening(child, processes);
     return {
       url,
       evaluateUrl: `${url}/evaluate`,

@@ -15,6 +15,6 @@ export interface EngineSettings<C extends { readonly kind: string }> {
   parse(env: Env, context: { readonly cwd: string; readonly dataDir: string | null }): C;
   /** null: the audit trail can be kept with these settings; else why not (a start-up error when SERVICE_AUDIT is on). */
   auditRefusal(config: C): string | null;
-  /** null: several processes of one sidecar may share the store (SERVICE_PROCESSES); else why not. */
-  readonly processesRefusal: string | null;
+  /** null: several processes of one sidecar may share the store so configured (SERVICE_PROCESSES); else why not. */
+  processesRefusal(config: C): string | null;
 }

@@ -28,7 +28,7 @@ export function storageConfig(env: Env, context: { readonly cwd: string; readonl
 export const auditRefusal = (storage: StorageConfig): string | null => engineOf(storage.kind).settings.auditRefusal(storage);
 
 /** null: several processes may share `storage`; else why not. */
-export const processesRefusal = (storage: StorageConfig): string | null => engineOf(storage.kind).settings.processesRefusal;
+export const processesRefusal = (storage: StorageConfig): string | null => engineOf(storage.kind).settings.processesRefusal(storage);
 
 /** Where `storage` keeps its state, for messages: "database", "data dir". */
 export const storageWhat = (storage: StorageConfig): string => engineOf(storage.kind).settings.what;

@@ -1,15 +1,20 @@
 /**
- * A BUILT sidecar of two processes on PostgreSQL (SERVICE_PROCESSES=2; docs/sidecar.md, "Several processes"): both
+ * A BUILT sidecar of two processes (SERVICE_PROCESSES=2; docs/sidecar.md, "Several processes"). On PostgreSQL both
  * serve behind the one port, each with a log of its own; `/metrics` answers for both; a reload reaches both; a
- * process that dies is replaced; the processes end with their supervisor; SIGTERM stops them all. LMDB refuses it.
+ * process that dies is replaced; the processes end with their supervisor; SIGTERM stops them all. On LMDB both share
+ * the data dir and its one log, which the survivor takes over when the process keeping it dies.
  * Needs the build (`npm run test:e2e` builds first).
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DataDirInUseError, compactDataDir } from "../../src/storage/lmdb/compact.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../test/support/postgres.js";
 import { killAllBuiltSidecars, logLines, startBuiltSidecar } from "../support/built-sidecar.js";
 import { evaluateBody, surfaceAEnv } from "../durability/load.js";
 import { alive, bothServing, fresh, instanceIds, logged, pidOf } from "./processes-support.js";
-import { databaseUrlOf, fleetEnv, refused } from "./support.js";
+import { FLEET_SIGNING_KEY, databaseUrlOf, exportedDecisions, fleetEnv } from "./support.js";
 
 const INSTANCE = "processes-test";
 
@@ -17,14 +22,87 @@ afterAll(async () => {
   await killAllBuiltSidecars();
 });
 
-describe("LMDB", () => {
-  it("refuses SERVICE_PROCESSES above 1 with one line saying why and what to set (exit 2)", async () => {
-    const { exit, line } = await refused(await surfaceAEnv({ SERVICE_PROCESSES: "2" }));
-    expect(exit).toMatch(/code 2/);
-    expect(line).toMatchObject({ code: "CONFIG_INVALID" });
-    expect(line["msg"]).toBe(
-      'SERVICE_PROCESSES is 2, but an LMDB data dir has one audit record log, kept by one process (docs/audit.md, "One live sidecar per log"): set SERVICE_STORE=postgres for several processes',
-    );
+describe("LMDB: a sidecar of two processes on one data dir", () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "writ-processes-lmdb-"));
+  });
+  afterAll(async () => {
+    await killAllBuiltSidecars();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("both serve one log, which either exports whole; the survivor takes it over when its keeper dies; compact is refused meanwhile", async () => {
+    const env = await surfaceAEnv({
+      SERVICE_DATA_DIR: dataDir,
+      SERVICE_PROCESSES: "2",
+      SERVICE_INSTANCE_ID: INSTANCE,
+      SERVICE_LOG_LEVEL: "info",
+      SERVICE_SIGNING_THREADS: "0",
+      SERVICE_SIGNING_KEY: FLEET_SIGNING_KEY,
+    });
+    const sidecar = await startBuiltSidecar(env, 45_000, true);
+    await logged(sidecar, bothServing, "saying both serve");
+    // One data dir, one log: both processes answer with its id.
+    expect(await instanceIds(sidecar.url, 8)).toEqual(new Set([INSTANCE]));
+
+    const decided: string[] = [];
+    const decide = async (n: number): Promise<void> => {
+      for (let i = 0; i < n; i++) {
+        const id = `processes-lmdb-${decided.length}`;
+        expect((await fresh(sidecar.url, "POST", "/evaluate", evaluateBody(id, "approved"))).status).toBe(200);
+        decided.push(id);
+      }
+    };
+    // Every export, whichever process answers it (a connection each), covers every decision so far and verifies: the
+    // process not keeping the log asks the keeper for a checkpoint and waits for it.
+    const exportsCoverAll = async (what: string): Promise<void> => {
+      for (let i = 0; i < 4; i++) {
+        const inLog = await exportedDecisions(sidecar.url, INSTANCE, what);
+        expect(
+          decided.filter((id) => !inLog!.has(id)),
+          what,
+        ).toEqual([]);
+      }
+    };
+    await decide(6);
+    // A replay is refused whichever process consumed the execution.
+    for (const id of decided) expect((await fresh(sidecar.url, "POST", "/evaluate", evaluateBody(id, "approved"))).status).toBe(422);
+    await exportsCoverAll("two processes");
+
+    // A running sidecar's data dir is not compacted, whichever of its processes holds the lock.
+    await expect(compactDataDir(dataDir)).rejects.toThrow(DataDirInUseError);
+
+    // Each process in turn dies; until its replacement serves, the other alone answers: it keeps the log now (it took
+    // the lock over when it was the other's), so what it decides is logged and its export covers everything.
+    for (const index of [0, 1, 0]) {
+      const all = logLines(sidecar.all().stdout);
+      process.kill(pidOf(all, index), "SIGKILL");
+      await logged(
+        sidecar,
+        (l) => String(l["msg"]).startsWith(`process ${index} ended (SIGKILL)`),
+        `of process ${index}'s end`,
+        all.length,
+      );
+      await decide(3);
+      await exportsCoverAll(`process ${index} killed`);
+      // All of that before the replacement serves (it comes after a wait of 1 s or more): the survivor did it alone.
+      expect(logLines(sidecar.all().stdout).slice(all.length).filter(bothServing)).toEqual([]);
+      await logged(sidecar, bothServing, "saying both serve again", all.length);
+      await decide(3);
+      await exportsCoverAll(`process ${index} replaced`);
+    }
+    for (const id of decided) expect((await fresh(sidecar.url, "POST", "/evaluate", evaluateBody(id, "approved"))).status).toBe(422);
+
+    sidecar.child.kill("SIGTERM");
+    expect(await sidecar.closed).toEqual({ code: 0, signal: null });
+    // Stopped, the data dir is free again: compacted, and a sidecar of one process opens it with every decision logged.
+    await compactDataDir(dataDir);
+    const single = await startBuiltSidecar({ ...env, SERVICE_PROCESSES: "1" });
+    const inLog = await exportedDecisions(single.url, INSTANCE, "one process after two");
+    expect(decided.filter((id) => !inLog!.has(id))).toEqual([]);
+    single.child.kill("SIGTERM");
+    await single.closed;
   });
 });
 

@@ -8,7 +8,9 @@ import { ExportVerifier, loadPublicKeyPem } from "@writ/runtime";
 import { createServer } from "node:net";
 import { expect } from "vitest";
 import { logLines, startBuiltSidecar, type BuiltSidecar } from "../support/built-sidecar.js";
-import { API_KEY, surfaceAEnv } from "../durability/load.js";
+import { surfaceAEnv } from "../durability/load.js";
+import { checkExport } from "../support/export-check.js";
+import { fresh } from "./processes-support.js";
 
 /** One Ed25519 key for the whole fleet (PKCS8 PEM), as a platform team distributes it. */
 export const FLEET_SIGNING_KEY = generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString();
@@ -66,27 +68,20 @@ export async function refused(env: Record<string, string>): Promise<{ exit: stri
 }
 
 /**
- * The executionIds of the decisions in the record log `logId` as sidecar `url` exports it, once the export verified
- * against the fleet's key (`what` names the moment in the failure); null when the log holds nothing yet (404
- * `audit log not found`: its sidecar never sequenced a record).
+ * The executionIds of the decisions in the record log `logId` as sidecar `url` exports it over a connection of its own
+ * (of a sidecar of several processes, any may answer), once the export verified against the fleet's key (`what` names
+ * the moment in the failure); null when the log holds nothing yet (404 `audit log not found`: its sidecar never
+ * sequenced a record).
  */
-export async function exportedDecisions(url: string, logId: string, what: string): Promise<Set<string> | null> {
-  const response = await fetch(`${url}/audit/export?logId=${logId}`, { headers: { authorization: `Bearer ${API_KEY}` } });
+export async function exportedDecisions(url: string, logId: string, what: string): Promise<ReadonlySet<string> | null> {
+  const response = await fresh(url, "GET", `/audit/export?logId=${logId}`);
   if (response.status === 404) {
-    expect(await response.json()).toMatchObject({ error: "audit log not found" });
+    expect(JSON.parse(response.text)).toMatchObject({ error: "audit log not found" });
     return null;
   }
   expect(response.status).toBe(200);
   const key = loadPublicKeyPem(createPublicKey(FLEET_SIGNING_KEY).export({ type: "spki", format: "pem" }).toString());
-  const verifier = new ExportVerifier([key]);
-  const decisions = new Set<string>();
-  for (const text of (await response.text()).split("\n")) {
-    if (text === "") continue;
-    const line = JSON.parse(text) as { type: string; kind?: string; record?: string };
-    verifier.add(line);
-    if (line.type === "entry" && line.kind === "decision" && line.record !== undefined)
-      decisions.add((JSON.parse(line.record) as { executionId: string }).executionId);
-  }
-  expect(verifier.finish().failures.slice(0, 5), `${what}: the log \`${logId}\` does not verify`).toEqual([]);
+  const { report, decisions } = checkExport(response.text, new ExportVerifier([key]));
+  expect(report.failures.slice(0, 5), `${what}: the log \`${logId}\` does not verify`).toEqual([]);
   return decisions;
 }

@@ -37,12 +37,13 @@ describe("SERVICE_PROCESSES", () => {
     expect(() => processIndex({ WRIT_SIDECAR_PROCESS: "2" }, 2)).toThrow(/`2` is not one of 0 to 1/);
   });
 
-  it("is refused above 1 on LMDB and in development mode, saying why", () => {
+  it("is taken on PostgreSQL and on an LMDB data dir; refused above 1 with the memory replay store and in development mode, saying why", () => {
     expect(loadConfig({ ...POSTGRES, SERVICE_PROCESSES: "3" }).processes).toEqual({ count: 3, index: null });
     expect(loadConfig({ ...POSTGRES, SERVICE_PROCESSES: "3", WRIT_SIDECAR_PROCESS: "2" }).processes).toEqual({ count: 3, index: 2 });
     const { SERVICE_STORE: _, SERVICE_DATABASE_URL: __, ...lmdb } = POSTGRES;
-    expect(() => loadConfig({ ...lmdb, SERVICE_DATA_DIR: tmpdir(), SERVICE_PROCESSES: "2" })).toThrow(
-      /^SERVICE_PROCESSES is 2, but an LMDB data dir has one audit record log, kept by one process .*: set SERVICE_STORE=postgres for several processes$/,
+    expect(loadConfig({ ...lmdb, SERVICE_DATA_DIR: tmpdir(), SERVICE_PROCESSES: "2" }).processes).toEqual({ count: 2, index: null });
+    expect(() => loadConfig({ ...lmdb, SERVICE_DATA_DIR: tmpdir(), SERVICE_REPLAY_STORE: "memory", SERVICE_PROCESSES: "2" })).toThrow(
+      /^SERVICE_PROCESSES is 2, but the development memory replay store is one process's \(SERVICE_REPLAY_STORE=memory\): an execution could be consumed once in each; set SERVICE_REPLAY_STORE=lmdb$/,
     );
     expect(() => loadConfig({ ...POSTGRES, SERVICE_PROCESSES: "2" }, { dev: true })).toThrow(
       "SERVICE_PROCESSES is 2, but development mode (--dev) runs one process, which makes its keys",

@@ -1,14 +1,13 @@
 /**
  * Keeps the record log current in the background (docs/audit.md, "Serving the log"): every SEQUENCE_INTERVAL_MS it
- * appends what is pending, in transactions of SEQUENCE_BATCH records (a backlog is worked off batch after batch, each
- * its own short transaction, at most ROUND_BATCHES a round), and signs a checkpoint once `everyRecords` entries were appended since the last one, or
- * `intervalMs` has passed and the log grew. Never on a request's path; one round at a time; nothing while the store
- * fails writes (a full disk: every transaction would fail). A failure is reported and the next round tries again:
- * nothing pending is lost, it stays pending.
+ * appends what is pending, in transactions of SEQUENCE_BATCH records, at most ROUND_BATCHES a round, and signs a
+ * checkpoint once `everyRecords` entries were appended since the last one, or `intervalMs` has passed and the log
+ * grew. Never on a request's path; one round at a time; nothing while the store fails writes. A failure is reported
+ * and the next round tries again: nothing pending is lost, it stays pending.
  *
- * On a fleet's database, every `intervalMs` a round also takes over the stale logs (log-storage.ts `stale`: a record
- * pending for STALE_AFTER_INTERVALS intervals, so its sidecar is gone): it sequences them and signs their checkpoints
- * with this sidecar's key, so no record stays outside a checkpoint because the sidecar that wrote it stopped for good.
+ * On a fleet's database, every `intervalMs` a round also takes over the stale logs (log-storage.ts `stale`: their
+ * sidecar is gone) and signs their checkpoints with this sidecar's key. Where processes share one log (log-storage.ts
+ * `owns`), the rounds run in the one keeping it, and a forced round in another waits for the keeper's checkpoint.
  */
 import type { SignedCheckpoint } from "@writ/runtime";
 import type { CheckpointSigner, RecordLogStorage } from "./log-storage.js";
@@ -90,8 +89,10 @@ export class Checkpointer {
     return this.#running;
   }
 
-  async #work(force: boolean): Promise<SignedCheckpoint | null> {
+  async #work(asked: boolean): Promise<SignedCheckpoint | null> {
     try {
+      if (!asked && this.#storage.owns?.() === false) return null;
+      const force = asked || (this.#storage.checkpointWanted?.() ?? false);
       const own = this.#storage.logId;
       if (!(await this.#sequenceAll(own, force))) return null;
       const signer = this.#schedule.signer;

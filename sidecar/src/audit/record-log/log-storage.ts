@@ -87,6 +87,13 @@ export interface RecordLogStorage {
   /** Every stored record that no log holds, sequenced or pending. */
   unlogged(): AsyncIterable<UnloggedRecord>;
   /**
+   * Whether this process keeps log `logId` now: where several processes share one log (LMDB, SERVICE_PROCESSES), only
+   * one sequences and checkpoints it, and the checkpointer of another does nothing on its schedule. Absent: always.
+   */
+  owns?(): boolean;
+  /** Whether another process sharing the log asked its keeper for a checkpoint since this one last looked. Absent: never. */
+  checkpointWanted?(): boolean;
+  /**
    * Where one export reads, when not from the store's own reads: on PostgreSQL, one connection of the read database
    * (docs/fleet.md, "Read replicas"). Absent: the store's reads.
    */

@@ -15,11 +15,23 @@ export interface OpenMark {
   readonly host: string;
   /** `<boot id>:<start time in clock ticks>` from /proc; null where /proc is not there. */
   readonly started: string | null;
+  /**
+   * Of a process of a sidecar of several (SERVICE_PROCESSES): its supervisor (`groupOf`), which its siblings share; they
+   * may have the data dir open together.
+   */
+  readonly group?: string;
 }
 
-/** The mark of this process. */
-export function ownMark(): OpenMark {
-  return markOf(process.pid);
+/** The mark of this process; `group`: its supervisor's `groupOf`, for a process of a sidecar of several. */
+export function ownMark(group: string | null = null): OpenMark {
+  const mark = markOf(process.pid);
+  return group === null ? mark : { ...mark, group };
+}
+
+/** What names process `pid` of this host as the supervisor of a sidecar's processes: its mark, as text. */
+export function groupOf(pid: number): string {
+  const { host, started } = markOf(pid);
+  return `${pid}@${host}:${started ?? "?"}`;
 }
 
 /** The mark process `pid` of this host would leave. */

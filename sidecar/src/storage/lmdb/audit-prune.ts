@@ -23,7 +23,6 @@ import {
   type TimeKey,
 } from "./audit-databases.js";
 import type { LmdbAuditReads } from "./audit-reads.js";
-import type { DayCount } from "./day-count.js";
 import { filterKey, type FilterKey } from "./decision-filters.js";
 import { prefetched } from "./prefetch.js";
 import type { LmdbLogStorage, PrunedRecord } from "./record-log-storage.js";
@@ -35,21 +34,17 @@ interface Chunk<K> {
   readonly prefetch: (keys: readonly K[]) => Promise<void>;
   /** Deletes one record inside the chunk's transaction and answers what it deleted, for the prune note. */
   readonly remove: (key: K) => PrunedRecord[];
-  /** Told of the keys once their removal committed. */
-  readonly committed?: (keys: readonly K[]) => void;
 }
 
 export class LmdbAuditPrune {
   readonly #dbs: AuditDatabases;
   readonly #log: LmdbLogStorage | null;
-  readonly #today: DayCount;
   readonly #reads: LmdbAuditReads;
   readonly #now: () => Date;
 
-  constructor(dbs: AuditDatabases, log: LmdbLogStorage | null, today: DayCount, reads: LmdbAuditReads, now: () => Date) {
+  constructor(dbs: AuditDatabases, log: LmdbLogStorage | null, reads: LmdbAuditReads, now: () => Date) {
     this.#dbs = dbs;
     this.#log = log;
-    this.#today = today;
     this.#reads = reads;
     this.#now = now;
   }
@@ -62,9 +57,6 @@ export class LmdbAuditPrune {
         return this.#pruneTrail(dbs.decisionRecords, limit, now, stopping, {
           prefetch: (keys) => this.#prefetchDecisions(keys),
           remove: (key) => this.#removeDecision(key),
-          committed: (keys) => {
-            for (const key of keys) this.#today.removed(key);
-          },
         });
       case "verifications":
         return this.#pruneTrail(dbs.verifications, limit, now, stopping, this.#timed(dbs.verifications, locators.verification));
@@ -98,7 +90,6 @@ export class LmdbAuditPrune {
         );
       // Alone with the log's sequencing (record-log-storage.ts, WRITTEN AS DATA): its note removes pending entries.
       await (log === null ? commit() : log.exclusively(commit));
-      chunk.committed?.(due);
       removed += due.length;
       if (due.length < PRUNE_SLICE) return removed;
     }

@@ -50,6 +50,11 @@ export interface LmdbAuditStoreOptions {
   readonly instanceId?: string | null;
   /** An export's disk reads a second at most (SERVICE_EXPORT_DISK_READS, read-pacer.ts); null: unbounded; absent: the default. */
   readonly exportDiskReads?: number | null;
+  /**
+   * For a process of a sidecar of several on this data dir (SERVICE_PROCESSES), its supervisor (open-marks.ts
+   * `groupOf`): the record log is shared (record-log-storage.ts, SHARED); absent or null: one process.
+   */
+  readonly processGroup?: string | null;
 }
 
 export class LmdbAuditStore implements AuditStore {
@@ -88,6 +93,7 @@ export class LmdbAuditStore implements AuditStore {
             ),
             options.instanceId ?? null,
             options.exportDiskReads,
+            options.processGroup ?? null,
           );
     this.logStorage = log;
     this.records = new LmdbTransitionRecords(dbs, writer, options.codeRecords === false ? null : RecordTemplates.of(root), log, now);
@@ -120,7 +126,7 @@ export class LmdbAuditStore implements AuditStore {
       (error: unknown) => writer.fail(error),
     );
     this.#reads = new LmdbAuditReads(dbs, writer, options.decisionInstant ?? null, this.#filtersReady);
-    this.#prune = new LmdbAuditPrune(dbs, log, this.#today, this.#reads, now);
+    this.#prune = new LmdbAuditPrune(dbs, log, this.#reads, now);
   }
 
   healthy(): boolean {
@@ -217,7 +223,9 @@ export class LmdbAuditStore implements AuditStore {
     return counted;
   }
 
+  /** By the process keeping the record log (record-log-storage.ts, SHARED): its prune notes go into the log it writes. */
   prune(trail: TrailName, limit: RetentionLimit, now: number, stopping: () => boolean): Promise<number> {
+    if (this.logStorage !== null && !this.logStorage.owns()) return Promise.resolve(0);
     return this.#prune.prune(trail, limit, now, stopping);
   }
 

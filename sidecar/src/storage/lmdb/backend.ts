@@ -17,6 +17,8 @@ import { rebuildLog } from "./replay-rebuild.js";
 import { STORE_PROBE_INTERVAL_MS, type BackendOpener, type StorageBackend } from "../backend.js";
 import { FILE_MODE, preparePrivateDir } from "../data-dir.js";
 import { awaitDataDirFree } from "./data-dir-lock.js";
+import { groupOf } from "../../audit/record-log/open-marks.js";
+import { siblingOpen } from "./record-log-open.js";
 import { FreeSpaceWatch, formatBytes } from "./free-space.js";
 import type { LmdbStorageConfig } from "./config.js";
 
@@ -55,8 +57,11 @@ export const openLmdbBackend: BackendOpener<LmdbStorageConfig, LmdbBackend> = as
   // store forgets at restart, so with it a lookup walks the audit's time index instead.
   const decisionInstant =
     storage.replay === "lmdb" ? async (fingerprint: string) => (await lmdbReplay?.read(fingerprint))?.createdAt : undefined;
-  // The record log's owner holds the data dir's lock: a predecessor killed a moment ago may still hold it.
-  if (config.audit && config.auditLog && storage.dataDir !== null) await awaitDataDirFree(storage.dataDir);
+  // The record log's owner holds the data dir's lock: a predecessor killed a moment ago may still hold it. A process of
+  // several opens beside a live sibling, whichever holds the lock (record-log-storage.ts, SHARED).
+  const group = config.processes.count > 1 ? groupOf(process.ppid) : null;
+  if (config.audit && config.auditLog && root !== null)
+    await awaitDataDirFree(storage.dataDir!, undefined, () => group !== null && siblingOpen(root, group));
   const audit: AuditLog =
     config.audit && root
       ? await openAuditLog(root, {
@@ -71,6 +76,7 @@ export const openLmdbBackend: BackendOpener<LmdbStorageConfig, LmdbBackend> = as
           compressRecords: storage.compressRecords,
           codeRecords: storage.codeRecords,
           exportDiskReads: storage.exportDiskReads,
+          processGroup: group,
           ...(decisionInstant ? { decisionInstant } : {}),
         })
       : new DisabledAuditLog();

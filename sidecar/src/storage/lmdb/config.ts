@@ -72,6 +72,8 @@ export const LMDB_SETTINGS: EngineSettings<LmdbStorageConfig> = {
   },
   auditRefusal: ({ dataDir }) =>
     dataDir === null ? "SERVICE_AUDIT is on but SERVICE_DATA_DIR is not set: the audit trail needs a directory" : null,
-  processesRefusal:
-    'an LMDB data dir has one audit record log, kept by one process (docs/audit.md, "One live sidecar per log"): set SERVICE_STORE=postgres for several processes',
+  processesRefusal: ({ replay }) =>
+    replay === "memory"
+      ? "the development memory replay store is one process's (SERVICE_REPLAY_STORE=memory): an execution could be consumed once in each; set SERVICE_REPLAY_STORE=lmdb"
+      : null,
 };

@@ -73,12 +73,19 @@ export function holdDataDir(dataDir: string): DataDirHold | null {
   };
 }
 
-/** Whether the lock of `dataDir` is free (this process may hold it) within `waitMs`, asked every START_LOCK_RETRY_MS. */
-export async function awaitDataDirFree(dataDir: string, waitMs: number = START_LOCK_WAIT_MS): Promise<boolean> {
+/**
+ * Whether the lock of `dataDir` is free (this process may hold it), or `held` says its holder is one this process opens
+ * beside (a sibling of a sidecar of several processes), within `waitMs`, asked every START_LOCK_RETRY_MS.
+ */
+export async function awaitDataDirFree(
+  dataDir: string,
+  waitMs: number = START_LOCK_WAIT_MS,
+  held: () => boolean = () => false,
+): Promise<boolean> {
   for (const until = Date.now() + waitMs; ; await sleep(START_LOCK_RETRY_MS)) {
     const hold = holdDataDir(dataDir);
     hold?.release();
-    if (hold !== null) return true;
+    if (hold !== null || held()) return true;
     if (Date.now() >= until) return false;
   }
 }

@@ -5,12 +5,15 @@
  * The decisions of the day before `settledBefore` are counted once and kept (`settled`); each call counts the keys from
  * there to the end of the day, and moves `settledBefore` up to SETTLE_MS before now. INVARIANT (a settled millisecond
  * gains no decision): a decision is keyed by its attestation's `issuedAt` and written within the request that signed it,
- * far less than SETTLE_MS later. Retention removing a counted decision uncounts it (`removed`). Keys are read in pages
+ * far less than SETTLE_MS later. Retention removes the oldest decisions first, so it has removed one of the day exactly
+ * when the oldest key is within the day: then every decision kept is of the day or later, and the count is LMDB's O(1)
+ * entry count less the few keyed after the day, whichever process of the data dir removed them. Keys are read in pages
  * with the event loop served between slices (slices.ts).
  */
 import type { Database } from "lmdb";
 import { DAY_MS } from "../../audit/retention.js";
 import { Slicer } from "../../audit/slices.js";
+import { entryCount } from "./audit-databases.js";
 import { keyPages } from "./pages.js";
 
 /** How long after its millisecond a decision may still be written: the counted part of the day stops this far back. */
@@ -37,13 +40,14 @@ export class DayCount {
     return counted;
   }
 
-  /** Retention removed the decision at `key` (inside its transaction, or after it committed). */
-  removed(key: TimeKey): void {
-    if (key[0] >= this.#day && key[0] < this.#settledBefore) this.#settled -= 1;
-  }
-
   async #count(now: number): Promise<number> {
     const day = Math.floor(now / DAY_MS) * DAY_MS;
+    const [oldest] = this.#times.getKeys({ limit: 1 });
+    if (oldest === undefined || oldest[0] >= day) {
+      // Retention has reached the day (or the trail starts in it): what was settled may be gone.
+      this.#day = -1;
+      return entryCount(this.#times) - (await this.#keys(day + DAY_MS, Infinity, new Slicer()));
+    }
     if (day !== this.#day) {
       this.#day = day;
       this.#settledBefore = day;
@@ -56,11 +60,11 @@ export class DayCount {
     return this.#settled + (await this.#keys(settleTo, day + DAY_MS, slicer));
   }
 
-  /** How many keys have their time in [from, to). */
-  async #keys(from: number, to: number, slicer: Slicer): Promise<number> {
-    if (from >= to) return 0;
+  /** How many keys have their time in [from, to) (to null: from `from` on). */
+  async #keys(from: number, to: number | null, slicer: Slicer): Promise<number> {
+    if (to !== null && from >= to) return 0;
     let n = 0;
-    for (const _ of keyPages(this.#times, { start: [from], end: [to] })) {
+    for (const _ of keyPages(this.#times, to === null ? { start: [from] } : { start: [from], end: [to] })) {
       n += 1;
       await slicer.pause();
     }

@@ -2,7 +2,7 @@
  * Opening the LMDB record log (record-log-storage.ts): its format checked, its id made once and kept, and this
  * process's open mark left in `audit-log-meta` (`open:<id>`, audit/record-log/open-marks.ts) in the same write
  * transaction, where another live process's mark, or the data dir's lock held by another process, refuses the open
- * (the header's ONE OWNER). A mark stays until its process closes the log with nothing left to look for; a mark whose
+ * (the header's ONE OWNER); a process of a sidecar of several opens beside its live siblings (the header's SHARED). A mark stays until its process closes the log with nothing left to look for; a mark whose
  * process is gone (it crashed, or a release that held records in memory crashed) makes the next open look for the
  * records the log lacks (record-log-accounting.ts).
  */
@@ -29,10 +29,12 @@ export function newMark(): string {
  * In one write transaction: the format checked (and taken over from FORMAT_WITHOUT_MARKS), `pruned` counted once for a
  * log written before it was kept, `mark` left unless another process owns the data dir, and the log's id answered: the
  * one kept, or `configured` (else a random UUID) made now. `held`: whether this process holds the data dir's lock.
+ * `group`: for a process of a sidecar of several, its supervisor (open-marks.ts `groupOf`): the live processes of the
+ * same group may have the data dir open, and one of them holds the lock when this one does not.
  * @throws InstanceInUseError when another live process has the data dir open; Error when the log has another format, or
  *   another id than `configured`
  */
-export function openLog(dbs: LogDatabases, mark: string, held: boolean, configured: string | null): string {
+export function openLog(dbs: LogDatabases, mark: string, held: boolean, configured: string | null, group: string | null = null): string {
   return dbs.root.transactionSync(() => {
     const format = dbs.meta.get("format");
     const known = dbs.meta.get("logId");
@@ -51,7 +53,7 @@ export function openLog(dbs: LogDatabases, mark: string, held: boolean, configur
     if (dbs.meta.get("pruned") === undefined) dbs.meta.putSync("pruned", countPrunedPositions(dbs));
     // In the write transaction that leaves this process's mark: of two processes opening the data dir at once, the
     // second sees the first's mark.
-    const owner = liveOwner(dbs, mark, held);
+    const owner = liveOwner(dbs, mark, held, group);
     if (owner !== null) {
       throw new InstanceInUseError(
         typeof known === "string" ? known : (configured ?? "(not named yet)"),
@@ -59,7 +61,7 @@ export function openLog(dbs: LogDatabases, mark: string, held: boolean, configur
         "give each sidecar its own data dir (SERVICE_DATA_DIR), and its own SERVICE_INSTANCE_ID if set",
       );
     }
-    dbs.meta.putSync(mark, ownMark());
+    dbs.meta.putSync(mark, ownMark(group));
     if (typeof known === "string") {
       if (configured !== null && configured !== known) {
         throw new Error(
@@ -81,6 +83,16 @@ export function crashedMarks(dbs: LogDatabases, mark: string): string[] {
   return crashed;
 }
 
+/** Whether a live process of `group` (open-marks.ts `groupOf`) has the data dir of `root` open: its log's keeper, or one that will take the lock. */
+export function siblingOpen(root: RootDatabase, group: string): boolean {
+  const meta = root.openDB<unknown, string>(RECORD_LOG_DATABASES.meta, { encoding: "json" });
+  for (const { value } of meta.getRange({ start: MARK_PREFIX, end: `${MARK_PREFIX}\uffff` })) {
+    const mark = value as OpenMark;
+    if (mark.group === group && !markIsStale(mark)) return true;
+  }
+  return false;
+}
+
 /** The log stops being complete: records are about to be written without it (SERVICE_AUDIT_LOG=off). */
 export function markIncomplete(root: RootDatabase): void {
   const meta = root.openDB<unknown, string>(RECORD_LOG_DATABASES.meta, { encoding: "json" });
@@ -90,10 +102,16 @@ export function markIncomplete(root: RootDatabase): void {
 /**
  * Another live process with the data dir open (another sidecar), as the refusal names it, if any: its log is not this
  * one's to take. The lock's holder, named by its mark when the mark tells; or a live process's mark without the lock.
+ * A live process of `group` is a sibling, not another sidecar: without the lock, one must be there (the lock's holder).
  */
-function liveOwner(dbs: LogDatabases, mark: string, held: boolean): string | null {
-  for (const { mark: other } of otherMarks(dbs, mark)) if (!markIsStale(other)) return `${describeMark(other)} has this data dir open`;
-  return held ? null : `another process holds the data dir's lock (${LOCK_FILE})`;
+function liveOwner(dbs: LogDatabases, mark: string, held: boolean, group: string | null): string | null {
+  let sibling = false;
+  for (const { mark: other } of otherMarks(dbs, mark)) {
+    if (markIsStale(other)) continue;
+    if (group !== null && other.group === group) sibling = true;
+    else return `${describeMark(other)} has this data dir open`;
+  }
+  return held || sibling ? null : `another process holds the data dir's lock (${LOCK_FILE})`;
 }
 
 /** The open marks of other processes than the one of `mark`, live or not, with their keys. */

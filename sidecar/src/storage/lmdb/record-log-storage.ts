@@ -1,30 +1,33 @@
 /**
- * The record log of the LMDB audit trail (log-storage.ts; layout, accounting, write lock: docs/audit.md, "Serving the
- * log"), in named databases beside the trail's (record-log-databases.ts). A record written in a replay transition is
- * held in memory once the transition's answer says it committed (record-log-held.ts); any other record gets an
- * `audit-log-pending` entry in the transaction storing it. INVARIANT (a committed record held only in memory is not
- * lost with the process): every process that opens the data dir leaves an open mark until it closes with nothing left
- * in memory (record-log-open.ts); a mark whose process is gone makes the next open take every record the log lacks into
- * the pending set (record-log-accounting.ts). ONE OWNER: the owner holds the data dir's lock (data-dir-lock.ts) while
- * the log is open. WRITTEN AS DATA: a round computes on the event loop and queues one `root.batch`, committed without
- * calling back into JavaScript; every other writer runs in `exclusively`.
+ * The record log of the LMDB audit trail (log-storage.ts; docs/audit.md, "Serving the log"), in named databases beside
+ * the trail's (record-log-databases.ts). A record written in a replay transition is held in memory once the
+ * transition's answer says it committed (record-log-held.ts); any other record gets an `audit-log-pending` entry in
+ * the transaction storing it. INVARIANT (a committed record held only in memory is not lost with the process): a
+ * process's open mark stays until it closes with nothing in memory (record-log-open.ts); a mark whose process is gone
+ * makes the next open adopt what the log lacks (record-log-accounting.ts). ONE OWNER: the holder of the data dir's lock
+ * (data-dir-lock.ts). WRITTEN AS DATA: a round computes on the event loop and queues one `root.batch`; every other
+ * writer runs in `exclusively`. SHARED (several processes of one sidecar; docs/audit.md, "Several processes of one
+ * sidecar on one data dir"): every record is written with its pending entry, nothing is held in memory, and only the
+ * lock's holder sequences, checkpoints and prunes; another takes the lock once it is free (record-log-owner.ts).
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { checkpointHash, entryLeafHash, toHex, type LeafRange, type PerfectSubtree, type SignedCheckpoint } from "@writ/runtime";
-import { LmdbDurability } from "@writ/runtime/lmdb";
-import type { RootDatabase } from "lmdb";
+import { LmdbDurability, type LmdbPut } from "@writ/runtime/lmdb";
+import type { Database, Key, RootDatabase } from "lmdb";
 import { prefetched } from "./prefetch.js";
 import type { LoggedTrail } from "./logged-trail.js";
 import { asStored, encoded } from "./stored-bytes.js";
 import { LogAppender, nextCheckpoint } from "../../audit/record-log/log-tree.js";
+import { SEQUENCE_BATCH } from "../../audit/record-log/checkpointer.js";
 import type { CheckpointSigner, LogCounts, RecordLogStorage, StoredEntry, UnloggedRecord } from "../../audit/record-log/log-storage.js";
 import { locators } from "../../audit/record-log/locator.js";
-import { environmentDir, holdDataDir, type DataDirHold } from "./data-dir-lock.js";
 import { LmdbLogAccounting } from "./record-log-accounting.js";
 import { HASH, entryCount, logState, openLogDatabases, prunedCount, type LogDatabases, type StoredState } from "./record-log-databases.js";
 import { exportedEntries } from "./record-log-export.js";
 import { DEFAULT_EXPORT_DISK_READS, DiskReadPacer } from "./read-pacer.js";
 import { HeldRecords } from "./record-log-held.js";
 import { crashedMarks, newMark, openLog } from "./record-log-open.js";
+import { LogOwnership } from "./record-log-owner.js";
 
 export { RECORD_LOG_DATABASES } from "./record-log-databases.js";
 export type { LoggedTrail, StoredRecord } from "./logged-trail.js";
@@ -40,6 +43,10 @@ export interface PrunedRecord {
   readonly ms: number;
 }
 
+/** How long a process that does not keep the log waits for the checkpoint it asked for, and how often it looks. */
+const OWNER_CHECKPOINT_WAIT_MS = 10_000;
+const OWNER_CHECKPOINT_POLL_MS = 20;
+
 export class LmdbLogStorage implements RecordLogStorage {
   readonly #dbs: LogDatabases;
   readonly #durability: LmdbDurability;
@@ -51,8 +58,8 @@ export class LmdbLogStorage implements RecordLogStorage {
   readonly logId: string;
   /** This process's open mark (record-log-open.ts). */
   readonly #mark = newMark();
-  /** This process's hold of the data dir's lock (the header's ONE OWNER), from the open to the end of `close`. */
-  #hold: DataDirHold | null = null;
+  /** Whether this process holds the data dir's lock (the header's ONE OWNER), from the open to the end of `close`. */
+  readonly #owner: LogOwnership;
   /** The adoption under way (`adoptUnlogged`), or null. */
   #adopting: Promise<number> | null = null;
   /** The end of the latest work run `exclusively` (the header's WRITTEN AS DATA). */
@@ -61,6 +68,8 @@ export class LmdbLogStorage implements RecordLogStorage {
   /**
    * `instanceId`: the id to give the log when the data dir has none yet (SERVICE_INSTANCE_ID); null: a random UUID.
    * `exportDiskReads`: an export's disk reads a second at most (read-pacer.ts); null: unbounded.
+   * `group`: for a process of a sidecar of several on this data dir, its supervisor (open-marks.ts `groupOf`): the
+   * header's SHARED; null: one process.
    * @throws Error when the data dir holds a record log of another format, or of another instance id than `instanceId`
    */
   constructor(
@@ -68,19 +77,40 @@ export class LmdbLogStorage implements RecordLogStorage {
     trail: LoggedTrail,
     instanceId: string | null = null,
     exportDiskReads: number | null = DEFAULT_EXPORT_DISK_READS,
+    group: string | null = null,
   ) {
     this.#dbs = openLogDatabases(root);
     this.#durability = LmdbDurability.of(root);
     this.#trail = trail;
     this.#exportDiskReads = exportDiskReads;
     this.#accounting = new LmdbLogAccounting(this.#dbs, trail, this.#held);
-    this.#hold = holdDataDir(environmentDir(root));
+    this.#owner = new LogOwnership(root, group);
     try {
-      this.logId = openLog(this.#dbs, this.#mark, this.#hold !== null, instanceId);
+      this.logId = openLog(this.#dbs, this.#mark, this.#owner.holds, instanceId, group);
     } catch (error) {
-      this.#hold?.release();
+      this.#owner.release();
       throw error;
     }
+  }
+
+  /** Whether a transition's record is written with its pending entry (`pendingPut`) rather than held in memory: the header's SHARED. */
+  get pendsWithRecord(): boolean {
+    return this.#owner.shared;
+  }
+
+  /** The pending entry of a record, as a put for the write that stores it (the header's SHARED). */
+  pendingPut(ms: number, locator: string, leaf: Uint8Array): LmdbPut {
+    return { db: this.#dbs.pending as unknown as Database<unknown, Key>, key: [ms, locator], value: asStored(leaf) };
+  }
+
+  /** Whether this process keeps the log now (record-log-owner.ts): only then does it sequence, checkpoint and prune. */
+  owns(): boolean {
+    return this.#owner.owns();
+  }
+
+  /** For the checkpointer: whether another process of the sidecar asked for a checkpoint (record-log-owner.ts). */
+  checkpointWanted(): boolean {
+    return this.#owner.checkpointWanted(this.#dbs);
   }
 
   /**
@@ -153,6 +183,7 @@ export class LmdbLogStorage implements RecordLogStorage {
    */
   sequence(logId: string, max: number): Promise<number> {
     this.#own(logId);
+    if (!this.owns()) return Promise.resolve(0);
     return this.exclusively(async () => {
       const dbs = this.#dbs;
       const state = logState(dbs);
@@ -199,10 +230,13 @@ export class LmdbLogStorage implements RecordLogStorage {
 
   /**
    * Signed through the signer's engine (on a signing thread, where there are some), written as one batch (the header's
-   * WRITTEN AS DATA): the state it signs cannot move meanwhile, every other writer of it waiting in `exclusively`.
+   * WRITTEN AS DATA): the state it signs cannot move meanwhile, every other writer of it waiting in `exclusively`. A
+   * process that does not keep the log asks the one that does, and answers its checkpoint once it covers every record
+   * that was logged or pending when asked (the latest one after OWNER_CHECKPOINT_WAIT_MS, should it not come).
    */
   checkpoint(logId: string, signer: CheckpointSigner, now: Date): Promise<SignedCheckpoint | null> {
     this.#own(logId);
+    if (!this.owns()) return this.#checkpointOfOwner(signer, now);
     return this.exclusively(async () => {
       const checkpoint = await nextCheckpoint(this.logId, logState(this.#dbs), this.#latest(), signer, now);
       if (checkpoint === null) return null;
@@ -276,9 +310,11 @@ export class LmdbLogStorage implements RecordLogStorage {
 
   /**
    * Takes every stored record that the log lacks into the pending set (record-log-accounting.ts): the records written
-   * while the log was off, and those a process that crashed held in memory, its open mark left. One adoption at a time; answers how many records it took.
+   * while the log was off, and those a process that crashed held in memory, its open mark left. One adoption at a
+   * time, by the process keeping the log (another adopts none); answers how many records it took.
    */
   adoptUnlogged(): Promise<number> {
+    if (!this.#owner.holds) return Promise.resolve(0);
     this.#adopting ??= this.#accounting
       .adopt(crashedMarks(this.#dbs, this.#mark), (work) => this.exclusively(work))
       .finally(() => (this.#adopting = null));
@@ -297,7 +333,21 @@ export class LmdbLogStorage implements RecordLogStorage {
       for (let left = this.#held.committedSize; left > 0; left = this.#held.committedSize) await this.sequence(this.logId, left);
       if (!this.#held.incomplete) await this.#dbs.root.transaction(() => this.#dbs.meta.removeSync(this.#mark));
     } finally {
-      this.#hold?.release();
+      this.#owner.release();
+    }
+  }
+
+  /** `checkpoint` where another process keeps the log, or kept it until it died: then this one takes it and signs. */
+  async #checkpointOfOwner(signer: CheckpointSigner, now: Date): Promise<SignedCheckpoint | null> {
+    const target = logState(this.#dbs).size + entryCount(this.#dbs.pending);
+    await this.#owner.askCheckpoint(this.#dbs);
+    for (const until = Date.now() + OWNER_CHECKPOINT_WAIT_MS; ; await sleep(OWNER_CHECKPOINT_POLL_MS)) {
+      if (this.owns()) {
+        while (logState(this.#dbs).size < target && (await this.sequence(this.logId, SEQUENCE_BATCH)) > 0);
+        return this.checkpoint(this.logId, signer, now);
+      }
+      const latest = this.#latest();
+      if ((latest !== null && latest.size >= target) || Date.now() >= until) return latest;
     }
   }
 

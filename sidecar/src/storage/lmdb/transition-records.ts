@@ -2,7 +2,8 @@
  * Decisions, overrides and confirmations on LMDB, encoded AS DATA for the replay store: each record becomes the puts
  * that store it (the record, and a decision's filter index entry), which the replay store writes in the write
  * transaction of the transition they record (replay-store.ts, runtime lmdb-puts.ts): committed exactly when it is,
- * flushed in its fsync; the record log holds its leaf once the transition's answer says it committed. Each key is
+ * flushed in its fsync; the record log holds its leaf once the transition's answer says it committed, or, where several
+ * processes share the data dir, its pending entry is one of the puts (record-log-storage.ts, SHARED). Each key is
  * written once: only one such transition succeeds per execution. Encoded before the transition, on the event loop, once.
  */
 import { entryLeafHash, executionFingerprint, type LogEntryKind, type TransitionRecord } from "@writ/runtime";
@@ -64,7 +65,7 @@ export class LmdbTransitionRecords {
    * (record-log-storage.ts, PENDING RECORDS).
    */
   logOnCommit(encoded: EncodedRecord, written: Promise<boolean | null>): void {
-    if (encoded.leaf !== null) this.#log?.holdOnCommit(written, encoded.locator, encoded.leaf);
+    if (encoded.leaf !== null && !this.#log!.pendsWithRecord) this.#log!.holdOnCommit(written, encoded.locator, encoded.leaf);
   }
 
   /** `record` stored on its own, with its pending entry, in the next write batch: for a store that shares no write (in memory). */
@@ -73,7 +74,8 @@ export class LmdbTransitionRecords {
     if (encoded === undefined) return;
     this.#writer.queue(() => {
       for (const { db, key, value } of encoded.puts) this.#writer.watch(db.put(key, value));
-      if (encoded.leaf !== null) this.#writer.watch(this.#log!.pend(encoded.ms, encoded.locator, encoded.leaf));
+      if (encoded.leaf !== null && !this.#log!.pendsWithRecord)
+        this.#writer.watch(this.#log!.pend(encoded.ms, encoded.locator, encoded.leaf));
     });
   }
 
@@ -126,9 +128,12 @@ export class LmdbTransitionRecords {
     return this.#encoded(puts, recordInstant(record.recordedAt, this.#now), locator, kind, bytes);
   }
 
-  /** With its leaf in the record log, hashed from the bytes stored; null when the log is off. */
+  /** With its leaf in the record log, hashed from the bytes stored (null when the log is off), and its pending entry among the puts where it is written with it. */
   #encoded(puts: LmdbPut[], ms: number, locator: string, kind: LogEntryKind, bytes: Uint8Array): EncodedRecord {
-    return { puts, ms, locator, leaf: this.#log === null ? null : entryLeafHash({ kind, record: bytes }) };
+    const log = this.#log;
+    const leaf = log === null ? null : entryLeafHash({ kind, record: bytes });
+    if (leaf !== null && log!.pendsWithRecord) puts.push(log!.pendingPut(ms, locator, leaf));
+    return { puts, ms, locator, leaf };
   }
 }
 

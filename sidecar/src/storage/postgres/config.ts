@@ -89,5 +89,5 @@ export const POSTGRES_SETTINGS: EngineSettings<PostgresStorageConfig> = {
     return { kind: "postgres", database: databaseConfig(env, cwd), readUrl: readDatabaseUrl(env, cwd) };
   },
   auditRefusal: () => null,
-  processesRefusal: null,
+  processesRefusal: () => null,
 };

@@ -308,7 +308,7 @@ describe("decisions_today (storage/lmdb/day-count.ts)", () => {
   });
   afterEach(() => env.dispose());
 
-  it("counts the day once, then only what came after; uncounts what retention removes; starts over the next day", async () => {
+  it("counts the day once, then only what came after; uncounts what retention removes, whichever process; starts over the next day", async () => {
     const reads: Reads = {};
     const times = counted(env.root, reads).openDB<number, [number, string]>("times", { encoding: "json" });
     const day = Date.UTC(2026, 5, 1);
@@ -324,7 +324,14 @@ describe("decisions_today (storage/lmdb/day-count.ts)", () => {
     expect(await count.count(noon + 60_000)).toBe(721);
     // Read: the keys from SETTLE_MS before the previous count on, not the morning again.
     expect(reads["times"]).toBeLessThan(5);
-    count.removed([day, "a0"]);
+    // Retention removes the oldest first: yesterday's decision is not counted, and the day is not read again for it.
+    const times2 = env.root.openDB<number, [number, string]>("times", { encoding: "json" });
+    await times2.remove([day - 1, "yesterday"]);
+    reads["times"] = 0;
+    expect(await count.count(noon + 60_000)).toBe(721);
+    expect(reads["times"]).toBeLessThan(5);
+    // Then the day's first: counted no more, as when another process of the data dir removed it (nothing tells this one).
+    await times2.remove([day, "a0"]);
     expect(await count.count(noon + 60_000)).toBe(720);
     await put(day + DAY_MS, "tomorrow");
     expect(await count.count(day + DAY_MS + 1)).toBe(1);
