@@ -1,14 +1,12 @@
 /**
- * The fast path of an LmdbReplayStore's `consume` (docs/replay.md): a fingerprint the set does not hold has no entry
- * (fingerprint-set.ts INVARIANT (no false negative)), so its entry is appended to the log without reading anything, in a
- * conditional block that LMDB's write thread carries out without a round trip through a JavaScript transaction callback,
- * on the condition that no other process appended since this one last looked (lmdb-replay-log.ts, THE HEAD). The
- * transition's puts (lmdb-puts.ts) are queued in the same block: they commit with the entry, or not at all. A block
- * refused because another process appended first answers false, and the store then goes through its full transition.
- *
- * The consumes made while a block is in flight make the next group, issued when it settles: one group in flight at a
- * time (a group queued behind a refused one would find the head moved by appends it never read). Any other operation
- * on a fingerprint waiting or in flight waits for it (`settled`).
+ * The fast path of an LmdbReplayStore's `consume` (docs/replay.md, "Other processes on the same data dir"): a
+ * fingerprint the set does not hold has no entry (fingerprint-set.ts INVARIANT (no false negative)), so its entry is
+ * appended to the log without reading anything, in a conditional block that LMDB's write thread carries out without a
+ * JavaScript callback, on the condition that no other process appended since this one last looked (lmdb-replay-log.ts,
+ * THE HEAD), with the transition's puts (lmdb-puts.ts). A refused block is tried again once the set has taken in the
+ * other's appends, up to FAST_TRIES blocks; a consume whose fingerprint the set then holds, or whose tries are spent,
+ * answers false, and the store goes through its full transition. One group in flight at a time: the consumes made
+ * meanwhile make the next. Any other operation on a fingerprint waiting or in flight waits for it (`settled`).
  */
 import { ReplayStoreClosedError, StoreUnavailableError } from "./errors.js";
 import type { FingerprintHash } from "./fingerprint-set.js";
@@ -25,9 +23,19 @@ interface Append {
   readonly entry: ReplayEntry;
   readonly puts: readonly LmdbPut[];
   readonly settle: (written: Promise<boolean>) => void;
+  /** Blocks it was in that another process's appends refused. */
+  readonly refusals: number;
 }
 
 const NO_PUTS: readonly LmdbPut[] = [];
+const WRITTEN = Promise.resolve(true);
+const NOT_WRITTEN = Promise.resolve(false);
+/**
+ * Blocks a consume is tried in before it goes through the transition: with two processes appending under load, one of
+ * two blocks was refused, and a transition costs a write transaction's callback and a read per consume
+ * (docs/benchmarks.md, "Several event loops").
+ */
+export const FAST_TRIES = 4;
 
 export class LmdbAppends {
   readonly #entries: LmdbEntries;
@@ -62,7 +70,7 @@ export class LmdbAppends {
    */
   append(fingerprint: string, hash: FingerprintHash, entry: ReplayEntry, puts: readonly LmdbPut[] = NO_PUTS): Promise<boolean> {
     const written = new Promise<boolean>((resolve, reject) => {
-      this.#waiting.push({ fingerprint, hash, entry, puts, settle: (outcome) => outcome.then(resolve, reject) });
+      this.#waiting.push({ fingerprint, hash, entry, puts, settle: (outcome) => outcome.then(resolve, reject), refusals: 0 });
     });
     const settled = written.then(
       () => undefined,
@@ -127,13 +135,44 @@ export class LmdbAppends {
       // Committed is not durable (lmdb-store.ts, DURABILITY): `durable` waits for the fsync before answering.
       outcome = this.#durability.durable(block);
     }
-    for (const append of group) append.settle(outcome);
-    const next = (written: boolean) => {
-      if (written) this.#entries.appended(last);
+    const next = () => {
       this.#inFlight = false;
       this.#issue();
     };
-    outcome.then(next, () => next(false));
+    outcome.then(
+      (written) => {
+        if (written) {
+          this.#entries.appended(last);
+          for (const append of group) append.settle(WRITTEN);
+        } else {
+          this.#refused(group, expected);
+        }
+        next();
+      },
+      (error: unknown) => {
+        for (const append of group) append.settle(Promise.reject(error));
+        next();
+      },
+    );
+  }
+
+  /**
+   * After `group`'s block, conditioned on the head at `expected`, was refused (another process appended first): the set
+   * forgets the locations it gave the group, then takes in the log's new entries (one of them may be a fingerprint of
+   * the group, appended by the other); a consume whose fingerprint it still does not hold joins the next group, at the
+   * front, unless its tries are spent.
+   */
+  #refused(group: readonly Append[], expected: number): void {
+    const set = this.#entries.set!;
+    group.forEach((append, i) => set.remove(append.hash, expected + 1 + i));
+    this.#entries.catchUp(false);
+    const again: Append[] = [];
+    for (const append of group) {
+      const refusals = append.refusals + 1;
+      if (refusals < FAST_TRIES && set.find(append.hash).length === 0) again.push({ ...append, refusals });
+      else append.settle(NOT_WRITTEN);
+    }
+    this.#waiting = [...again, ...this.#waiting];
   }
 
   /** The error `admit` throws while writes are held. */

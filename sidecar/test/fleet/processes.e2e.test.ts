@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DataDirInUseError, compactDataDir } from "../../src/storage/lmdb/compact.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../test/support/postgres.js";
-import { killAllBuiltSidecars, logLines, startBuiltSidecar } from "../support/built-sidecar.js";
-import { evaluateBody, surfaceAEnv } from "../durability/load.js";
+import { KeepAliveClient, killAllBuiltSidecars, logLines, startBuiltSidecar } from "../support/built-sidecar.js";
+import { API_KEY, evaluateBody, surfaceAEnv } from "../durability/load.js";
 import { alive, bothServing, fresh, instanceIds, logged, pidOf } from "./processes-support.js";
 import { FLEET_SIGNING_KEY, databaseUrlOf, exportedDecisions, fleetEnv } from "./support.js";
 
@@ -103,6 +103,49 @@ describe("LMDB: a sidecar of two processes on one data dir", () => {
     expect(decided.filter((id) => !inLog!.has(id))).toEqual([]);
     single.child.kill("SIGTERM");
     await single.closed;
+  });
+
+  it("a sidecar of one process killed with records in memory, restarted as two: the process keeping the log takes them in", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "writ-processes-lmdb-restart-"));
+    try {
+      const env = await surfaceAEnv({
+        SERVICE_DATA_DIR: dir,
+        SERVICE_INSTANCE_ID: INSTANCE,
+        SERVICE_LOG_LEVEL: "info",
+        SERVICE_SIGNING_THREADS: "0",
+        SERVICE_SIGNING_KEY: FLEET_SIGNING_KEY,
+      });
+      const one = await startBuiltSidecar(env);
+      // Killed under load: the records decided since its last sequencing round (every 200 ms) are held in its memory.
+      const decided: string[] = [];
+      const client = new KeepAliveClient(one.url, API_KEY, 4);
+      let n = 0;
+      const workers = Array.from({ length: 4 }, async () => {
+        for (;;) {
+          const id = `processes-lmdb-restart-${n++}`;
+          const answer = await client.request("POST", "/evaluate", evaluateBody(id, "approved")).catch(() => null);
+          if (answer === null) return;
+          expect(answer.status).toBe(200);
+          decided.push(id);
+        }
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await one.kill();
+      await Promise.all(workers);
+      client.close();
+      expect(decided.length).toBeGreaterThan(0);
+
+      const two = await startBuiltSidecar({ ...env, SERVICE_PROCESSES: "2" }, 45_000, true);
+      await logged(two, bothServing, "saying both serve");
+      const adopted = await logged(two, (l) => /records the record log lacked/.test(String(l["msg"])), "of the records taken in");
+      expect(adopted.find((l) => /records the record log lacked/.test(String(l["msg"])))).toMatchObject({ process: 0 });
+      const inLog = await exportedDecisions(two.url, INSTANCE, "restarted as two processes");
+      expect(decided.filter((id) => !inLog!.has(id))).toEqual([]);
+      two.child.kill("SIGTERM");
+      expect(await two.closed).toEqual({ code: 0, signal: null });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -2,7 +2,8 @@
  * One data dir's record log shared by the processes of one sidecar (storage/lmdb/record-log-storage.ts, SHARED): a
  * process opens beside a live sibling that holds the data dir's lock, never beside another sidecar; it sequences and
  * checkpoints nothing while the sibling keeps the log, and takes the log over once the sibling is dead; a checkpoint it
- * asks for reaches the keeper through the store. The sibling here is another process holding the lock (lock-holder.ts).
+ * asks for reaches the keeper through the store; only the keeper prunes. The sibling here is another process holding the
+ * lock (lock-holder.ts).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -12,6 +13,7 @@ import { open, type RootDatabase } from "lmdb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { describeMark, markOf } from "../../../src/audit/record-log/open-marks.js";
 import { InstanceInUseError } from "../../../src/storage/instance-in-use.js";
+import { LmdbAuditStore } from "../../../src/storage/lmdb/audit-store.js";
 import { LmdbLogStorage, RECORD_LOG_DATABASES, type LoggedTrail } from "../../../src/storage/lmdb/record-log-storage.js";
 import { LogOwnership } from "../../../src/storage/lmdb/record-log-owner.js";
 import { openLogDatabases } from "../../../src/storage/lmdb/record-log-databases.js";
@@ -101,6 +103,19 @@ describe("a record log shared by the processes of one sidecar (LMDB)", () => {
     expect(checkpoint?.size).toBe(3);
     expect(await member.counts(LOG)).toMatchObject({ size: 3, pending: 0 });
     await member.close();
+  });
+
+  it("retention runs in the process keeping the log only: its prune notes go into the log it writes", async () => {
+    await holderMarked(GROUP);
+    const store = new LmdbAuditStore(root, { processGroup: GROUP, instanceId: LOG });
+    for (let ms = 1_000; ms < 1_003; ms++)
+      store.putVerification({ executionId: `v-${ms}`, valid: true, checks: {}, errors: [], recordedAt: new Date(ms).toISOString() }, ms);
+    await store.flushed();
+    const keepOne = { maxAgeMs: null, maxRecords: 1 };
+    expect(await store.prune("verifications", keepOne, Date.now(), () => false)).toBe(0);
+    await killIntoZombie(holder.pid);
+    expect(await store.prune("verifications", keepOne, Date.now(), () => false)).toBe(2);
+    await store.close(Promise.resolve());
   });
 
   it("a checkpoint asked by a process not keeping the log is seen once by the keeper", async () => {
