@@ -9,21 +9,14 @@ import { spawn } from "node:child_process";
 import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../../../test/support/postgres.js";
-import { LmdbLogStorage, RECORD_LOG_DATABASES, type LoggedTrail } from "../../src/storage/lmdb/record-log-storage.js";
+import { LmdbLogStorage, RECORD_LOG_DATABASES } from "../../src/storage/lmdb/record-log-storage.js";
 import { markOf } from "../../src/audit/record-log/open-marks.js";
 import { InstanceInUseError } from "../../src/storage/instance-in-use.js";
 import { instanceLockKey } from "../../src/storage/postgres/connection/instance-session.js";
 import { tempEnv } from "../audit/support.js";
 import { databaseUrlOf } from "../fleet/support.js";
 import { startTestSidecar, type TestSidecar } from "../support/sidecar.js";
-
-const EMPTY_TRAIL: LoggedTrail = {
-  raw: () => undefined,
-  prefetch: async () => undefined,
-  storedCount: () => 0,
-  stored: () => [],
-  decisionLocator: async () => undefined,
-};
+import { EMPTY_TRAIL } from "../support/empty-trail.js";
 
 describe("LMDB: one live process per data dir's record log", () => {
   it("refuses to open the log while another live process's mark is in the data dir, and opens it once that process is gone", async () => {

@@ -9,18 +9,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { open } from "lmdb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LOCK_FILE, awaitDataDirFree, holdDataDir } from "../../../src/storage/lmdb/data-dir-lock.js";
-import { LmdbLogStorage, type LoggedTrail } from "../../../src/storage/lmdb/record-log-storage.js";
+import { LmdbLogStorage } from "../../../src/storage/lmdb/record-log-storage.js";
 import { InstanceInUseError } from "../../../src/storage/instance-in-use.js";
 import { endUnreaped, killIntoZombie, type Unreaped } from "../../support/unreaped.js";
 import { startLockHolder } from "../../support/lock-holder.js";
-
-const EMPTY_TRAIL: LoggedTrail = {
-  raw: () => undefined,
-  prefetch: async () => undefined,
-  storedCount: () => 0,
-  stored: () => [],
-  decisionLocator: async () => undefined,
-};
+import { EMPTY_TRAIL } from "../../support/empty-trail.js";
 
 describe("the data dir's lock", () => {
   let dir: string;

@@ -14,23 +14,16 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { describeMark, markOf } from "../../../src/audit/record-log/open-marks.js";
 import { InstanceInUseError } from "../../../src/storage/instance-in-use.js";
 import { LmdbAuditStore } from "../../../src/storage/lmdb/audit-store.js";
-import { LmdbLogStorage, RECORD_LOG_DATABASES, type LoggedTrail } from "../../../src/storage/lmdb/record-log-storage.js";
+import { LmdbLogStorage, RECORD_LOG_DATABASES } from "../../../src/storage/lmdb/record-log-storage.js";
 import { LogOwnership } from "../../../src/storage/lmdb/record-log-owner.js";
 import { openLogDatabases } from "../../../src/storage/lmdb/record-log-databases.js";
 import { LOG_SIGNER } from "../../audit/record-log-contract.js";
 import { startLockHolder } from "../../support/lock-holder.js";
 import { endUnreaped, killIntoZombie, type Unreaped } from "../../support/unreaped.js";
+import { EMPTY_TRAIL } from "../../support/empty-trail.js";
 
 const GROUP = "supervisor-of-the-test";
 const LOG = "shared-log";
-
-const EMPTY_TRAIL: LoggedTrail = {
-  raw: () => undefined,
-  prefetch: async () => undefined,
-  storedCount: () => 0,
-  stored: () => [],
-  decisionLocator: async () => undefined,
-};
 
 describe("a record log shared by the processes of one sidecar (LMDB)", () => {
   let dir: string;
