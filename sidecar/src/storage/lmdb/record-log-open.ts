@@ -2,9 +2,10 @@
  * Opening the LMDB record log (record-log-storage.ts): its format checked, its id made once and kept, and this
  * process's open mark left in `audit-log-meta` (`open:<id>`, audit/record-log/open-marks.ts) in the same write
  * transaction, where another live process's mark, or the data dir's lock held by another process, refuses the open
- * (the header's ONE OWNER); a process of a sidecar of several opens beside its live siblings (the header's SHARED). A mark stays until its process closes the log with nothing left to look for; a mark whose
- * process is gone (it crashed, or a release that held records in memory crashed) makes the next open look for the
- * records the log lacks (record-log-accounting.ts).
+ * (the header's ONE OWNER); a process of a sidecar of several opens beside its live siblings (the header's SHARED). A
+ * mark stays until its process closes the log with nothing left to look for; a mark whose process is gone (it
+ * crashed, or a release that held records in memory crashed) makes the next open look for the records the log lacks
+ * (record-log-accounting.ts).
  */
 import { randomUUID } from "node:crypto";
 import type { RootDatabase } from "lmdb";
@@ -83,7 +84,10 @@ export function crashedMarks(dbs: LogDatabases, mark: string): string[] {
   return crashed;
 }
 
-/** Whether a live process of `group` (open-marks.ts `groupOf`) has the data dir of `root` open: its log's keeper, or one that will take the lock. */
+/**
+ * Whether a live process of `group` (open-marks.ts `groupOf`) has the data dir of `root` open: the log's keeper, or
+ * one that takes the lock once it is free.
+ */
 export function siblingOpen(root: RootDatabase, group: string): boolean {
   const meta = root.openDB<unknown, string>(RECORD_LOG_DATABASES.meta, { encoding: "json" });
   for (const { value } of meta.getRange({ start: MARK_PREFIX, end: `${MARK_PREFIX}\uffff` })) {
