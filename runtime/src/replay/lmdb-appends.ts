@@ -35,7 +35,7 @@ const NOT_WRITTEN = Promise.resolve(false);
  * two blocks was refused, and a transition costs a write transaction's callback and a read per consume
  * (docs/benchmarks.md, "Several event loops").
  */
-export const FAST_TRIES = 4;
+const FAST_TRIES = 4;
 
 export class LmdbAppends {
   readonly #entries: LmdbEntries;

@@ -46,7 +46,7 @@ export class DayCount {
     if (oldest === undefined || oldest[0] >= day) {
       // Retention has reached the day (or the trail starts in it): what was settled may be gone.
       this.#day = -1;
-      return entryCount(this.#times) - (await this.#keys(day + DAY_MS, Infinity, new Slicer()));
+      return entryCount(this.#times) - (await this.#keys(day + DAY_MS, null, new Slicer()));
     }
     if (day !== this.#day) {
       this.#day = day;

@@ -93,7 +93,7 @@ export class LmdbLogStorage implements RecordLogStorage {
     }
   }
 
-  /** Whether a transition's record is written with its pending entry (`pendingPut`) rather than held in memory: the header's SHARED. */
+  /** Whether a transition's record is written with its pending entry (`pendingPut`), not held in memory: the header's SHARED. */
   get pendsWithRecord(): boolean {
     return this.#owner.shared;
   }

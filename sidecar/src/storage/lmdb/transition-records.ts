@@ -128,7 +128,10 @@ export class LmdbTransitionRecords {
     return this.#encoded(puts, recordInstant(record.recordedAt, this.#now), locator, kind, bytes);
   }
 
-  /** With its leaf in the record log, hashed from the bytes stored (null when the log is off), and its pending entry among the puts where it is written with it. */
+  /**
+   * With its leaf in the record log, hashed from the bytes stored (null when the log is off), and its pending entry
+   * among the puts where several processes share the data dir.
+   */
   #encoded(puts: LmdbPut[], ms: number, locator: string, kind: LogEntryKind, bytes: Uint8Array): EncodedRecord {
     const log = this.#log;
     const leaf = log === null ? null : entryLeafHash({ kind, record: bytes });
