@@ -13,7 +13,7 @@
 import { mkdir, open as openFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { open, type RootDatabase } from "lmdb";
-import { RECORD_LOG_DATABASES } from "./record-log-storage.js";
+import { openMarks } from "./record-log-open.js";
 import { markIsStale, type OpenMark } from "../../audit/record-log/open-marks.js";
 import { FILE_MODE } from "../data-dir.js";
 import { holdDataDir } from "./data-dir-lock.js";
@@ -65,10 +65,7 @@ export async function compactDataDir(dataDir: string, say: (line: string) => voi
 
 /** The open mark of a process that still runs with the data dir open, if any (open-marks.ts). */
 function liveUser(root: RootDatabase): OpenMark | null {
-  const meta = root.openDB<OpenMark, string>(RECORD_LOG_DATABASES.meta, { encoding: "json" });
-  for (const { key, value } of Array.from(meta.getRange({ start: "open:", end: "open:\uffff" }))) {
-    if (key.startsWith("open:") && !markIsStale(value)) return value;
-  }
+  for (const { mark } of openMarks(root)) if (!markIsStale(mark)) return mark;
   return null;
 }
 

@@ -8,7 +8,7 @@
  * (record-log-accounting.ts).
  */
 import { randomUUID } from "node:crypto";
-import type { RootDatabase } from "lmdb";
+import type { Database, RootDatabase } from "lmdb";
 import { describeMark, markIsStale, ownMark, type OpenMark } from "../../audit/record-log/open-marks.js";
 import { InstanceInUseError } from "../instance-in-use.js";
 import { LOCK_FILE } from "./data-dir-lock.js";
@@ -89,12 +89,13 @@ export function crashedMarks(dbs: LogDatabases, mark: string): string[] {
  * one that takes the lock once it is free.
  */
 export function siblingOpen(root: RootDatabase, group: string): boolean {
-  const meta = root.openDB<unknown, string>(RECORD_LOG_DATABASES.meta, { encoding: "json" });
-  for (const { value } of meta.getRange({ start: MARK_PREFIX, end: `${MARK_PREFIX}\uffff` })) {
-    const mark = value as OpenMark;
-    if (mark.group === group && !markIsStale(mark)) return true;
-  }
+  for (const { mark } of openMarks(root)) if (mark.group === group && !markIsStale(mark)) return true;
   return false;
+}
+
+/** The open marks left in the data dir of `root`, live or not, with their keys. */
+export function openMarks(root: RootDatabase): Generator<{ readonly key: string; readonly mark: OpenMark }> {
+  return marksIn(root.openDB<unknown, string>(RECORD_LOG_DATABASES.meta, { encoding: "json" }));
 }
 
 /** The log stops being complete: records are about to be written without it (SERVICE_AUDIT_LOG=off). */
@@ -120,9 +121,11 @@ function liveOwner(dbs: LogDatabases, mark: string, held: boolean, group: string
 
 /** The open marks of other processes than the one of `mark`, live or not, with their keys. */
 function* otherMarks(dbs: LogDatabases, mark: string): Generator<{ readonly key: string; readonly mark: OpenMark }> {
-  for (const { key, value } of dbs.meta.getRange({ start: MARK_PREFIX, end: `${MARK_PREFIX}\uffff` })) {
-    if (key !== mark) yield { key, mark: value as OpenMark };
-  }
+  for (const other of marksIn(dbs.meta)) if (other.key !== mark) yield other;
+}
+
+function* marksIn(meta: Database<unknown, string>): Generator<{ readonly key: string; readonly mark: OpenMark }> {
+  for (const { key, value } of meta.getRange({ start: MARK_PREFIX, end: `${MARK_PREFIX}\uffff` })) yield { key, mark: value as OpenMark };
 }
 
 /** The positions listed by every prune note. */

@@ -5,7 +5,6 @@
  * answers (the checkpointer's `checkpointWanted`).
  */
 import { randomUUID } from "node:crypto";
-import type { RootDatabase } from "lmdb";
 import { environmentDir, holdDataDir, type DataDirHold } from "./data-dir-lock.js";
 import type { LogDatabases } from "./record-log-databases.js";
 
@@ -13,7 +12,7 @@ import type { LogDatabases } from "./record-log-databases.js";
 const CHECKPOINT_WANTED = "checkpoint-wanted";
 
 export class LogOwnership {
-  readonly #root: RootDatabase;
+  readonly #dbs: LogDatabases;
   /** For a process of a sidecar of several, its supervisor (open-marks.ts `groupOf`); null: one process, which holds the lock from its open or fails to open. */
   readonly #group: string | null;
   #hold: DataDirHold | null;
@@ -22,10 +21,10 @@ export class LogOwnership {
   #answered: unknown = undefined;
 
   /** Tries the lock at once (held: `holds`). */
-  constructor(root: RootDatabase, group: string | null) {
-    this.#root = root;
+  constructor(dbs: LogDatabases, group: string | null) {
+    this.#dbs = dbs;
     this.#group = group;
-    this.#hold = holdDataDir(environmentDir(root));
+    this.#hold = holdDataDir(environmentDir(dbs.root));
   }
 
   /** Whether this process holds the lock now, without trying to take it. */
@@ -45,24 +44,24 @@ export class LogOwnership {
   owns(): boolean {
     if (this.#hold !== null) return true;
     if (this.#group === null || this.#released) return false;
-    this.#hold = holdDataDir(environmentDir(this.#root));
+    this.#hold = holdDataDir(environmentDir(this.#dbs.root));
     if (this.#hold === null) return false;
-    this.#root.resetReadTxn();
+    this.#dbs.root.resetReadTxn();
     return true;
   }
 
   /** For the holder: whether a process sharing the data dir asked for a checkpoint since this one last looked. */
-  checkpointWanted(dbs: LogDatabases): boolean {
+  checkpointWanted(): boolean {
     if (this.#group === null || this.#hold === null) return false;
-    const wanted = dbs.meta.get(CHECKPOINT_WANTED);
+    const wanted = this.#dbs.meta.get(CHECKPOINT_WANTED);
     if (wanted === undefined || wanted === this.#answered) return false;
     this.#answered = wanted;
     return true;
   }
 
   /** For a process that does not hold the lock: asks its holder for a checkpoint (committed when this resolves). */
-  async askCheckpoint(dbs: LogDatabases): Promise<void> {
-    await dbs.meta.put(CHECKPOINT_WANTED, randomUUID());
+  async askCheckpoint(): Promise<void> {
+    await this.#dbs.meta.put(CHECKPOINT_WANTED, randomUUID());
   }
 
   /** Lets go of the lock, for good (the log is closing). */

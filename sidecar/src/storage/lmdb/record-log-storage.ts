@@ -84,7 +84,7 @@ export class LmdbLogStorage implements RecordLogStorage {
     this.#trail = trail;
     this.#exportDiskReads = exportDiskReads;
     this.#accounting = new LmdbLogAccounting(this.#dbs, trail, this.#held);
-    this.#owner = new LogOwnership(root, group);
+    this.#owner = new LogOwnership(this.#dbs, group);
     try {
       this.logId = openLog(this.#dbs, this.#mark, this.#owner.holds, instanceId, group);
     } catch (error) {
@@ -110,7 +110,7 @@ export class LmdbLogStorage implements RecordLogStorage {
 
   /** For the checkpointer: whether another process of the sidecar asked for a checkpoint (record-log-owner.ts). */
   checkpointWanted(): boolean {
-    return this.#owner.checkpointWanted(this.#dbs);
+    return this.#owner.checkpointWanted();
   }
 
   /**
@@ -340,7 +340,7 @@ export class LmdbLogStorage implements RecordLogStorage {
   /** `checkpoint` where another process keeps the log, or kept it until it died: then this one takes it and signs. */
   async #checkpointOfOwner(signer: CheckpointSigner, now: Date): Promise<SignedCheckpoint | null> {
     const target = logState(this.#dbs).size + entryCount(this.#dbs.pending);
-    await this.#owner.askCheckpoint(this.#dbs);
+    await this.#owner.askCheckpoint();
     for (const until = Date.now() + OWNER_CHECKPOINT_WAIT_MS; ; await sleep(OWNER_CHECKPOINT_POLL_MS)) {
       if (this.owns()) {
         while (logState(this.#dbs).size < target && (await this.sequence(this.logId, SEQUENCE_BATCH)) > 0);

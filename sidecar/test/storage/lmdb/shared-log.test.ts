@@ -114,19 +114,19 @@ describe("a record log shared by the processes of one sidecar (LMDB)", () => {
   it("a checkpoint asked by a process not keeping the log is seen once by the keeper", async () => {
     await killIntoZombie(holder.pid);
     // In one process both hold the lock (data-dir-lock.ts counts holds): one asks, the other answers.
-    const keeper = new LogOwnership(root, GROUP);
-    const asking = new LogOwnership(root, GROUP);
-    expect(keeper.holds).toBe(true);
     const dbs = openLogDatabases(root);
-    expect(keeper.checkpointWanted(dbs)).toBe(false);
-    await asking.askCheckpoint(dbs);
-    expect(keeper.checkpointWanted(dbs)).toBe(true);
-    expect(keeper.checkpointWanted(dbs)).toBe(false);
-    await asking.askCheckpoint(dbs);
-    expect(keeper.checkpointWanted(dbs)).toBe(true);
+    const keeper = new LogOwnership(dbs, GROUP);
+    const asking = new LogOwnership(dbs, GROUP);
+    expect(keeper.holds).toBe(true);
+    expect(keeper.checkpointWanted()).toBe(false);
+    await asking.askCheckpoint();
+    expect(keeper.checkpointWanted()).toBe(true);
+    expect(keeper.checkpointWanted()).toBe(false);
+    await asking.askCheckpoint();
+    expect(keeper.checkpointWanted()).toBe(true);
     // A sidecar of one process has no one to ask it.
-    const single = new LogOwnership(root, null);
-    expect(single.checkpointWanted(dbs)).toBe(false);
+    const single = new LogOwnership(dbs, null);
+    expect(single.checkpointWanted()).toBe(false);
     for (const ownership of [keeper, asking, single]) ownership.release();
   });
 });
